@@ -1,0 +1,293 @@
+/* f2mat.c — packed F2 matrices; RREF through M4RI (or plain Gauss-Jordan when small),
+ * and kernel / quasi-inverse extraction from an RREF'd [A | 0 | I] (algorithms.md §3). */
+#include "algebra/f2mat.h"
+
+#include <m4ri/m4ri.h>
+#include <stdlib.h>
+#include <string.h>
+
+int f2mat_init(f2mat *m, uint32_t rows, uint32_t cols)
+{
+    size_t words = f2vec_words(cols);
+    size_t stride = (words + 7) & ~(size_t)7;
+    m->rows = m->cols = m->stride = 0;
+    m->data = NULL;
+    if (stride > UINT32_MAX) return -1;
+    if (rows && stride > SIZE_MAX / sizeof(uint64_t) / rows) return -1;
+    size_t bytes = (size_t)rows * stride * sizeof(uint64_t);
+    /* Never NULL, so f2mat_row() is valid arithmetic even for an empty matrix. */
+    size_t alloc = bytes ? bytes : 64;
+    uint64_t *d = aligned_alloc(64, alloc);   /* alloc is a multiple of 64 */
+    if (!d) return -1;
+    memset(d, 0, alloc);
+    m->rows = rows;
+    m->cols = cols;
+    m->stride = (uint32_t)stride;
+    m->data = d;
+    return 0;
+}
+
+void f2mat_clear(f2mat *m)
+{
+    free(m->data);
+    m->data = NULL;
+    m->rows = m->cols = m->stride = 0;
+}
+
+int f2mat_copy(f2mat *dst, const f2mat *src)
+{
+    if (f2mat_init(dst, src->rows, src->cols)) return -1;
+    memcpy(dst->data, src->data, (size_t)src->rows * src->stride * sizeof(uint64_t));
+    return 0;
+}
+
+int f2mat_equal(const f2mat *a, const f2mat *b)
+{
+    if (a->rows != b->rows || a->cols != b->cols) return 0;
+    size_t w = f2vec_words(a->cols);
+    for (uint32_t i = 0; i < a->rows; i++)
+        if (memcmp(f2mat_row(a, i), f2mat_row(b, i), w * sizeof(uint64_t))) return 0;
+    return 1;
+}
+
+int f2vec_is_zero(const uint64_t *v, size_t words)
+{
+    uint64_t acc = 0;
+    for (size_t i = 0; i < words; i++) acc |= v[i];
+    return acc == 0;
+}
+
+uint32_t f2mat_popcount_row(const f2mat *m, uint32_t i)
+{
+    const uint64_t *r = f2mat_row(m, i);
+    size_t w = f2vec_words(m->cols);
+    uint32_t n = 0;
+    for (size_t k = 0; k < w; k++) n += (uint32_t)__builtin_popcountll(r[k]);
+    return n;
+}
+
+/* First set bit of a row, or -1. */
+static int64_t row_first_bit(const uint64_t *r, size_t words)
+{
+    for (size_t k = 0; k < words; k++)
+        if (r[k]) return (int64_t)(k * 64 + (size_t)__builtin_ctzll(r[k]));
+    return -1;
+}
+
+/* Pivots from a matrix already in RREF: the first `rank` rows are nonzero. */
+static int fill_pivots(const f2mat *m, int32_t *pivots)
+{
+    size_t w = f2vec_words(m->cols);
+    int rank = 0;
+    if (pivots)
+        for (uint32_t c = 0; c < m->cols; c++) pivots[c] = -1;
+    for (uint32_t i = 0; i < m->rows; i++) {
+        int64_t c = row_first_bit(f2mat_row(m, i), w);
+        if (c < 0) break;
+        if (pivots) pivots[c] = (int32_t)i;
+        rank++;
+    }
+    return rank;
+}
+
+/* Plain Gauss-Jordan. Zero columns are skipped a word at a time via the OR of the
+ * not-yet-pivoted rows, so flat matrices (few rows, many columns) stay cheap. */
+int f2mat_rref_naive(f2mat *m, int32_t *pivots)
+{
+    const uint32_t rows = m->rows;
+    const size_t nw = f2vec_words(m->cols);
+    uint32_t rank = 0;
+    if (pivots)
+        for (uint32_t c = 0; c < m->cols; c++) pivots[c] = -1;
+    for (size_t w = 0; w < nw && rank < rows; w++) {
+        uint64_t done = 0;   /* bits of word w already examined */
+        for (;;) {
+            uint64_t any = 0;
+            for (uint32_t r = rank; r < rows; r++) any |= f2mat_row(m, r)[w];
+            any &= ~done;
+            if (!any) break;
+            unsigned b = (unsigned)__builtin_ctzll(any);
+            uint64_t bit = (uint64_t)1 << b;
+            done |= (bit << 1) - 1;
+            uint32_t p = rank;
+            while (!(f2mat_row(m, p)[w] & bit)) p++;
+            if (p != rank) {
+                uint64_t *a = f2mat_row(m, p), *r = f2mat_row(m, rank);
+                for (size_t k = w; k < nw; k++) { uint64_t t = a[k]; a[k] = r[k]; r[k] = t; }
+            }
+            const uint64_t *pr = f2mat_row(m, rank);
+            for (uint32_t r = 0; r < rows; r++) {
+                uint64_t *x = f2mat_row(m, r);
+                if (r != rank && (x[w] & bit)) f2vec_xor(x + w, pr + w, nw - w);
+            }
+            if (pivots) pivots[w * 64 + b] = (int32_t)rank;
+            if (++rank == rows) break;
+        }
+    }
+    return (int)rank;
+}
+
+/* Copy into M4RI, echelonize fully, copy back. M4RI shares our bit layout (64-bit words,
+ * column c = bit c%64 of word c/64); its rows may span several memory blocks, so go through
+ * mzd_row(). M4RI aborts (m4ri_die) rather than failing on out-of-memory. */
+static int rref_m4ri(f2mat *m, int32_t *pivots, enum f2_rref_method method)
+{
+    if (m->rows == 0 || m->cols == 0) return fill_pivots(m, pivots);
+    if (m->rows > INT32_MAX || m->cols > INT32_MAX) return -1;
+    mzd_t *A = mzd_init((rci_t)m->rows, (rci_t)m->cols);
+    if (!A) return -1;
+    const size_t w = (size_t)A->width;
+    for (uint32_t i = 0; i < m->rows; i++)
+        memcpy(mzd_row(A, (rci_t)i), f2mat_row(m, i), w * sizeof(uint64_t));
+    switch (method) {
+    case F2_RREF_PLUQ: mzd_echelonize_pluq(A, 1); break;
+    case F2_RREF_ECHELONIZE: mzd_echelonize(A, 1); break;
+    default: mzd_echelonize_m4ri(A, 1, 0); break;
+    }
+    const uint64_t last = A->high_bitmask;
+    for (uint32_t i = 0; i < m->rows; i++) {
+        uint64_t *r = f2mat_row(m, i);
+        memcpy(r, mzd_row(A, (rci_t)i), w * sizeof(uint64_t));
+        r[w - 1] &= last;
+    }
+    mzd_free(A);
+    return fill_pivots(m, pivots);
+}
+
+/* Dispatch, from bench/f2mat_bench (this 2-core box, -O2 -march=x86-64-v3, random
+ * full-rank matrices; times include f2mat's copy into and out of M4RI):
+ *  - naive vs copy+mzd_echelonize_m4ri, microseconds:
+ *      4x4 0.04/0.53   16x1000 0.85/1.9   16x4000 3.6/4.1   16x10000 10.1/9.9
+ *      24x4000 7.7/6.5   32x1000 2.8/4.1   32x4000 14.1/9.6   48x1000 5.9/7.1
+ *      64x1000 10.5/11.1   96x1000 25.9/17.0   128x128 11.4/12.4   128x256 14.9/17.6
+ *      256x256 242/36
+ *    naive's cost grows like rows^2 * words; it wins when that is below ~32K word ops, or
+ *    for narrow (<= 256 cols) matrices up to 128 rows.
+ *  - M4RI echelonizers (ms, m4ri/pluq/echelonize): 3000x6000 13.5/21.1/21.5,
+ *    128x100000 1.6/5.7/5.8, 4096^2 14/14.4/15.5, 8192^2 88/97/95, 6144x16384 165/210/202,
+ *    16384^2 1030/652/- : mzd_echelonize_m4ri everywhere except the very large, where PLUQ
+ *    wins; the crossover lies between 8192 and 16384 (taken as 12288, not measured). */
+static int use_naive(uint32_t rows, uint32_t cols)
+{
+    uint64_t words = f2vec_words(cols);
+    return (rows <= 128 && cols <= 256) || (uint64_t)rows * rows * words <= 32768;
+}
+#define F2_RREF_PLUQ_MIN_DIM 12288u
+
+int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method)
+{
+    switch (method) {
+    case F2_RREF_NAIVE: return f2mat_rref_naive(m, pivots);
+    case F2_RREF_M4RI:
+    case F2_RREF_PLUQ:
+    case F2_RREF_ECHELONIZE: return rref_m4ri(m, pivots, method);
+    case F2_RREF_AUTO: break;
+    }
+    if (use_naive(m->rows, m->cols)) return f2mat_rref_naive(m, pivots);
+    if (m->rows >= F2_RREF_PLUQ_MIN_DIM && m->cols >= F2_RREF_PLUQ_MIN_DIM)
+        return rref_m4ri(m, pivots, F2_RREF_PLUQ);
+    return rref_m4ri(m, pivots, F2_RREF_M4RI);
+}
+
+int f2mat_rref(f2mat *m, int32_t *pivots) { return f2mat_rref_with(m, pivots, F2_RREF_AUTO); }
+
+int f2mat_augment_identity(f2mat *aug, const f2mat *a)
+{
+    uint32_t seg = f2mat_segment_start(a->cols);
+    if (a->cols > UINT32_MAX - 63 || (uint64_t)seg + a->rows > UINT32_MAX) {
+        aug->data = NULL;
+        aug->rows = aug->cols = aug->stride = 0;
+        return -1;
+    }
+    if (f2mat_init(aug, a->rows, seg + a->rows)) return -1;
+    size_t w = f2vec_words(a->cols);
+    for (uint32_t i = 0; i < a->rows; i++) {
+        memcpy(f2mat_row(aug, i), f2mat_row(a, i), w * sizeof(uint64_t));
+        f2mat_flip(aug, i, seg + i);
+    }
+    return 0;
+}
+
+/* Number of leading RREF rows whose pivot lies in the A segment (columns < a_cols). */
+static uint32_t image_rank(const f2mat *aug, uint32_t a_cols, uint32_t rank, const int32_t *pivots)
+{
+    uint32_t n = 0;
+    if (pivots) {
+        for (uint32_t c = 0; c < a_cols && c < aug->cols; c++) n += pivots[c] >= 0;
+        return n;
+    }
+    size_t w = f2vec_words(aug->cols);
+    while (n < rank) {
+        int64_t c = row_first_bit(f2mat_row(aug, n), w);
+        if (c < 0 || c >= (int64_t)a_cols) break;
+        n++;
+    }
+    return n;
+}
+
+/* Rows [r0, r0 + n) of aug restricted to the I segment (starting at word seg/64) into out,
+ * initialised here as n x aug->rows. */
+static int extract_identity_part(const f2mat *aug, uint32_t seg, uint32_t r0, uint32_t n, f2mat *out)
+{
+    if (f2mat_init(out, n, aug->rows)) return -1;
+    size_t off = seg / 64, w = f2vec_words(aug->rows);
+    for (uint32_t i = 0; i < n; i++)
+        memcpy(f2mat_row(out, i), f2mat_row(aug, r0 + i) + off, w * sizeof(uint64_t));
+    return 0;
+}
+
+int f2mat_kernel_from_rref(const f2mat *aug, uint32_t a_cols, uint32_t rank,
+                           const int32_t *pivots, f2mat *kernel)
+{
+    uint32_t seg = f2mat_segment_start(a_cols);
+    kernel->data = NULL;
+    kernel->rows = kernel->cols = kernel->stride = 0;
+    if (aug->cols != seg + aug->rows || rank > aug->rows) return -1;
+    uint32_t img = image_rank(aug, a_cols, rank, pivots);
+    return extract_identity_part(aug, seg, img, rank - img, kernel);
+}
+
+int f2mat_quasi_inverse_from_rref(const f2mat *aug, uint32_t a_cols, uint32_t rank,
+                                  const int32_t *pivots, f2qi *qi)
+{
+    uint32_t seg = f2mat_segment_start(a_cols);
+    memset(qi, 0, sizeof *qi);
+    if (aug->cols != seg + aug->rows || rank > aug->rows) return -1;
+    uint32_t img = image_rank(aug, a_cols, rank, pivots);
+    qi->src_dim = aug->rows;
+    qi->tgt_dim = a_cols;
+    qi->pivot_cols = malloc((img ? img : 1) * sizeof(int32_t));
+    if (!qi->pivot_cols) return -1;
+    if (pivots) {
+        uint32_t k = 0;
+        for (uint32_t c = 0; c < a_cols; c++)
+            if (pivots[c] >= 0) qi->pivot_cols[k++] = (int32_t)c;
+    } else {
+        size_t w = f2vec_words(aug->cols);
+        for (uint32_t k = 0; k < img; k++)
+            qi->pivot_cols[k] = (int32_t)row_first_bit(f2mat_row(aug, k), w);
+    }
+    if (extract_identity_part(aug, seg, 0, img, &qi->preimage)) {
+        free(qi->pivot_cols);
+        qi->pivot_cols = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void f2qi_apply(const f2qi *qi, const uint64_t *y, uint64_t *x)
+{
+    size_t w = f2vec_words(qi->src_dim);
+    for (uint32_t k = 0; k < qi->preimage.rows; k++) {
+        uint32_t c = (uint32_t)qi->pivot_cols[k];
+        if (y[c >> 6] >> (c & 63) & 1) f2vec_xor(x, f2mat_row(&qi->preimage, k), w);
+    }
+}
+
+void f2qi_clear(f2qi *qi)
+{
+    f2mat_clear(&qi->preimage);
+    free(qi->pivot_cols);
+    qi->pivot_cols = NULL;
+    qi->src_dim = qi->tgt_dim = 0;
+}

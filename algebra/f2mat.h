@@ -1,0 +1,86 @@
+/* f2mat.h — dense matrices over F2, packed, and the row reductions a resolution needs.
+ *
+ * Layout. Row-major, 64 columns per uint64_t word, column c of row i is bit (c % 64) of
+ * word data[i * stride + c / 64] (least significant bit first, as sseq's vectors). stride is
+ * the words per row, rounded up to a multiple of 8 (64-byte rows); data is 64-byte aligned.
+ * Invariant: bits beyond `cols` in each row (the excess bits) are zero.
+ *
+ *     word:   0                1                   stride-1
+ *     row 0:  [c0 ... c63]     [c64 ... c127] ...  [... excess = 0]
+ *     row 1:  ...
+ *
+ * Reduced row echelon form (RREF) contract, relied on by kernel/image/quasi-inverse
+ * extraction (algorithms.md §3.3): the first `rank` rows are the pivot rows sorted by pivot
+ * column, each pivot column is zero in every other row, the remaining rows are zero, and
+ * pivots[c] is the row whose pivot is column c, or -1. RREF is unique for a row space, so
+ * any method yields bit-identical results. The dense elimination itself is M4RI's (plain
+ * Gauss-Jordan below a measured size; see f2mat.c).
+ *
+ * Augmented matrices [A | 0 | I]: the identity segment starts at the first multiple of 64
+ * at or after A's last column (f2mat_segment_start), as sseq's AugmentedMatrix does.
+ */
+#ifndef EXTFLOW_F2MAT_H
+#define EXTFLOW_F2MAT_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct f2mat {
+    uint32_t rows, cols;
+    uint32_t stride;        /* words per row, multiple of 8 */
+    uint64_t *data;         /* rows * stride words, 64-byte aligned, owned */
+} f2mat;
+
+/* Zeroed rows x cols matrix (either may be 0). Returns 0, or -1 when out of memory. */
+int f2mat_init(f2mat *m, uint32_t rows, uint32_t cols);
+void f2mat_clear(f2mat *m);                       /* frees; safe on a zeroed struct */
+int f2mat_copy(f2mat *dst, const f2mat *src);     /* dst uninitialised on entry */
+static inline uint64_t *f2mat_row(const f2mat *m, uint32_t i) { return m->data + (size_t)i * m->stride; }
+static inline int f2mat_get(const f2mat *m, uint32_t i, uint32_t c)
+{ return (int)(f2mat_row(m, i)[c >> 6] >> (c & 63) & 1); }
+static inline void f2mat_flip(f2mat *m, uint32_t i, uint32_t c)
+{ f2mat_row(m, i)[c >> 6] ^= (uint64_t)1 << (c & 63); }
+static inline void f2mat_set(f2mat *m, uint32_t i, uint32_t c, int v)
+{ if (f2mat_get(m, i, c) != !!v) f2mat_flip(m, i, c); }
+static inline uint32_t f2mat_segment_start(uint32_t cols) { return (cols + 63) & ~63u; }
+int f2mat_equal(const f2mat *a, const f2mat *b);
+
+/* In-place RREF (contract above). pivots: array of m->cols ints, or NULL. Returns the rank,
+ * or -1 when out of memory. */
+int f2mat_rref(f2mat *m, int32_t *pivots);
+/* Same contract, fixed method: plain Gauss-Jordan on this layout (reference, and used by
+ * f2mat_rref below a size cutoff), or a copy through M4RI with the given echelonizer. */
+int f2mat_rref_naive(f2mat *m, int32_t *pivots);
+enum f2_rref_method { F2_RREF_AUTO, F2_RREF_NAIVE, F2_RREF_M4RI, F2_RREF_PLUQ, F2_RREF_ECHELONIZE };
+int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method);
+
+/* [A | 0 | I_rows]: aug is initialised here, with cols = segment_start(A.cols) + A.rows. */
+int f2mat_augment_identity(f2mat *aug, const f2mat *a);
+
+/* From an RREF'd augmented matrix [A | 0 | I] (a_cols = columns of A, pivots as returned by
+ * f2mat_rref): the kernel of A (rows whose pivot lies in the I segment, restricted to it), in
+ * RREF; kernel is initialised here (rows = nullity, cols = rows of A). */
+int f2mat_kernel_from_rref(const f2mat *aug, uint32_t a_cols, uint32_t rank,
+                           const int32_t *pivots, f2mat *kernel);
+
+/* Quasi-inverse of A (algorithms.md §3.4): for each image pivot column (in increasing order)
+ * a preimage row. Apply: for y in the image of A, x = sum over image pivot columns c with
+ * y[c] = 1 of preimage[row of c]; then x·A = y. */
+typedef struct f2qi {
+    uint32_t src_dim, tgt_dim;     /* A is src_dim x tgt_dim */
+    f2mat preimage;                /* rank x src_dim */
+    int32_t *pivot_cols;           /* rank entries, increasing */
+} f2qi;
+int f2mat_quasi_inverse_from_rref(const f2mat *aug, uint32_t a_cols, uint32_t rank,
+                                  const int32_t *pivots, f2qi *qi);
+/* x (src_dim bits, zeroed by the caller) ^= QI(y) (y: tgt_dim bits). */
+void f2qi_apply(const f2qi *qi, const uint64_t *y, uint64_t *x);
+void f2qi_clear(f2qi *qi);
+
+/* Vector helpers on packed words. */
+static inline void f2vec_xor(uint64_t *dst, const uint64_t *src, size_t words)
+{ for (size_t i = 0; i < words; i++) dst[i] ^= src[i]; }
+static inline size_t f2vec_words(uint32_t bits) { return ((size_t)bits + 63) >> 6; }
+int f2vec_is_zero(const uint64_t *v, size_t words);
+uint32_t f2mat_popcount_row(const f2mat *m, uint32_t i);
+
+#endif

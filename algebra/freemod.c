@@ -1,0 +1,46 @@
+/* freemod.c — free modules: generator tables and basis offsets (see freemod.h). */
+#include "algebra/freemod.h"
+#include <stdlib.h>
+
+int freemod_init(freemod *F, const milnor_basis *A, deg_t max_t)
+{
+    F->max_t = max_t;
+    F->A = A;
+    F->ngens = calloc((size_t)max_t + 1, sizeof *F->ngens);
+    F->gens = calloc((size_t)max_t + 1, sizeof *F->gens);
+    if (!F->ngens || !F->gens) {
+        freemod_clear(F);
+        return -1;
+    }
+    return 0;
+}
+
+void freemod_clear(freemod *F)
+{
+    if (F->gens)
+        for (deg_t t = 0; t <= F->max_t; t++) {
+            for (uint32_t i = 0; F->ngens && i < F->ngens[t]; i++)
+                free(F->gens[t][i].img);
+            free(F->gens[t]);
+        }
+    free(F->gens);
+    free(F->ngens);
+    F->gens = NULL;
+    F->ngens = NULL;
+}
+
+void freemod_set_gens(freemod *F, deg_t t, uint32_t n, fm_gen *gens)
+{
+    F->gens[t] = gens;
+    F->ngens[t] = n;
+}
+
+uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below)
+{
+    uint64_t dim = 0;
+    if (below > t + 1) below = t + 1;
+    if (below > F->max_t + 1) below = F->max_t + 1;
+    for (deg_t u = 0; u < below; u++)
+        dim += (uint64_t)F->ngens[u] * F->A->dim[t - u];
+    return dim;
+}

@@ -1,0 +1,42 @@
+/* freemod.h — free A-modules F_s of a resolution and their differentials' images.
+ *
+ * Maths. F_s is free on generators g added degree by degree; its basis in degree t is the
+ * concatenation, over generators in order of addition (increasing degree, then index), of
+ * the block {Sq(R)·g : R in the Milnor basis of degree t - |g|} (algorithms.md §4.1).
+ * The differential d_s is A-linear, so it is stored as the image d(g) of each generator: a
+ * vector of F_{s-1} in degree |g|, over the generators of F_{s-1} of degree < |g| (a minimal
+ * resolution never hits a generator of the same degree with the unit), so its length is
+ * freemod_dim(F_{s-1}, |g|, |g|).
+ *
+ * Concurrency. Generators of degree t are published once, by the step at (s, t); readers
+ * only look at degrees whose step they depend on (the task DAG orders them). Nothing is
+ * reallocated after publication.
+ */
+#ifndef EXTFLOW_FREEMOD_H
+#define EXTFLOW_FREEMOD_H
+#include <stdint.h>
+#include "algebra/milnor.h"
+
+typedef struct fm_gen {
+    uint32_t bits;          /* length of img in bits */
+    uint64_t *img;          /* d(g), packed, ceil(bits/64) words */
+} fm_gen;
+
+typedef struct freemod {
+    deg_t max_t;            /* degrees 0..max_t can hold generators */
+    uint32_t *ngens;        /* ngens[t]: generators of degree t (0 until published) */
+    fm_gen **gens;          /* gens[t][i] */
+    const milnor_basis *A;
+} freemod;
+
+int freemod_init(freemod *F, const milnor_basis *A, deg_t max_t);
+void freemod_clear(freemod *F);
+/* Publishes n generators of degree t with the given images (ownership of img passes). */
+void freemod_set_gens(freemod *F, deg_t t, uint32_t n, fm_gen *gens);
+/* dim of F in degree t counting only generators of degree < below. */
+uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below);
+/* Offset of generator (u, i) in the degree-t basis. */
+static inline uint64_t freemod_offset(const freemod *F, deg_t t, deg_t u, uint32_t i)
+{ return freemod_dim(F, t, u) + (uint64_t)i * F->A->dim[t - u]; }
+
+#endif

@@ -1,0 +1,116 @@
+/* milnor.h — the Milnor basis of the mod 2 Steenrod algebra A and its product.
+ *
+ * Maths. A has the Milnor basis Sq(R), R = (r1, ..., rk) finite sequences of non-negative
+ * integers (trailing zeros removed; Sq() is the unit), deg Sq(R) = sum r_i (2^i - 1).
+ * Sq(R)·Sq(S) = sum over Milnor matrices X of c(X) Sq(T(X)) (Milnor 1958; see
+ * ../shared/docs/algorithms.md §2): rows sum_j 2^j x_ij = r_i, columns sum_i x_ij = s_j,
+ * t_n = sum_{i+j=n} x_ij, coefficient = product of multinomials, odd iff no carries.
+ *
+ * Order. The basis of degree d is listed in sseq's recursive order (algorithms.md §1.3):
+ * grouped by length (position of the last non-zero entry), and inside a group of length i+1
+ * in the order of degree d - (2^{i+1}-1) from which each element comes by adding 1 to r_{i+1}.
+ * The index of Sq(R) in its degree is its position in that list ("seqno", §1.4).
+ * This order is part of our output: it makes differentials comparable with sseq's.
+ *
+ * Layout. A milnor_basis holds, for each degree 0..max_degree, the array of its elements
+ * (struct milnor_elt, entries r[0..len-1], r[i] = r_{i+1}), plus the seqno tables that map
+ * an element back to its index without hashing. Products accumulate into packed F2 vectors:
+ * bit j of word j/64 (least significant first) is basis element j of the target degree.
+ *
+ * Sub-Hopf-algebras. A profile h = (h1, ..., hk) (truncated or not) defines the sub-Hopf
+ * algebra with basis Sq(R), r_i < 2^{h_i}; A(n) = [n+1, n, ..., 1] truncated. Nassau's
+ * algorithm walks the sequence [] → [1] → [1,1] → [2,1] → [2,1,1] → [2,2,1] → [3,2,1] → ...
+ * (milnor_profile_next_nassau, §5.2).
+ */
+#ifndef EXTFLOW_MILNOR_H
+#define EXTFLOW_MILNOR_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int32_t deg_t;       /* internal degrees t, stems n, homological degrees s */
+
+#define MILNOR_MAX_LEN 10    /* xi_1 .. xi_10: enough below degree 2047 */
+#define MILNOR_MAX_DEGREE 2046
+
+/* One basis element Sq(r[0], ..., r[len-1]); r[len-1] != 0 unless len == 0; entries beyond
+ * len are zero. */
+typedef struct milnor_elt {
+    uint32_t r[MILNOR_MAX_LEN];
+    uint32_t len;
+    deg_t degree;
+} milnor_elt;
+
+/* |xi_{i+1}| = 2^{i+1} - 1, i = 0-based slot. */
+extern const uint32_t milnor_xi_degree[MILNOR_MAX_LEN];
+
+typedef struct milnor_profile {
+    int truncated;                  /* slots >= len: h = 0 if truncated, infinite otherwise */
+    int len;
+    uint8_t h[MILNOR_MAX_LEN];
+} milnor_profile;
+
+/* Basis of A (or of a sub-Hopf-algebra) in degrees 0..max_degree. */
+typedef struct milnor_basis {
+    deg_t max_degree;
+    milnor_profile profile;         /* len 0, not truncated: the whole of A */
+    uint32_t *dim;                  /* dim[d], d = 0..max_degree */
+    milnor_elt **elts;              /* elts[d][i], i < dim[d], in index order */
+    /* seqno tables (whole algebra only): g[e * MILNOR_MAX_LEN + h] */
+    uint32_t *seq_g;
+    /* profile bases only (seq_g NULL): per-degree open-addressing index, slot = index + 1 */
+    uint32_t **hash;
+    uint32_t *hash_mask;
+} milnor_basis;
+
+/* Builds the basis through max_degree (<= MILNOR_MAX_DEGREE). profile NULL = all of A.
+ * Returns 0, or -1 on bad arguments / out of memory. milnor_basis_clear frees it. */
+int milnor_basis_init(milnor_basis *A, deg_t max_degree, const milnor_profile *profile);
+void milnor_basis_clear(milnor_basis *A);
+
+/* Index of Sq(R) in its degree (R must be a basis element of A within max_degree). The
+ * whole algebra uses the seqno tables, no hashing; a profile basis uses a small hash. */
+uint32_t milnor_index(const milnor_basis *A, const milnor_elt *R);
+
+/* Sets R from an array of n entries (trailing zeros trimmed, degree computed). */
+void milnor_elt_set(milnor_elt *R, const uint32_t *r, int n);
+/* Writes "Sq(r1,r2,...)" (unit "Sq()") into buf; returns buf. */
+char *milnor_elt_format(const milnor_elt *R, char *buf, size_t size);
+
+/* Sq(R)·Sq(S): calls emit(T, ctx) once for every term with odd coefficient.
+ * Requires |R| + |S| <= MILNOR_MAX_DEGREE. */
+void milnor_mul_each(const milnor_elt *R, const milnor_elt *S,
+                     void (*emit)(const milnor_elt *T, void *ctx), void *ctx);
+
+/* out ^= Sq(R)·Sq(S) as a packed vector over the basis of degree |R|+|S|, whose bit j is
+ * placed at bit col_offset + j of out. */
+void milnor_mul_into(const milnor_basis *A, const milnor_elt *R, const milnor_elt *S,
+                     uint64_t *out, uint64_t col_offset);
+
+/* Batched product — the operation the StarPU codelet (CPU now, CUDA later) implements.
+ * Row i of the output is XOR over its terms k of Sq(R_i)·Sq(S_k), each product's bit j
+ * landing at column terms[k].col_offset + j. R_i and S_k are given by (degree, index). */
+typedef struct milnor_row_job {
+    uint32_t r_deg, r_idx;          /* Sq(R) of this row */
+    uint32_t first_term, n_terms;   /* its terms: terms[first_term .. first_term+n_terms) */
+} milnor_row_job;
+
+typedef struct milnor_term {
+    uint32_t s_deg, s_idx;          /* Sq(S) */
+    uint32_t col_offset;            /* column of bit 0 of the product vector */
+} milnor_term;
+
+/* rows: njobs rows of stride_words words each, XORed into (caller zeroes them). */
+void milnor_mul_batch(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
+                      const milnor_term *terms, uint64_t *rows, size_t stride_words);
+
+/* Profiles. */
+milnor_profile milnor_profile_full(void);                   /* A itself */
+milnor_profile milnor_profile_an(int n);                     /* A(n) */
+int milnor_profile_is_valid(const milnor_profile *p);        /* sub-Hopf-algebra condition */
+uint32_t milnor_profile_slot_max(const milnor_profile *p, int i); /* 2^h_i - 1, or UINT32_MAX */
+int milnor_profile_contains(const milnor_profile *p, const milnor_elt *R);
+deg_t milnor_profile_top_degree(const milnor_profile *p);    /* finite profiles; else -1 */
+/* Nassau's sequence of subalgebras: advances *p to the next one (§5.2). */
+void milnor_profile_next_nassau(milnor_profile *p);
+
+#endif

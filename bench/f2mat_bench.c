@@ -1,0 +1,176 @@
+/* f2mat_bench.c — RREF timings: f2mat's methods (copy through M4RI included), M4RI's raw
+ * echelonizers on an mzd_t (no copy), and the copy in/out alone. Times in milliseconds,
+ * median of the runs shown. Usage: f2mat_bench [quick]  (quick skips 16384^2). */
+#include "algebra/f2mat.h"
+
+#include <m4ri/m4ri.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t rs = 0x853c49e6748fea9bULL;
+/* splitmix64: xorshift alone is F2-linear, which caps the rank of the matrices it makes */
+static uint64_t rnd(void)
+{
+    uint64_t z = (rs += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* dens: 1/2^dens_log2 of the bits set (0 = uniform). rank_k > 0: product of thin factors. */
+static void make(f2mat *m, uint32_t rows, uint32_t cols, int dens_log2, uint32_t rank_k)
+{
+    if (f2mat_init(m, rows, cols)) exit(1);
+    size_t w = f2vec_words(cols);
+    uint64_t tail = cols % 64 ? (1ULL << (cols % 64)) - 1 : ~0ULL;
+    if (rank_k) {
+        f2mat f;
+        make(&f, rank_k, cols, dens_log2, 0);
+        for (uint32_t i = 0; i < rows; i++)
+            for (uint32_t k = 0; k < rank_k; k++)
+                if (rnd() & 1) f2vec_xor(f2mat_row(m, i), f2mat_row(&f, k), w);
+        f2mat_clear(&f);
+        return;
+    }
+    for (uint32_t i = 0; i < rows; i++) {
+        uint64_t *r = f2mat_row(m, i);
+        for (size_t k = 0; k < w; k++) {
+            uint64_t x = rnd();
+            for (int d = 0; d < dens_log2; d++) x &= rnd();
+            r[k] = x;
+        }
+        r[w - 1] &= tail;
+    }
+}
+
+static mzd_t *to_mzd(const f2mat *m)
+{
+    mzd_t *A = mzd_init((rci_t)m->rows, (rci_t)m->cols);
+    for (uint32_t i = 0; i < m->rows; i++)
+        memcpy(mzd_row(A, (rci_t)i), f2mat_row(m, i), (size_t)A->width * 8);
+    return A;
+}
+
+enum { V_AUTO, V_NAIVE, V_M4RI, V_PLUQ, V_ECH, V_RAW_M4RI, V_RAW_PLUQ, V_RAW_ECH, V_COPY, NV };
+static const char *vname[NV] = { "auto", "naive", "m4ri", "pluq", "echelonize",
+                                 "raw m4ri", "raw pluq", "raw ech", "copy only" };
+
+/* One timed run of variant v on a fresh copy of src. */
+static double run_once(const f2mat *src, int v, int *rank)
+{
+    f2mat m;
+    int32_t *piv = malloc(((size_t)src->cols + 1) * sizeof *piv);
+    double t0, t1;
+    if (v <= V_ECH) {
+        static const enum f2_rref_method meth[] = { F2_RREF_AUTO, F2_RREF_NAIVE, F2_RREF_M4RI, F2_RREF_PLUQ,
+                                                    F2_RREF_ECHELONIZE };
+        if (f2mat_copy(&m, src)) exit(1);
+        t0 = now_ms();
+        *rank = f2mat_rref_with(&m, piv, meth[v]);
+        t1 = now_ms();
+        f2mat_clear(&m);
+    } else if (v == V_COPY) {
+        if (f2mat_copy(&m, src)) exit(1);
+        t0 = now_ms();
+        mzd_t *A = to_mzd(&m);
+        for (uint32_t i = 0; i < m.rows; i++)
+            memcpy(f2mat_row(&m, i), mzd_row(A, (rci_t)i), (size_t)A->width * 8);
+        mzd_free(A);
+        t1 = now_ms();
+        f2mat_clear(&m);
+        *rank = -1;
+    } else {
+        mzd_t *A = to_mzd(src);
+        t0 = now_ms();
+        *rank = v == V_RAW_M4RI ? mzd_echelonize_m4ri(A, 1, 0)
+              : v == V_RAW_PLUQ ? mzd_echelonize_pluq(A, 1) : mzd_echelonize(A, 1);
+        t1 = now_ms();
+        mzd_free(A);
+    }
+    free(piv);
+    return t1 - t0;
+}
+
+/* Median over `reps` runs, or, when reps == 0, enough runs to fill ~50 ms. */
+static double timeit(const f2mat *src, int v, int reps, int *rank)
+{
+    double ts[256];
+    int n = 0;
+    double total = 0;
+    do {
+        ts[n] = run_once(src, v, rank);
+        total += ts[n++];
+    } while (n < 256 && (reps ? n < reps : (total < 50 || n < 5)));
+    qsort(ts, (size_t)n, sizeof ts[0], cmpd);
+    return ts[n / 2];
+}
+
+static double scale = 1;   /* 1: ms, 1000: us */
+static void row(const char *label, uint32_t r, uint32_t c, int dens, uint32_t k, int reps,
+                unsigned mask)
+{
+    f2mat a;
+    make(&a, r, c, dens, k);
+    int rank = -1;
+    printf("%-14s %6ux%-7u", label, r, c);
+    fflush(stdout);
+    for (int v = 0; v < NV; v++) {
+        if (!(mask >> v & 1)) { printf(" %11s", "-"); continue; }
+        int rk;
+        double t = timeit(&a, v, reps, &rk);
+        if (rk >= 0) rank = rk;
+        printf(" %11.3f", t * scale);
+        fflush(stdout);
+    }
+    printf("  %6d\n", rank);
+    f2mat_clear(&a);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "quick");
+    const unsigned ALL = (1u << NV) - 1, NO_NAIVE = ALL & ~(1u << V_NAIVE);
+    printf("# RREF times in ms (median). f2mat variants include the copy into/out of M4RI;\n"
+           "# 'raw' = M4RI echelonize on a ready mzd_t; 'copy only' = that copy overhead.\n");
+    printf("%-14s %14s", "shape", "rows x cols");
+    for (int v = 0; v < NV; v++) printf(" %11s", vname[v]);
+    printf("  %6s\n", "rank");
+
+    row("dense", 4096, 4096, 0, 0, 3, ALL);
+    row("dense", 6144, 6144, 0, 0, 3, NO_NAIVE);
+    row("dense", 8192, 8192, 0, 0, 1, NO_NAIVE);
+    row("dense-wide", 6144, 16384, 0, 0, 1, NO_NAIVE);
+    if (!quick) row("dense", 16384, 16384, 0, 0, 1, NO_NAIVE & ~(1u << V_ECH) & ~(1u << V_RAW_ECH));
+    row("nassau-flat", 128, 100000, 0, 0, 5, ALL);
+    row("nassau-sparse", 128, 100000, 3, 0, 5, ALL);
+    row("resol", 3000, 6000, 0, 0, 3, ALL);
+    row("resol-sparse", 3000, 6000, 4, 0, 3, ALL);
+    row("resol-lowrank", 3000, 6000, 2, 1200, 3, ALL);
+
+    printf("# small shapes, times in MICROseconds (cutoff for f2mat_rref's naive path)\n");
+    scale = 1000;
+    static const uint32_t small_rows[] = { 4, 8, 16, 24, 32, 48, 64, 96, 128 };
+    static const uint32_t small_cols[] = { 0, 256, 1000, 4000, 10000 };   /* 0 = square */
+    const unsigned SMALL = 1u << V_AUTO | 1u << V_NAIVE | 1u << V_M4RI | 1u << V_RAW_M4RI | 1u << V_COPY;
+    for (size_t i = 0; i < sizeof small_rows / sizeof *small_rows; i++)
+        for (size_t j = 0; j < sizeof small_cols / sizeof *small_cols; j++) {
+            uint32_t r = small_rows[i], c = small_cols[j] ? small_cols[j] : r;
+            row("small", r, c, 0, 0, 0, SMALL);
+        }
+    return 0;
+}

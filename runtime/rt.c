@@ -1,0 +1,190 @@
+/* rt.c — StarPU glue: initialisation, tags, submission of the resolution DAG (see rt.h). */
+#include "runtime/rt.h"
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "codelets/codelets.h"
+
+enum tag_kind { TAG_PLAN = 1, TAG_REDUCE = 2, TAG_DONE = 3, TAG_EDGE = 4, TAG_EDGE_PLAN = 5, TAG_EDGE_REDUCE = 6 };
+
+static starpu_tag_t tag_of(int kind, int s, deg_t t)
+{
+    return ((starpu_tag_t)kind << 56) | ((starpu_tag_t)(uint32_t)s << 28) | (starpu_tag_t)(uint32_t)t;
+}
+
+#define ROWS_PER_CHUNK 512      /* below this a chunk's task overhead (µs) starts to show */
+
+static struct {
+    resolution *res;
+    rt_progress progress;
+    atomic_long finished;
+    double start, last_print;
+    pthread_mutex_t print_lock;
+} run;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int rt_init(char *err, size_t errlen)
+{
+    struct starpu_conf conf;
+    starpu_conf_init(&conf);
+    conf.ncuda = 0;         /* CPU codelets only in this version */
+    conf.nopencl = 0;
+    int ret = starpu_init(&conf);
+    if (ret != 0) {
+        snprintf(err, errlen, "StarPU failed to start: %s", strerror(-ret));
+        return -1;
+    }
+    return 0;
+}
+
+void rt_shutdown(void) { starpu_shutdown(); }
+
+static void submit_or_fail(resolution *res, int ret, const char *what)
+{
+    if (ret != 0) res_fail(res, "StarPU refused a %s task: %s", what, strerror(-ret));
+}
+
+/* The chain after plan: multiply chunks over row slices of D, reduce, finish. */
+void rt_submit_step_body(step_ctx *c, int planned_ok)
+{
+    int edge = c->kernel_only;
+    starpu_tag_t reduce_tag = tag_of(edge ? TAG_EDGE_REDUCE : TAG_REDUCE, c->s, c->t);
+    starpu_tag_t done_tag = tag_of(edge ? TAG_EDGE : TAG_DONE, c->s, c->t);
+    uint32_t nchunks = 0;
+    starpu_data_handle_t jobs_h = NULL, terms_h = NULL, *chunks = NULL;
+    struct starpu_data_descr *descr = NULL;
+    if (planned_ok && c->s > 0 && c->nrows > 0 && c->ncols > 0 && c->nterms > 0) {
+        nchunks = (c->nrows + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK;
+        chunks = calloc(nchunks, sizeof *chunks);
+        descr = calloc(nchunks, sizeof *descr);
+        if (!chunks || !descr) {
+            res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
+            nchunks = 0;
+        }
+    }
+    if (nchunks) {
+        starpu_vector_data_register(&jobs_h, STARPU_MAIN_RAM, (uintptr_t)c->jobs, c->nrows, sizeof *c->jobs);
+        starpu_vector_data_register(&terms_h, STARPU_MAIN_RAM, (uintptr_t)c->terms, (uint32_t)c->nterms, sizeof *c->terms);
+    }
+    for (uint32_t k = 0; k < nchunks; k++) {
+        uint32_t row0 = k * ROWS_PER_CHUNK;
+        uint32_t n = c->nrows - row0 < ROWS_PER_CHUNK ? c->nrows - row0 : ROWS_PER_CHUNK;
+        starpu_vector_data_register(&chunks[k], STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&c->D, row0),
+                                    n * c->D.stride, sizeof(uint64_t));
+        struct cl_milnor_mul_args *args = malloc(sizeof *args);   /* freed by StarPU */
+        if (!args) {
+            res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
+            starpu_data_unregister_submit(chunks[k]);
+            nchunks = k;
+            break;
+        }
+        *args = (struct cl_milnor_mul_args){ &c->res->A, row0, c->D.stride };
+        submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, jobs_h, STARPU_R, terms_h,
+                                                  STARPU_W, chunks[k], STARPU_CL_ARGS, args, sizeof *args,
+                                                  STARPU_NAME, "milnor_mul", 0), "milnor_mul");
+        descr[k] = (struct starpu_data_descr){ chunks[k], STARPU_R };
+    }
+    starpu_tag_declare_deps(done_tag, 1, reduce_tag);
+    submit_or_fail(c->res, starpu_task_insert(&cl_step_reduce, STARPU_DATA_MODE_ARRAY, descr, (int)nchunks,
+                                              STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_TAG, reduce_tag,
+                                              STARPU_NAME, "step_reduce", 0), "step_reduce");
+    for (uint32_t k = 0; k < nchunks; k++) starpu_data_unregister_submit(chunks[k]);
+    if (nchunks) {
+        starpu_data_unregister_submit(jobs_h);
+        starpu_data_unregister_submit(terms_h);
+    }
+    submit_or_fail(c->res, starpu_task_insert(&cl_step_finish, STARPU_CL_ARGS_NFREE, c, sizeof *c,
+                                              STARPU_TAG, done_tag, STARPU_NAME, "step_finish", 0),
+                   "step_finish");
+    free(chunks);
+    free(descr);
+}
+
+static void print_progress(int final)
+{
+    long done = atomic_load(&run.finished), total = run.progress.total;
+    double el = now() - run.start, rate = el > 0 ? (double)done / el : 0;
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    fprintf(stderr, "\r%ld/%ld bidegrees  %.1f/s  elapsed %.0fs  ETA %.0fs   %s", done, total, rate,
+            el, eta, final ? "\n" : "");
+}
+
+void rt_step_done(step_ctx *c)
+{
+    if (!c->kernel_only) {
+        atomic_fetch_add(&run.finished, 1);
+        if (run.progress.enabled) {
+            pthread_mutex_lock(&run.print_lock);
+            double t = now();
+            if (t - run.last_print > 0.25) {
+                run.last_print = t;
+                print_progress(0);
+            }
+            pthread_mutex_unlock(&run.print_lock);
+        }
+    }
+    res_step_free(c);
+    free(c);
+}
+
+/* Submits the plan task of a job with its tag dependencies. */
+static int submit_job(resolution *res, int s, deg_t t, int edge, starpu_tag_t *deps, int ndeps)
+{
+    step_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        res_fail(res, "out of memory");
+        return -1;
+    }
+    c->res = res;
+    c->s = s;
+    c->t = t;
+    c->kernel_only = edge;
+    starpu_tag_t plan = tag_of(edge ? TAG_EDGE_PLAN : TAG_PLAN, s, t);
+    if (ndeps) starpu_tag_declare_deps_array(plan, (unsigned)ndeps, deps);
+    int ret = starpu_task_insert(&cl_step_plan, STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_TAG, plan,
+                                 STARPU_PRIORITY, -(int)t, STARPU_NAME, edge ? "edge_plan" : "step_plan", 0);
+    if (ret != 0) {
+        free(c);
+        submit_or_fail(res, ret, "step_plan");
+        return -1;
+    }
+    return 0;
+}
+
+int rt_resolve(resolution *res, const rt_progress *progress)
+{
+    run.res = res;
+    run.progress = *progress;
+    atomic_store(&run.finished, 0);
+    run.start = now();
+    run.last_print = 0;
+    pthread_mutex_init(&run.print_lock, NULL);
+    for (deg_t t = 0; t <= res->max_t && !res_failed(res); t++)
+        for (int s = 0; s <= res->max_s && s <= t; s++) {
+            if (!res_in_region(res, s, t) || *res_done(res, s, t)) continue;
+            starpu_tag_t deps[2];
+            int n = 0;
+            if (t - 1 >= s && !*res_done(res, s, t - 1)) deps[n++] = tag_of(TAG_DONE, s, t - 1);
+            if (s >= 1 && res_in_region(res, s - 1, t)) {
+                if (!*res_done(res, s - 1, t)) deps[n++] = tag_of(TAG_DONE, s - 1, t);
+            } else if (s >= 1) {    /* stem edge: a kernel-only job at (s-1, t) */
+                starpu_tag_t edep = tag_of(TAG_DONE, s - 1, t - 1);
+                int en = res_in_region(res, s - 1, t - 1) && !*res_done(res, s - 1, t - 1);
+                if (submit_job(res, s - 1, t, 1, &edep, en) == 0) deps[n++] = tag_of(TAG_EDGE, s - 1, t);
+            }
+            submit_job(res, s, t, 0, deps, n);
+        }
+    starpu_task_wait_for_all();
+    if (run.progress.enabled) print_progress(1);
+    pthread_mutex_destroy(&run.print_lock);
+    return res_failed(res) ? -1 : 0;
+}

@@ -1,0 +1,29 @@
+/* rt.h — the runtime layer: StarPU start/stop and the resolution's task DAG.
+ *
+ * DAG (standard algorithm). Job (s, t) needs the module F_s below degree t — from job
+ * (s, t-1) — and the kernel of d_{s-1} at (s-1, t) — from job (s-1, t) when that bidegree is
+ * in the region, otherwise from a stem-edge kernel job at (s-1, t), which needs (s-1, t-1).
+ * Each job is a chain of StarPU tasks: plan (tag PLAN) → multiply chunks → reduce → finish
+ * (tag DONE, or EDGE for a kernel job). Dependencies between jobs are StarPU tag dependencies
+ * declared before anything runs; the scheduler (STARPU_SCHED) only picks the order, and every
+ * job's result is a function of its inputs alone, so outputs never depend on it.
+ */
+#ifndef EXTFLOW_RT_H
+#define EXTFLOW_RT_H
+#include "stages/resolution.h"
+
+typedef struct rt_progress {
+    int enabled;                /* print a progress line on stderr */
+    long total;                 /* steps to run */
+} rt_progress;
+
+int rt_init(char *err, size_t errlen);
+void rt_shutdown(void);
+/* Runs every step of the region not already done; returns 0, or -1 (see res->error). */
+int rt_resolve(resolution *res, const rt_progress *progress);
+
+/* Called from codelets (codelets/cl_step.c). */
+void rt_submit_step_body(step_ctx *c, int planned_ok);
+void rt_step_done(step_ctx *c);
+
+#endif

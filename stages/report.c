@@ -1,0 +1,171 @@
+/* report.c — Ext tables and charts (see report.h). */
+#include "stages/report.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Largest stem of row s inside the region (-1 if none). */
+static int row_last_stem(const resolution *res, int s)
+{
+    return res->region == REGION_STEM ? res->stem : res->rect_t - s;
+}
+
+int report_ext_csv(FILE *out, const resolution *res)
+{
+    fprintf(out, "s,n,dim\n");
+    for (int s = 0; s <= res->max_s; s++)
+        for (int n = 0; n <= row_last_stem(res, s); n++) {
+            uint32_t d = res_ngens(res, s, n + s);
+            if (d) fprintf(out, "%d,%d,%u\n", s, n, d);
+        }
+    return ferror(out) ? -1 : 0;
+}
+
+/* sseq's graded_dimension_string: one symbol and a space per stem, top row first. */
+int report_chart_txt(FILE *out, const resolution *res)
+{
+    static const char *sym[] = { " ", "·", ":", "∴", "⁘", "⁙", "⠿", "⡿", "⣿", "9" };
+    int started = 0;
+    for (int s = res->max_s; s >= 0; s--) {
+        int last = row_last_stem(res, s), any = 0;
+        for (int n = 0; n <= last; n++) any |= res_ngens(res, s, n + s) != 0;
+        if (!any && !started) continue;
+        started = 1;
+        for (int n = 0; n <= last; n++) {
+            uint32_t d = res_ngens(res, s, n + s);
+            fprintf(out, "%s ", d < 10 ? sym[d] : "*");
+        }
+        fputc('\n', out);
+    }
+    fputc('\n', out);
+    return ferror(out) ? -1 : 0;
+}
+
+int report_hj(const resolution *res, int j, int s, deg_t t, uint32_t i, uint32_t k)
+{
+    deg_t t2 = t + (1 << j);
+    if (s + 1 > res->max_s || t2 > res->max_t || k >= res_ngens(res, s + 1, t2)) return 0;
+    const fm_gen *y = &res->F[s + 1].gens[t2][k];
+    uint64_t bit = freemod_offset(&res->F[s], t2, t, i);  /* Sq(2^j) has index 0 */
+    return bit < y->bits && (y->img[bit >> 6] >> (bit & 63) & 1);
+}
+
+int report_chart_svg(FILE *out, const resolution *res)
+{
+    int maxn = 0;
+    for (int s = 0; s <= res->max_s; s++)
+        if (row_last_stem(res, s) > maxn) maxn = row_last_stem(res, s);
+    const int cell = 24, margin = 40;
+    int w = margin * 2 + cell * (maxn + 1), h = margin * 2 + cell * (res->max_s + 1);
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"9\">\n", w, h, w, h);
+    fprintf(out, "<title>Ext_A(F2, F2): stems 0..%d, s 0..%d</title>\n", maxn, res->max_s);
+    fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    for (int n = 0; n <= maxn; n += 2)
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
+                margin + cell * n + cell / 2, h - margin / 3, n);
+    for (int s = 0; s <= res->max_s; s += 2)
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", margin - 6,
+                h - margin - cell * s - cell / 2 + 3, s);
+#define X(n, k, d) (margin + cell * (n) + cell / 2 + ((d) > 1 ? (int)(k) * 6 - 3 * ((int)(d) - 1) : 0))
+#define Y(s) (h - margin - cell * (s) - cell / 2)
+    static const char *colour[] = { "#555", "#c33", "#36c" };
+    for (int s = 0; s < res->max_s; s++)
+        for (int n = 0; n <= row_last_stem(res, s); n++)
+            for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++)
+                for (int j = 0; j < 3; j++) {
+                    int n2 = n + (1 << j) - 1;
+                    uint32_t d2 = res_ngens(res, s + 1, n + s + (1 << j));
+                    for (uint32_t k = 0; k < d2; k++)
+                        if (report_hj(res, j, s, n + s, i, k))
+                            fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
+                                    "class=\"h%d\"/>\n", X(n, i, res_ngens(res, s, n + s)), Y(s),
+                                    X(n2, k, d2), Y(s + 1), colour[j], j);
+                }
+    for (int s = 0; s <= res->max_s; s++)
+        for (int n = 0; n <= row_last_stem(res, s); n++) {
+            uint32_t d = res_ngens(res, s, n + s);
+            for (uint32_t i = 0; i < d; i++)
+                fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\"><title>x_(%d,%d,%u)</title></circle>\n",
+                        X(n, i, d), Y(s), n, s, i);
+        }
+#undef X
+#undef Y
+    fprintf(out, "</svg>\n");
+    return ferror(out) ? -1 : 0;
+}
+
+static void print_elt(FILE *out, const milnor_elt *R)
+{
+    if (R->len == 0) return;
+    fprintf(out, "P(");
+    for (uint32_t i = 0; i < R->len; i++) fprintf(out, i ? ", %u" : "%u", R->r[i]);
+    fprintf(out, ") ");
+}
+
+/* sseq's differentials example: d x_(n,s,i) = P(R) x_(n',s-1,i') + ..., basis order. */
+int report_differentials(FILE *out, const resolution *res)
+{
+    int maxn = row_last_stem(res, 0);
+    for (int n = 0; n <= maxn; n++)
+        for (int s = 0; s <= res->max_s; s++)
+            for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++) {
+                deg_t t = n + s;
+                fprintf(out, "d x_(%d,%d,%u) = ", n, s, i);
+                int terms = 0;
+                if (s > 0) {
+                    const fm_gen *g = &res->F[s].gens[t][i];
+                    uint64_t off = 0;
+                    for (deg_t u = 0; u < t; u++)
+                        for (uint32_t k = 0; k < res->F[s - 1].ngens[u]; k++)
+                            for (uint32_t r = 0; r < res->A.dim[t - u]; r++, off++)
+                                if (off < g->bits && (g->img[off >> 6] >> (off & 63) & 1)) {
+                                    if (terms++) fprintf(out, " + ");
+                                    print_elt(out, &res->A.elts[t - u][r]);
+                                    fprintf(out, "x_(%d,%d,%u)", u - (s - 1), s - 1, k);
+                                }
+                }
+                fprintf(out, "%s\n", terms ? "" : "0");
+            }
+    return ferror(out) ? -1 : 0;
+}
+
+int report_num_gens(FILE *out, const resolution *res)
+{
+    for (int n = 0; n <= row_last_stem(res, 0); n++)
+        for (int s = 0; s <= res->max_s; s++)
+            fprintf(out, "%d,%d,%u\n", n, s, res_ngens(res, s, n + s));
+    return ferror(out) ? -1 : 0;
+}
+
+int report_resolution_size(FILE *out, const resolution *res)
+{
+    for (int s = res->max_s; s >= 0; s--) {
+        for (int n = 0; n <= row_last_stem(res, s); n++)
+            fprintf(out, "%llu, ", (unsigned long long)freemod_dim(&res->F[s], n + s, n + s + 1));
+        fputc('\n', out);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+int report_write_file(const char *dir, const char *name, const resolution *res,
+                      int (*write)(FILE *, const resolution *))
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return -1;
+    int rc = write(f, res);
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) rc = -1;
+    if (fclose(f) != 0) rc = -1;
+    if (rc == 0 && rename(tmp, path) != 0) rc = -1;
+    if (rc != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+    }
+    return rc;
+}

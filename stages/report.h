@@ -1,0 +1,26 @@
+/* report.h — outputs people read: the Ext table (CSV), text and SVG charts, and sseq's
+ * example formats (differentials, num_gens, resolution_size) for comparison.
+ *
+ * dim Ext^{s,t} = number of generators of F_s in degree t; stem n = t - s. The charts put
+ * n across and s up. h_j-multiplication (j = 0, 1, 2) from x at (s, t) to y at
+ * (s+1, t+2^j) is the coefficient of Sq(2^j)·x in d(y) (sseq's filtration_one).
+ * Every file is written to a temporary name and renamed, ext.csv last.
+ */
+#ifndef EXTFLOW_REPORT_H
+#define EXTFLOW_REPORT_H
+#include <stdio.h>
+#include "stages/resolution.h"
+
+int report_ext_csv(FILE *out, const resolution *res);
+int report_chart_txt(FILE *out, const resolution *res);
+int report_chart_svg(FILE *out, const resolution *res);
+int report_differentials(FILE *out, const resolution *res);
+int report_num_gens(FILE *out, const resolution *res);
+int report_resolution_size(FILE *out, const resolution *res);
+/* Coefficient of Sq(2^j)·(generator i at (s, t)) in d(generator k at (s+1, t + 2^j)). */
+int report_hj(const resolution *res, int j, int s, deg_t t, uint32_t i, uint32_t k);
+/* Writes dir/name through write(FILE*, res), atomically; 0 or -1 with errno. */
+int report_write_file(const char *dir, const char *name, const resolution *res,
+                      int (*write)(FILE *, const resolution *));
+
+#endif

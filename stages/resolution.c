@@ -1,0 +1,390 @@
+/* resolution.c — the standard resolution step for S_2, in pieces (see resolution.h). */
+#include "stages/resolution.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stages/stagefile.h"
+
+/* Hash of the module's definition: stage files of another module are refused. */
+static uint64_t module_id_of(const char *definition)
+{
+    return stage_hash64(definition, strlen(definition));
+}
+
+int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
+             const char *outdir, int write_stages)
+{
+    memset(res, 0, sizeof *res);
+    res->region = region;
+    res->stem = stem;
+    res->max_s = max_s;
+    res->rect_t = rect_t;
+    /* stem edge: kernels at (s, stem + s + 1) */
+    res->max_t = region == REGION_STEM ? stem + max_s + 1 : rect_t;
+    res->write_stages = write_stages;
+    res->module_id = module_id_of("S_2 {\"p\":2,\"gens\":{\"x0\":0},\"actions\":[]}");
+    snprintf(res->outdir, sizeof res->outdir, "%s", outdir ? outdir : "");
+    pthread_mutex_init(&res->lock, NULL);
+    if (milnor_basis_init(&res->A, res->max_t, NULL) != 0) return -1;
+    size_t cells = (size_t)(max_s + 1) * (res->max_t + 1);
+    res->F = calloc((size_t)max_s + 1, sizeof *res->F);
+    res->done = calloc(cells, 1);
+    res->kernel = calloc(cells, sizeof *res->kernel);
+    if (!res->F || !res->done || !res->kernel) return -1;
+    for (int s = 0; s <= max_s; s++)
+        if (freemod_init(&res->F[s], &res->A, res->max_t) != 0) return -1;
+    return 0;
+}
+
+void res_clear(resolution *res)
+{
+    if (res->kernel) {
+        size_t cells = (size_t)(res->max_s + 1) * (res->max_t + 1);
+        for (size_t i = 0; i < cells; i++)
+            if (res->kernel[i]) {
+                f2mat_clear(res->kernel[i]);
+                free(res->kernel[i]);
+            }
+    }
+    if (res->F)
+        for (int s = 0; s <= res->max_s; s++) freemod_clear(&res->F[s]);
+    free(res->F);
+    free(res->done);
+    free(res->kernel);
+    milnor_basis_clear(&res->A);
+    pthread_mutex_destroy(&res->lock);
+    memset(res, 0, sizeof *res);
+}
+
+int res_in_region(const resolution *res, int s, deg_t t)
+{
+    if (s < 0 || s > res->max_s || t < s) return 0;
+    return res->region == REGION_STEM ? t - s <= res->stem : t <= res->rect_t;
+}
+
+void res_fail(resolution *res, const char *fmt, ...)
+{
+    va_list ap;
+    pthread_mutex_lock(&res->lock);
+    if (!res->failed) {
+        res->failed = 1;
+        va_start(ap, fmt);
+        vsnprintf(res->error, sizeof res->error, fmt, ap);
+        va_end(ap);
+    }
+    pthread_mutex_unlock(&res->lock);
+}
+
+int res_failed(resolution *res)
+{
+    pthread_mutex_lock(&res->lock);
+    int f = res->failed;
+    pthread_mutex_unlock(&res->lock);
+    return f;
+}
+
+/* Terms of d(g) for generator (u, i) of F_s: one per set bit, Sq(S) g' landing at the block
+ * of g' in the degree-t basis of F_{s-1}. Appends to c->terms (grown as needed). */
+static int add_generator_terms(step_ctx *c, size_t *cap, deg_t u, uint32_t i)
+{
+    const freemod *src = &c->res->F[c->s], *tgt = &c->res->F[c->s - 1];
+    const fm_gen *g = &src->gens[u][i];
+    uint64_t off = 0;
+    for (deg_t v = 0; v < u && off < g->bits; v++) {
+        uint32_t blen = c->res->A.dim[u - v];
+        for (uint32_t k = 0; k < tgt->ngens[v] && off < g->bits; k++, off += blen) {
+            uint64_t col = freemod_offset(tgt, c->t, v, k);
+            for (uint32_t j = 0; j < blen && off + j < g->bits; j++) {
+                uint64_t bit = off + j;
+                if (!(g->img[bit >> 6] >> (bit & 63) & 1)) continue;
+                if (c->nterms == *cap) {
+                    *cap = *cap ? 2 * *cap : 256;
+                    milnor_term *nt = realloc(c->terms, *cap * sizeof *nt);
+                    if (!nt) return -1;
+                    c->terms = nt;
+                }
+                c->terms[c->nterms++] = (milnor_term){ (uint32_t)(u - v), j, (uint32_t)col };
+            }
+        }
+    }
+    return 0;
+}
+
+int res_step_plan(step_ctx *c)
+{
+    resolution *res = c->res;
+    const freemod *src = &res->F[c->s];
+    c->nrows = (uint32_t)freemod_dim(src, c->t, c->t);
+    c->ncols = c->s == 0 ? (c->t == 0) : (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t - 1);
+    if (f2mat_init(&c->D, c->nrows, c->ncols) != 0) goto oom;
+    c->jobs = calloc(c->nrows ? c->nrows : 1, sizeof *c->jobs);
+    if (!c->jobs) goto oom;
+    if (getenv("EXTFLOW_TRACE"))
+        fprintf(stderr, "plan (%d,%d)%s: %u x %u\n", c->s, c->t, c->kernel_only ? " edge" : "", c->nrows, c->ncols);
+    if (c->s == 0) return 0;    /* ε vanishes on F_{0,t}, t > 0: D = 0 */
+    size_t cap = 0;
+    uint32_t row = 0;
+    for (deg_t u = 0; u < c->t; u++)
+        for (uint32_t i = 0; i < src->ngens[u]; i++) {
+            uint32_t first = (uint32_t)c->nterms;
+            if (add_generator_terms(c, &cap, u, i) != 0) goto oom;
+            uint32_t n = (uint32_t)c->nterms - first;
+            for (uint32_t r = 0; r < res->A.dim[c->t - u]; r++)
+                c->jobs[row++] = (milnor_row_job){ (uint32_t)(c->t - u), r, first, n };
+        }
+    return 0;
+oom:
+    res_fail(res, "out of memory planning step (%d,%d)", c->s, c->t);
+    return -1;
+}
+
+void res_step_multiply(step_ctx *c, uint32_t row0, uint32_t nrows)
+{
+    if (c->s == 0 || nrows == 0) return;
+    milnor_mul_batch(&c->res->A, c->jobs + row0, nrows, c->terms, f2mat_row(&c->D, row0),
+                     c->D.stride);
+}
+
+/* Does step (s+1, t) want the kernel of d_s at (s, t)? */
+static int kernel_wanted(const resolution *res, int s, deg_t t)
+{
+    return s + 1 <= res->max_s && t >= s + 1 && res_in_region(res, s + 1, t);
+}
+
+int res_step_reduce(step_ctx *c)
+{
+    resolution *res = c->res;
+    int want_kernel = c->kernel_only || kernel_wanted(res, c->s, c->t);
+    if (getenv("EXTFLOW_TRACE")) {
+        fprintf(stderr, "reduce (%d,%d): nterms %zu D:", c->s, c->t, c->nterms);
+        for (uint32_t r = 0; r < c->nrows && r < 8; r++) fprintf(stderr, " %llx", (unsigned long long)f2mat_row(&c->D, r)[0]);
+        fprintf(stderr, "\n");
+    }
+    f2mat aug = { 0 };
+    int32_t *pivots = NULL;
+    f2mat *kernel = NULL;
+    c->is_image_pivot = calloc(c->ncols ? c->ncols : 1, 1);
+    if (!c->is_image_pivot) goto oom;
+    if (c->nrows == 0) {
+        if (want_kernel && !(kernel = calloc(1, sizeof *kernel))) goto oom;
+        if (kernel && f2mat_init(kernel, 0, 0) != 0) goto oom;
+    } else {
+        if (f2mat_augment_identity(&aug, &c->D) != 0) goto oom;
+        pivots = malloc(sizeof *pivots * aug.cols);
+        if (!pivots) goto oom;
+        int rank = f2mat_rref(&aug, pivots);
+        if (rank < 0) goto oom;
+        for (uint32_t col = 0; col < c->ncols; col++)
+            c->is_image_pivot[col] = pivots[col] >= 0;
+        if (want_kernel) {
+            kernel = calloc(1, sizeof *kernel);
+            if (!kernel || f2mat_kernel_from_rref(&aug, c->ncols, (uint32_t)rank, pivots, kernel) != 0)
+                goto oom;
+        }
+    }
+    f2mat_clear(&c->D);
+    f2mat_clear(&aug);
+    free(pivots);
+    if (kernel) *res_kernel_slot(res, c->s, c->t) = kernel;
+    return 0;
+oom:
+    f2mat_clear(&aug);
+    free(pivots);
+    if (kernel) { f2mat_clear(kernel); free(kernel); }
+    res_fail(res, "out of memory reducing step (%d,%d)", c->s, c->t);
+    return -1;
+}
+
+/* The kernel of d_{s-1} at (s-1, t): handed over in memory, or computed now. */
+static f2mat *take_kernel(resolution *res, int s, deg_t t)
+{
+    f2mat **slot = res_kernel_slot(res, s, t);
+    if (!*slot && res_compute_kernel(res, s, t) != 0) return NULL;
+    f2mat *k = *slot;
+    *slot = NULL;
+    return k;
+}
+
+static int first_set_bit(const uint64_t *v, uint32_t bits)
+{
+    for (uint32_t w = 0; w < f2vec_words(bits); w++)
+        if (v[w]) return (int)(w * 64 + (uint32_t)__builtin_ctzll(v[w]));
+    return -1;
+}
+
+static int save_differential(resolution *res, int s, deg_t t, uint32_t n, const fm_gen *gens,
+                             uint32_t width)
+{
+    if (!res->write_stages) return 0;
+    f2mat m;
+    char path[4200], err[600];
+    if (f2mat_init(&m, n, width) != 0) return -1;
+    for (uint32_t k = 0; k < n; k++)
+        memcpy(f2mat_row(&m, k), gens[k].img, f2vec_words(width) * 8);
+    stage_header h = { .kind = STAGE_DIFFERENTIAL, .s = s, .t = t, .aux = width,
+                       .algorithm = STAGE_ALG_STANDARD, .module_id = res->module_id };
+    stage_path(path, sizeof path, res->outdir, STAGE_DIFFERENTIAL, s, t);
+    int rc = stage_write(path, &h, &m, err, sizeof err);
+    f2mat_clear(&m);
+    if (rc != STAGE_OK) {
+        res_fail(res, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+int res_step_finish(step_ctx *c)
+{
+    resolution *res = c->res;
+    int s = c->s;
+    deg_t t = c->t;
+    fm_gen *gens = NULL;
+    uint32_t n = 0, width;
+    if (s == 0) {
+        width = 1;
+        if (t == 0) {           /* extend ε to a surjection onto F2 */
+            gens = calloc(1, sizeof *gens);
+            if (!gens || !(gens[0].img = calloc(1, 8))) goto oom;
+            gens[0].bits = 1;
+            gens[0].img[0] = 1;
+            n = 1;
+        }
+    } else {
+        f2mat *K = take_kernel(res, s - 1, t);
+        if (!K) return -1;
+        width = K->cols;
+        gens = calloc(K->rows ? K->rows : 1, sizeof *gens);
+        if (!gens) goto oom;
+        for (uint32_t r = 0; r < K->rows; r++) {
+            int p = first_set_bit(f2mat_row(K, r), K->cols);
+            if (p < 0 || ((uint32_t)p < c->ncols && c->is_image_pivot[p])) continue;
+            size_t words = f2vec_words(K->cols);
+            gens[n].bits = K->cols;
+            gens[n].img = malloc(words * 8 + 8);
+            if (!gens[n].img) goto oom;
+            memcpy(gens[n].img, f2mat_row(K, r), words * 8);
+            n++;
+        }
+        f2mat_clear(K);
+        free(K);
+    }
+    if (save_differential(res, s, t, n, gens, width) != 0) {
+        for (uint32_t k = 0; k < n; k++) free(gens[k].img);
+        free(gens);
+        return -1;
+    }
+    freemod_set_gens(&res->F[s], t, n, gens);
+    *res_done(res, s, t) = 1;
+    return 0;
+oom:
+    res_fail(res, "out of memory finishing step (%d,%d)", s, t);
+    return -1;
+}
+
+void res_step_free(step_ctx *c)
+{
+    free(c->jobs);
+    free(c->terms);
+    free(c->is_image_pivot);
+    f2mat_clear(&c->D);
+    memset(c, 0, sizeof *c);
+}
+
+int res_compute_kernel(resolution *res, int s, deg_t t)
+{
+    step_ctx c = { .res = res, .s = s, .t = t, .kernel_only = 1 };
+    int rc = res_step_plan(&c);
+    if (rc == 0) {
+        res_step_multiply(&c, 0, c.nrows);
+        rc = res_step_reduce(&c);
+    }
+    res_step_free(&c);
+    return rc;
+}
+
+/* Resume: (s, t) is loaded when its file is valid and what it was computed from is loaded:
+ * F_s below t (from (s, t-1)) and F_{s-1} below t (from (s-1, t-1)). */
+static int load_one(resolution *res, int s, deg_t t)
+{
+    char path[4200], err[600];
+    stage_header h;
+    f2mat m;
+    stage_path(path, sizeof path, res->outdir, STAGE_DIFFERENTIAL, s, t);
+    int rc = stage_read(path, &h, &m, err, sizeof err);
+    if (rc == STAGE_ENOENT) return 0;
+    if (rc != STAGE_OK) {
+        fprintf(stderr, "extflow: %s; recomputing (%d,%d)\n", err, s, t);
+        return 0;
+    }
+    uint32_t width = s == 0 ? 1 : (uint32_t)freemod_dim(&res->F[s - 1], t, t);
+    if (stage_expect(&h, STAGE_DIFFERENTIAL, s, t, res->module_id, STAGE_ALG_STANDARD, err,
+                     sizeof err) != STAGE_OK || m.cols != width) {
+        fprintf(stderr, "extflow: %s: %s; recomputing (%d,%d)\n", path,
+                m.cols != width ? "width disagrees with the resolution" : err, s, t);
+        f2mat_clear(&m);
+        return 0;
+    }
+    fm_gen *gens = calloc(m.rows ? m.rows : 1, sizeof *gens);
+    for (uint32_t k = 0; gens && k < m.rows; k++) {
+        gens[k].bits = width;
+        gens[k].img = malloc(f2vec_words(width) * 8 + 8);
+        if (!gens[k].img) { m.rows = k; break; }   /* out of memory: the rest is recomputed */
+        memcpy(gens[k].img, f2mat_row(&m, k), f2vec_words(width) * 8);
+    }
+    if (!gens) { f2mat_clear(&m); return 0; }
+    freemod_set_gens(&res->F[s], t, m.rows, gens);
+    *res_done(res, s, t) = 1;
+    f2mat_clear(&m);
+    return 1;
+}
+
+long res_load_stages(resolution *res)
+{
+    long loaded = 0;
+    for (deg_t t = 0; t <= res->max_t; t++)
+        for (int s = 0; s <= res->max_s && s <= t; s++) {
+            if (!res_in_region(res, s, t)) continue;
+            int left = t - 1 < s || *res_done(res, s, t - 1);
+            int below = s == 0 || t - 1 < s - 1 || *res_done(res, s - 1, t - 1) ||
+                        !res_in_region(res, s - 1, t - 1);
+            if (left && below) loaded += load_one(res, s, t);
+        }
+    return loaded;
+}
+
+/* d(d(g)) for g at (s, t): expand d(g) = sum Sq(R) g' over F_{s-1}, apply d to each term
+ * with single products, and check the sum vanishes in F_{s-2,t}. */
+int res_check_dd(const resolution *res, int s, deg_t t)
+{
+    if (s < 2) return 1;
+    const freemod *F1 = &res->F[s - 1], *F2 = &res->F[s - 2];
+    uint32_t width = (uint32_t)freemod_dim(F2, t, t);
+    uint64_t *acc = calloc(f2vec_words(width) + 1, 8);
+    int zero = 1;
+    for (uint32_t i = 0; acc && i < res->F[s].ngens[t]; i++) {
+        const fm_gen *g = &res->F[s].gens[t][i];
+        memset(acc, 0, (f2vec_words(width) + 1) * 8);
+        uint64_t off = 0;
+        for (deg_t u = 0; u < t && off < g->bits; u++)
+            for (uint32_t k = 0; k < F1->ngens[u] && off < g->bits; k++) {
+                const fm_gen *h = &F1->gens[u][k];
+                for (uint32_t r = 0; r < res->A.dim[t - u]; r++, off++) {
+                    if (off >= g->bits || !(g->img[off >> 6] >> (off & 63) & 1)) continue;
+                    const milnor_elt *R = &res->A.elts[t - u][r];
+                    /* Sq(R)·d(h): d(h) = sum Sq(S) g'' over F_{s-2} in degree u */
+                    uint64_t hoff = 0;
+                    for (deg_t v = 0; v < u && hoff < h->bits; v++)
+                        for (uint32_t q = 0; q < F2->ngens[v] && hoff < h->bits; q++) {
+                            uint64_t col = freemod_offset(F2, t, v, q);
+                            for (uint32_t j = 0; j < res->A.dim[u - v]; j++, hoff++)
+                                if (hoff < h->bits && (h->img[hoff >> 6] >> (hoff & 63) & 1))
+                                    milnor_mul_into(&res->A, R, &res->A.elts[u - v][j], acc, col);
+                        }
+                }
+            }
+        if (!f2vec_is_zero(acc, f2vec_words(width))) zero = 0;
+    }
+    free(acc);
+    return acc ? zero : 0;
+}

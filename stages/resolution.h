@@ -1,0 +1,91 @@
+/* resolution.h — the minimal resolution of the sphere S_2 = F2 over A, standard algorithm.
+ *
+ * Maths (algorithms.md §4). F_s → F_{s-1} → ... → F_0 → F2 with F_s free; at each bidegree
+ * (s, t) the step reduces the matrix of d_s on F_{s,t} (rows: basis Sq(R)·g with |g| < t;
+ * columns: F_{s-1,t}) together with an identity, [D | 0 | I], to RREF. Rows whose pivot lies
+ * in I give the kernel of d_s (consumed by step (s+1, t)); the pivots in D give the image.
+ * The new generators of F_s in degree t are the kernel vectors of d_{s-1} at (s-1, t) whose
+ * pivot is not an image pivot (sseq's extend_image), so the resolution is minimal and
+ * dim Ext^{s,t} = the number of new generators.
+ *
+ * Columns. d(g) only meets generators of degree < |g|, so the columns of generators of
+ * degree >= t-1 of F_{s-1} are zero in degree t; the matrix keeps the prefix of generators
+ * of degree <= t-2. That makes a step depend on (s, t-1) and on the kernel at (s-1, t) only,
+ * and lets the stem-edge kernel at (s, N+s+1) be computed from (s, N+s) alone.
+ *
+ * A step is split into three pieces that the runtime (runtime/rt.c) turns into StarPU tasks:
+ * res_step_plan (marshal Milnor-multiply jobs), the batched multiply (codelets/), res_step_reduce
+ * (RREF, image pivots, kernel) and res_step_finish (new generators, stage file).
+ */
+#ifndef EXTFLOW_RESOLUTION_H
+#define EXTFLOW_RESOLUTION_H
+#include <pthread.h>
+#include <stdint.h>
+#include "algebra/f2mat.h"
+#include "algebra/freemod.h"
+#include "algebra/milnor.h"
+
+enum region_kind { REGION_STEM = 0, REGION_RECT = 1 };
+
+typedef struct resolution {
+    milnor_basis A;
+    int max_s;                  /* s = 0..max_s */
+    deg_t max_t;                /* largest internal degree touched (edge kernels included) */
+    int region;                 /* REGION_STEM: t - s <= stem; REGION_RECT: t <= rect_t */
+    int stem;
+    deg_t rect_t;
+    freemod *F;                 /* F[0..max_s] */
+    uint8_t *done;              /* done[s * (max_t + 1) + t] */
+    f2mat **kernel;             /* kernel of d_s at (s, t), waiting for step (s+1, t) */
+    char outdir[4096];
+    uint64_t module_id;
+    int write_stages;
+    /* first error (runtime failures inside tasks); later tasks become no-ops */
+    pthread_mutex_t lock;
+    int failed;
+    char error[512];
+} resolution;
+
+/* Work of one bidegree, carried through its tasks. */
+typedef struct step_ctx {
+    resolution *res;
+    int s;
+    deg_t t;
+    int kernel_only;            /* stem-edge job: compute the kernel, add nothing */
+    uint32_t nrows, ncols;      /* D: dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2) */
+    milnor_row_job *jobs;       /* nrows jobs */
+    milnor_term *terms;
+    size_t nterms;
+    f2mat D;                    /* the matrix of d_s, filled by the multiply codelet */
+    uint8_t *is_image_pivot;    /* ncols flags after reduction */
+} step_ctx;
+
+int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
+             const char *outdir, int write_stages);
+void res_clear(resolution *res);
+int res_in_region(const resolution *res, int s, deg_t t);
+static inline uint8_t *res_done(resolution *res, int s, deg_t t)
+{ return &res->done[(size_t)s * (res->max_t + 1) + t]; }
+static inline f2mat **res_kernel_slot(resolution *res, int s, deg_t t)
+{ return &res->kernel[(size_t)s * (res->max_t + 1) + t]; }
+void res_fail(resolution *res, const char *fmt, ...);
+int res_failed(resolution *res);
+
+/* The pieces of a step. Each returns 0 or -1 (after res_fail). */
+int res_step_plan(step_ctx *c);                 /* jobs, terms, zeroed D */
+void res_step_multiply(step_ctx *c, uint32_t row0, uint32_t nrows); /* CPU reference */
+int res_step_reduce(step_ctx *c);               /* RREF; image pivots; kernel if wanted */
+int res_step_finish(step_ctx *c);               /* new gens, publish, stage file */
+void res_step_free(step_ctx *c);
+/* Kernel of d_s at (s, t) computed on the spot (stem edge, resume). */
+int res_compute_kernel(resolution *res, int s, deg_t t);
+
+/* Resume: load finished bidegrees from OUT/stages; returns how many were loaded. */
+long res_load_stages(resolution *res);
+/* d_{s-1} ∘ d_s on the generators of (s, t), by one-by-one products: 1 if zero. */
+int res_check_dd(const resolution *res, int s, deg_t t);
+/* Number of generators at (s, t) = dim Ext^{s,t}. */
+static inline uint32_t res_ngens(const resolution *res, int s, deg_t t)
+{ return (s <= res->max_s && t >= 0 && t <= res->max_t) ? res->F[s].ngens[t] : 0; }
+
+#endif

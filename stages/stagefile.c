@@ -1,0 +1,717 @@
+/* stagefile.c — stage files (see stagefile.h and schema/stage-files.md). */
+#include "stages/stagefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+#include <m4ri/m4ri.h>
+
+static const unsigned char stage_magic[8] = { 'E', 'X', 'T', 'F', 'L', 'O', 'W', 0 };
+#define ZSTD_MAGIC 0xFD2FB528u
+#define CHUNK      ((size_t)1 << 20)
+
+/* ---- errors ---------------------------------------------------------------------------- */
+
+static void set_err(char *err, size_t errlen, int line, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (err && errlen) snprintf(err, errlen, "%s", msg);
+    if (getenv("EXTFLOW_DEBUG")) fprintf(stderr, "stages/stagefile.c:%d: %s\n", line, msg);
+}
+
+/* FAIL: set rc and the message, jump to the function's cleanup label `out`. */
+#define FAIL(code, ...) do { rc = (code); set_err(err, errlen, __LINE__, __VA_ARGS__); goto out; } while (0)
+#define FAIL_IF(cond, code, ...) do { if (cond) FAIL(code, __VA_ARGS__); } while (0)
+#define FORWARD_IF_ERROR(expr) do { rc = (expr); if (rc != STAGE_OK) goto out; } while (0)
+
+const char *stage_strerror(int status)
+{
+    switch (status) {
+    case STAGE_OK: return "success";
+    case STAGE_ENOENT: return "no such file";
+    case STAGE_EIO: return "I/O error";
+    case STAGE_ECORRUPT: return "corrupt stage file";
+    case STAGE_EMISMATCH: return "stage file does not match the expected one";
+    case STAGE_ENOMEM: return "out of memory";
+    case STAGE_EINVAL: return "invalid argument";
+    default: return "unknown stage status";
+    }
+}
+
+const char *stage_kind_name(int kind)
+{
+    switch (kind) {
+    case STAGE_DIFFERENTIAL: return "differential";
+    case STAGE_KERNEL: return "kernel";
+    case STAGE_MATRIX: return "matrix";
+    default: return NULL;
+    }
+}
+
+const char *stage_algorithm_name(int algorithm)
+{
+    switch (algorithm) {
+    case STAGE_ALG_NONE: return "none";
+    case STAGE_ALG_STANDARD: return "standard";
+    case STAGE_ALG_NASSAU: return "nassau";
+    default: return NULL;
+    }
+}
+
+/* ---- little-endian helpers, hashes ----------------------------------------------------- */
+
+static void put16(unsigned char *p, uint16_t v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); }
+static void put32(unsigned char *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> 8 * i); }
+static void put64(unsigned char *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> 8 * i); }
+static uint16_t get16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t get32(const unsigned char *p)
+{ uint32_t v = 0; for (int i = 3; i >= 0; i--) v = v << 8 | p[i]; return v; }
+static uint64_t get64(const unsigned char *p)
+{ uint64_t v = 0; for (int i = 7; i >= 0; i--) v = v << 8 | p[i]; return v; }
+
+/* Host words <-> little-endian words, in place. */
+static void words_le(uint64_t *w, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    for (size_t i = 0; i < n; i++) w[i] = __builtin_bswap64(w[i]);
+#else
+    (void)w; (void)n;
+#endif
+}
+
+static uint32_t fnv1a32(const unsigned char *p, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
+uint64_t stage_hash64(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = UINT64_C(14695981039346656037);
+    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+/* ---- header ---------------------------------------------------------------------------- */
+
+void stage_header_pack(const stage_header *h, unsigned char buf[STAGE_HEADER_SIZE])
+{
+    memset(buf, 0, STAGE_HEADER_SIZE);
+    memcpy(buf, stage_magic, 8);
+    put16(buf + 8, h->version);
+    put16(buf + 10, h->kind);
+    put32(buf + 12, h->prime);
+    put32(buf + 16, (uint32_t)h->s);
+    put32(buf + 20, (uint32_t)h->t);
+    put32(buf + 24, h->rows);
+    put32(buf + 28, h->cols);
+    put32(buf + 32, h->aux);
+    put16(buf + 36, h->algorithm);
+    put64(buf + 40, h->module_id);
+    put32(buf + 60, fnv1a32(buf, 60));
+}
+
+/* Payload bytes of a rows x cols matrix (no overflow: both are capped first). */
+static uint64_t payload_bytes(uint32_t rows, uint32_t cols)
+{
+    return (uint64_t)rows * f2vec_words(cols) * 8;
+}
+
+/* Memory f2mat_init will take: rows of ceil(cols/64) words rounded up to 8. */
+static uint64_t memory_bytes(uint32_t rows, uint32_t cols)
+{
+    return (uint64_t)rows * ((f2vec_words(cols) + 7) & ~(size_t)7) * 8;
+}
+
+int stage_header_unpack(const unsigned char buf[STAGE_HEADER_SIZE], stage_header *h,
+                        const char *path, char *err, size_t errlen)
+{
+    int rc = STAGE_OK;
+    stage_header x;
+    if (!path) path = "(header)";
+    FAIL_IF(memcmp(buf, stage_magic, 8) != 0, STAGE_ECORRUPT,
+            "%s: not an extflow stage file (bad magic)", path);
+    x.version = get16(buf + 8);
+    FAIL_IF(x.version != STAGE_FORMAT_VERSION, STAGE_EMISMATCH,
+            "%s: stage file format version %u, this build reads version %d",
+            path, x.version, STAGE_FORMAT_VERSION);
+    FAIL_IF(get32(buf + 60) != fnv1a32(buf, 60), STAGE_ECORRUPT,
+            "%s: header checksum mismatch", path);
+    x.kind = get16(buf + 10);
+    x.prime = get32(buf + 12);
+    x.s = (int32_t)get32(buf + 16);
+    x.t = (int32_t)get32(buf + 20);
+    x.rows = get32(buf + 24);
+    x.cols = get32(buf + 28);
+    x.aux = get32(buf + 32);
+    x.algorithm = get16(buf + 36);
+    x.module_id = get64(buf + 40);
+    FAIL_IF(!stage_kind_name(x.kind), STAGE_ECORRUPT, "%s: unknown kind %u", path, x.kind);
+    FAIL_IF(x.prime != 2, STAGE_ECORRUPT, "%s: prime %" PRIu32 ", only 2 is supported", path, x.prime);
+    FAIL_IF(!stage_algorithm_name(x.algorithm), STAGE_ECORRUPT, "%s: unknown algorithm %u",
+            path, x.algorithm);
+    for (int i = 38; i < 40; i++)
+        FAIL_IF(buf[i], STAGE_ECORRUPT, "%s: reserved header byte %d is not zero", path, i);
+    for (int i = 48; i < 60; i++)
+        FAIL_IF(buf[i], STAGE_ECORRUPT, "%s: reserved header byte %d is not zero", path, i);
+    FAIL_IF(x.rows > STAGE_MAX_DIM || x.cols > STAGE_MAX_DIM, STAGE_ECORRUPT,
+            "%s: shape %" PRIu32 " x %" PRIu32 " exceeds the cap 2^28", path, x.rows, x.cols);
+    FAIL_IF(memory_bytes(x.rows, x.cols) > STAGE_MAX_BYTES, STAGE_ECORRUPT,
+            "%s: shape %" PRIu32 " x %" PRIu32 " exceeds the 8 GiB cap", path, x.rows, x.cols);
+    *h = x;
+out:
+    return rc;
+}
+
+/* ---- writing --------------------------------------------------------------------------- */
+
+typedef struct wstream {
+    ZSTD_CCtx *cc;
+    int fd;
+    const char *path;
+    unsigned char *in, *out;
+    size_t inlen, incap, outcap;
+} wstream;
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Compress the staged input; with ZSTD_e_end also close the frame. */
+static int w_drain(wstream *w, ZSTD_EndDirective mode, char *err, size_t errlen)
+{
+    int rc = STAGE_OK;
+    ZSTD_inBuffer in = { w->in, w->inlen, 0 };
+    for (;;) {
+        ZSTD_outBuffer out = { w->out, w->outcap, 0 };
+        size_t r = ZSTD_compressStream2(w->cc, &out, &in, mode);
+        FAIL_IF(ZSTD_isError(r), ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation
+                ? STAGE_ENOMEM : STAGE_EIO, "%s: zstd: %s", w->path, ZSTD_getErrorName(r));
+        FAIL_IF(write_all(w->fd, w->out, out.pos) < 0, STAGE_EIO, "%s: write: %s",
+                w->path, strerror(errno));
+        if (mode == ZSTD_e_end ? r == 0 : in.pos == in.size) break;
+    }
+    w->inlen = 0;
+out:
+    return rc;
+}
+
+static int w_push(wstream *w, const void *src, size_t n, char *err, size_t errlen)
+{
+    const unsigned char *p = src;
+    int rc = STAGE_OK;
+    while (n) {
+        size_t k = w->incap - w->inlen < n ? w->incap - w->inlen : n;
+        memcpy(w->in + w->inlen, p, k);
+        w->inlen += k;
+        p += k;
+        n -= k;
+        if (w->inlen == w->incap) FORWARD_IF_ERROR(w_drain(w, ZSTD_e_continue, err, errlen));
+    }
+out:
+    return rc;
+}
+
+/* fsync the directory holding path, so the rename is durable. */
+static int fsync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    if (!slash) dir = strdup(".");
+    else if (slash == path) dir = strdup("/");
+    else dir = strndup(path, (size_t)(slash - path));
+    if (!dir) return -1;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (fd < 0) return -1;
+    int r = fsync(fd);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return r;
+}
+
+int stage_write(const char *path, const stage_header *h, const f2mat *m,
+                char *err, size_t errlen)
+{
+    static atomic_uint seq;
+    int rc = STAGE_OK;
+    char *tmp = NULL;
+    wstream w = { .fd = -1, .path = path };
+    stage_header x;
+    unsigned char hb[STAGE_HEADER_SIZE];
+    uint64_t *row = NULL;
+
+    if (!path) path = w.path = "(null)";
+    FAIL_IF(!h || !m, STAGE_EINVAL, "%s: stage_write: NULL header or matrix", path);
+    FAIL_IF(!stage_kind_name(h->kind), STAGE_EINVAL, "%s: stage_write: unknown kind %u", path, h->kind);
+    FAIL_IF(!stage_algorithm_name(h->algorithm), STAGE_EINVAL,
+            "%s: stage_write: unknown algorithm %u", path, h->algorithm);
+    FAIL_IF(m->rows > STAGE_MAX_DIM || m->cols > STAGE_MAX_DIM
+            || memory_bytes(m->rows, m->cols) > STAGE_MAX_BYTES, STAGE_EINVAL,
+            "%s: stage_write: matrix %" PRIu32 " x %" PRIu32 " exceeds the caps", path, m->rows, m->cols);
+    x = *h;
+    x.version = STAGE_FORMAT_VERSION;
+    x.prime = 2;
+    x.rows = m->rows;
+    x.cols = m->cols;
+    stage_header_pack(&x, hb);
+
+    size_t words = f2vec_words(m->cols);
+    uint64_t mask = m->cols & 63 ? ((uint64_t)1 << (m->cols & 63)) - 1 : ~(uint64_t)0;
+    for (uint32_t i = 0; i < m->rows && words; i++)
+        FAIL_IF(f2mat_row(m, i)[words - 1] & ~mask, STAGE_EINVAL,
+                "%s: stage_write: row %" PRIu32 " has bits beyond column %" PRIu32
+                " (f2mat invariant broken)", path, i, m->cols);
+
+    size_t tlen = strlen(path) + 64;
+    FAIL_IF(!(tmp = malloc(tlen)), STAGE_ENOMEM, "%s: out of memory", path);
+    snprintf(tmp, tlen, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&seq, 1u));
+
+    w.cc = ZSTD_createCCtx();
+    w.incap = CHUNK;
+    w.outcap = ZSTD_CStreamOutSize();
+    w.in = malloc(w.incap);
+    w.out = malloc(w.outcap);
+    row = malloc(words ? words * 8 : 8);
+    FAIL_IF(!w.cc || !w.in || !w.out || !row, STAGE_ENOMEM, "%s: out of memory", path);
+    size_t zr = ZSTD_CCtx_setParameter(w.cc, ZSTD_c_compressionLevel, STAGE_ZSTD_LEVEL);
+    if (!ZSTD_isError(zr)) zr = ZSTD_CCtx_setParameter(w.cc, ZSTD_c_checksumFlag, 1);
+    if (!ZSTD_isError(zr)) zr = ZSTD_CCtx_setParameter(w.cc, ZSTD_c_contentSizeFlag, 1);
+    if (!ZSTD_isError(zr))
+        zr = ZSTD_CCtx_setPledgedSrcSize(w.cc, STAGE_HEADER_SIZE + payload_bytes(m->rows, m->cols));
+    FAIL_IF(ZSTD_isError(zr), STAGE_EIO, "%s: zstd: %s", path, ZSTD_getErrorName(zr));
+
+    w.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    FAIL_IF(w.fd < 0, errno == ENOENT ? STAGE_ENOENT : STAGE_EIO, "%s: cannot create %s: %s",
+            path, tmp, strerror(errno));
+    w.path = tmp;
+    FORWARD_IF_ERROR(w_push(&w, hb, sizeof hb, err, errlen));
+    for (uint32_t i = 0; i < m->rows && words; i++) {
+        memcpy(row, f2mat_row(m, i), words * 8);
+        words_le(row, words);
+        FORWARD_IF_ERROR(w_push(&w, row, words * 8, err, errlen));
+    }
+    FORWARD_IF_ERROR(w_drain(&w, ZSTD_e_end, err, errlen));
+    FAIL_IF(fsync(w.fd) < 0, STAGE_EIO, "%s: fsync: %s", tmp, strerror(errno));
+    int fd = w.fd;
+    w.fd = -1;
+    FAIL_IF(close(fd) < 0, STAGE_EIO, "%s: close: %s", tmp, strerror(errno));
+    FAIL_IF(rename(tmp, path) < 0, STAGE_EIO, "%s: rename from %s: %s", path, tmp, strerror(errno));
+    free(tmp);
+    tmp = NULL;
+    FAIL_IF(fsync_dir(path) < 0, STAGE_EIO, "%s: fsync of the directory: %s", path, strerror(errno));
+out:
+    if (w.fd >= 0) close(w.fd);
+    if (tmp) {
+        if (rc != STAGE_OK) unlink(tmp);
+        free(tmp);
+    }
+    ZSTD_freeCCtx(w.cc);
+    free(w.in);
+    free(w.out);
+    free(row);
+    return rc;
+}
+
+/* ---- reading --------------------------------------------------------------------------- */
+
+/* Whole file into memory; the size is capped by the largest file a writer can produce. */
+static int slurp(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen)
+{
+    int rc = STAGE_OK, fd = -1;
+    struct stat st;
+    unsigned char *p = NULL;
+    size_t cap = ZSTD_compressBound((size_t)(STAGE_HEADER_SIZE + STAGE_MAX_BYTES));
+
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    FAIL_IF(fd < 0, errno == ENOENT ? STAGE_ENOENT : STAGE_EIO, "%s: cannot open: %s",
+            path, strerror(errno));
+    FAIL_IF(fstat(fd, &st) < 0, STAGE_EIO, "%s: fstat: %s", path, strerror(errno));
+    FAIL_IF(!S_ISREG(st.st_mode), STAGE_EIO, "%s: not a regular file", path);
+    FAIL_IF(st.st_size == 0, STAGE_ECORRUPT, "%s: empty file", path);
+    FAIL_IF((uint64_t)st.st_size > cap, STAGE_ECORRUPT, "%s: file of %lld bytes exceeds the cap",
+            path, (long long)st.st_size);
+    size_t n = (size_t)st.st_size, got = 0;
+    FAIL_IF(!(p = malloc(n)), STAGE_ENOMEM, "%s: out of memory (%zu bytes)", path, n);
+    while (got < n) {
+        ssize_t k = read(fd, p + got, n - got);
+        if (k < 0 && errno == EINTR) continue;
+        FAIL_IF(k < 0, STAGE_EIO, "%s: read: %s", path, strerror(errno));
+        FAIL_IF(k == 0, STAGE_ECORRUPT, "%s: file shrank while reading", path);
+        got += (size_t)k;
+    }
+    *buf = p;
+    *len = n;
+    p = NULL;
+out:
+    if (fd >= 0) close(fd);
+    free(p);
+    return rc;
+}
+
+int stage_read(const char *path, stage_header *h, f2mat *m, char *err, size_t errlen)
+{
+    int rc = STAGE_OK, have_m = 0, done = 0;
+    unsigned char *file = NULL, *chunk = NULL, hb[STAGE_HEADER_SIZE];
+    size_t flen = 0;
+    ZSTD_DCtx *dc = NULL;
+    stage_header x;
+    f2mat mm = { 0 };
+
+    if (!path) path = "(null)";
+    FAIL_IF(!h || !m, STAGE_EINVAL, "%s: stage_read: NULL header or matrix", path);
+    FORWARD_IF_ERROR(slurp(path, &file, &flen, err, errlen));
+
+    /* The zstd frame: magic, content checksum flag, known content size, nothing after it. */
+    FAIL_IF(flen < 6 || get32(file) != ZSTD_MAGIC, STAGE_ECORRUPT,
+            "%s: not a zstd frame (bad magic)", path);
+    FAIL_IF(!(file[4] & 0x04), STAGE_ECORRUPT, "%s: zstd frame has no content checksum", path);
+    FAIL_IF(file[4] & 0x1B, STAGE_ECORRUPT, "%s: zstd frame descriptor has unused, reserved or "
+            "dictionary bits set (0x%02x)", path, file[4]);
+    unsigned long long csize = ZSTD_getFrameContentSize(file, flen);
+    FAIL_IF(csize == ZSTD_CONTENTSIZE_ERROR, STAGE_ECORRUPT, "%s: bad zstd frame header", path);
+    FAIL_IF(csize == ZSTD_CONTENTSIZE_UNKNOWN, STAGE_ECORRUPT,
+            "%s: zstd frame header has no content size", path);
+    size_t fsize = ZSTD_findFrameCompressedSize(file, flen);
+    FAIL_IF(ZSTD_isError(fsize), STAGE_ECORRUPT, "%s: truncated or corrupt zstd frame: %s",
+            path, ZSTD_getErrorName(fsize));
+    FAIL_IF(fsize != flen, STAGE_ECORRUPT, "%s: %zu bytes of trailing data after the zstd frame",
+            path, flen - fsize);
+    FAIL_IF(csize < STAGE_HEADER_SIZE || csize > STAGE_HEADER_SIZE + STAGE_MAX_BYTES,
+            STAGE_ECORRUPT, "%s: content size %llu out of range", path, csize);
+
+    /* Decompress the header alone and check it before allocating the matrix. */
+    FAIL_IF(!(dc = ZSTD_createDCtx()), STAGE_ENOMEM, "%s: out of memory", path);
+    ZSTD_inBuffer in = { file, flen, 0 };
+    ZSTD_outBuffer ho = { hb, sizeof hb, 0 };
+    while (ho.pos < ho.size && !done) {
+        size_t in0 = in.pos, out0 = ho.pos;
+        size_t r = ZSTD_decompressStream(dc, &ho, &in);
+        FAIL_IF(ZSTD_isError(r), STAGE_ECORRUPT, "%s: zstd: %s", path, ZSTD_getErrorName(r));
+        done = r == 0;
+        FAIL_IF(!done && in.pos == in0 && ho.pos == out0, STAGE_ECORRUPT, "%s: truncated", path);
+    }
+    FAIL_IF(ho.pos < ho.size, STAGE_ECORRUPT, "%s: content shorter than the header", path);
+    FORWARD_IF_ERROR(stage_header_unpack(hb, &x, path, err, errlen));
+    uint64_t total = payload_bytes(x.rows, x.cols);
+    FAIL_IF(csize != STAGE_HEADER_SIZE + total, STAGE_ECORRUPT,
+            "%s: header says %" PRIu32 " x %" PRIu32 " (%" PRIu64 " payload bytes) but the "
+            "frame holds %llu", path, x.rows, x.cols, total, csize - STAGE_HEADER_SIZE);
+
+    FAIL_IF(f2mat_init(&mm, x.rows, x.cols) != 0, STAGE_ENOMEM,
+            "%s: out of memory for a %" PRIu32 " x %" PRIu32 " matrix", path, x.rows, x.cols);
+    have_m = 1;
+    size_t rowbytes = f2vec_words(x.cols) * 8;
+    uint64_t pos = 0;
+    FAIL_IF(!(chunk = malloc(CHUNK)), STAGE_ENOMEM, "%s: out of memory", path);
+    while (!done) {
+        ZSTD_outBuffer o = { chunk, CHUNK, 0 };
+        size_t in0 = in.pos;
+        size_t r = ZSTD_decompressStream(dc, &o, &in);
+        FAIL_IF(ZSTD_isError(r), STAGE_ECORRUPT, "%s: zstd: %s", path, ZSTD_getErrorName(r));
+        done = r == 0;
+        FAIL_IF(o.pos > total - pos, STAGE_ECORRUPT, "%s: more content than declared", path);
+        for (size_t k = 0; k < o.pos;) {   /* scatter into the padded rows */
+            uint64_t rix = pos / rowbytes;
+            size_t off = (size_t)(pos % rowbytes), n = rowbytes - off;
+            if (n > o.pos - k) n = o.pos - k;
+            memcpy((unsigned char *)f2mat_row(&mm, (uint32_t)rix) + off, chunk + k, n);
+            k += n;
+            pos += n;
+        }
+        FAIL_IF(!done && in.pos == in0 && o.pos == 0, STAGE_ECORRUPT, "%s: truncated", path);
+    }
+    FAIL_IF(pos != total, STAGE_ECORRUPT, "%s: content %" PRIu64 " bytes short", path, total - pos);
+    FAIL_IF(in.pos != in.size, STAGE_ECORRUPT, "%s: trailing data", path);
+
+    size_t words = rowbytes / 8;
+    uint64_t mask = x.cols & 63 ? ((uint64_t)1 << (x.cols & 63)) - 1 : ~(uint64_t)0;
+    for (uint32_t i = 0; i < x.rows && words; i++) {
+        uint64_t *rw = f2mat_row(&mm, i);
+        words_le(rw, words);
+        FAIL_IF(rw[words - 1] & ~mask, STAGE_ECORRUPT,
+                "%s: row %" PRIu32 " has bits set beyond column %" PRIu32, path, i, x.cols);
+    }
+    *h = x;
+    *m = mm;
+    have_m = 0;
+out:
+    if (have_m) f2mat_clear(&mm);
+    ZSTD_freeDCtx(dc);
+    free(file);
+    free(chunk);
+    return rc;
+}
+
+int stage_expect(const stage_header *h, int kind, int s, int t, uint64_t module_id,
+                 int algorithm, char *err, size_t errlen)
+{
+    int rc = STAGE_OK;
+    const char *fk = stage_kind_name(h->kind), *ek = stage_kind_name(kind);
+    const char *fa = stage_algorithm_name(h->algorithm), *ea = stage_algorithm_name(algorithm);
+    if (!fk) fk = "?";
+    if (!ek) ek = "?";
+    if (!fa) fa = "?";
+    if (!ea) ea = "?";
+    FAIL_IF(h->kind != kind || h->s != s || h->t != t, STAGE_EMISMATCH,
+            "stage file is %s (s,t)=(%d,%d), expected %s (%d,%d)", fk,
+            (int)h->s, (int)h->t, ek, s, t);
+    FAIL_IF(h->module_id != module_id, STAGE_EMISMATCH,
+            "stage file %s (%d,%d) is for module %016" PRIx64 ", expected %016" PRIx64
+            " (another module or module definition)", fk, s, t, h->module_id, module_id);
+    FAIL_IF(algorithm != STAGE_ALG_NONE && h->algorithm != algorithm, STAGE_EMISMATCH,
+            "stage file %s (%d,%d) was written by algorithm %s, expected %s", fk, s, t, fa, ea);
+out:
+    return rc;
+}
+
+/* ---- paths ----------------------------------------------------------------------------- */
+
+int stage_path(char *buf, size_t size, const char *outdir, int kind, int s, int t)
+{
+    const char *name = stage_kind_name(kind);
+    if (!buf || !outdir || !name) return STAGE_EINVAL;
+    int n = snprintf(buf, size, "%s/stages/%s/%d_%d.zst", outdir, name, s, t);
+    return n < 0 || (size_t)n >= size ? STAGE_EINVAL : STAGE_OK;
+}
+
+static int mkdir_p(const char *dir, char *err, size_t errlen)
+{
+    int rc = STAGE_OK;
+    char *p = strdup(dir);
+    struct stat st;
+    FAIL_IF(!p, STAGE_ENOMEM, "%s: out of memory", dir);
+    for (char *q = p + 1;; q++) {
+        if (*q != '/' && *q) continue;
+        char c = *q;
+        *q = 0;
+        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+            FAIL(errno == ENOENT ? STAGE_ENOENT : STAGE_EIO, "%s: mkdir: %s", p, strerror(errno));
+        *q = c;
+        if (!c) break;
+    }
+    FAIL_IF(stat(dir, &st) < 0 || !S_ISDIR(st.st_mode), STAGE_EIO, "%s: not a directory", dir);
+out:
+    free(p);
+    return rc;
+}
+
+int stage_mkdirs(const char *outdir, char *err, size_t errlen)
+{
+    int rc = STAGE_OK;
+    char buf[PATH_MAX];
+    FAIL_IF(!outdir || !*outdir, STAGE_EINVAL, "stage_mkdirs: empty output directory");
+    for (int k = STAGE_DIFFERENTIAL; k <= STAGE_MATRIX; k++) {
+        int n = snprintf(buf, sizeof buf, "%s/stages/%s", outdir, stage_kind_name(k));
+        FAIL_IF(n < 0 || (size_t)n >= sizeof buf, STAGE_EINVAL, "%s: path too long", outdir);
+        FORWARD_IF_ERROR(mkdir_p(buf, err, errlen));
+    }
+out:
+    return rc;
+}
+
+/* ---- text ------------------------------------------------------------------------------ */
+
+/* Rank by M4RI on a copy (bit order inside words does not change the rank). */
+static int64_t rank_of(const f2mat *m)
+{
+    if (!m->rows || !m->cols) return 0;
+    mzd_t *a = mzd_init((rci_t)m->rows, (rci_t)m->cols);
+    if (!a) return -1;
+    size_t words = f2vec_words(m->cols);
+    for (uint32_t i = 0; i < m->rows; i++) memcpy(mzd_row(a, (rci_t)i), f2mat_row(m, i), words * 8);
+    int64_t r = mzd_echelonize(a, 0);
+    mzd_free(a);
+    return r;
+}
+
+static void print_header(FILE *out, const char *path, const stage_header *h)
+{
+    fprintf(out, "file: %s\nversion: %u\nkind: %s\nprime: %" PRIu32 "\ns: %" PRId32 "\nt: %" PRId32
+            "\nrows: %" PRIu32 "\ncols: %" PRIu32 "\naux: %" PRIu32 "\nalgorithm: %s\n"
+            "module_id: 0x%016" PRIx64 "\n", path, h->version, stage_kind_name(h->kind), h->prime,
+            h->s, h->t, h->rows, h->cols, h->aux, stage_algorithm_name(h->algorithm), h->module_id);
+}
+
+int stage_print(FILE *out, const char *path, int summary, char *err, size_t errlen)
+{
+    int rc = STAGE_OK;
+    stage_header h;
+    f2mat m = { 0 };
+    char *line = NULL;
+    FORWARD_IF_ERROR(stage_read(path, &h, &m, err, errlen));
+    print_header(out, path, &h);
+    if (summary) {
+        uint64_t ones = 0, cells = (uint64_t)h.rows * h.cols;
+        size_t words = f2vec_words(h.cols);
+        for (uint32_t i = 0; i < h.rows; i++)
+            for (size_t k = 0; k < words; k++) ones += (uint64_t)__builtin_popcountll(f2mat_row(&m, i)[k]);
+        int64_t rank = rank_of(&m);
+        FAIL_IF(rank < 0, STAGE_ENOMEM, "%s: out of memory computing the rank", path);
+        fprintf(out, "shape: %" PRIu32 " x %" PRIu32 "\nrank: %" PRId64 "\n"
+                "density: %.6f (%" PRIu64 " of %" PRIu64 " entries)\n", h.rows, h.cols, rank,
+                cells ? (double)ones / (double)cells : 0.0, ones, cells);
+    } else if (h.cols) {
+        FAIL_IF(!(line = malloc((size_t)h.cols + 2)), STAGE_ENOMEM, "%s: out of memory", path);
+        for (uint32_t i = 0; i < h.rows; i++) {
+            for (uint32_t c = 0; c < h.cols; c++) line[c] = (char)('0' + f2mat_get(&m, i, c));
+            line[h.cols] = '\n';
+            fwrite(line, 1, (size_t)h.cols + 1, out);
+        }
+    }
+    FAIL_IF(ferror(out) || fflush(out) != 0, STAGE_EIO, "%s: error writing the listing", path);
+out:
+    free(line);
+    f2mat_clear(&m);
+    return rc;
+}
+
+static char *trim(char *p)
+{
+    while (*p == ' ' || *p == '\t') p++;
+    size_t n = strlen(p);
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\n' || p[n - 1] == '\r')) p[--n] = 0;
+    return p;
+}
+
+static int parse_u64(const char *v, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (!*v || *v == '-' || *v == '+') return -1;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 0);
+    if (errno || *end || x > max) return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_i32(const char *v, int32_t *out)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (!*v || errno || *end || x < INT32_MIN || x > INT32_MAX) return -1;
+    *out = (int32_t)x;
+    return 0;
+}
+
+static int parse_name(const char *v, const char *(*name)(int), int lo, int hi)
+{
+    for (int k = lo; k <= hi; k++)
+        if (!strcmp(v, name(k))) return k;
+    uint64_t x;
+    return parse_u64(v, (uint64_t)hi, &x) == 0 && x >= (uint64_t)lo ? (int)x : -1;
+}
+
+int stage_parse_matrix_text(FILE *in, stage_header *h, f2mat *m, char *err, size_t errlen)
+{
+    int rc = STAGE_OK, in_rows = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long lineno = 0;
+    uint64_t *buf = NULL, hrows = UINT64_MAX, hcols = UINT64_MAX, v;
+    size_t nrows = 0, bufcap = 0, words = 0, width = 0;
+    stage_header x = { .version = STAGE_FORMAT_VERSION, .kind = STAGE_MATRIX, .prime = 2 };
+    f2mat mm = { 0 };
+
+    FAIL_IF(!in || !m, STAGE_EINVAL, "stage_parse_matrix_text: NULL argument");
+    while ((len = getline(&line, &cap, in)) >= 0) {
+        lineno++;
+        FAIL_IF(strlen(line) != (size_t)len, STAGE_ECORRUPT, "line %ld: NUL byte", lineno);
+        char *p = trim(line), *colon = strchr(p, ':');
+        if (!*p || *p == '#') continue;
+        if (colon) {
+            FAIL_IF(in_rows, STAGE_ECORRUPT, "line %ld: 'key: value' after the matrix rows", lineno);
+            *colon = 0;
+            char *key = trim(p), *val = trim(colon + 1);
+            int bad = 0, k;
+            if (!strcmp(key, "version")) bad = parse_u64(val, 0xffff, &v) || v != STAGE_FORMAT_VERSION;
+            else if (!strcmp(key, "kind")) { k = parse_name(val, stage_kind_name, 1, 3); bad = k < 0; x.kind = (uint16_t)k; }
+            else if (!strcmp(key, "algorithm")) { k = parse_name(val, stage_algorithm_name, 0, 2); bad = k < 0; x.algorithm = (uint16_t)k; }
+            else if (!strcmp(key, "prime")) bad = parse_u64(val, UINT32_MAX, &v) || v != 2;
+            else if (!strcmp(key, "s")) bad = parse_i32(val, &x.s);
+            else if (!strcmp(key, "t")) bad = parse_i32(val, &x.t);
+            else if (!strcmp(key, "aux")) { bad = parse_u64(val, UINT32_MAX, &v); x.aux = (uint32_t)v; }
+            else if (!strcmp(key, "module_id")) bad = parse_u64(val, UINT64_MAX, &x.module_id);
+            else if (!strcmp(key, "rows")) bad = parse_u64(val, STAGE_MAX_DIM, &hrows);
+            else if (!strcmp(key, "cols")) bad = parse_u64(val, STAGE_MAX_DIM, &hcols);
+            /* other keys (file, shape, rank, density, ...) are informational */
+            FAIL_IF(bad, STAGE_ECORRUPT, "line %ld: bad value '%s' for %s", lineno, val, key);
+            continue;
+        }
+        size_t n = strlen(p);
+        FAIL_IF(strspn(p, "01") != n, STAGE_ECORRUPT,
+                "line %ld: a matrix row may only hold '0' and '1'", lineno);
+        if (!in_rows) {
+            in_rows = 1;
+            width = n;
+            words = f2vec_words((uint32_t)(n > STAGE_MAX_DIM ? STAGE_MAX_DIM : n));
+            FAIL_IF(n > STAGE_MAX_DIM, STAGE_ECORRUPT, "line %ld: row longer than 2^28", lineno);
+            FAIL_IF(hcols != UINT64_MAX && hcols != n, STAGE_ECORRUPT,
+                    "line %ld: row of %zu columns, header says cols: %" PRIu64, lineno, n, hcols);
+        }
+        FAIL_IF(n != width, STAGE_ECORRUPT, "line %ld: row of %zu columns, expected %zu",
+                lineno, n, width);
+        FAIL_IF(nrows >= STAGE_MAX_DIM || (hrows != UINT64_MAX && nrows >= hrows), STAGE_ECORRUPT,
+                "line %ld: too many rows", lineno);
+        FAIL_IF(memory_bytes((uint32_t)nrows + 1, (uint32_t)width) > STAGE_MAX_BYTES, STAGE_ECORRUPT,
+                "line %ld: matrix exceeds the 8 GiB cap", lineno);
+        if ((nrows + 1) * words > bufcap) {
+            size_t nc = bufcap ? 2 * bufcap : 64 * words;
+            uint64_t *nb = realloc(buf, nc * 8);
+            FAIL_IF(!nb, STAGE_ENOMEM, "line %ld: out of memory", lineno);
+            buf = nb;
+            bufcap = nc;
+        }
+        uint64_t *r = buf + nrows * words;
+        memset(r, 0, words * 8);
+        for (size_t c = 0; c < n; c++)
+            if (p[c] == '1') r[c >> 6] |= (uint64_t)1 << (c & 63);
+        nrows++;
+    }
+    FAIL_IF(ferror(in), STAGE_EIO, "error reading the matrix text");
+    if (hcols == UINT64_MAX) hcols = width;
+    if (hrows == UINT64_MAX) hrows = nrows;
+    FAIL_IF(hcols == 0 ? nrows != 0 : nrows != hrows, STAGE_ECORRUPT,
+            "header says rows: %" PRIu64 ", found %zu rows", hrows, nrows);
+    FAIL_IF(memory_bytes((uint32_t)hrows, (uint32_t)hcols) > STAGE_MAX_BYTES, STAGE_ECORRUPT,
+            "matrix exceeds the 8 GiB cap");
+    FAIL_IF(f2mat_init(&mm, (uint32_t)hrows, (uint32_t)hcols) != 0, STAGE_ENOMEM, "out of memory");
+    for (size_t i = 0; i < nrows; i++) memcpy(f2mat_row(&mm, (uint32_t)i), buf + i * words, words * 8);
+    x.rows = (uint32_t)hrows;
+    x.cols = (uint32_t)hcols;
+    if (h) *h = x;
+    *m = mm;
+out:
+    free(line);
+    free(buf);
+    return rc;
+}

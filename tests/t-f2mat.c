@@ -1,0 +1,241 @@
+/* t-f2mat.c — f2mat RREF / kernel / quasi-inverse against an independent byte-per-entry
+ * Gauss-Jordan written here. SEED=n in the environment reproduces a run. */
+#include "algebra/f2mat.h"
+#include "tests/tap.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t rng_state;
+/* splitmix64: xorshift alone is F2-linear, which caps the rank of the matrices it makes */
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+/* 1 with probability num/1024 */
+static int coin(unsigned num) { return (rnd() >> 54) < num; }
+
+/* ---- reference: unpacked bytes ---- */
+typedef struct { uint32_t r, c; uint8_t *e; } bmat;
+static bmat bm_new(uint32_t r, uint32_t c)
+{
+    bmat b = { r, c, calloc((size_t)r * c + 1, 1) };
+    if (!b.e) bail("oom");
+    return b;
+}
+#define BM(b, i, j) ((b).e[(size_t)(i) * (b).c + (j)])
+static bmat bm_from(const f2mat *m)
+{
+    bmat b = bm_new(m->rows, m->cols);
+    for (uint32_t i = 0; i < m->rows; i++)
+        for (uint32_t j = 0; j < m->cols; j++) BM(b, i, j) = (uint8_t)f2mat_get(m, i, j);
+    return b;
+}
+/* Textbook Gauss-Jordan by column; returns rank, piv[c] = row or -1. */
+static int bm_rref(bmat b, int32_t *piv)
+{
+    uint32_t rank = 0;
+    for (uint32_t c = 0; c < b.c; c++) {
+        piv[c] = -1;
+        uint32_t p = rank;
+        while (p < b.r && !BM(b, p, c)) p++;
+        if (p == b.r) continue;
+        for (uint32_t j = 0; j < b.c; j++) {
+            uint8_t t = BM(b, p, j); BM(b, p, j) = BM(b, rank, j); BM(b, rank, j) = t;
+        }
+        for (uint32_t i = 0; i < b.r; i++)
+            if (i != rank && BM(b, i, c))
+                for (uint32_t j = 0; j < b.c; j++) BM(b, i, j) ^= BM(b, rank, j);
+        piv[c] = (int32_t)rank++;
+    }
+    return (int)rank;
+}
+static int same_as(const f2mat *m, bmat b)
+{
+    if (m->rows != b.r || m->cols != b.c) return 0;
+    for (uint32_t i = 0; i < b.r; i++) {
+        for (uint32_t j = 0; j < b.c; j++)
+            if (f2mat_get(m, i, j) != BM(b, i, j)) return 0;
+        /* excess bits stay zero */
+        const uint64_t *row = f2mat_row(m, i);
+        for (uint32_t w = 0; w < m->stride; w++) {
+            uint64_t allowed = w < b.c / 64 ? ~0ULL
+                             : w == b.c / 64 ? ((1ULL << (b.c % 64)) - 1) : 0;
+            if (row[w] & ~allowed) return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---- random matrices ---- */
+static void must(int rc) { if (rc) bail("f2mat_init failed"); }
+static void fill_random(f2mat *m, unsigned dens)
+{
+    for (uint32_t i = 0; i < m->rows; i++)
+        for (uint32_t j = 0; j < m->cols; j++)
+            if (coin(dens)) f2mat_flip(m, i, j);
+}
+/* y (cols bits) ^= x · A */
+static void vec_mul(const f2mat *a, const uint64_t *x, uint64_t *y)
+{
+    for (uint32_t i = 0; i < a->rows; i++)
+        if (x[i >> 6] >> (i & 63) & 1) f2vec_xor(y, f2mat_row(a, i), f2vec_words(a->cols));
+}
+/* rows x cols of rank <= k: (rows x k)(k x cols) */
+static void fill_product(f2mat *m, uint32_t k, unsigned dens)
+{
+    f2mat l, r;
+    must(f2mat_init(&l, m->rows, k));
+    must(f2mat_init(&r, k, m->cols));
+    fill_random(&l, 512);
+    fill_random(&r, dens);
+    for (uint32_t i = 0; i < m->rows; i++) vec_mul(&r, f2mat_row(&l, i), f2mat_row(m, i));
+    f2mat_clear(&l);
+    f2mat_clear(&r);
+}
+
+static const char *method_name[] = { "auto", "naive", "m4ri", "pluq", "echelonize" };
+
+/* RREF by every method vs the reference; kernel and quasi-inverse of A. */
+static void check_matrix(const f2mat *a, const char *what)
+{
+    bmat ref = bm_from(a);
+    int32_t *rpiv = malloc(((size_t)a->cols + 1) * sizeof *rpiv);
+    int32_t *piv = malloc(((size_t)a->cols + 1) * sizeof *piv);
+    int rank = bm_rref(ref, rpiv);
+    int good = 1;
+    for (int meth = F2_RREF_AUTO; meth <= F2_RREF_ECHELONIZE; meth++) {
+        f2mat m;
+        must(f2mat_copy(&m, a));
+        memset(piv, 0x55, ((size_t)a->cols + 1) * sizeof *piv);
+        int r = f2mat_rref_with(&m, piv, (enum f2_rref_method)meth);
+        int ok_ = r == rank && same_as(&m, ref) && !memcmp(piv, rpiv, a->cols * sizeof *piv);
+        if (!ok_) diag("%s: method %s rank %d vs %d", what, method_name[meth], r, rank);
+        good &= ok_;
+        f2mat_clear(&m);
+    }
+
+    /* kernel and quasi-inverse from [A | 0 | I] */
+    f2mat aug, ker;
+    f2qi qi;
+    must(f2mat_augment_identity(&aug, a));
+    uint32_t seg = f2mat_segment_start(a->cols);
+    int32_t *apiv = malloc(((size_t)aug.cols + 1) * sizeof *apiv);
+    int arank = f2mat_rref(&aug, apiv);
+    if (arank != (int)a->rows) { diag("%s: aug rank %d", what, arank); good = 0; }
+    must(f2mat_kernel_from_rref(&aug, a->cols, (uint32_t)arank, apiv, &ker));
+    must(f2mat_quasi_inverse_from_rref(&aug, a->cols, (uint32_t)arank, apiv, &qi));
+    if (ker.rows != a->rows - (uint32_t)rank || ker.cols != a->rows) {
+        diag("%s: kernel %ux%u, want nullity %u", what, ker.rows, ker.cols, a->rows - rank);
+        good = 0;
+    }
+    size_t tw = f2vec_words(a->cols), sw = f2vec_words(a->rows);
+    uint64_t *y = calloc(tw + 1, 8), *y2 = calloc(tw + 1, 8), *x = calloc(sw + 1, 8);
+    for (uint32_t i = 0; i < ker.rows && good; i++) {
+        memset(y, 0, (tw + 1) * 8);
+        vec_mul(a, f2mat_row(&ker, i), y);
+        if (!f2vec_is_zero(y, tw)) { diag("%s: kernel row %u not in kernel", what, i); good = 0; }
+    }
+    bmat kb = bm_from(&ker);
+    int32_t *kpiv = malloc(((size_t)ker.cols + 1) * sizeof *kpiv);
+    if (bm_rref(kb, kpiv) != (int)ker.rows) { diag("%s: kernel rows dependent", what); good = 0; }
+    if (good && !same_as(&ker, kb)) { diag("%s: kernel not in RREF", what); good = 0; }
+    if (qi.src_dim != a->rows || qi.tgt_dim != a->cols || qi.preimage.rows != (uint32_t)rank) {
+        diag("%s: qi dims", what);
+        good = 0;
+    }
+    for (int t = 0; t < 8 && good; t++) {
+        memset(x, 0, (sw + 1) * 8);
+        memset(y, 0, (tw + 1) * 8);
+        for (uint32_t i = 0; i < a->rows; i++)
+            if (coin(t & 1 ? 512 : 40)) x[i >> 6] |= 1ULL << (i & 63);
+        vec_mul(a, x, y);
+        memset(x, 0, (sw + 1) * 8);
+        f2qi_apply(&qi, y, x);
+        memset(y2, 0, (tw + 1) * 8);
+        vec_mul(a, x, y2);
+        if (memcmp(y, y2, tw * 8)) { diag("%s: QI(y)·A != y", what); good = 0; }
+    }
+    ok(good, "%s rank %d (seg %u)", what, rank, seg);
+    free(ref.e); free(kb.e); free(rpiv); free(piv); free(apiv); free(kpiv);
+    free(x); free(y); free(y2);
+    f2mat_clear(&aug); f2mat_clear(&ker); f2qi_clear(&qi);
+}
+
+int main(void)
+{
+    const char *s = getenv("SEED");
+    uint64_t seed = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL);
+    diag("SEED=%llu", (unsigned long long)seed);
+    rng_state = seed;
+    plan_lazy();
+
+    /* basics */
+    {
+        f2mat z, c;
+        int good = !f2mat_init(&z, 0, 0) && z.data && z.stride == 0;
+        good &= !f2mat_init(&c, 3, 0) && c.stride == 0;
+        f2mat_clear(&c);
+        good &= !f2mat_init(&c, 2, 65) && c.stride == 8 && ((uintptr_t)c.data & 63) == 0;
+        f2mat_set(&c, 1, 64, 1);
+        f2mat_set(&c, 1, 3, 1);
+        f2mat_set(&c, 1, 3, 1);
+        good &= f2mat_popcount_row(&c, 1) == 2 && f2mat_popcount_row(&c, 0) == 0;
+        good &= f2vec_is_zero(f2mat_row(&c, 0), 2) && !f2vec_is_zero(f2mat_row(&c, 1), 2);
+        f2mat d;
+        good &= !f2mat_copy(&d, &c) && f2mat_equal(&c, &d);
+        f2mat_flip(&d, 0, 0);
+        good &= !f2mat_equal(&c, &d) && !f2mat_equal(&c, &z);
+        f2mat_clear(&d);
+        good &= !f2mat_init(&d, 1000, 513) && d.stride == 16;
+        f2mat_clear(&c); f2mat_clear(&d); f2mat_clear(&z);
+        f2mat_clear(&z);   /* idempotent */
+        ok(good, "init/copy/equal/popcount/is_zero basics");
+    }
+
+    static const uint32_t sz[] = { 0, 1, 63, 64, 65, 127, 128, 129 };
+    const int nsz = (int)(sizeof sz / sizeof sz[0]);
+    char what[96];
+    for (int i = 0; i < nsz; i++)
+        for (int j = 0; j < nsz; j++) {
+            uint32_t r = sz[i], c = sz[j];
+            f2mat a;
+            unsigned dens = (unsigned[]){ 512, 60, 8 }[(i + j) % 3];
+            for (int d = 0; d < 3; d++) {
+                unsigned dd = (unsigned[]){ 512, 60, 8 }[d];
+                must(f2mat_init(&a, r, c));
+                fill_random(&a, dd);
+                snprintf(what, sizeof what, "random %ux%u dens %u/1024", r, c, dd);
+                check_matrix(&a, what);
+                f2mat_clear(&a);
+            }
+
+            uint32_t mn = r < c ? r : c;
+            uint32_t k = mn ? (uint32_t)(rnd() % mn) : 0;
+            must(f2mat_init(&a, r, c));
+            fill_product(&a, k, dens);
+            snprintf(what, sizeof what, "product %ux%u inner %u", r, c, k);
+            check_matrix(&a, what);
+            f2mat_clear(&a);
+        }
+
+    /* larger / flat shapes, incl. one with structured zero columns */
+    static const uint32_t big[][3] = { { 300, 517, 512 }, { 517, 300, 100 }, { 40, 5000, 512 },
+                                       { 130, 3000, 30 }, { 200, 200, 0 } };
+    for (size_t t = 0; t < sizeof big / sizeof big[0]; t++) {
+        f2mat a;
+        must(f2mat_init(&a, big[t][0], big[t][1]));
+        if (big[t][2]) fill_random(&a, big[t][2]);
+        else fill_product(&a, 150, 512);
+        for (uint32_t i = 0; i < a.rows; i++)   /* zero a band of columns */
+            for (uint32_t cc = 64; cc < 160 && cc < a.cols; cc++) f2mat_set(&a, i, cc, 0);
+        snprintf(what, sizeof what, "large %ux%u", a.rows, a.cols);
+        check_matrix(&a, what);
+        f2mat_clear(&a);
+    }
+    return done_testing();
+}

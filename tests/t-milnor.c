@@ -1,0 +1,515 @@
+/* t-milnor.c — TAP tests of the Milnor basis, its index, product and profiles (algebra/milnor.c).
+ * Env: EXTFLOW_REFERENCE (default ../shared/reference), SEED (random tests; default time). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "algebra/milnor.h"
+#include "tests/tap.h"
+
+#define VW 64                        /* words of a test vector: 4096 bits, dim A_d <= 4096 */
+#define INDEX_DEG 130                /* index round trip through this degree */
+
+static milnor_basis A;               /* the whole algebra through INDEX_DEG */
+
+static void skip(const char *why)
+{
+    printf("ok %d # SKIP %s\n", ++tap_count, why);
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static milnor_elt sq1(uint32_t n)
+{
+    milnor_elt e;
+    milnor_elt_set(&e, &n, 1);
+    return e;
+}
+
+/* Parses "Sq(a,b,...)" at *s into e; advances *s. */
+static void parse_elt(const char **s, milnor_elt *e)
+{
+    uint32_t r[MILNOR_MAX_LEN] = {0};
+    int n = 0;
+    const char *p = strchr(*s, '(') + 1;
+    while (*p != ')') {
+        char *end;
+        r[n++] = (uint32_t)strtoul(p, &end, 10);
+        p = *end == ',' ? end + 1 : end;
+    }
+    milnor_elt_set(e, r, n);
+    *s = p + 1;
+}
+
+/* "Sq(3) + Sq(0,1)" or "0" as a packed vector over the basis of degree d. */
+static void parse_sum(const char *s, deg_t d, uint64_t *v)
+{
+    memset(v, 0, VW * sizeof *v);
+    while ((s = strstr(s, "Sq("))) {
+        milnor_elt e;
+        parse_elt(&s, &e);
+        if (e.degree != d) { v[VW - 1] ^= 1; continue; }   /* poison: wrong degree */
+        uint32_t k = milnor_index(&A, &e);
+        v[k >> 6] ^= 1ull << (k & 63);
+    }
+}
+
+static int vec_eq(const uint64_t *a, const uint64_t *b)
+{
+    return memcmp(a, b, VW * sizeof *a) == 0;
+}
+
+static void product(const milnor_elt *R, const milnor_elt *S, uint64_t *v)
+{
+    memset(v, 0, VW * sizeof *v);
+    milnor_mul_into(&A, R, S, v, 0);
+}
+
+/* v ^= x·S for x = sum of the basis elements of degree dx set in xv. */
+static void product_left_vec(deg_t dx, const uint64_t *xv, const milnor_elt *S, uint64_t *v)
+{
+    for (uint32_t k = 0; k < A.dim[dx]; ++k)
+        if (xv[k >> 6] >> (k & 63) & 1) milnor_mul_into(&A, &A.elts[dx][k], S, v, 0);
+}
+
+/* v ^= R·y for y = sum of the basis elements of degree dy set in yv. */
+static void product_right_vec(const milnor_elt *R, deg_t dy, const uint64_t *yv, uint64_t *v)
+{
+    for (uint32_t k = 0; k < A.dim[dy]; ++k)
+        if (yv[k >> 6] >> (k & 63) & 1) milnor_mul_into(&A, R, &A.elts[dy][k], v, 0);
+}
+
+static const milnor_elt *random_elt(deg_t d)
+{
+    return &A.elts[d][rnd() % A.dim[d]];
+}
+
+/* ---------------------------------------------------------------- dimensions */
+
+static void test_reference_dims(void)
+{
+    const char *ref = getenv("EXTFLOW_REFERENCE");
+    char path[1024], line[256];
+    snprintf(path, sizeof path, "%s/sseq-benchmarks/algebra_dim", ref ? ref : "../shared/reference");
+    FILE *f = fopen(path, "r");
+    if (!f) { skip("no reference algebra_dim (set EXTFLOW_REFERENCE)"); return; }
+    int checked = 0, bad = 0;
+    while (fgets(line, sizeof line, f)) {
+        int n;
+        unsigned k;
+        if (sscanf(line, "dim A_%d = %u", &n, &k) != 2 || n > INDEX_DEG) continue;
+        ++checked;
+        if (A.dim[n] != k) { ++bad; diag("dim A_%d: got %u, want %u", n, A.dim[n], k); }
+    }
+    fclose(f);
+    ok(checked == 126 && bad == 0, "dims of A in degrees 0..125 match algebra_dim (%d lines)", checked);
+}
+
+static void test_first_degrees(void)
+{
+    static const char *want[] = {"Sq()", "Sq(1)", "Sq(2)", "Sq(3) Sq(0,1)", "Sq(4) Sq(1,1)",
+        "Sq(5) Sq(2,1)", "Sq(6) Sq(3,1) Sq(0,2)", "Sq(7) Sq(4,1) Sq(1,2) Sq(0,0,1)",
+        "Sq(8) Sq(5,1) Sq(2,2) Sq(1,0,1)", "Sq(9) Sq(6,1) Sq(3,2) Sq(0,3) Sq(2,0,1)",
+        "Sq(10) Sq(7,1) Sq(4,2) Sq(1,3) Sq(3,0,1) Sq(0,1,1)"};
+    int bad = 0;
+    for (int d = 0; d <= 10; ++d) {
+        char got[256] = "", buf[64];
+        for (uint32_t k = 0; k < A.dim[d]; ++k) {
+            if (k) strcat(got, " ");
+            strcat(got, milnor_elt_format(&A.elts[d][k], buf, sizeof buf));
+        }
+        if (strcmp(got, want[d])) { ++bad; diag("degree %d: %s", d, got); }
+    }
+    ok(bad == 0, "basis order in degrees 0..10 as in algorithms.md §1.3");
+}
+
+static deg_t profile_total(const milnor_profile *p, uint64_t *total, uint32_t *top_dim)
+{
+    milnor_basis B;
+    deg_t top = milnor_profile_top_degree(p);
+    if (milnor_basis_init(&B, top, p) < 0) return -1;
+    *total = 0;
+    for (deg_t d = 0; d <= top; ++d) *total += B.dim[d];
+    *top_dim = B.dim[top];
+    milnor_basis_clear(&B);
+    return top;
+}
+
+static void test_an_dims(void)
+{
+    static const uint64_t want[] = {2, 8, 64, 1024};
+    for (int n = 0; n <= 3; ++n) {
+        milnor_profile p = milnor_profile_an(n);
+        uint64_t total;
+        uint32_t top_dim;
+        deg_t top = profile_total(&p, &total, &top_dim);
+        ok(total == want[n] && top_dim == 1, "A(%d): total dim %llu, top degree %d of dim %u",
+           n, (unsigned long long)total, top, top_dim);
+    }
+}
+
+/* ---------------------------------------------------------------- index */
+
+static void test_index_roundtrip(void)
+{
+    int bad = 0;
+    uint64_t count = 0;
+    for (deg_t d = 0; d <= INDEX_DEG; ++d)
+        for (uint32_t k = 0; k < A.dim[d]; ++k, ++count)
+            if (milnor_index(&A, &A.elts[d][k]) != k) ++bad;
+    ok(bad == 0, "milnor_index round trip on all %llu elements of degree <= %d",
+       (unsigned long long)count, INDEX_DEG);
+}
+
+/* ---------------------------------------------------------------- products */
+
+static void test_examples(void)
+{
+    static const char *table[][3] = {
+        {"Sq(1)", "Sq(1)", "0"},
+        {"Sq(1)", "Sq(2)", "Sq(3)"},
+        {"Sq(2)", "Sq(1)", "Sq(3) + Sq(0,1)"},
+        {"Sq(2)", "Sq(2)", "Sq(1,1)"},
+        {"Sq(4)", "Sq(2)", "Sq(6) + Sq(3,1) + Sq(0,2)"},
+        {"Sq(2)", "Sq(4)", "Sq(6) + Sq(3,1)"},
+        {"Sq(4)", "Sq(4)", "Sq(2,2)"},
+        {"Sq(3)", "Sq(2)", "0"},
+        {"Sq(0,1)", "Sq(2)", "Sq(2,1)"},
+        {"Sq(1,4)", "Sq(2,4)", "Sq(1,4,2) + Sq(3,3,0,1)"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof *table; ++i) {
+        const char *a = table[i][0], *b = table[i][1];
+        milnor_elt R, S;
+        uint64_t got[VW], want[VW];
+        parse_elt(&a, &R);
+        parse_elt(&b, &S);
+        product(&R, &S, got);
+        parse_sum(table[i][2], R.degree + S.degree, want);
+        ok(vec_eq(got, want), "%s·%s = %s", table[i][0], table[i][1], table[i][2]);
+    }
+}
+
+static void test_associativity(int n)
+{
+    int bad = 0;
+    for (int it = 0; it < n; ++it) {
+        deg_t da = (deg_t)(rnd() % 41), db = (deg_t)(rnd() % (41 - da)),
+              dc = (deg_t)(rnd() % (41 - da - db));
+        const milnor_elt *a = random_elt(da), *b = random_elt(db), *c = random_elt(dc);
+        uint64_t ab[VW], bc[VW], l[VW] = {0}, r[VW] = {0};
+        product(a, b, ab);
+        product(b, c, bc);
+        product_left_vec(da + db, ab, c, l);
+        product_right_vec(a, db + dc, bc, r);
+        if (!vec_eq(l, r) && ++bad <= 5) {
+            char x[64], y[64], z[64];
+            diag("(ab)c != a(bc) for %s %s %s", milnor_elt_format(a, x, 64),
+                 milnor_elt_format(b, y, 64), milnor_elt_format(c, z, 64));
+        }
+    }
+    ok(bad == 0, "associativity on %d random triples of total degree <= 40", n);
+}
+
+/* binom(n, k) mod 2 by Lucas' theorem, digit by digit. */
+static int binom2(int64_t n, int64_t k)
+{
+    if (k < 0 || n < 0 || k > n) return 0;
+    for (; k; n >>= 1, k >>= 1)
+        if ((k & 1) && !(n & 1)) return 0;
+    return 1;
+}
+
+static void test_adem(void)
+{
+    int bad = 0, count = 0;
+    for (int a = 1; a <= 30; ++a)
+        for (int b = 1; a + b <= 30; ++b) {
+            if (a >= 2 * b) continue;
+            milnor_elt sa = sq1((uint32_t)a), sb = sq1((uint32_t)b);
+            uint64_t l[VW], r[VW] = {0};
+            product(&sa, &sb, l);
+            for (int j = 0; j <= a / 2; ++j) {
+                if (!binom2(b - 1 - j, a - 2 * j)) continue;
+                milnor_elt x = sq1((uint32_t)(a + b - j)), y = sq1((uint32_t)j);
+                milnor_mul_into(&A, &x, &y, r, 0);
+            }
+            ++count;
+            if (!vec_eq(l, r)) { ++bad; diag("Adem relation fails for Sq^%d Sq^%d", a, b); }
+        }
+    ok(bad == 0, "Adem relations Sq^a Sq^b, a < 2b, a + b <= 30 (%d relations)", count);
+}
+
+/* Brute force: all Milnor matrices by nested search, coefficients by Lucas. */
+typedef struct brute {
+    uint32_t x[MILNOR_MAX_LEN + 1][MILNOR_MAX_LEN + 1];
+    const milnor_elt *R, *S;
+    uint64_t *out;
+} brute;
+
+/* multinomial(e_1..e_m) mod 2 = prod_k binom(e_1 + .. + e_k, e_k). */
+static int multinomial2(const uint32_t *e, int m)
+{
+    int64_t s = 0;
+    for (int k = 0; k < m; ++k) {
+        s += e[k];
+        if (!binom2(s, e[k])) return 0;
+    }
+    return 1;
+}
+
+static void brute_finish(brute *b)
+{
+    int rows = (int)b->R->len + 1, cols = (int)b->S->len + 1;
+    for (int j = 1; j < cols; ++j) {
+        int64_t free_part = b->S->r[j - 1];
+        for (int i = 1; i < rows; ++i) free_part -= b->x[i][j];
+        if (free_part < 0) return;
+        b->x[0][j] = (uint32_t)free_part;
+    }
+    uint32_t t[2 * MILNOR_MAX_LEN + 2] = {0};
+    int len = 0;
+    for (int n = 1; n < rows + cols - 1; ++n) {
+        uint32_t e[MILNOR_MAX_LEN + 1];
+        int m = 0;
+        for (int i = 0; i < rows; ++i)
+            if (n - i >= 0 && n - i < cols) e[m++] = b->x[i][n - i];
+        if (!multinomial2(e, m)) return;
+        for (int k = 0; k < m; ++k) t[n - 1] += e[k];
+        if (t[n - 1]) len = n;
+    }
+    milnor_elt T;
+    milnor_elt_set(&T, t, len);
+    uint32_t k = milnor_index(&A, &T);
+    b->out[k >> 6] ^= 1ull << (k & 63);
+}
+
+/* Chooses x_ij for row i, column j onwards; rem = weight of row i still unassigned. */
+static void brute_rec(brute *b, int i, int j, uint32_t rem)
+{
+    int rows = (int)b->R->len + 1, cols = (int)b->S->len + 1;
+    if (i == rows) { brute_finish(b); return; }
+    if (j == cols) {
+        b->x[i][0] = rem;
+        brute_rec(b, i + 1, 1, i + 1 < rows ? b->R->r[i] : 0);
+        return;
+    }
+    for (uint32_t v = 0; v << j <= rem; ++v) {
+        b->x[i][j] = v;
+        brute_rec(b, i, j + 1, rem - (v << j));
+    }
+}
+
+static void brute_product(const milnor_elt *R, const milnor_elt *S, uint64_t *v)
+{
+    brute b;
+    memset(&b, 0, sizeof b);
+    memset(v, 0, VW * sizeof *v);
+    b.R = R;
+    b.S = S;
+    b.out = v;
+    brute_rec(&b, 1, 1, R->len ? R->r[0] : 0);
+}
+
+static void test_brute_force(deg_t maxdeg)
+{
+    int bad = 0, count = 0;
+    for (deg_t dr = 0; dr <= maxdeg; ++dr)
+        for (deg_t ds = 0; dr + ds <= maxdeg; ++ds)
+            for (uint32_t i = 0; i < A.dim[dr]; ++i)
+                for (uint32_t k = 0; k < A.dim[ds]; ++k) {
+                    const milnor_elt *R = &A.elts[dr][i], *S = &A.elts[ds][k];
+                    uint64_t got[VW], want[VW];
+                    product(R, S, got);
+                    brute_product(R, S, want);
+                    ++count;
+                    if (!vec_eq(got, want) && ++bad <= 5) {
+                        char x[64], y[64];
+                        diag("%s·%s differs from brute force", milnor_elt_format(R, x, 64),
+                             milnor_elt_format(S, y, 64));
+                    }
+                }
+    ok(bad == 0, "matrix enumeration = brute-force formula on all %d products of degree <= %d",
+       count, maxdeg);
+}
+
+/* Collects the terms of milnor_mul_each into a vector. */
+static void emit_to_vec(const milnor_elt *T, void *ctx)
+{
+    uint64_t *v = ctx;
+    uint32_t k = milnor_index(&A, T);
+    v[k >> 6] ^= 1ull << (k & 63);
+}
+
+static void test_mul_each(deg_t maxdeg)
+{
+    int bad = 0;
+    for (int it = 0; it < 2000; ++it) {
+        deg_t dr = (deg_t)(rnd() % (maxdeg + 1)), ds = (deg_t)(rnd() % (maxdeg + 1 - dr));
+        const milnor_elt *R = random_elt(dr), *S = random_elt(ds);
+        uint64_t a[VW], b[VW] = {0};
+        product(R, S, a);
+        milnor_mul_each(R, S, emit_to_vec, b);
+        bad += !vec_eq(a, b);
+    }
+    ok(bad == 0, "milnor_mul_each agrees with milnor_mul_into on 2000 random pairs");
+}
+
+#define BATCH_ROWS 300
+#define BATCH_TERMS 6
+#define BATCH_STRIDE 24              /* words: offsets < 1200 plus dim A_40 = 82 bits */
+
+static void test_batch(void)
+{
+    static milnor_row_job jobs[BATCH_ROWS];
+    static milnor_term terms[BATCH_ROWS * BATCH_TERMS];
+    static uint64_t rows[BATCH_ROWS * BATCH_STRIDE], want[BATCH_ROWS * BATCH_STRIDE];
+    uint32_t nt = 0;
+    memset(rows, 0, sizeof rows);
+    memset(want, 0, sizeof want);
+    for (int i = 0; i < BATCH_ROWS; ++i) {
+        milnor_row_job *j = &jobs[i];
+        j->r_deg = (uint32_t)(rnd() % 21);
+        j->r_idx = (uint32_t)(rnd() % A.dim[j->r_deg]);
+        j->first_term = nt;
+        j->n_terms = (uint32_t)(rnd() % (BATCH_TERMS + 1));
+        for (uint32_t k = 0; k < j->n_terms; ++k, ++nt) {
+            milnor_term *t = &terms[nt];
+            t->s_deg = (uint32_t)(rnd() % 21);
+            t->s_idx = (uint32_t)(rnd() % A.dim[t->s_deg]);
+            t->col_offset = (uint32_t)(rnd() % 1200);
+            milnor_mul_into(&A, &A.elts[j->r_deg][j->r_idx], &A.elts[t->s_deg][t->s_idx],
+                            want + (size_t)i * BATCH_STRIDE, t->col_offset);
+        }
+    }
+    milnor_mul_batch(&A, jobs, BATCH_ROWS, terms, rows, BATCH_STRIDE);
+    ok(memcmp(rows, want, sizeof rows) == 0,
+       "milnor_mul_batch = one-by-one milnor_mul_into (%d rows, %u terms)", BATCH_ROWS, nt);
+}
+
+/* ---------------------------------------------------------------- profiles */
+
+static void test_nassau_sequence(void)
+{
+    static const int seq[][6] = {{0}, {1, 1}, {2, 1, 1}, {2, 2, 1}, {3, 2, 1, 1}, {3, 2, 2, 1},
+        {3, 3, 2, 1}, {4, 3, 2, 1, 1}, {4, 3, 2, 2, 1}, {4, 3, 3, 2, 1}, {4, 4, 3, 2, 1},
+        {5, 4, 3, 2, 1, 1}};           /* seq[k] = {len, h...} */
+    static const deg_t top[] = {0, 1, 4, 6, 13, 19, 23, 38, 52, 64, 72, 103};
+    milnor_profile p = milnor_profile_full();
+    p.truncated = 1;
+    int bad_seq = 0, bad_top = 0, bad_dim = 0;
+    for (int k = 0; k < 12; ++k) {
+        int same = p.len == seq[k][0];
+        for (int i = 0; same && i < p.len; ++i) same = p.h[i] == seq[k][i + 1];
+        bad_seq += !same;
+        bad_top += milnor_profile_top_degree(&p) != top[k];
+        uint64_t total;
+        uint32_t top_dim;
+        int hsum = 0;
+        for (int i = 0; i < p.len; ++i) hsum += p.h[i];
+        profile_total(&p, &total, &top_dim);
+        bad_dim += !milnor_profile_is_valid(&p) || total != 1ull << hsum || top_dim != 1;
+        milnor_profile_next_nassau(&p);
+    }
+    ok(bad_seq == 0, "next_nassau: [] [1] [1,1] [2,1] [2,1,1] ... [4,3,2,1] [4,3,2,1,1]");
+    ok(bad_top == 0, "top_degree matches the §5.2 table");
+    ok(bad_dim == 0, "Nassau profiles are valid, of dimension 2^sum(h), one top element");
+}
+
+static milnor_profile make_profile(int truncated, int len, const int *h)
+{
+    milnor_profile p = milnor_profile_full();
+    p.truncated = truncated;
+    p.len = len;
+    for (int i = 0; i < len; ++i) p.h[i] = (uint8_t)h[i];
+    return p;
+}
+
+static void test_profile_validity(void)
+{
+    int good = 1;
+    for (int n = 0; n < 6; ++n) {
+        milnor_profile p = milnor_profile_an(n);
+        good &= milnor_profile_is_valid(&p);
+    }
+    milnor_profile full = milnor_profile_full();
+    good &= milnor_profile_is_valid(&full);
+    ok(good, "is_valid accepts A(0)..A(5) and A");
+    static const int h12[] = {1, 2}, h2[] = {2}, h31[] = {3, 1}, h221[] = {2, 2, 1};
+    milnor_profile p12 = make_profile(1, 2, h12), p2 = make_profile(1, 1, h2),
+                   p31 = make_profile(1, 2, h31), p221 = make_profile(1, 3, h221);
+    ok(!milnor_profile_is_valid(&p12) && !milnor_profile_is_valid(&p2) &&
+       !milnor_profile_is_valid(&p31) && milnor_profile_is_valid(&p221),
+       "is_valid rejects [1,2], [2], [3,1] (truncated), accepts [2,2,1]");
+    milnor_profile a1 = milnor_profile_an(1);
+    milnor_elt x = sq1(3), y = sq1(4);
+    ok(milnor_profile_slot_max(&a1, 0) == 3 && milnor_profile_slot_max(&a1, 2) == 0 &&
+       milnor_profile_slot_max(&full, 3) == UINT32_MAX && milnor_profile_contains(&a1, &x) &&
+       !milnor_profile_contains(&a1, &y), "slot_max and contains on A(1) and A");
+}
+
+/* Products inside A(2): terms stay in A(2); the profile basis's index agrees with its list. */
+static void test_profile_products(void)
+{
+    milnor_profile p = milnor_profile_an(2);
+    milnor_basis B;
+    if (milnor_basis_init(&B, milnor_profile_top_degree(&p), &p) < 0) bail("init A(2)");
+    int bad = 0;
+    for (deg_t d = 0; d <= B.max_degree; ++d)
+        for (uint32_t k = 0; k < B.dim[d]; ++k) bad += milnor_index(&B, &B.elts[d][k]) != k;
+    for (deg_t dr = 0; dr <= B.max_degree; ++dr)
+        for (deg_t ds = 0; dr + ds <= B.max_degree; ++ds)
+            for (uint32_t i = 0; i < B.dim[dr]; ++i)
+                for (uint32_t k = 0; k < B.dim[ds]; ++k) {
+                    const milnor_elt *R = &B.elts[dr][i], *S = &B.elts[ds][k];
+                    uint64_t sub[VW] = {0}, full[VW], mapped[VW] = {0};
+                    milnor_mul_into(&B, R, S, sub, 0);
+                    product(R, S, full);
+                    deg_t d = dr + ds;
+                    for (uint32_t j = 0; j < B.dim[d]; ++j)       /* sub -> full basis */
+                        if (sub[j >> 6] >> (j & 63) & 1) {
+                            uint32_t f = milnor_index(&A, &B.elts[d][j]);
+                            mapped[f >> 6] ^= 1ull << (f & 63);
+                        }
+                    bad += !vec_eq(mapped, full);
+                }
+    milnor_basis_clear(&B);
+    ok(bad == 0, "A(2) basis: hash index round trip, products agree with those in A");
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(void)
+{
+    const char *seed = getenv("SEED");
+    rng_state = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
+    if (!rng_state) rng_state = 1;
+    plan_lazy();
+    diag("SEED=%llu", (unsigned long long)rng_state);
+    if (milnor_basis_init(&A, INDEX_DEG, NULL) < 0) bail("milnor_basis_init failed");
+    test_reference_dims();
+    test_first_degrees();
+    test_an_dims();
+    test_index_roundtrip();
+    test_examples();
+    test_associativity(20000);
+    test_adem();
+    test_brute_force(24);
+    test_mul_each(40);
+    test_batch();
+    test_nassau_sequence();
+    test_profile_validity();
+    test_profile_products();
+    milnor_basis_clear(&A);
+    return done_testing();
+}

@@ -1,0 +1,282 @@
+/* extflow — command-line front end: resolve, algebra, inspect.
+ * Exit status: 0 success, 1 runtime failure, 2 usage error. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "runtime/rt.h"
+#include "stages/report.h"
+#include "stages/stagefile.h"
+
+#define MAX_STEM 1000
+
+static const char *usage_text =
+    "usage: extflow <command> [options]\n"
+    "\n"
+    "Computes Ext_A^{s,t}(M, F2) over the mod 2 Steenrod algebra A by a minimal resolution.\n"
+    "\n"
+    "commands:\n"
+    "  resolve    resolve a module; writes DIR/ext.csv, DIR/chart.txt, DIR/chart.svg and\n"
+    "             per-bidegree stage files under DIR/stages/ (a rerun resumes from them)\n"
+    "      --module NAME      module to resolve (default S_2, the sphere; the only one so far)\n"
+    "      --stem N           every bidegree with stem n = t - s <= N (default 40)\n"
+    "      --max-s S          and s <= S (default N/2 + 2, above the vanishing line)\n"
+    "      --max-t T          instead: every bidegree with t <= T (and s <= S)\n"
+    "      --algorithm NAME   standard (default)\n"
+    "      --out DIR          output directory (default out/S_2)\n"
+    "      --sseq-formats     also write differentials.txt, num_gens.txt, resolution_size.txt\n"
+    "      --quiet            no progress line\n"
+    "  algebra    --max-degree N: print degree,dim of the Milnor basis of A as CSV\n"
+    "  inspect    FILE [--summary]: print a stage file's header and matrix (or shape, rank,\n"
+    "             density)\n"
+    "  pack       TEXT FILE: write the matrix of an inspect-style text file as a stage file\n"
+    "  help       this text\n"
+    "\n"
+    "environment: STARPU_SCHED (lws, eager, ws, prio, dmda, dmdas, ...) and STARPU_NCPU change\n"
+    "the order of work only, never a result; STARPU_HOME holds StarPU's performance models.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "extflow: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'extflow help'.\n");
+    return 2;
+}
+
+/* Strict non-negative integer: digits only, no trailing garbage, <= max. */
+static int parse_count(const char *s, long max, long *out)
+{
+    if (!s || !*s) return -1;
+    for (const char *p = s; *p; p++)
+        if (*p < '0' || *p > '9') return -1;
+    errno = 0;
+    long v = strtol(s, NULL, 10);
+    if (errno || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+static int cmd_algebra(int argc, char **argv)
+{
+    long maxd = -1;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--max-degree") && i + 1 < argc) {
+            if (parse_count(argv[++i], MILNOR_MAX_DEGREE, &maxd) != 0)
+                return usage_error("--max-degree wants an integer from 0 to 2046, not '%s'", argv[i]);
+        } else if (!strcmp(argv[i], "--help")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else
+            return usage_error("algebra: unknown or incomplete option '%s'", argv[i]);
+    }
+    if (maxd < 0) return usage_error("algebra: --max-degree N is required%s", "");
+    milnor_basis A;
+    if (milnor_basis_init(&A, (deg_t)maxd, NULL) != 0) {
+        fprintf(stderr, "extflow: out of memory\n");
+        return 1;
+    }
+    printf("degree,dim\n");
+    for (deg_t d = 0; d <= maxd; d++) printf("%d,%u\n", d, A.dim[d]);
+    milnor_basis_clear(&A);
+    return 0;
+}
+
+static int cmd_inspect(int argc, char **argv)
+{
+    const char *file = NULL;
+    int summary = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--summary")) summary = 1;
+        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("inspect: unknown option '%s'", argv[i]);
+        else if (!file) file = argv[i];
+        else return usage_error("inspect: one file at a time ('%s')", argv[i]);
+    }
+    if (!file) return usage_error("inspect: FILE is required%s", "");
+    char err[600];
+    if (stage_print(stdout, file, summary, err, sizeof err) != STAGE_OK) {
+        fprintf(stderr, "extflow: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_pack(int argc, char **argv)
+{
+    if (argc != 2) return usage_error("pack: TEXT FILE expected%s", "");
+    FILE *in = strcmp(argv[0], "-") ? fopen(argv[0], "r") : stdin;
+    if (!in) {
+        fprintf(stderr, "extflow: cannot open %s: %s\n", argv[0], strerror(errno));
+        return 1;
+    }
+    stage_header h = { .kind = STAGE_MATRIX };
+    f2mat m;
+    char err[600];
+    int rc = stage_parse_matrix_text(in, &h, &m, err, sizeof err);
+    if (in != stdin) fclose(in);
+    if (rc != STAGE_OK) {
+        fprintf(stderr, "extflow: %s\n", err);
+        return 1;
+    }
+    rc = stage_write(argv[1], &h, &m, err, sizeof err);
+    f2mat_clear(&m);
+    if (rc != STAGE_OK) {
+        fprintf(stderr, "extflow: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* One writer per output directory: an fcntl lock on DIR/.lock, which holds the pid. */
+static int lock_outdir(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "extflow: cannot create %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+    if (fcntl(fd, F_SETLK, &fl) != 0) {
+        char holder[32] = "?";
+        ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+        holder[n > 0 ? n : 1] = 0;
+        holder[strcspn(holder, "\n")] = 0;
+        fprintf(stderr, "extflow: %s is in use by another extflow run (pid %s)\n", dir, holder);
+        close(fd);
+        return -1;
+    }
+    char pid[32];
+    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len) { /* informative only */ }
+    return fd;
+}
+
+static int ensure_dir(const char *dir)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+    struct stat st;
+    if (stat(buf, &st) != 0) return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_resolve(int argc, char **argv)
+{
+    const char *module = "S_2", *algorithm = "standard", *out = "out/S_2";
+    long stem = -1, max_s = -1, max_t = -1;
+    int quiet = 0, sseq_formats = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *o = argv[i];
+        int has = i + 1 < argc;
+        if (!strcmp(o, "--quiet")) quiet = 1;
+        else if (!strcmp(o, "--sseq-formats")) sseq_formats = 1;
+        else if (!strcmp(o, "--help")) { fputs(usage_text, stdout); return 0; }
+        else if (!strcmp(o, "--module") && has) module = argv[++i];
+        else if (!strcmp(o, "--algorithm") && has) algorithm = argv[++i];
+        else if (!strcmp(o, "--out") && has) out = argv[++i];
+        else if (!strcmp(o, "--stem") && has) {
+            if (parse_count(argv[++i], MAX_STEM, &stem) != 0)
+                return usage_error("--stem wants an integer from 0 to 1000, not '%s'", argv[i]);
+        } else if (!strcmp(o, "--max-s") && has) {
+            if (parse_count(argv[++i], MAX_STEM, &max_s) != 0)
+                return usage_error("--max-s wants an integer from 0 to 1000, not '%s'", argv[i]);
+        } else if (!strcmp(o, "--max-t") && has) {
+            if (parse_count(argv[++i], MAX_STEM, &max_t) != 0)
+                return usage_error("--max-t wants an integer from 0 to 1000, not '%s'", argv[i]);
+        } else
+            return usage_error("resolve: unknown or incomplete option '%s'", o);
+    }
+    if (strcmp(module, "S_2") != 0)
+        return usage_error("unknown module '%s' (this version resolves S_2 only)", module);
+    if (strcmp(algorithm, "standard") != 0)
+        return usage_error("unknown algorithm '%s' (this version has: standard)", algorithm);
+    if (stem >= 0 && max_t >= 0) return usage_error("give --stem or --max-t, not both%s", "");
+    int region = max_t >= 0 ? REGION_RECT : REGION_STEM;
+    if (region == REGION_STEM && stem < 0) stem = 40;
+    if (max_s < 0) max_s = region == REGION_STEM ? stem / 2 + 2 : max_t / 2 + 2;
+    if (region == REGION_RECT && max_s > max_t) max_s = max_t;
+    if ((region == REGION_STEM ? stem + max_s + 1 : max_t) > MILNOR_MAX_DEGREE)
+        return usage_error("region too large: t would exceed %s", "2046");
+
+    if (ensure_dir(out) != 0) {
+        fprintf(stderr, "extflow: cannot use output directory %s: %s\n", out, strerror(errno));
+        return 1;
+    }
+    int lockfd = lock_outdir(out);
+    if (lockfd < 0) return 1;
+    char err[600];
+    if (stage_mkdirs(out, err, sizeof err) != STAGE_OK) {
+        fprintf(stderr, "extflow: %s\n", err);
+        return 1;
+    }
+    resolution res;
+    if (res_init(&res, region, (int)stem, (int)max_s, (deg_t)max_t, out, 1) != 0) {
+        fprintf(stderr, "extflow: out of memory setting up the resolution\n");
+        return 1;
+    }
+    long loaded = res_load_stages(&res), total = 0;
+    for (deg_t t = 0; t <= res.max_t; t++)
+        for (int s = 0; s <= res.max_s && s <= t; s++)
+            total += res_in_region(&res, s, t) && !*res_done(&res, s, t);
+    if (!quiet && loaded) fprintf(stderr, "extflow: resumed %ld bidegrees from %s/stages\n", loaded, out);
+    if (rt_init(err, sizeof err) != 0) {
+        fprintf(stderr, "extflow: %s\n", err);
+        res_clear(&res);
+        return 1;
+    }
+    rt_progress progress = { .enabled = !quiet && isatty(2), .total = total };
+    int rc = rt_resolve(&res, &progress);
+    rt_shutdown();
+    if (rc != 0) {
+        fprintf(stderr, "extflow: %s\nextflow: finished bidegrees are kept; rerun to resume\n", res.error);
+        res_clear(&res);
+        return 1;
+    }
+    int wrc = report_write_file(out, "chart.txt", &res, report_chart_txt);
+    wrc |= report_write_file(out, "chart.svg", &res, report_chart_svg);
+    if (sseq_formats) {
+        wrc |= report_write_file(out, "differentials.txt", &res, report_differentials);
+        wrc |= report_write_file(out, "num_gens.txt", &res, report_num_gens);
+        wrc |= report_write_file(out, "resolution_size.txt", &res, report_resolution_size);
+    }
+    if (wrc == 0) wrc = report_write_file(out, "ext.csv", &res, report_ext_csv);  /* last */
+    if (wrc != 0) fprintf(stderr, "extflow: cannot write outputs in %s: %s\n", out, strerror(errno));
+    res_clear(&res);
+    close(lockfd);
+    return wrc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "resolve")) return cmd_resolve(argc - 2, argv + 2);
+    if (!strcmp(cmd, "algebra")) return cmd_algebra(argc - 2, argv + 2);
+    if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
+    if (!strcmp(cmd, "pack")) return cmd_pack(argc - 2, argv + 2);
+    return usage_error("unknown command '%s'", cmd);
+}
