@@ -3,6 +3,7 @@
 #include "algebra/f2mat.h"
 
 #include <m4ri/m4ri.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,12 +131,21 @@ int f2mat_rref_naive(f2mat *m, int32_t *pivots)
 /* Copy into M4RI, echelonize fully, copy back. M4RI shares our bit layout (64-bit words,
  * column c = bit c%64 of word c/64); its rows may span several memory blocks, so go through
  * mzd_row(). M4RI aborts (m4ri_die) rather than failing on out-of-memory. */
+/* Debian's M4RI is built without OpenMP, so its block cache (mmc) and mzd cache are not
+ * thread-safe: every call into M4RI holds this lock (found as heap corruption in a
+ * 2-worker run; see docs/perf.md). */
+static pthread_mutex_t m4ri_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int rref_m4ri(f2mat *m, int32_t *pivots, enum f2_rref_method method)
 {
     if (m->rows == 0 || m->cols == 0) return fill_pivots(m, pivots);
     if (m->rows > INT32_MAX || m->cols > INT32_MAX) return -1;
+    pthread_mutex_lock(&m4ri_lock);
     mzd_t *A = mzd_init((rci_t)m->rows, (rci_t)m->cols);
-    if (!A) return -1;
+    if (!A) {
+        pthread_mutex_unlock(&m4ri_lock);
+        return -1;
+    }
     const size_t w = (size_t)A->width;
     for (uint32_t i = 0; i < m->rows; i++)
         memcpy(mzd_row(A, (rci_t)i), f2mat_row(m, i), w * sizeof(uint64_t));
@@ -151,6 +161,7 @@ static int rref_m4ri(f2mat *m, int32_t *pivots, enum f2_rref_method method)
         r[w - 1] &= last;
     }
     mzd_free(A);
+    pthread_mutex_unlock(&m4ri_lock);
     return fill_pivots(m, pivots);
 }
 

@@ -277,29 +277,34 @@ uint32_t milnor_index(const milnor_basis *A, const milnor_elt *R)
 /* ---------------------------------------------------------------- product (§2) */
 
 /* Milnor matrices X (§2.1) are enumerated depth first over their interior entries x_ij
- * (i, j >= 1, row-major), each new entry taking only values with no bit in common with the
- * entries already placed on its anti-diagonal (next such value: ((x|mask)+1)&~mask, §2.3).
- * x_i0 (the rest of row i) is placed when row i is complete, x_0j (the rest of column j)
- * at the leaf. So every leaf is a matrix whose multinomials are all odd: no filtering.
- * Entries that cannot be non-zero (2^j > r_i or s_j = 0) are no cells at all; rows and
- * columns without cells have their x_i0 = r_i, x_0j = s_j placed before the search. */
+ * (i, j >= 1; the "cells"), each new entry taking only values with no bit in common with
+ * the entries already placed on its anti-diagonal (next such value: ((x|mask)+1)&~mask,
+ * §2.3). Once the last cell of row i is placed, x_i0 (the rest of r_i) is placed on
+ * diagonal i; once the last cell of column j is placed, x_0j (the rest of s_j) on diagonal
+ * j; each under the same no-common-bit rule. So every leaf is a matrix whose multinomials
+ * are all odd, and T is read off the diagonal masks. Entries that cannot be non-zero
+ * (2^j > r_i or s_j = 0) are not cells; rows and columns without cells have their x_i0 = r_i,
+ * x_0j = s_j placed before the search. No allocation: the state lives on the stack. */
+
+enum { ROW_END = 1, COL_END = 2 };
 
 typedef struct mm_cell {
     uint8_t i, j, n;                /* row, column, anti-diagonal i + j */
-    uint8_t row_end;                /* last cell of row i: x_i0 is placed after it */
+    uint8_t ends;                   /* ROW_END / COL_END: x_i0 / x_0j is placed after it */
 } mm_cell;
 
 typedef struct mm_search {
     uint32_t rem[MD];               /* r_i minus the weight placed in row i */
-    uint32_t col[2 * MD];           /* s_j minus the entries placed in column j (0 beyond) */
+    uint32_t col[MD];               /* s_j minus the entries placed in column j */
     uint32_t mask[2 * MD];          /* OR (= sum) of the entries placed on anti-diagonal n */
     uint32_t val[W * W];            /* current value of each cell */
     mm_cell cell[W * W];
-    int ncells, ndiag;              /* ndiag = len R + len S; ncells -1: search over */
+    int ncells;                     /* -1 once the search is over */
+    int ndiag;                      /* len R + len S */
     int k;                          /* current cell; -1 before the first matrix */
 } mm_search;
 
-/* Places a fixed entry x on diagonal n; 0 if it clashes. */
+/* Places an entry x on diagonal n; 0 (and nothing placed) if it shares a bit with it. */
 static inline int mm_fix(mm_search *s, int n, uint32_t x)
 {
     if (s->mask[n] & x) return 0;
@@ -307,47 +312,62 @@ static inline int mm_fix(mm_search *s, int n, uint32_t x)
     return 1;
 }
 
-/* Sets up the cells and the fixed entries; 0 if the product is already zero. */
+/* Places the remainders that cell c completes; 0 (nothing placed) on a clash. */
+static inline int mm_place_ends(mm_search *s, mm_cell c)
+{
+    if ((c.ends & ROW_END) && !mm_fix(s, c.i, s->rem[c.i])) return 0;
+    if ((c.ends & COL_END) && !mm_fix(s, c.j, s->col[c.j])) {
+        if (c.ends & ROW_END) s->mask[c.i] ^= s->rem[c.i];
+        return 0;
+    }
+    return 1;
+}
+
+static inline void mm_remove_ends(mm_search *s, mm_cell c)
+{
+    if (c.ends & COL_END) s->mask[c.j] ^= s->col[c.j];
+    if (c.ends & ROW_END) s->mask[c.i] ^= s->rem[c.i];
+}
+
+/* Sets up the cells (row-major), their end flags and the fixed entries; 0 if the product
+ * is zero already. */
 static inline int mm_setup(mm_search *s, const milnor_elt *R, const milnor_elt *S)
 {
-    int m = (int)R->len, n = (int)S->len, used[MD] = {0};
+    int m = (int)R->len, n = (int)S->len, last_in_col[MD];
     s->ncells = 0;
     s->k = -1;
     s->ndiag = m + n;
     memset(s->mask, 0, sizeof s->mask);
-    memset(s->col, 0, sizeof s->col);
-    for (int j = 1; j <= n; ++j) s->col[j] = S->r[j - 1];
+    for (int j = 1; j <= n; ++j) {
+        s->col[j] = S->r[j - 1];
+        last_in_col[j] = -1;
+    }
     for (int i = 1; i <= m; ++i) {
         uint32_t r = R->r[i - 1];
         int first = s->ncells;
         s->rem[i] = r;
         for (int j = 1; j <= n && (r >> j); ++j)
             if (s->col[j]) {
+                last_in_col[j] = s->ncells;
                 s->cell[s->ncells++] = (mm_cell){(uint8_t)i, (uint8_t)j, (uint8_t)(i + j), 0};
-                used[j] = 1;
             }
-        if (s->ncells > first) s->cell[s->ncells - 1].row_end = 1;
+        if (s->ncells > first) s->cell[s->ncells - 1].ends = ROW_END;
         else if (!mm_fix(s, i, r)) return 0;
     }
-    for (int j = 1; j <= n; ++j)
-        if (!used[j]) {
-            if (!mm_fix(s, j, s->col[j])) return 0;
-            s->col[j] = 0;
-        }
+    for (int j = 1; j <= n; ++j) {
+        if (last_in_col[j] >= 0) s->cell[last_in_col[j]].ends |= COL_END;
+        else if (!mm_fix(s, j, s->col[j])) return 0;
+    }
     return 1;
 }
 
-/* At a leaf: places the free parts x_0j; writes T into t, returns its length, or -1. */
+/* T of the complete matrix at a leaf: t_n = mask of diagonal n. Returns its length. */
 static inline int mm_leaf(const mm_search *s, uint32_t *t)
 {
     int len = 0;
-    uint32_t clash = 0;
-    for (int k = 1; k <= s->ndiag; ++k) {
-        clash |= s->col[k] & s->mask[k];
-        t[k - 1] = s->col[k] | s->mask[k];
-        if (t[k - 1]) len = k;
-    }
-    return clash ? -1 : len;
+    for (int n = 1; n <= s->ndiag; ++n)
+        if ((t[n - 1] = s->mask[n])) len = n;
+    return len;
 }
 
 /* Gives cell *k its next admissible value, backtracking to earlier cells when it has none;
@@ -370,39 +390,34 @@ static inline int mm_advance(mm_search *s, int *k)
         }
         s->val[*k] = 0;
         if (*k == 0) return 0;
-        const mm_cell p = s->cell[--*k];
-        if (p.row_end) s->mask[p.i] ^= s->rem[p.i];            /* take x_i0 back */
+        mm_remove_ends(s, s->cell[--*k]);
     }
 }
 
 /* Advances the search to the next valid matrix and writes its T into t; returns the length
- * of T, or -1 when there is none left. s->k < 0 before the first call. */
+ * of T, or -1 when there is none left. */
 static inline int mm_next(mm_search *s, uint32_t *t)
 {
-    int k = s->k, len;
+    int k = s->k;
     if (s->ncells < 0) return -1;
     if (k < 0) {                                    /* first call */
         if (s->ncells == 0) {
-            s->ncells = -1;                         /* the only matrix: done afterwards */
+            s->ncells = -1;                         /* the only matrix */
             return mm_leaf(s, t);
         }
         s->val[k = 0] = 0;
-        goto descend;
+    } else {                                        /* resume after the leaf at cell k */
+        mm_remove_ends(s, s->cell[k]);
+        goto advance;
     }
-    goto resume;
     for (;;) {
-    descend:
-        if (s->cell[k].row_end && !mm_fix(s, s->cell[k].i, s->rem[s->cell[k].i])) goto advance;
+        if (!mm_place_ends(s, s->cell[k])) goto advance;
         if (k + 1 < s->ncells) {
             s->val[++k] = 0;
             continue;
         }
-        if ((len = mm_leaf(s, t)) >= 0) {
-            s->k = k;
-            return len;
-        }
-    resume:
-        if (s->cell[k].row_end) s->mask[s->cell[k].i] ^= s->rem[s->cell[k].i];
+        s->k = k;
+        return mm_leaf(s, t);
     advance:
         if (!mm_advance(s, &k)) {
             s->ncells = -1;

@@ -1,6 +1,7 @@
 /* stagefile.c — stage files (see stagefile.h and schema/stage-files.md). */
 #include "stages/stagefile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -14,7 +15,6 @@
 #include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
-#include <m4ri/m4ri.h>
 
 static const unsigned char stage_magic[8] = { 'E', 'X', 'T', 'F', 'L', 'O', 'W', 0 };
 #define ZSTD_MAGIC 0xFD2FB528u
@@ -539,16 +539,13 @@ out:
 
 /* ---- text ------------------------------------------------------------------------------ */
 
-/* Rank by M4RI on a copy (bit order inside words does not change the rank). */
+/* Rank by row reduction of a copy. */
 static int64_t rank_of(const f2mat *m)
 {
-    if (!m->rows || !m->cols) return 0;
-    mzd_t *a = mzd_init((rci_t)m->rows, (rci_t)m->cols);
-    if (!a) return -1;
-    size_t words = f2vec_words(m->cols);
-    for (uint32_t i = 0; i < m->rows; i++) memcpy(mzd_row(a, (rci_t)i), f2mat_row(m, i), words * 8);
-    int64_t r = mzd_echelonize(a, 0);
-    mzd_free(a);
+    f2mat copy;
+    if (f2mat_copy(&copy, m) != 0) return -1;
+    int64_t r = f2mat_rref(&copy, NULL);
+    f2mat_clear(&copy);
     return r;
 }
 
@@ -714,4 +711,30 @@ out:
     free(line);
     free(buf);
     return rc;
+}
+
+static int remove_temporaries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int removed = 0;
+    char path[4352];
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strstr(e->d_name, ".tmp.")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            removed += unlink(path) == 0;
+        }
+    closedir(d);
+    return removed;
+}
+
+int stage_remove_temporaries(const char *outdir)
+{
+    char dir[4200];
+    int removed = remove_temporaries_in(outdir);
+    for (int kind = STAGE_DIFFERENTIAL; kind <= STAGE_MATRIX; kind++) {
+        snprintf(dir, sizeof dir, "%s/stages/%s", outdir, stage_kind_name(kind));
+        removed += remove_temporaries_in(dir);
+    }
+    return removed;
 }

@@ -90,6 +90,9 @@ int stage_expect(const stage_header *h, int kind, int s, int t, uint64_t module_
 
 /* "<outdir>/stages/<kindname>/<s>_<t>.zst"; STAGE_EINVAL if kind is unknown or buf small. */
 int stage_path(char *buf, size_t size, const char *outdir, int kind, int s, int t);
+/* Removes temporaries ("*.tmp.*") a killed writer left in outdir and outdir/stages/<kind>/;
+ * call it only while holding the directory's lock. Returns how many were removed. */
+int stage_remove_temporaries(const char *outdir);
 /* mkdir -p outdir/stages/{differential,kernel,matrix}. */
 int stage_mkdirs(const char *outdir, char *err, size_t errlen);
 

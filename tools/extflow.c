@@ -222,6 +222,7 @@ static int cmd_resolve(int argc, char **argv)
     int lockfd = lock_outdir(out);
     if (lockfd < 0) return 1;
     char err[600];
+    stage_remove_temporaries(out);
     if (stage_mkdirs(out, err, sizeof err) != STAGE_OK) {
         fprintf(stderr, "extflow: %s\n", err);
         return 1;

@@ -1,0 +1,21 @@
+# lib.sh — TAP helpers for extflow's shell tests (source it; run from the repository root).
+EXTFLOW=${EXTFLOW:-./bin/extflow}
+REF=${EXTFLOW_TEST_REF:-tests/ref}
+export STARPU_SILENT=1 STARPU_WORKERS_NOBIND=1
+export STARPU_HOME=${STARPU_HOME:-$(mktemp -d)}
+TMP=$(mktemp -d /tmp/extflow-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+tap_n=0
+tap_failed=0
+plan() { echo "1..$1"; }
+ok() {   # ok CONDITION-EXIT-STATUS DESCRIPTION
+    tap_n=$((tap_n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=1; fi
+}
+diag() { echo "# $*"; }
+done_testing() { exit $tap_failed; }
+# Compares two output directories: ext.csv and every differential stage file, byte for byte.
+same_outputs() {
+    cmp -s "$1/ext.csv" "$2/ext.csv" &&
+    diff -r "$1/stages/differential" "$2/stages/differential" >/dev/null
+}

@@ -1,0 +1,26 @@
+#!/bin/sh
+# The scheduler and the worker count change the order of work, never an output byte:
+# identical ext.csv and differential stage files under each policy with 1 and 2 CPU workers.
+. tests/lib.sh
+STEM=${SCHED_TEST_STEM:-32}
+plan 14
+STARPU_SCHED=eager STARPU_NCPU=1 $EXTFLOW resolve --stem $STEM --out "$TMP/base" --quiet
+ok $? "baseline run (eager, 1 CPU) through stem $STEM"
+for sched in eager lws ws prio dmda dmdas; do
+    for ncpu in 1 2; do
+        [ $sched = eager ] && [ $ncpu = 1 ] && continue
+        d="$TMP/$sched-$ncpu"
+        STARPU_SCHED=$sched STARPU_NCPU=$ncpu $EXTFLOW resolve --stem $STEM --out "$d" --quiet &&
+            same_outputs "$TMP/base" "$d"
+        ok $? "STARPU_SCHED=$sched STARPU_NCPU=$ncpu: identical ext.csv and stage files"
+        rm -rf "$d"
+    done
+done
+# a second pass over the same directory under another policy resumes everything, changes nothing
+cp -r "$TMP/base" "$TMP/again"
+STARPU_SCHED=dmdas STARPU_NCPU=2 $EXTFLOW resolve --stem $STEM --out "$TMP/again" --quiet &&
+    same_outputs "$TMP/base" "$TMP/again"
+ok $? "rerun on a finished directory leaves it identical"
+[ "$(wc -l < "$TMP/base/ext.csv")" -gt 100 ]
+ok $? "baseline table is not trivially small"
+done_testing
