@@ -192,6 +192,7 @@ int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method)
     case F2_RREF_M4RI:
     case F2_RREF_PLUQ:
     case F2_RREF_ECHELONIZE: return rref_m4ri(m, pivots, method);
+    case F2_RREF_OWN: return f2mat_rref_m4rm(m, pivots);
     case F2_RREF_AUTO: break;
     }
     if (use_naive(m->rows, m->cols)) return f2mat_rref_naive(m, pivots);

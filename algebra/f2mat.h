@@ -13,8 +13,9 @@
  * extraction (algorithms.md §3.3): the first `rank` rows are the pivot rows sorted by pivot
  * column, each pivot column is zero in every other row, the remaining rows are zero, and
  * pivots[c] is the row whose pivot is column c, or -1. RREF is unique for a row space, so
- * any method yields bit-identical results. The dense elimination itself is M4RI's (plain
- * Gauss-Jordan below a measured size; see f2mat.c).
+ * any method yields bit-identical results. The dense elimination is our own M4RM
+ * (f2mat_m4rm.c), plain Gauss-Jordan below a measured size, M4RI only where it measured
+ * clearly faster (see the dispatch in f2mat.c).
  *
  * Augmented matrices [A | 0 | I]: the identity segment starts at the first multiple of 64
  * at or after A's last column (f2mat_segment_start), as sseq's AugmentedMatrix does.
@@ -50,8 +51,17 @@ int f2mat_rref(f2mat *m, int32_t *pivots);
 /* Same contract, fixed method: plain Gauss-Jordan on this layout (reference, and used by
  * f2mat_rref below a size cutoff), or a copy through M4RI with the given echelonizer. */
 int f2mat_rref_naive(f2mat *m, int32_t *pivots);
-enum f2_rref_method { F2_RREF_AUTO, F2_RREF_NAIVE, F2_RREF_M4RI, F2_RREF_PLUQ, F2_RREF_ECHELONIZE };
+enum f2_rref_method { F2_RREF_AUTO, F2_RREF_NAIVE, F2_RREF_M4RI, F2_RREF_PLUQ, F2_RREF_ECHELONIZE,
+                      F2_RREF_OWN };
 int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method);
+/* Our own method-of-four-Russians Gauss-Jordan (f2mat_m4rm.c; F2_RREF_OWN): same contract,
+ * no M4RI, no globals, scratch allocated per call, so it may run in many threads at once.
+ * Returns the rank, or -1 when out of memory (m untouched then). */
+int f2mat_rref_m4rm(f2mat *m, int32_t *pivots);
+/* The same with explicit parameters, for tuning (0 = default): k bits per table (<= 8),
+ * groups tables per panel (<= 8; panel = k * groups pivots), tile = words per column tile
+ * and rowblock = rows per block of the table application. */
+int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock);
 
 /* [A | 0 | I_rows]: aug is initialised here, with cols = segment_start(A.cols) + A.rows. */
 int f2mat_augment_identity(f2mat *aug, const f2mat *a);

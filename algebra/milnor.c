@@ -312,10 +312,14 @@ static inline int mm_fix(mm_search *s, int n, uint32_t x)
     return 1;
 }
 
-/* Places the remainders that cell c completes; 0 (nothing placed) on a clash. */
+/* Places the remainders that cell c completes; 0 (nothing placed) on a clash. Inside a row,
+ * x_i0 mod 2^{j+1} is already known (later cells weigh 2^{j+1} and more): test those bits. */
 static inline int mm_place_ends(mm_search *s, mm_cell c)
 {
-    if ((c.ends & ROW_END) && !mm_fix(s, c.i, s->rem[c.i])) return 0;
+    if (!(c.ends & ROW_END)) {
+        if (s->rem[c.i] & s->mask[c.i] & ((2u << c.j) - 1)) return 0;
+    } else if (!mm_fix(s, c.i, s->rem[c.i]))
+        return 0;
     if ((c.ends & COL_END) && !mm_fix(s, c.j, s->col[c.j])) {
         if (c.ends & ROW_END) s->mask[c.i] ^= s->rem[c.i];
         return 0;
@@ -329,34 +333,34 @@ static inline void mm_remove_ends(mm_search *s, mm_cell c)
     if (c.ends & ROW_END) s->mask[c.i] ^= s->rem[c.i];
 }
 
-/* Sets up the cells (row-major), their end flags and the fixed entries; 0 if the product
- * is zero already. */
+/* Sets up the cells, their end flags and the fixed entries; 0 if the product is zero
+ * already. Cells go column by column (j ascending, then i), so that each column's x_0j is
+ * placed early and the known low bits of every x_i0 grow with j. */
 static inline int mm_setup(mm_search *s, const milnor_elt *R, const milnor_elt *S)
 {
-    int m = (int)R->len, n = (int)S->len, last_in_col[MD];
+    int m = (int)R->len, n = (int)S->len, last_in_row[MD];
     s->ncells = 0;
     s->k = -1;
     s->ndiag = m + n;
     memset(s->mask, 0, sizeof s->mask);
-    for (int j = 1; j <= n; ++j) {
-        s->col[j] = S->r[j - 1];
-        last_in_col[j] = -1;
-    }
     for (int i = 1; i <= m; ++i) {
-        uint32_t r = R->r[i - 1];
+        s->rem[i] = R->r[i - 1];
+        last_in_row[i] = -1;
+    }
+    for (int j = 1; j <= n; ++j) {
         int first = s->ncells;
-        s->rem[i] = r;
-        for (int j = 1; j <= n && (r >> j); ++j)
-            if (s->col[j]) {
-                last_in_col[j] = s->ncells;
+        s->col[j] = S->r[j - 1];
+        for (int i = 1; i <= m && s->col[j]; ++i)
+            if (s->rem[i] >> j) {
+                last_in_row[i] = s->ncells;
                 s->cell[s->ncells++] = (mm_cell){(uint8_t)i, (uint8_t)j, (uint8_t)(i + j), 0};
             }
-        if (s->ncells > first) s->cell[s->ncells - 1].ends = ROW_END;
-        else if (!mm_fix(s, i, r)) return 0;
-    }
-    for (int j = 1; j <= n; ++j) {
-        if (last_in_col[j] >= 0) s->cell[last_in_col[j]].ends |= COL_END;
+        if (s->ncells > first) s->cell[s->ncells - 1].ends = COL_END;
         else if (!mm_fix(s, j, s->col[j])) return 0;
+    }
+    for (int i = 1; i <= m; ++i) {
+        if (last_in_row[i] >= 0) s->cell[last_in_row[i]].ends |= ROW_END;
+        else if (!mm_fix(s, i, s->rem[i])) return 0;
     }
     return 1;
 }

@@ -1,6 +1,11 @@
-/* f2mat_bench.c — RREF timings: f2mat's methods (copy through M4RI included), M4RI's raw
- * echelonizers on an mzd_t (no copy), and the copy in/out alone. Times in milliseconds,
- * median of the runs shown. Usage: f2mat_bench [quick]  (quick skips 16384^2). */
+/* f2mat_bench.c — RREF timings: f2mat's methods (copy through M4RI included), our own M4RM
+ * (f2mat_m4rm.c), M4RI's raw echelonizers on an mzd_t (no copy), and the copy in/out alone.
+ * Times in milliseconds, median of the runs shown.
+ * Usage: f2mat_bench [quick]   full table (quick skips 16384^2)
+ *        f2mat_bench own       the docs/perf.md table: resolution-like [D | 0 | I] and more,
+ *                              own M4RM vs M4RI
+ *        f2mat_bench tune k groups tile rowblock [...]   the own routine with those
+ *                              parameters (0 = default) on those shapes */
 #include "algebra/f2mat.h"
 
 #include <m4ri/m4ri.h>
@@ -66,9 +71,10 @@ static mzd_t *to_mzd(const f2mat *m)
     return A;
 }
 
-enum { V_AUTO, V_NAIVE, V_M4RI, V_PLUQ, V_ECH, V_RAW_M4RI, V_RAW_PLUQ, V_RAW_ECH, V_COPY, NV };
-static const char *vname[NV] = { "auto", "naive", "m4ri", "pluq", "echelonize",
+enum { V_AUTO, V_NAIVE, V_M4RI, V_PLUQ, V_ECH, V_OWN, V_RAW_M4RI, V_RAW_PLUQ, V_RAW_ECH, V_COPY, NV };
+static const char *vname[NV] = { "auto", "naive", "m4ri", "pluq", "echelonize", "own",
                                  "raw m4ri", "raw pluq", "raw ech", "copy only" };
+static int tune_k, tune_g, tune_tile, tune_rb;   /* for V_OWN; 0 = default */
 
 /* One timed run of variant v on a fresh copy of src. */
 static double run_once(const f2mat *src, int v, int *rank)
@@ -76,12 +82,13 @@ static double run_once(const f2mat *src, int v, int *rank)
     f2mat m;
     int32_t *piv = malloc(((size_t)src->cols + 1) * sizeof *piv);
     double t0, t1;
-    if (v <= V_ECH) {
+    if (v <= V_OWN) {
         static const enum f2_rref_method meth[] = { F2_RREF_AUTO, F2_RREF_NAIVE, F2_RREF_M4RI, F2_RREF_PLUQ,
-                                                    F2_RREF_ECHELONIZE };
+                                                    F2_RREF_ECHELONIZE, F2_RREF_OWN };
         if (f2mat_copy(&m, src)) exit(1);
         t0 = now_ms();
-        *rank = f2mat_rref_with(&m, piv, meth[v]);
+        *rank = v == V_OWN ? f2mat_rref_m4rm_tuned(&m, piv, tune_k, tune_g, tune_tile, tune_rb)
+                           : f2mat_rref_with(&m, piv, meth[v]);
         t1 = now_ms();
         f2mat_clear(&m);
     } else if (v == V_COPY) {
@@ -121,11 +128,28 @@ static double timeit(const f2mat *src, int v, int reps, int *rank)
 }
 
 static double scale = 1;   /* 1: ms, 1000: us */
+static void row_of(const char *label, f2mat *a_, int reps, unsigned mask);
 static void row(const char *label, uint32_t r, uint32_t c, int dens, uint32_t k, int reps,
                 unsigned mask)
 {
     f2mat a;
     make(&a, r, c, dens, k);
+    row_of(label, &a, reps, mask);
+}
+
+/* [D | 0 | I] for an n x mc matrix D with 1/2^dens_log2 of its bits set. */
+static void make_aug(f2mat *aug, uint32_t n, uint32_t mc, int dens_log2)
+{
+    f2mat d;
+    make(&d, n, mc, dens_log2, 0);
+    if (f2mat_augment_identity(aug, &d)) exit(1);
+    f2mat_clear(&d);
+}
+
+static void row_of(const char *label, f2mat *a_, int reps, unsigned mask)
+{
+    f2mat a = *a_;
+    uint32_t r = a.rows, c = a.cols;
     int rank = -1;
     printf("%-14s %6ux%-7u", label, r, c);
     fflush(stdout);
@@ -141,15 +165,61 @@ static void row(const char *label, uint32_t r, uint32_t c, int dens, uint32_t k,
     f2mat_clear(&a);
 }
 
-int main(int argc, char **argv)
+/* The shapes of docs/perf.md's "own M4RM vs M4RI" table. */
+static void own_shapes(unsigned mask, int reps)
 {
-    int quick = argc > 1 && !strcmp(argv[1], "quick");
-    const unsigned ALL = (1u << NV) - 1, NO_NAIVE = ALL & ~(1u << V_NAIVE);
-    printf("# RREF times in ms (median). f2mat variants include the copy into/out of M4RI;\n"
-           "# 'raw' = M4RI echelonize on a ready mzd_t; 'copy only' = that copy overhead.\n");
+    static const uint32_t res[][2] = { { 1000, 800 }, { 3000, 2500 }, { 8000, 7000 }, { 15000, 13000 } };
+    for (size_t i = 0; i < sizeof res / sizeof res[0]; i++)
+        for (int dens = 2; dens <= 3; dens++) {   /* density 1/4, 1/8 */
+            f2mat a;
+            char label[32];
+            make_aug(&a, res[i][0], res[i][1], dens);
+            snprintf(label, sizeof label, "[D|0|I] d=1/%d", 1 << dens);
+            row_of(label, &a, res[i][0] >= 15000 ? (reps > 3 ? 3 : reps) : reps, mask);
+        }
+    row("dense", 4096, 4096, 0, 0, reps, mask);
+    row("dense", 8192, 8192, 0, 0, reps > 3 ? 3 : reps, mask);
+    row("nassau-flat", 128, 100000, 0, 0, reps, mask);
+    row("nassau-sparse", 128, 100000, 3, 0, reps, mask);
+    row("resol-lowrank", 3000, 6000, 2, 1200, reps, mask);
+    row("flat", 512, 20000, 0, 0, reps, mask);
+}
+
+static void print_header(void)
+{
     printf("%-14s %14s", "shape", "rows x cols");
     for (int v = 0; v < NV; v++) printf(" %11s", vname[v]);
     printf("  %6s\n", "rank");
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "quick");
+    if (argc > 1 && !strcmp(argv[1], "own")) {
+        const unsigned m = 1u << V_AUTO | 1u << V_M4RI | 1u << V_PLUQ | 1u << V_OWN | 1u << V_RAW_M4RI
+                         | 1u << V_RAW_PLUQ;
+        printf("# RREF times in ms (median of 5, 3 for the largest). own = f2mat_rref_m4rm;\n"
+               "# m4ri/pluq include f2mat's copy into/out of M4RI; raw = on a ready mzd_t.\n");
+        print_header();
+        own_shapes(m, 5);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "tune")) {
+        /* tune [k groups tile rowblock]...: each quadruple a setting (0 = default), all shapes */
+        for (int i = 2; i + 3 < argc; i += 4) {
+            tune_k = atoi(argv[i]);
+            tune_g = atoi(argv[i + 1]);
+            tune_tile = atoi(argv[i + 2]);
+            tune_rb = atoi(argv[i + 3]);
+            printf("# k=%d groups=%d tile=%d rowblock=%d\n", tune_k, tune_g, tune_tile, tune_rb);
+            own_shapes(1u << V_OWN, 3);
+        }
+        return 0;
+    }
+    const unsigned ALL = (1u << NV) - 1, NO_NAIVE = ALL & ~(1u << V_NAIVE);
+    printf("# RREF times in ms (median). f2mat variants include the copy into/out of M4RI;\n"
+           "# 'raw' = M4RI echelonize on a ready mzd_t; 'copy only' = that copy overhead.\n");
+    print_header();
 
     row("dense", 4096, 4096, 0, 0, 3, ALL);
     row("dense", 6144, 6144, 0, 0, 3, NO_NAIVE);

@@ -17,13 +17,19 @@ static void step_reduce_cpu(void *buffers[], void *cl_arg)
 {
     (void)buffers;      /* the chunks alias c->D, which StarPU has made valid in RAM */
     step_ctx *c = cl_arg;
-    if (!res_failed(c->res)) res_step_reduce(c);
+    if (!c->nassau) {
+        if (!res_failed(c->res)) res_step_reduce(c);
+        return;
+    }
+    int phase2 = res_failed(c->res) ? 0 : res_nassau_reduce0(c);
+    rt_submit_nassau_tail(c, phase2 == 1);
 }
 
 static void step_finish_cpu(void *buffers[], void *cl_arg)
 {
     (void)buffers;
     step_ctx *c = cl_arg;
+    if (c->nassau && c->n_new && !res_failed(c->res)) res_nassau_correct(c);
     if (!res_failed(c->res) && !c->kernel_only) res_step_finish(c);
     rt_step_done(c);
 }
@@ -42,5 +48,5 @@ struct starpu_codelet cl_step_reduce = {
 };
 struct starpu_codelet cl_step_finish = {
     .cpu_funcs = { step_finish_cpu }, .cpu_funcs_name = { "step_finish_cpu" },
-    .nbuffers = 0, .model = &finish_model, .name = "step_finish",
+    .nbuffers = STARPU_VARIABLE_NBUFFERS, .model = &finish_model, .name = "step_finish",
 };

@@ -53,60 +53,86 @@ static void submit_or_fail(resolution *res, int ret, const char *what)
     if (ret != 0) res_fail(res, "StarPU refused a %s task: %s", what, strerror(-ret));
 }
 
-/* The chain after plan: multiply chunks over row slices of D, reduce, finish. */
+/* Registers c->build's arrays and submits one multiply task per chunk of rows; returns the
+ * chunk handles (R access for the task that consumes them) in *descr. */
+static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
+                                starpu_data_handle_t *shared)
+{
+    row_build *b = &c->build;
+    *descr = NULL;
+    if (b->nrows == 0 || b->ncols == 0 || b->nterms == 0) return 0;
+    uint32_t nchunks = (b->nrows + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK;
+    *descr = calloc(nchunks, sizeof **descr);
+    if (!*descr) {
+        res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
+        return 0;
+    }
+    starpu_vector_data_register(&shared[0], STARPU_MAIN_RAM, (uintptr_t)b->jobs, b->nrows, sizeof *b->jobs);
+    starpu_vector_data_register(&shared[1], STARPU_MAIN_RAM, (uintptr_t)b->terms, (uint32_t)b->nterms,
+                                sizeof *b->terms);
+    for (uint32_t k = 0; k < nchunks; k++) {
+        uint32_t row0 = k * ROWS_PER_CHUNK;
+        uint32_t n = b->nrows - row0 < ROWS_PER_CHUNK ? b->nrows - row0 : ROWS_PER_CHUNK;
+        starpu_data_handle_t h;
+        starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&b->D, row0),
+                                    n * b->D.stride, sizeof(uint64_t));
+        (*descr)[k] = (struct starpu_data_descr){ h, STARPU_R };
+        struct cl_milnor_mul_args *args = malloc(sizeof *args);   /* freed by StarPU */
+        if (!args) {
+            res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
+            return k + 1;
+        }
+        *args = (struct cl_milnor_mul_args){ &c->res->A, row0, b->D.stride };
+        submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, shared[0], STARPU_R, shared[1],
+                                                  STARPU_W, h, STARPU_CL_ARGS, args, sizeof *args,
+                                                  STARPU_NAME, "milnor_mul", 0), "milnor_mul");
+    }
+    return nchunks;
+}
+
+/* Submits cl (which reads the chunks), then lets StarPU unregister them once it is done. */
+static void submit_after_chunks(step_ctx *c, struct starpu_codelet *cl, struct starpu_data_descr *descr,
+                                uint32_t nchunks, starpu_data_handle_t *shared, starpu_tag_t tag,
+                                const char *name)
+{
+    submit_or_fail(c->res, starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, descr, (int)nchunks,
+                                              STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_TAG, tag,
+                                              STARPU_NAME, name, 0), name);
+    for (uint32_t k = 0; k < nchunks; k++) starpu_data_unregister_submit(descr[k].handle);
+    if (nchunks) {
+        starpu_data_unregister_submit(shared[0]);
+        starpu_data_unregister_submit(shared[1]);
+    }
+    free(descr);
+}
+
+/* The chain after plan. Standard: multiply → reduce (tag REDUCE) → finish (tag DONE).
+ * Nassau: multiply → reduce (zero signature), which calls rt_submit_nassau_tail. */
 void rt_submit_step_body(step_ctx *c, int planned_ok)
 {
     int edge = c->kernel_only;
     starpu_tag_t reduce_tag = tag_of(edge ? TAG_EDGE_REDUCE : TAG_REDUCE, c->s, c->t);
     starpu_tag_t done_tag = tag_of(edge ? TAG_EDGE : TAG_DONE, c->s, c->t);
-    uint32_t nchunks = 0;
-    starpu_data_handle_t jobs_h = NULL, terms_h = NULL, *chunks = NULL;
     struct starpu_data_descr *descr = NULL;
-    if (planned_ok && c->s > 0 && c->nrows > 0 && c->ncols > 0 && c->nterms > 0) {
-        nchunks = (c->nrows + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK;
-        chunks = calloc(nchunks, sizeof *chunks);
-        descr = calloc(nchunks, sizeof *descr);
-        if (!chunks || !descr) {
-            res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
-            nchunks = 0;
-        }
-    }
-    if (nchunks) {
-        starpu_vector_data_register(&jobs_h, STARPU_MAIN_RAM, (uintptr_t)c->jobs, c->nrows, sizeof *c->jobs);
-        starpu_vector_data_register(&terms_h, STARPU_MAIN_RAM, (uintptr_t)c->terms, (uint32_t)c->nterms, sizeof *c->terms);
-    }
-    for (uint32_t k = 0; k < nchunks; k++) {
-        uint32_t row0 = k * ROWS_PER_CHUNK;
-        uint32_t n = c->nrows - row0 < ROWS_PER_CHUNK ? c->nrows - row0 : ROWS_PER_CHUNK;
-        starpu_vector_data_register(&chunks[k], STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&c->D, row0),
-                                    n * c->D.stride, sizeof(uint64_t));
-        struct cl_milnor_mul_args *args = malloc(sizeof *args);   /* freed by StarPU */
-        if (!args) {
-            res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
-            starpu_data_unregister_submit(chunks[k]);
-            nchunks = k;
-            break;
-        }
-        *args = (struct cl_milnor_mul_args){ &c->res->A, row0, c->D.stride };
-        submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, jobs_h, STARPU_R, terms_h,
-                                                  STARPU_W, chunks[k], STARPU_CL_ARGS, args, sizeof *args,
-                                                  STARPU_NAME, "milnor_mul", 0), "milnor_mul");
-        descr[k] = (struct starpu_data_descr){ chunks[k], STARPU_R };
-    }
-    starpu_tag_declare_deps(done_tag, 1, reduce_tag);
-    submit_or_fail(c->res, starpu_task_insert(&cl_step_reduce, STARPU_DATA_MODE_ARRAY, descr, (int)nchunks,
-                                              STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_TAG, reduce_tag,
-                                              STARPU_NAME, "step_reduce", 0), "step_reduce");
-    for (uint32_t k = 0; k < nchunks; k++) starpu_data_unregister_submit(chunks[k]);
-    if (nchunks) {
-        starpu_data_unregister_submit(jobs_h);
-        starpu_data_unregister_submit(terms_h);
-    }
-    submit_or_fail(c->res, starpu_task_insert(&cl_step_finish, STARPU_CL_ARGS_NFREE, c, sizeof *c,
-                                              STARPU_TAG, done_tag, STARPU_NAME, "step_finish", 0),
-                   "step_finish");
-    free(chunks);
-    free(descr);
+    starpu_data_handle_t shared[2];
+    uint32_t nchunks = planned_ok ? submit_multiply(c, &descr, shared) : 0;
+    if (!c->nassau) starpu_tag_declare_deps(done_tag, 1, reduce_tag);
+    submit_after_chunks(c, &cl_step_reduce, descr, nchunks, shared, reduce_tag, "step_reduce");
+    if (!c->nassau)
+        submit_or_fail(c->res, starpu_task_insert(&cl_step_finish, STARPU_CL_ARGS_NFREE, c, sizeof *c,
+                                                  STARPU_TAG, done_tag, STARPU_NAME, "step_finish", 0),
+                       "step_finish");
+}
+
+/* Nassau, after the zero-signature reduction: the other rows of d_{s-1} if there are new
+ * generators to correct (phase2), then finish (tag DONE), which corrects and publishes. */
+void rt_submit_nassau_tail(step_ctx *c, int phase2)
+{
+    struct starpu_data_descr *descr = NULL;
+    starpu_data_handle_t shared[2];
+    uint32_t nchunks = phase2 ? submit_multiply(c, &descr, shared) : 0;
+    submit_after_chunks(c, &cl_step_finish, descr, nchunks, shared, tag_of(TAG_DONE, c->s, c->t),
+                        "nassau_finish");
 }
 
 static void print_progress(int final)
@@ -148,6 +174,7 @@ static int submit_job(resolution *res, int s, deg_t t, int edge, starpu_tag_t *d
     c->s = s;
     c->t = t;
     c->kernel_only = edge;
+    c->nassau = res->algorithm == ALG_NASSAU && s >= 2 && !edge;
     starpu_tag_t plan = tag_of(edge ? TAG_EDGE_PLAN : TAG_PLAN, s, t);
     if (ndeps) starpu_tag_declare_deps_array(plan, (unsigned)ndeps, deps);
     int ret = starpu_task_insert(&cl_step_plan, STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_TAG, plan,
@@ -174,7 +201,9 @@ int rt_resolve(resolution *res, const rt_progress *progress)
             starpu_tag_t deps[2];
             int n = 0;
             if (t - 1 >= s && !*res_done(res, s, t - 1)) deps[n++] = tag_of(TAG_DONE, s, t - 1);
-            if (s >= 1 && res_in_region(res, s - 1, t)) {
+            if (res->algorithm == ALG_NASSAU && s >= 2) {   /* relaxed: (s-1, t-1) suffices */
+                if (t - 1 >= s - 1 && !*res_done(res, s - 1, t - 1)) deps[n++] = tag_of(TAG_DONE, s - 1, t - 1);
+            } else if (s >= 1 && res_in_region(res, s - 1, t)) {
                 if (!*res_done(res, s - 1, t)) deps[n++] = tag_of(TAG_DONE, s - 1, t);
             } else if (s >= 1) {    /* stem edge: a kernel-only job at (s-1, t) */
                 starpu_tag_t edep = tag_of(TAG_DONE, s - 1, t - 1);
@@ -184,6 +213,7 @@ int rt_resolve(resolution *res, const rt_progress *progress)
             submit_job(res, s, t, 0, deps, n);
         }
     starpu_task_wait_for_all();
+    res_flush_stages(res);      /* what finished is kept, even after a failure */
     if (run.progress.enabled) print_progress(1);
     pthread_mutex_destroy(&run.print_lock);
     return res_failed(res) ? -1 : 0;

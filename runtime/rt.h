@@ -7,6 +7,9 @@
  * (tag DONE, or EDGE for a kernel job). Dependencies between jobs are StarPU tag dependencies
  * declared before anything runs; the scheduler (STARPU_SCHED) only picks the order, and every
  * job's result is a function of its inputs alone, so outputs never depend on it.
+ *
+ * Nassau (rows s >= 2): the relaxed graph, (s, t) needs (s, t-1) and (s-1, t-1) only; its chain
+ * is plan → multiply (zero-signature rows) → reduce → [multiply (other rows)] → finish.
  */
 #ifndef EXTFLOW_RT_H
 #define EXTFLOW_RT_H
@@ -24,6 +27,7 @@ int rt_resolve(resolution *res, const rt_progress *progress);
 
 /* Called from codelets (codelets/cl_step.c). */
 void rt_submit_step_body(step_ctx *c, int planned_ok);
+void rt_submit_nassau_tail(step_ctx *c, int phase2);
 void rt_step_done(step_ctx *c);
 
 #endif

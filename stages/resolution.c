@@ -13,9 +13,10 @@ static uint64_t module_id_of(const char *definition)
 }
 
 int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
-             const char *outdir, int write_stages)
+             const char *outdir, int write_stages, int algorithm)
 {
     memset(res, 0, sizeof *res);
+    res->algorithm = algorithm;
     res->region = region;
     res->stem = stem;
     res->max_s = max_s;
@@ -26,6 +27,7 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     res->module_id = module_id_of("S_2 {\"p\":2,\"gens\":{\"x0\":0},\"actions\":[]}");
     snprintf(res->outdir, sizeof res->outdir, "%s", outdir ? outdir : "");
     pthread_mutex_init(&res->lock, NULL);
+    if (write_stages && !(res->committer = stage_committer_start(1.0, 512))) return -1;
     if (milnor_basis_init(&res->A, res->max_t, NULL) != 0) return -1;
     size_t cells = (size_t)(max_s + 1) * (res->max_t + 1);
     res->F = calloc((size_t)max_s + 1, sizeof *res->F);
@@ -37,8 +39,19 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     return 0;
 }
 
+int res_flush_stages(resolution *res)
+{
+    char err[512];
+    if (res->committer && stage_committer_flush(res->committer, err, sizeof err) != 0) {
+        res_fail(res, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
 void res_clear(resolution *res)
 {
+    stage_committer_stop(res->committer, NULL, 0);
     if (res->kernel) {
         size_t cells = (size_t)(res->max_s + 1) * (res->max_t + 1);
         for (size_t i = 0; i < cells; i++)
@@ -84,83 +97,110 @@ int res_failed(resolution *res)
     return f;
 }
 
-/* Terms of d(g) for generator (u, i) of F_s: one per set bit, Sq(S) g' landing at the block
- * of g' in the degree-t basis of F_{s-1}. Appends to c->terms (grown as needed). */
-static int add_generator_terms(step_ctx *c, size_t *cap, deg_t u, uint32_t i)
+/* Terms of d(g) for generator (u, i) of F_src: one per set bit, Sq(S) g' landing at the
+ * block of g' in the degree-t basis of F_{src-1}. Appends to b->terms (grown as needed). */
+static int add_generator_terms(row_build *b, const resolution *res, int src, deg_t t, deg_t u,
+                               uint32_t i)
 {
-    const freemod *src = &c->res->F[c->s], *tgt = &c->res->F[c->s - 1];
-    const fm_gen *g = &src->gens[u][i];
+    const freemod *tgt = &res->F[src - 1];
+    const fm_gen *g = &res->F[src].gens[u][i];
     uint64_t off = 0;
     for (deg_t v = 0; v < u && off < g->bits; v++) {
-        uint32_t blen = c->res->A.dim[u - v];
+        uint32_t blen = res->A.dim[u - v];
         for (uint32_t k = 0; k < tgt->ngens[v] && off < g->bits; k++, off += blen) {
-            uint64_t col = freemod_offset(tgt, c->t, v, k);
+            uint64_t col = freemod_offset(tgt, t, v, k);
             for (uint32_t j = 0; j < blen && off + j < g->bits; j++) {
                 uint64_t bit = off + j;
                 if (!(g->img[bit >> 6] >> (bit & 63) & 1)) continue;
-                if (c->nterms == *cap) {
-                    *cap = *cap ? 2 * *cap : 256;
-                    milnor_term *nt = realloc(c->terms, *cap * sizeof *nt);
+                if (b->nterms == b->termcap) {
+                    b->termcap = b->termcap ? 2 * b->termcap : 256;
+                    milnor_term *nt = realloc(b->terms, b->termcap * sizeof *nt);
                     if (!nt) return -1;
-                    c->terms = nt;
+                    b->terms = nt;
                 }
-                c->terms[c->nterms++] = (milnor_term){ (uint32_t)(u - v), j, (uint32_t)col };
+                b->terms[b->nterms++] = (milnor_term){ (uint32_t)(u - v), j, (uint32_t)col };
             }
         }
     }
     return 0;
 }
 
+int rb_append(row_build *b, const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel)
+{
+    const freemod *F = &res->F[src];
+    uint32_t total = sel ? nsel : (uint32_t)freemod_dim(F, t, t);
+    milnor_row_job *nj = realloc(b->jobs, ((size_t)b->nrows + total + 1) * sizeof *nj);
+    if (!nj) return -1;
+    b->jobs = nj;
+    uint32_t base = 0, k = 0;   /* base: index of the current block's first element */
+    for (deg_t u = 0; u < t; u++)
+        for (uint32_t i = 0; i < F->ngens[u]; i++) {
+            uint32_t blen = res->A.dim[t - u];
+            if (sel && (k >= nsel || sel[k] >= base + blen)) {
+                base += blen;
+                continue;
+            }
+            uint32_t first = (uint32_t)b->nterms;
+            if (add_generator_terms(b, res, src, t, u, i) != 0) return -1;
+            uint32_t n = (uint32_t)b->nterms - first;
+            for (uint32_t r = 0; r < blen; r++) {
+                if (sel && (k >= nsel || sel[k] != base + r)) continue;
+                b->jobs[b->nrows++] = (milnor_row_job){ (uint32_t)(t - u), r, first, n };
+                k++;
+            }
+            base += blen;
+        }
+    return 0;
+}
+
+int rb_alloc(row_build *b, uint32_t ncols)
+{
+    b->ncols = ncols;
+    return f2mat_init(&b->D, b->nrows, ncols);
+}
+
+void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint32_t nrows)
+{
+    if (nrows == 0 || b->ncols == 0) return;
+    milnor_mul_batch(A, b->jobs + row0, nrows, b->terms, f2mat_row(&b->D, row0), b->D.stride);
+}
+
+void rb_clear(row_build *b)
+{
+    free(b->jobs);
+    free(b->terms);
+    f2mat_clear(&b->D);
+    memset(b, 0, sizeof *b);
+}
+
 int res_step_plan(step_ctx *c)
 {
     resolution *res = c->res;
-    const freemod *src = &res->F[c->s];
-    c->nrows = (uint32_t)freemod_dim(src, c->t, c->t);
+    if (c->nassau) return res_nassau_plan(c);
+    c->nrows = (uint32_t)freemod_dim(&res->F[c->s], c->t, c->t);
     c->ncols = c->s == 0 ? (c->t == 0) : (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t - 1);
-    if (f2mat_init(&c->D, c->nrows, c->ncols) != 0) goto oom;
-    c->jobs = calloc(c->nrows ? c->nrows : 1, sizeof *c->jobs);
-    if (!c->jobs) goto oom;
     if (getenv("EXTFLOW_TRACE"))
         fprintf(stderr, "plan (%d,%d)%s: %u x %u\n", c->s, c->t, c->kernel_only ? " edge" : "", c->nrows, c->ncols);
-    if (c->s == 0) return 0;    /* ε vanishes on F_{0,t}, t > 0: D = 0 */
-    size_t cap = 0;
-    uint32_t row = 0;
-    for (deg_t u = 0; u < c->t; u++)
-        for (uint32_t i = 0; i < src->ngens[u]; i++) {
-            uint32_t first = (uint32_t)c->nterms;
-            if (add_generator_terms(c, &cap, u, i) != 0) goto oom;
-            uint32_t n = (uint32_t)c->nterms - first;
-            for (uint32_t r = 0; r < res->A.dim[c->t - u]; r++)
-                c->jobs[row++] = (milnor_row_job){ (uint32_t)(c->t - u), r, first, n };
-        }
+    /* s = 0: ε vanishes on F_{0,t} below degree t, so D = 0 */
+    if (c->s == 0 ? (c->build.nrows = c->nrows, 0) : rb_append(&c->build, res, c->s, c->t, NULL, 0))
+        goto oom;
+    if (rb_alloc(&c->build, c->ncols) != 0) goto oom;
     return 0;
 oom:
     res_fail(res, "out of memory planning step (%d,%d)", c->s, c->t);
     return -1;
 }
 
-void res_step_multiply(step_ctx *c, uint32_t row0, uint32_t nrows)
+int res_kernel_wanted(const resolution *res, int s, deg_t t)
 {
-    if (c->s == 0 || nrows == 0) return;
-    milnor_mul_batch(&c->res->A, c->jobs + row0, nrows, c->terms, f2mat_row(&c->D, row0),
-                     c->D.stride);
-}
-
-/* Does step (s+1, t) want the kernel of d_s at (s, t)? */
-static int kernel_wanted(const resolution *res, int s, deg_t t)
-{
+    if (res->algorithm == ALG_NASSAU && s >= 1) return 0;   /* rows >= 2 need no kernel */
     return s + 1 <= res->max_s && t >= s + 1 && res_in_region(res, s + 1, t);
 }
 
 int res_step_reduce(step_ctx *c)
 {
     resolution *res = c->res;
-    int want_kernel = c->kernel_only || kernel_wanted(res, c->s, c->t);
-    if (getenv("EXTFLOW_TRACE")) {
-        fprintf(stderr, "reduce (%d,%d): nterms %zu D:", c->s, c->t, c->nterms);
-        for (uint32_t r = 0; r < c->nrows && r < 8; r++) fprintf(stderr, " %llx", (unsigned long long)f2mat_row(&c->D, r)[0]);
-        fprintf(stderr, "\n");
-    }
+    int want_kernel = c->kernel_only || res_kernel_wanted(res, c->s, c->t);
     f2mat aug = { 0 };
     int32_t *pivots = NULL;
     f2mat *kernel = NULL;
@@ -170,7 +210,7 @@ int res_step_reduce(step_ctx *c)
         if (want_kernel && !(kernel = calloc(1, sizeof *kernel))) goto oom;
         if (kernel && f2mat_init(kernel, 0, 0) != 0) goto oom;
     } else {
-        if (f2mat_augment_identity(&aug, &c->D) != 0) goto oom;
+        if (f2mat_augment_identity(&aug, &c->build.D) != 0) goto oom;
         pivots = malloc(sizeof *pivots * aug.cols);
         if (!pivots) goto oom;
         int rank = f2mat_rref(&aug, pivots);
@@ -183,7 +223,7 @@ int res_step_reduce(step_ctx *c)
                 goto oom;
         }
     }
-    f2mat_clear(&c->D);
+    rb_clear(&c->build);
     f2mat_clear(&aug);
     free(pivots);
     if (kernel) *res_kernel_slot(res, c->s, c->t) = kernel;
@@ -223,14 +263,31 @@ static int save_differential(resolution *res, int s, deg_t t, uint32_t n, const 
     for (uint32_t k = 0; k < n; k++)
         memcpy(f2mat_row(&m, k), gens[k].img, f2vec_words(width) * 8);
     stage_header h = { .kind = STAGE_DIFFERENTIAL, .s = s, .t = t, .aux = width,
-                       .algorithm = STAGE_ALG_STANDARD, .module_id = res->module_id };
+                       .algorithm = (uint16_t)res->algorithm, .module_id = res->module_id };
     stage_path(path, sizeof path, res->outdir, STAGE_DIFFERENTIAL, s, t);
-    int rc = stage_write(path, &h, &m, err, sizeof err);
+    char *tmp = NULL;
+    int rc = stage_write_deferred(path, &h, &m, &tmp, err, sizeof err);
     f2mat_clear(&m);
+    if (rc == STAGE_OK && stage_committer_add(res->committer, tmp, path) != 0) {
+        snprintf(err, sizeof err, "%.500s: out of memory queueing the file", path);
+        rc = STAGE_ENOMEM;
+    }
     if (rc != STAGE_OK) {
         res_fail(res, "%s", err);
         return -1;
     }
+    return 0;
+}
+
+int res_publish(resolution *res, int s, deg_t t, uint32_t n, fm_gen *gens, uint32_t width)
+{
+    if (save_differential(res, s, t, n, gens, width) != 0) {
+        for (uint32_t k = 0; k < n; k++) free(gens[k].img);
+        free(gens);
+        return -1;
+    }
+    freemod_set_gens(&res->F[s], t, n, gens);
+    *res_done(res, s, t) = 1;
     return 0;
 }
 
@@ -241,6 +298,14 @@ int res_step_finish(step_ctx *c)
     deg_t t = c->t;
     fm_gen *gens = NULL;
     uint32_t n = 0, width;
+    if (c->nassau) {
+        gens = c->new_gens;
+        n = c->n_new;
+        c->new_gens = NULL;
+        c->n_new = 0;
+        if (!gens && !(gens = calloc(1, sizeof *gens))) goto oom;
+        return res_publish(res, s, t, n, gens, (uint32_t)freemod_dim(&res->F[s - 1], t, t));
+    }
     if (s == 0) {
         width = 1;
         if (t == 0) {           /* extend ε to a surjection onto F2 */
@@ -269,14 +334,7 @@ int res_step_finish(step_ctx *c)
         f2mat_clear(K);
         free(K);
     }
-    if (save_differential(res, s, t, n, gens, width) != 0) {
-        for (uint32_t k = 0; k < n; k++) free(gens[k].img);
-        free(gens);
-        return -1;
-    }
-    freemod_set_gens(&res->F[s], t, n, gens);
-    *res_done(res, s, t) = 1;
-    return 0;
+    return res_publish(res, s, t, n, gens, width);
 oom:
     res_fail(res, "out of memory finishing step (%d,%d)", s, t);
     return -1;
@@ -284,10 +342,11 @@ oom:
 
 void res_step_free(step_ctx *c)
 {
-    free(c->jobs);
-    free(c->terms);
+    rb_clear(&c->build);
     free(c->is_image_pivot);
-    f2mat_clear(&c->D);
+    res_nassau_free(c);
+    for (uint32_t k = 0; k < c->n_new; k++) free(c->new_gens ? c->new_gens[k].img : NULL);
+    free(c->new_gens);
     memset(c, 0, sizeof *c);
 }
 
@@ -296,7 +355,7 @@ int res_compute_kernel(resolution *res, int s, deg_t t)
     step_ctx c = { .res = res, .s = s, .t = t, .kernel_only = 1 };
     int rc = res_step_plan(&c);
     if (rc == 0) {
-        res_step_multiply(&c, 0, c.nrows);
+        rb_multiply(&c.build, &res->A, 0, c.build.nrows);
         rc = res_step_reduce(&c);
     }
     res_step_free(&c);
@@ -318,7 +377,7 @@ static int load_one(resolution *res, int s, deg_t t)
         return 0;
     }
     uint32_t width = s == 0 ? 1 : (uint32_t)freemod_dim(&res->F[s - 1], t, t);
-    if (stage_expect(&h, STAGE_DIFFERENTIAL, s, t, res->module_id, STAGE_ALG_STANDARD, err,
+    if (stage_expect(&h, STAGE_DIFFERENTIAL, s, t, res->module_id, res->algorithm, err,
                      sizeof err) != STAGE_OK || m.cols != width) {
         fprintf(stderr, "extflow: %s: %s; recomputing (%d,%d)\n", path,
                 m.cols != width ? "width disagrees with the resolution" : err, s, t);

@@ -24,6 +24,7 @@
 #include "algebra/f2mat.h"
 #include "algebra/freemod.h"
 #include "algebra/milnor.h"
+#include "stages/stagecommit.h"
 
 enum region_kind { REGION_STEM = 0, REGION_RECT = 1 };
 
@@ -40,11 +41,32 @@ typedef struct resolution {
     char outdir[4096];
     uint64_t module_id;
     int write_stages;
+    stage_committer *committer; /* group commit of stage files (write_stages only) */
+    int algorithm;              /* enum algorithm */
     /* first error (runtime failures inside tasks); later tasks become no-ops */
     pthread_mutex_t lock;
     int failed;
     char error[512];
 } resolution;
+
+/* Rows of a differential's matrix to build with the Milnor-multiply codelet: row i is
+ * d(Sq(R_i)·g_i) for selected basis elements Sq(R_i)·g_i of F_{src,t} (generators < t). */
+typedef struct row_build {
+    uint32_t nrows, ncols;
+    milnor_row_job *jobs;       /* nrows jobs */
+    milnor_term *terms;
+    size_t nterms, termcap;
+    f2mat D;                    /* nrows x ncols, filled by the multiply codelet */
+} row_build;
+
+/* Appends rows for the basis elements sel[0..nsel) (increasing indices of F_{src,t}, generators
+ * of degree < t), or all of them if sel is NULL, to b (whose D is allocated by rb_alloc). */
+int rb_append(row_build *b, const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel);
+int rb_alloc(row_build *b, uint32_t ncols);
+void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint32_t nrows);
+void rb_clear(row_build *b);
+
+enum algorithm { ALG_STANDARD = 1, ALG_NASSAU = 2 };   /* = enum stage_algorithm */
 
 /* Work of one bidegree, carried through its tasks. */
 typedef struct step_ctx {
@@ -52,16 +74,17 @@ typedef struct step_ctx {
     int s;
     deg_t t;
     int kernel_only;            /* stem-edge job: compute the kernel, add nothing */
-    uint32_t nrows, ncols;      /* D: dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2) */
-    milnor_row_job *jobs;       /* nrows jobs */
-    milnor_term *terms;
-    size_t nterms;
-    f2mat D;                    /* the matrix of d_s, filled by the multiply codelet */
+    int nassau;                 /* Nassau step (s >= 2 under ALG_NASSAU) */
+    row_build build;            /* what the multiply tasks of the current phase fill */
+    uint32_t nrows, ncols;      /* standard: D is dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2) */
     uint8_t *is_image_pivot;    /* ncols flags after reduction */
+    struct nassau_state *ns;    /* Nassau's signature bookkeeping between tasks */
+    fm_gen *new_gens;           /* Nassau: the new generators, published by finish */
+    uint32_t n_new;
 } step_ctx;
 
 int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
-             const char *outdir, int write_stages);
+             const char *outdir, int write_stages, int algorithm);
 void res_clear(resolution *res);
 int res_in_region(const resolution *res, int s, deg_t t);
 static inline uint8_t *res_done(resolution *res, int s, deg_t t)
@@ -73,12 +96,26 @@ int res_failed(resolution *res);
 
 /* The pieces of a step. Each returns 0 or -1 (after res_fail). */
 int res_step_plan(step_ctx *c);                 /* jobs, terms, zeroed D */
-void res_step_multiply(step_ctx *c, uint32_t row0, uint32_t nrows); /* CPU reference */
 int res_step_reduce(step_ctx *c);               /* RREF; image pivots; kernel if wanted */
 int res_step_finish(step_ctx *c);               /* new gens, publish, stage file */
+/* Does the step at (s, t) hand the kernel of d_s to step (s+1, t)? */
+int res_kernel_wanted(const resolution *res, int s, deg_t t);
+/* Publishes n generators at (s, t) and writes their stage file (takes gens). */
+int res_publish(resolution *res, int s, deg_t t, uint32_t n, fm_gen *gens, uint32_t width);
+
+/* Nassau's step (stages/nassau.c), s >= 2: plan builds the zero-signature rows of d_{s-1} and
+ * of d_s; reduce0 counts and chooses the new generators and, if there are any, plans the
+ * remaining rows of d_{s-1} (returns 1) for correct, which fixes them signature by signature. */
+int res_nassau_plan(step_ctx *c);
+int res_nassau_reduce0(step_ctx *c);
+int res_nassau_correct(step_ctx *c);
+void res_nassau_free(step_ctx *c);
 void res_step_free(step_ctx *c);
 /* Kernel of d_s at (s, t) computed on the spot (stem edge, resume). */
 int res_compute_kernel(resolution *res, int s, deg_t t);
+
+/* Makes every stage file written so far durable and visible; 0, or -1 (after res_fail). */
+int res_flush_stages(resolution *res);
 
 /* Resume: load finished bidegrees from OUT/stages; returns how many were loaded. */
 long res_load_stages(resolution *res);

@@ -257,8 +257,10 @@ static int fsync_dir(const char *path)
     return r;
 }
 
-int stage_write(const char *path, const stage_header *h, const f2mat *m,
-                char *err, size_t errlen)
+/* durable: fsync, rename over path, fsync the directory. Otherwise the data is left, unsynced,
+ * in a temporary whose name is returned in *tmp_out (see stage_write_deferred). */
+static int write_stage(const char *path, const stage_header *h, const f2mat *m, int durable,
+                       char **tmp_out, char *err, size_t errlen)
 {
     static atomic_uint seq;
     int rc = STAGE_OK;
@@ -319,10 +321,15 @@ int stage_write(const char *path, const stage_header *h, const f2mat *m,
         FORWARD_IF_ERROR(w_push(&w, row, words * 8, err, errlen));
     }
     FORWARD_IF_ERROR(w_drain(&w, ZSTD_e_end, err, errlen));
-    FAIL_IF(fsync(w.fd) < 0, STAGE_EIO, "%s: fsync: %s", tmp, strerror(errno));
+    FAIL_IF(durable && fsync(w.fd) < 0, STAGE_EIO, "%s: fsync: %s", tmp, strerror(errno));
     int fd = w.fd;
     w.fd = -1;
     FAIL_IF(close(fd) < 0, STAGE_EIO, "%s: close: %s", tmp, strerror(errno));
+    if (!durable) {
+        *tmp_out = tmp;
+        tmp = NULL;
+        goto out;
+    }
     FAIL_IF(rename(tmp, path) < 0, STAGE_EIO, "%s: rename from %s: %s", path, tmp, strerror(errno));
     free(tmp);
     tmp = NULL;
@@ -338,6 +345,19 @@ out:
     free(w.out);
     free(row);
     return rc;
+}
+
+int stage_write(const char *path, const stage_header *h, const f2mat *m,
+                char *err, size_t errlen)
+{
+    return write_stage(path, h, m, 1, NULL, err, errlen);
+}
+
+int stage_write_deferred(const char *path, const stage_header *h, const f2mat *m, char **tmp_out,
+                         char *err, size_t errlen)
+{
+    *tmp_out = NULL;
+    return write_stage(path, h, m, 0, tmp_out, err, errlen);
 }
 
 /* ---- reading --------------------------------------------------------------------------- */

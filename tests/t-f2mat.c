@@ -3,6 +3,7 @@
 #include "algebra/f2mat.h"
 #include "tests/tap.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -98,7 +99,7 @@ static void fill_product(f2mat *m, uint32_t k, unsigned dens)
     f2mat_clear(&r);
 }
 
-static const char *method_name[] = { "auto", "naive", "m4ri", "pluq", "echelonize" };
+static const char *method_name[] = { "auto", "naive", "m4ri", "pluq", "echelonize", "own" };
 
 /* RREF by every method vs the reference; kernel and quasi-inverse of A. */
 static void check_matrix(const f2mat *a, const char *what)
@@ -108,7 +109,7 @@ static void check_matrix(const f2mat *a, const char *what)
     int32_t *piv = malloc(((size_t)a->cols + 1) * sizeof *piv);
     int rank = bm_rref(ref, rpiv);
     int good = 1;
-    for (int meth = F2_RREF_AUTO; meth <= F2_RREF_ECHELONIZE; meth++) {
+    for (int meth = F2_RREF_AUTO; meth <= F2_RREF_OWN; meth++) {
         f2mat m;
         must(f2mat_copy(&m, a));
         memset(piv, 0x55, ((size_t)a->cols + 1) * sizeof *piv);
@@ -164,6 +165,75 @@ static void check_matrix(const f2mat *a, const char *what)
     free(ref.e); free(kb.e); free(rpiv); free(piv); free(apiv); free(kpiv);
     free(x); free(y); free(y2);
     f2mat_clear(&aug); f2mat_clear(&ker); f2qi_clear(&qi);
+}
+
+/* [D | 0 | I] of an N x m matrix D of density dens/1024, optionally with some rows made
+ * sums of others (rank-deficient D). */
+static void make_resolution_like(f2mat *aug, uint32_t n, uint32_t mcols, unsigned dens, int deficient)
+{
+    f2mat d;
+    must(f2mat_init(&d, n, mcols));
+    fill_random(&d, dens);
+    if (deficient)
+        for (uint32_t i = 0; i < n; i += 3) {   /* every third row a sum of two others */
+            memset(f2mat_row(&d, i), 0, d.stride * sizeof(uint64_t));
+            f2vec_xor(f2mat_row(&d, i), f2mat_row(&d, (i + 1) % n), d.stride);
+            f2vec_xor(f2mat_row(&d, i), f2mat_row(&d, (i + 7) % n), d.stride);
+        }
+    must(f2mat_augment_identity(aug, &d));
+    f2mat_clear(&d);
+}
+
+/* RREF of a (by `method` and by the packed naive routine) vs the byte reference. */
+static int rref_matches_reference(const f2mat *a, enum f2_rref_method method, const char *what)
+{
+    bmat ref = bm_from(a);
+    int32_t *rpiv = malloc(((size_t)a->cols + 1) * sizeof *rpiv);
+    int32_t *piv = malloc(((size_t)a->cols + 1) * sizeof *piv);
+    if (!ref.e || !rpiv || !piv) bail("oom");
+    int rank = bm_rref(ref, rpiv);
+    f2mat m;
+    must(f2mat_copy(&m, a));
+    int r = f2mat_rref_with(&m, piv, method);
+    int good = r == rank && same_as(&m, ref) && !memcmp(piv, rpiv, a->cols * sizeof *piv);
+    if (!good) diag("%s: method %s rank %d vs %d", what, method_name[method], r, rank);
+    f2mat_clear(&m);
+    free(ref.e); free(rpiv); free(piv);
+    return good;
+}
+
+/* Threads reducing different matrices at once through f2mat_rref (AUTO) and the own
+ * routine, each checked against f2mat_rref_naive on a copy (computed in the thread too). */
+typedef struct { uint64_t seed; int iters; int good; } thr_arg;
+static void *thr_main(void *p)
+{
+    thr_arg *a = p;
+    uint64_t s = a->seed;
+    a->good = 1;
+    for (int it = 0; it < a->iters; it++) {
+        /* local splitmix64: the test's rng is not thread-safe */
+        uint64_t z;
+#define TRND() (z = (s += 0x9E3779B97F4A7C15ULL), z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL, \
+                z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL, z ^ (z >> 31))
+        uint32_t n = 200 + (uint32_t)(TRND() % 500), mc = 100 + (uint32_t)(TRND() % 700);
+        f2mat d, aug, ref;
+        if (f2mat_init(&d, n, mc)) { a->good = 0; break; }
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < mc; j++)
+                if ((TRND() >> 54) < 200) f2mat_flip(&d, i, j);
+        if (it & 1)   /* rank-deficient */
+            for (uint32_t i = 0; i + 1 < n; i += 4)
+                memcpy(f2mat_row(&d, i), f2mat_row(&d, i + 1), d.stride * sizeof(uint64_t));
+#undef TRND
+        if (f2mat_augment_identity(&aug, &d) || f2mat_copy(&ref, &aug)) { a->good = 0; break; }
+        int32_t *p1 = malloc(aug.cols * sizeof *p1), *p2 = malloc(aug.cols * sizeof *p2);
+        int r1 = it % 3 == 2 ? f2mat_rref_m4rm(&aug, p1) : f2mat_rref(&aug, p1);
+        int r2 = f2mat_rref_naive(&ref, p2);
+        if (r1 != r2 || !f2mat_equal(&aug, &ref) || memcmp(p1, p2, aug.cols * sizeof *p1)) a->good = 0;
+        free(p1); free(p2);
+        f2mat_clear(&d); f2mat_clear(&aug); f2mat_clear(&ref);
+    }
+    return NULL;
 }
 
 int main(void)
@@ -236,6 +306,59 @@ int main(void)
         snprintf(what, sizeof what, "large %ux%u", a.rows, a.cols);
         check_matrix(&a, what);
         f2mat_clear(&a);
+    }
+    /* the own M4RM routine on larger, resolution-like shapes (bit for bit vs the reference) */
+    {
+        static const uint32_t res[][4] = { { 700, 1500, 200, 1 }, { 700, 400, 300, 0 },
+                                           { 513, 700, 100, 1 }, { 1000, 800, 250, 1 } };
+        for (size_t t = 0; t < sizeof res / sizeof res[0]; t++) {
+            f2mat a;
+            make_resolution_like(&a, res[t][0], res[t][1], res[t][2], (int)res[t][3]);
+            snprintf(what, sizeof what, "[D|0|I] D %ux%u dens %u/1024%s", res[t][0], res[t][1],
+                     res[t][2], res[t][3] ? " rank-deficient" : "");
+            int good = rref_matches_reference(&a, F2_RREF_OWN, what);
+            good &= rref_matches_reference(&a, F2_RREF_AUTO, what);
+            ok(good, "own/auto RREF of %s", what);
+            f2mat_clear(&a);
+        }
+        /* every parameter choice gives the canonical RREF */
+        f2mat a, ref;
+        make_resolution_like(&a, 300, 450, 300, 1);
+        must(f2mat_copy(&ref, &a));
+        int32_t *rp = malloc(a.cols * sizeof *rp), *pp = malloc(a.cols * sizeof *pp);
+        int rr = f2mat_rref_naive(&ref, rp), good = 1;
+        for (int k = 1; k <= 8; k++)
+            for (int g = 1; g <= 8; g += (g < 2 ? 1 : 3))
+                for (int tile = 4; tile <= 64; tile *= 4) {
+                    f2mat m;
+                    must(f2mat_copy(&m, &a));
+                    int r = f2mat_rref_m4rm_tuned(&m, pp, k, g, tile, tile == 4 ? 7 : 0);
+                    if (r != rr || !f2mat_equal(&m, &ref) || memcmp(pp, rp, a.cols * sizeof *pp)) {
+                        diag("m4rm k=%d groups=%d tile=%d differs", k, g, tile);
+                        good = 0;
+                    }
+                    f2mat_clear(&m);
+                }
+        ok(good, "own M4RM: all k / groups / tile parameters agree with naive");
+        free(rp); free(pp);
+        f2mat_clear(&a); f2mat_clear(&ref);
+    }
+
+    /* concurrency: 4 threads reducing different matrices at once */
+    {
+        enum { NT = 4 };
+        pthread_t th[NT];
+        thr_arg args[NT];
+        int good = 1;
+        for (int t = 0; t < NT; t++) {
+            args[t] = (thr_arg){ .seed = rnd(), .iters = 6, .good = 0 };
+            if (pthread_create(&th[t], NULL, thr_main, &args[t])) bail("pthread_create");
+        }
+        for (int t = 0; t < NT; t++) {
+            pthread_join(th[t], NULL);
+            good &= args[t].good;
+        }
+        ok(good, "%d threads x %d concurrent f2mat_rref / own M4RM reductions match naive", NT, 6);
     }
     return done_testing();
 }

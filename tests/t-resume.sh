@@ -3,10 +3,12 @@
 # identical to an uninterrupted run (5 rounds); a finished run extended to a larger stem
 # reuses what it has and equals a fresh run.
 . tests/lib.sh
+ALG=${ALG:-standard}
 STEM=${RESUME_TEST_STEM:-60}
 ROUNDS=${RESUME_TEST_ROUNDS:-5}
 plan $((ROUNDS + 3))
-$EXTFLOW resolve --stem $STEM --out "$TMP/full" --quiet
+diag "algorithm $ALG"
+$EXTFLOW resolve --algorithm $ALG --stem $STEM --out "$TMP/full" --quiet
 ok $? "uninterrupted run through stem $STEM"
 seed=${SEED:-$$}
 diag "seed $seed"
@@ -16,20 +18,20 @@ while [ $i -lt $ROUNDS ]; do
     d="$TMP/r$i"
     # kill after 0.05 .. 2.5 s
     delay=$(awk -v s=$seed -v i=$i 'BEGIN { srand(s * 31 + i); printf "%.2f", 0.05 + rand() * 2.45 }')
-    $EXTFLOW resolve --stem $STEM --out "$d" --quiet &
+    $EXTFLOW resolve --algorithm $ALG --stem $STEM --out "$d" --quiet &
     pid=$!
     sleep "$delay"
     kill -9 $pid 2>/dev/null
     wait $pid 2>/dev/null
     partial=$(ls "$d/stages/differential" 2>/dev/null | wc -l)
-    $EXTFLOW resolve --stem $STEM --out "$d" --quiet 2>"$TMP/err" && same_outputs "$TMP/full" "$d" &&
+    $EXTFLOW resolve --algorithm $ALG --stem $STEM --out "$d" --quiet 2>"$TMP/err" && same_outputs "$TMP/full" "$d" &&
         ! ls "$d/stages/differential" | grep -q tmp
     ok $? "killed after ${delay}s ($partial stage files), resumed: identical outputs"
     rm -rf "$d"
 done
-$EXTFLOW resolve --stem 30 --out "$TMP/grow" --quiet &&
-    $EXTFLOW resolve --stem 40 --out "$TMP/grow" 2>"$TMP/grow.err" </dev/null &&
-    $EXTFLOW resolve --stem 40 --out "$TMP/fresh" --quiet && same_outputs "$TMP/fresh" "$TMP/grow"
+$EXTFLOW resolve --algorithm $ALG --stem 30 --out "$TMP/grow" --quiet &&
+    $EXTFLOW resolve --algorithm $ALG --stem 40 --out "$TMP/grow" 2>"$TMP/grow.err" </dev/null &&
+    $EXTFLOW resolve --algorithm $ALG --stem 40 --out "$TMP/fresh" --quiet && same_outputs "$TMP/fresh" "$TMP/grow"
 ok $? "stem 30 extended to stem 40 equals a fresh stem-40 run"
 grep -q "resumed" "$TMP/grow.err"
 ok $? "the extension reused the stem-30 stage files ($(cat "$TMP/grow.err" | head -1))"

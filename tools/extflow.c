@@ -27,7 +27,7 @@ static const char *usage_text =
     "      --stem N           every bidegree with stem n = t - s <= N (default 40)\n"
     "      --max-s S          and s <= S (default N/2 + 2, above the vanishing line)\n"
     "      --max-t T          instead: every bidegree with t <= T (and s <= S)\n"
-    "      --algorithm NAME   standard (default)\n"
+    "      --algorithm NAME   nassau (default: Nassau's algorithm) or standard\n"
     "      --out DIR          output directory (default out/S_2)\n"
     "      --sseq-formats     also write differentials.txt, num_gens.txt, resolution_size.txt\n"
     "      --quiet            no progress line\n"
@@ -179,7 +179,7 @@ static int ensure_dir(const char *dir)
 
 static int cmd_resolve(int argc, char **argv)
 {
-    const char *module = "S_2", *algorithm = "standard", *out = "out/S_2";
+    const char *module = "S_2", *algorithm = "nassau", *out = "out/S_2";
     long stem = -1, max_s = -1, max_t = -1;
     int quiet = 0, sseq_formats = 0;
     for (int i = 0; i < argc; i++) {
@@ -205,8 +205,8 @@ static int cmd_resolve(int argc, char **argv)
     }
     if (strcmp(module, "S_2") != 0)
         return usage_error("unknown module '%s' (this version resolves S_2 only)", module);
-    if (strcmp(algorithm, "standard") != 0)
-        return usage_error("unknown algorithm '%s' (this version has: standard)", algorithm);
+    int alg = !strcmp(algorithm, "standard") ? ALG_STANDARD : !strcmp(algorithm, "nassau") ? ALG_NASSAU : 0;
+    if (!alg) return usage_error("unknown algorithm '%s' (choose standard or nassau)", algorithm);
     if (stem >= 0 && max_t >= 0) return usage_error("give --stem or --max-t, not both%s", "");
     int region = max_t >= 0 ? REGION_RECT : REGION_STEM;
     if (region == REGION_STEM && stem < 0) stem = 40;
@@ -228,7 +228,7 @@ static int cmd_resolve(int argc, char **argv)
         return 1;
     }
     resolution res;
-    if (res_init(&res, region, (int)stem, (int)max_s, (deg_t)max_t, out, 1) != 0) {
+    if (res_init(&res, region, (int)stem, (int)max_s, (deg_t)max_t, out, 1, alg) != 0) {
         fprintf(stderr, "extflow: out of memory setting up the resolution\n");
         return 1;
     }

@@ -1,0 +1,341 @@
+/* nassau.c — Nassau's algorithm for a step (s, t), s >= 2, of the resolution of S_2
+ * (arXiv 1910.04063; algorithms.md §5, in the form with degree-restricted reads of §5.7).
+ *
+ * Maths. For a sub-Hopf-algebra B with profile h (chosen per bidegree, optimal_for below),
+ * every basis element Sq(R)·g has a signature σ(R) = (r_i mod 2^{h_i})_i. In the range where
+ * Ext_B vanishes the zero-signature part of the resolution, F2 ⊗_B F, is exact, so the new
+ * generators at (s, t) are counted on zero-signature rows and columns only: kernel of d_{s-1}
+ * there, modulo the image of d_s. Each new generator x (a zero-signature cycle mod higher
+ * signatures) is then corrected signature by signature, in a fixed order, by the
+ * quasi-inverse of the single-signature block of d_{s-1}, until d(x) = 0 exactly.
+ *
+ * Reads are degree-restricted: F_{s-1} below degree t, F_{s-2} below degree t-1, F_s below t,
+ * so (s, t) depends only on (s, t-1) and (s-1, t-1).
+ *
+ * Layout. Signatures are coded in mixed radix, slot 0 in the low h_0 bits; increasing code
+ * order is sseq's signature order (slot 0 fastest). Basis elements are bucketed by code.
+ * Phase 1 builds the zero-signature rows of d_{s-1} and of d_s; phase 2 (only when there are
+ * new generators) builds every other row of d_{s-1}.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "stages/resolution.h"
+
+typedef struct nassau_state {
+    milnor_profile h;
+    uint32_t ncodes;            /* 2^(sum h_i) */
+    /* rows: basis of F_{s-1,t} (gens < t), cols: basis of F_{s-2,t} (gens < t-1) */
+    uint32_t nrows, ncols;          /* dim F_{s-1,t} below t; dim F_{s-2,t} below t-1 */
+    uint32_t *row_start, *row_idx;  /* bucket code → row_idx[row_start[c] .. row_start[c+1]) */
+    uint32_t *col_start, *col_idx;
+    uint32_t nzero_src;             /* zero-signature rows of F_{s,t} (the image of d_s) */
+    row_build phase1;               /* rows: zero-sig of d_{s-1} (nz0 rows), then of d_s */
+    const uint64_t **row_of;        /* row of d_{s-1} for each basis element of F_{s-1,t} */
+    uint64_t *dx;                   /* n_new x words(ncols): d of the new generators */
+} nassau_state;
+
+static uint32_t profile_total(const milnor_profile *h)
+{
+    uint32_t n = 0;
+    for (int i = 0; i < h->len; i++) n += h->h[i];
+    return n;
+}
+
+/* The last profile of Nassau's sequence with t >= (2^len - 1)(s + 1) + top degree. */
+static milnor_profile optimal_for(int s, deg_t t)
+{
+    milnor_profile h = { .truncated = 1, .len = 0 }, best = h;
+    for (;;) {
+        if ((int64_t)t < (((int64_t)1 << h.len) - 1) * (s + 1) + milnor_profile_top_degree(&h))
+            return best;
+        best = h;
+        milnor_profile_next_nassau(&h);
+        if (h.len > MILNOR_MAX_LEN - 1) return best;
+    }
+}
+
+static uint32_t sig_code(const milnor_elt *R, const milnor_profile *h)
+{
+    uint32_t code = 0, shift = 0;
+    for (int i = 0; i < h->len; i++) {
+        uint32_t r = (uint32_t)i < R->len ? R->r[i] : 0;
+        code |= (r & ((1u << h->h[i]) - 1)) << shift;
+        shift += h->h[i];
+    }
+    return code;
+}
+
+/* Buckets the basis of F_{src,t} (generators of degree < bound) by signature code. */
+static int bucket(const resolution *res, int src, deg_t t, deg_t bound, const milnor_profile *h,
+                  uint32_t ncodes, uint32_t **start, uint32_t **idx, uint32_t *n)
+{
+    const freemod *F = &res->F[src];
+    *n = (uint32_t)freemod_dim(F, t, bound);
+    uint32_t *code = malloc(((size_t)*n + 1) * sizeof *code);
+    *start = calloc((size_t)ncodes + 1, sizeof **start);
+    *idx = malloc(((size_t)*n + 1) * sizeof **idx);
+    if (!code || !*start || !*idx) {
+        free(code);
+        return -1;
+    }
+    uint32_t k = 0;
+    for (deg_t u = 0; u < bound && u <= t; u++)
+        for (uint32_t i = 0; i < F->ngens[u]; i++)
+            for (uint32_t r = 0; r < res->A.dim[t - u]; r++)
+                code[k++] = sig_code(&res->A.elts[t - u][r], h);
+    for (uint32_t j = 0; j < *n; j++) (*start)[code[j] + 1]++;
+    for (uint32_t c = 0; c < ncodes; c++) (*start)[c + 1] += (*start)[c];
+    uint32_t *fill = malloc(((size_t)ncodes + 1) * sizeof *fill);
+    if (!fill) {
+        free(code);
+        return -1;
+    }
+    memcpy(fill, *start, ncodes * sizeof *fill);
+    for (uint32_t j = 0; j < *n; j++) (*idx)[fill[code[j]]++] = j;
+    free(fill);
+    free(code);
+    return 0;
+}
+
+static inline int bit_at(const uint64_t *v, uint32_t i) { return (int)(v[i >> 6] >> (i & 63) & 1); }
+static inline void flip_at(uint64_t *v, uint32_t i) { v[i >> 6] ^= (uint64_t)1 << (i & 63); }
+
+/* out row k = in rows rows[k], restricted to the columns cols[0..ncols) (bits beyond limit
+ * read as 0). */
+static void gather_block(f2mat *out, const uint64_t *const *rows, uint32_t nrows,
+                         const uint32_t *cols, uint32_t ncols, uint32_t limit)
+{
+    for (uint32_t k = 0; k < nrows; k++) {
+        uint64_t *o = f2mat_row(out, k);
+        for (uint32_t j = 0; j < ncols; j++)
+            if (cols[j] < limit && bit_at(rows[k], cols[j])) flip_at(o, j);
+    }
+}
+
+int res_nassau_plan(step_ctx *c)
+{
+    resolution *res = c->res;
+    int s = c->s;
+    deg_t t = c->t;
+    nassau_state *ns = c->ns = calloc(1, sizeof *ns);
+    if (!ns) goto oom;
+    ns->h = optimal_for(s, t);
+    ns->ncodes = 1u << profile_total(&ns->h);
+    uint32_t *zs_start = NULL, *zs_idx = NULL, nsrc = 0;
+    if (bucket(res, s - 1, t, t, &ns->h, ns->ncodes, &ns->row_start, &ns->row_idx, &ns->nrows) ||
+        bucket(res, s - 2, t, t - 1, &ns->h, ns->ncodes, &ns->col_start, &ns->col_idx, &ns->ncols) ||
+        bucket(res, s, t, t, &ns->h, ns->ncodes, &zs_start, &zs_idx, &nsrc)) {
+        free(zs_start);
+        free(zs_idx);
+        goto oom;
+    }
+    ns->nzero_src = zs_start[1];
+    uint32_t img_cols = (uint32_t)freemod_dim(&res->F[s - 1], t, t - 1);
+    int rc = rb_append(&c->build, res, s - 1, t, ns->row_idx, ns->row_start[1]);
+    if (rc == 0) rc = rb_append(&c->build, res, s, t, zs_idx, ns->nzero_src);
+    free(zs_start);
+    free(zs_idx);
+    if (rc != 0 || rb_alloc(&c->build, ns->ncols > img_cols ? ns->ncols : img_cols) != 0) goto oom;
+    return 0;
+oom:
+    res_fail(res, "out of memory planning Nassau step (%d,%d)", s, t);
+    return -1;
+}
+
+/* RREF of [block | 0 | I]; returns the reduced augmented matrix and its pivots. */
+static int reduce_augmented(const f2mat *block, f2mat *aug, int32_t **pivots, int *rank)
+{
+    if (f2mat_augment_identity(aug, block) != 0) return -1;
+    *pivots = malloc(sizeof **pivots * (aug->cols + 1));
+    if (!*pivots) return -1;
+    *rank = f2mat_rref(aug, *pivots);
+    return *rank < 0 ? -1 : 0;
+}
+
+/* Phase 2: every row of d_{s-1} of non-zero signature, in increasing basis order; row_of
+ * then maps each basis element of F_{s-1,t} to its row in phase 1 or phase 2. */
+static int plan_phase2(step_ctx *c)
+{
+    nassau_state *ns = c->ns;
+    uint32_t nz0 = ns->row_start[1], nother = ns->nrows - nz0, k = 0;
+    uint8_t *zero = calloc((size_t)ns->nrows + 1, 1);
+    uint32_t *other = malloc(((size_t)nother + 1) * sizeof *other);
+    ns->row_of = malloc(((size_t)ns->nrows + 1) * sizeof *ns->row_of);
+    if (!zero || !other || !ns->row_of) goto oom;
+    for (uint32_t i = 0; i < nz0; i++) zero[ns->row_idx[i]] = 1;
+    for (uint32_t j = 0; j < ns->nrows; j++)
+        if (!zero[j]) other[k++] = j;
+    if (rb_append(&c->build, c->res, c->s - 1, c->t, other, nother) != 0 ||
+        rb_alloc(&c->build, ns->ncols) != 0)
+        goto oom;
+    for (uint32_t i = 0; i < nz0; i++) ns->row_of[ns->row_idx[i]] = f2mat_row(&ns->phase1.D, i);
+    for (uint32_t i = 0; i < nother; i++) ns->row_of[other[i]] = f2mat_row(&c->build.D, i);
+    free(zero);
+    free(other);
+    return 0;
+oom:
+    free(zero);
+    free(other);
+    res_fail(c->res, "out of memory in Nassau step (%d,%d)", c->s, c->t);
+    return -1;
+}
+
+static int first_bit(const uint64_t *v, uint32_t bits)
+{
+    for (uint32_t w = 0; w < f2vec_words(bits); w++)
+        if (v[w]) return (int)(w * 64 + (uint32_t)__builtin_ctzll(v[w]));
+    return -1;
+}
+
+int res_nassau_reduce0(step_ctx *c)
+{
+    resolution *res = c->res;
+    nassau_state *ns = c->ns;
+    uint32_t nz0 = ns->row_start[1], nc0 = ns->col_start[1];
+    const uint32_t *rows0 = ns->row_idx, *cols0 = ns->col_idx;
+    f2mat block = { 0 }, aug = { 0 }, img = { 0 };
+    int32_t *piv = NULL, *imgpiv = NULL;
+    int rank;
+    const uint64_t **rowp = malloc(((size_t)nz0 + ns->nzero_src + 1) * sizeof *rowp);
+    if (!rowp) goto oom;
+    for (uint32_t k = 0; k < nz0 + ns->nzero_src; k++) rowp[k] = f2mat_row(&c->build.D, k);
+    /* zero-signature cycles of d_{s-1} */
+    if (f2mat_init(&block, nz0, nc0) != 0) goto oom;
+    gather_block(&block, rowp, nz0, cols0, nc0, c->build.ncols);
+    if (reduce_augmented(&block, &aug, &piv, &rank) != 0) goto oom;
+    /* zero-signature image of d_s, in the coordinates rows0 */
+    if (f2mat_init(&img, ns->nzero_src, nz0) != 0) goto oom;
+    gather_block(&img, rowp + nz0, ns->nzero_src, rows0, nz0,
+                 (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t - 1));
+    imgpiv = malloc(sizeof *imgpiv * (nz0 + 1));
+    if (!imgpiv || f2mat_rref(&img, imgpiv) < 0) goto oom;
+    /* new generators: kernel vectors whose pivot is not an image pivot */
+    uint32_t seg = f2mat_segment_start(nc0), xwords = (uint32_t)f2vec_words(ns->nrows);
+    uint32_t dwords = (uint32_t)f2vec_words(ns->ncols);
+    c->new_gens = calloc((size_t)nz0 + 1, sizeof *c->new_gens);
+    ns->dx = calloc(((size_t)nz0 + 1) * dwords + 1, sizeof *ns->dx);
+    if (!c->new_gens || !ns->dx) goto oom;
+    for (uint32_t r = 0; r < (uint32_t)rank; r++) {
+        const uint64_t *row = f2mat_row(&aug, r);
+        int p = first_bit(row, aug.cols);
+        if (p < (int)seg) continue;
+        uint32_t kp = (uint32_t)p - seg;
+        if (imgpiv[kp] >= 0) continue;
+        fm_gen *g = &c->new_gens[c->n_new];
+        g->bits = ns->nrows;
+        g->img = calloc((size_t)xwords + 1, 8);
+        if (!g->img) goto oom;
+        uint64_t *dx = ns->dx + (size_t)c->n_new * dwords;
+        for (uint32_t i = 0; i < nz0; i++)
+            if (bit_at(row, seg + i)) {
+                flip_at(g->img, rows0[i]);
+                f2vec_xor(dx, rowp[i], dwords);
+            }
+        c->n_new++;
+    }
+    free(rowp);
+    free(piv);
+    free(imgpiv);
+    f2mat_clear(&block);
+    f2mat_clear(&aug);
+    f2mat_clear(&img);
+    /* phase 1 is kept for its zero-signature rows; plan the others if anything needs fixing */
+    ns->phase1 = c->build;
+    memset(&c->build, 0, sizeof c->build);
+    if (c->n_new == 0) return 0;
+    return plan_phase2(c) == 0 ? 1 : -1;
+oom:
+    free(rowp);
+    free(piv);
+    free(imgpiv);
+    f2mat_clear(&block);
+    f2mat_clear(&aug);
+    f2mat_clear(&img);
+    res_fail(res, "out of memory in Nassau step (%d,%d)", c->s, c->t);
+    return -1;
+}
+
+/* Corrects each new generator x, signature by signature in increasing code order, by the
+ * quasi-inverse of that signature's block of d_{s-1}, until d(x) = 0. */
+int res_nassau_correct(step_ctx *c)
+{
+    nassau_state *ns = c->ns;
+    uint32_t dwords = (uint32_t)f2vec_words(ns->ncols);
+    const uint64_t **rows = malloc(((size_t)ns->nrows + 1) * sizeof *rows);
+    if (!rows) goto oom;
+    for (uint32_t code = 1; code < ns->ncodes; code++) {
+        uint32_t r0 = ns->row_start[code], nr = ns->row_start[code + 1] - r0;
+        uint32_t c0 = ns->col_start[code], nc = ns->col_start[code + 1] - c0;
+        if (nr == 0 || nc == 0) continue;
+        const uint32_t *ridx = ns->row_idx + r0, *cidx = ns->col_idx + c0;
+        for (uint32_t k = 0; k < nr; k++) rows[k] = ns->row_of[ridx[k]];
+        f2mat block = { 0 }, aug = { 0 };
+        int32_t *piv = NULL;
+        int rank;
+        if (f2mat_init(&block, nr, nc) != 0) goto oom;
+        gather_block(&block, rows, nr, cidx, nc, ns->ncols);
+        if (reduce_augmented(&block, &aug, &piv, &rank) != 0) {
+            f2mat_clear(&block);
+            f2mat_clear(&aug);
+            free(piv);
+            goto oom;
+        }
+        uint32_t seg = f2mat_segment_start(nc);
+        for (uint32_t a = 0; a < c->n_new; a++) {
+            uint64_t *dx = ns->dx + (size_t)a * dwords;
+            /* lift = sum of the preimages of the pivot columns p with dx[cidx[p]] = 1,
+             * read off dx before it changes (the quasi-inverse of §3.4) */
+            uint64_t *lift = calloc(f2vec_words(nr) + 1, 8);
+            if (!lift) {
+                f2mat_clear(&block);
+                f2mat_clear(&aug);
+                free(piv);
+                goto oom;
+            }
+            for (uint32_t r = 0; r < (uint32_t)rank; r++) {
+                const uint64_t *row = f2mat_row(&aug, r);
+                int p = first_bit(row, seg);
+                if (p < 0) break;
+                if (!bit_at(dx, cidx[p])) continue;
+                for (uint32_t i = 0; i < nr; i++)
+                    if (bit_at(row, seg + i)) flip_at(lift, i);
+            }
+            for (uint32_t i = 0; i < nr; i++)
+                if (bit_at(lift, i)) {
+                    flip_at(c->new_gens[a].img, ridx[i]);
+                    f2vec_xor(dx, rows[i], dwords);
+                }
+            free(lift);
+        }
+        f2mat_clear(&block);
+        f2mat_clear(&aug);
+        free(piv);
+    }
+    free(rows);
+    for (uint32_t a = 0; a < c->n_new; a++)
+        if (!f2vec_is_zero(ns->dx + (size_t)a * dwords, dwords)) {
+            res_fail(c->res, "Nassau step (%d,%d): the subalgebra is too large here (d(x) != 0 after "
+                     "all corrections); this is a bug", c->s, c->t);
+            return -1;
+        }
+    return 0;
+oom:
+    free(rows);
+    res_fail(c->res, "out of memory in Nassau step (%d,%d)", c->s, c->t);
+    return -1;
+}
+
+void res_nassau_free(step_ctx *c)
+{
+    nassau_state *ns = c->ns;
+    if (!ns) return;
+    free(ns->row_start);
+    free(ns->row_idx);
+    free(ns->col_start);
+    free(ns->col_idx);
+    rb_clear(&ns->phase1);
+    free(ns->row_of);
+    free(ns->dx);
+    free(ns);
+    c->ns = NULL;
+}

@@ -1,0 +1,180 @@
+/* stagecommit.c — group commit of stage files (see stagecommit.h). */
+#include "stages/stagecommit.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct pending {
+    char *tmp, *final;
+} pending;
+
+struct stage_committer {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    pending *items;
+    size_t n, cap, batch;
+    double delay;
+    int stopping, busy;
+    unsigned long flush_requests, flushes_done;
+    char error[512];
+};
+
+static int fsync_dir_of(const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy) return -1;
+    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(copy);
+    if (fd < 0) return -1;
+    int r = fsync(fd);
+    close(fd);
+    return r;
+}
+
+/* Sync once, rename all, fsync each distinct directory once (the list is short). */
+static void commit_batch(stage_committer *sc, pending *items, size_t n)
+{
+    char msg[512] = "";
+    if (n == 0) return;
+    int fd = open(items[0].tmp, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || syncfs(fd) != 0)
+        snprintf(msg, sizeof msg, "%s: sync failed: %s", items[0].tmp, strerror(errno));
+    if (fd >= 0) close(fd);
+    for (size_t i = 0; i < n; i++) {
+        if (!msg[0] && rename(items[i].tmp, items[i].final) != 0)
+            snprintf(msg, sizeof msg, "%s: rename from %s: %s", items[i].final, items[i].tmp, strerror(errno));
+        if (msg[0]) unlink(items[i].tmp);
+    }
+    /* one fsync per distinct directory (a batch usually has one) */
+    for (size_t i = 0; i < n && !msg[0]; i++) {
+        size_t len = strrchr(items[i].final, '/') ? (size_t)(strrchr(items[i].final, '/') - items[i].final) : 0;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strncmp(items[j].final, items[i].final, len + 1) == 0 && !strchr(items[j].final + len + 1, '/');
+        if (!seen && fsync_dir_of(items[i].final) != 0)
+            snprintf(msg, sizeof msg, "%s: fsync of the directory: %s", items[i].final, strerror(errno));
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(items[i].tmp);
+        free(items[i].final);
+    }
+    if (msg[0]) {
+        pthread_mutex_lock(&sc->lock);
+        if (!sc->error[0]) memcpy(sc->error, msg, sizeof msg);
+        pthread_mutex_unlock(&sc->lock);
+    }
+}
+
+static void *committer_main(void *arg)
+{
+    stage_committer *sc = arg;
+    pthread_mutex_lock(&sc->lock);
+    for (;;) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        long ns = (long)(sc->delay * 1e9);
+        until.tv_sec += ns / 1000000000L;
+        until.tv_nsec += ns % 1000000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        while (!sc->stopping && sc->n < sc->batch && sc->flush_requests == sc->flushes_done)
+            if (pthread_cond_timedwait(&sc->wake, &sc->lock, &until) == ETIMEDOUT) break;
+        unsigned long requested = sc->flush_requests;
+        pending *items = sc->items;
+        size_t n = sc->n;
+        sc->items = NULL;
+        sc->n = sc->cap = 0;
+        sc->busy = 1;
+        pthread_mutex_unlock(&sc->lock);
+        commit_batch(sc, items, n);
+        free(items);
+        pthread_mutex_lock(&sc->lock);
+        sc->busy = 0;
+        sc->flushes_done = requested;
+        pthread_cond_broadcast(&sc->done);
+        if (sc->stopping && sc->n == 0) break;
+    }
+    pthread_mutex_unlock(&sc->lock);
+    return NULL;
+}
+
+stage_committer *stage_committer_start(double delay_seconds, size_t batch)
+{
+    stage_committer *sc = calloc(1, sizeof *sc);
+    if (!sc) return NULL;
+    sc->delay = delay_seconds;
+    sc->batch = batch ? batch : 1;
+    pthread_mutex_init(&sc->lock, NULL);
+    pthread_cond_init(&sc->wake, NULL);
+    pthread_cond_init(&sc->done, NULL);
+    if (pthread_create(&sc->thread, NULL, committer_main, sc) != 0) {
+        free(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+int stage_committer_add(stage_committer *sc, char *tmp, const char *final)
+{
+    char *f = strdup(final);
+    pthread_mutex_lock(&sc->lock);
+    if (f && sc->n == sc->cap) {
+        size_t cap = sc->cap ? 2 * sc->cap : 64;
+        pending *items = realloc(sc->items, cap * sizeof *items);
+        if (items) {
+            sc->items = items;
+            sc->cap = cap;
+        }
+    }
+    int ok = f && sc->n < sc->cap;
+    if (ok) {
+        sc->items[sc->n++] = (pending){ tmp, f };
+        if (sc->n >= sc->batch) pthread_cond_signal(&sc->wake);
+    }
+    pthread_mutex_unlock(&sc->lock);
+    if (!ok) {
+        unlink(tmp);
+        free(tmp);
+        free(f);
+        return -1;
+    }
+    return 0;
+}
+
+int stage_committer_flush(stage_committer *sc, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&sc->lock);
+    unsigned long ticket = ++sc->flush_requests;
+    pthread_cond_signal(&sc->wake);
+    while (sc->flushes_done < ticket) pthread_cond_wait(&sc->done, &sc->lock);
+    int rc = sc->error[0] ? -1 : 0;
+    if (rc && err) snprintf(err, errlen, "%s", sc->error);
+    pthread_mutex_unlock(&sc->lock);
+    return rc;
+}
+
+int stage_committer_stop(stage_committer *sc, char *err, size_t errlen)
+{
+    if (!sc) return 0;
+    int rc = stage_committer_flush(sc, err, errlen);
+    pthread_mutex_lock(&sc->lock);
+    sc->stopping = 1;
+    pthread_cond_signal(&sc->wake);
+    pthread_mutex_unlock(&sc->lock);
+    pthread_join(sc->thread, NULL);
+    pthread_mutex_destroy(&sc->lock);
+    pthread_cond_destroy(&sc->wake);
+    pthread_cond_destroy(&sc->done);
+    free(sc->items);
+    free(sc);
+    return rc;
+}

@@ -1,0 +1,26 @@
+/* stagecommit.h — group commit of stage files: durability in batches.
+ *
+ * Writing one stage file durably costs two fsyncs (file, directory); a resolution writes
+ * thousands of small files, and on a disk those syncs, not the mathematics, set the pace
+ * (docs/perf.md). So finished steps hand their unsynced temporaries (stage_write_deferred) to a
+ * committer thread, which every `delay` seconds or `batch` files: syncs the file system once
+ * (syncfs), renames every temporary of the batch to its final name, and fsyncs the
+ * directories. The invariant of stage files is kept: a file under its final name was synced
+ * before it got that name, so a kill or a power failure loses at most the last batch, whose
+ * temporaries the next run removes and whose bidegrees it recomputes.
+ */
+#ifndef EXTFLOW_STAGECOMMIT_H
+#define EXTFLOW_STAGECOMMIT_H
+#include <stddef.h>
+
+typedef struct stage_committer stage_committer;
+
+stage_committer *stage_committer_start(double delay_seconds, size_t batch);
+/* Queues tmp (malloc'ed; ownership passes) to be renamed to final after the next sync. */
+int stage_committer_add(stage_committer *sc, char *tmp, const char *final);
+/* Commits everything queued now; returns 0, or -1 with the first error in err. */
+int stage_committer_flush(stage_committer *sc, char *err, size_t errlen);
+/* Flushes, stops the thread and frees; same return as flush. NULL is a no-op. */
+int stage_committer_stop(stage_committer *sc, char *err, size_t errlen);
+
+#endif
