@@ -1,4 +1,5 @@
-/* f2mat.c — packed F2 matrices; RREF through M4RI (or plain Gauss-Jordan when small),
+/* f2mat.c — packed F2 matrices; RREF by our own M4RM (f2mat_m4rm.c), plain Gauss-Jordan
+ * when small, M4RI's PLUQ for very large dense matrices,
  * and kernel / quasi-inverse extraction from an RREF'd [A | 0 | I] (algorithms.md §3). */
 #include "algebra/f2mat.h"
 
@@ -165,25 +166,42 @@ static int rref_m4ri(f2mat *m, int32_t *pivots, enum f2_rref_method method)
     return fill_pivots(m, pivots);
 }
 
-/* Dispatch, from bench/f2mat_bench (this 2-core box, -O2 -march=x86-64-v3, random
- * full-rank matrices; times include f2mat's copy into and out of M4RI):
- *  - naive vs copy+mzd_echelonize_m4ri, microseconds:
- *      4x4 0.04/0.53   16x1000 0.85/1.9   16x4000 3.6/4.1   16x10000 10.1/9.9
- *      24x4000 7.7/6.5   32x1000 2.8/4.1   32x4000 14.1/9.6   48x1000 5.9/7.1
- *      64x1000 10.5/11.1   96x1000 25.9/17.0   128x128 11.4/12.4   128x256 14.9/17.6
- *      256x256 242/36
- *    naive's cost grows like rows^2 * words; it wins when that is below ~32K word ops, or
- *    for narrow (<= 256 cols) matrices up to 128 rows.
- *  - M4RI echelonizers (ms, m4ri/pluq/echelonize): 3000x6000 13.5/21.1/21.5,
- *    128x100000 1.6/5.7/5.8, 4096^2 14/14.4/15.5, 8192^2 88/97/95, 6144x16384 165/210/202,
- *    16384^2 1030/652/- : mzd_echelonize_m4ri everywhere except the very large, where PLUQ
- *    wins; the crossover lies between 8192 and 16384 (taken as 12288, not measured). */
+/* Dispatch, from bench/f2mat_bench (this 2-core Debian VM, AMD EPYC, -O2 -march=x86-64-v3;
+ * median times; M4RI times include f2mat's copy into and out of M4RI; docs/perf.md):
+ *  - own M4RM (f2mat_m4rm.c) vs M4RI echelonize_m4ri / PLUQ, ms:
+ *      [D|0|I] D 1000x800 d=1/4 (1000x1832)       0.72 / 0.96 / 2.09
+ *      [D|0|I] D 3000x2500 (3000x5560)            8.2 / 13.0 / 23.2
+ *      [D|0|I] D 8000x7000 (8000x15040)           116-160 / 220-367 / 264-271
+ *      [D|0|I] D 15000x13000 (15000x28056)        1047-1613 / 2302-3795 / 1620-2553
+ *      [D|0|I] D 16000x2000 (16000x18048)         700 / - / 1625
+ *      dense 4096^2 12.6/14.1/17.5   8192^2 77/88/98   10240^2 346/-/306   12288^2 755/807/469
+ *      16384^2 950/1030/645   128x100000 0.82/1.46/5.7   512x20000 1.73/2.85/5.08
+ *      3000x6000 rank 1200: 6.2/7.0/11.7
+ *    small, us: 16x4000 1.3/4.2 (naive 4.0)   64x1000 5.9/11 (naive 12)   180^2 22/20
+ *      384^2 82/68   512^2 130/125   768^2 309/314   (naive 128x128 11 vs own 12)
+ *  So: naive for narrow small matrices (as measured before: 4x4 0.04 us vs own 0.2 us),
+ *  PLUQ (under the M4RI lock) only for dense matrices of at least 10240 rows and columns,
+ *  where its asymptotically faster multiplication wins (crossover between 8192 and 10240);
+ *  our [D | 0 | I] matrices are never dense there (their I block is sparse), and own M4RM
+ *  beats PLUQ on them at every size measured. Everything else: own M4RM, which is also
+ *  lock-free; M4RI is up to ~20% faster on small squares (180..400), kept out for that. */
 static int use_naive(uint32_t rows, uint32_t cols)
 {
-    uint64_t words = f2vec_words(cols);
-    return (rows <= 128 && cols <= 256) || (uint64_t)rows * rows * words <= 32768;
+    return (rows <= 128 && cols <= 256) || (rows <= 8 && cols <= 1024);
 }
-#define F2_RREF_PLUQ_MIN_DIM 12288u
+#define F2_RREF_PLUQ_MIN_DIM 10240u
+
+/* At least 3/4 of the words (of every 16th row) nonzero. */
+static int mostly_dense(const f2mat *m)
+{
+    size_t w = f2vec_words(m->cols), nz = 0, all = 0;
+    for (uint32_t i = 0; i < m->rows; i += 16) {
+        const uint64_t *r = f2mat_row(m, i);
+        for (size_t k = 0; k < w; k++) nz += r[k] != 0;
+        all += w;
+    }
+    return 4 * nz >= 3 * all;
+}
 
 int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method)
 {
@@ -196,9 +214,9 @@ int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method)
     case F2_RREF_AUTO: break;
     }
     if (use_naive(m->rows, m->cols)) return f2mat_rref_naive(m, pivots);
-    if (m->rows >= F2_RREF_PLUQ_MIN_DIM && m->cols >= F2_RREF_PLUQ_MIN_DIM)
+    if (m->rows >= F2_RREF_PLUQ_MIN_DIM && m->cols >= F2_RREF_PLUQ_MIN_DIM && mostly_dense(m))
         return rref_m4ri(m, pivots, F2_RREF_PLUQ);
-    return rref_m4ri(m, pivots, F2_RREF_M4RI);
+    return f2mat_rref_m4rm(m, pivots);
 }
 
 int f2mat_rref(f2mat *m, int32_t *pivots) { return f2mat_rref_with(m, pivots, F2_RREF_AUTO); }

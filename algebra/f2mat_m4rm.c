@@ -13,8 +13,10 @@
  *  3. Every other row (above and below) reads its bits at the panel's pivot columns: k bits
  *     per group give G table indices. Since the panel rows are fully reduced, the row's
  *     reduction is the XOR of one combination per group.
- *  4. Column tile by column tile (TILE words, so the tables stay in L1/L2), the 2^k XOR
- *     combinations of each group are built by doubling and XORed into all those rows.
+ *  4. The 2^k XOR combinations of each group are built by doubling, then XORed into those
+ *     rows, a block of rows by a column tile at a time so the tables' tile stays in L2.
+ * XORs run from the window's word to the largest "last nonzero word" of the panel rows
+ * (tracked per row), which skips the untouched part of the I block of [A | 0 | I].
  * The pivot rows end at the top in pivot-column order and the rows below are zero, so the
  * result is the canonical RREF with no final sort.
  */
@@ -147,14 +149,15 @@ static inline unsigned gather_bits(uint64_t x, uint64_t mask)
 }
 
 /* Default parameters, from a sweep with bench/f2mat_bench's shapes (docs/perf.md): k about
- * log2(rows) - 3 (2^k table entries per group against the rows they serve), 8 groups (64
+ * log2(rows) - 3 (2^k table entries per group against the rows they serve; larger for
+ * narrow rows, where the per-panel costs of the pivot search dominate), 8 groups (64
  * pivots per pass over the matrix) once rows are many, narrow column tiles for long rows
  * (the tables' tile then stays in L2 while a row block streams through). */
 static void choose_params(uint32_t rows, size_t nw, int *k, int *g, int *tile, int *rowblock)
 {
     int lg = 0;
     while (lg < 30 && ((uint32_t)1 << (lg + 1)) <= rows) lg++;   /* floor(log2(rows)) */
-    int kk = rows >= 768 ? lg - 2 : lg - 3;
+    int kk = nw <= 16 ? lg - 1 : rows >= 768 ? lg - 2 : lg - 3;
     *k = kk > M4RM_KMAX ? M4RM_KMAX : kk < 2 ? 2 : kk;
     *g = rows >= 2048 ? 8 : 4;
     *tile = nw > 320 ? 16 : 64;
@@ -184,7 +187,7 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
     const uint32_t K = (uint32_t)(k * groups);
     const size_t nent = (size_t)1 << k;
 
-    /* scratch: tables | window words | row list | indices */
+    /* scratch: tables | window words | row list | indices | hi | block offsets */
     size_t tab_bytes = (size_t)groups * nent * ((nw + 3) & ~(size_t)3) * sizeof(uint64_t);
     size_t offs_bytes = (size_t)RB * M4RM_GMAX * sizeof(size_t) + ((RB + 63) & ~(size_t)63);
     size_t win_bytes = ((size_t)rows * sizeof(uint64_t) + 63) & ~(size_t)63;

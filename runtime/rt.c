@@ -95,9 +95,10 @@ static void submit_after_chunks(step_ctx *c, struct starpu_codelet *cl, struct s
                                 uint32_t nchunks, starpu_data_handle_t *shared, starpu_tag_t tag,
                                 const char *name)
 {
-    submit_or_fail(c->res, starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, descr, (int)nchunks,
-                                              STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_TAG, tag,
-                                              STARPU_NAME, name, 0), name);
+    resolution *res = c->res;   /* c may be freed as soon as the task is submitted */
+    int ret = starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, descr, (int)nchunks, STARPU_CL_ARGS_NFREE,
+                                 c, sizeof *c, STARPU_TAG, tag, STARPU_NAME, name, 0);
+    submit_or_fail(res, ret, name);
     for (uint32_t k = 0; k < nchunks; k++) starpu_data_unregister_submit(descr[k].handle);
     if (nchunks) {
         starpu_data_unregister_submit(shared[0]);
@@ -110,17 +111,20 @@ static void submit_after_chunks(step_ctx *c, struct starpu_codelet *cl, struct s
  * Nassau: multiply → reduce (zero signature), which calls rt_submit_nassau_tail. */
 void rt_submit_step_body(step_ctx *c, int planned_ok)
 {
-    int edge = c->kernel_only;
+    /* read everything from c first: once reduce is submitted, the chain may run to its end
+     * and free c before this function returns */
+    int edge = c->kernel_only, nassau = c->nassau;
+    resolution *res = c->res;
     starpu_tag_t reduce_tag = tag_of(edge ? TAG_EDGE_REDUCE : TAG_REDUCE, c->s, c->t);
     starpu_tag_t done_tag = tag_of(edge ? TAG_EDGE : TAG_DONE, c->s, c->t);
     struct starpu_data_descr *descr = NULL;
     starpu_data_handle_t shared[2];
     uint32_t nchunks = planned_ok ? submit_multiply(c, &descr, shared) : 0;
-    if (!c->nassau) starpu_tag_declare_deps(done_tag, 1, reduce_tag);
+    if (!nassau) starpu_tag_declare_deps(done_tag, 1, reduce_tag);
     submit_after_chunks(c, &cl_step_reduce, descr, nchunks, shared, reduce_tag, "step_reduce");
-    if (!c->nassau)
-        submit_or_fail(c->res, starpu_task_insert(&cl_step_finish, STARPU_CL_ARGS_NFREE, c, sizeof *c,
-                                                  STARPU_TAG, done_tag, STARPU_NAME, "step_finish", 0),
+    if (!nassau)    /* finish waits for reduce through its tag, so c is still alive here */
+        submit_or_fail(res, starpu_task_insert(&cl_step_finish, STARPU_CL_ARGS_NFREE, c, sizeof *c,
+                                               STARPU_TAG, done_tag, STARPU_NAME, "step_finish", 0),
                        "step_finish");
 }
 

@@ -265,10 +265,11 @@ static int save_differential(resolution *res, int s, deg_t t, uint32_t n, const 
     stage_header h = { .kind = STAGE_DIFFERENTIAL, .s = s, .t = t, .aux = width,
                        .algorithm = (uint16_t)res->algorithm, .module_id = res->module_id };
     stage_path(path, sizeof path, res->outdir, STAGE_DIFFERENTIAL, s, t);
-    char *tmp = NULL;
-    int rc = stage_write_deferred(path, &h, &m, &tmp, err, sizeof err);
+    void *buf = NULL;
+    size_t len = 0;
+    int rc = stage_encode(&h, &m, &buf, &len, err, sizeof err);
     f2mat_clear(&m);
-    if (rc == STAGE_OK && stage_committer_add(res->committer, tmp, path) != 0) {
+    if (rc == STAGE_OK && stage_committer_add(res->committer, path, buf, len) != 0) {
         snprintf(err, sizeof err, "%.500s: out of memory queueing the file", path);
         rc = STAGE_ENOMEM;
     }

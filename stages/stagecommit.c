@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 typedef struct pending {
-    char *tmp, *final;
+    char *final, *tmp;
+    void *buf;          /* the file's bytes (stage_encode) */
+    size_t len;
 } pending;
 
 struct stage_committer {
@@ -38,19 +40,48 @@ static int fsync_dir_of(const char *path)
     return r;
 }
 
-/* Sync once, rename all, fsync each distinct directory once (the list is short). */
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Writes the batch's temporaries, syncs once, renames all, fsyncs each distinct directory. */
 static void commit_batch(stage_committer *sc, pending *items, size_t n)
 {
+    static unsigned long seq;
     char msg[512] = "";
     if (n == 0) return;
-    int fd = open(items[0].tmp, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || syncfs(fd) != 0)
-        snprintf(msg, sizeof msg, "%s: sync failed: %s", items[0].tmp, strerror(errno));
+    for (size_t i = 0; i < n && !msg[0]; i++) {
+        size_t tl = strlen(items[i].final) + 48;
+        items[i].tmp = malloc(tl);
+        if (!items[i].tmp) {
+            snprintf(msg, sizeof msg, "%.400s: out of memory", items[i].final);
+            break;
+        }
+        snprintf(items[i].tmp, tl, "%s.tmp.%ld.%lu", items[i].final, (long)getpid(), seq++);
+        int fd = open(items[i].tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0 || write_all(fd, items[i].buf, items[i].len) != 0)
+            snprintf(msg, sizeof msg, "%.400s: cannot write: %s", items[i].tmp, strerror(errno));
+        if (fd >= 0 && close(fd) != 0 && !msg[0])
+            snprintf(msg, sizeof msg, "%.400s: close: %s", items[i].tmp, strerror(errno));
+    }
+    int fd = msg[0] ? -1 : open(items[0].tmp, O_RDONLY | O_CLOEXEC);
+    if (!msg[0] && (fd < 0 || syncfs(fd) != 0))
+        snprintf(msg, sizeof msg, "%.400s: sync failed: %s", items[0].tmp, strerror(errno));
     if (fd >= 0) close(fd);
     for (size_t i = 0; i < n; i++) {
         if (!msg[0] && rename(items[i].tmp, items[i].final) != 0)
-            snprintf(msg, sizeof msg, "%s: rename from %s: %s", items[i].final, items[i].tmp, strerror(errno));
-        if (msg[0]) unlink(items[i].tmp);
+            snprintf(msg, sizeof msg, "%.200s: rename from %.200s: %s", items[i].final, items[i].tmp,
+                     strerror(errno));
+        if (msg[0] && items[i].tmp) unlink(items[i].tmp);
     }
     /* one fsync per distinct directory (a batch usually has one) */
     for (size_t i = 0; i < n && !msg[0]; i++) {
@@ -64,6 +95,7 @@ static void commit_batch(stage_committer *sc, pending *items, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(items[i].tmp);
         free(items[i].final);
+        free(items[i].buf);
     }
     if (msg[0]) {
         pthread_mutex_lock(&sc->lock);
@@ -123,7 +155,7 @@ stage_committer *stage_committer_start(double delay_seconds, size_t batch)
     return sc;
 }
 
-int stage_committer_add(stage_committer *sc, char *tmp, const char *final)
+int stage_committer_add(stage_committer *sc, const char *final, void *buf, size_t len)
 {
     char *f = strdup(final);
     pthread_mutex_lock(&sc->lock);
@@ -137,13 +169,12 @@ int stage_committer_add(stage_committer *sc, char *tmp, const char *final)
     }
     int ok = f && sc->n < sc->cap;
     if (ok) {
-        sc->items[sc->n++] = (pending){ tmp, f };
+        sc->items[sc->n++] = (pending){ f, NULL, buf, len };
         if (sc->n >= sc->batch) pthread_cond_signal(&sc->wake);
     }
     pthread_mutex_unlock(&sc->lock);
     if (!ok) {
-        unlink(tmp);
-        free(tmp);
+        free(buf);
         free(f);
         return -1;
     }

@@ -1,11 +1,12 @@
 /* stagecommit.h — group commit of stage files: durability in batches.
  *
  * Writing one stage file durably costs two fsyncs (file, directory); a resolution writes
- * thousands of small files, and on a disk those syncs, not the mathematics, set the pace
- * (docs/perf.md). So finished steps hand their unsynced temporaries (stage_write_deferred) to a
- * committer thread, which every `delay` seconds or `batch` files: syncs the file system once
- * (syncfs), renames every temporary of the batch to its final name, and fsyncs the
- * directories. The invariant of stage files is kept: a file under its final name was synced
+ * thousands of small files, and on a disk those syncs and the file creations, not the
+ * mathematics, set the pace (docs/perf.md). So finished steps encode their file in memory
+ * (stage_encode) and hand the bytes to a committer thread, which every `delay` seconds or
+ * `batch` files: writes each to a temporary, syncs the file system once (syncfs), renames every
+ * temporary of the batch to its final name, and fsyncs the directories. Workers never wait
+ * on the disk. The invariant of stage files is kept: a file under its final name was synced
  * before it got that name, so a kill or a power failure loses at most the last batch, whose
  * temporaries the next run removes and whose bidegrees it recomputes.
  */
@@ -16,8 +17,8 @@
 typedef struct stage_committer stage_committer;
 
 stage_committer *stage_committer_start(double delay_seconds, size_t batch);
-/* Queues tmp (malloc'ed; ownership passes) to be renamed to final after the next sync. */
-int stage_committer_add(stage_committer *sc, char *tmp, const char *final);
+/* Queues the bytes buf[0..len) (malloc'ed; ownership passes) to become the file final. */
+int stage_committer_add(stage_committer *sc, const char *final, void *buf, size_t len);
 /* Commits everything queued now; returns 0, or -1 with the first error in err. */
 int stage_committer_flush(stage_committer *sc, char *err, size_t errlen);
 /* Flushes, stops the thread and frees; same return as flush. NULL is a no-op. */

@@ -258,7 +258,7 @@ static int fsync_dir(const char *path)
 }
 
 /* durable: fsync, rename over path, fsync the directory. Otherwise the data is left, unsynced,
- * in a temporary whose name is returned in *tmp_out (see stage_write_deferred). */
+ * in a temporary whose name is returned in *tmp_out. */
 static int write_stage(const char *path, const stage_header *h, const f2mat *m, int durable,
                        char **tmp_out, char *err, size_t errlen)
 {
@@ -353,12 +353,6 @@ int stage_write(const char *path, const stage_header *h, const f2mat *m,
     return write_stage(path, h, m, 1, NULL, err, errlen);
 }
 
-int stage_write_deferred(const char *path, const stage_header *h, const f2mat *m, char **tmp_out,
-                         char *err, size_t errlen)
-{
-    *tmp_out = NULL;
-    return write_stage(path, h, m, 0, tmp_out, err, errlen);
-}
 
 /* ---- reading --------------------------------------------------------------------------- */
 
@@ -757,4 +751,51 @@ int stage_remove_temporaries(const char *outdir)
         removed += remove_temporaries_in(dir);
     }
     return removed;
+}
+
+int stage_encode(const stage_header *h, const f2mat *m, void **buf, size_t *len, char *err,
+                 size_t errlen)
+{
+    *buf = NULL;
+    *len = 0;
+    size_t words = f2vec_words(m->cols);
+    size_t raw_len = STAGE_HEADER_SIZE + (size_t)payload_bytes(m->rows, m->cols);
+    unsigned char *raw = malloc(raw_len);
+    stage_header x = *h;
+    x.version = STAGE_FORMAT_VERSION;
+    x.prime = 2;
+    x.rows = m->rows;
+    x.cols = m->cols;
+    size_t cap = ZSTD_compressBound(raw_len);
+    void *out = malloc(cap);
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    int rc = STAGE_ENOMEM;
+    if (!raw || !out || !cc) {
+        if (err) snprintf(err, errlen, "out of memory encoding a stage file (%u x %u)", m->rows, m->cols);
+        goto done;
+    }
+    stage_header_pack(&x, raw);
+    for (uint32_t i = 0; i < m->rows && words; i++) {
+        uint64_t *dst = (uint64_t *)(void *)(raw + STAGE_HEADER_SIZE) + (size_t)i * words;
+        memcpy(dst, f2mat_row(m, i), words * 8);
+        words_le(dst, words);
+    }
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, STAGE_ZSTD_LEVEL);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
+    size_t n = ZSTD_compress2(cc, out, cap, raw, raw_len);
+    if (ZSTD_isError(n)) {
+        rc = STAGE_EIO;
+        if (err) snprintf(err, errlen, "zstd: %s", ZSTD_getErrorName(n));
+        goto done;
+    }
+    *buf = out;
+    *len = n;
+    out = NULL;
+    rc = STAGE_OK;
+done:
+    ZSTD_freeCCtx(cc);
+    free(raw);
+    free(out);
+    return rc;
 }

@@ -79,11 +79,10 @@ int stage_header_unpack(const unsigned char buf[STAGE_HEADER_SIZE], stage_header
 int stage_write(const char *path, const stage_header *h, const f2mat *m,
                 char *err, size_t errlen);
 
-/* The same, minus durability: the file is written, unsynced, to a temporary whose name
- * (malloc'ed) is returned in *tmp_out; stage_commit (stagecommit.h) makes a batch of them
- * durable with one sync and then renames them into place. */
-int stage_write_deferred(const char *path, const stage_header *h, const f2mat *m, char **tmp_out,
-                         char *err, size_t errlen);
+/* The file's bytes in memory (one zstd frame), for a writer that does the I/O elsewhere
+ * (stagecommit.h). *buf is malloc'ed. */
+int stage_encode(const stage_header *h, const f2mat *m, void **buf, size_t *len, char *err,
+                 size_t errlen);
 
 /* Read and fully check a stage file. On success *h is filled and m is initialised
  * (f2mat_init; the caller f2mat_clear's it); on failure m is left untouched. */
