@@ -17,6 +17,7 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
 {
     memset(res, 0, sizeof *res);
     res->algorithm = algorithm;
+    res->load_action = "recomputing";
     res->region = region;
     res->stem = stem;
     res->max_s = max_s;
@@ -91,6 +92,7 @@ void res_fail(resolution *res, const char *fmt, ...)
 
 int res_failed(resolution *res)
 {
+    if (stage_committer_failed(res->committer) && !res->failed) res_flush_stages(res);
     pthread_mutex_lock(&res->lock);
     int f = res->failed;
     pthread_mutex_unlock(&res->lock);
@@ -365,23 +367,37 @@ int res_compute_kernel(resolution *res, int s, deg_t t)
 
 /* Resume: (s, t) is loaded when its file is valid and what it was computed from is loaded:
  * F_s below t (from (s, t-1)) and F_{s-1} below t (from (s-1, t-1)). */
-static int load_one(resolution *res, int s, deg_t t)
+/* Reports a stage file that cannot be used; the first few by name, then a count. */
+static void load_problem(resolution *res, long *problems, const char *msg, int s, deg_t t)
 {
-    char path[4200], err[600];
+    if (++*problems <= 10) fprintf(stderr, "extflow: %s; %s (%d,%d)\n", msg, res->load_action, s, t);
+}
+
+/* Loads (s, t) if its file is valid and consistent (publish = 1), or only checks the file
+ * (publish = 0: what it depends on is not loaded, so it will be recomputed anyway). */
+static int load_one(resolution *res, int s, deg_t t, int publish, long *problems)
+{
+    char path[4200], err[600], msg[4900];
     stage_header h;
     f2mat m;
     stage_path(path, sizeof path, res->outdir, STAGE_DIFFERENTIAL, s, t);
     int rc = stage_read(path, &h, &m, err, sizeof err);
     if (rc == STAGE_ENOENT) return 0;
     if (rc != STAGE_OK) {
-        fprintf(stderr, "extflow: %s; recomputing (%d,%d)\n", err, s, t);
+        load_problem(res, problems, err, s, t);
+        return 0;
+    }
+    rc = stage_expect(&h, STAGE_DIFFERENTIAL, s, t, res->module_id, res->algorithm, err, sizeof err);
+    if (rc != STAGE_OK || !publish) {
+        snprintf(msg, sizeof msg, "%s: %s", path, err);
+        if (rc != STAGE_OK) load_problem(res, problems, msg, s, t);
+        f2mat_clear(&m);
         return 0;
     }
     uint32_t width = s == 0 ? 1 : (uint32_t)freemod_dim(&res->F[s - 1], t, t);
-    if (stage_expect(&h, STAGE_DIFFERENTIAL, s, t, res->module_id, res->algorithm, err,
-                     sizeof err) != STAGE_OK || m.cols != width) {
-        fprintf(stderr, "extflow: %s: %s; recomputing (%d,%d)\n", path,
-                m.cols != width ? "width disagrees with the resolution" : err, s, t);
+    if (m.cols != width) {
+        snprintf(msg, sizeof msg, "%s: width %u disagrees with the resolution (%u)", path, m.cols, width);
+        load_problem(res, problems, msg, s, t);
         f2mat_clear(&m);
         return 0;
     }
@@ -401,15 +417,17 @@ static int load_one(resolution *res, int s, deg_t t)
 
 long res_load_stages(resolution *res)
 {
-    long loaded = 0;
+    long loaded = 0, problems = 0;
     for (deg_t t = 0; t <= res->max_t; t++)
         for (int s = 0; s <= res->max_s && s <= t; s++) {
             if (!res_in_region(res, s, t)) continue;
             int left = t - 1 < s || *res_done(res, s, t - 1);
             int below = s == 0 || t - 1 < s - 1 || *res_done(res, s - 1, t - 1) ||
                         !res_in_region(res, s - 1, t - 1);
-            if (left && below) loaded += load_one(res, s, t);
+            loaded += load_one(res, s, t, left && below, &problems);
         }
+    if (problems > 10)
+        fprintf(stderr, "extflow: ... and %ld more stage files that cannot be used\n", problems - 10);
     return loaded;
 }
 

@@ -43,6 +43,7 @@ typedef struct resolution {
     int write_stages;
     stage_committer *committer; /* group commit of stage files (write_stages only) */
     int algorithm;              /* enum algorithm */
+    const char *load_action;    /* what res_load_stages says it does with a bad file */
     /* first error (runtime failures inside tasks); later tasks become no-ops */
     pthread_mutex_t lock;
     int failed;

@@ -25,6 +25,7 @@ struct stage_committer {
     double delay;
     int stopping, busy;
     unsigned long flush_requests, flushes_done;
+    _Atomic int failed;
     char error[512];
 };
 
@@ -100,6 +101,7 @@ static void commit_batch(stage_committer *sc, pending *items, size_t n)
     if (msg[0]) {
         pthread_mutex_lock(&sc->lock);
         if (!sc->error[0]) memcpy(sc->error, msg, sizeof msg);
+        sc->failed = 1;
         pthread_mutex_unlock(&sc->lock);
     }
 }
@@ -154,6 +156,8 @@ stage_committer *stage_committer_start(double delay_seconds, size_t batch)
     }
     return sc;
 }
+
+int stage_committer_failed(const stage_committer *sc) { return sc && sc->failed; }
 
 int stage_committer_add(stage_committer *sc, const char *final, void *buf, size_t len)
 {

@@ -1,8 +1,10 @@
 /* extflow — command-line front end: resolve, algebra, inspect.
  * Exit status: 0 success, 1 runtime failure, 2 usage error. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,8 @@ static const char *usage_text =
     "  algebra    --max-degree N: print degree,dim of the Milnor basis of A as CSV\n"
     "  inspect    FILE [--summary]: print a stage file's header and matrix (or shape, rank,\n"
     "             density)\n"
+    "  verify     DIR: check every stage file of a resolution (checksums, headers, that it\n"
+    "             loads, d∘d = 0) and DIR/ext.csv against them; one line per problem\n"
     "  pack       TEXT FILE: write the matrix of an inspect-style text file as a stage file\n"
     "  help       this text\n"
     "\n"
@@ -250,22 +254,138 @@ static int cmd_resolve(int argc, char **argv)
         res_clear(&res);
         return 1;
     }
-    int wrc = report_write_file(out, "chart.txt", &res, report_chart_txt);
-    wrc |= report_write_file(out, "chart.svg", &res, report_chart_svg);
-    if (sseq_formats) {
-        wrc |= report_write_file(out, "differentials.txt", &res, report_differentials);
-        wrc |= report_write_file(out, "num_gens.txt", &res, report_num_gens);
-        wrc |= report_write_file(out, "resolution_size.txt", &res, report_resolution_size);
+    static const struct { const char *name; int (*write)(FILE *, const resolution *); int sseq; } files[] = {
+        { "chart.txt", report_chart_txt, 0 },
+        { "chart.svg", report_chart_svg, 0 },
+        { "differentials.txt", report_differentials, 1 },
+        { "num_gens.txt", report_num_gens, 1 },
+        { "resolution_size.txt", report_resolution_size, 1 },
+        { "ext.csv", report_ext_csv, 0 },      /* last: its presence means the run is complete */
+    };
+    int wrc = 0;
+    for (size_t i = 0; i < sizeof files / sizeof *files && !wrc; i++) {
+        if (files[i].sseq && !sseq_formats) continue;
+        if ((wrc = report_write_file(out, files[i].name, &res, files[i].write)) != 0)
+            fprintf(stderr, "extflow: cannot write %s/%s: %s\n", out, files[i].name, strerror(errno));
     }
-    if (wrc == 0) wrc = report_write_file(out, "ext.csv", &res, report_ext_csv);  /* last */
-    if (wrc != 0) fprintf(stderr, "extflow: cannot write outputs in %s: %s\n", out, strerror(errno));
     res_clear(&res);
     close(lockfd);
     return wrc ? 1 : 0;
 }
 
+/* extflow verify DIR: every differential stage file is read and checked, the resolution is
+ * rebuilt from them, d∘d = 0 is checked at every loaded bidegree, and ext.csv is compared
+ * with the generator counts. Exit 0 when all is well, 1 otherwise. */
+static int cmd_verify(int argc, char **argv)
+{
+    if (argc != 1 || argv[0][0] == '-') return usage_error("verify: DIR expected%s", "");
+    const char *dir = argv[0];
+    char path[4200], err[600];
+    snprintf(path, sizeof path, "%s/stages/differential", dir);
+    DIR *d = opendir(path);
+    if (!d) {
+        fprintf(stderr, "extflow: cannot open %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    int max_s = -1, max_t = -1, alg = 0, bad = 0;
+    long files = 0;
+    uint64_t module = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        int s, t, n = 0;
+        if (sscanf(e->d_name, "%d_%d.zst%n", &s, &t, &n) != 2 || e->d_name[n] || s < 0 || t < s ||
+            t > MILNOR_MAX_DEGREE || s > MAX_STEM) {
+            if (e->d_name[0] != '.') {
+                printf("BAD %s/%s: not a stage file name\n", path, e->d_name);
+                bad++;
+            }
+            continue;
+        }
+        files++;
+        stage_header h;
+        f2mat m;
+        snprintf(path + strlen(path), sizeof path - strlen(path), "/%s", e->d_name);
+        int rc = stage_read(path, &h, &m, err, sizeof err);
+        *strrchr(path, '/') = 0;
+        if (rc == STAGE_OK) {
+            char why[400];
+            rc = stage_expect(&h, STAGE_DIFFERENTIAL, s, t, h.module_id, STAGE_ALG_NONE, why, sizeof why);
+            if (rc != STAGE_OK) snprintf(err, sizeof err, "%.150s/%.40s: %s", path, e->d_name, why);
+        }
+        if (rc == STAGE_OK && alg && (h.algorithm != alg || h.module_id != module)) {
+            snprintf(err, sizeof err, "%s/%s: written by another run (algorithm or module differs)", path, e->d_name);
+            rc = STAGE_EMISMATCH;
+        }
+        if (rc != STAGE_OK) {
+            printf("BAD %s\n", err);
+            bad++;
+            continue;
+        }
+        f2mat_clear(&m);
+        alg = h.algorithm;
+        module = h.module_id;
+        if (s > max_s) max_s = s;
+        if (t > max_t) max_t = t;
+    }
+    closedir(d);
+    if (max_s < 0) {
+        printf("BAD %s: no valid stage file\n", dir);
+        return 1;
+    }
+    resolution res;
+    if (res_init(&res, REGION_RECT, 0, max_s, max_t, dir, 0, alg) != 0) {
+        fprintf(stderr, "extflow: out of memory\n");
+        return 1;
+    }
+    res.load_action = "cannot use";
+    long loaded = res_load_stages(&res), dd_bad = 0;
+    for (int s = 2; s <= max_s; s++)
+        for (deg_t t = s; t <= max_t; t++)
+            if (*res_done(&res, s, t) && !res_check_dd(&res, s, t)) {
+                printf("BAD %s/stages/differential/%d_%d.zst: d∘d != 0\n", dir, s, t);
+                dd_bad++;
+            }
+    /* ext.csv: every row must match a loaded bidegree, every loaded non-zero one must appear */
+    snprintf(path, sizeof path, "%s/ext.csv", dir);
+    FILE *f = fopen(path, "r");
+    long rows = 0, csv_bad = 0;
+    if (!f) {
+        printf("BAD %s: missing (the run did not finish)\n", path);
+        csv_bad++;
+    } else {
+        char line[256];
+        int s, n;
+        unsigned dim;
+        if (!fgets(line, sizeof line, f) || strcmp(line, "s,n,dim\n") != 0) {
+            printf("BAD %s: bad header\n", path);
+            csv_bad++;
+        }
+        while (fgets(line, sizeof line, f)) {
+            rows++;
+            if (sscanf(line, "%d,%d,%u", &s, &n, &dim) != 3 || s < 0 || n < 0 || s > max_s || n + s > max_t ||
+                !*res_done(&res, s, n + s) || res_ngens(&res, s, n + s) != dim) {
+                printf("BAD %s: row %ld (%.*s) disagrees with the stage files\n", path, rows,
+                       (int)strcspn(line, "\n"), line);
+                csv_bad++;
+            }
+        }
+        fclose(f);
+        long nonzero = 0;
+        for (int s = 0; s <= max_s; s++)
+            for (deg_t t = s; t <= max_t; t++) nonzero += *res_done(&res, s, t) && res_ngens(&res, s, t);
+        if (nonzero != rows) {
+            printf("BAD %s: %ld rows, but %ld non-zero bidegrees in the stage files\n", path, rows, nonzero);
+            csv_bad++;
+        }
+    }
+    printf("%ld stage files, %ld loaded, %ld bad files, %ld d∘d failures, %ld ext.csv problems: %s\n",
+           files, loaded, (long)bad, dd_bad, csv_bad, bad + dd_bad + csv_bad ? "NOT OK" : "ok");
+    res_clear(&res);
+    return bad + dd_bad + csv_bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    signal(SIGXFSZ, SIG_IGN);   /* a file-size limit becomes EFBIG, reported like a full disk */
     if (argc < 2) {
         fputs(usage_text, stderr);
         return 2;
@@ -279,5 +399,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "algebra")) return cmd_algebra(argc - 2, argv + 2);
     if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
     if (!strcmp(cmd, "pack")) return cmd_pack(argc - 2, argv + 2);
+    if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", cmd);
 }
