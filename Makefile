@@ -20,8 +20,12 @@ ifeq ($(DEBUG),1)
   OPT     := -O0 -g
 endif
 SANFLAGS  :=
+B         := build
+BIN       := bin
 ifeq ($(SAN),1)
   SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  B       := build-san
+  BIN     := build-san/bin
 endif
 # Library headers as system headers, so -Werror judges only our code.
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null | sed 's/-I/-isystem /g')
@@ -31,7 +35,6 @@ CFLAGS    := -std=c11 -D_GNU_SOURCE $(OPT) $(ARCH) -Wall -Wextra -Werror $(SANFL
 LDLIBS    := $(PKG_LIBS) -lpthread -lm
 LDFLAGS   := $(SANFLAGS)
 
-B         := build
 LIB_SRC   := $(wildcard algebra/*.c codelets/*.c runtime/*.c stages/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
 LIB       := $(B)/libextflow.a
@@ -43,7 +46,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 HEADERS   := $(wildcard algebra/*.h codelets/*.h runtime/*.h stages/*.h tests/*.h)
 
 .PHONY: all run test bench clean
-all: bin/extflow $(TEST_BIN) $(BENCH_BIN)
+all: $(BIN)/extflow $(TEST_BIN) $(BENCH_BIN)
 
 $(B)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -53,8 +56,8 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-bin/extflow: tools/extflow.c $(LIB) $(HEADERS)
-	@mkdir -p bin
+$(BIN)/extflow: tools/extflow.c $(LIB) $(HEADERS)
+	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $< $(LIB) -o $@ $(LDFLAGS) $(LDLIBS)
 
 $(B)/tests/%: tests/%.c $(LIB) $(HEADERS)
@@ -72,11 +75,34 @@ run: bin/extflow
 	@echo "table: out/S_2/ext.csv   chart: out/S_2/chart.svg"
 
 JOBS ?= 2
+# SAN=1: AddressSanitizer + UBSan; leaks are checked by valgrind (tests/t-valgrind.sh), since
+# StarPU's dlopen'ed plugins leave allocations LeakSanitizer cannot attribute.
+SAN_ENV := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 test: all
-	STARPU_SILENT=1 STARPU_WORKERS_NOBIND=1 prove --exec '' --timer -j$(JOBS) $(TEST_BIN) $(TEST_SH)
+	$(if $(filter 1,$(SAN)),$(SAN_ENV)) EXTFLOW=./$(BIN)/extflow STARPU_SILENT=1 STARPU_WORKERS_NOBIND=1 \
+	    prove --exec '' --timer -j$(JOBS) $(TEST_BIN) $(TEST_SH)
 
 bench: all
 	./bench/run
 
 clean:
-	rm -rf $(B) bin
+	rm -rf build build-san bin
+
+# Fuzzing (libFuzzer, clang): the stage-file decoder and the text-matrix parser, each for
+# FUZZ_SECONDS/2. Crashers land in tests/fuzz/crashers/ (commit them: t-fuzz-regress replays
+# them in `make test`). Corpora grow under build/fuzz/ (not committed).
+FUZZ_SECONDS ?= 60
+FUZZ_SRC  := stages/stagefile.c algebra/f2mat.c algebra/f2mat_m4rm.c
+FUZZ_CC   := clang -std=c11 -D_GNU_SOURCE -O1 -g -march=x86-64-v3 -I. $(PKG_CFLAGS) \
+             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+.PHONY: fuzz
+fuzz:
+	@command -v clang >/dev/null && test -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a || \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev >/dev/null)
+	@mkdir -p build/fuzz/corpus-stage build/fuzz/corpus-text tests/fuzz/crashers
+	$(FUZZ_CC) tests/fuzz/fuzz_stage_decode.c $(FUZZ_SRC) -o build/fuzz/fuzz_stage_decode $(PKG_LIBS) -lm
+	$(FUZZ_CC) tests/fuzz/fuzz_matrix_text.c $(FUZZ_SRC) -o build/fuzz/fuzz_matrix_text $(PKG_LIBS) -lm
+	build/fuzz/fuzz_stage_decode -max_total_time=$$(($(FUZZ_SECONDS) / 2)) -artifact_prefix=tests/fuzz/crashers/stage- \
+	    -print_final_stats=1 build/fuzz/corpus-stage tests/fuzz/seeds-stage
+	build/fuzz/fuzz_matrix_text -max_total_time=$$(($(FUZZ_SECONDS) / 2)) -artifact_prefix=tests/fuzz/crashers/text- \
+	    -print_final_stats=1 build/fuzz/corpus-text tests/fuzz/seeds-text

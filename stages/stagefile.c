@@ -392,17 +392,29 @@ out:
 
 int stage_read(const char *path, stage_header *h, f2mat *m, char *err, size_t errlen)
 {
-    int rc = STAGE_OK, have_m = 0, done = 0;
-    unsigned char *file = NULL, *chunk = NULL, hb[STAGE_HEADER_SIZE];
+    int rc = STAGE_OK;
+    unsigned char *file = NULL;
     size_t flen = 0;
+    if (!path) path = "(null)";
+    FAIL_IF(!h || !m, STAGE_EINVAL, "%s: stage_read: NULL header or matrix", path);
+    FORWARD_IF_ERROR(slurp(path, &file, &flen, err, errlen));
+    rc = stage_decode(path, file, flen, h, m, err, errlen);
+out:
+    free(file);
+    return rc;
+}
+
+int stage_decode(const char *path, const unsigned char *file, size_t flen, stage_header *h,
+                 f2mat *m, char *err, size_t errlen)
+{
+    int rc = STAGE_OK, done = 0, have_m = 0;
+    unsigned char *chunk = NULL, hb[STAGE_HEADER_SIZE];
     ZSTD_DCtx *dc = NULL;
     stage_header x;
     f2mat mm = { 0 };
 
-    if (!path) path = "(null)";
-    FAIL_IF(!h || !m, STAGE_EINVAL, "%s: stage_read: NULL header or matrix", path);
-    FORWARD_IF_ERROR(slurp(path, &file, &flen, err, errlen));
-
+    if (!path) path = "(memory)";
+    FAIL_IF(!h || !m || (!file && flen), STAGE_EINVAL, "%s: stage_decode: NULL argument", path);
     /* The zstd frame: magic, content checksum flag, known content size, nothing after it. */
     FAIL_IF(flen < 6 || get32(file) != ZSTD_MAGIC, STAGE_ECORRUPT,
             "%s: not a zstd frame (bad magic)", path);
@@ -479,7 +491,6 @@ int stage_read(const char *path, stage_header *h, f2mat *m, char *err, size_t er
 out:
     if (have_m) f2mat_clear(&mm);
     ZSTD_freeDCtx(dc);
-    free(file);
     free(chunk);
     return rc;
 }

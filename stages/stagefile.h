@@ -88,6 +88,11 @@ int stage_encode(const stage_header *h, const f2mat *m, void **buf, size_t *len,
  * (f2mat_init; the caller f2mat_clear's it); on failure m is left untouched. */
 int stage_read(const char *path, stage_header *h, f2mat *m, char *err, size_t errlen);
 
+/* The same checks on a file's bytes already in memory (name is used in messages only);
+ * what stage_read does after reading the file, and what the fuzzer drives. */
+int stage_decode(const char *name, const unsigned char *file, size_t flen, stage_header *h,
+                 f2mat *m, char *err, size_t errlen);
+
 /* STAGE_EMISMATCH unless h is for this kind, (s,t), module and algorithm
  * (algorithm STAGE_ALG_NONE = any). */
 int stage_expect(const stage_header *h, int kind, int s, int t, uint64_t module_id,
