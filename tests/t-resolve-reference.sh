@@ -3,7 +3,7 @@
 # Nassau through stem 60), sseq's charts, differentials (bit for bit), num_gens and resolution
 # sizes, and Nassau's table equal to the standard algorithm's.
 . tests/lib.sh
-plan 12
+plan 13
 # reference rows inside a region (n <= $1, s <= $2) must equal ext.csv
 table_ok() {
     awk -F, -v n="$1" -v s="$2" 'NR > 1 && $2 <= n && $1 <= s' "$REF/ext_S_2_stem60.csv" > "$TMP/want"
@@ -19,6 +19,10 @@ table_ok 60 40 "$TMP/n60"
 ok $? "nassau: ext.csv equals Lin's table through stem 60 (s <= 40, $(wc -l < "$TMP/want") bidegrees)"
 $EXTFLOW resolve --algorithm nassau --stem 40 --out "$TMP/n40" --quiet && cmp -s "$TMP/s40/ext.csv" "$TMP/n40/ext.csv"
 ok $? "nassau's ext.csv equals the standard algorithm's through stem 40"
+$EXTFLOW resolve --max-t 50 --out "$TMP/rect" --quiet
+awk -F, 'NR > 1 && $1 + $2 <= 50 && $1 <= 27' "$REF/ext_S_2_stem60.csv" > "$TMP/want-rect"
+tail -n +2 "$TMP/rect/ext.csv" | cmp -s "$TMP/want-rect" -
+ok $? "--max-t 50 (rectangle t <= 50, s <= 27) equals Lin's table there"
 
 for alg in standard nassau; do
     suffix=; [ $alg = nassau ] && suffix=-nassau
