@@ -181,8 +181,6 @@ int res_step_plan(step_ctx *c)
     if (c->nassau) return res_nassau_plan(c);
     c->nrows = (uint32_t)freemod_dim(&res->F[c->s], c->t, c->t);
     c->ncols = c->s == 0 ? (c->t == 0) : (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t - 1);
-    if (getenv("EXTFLOW_TRACE"))
-        fprintf(stderr, "plan (%d,%d)%s: %u x %u\n", c->s, c->t, c->kernel_only ? " edge" : "", c->nrows, c->ncols);
     /* s = 0: ε vanishes on F_{0,t} below degree t, so D = 0 */
     if (c->s == 0 ? (c->build.nrows = c->nrows, 0) : rb_append(&c->build, res, c->s, c->t, NULL, 0))
         goto oom;
