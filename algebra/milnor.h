@@ -99,9 +99,19 @@ typedef struct milnor_term {
     uint32_t col_offset;            /* column of bit 0 of the product vector */
 } milnor_term;
 
-/* rows: njobs rows of stride_words words each, XORed into (caller zeroes them). */
+/* rows: njobs rows of stride_words words each, XORed into (caller zeroes them).
+ * Jobs with several terms enumerate the R-halves of their Sq(R) once and test all terms
+ * against them (algorithms.md §2.5); the others run one matrix search per pair. Same bits
+ * either way. Thread-safe on a shared const basis (scratch is per call). */
 void milnor_mul_batch(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                       const milnor_term *terms, uint64_t *rows, size_t stride_words);
+
+/* The same, by one matrix search per (R, S) pair (the reference path). */
+void milnor_mul_batch_search(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
+                             const milnor_term *terms, uint64_t *rows, size_t stride_words);
+/* The same, each job enumerating the R-halves of its Sq(R) once (algorithms.md §2.5). */
+void milnor_mul_batch_halves(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
+                             const milnor_term *terms, uint64_t *rows, size_t stride_words);
 
 /* Profiles. */
 milnor_profile milnor_profile_full(void);                   /* A itself */

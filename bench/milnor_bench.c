@@ -1,6 +1,15 @@
 /* milnor_bench.c — throughput of the Milnor product: all pairs (R, S) with |R| + |S| <= D,
  * through milnor_mul_into one by one and through milnor_mul_batch, repeated for >= 1 s.
- * Usage: milnor_bench [D...]   (default 40 and 80). Prints a plain table. */
+ * Usage: milnor_bench [D...]   (default 40 and 80). Prints a plain table.
+ *        milnor_bench --jobs FILE...  batches shaped like a resolution's: FILE holds records
+ *            (u64 njobs, u64 nterms, u64 stride; njobs milnor_row_job; nterms milnor_term),
+ *            e.g. captured from the multiply codelet (first_term relative to the record);
+ *            --synth [SEED] makes such batches at random: per generator, 20..200 terms of
+ *            degrees 1..40 at random column offsets, rows = all R of a degree 5..60.
+ *        Both report ns per (job x term) of milnor_mul_batch_search (one matrix search per
+ *        pair), milnor_mul_batch_halves (R-halves, §2.5) and milnor_mul_batch (dispatch),
+ *        and check that the three give the same bits. MILNOR_BENCH_PATHS=halves,batch runs
+ *        only those after the search (which is the reference). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,8 +120,177 @@ static void bench_degree(const milnor_basis *A, deg_t D, uint64_t *check)
     batch_free(&b);
 }
 
+/* ---------------------------------------------------------------- resolution-shaped batches */
+
+typedef struct rec {
+    milnor_row_job *jobs;
+    milnor_term *terms;
+    size_t njobs, nterms, stride;
+} rec;
+
+typedef struct recs {
+    rec *r;
+    size_t n, cap;
+    uint64_t pairs, rows_words;
+    deg_t maxdeg;                   /* of the products */
+} recs;
+
+static rec *recs_add(recs *v)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 64;
+        v->r = realloc(v->r, v->cap * sizeof *v->r);
+        if (!v->r) { fprintf(stderr, "out of memory\n"); exit(1); }
+    }
+    return memset(&v->r[v->n++], 0, sizeof *v->r);
+}
+
+static void recs_account(recs *v, const rec *r)
+{
+    for (size_t i = 0; i < r->njobs; ++i) {
+        const milnor_row_job *j = &r->jobs[i];
+        v->pairs += j->n_terms;
+        for (uint32_t k = 0; k < j->n_terms; ++k) {
+            deg_t d = (deg_t)(j->r_deg + r->terms[j->first_term + k].s_deg);
+            if (d > v->maxdeg) v->maxdeg = d;
+        }
+    }
+    v->rows_words += r->njobs * r->stride;
+}
+
+static void recs_load(recs *v, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    uint64_t h[3];
+    if (!f) { perror(path); exit(1); }
+    while (fread(h, sizeof h, 1, f) == 1) {
+        rec *r = recs_add(v);
+        r->njobs = h[0];
+        r->nterms = h[1];
+        r->stride = h[2];
+        r->jobs = malloc(r->njobs * sizeof *r->jobs + 1);
+        r->terms = malloc(r->nterms * sizeof *r->terms + 1);
+        if (!r->jobs || !r->terms || fread(r->jobs, sizeof *r->jobs, r->njobs, f) != r->njobs ||
+            fread(r->terms, sizeof *r->terms, r->nterms, f) != r->nterms) {
+            fprintf(stderr, "%s: truncated\n", path);
+            exit(1);
+        }
+        recs_account(v, r);
+    }
+    fclose(f);
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* Random batches: one per generator, all R of one degree against its terms. */
+static void recs_synth(recs *v, const milnor_basis *A, int ngen)
+{
+    for (int g = 0; g < ngen; ++g) {
+        rec *r = recs_add(v);
+        deg_t dr = (deg_t)(5 + rnd() % 56);
+        uint32_t nt = (uint32_t)(20 + rnd() % 181), ncols = 0;
+        r->njobs = A->dim[dr];
+        r->nterms = nt;
+        r->jobs = malloc(r->njobs * sizeof *r->jobs);
+        r->terms = malloc(nt * sizeof *r->terms);
+        if (!r->jobs || !r->terms) { fprintf(stderr, "out of memory\n"); exit(1); }
+        for (uint32_t k = 0; k < nt; ++k) {
+            deg_t ds = (deg_t)(1 + rnd() % 40);
+            uint32_t off = (uint32_t)(rnd() % 2000);
+            r->terms[k] = (milnor_term){(uint32_t)ds, (uint32_t)(rnd() % A->dim[ds]), off};
+            if (off + A->dim[dr + ds] > ncols) ncols = off + A->dim[dr + ds];
+        }
+        for (uint32_t i = 0; i < r->njobs; ++i)
+            r->jobs[i] = (milnor_row_job){(uint32_t)dr, i, 0, nt};
+        r->stride = words_for(ncols);
+        recs_account(v, r);
+    }
+}
+
+typedef void batch_fn(const milnor_basis *, const milnor_row_job *, size_t, const milnor_term *,
+                      uint64_t *, size_t);
+
+/* One pass over all records into out (rows_words words); returns its checksum. */
+static uint64_t recs_pass(const milnor_basis *A, const recs *v, batch_fn *fn, uint64_t *out)
+{
+    uint64_t h = 0;
+    memset(out, 0, v->rows_words * sizeof *out);
+    for (size_t i = 0; i < v->n; ++i) {
+        const rec *r = &v->r[i];
+        fn(A, r->jobs, r->njobs, r->terms, out, r->stride);
+        out += r->njobs * r->stride;
+    }
+    return h;
+}
+
+static int bench_recs(const recs *v, const char *what)
+{
+    milnor_basis A;
+    if (milnor_basis_init(&A, v->maxdeg, NULL) < 0) { fprintf(stderr, "bad degree\n"); return 1; }
+    static const struct { const char *name; batch_fn *fn; } paths[] = {
+        {"search", milnor_mul_batch_search},
+        {"halves", milnor_mul_batch_halves},
+        {"batch", milnor_mul_batch},
+    };
+    uint64_t *ref = malloc(v->rows_words * sizeof *ref + 8), *out = malloc(v->rows_words * sizeof *out + 8);
+    if (!ref || !out) { fprintf(stderr, "out of memory\n"); return 1; }
+    memset(ref, 0, v->rows_words * sizeof *ref);
+    memset(out, 0, v->rows_words * sizeof *out);
+    size_t njobs = 0;
+    for (size_t i = 0; i < v->n; ++i) njobs += v->r[i].njobs;
+    printf("%s: %zu batches, %zu jobs, %llu job x term pairs (%.1f per job), degree <= %d\n", what,
+           v->n, njobs, (unsigned long long)v->pairs, (double)v->pairs / (double)(njobs ? njobs : 1),
+           v->maxdeg);
+    printf("%-8s %12s %10s %s\n", "path", "pairs/s", "ns/pair", "bits (best pass)");
+    int bad = 0;
+    const char *only = getenv("MILNOR_BENCH_PATHS");     /* e.g. "search,batch" */
+    for (size_t p = 0; p < sizeof paths / sizeof *paths; ++p) {
+        if (only && p && !strstr(only, paths[p].name)) continue;
+        uint64_t n = v->pairs;      /* best of >= 3 passes and >= 1 s: robust to a busy machine */
+        double t0 = now(), t = 1e30, t1;
+        int passes = 0;
+        do {
+            double a = now();
+            recs_pass(&A, v, paths[p].fn, p ? out : ref);
+            double b = now() - a;
+            if (b < t) t = b;
+            ++passes;
+        } while ((t1 = now() - t0) < MIN_SECONDS || passes < 3);
+        int same = p == 0 || memcmp(ref, out, v->rows_words * sizeof *out) == 0;
+        bad += !same;
+        printf("%-8s %12.3e %10.1f %s\n", paths[p].name, (double)n / t, 1e9 * t / (double)n,
+               p == 0 ? "reference" : same ? "identical" : "DIFFER");
+    }
+    free(ref);
+    free(out);
+    milnor_basis_clear(&A);
+    return bad != 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && (!strcmp(argv[1], "--jobs") || !strcmp(argv[1], "--synth"))) {
+        recs v;
+        memset(&v, 0, sizeof v);
+        if (!strcmp(argv[1], "--jobs")) {
+            for (int i = 2; i < argc; ++i) recs_load(&v, argv[i]);
+        } else {
+            milnor_basis A;
+            if (argc > 2) rng = strtoull(argv[2], NULL, 10) | 1;
+            milnor_basis_init(&A, 100, NULL);
+            recs_synth(&v, &A, 400);
+            milnor_basis_clear(&A);
+        }
+        return bench_recs(&v, argv[1] + 2);
+    }
+
     deg_t degs[16] = {40, 80};
     int nd = 2;
     if (argc > 1) {

@@ -195,7 +195,7 @@ int res_nassau_reduce0(step_ctx *c)
     const uint32_t *rows0 = ns->row_idx, *cols0 = ns->col_idx;
     f2mat block = { 0 }, aug = { 0 }, img = { 0 };
     int32_t *piv = NULL, *imgpiv = NULL;
-    int rank;
+    int rank, rc = -2;          /* -2: out of memory */
     const uint64_t **rowp = malloc(((size_t)nz0 + ns->nzero_src + 1) * sizeof *rowp);
     if (!rowp) goto oom;
     for (uint32_t k = 0; k < nz0 + ns->nzero_src; k++) rowp[k] = f2mat_row(&c->build.D, k);
@@ -233,17 +233,10 @@ int res_nassau_reduce0(step_ctx *c)
             }
         c->n_new++;
     }
-    free(rowp);
-    free(piv);
-    free(imgpiv);
-    f2mat_clear(&block);
-    f2mat_clear(&aug);
-    f2mat_clear(&img);
     /* phase 1 is kept for its zero-signature rows; plan the others if anything needs fixing */
     ns->phase1 = c->build;
     memset(&c->build, 0, sizeof c->build);
-    if (c->n_new == 0) return 0;
-    return plan_phase2(c) == 0 ? 1 : -1;
+    rc = c->n_new == 0 ? 0 : plan_phase2(c) == 0 ? 1 : -1;
 oom:
     free(rowp);
     free(piv);
@@ -251,78 +244,79 @@ oom:
     f2mat_clear(&block);
     f2mat_clear(&aug);
     f2mat_clear(&img);
+    if (rc != -2) return rc;
     res_fail(res, "out of memory in Nassau step (%d,%d)", c->s, c->t);
     return -1;
 }
 
-/* Corrects each new generator x, signature by signature in increasing code order, by the
- * quasi-inverse of that signature's block of d_{s-1}, until d(x) = 0. */
+/* One signature's correction: the quasi-inverse of its block of d_{s-1} (RREF of
+ * [block | 0 | I]) lifts the part of each dx in this signature's columns; x and dx follow. */
+static int correct_signature(step_ctx *c, uint32_t code, const uint64_t **rows, uint64_t *lift)
+{
+    nassau_state *ns = c->ns;
+    uint32_t r0 = ns->row_start[code], nr = ns->row_start[code + 1] - r0;
+    uint32_t c0 = ns->col_start[code], nc = ns->col_start[code + 1] - c0;
+    if (nr == 0 || nc == 0) return 0;
+    const uint32_t *ridx = ns->row_idx + r0, *cidx = ns->col_idx + c0;
+    uint32_t dwords = (uint32_t)f2vec_words(ns->ncols), lwords = (uint32_t)f2vec_words(nr);
+    for (uint32_t k = 0; k < nr; k++) rows[k] = ns->row_of[ridx[k]];
+    f2mat block = { 0 }, aug = { 0 };
+    int32_t *piv = NULL;
+    int rank, rc = -1;
+    if (f2mat_init(&block, nr, nc) != 0) goto out;
+    gather_block(&block, rows, nr, cidx, nc, ns->ncols);
+    if (reduce_augmented(&block, &aug, &piv, &rank) != 0) goto out;
+    uint32_t seg = f2mat_segment_start(nc);     /* the I part starts on a word boundary */
+    for (uint32_t a = 0; a < c->n_new; a++) {
+        uint64_t *dx = ns->dx + (size_t)a * dwords;
+        /* lift = sum of the preimages of the pivot columns p with dx[cidx[p]] = 1, all read
+         * off dx before it changes (the quasi-inverse of algorithms.md §3.4) */
+        memset(lift, 0, lwords * sizeof *lift);
+        for (uint32_t r = 0; r < (uint32_t)rank; r++) {
+            const uint64_t *row = f2mat_row(&aug, r);
+            int p = first_bit(row, seg);
+            if (p < 0) break;                   /* the kernel rows follow */
+            if (bit_at(dx, cidx[p])) f2vec_xor(lift, row + seg / 64, lwords);
+        }
+        for (uint32_t w = 0; w < lwords; w++)
+            for (uint64_t bits = lift[w]; bits; bits &= bits - 1) {
+                uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+                flip_at(c->new_gens[a].img, ridx[i]);
+                f2vec_xor(dx, rows[i], dwords);
+            }
+    }
+    rc = 0;
+out:
+    f2mat_clear(&block);
+    f2mat_clear(&aug);
+    free(piv);
+    return rc;
+}
+
+/* Corrects each new generator x, signature by signature in increasing code order (sseq's
+ * order; a forward substitution, so it stays sequential), until d(x) = 0. */
 int res_nassau_correct(step_ctx *c)
 {
     nassau_state *ns = c->ns;
     uint32_t dwords = (uint32_t)f2vec_words(ns->ncols);
     const uint64_t **rows = malloc(((size_t)ns->nrows + 1) * sizeof *rows);
-    if (!rows) goto oom;
-    for (uint32_t code = 1; code < ns->ncodes; code++) {
-        uint32_t r0 = ns->row_start[code], nr = ns->row_start[code + 1] - r0;
-        uint32_t c0 = ns->col_start[code], nc = ns->col_start[code + 1] - c0;
-        if (nr == 0 || nc == 0) continue;
-        const uint32_t *ridx = ns->row_idx + r0, *cidx = ns->col_idx + c0;
-        for (uint32_t k = 0; k < nr; k++) rows[k] = ns->row_of[ridx[k]];
-        f2mat block = { 0 }, aug = { 0 };
-        int32_t *piv = NULL;
-        int rank;
-        if (f2mat_init(&block, nr, nc) != 0) goto oom;
-        gather_block(&block, rows, nr, cidx, nc, ns->ncols);
-        if (reduce_augmented(&block, &aug, &piv, &rank) != 0) {
-            f2mat_clear(&block);
-            f2mat_clear(&aug);
-            free(piv);
-            goto oom;
-        }
-        uint32_t seg = f2mat_segment_start(nc);
-        for (uint32_t a = 0; a < c->n_new; a++) {
-            uint64_t *dx = ns->dx + (size_t)a * dwords;
-            /* lift = sum of the preimages of the pivot columns p with dx[cidx[p]] = 1,
-             * read off dx before it changes (the quasi-inverse of §3.4) */
-            uint64_t *lift = calloc(f2vec_words(nr) + 1, 8);
-            if (!lift) {
-                f2mat_clear(&block);
-                f2mat_clear(&aug);
-                free(piv);
-                goto oom;
-            }
-            for (uint32_t r = 0; r < (uint32_t)rank; r++) {
-                const uint64_t *row = f2mat_row(&aug, r);
-                int p = first_bit(row, seg);
-                if (p < 0) break;
-                if (!bit_at(dx, cidx[p])) continue;
-                for (uint32_t i = 0; i < nr; i++)
-                    if (bit_at(row, seg + i)) flip_at(lift, i);
-            }
-            for (uint32_t i = 0; i < nr; i++)
-                if (bit_at(lift, i)) {
-                    flip_at(c->new_gens[a].img, ridx[i]);
-                    f2vec_xor(dx, rows[i], dwords);
-                }
-            free(lift);
-        }
-        f2mat_clear(&block);
-        f2mat_clear(&aug);
-        free(piv);
-    }
+    uint64_t *lift = malloc((f2vec_words(ns->nrows) + 1) * sizeof *lift);
+    int rc = rows && lift ? 0 : -1;
+    for (uint32_t code = 1; code < ns->ncodes && rc == 0; code++)
+        rc = correct_signature(c, code, rows, lift);
     free(rows);
+    free(lift);
+    if (rc != 0) {
+        res_fail(c->res, "out of memory in Nassau step (%d,%d)", c->s, c->t);
+        return -1;
+    }
     for (uint32_t a = 0; a < c->n_new; a++)
         if (!f2vec_is_zero(ns->dx + (size_t)a * dwords, dwords)) {
-            res_fail(c->res, "Nassau step (%d,%d): the subalgebra is too large here (d(x) != 0 after "
-                     "all corrections); this is a bug", c->s, c->t);
+            res_fail(c->res, "Nassau step (%d,%d): d(x) != 0 after all corrections (the "
+                     "subalgebra is too large here); this is a bug", c->s, c->t);
             return -1;
         }
     return 0;
-oom:
-    free(rows);
-    res_fail(c->res, "out of memory in Nassau step (%d,%d)", c->s, c->t);
-    return -1;
 }
 
 void res_nassau_free(step_ctx *c)

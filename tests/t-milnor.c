@@ -397,6 +397,134 @@ static void test_batch(void)
        "milnor_mul_batch = one-by-one milnor_mul_into (%d rows, %u terms)", BATCH_ROWS, nt);
 }
 
+/* The three batch entry points on one batch: milnor_mul_batch (dispatch), _halves (every
+ * job with terms by R-halves) and _search (every pair by the matrix search) must give the same
+ * bits as one-by-one milnor_mul_into. Jobs: nj rows, R of degree <= maxr (length >= minlen
+ * where possible), 0..maxt terms of degree <= maxs at offsets < maxoff; runs of jobs share
+ * one term list, as a resolution's do. Returns the number of mismatching paths. */
+static int batch_case(const milnor_basis *B, uint32_t nj, deg_t maxr, uint32_t minlen,
+                      uint32_t maxt, deg_t maxs, uint32_t maxoff, uint64_t *count)
+{
+    size_t stride = (maxoff + 4096 + 63) / 64;
+    milnor_row_job *jobs = malloc(nj * sizeof *jobs);
+    milnor_term *terms = malloc(((size_t)nj * maxt + 1) * sizeof *terms);
+    uint64_t *want = calloc(nj * stride, sizeof *want), *got = malloc(nj * stride * sizeof *got);
+    if (!jobs || !terms || !want || !got) bail("out of memory");
+    uint32_t nt = 0, list_first = 0, list_n = 0;
+    for (uint32_t i = 0; i < nj; ++i) {
+        milnor_row_job *j = &jobs[i];
+        if (maxr > B->max_degree) maxr = B->max_degree;
+        for (int tries = 0; tries < 20; ++tries) {      /* prefer long R */
+            j->r_deg = (uint32_t)(rnd() % (uint64_t)(maxr + 1));
+            j->r_idx = (uint32_t)(rnd() % B->dim[j->r_deg]);
+            if (B->elts[j->r_deg][j->r_idx].len >= minlen) break;
+        }
+        if (i == 0 || rnd() % 4 == 0) {                 /* a new term list */
+            list_first = nt;
+            list_n = rnd() % 8 == 0 ? 0 : (uint32_t)(rnd() % (maxt + 1));
+            for (uint32_t k = 0; k < list_n; ++k, ++nt) {
+                milnor_term *t = &terms[nt];
+                deg_t room = B->max_degree - (deg_t)j->r_deg;
+                deg_t ds = (deg_t)(rnd() % (uint64_t)((maxs < room ? maxs : room) + 1));
+                t->s_deg = (uint32_t)ds;
+                t->s_idx = (uint32_t)(rnd() % B->dim[ds]);
+                t->col_offset = (uint32_t)(rnd() % maxoff);
+            }
+        }
+        j->first_term = list_first;
+        j->n_terms = list_n;
+        for (uint32_t k = 0; k < list_n; ++k) {       /* the list was made for some R: recheck */
+            milnor_term *t = &terms[list_first + k];
+            if ((deg_t)(j->r_deg + t->s_deg) > B->max_degree) { j->r_deg = 0; j->r_idx = 0; }
+        }
+    }
+    for (uint32_t i = 0; i < nj; ++i) {
+        const milnor_row_job *j = &jobs[i];
+        for (uint32_t k = 0; k < j->n_terms; ++k) {
+            const milnor_term *t = &terms[j->first_term + k];
+            milnor_mul_into(B, &B->elts[j->r_deg][j->r_idx], &B->elts[t->s_deg][t->s_idx],
+                            want + i * stride, t->col_offset);
+            ++*count;
+        }
+    }
+    int bad = 0;
+    void (*fns[])(const milnor_basis *, const milnor_row_job *, size_t, const milnor_term *,
+                  uint64_t *, size_t) = {milnor_mul_batch, milnor_mul_batch_halves,
+                                         milnor_mul_batch_search};
+    for (int f = 0; f < 3; ++f) {
+        memset(got, 0, nj * stride * sizeof *got);
+        fns[f](B, jobs, nj, terms, got, stride);
+        if (memcmp(got, want, nj * stride * sizeof *got)) {
+            ++bad;
+            diag("batch path %d differs (maxr %d, maxt %u, maxs %d)", f, maxr, maxt, maxs);
+        }
+    }
+    free(jobs);
+    free(terms);
+    free(want);
+    free(got);
+    return bad;
+}
+
+static void test_batch_paths(void)
+{
+    uint64_t count = 0;
+    int bad = 0;
+    /* many terms per job, all degrees up to 64 */
+    for (deg_t d = 0; d <= 64; d += 4) bad += batch_case(&A, 40, d, 0, 200, 64, 3000, &count);
+    /* long R (length >= 4: degree >= 26) against long S */
+    bad += batch_case(&A, 60, INDEX_DEG - 40, 4, 120, 40, 2000, &count);
+    bad += batch_case(&A, 60, 90, 3, 60, 40, 2000, &count);
+    /* few terms (the search side of the dispatch), units and empty jobs */
+    bad += batch_case(&A, 400, 60, 0, 3, 60, 500, &count);
+    bad += batch_case(&A, 200, 2, 0, 40, 3, 500, &count);
+    bad += batch_case(&A, 200, 40, 0, 40, 2, 500, &count);
+    ok(bad == 0, "milnor_mul_batch = _halves = _search = one-by-one (%llu products)",
+       (unsigned long long)count);
+
+    /* every R of degree <= 60 against 100 terms of degrees 0..60 in one batch */
+    {
+        uint32_t nj = 0;
+        for (deg_t d = 0; d <= 60; ++d) nj += A.dim[d];
+        size_t stride = (100 * 64 + 4096 + 63) / 64;
+        milnor_row_job *jobs = malloc(nj * sizeof *jobs);
+        milnor_term terms[101];
+        uint64_t *a = calloc((size_t)nj * stride, 8), *b = calloc((size_t)nj * stride, 8);
+        if (!jobs || !a || !b) bail("out of memory");
+        for (uint32_t k = 0; k < 100; ++k) {
+            deg_t ds = (deg_t)(k % 61);
+            terms[k] = (milnor_term){(uint32_t)ds, (uint32_t)(rnd() % A.dim[ds]), k * 64};
+        }
+        terms[100] = (milnor_term){0, 0, 7};                /* the unit */
+        nj = 0;
+        for (deg_t d = 0; d <= 60; ++d)
+            for (uint32_t i = 0; i < A.dim[d]; ++i)
+                jobs[nj++] = (milnor_row_job){(uint32_t)d, i, 0, 101};
+        milnor_mul_batch(&A, jobs, nj, terms, a, stride);
+        milnor_mul_batch_search(&A, jobs, nj, terms, b, stride);
+        int same = memcmp(a, b, (size_t)nj * stride * 8) == 0;
+        memset(a, 0, (size_t)nj * stride * 8);
+        milnor_mul_batch_halves(&A, jobs, nj, terms, a, stride);
+        same &= memcmp(a, b, (size_t)nj * stride * 8) == 0;
+        ok(same, "all %u R of degree <= 60 x 101 terms of degree 0..60: paths agree", nj);
+        free(jobs);
+        free(a);
+        free(b);
+    }
+
+    /* a profile basis (hash index): A(2) */
+    {
+        milnor_profile p = milnor_profile_an(2);
+        milnor_basis B;
+        if (milnor_basis_init(&B, milnor_profile_top_degree(&p), &p) < 0) bail("init A(2)");
+        uint64_t c2 = 0;
+        int bad2 = 0;
+        for (int it = 0; it < 10; ++it) bad2 += batch_case(&B, 50, 23, 0, 40, 23, 300, &c2);
+        ok(bad2 == 0, "batch paths agree over A(2) (%llu products)", (unsigned long long)c2);
+        milnor_basis_clear(&B);
+    }
+}
+
 /* ---------------------------------------------------------------- profiles */
 
 static void test_nassau_sequence(void)
@@ -507,6 +635,7 @@ int main(void)
     test_brute_force(24);
     test_mul_each(40);
     test_batch();
+    test_batch_paths();
     test_nassau_sequence();
     test_profile_validity();
     test_profile_products();
