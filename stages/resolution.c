@@ -28,7 +28,7 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     res->module_id = module_id_of("S_2 {\"p\":2,\"gens\":{\"x0\":0},\"actions\":[]}");
     snprintf(res->outdir, sizeof res->outdir, "%s", outdir ? outdir : "");
     pthread_mutex_init(&res->lock, NULL);
-    if (write_stages && !(res->committer = stage_committer_start(1.0, 512))) return -1;
+    if (write_stages && !(res->committer = stage_committer_start(1.0, 256))) return -1;
     if (milnor_basis_init(&res->A, res->max_t, NULL) != 0) return -1;
     size_t cells = (size_t)(max_s + 1) * (res->max_t + 1);
     res->F = calloc((size_t)max_s + 1, sizeof *res->F);
@@ -65,6 +65,7 @@ void res_clear(resolution *res)
         for (int s = 0; s <= res->max_s; s++) freemod_clear(&res->F[s]);
     free(res->F);
     free(res->done);
+    free(res->empty_done);
     free(res->kernel);
     milnor_basis_clear(&res->A);
     pthread_mutex_destroy(&res->lock);
@@ -257,6 +258,17 @@ static int save_differential(resolution *res, int s, deg_t t, uint32_t n, const 
                              uint32_t width)
 {
     if (!res->write_stages) return 0;
+    if (n == 0) {       /* no generator: a journal record instead of an empty file */
+        char path[4200];
+        unsigned char rec[STAGE_JOURNAL_RECORD];
+        stage_journal_path(path, sizeof path, res->outdir);
+        stage_journal_record(rec, s, t, res->module_id, res->algorithm);
+        if (stage_committer_add_record(res->committer, path, rec, sizeof rec) != 0) {
+            res_fail(res, "out of memory queueing a journal record");
+            return -1;
+        }
+        return 0;
+    }
     f2mat m;
     char path[4200], err[600];
     if (f2mat_init(&m, n, width) != 0) return -1;
@@ -380,7 +392,14 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
     f2mat m;
     stage_path(path, sizeof path, res->outdir, STAGE_DIFFERENTIAL, s, t);
     int rc = stage_read(path, &h, &m, err, sizeof err);
-    if (rc == STAGE_ENOENT) return 0;
+    if (rc == STAGE_ENOENT) {   /* no file: done if the journal says it had no generator */
+        if (!publish || !res->empty_done[(size_t)s * (res->max_t + 1) + t]) return 0;
+        fm_gen *none = calloc(1, sizeof *none);
+        if (!none) return 0;
+        freemod_set_gens(&res->F[s], t, 0, none);
+        *res_done(res, s, t) = 1;
+        return 1;
+    }
     if (rc != STAGE_OK) {
         load_problem(res, problems, err, s, t);
         return 0;
@@ -413,9 +432,27 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
     return 1;
 }
 
+static void mark_empty(int s, int t, void *ctx)
+{
+    resolution *res = ctx;
+    if (s <= res->max_s && t <= res->max_t) res->empty_done[(size_t)s * (res->max_t + 1) + t] = 1;
+}
+
 long res_load_stages(resolution *res)
 {
-    long loaded = 0, problems = 0;
+    long loaded = 0, problems = 0, bad_records = 0;
+    size_t cells = (size_t)(res->max_s + 1) * (res->max_t + 1);
+    res->empty_done = calloc(cells, 1);
+    if (!res->empty_done) return 0;
+    stage_journal_read(res->outdir, res->module_id, res->algorithm, mark_empty, res, &bad_records);
+    if (bad_records) {
+        char err[600];
+        fprintf(stderr, "extflow: %s/stages/empty.log: %ld records skipped (torn by a kill, damaged, or "
+                "of another run); those bidegrees are recomputed\n", res->outdir, bad_records);
+        if (res->write_stages && stage_journal_rewrite(res->outdir, res->module_id, res->algorithm, err,
+                                                       sizeof err) != STAGE_OK)
+            fprintf(stderr, "extflow: %s\n", err);
+    }
     for (deg_t t = 0; t <= res->max_t; t++)
         for (int s = 0; s <= res->max_s && s <= t; s++) {
             if (!res_in_region(res, s, t)) continue;

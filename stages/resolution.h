@@ -37,6 +37,7 @@ typedef struct resolution {
     deg_t rect_t;
     freemod *F;                 /* F[0..max_s] */
     uint8_t *done;              /* done[s * (max_t + 1) + t] */
+    uint8_t *empty_done;        /* journal: (s, t) finished with no generator (resume only) */
     f2mat **kernel;             /* kernel of d_s at (s, t), waiting for step (s+1, t) */
     char outdir[4096];
     uint64_t module_id;

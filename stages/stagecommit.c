@@ -12,8 +12,9 @@
 
 typedef struct pending {
     char *final, *tmp;
-    void *buf;          /* the file's bytes (stage_encode) */
+    void *buf;          /* the file's bytes (stage_encode), or a journal record */
     size_t len;
+    int record;         /* 1: append buf to the journal named final */
 } pending;
 
 struct stage_committer {
@@ -54,13 +55,51 @@ static int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-/* Writes the batch's temporaries, syncs once, renames all, fsyncs each distinct directory. */
+/* Appends the batch's journal records (all to one journal in practice) in one write each
+ * journal, then fdatasync. A kill mid-append leaves a torn record, which readers skip. */
+static void append_records(pending *items, size_t n, char *msg, size_t msglen)
+{
+    for (size_t i = 0; i < n && !msg[0]; i++) {
+        if (!items[i].record || !items[i].buf) continue;
+        size_t total = 0;
+        for (size_t j = i; j < n; j++)
+            if (items[j].record && items[j].buf && !strcmp(items[j].final, items[i].final)) total += items[j].len;
+        unsigned char *all = malloc(total);
+        if (!all) {
+            snprintf(msg, msglen, "%.400s: out of memory", items[i].final);
+            return;
+        }
+        size_t off = 0;
+        for (size_t j = i; j < n; j++)
+            if (items[j].record && items[j].buf && !strcmp(items[j].final, items[i].final)) {
+                memcpy(all + off, items[j].buf, items[j].len);
+                off += items[j].len;
+                if (j != i) {
+                    free(items[j].buf);
+                    items[j].buf = NULL;
+                }
+            }
+        int fd = open(items[i].final, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0 || write_all(fd, all, total) != 0 || fdatasync(fd) != 0)
+            snprintf(msg, msglen, "%.400s: cannot append: %s", items[i].final, strerror(errno));
+        if (fd >= 0) close(fd);
+        free(all);
+    }
+}
+
+/* Writes the batch's temporaries (starting their write-back at once), waits for all of them
+ * to reach the disk (fdatasync each: only our data, unlike syncfs, which also waits for
+ * every other dirty page on the file system), then renames all and fsyncs the directories. */
 static void commit_batch(stage_committer *sc, pending *items, size_t n)
 {
     static unsigned long seq;
     char msg[512] = "";
     if (n == 0) return;
+    int *fds = malloc(n * sizeof *fds);
+    if (!fds) snprintf(msg, sizeof msg, "%.400s: out of memory", items[0].final);
+    for (size_t i = 0; fds && i < n; i++) fds[i] = -1;
     for (size_t i = 0; i < n && !msg[0]; i++) {
+        if (items[i].record) continue;
         size_t tl = strlen(items[i].final) + 48;
         items[i].tmp = malloc(tl);
         if (!items[i].tmp) {
@@ -68,17 +107,22 @@ static void commit_batch(stage_committer *sc, pending *items, size_t n)
             break;
         }
         snprintf(items[i].tmp, tl, "%s.tmp.%ld.%lu", items[i].final, (long)getpid(), seq++);
-        int fd = open(items[i].tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0 || write_all(fd, items[i].buf, items[i].len) != 0)
+        fds[i] = open(items[i].tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fds[i] < 0 || write_all(fds[i], items[i].buf, items[i].len) != 0)
             snprintf(msg, sizeof msg, "%.400s: cannot write: %s", items[i].tmp, strerror(errno));
-        if (fd >= 0 && close(fd) != 0 && !msg[0])
+        else
+            sync_file_range(fds[i], 0, 0, SYNC_FILE_RANGE_WRITE);
+    }
+    for (size_t i = 0; fds && i < n; i++) {
+        if (fds[i] < 0) continue;
+        if (!msg[0] && fdatasync(fds[i]) != 0)
+            snprintf(msg, sizeof msg, "%.400s: sync failed: %s", items[i].tmp, strerror(errno));
+        if (close(fds[i]) != 0 && !msg[0])
             snprintf(msg, sizeof msg, "%.400s: close: %s", items[i].tmp, strerror(errno));
     }
-    int fd = msg[0] ? -1 : open(items[0].tmp, O_RDONLY | O_CLOEXEC);
-    if (!msg[0] && (fd < 0 || syncfs(fd) != 0))
-        snprintf(msg, sizeof msg, "%.400s: sync failed: %s", items[0].tmp, strerror(errno));
-    if (fd >= 0) close(fd);
+    free(fds);
     for (size_t i = 0; i < n; i++) {
+        if (items[i].record) continue;
         if (!msg[0] && rename(items[i].tmp, items[i].final) != 0)
             snprintf(msg, sizeof msg, "%.200s: rename from %.200s: %s", items[i].final, items[i].tmp,
                      strerror(errno));
@@ -86,6 +130,7 @@ static void commit_batch(stage_committer *sc, pending *items, size_t n)
     }
     /* one fsync per distinct directory (a batch usually has one) */
     for (size_t i = 0; i < n && !msg[0]; i++) {
+        if (items[i].record) continue;
         size_t len = strrchr(items[i].final, '/') ? (size_t)(strrchr(items[i].final, '/') - items[i].final) : 0;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
@@ -93,6 +138,7 @@ static void commit_batch(stage_committer *sc, pending *items, size_t n)
         if (!seen && fsync_dir_of(items[i].final) != 0)
             snprintf(msg, sizeof msg, "%s: fsync of the directory: %s", items[i].final, strerror(errno));
     }
+    append_records(items, n, msg, sizeof msg);
     for (size_t i = 0; i < n; i++) {
         free(items[i].tmp);
         free(items[i].final);
@@ -159,7 +205,7 @@ stage_committer *stage_committer_start(double delay_seconds, size_t batch)
 
 int stage_committer_failed(const stage_committer *sc) { return sc && sc->failed; }
 
-int stage_committer_add(stage_committer *sc, const char *final, void *buf, size_t len)
+static int add_entry(stage_committer *sc, const char *final, void *buf, size_t len, int record)
 {
     char *f = strdup(final);
     pthread_mutex_lock(&sc->lock);
@@ -173,7 +219,7 @@ int stage_committer_add(stage_committer *sc, const char *final, void *buf, size_
     }
     int ok = f && sc->n < sc->cap;
     if (ok) {
-        sc->items[sc->n++] = (pending){ f, NULL, buf, len };
+        sc->items[sc->n++] = (pending){ f, NULL, buf, len, record };
         if (sc->n >= sc->batch) pthread_cond_signal(&sc->wake);
     }
     pthread_mutex_unlock(&sc->lock);
@@ -183,6 +229,19 @@ int stage_committer_add(stage_committer *sc, const char *final, void *buf, size_
         return -1;
     }
     return 0;
+}
+
+int stage_committer_add(stage_committer *sc, const char *final, void *buf, size_t len)
+{
+    return add_entry(sc, final, buf, len, 0);
+}
+
+int stage_committer_add_record(stage_committer *sc, const char *journal, const void *rec, size_t len)
+{
+    void *copy = malloc(len);
+    if (!copy) return -1;
+    memcpy(copy, rec, len);
+    return add_entry(sc, journal, copy, len, 1);
 }
 
 int stage_committer_flush(stage_committer *sc, char *err, size_t errlen)

@@ -810,3 +810,106 @@ done:
     free(out);
     return rc;
 }
+
+/* ---- journal of bidegrees with no new generator --------------------------------------- */
+
+void stage_journal_record(unsigned char rec[STAGE_JOURNAL_RECORD], int s, int t, uint64_t module_id,
+                          int algorithm)
+{
+    memset(rec, 0, STAGE_JOURNAL_RECORD);
+    put32(rec, STAGE_JOURNAL_MAGIC);
+    put16(rec + 4, STAGE_FORMAT_VERSION);
+    put16(rec + 6, (uint16_t)algorithm);
+    put32(rec + 8, (uint32_t)s);
+    put32(rec + 12, (uint32_t)t);
+    put64(rec + 16, module_id);
+    put32(rec + 28, fnv1a32(rec, 28));
+}
+
+int stage_journal_path(char *buf, size_t size, const char *outdir)
+{
+    int n = snprintf(buf, size, "%s/stages/empty.log", outdir);
+    return n < 0 || (size_t)n >= size ? STAGE_EINVAL : STAGE_OK;
+}
+
+long stage_journal_read(const char *outdir, uint64_t module_id, int algorithm,
+                        void (*found)(int s, int t, void *ctx), void *ctx, long *bad)
+{
+    char path[4200];
+    unsigned char rec[STAGE_JOURNAL_RECORD];
+    long good = 0;
+    *bad = 0;
+    if (stage_journal_path(path, sizeof path, outdir) != STAGE_OK) return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n;
+    while ((n = fread(rec, 1, sizeof rec, f)) > 0) {
+        int32_t s = (int32_t)get32(rec + 8), t = (int32_t)get32(rec + 12);
+        int valid = n == sizeof rec && get32(rec) == STAGE_JOURNAL_MAGIC &&
+                    get16(rec + 4) == STAGE_FORMAT_VERSION && get32(rec + 28) == fnv1a32(rec, 28) &&
+                    get32(rec + 24) == 0 && s >= 0 && t >= s && t <= (int32_t)STAGE_MAX_DIM;
+        if (!valid) {
+            ++*bad;             /* a torn last record after a kill, or damage: recomputed */
+            continue;
+        }
+        if (get64(rec + 16) != module_id || get16(rec + 6) != algorithm) {
+            ++*bad;
+            continue;
+        }
+        found(s, t, ctx);
+        good++;
+    }
+    fclose(f);
+    return good;
+}
+
+struct journal_keep {
+    unsigned char *buf;
+    size_t n, cap;
+    uint64_t module_id;
+    int algorithm;
+};
+
+static void keep_record(int s, int t, void *ctx)
+{
+    struct journal_keep *k = ctx;
+    if (!k->buf) return;
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? 2 * k->cap : 256;
+        unsigned char *nb = realloc(k->buf, cap * STAGE_JOURNAL_RECORD);
+        if (!nb) {
+            free(k->buf);
+            k->buf = NULL;
+            return;
+        }
+        k->buf = nb;
+        k->cap = cap;
+    }
+    stage_journal_record(k->buf + k->n++ * STAGE_JOURNAL_RECORD, s, t, k->module_id, k->algorithm);
+}
+
+int stage_journal_rewrite(const char *outdir, uint64_t module_id, int algorithm, char *err,
+                          size_t errlen)
+{
+    char path[4200], tmp[4300];
+    struct journal_keep k = { malloc(STAGE_JOURNAL_RECORD), 0, 1, module_id, algorithm };
+    long bad;
+    int rc = STAGE_OK;
+    FAIL_IF(stage_journal_path(path, sizeof path, outdir) != STAGE_OK, STAGE_EINVAL, "%s: path too long", outdir);
+    stage_journal_read(outdir, module_id, algorithm, keep_record, &k, &bad);
+    FAIL_IF(!k.buf, STAGE_ENOMEM, "%s: out of memory", path);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    FAIL_IF(fd < 0, STAGE_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+    int wrc = write_all(fd, k.buf, k.n * STAGE_JOURNAL_RECORD);
+    int src = fsync(fd);
+    close(fd);
+    if (wrc != 0 || src != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        FAIL(STAGE_EIO, "%s: cannot rewrite: %s", path, strerror(errno));
+    }
+    FAIL_IF(fsync_dir(path) < 0, STAGE_EIO, "%s: fsync of the directory: %s", path, strerror(errno));
+out:
+    free(k.buf);
+    return rc;
+}

@@ -115,4 +115,23 @@ int stage_print(FILE *out, const char *path, int summary, char *err, size_t errl
  * lines and '#' comments are skipped. m is initialised on success only. */
 int stage_parse_matrix_text(FILE *in, stage_header *h, f2mat *m, char *err, size_t errlen);
 
+/* Journal of bidegrees that finished with no new generator: instead of one empty stage file
+ * each (80% of all bidegrees), a record of 32 bytes in OUT/stages/empty.log, appended and
+ * synced by the committer (schema/stage-files.md). Layout, little-endian: magic u32
+ * "EXFJ", version u16, algorithm u16, s i32, t i32, module_id u64, reserved u32 = 0,
+ * FNV-1a-32 of bytes 0..27. Invalid records (a torn append, damage) are skipped and counted. */
+#define STAGE_JOURNAL_RECORD 32
+#define STAGE_JOURNAL_MAGIC  UINT32_C(0x4A465845)   /* "EXFJ" */
+void stage_journal_record(unsigned char rec[STAGE_JOURNAL_RECORD], int s, int t, uint64_t module_id,
+                          int algorithm);
+int stage_journal_path(char *buf, size_t size, const char *outdir);
+/* Calls found(s, t) for every valid record of this module and algorithm; returns how many;
+ * *bad counts the records skipped. A missing journal is empty. */
+long stage_journal_read(const char *outdir, uint64_t module_id, int algorithm,
+                        void (*found)(int s, int t, void *ctx), void *ctx, long *bad);
+/* Rewrites the journal with its valid records of this module and algorithm only (atomic:
+ * temporary, fsync, rename); call it while holding the directory's lock. */
+int stage_journal_rewrite(const char *outdir, uint64_t module_id, int algorithm, char *err,
+                          size_t errlen);
+
 #endif

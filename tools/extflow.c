@@ -273,6 +273,11 @@ static int cmd_resolve(int argc, char **argv)
     return wrc ? 1 : 0;
 }
 
+static void count_record(int s, int t, void *ctx)
+{
+    (void)s, (void)t, (void)ctx;
+}
+
 /* extflow verify DIR: every differential stage file is read and checked, the resolution is
  * rebuilt from them, d∘d = 0 is checked at every loaded bidegree, and ext.csv is compared
  * with the generator counts. Exit 0 when all is well, 1 otherwise. */
@@ -337,7 +342,12 @@ static int cmd_verify(int argc, char **argv)
         return 1;
     }
     res.load_action = "cannot use";
-    long loaded = res_load_stages(&res), dd_bad = 0;
+    long loaded = res_load_stages(&res), dd_bad = 0, jbad = 0;
+    stage_journal_read(dir, module, alg, count_record, NULL, &jbad);
+    if (jbad) {
+        printf("BAD %s/stages/empty.log: %ld invalid records\n", dir, jbad);
+        bad++;
+    }
     for (int s = 2; s <= max_s; s++)
         for (deg_t t = s; t <= max_t; t++)
             if (*res_done(&res, s, t) && !res_check_dd(&res, s, t)) {
