@@ -913,3 +913,25 @@ out:
     free(k.buf);
     return rc;
 }
+
+int stage_journal_print(FILE *out, const char *path, char *err, size_t errlen)
+{
+    int rc = STAGE_OK;
+    unsigned char rec[STAGE_JOURNAL_RECORD];
+    FILE *f = fopen(path, "rb");
+    FAIL_IF(!f, errno == ENOENT ? STAGE_ENOENT : STAGE_EIO, "%s: cannot open: %s", path, strerror(errno));
+    fprintf(out, "# journal of bidegrees with no new generator\n# s,t,algorithm,module_id,valid\n");
+    size_t n;
+    long bad = 0;
+    while ((n = fread(rec, 1, sizeof rec, f)) > 0) {
+        int valid = n == sizeof rec && get32(rec) == STAGE_JOURNAL_MAGIC && get32(rec + 28) == fnv1a32(rec, 28);
+        bad += !valid;
+        fprintf(out, "%d,%d,%s,%016" PRIx64 ",%s\n", (int32_t)get32(rec + 8), (int32_t)get32(rec + 12),
+                stage_algorithm_name(get16(rec + 6)) ? stage_algorithm_name(get16(rec + 6)) : "?",
+                n == sizeof rec ? get64(rec + 16) : 0, valid ? "yes" : "NO");
+    }
+    fclose(f);
+    FAIL_IF(bad, STAGE_ECORRUPT, "%s: %ld invalid records", path, bad);
+out:
+    return rc;
+}

@@ -129,6 +129,8 @@ int stage_journal_path(char *buf, size_t size, const char *outdir);
  * *bad counts the records skipped. A missing journal is empty. */
 long stage_journal_read(const char *outdir, uint64_t module_id, int algorithm,
                         void (*found)(int s, int t, void *ctx), void *ctx, long *bad);
+/* `extflow inspect .../empty.log`: one line per record (s,t,algorithm,module_id,valid). */
+int stage_journal_print(FILE *out, const char *path, char *err, size_t errlen);
 /* Rewrites the journal with its valid records of this module and algorithm only (atomic:
  * temporary, fsync, rename); call it while holding the directory's lock. */
 int stage_journal_rewrite(const char *outdir, uint64_t module_id, int algorithm, char *err,

@@ -35,7 +35,7 @@ static const char *usage_text =
     "      --quiet            no progress line\n"
     "  algebra    --max-degree N: print degree,dim of the Milnor basis of A as CSV\n"
     "  inspect    FILE [--summary]: print a stage file's header and matrix (or shape, rank,\n"
-    "             density)\n"
+    "             density); DIR/stages/empty.log: the bidegrees that had no generator\n"
     "  verify     DIR: check every stage file of a resolution (checksums, headers, that it\n"
     "             loads, d∘d = 0) and DIR/ext.csv against them; one line per problem\n"
     "  pack       TEXT FILE: write the matrix of an inspect-style text file as a stage file\n"
@@ -102,7 +102,10 @@ static int cmd_inspect(int argc, char **argv)
     }
     if (!file) return usage_error("inspect: FILE is required%s", "");
     char err[600];
-    if (stage_print(stdout, file, summary, err, sizeof err) != STAGE_OK) {
+    size_t len = strlen(file);
+    int journal = len >= 9 && !strcmp(file + len - 9, "empty.log");
+    if ((journal ? stage_journal_print(stdout, file, err, sizeof err)
+                 : stage_print(stdout, file, summary, err, sizeof err)) != STAGE_OK) {
         fprintf(stderr, "extflow: %s\n", err);
         return 1;
     }
