@@ -181,14 +181,6 @@ out:
 
 /* ---- writing --------------------------------------------------------------------------- */
 
-typedef struct wstream {
-    ZSTD_CCtx *cc;
-    int fd;
-    const char *path;
-    unsigned char *in, *out;
-    size_t inlen, incap, outcap;
-} wstream;
-
 static int write_all(int fd, const unsigned char *p, size_t n)
 {
     while (n) {
@@ -201,41 +193,6 @@ static int write_all(int fd, const unsigned char *p, size_t n)
         n -= (size_t)k;
     }
     return 0;
-}
-
-/* Compress the staged input; with ZSTD_e_end also close the frame. */
-static int w_drain(wstream *w, ZSTD_EndDirective mode, char *err, size_t errlen)
-{
-    int rc = STAGE_OK;
-    ZSTD_inBuffer in = { w->in, w->inlen, 0 };
-    for (;;) {
-        ZSTD_outBuffer out = { w->out, w->outcap, 0 };
-        size_t r = ZSTD_compressStream2(w->cc, &out, &in, mode);
-        FAIL_IF(ZSTD_isError(r), ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation
-                ? STAGE_ENOMEM : STAGE_EIO, "%s: zstd: %s", w->path, ZSTD_getErrorName(r));
-        FAIL_IF(write_all(w->fd, w->out, out.pos) < 0, STAGE_EIO, "%s: write: %s",
-                w->path, strerror(errno));
-        if (mode == ZSTD_e_end ? r == 0 : in.pos == in.size) break;
-    }
-    w->inlen = 0;
-out:
-    return rc;
-}
-
-static int w_push(wstream *w, const void *src, size_t n, char *err, size_t errlen)
-{
-    const unsigned char *p = src;
-    int rc = STAGE_OK;
-    while (n) {
-        size_t k = w->incap - w->inlen < n ? w->incap - w->inlen : n;
-        memcpy(w->in + w->inlen, p, k);
-        w->inlen += k;
-        p += k;
-        n -= k;
-        if (w->inlen == w->incap) FORWARD_IF_ERROR(w_drain(w, ZSTD_e_continue, err, errlen));
-    }
-out:
-    return rc;
 }
 
 /* fsync the directory holding path, so the rename is durable. */
@@ -257,100 +214,44 @@ static int fsync_dir(const char *path)
     return r;
 }
 
-/* durable: fsync, rename over path, fsync the directory. Otherwise the data is left, unsynced,
- * in a temporary whose name is returned in *tmp_out. */
-static int write_stage(const char *path, const stage_header *h, const f2mat *m, int durable,
-                       char **tmp_out, char *err, size_t errlen)
+/* Encode in memory (stage_encode), write to "<path>.tmp.<pid>.<seq>", fsync, rename over path,
+ * fsync the directory. On any error the temporary is unlinked. */
+int stage_write(const char *path, const stage_header *h, const f2mat *m,
+                char *err, size_t errlen)
 {
     static atomic_uint seq;
-    int rc = STAGE_OK;
+    int rc = STAGE_OK, fd = -1;
     char *tmp = NULL;
-    wstream w = { .fd = -1, .path = path };
-    stage_header x;
-    unsigned char hb[STAGE_HEADER_SIZE];
-    uint64_t *row = NULL;
-
-    if (!path) path = w.path = "(null)";
+    void *buf = NULL;
+    size_t len = 0;
+    if (!path) path = "(null)";
     FAIL_IF(!h || !m, STAGE_EINVAL, "%s: stage_write: NULL header or matrix", path);
-    FAIL_IF(!stage_kind_name(h->kind), STAGE_EINVAL, "%s: stage_write: unknown kind %u", path, h->kind);
-    FAIL_IF(!stage_algorithm_name(h->algorithm), STAGE_EINVAL,
-            "%s: stage_write: unknown algorithm %u", path, h->algorithm);
-    FAIL_IF(m->rows > STAGE_MAX_DIM || m->cols > STAGE_MAX_DIM
-            || memory_bytes(m->rows, m->cols) > STAGE_MAX_BYTES, STAGE_EINVAL,
-            "%s: stage_write: matrix %" PRIu32 " x %" PRIu32 " exceeds the caps", path, m->rows, m->cols);
-    x = *h;
-    x.version = STAGE_FORMAT_VERSION;
-    x.prime = 2;
-    x.rows = m->rows;
-    x.cols = m->cols;
-    stage_header_pack(&x, hb);
-
-    size_t words = f2vec_words(m->cols);
-    uint64_t mask = m->cols & 63 ? ((uint64_t)1 << (m->cols & 63)) - 1 : ~(uint64_t)0;
-    for (uint32_t i = 0; i < m->rows && words; i++)
-        FAIL_IF(f2mat_row(m, i)[words - 1] & ~mask, STAGE_EINVAL,
-                "%s: stage_write: row %" PRIu32 " has bits beyond column %" PRIu32
-                " (f2mat invariant broken)", path, i, m->cols);
-
+    char why[400];
+    rc = stage_encode(h, m, &buf, &len, why, sizeof why);
+    FAIL_IF(rc != STAGE_OK, rc, "%s: %s", path, why);
     size_t tlen = strlen(path) + 64;
     FAIL_IF(!(tmp = malloc(tlen)), STAGE_ENOMEM, "%s: out of memory", path);
     snprintf(tmp, tlen, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&seq, 1u));
-
-    w.cc = ZSTD_createCCtx();
-    w.incap = CHUNK;
-    w.outcap = ZSTD_CStreamOutSize();
-    w.in = malloc(w.incap);
-    w.out = malloc(w.outcap);
-    row = malloc(words ? words * 8 : 8);
-    FAIL_IF(!w.cc || !w.in || !w.out || !row, STAGE_ENOMEM, "%s: out of memory", path);
-    size_t zr = ZSTD_CCtx_setParameter(w.cc, ZSTD_c_compressionLevel, STAGE_ZSTD_LEVEL);
-    if (!ZSTD_isError(zr)) zr = ZSTD_CCtx_setParameter(w.cc, ZSTD_c_checksumFlag, 1);
-    if (!ZSTD_isError(zr)) zr = ZSTD_CCtx_setParameter(w.cc, ZSTD_c_contentSizeFlag, 1);
-    if (!ZSTD_isError(zr))
-        zr = ZSTD_CCtx_setPledgedSrcSize(w.cc, STAGE_HEADER_SIZE + payload_bytes(m->rows, m->cols));
-    FAIL_IF(ZSTD_isError(zr), STAGE_EIO, "%s: zstd: %s", path, ZSTD_getErrorName(zr));
-
-    w.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    FAIL_IF(w.fd < 0, errno == ENOENT ? STAGE_ENOENT : STAGE_EIO, "%s: cannot create %s: %s",
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    FAIL_IF(fd < 0, errno == ENOENT ? STAGE_ENOENT : STAGE_EIO, "%s: cannot create %s: %s",
             path, tmp, strerror(errno));
-    w.path = tmp;
-    FORWARD_IF_ERROR(w_push(&w, hb, sizeof hb, err, errlen));
-    for (uint32_t i = 0; i < m->rows && words; i++) {
-        memcpy(row, f2mat_row(m, i), words * 8);
-        words_le(row, words);
-        FORWARD_IF_ERROR(w_push(&w, row, words * 8, err, errlen));
-    }
-    FORWARD_IF_ERROR(w_drain(&w, ZSTD_e_end, err, errlen));
-    FAIL_IF(durable && fsync(w.fd) < 0, STAGE_EIO, "%s: fsync: %s", tmp, strerror(errno));
-    int fd = w.fd;
-    w.fd = -1;
-    FAIL_IF(close(fd) < 0, STAGE_EIO, "%s: close: %s", tmp, strerror(errno));
-    if (!durable) {
-        *tmp_out = tmp;
-        tmp = NULL;
-        goto out;
-    }
+    FAIL_IF(write_all(fd, buf, len) < 0, STAGE_EIO, "%s: write: %s", tmp, strerror(errno));
+    FAIL_IF(fsync(fd) < 0, STAGE_EIO, "%s: fsync: %s", tmp, strerror(errno));
+    int cfd = fd;
+    fd = -1;
+    FAIL_IF(close(cfd) < 0, STAGE_EIO, "%s: close: %s", tmp, strerror(errno));
     FAIL_IF(rename(tmp, path) < 0, STAGE_EIO, "%s: rename from %s: %s", path, tmp, strerror(errno));
     free(tmp);
     tmp = NULL;
     FAIL_IF(fsync_dir(path) < 0, STAGE_EIO, "%s: fsync of the directory: %s", path, strerror(errno));
 out:
-    if (w.fd >= 0) close(w.fd);
+    if (fd >= 0) close(fd);
     if (tmp) {
-        if (rc != STAGE_OK) unlink(tmp);
+        unlink(tmp);
         free(tmp);
     }
-    ZSTD_freeCCtx(w.cc);
-    free(w.in);
-    free(w.out);
-    free(row);
+    free(buf);
     return rc;
-}
-
-int stage_write(const char *path, const stage_header *h, const f2mat *m,
-                char *err, size_t errlen)
-{
-    return write_stage(path, h, m, 1, NULL, err, errlen);
 }
 
 
@@ -757,6 +658,8 @@ int stage_remove_temporaries(const char *outdir)
 {
     char dir[4200];
     int removed = remove_temporaries_in(outdir);
+    snprintf(dir, sizeof dir, "%s/stages", outdir);
+    removed += remove_temporaries_in(dir);
     for (int kind = STAGE_DIFFERENTIAL; kind <= STAGE_MATRIX; kind++) {
         snprintf(dir, sizeof dir, "%s/stages/%s", outdir, stage_kind_name(kind));
         removed += remove_temporaries_in(dir);
@@ -770,6 +673,20 @@ int stage_encode(const stage_header *h, const f2mat *m, void **buf, size_t *len,
     *buf = NULL;
     *len = 0;
     size_t words = f2vec_words(m->cols);
+    if (!stage_kind_name(h->kind) || !stage_algorithm_name(h->algorithm)) {
+        if (err) snprintf(err, errlen, "stage_write: unknown kind %u or algorithm %u", h->kind, h->algorithm);
+        return STAGE_EINVAL;
+    }
+    if (m->rows > STAGE_MAX_DIM || m->cols > STAGE_MAX_DIM || memory_bytes(m->rows, m->cols) > STAGE_MAX_BYTES) {
+        if (err) snprintf(err, errlen, "stage_write: matrix %u x %u exceeds the caps", m->rows, m->cols);
+        return STAGE_EINVAL;
+    }
+    uint64_t mask = m->cols & 63 ? ((uint64_t)1 << (m->cols & 63)) - 1 : ~(uint64_t)0;
+    for (uint32_t i = 0; i < m->rows && words; i++)
+        if (f2mat_row(m, i)[words - 1] & ~mask) {
+            if (err) snprintf(err, errlen, "stage_write: row %u has bits beyond column %u (f2mat invariant broken)", i, m->cols);
+            return STAGE_EINVAL;
+        }
     size_t raw_len = STAGE_HEADER_SIZE + (size_t)payload_bytes(m->rows, m->cols);
     unsigned char *raw = malloc(raw_len);
     stage_header x = *h;
