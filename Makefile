@@ -1,9 +1,31 @@
 # extflow — minimal resolutions over the mod 2 Steenrod algebra.
 # `make` builds bin/extflow; `make run` resolves the sphere; `make test` runs the TAP suite.
 # Knobs: NATIVE=1 (tune for this CPU; never for binaries that travel), SAN=1 (ASan+UBSan),
-#        DEBUG=1 (-O0 -g), JOBS (prove jobs), STEM (for `make run`).
+#        DEBUG=1 (-O0 -g), JOBS (prove jobs), STEM (for `make run`),
+#        STARPU_PREFIX=.deps/starpu (StarPU from scripts/build-starpu; builds bin-starpu/extflow).
 
 PKGS      := starpu-1.3 libzstd m4ri jansson
+PKGCONF   := pkg-config
+# STARPU_PREFIX=<dir> (e.g. .deps/starpu, made by scripts/build-starpu): build against that
+# StarPU (maxcpus 128, CUDA) instead of Debian's, into build-starpu/ and bin-starpu/. The
+# binaries get an rpath to the prefix's lib/ relative to themselves, so the tree can move (and
+# travel with the prefix) as long as the prefix sits inside the repository.
+ifneq ($(STARPU_PREFIX),)
+  STARPU_ABS := $(abspath $(STARPU_PREFIX))
+  ifeq ($(wildcard $(STARPU_ABS)/lib/pkgconfig/starpu-1.3.pc),)
+    $(error STARPU_PREFIX=$(STARPU_PREFIX): no lib/pkgconfig/starpu-1.3.pc there (run scripts/build-starpu))
+  endif
+  PKGCONF := PKG_CONFIG_PATH=$(STARPU_ABS)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH)) pkg-config
+  # Relative to the repository root when inside it, else absolute (then nothing can move).
+  # DT_RPATH, not RUNPATH: it also serves the carried libraries' own needs (m4ri -> png16).
+  STARPU_REL := $(patsubst $(CURDIR)/%,%,$(STARPU_ABS))
+  ifeq ($(filter /%,$(STARPU_REL)),)
+    STARPU_RPATH := -Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/../$(STARPU_REL)/lib' \
+                    -Wl,-rpath,'$$ORIGIN/../../$(STARPU_REL)/lib'
+  else
+    STARPU_RPATH := -Wl,--disable-new-dtags -Wl,-rpath,$(STARPU_ABS)/lib
+  endif
+endif
 DEPS_OK   := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
 ifneq ($(DEPS_OK),yes)
   $(info extflow: dependencies missing, running scripts/install-deps)
@@ -27,13 +49,20 @@ ifeq ($(SAN),1)
   B       := build-san
   BIN     := build-san/bin
 endif
+STARPU_CFLAGS :=
+ifneq ($(STARPU_PREFIX),)
+  # The CUDA build's starpu.h includes cuda.h, cuda_runtime.h and cusparse.h.
+  STARPU_CFLAGS := -isystem /usr/local/cuda/include -DDISABLE_CUSPARSE_DEPRECATED
+  B       := $(B)-starpu
+  BIN     := $(if $(filter 1,$(SAN)),$(B)/bin,bin-starpu)
+endif
 # Library headers as system headers, so -Werror judges only our code.
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null | sed 's/-I/-isystem /g')
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell $(PKGCONF) --cflags $(PKGS) 2>/dev/null | sed 's/-I/-isystem /g')
+PKG_LIBS   := $(shell $(PKGCONF) --libs $(PKGS) 2>/dev/null)
 CFLAGS    := -std=c11 -D_GNU_SOURCE $(OPT) $(ARCH) -Wall -Wextra -Werror $(SANFLAGS) \
-             -I. $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+             -I. $(PKG_CFLAGS) $(STARPU_CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS    := $(PKG_LIBS) -lpthread -lm
-LDFLAGS   := $(SANFLAGS)
+LDFLAGS   := $(SANFLAGS) $(STARPU_RPATH)
 
 LIB_SRC   := $(wildcard algebra/*.c codelets/*.c runtime/*.c stages/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
@@ -86,7 +115,7 @@ bench: all
 	./bench/run
 
 clean:
-	rm -rf build build-san bin
+	rm -rf build build-san bin build-starpu build-san-starpu bin-starpu
 
 # Fuzzing (libFuzzer, clang): the stage-file decoder and the text-matrix parser, each for
 # FUZZ_SECONDS/2. Crashers land in tests/fuzz/crashers/ (commit them: t-fuzz-regress replays
