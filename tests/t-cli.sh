@@ -2,7 +2,7 @@
 # The command line: help, exit status 2 for usage errors and 1 for runtime failures, one clear
 # line on stderr, the algebra table, and one writer per output directory.
 . tests/lib.sh
-plan 14
+plan 16
 $EXTFLOW --help | grep -q "usage: extflow"
 ok $? "--help prints usage and exits 0"
 usage_err() {   # usage_err DESCRIPTION ARGS...: exit 2 and a message on stderr
@@ -48,4 +48,15 @@ ok $? "a locked output directory: exit 1 naming the holder ($(head -1 "$TMP/err"
 ok $? "the refused run wrote no ext.csv"
 $EXTFLOW resolve --max-t 20 --out "$TMP/rect" --quiet && head -1 "$TMP/rect/ext.csv" | grep -q "^s,n,dim$"
 ok $? "--max-t 20 resolves a rectangle and writes ext.csv with its header"
+# on a terminal a progress line (done/total, rate, ETA) goes to stderr; --quiet silences it
+if command -v script >/dev/null; then
+    script -qec "$EXTFLOW resolve --stem 30 --out $TMP/tty" /dev/null > "$TMP/tty.out" 2>&1
+    grep -q "bidegrees .*/s .*ETA" "$TMP/tty.out"
+    ok $? "progress line on a terminal ($(tr '\r' '\n' < "$TMP/tty.out" | grep bidegrees | tail -1))"
+    script -qec "$EXTFLOW resolve --stem 30 --out $TMP/tty2 --quiet" /dev/null > "$TMP/tty2.out" 2>&1
+    ! grep -q "bidegrees" "$TMP/tty2.out"
+    ok $? "--quiet: no progress line"
+else
+    echo "ok 15 # SKIP script(1) not installed"; echo "ok 16 # SKIP script(1) not installed"
+fi
 done_testing
