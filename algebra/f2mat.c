@@ -69,12 +69,6 @@ uint32_t f2mat_popcount_row(const f2mat *m, uint32_t i)
 }
 
 /* First set bit of a row, or -1. */
-static int64_t row_first_bit(const uint64_t *r, size_t words)
-{
-    for (size_t k = 0; k < words; k++)
-        if (r[k]) return (int64_t)(k * 64 + (size_t)__builtin_ctzll(r[k]));
-    return -1;
-}
 
 /* Pivots from a matrix already in RREF: the first `rank` rows are nonzero. */
 static int fill_pivots(const f2mat *m, int32_t *pivots)
@@ -84,7 +78,7 @@ static int fill_pivots(const f2mat *m, int32_t *pivots)
     if (pivots)
         for (uint32_t c = 0; c < m->cols; c++) pivots[c] = -1;
     for (uint32_t i = 0; i < m->rows; i++) {
-        int64_t c = row_first_bit(f2mat_row(m, i), w);
+        int64_t c = f2vec_first_bit(f2mat_row(m, i), (uint32_t)(w * 64));
         if (c < 0) break;
         if (pivots) pivots[c] = (int32_t)i;
         rank++;
@@ -248,7 +242,7 @@ static uint32_t image_rank(const f2mat *aug, uint32_t a_cols, uint32_t rank, con
     }
     size_t w = f2vec_words(aug->cols);
     while (n < rank) {
-        int64_t c = row_first_bit(f2mat_row(aug, n), w);
+        int64_t c = f2vec_first_bit(f2mat_row(aug, n), (uint32_t)(w * 64));
         if (c < 0 || c >= (int64_t)a_cols) break;
         n++;
     }
@@ -295,7 +289,7 @@ int f2mat_quasi_inverse_from_rref(const f2mat *aug, uint32_t a_cols, uint32_t ra
     } else {
         size_t w = f2vec_words(aug->cols);
         for (uint32_t k = 0; k < img; k++)
-            qi->pivot_cols[k] = (int32_t)row_first_bit(f2mat_row(aug, k), w);
+            qi->pivot_cols[k] = (int32_t)f2vec_first_bit(f2mat_row(aug, k), (uint32_t)(w * 64));
     }
     if (extract_identity_part(aug, seg, 0, img, &qi->preimage)) {
         free(qi->pivot_cols);

@@ -90,6 +90,15 @@ void f2qi_clear(f2qi *qi);
 static inline void f2vec_xor(uint64_t *dst, const uint64_t *src, size_t words)
 { for (size_t i = 0; i < words; i++) dst[i] ^= src[i]; }
 static inline size_t f2vec_words(uint32_t bits) { return ((size_t)bits + 63) >> 6; }
+static inline int f2vec_get(const uint64_t *v, uint64_t i) { return (int)(v[i >> 6] >> (i & 63) & 1); }
+static inline void f2vec_flip(uint64_t *v, uint64_t i) { v[i >> 6] ^= (uint64_t)1 << (i & 63); }
+/* Index of the lowest set bit among the first `bits` (rounded up to words), or -1. */
+static inline int64_t f2vec_first_bit(const uint64_t *v, uint32_t bits)
+{
+    for (size_t w = 0; w < f2vec_words(bits); w++)
+        if (v[w]) return (int64_t)(w * 64 + (size_t)__builtin_ctzll(v[w]));
+    return -1;
+}
 int f2vec_is_zero(const uint64_t *v, size_t words);
 uint32_t f2mat_popcount_row(const f2mat *m, uint32_t i);
 

@@ -97,8 +97,6 @@ static int bucket(const resolution *res, int src, deg_t t, deg_t bound, const mi
     return 0;
 }
 
-static inline int bit_at(const uint64_t *v, uint32_t i) { return (int)(v[i >> 6] >> (i & 63) & 1); }
-static inline void flip_at(uint64_t *v, uint32_t i) { v[i >> 6] ^= (uint64_t)1 << (i & 63); }
 
 /* out row k = in rows rows[k], restricted to the columns cols[0..ncols) (bits beyond limit
  * read as 0). */
@@ -108,7 +106,7 @@ static void gather_block(f2mat *out, const uint64_t *const *rows, uint32_t nrows
     for (uint32_t k = 0; k < nrows; k++) {
         uint64_t *o = f2mat_row(out, k);
         for (uint32_t j = 0; j < ncols; j++)
-            if (cols[j] < limit && bit_at(rows[k], cols[j])) flip_at(o, j);
+            if (cols[j] < limit && f2vec_get(rows[k], cols[j])) f2vec_flip(o, j);
     }
 }
 
@@ -180,13 +178,6 @@ oom:
     return -1;
 }
 
-static int first_bit(const uint64_t *v, uint32_t bits)
-{
-    for (uint32_t w = 0; w < f2vec_words(bits); w++)
-        if (v[w]) return (int)(w * 64 + (uint32_t)__builtin_ctzll(v[w]));
-    return -1;
-}
-
 int res_nassau_reduce0(step_ctx *c)
 {
     resolution *res = c->res;
@@ -217,7 +208,7 @@ int res_nassau_reduce0(step_ctx *c)
     if (!c->new_gens || !ns->dx) goto oom;
     for (uint32_t r = 0; r < (uint32_t)rank; r++) {
         const uint64_t *row = f2mat_row(&aug, r);
-        int p = first_bit(row, aug.cols);
+        int p = (int)f2vec_first_bit(row, aug.cols);
         if (p < (int)seg) continue;
         uint32_t kp = (uint32_t)p - seg;
         if (imgpiv[kp] >= 0) continue;
@@ -227,8 +218,8 @@ int res_nassau_reduce0(step_ctx *c)
         if (!g->img) goto oom;
         uint64_t *dx = ns->dx + (size_t)c->n_new * dwords;
         for (uint32_t i = 0; i < nz0; i++)
-            if (bit_at(row, seg + i)) {
-                flip_at(g->img, rows0[i]);
+            if (f2vec_get(row, seg + i)) {
+                f2vec_flip(g->img, rows0[i]);
                 f2vec_xor(dx, rowp[i], dwords);
             }
         c->n_new++;
@@ -274,14 +265,14 @@ static int correct_signature(step_ctx *c, uint32_t code, const uint64_t **rows, 
         memset(lift, 0, lwords * sizeof *lift);
         for (uint32_t r = 0; r < (uint32_t)rank; r++) {
             const uint64_t *row = f2mat_row(&aug, r);
-            int p = first_bit(row, seg);
+            int p = (int)f2vec_first_bit(row, seg);
             if (p < 0) break;                   /* the kernel rows follow */
-            if (bit_at(dx, cidx[p])) f2vec_xor(lift, row + seg / 64, lwords);
+            if (f2vec_get(dx, cidx[p])) f2vec_xor(lift, row + seg / 64, lwords);
         }
         for (uint32_t w = 0; w < lwords; w++)
             for (uint64_t bits = lift[w]; bits; bits &= bits - 1) {
                 uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
-                flip_at(c->new_gens[a].img, ridx[i]);
+                f2vec_flip(c->new_gens[a].img, ridx[i]);
                 f2vec_xor(dx, rows[i], dwords);
             }
     }

@@ -49,7 +49,7 @@ int report_hj(const resolution *res, int j, int s, deg_t t, uint32_t i, uint32_t
     if (s + 1 > res->max_s || t2 > res->max_t || k >= res_ngens(res, s + 1, t2)) return 0;
     const fm_gen *y = &res->F[s + 1].gens[t2][k];
     uint64_t bit = freemod_offset(&res->F[s], t2, t, i);  /* Sq(2^j) has index 0 */
-    return bit < y->bits && (y->img[bit >> 6] >> (bit & 63) & 1);
+    return bit < y->bits && f2vec_get(y->img, bit);
 }
 
 int report_chart_svg(FILE *out, const resolution *res)
@@ -121,7 +121,7 @@ int report_differentials(FILE *out, const resolution *res)
                     for (deg_t u = 0; u < t; u++)
                         for (uint32_t k = 0; k < res->F[s - 1].ngens[u]; k++)
                             for (uint32_t r = 0; r < res->A.dim[t - u]; r++, off++)
-                                if (off < g->bits && (g->img[off >> 6] >> (off & 63) & 1)) {
+                                if (off < g->bits && f2vec_get(g->img, off)) {
                                     if (terms++) fprintf(out, " + ");
                                     print_elt(out, &res->A.elts[t - u][r]);
                                     fprintf(out, "x_(%d,%d,%u)", u - (s - 1), s - 1, k);

@@ -114,7 +114,7 @@ static int add_generator_terms(row_build *b, const resolution *res, int src, deg
             uint64_t col = freemod_offset(tgt, t, v, k);
             for (uint32_t j = 0; j < blen && off + j < g->bits; j++) {
                 uint64_t bit = off + j;
-                if (!(g->img[bit >> 6] >> (bit & 63) & 1)) continue;
+                if (!f2vec_get(g->img, bit)) continue;
                 if (b->nterms == b->termcap) {
                     b->termcap = b->termcap ? 2 * b->termcap : 256;
                     milnor_term *nt = realloc(b->terms, b->termcap * sizeof *nt);
@@ -180,12 +180,15 @@ int res_step_plan(step_ctx *c)
 {
     resolution *res = c->res;
     if (c->nassau) return res_nassau_plan(c);
-    c->nrows = (uint32_t)freemod_dim(&res->F[c->s], c->t, c->t);
-    c->ncols = c->s == 0 ? (c->t == 0) : (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t - 1);
-    /* s = 0: ε vanishes on F_{0,t} below degree t, so D = 0 */
-    if (c->s == 0 ? (c->build.nrows = c->nrows, 0) : rb_append(&c->build, res, c->s, c->t, NULL, 0))
-        goto oom;
-    if (rb_alloc(&c->build, c->ncols) != 0) goto oom;
+    uint32_t ncols;
+    if (c->s == 0) {    /* ε vanishes on F_{0,t} below degree t: D = 0, no products */
+        c->build.nrows = (uint32_t)freemod_dim(&res->F[0], c->t, c->t);
+        ncols = c->t == 0;
+    } else {
+        if (rb_append(&c->build, res, c->s, c->t, NULL, 0) != 0) goto oom;
+        ncols = (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t - 1);
+    }
+    if (rb_alloc(&c->build, ncols) != 0) goto oom;
     return 0;
 oom:
     res_fail(res, "out of memory planning step (%d,%d)", c->s, c->t);
@@ -205,9 +208,9 @@ int res_step_reduce(step_ctx *c)
     f2mat aug = { 0 };
     int32_t *pivots = NULL;
     f2mat *kernel = NULL;
-    c->is_image_pivot = calloc(c->ncols ? c->ncols : 1, 1);
+    c->is_image_pivot = calloc(c->build.ncols ? c->build.ncols : 1, 1);
     if (!c->is_image_pivot) goto oom;
-    if (c->nrows == 0) {
+    if (c->build.nrows == 0) {
         if (want_kernel && !(kernel = calloc(1, sizeof *kernel))) goto oom;
         if (kernel && f2mat_init(kernel, 0, 0) != 0) goto oom;
     } else {
@@ -216,15 +219,15 @@ int res_step_reduce(step_ctx *c)
         if (!pivots) goto oom;
         int rank = f2mat_rref(&aug, pivots);
         if (rank < 0) goto oom;
-        for (uint32_t col = 0; col < c->ncols; col++)
+        for (uint32_t col = 0; col < c->build.ncols; col++)
             c->is_image_pivot[col] = pivots[col] >= 0;
         if (want_kernel) {
             kernel = calloc(1, sizeof *kernel);
-            if (!kernel || f2mat_kernel_from_rref(&aug, c->ncols, (uint32_t)rank, pivots, kernel) != 0)
+            if (!kernel || f2mat_kernel_from_rref(&aug, c->build.ncols, (uint32_t)rank, pivots, kernel) != 0)
                 goto oom;
         }
     }
-    rb_clear(&c->build);
+    f2mat_clear(&c->build.D);    /* the shape stays: finish reads build.ncols */
     f2mat_clear(&aug);
     free(pivots);
     if (kernel) *res_kernel_slot(res, c->s, c->t) = kernel;
@@ -245,13 +248,6 @@ static f2mat *take_kernel(resolution *res, int s, deg_t t)
     f2mat *k = *slot;
     *slot = NULL;
     return k;
-}
-
-static int first_set_bit(const uint64_t *v, uint32_t bits)
-{
-    for (uint32_t w = 0; w < f2vec_words(bits); w++)
-        if (v[w]) return (int)(w * 64 + (uint32_t)__builtin_ctzll(v[w]));
-    return -1;
 }
 
 static int save_differential(resolution *res, int s, deg_t t, uint32_t n, const fm_gen *gens,
@@ -335,8 +331,8 @@ int res_step_finish(step_ctx *c)
         gens = calloc(K->rows ? K->rows : 1, sizeof *gens);
         if (!gens) goto oom;
         for (uint32_t r = 0; r < K->rows; r++) {
-            int p = first_set_bit(f2mat_row(K, r), K->cols);
-            if (p < 0 || ((uint32_t)p < c->ncols && c->is_image_pivot[p])) continue;
+            int p = (int)f2vec_first_bit(f2mat_row(K, r), K->cols);
+            if (p < 0 || ((uint32_t)p < c->build.ncols && c->is_image_pivot[p])) continue;
             size_t words = f2vec_words(K->cols);
             gens[n].bits = K->cols;
             gens[n].img = malloc(words * 8 + 8);
@@ -483,7 +479,7 @@ int res_check_dd(const resolution *res, int s, deg_t t)
             for (uint32_t k = 0; k < F1->ngens[u] && off < g->bits; k++) {
                 const fm_gen *h = &F1->gens[u][k];
                 for (uint32_t r = 0; r < res->A.dim[t - u]; r++, off++) {
-                    if (off >= g->bits || !(g->img[off >> 6] >> (off & 63) & 1)) continue;
+                    if (off >= g->bits || !f2vec_get(g->img, off)) continue;
                     const milnor_elt *R = &res->A.elts[t - u][r];
                     /* Sq(R)·d(h): d(h) = sum Sq(S) g'' over F_{s-2} in degree u */
                     uint64_t hoff = 0;
@@ -491,7 +487,7 @@ int res_check_dd(const resolution *res, int s, deg_t t)
                         for (uint32_t q = 0; q < F2->ngens[v] && hoff < h->bits; q++) {
                             uint64_t col = freemod_offset(F2, t, v, q);
                             for (uint32_t j = 0; j < res->A.dim[u - v]; j++, hoff++)
-                                if (hoff < h->bits && (h->img[hoff >> 6] >> (hoff & 63) & 1))
+                                if (hoff < h->bits && f2vec_get(h->img, hoff))
                                     milnor_mul_into(&res->A, R, &res->A.elts[u - v][j], acc, col);
                         }
                 }

@@ -77,9 +77,9 @@ typedef struct step_ctx {
     deg_t t;
     int kernel_only;            /* stem-edge job: compute the kernel, add nothing */
     int nassau;                 /* Nassau step (s >= 2 under ALG_NASSAU) */
-    row_build build;            /* what the multiply tasks of the current phase fill */
-    uint32_t nrows, ncols;      /* standard: D is dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2) */
-    uint8_t *is_image_pivot;    /* ncols flags after reduction */
+    row_build build;            /* what the multiply tasks of the current phase fill; standard:
+                                 * D is dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2) */
+    uint8_t *is_image_pivot;    /* build.ncols flags after reduction */
     struct nassau_state *ns;    /* Nassau's signature bookkeeping between tasks */
     fm_gen *new_gens;           /* Nassau: the new generators, published by finish */
     uint32_t n_new;
