@@ -306,6 +306,7 @@ int res_step_finish(step_ctx *c)
     int s = c->s;
     deg_t t = c->t;
     fm_gen *gens = NULL;
+    f2mat *K = NULL;
     uint32_t n = 0, width;
     if (c->nassau) {
         gens = c->new_gens;
@@ -325,7 +326,7 @@ int res_step_finish(step_ctx *c)
             n = 1;
         }
     } else {
-        f2mat *K = take_kernel(res, s - 1, t);
+        K = take_kernel(res, s - 1, t);
         if (!K) return -1;
         width = K->cols;
         gens = calloc(K->rows ? K->rows : 1, sizeof *gens);
@@ -342,9 +343,16 @@ int res_step_finish(step_ctx *c)
         }
         f2mat_clear(K);
         free(K);
+        K = NULL;
     }
     return res_publish(res, s, t, n, gens, width);
 oom:
+    for (uint32_t k = 0; gens && k < n; k++) free(gens[k].img);
+    free(gens);
+    if (K) {
+        f2mat_clear(K);
+        free(K);
+    }
     res_fail(res, "out of memory finishing step (%d,%d)", s, t);
     return -1;
 }

@@ -773,7 +773,7 @@ long stage_journal_read(const char *outdir, uint64_t module_id, int algorithm,
             ++*bad;
             continue;
         }
-        found(s, t, ctx);
+        if (found) found(s, t, ctx);
         good++;
     }
     fclose(f);

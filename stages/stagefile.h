@@ -125,7 +125,7 @@ int stage_parse_matrix_text(FILE *in, stage_header *h, f2mat *m, char *err, size
 void stage_journal_record(unsigned char rec[STAGE_JOURNAL_RECORD], int s, int t, uint64_t module_id,
                           int algorithm);
 int stage_journal_path(char *buf, size_t size, const char *outdir);
-/* Calls found(s, t) for every valid record of this module and algorithm; returns how many;
+/* Calls found(s, t) (if not NULL) for every valid record of this module and algorithm; returns how many;
  * *bad counts the records skipped. A missing journal is empty. */
 long stage_journal_read(const char *outdir, uint64_t module_id, int algorithm,
                         void (*found)(int s, int t, void *ctx), void *ctx, long *bad);
