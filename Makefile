@@ -64,18 +64,51 @@ CFLAGS    := -std=c11 -D_GNU_SOURCE $(OPT) $(ARCH) -Wall -Wextra -Werror $(SANFL
 LDLIBS    := $(PKG_LIBS) -lpthread -lm
 LDFLAGS   := $(SANFLAGS) $(STARPU_RPATH)
 
+# CUDA. Where nvcc is (every machine here; no GPU needed), algebra/*.cu compile for sm_90
+# (`make cuda-check`, part of `make test`) and the GPU test is built (it skips without a
+# device). The program itself uses them only when StarPU was built with CUDA (STARPU_PREFIX from
+# scripts/build-starpu): then it links cudart, the same shared library StarPU uses.
+CUDA_DIR  ?= /usr/local/cuda
+NVCC      ?= $(CUDA_DIR)/bin/nvcc
+HAVE_NVCC := $(if $(wildcard $(NVCC)),yes)
+NVCCFLAGS := -std=c++17 -O3 -g -I. -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
+             -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
+CUDA_SRC  := $(wildcard algebra/*.cu)
+CUDA_OBJ  := $(CUDA_SRC:%.cu=$(B)/%.o)
+CUDA_ALL  := $(CUDA_OBJ) $(B)/bench/milnor_gpu_bench.o
+CUDA_LIBS := -L$(CUDA_DIR)/lib64 -lcudart -Wl,-rpath,$(CUDA_DIR)/lib64 -lstdc++
+STARPU_HAS_CUDA := $(if $(STARPU_PREFIX),$(shell grep -qs 'define STARPU_USE_CUDA 1' \
+                     $(STARPU_ABS)/include/starpu/1.3/starpu_config.h && echo yes))
+PROG_CUDA := $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ) $(CUDA_LIBS))
+
 LIB_SRC   := $(wildcard algebra/*.c codelets/*.c runtime/*.c stages/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
 LIB       := $(B)/libextflow.a
-TEST_SRC  := $(wildcard tests/t-*.c)
-TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+GPU_TEST_SRC := tests/t-milnor-cuda.c
+TEST_SRC  := $(filter-out $(GPU_TEST_SRC),$(wildcard tests/t-*.c))
+TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%) $(if $(HAVE_NVCC),$(B)/tests/t-milnor-cuda)
 TEST_SH   := $(wildcard tests/t-*.sh)
 BENCH_SRC := $(wildcard bench/*.c)
-BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%) $(if $(HAVE_NVCC),$(B)/bench/milnor_gpu_bench)
 HEADERS   := $(wildcard algebra/*.h codelets/*.h runtime/*.h stages/*.h tests/*.h)
 
-.PHONY: all run test bench clean
+.PHONY: all run test bench clean cuda-check
 all: $(BIN)/extflow $(TEST_BIN) $(BENCH_BIN)
+
+$(B)/%.o: %.cu $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# Every .cu compiles for sm_90, so none can rot where no GPU build is made.
+cuda-check: $(if $(HAVE_NVCC),$(CUDA_ALL))
+	@$(if $(HAVE_NVCC),echo "cuda-check: $(CUDA_SRC) bench/milnor_gpu_bench.cu compile for sm_90",echo "cuda-check: no nvcc at $(NVCC); skipped")
+
+$(B)/bench/milnor_gpu_bench: $(B)/bench/milnor_gpu_bench.o $(CUDA_OBJ) $(LIB)
+	$(CC) $^ -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
+
+$(B)/tests/t-milnor-cuda: tests/t-milnor-cuda.c $(LIB) $(CUDA_OBJ) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(CUDA_OBJ) $(LIB) -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
 
 $(B)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -85,9 +118,9 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN)/extflow: tools/extflow.c $(LIB) $(HEADERS)
+$(BIN)/extflow: tools/extflow.c $(LIB) $(HEADERS) $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ))
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) $< $(LIB) -o $@ $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) $< $(LIB) -o $@ $(LDFLAGS) $(PROG_CUDA) $(LDLIBS)
 
 $(B)/tests/%: tests/%.c $(LIB) $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -107,7 +140,7 @@ JOBS ?= 2
 # SAN=1: AddressSanitizer + UBSan; leaks are checked by valgrind (tests/t-valgrind.sh), since
 # StarPU's dlopen'ed plugins leave allocations LeakSanitizer cannot attribute.
 SAN_ENV := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
-test: all
+test: all cuda-check
 	$(if $(filter 1,$(SAN)),$(SAN_ENV)) EXTFLOW=./$(BIN)/extflow STARPU_SILENT=1 STARPU_WORKERS_NOBIND=1 \
 	    prove --exec '' --timer -j$(JOBS) $(TEST_BIN) $(TEST_SH)
 

@@ -1,6 +1,7 @@
 /* milnor.c — Milnor basis of the mod 2 Steenrod algebra, its index and its product.
  * See milnor.h and ../shared/docs/algorithms.md §1, §2, §5.2. */
 #include "algebra/milnor.h"
+#include "algebra/milnor_search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #endif
 
 #define W MILNOR_MAX_LEN
-#define MD (MILNOR_MAX_LEN + 1)        /* Milnor matrix side: row/column 0 plus 10 slots */
+#define MD MM_SIDE
 
 const uint32_t milnor_xi_degree[MILNOR_MAX_LEN] = {1, 3, 7, 15, 31, 63, 127, 255, 511, 1023};
 
@@ -257,19 +258,112 @@ void milnor_basis_clear(milnor_basis *A)
     memset(A, 0, sizeof *A);
 }
 
+size_t milnor_flat_words(const milnor_basis *A)
+{
+    if (!A->seq_g) return 0;
+    size_t total = 0;
+    for (deg_t d = 0; d <= A->max_degree; ++d) total += A->dim[d];
+    return MILNOR_FLAT_SEQNO_AT((uint32_t)A->max_degree, (uint32_t)total) +
+           ((size_t)A->max_degree + 1) * W;
+}
+
+int milnor_flat_write(const milnor_basis *A, uint32_t *buf, size_t words)
+{
+    size_t need = milnor_flat_words(A);
+    if (!need || words != need) return -1;
+    uint32_t md = (uint32_t)A->max_degree, *first = buf + MILNOR_FLAT_HEADER;
+    milnor_elt *elts = (milnor_elt *)(buf + MILNOR_FLAT_ELTS_AT(md));
+    uint32_t total = 0;
+    for (uint32_t d = 0; d <= md; ++d) {
+        first[d] = total;
+        memcpy(elts + total, A->elts[d], A->dim[d] * sizeof *elts);
+        total += A->dim[d];
+    }
+    first[md + 1] = total;
+    memcpy(buf + MILNOR_FLAT_SEQNO_AT(md, total), A->seq_g, ((size_t)md + 1) * W * sizeof *buf);
+    buf[0] = MILNOR_FLAT_MAGIC;
+    buf[1] = md;
+    buf[2] = total;
+    buf[3] = (uint32_t)need;
+    return 0;
+}
+
+int milnor_flat_view(const uint32_t *buf, size_t words, milnor_basis *view, milnor_elt **elts_scratch,
+                     uint32_t *dim_scratch)
+{
+    memset(view, 0, sizeof *view);
+    if (words < MILNOR_FLAT_HEADER || buf[0] != MILNOR_FLAT_MAGIC || buf[3] != words ||
+        buf[1] > MILNOR_MAX_DEGREE)
+        return -1;
+    uint32_t md = buf[1], total = buf[2];
+    const uint32_t *first = buf + MILNOR_FLAT_HEADER;
+    if (MILNOR_FLAT_SEQNO_AT(md, total) + ((size_t)md + 1) * W != words || first[md + 1] != total) return -1;
+    milnor_elt *elts = (milnor_elt *)(buf + MILNOR_FLAT_ELTS_AT(md));
+    for (uint32_t d = 0; d <= md; ++d) {
+        if (first[d + 1] < first[d]) return -1;
+        dim_scratch[d] = first[d + 1] - first[d];
+        elts_scratch[d] = elts + first[d];
+    }
+    view->max_degree = (deg_t)md;
+    view->profile = milnor_profile_full();
+    view->dim = dim_scratch;
+    view->elts = elts_scratch;
+    view->seq_g = (uint32_t *)(buf + MILNOR_FLAT_SEQNO_AT(md, total));
+    return 0;
+}
+
+int milnor_batch_record_write(FILE *f, const milnor_row_job *jobs, size_t njobs, const milnor_term *terms,
+                              size_t stride_words)
+{
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < njobs; ++i)
+        if (jobs[i].n_terms) {
+            if (jobs[i].first_term < lo) lo = jobs[i].first_term;
+            if (jobs[i].first_term + jobs[i].n_terms > hi) hi = jobs[i].first_term + jobs[i].n_terms;
+        }
+    if (lo > hi) lo = hi = 0;
+    uint64_t head[3] = { njobs, hi - lo, stride_words };
+    if (fwrite(head, sizeof head, 1, f) != 1) return -1;
+    for (size_t i = 0; i < njobs; ++i) {
+        milnor_row_job j = jobs[i];
+        j.first_term = j.n_terms ? j.first_term - lo : 0;
+        if (fwrite(&j, sizeof j, 1, f) != 1) return -1;
+    }
+    return fwrite(terms + lo, sizeof *terms, hi - lo, f) == hi - lo ? 0 : -1;
+}
+
+int milnor_batch_record_read(FILE *f, milnor_row_job **jobs, size_t *njobs, milnor_term **terms, size_t *nterms,
+                             size_t *stride_words)
+{
+    uint64_t h[3];
+    *jobs = NULL;
+    *terms = NULL;
+    if (fread(h, sizeof h, 1, f) != 1) return feof(f) ? 0 : -1;
+    if (h[0] > (1u << 30) || h[1] > (1u << 30) || h[2] > (1u << 24)) return -1;
+    *njobs = h[0];
+    *nterms = h[1];
+    *stride_words = h[2];
+    *jobs = malloc(*njobs * sizeof **jobs + 1);
+    *terms = malloc(*nterms * sizeof **terms + 1);
+    if (*jobs && *terms && fread(*jobs, sizeof **jobs, *njobs, f) == *njobs &&
+        fread(*terms, sizeof **terms, *nterms, f) == *nterms) {
+        for (size_t i = 0; i < *njobs; ++i)
+            if ((uint64_t)(*jobs)[i].first_term + (*jobs)[i].n_terms > *nterms) goto bad;
+        return 1;
+    }
+bad:
+    free(*jobs);
+    free(*terms);
+    *jobs = NULL;
+    *terms = NULL;
+    return -1;
+}
+
 /* Index from the entries t[0..len) (trimmed) of an element of degree d. */
 static inline uint32_t index_of(const milnor_basis *A, deg_t d, const uint32_t *t, uint32_t len)
 {
     if (!A->seq_g) return hash_lookup(A, d, t, len);
-    const uint32_t *g = A->seq_g;
-    uint32_t cur = (uint32_t)d, rank = 0;
-    for (int h = (int)len - 1; h >= 1; --h) {
-        if (!t[h]) continue;
-        uint32_t below = cur - t[h] * milnor_xi_degree[h];
-        rank += g[cur * W + h] - g[below * W + h];
-        cur = below;
-    }
-    return rank;
+    return milnor_seqno_index(A->seq_g, d, t, len);
 }
 
 uint32_t milnor_index(const milnor_basis *A, const milnor_elt *R)
@@ -279,159 +373,6 @@ uint32_t milnor_index(const milnor_basis *A, const milnor_elt *R)
 
 /* ---------------------------------------------------------------- product (§2) */
 
-/* Milnor matrices X (§2.1) are enumerated depth first over their interior entries x_ij
- * (i, j >= 1; the "cells"), each new entry taking only values with no bit in common with
- * the entries already placed on its anti-diagonal (next such value: ((x|mask)+1)&~mask,
- * §2.3). Once the last cell of row i is placed, x_i0 (the rest of r_i) is placed on
- * diagonal i; once the last cell of column j is placed, x_0j (the rest of s_j) on diagonal
- * j; each under the same no-common-bit rule. So every leaf is a matrix whose multinomials
- * are all odd, and T is read off the diagonal masks. Entries that cannot be non-zero
- * (2^j > r_i or s_j = 0) are not cells; rows and columns without cells have their x_i0 = r_i,
- * x_0j = s_j placed before the search. No allocation: the state lives on the stack. */
-
-enum { ROW_END = 1, COL_END = 2 };
-
-typedef struct mm_cell {
-    uint8_t i, j, n;                /* row, column, anti-diagonal i + j */
-    uint8_t ends;                   /* ROW_END / COL_END: x_i0 / x_0j is placed after it */
-} mm_cell;
-
-typedef struct mm_search {
-    uint32_t rem[MD];               /* r_i minus the weight placed in row i */
-    uint32_t col[MD];               /* s_j minus the entries placed in column j */
-    uint32_t mask[2 * MD];          /* OR (= sum) of the entries placed on anti-diagonal n */
-    uint32_t val[W * W];            /* current value of each cell */
-    mm_cell cell[W * W];
-    int ncells;                     /* -1 once the search is over */
-    int ndiag;                      /* len R + len S */
-    int k;                          /* current cell; -1 before the first matrix */
-} mm_search;
-
-/* Places an entry x on diagonal n; 0 (and nothing placed) if it shares a bit with it. */
-static inline int mm_fix(mm_search *s, int n, uint32_t x)
-{
-    if (s->mask[n] & x) return 0;
-    s->mask[n] |= x;
-    return 1;
-}
-
-/* Places the remainders that cell c completes; 0 (nothing placed) on a clash. Inside a row,
- * x_i0 mod 2^{j+1} is already known (later cells weigh 2^{j+1} and more): test those bits. */
-static inline int mm_place_ends(mm_search *s, mm_cell c)
-{
-    if (!(c.ends & ROW_END)) {
-        if (s->rem[c.i] & s->mask[c.i] & ((2u << c.j) - 1)) return 0;
-    } else if (!mm_fix(s, c.i, s->rem[c.i]))
-        return 0;
-    if ((c.ends & COL_END) && !mm_fix(s, c.j, s->col[c.j])) {
-        if (c.ends & ROW_END) s->mask[c.i] ^= s->rem[c.i];
-        return 0;
-    }
-    return 1;
-}
-
-static inline void mm_remove_ends(mm_search *s, mm_cell c)
-{
-    if (c.ends & COL_END) s->mask[c.j] ^= s->col[c.j];
-    if (c.ends & ROW_END) s->mask[c.i] ^= s->rem[c.i];
-}
-
-/* Sets up the cells, their end flags and the fixed entries; 0 if the product is zero
- * already. Cells go column by column (j ascending, then i), so that each column's x_0j is
- * placed early and the known low bits of every x_i0 grow with j. */
-static inline int mm_setup(mm_search *s, const milnor_elt *R, const milnor_elt *S)
-{
-    int m = (int)R->len, n = (int)S->len, last_in_row[MD];
-    s->ncells = 0;
-    s->k = -1;
-    s->ndiag = m + n;
-    memset(s->mask, 0, sizeof s->mask);
-    for (int i = 1; i <= m; ++i) {
-        s->rem[i] = R->r[i - 1];
-        last_in_row[i] = -1;
-    }
-    for (int j = 1; j <= n; ++j) {
-        int first = s->ncells;
-        s->col[j] = S->r[j - 1];
-        for (int i = 1; i <= m && s->col[j]; ++i)
-            if (s->rem[i] >> j) {
-                last_in_row[i] = s->ncells;
-                s->cell[s->ncells++] = (mm_cell){(uint8_t)i, (uint8_t)j, (uint8_t)(i + j), 0};
-            }
-        if (s->ncells > first) s->cell[s->ncells - 1].ends = COL_END;
-        else if (!mm_fix(s, j, s->col[j])) return 0;
-    }
-    for (int i = 1; i <= m; ++i) {
-        if (last_in_row[i] >= 0) s->cell[last_in_row[i]].ends |= ROW_END;
-        else if (!mm_fix(s, i, s->rem[i])) return 0;
-    }
-    return 1;
-}
-
-/* T of the complete matrix at a leaf: t_n = mask of diagonal n. Returns its length. */
-static inline int mm_leaf(const mm_search *s, uint32_t *t)
-{
-    int len = 0;
-    for (int n = 1; n <= s->ndiag; ++n)
-        if ((t[n - 1] = s->mask[n])) len = n;
-    return len;
-}
-
-/* Gives cell *k its next admissible value, backtracking to earlier cells when it has none;
- * 0 when the search is over. */
-static inline int mm_advance(mm_search *s, int *k)
-{
-    for (;;) {
-        const mm_cell c = s->cell[*k];
-        uint32_t x = s->val[*k], m;
-        s->rem[c.i] += x << c.j;
-        s->col[c.j] += x;
-        m = s->mask[c.n] ^= x;
-        x = ((x | m) + 1) & ~m;
-        if ((x << c.j) <= s->rem[c.i] && x <= s->col[c.j]) {
-            s->rem[c.i] -= x << c.j;
-            s->col[c.j] -= x;
-            s->mask[c.n] |= x;
-            s->val[*k] = x;
-            return 1;
-        }
-        s->val[*k] = 0;
-        if (*k == 0) return 0;
-        mm_remove_ends(s, s->cell[--*k]);
-    }
-}
-
-/* Advances the search to the next valid matrix and writes its T into t; returns the length
- * of T, or -1 when there is none left. */
-static inline int mm_next(mm_search *s, uint32_t *t)
-{
-    int k = s->k;
-    if (s->ncells < 0) return -1;
-    if (k < 0) {                                    /* first call */
-        if (s->ncells == 0) {
-            s->ncells = -1;                         /* the only matrix */
-            return mm_leaf(s, t);
-        }
-        s->val[k = 0] = 0;
-    } else {                                        /* resume after the leaf at cell k */
-        mm_remove_ends(s, s->cell[k]);
-        goto advance;
-    }
-    for (;;) {
-        if (!mm_place_ends(s, s->cell[k])) goto advance;
-        if (k + 1 < s->ncells) {
-            s->val[++k] = 0;
-            continue;
-        }
-        s->k = k;
-        return mm_leaf(s, t);
-    advance:
-        if (!mm_advance(s, &k)) {
-            s->ncells = -1;
-            return -1;
-        }
-    }
-}
 
 void milnor_mul_each(const milnor_elt *R, const milnor_elt *S,
                      void (*emit)(const milnor_elt *T, void *ctx), void *ctx)

@@ -25,7 +25,12 @@
 #ifndef EXTFLOW_MILNOR_H
 #define EXTFLOW_MILNOR_H
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {       /* algebra/milnor_cuda.cu calls the CPU path to verify the GPU's */
+#endif
 
 typedef int32_t deg_t;       /* internal degrees t, stems n, homological degrees s */
 
@@ -113,6 +118,43 @@ void milnor_mul_batch_search(const milnor_basis *A, const milnor_row_job *jobs, 
 void milnor_mul_batch_halves(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                              const milnor_term *terms, uint64_t *rows, size_t stride_words);
 
+/* The whole algebra's basis flattened into one read-only array of 32-bit words, so that it can
+ * be a StarPU data handle and be copied to a GPU as it is. Layout (word offsets):
+ *   [0] MILNOR_FLAT_MAGIC  [1] max_degree  [2] total elements  [3] words in all
+ *   [MILNOR_FLAT_HEADER ..]             first[d], d = 0..max_degree+1: index of degree d's
+ *                                       first element (first[max_degree+1] = total)
+ *   [MILNOR_FLAT_ELTS_AT(max_degree)..] the elements as milnor_elt records (12 words each),
+ *                                       degree by degree in index order
+ *   [MILNOR_FLAT_SEQNO_AT(...) ..]      the seqno table seq_g, (max_degree+1) x MILNOR_MAX_LEN
+ * Only the whole algebra (seq_g present) can be flattened. */
+#define MILNOR_FLAT_MAGIC 0x4d464c31u     /* "MFL1" */
+#define MILNOR_FLAT_HEADER 4u
+#define MILNOR_ELT_WORDS (sizeof(milnor_elt) / sizeof(uint32_t))
+/* Word offsets of the elements and of the seqno table (macros: the GPU kernel uses them). */
+#define MILNOR_FLAT_ELTS_AT(max_degree) (MILNOR_FLAT_HEADER + (size_t)(max_degree) + 2)
+#define MILNOR_FLAT_SEQNO_AT(max_degree, total) \
+    (MILNOR_FLAT_ELTS_AT(max_degree) + (size_t)(total) * MILNOR_ELT_WORDS)
+/* Words needed for A (0 if A cannot be flattened). */
+size_t milnor_flat_words(const milnor_basis *A);
+/* Writes A into buf (milnor_flat_words(A) words); 0, or -1 if A cannot be flattened. */
+int milnor_flat_write(const milnor_basis *A, uint32_t *buf, size_t words);
+/* A milnor_basis that reads a flat buffer in place (no copy, nothing to free): its elts and
+ * dim are the caller's arrays elts_scratch and dim_scratch of max_degree + 1 entries each
+ * (MILNOR_MAX_DEGREE + 1 always suffice). Returns 0, or -1 if buf is not a flat basis of
+ * that many words. */
+int milnor_flat_view(const uint32_t *buf, size_t words, milnor_basis *view, milnor_elt **elts_scratch,
+                     uint32_t *dim_scratch);
+
+/* A batch as one binary record (for capture and benchmarks): u64 njobs, u64 nterms, u64
+ * stride_words; njobs milnor_row_job with first_term relative to the record; nterms
+ * milnor_term (the range of terms the jobs use). Host byte order. 0, or -1 on a write error. */
+int milnor_batch_record_write(FILE *f, const milnor_row_job *jobs, size_t njobs, const milnor_term *terms,
+                              size_t stride_words);
+/* Reads the next record (arrays malloc'ed, the caller frees them): 1, 0 at the end, -1 on a
+ * truncated or implausible record or out of memory. */
+int milnor_batch_record_read(FILE *f, milnor_row_job **jobs, size_t *njobs, milnor_term **terms, size_t *nterms,
+                             size_t *stride_words);
+
 /* Profiles. */
 milnor_profile milnor_profile_full(void);                   /* A itself */
 milnor_profile milnor_profile_an(int n);                     /* A(n) */
@@ -123,4 +165,7 @@ deg_t milnor_profile_top_degree(const milnor_profile *p);    /* finite profiles;
 /* Nassau's sequence of subalgebras: advances *p to the next one (§5.2). */
 void milnor_profile_next_nassau(milnor_profile *p);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

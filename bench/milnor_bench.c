@@ -161,21 +161,17 @@ static void recs_account(recs *v, const rec *r)
 static void recs_load(recs *v, const char *path)
 {
     FILE *f = fopen(path, "rb");
-    uint64_t h[3];
     if (!f) { perror(path); exit(1); }
-    while (fread(h, sizeof h, 1, f) == 1) {
-        rec *r = recs_add(v);
-        r->njobs = h[0];
-        r->nterms = h[1];
-        r->stride = h[2];
-        r->jobs = malloc(r->njobs * sizeof *r->jobs + 1);
-        r->terms = malloc(r->nterms * sizeof *r->terms + 1);
-        if (!r->jobs || !r->terms || fread(r->jobs, sizeof *r->jobs, r->njobs, f) != r->njobs ||
-            fread(r->terms, sizeof *r->terms, r->nterms, f) != r->nterms) {
-            fprintf(stderr, "%s: truncated\n", path);
+    for (;;) {
+        rec r;
+        int got = milnor_batch_record_read(f, &r.jobs, &r.njobs, &r.terms, &r.nterms, &r.stride);
+        if (got == 0) break;
+        if (got < 0) {
+            fprintf(stderr, "%s: truncated or damaged record\n", path);
             exit(1);
         }
-        recs_account(v, r);
+        *recs_add(v) = r;
+        recs_account(v, &r);
     }
     fclose(f);
 }

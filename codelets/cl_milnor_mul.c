@@ -1,26 +1,128 @@
-/* cl_milnor_mul.c — the Milnor-multiply codelet: one chunk of rows of a differential's matrix. */
+/* cl_milnor_mul.c — the Milnor-multiply codelet: one chunk of rows of a differential's matrix.
+ * Buffers: 0 the flat basis (milnor_flat_write), 1 the step's jobs, 2 the step's terms, 3 the
+ * chunk's rows; cl_arg: row0 (the chunk's first job) and the row stride. Both implementations
+ * only unpack buffers and call algebra/ (milnor_mul_batch, milnor_mul_batch_cuda). */
 #include "codelets/codelets.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef STARPU_USE_CUDA
+#include "algebra/milnor_cuda.h"
+#endif
+
+/* (job x term) pairs multiplied by each implementation: the share of work the GPU took. */
+static _Atomic uint64_t pairs_on_cpu, pairs_on_cuda;
+
+void cl_milnor_mul_stats(uint64_t *cpu_pairs, uint64_t *cuda_pairs)
+{
+    *cpu_pairs = pairs_on_cpu;
+    *cuda_pairs = pairs_on_cuda;
+}
+
+/* The basis view of the flat buffer, rebuilt only when a worker meets another buffer. */
+static __thread const uint32_t *view_of;
+static __thread milnor_basis view;
+static __thread milnor_elt *view_elts[MILNOR_MAX_DEGREE + 1];
+static __thread uint32_t view_dim[MILNOR_MAX_DEGREE + 1];
+
+/* The buffers of one task, unpacked (pointers are in the worker's memory node). */
+typedef struct mul_buffers {
+    const uint32_t *flat;
+    size_t flat_words;
+    const milnor_row_job *jobs;     /* the chunk's first job */
+    const milnor_term *terms;
+    size_t nterms;
+    uint64_t *rows;
+    uint32_t nrows;
+} mul_buffers;
+
+static mul_buffers unpack(void *buffers[], const struct cl_milnor_mul_args *a)
+{
+    return (mul_buffers){
+        .flat = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[0]),
+        .flat_words = STARPU_VECTOR_GET_NX(buffers[0]),
+        .jobs = (const milnor_row_job *)STARPU_VECTOR_GET_PTR(buffers[1]) + a->row0,
+        .terms = (const milnor_term *)STARPU_VECTOR_GET_PTR(buffers[2]),
+        .nterms = STARPU_VECTOR_GET_NX(buffers[2]),
+        .rows = (uint64_t *)STARPU_VECTOR_GET_PTR(buffers[3]),
+        .nrows = STARPU_VECTOR_GET_NX(buffers[3]) / a->stride,
+    };
+}
 
 static void milnor_mul_cpu(void *buffers[], void *cl_arg)
 {
-    struct cl_milnor_mul_args *a = cl_arg;
-    const milnor_row_job *jobs = (const milnor_row_job *)STARPU_VECTOR_GET_PTR(buffers[0]);
-    const milnor_term *terms = (const milnor_term *)STARPU_VECTOR_GET_PTR(buffers[1]);
-    uint64_t *rows = (uint64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
-    uint32_t nrows = STARPU_VECTOR_GET_NX(buffers[2]) / a->stride;
-    milnor_mul_batch(a->A, jobs + a->row0, nrows, terms, rows, a->stride);
+    const struct cl_milnor_mul_args *a = cl_arg;
+    mul_buffers m = unpack(buffers, a);
+    if (view_of != m.flat) {
+        if (milnor_flat_view(m.flat, m.flat_words, &view, view_elts, view_dim) < 0) {
+            fprintf(stderr, "extflow: internal error: the Milnor basis buffer is malformed\n");
+            abort();
+        }
+        view_of = m.flat;
+    }
+    memset(m.rows, 0, (size_t)m.nrows * a->stride * sizeof *m.rows);    /* W access: not zeroed */
+    milnor_mul_batch(&view, m.jobs, m.nrows, m.terms, m.rows, a->stride);
+    pairs_on_cpu += a->pairs;
+}
+
+#ifdef STARPU_USE_CUDA
+static void milnor_mul_cuda(void *buffers[], void *cl_arg)
+{
+    const struct cl_milnor_mul_args *a = cl_arg;
+    mul_buffers m = unpack(buffers, a);
+    void *stream = starpu_cuda_get_local_stream();
+    int err = milnor_mul_batch_cuda(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, stream);
+    if (err) {
+        fprintf(stderr, "extflow: CUDA launch failed (error %d)\n", err);
+        abort();    /* StarPU has no way to fail a task; a broken device ends the run */
+    }
+    pairs_on_cuda += a->pairs;
+    if (a->verify) {
+        long bad = milnor_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride,
+                                                stream);
+        if (bad != -1) {
+            fprintf(stderr, "extflow: EXTFLOW_GPU_VERIFY: %s (chunk at job %u, row %ld of %u)\n",
+                    bad == -2 ? "could not read the GPU's result back" : "GPU and CPU rows differ",
+                    a->row0, bad, m.nrows);
+            exit(1);
+        }
+    }
+}
+#endif
+
+/* Perfmodel: a chunk's cost grows with its (job x term) pairs; history per power-of-2^(1/4)
+ * bucket of that count, so StarPU's dmda learns CPU and GPU costs in a few dozen buckets. */
+static size_t milnor_mul_size(struct starpu_task *task, unsigned nimpl)
+{
+    (void)nimpl;
+    const struct cl_milnor_mul_args *a = task->cl_arg;
+    return a->pairs;
+}
+
+static uint32_t milnor_mul_footprint(struct starpu_task *task)
+{
+    const struct cl_milnor_mul_args *a = task->cl_arg;
+    return a->pairs ? (uint32_t)(4.0 * log2((double)a->pairs)) : 0;
 }
 
 static struct starpu_perfmodel milnor_mul_model = {
     .type = STARPU_HISTORY_BASED,
-    .symbol = "extflow_milnor_mul_v1",
+    .symbol = "extflow_milnor_mul_v2",
+    .size_base = milnor_mul_size,
+    .footprint = milnor_mul_footprint,
 };
 
 struct starpu_codelet cl_milnor_mul = {
     .cpu_funcs = { milnor_mul_cpu },
     .cpu_funcs_name = { "milnor_mul_cpu" },
-    .nbuffers = 3,
-    .modes = { STARPU_R, STARPU_R, STARPU_W },
+#ifdef STARPU_USE_CUDA
+    .cuda_funcs = { milnor_mul_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 4,
+    .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W },
     .model = &milnor_mul_model,
     .name = "milnor_mul",
 };

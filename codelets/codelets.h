@@ -2,9 +2,11 @@
  * kernels (algebra/, stages/), which know nothing of StarPU.
  *
  *   cl_milnor_mul  rows of a packed F2 matrix = batched Milnor products (milnor_mul_batch).
- *                  Buffers: jobs (R, vector of milnor_row_job), terms (R, vector of
- *                  milnor_term), rows (W, vector of uint64 words, nrows x stride).
- *                  cl_arg: struct cl_milnor_mul_args. CPU implementation; CUDA comes later.
+ *                  Buffers: the flat Milnor basis (R, vector of uint32, milnor_flat_write;
+ *                  registered once per run), jobs (R, vector of milnor_row_job), terms (R,
+ *                  vector of milnor_term), rows (W, vector of uint64 words, nrows x stride).
+ *                  cl_arg: struct cl_milnor_mul_args (scalars only). CPU and, where StarPU
+ *                  has CUDA, CUDA implementations (algebra/milnor_cuda.h), same bits.
  *   cl_step_plan   marshals a bidegree's jobs and submits the rest of its chain (runtime/).
  *   cl_step_reduce RREF of [D | I]: image pivots and kernel. Buffers: the row chunks (R).
  *   cl_step_finish new generators, publication, stage file; its tag marks the step done.
@@ -16,12 +18,15 @@
 #include "algebra/milnor.h"
 
 struct cl_milnor_mul_args {
-    const milnor_basis *A;      /* read-only tables, shared by all workers */
-    uint32_t row0;              /* first job of this chunk */
+    uint32_t row0;              /* first job of this chunk in the jobs buffer */
     uint32_t stride;            /* words per output row */
+    uint64_t pairs;             /* (job x term) pairs of the chunk: the perfmodel's size */
+    int verify;                 /* EXTFLOW_GPU_VERIFY: recheck a CUDA result on the CPU */
 };
 
 extern struct starpu_codelet cl_milnor_mul;
+/* Pairs multiplied so far by the CPU and by the CUDA implementation (since the program began). */
+void cl_milnor_mul_stats(uint64_t *cpu_pairs, uint64_t *cuda_pairs);
 extern struct starpu_codelet cl_step_plan;
 extern struct starpu_codelet cl_step_reduce;
 extern struct starpu_codelet cl_step_finish;

@@ -7,6 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "codelets/codelets.h"
+#ifdef STARPU_USE_CUDA
+#include "algebra/milnor_cuda.h"
+#endif
 
 enum tag_kind { TAG_PLAN = 1, TAG_REDUCE = 2, TAG_DONE = 3, TAG_EDGE = 4, TAG_EDGE_PLAN = 5, TAG_EDGE_REDUCE = 6 };
 
@@ -15,10 +18,23 @@ static starpu_tag_t tag_of(int kind, int s, deg_t t)
     return ((starpu_tag_t)kind << 56) | ((starpu_tag_t)(uint32_t)s << 28) | (starpu_tag_t)(uint32_t)t;
 }
 
-#define ROWS_PER_CHUNK 512      /* below this a chunk's task overhead (µs) starts to show */
+/* A multiply chunk is consecutive rows holding about chunk_pairs (job x term) pairs (at most
+ * CHUNK_MAX_ROWS rows): CPU-only runs keep chunks near the former 512 rows (a chunk's task
+ * overhead is µs, its work about a millisecond on one core); with CUDA workers chunks are
+ * larger, so one launch fills more of the GPU. EXTFLOW_CHUNK_PAIRS overrides (measurements). */
+#define CHUNK_PAIRS_CPU 12288
+#define CHUNK_PAIRS_CUDA 65536
+#define CHUNK_MAX_ROWS 8192
 
 static struct {
     resolution *res;
+    starpu_data_handle_t basis;     /* the flat Milnor basis, read by every multiply task */
+    uint32_t *basis_words;
+    uint64_t chunk_pairs;
+    int gpu_verify;
+    FILE *capture;                  /* EXTFLOW_CAPTURE_MUL: every capture_every-th chunk */
+    unsigned long capture_every, captured;
+    pthread_mutex_t capture_lock;
     rt_progress progress;
     atomic_long finished;
     double start, last_print;
@@ -32,17 +48,30 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int rt_init(char *err, size_t errlen)
+int rt_init(int verbose, char *err, size_t errlen)
 {
     struct starpu_conf conf;
     starpu_conf_init(&conf);
-    conf.ncuda = 0;         /* CPU codelets only in this version */
     conf.nopencl = 0;
+    int gpus = 0;
+#ifdef STARPU_USE_CUDA
+    const char *nc = getenv("STARPU_NCUDA");
+    gpus = nc && atoi(nc) == 0 ? 0 : milnor_cuda_device_count();
+#else
+    conf.ncuda = 0;
+#endif
+    /* lws/ws/prio (StarPU 1.3) starve CUDA workers; dmda places chunks by their perfmodels */
+    if (gpus > 0 && !getenv("STARPU_SCHED")) conf.sched_policy_name = "dmda";
     int ret = starpu_init(&conf);
     if (ret != 0) {
         snprintf(err, errlen, "StarPU failed to start: %s", strerror(-ret));
         return -1;
     }
+    unsigned ncuda = starpu_cuda_worker_get_count();
+    if (verbose)
+        fprintf(stderr, "extflow: %u CPU workers, %u CUDA workers, scheduler %s%s\n", starpu_cpu_worker_get_count(),
+                ncuda, getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : conf.sched_policy_name ? conf.sched_policy_name : "lws",
+                conf.sched_policy_name ? " (chosen because CUDA workers exist; set STARPU_SCHED to override)" : "");
     return 0;
 }
 
@@ -53,6 +82,28 @@ static void submit_or_fail(resolution *res, int ret, const char *what)
     if (ret != 0) res_fail(res, "StarPU refused a %s task: %s", what, strerror(-ret));
 }
 
+/* Benchmark input: appends a chunk to EXTFLOW_CAPTURE_MUL (bench/milnor_bench --jobs). */
+static void capture_chunk(const milnor_row_job *jobs, uint32_t n, const milnor_term *terms, uint32_t stride)
+{
+    pthread_mutex_lock(&run.capture_lock);
+    if (run.captured++ % run.capture_every == 0 && milnor_batch_record_write(run.capture, jobs, n, terms, stride) < 0) {
+        fclose(run.capture);
+        run.capture = NULL;
+        fprintf(stderr, "extflow: EXTFLOW_CAPTURE_MUL: write failed; capture stopped\n");
+    }
+    pthread_mutex_unlock(&run.capture_lock);
+}
+
+/* Rows of the chunk starting at row0: until chunk_pairs pairs or CHUNK_MAX_ROWS rows. */
+static uint32_t chunk_rows(const row_build *b, uint32_t row0, uint64_t *pairs)
+{
+    uint32_t n = 0;
+    *pairs = 0;
+    while (row0 + n < b->nrows && n < CHUNK_MAX_ROWS && (*pairs < run.chunk_pairs || n == 0))
+        *pairs += b->jobs[row0 + n++].n_terms;
+    return n;
+}
+
 /* Registers c->build's arrays and submits one multiply task per chunk of rows; returns the
  * chunk handles (R access for the task that consumes them) in *descr. */
 static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
@@ -61,7 +112,9 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
     row_build *b = &c->build;
     *descr = NULL;
     if (b->nrows == 0 || b->ncols == 0 || b->nterms == 0) return 0;
-    uint32_t nchunks = (b->nrows + ROWS_PER_CHUNK - 1) / ROWS_PER_CHUNK;
+    uint32_t nchunks = 0;
+    uint64_t pairs;
+    for (uint32_t r = 0; r < b->nrows; nchunks++) r += chunk_rows(b, r, &pairs);
     *descr = calloc(nchunks, sizeof **descr);
     if (!*descr) {
         res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
@@ -70,9 +123,8 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
     starpu_vector_data_register(&shared[0], STARPU_MAIN_RAM, (uintptr_t)b->jobs, b->nrows, sizeof *b->jobs);
     starpu_vector_data_register(&shared[1], STARPU_MAIN_RAM, (uintptr_t)b->terms, (uint32_t)b->nterms,
                                 sizeof *b->terms);
-    for (uint32_t k = 0; k < nchunks; k++) {
-        uint32_t row0 = k * ROWS_PER_CHUNK;
-        uint32_t n = b->nrows - row0 < ROWS_PER_CHUNK ? b->nrows - row0 : ROWS_PER_CHUNK;
+    for (uint32_t k = 0, row0 = 0; k < nchunks; k++) {
+        uint32_t n = chunk_rows(b, row0, &pairs);
         starpu_data_handle_t h;
         starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&b->D, row0),
                                     n * b->D.stride, sizeof(uint64_t));
@@ -82,10 +134,13 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
             res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
             return k + 1;
         }
-        *args = (struct cl_milnor_mul_args){ &c->res->A, row0, b->D.stride };
-        submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, shared[0], STARPU_R, shared[1],
-                                                  STARPU_W, h, STARPU_CL_ARGS, args, sizeof *args,
-                                                  STARPU_NAME, "milnor_mul", 0), "milnor_mul");
+        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, run.gpu_verify };
+        if (run.capture) capture_chunk(b->jobs + row0, n, b->terms, b->D.stride);
+        submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, run.basis, STARPU_R, shared[0],
+                                                  STARPU_R, shared[1], STARPU_W, h, STARPU_CL_ARGS, args,
+                                                  sizeof *args, STARPU_NAME, "milnor_mul", 0),
+                       "milnor_mul");
+        row0 += n;
     }
     return nchunks;
 }
@@ -191,8 +246,36 @@ static int submit_job(resolution *res, int s, deg_t t, int edge, starpu_tag_t *d
     return 0;
 }
 
+/* The flat Milnor basis as a read-only StarPU handle: StarPU copies it to each GPU once and
+ * keeps it there for the whole run (it never changes). */
+static int register_basis(resolution *res)
+{
+    size_t words = milnor_flat_words(&res->A);
+    run.basis_words = words ? malloc(words * sizeof *run.basis_words) : NULL;
+    if (!run.basis_words || milnor_flat_write(&res->A, run.basis_words, words) < 0) {
+        free(run.basis_words);
+        run.basis_words = NULL;
+        res_fail(res, "out of memory flattening the Milnor basis (%zu MB)", words * 4 >> 20);
+        return -1;
+    }
+    starpu_vector_data_register(&run.basis, STARPU_MAIN_RAM, (uintptr_t)run.basis_words, (uint32_t)words,
+                                sizeof *run.basis_words);
+    return 0;
+}
+
 int rt_resolve(resolution *res, const rt_progress *progress)
 {
+    if (register_basis(res) < 0) return -1;
+    const char *cp = getenv("EXTFLOW_CHUNK_PAIRS");
+    run.chunk_pairs = cp && atol(cp) > 0 ? (uint64_t)atol(cp)
+                                         : starpu_cuda_worker_get_count() ? CHUNK_PAIRS_CUDA : CHUNK_PAIRS_CPU;
+    const char *gv = getenv("EXTFLOW_GPU_VERIFY"), *cap = getenv("EXTFLOW_CAPTURE_MUL"),
+               *every = getenv("EXTFLOW_CAPTURE_EVERY");
+    run.gpu_verify = gv && *gv && strcmp(gv, "0") != 0;
+    run.capture = cap && *cap ? fopen(cap, "ab") : NULL;
+    run.capture_every = every && atol(every) > 0 ? (unsigned long)atol(every) : 1;
+    run.captured = 0;
+    pthread_mutex_init(&run.capture_lock, NULL);
     run.res = res;
     run.progress = *progress;
     atomic_store(&run.finished, 0);
@@ -217,8 +300,19 @@ int rt_resolve(resolution *res, const rt_progress *progress)
             submit_job(res, s, t, 0, deps, n);
         }
     starpu_task_wait_for_all();
+    starpu_data_unregister(run.basis);
+    if (run.capture) fclose(run.capture);
+    run.capture = NULL;
+    free(run.basis_words);
+    run.basis_words = NULL;
     res_flush_stages(res);      /* what finished is kept, even after a failure */
     if (run.progress.enabled) print_progress(1);
+    if (run.progress.verbose) {
+        uint64_t cpu, cuda;
+        cl_milnor_mul_stats(&cpu, &cuda);
+        fprintf(stderr, "extflow: Milnor products: %llu (job x term) pairs, %.1f%% on CUDA workers\n",
+                (unsigned long long)(cpu + cuda), cpu + cuda ? 100.0 * (double)cuda / (double)(cpu + cuda) : 0.0);
+    }
     pthread_mutex_destroy(&run.print_lock);
     return res_failed(res) ? -1 : 0;
 }

@@ -18,9 +18,12 @@
 typedef struct rt_progress {
     int enabled;                /* print a progress line on stderr */
     long total;                 /* steps to run */
+    int verbose;                /* at the end: the share of multiply work each worker kind did */
 } rt_progress;
 
-int rt_init(char *err, size_t errlen);
+/* Starts StarPU: CPU workers, and CUDA workers where StarPU was built with CUDA and a device
+ * exists (then dmda unless STARPU_SCHED is set). verbose: one line saying what started. */
+int rt_init(int verbose, char *err, size_t errlen);
 void rt_shutdown(void);
 /* Runs every step of the region not already done; returns 0, or -1 (see res->error). */
 int rt_resolve(resolution *res, const rt_progress *progress);

@@ -10,8 +10,8 @@ static void check(int algorithm, const char *name)
     resolution res;
     char err[256];
     if (res_init(&res, REGION_STEM, 30, 17, 0, "", 0, algorithm) != 0) bail("res_init");
-    if (rt_init(err, sizeof err) != 0) bail(err);
-    rt_progress quiet = { 0, 0 };
+    if (rt_init(0, err, sizeof err) != 0) bail(err);
+    rt_progress quiet = { 0 };
     int rc = rt_resolve(&res, &quiet);
     rt_shutdown();
     ok(rc == 0, "%s: resolution through stem 30, s <= 17", name);

@@ -244,12 +244,13 @@ static int cmd_resolve(int argc, char **argv)
         for (int s = 0; s <= res.max_s && s <= t; s++)
             total += res_in_region(&res, s, t) && !*res_done(&res, s, t);
     if (!quiet && loaded) fprintf(stderr, "extflow: resumed %ld bidegrees from %s/stages\n", loaded, out);
-    if (rt_init(err, sizeof err) != 0) {
+    if (rt_init(0, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         res_clear(&res);
         return 1;
     }
-    rt_progress progress = { .enabled = !quiet && isatty(2), .total = total };
+    rt_progress progress = { .enabled = !quiet && isatty(2), .total = total,
+                             .verbose = getenv("EXTFLOW_STATS") != NULL };
     int rc = rt_resolve(&res, &progress);
     rt_shutdown();
     if (rc != 0) {

@@ -1,0 +1,263 @@
+/* milnor_gpu_bench.cu — the Milnor-multiply codelet's two implementations on the same batches:
+ * the GPU kernel (algebra/milnor_cuda.cu) against milnor_mul_batch on 1 and on N CPU threads.
+ * Usage: milnor_gpu_bench [--threads N] --jobs FILE...   batches captured with
+ *            EXTFLOW_CAPTURE_MUL=FILE extflow resolve ... (format: milnor.h)
+ *        milnor_gpu_bench [--threads N] --synth [SEED]   random resolution-shaped batches
+ * Prints ns per (job x term) pair, median of 5 passes, for:
+ *   gpu-chunks  one launch per captured chunk, back to back on one stream (what the codelet
+ *               does, without StarPU's transfers)
+ *   gpu-xfer    the same, each chunk's jobs, terms and rows copied in and out around it
+ *   gpu-merged  all chunks in one launch (the kernel's throughput on a full GPU)
+ *   cpu-1, cpu-N  milnor_mul_batch on 1 and N threads (chunks dealt round robin)
+ * and checks every GPU result against the CPU's bit for bit. */
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <algorithm>
+#include <vector>
+
+#include "algebra/milnor.h"
+#include "algebra/milnor_cuda.h"
+
+#define CK(call)                                                                           \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+struct rec {
+    milnor_row_job *jobs;
+    milnor_term *terms;
+    size_t njobs, nterms, stride;
+    size_t rows_at;             /* word offset of its rows in the concatenated output */
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static std::vector<rec> synth(const milnor_basis *A, int nbatches)
+{
+    std::vector<rec> v;
+    for (int g = 0; g < nbatches; ++g) {
+        rec r = {};
+        deg_t dr = (deg_t)(5 + rnd() % 56);
+        uint32_t nt = (uint32_t)(2 + rnd() % 60), ncols = 0;
+        r.njobs = A->dim[dr];
+        r.nterms = nt;
+        r.jobs = (milnor_row_job *)malloc(r.njobs * sizeof *r.jobs);
+        r.terms = (milnor_term *)malloc(nt * sizeof *r.terms);
+        for (uint32_t k = 0; k < nt; ++k) {
+            deg_t ds = (deg_t)(1 + rnd() % 40);
+            uint32_t off = (uint32_t)(rnd() % 2000);
+            r.terms[k] = milnor_term{(uint32_t)ds, (uint32_t)(rnd() % A->dim[ds]), off};
+            ncols = std::max(ncols, off + A->dim[dr + ds]);
+        }
+        for (uint32_t i = 0; i < r.njobs; ++i) r.jobs[i] = milnor_row_job{(uint32_t)dr, i, 0, nt};
+        r.stride = (ncols + 63) / 64;
+        v.push_back(r);
+    }
+    return v;
+}
+
+struct cpu_work {
+    const milnor_basis *A;
+    const std::vector<rec> *v;
+    uint64_t *out;
+    int id, nthreads;
+};
+
+static void *cpu_thread(void *p)
+{
+    cpu_work *w = (cpu_work *)p;
+    for (size_t i = (size_t)w->id; i < w->v->size(); i += (size_t)w->nthreads) {
+        const rec &r = (*w->v)[i];
+        memset(w->out + r.rows_at, 0, r.njobs * r.stride * 8);
+        milnor_mul_batch(w->A, r.jobs, r.njobs, r.terms, w->out + r.rows_at, r.stride);
+    }
+    return NULL;
+}
+
+static double cpu_pass(const milnor_basis *A, const std::vector<rec> &v, uint64_t *out, int nthreads)
+{
+    std::vector<pthread_t> th((size_t)nthreads);
+    std::vector<cpu_work> w((size_t)nthreads);
+    double t0 = now();
+    for (int i = 0; i < nthreads; ++i) {
+        w[(size_t)i] = cpu_work{A, &v, out, i, nthreads};
+        pthread_create(&th[(size_t)i], NULL, cpu_thread, &w[(size_t)i]);
+    }
+    for (int i = 0; i < nthreads; ++i) pthread_join(th[(size_t)i], NULL);
+    return now() - t0;
+}
+
+static double median(std::vector<double> x)
+{
+    std::sort(x.begin(), x.end());
+    return x[x.size() / 2];
+}
+
+int main(int argc, char **argv)
+{
+    int nthreads = 16, a = 1;
+    std::vector<rec> v;
+    if (a + 1 < argc && !strcmp(argv[a], "--threads")) {
+        nthreads = atoi(argv[a + 1]);
+        a += 2;
+    }
+    if (a < argc && !strcmp(argv[a], "--jobs")) {
+        for (++a; a < argc; ++a) {
+            FILE *f = fopen(argv[a], "rb");
+            if (!f) { perror(argv[a]); return 1; }
+            rec r = {};
+            int got;
+            while ((got = milnor_batch_record_read(f, &r.jobs, &r.njobs, &r.terms, &r.nterms, &r.stride)) == 1)
+                v.push_back(r);
+            fclose(f);
+            if (got < 0) { fprintf(stderr, "%s: damaged record\n", argv[a]); return 1; }
+        }
+    } else if (a < argc && !strcmp(argv[a], "--synth")) {
+        if (a + 1 < argc) rng = strtoull(argv[a + 1], NULL, 10) | 1;
+        milnor_basis A0;
+        milnor_basis_init(&A0, 100, NULL);
+        v = synth(&A0, 400);
+        milnor_basis_clear(&A0);
+    } else {
+        fprintf(stderr, "usage: milnor_gpu_bench [--threads N] --jobs FILE... | --synth [SEED]\n");
+        return 2;
+    }
+    if (milnor_cuda_device_count() == 0) {
+        printf("milnor_gpu_bench: no CUDA device; nothing measured\n");
+        return 0;
+    }
+    deg_t maxdeg = 0;
+    size_t words = 0, njobs = 0, maxstride = 1;
+    uint64_t pairs = 0;
+    for (rec &r : v) {
+        r.rows_at = words;
+        words += r.njobs * r.stride;
+        njobs += r.njobs;
+        maxstride = std::max(maxstride, r.stride);
+        for (size_t i = 0; i < r.njobs; ++i) {
+            pairs += r.jobs[i].n_terms;
+            for (uint32_t k = 0; k < r.jobs[i].n_terms; ++k)
+                maxdeg = std::max(maxdeg, (deg_t)(r.jobs[i].r_deg + r.terms[r.jobs[i].first_term + k].s_deg));
+        }
+    }
+    milnor_basis A;
+    if (milnor_basis_init(&A, maxdeg, NULL) < 0) { fprintf(stderr, "bad degree %d\n", maxdeg); return 1; }
+    size_t fw = milnor_flat_words(&A);
+    std::vector<uint32_t> flat(fw);
+    milnor_flat_write(&A, flat.data(), fw);
+    printf("%zu chunks, %zu jobs, %llu pairs (%.1f per job), degree <= %d, basis %zu KB\n", v.size(), njobs,
+           (unsigned long long)pairs, (double)pairs / (double)(njobs ? njobs : 1), maxdeg, fw * 4 / 1024);
+
+    /* device copies: per chunk, and merged (jobs re-based, rows at maxstride) */
+    uint32_t *d_flat;
+    CK(cudaMalloc(&d_flat, fw * 4));
+    CK(cudaMemcpy(d_flat, flat.data(), fw * 4, cudaMemcpyHostToDevice));
+    std::vector<milnor_row_job *> d_jobs(v.size());
+    std::vector<milnor_term *> d_terms(v.size());
+    uint64_t *d_rows, *d_merged_rows;
+    milnor_row_job *d_mjobs;
+    milnor_term *d_mterms;
+    std::vector<milnor_row_job> mjobs;
+    std::vector<milnor_term> mterms;
+    for (size_t i = 0; i < v.size(); ++i) {
+        CK(cudaMalloc(&d_jobs[i], v[i].njobs * sizeof(milnor_row_job) + 16));
+        CK(cudaMalloc(&d_terms[i], v[i].nterms * sizeof(milnor_term) + 16));
+        CK(cudaMemcpy(d_jobs[i], v[i].jobs, v[i].njobs * sizeof(milnor_row_job), cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(d_terms[i], v[i].terms, v[i].nterms * sizeof(milnor_term), cudaMemcpyHostToDevice));
+        for (size_t j = 0; j < v[i].njobs; ++j) {
+            milnor_row_job jb = v[i].jobs[j];
+            jb.first_term += (uint32_t)mterms.size();
+            mjobs.push_back(jb);
+        }
+        mterms.insert(mterms.end(), v[i].terms, v[i].terms + v[i].nterms);
+    }
+    CK(cudaMalloc(&d_rows, words * 8 + 8));
+    CK(cudaMalloc(&d_merged_rows, njobs * maxstride * 8 + 8));
+    CK(cudaMalloc(&d_mjobs, mjobs.size() * sizeof(milnor_row_job) + 16));
+    CK(cudaMalloc(&d_mterms, mterms.size() * sizeof(milnor_term) + 16));
+    CK(cudaMemcpy(d_mjobs, mjobs.data(), mjobs.size() * sizeof(milnor_row_job), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_mterms, mterms.data(), mterms.size() * sizeof(milnor_term), cudaMemcpyHostToDevice));
+    cudaStream_t st;
+    CK(cudaStreamCreate(&st));
+    std::vector<uint64_t> ref(words + 1), got(words + 1), hostrows(words + 1);
+    cpu_pass(&A, v, ref.data(), 1);
+
+    const int PASSES = 5;
+    std::vector<double> t_chunks, t_xfer, t_merged, t_cpu1, t_cpun;
+    int bad = 0;
+    for (int p = 0; p < PASSES; ++p) {
+        double t0 = now();
+        for (size_t i = 0; i < v.size(); ++i)
+            CK((cudaError_t)milnor_mul_batch_cuda(d_flat, d_jobs[i], (uint32_t)v[i].njobs, d_terms[i],
+                                                  d_rows + v[i].rows_at, (uint32_t)v[i].stride, st));
+        CK(cudaStreamSynchronize(st));
+        t_chunks.push_back(now() - t0);
+        CK(cudaMemcpy(got.data(), d_rows, words * 8, cudaMemcpyDeviceToHost));
+        bad += memcmp(got.data(), ref.data(), words * 8) != 0;
+
+        t0 = now();
+        for (size_t i = 0; i < v.size(); ++i) {
+            CK(cudaMemcpyAsync(d_jobs[i], v[i].jobs, v[i].njobs * sizeof(milnor_row_job), cudaMemcpyHostToDevice, st));
+            CK(cudaMemcpyAsync(d_terms[i], v[i].terms, v[i].nterms * sizeof(milnor_term), cudaMemcpyHostToDevice, st));
+            CK((cudaError_t)milnor_mul_batch_cuda(d_flat, d_jobs[i], (uint32_t)v[i].njobs, d_terms[i],
+                                                  d_rows + v[i].rows_at, (uint32_t)v[i].stride, st));
+            CK(cudaMemcpyAsync(hostrows.data() + v[i].rows_at, d_rows + v[i].rows_at, v[i].njobs * v[i].stride * 8,
+                               cudaMemcpyDeviceToHost, st));
+        }
+        CK(cudaStreamSynchronize(st));
+        t_xfer.push_back(now() - t0);
+        bad += memcmp(hostrows.data(), ref.data(), words * 8) != 0;
+
+        t0 = now();
+        CK((cudaError_t)milnor_mul_batch_cuda(d_flat, d_mjobs, (uint32_t)mjobs.size(), d_mterms, d_merged_rows,
+                                              (uint32_t)maxstride, st));
+        CK(cudaStreamSynchronize(st));
+        t_merged.push_back(now() - t0);
+
+        t_cpu1.push_back(cpu_pass(&A, v, got.data(), 1));
+        bad += memcmp(got.data(), ref.data(), words * 8) != 0;
+        t_cpun.push_back(cpu_pass(&A, v, got.data(), nthreads));
+    }
+    /* merged rows: row by row against the reference (stride differs) */
+    std::vector<uint64_t> merged(njobs * maxstride + 1);
+    CK(cudaMemcpy(merged.data(), d_merged_rows, njobs * maxstride * 8, cudaMemcpyDeviceToHost));
+    size_t row = 0;
+    for (const rec &r : v)
+        for (size_t i = 0; i < r.njobs; ++i, ++row)
+            bad += memcmp(merged.data() + row * maxstride, ref.data() + r.rows_at + i * r.stride, r.stride * 8) != 0;
+
+    printf("%-11s %10s %12s\n", "path", "ns/pair", "pairs/s");
+    char cpun[32];
+    snprintf(cpun, sizeof cpun, "cpu-%d", nthreads);
+    const struct { const char *name; std::vector<double> *t; } rows[] = {
+        {"gpu-chunks", &t_chunks}, {"gpu-xfer", &t_xfer}, {"gpu-merged", &t_merged}, {"cpu-1", &t_cpu1}, {cpun, &t_cpun},
+    };
+    for (const auto &r : rows) {
+        double m = median(*r.t);
+        printf("%-11s %10.2f %12.3e\n", r.name, 1e9 * m / (double)pairs, (double)pairs / m);
+    }
+    printf("check: %s\n", bad ? "GPU DIFFERS from CPU" : "every GPU row identical to the CPU's");
+    return bad != 0;
+}

@@ -1,0 +1,198 @@
+/* t-milnor-cuda.c — the CUDA Milnor product against the CPU's reference search, and the flat
+ * basis (the buffer both read) against the basis it was made from.
+ * The flat-basis tests run everywhere; the GPU tests are skipped where there is no device.
+ * Env: SEED (random batches; default time). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "algebra/milnor.h"
+#include "algebra/milnor_cuda.h"
+#include "tests/tap.h"
+
+#define MAXDEG 100
+
+static uint64_t rng;
+static uint32_t rnd(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return n ? (uint32_t)(rng % n) : 0;
+}
+
+typedef struct batch {
+    milnor_row_job *jobs;
+    milnor_term *terms;
+    uint32_t njobs, stride;
+    size_t nterms;
+} batch;
+
+static void batch_free(batch *b)
+{
+    free(b->jobs);
+    free(b->terms);
+    memset(b, 0, sizeof *b);
+}
+
+/* Rows shaped like a differential's: generators with terms of degrees <= maxs at increasing
+ * column blocks; each row an R of degree dr times one generator's terms (jobs share terms). */
+static int batch_random(const milnor_basis *A, batch *b, uint32_t ngens, uint32_t maxterms, deg_t maxr,
+                        deg_t maxs)
+{
+    memset(b, 0, sizeof *b);
+    uint32_t *gfirst = calloc(ngens, sizeof *gfirst), *gcount = calloc(ngens, sizeof *gcount);
+    deg_t *gdeg = calloc(ngens, sizeof *gdeg);
+    size_t cap = (size_t)ngens * maxterms + 1;
+    b->terms = malloc(cap * sizeof *b->terms);
+    if (!gfirst || !gcount || !gdeg || !b->terms) return -1;
+    /* each generator's d(g) lives in a target degree tdeg; its terms Sq(S) of degree tdeg - |h|
+     * for target generators h at column blocks of width dim A(tdeg - |h|) */
+    uint32_t cols = 0;
+    deg_t dr = 1 + (deg_t)rnd((uint32_t)maxr);
+    for (uint32_t g = 0; g < ngens; ++g) {
+        gfirst[g] = (uint32_t)b->nterms;
+        gcount[g] = rnd(maxterms + 1);
+        gdeg[g] = (deg_t)rnd((uint32_t)maxs + 1);
+        for (uint32_t k = 0; k < gcount[g]; ++k) {
+            uint32_t si = rnd(A->dim[gdeg[g]]);
+            b->terms[b->nterms++] = (milnor_term){ (uint32_t)gdeg[g], si, cols };
+            cols += A->dim[gdeg[g] + dr];
+        }
+    }
+    /* rows: every R of degree dr (a random subset when there are many) times each generator */
+    uint32_t nr = A->dim[dr] < 64 ? A->dim[dr] : 64;
+    b->jobs = malloc((size_t)nr * ngens * sizeof *b->jobs);
+    if (!b->jobs) return -1;
+    for (uint32_t g = 0; g < ngens; ++g)
+        for (uint32_t i = 0; i < nr; ++i)
+            b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)dr, nr == A->dim[dr] ? i : rnd(A->dim[dr]),
+                                                     gfirst[g], gcount[g] };
+    b->stride = (cols + 63) / 64 + 1;
+    free(gfirst);
+    free(gcount);
+    free(gdeg);
+    return 0;
+}
+
+/* All products of degree <= D: one row per (R, degree of S), all S of that degree as terms. */
+static int batch_all_pairs(const milnor_basis *A, batch *b, deg_t D)
+{
+    memset(b, 0, sizeof *b);
+    size_t nj = 0, nt = 0;
+    for (deg_t dr = 0; dr <= D; ++dr)
+        for (deg_t ds = 0; dr + ds <= D; ++ds) {
+            nj += A->dim[dr];
+            nt += A->dim[ds];
+        }
+    b->jobs = malloc(nj * sizeof *b->jobs);
+    b->terms = malloc(nt * sizeof *b->terms);
+    if (!b->jobs || !b->terms) return -1;
+    b->stride = (A->dim[D] + 63) / 64;
+    for (deg_t dr = 0; dr <= D; ++dr)
+        for (deg_t ds = 0; dr + ds <= D; ++ds) {
+            uint32_t first = (uint32_t)b->nterms;
+            for (uint32_t k = 0; k < A->dim[ds]; ++k) b->terms[b->nterms++] = (milnor_term){ (uint32_t)ds, k, 0 };
+            for (uint32_t i = 0; i < A->dim[dr]; ++i)
+                b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)dr, i, first, A->dim[ds] };
+        }
+    return 0;
+}
+
+/* GPU rows vs the CPU's search; returns the first differing row or -1 (-2 on CUDA failure). */
+static long compare_gpu(const milnor_basis *A, const uint32_t *flat, size_t words, const batch *b,
+                        double *ms)
+{
+    size_t n = (size_t)b->njobs * b->stride;
+    uint64_t *cpu = calloc(n + 1, sizeof *cpu), *gpu = calloc(n + 1, sizeof *gpu);
+    char err[256] = "";
+    long bad = -2;
+    if (!cpu || !gpu) bail("out of memory");
+    milnor_mul_batch_search(A, b->jobs, b->njobs, b->terms, cpu, b->stride);
+    if (milnor_mul_batch_cuda_host(flat, words, b->jobs, b->njobs, b->terms, b->nterms, gpu, b->stride, ms, err,
+                                   sizeof err) == 0) {
+        bad = -1;
+        for (uint32_t i = 0; i < b->njobs && bad == -1; ++i)
+            if (memcmp(cpu + (size_t)i * b->stride, gpu + (size_t)i * b->stride, b->stride * sizeof *cpu))
+                bad = (long)i;
+    } else
+        diag("CUDA: %s", err);
+    free(cpu);
+    free(gpu);
+    return bad;
+}
+
+int main(void)
+{
+    const char *seed = getenv("SEED");
+    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
+    if (!rng) rng = 1;
+    plan_lazy();
+    diag("SEED=%llu", (unsigned long long)rng);
+    milnor_basis A, view;
+    if (milnor_basis_init(&A, MAXDEG, NULL) < 0) bail("milnor_basis_init");
+    size_t words = milnor_flat_words(&A);
+    uint32_t *flat = malloc(words * sizeof *flat);
+    static milnor_elt *vel[MILNOR_MAX_DEGREE + 1];
+    static uint32_t vdim[MILNOR_MAX_DEGREE + 1];
+    if (!flat) bail("out of memory");
+    ok(words > 0 && milnor_flat_write(&A, flat, words) == 0, "flatten the basis through degree %d (%zu words)",
+       MAXDEG, words);
+    ok(milnor_flat_write(&A, flat, words - 1) < 0, "flatten refuses a buffer of the wrong size");
+    ok(milnor_flat_view(flat, words, &view, vel, vdim) == 0, "view of the flat basis");
+    int same = view.max_degree == A.max_degree;
+    for (deg_t d = 0; same && d <= A.max_degree; ++d)
+        same = view.dim[d] == A.dim[d] && !memcmp(view.elts[d], A.elts[d], A.dim[d] * sizeof *A.elts[d]);
+    same = same && !memcmp(view.seq_g, A.seq_g, ((size_t)MAXDEG + 1) * MILNOR_MAX_LEN * sizeof *A.seq_g);
+    ok(same, "the view has the basis's dims, elements and seqno table");
+    uint32_t saved = flat[3];
+    flat[3] ^= 1;
+    ok(milnor_flat_view(flat, words, &view, vel, vdim) < 0, "a damaged header is refused");
+    flat[3] = saved;
+    milnor_flat_view(flat, words, &view, vel, vdim);
+    {   /* products read through the view are those of the basis */
+        batch b;
+        if (batch_random(&A, &b, 20, 40, 30, 30) < 0) bail("out of memory");
+        size_t n = (size_t)b.njobs * b.stride;
+        uint64_t *r1 = calloc(n, 8), *r2 = calloc(n, 8);
+        milnor_mul_batch(&A, b.jobs, b.njobs, b.terms, r1, b.stride);
+        milnor_mul_batch(&view, b.jobs, b.njobs, b.terms, r2, b.stride);
+        ok(!memcmp(r1, r2, n * 8), "milnor_mul_batch through the view = through the basis (%u rows)", b.njobs);
+        free(r1);
+        free(r2);
+        batch_free(&b);
+    }
+
+    int ndev = milnor_cuda_device_count();
+    if (ndev == 0) {
+        printf("ok %d # SKIP no CUDA device here\n", ++tap_count);
+        return done_testing();
+    }
+    diag("%d CUDA device(s)", ndev);
+    batch b;
+    double ms = 0;
+    if (batch_all_pairs(&A, &b, 40) < 0) bail("out of memory");
+    ok(compare_gpu(&A, flat, words, &b, &ms) == -1, "all %zu products of degree <= 40: GPU = CPU search (%.2f ms)",
+       b.nterms, ms);
+    batch_free(&b);
+    static const uint32_t shapes[][4] = {   /* ngens, maxterms, max |R|, max |S| */
+        {1, 1, 5, 5}, {1, 33, 20, 20}, {3, 64, 40, 40}, {50, 8, 60, 30}, {200, 40, 30, 60}, {17, 200, 70, 25},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i)
+        for (int rep = 0; rep < 3; ++rep) {
+            if (batch_random(&A, &b, shapes[i][0], shapes[i][1], (deg_t)shapes[i][2], (deg_t)shapes[i][3]) < 0)
+                bail("out of memory");
+            long bad = compare_gpu(&A, flat, words, &b, &ms);
+            ok(bad == -1, "random batch %u gens x <= %u terms, |R| <= %u, |S| <= %u: %u rows, GPU = CPU%s", shapes[i][0],
+               shapes[i][1], shapes[i][2], shapes[i][3], b.njobs, bad == -1 ? "" : " (first differing row below)");
+            if (bad >= 0) diag("row %ld differs", bad);
+            batch_free(&b);
+        }
+    b = (batch){ 0 };
+    b.stride = 1;
+    ok(compare_gpu(&A, flat, words, &b, &ms) == -1, "an empty batch launches nothing and succeeds");
+    free(flat);
+    milnor_basis_clear(&A);
+    return done_testing();
+}
