@@ -7,6 +7,8 @@
  *   gpu-chunks  one launch per captured chunk, back to back on one stream (what the codelet
  *               does, without StarPU's transfers)
  *   gpu-xfer    the same, each chunk's jobs, terms and rows copied in and out around it
+ *   gpu-sK      one launch per chunk, dealt round robin over K streams (K chunks in flight, as
+ *               with K CUDA workers/pipeline slots), K = 4, 16, 64
  *   gpu-merged  all chunks in one launch (the kernel's throughput on a full GPU)
  *   cpu-1, cpu-N  milnor_mul_batch on 1 and N threads (chunks dealt round robin)
  * and checks every GPU result against the CPU's bit for bit. */
@@ -201,6 +203,10 @@ int main(int argc, char **argv)
     CK(cudaMemcpy(d_mterms, mterms.data(), mterms.size() * sizeof(milnor_term), cudaMemcpyHostToDevice));
     cudaStream_t st;
     CK(cudaStreamCreate(&st));
+    const int KS[] = {4, 16, 64};
+    std::vector<cudaStream_t> streams(64);
+    for (cudaStream_t &x : streams) CK(cudaStreamCreate(&x));
+    std::vector<double> t_streams[3];
     std::vector<uint64_t> ref(words + 1), got(words + 1), hostrows(words + 1);
     cpu_pass(&A, v, ref.data(), 1);
 
@@ -230,6 +236,18 @@ int main(int argc, char **argv)
         t_xfer.push_back(now() - t0);
         bad += memcmp(hostrows.data(), ref.data(), words * 8) != 0;
 
+        for (int ki = 0; ki < 3; ++ki) {
+            t0 = now();
+            for (size_t i = 0; i < v.size(); ++i)
+                CK((cudaError_t)milnor_mul_batch_cuda(d_flat, d_jobs[i], (uint32_t)v[i].njobs, d_terms[i],
+                                                      d_rows + v[i].rows_at, (uint32_t)v[i].stride,
+                                                      streams[i % (size_t)KS[ki]]));
+            CK(cudaDeviceSynchronize());
+            t_streams[ki].push_back(now() - t0);
+            CK(cudaMemcpy(got.data(), d_rows, words * 8, cudaMemcpyDeviceToHost));
+            bad += memcmp(got.data(), ref.data(), words * 8) != 0;
+        }
+
         t0 = now();
         CK((cudaError_t)milnor_mul_batch_cuda(d_flat, d_mjobs, (uint32_t)mjobs.size(), d_mterms, d_merged_rows,
                                               (uint32_t)maxstride, st));
@@ -252,7 +270,8 @@ int main(int argc, char **argv)
     char cpun[32];
     snprintf(cpun, sizeof cpun, "cpu-%d", nthreads);
     const struct { const char *name; std::vector<double> *t; } rows[] = {
-        {"gpu-chunks", &t_chunks}, {"gpu-xfer", &t_xfer}, {"gpu-merged", &t_merged}, {"cpu-1", &t_cpu1}, {cpun, &t_cpun},
+        {"gpu-chunks", &t_chunks}, {"gpu-xfer", &t_xfer}, {"gpu-s4", &t_streams[0]}, {"gpu-s16", &t_streams[1]},
+        {"gpu-s64", &t_streams[2]}, {"gpu-merged", &t_merged}, {"cpu-1", &t_cpu1}, {cpun, &t_cpun},
     };
     for (const auto &r : rows) {
         double m = median(*r.t);
