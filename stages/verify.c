@@ -159,8 +159,10 @@ int verify_dir(const char *dir, FILE *out)
     size_t cells = (size_t)(v.max_s + 1) * (v.max_t + 1);
     if (res_init(&res, REGION_RECT, 0, v.max_s, v.max_t, dir, 0, alg) != 0 ||
         !(v.file = calloc(cells, 1)) || !(v.record = calloc(cells, 1)) || !(v.broken = calloc(cells, 1))) {
-        fprintf(stderr, "extflow: out of memory\n");
-        exit(1);
+        fprintf(stderr, "extflow: out of memory verifying %s\n", dir);
+        free(v.file);
+        free(v.record);
+        return 1;
     }
     res.load_action = NULL;     /* problems are reported here, once */
     for (long i = 0; i < nfiles; i++) v.file[cell(&v, files[i].s, files[i].t)] = (uint8_t)files[i].status;
