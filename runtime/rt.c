@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "codelets/codelets.h"
+#include "stages/progress.h"
 #ifdef STARPU_USE_CUDA
 #include "algebra/milnor_cuda.h"
 #endif
@@ -36,17 +37,7 @@ static struct {
     unsigned long capture_every, captured;
     pthread_mutex_t capture_lock;
     rt_progress progress;
-    atomic_long finished;
-    double start, last_print;
-    pthread_mutex_t print_lock;
 } run;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int rt_init(int verbose, char *err, size_t errlen)
 {
@@ -194,29 +185,9 @@ void rt_submit_nassau_tail(step_ctx *c, int phase2)
                         "nassau_finish");
 }
 
-static void print_progress(int final)
-{
-    long done = atomic_load(&run.finished), total = run.progress.total;
-    double el = now() - run.start, rate = el > 0 ? (double)done / el : 0;
-    double eta = rate > 0 ? (double)(total - done) / rate : 0;
-    fprintf(stderr, "\r%ld/%ld bidegrees  %.1f/s  elapsed %.0fs  ETA %.0fs   %s", done, total, rate,
-            el, eta, final ? "\n" : "");
-}
-
 void rt_step_done(step_ctx *c)
 {
-    if (!c->kernel_only) {
-        atomic_fetch_add(&run.finished, 1);
-        if (run.progress.enabled) {
-            pthread_mutex_lock(&run.print_lock);
-            double t = now();
-            if (t - run.last_print > 0.25) {
-                run.last_print = t;
-                print_progress(0);
-            }
-            pthread_mutex_unlock(&run.print_lock);
-        }
-    }
+    if (!c->kernel_only) progress_step_done(c->s, c->t);
     res_step_free(c);
     free(c);
 }
@@ -278,10 +249,6 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     pthread_mutex_init(&run.capture_lock, NULL);
     run.res = res;
     run.progress = *progress;
-    atomic_store(&run.finished, 0);
-    run.start = now();
-    run.last_print = 0;
-    pthread_mutex_init(&run.print_lock, NULL);
     for (deg_t t = 0; t <= res->max_t && !res_failed(res); t++)
         for (int s = 0; s <= res->max_s && s <= t; s++) {
             if (!res_in_region(res, s, t) || *res_done(res, s, t)) continue;
@@ -306,13 +273,11 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     free(run.basis_words);
     run.basis_words = NULL;
     res_flush_stages(res);      /* what finished is kept, even after a failure */
-    if (run.progress.enabled) print_progress(1);
     if (run.progress.verbose) {
         uint64_t cpu, cuda;
         cl_milnor_mul_stats(&cpu, &cuda);
         fprintf(stderr, "extflow: Milnor products: %llu (job x term) pairs, %.1f%% on CUDA workers\n",
                 (unsigned long long)(cpu + cuda), cpu + cuda ? 100.0 * (double)cuda / (double)(cpu + cuda) : 0.0);
     }
-    pthread_mutex_destroy(&run.print_lock);
     return res_failed(res) ? -1 : 0;
 }

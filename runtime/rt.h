@@ -15,9 +15,7 @@
 #define EXTFLOW_RT_H
 #include "stages/resolution.h"
 
-typedef struct rt_progress {
-    int enabled;                /* print a progress line on stderr */
-    long total;                 /* steps to run */
+typedef struct rt_progress {   /* progress itself: stages/progress.h, fed by rt_step_done */
     int verbose;                /* at the end: the share of multiply work each worker kind did */
 } rt_progress;
 

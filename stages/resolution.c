@@ -25,7 +25,7 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     /* stem edge: kernels at (s, stem + s + 1) */
     res->max_t = region == REGION_STEM ? stem + max_s + 1 : rect_t;
     res->write_stages = write_stages;
-    res->module_id = module_id_of("S_2 {\"p\":2,\"gens\":{\"x0\":0},\"actions\":[]}");
+    res->module_id = module_id_of(RES_MODULE_S2);
     snprintf(res->outdir, sizeof res->outdir, "%s", outdir ? outdir : "");
     pthread_mutex_init(&res->lock, NULL);
     if (write_stages && !(res->committer = stage_committer_start(1.0, 256))) return -1;
@@ -384,7 +384,7 @@ int res_compute_kernel(resolution *res, int s, deg_t t)
 /* Reports a stage file that cannot be used; the first few by name, then a count. */
 static void load_problem(resolution *res, long *problems, const char *msg, int s, deg_t t)
 {
-    if (++*problems <= 10) fprintf(stderr, "extflow: %s; %s (%d,%d)\n", msg, res->load_action, s, t);
+    if (++*problems <= 10 && res->load_action) fprintf(stderr, "extflow: %s; %s (%d,%d)\n", msg, res->load_action, s, t);
 }
 
 /* Loads (s, t) if its file is valid and consistent (publish = 1), or only checks the file
@@ -449,7 +449,7 @@ long res_load_stages(resolution *res)
     res->empty_done = calloc(cells, 1);
     if (!res->empty_done) return 0;
     stage_journal_read(res->outdir, res->module_id, res->algorithm, mark_empty, res, &bad_records);
-    if (bad_records) {
+    if (bad_records && res->load_action) {
         char err[600];
         fprintf(stderr, "extflow: %s/stages/empty.log: %ld records skipped (torn by a kill, damaged, or "
                 "of another run); those bidegrees are recomputed\n", res->outdir, bad_records);
@@ -465,7 +465,7 @@ long res_load_stages(resolution *res)
                         !res_in_region(res, s - 1, t - 1);
             loaded += load_one(res, s, t, left && below, &problems);
         }
-    if (problems > 10)
+    if (problems > 10 && res->load_action)
         fprintf(stderr, "extflow: ... and %ld more stage files that cannot be used\n", problems - 10);
     return loaded;
 }

@@ -27,6 +27,8 @@
 #include "stages/stagecommit.h"
 
 enum region_kind { REGION_STEM = 0, REGION_RECT = 1 };
+/* The module resolved; module_id = stage_hash64 of this definition. */
+#define RES_MODULE_S2 "S_2 {\"p\":2,\"gens\":{\"x0\":0},\"actions\":[]}"
 
 typedef struct resolution {
     milnor_basis A;
@@ -44,7 +46,7 @@ typedef struct resolution {
     int write_stages;
     stage_committer *committer; /* group commit of stage files (write_stages only) */
     int algorithm;              /* enum algorithm */
-    const char *load_action;    /* what res_load_stages says it does with a bad file */
+    const char *load_action;    /* what res_load_stages says it does with a bad file (NULL: silent) */
     /* first error (runtime failures inside tasks); later tasks become no-ops */
     pthread_mutex_t lock;
     int failed;

@@ -48,11 +48,12 @@ ok $? "a locked output directory: exit 1 naming the holder ($(head -1 "$TMP/err"
 ok $? "the refused run wrote no ext.csv"
 $EXTFLOW resolve --max-t 20 --out "$TMP/rect" --quiet && head -1 "$TMP/rect/ext.csv" | grep -q "^s,n,dim$"
 ok $? "--max-t 20 resolves a rectangle and writes ext.csv with its header"
-# on a terminal a progress line (done/total, rate, ETA) goes to stderr; --quiet silences it
+# on a terminal a progress line (done/total, share of the work, ETA) goes to stderr, redrawn
+# in place and never wider than 79 columns; --quiet silences it
 if command -v script >/dev/null; then
     script -qec "$EXTFLOW resolve --stem 30 --out $TMP/tty" /dev/null > "$TMP/tty.out" 2>&1
-    grep -q "bidegrees .*/s .*ETA" "$TMP/tty.out"
-    ok $? "progress line on a terminal ($(tr '\r' '\n' < "$TMP/tty.out" | grep bidegrees | tail -1))"
+    grep -q "bidegrees, " "$TMP/tty.out" && tr '\r' '\n' < "$TMP/tty.out" | grep bidegrees, | awk 'length($0) > 79 { bad = 1 } END { exit bad }'
+    ok $? "progress line on a terminal, <= 79 columns ($(tr '\r' '\n' < "$TMP/tty.out" | grep bidegrees, | tail -1 | sed 's/ *$//'))"
     script -qec "$EXTFLOW resolve --stem 30 --out $TMP/tty2 --quiet" /dev/null > "$TMP/tty2.out" 2>&1
     ! grep -q "bidegrees" "$TMP/tty2.out"
     ok $? "--quiet: no progress line"

@@ -63,11 +63,15 @@ $EXTFLOW resolve --stem $STEM --out "$TMP/d" 2>"$TMP/err3" </dev/null && grep -q
 ok $? "resolve names the journal and recomputes the bidegree"
 same_outputs "$TMP/base" "$TMP/d" && $EXTFLOW verify "$TMP/d" >/dev/null 2>&1
 ok $? "outputs identical again, and verify passes (the skipped record stays, a valid one follows)"
-# stage files of the other algorithm are refused and recomputed
+# a stage file of the other algorithm (copied in by hand) is refused and recomputed
 $EXTFLOW resolve --algorithm standard --stem 20 --out "$TMP/std" --quiet
-$EXTFLOW resolve --algorithm nassau --stem 20 --out "$TMP/std" 2>"$TMP/err2" </dev/null
+$EXTFLOW resolve --algorithm nassau --stem 20 --out "$TMP/nas" --quiet
+cp -r "$TMP/nas" "$TMP/mix"
+f=$(ls "$TMP/std/stages/differential" | grep '^3_' | head -1)
+cp "$TMP/std/stages/differential/$f" "$TMP/mix/stages/differential/$f"
+$EXTFLOW resolve --algorithm nassau --stem 20 --out "$TMP/mix" 2>"$TMP/err2" </dev/null
 grep -q "algorithm" "$TMP/err2"
-ok $? "files of another algorithm are refused with a message ($(grep -c . "$TMP/err2") lines)"
-$EXTFLOW resolve --algorithm nassau --stem 20 --out "$TMP/nas" --quiet && same_outputs "$TMP/nas" "$TMP/std"
+ok $? "a file of another algorithm is refused with a message ($(grep -c . "$TMP/err2") lines)"
+same_outputs "$TMP/nas" "$TMP/mix"
 ok $? "and the run ends as a clean Nassau run"
 done_testing

@@ -11,9 +11,13 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <ftw.h>
 #include "runtime/rt.h"
+#include "stages/manifest.h"
+#include "stages/progress.h"
 #include "stages/report.h"
 #include "stages/stagefile.h"
+#include "stages/verify.h"
 
 #define MAX_STEM 1000
 
@@ -32,12 +36,15 @@ static const char *usage_text =
     "      --algorithm NAME   nassau (default: Nassau's algorithm) or standard\n"
     "      --out DIR          output directory (default out/S_2)\n"
     "      --sseq-formats     also write differentials.txt, num_gens.txt, resolution_size.txt\n"
-    "      --quiet            no progress line\n"
+    "      --quiet            no progress line and no closing summary\n"
+    "      --force            DIR holds another module's or algorithm's resolution: delete it\n"
+    "                         (stage files, tables, run.json) and start afresh\n"
     "  algebra    --max-degree N: print degree,dim of the Milnor basis of A as CSV\n"
     "  inspect    FILE [--summary]: print a stage file's header and matrix (or shape, rank,\n"
     "             density); DIR/stages/empty.log: the bidegrees that had no generator\n"
     "  verify     DIR: check every stage file of a resolution (checksums, headers, that it\n"
-    "             loads, d∘d = 0) and DIR/ext.csv against them; one line per problem\n"
+    "             loads, d∘d = 0), that DIR/run.json's complete region is all there, and\n"
+    "             DIR/ext.csv against them; names each missing or bad bidegree once\n"
     "  pack       TEXT FILE: write the matrix of an inspect-style text file as a stage file\n"
     "  help       this text\n"
     "\n"
@@ -184,16 +191,110 @@ static int ensure_dir(const char *dir)
     return 0;
 }
 
+/* Unlinks DIR/name if present (a stale output); errors other than "absent" are ignored:
+ * the run's own outputs are what matters. */
+static void remove_output(const char *dir, const char *name)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* --force: the directory's resolution (stage files, tables, manifest) is deleted. */
+static int clear_outdir(const char *dir)
+{
+    static const char *outputs[] = { MANIFEST_NAME, "ext.csv", "chart.txt", "chart.svg",
+                                     "differentials.txt", "num_gens.txt", "resolution_size.txt" };
+    for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++) remove_output(dir, outputs[i]);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/stages", dir);
+    if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT) {
+        fprintf(stderr, "extflow: --force: cannot remove %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The directory's resolution against this run's (module S_2, algorithm alg, region *want):
+ * another module or algorithm is refused (2) unless force, which clears the directory; a
+ * region the manifest's contains is widened to it (everything is loaded, ext.csv covers all
+ * that is complete); two regions of one kind neither of which contains the other are widened
+ * to the smallest containing both; of two kinds, refused. Returns 0 to go on, 1 or 2. */
+static int check_manifest(const char *out, int alg, int force, int quiet, run_region *want)
+{
+    char err[4300], have_r[64], want_r[64];
+    run_manifest m;
+    uint64_t s2 = 0, module = 0;
+    int hm = manifest_read(out, &m, err, sizeof err), have_alg = 0;
+    if (hm < 0) {
+        fprintf(stderr, "extflow: %s (remove it to resume from the stage files)\n", err);
+        return 1;
+    }
+    s2 = stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));   /* as the stage files carry it */
+    if (hm == 0) module = m.module_id, have_alg = m.algorithm;
+    else if (!manifest_sniff(out, &module, &have_alg)) return 0;    /* nothing here yet */
+    if (module != s2 || have_alg != alg) {
+        if (force) {
+            if (!quiet) fprintf(stderr, "extflow: --force: deleting the %s resolution in %s\n",
+                                stage_algorithm_name(have_alg), out);
+            return clear_outdir(out) ? 1 : 0;
+        }
+        fprintf(stderr, "extflow: %s holds a %s resolution of %s; this run asks for a %s resolution of S_2 (use --force "
+                "to replace it, or another --out)\n", out, stage_algorithm_name(have_alg),
+                module == s2 ? "S_2" : "another module", stage_algorithm_name(alg));
+        return 2;
+    }
+    if (hm != 0 || region_contains(want, &m.complete)) return 0;
+    if (region_contains(&m.complete, want)) {
+        *want = m.complete;
+        return 0;
+    }
+    region_describe(have_r, sizeof have_r, &m.complete);
+    region_describe(want_r, sizeof want_r, want);
+    if (want->kind != m.complete.kind) {
+        fprintf(stderr, "extflow: %s holds %s complete; this run asks for %s and neither contains the "
+                "other (ask for a region containing both, or use another --out)\n", out, have_r, want_r);
+        return 2;
+    }
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+    want->stem = MAX(want->stem, m.complete.stem);
+    want->max_t = MAX(want->max_t, m.complete.max_t);
+    want->max_s = MAX(want->max_s, m.complete.max_s);
+#undef MAX
+    region_describe(want_r, sizeof want_r, want);
+    if (!quiet) fprintf(stderr, "extflow: %s holds %s; resolving %s so that it covers both\n", out, have_r, want_r);
+    return 0;
+}
+
+/* The closing line of a run (stderr, terminal or not). */
+static void print_summary(const resolution *res, const char *out, long bidegrees, long computed, double seconds)
+{
+    char where[64];
+    run_region r = region_of(res);
+    region_describe(where, sizeof where, &r);
+    char loaded[48] = "";
+    if (bidegrees > computed) snprintf(loaded, sizeof loaded, " (%ld loaded)", bidegrees - computed);
+    fprintf(stderr, "extflow: S_2 to %s, %s: %ld bidegrees%s in %.1f s; table %s/ext.csv\n", where,
+            stage_algorithm_name(res->algorithm), bidegrees, loaded, seconds, out);
+}
+
 static int cmd_resolve(int argc, char **argv)
 {
     const char *module = "S_2", *algorithm = "nassau", *out = "out/S_2";
     long stem = -1, max_s = -1, max_t = -1;
-    int quiet = 0, sseq_formats = 0;
+    int quiet = 0, sseq_formats = 0, force = 0;
     for (int i = 0; i < argc; i++) {
         const char *o = argv[i];
         int has = i + 1 < argc;
         if (!strcmp(o, "--quiet")) quiet = 1;
         else if (!strcmp(o, "--sseq-formats")) sseq_formats = 1;
+        else if (!strcmp(o, "--force")) force = 1;
         else if (!strcmp(o, "--help")) { fputs(usage_text, stdout); return 0; }
         else if (!strcmp(o, "--module") && has) module = argv[++i];
         else if (!strcmp(o, "--algorithm") && has) algorithm = argv[++i];
@@ -228,6 +329,13 @@ static int cmd_resolve(int argc, char **argv)
     }
     int lockfd = lock_outdir(out);
     if (lockfd < 0) return 1;
+    run_region want = { region, (int)stem, (int)max_t, (int)max_s };
+    int mrc = check_manifest(out, alg, force, quiet, &want);
+    if (mrc != 0) {
+        close(lockfd);
+        return mrc;
+    }
+    region = want.kind, stem = want.stem, max_t = want.max_t, max_s = want.max_s;
     char err[600];
     stage_remove_temporaries(out);
     if (stage_mkdirs(out, err, sizeof err) != STAGE_OK) {
@@ -249,9 +357,10 @@ static int cmd_resolve(int argc, char **argv)
         res_clear(&res);
         return 1;
     }
-    rt_progress progress = { .enabled = !quiet && isatty(2), .total = total,
-                             .verbose = getenv("EXTFLOW_STATS") != NULL };
+    rt_progress progress = { .verbose = getenv("EXTFLOW_STATS") != NULL };
+    progress_start(&res, !quiet && isatty(2));
     int rc = rt_resolve(&res, &progress);
+    double seconds = progress_finish();
     rt_shutdown();
     if (rc != 0) {
         fprintf(stderr, "extflow: %s\nextflow: finished bidegrees are kept; rerun to resume\n", res.error);
@@ -268,128 +377,26 @@ static int cmd_resolve(int argc, char **argv)
     };
     int wrc = 0;
     for (size_t i = 0; i < sizeof files / sizeof *files && !wrc; i++) {
-        if (files[i].sseq && !sseq_formats) continue;
+        if (files[i].sseq && !sseq_formats) {   /* a stale one would contradict ext.csv */
+            remove_output(out, files[i].name);
+            continue;
+        }
         if ((wrc = report_write_file(out, files[i].name, &res, files[i].write)) != 0)
             fprintf(stderr, "extflow: cannot write %s/%s: %s\n", out, files[i].name, strerror(errno));
     }
+    if (!wrc && (wrc = manifest_write(out, &res)) != 0)   /* after ext.csv: what is complete */
+        fprintf(stderr, "extflow: cannot write %s/%s: %s\n", out, MANIFEST_NAME, strerror(errno));
+    if (!wrc && !quiet) print_summary(&res, out, loaded + total, total, seconds);
     res_clear(&res);
     close(lockfd);
     return wrc ? 1 : 0;
 }
 
-/* extflow verify DIR: every differential stage file is read and checked, the resolution is
- * rebuilt from them, d∘d = 0 is checked at every loaded bidegree, and ext.csv is compared
- * with the generator counts. Exit 0 when all is well, 1 otherwise. */
+/* extflow verify DIR: stages/verify.h. Exit 0 when all is well, 1 otherwise. */
 static int cmd_verify(int argc, char **argv)
 {
     if (argc != 1 || argv[0][0] == '-') return usage_error("verify: DIR expected%s", "");
-    const char *dir = argv[0];
-    char path[4200], err[600];
-    snprintf(path, sizeof path, "%s/stages/differential", dir);
-    DIR *d = opendir(path);
-    if (!d) {
-        fprintf(stderr, "extflow: cannot open %s: %s\n", path, strerror(errno));
-        return 1;
-    }
-    int max_s = -1, max_t = -1, alg = 0, bad = 0;
-    long files = 0;
-    uint64_t module = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        int s, t, n = 0;
-        if (sscanf(e->d_name, "%d_%d.zst%n", &s, &t, &n) != 2 || e->d_name[n] || s < 0 || t < s ||
-            t > MILNOR_MAX_DEGREE || s > MAX_STEM) {
-            if (e->d_name[0] != '.') {
-                printf("BAD %s/%s: not a stage file name\n", path, e->d_name);
-                bad++;
-            }
-            continue;
-        }
-        files++;
-        stage_header h;
-        f2mat m;
-        snprintf(path + strlen(path), sizeof path - strlen(path), "/%s", e->d_name);
-        int rc = stage_read(path, &h, &m, err, sizeof err);
-        *strrchr(path, '/') = 0;
-        if (rc == STAGE_OK) {
-            char why[400];
-            rc = stage_expect(&h, STAGE_DIFFERENTIAL, s, t, h.module_id, STAGE_ALG_NONE, why, sizeof why);
-            if (rc != STAGE_OK) snprintf(err, sizeof err, "%.150s/%.40s: %s", path, e->d_name, why);
-        }
-        if (rc == STAGE_OK && alg && (h.algorithm != alg || h.module_id != module)) {
-            snprintf(err, sizeof err, "%s/%s: written by another run (algorithm or module differs)", path, e->d_name);
-            rc = STAGE_EMISMATCH;
-        }
-        if (rc != STAGE_OK) {
-            printf("BAD %s\n", err);
-            bad++;
-            continue;
-        }
-        f2mat_clear(&m);
-        alg = h.algorithm;
-        module = h.module_id;
-        if (s > max_s) max_s = s;
-        if (t > max_t) max_t = t;
-    }
-    closedir(d);
-    if (max_s < 0) {
-        printf("BAD %s: no valid stage file\n", dir);
-        return 1;
-    }
-    resolution res;
-    if (res_init(&res, REGION_RECT, 0, max_s, max_t, dir, 0, alg) != 0) {
-        fprintf(stderr, "extflow: out of memory\n");
-        return 1;
-    }
-    res.load_action = "cannot use";
-    long loaded = res_load_stages(&res), dd_bad = 0, jbad = 0;
-    stage_journal_read(dir, module, alg, NULL, NULL, &jbad);
-    if (jbad) {
-        printf("BAD %s/stages/empty.log: %ld invalid records\n", dir, jbad);
-        bad++;
-    }
-    for (int s = 2; s <= max_s; s++)
-        for (deg_t t = s; t <= max_t; t++)
-            if (*res_done(&res, s, t) && !res_check_dd(&res, s, t)) {
-                printf("BAD %s/stages/differential/%d_%d.zst: d∘d != 0\n", dir, s, t);
-                dd_bad++;
-            }
-    /* ext.csv: every row must match a loaded bidegree, every loaded non-zero one must appear */
-    snprintf(path, sizeof path, "%s/ext.csv", dir);
-    FILE *f = fopen(path, "r");
-    long rows = 0, csv_bad = 0;
-    if (!f) {
-        printf("BAD %s: missing (the run did not finish)\n", path);
-        csv_bad++;
-    } else {
-        char line[256];
-        int s, n;
-        unsigned dim;
-        if (!fgets(line, sizeof line, f) || strcmp(line, "s,n,dim\n") != 0) {
-            printf("BAD %s: bad header\n", path);
-            csv_bad++;
-        }
-        while (fgets(line, sizeof line, f)) {
-            rows++;
-            if (sscanf(line, "%d,%d,%u", &s, &n, &dim) != 3 || s < 0 || n < 0 || s > max_s || n + s > max_t ||
-                !*res_done(&res, s, n + s) || res_ngens(&res, s, n + s) != dim) {
-                printf("BAD %s: row %ld (%.*s) disagrees with the stage files\n", path, rows,
-                       (int)strcspn(line, "\n"), line);
-                csv_bad++;
-            }
-        }
-        fclose(f);
-        long nonzero = 0;
-        for (int s = 0; s <= max_s; s++)
-            for (deg_t t = s; t <= max_t; t++) nonzero += *res_done(&res, s, t) && res_ngens(&res, s, t);
-        if (nonzero != rows) {
-            printf("BAD %s: %ld rows, but %ld non-zero bidegrees in the stage files\n", path, rows, nonzero);
-            csv_bad++;
-        }
-    }
-    printf("%ld stage files, %ld loaded, %ld bad files, %ld d∘d failures, %ld ext.csv problems: %s\n",
-           files, loaded, (long)bad, dd_bad, csv_bad, bad + dd_bad + csv_bad ? "NOT OK" : "ok");
-    res_clear(&res);
-    return bad + dd_bad + csv_bad ? 1 : 0;
+    return verify_dir(argv[0], stdout);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,50 @@
+/* manifest.h — DIR/run.json: which resolution a directory holds and how far it is complete.
+ *
+ * Written after a successful run, after ext.csv (atomically, report_write_file); format in
+ * schema/run-json.md. A run whose module or algorithm differs from the directory's is refused
+ * (tools/extflow.c), so stage files of another resolution are never overwritten; a run over a
+ * region the manifest's contains is widened to it, so ext.csv always covers everything
+ * complete. A directory without a manifest (an interrupted first run, or one made before
+ * manifests existed) is identified by its stage files' headers (manifest_sniff).
+ */
+#ifndef EXTFLOW_MANIFEST_H
+#define EXTFLOW_MANIFEST_H
+#include <stddef.h>
+#include <stdint.h>
+#include "stages/resolution.h"
+
+#ifndef EXTFLOW_VERSION
+#define EXTFLOW_VERSION "0.3.0"
+#endif
+#define MANIFEST_NAME "run.json"
+
+/* A region of bidegrees: REGION_STEM (t - s <= stem) or REGION_RECT (t <= max_t), s <= max_s. */
+typedef struct run_region {
+    int kind, stem, max_t, max_s;
+} run_region;
+
+typedef struct run_manifest {
+    char module[32];
+    uint64_t module_id;
+    int algorithm;              /* ALG_STANDARD or ALG_NASSAU */
+    int prime;                  /* 2 */
+    run_region complete;        /* every bidegree of it is in the stage files, ext.csv covers it */
+    char version[32];           /* program that wrote it (informative) */
+} run_manifest;
+
+/* 0 read, 1 no manifest, -1 unreadable or invalid (message in err). */
+int manifest_read(const char *dir, run_manifest *m, char *err, size_t errlen);
+/* Writes DIR/run.json for res (module S_2, res's algorithm and region); 0 or -1 with errno. */
+int manifest_write(const char *dir, const resolution *res);
+/* Module and algorithm of the first valid differential stage file; 1 found, 0 none. */
+int manifest_sniff(const char *dir, uint64_t *module_id, int *algorithm);
+
+/* Largest stem of row s in the region, -1 if row s is outside it. */
+int region_last_stem(const run_region *r, int s);
+int region_contains(const run_region *outer, const run_region *inner);
+int region_has(const run_region *r, int s, int t);
+/* "stem 60 (s <= 32)" or "t <= 50 (s <= 20)". */
+void region_describe(char *buf, size_t size, const run_region *r);
+run_region region_of(const resolution *res);
+
+#endif

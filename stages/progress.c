@@ -1,0 +1,118 @@
+/* progress.c — progress line with a work-weighted ETA (see progress.h). */
+#include "stages/progress.h"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define LINE_COLS 79            /* fits an 80-column terminal without wrapping */
+
+static struct {
+    resolution *res;
+    int show;
+    uint8_t *finished;          /* per cell of res, set when the step reports */
+    long total, done;           /* steps */
+    double work_done, start, last_draw;
+    pthread_mutex_t lock;
+} P = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double progress_estimate(const resolution *res, int s, deg_t t)
+{
+    double rows = (double)freemod_dim(&res->F[s], t, t);
+    double cols = s ? (double)freemod_dim(&res->F[s - 1], t, t) : 1;
+    return rows * cols + 1;     /* + 1: an empty step still costs its tasks */
+}
+
+/* Clips to LINE_COLS and pads with spaces, so a shorter line erases a longer one. */
+static void draw(const char *text)
+{
+    fprintf(stderr, "\r%-*.*s", LINE_COLS, LINE_COLS, text);
+    fflush(stderr);
+}
+
+void progress_start(resolution *res, int show_line)
+{
+    pthread_mutex_lock(&P.lock);
+    P.res = res;
+    P.show = show_line;
+    P.total = P.done = 0;
+    P.work_done = 0;
+    P.start = now();
+    P.last_draw = P.start;
+    free(P.finished);
+    P.finished = calloc((size_t)(res->max_s + 1) * (res->max_t + 1), 1);
+    if (!P.finished) P.show = 0;    /* the line is optional; the run is not */
+    for (deg_t t = 0; t <= res->max_t; t++)
+        for (int s = 0; s <= res->max_s && s <= t; s++)
+            P.total += res_in_region(res, s, t) && !*res_done(res, s, t);
+    if (P.show) {
+        char line[96];
+        snprintf(line, sizeof line, "extflow: 0/%ld bidegrees, estimating", P.total);
+        draw(line);
+    }
+    pthread_mutex_unlock(&P.lock);
+}
+
+static double work_left(void)
+{
+    resolution *res = P.res;
+    double left = 0;
+    for (deg_t t = 0; t <= res->max_t; t++)
+        for (int s = 0; s <= res->max_s && s <= t; s++) {
+            size_t cell = (size_t)s * (res->max_t + 1) + t;
+            if (res_in_region(res, s, t) && !res->done[cell] && !P.finished[cell])
+                left += progress_estimate(res, s, t);
+        }
+    return left;
+}
+
+void progress_step_done(int s, deg_t t)
+{
+    pthread_mutex_lock(&P.lock);
+    if (!P.res) {
+        pthread_mutex_unlock(&P.lock);
+        return;
+    }
+    P.done++;
+    P.work_done += progress_estimate(P.res, s, t);  /* exact now: F_s below t is known */
+    if (P.finished) P.finished[(size_t)s * (P.res->max_t + 1) + t] = 1;
+    double tnow = now();
+    if (P.show && tnow - P.last_draw >= 0.25) {
+        P.last_draw = tnow;
+        double el = tnow - P.start, left = work_left(), frac = P.work_done / (P.work_done + left);
+        char line[160], eta[48] = "estimating";
+        if (el >= 1 && frac > 0.001) {
+            double rem = el * left / P.work_done;
+            if (rem < 90) snprintf(eta, sizeof eta, "about %.0f s left", rem);
+            else snprintf(eta, sizeof eta, "about %.0f min left", rem / 60);
+        }
+        snprintf(line, sizeof line, "extflow: %ld/%ld bidegrees, %.0f%% of the work, %.0f s, %s",
+                 P.done, P.total, 100 * frac, el, eta);
+        draw(line);
+    }
+    pthread_mutex_unlock(&P.lock);
+}
+
+double progress_finish(void)
+{
+    pthread_mutex_lock(&P.lock);
+    if (P.show) {
+        draw("");
+        fputc('\r', stderr);
+    }
+    double el = now() - P.start;
+    free(P.finished);
+    P.finished = NULL;
+    P.res = NULL;
+    P.show = 0;
+    pthread_mutex_unlock(&P.lock);
+    return el;
+}

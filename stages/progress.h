@@ -1,0 +1,30 @@
+/* progress.h — the progress line of `extflow resolve` and its closing summary.
+ *
+ * The ETA comes from estimated work, not from counts: late bidegrees cost far more than
+ * early ones (at stem 100 the last tenth of the bidegrees takes most of the time). The work
+ * of a step at (s, t) is taken to be the size of its matrix, rows x cols = dim F_{s,t} x
+ * dim F_{s-1,t} (generators of degree < t). A finished step's size is known exactly; a
+ * pending step's is estimated from the generators found so far, sum_u ngens(s, u) *
+ * dim A_{t-u}, which the cheap low degrees fix early in a run. ETA = elapsed x (estimated
+ * work left) / (work done). Calibration and measured error: docs/perf.md.
+ *
+ * The line is at most 79 columns (clipped, never wrapped) and is redrawn with '\r' at most
+ * four times a second, only when stderr is a terminal. Thread-safe: steps finish on StarPU's
+ * workers. One run at a time (module-level state).
+ */
+#ifndef EXTFLOW_PROGRESS_H
+#define EXTFLOW_PROGRESS_H
+#include "stages/resolution.h"
+
+/* Starts the clock and records the pending steps (in the region, not done); draws the line
+ * only if show_line. */
+void progress_start(resolution *res, int show_line);
+/* A step (s, t) of the region has finished (called by the runtime). */
+void progress_step_done(int s, deg_t t);
+/* Clears the line; returns the seconds since progress_start. */
+double progress_finish(void);
+/* Estimated work of (s, t) from the generators published so far (racy reads are benign:
+ * a generator count is written once, before anything that depends on it runs). */
+double progress_estimate(const resolution *res, int s, deg_t t);
+
+#endif

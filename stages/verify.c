@@ -1,0 +1,218 @@
+/* verify.c — check a resolution directory against its manifest (see verify.h). */
+#include "stages/verify.h"
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stages/manifest.h"
+#include "stages/stagefile.h"
+
+enum { F_NONE = 0, F_VALID = 1, F_BAD = 2 };
+
+typedef struct verifier {
+    FILE *out;
+    const char *dir;
+    long problems, followon;
+    int max_s, max_t;
+    uint8_t *file, *record;     /* per cell: F_* of its stage file; journal record present */
+    uint8_t *broken;            /* per cell: missing or bad (what depends on it is follow-on) */
+} verifier;
+
+static void problem(verifier *v, const char *fmt, ...)
+{
+    if (++v->problems > VERIFY_MAX_LINES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(v->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', v->out);
+}
+
+static size_t cell(const verifier *v, int s, int t) { return (size_t)s * (v->max_t + 1) + t; }
+
+struct found { int s, t, status; };
+
+/* Reads every file of stages/differential; bad ones are reported here. */
+static struct found *scan_files(verifier *v, uint64_t module, int alg, long *nfound, long *ntmp)
+{
+    char path[4200], err[5000];
+    snprintf(path, sizeof path, "%s/stages/differential", v->dir);
+    struct found *list = NULL;
+    long n = 0, cap = 0;
+    *ntmp = 0;
+    DIR *d = opendir(path);
+    if (!d) {
+        if (errno != ENOENT) problem(v, "bad: %s: %s", path, strerror(errno));
+        *nfound = 0;
+        return NULL;
+    }
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        int s, t, len = 0;
+        if (e->d_name[0] == '.') continue;
+        if (strstr(e->d_name, ".tmp.")) {   /* a killed run's temporary: never read */
+            ++*ntmp;
+            continue;
+        }
+        if (sscanf(e->d_name, "%d_%d.zst%n", &s, &t, &len) != 2 || e->d_name[len] || s < 0 || t < s ||
+            t > MILNOR_MAX_DEGREE || s > 1000) {
+            problem(v, "bad: %s/%s: not a stage file name", path, e->d_name);
+            continue;
+        }
+        char file[4500];
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        stage_header h;
+        f2mat m;
+        int rc = stage_read(file, &h, &m, err, sizeof err);
+        if (rc == STAGE_OK) {
+            f2mat_clear(&m);
+            char why[400];
+            if (stage_expect(&h, STAGE_DIFFERENTIAL, s, t, module, alg, why, sizeof why) != STAGE_OK) {
+                snprintf(err, sizeof err, "%.4000s: %s", file, why);
+                rc = STAGE_EMISMATCH;
+            }
+        }
+        if (rc != STAGE_OK) problem(v, "bad: (%d,%d) %s", s, t, err);
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            struct found *nl = realloc(list, (size_t)cap * sizeof *nl);
+            if (!nl) break;
+            list = nl;
+        }
+        list[n++] = (struct found){ s, t, rc == STAGE_OK ? F_VALID : F_BAD };
+        if (s > v->max_s) v->max_s = s;
+        if (t > v->max_t) v->max_t = t;
+    }
+    closedir(d);
+    *nfound = n;
+    return list;
+}
+
+static void mark_record(int s, int t, void *ctx)
+{
+    verifier *v = ctx;
+    if (s <= v->max_s && t <= v->max_t) v->record[cell(v, s, t)] = 1;
+}
+
+/* Checks ext.csv against the loaded resolution; rows of broken bidegrees are follow-on. */
+static void check_csv(verifier *v, resolution *res, const run_region *region, int required)
+{
+    char path[4200], line[256];
+    snprintf(path, sizeof path, "%s/ext.csv", v->dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (required) problem(v, "bad: %s: missing, but run.json says the region is complete", path);
+        else fprintf(v->out, "note: no ext.csv and no run.json: no run has finished here yet\n");
+        return;
+    }
+    uint8_t *seen = calloc((size_t)(v->max_s + 1) * (v->max_t + 1), 1);
+    if (!fgets(line, sizeof line, f) || strcmp(line, "s,n,dim\n") != 0) problem(v, "bad: %s: bad header", path);
+    for (long row = 1; seen && fgets(line, sizeof line, f); row++) {
+        int s, n;
+        unsigned dim;
+        int ok = sscanf(line, "%d,%d,%u", &s, &n, &dim) == 3 && s >= 0 && n >= 0;
+        if (ok && s <= v->max_s && n + s <= v->max_t) {
+            size_t c = cell(v, s, n + s);
+            seen[c] = 1;
+            if (v->broken[c] || (!*res_done(res, s, n + s) && region_has(region, s, n + s))) {
+                v->followon++;
+                continue;
+            }
+            if (*res_done(res, s, n + s) && res_ngens(res, s, n + s) == dim) continue;
+        }
+        problem(v, "bad: %s: row %ld (%.*s) disagrees with the stage files", path, row,
+                (int)strcspn(line, "\n"), line);
+    }
+    fclose(f);
+    for (int s = 0; seen && s <= v->max_s; s++)
+        for (int t = s; t <= v->max_t; t++)
+            if (!seen[cell(v, s, t)] && *res_done(res, s, t) && res_ngens(res, s, t) &&
+                (region_has(region, s, t) || !required))
+                problem(v, "bad: %s: no row for (%d,%d) (s=%d, n=%d, dim %u)", path, s, t, s, t - s,
+                        res_ngens(res, s, t));
+    free(seen);
+}
+
+int verify_dir(const char *dir, FILE *out)
+{
+    verifier v = { .out = out, .dir = dir, .max_s = -1, .max_t = -1 };
+    char err[4300], where[64] = "no run.json";
+    run_manifest m;
+    int hm = manifest_read(dir, &m, err, sizeof err);
+    uint64_t module = 0;
+    int alg = 0;
+    if (hm < 0) problem(&v, "bad: %s", err);
+    if (hm == 0) {
+        module = m.module_id;
+        alg = m.algorithm;
+        region_describe(where, sizeof where, &m.complete);
+        v.max_s = m.complete.max_s;
+        v.max_t = m.complete.kind == REGION_STEM ? m.complete.stem + m.complete.max_s : m.complete.max_t;
+    } else if (!manifest_sniff(dir, &module, &alg)) {
+        fprintf(out, "bad: %s: no run.json and no valid stage file\nNOT OK\n", dir);
+        return 1;
+    }
+    run_region region = hm == 0 ? m.complete : (run_region){ REGION_RECT, 0, -1, -1 };
+    long nfiles = 0, ntmp = 0;
+    struct found *files = scan_files(&v, module, alg, &nfiles, &ntmp);
+    resolution res;
+    size_t cells = (size_t)(v.max_s + 1) * (v.max_t + 1);
+    if (res_init(&res, REGION_RECT, 0, v.max_s, v.max_t, dir, 0, alg) != 0 ||
+        !(v.file = calloc(cells, 1)) || !(v.record = calloc(cells, 1)) || !(v.broken = calloc(cells, 1))) {
+        fprintf(stderr, "extflow: out of memory verifying %s\n", dir);
+        free(v.file);
+        free(v.record);
+        return 1;
+    }
+    res.load_action = NULL;     /* problems are reported here, once */
+    for (long i = 0; i < nfiles; i++) v.file[cell(&v, files[i].s, files[i].t)] = (uint8_t)files[i].status;
+    free(files);
+    long loaded = res_load_stages(&res), jbad = 0, beyond = 0;
+    stage_journal_read(dir, module, alg, mark_record, &v, &jbad);
+    if (jbad) problem(&v, "bad: %s/stages/empty.log: %ld invalid records", dir, jbad);
+    for (int s = 0; s <= v.max_s; s++) {
+        int last = -1;      /* without a manifest: the last bidegree of the row present */
+        for (int t = s; t <= v.max_t; t++)
+            if (v.file[cell(&v, s, t)] || v.record[cell(&v, s, t)]) last = t;
+        for (int t = s; t <= v.max_t; t++) {
+            size_t c = cell(&v, s, t);
+            int required = hm == 0 ? region_has(&region, s, t) : t < last;
+            int inputs_ok = (t - 1 < s || *res_done(&res, s, t - 1)) &&
+                            (s == 0 || t - 1 < s - 1 || *res_done(&res, s - 1, t - 1));
+            char path[4200];
+            stage_path(path, sizeof path, dir, STAGE_DIFFERENTIAL, s, t);
+            if (*res_done(&res, s, t)) {
+                beyond += !required;
+                if (!res_check_dd(&res, s, t)) {
+                    problem(&v, "bad: (%d,%d) %s: d∘d != 0", s, t, path);
+                    v.broken[c] = 1;
+                }
+            } else if (v.file[c] == F_BAD) {
+                v.broken[c] = 1;        /* reported by scan_files */
+            } else if (v.file[c] == F_VALID || v.record[c]) {
+                if (inputs_ok) {
+                    problem(&v, "bad: (%d,%d) %s: does not fit the bidegrees it was computed from", s, t,
+                            v.file[c] ? path : "its empty.log record");
+                    v.broken[c] = 1;
+                } else if (required) v.followon++;
+            } else if (required) {
+                problem(&v, "missing: (%d,%d) %s (nor an empty.log record)", s, t, path);
+                v.broken[c] = 1;
+            }
+        }
+    }
+    check_csv(&v, &res, &region, hm == 0);
+    if (v.problems > VERIFY_MAX_LINES) fprintf(out, "... and %ld more\n", v.problems - VERIFY_MAX_LINES);
+    if (v.followon)
+        fprintf(out, "%ld bidegrees and ext.csv rows not checked: they rest on the missing or bad ones "
+                "above (resolve recomputes them)\n", v.followon);
+    if (ntmp) fprintf(out, "note: %ld temporaries of an interrupted run (the next resolve removes them)\n", ntmp);
+    fprintf(out, "%s: %s resolution of S_2, complete: %s; %ld stage files, %ld bidegrees loaded (%ld beyond "
+            "the complete region); %ld problems: %s\n", dir, stage_algorithm_name(alg), where, nfiles, loaded,
+            hm == 0 ? beyond : 0, v.problems, v.problems ? "NOT OK" : "ok");
+    res_clear(&res);
+    free(v.file);
+    free(v.record);
+    free(v.broken);
+    return v.problems ? 1 : 0;
+}

@@ -1,0 +1,25 @@
+/* verify.h — `extflow verify DIR`: checks a resolution directory against its manifest.
+ *
+ * Every differential stage file is read and checked (checksums, header, bidegree, module,
+ * algorithm), the resolution is rebuilt from them, d∘d = 0 is checked at every bidegree
+ * loaded, and ext.csv is compared with the generator counts. With DIR/run.json (manifest.h)
+ * every bidegree of its complete region must be present (a stage file or an empty.log
+ * record), and ext.csv must cover that region exactly; files beyond it (an extension that was
+ * interrupted) are checked but not required. Without a manifest (an interrupted first run,
+ * or a directory made before manifests) a bidegree is required when a later one of its row
+ * is present.
+ *
+ * Output (out): each missing or bad bidegree named once ("missing: (s,t) ..." / "bad: (s,t)
+ * FILE: reason"), at most VERIFY_MAX_LINES of them, then "... and N more"; bidegrees that
+ * only fail because what they were computed from is missing or bad are counted on one line,
+ * not listed; a last summary line ending in "ok" or "NOT OK". Returns 0 (ok) or 1.
+ */
+#ifndef EXTFLOW_VERIFY_H
+#define EXTFLOW_VERIFY_H
+#include <stdio.h>
+
+#define VERIFY_MAX_LINES 18
+
+int verify_dir(const char *dir, FILE *out);
+
+#endif
