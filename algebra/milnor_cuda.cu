@@ -8,19 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WARP 32
-#define BLOCK 128           /* 4 jobs per block */
 
 __device__ static inline void flip_bit_atomic(unsigned long long *row, uint64_t bit)
 {
     atomicXor(row + (bit >> 6), 1ull << (bit & 63));
 }
 
+/* Block size: several jobs per block when a job has fewer threads (threads_per_job divides it). */
+#define BLOCK 256
+
+/* Job j gets threads_per_job threads; its items (term k, part p), k < n_terms, p < nparts,
+ * are dealt to them in turn; item (k, p) runs part p of the search of Sq(R_j)·Sq(S_k). */
 __global__ static void mul_batch_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs,
-                                        const milnor_term *terms, unsigned long long *rows,
-                                        uint32_t stride)
+                                        const milnor_term *terms, unsigned long long *rows, uint32_t stride,
+                                        uint32_t threads_per_job, uint32_t nparts)
 {
-    uint32_t job_no = (blockIdx.x * blockDim.x + threadIdx.x) / WARP, lane = threadIdx.x % WARP;
+    uint64_t gid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t job_no = gid / threads_per_job;
+    uint32_t sub = (uint32_t)(gid % threads_per_job);
     if (job_no >= njobs) return;
     const uint32_t md = flat[1], total = flat[2];
     const uint32_t *first = flat + MILNOR_FLAT_HEADER;
@@ -28,23 +33,46 @@ __global__ static void mul_batch_kernel(const uint32_t *flat, const milnor_row_j
     const uint32_t *g = flat + MILNOR_FLAT_SEQNO_AT(md, total);
     const milnor_row_job job = jobs[job_no];
     const milnor_elt R = elts[first[job.r_deg] + job.r_idx];
-    unsigned long long *row = rows + (size_t)job_no * stride;
-    for (uint32_t k = job.first_term + lane; k < job.first_term + job.n_terms; k += WARP) {
-        const milnor_term tm = terms[k];
+    unsigned long long *row = rows + job_no * stride;
+    const uint32_t nitems = job.n_terms * nparts;
+    for (uint32_t item = sub; item < nitems; item += threads_per_job) {
+        const uint32_t part = item % nparts;
+        const milnor_term tm = terms[job.first_term + item / nparts];
         const milnor_elt S = elts[first[tm.s_deg] + tm.s_idx];
         const deg_t d = R.degree + S.degree;
-        if (R.len == 0 || S.len == 0) {            /* unit factor */
+        if (R.len == 0 || S.len == 0) {            /* unit factor: one term, part 0's */
             const milnor_elt *X = R.len ? &R : &S;
-            flip_bit_atomic(row, tm.col_offset + milnor_seqno_index(g, d, X->r, X->len));
+            if (part == 0) flip_bit_atomic(row, tm.col_offset + milnor_seqno_index(g, d, X->r, X->len));
             continue;
         }
         mm_search s;
         uint32_t t[2 * MM_SIDE];
         int len;
         if (!mm_setup(&s, &R, &S)) continue;
+        mm_split(&s, part, nparts);
         while ((len = mm_next(&s, t)) >= 0)
             flip_bit_atomic(row, tm.col_offset + milnor_seqno_index(g, d, t, (uint32_t)len));
     }
+}
+
+/* The configuration used when the caller gives none: EXTFLOW_GPU_SPLIT="threads_per_job,parts"
+ * (read once), else the default measured in docs/perf.md. */
+static milnor_cuda_cfg default_cfg(void)
+{
+    static milnor_cuda_cfg cfg;
+    static int ready;
+    if (!ready) {
+        cfg.threads_per_job = MILNOR_CUDA_THREADS_PER_JOB;
+        cfg.nparts = MILNOR_CUDA_PARTS;
+        const char *e = getenv("EXTFLOW_GPU_SPLIT");
+        unsigned a, b;
+        if (e && sscanf(e, "%u,%u", &a, &b) == 2 && a >= 1 && a <= BLOCK && BLOCK % a == 0 && b >= 1 && b <= 1024) {
+            cfg.threads_per_job = a;
+            cfg.nparts = b;
+        }
+        ready = 1;
+    }
+    return cfg;
 }
 
 extern "C" int milnor_cuda_device_count(void)
@@ -57,19 +85,29 @@ extern "C" int milnor_cuda_device_count(void)
     return n;
 }
 
+extern "C" int milnor_mul_batch_cuda_cfg(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
+                                         const milnor_term *terms, uint64_t *rows, uint32_t stride_words,
+                                         const milnor_cuda_cfg *cfg, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    milnor_cuda_cfg c = cfg ? *cfg : default_cfg();
+    if (njobs == 0) return 0;
+    if (c.threads_per_job < 1 || c.threads_per_job > BLOCK || BLOCK % c.threads_per_job || c.nparts < 1)
+        return (int)cudaErrorInvalidValue;
+    uint64_t blocks = ((uint64_t)njobs * c.threads_per_job + BLOCK - 1) / BLOCK;
+    if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
+    cudaError_t e = cudaMemsetAsync(rows, 0, (size_t)njobs * stride_words * sizeof *rows, st);
+    if (e != cudaSuccess) return (int)e;
+    mul_batch_kernel<<<(uint32_t)blocks, BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms, (unsigned long long *)rows,
+                                                         stride_words, c.threads_per_job, c.nparts);
+    return (int)cudaGetLastError();
+}
+
 extern "C" int milnor_mul_batch_cuda(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
                                      const milnor_term *terms, uint64_t *rows, uint32_t stride_words,
                                      void *stream)
 {
-    cudaStream_t st = (cudaStream_t)stream;
-    if (njobs == 0) return 0;
-    if (njobs > (1u << 26)) return (int)cudaErrorInvalidValue;
-    cudaError_t e = cudaMemsetAsync(rows, 0, (size_t)njobs * stride_words * sizeof *rows, st);
-    if (e != cudaSuccess) return (int)e;
-    uint32_t blocks = (uint32_t)(((uint64_t)njobs * WARP + BLOCK - 1) / BLOCK);
-    mul_batch_kernel<<<blocks, BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms,
-                                               (unsigned long long *)rows, stride_words);
-    return (int)cudaGetLastError();
+    return milnor_mul_batch_cuda_cfg(flat_basis, jobs, njobs, terms, rows, stride_words, NULL, stream);
 }
 
 #define CK(call)                                                                              \
@@ -84,8 +122,8 @@ extern "C" int milnor_mul_batch_cuda(const uint32_t *flat_basis, const milnor_ro
 
 extern "C" int milnor_mul_batch_cuda_host(const uint32_t *flat, size_t flat_words, const milnor_row_job *jobs,
                                           uint32_t njobs, const milnor_term *terms, size_t nterms,
-                                          uint64_t *rows, uint32_t stride_words, double *kernel_ms,
-                                          char *err, size_t errlen)
+                                          uint64_t *rows, uint32_t stride_words, const milnor_cuda_cfg *cfg,
+                                          double *kernel_ms, char *err, size_t errlen)
 {
     int rc = 0;
     uint32_t *d_flat = NULL;
@@ -106,7 +144,7 @@ extern "C" int milnor_mul_batch_cuda_host(const uint32_t *flat, size_t flat_word
     CK(cudaEventCreate(&ev[0]));
     CK(cudaEventCreate(&ev[1]));
     CK(cudaEventRecord(ev[0], 0));
-    CK((cudaError_t)milnor_mul_batch_cuda(d_flat, d_jobs, njobs, d_terms, d_rows, stride_words, NULL));
+    CK((cudaError_t)milnor_mul_batch_cuda_cfg(d_flat, d_jobs, njobs, d_terms, d_rows, stride_words, cfg, NULL));
     CK(cudaEventRecord(ev[1], 0));
     CK(cudaEventSynchronize(ev[1]));
     CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));

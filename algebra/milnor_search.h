@@ -67,6 +67,8 @@ typedef struct mm_search {
     int ncells;                     /* -1 once the search is over */
     int ndiag;                      /* len R + len S */
     int k;                          /* current cell; -1 before the first matrix */
+    uint32_t part, nparts;          /* mm_split: this search visits part `part` of `nparts` */
+    uint32_t first_ord;             /* values the first cell has taken so far */
 } mm_search;
 
 /* Places an entry x on diagonal n; 0 (and nothing placed) if it shares a bit with it. */
@@ -106,6 +108,9 @@ MILNOR_HD static inline int mm_setup(mm_search *s, const milnor_elt *R, const mi
     int m = (int)R->len, n = (int)S->len, last_in_row[MM_SIDE];
     s->ncells = 0;
     s->k = -1;
+    s->part = 0;
+    s->nparts = 1;
+    s->first_ord = 0;
     s->ndiag = m + n;
     for (int n = 0; n < 2 * MM_SIDE; ++n) s->mask[n] = 0;
     for (int i = 1; i <= m; ++i) {
@@ -170,6 +175,16 @@ MILNOR_HD static inline int mm_advance(mm_search *s, int *k)
 
 /* Advances the search to the next valid matrix and writes its T into t; returns the length
  * of T, or -1 when there is none left. */
+/* Splits one product's search into nparts disjoint parts (after mm_setup, before mm_next):
+ * part p keeps the subtrees under the values of the first cell whose rank (0, 1, 2, ... in
+ * the order the search takes them) is p mod nparts; a product without cells is part 0's. The
+ * parts together visit each matrix exactly once, so GPU threads can share a long product. */
+MILNOR_HD static inline void mm_split(mm_search *s, uint32_t part, uint32_t nparts)
+{
+    s->part = part;
+    s->nparts = nparts ? nparts : 1;
+}
+
 MILNOR_HD static inline int mm_next(mm_search *s, uint32_t *t)
 {
     int k = s->k;
@@ -177,7 +192,7 @@ MILNOR_HD static inline int mm_next(mm_search *s, uint32_t *t)
     if (k < 0) {                                    /* first call */
         if (s->ncells == 0) {
             s->ncells = -1;                         /* the only matrix */
-            return mm_leaf(s, t);
+            return s->part == 0 ? mm_leaf(s, t) : -1;
         }
         s->val[k = 0] = 0;
     } else {                                        /* resume after the leaf at cell k */
@@ -185,6 +200,8 @@ MILNOR_HD static inline int mm_next(mm_search *s, uint32_t *t)
         goto advance;
     }
     for (;;) {
+        /* each arrival here with k == 0 is a new value of the first cell */
+        if (k == 0 && s->nparts > 1 && s->first_ord++ % s->nparts != s->part) goto advance;
         if (!mm_place_ends(s, s->cell[k])) goto advance;
         if (k + 1 < s->ncells) {
             s->val[++k] = 0;

@@ -3,14 +3,14 @@
  * Usage: milnor_gpu_bench [--threads N] --jobs FILE...   batches captured with
  *            EXTFLOW_CAPTURE_MUL=FILE extflow resolve ... (format: milnor.h)
  *        milnor_gpu_bench [--threads N] --synth [SEED]   random resolution-shaped batches
- * Prints ns per (job x term) pair, median of 5 passes, for:
- *   gpu-chunks  one launch per captured chunk, back to back on one stream (what the codelet
- *               does, without StarPU's transfers)
- *   gpu-xfer    the same, each chunk's jobs, terms and rows copied in and out around it
- *   gpu-sK      one launch per chunk, dealt round robin over K streams (K chunks in flight, as
- *               with K CUDA workers/pipeline slots), K = 4, 16, 64
- *   gpu-merged  all chunks in one launch (the kernel's throughput on a full GPU)
- *   cpu-1, cpu-N  milnor_mul_batch on 1 and N threads (chunks dealt round robin)
+ * Prints ns per (job x term) pair, median of 3 passes, for each thread mapping T/P (T threads
+ * per job, each product's search split into P parts; milnor_cuda.h):
+ *   gpu T/P chunks  one launch per captured chunk, back to back on one stream (what one CUDA
+ *                   worker does, without StarPU's transfers)
+ *   gpu T/P s16     the same dealt round robin over 16 streams (16 chunks in flight)
+ *   gpu T/P merged  all chunks in one launch (the kernel's throughput on a full GPU)
+ * then the default mapping with each chunk's jobs, terms and rows copied in and out, and
+ * milnor_mul_batch on 1 thread (one pass) and on N threads (chunks dealt round robin).
  * and checks every GPU result against the CPU's bit for bit. */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -203,27 +203,55 @@ int main(int argc, char **argv)
     CK(cudaMemcpy(d_mterms, mterms.data(), mterms.size() * sizeof(milnor_term), cudaMemcpyHostToDevice));
     cudaStream_t st;
     CK(cudaStreamCreate(&st));
-    const int KS[] = {4, 16, 64};
-    std::vector<cudaStream_t> streams(64);
+    std::vector<cudaStream_t> streams(16);
     for (cudaStream_t &x : streams) CK(cudaStreamCreate(&x));
-    std::vector<double> t_streams[3];
     std::vector<uint64_t> ref(words + 1), got(words + 1), hostrows(words + 1);
-    cpu_pass(&A, v, ref.data(), 1);
+    double t_cpu1 = cpu_pass(&A, v, ref.data(), 1);
 
-    const int PASSES = 5;
-    std::vector<double> t_chunks, t_xfer, t_merged, t_cpu1, t_cpun;
+    const int PASSES = 3;
     int bad = 0;
+    /* GPU: per mapping, one stream and 16 streams; all chunks in one launch */
+    static const milnor_cuda_cfg cfgs[] = { {32, 1}, {32, 4}, {128, 4}, {128, 16}, {256, 16}, {256, 64} };
+    printf("%-22s %10s %12s\n", "path", "ns/pair", "pairs/s");
+    for (const milnor_cuda_cfg &c : cfgs) {
+        std::vector<double> t1, t16, tm;
+        for (int p = 0; p < PASSES; ++p) {
+            for (int ns : {1, 16}) {
+                double t0 = now();
+                for (size_t i = 0; i < v.size(); ++i)
+                    CK((cudaError_t)milnor_mul_batch_cuda_cfg(d_flat, d_jobs[i], (uint32_t)v[i].njobs, d_terms[i],
+                                                              d_rows + v[i].rows_at, (uint32_t)v[i].stride, &c,
+                                                              ns == 1 ? st : streams[i % 16]));
+                CK(cudaDeviceSynchronize());
+                (ns == 1 ? t1 : t16).push_back(now() - t0);
+                CK(cudaMemcpy(got.data(), d_rows, words * 8, cudaMemcpyDeviceToHost));
+                bad += memcmp(got.data(), ref.data(), words * 8) != 0;
+            }
+            double t0 = now();
+            CK((cudaError_t)milnor_mul_batch_cuda_cfg(d_flat, d_mjobs, (uint32_t)mjobs.size(), d_mterms, d_merged_rows,
+                                                      (uint32_t)maxstride, &c, st));
+            CK(cudaStreamSynchronize(st));
+            tm.push_back(now() - t0);
+        }
+        char name[64];
+        const struct { const char *what; std::vector<double> *t; } rows[] = { {"chunks", &t1}, {"s16", &t16}, {"merged", &tm} };
+        for (const auto &r : rows) {
+            snprintf(name, sizeof name, "gpu %u/%u %s", c.threads_per_job, c.nparts, r.what);
+            double m = median(*r.t);
+            printf("%-22s %10.2f %12.3e\n", name, 1e9 * m / (double)pairs, (double)pairs / m);
+        }
+        /* merged rows: row by row against the reference (stride differs) */
+        std::vector<uint64_t> merged(njobs * maxstride + 1);
+        CK(cudaMemcpy(merged.data(), d_merged_rows, njobs * maxstride * 8, cudaMemcpyDeviceToHost));
+        size_t row = 0;
+        for (const rec &r : v)
+            for (size_t i = 0; i < r.njobs; ++i, ++row)
+                bad += memcmp(merged.data() + row * maxstride, ref.data() + r.rows_at + i * r.stride, r.stride * 8) != 0;
+    }
+    /* the chunks with transfers, default mapping */
+    std::vector<double> t_xfer, t_cpun;
     for (int p = 0; p < PASSES; ++p) {
         double t0 = now();
-        for (size_t i = 0; i < v.size(); ++i)
-            CK((cudaError_t)milnor_mul_batch_cuda(d_flat, d_jobs[i], (uint32_t)v[i].njobs, d_terms[i],
-                                                  d_rows + v[i].rows_at, (uint32_t)v[i].stride, st));
-        CK(cudaStreamSynchronize(st));
-        t_chunks.push_back(now() - t0);
-        CK(cudaMemcpy(got.data(), d_rows, words * 8, cudaMemcpyDeviceToHost));
-        bad += memcmp(got.data(), ref.data(), words * 8) != 0;
-
-        t0 = now();
         for (size_t i = 0; i < v.size(); ++i) {
             CK(cudaMemcpyAsync(d_jobs[i], v[i].jobs, v[i].njobs * sizeof(milnor_row_job), cudaMemcpyHostToDevice, st));
             CK(cudaMemcpyAsync(d_terms[i], v[i].terms, v[i].nterms * sizeof(milnor_term), cudaMemcpyHostToDevice, st));
@@ -235,48 +263,12 @@ int main(int argc, char **argv)
         CK(cudaStreamSynchronize(st));
         t_xfer.push_back(now() - t0);
         bad += memcmp(hostrows.data(), ref.data(), words * 8) != 0;
-
-        for (int ki = 0; ki < 3; ++ki) {
-            t0 = now();
-            for (size_t i = 0; i < v.size(); ++i)
-                CK((cudaError_t)milnor_mul_batch_cuda(d_flat, d_jobs[i], (uint32_t)v[i].njobs, d_terms[i],
-                                                      d_rows + v[i].rows_at, (uint32_t)v[i].stride,
-                                                      streams[i % (size_t)KS[ki]]));
-            CK(cudaDeviceSynchronize());
-            t_streams[ki].push_back(now() - t0);
-            CK(cudaMemcpy(got.data(), d_rows, words * 8, cudaMemcpyDeviceToHost));
-            bad += memcmp(got.data(), ref.data(), words * 8) != 0;
-        }
-
-        t0 = now();
-        CK((cudaError_t)milnor_mul_batch_cuda(d_flat, d_mjobs, (uint32_t)mjobs.size(), d_mterms, d_merged_rows,
-                                              (uint32_t)maxstride, st));
-        CK(cudaStreamSynchronize(st));
-        t_merged.push_back(now() - t0);
-
-        t_cpu1.push_back(cpu_pass(&A, v, got.data(), 1));
-        bad += memcmp(got.data(), ref.data(), words * 8) != 0;
         t_cpun.push_back(cpu_pass(&A, v, got.data(), nthreads));
+        bad += memcmp(got.data(), ref.data(), words * 8) != 0;
     }
-    /* merged rows: row by row against the reference (stride differs) */
-    std::vector<uint64_t> merged(njobs * maxstride + 1);
-    CK(cudaMemcpy(merged.data(), d_merged_rows, njobs * maxstride * 8, cudaMemcpyDeviceToHost));
-    size_t row = 0;
-    for (const rec &r : v)
-        for (size_t i = 0; i < r.njobs; ++i, ++row)
-            bad += memcmp(merged.data() + row * maxstride, ref.data() + r.rows_at + i * r.stride, r.stride * 8) != 0;
-
-    printf("%-11s %10s %12s\n", "path", "ns/pair", "pairs/s");
-    char cpun[32];
-    snprintf(cpun, sizeof cpun, "cpu-%d", nthreads);
-    const struct { const char *name; std::vector<double> *t; } rows[] = {
-        {"gpu-chunks", &t_chunks}, {"gpu-xfer", &t_xfer}, {"gpu-s4", &t_streams[0]}, {"gpu-s16", &t_streams[1]},
-        {"gpu-s64", &t_streams[2]}, {"gpu-merged", &t_merged}, {"cpu-1", &t_cpu1}, {cpun, &t_cpun},
-    };
-    for (const auto &r : rows) {
-        double m = median(*r.t);
-        printf("%-11s %10.2f %12.3e\n", r.name, 1e9 * m / (double)pairs, (double)pairs / m);
-    }
+    printf("%-22s %10.2f\n", "gpu default +xfer", 1e9 * median(t_xfer) / (double)pairs);
+    printf("%-22s %10.2f   (one pass)\n", "cpu-1", 1e9 * t_cpu1 / (double)pairs);
+    printf("cpu-%-18d %10.2f\n", nthreads, 1e9 * median(t_cpun) / (double)pairs);
     printf("check: %s\n", bad ? "GPU DIFFERS from CPU" : "every GPU row identical to the CPU's");
     return bad != 0;
 }

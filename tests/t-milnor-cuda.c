@@ -102,7 +102,7 @@ static int batch_all_pairs(const milnor_basis *A, batch *b, deg_t D)
 
 /* GPU rows vs the CPU's search; returns the first differing row or -1 (-2 on CUDA failure). */
 static long compare_gpu(const milnor_basis *A, const uint32_t *flat, size_t words, const batch *b,
-                        double *ms)
+                        const milnor_cuda_cfg *cfg, double *ms)
 {
     size_t n = (size_t)b->njobs * b->stride;
     uint64_t *cpu = calloc(n + 1, sizeof *cpu), *gpu = calloc(n + 1, sizeof *gpu);
@@ -110,8 +110,8 @@ static long compare_gpu(const milnor_basis *A, const uint32_t *flat, size_t word
     long bad = -2;
     if (!cpu || !gpu) bail("out of memory");
     milnor_mul_batch_search(A, b->jobs, b->njobs, b->terms, cpu, b->stride);
-    if (milnor_mul_batch_cuda_host(flat, words, b->jobs, b->njobs, b->terms, b->nterms, gpu, b->stride, ms, err,
-                                   sizeof err) == 0) {
+    if (milnor_mul_batch_cuda_host(flat, words, b->jobs, b->njobs, b->terms, b->nterms, gpu, b->stride, cfg, ms,
+                                   err, sizeof err) == 0) {
         bad = -1;
         for (uint32_t i = 0; i < b->njobs && bad == -1; ++i)
             if (memcmp(cpu + (size_t)i * b->stride, gpu + (size_t)i * b->stride, b->stride * sizeof *cpu))
@@ -173,8 +173,17 @@ int main(void)
     batch b;
     double ms = 0;
     if (batch_all_pairs(&A, &b, 40) < 0) bail("out of memory");
-    ok(compare_gpu(&A, flat, words, &b, &ms) == -1, "all %zu products of degree <= 40: GPU = CPU search (%.2f ms)",
-       b.nterms, ms);
+    /* mappings: the default, one thread per job, and split searches of several shapes */
+    static const milnor_cuda_cfg cfgs[] = { {32, 1}, {1, 1}, {64, 3}, {128, 8}, {256, 32} };
+    for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; ++c)
+        ok(compare_gpu(&A, flat, words, &b, &cfgs[c], &ms) == -1,
+           "all %zu products of degree <= 40, %u threads/job, %u parts: GPU = CPU search (%.2f ms)", b.nterms,
+           cfgs[c].threads_per_job, cfgs[c].nparts, ms);
+    batch_free(&b);
+    milnor_cuda_cfg wrong = { 96, 1 };
+    b = (batch){ 0 };
+    if (batch_random(&A, &b, 2, 4, 10, 10) < 0) bail("out of memory");
+    ok(compare_gpu(&A, flat, words, &b, &wrong, &ms) == -2, "a mapping whose threads/job does not divide 256 is refused");
     batch_free(&b);
     static const uint32_t shapes[][4] = {   /* ngens, maxterms, max |R|, max |S| */
         {1, 1, 5, 5}, {1, 33, 20, 20}, {3, 64, 40, 40}, {50, 8, 60, 30}, {200, 40, 30, 60}, {17, 200, 70, 25},
@@ -183,15 +192,17 @@ int main(void)
         for (int rep = 0; rep < 3; ++rep) {
             if (batch_random(&A, &b, shapes[i][0], shapes[i][1], (deg_t)shapes[i][2], (deg_t)shapes[i][3]) < 0)
                 bail("out of memory");
-            long bad = compare_gpu(&A, flat, words, &b, &ms);
-            ok(bad == -1, "random batch %u gens x <= %u terms, |R| <= %u, |S| <= %u: %u rows, GPU = CPU%s", shapes[i][0],
-               shapes[i][1], shapes[i][2], shapes[i][3], b.njobs, bad == -1 ? "" : " (first differing row below)");
+            const milnor_cuda_cfg *cfg = &cfgs[(i + (size_t)rep) % (sizeof cfgs / sizeof *cfgs)];
+            long bad = compare_gpu(&A, flat, words, &b, cfg, &ms);
+            ok(bad == -1, "random batch %u gens x <= %u terms, |R| <= %u, |S| <= %u, mapping %u/%u: %u rows, GPU = CPU%s",
+               shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], cfg->threads_per_job, cfg->nparts, b.njobs,
+               bad == -1 ? "" : " (first differing row below)");
             if (bad >= 0) diag("row %ld differs", bad);
             batch_free(&b);
         }
     b = (batch){ 0 };
     b.stride = 1;
-    ok(compare_gpu(&A, flat, words, &b, &ms) == -1, "an empty batch launches nothing and succeeds");
+    ok(compare_gpu(&A, flat, words, &b, NULL, &ms) == -1, "an empty batch launches nothing and succeeds");
     free(flat);
     milnor_basis_clear(&A);
     return done_testing();

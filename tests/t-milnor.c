@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "algebra/milnor.h"
+#include "algebra/milnor_search.h"
 #include "tests/tap.h"
 
 #define VW 64                        /* words of a test vector: 4096 bits, dim A_d <= 4096 */
@@ -615,6 +616,47 @@ static void test_profile_products(void)
     ok(bad == 0, "A(2) basis: hash index round trip, products agree with those in A");
 }
 
+/* ---------------------------------------------------------------- split search (GPU) */
+
+/* mm_split: for nparts = 2, 3, 8, 32 the parts of a product visit disjoint sets of matrices
+ * whose union is the unsplit search's: same number of leaves, same XOR of T indices. */
+static void test_split_search(int pairs)
+{
+    int bad = 0, split_useful = 0;
+    static const uint32_t nparts[] = {2, 3, 8, 32};
+    for (int n = 0; n < pairs; ++n) {
+        deg_t dr = (deg_t)(1 + rnd() % 60), ds = (deg_t)(1 + rnd() % 40);
+        const milnor_elt *R = random_elt(dr), *S = random_elt(ds);
+        mm_search s;
+        uint32_t t[2 * MM_SIDE];
+        uint64_t leaves = 0, hash = 0;
+        int len;
+        if (!mm_setup(&s, R, S)) continue;
+        while ((len = mm_next(&s, t)) >= 0) {
+            ++leaves;
+            hash ^= (uint64_t)milnor_seqno_index(A.seq_g, dr + ds, t, (uint32_t)len) * 0x9e3779b97f4a7c15ull;
+        }
+        for (size_t q = 0; q < sizeof nparts / sizeof *nparts; ++q) {
+            uint64_t l2 = 0, h2 = 0, biggest = 0;
+            for (uint32_t p = 0; p < nparts[q]; ++p) {
+                uint64_t lp = 0;
+                mm_setup(&s, R, S);
+                mm_split(&s, p, nparts[q]);
+                while ((len = mm_next(&s, t)) >= 0) {
+                    ++lp;
+                    h2 ^= (uint64_t)milnor_seqno_index(A.seq_g, dr + ds, t, (uint32_t)len) * 0x9e3779b97f4a7c15ull;
+                }
+                l2 += lp;
+                if (lp > biggest) biggest = lp;
+            }
+            bad += l2 != leaves || h2 != hash;
+            split_useful += leaves >= 16 && biggest < leaves;
+        }
+    }
+    ok(bad == 0, "split search: the parts of %d random products together visit each matrix once", pairs);
+    ok(split_useful > 0, "split search: some long products are shared between parts (%d cases)", split_useful);
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(void)
@@ -639,6 +681,7 @@ int main(void)
     test_nassau_sequence();
     test_profile_validity();
     test_profile_products();
+    test_split_search(3000);
     milnor_basis_clear(&A);
     return done_testing();
 }
