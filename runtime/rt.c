@@ -51,8 +51,11 @@ int rt_init(int verbose, char *err, size_t errlen)
 #else
     conf.ncuda = 0;
 #endif
-    /* lws/ws/prio (StarPU 1.3) starve CUDA workers; dmda places chunks by their perfmodels */
-    if (gpus > 0 && !getenv("STARPU_SCHED")) conf.sched_policy_name = "dmda";
+    /* With CUDA workers: eager (lws/ws/prio of StarPU 1.3 can stall on CUDA workers; dmda kept
+     * the GPU under 6% of the pairs and was the slowest, docs/perf.md), 4 chunks in flight per
+     * CUDA worker unless the user chose otherwise. */
+    if (gpus > 0 && !getenv("STARPU_SCHED")) conf.sched_policy_name = "eager";
+    if (gpus > 0) setenv("STARPU_CUDA_PIPELINE", "4", 0);
     int ret = starpu_init(&conf);
     if (ret != 0) {
         snprintf(err, errlen, "StarPU failed to start: %s", strerror(-ret));
