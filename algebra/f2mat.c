@@ -1,6 +1,6 @@
 /* f2mat.c — packed F2 matrices; RREF by our own M4RM (f2mat_m4rm.c), plain Gauss-Jordan
  * when small, M4RI's PLUQ for very large dense matrices,
- * and kernel / quasi-inverse extraction from an RREF'd [A | 0 | I] (algorithms.md §3). */
+ * and kernel / quasi-inverse extraction from an RREF'd [A | 0 | I] (docs/algorithms.md §3). */
 #include "algebra/f2mat.h"
 
 #include <m4ri/m4ri.h>
@@ -306,6 +306,13 @@ void f2qi_apply(const f2qi *qi, const uint64_t *y, uint64_t *x)
         uint32_t c = (uint32_t)qi->pivot_cols[k];
         if (y[c >> 6] >> (c & 63) & 1) f2vec_xor(x, f2mat_row(&qi->preimage, k), w);
     }
+}
+
+void f2qi_apply_gather(const f2qi *qi, const uint64_t *y, const uint32_t *map, uint64_t *x)
+{
+    size_t w = f2vec_words(qi->src_dim);
+    for (uint32_t k = 0; k < qi->preimage.rows; k++)
+        if (f2vec_get(y, map[qi->pivot_cols[k]])) f2vec_xor(x, f2mat_row(&qi->preimage, k), w);
 }
 
 void f2qi_clear(f2qi *qi)

@@ -10,7 +10,7 @@
  *     row 1:  ...
  *
  * Reduced row echelon form (RREF) contract, relied on by kernel/image/quasi-inverse
- * extraction (algorithms.md §3.3): the first `rank` rows are the pivot rows sorted by pivot
+ * extraction (docs/algorithms.md §3.1, §3.2): the first `rank` rows are the pivot rows sorted by pivot
  * column, each pivot column is zero in every other row, the remaining rows are zero, and
  * pivots[c] is the row whose pivot is column c, or -1. RREF is unique for a row space, so
  * any method yields bit-identical results. The dense elimination is our own M4RM
@@ -72,7 +72,7 @@ int f2mat_augment_identity(f2mat *aug, const f2mat *a);
 int f2mat_kernel_from_rref(const f2mat *aug, uint32_t a_cols, uint32_t rank,
                            const int32_t *pivots, f2mat *kernel);
 
-/* Quasi-inverse of A (algorithms.md §3.4): for each image pivot column (in increasing order)
+/* Quasi-inverse of A (docs/algorithms.md §3.2): for each image pivot column (in increasing order)
  * a preimage row. Apply: for y in the image of A, x = sum over image pivot columns c with
  * y[c] = 1 of preimage[row of c]; then x·A = y. */
 typedef struct f2qi {
@@ -84,6 +84,9 @@ int f2mat_quasi_inverse_from_rref(const f2mat *aug, uint32_t a_cols, uint32_t ra
                                   const int32_t *pivots, f2qi *qi);
 /* x (src_dim bits, zeroed by the caller) ^= QI(y) (y: tgt_dim bits). */
 void f2qi_apply(const f2qi *qi, const uint64_t *y, uint64_t *x);
+/* The same for a vector y whose column c of A is bit map[c] of y (c < tgt_dim): A's columns
+ * gathered out of a larger space, as Nassau's signature blocks are (stages/nassau.c). */
+void f2qi_apply_gather(const f2qi *qi, const uint64_t *y, const uint32_t *map, uint64_t *x);
 void f2qi_clear(f2qi *qi);
 
 /* Vector helpers on packed words. */

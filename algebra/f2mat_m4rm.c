@@ -1,4 +1,4 @@
-/* f2mat_m4rm.c — our own RREF: Gauss-Jordan by the method of four Russians (algorithms.md
+/* f2mat_m4rm.c — our own RREF: Gauss-Jordan by the method of four Russians (docs/algorithms.md
  * §3.3), written for f2mat's layout. Thread-safe: no globals, all scratch memory is
  * allocated per call (one block), so many threads may reduce different matrices at once.
  *

@@ -2,7 +2,7 @@
  *
  * Maths. F_s is free on generators g added degree by degree; its basis in degree t is the
  * concatenation, over generators in order of addition (increasing degree, then index), of
- * the block {Sq(R)·g : R in the Milnor basis of degree t - |g|} (algorithms.md §4.1).
+ * the block {Sq(R)·g : R in the Milnor basis of degree t - |g|} (docs/algorithms.md §4.1).
  * The differential d_s is A-linear, so it is stored as the image d(g) of each generator: a
  * vector of F_{s-1} in degree |g|, over the generators of F_{s-1} of degree < |g| (a minimal
  * resolution never hits a generator of the same degree with the unit), so its length is

@@ -1,5 +1,5 @@
 /* milnor.c — Milnor basis of the mod 2 Steenrod algebra, its index and its product.
- * See milnor.h and ../shared/docs/algorithms.md §1, §2, §5.2. */
+ * See milnor.h and docs/algorithms.md §1 (basis, order, index) and §2 (product). */
 #include "algebra/milnor.h"
 #include "algebra/milnor_search.h"
 
@@ -150,7 +150,7 @@ static int build_hash(milnor_basis *A, deg_t d)
     return 0;
 }
 
-/* seqno tables of §1.4: n[e][m] = #Sq(R) of degree e using slots 0..m, g as documented. */
+/* seqno tables (docs/algorithms.md §1.3): n[e][m] = #Sq(R) of degree e using slots 0..m, g as documented. */
 static int build_seqno(milnor_basis *A)
 {
     size_t rows = (size_t)A->max_degree + 1;
@@ -171,7 +171,7 @@ static int build_seqno(milnor_basis *A)
     return 0;
 }
 
-/* Counts (pass elts NULL) or writes the elements of degree d, in the order of §1.3. */
+/* Counts (pass elts NULL) or writes the elements of degree d, in the order of docs/algorithms.md §1.2. */
 static uint32_t enumerate_degree(const milnor_basis *A, const uint32_t *pmax, deg_t d,
                                  milnor_elt *out)
 {
@@ -371,7 +371,7 @@ uint32_t milnor_index(const milnor_basis *A, const milnor_elt *R)
     return index_of(A, R->degree, R->r, R->len);
 }
 
-/* ---------------------------------------------------------------- product (§2) */
+/* ---------------------------------------------------------------- product (docs/algorithms.md §2) */
 
 
 void milnor_mul_each(const milnor_elt *R, const milnor_elt *S,
@@ -434,7 +434,7 @@ void milnor_mul_batch_search(const milnor_basis *A, const milnor_row_job *jobs, 
     }
 }
 
-/* ---------------------------------------------------------------- batched R-halves (§2.5)
+/* ---------------------------------------------------------------- batched R-halves (docs/algorithms.md §2.3)
  *
  * For a fixed Sq(R) every Milnor matrix X splits into its R-half (the entries x_ij, i >= 1)
  * and the free parts x_0j = s_j - sum_{i>=1} x_ij. An R-half is kept when the R-entries on

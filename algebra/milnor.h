@@ -3,13 +3,13 @@
  * Maths. A has the Milnor basis Sq(R), R = (r1, ..., rk) finite sequences of non-negative
  * integers (trailing zeros removed; Sq() is the unit), deg Sq(R) = sum r_i (2^i - 1).
  * Sq(R)·Sq(S) = sum over Milnor matrices X of c(X) Sq(T(X)) (Milnor 1958; see
- * ../shared/docs/algorithms.md §2): rows sum_j 2^j x_ij = r_i, columns sum_i x_ij = s_j,
+ * docs/algorithms.md §2.1): rows sum_j 2^j x_ij = r_i, columns sum_i x_ij = s_j,
  * t_n = sum_{i+j=n} x_ij, coefficient = product of multinomials, odd iff no carries.
  *
- * Order. The basis of degree d is listed in sseq's recursive order (algorithms.md §1.3):
+ * Order. The basis of degree d is listed in sseq's recursive order (docs/algorithms.md §1.2):
  * grouped by length (position of the last non-zero entry), and inside a group of length i+1
  * in the order of degree d - (2^{i+1}-1) from which each element comes by adding 1 to r_{i+1}.
- * The index of Sq(R) in its degree is its position in that list ("seqno", §1.4).
+ * The index of Sq(R) in its degree is its position in that list ("seqno", docs/algorithms.md §1.3).
  * This order is part of our output: it makes differentials comparable with sseq's.
  *
  * Layout. A milnor_basis holds, for each degree 0..max_degree, the array of its elements
@@ -20,7 +20,7 @@
  * Sub-Hopf-algebras. A profile h = (h1, ..., hk) (truncated or not) defines the sub-Hopf
  * algebra with basis Sq(R), r_i < 2^{h_i}; A(n) = [n+1, n, ..., 1] truncated. Nassau's
  * algorithm walks the sequence [] → [1] → [1,1] → [2,1] → [2,1,1] → [2,2,1] → [3,2,1] → ...
- * (milnor_profile_next_nassau, §5.2).
+ * (milnor_profile_next_nassau, docs/algorithms.md §1.4).
  */
 #ifndef EXTFLOW_MILNOR_H
 #define EXTFLOW_MILNOR_H
@@ -106,7 +106,7 @@ typedef struct milnor_term {
 
 /* rows: njobs rows of stride_words words each, XORed into (caller zeroes them).
  * Jobs with several terms enumerate the R-halves of their Sq(R) once and test all terms
- * against them (algorithms.md §2.5); the others run one matrix search per pair. Same bits
+ * against them (docs/algorithms.md §2.3); the others run one matrix search per pair. Same bits
  * either way. Thread-safe on a shared const basis (scratch is per call). */
 void milnor_mul_batch(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                       const milnor_term *terms, uint64_t *rows, size_t stride_words);
@@ -114,7 +114,7 @@ void milnor_mul_batch(const milnor_basis *A, const milnor_row_job *jobs, size_t 
 /* The same, by one matrix search per (R, S) pair (the reference path). */
 void milnor_mul_batch_search(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                              const milnor_term *terms, uint64_t *rows, size_t stride_words);
-/* The same, each job enumerating the R-halves of its Sq(R) once (algorithms.md §2.5). */
+/* The same, each job enumerating the R-halves of its Sq(R) once (docs/algorithms.md §2.3). */
 void milnor_mul_batch_halves(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                              const milnor_term *terms, uint64_t *rows, size_t stride_words);
 
@@ -162,7 +162,7 @@ int milnor_profile_is_valid(const milnor_profile *p);        /* sub-Hopf-algebra
 uint32_t milnor_profile_slot_max(const milnor_profile *p, int i); /* 2^h_i - 1, or UINT32_MAX */
 int milnor_profile_contains(const milnor_profile *p, const milnor_elt *R);
 deg_t milnor_profile_top_degree(const milnor_profile *p);    /* finite profiles; else -1 */
-/* Nassau's sequence of subalgebras: advances *p to the next one (§5.2). */
+/* Nassau's sequence of subalgebras: advances *p to the next one (docs/algorithms.md §1.4). */
 void milnor_profile_next_nassau(milnor_profile *p);
 
 #ifdef __cplusplus

@@ -1,6 +1,6 @@
 /* manifest.h — DIR/run.json: which resolution a directory holds and how far it is complete.
  *
- * Written after a successful run, after ext.csv (atomically, report_write_file); format in
+ * Written after a successful run, after ext.csv (report_write_file: durably, by stages/durable.h); format in
  * schema/run-json.md. A run whose module or algorithm differs from the directory's is refused
  * (tools/extflow.c), so stage files of another resolution are never overwritten; a run over a
  * region the manifest's contains is widened to it, so ext.csv always covers everything

@@ -1,5 +1,5 @@
 /* nassau.c — Nassau's algorithm for a step (s, t), s >= 2, of the resolution of S_2
- * (arXiv 1910.04063; algorithms.md §5, in the form with degree-restricted reads of §5.7).
+ * (arXiv 1910.04063; docs/algorithms.md §5, with the degree-restricted reads of §5.4).
  *
  * Maths. For a sub-Hopf-algebra B with profile h (chosen per bidegree, optimal_for below),
  * every basis element Sq(R)·g has a signature σ(R) = (r_i mod 2^{h_i})_i. In the range where
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stages/resolution.h"
+#include "stages/stagefile.h"
 
 typedef struct nassau_state {
     milnor_profile h;
@@ -184,7 +185,7 @@ int res_nassau_reduce0(step_ctx *c)
     nassau_state *ns = c->ns;
     uint32_t nz0 = ns->row_start[1], nc0 = ns->col_start[1];
     const uint32_t *rows0 = ns->row_idx, *cols0 = ns->col_idx;
-    f2mat block = { 0 }, aug = { 0 }, img = { 0 };
+    f2mat block = { 0 }, aug = { 0 }, img = { 0 }, K = { 0 };
     int32_t *piv = NULL, *imgpiv = NULL;
     int rank, rc = -2;          /* -2: out of memory */
     const uint64_t **rowp = malloc(((size_t)nz0 + ns->nzero_src + 1) * sizeof *rowp);
@@ -193,7 +194,18 @@ int res_nassau_reduce0(step_ctx *c)
     /* zero-signature cycles of d_{s-1} */
     if (f2mat_init(&block, nz0, nc0) != 0) goto oom;
     gather_block(&block, rowp, nz0, cols0, nc0, c->build.ncols);
-    if (reduce_augmented(&block, &aug, &piv, &rank) != 0) goto oom;
+    if (res_keep_stage(res, STAGE_MATRIX, c->s, c->t, &block) != 0) {
+        rc = -1;
+        goto oom;
+    }
+    if (reduce_augmented(&block, &aug, &piv, &rank) != 0 ||
+        f2mat_kernel_from_rref(&aug, nc0, (uint32_t)rank, piv, &K) != 0)
+        goto oom;
+    f2mat_clear(&aug);
+    if (res_keep_stage(res, STAGE_KERNEL, c->s, c->t, &K) != 0) {
+        rc = -1;
+        goto oom;
+    }
     /* zero-signature image of d_s, in the coordinates rows0 */
     if (f2mat_init(&img, ns->nzero_src, nz0) != 0) goto oom;
     gather_block(&img, rowp + nz0, ns->nzero_src, rows0, nz0,
@@ -201,24 +213,22 @@ int res_nassau_reduce0(step_ctx *c)
     imgpiv = malloc(sizeof *imgpiv * (nz0 + 1));
     if (!imgpiv || f2mat_rref(&img, imgpiv) < 0) goto oom;
     /* new generators: kernel vectors whose pivot is not an image pivot */
-    uint32_t seg = f2mat_segment_start(nc0), xwords = (uint32_t)f2vec_words(ns->nrows);
+    uint32_t xwords = (uint32_t)f2vec_words(ns->nrows);
     uint32_t dwords = (uint32_t)f2vec_words(ns->ncols);
     c->new_gens = calloc((size_t)nz0 + 1, sizeof *c->new_gens);
     ns->dx = calloc(((size_t)nz0 + 1) * dwords + 1, sizeof *ns->dx);
     if (!c->new_gens || !ns->dx) goto oom;
-    for (uint32_t r = 0; r < (uint32_t)rank; r++) {
-        const uint64_t *row = f2mat_row(&aug, r);
-        int p = (int)f2vec_first_bit(row, aug.cols);
-        if (p < (int)seg) continue;
-        uint32_t kp = (uint32_t)p - seg;
-        if (imgpiv[kp] >= 0) continue;
+    for (uint32_t r = 0; r < K.rows; r++) {
+        const uint64_t *row = f2mat_row(&K, r);
+        int64_t kp = f2vec_first_bit(row, K.cols);
+        if (kp < 0 || imgpiv[kp] >= 0) continue;
         fm_gen *g = &c->new_gens[c->n_new];
         g->bits = ns->nrows;
         g->img = calloc((size_t)xwords + 1, 8);
         if (!g->img) goto oom;
         uint64_t *dx = ns->dx + (size_t)c->n_new * dwords;
         for (uint32_t i = 0; i < nz0; i++)
-            if (f2vec_get(row, seg + i)) {
+            if (f2vec_get(row, i)) {
                 f2vec_flip(g->img, rows0[i]);
                 f2vec_xor(dx, rowp[i], dwords);
             }
@@ -235,13 +245,15 @@ oom:
     f2mat_clear(&block);
     f2mat_clear(&aug);
     f2mat_clear(&img);
+    f2mat_clear(&K);
     if (rc != -2) return rc;
     res_fail(res, "out of memory in Nassau step (%d,%d)", c->s, c->t);
     return -1;
 }
 
 /* One signature's correction: the quasi-inverse of its block of d_{s-1} (RREF of
- * [block | 0 | I]) lifts the part of each dx in this signature's columns; x and dx follow. */
+ * [block | 0 | I], f2qi) lifts the part of each dx in this signature's columns, read off dx
+ * before it changes; x and dx follow. */
 static int correct_signature(step_ctx *c, uint32_t code, const uint64_t **rows, uint64_t *lift)
 {
     nassau_state *ns = c->ns;
@@ -252,23 +264,19 @@ static int correct_signature(step_ctx *c, uint32_t code, const uint64_t **rows, 
     uint32_t dwords = (uint32_t)f2vec_words(ns->ncols), lwords = (uint32_t)f2vec_words(nr);
     for (uint32_t k = 0; k < nr; k++) rows[k] = ns->row_of[ridx[k]];
     f2mat block = { 0 }, aug = { 0 };
+    f2qi qi = { 0 };
     int32_t *piv = NULL;
     int rank, rc = -1;
     if (f2mat_init(&block, nr, nc) != 0) goto out;
     gather_block(&block, rows, nr, cidx, nc, ns->ncols);
-    if (reduce_augmented(&block, &aug, &piv, &rank) != 0) goto out;
-    uint32_t seg = f2mat_segment_start(nc);     /* the I part starts on a word boundary */
+    if (reduce_augmented(&block, &aug, &piv, &rank) != 0 ||
+        f2mat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, &qi) != 0)
+        goto out;
+    f2mat_clear(&aug);
     for (uint32_t a = 0; a < c->n_new; a++) {
         uint64_t *dx = ns->dx + (size_t)a * dwords;
-        /* lift = sum of the preimages of the pivot columns p with dx[cidx[p]] = 1, all read
-         * off dx before it changes (the quasi-inverse of algorithms.md §3.4) */
         memset(lift, 0, lwords * sizeof *lift);
-        for (uint32_t r = 0; r < (uint32_t)rank; r++) {
-            const uint64_t *row = f2mat_row(&aug, r);
-            int p = (int)f2vec_first_bit(row, seg);
-            if (p < 0) break;                   /* the kernel rows follow */
-            if (f2vec_get(dx, cidx[p])) f2vec_xor(lift, row + seg / 64, lwords);
-        }
+        f2qi_apply_gather(&qi, dx, cidx, lift);
         for (uint32_t w = 0; w < lwords; w++)
             for (uint64_t bits = lift[w]; bits; bits &= bits - 1) {
                 uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
@@ -280,6 +288,7 @@ static int correct_signature(step_ctx *c, uint32_t code, const uint64_t **rows, 
 out:
     f2mat_clear(&block);
     f2mat_clear(&aug);
+    f2qi_clear(&qi);
     free(piv);
     return rc;
 }

@@ -1,10 +1,9 @@
 /* report.c — Ext tables and charts (see report.h). */
 #include "stages/report.h"
+#include "stages/durable.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Largest stem of row s inside the region (-1 if none). */
 static int row_last_stem(const resolution *res, int s)
@@ -153,19 +152,17 @@ int report_resolution_size(FILE *out, const resolution *res)
 int report_write_file(const char *dir, const char *name, const resolution *res,
                       int (*write)(FILE *, const resolution *))
 {
-    char path[4200], tmp[4300];
+    char path[4200];
+    char *buf = NULL;
+    size_t len = 0;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    FILE *f = open_memstream(&buf, &len);      /* rendered in memory, then written durably */
     if (!f) return -1;
     int rc = write(f, res);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) rc = -1;
     if (fclose(f) != 0) rc = -1;
-    if (rc == 0 && rename(tmp, path) != 0) rc = -1;
-    if (rc != 0) {
-        int e = errno;
-        unlink(tmp);
-        errno = e;
-    }
+    if (rc == 0) rc = durable_write_file(path, buf, len, NULL, 0);
+    int e = errno;
+    free(buf);
+    errno = e;
     return rc;
 }

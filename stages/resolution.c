@@ -205,13 +205,15 @@ int res_step_reduce(step_ctx *c)
 {
     resolution *res = c->res;
     int want_kernel = c->kernel_only || res_kernel_wanted(res, c->s, c->t);
+    int keep_kernel = !c->kernel_only && (res->keep_stages & 1u << STAGE_KERNEL);
     f2mat aug = { 0 };
     int32_t *pivots = NULL;
     f2mat *kernel = NULL;
+    if (!c->kernel_only && res_keep_stage(res, STAGE_MATRIX, c->s, c->t, &c->build.D) != 0) return -1;
     c->is_image_pivot = calloc(c->build.ncols ? c->build.ncols : 1, 1);
     if (!c->is_image_pivot) goto oom;
     if (c->build.nrows == 0) {
-        if (want_kernel && !(kernel = calloc(1, sizeof *kernel))) goto oom;
+        if ((want_kernel || keep_kernel) && !(kernel = calloc(1, sizeof *kernel))) goto oom;
         if (kernel && f2mat_init(kernel, 0, 0) != 0) goto oom;
     } else {
         if (f2mat_augment_identity(&aug, &c->build.D) != 0) goto oom;
@@ -221,7 +223,7 @@ int res_step_reduce(step_ctx *c)
         if (rank < 0) goto oom;
         for (uint32_t col = 0; col < c->build.ncols; col++)
             c->is_image_pivot[col] = pivots[col] >= 0;
-        if (want_kernel) {
+        if (want_kernel || keep_kernel) {
             kernel = calloc(1, sizeof *kernel);
             if (!kernel || f2mat_kernel_from_rref(&aug, c->build.ncols, (uint32_t)rank, pivots, kernel) != 0)
                 goto oom;
@@ -230,8 +232,10 @@ int res_step_reduce(step_ctx *c)
     f2mat_clear(&c->build.D);    /* the shape stays: finish reads build.ncols */
     f2mat_clear(&aug);
     free(pivots);
-    if (kernel) *res_kernel_slot(res, c->s, c->t) = kernel;
-    return 0;
+    int krc = keep_kernel ? res_keep_stage(res, STAGE_KERNEL, c->s, c->t, kernel) : 0;
+    if (kernel && want_kernel && krc == 0) *res_kernel_slot(res, c->s, c->t) = kernel;
+    else if (kernel) { f2mat_clear(kernel); free(kernel); }
+    return krc;
 oom:
     f2mat_clear(&aug);
     free(pivots);
@@ -266,26 +270,12 @@ static int save_differential(resolution *res, int s, deg_t t, uint32_t n, const 
         return 0;
     }
     f2mat m;
-    char path[4200], err[600];
     if (f2mat_init(&m, n, width) != 0) return -1;
     for (uint32_t k = 0; k < n; k++)
         memcpy(f2mat_row(&m, k), gens[k].img, f2vec_words(width) * 8);
-    stage_header h = { .kind = STAGE_DIFFERENTIAL, .s = s, .t = t, .aux = width,
-                       .algorithm = (uint16_t)res->algorithm, .module_id = res->module_id };
-    stage_path(path, sizeof path, res->outdir, STAGE_DIFFERENTIAL, s, t);
-    void *buf = NULL;
-    size_t len = 0;
-    int rc = stage_encode(&h, &m, &buf, &len, err, sizeof err);
+    int rc = res_queue_stage(res, STAGE_DIFFERENTIAL, s, t, width, &m);
     f2mat_clear(&m);
-    if (rc == STAGE_OK && stage_committer_add(res->committer, path, buf, len) != 0) {
-        snprintf(err, sizeof err, "%.500s: out of memory queueing the file", path);
-        rc = STAGE_ENOMEM;
-    }
-    if (rc != STAGE_OK) {
-        res_fail(res, "%s", err);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 int res_publish(resolution *res, int s, deg_t t, uint32_t n, fm_gen *gens, uint32_t width)

@@ -1,6 +1,6 @@
 /* resolution.h — the minimal resolution of the sphere S_2 = F2 over A, standard algorithm.
  *
- * Maths (algorithms.md §4). F_s → F_{s-1} → ... → F_0 → F2 with F_s free; at each bidegree
+ * Maths (docs/algorithms.md §4). F_s → F_{s-1} → ... → F_0 → F2 with F_s free; at each bidegree
  * (s, t) the step reduces the matrix of d_s on F_{s,t} (rows: basis Sq(R)·g with |g| < t;
  * columns: F_{s-1,t}) together with an identity, [D | 0 | I], to RREF. Rows whose pivot lies
  * in I give the kernel of d_s (consumed by step (s+1, t)); the pivots in D give the image.
@@ -45,6 +45,11 @@ typedef struct resolution {
     uint64_t module_id;
     int write_stages;
     stage_committer *committer; /* group commit of stage files (write_stages only) */
+    unsigned keep_stages;       /* 1 << STAGE_MATRIX, 1 << STAGE_KERNEL: also save each step's
+                                 * matrix / kernel (--keep-stages; stages/keepstages.c) */
+    int keep_check;             /* verify: compare with the saved files instead of writing */
+    long keep_checked, keep_bad;/* files compared, and how many disagreed or were unreadable */
+    char keep_error[1200];      /* the last disagreement */
     int algorithm;              /* enum algorithm */
     const char *load_action;    /* what res_load_stages says it does with a bad file (NULL: silent) */
     /* first error (runtime failures inside tasks); later tasks become no-ops */
@@ -117,6 +122,18 @@ void res_nassau_free(step_ctx *c);
 void res_step_free(step_ctx *c);
 /* Kernel of d_s at (s, t) computed on the spot (stem edge, resume). */
 int res_compute_kernel(resolution *res, int s, deg_t t);
+
+/* Encodes m as the stage file of this kind at (s, t) (header from res: algorithm, module)
+ * and queues it to the committer (stages/keepstages.c); 0, or -1 after res_fail. */
+int res_queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, const f2mat *m);
+/* --keep-stages (stages/keepstages.c): the matrix a step reduces, or its kernel, at (s, t)
+ * as a stage file of that kind (queued to the committer), or, with keep_check, compared
+ * with the file already there. Does nothing for a kind not in keep_stages. 0, or -1 (after
+ * res_fail) when it cannot be queued. */
+int res_keep_stage(resolution *res, int kind, int s, deg_t t, const f2mat *m);
+/* verify: recomputes the step at (s, t) from the loaded differentials with keep_check set,
+ * so that every kept file of (s, t) is compared; 0, or -1 when the step cannot run. */
+int res_check_kept(resolution *res, int s, deg_t t);
 
 /* Makes every stage file written so far durable and visible; 0, or -1 (after res_fail). */
 int res_flush_stages(resolution *res);

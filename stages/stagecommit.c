@@ -1,8 +1,8 @@
 /* stagecommit.c — group commit of stage files (see stagecommit.h). */
 #include "stages/stagecommit.h"
+#include "stages/durable.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 typedef struct pending {
-    char *final, *tmp;
+    char *final;
     void *buf;          /* the file's bytes (stage_encode), or a journal record */
     size_t len;
     int record;         /* 1: append buf to the journal named final */
@@ -29,31 +29,6 @@ struct stage_committer {
     _Atomic int failed;
     char error[512];
 };
-
-static int fsync_dir_of(const char *path)
-{
-    char *copy = strdup(path);
-    if (!copy) return -1;
-    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(copy);
-    if (fd < 0) return -1;
-    int r = fsync(fd);
-    close(fd);
-    return r;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
 
 /* Appends the batch's journal records (all to one journal in practice) in one write each
  * journal, then fdatasync. A kill mid-append leaves a torn record, which readers skip. */
@@ -80,73 +55,34 @@ static void append_records(pending *items, size_t n, char *msg, size_t msglen)
                 }
             }
         int fd = open(items[i].final, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd < 0 || write_all(fd, all, total) != 0 || fdatasync(fd) != 0)
+        if (fd < 0 || durable_write_all(fd, all, total) != 0 || fdatasync(fd) != 0)
             snprintf(msg, msglen, "%.400s: cannot append: %s", items[i].final, strerror(errno));
         if (fd >= 0) close(fd);
         free(all);
     }
 }
 
-/* Writes the batch's temporaries (starting their write-back at once), waits for all of them
- * to reach the disk (fdatasync each: only our data, unlike syncfs, which also waits for
- * every other dirty page on the file system), then renames all and fsyncs the directories. */
+/* The batch's files in one group commit (durable_write_batch), then its journal records. */
 static void commit_batch(stage_committer *sc, pending *items, size_t n)
 {
-    static unsigned long seq;
-    char msg[512] = "";
+    char msg[4096] = "";
     if (n == 0) return;
-    int *fds = malloc(n * sizeof *fds);
-    if (!fds) snprintf(msg, sizeof msg, "%.400s: out of memory", items[0].final);
-    for (size_t i = 0; fds && i < n; i++) fds[i] = -1;
-    for (size_t i = 0; i < n && !msg[0]; i++) {
-        if (items[i].record) continue;
-        size_t tl = strlen(items[i].final) + 48;
-        items[i].tmp = malloc(tl);
-        if (!items[i].tmp) {
-            snprintf(msg, sizeof msg, "%.400s: out of memory", items[i].final);
-            break;
-        }
-        snprintf(items[i].tmp, tl, "%s.tmp.%ld.%lu", items[i].final, (long)getpid(), seq++);
-        fds[i] = open(items[i].tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fds[i] < 0 || write_all(fds[i], items[i].buf, items[i].len) != 0)
-            snprintf(msg, sizeof msg, "%.400s: cannot write: %s", items[i].tmp, strerror(errno));
-        else
-            sync_file_range(fds[i], 0, 0, SYNC_FILE_RANGE_WRITE);
-    }
-    for (size_t i = 0; fds && i < n; i++) {
-        if (fds[i] < 0) continue;
-        if (!msg[0] && fdatasync(fds[i]) != 0)
-            snprintf(msg, sizeof msg, "%.400s: sync failed: %s", items[i].tmp, strerror(errno));
-        if (close(fds[i]) != 0 && !msg[0])
-            snprintf(msg, sizeof msg, "%.400s: close: %s", items[i].tmp, strerror(errno));
-    }
-    free(fds);
+    durable_item *files = malloc(n * sizeof *files);
+    size_t nf = 0;
+    if (!files) snprintf(msg, sizeof msg, "%.400s: out of memory", items[0].final);
+    for (size_t i = 0; files && i < n; i++)
+        if (!items[i].record) files[nf++] = (durable_item){ items[i].final, items[i].buf, items[i].len };
+    if (files && durable_write_batch(files, nf, msg, sizeof msg) != 0 && !msg[0])
+        snprintf(msg, sizeof msg, "%.400s: cannot write", items[0].final);
+    free(files);
+    if (!msg[0]) append_records(items, n, msg, sizeof msg);
     for (size_t i = 0; i < n; i++) {
-        if (items[i].record) continue;
-        if (!msg[0] && rename(items[i].tmp, items[i].final) != 0)
-            snprintf(msg, sizeof msg, "%.200s: rename from %.200s: %s", items[i].final, items[i].tmp,
-                     strerror(errno));
-        if (msg[0] && items[i].tmp) unlink(items[i].tmp);
-    }
-    /* one fsync per distinct directory (a batch usually has one) */
-    for (size_t i = 0; i < n && !msg[0]; i++) {
-        if (items[i].record) continue;
-        size_t len = strrchr(items[i].final, '/') ? (size_t)(strrchr(items[i].final, '/') - items[i].final) : 0;
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = strncmp(items[j].final, items[i].final, len + 1) == 0 && !strchr(items[j].final + len + 1, '/');
-        if (!seen && fsync_dir_of(items[i].final) != 0)
-            snprintf(msg, sizeof msg, "%s: fsync of the directory: %s", items[i].final, strerror(errno));
-    }
-    append_records(items, n, msg, sizeof msg);
-    for (size_t i = 0; i < n; i++) {
-        free(items[i].tmp);
         free(items[i].final);
         free(items[i].buf);
     }
     if (msg[0]) {
         pthread_mutex_lock(&sc->lock);
-        if (!sc->error[0]) memcpy(sc->error, msg, sizeof msg);
+        if (!sc->error[0]) snprintf(sc->error, sizeof sc->error, "%s", msg);
         sc->failed = 1;
         pthread_mutex_unlock(&sc->lock);
     }
@@ -219,7 +155,7 @@ static int add_entry(stage_committer *sc, const char *final, void *buf, size_t l
     }
     int ok = f && sc->n < sc->cap;
     if (ok) {
-        sc->items[sc->n++] = (pending){ f, NULL, buf, len, record };
+        sc->items[sc->n++] = (pending){ f, buf, len, record };
         if (sc->n >= sc->batch) pthread_cond_signal(&sc->wake);
     }
     pthread_mutex_unlock(&sc->lock);

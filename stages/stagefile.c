@@ -1,5 +1,6 @@
 /* stagefile.c — stage files (see stagefile.h and schema/stage-files.md). */
 #include "stages/stagefile.h"
+#include "stages/durable.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -7,7 +8,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -181,75 +181,22 @@ out:
 
 /* ---- writing --------------------------------------------------------------------------- */
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-/* fsync the directory holding path, so the rename is durable. */
-static int fsync_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    if (!slash) dir = strdup(".");
-    else if (slash == path) dir = strdup("/");
-    else dir = strndup(path, (size_t)(slash - path));
-    if (!dir) return -1;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(dir);
-    if (fd < 0) return -1;
-    int r = fsync(fd);
-    int e = errno;
-    close(fd);
-    errno = e;
-    return r;
-}
-
-/* Encode in memory (stage_encode), write to "<path>.tmp.<pid>.<seq>", fsync, rename over path,
- * fsync the directory. On any error the temporary is unlinked. */
+/* Encode in memory (stage_encode), then write it durably (durable.h: temporary, sync,
+ * rename, directory sync). On any error the temporary is unlinked. */
 int stage_write(const char *path, const stage_header *h, const f2mat *m,
                 char *err, size_t errlen)
 {
-    static atomic_uint seq;
-    int rc = STAGE_OK, fd = -1;
-    char *tmp = NULL;
+    int rc = STAGE_OK;
     void *buf = NULL;
     size_t len = 0;
     if (!path) path = "(null)";
     FAIL_IF(!h || !m, STAGE_EINVAL, "%s: stage_write: NULL header or matrix", path);
-    char why[400];
+    char why[4096];
     rc = stage_encode(h, m, &buf, &len, why, sizeof why);
     FAIL_IF(rc != STAGE_OK, rc, "%s: %s", path, why);
-    size_t tlen = strlen(path) + 64;
-    FAIL_IF(!(tmp = malloc(tlen)), STAGE_ENOMEM, "%s: out of memory", path);
-    snprintf(tmp, tlen, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&seq, 1u));
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    FAIL_IF(fd < 0, errno == ENOENT ? STAGE_ENOENT : STAGE_EIO, "%s: cannot create %s: %s",
-            path, tmp, strerror(errno));
-    FAIL_IF(write_all(fd, buf, len) < 0, STAGE_EIO, "%s: write: %s", tmp, strerror(errno));
-    FAIL_IF(fsync(fd) < 0, STAGE_EIO, "%s: fsync: %s", tmp, strerror(errno));
-    int cfd = fd;
-    fd = -1;
-    FAIL_IF(close(cfd) < 0, STAGE_EIO, "%s: close: %s", tmp, strerror(errno));
-    FAIL_IF(rename(tmp, path) < 0, STAGE_EIO, "%s: rename from %s: %s", path, tmp, strerror(errno));
-    free(tmp);
-    tmp = NULL;
-    FAIL_IF(fsync_dir(path) < 0, STAGE_EIO, "%s: fsync of the directory: %s", path, strerror(errno));
+    if (durable_write_file(path, buf, len, why, sizeof why) != 0)
+        FAIL(errno == ENOENT ? STAGE_ENOENT : errno == ENOMEM ? STAGE_ENOMEM : STAGE_EIO, "%s", why);
 out:
-    if (fd >= 0) close(fd);
-    if (tmp) {
-        unlink(tmp);
-        free(tmp);
-    }
     free(buf);
     return rc;
 }
@@ -449,12 +396,13 @@ out:
     return rc;
 }
 
-int stage_mkdirs(const char *outdir, char *err, size_t errlen)
+int stage_mkdirs(const char *outdir, unsigned kinds, char *err, size_t errlen)
 {
     int rc = STAGE_OK;
     char buf[PATH_MAX];
     FAIL_IF(!outdir || !*outdir, STAGE_EINVAL, "stage_mkdirs: empty output directory");
     for (int k = STAGE_DIFFERENTIAL; k <= STAGE_MATRIX; k++) {
+        if (!(kinds & 1u << k)) continue;
         int n = snprintf(buf, sizeof buf, "%s/stages/%s", outdir, stage_kind_name(k));
         FAIL_IF(n < 0 || (size_t)n >= sizeof buf, STAGE_EINVAL, "%s: path too long", outdir);
         FORWARD_IF_ERROR(mkdir_p(buf, err, errlen));
@@ -808,24 +756,16 @@ static void keep_record(int s, int t, void *ctx)
 int stage_journal_rewrite(const char *outdir, uint64_t module_id, int algorithm, char *err,
                           size_t errlen)
 {
-    char path[4200], tmp[4300];
+    char path[4200];
     struct journal_keep k = { malloc(STAGE_JOURNAL_RECORD), 0, 1, module_id, algorithm };
     long bad;
     int rc = STAGE_OK;
     FAIL_IF(stage_journal_path(path, sizeof path, outdir) != STAGE_OK, STAGE_EINVAL, "%s: path too long", outdir);
     stage_journal_read(outdir, module_id, algorithm, keep_record, &k, &bad);
     FAIL_IF(!k.buf, STAGE_ENOMEM, "%s: out of memory", path);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    FAIL_IF(fd < 0, STAGE_EIO, "%s: cannot create: %s", tmp, strerror(errno));
-    int wrc = write_all(fd, k.buf, k.n * STAGE_JOURNAL_RECORD);
-    int src = fsync(fd);
-    close(fd);
-    if (wrc != 0 || src != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        FAIL(STAGE_EIO, "%s: cannot rewrite: %s", path, strerror(errno));
-    }
-    FAIL_IF(fsync_dir(path) < 0, STAGE_EIO, "%s: fsync of the directory: %s", path, strerror(errno));
+    char why[4096];
+    FAIL_IF(durable_write_file(path, k.buf, k.n * STAGE_JOURNAL_RECORD, why, sizeof why) != 0, STAGE_EIO,
+            "cannot rewrite the journal: %s", why);
 out:
     free(k.buf);
     return rc;

@@ -103,8 +103,9 @@ int stage_path(char *buf, size_t size, const char *outdir, int kind, int s, int 
 /* Removes temporaries ("*.tmp.*") a killed writer left in outdir and outdir/stages/<kind>/;
  * call it only while holding the directory's lock. Returns how many were removed. */
 int stage_remove_temporaries(const char *outdir);
-/* mkdir -p outdir/stages/{differential,kernel,matrix}. */
-int stage_mkdirs(const char *outdir, char *err, size_t errlen);
+/* mkdir -p outdir/stages/<kindname> for each kind k with bit (1 << k) set in kinds (a run
+ * creates differential/ always, kernel/ and matrix/ only when --keep-stages asks). */
+int stage_mkdirs(const char *outdir, unsigned kinds, char *err, size_t errlen);
 
 /* `extflow inspect FILE [--summary]`: header fields one per line ("key: value"), then either
  * the matrix (one row per line of '0'/'1') or, with summary, shape, rank and density. */

@@ -31,6 +31,14 @@ static void problem(verifier *v, const char *fmt, ...)
 
 static size_t cell(const verifier *v, int s, int t) { return (size_t)s * (v->max_t + 1) + t; }
 
+/* "s_t.zst" with 0 <= s <= t <= MILNOR_MAX_DEGREE, s <= 1000; 1 if name is one. */
+static int stage_name(const char *name, int *s, int *t)
+{
+    int len = 0;
+    return sscanf(name, "%d_%d.zst%n", s, t, &len) == 2 && !name[len] && *s >= 0 && *t >= *s &&
+           *t <= MILNOR_MAX_DEGREE && *s <= 1000;
+}
+
 struct found { int s, t, status; };
 
 /* Reads every file of stages/differential; bad ones are reported here. */
@@ -48,14 +56,13 @@ static struct found *scan_files(verifier *v, uint64_t module, int alg, long *nfo
         return NULL;
     }
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        int s, t, len = 0;
+        int s, t;
         if (e->d_name[0] == '.') continue;
         if (strstr(e->d_name, ".tmp.")) {   /* a killed run's temporary: never read */
             ++*ntmp;
             continue;
         }
-        if (sscanf(e->d_name, "%d_%d.zst%n", &s, &t, &len) != 2 || e->d_name[len] || s < 0 || t < s ||
-            t > MILNOR_MAX_DEGREE || s > 1000) {
+        if (!stage_name(e->d_name, &s, &t)) {
             problem(v, "bad: %s/%s: not a stage file name", path, e->d_name);
             continue;
         }
@@ -133,6 +140,64 @@ static void check_csv(verifier *v, resolution *res, const run_region *region, in
     free(seen);
 }
 
+/* Kept matrices and kernels (--keep-stages; stages/keepstages.c), in the order reported. */
+static const int kept_kinds[] = { STAGE_MATRIX, STAGE_KERNEL };
+
+/* Widens max_s, max_t to the kept files' bidegrees (a kept kernel may lie past the last
+ * differential file, at a bidegree with no generator). */
+static void kept_extent(verifier *v)
+{
+    char path[4200];
+    for (size_t k = 0; k < sizeof kept_kinds / sizeof *kept_kinds; k++) {
+        snprintf(path, sizeof path, "%s/stages/%s", v->dir, stage_kind_name(kept_kinds[k]));
+        DIR *d = opendir(path);
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+            int s, t;
+            if (!stage_name(e->d_name, &s, &t)) continue;
+            if (s > v->max_s) v->max_s = s;
+            if (t > v->max_t) v->max_t = t;
+        }
+        if (d) closedir(d);
+    }
+}
+
+/* Each kept matrix or kernel is recomputed from the loaded differentials and compared
+ * (res_check_kept); one whose inputs are missing or bad is a follow-on. */
+static void verify_kept(verifier *v, resolution *res, long *ntmp)
+{
+    char path[4200];
+    for (size_t k = 0; k < sizeof kept_kinds / sizeof *kept_kinds; k++) {
+        snprintf(path, sizeof path, "%s/stages/%s", v->dir, stage_kind_name(kept_kinds[k]));
+        DIR *d = opendir(path);
+        if (!d) continue;
+        for (struct dirent *e; (e = readdir(d)) != NULL;) {
+            int s, t;
+            if (e->d_name[0] == '.') continue;
+            if (strstr(e->d_name, ".tmp.")) {
+                ++*ntmp;
+                continue;
+            }
+            if (!stage_name(e->d_name, &s, &t)) {
+                problem(v, "bad: %s/%s: not a stage file name", path, e->d_name);
+                continue;
+            }
+            int in_broken = (t - 1 >= s && v->broken[cell(v, s, t - 1)]) ||
+                            (s >= 1 && t - 1 >= s - 1 && v->broken[cell(v, s - 1, t - 1)]);
+            res->keep_stages = 1u << kept_kinds[k];
+            res->keep_check = 1;
+            long before = res->keep_bad;
+            if (res_check_kept(res, s, t) != 0) {
+                if (in_broken) v->followon++;
+                else problem(v, "bad: (%d,%d) %s/%s: cannot be checked: %s", s, t, path, e->d_name, res->keep_error);
+            } else if (res->keep_bad > before)
+                problem(v, "bad: (%d,%d) %s", s, t, res->keep_error);
+        }
+        closedir(d);
+    }
+    res->keep_stages = 0;
+    res->keep_check = 0;
+}
+
 int verify_dir(const char *dir, FILE *out)
 {
     verifier v = { .out = out, .dir = dir, .max_s = -1, .max_t = -1 };
@@ -155,6 +220,7 @@ int verify_dir(const char *dir, FILE *out)
     run_region region = hm == 0 ? m.complete : (run_region){ REGION_RECT, 0, -1, -1 };
     long nfiles = 0, ntmp = 0;
     struct found *files = scan_files(&v, module, alg, &nfiles, &ntmp);
+    kept_extent(&v);
     resolution res;
     size_t cells = (size_t)(v.max_s + 1) * (v.max_t + 1);
     if (res_init(&res, REGION_RECT, 0, v.max_s, v.max_t, dir, 0, alg) != 0 ||
@@ -201,11 +267,15 @@ int verify_dir(const char *dir, FILE *out)
             }
         }
     }
+    verify_kept(&v, &res, &ntmp);
     check_csv(&v, &res, &region, hm == 0);
     if (v.problems > VERIFY_MAX_LINES) fprintf(out, "... and %ld more\n", v.problems - VERIFY_MAX_LINES);
     if (v.followon)
         fprintf(out, "%ld bidegrees and ext.csv rows not checked: they rest on the missing or bad ones "
                 "above (resolve recomputes them)\n", v.followon);
+    if (res.keep_checked)
+        fprintf(out, "%ld kept matrix/kernel files recomputed from the differentials, %ld disagree\n",
+                res.keep_checked, res.keep_bad);
     if (ntmp) fprintf(out, "note: %ld temporaries of an interrupted run (the next resolve removes them)\n", ntmp);
     fprintf(out, "%s: %s resolution of S_2, complete: %s; %ld stage files, %ld bidegrees loaded (%ld beyond "
             "the complete region); %ld problems: %s\n", dir, stage_algorithm_name(alg), where, nfiles, loaded,

@@ -7,12 +7,15 @@
  * record), and ext.csv must cover that region exactly; files beyond it (an extension that was
  * interrupted) are checked but not required. Without a manifest (an interrupted first run,
  * or a directory made before manifests) a bidegree is required when a later one of its row
- * is present.
+ * is present. Matrices and kernels saved by `resolve --keep-stages` (stages/matrix/,
+ * stages/kernel/) are recomputed from the loaded differentials and compared; one that differs
+ * or cannot be read is a bad bidegree, one whose inputs are missing or bad a follow-on.
  *
  * Output (out): each missing or bad bidegree named once ("missing: (s,t) ..." / "bad: (s,t)
  * FILE: reason"), at most VERIFY_MAX_LINES of them, then "... and N more"; bidegrees that
  * only fail because what they were computed from is missing or bad are counted on one line,
- * not listed; a last summary line ending in "ok" or "NOT OK". Returns 0 (ok) or 1.
+ * not listed; with kept files, "N kept matrix/kernel files recomputed from the differentials,
+ * M disagree"; a last summary line ending in "ok" or "NOT OK". Returns 0 (ok) or 1.
  */
 #ifndef EXTFLOW_VERIFY_H
 #define EXTFLOW_VERIFY_H

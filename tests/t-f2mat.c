@@ -160,6 +160,19 @@ static void check_matrix(const f2mat *a, const char *what)
         memset(y2, 0, (tw + 1) * 8);
         vec_mul(a, x, y2);
         if (memcmp(y, y2, tw * 8)) { diag("%s: QI(y)·A != y", what); good = 0; }
+        /* the gathered form: y's bits scattered to odd positions of a larger vector whose
+         * even positions are noise; the same x must come back */
+        uint64_t *big = calloc(2 * tw + 2, 8), *xg = calloc(sw + 1, 8);
+        uint32_t *map = malloc(((size_t)a->cols + 1) * sizeof *map);
+        if (!big || !xg || !map) bail("oom");
+        for (uint32_t c = 0; c < 2 * a->cols + 1; c++) if (coin(512)) f2vec_flip(big, c);
+        for (uint32_t c = 0; c < a->cols; c++) {
+            map[c] = 2 * c + 1;
+            if (f2vec_get(big, map[c]) != f2vec_get(y, c)) f2vec_flip(big, map[c]);
+        }
+        f2qi_apply_gather(&qi, big, map, xg);
+        if (memcmp(x, xg, sw * 8)) { diag("%s: f2qi_apply_gather != f2qi_apply", what); good = 0; }
+        free(big); free(xg); free(map);
     }
     ok(good, "%s rank %d (seg %u)", what, rank, seg);
     free(ref.e); free(kb.e); free(rpiv); free(piv); free(apiv); free(kpiv);

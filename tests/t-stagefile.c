@@ -420,14 +420,20 @@ static void test_paths(void)
     ok(stage_path(buf, sizeof buf, "o", 0, 1, 1) == STAGE_EINVAL, "stage_path: unknown kind");
     char out[256];
     snprintf(out, sizeof out, "%s/run/a", dir);
-    int r = stage_mkdirs(out, err, sizeof err);
+    int r = stage_mkdirs(out, 1u << STAGE_DIFFERENTIAL, err, sizeof err);
     struct stat st;
     int all = 1;
     for (int k = 1; k <= 3; k++) {
         snprintf(buf, sizeof buf, "%s/stages/%s", out, stage_kind_name(k));
+        all &= (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) == (k == STAGE_DIFFERENTIAL);
+    }
+    ok(r == STAGE_OK && all, "stage_mkdirs creates only the kind directories asked for");
+    r = stage_mkdirs(out, 1u << STAGE_DIFFERENTIAL | 1u << STAGE_KERNEL | 1u << STAGE_MATRIX, err, sizeof err);
+    for (int k = 1; k <= 3; k++) {
+        snprintf(buf, sizeof buf, "%s/stages/%s", out, stage_kind_name(k));
         all &= stat(buf, &st) == 0 && S_ISDIR(st.st_mode);
     }
-    ok(r == STAGE_OK && all && stage_mkdirs(out, err, sizeof err) == STAGE_OK,
+    ok(r == STAGE_OK && all && stage_mkdirs(out, 1u << STAGE_MATRIX, err, sizeof err) == STAGE_OK,
        "stage_mkdirs creates the three kind directories, idempotent");
     /* and a write through stage_path lands there */
     f2mat a, b = { 0 };

@@ -39,6 +39,8 @@ static const char *usage_text =
     "      --quiet            no progress line and no closing summary\n"
     "      --force            DIR holds another module's or algorithm's resolution: delete it\n"
     "                         (stage files, tables, run.json) and start afresh\n"
+    "      --keep-stages LIST also save each step's matrix and/or kernel (LIST: matrix,kernel)\n"
+    "                         under DIR/stages/matrix/ and DIR/stages/kernel/ (inspect, verify)\n"
     "  algebra    --max-degree N: print degree,dim of the Milnor basis of A as CSV\n"
     "  inspect    FILE [--summary]: print a stage file's header and matrix (or shape, rank,\n"
     "             density); DIR/stages/empty.log: the bidegrees that had no generator\n"
@@ -284,11 +286,25 @@ static void print_summary(const resolution *res, const char *out, long bidegrees
             stage_algorithm_name(res->algorithm), bidegrees, loaded, seconds, out);
 }
 
+/* --keep-stages LIST: comma-separated kind names (matrix, kernel) → bits 1 << kind. */
+static int parse_keep_stages(const char *list, unsigned *kinds)
+{
+    char buf[64];
+    if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf || !buf[0]) return -1;
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(w, "matrix")) *kinds |= 1u << STAGE_MATRIX;
+        else if (!strcmp(w, "kernel")) *kinds |= 1u << STAGE_KERNEL;
+        else return -1;
+    }
+    return *kinds ? 0 : -1;
+}
+
 static int cmd_resolve(int argc, char **argv)
 {
     const char *module = "S_2", *algorithm = "nassau", *out = "out/S_2";
     long stem = -1, max_s = -1, max_t = -1;
     int quiet = 0, sseq_formats = 0, force = 0;
+    unsigned keep = 0;
     for (int i = 0; i < argc; i++) {
         const char *o = argv[i];
         int has = i + 1 < argc;
@@ -299,6 +315,10 @@ static int cmd_resolve(int argc, char **argv)
         else if (!strcmp(o, "--module") && has) module = argv[++i];
         else if (!strcmp(o, "--algorithm") && has) algorithm = argv[++i];
         else if (!strcmp(o, "--out") && has) out = argv[++i];
+        else if (!strcmp(o, "--keep-stages") && has) {
+            if (parse_keep_stages(argv[++i], &keep) != 0)
+                return usage_error("--keep-stages wants matrix, kernel or matrix,kernel, not '%s'", argv[i]);
+        }
         else if (!strcmp(o, "--stem") && has) {
             if (parse_count(argv[++i], MAX_STEM, &stem) != 0)
                 return usage_error("--stem wants an integer from 0 to 1000, not '%s'", argv[i]);
@@ -338,7 +358,7 @@ static int cmd_resolve(int argc, char **argv)
     region = want.kind, stem = want.stem, max_t = want.max_t, max_s = want.max_s;
     char err[600];
     stage_remove_temporaries(out);
-    if (stage_mkdirs(out, err, sizeof err) != STAGE_OK) {
+    if (stage_mkdirs(out, 1u << STAGE_DIFFERENTIAL | keep, err, sizeof err) != STAGE_OK) {
         fprintf(stderr, "extflow: %s\n", err);
         return 1;
     }
@@ -347,6 +367,7 @@ static int cmd_resolve(int argc, char **argv)
         fprintf(stderr, "extflow: out of memory setting up the resolution\n");
         return 1;
     }
+    res.keep_stages = keep;
     long loaded = res_load_stages(&res), total = 0;
     for (deg_t t = 0; t <= res.max_t; t++)
         for (int s = 0; s <= res.max_s && s <= t; s++)

@@ -1,0 +1,75 @@
+/* t-durable.c — the durable write (stages/durable.h): content, replacement of an old file,
+ * no temporary left behind, errors reported with the file's name, a batch over two folders. */
+#include "stages/durable.h"
+#include "tests/tap.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/extflow-t-durable.XXXXXX";
+
+static int has_content(const char *path, const char *want)
+{
+    char got[256] = "";
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fread(got, 1, sizeof got - 1, f);
+    fclose(f);
+    return n == strlen(want) && !memcmp(got, want, n);
+}
+
+/* Number of "*.tmp.*" names in d. */
+static int temporaries(const char *d)
+{
+    DIR *h = opendir(d);
+    int n = 0;
+    for (struct dirent *e; h && (e = readdir(h)) != NULL;) n += strstr(e->d_name, ".tmp.") != NULL;
+    if (h) closedir(h);
+    return n;
+}
+
+int main(void)
+{
+    char a[256], b[256], sub[128], c[256], bad[256], err[4096];
+    if (!mkdtemp(dir)) bail("mkdtemp");
+    plan(9);
+    snprintf(a, sizeof a, "%s/a.txt", dir);
+    ok(durable_write_file(a, "first", 5, err, sizeof err) == 0 && has_content(a, "first"),
+       "a file is written with its content");
+    ok(durable_write_file(a, "second!", 7, err, sizeof err) == 0 && has_content(a, "second!"),
+       "a second write replaces it");
+    ok(temporaries(dir) == 0, "no temporary left");
+    ok(durable_write_file(a, "", 0, err, sizeof err) == 0 && has_content(a, ""), "an empty file");
+
+    /* a folder that cannot hold files: a path under a regular file (fails even for root) */
+    snprintf(bad, sizeof bad, "%s/a.txt/x", dir);
+    errno = 0;
+    int r = durable_write_file(bad, "x", 1, err, sizeof err);
+    ok(r == -1 && errno == ENOTDIR && strstr(err, "a.txt/x") != NULL,
+       "an unwritable folder: -1, errno kept, message names the file (%s)", err);
+    snprintf(bad, sizeof bad, "%s/missing/x", dir);
+    ok(durable_write_file(bad, "x", 1, err, sizeof err) == -1 && errno == ENOENT,
+       "a missing folder: -1 with ENOENT");
+
+    /* a batch over two folders */
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    if (mkdir(sub, 0755) != 0) bail("mkdir");
+    snprintf(b, sizeof b, "%s/b.txt", dir);
+    snprintf(c, sizeof c, "%s/c.txt", sub);
+    durable_item items[] = { { b, "bee", 3 }, { c, "sea", 3 }, { a, "ay", 2 } };
+    ok(durable_write_batch(items, 3, err, sizeof err) == 0 && has_content(b, "bee") &&
+       has_content(c, "sea") && has_content(a, "ay") && temporaries(dir) == 0 && temporaries(sub) == 0,
+       "a batch of three files in two folders");
+    /* a batch with one impossible file: nothing renamed, no temporary anywhere */
+    durable_item mixed[] = { { b, "new", 3 }, { bad, "x", 1 } };
+    ok(durable_write_batch(mixed, 2, err, sizeof err) == -1 && has_content(b, "bee") && temporaries(dir) == 0,
+       "a failing batch renames nothing and leaves no temporary (%s)", err);
+    ok(durable_write_batch(NULL, 0, err, sizeof err) == 0, "an empty batch");
+
+    unlink(a); unlink(b); unlink(c); rmdir(sub); rmdir(dir);
+    return done_testing();
+}
