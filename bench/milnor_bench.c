@@ -7,7 +7,7 @@
  *            --synth [SEED] makes such batches at random: per generator, 20..200 terms of
  *            degrees 1..40 at random column offsets, rows = all R of a degree 5..60.
  *        Both report ns per (job x term) of milnor_mul_batch_search (one matrix search per
- *        pair), milnor_mul_batch_halves (R-halves, §2.5) and milnor_mul_batch (dispatch),
+ *        pair), milnor_mul_batch_halves (R-halves, docs/algorithms.md §2.3) and milnor_mul_batch (dispatch),
  *        and check that the three give the same bits. MILNOR_BENCH_PATHS=halves,batch runs
  *        only those after the search (which is the reference). */
 #include <stdint.h>
