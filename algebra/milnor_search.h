@@ -6,7 +6,7 @@
  *
  * Maths: Sq(R)·Sq(S) = sum over Milnor matrices X with odd coefficient of Sq(T(X)); the
  * coefficient is odd iff the entries on each anti-diagonal n = i + j have no binary carry
- * (pairwise disjoint bits), and then t_n = OR of those entries (docs/algorithms.md).
+ * (pairwise disjoint bits), and then t_n = OR of those entries (docs/algorithms.md §2.1, §2.2).
  *
  * Layout: the search state (mm_search, about 1 KB) lives on the caller's stack (a GPU thread's
  * local memory); index tables are the seqno table g[e * MILNOR_MAX_LEN + h] of milnor_basis.
