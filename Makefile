@@ -1,10 +1,14 @@
 # extflow — minimal resolutions over the mod 2 Steenrod algebra.
 # `make` builds bin/extflow; `make run` resolves the sphere; `make test` runs the TAP suite.
+# `make run` and `make test` first install missing packages (the `deps` target, which runs
+# scripts/install-deps); every other target only checks for them and says what to run.
+# `make install PREFIX=/usr/local` installs bin/extflow and its man page (made from the help).
 # Knobs: NATIVE=1 (tune for this CPU; never for binaries that travel), SAN=1 (ASan+UBSan),
 #        DEBUG=1 (-O0 -g), JOBS (prove jobs), STEM (for `make run`),
 #        STARPU_PREFIX=.deps/starpu (StarPU from scripts/build-starpu; builds bin-starpu/extflow).
+#        PREFIX=/usr/local (for `make install`).
 
-PKGS      := starpu-1.3 libzstd m4ri jansson
+PKGS      := starpu-1.3 libzstd m4ri
 PKGCONF   := pkg-config
 # STARPU_PREFIX=<dir> (e.g. .deps/starpu, made by scripts/build-starpu): build against that
 # StarPU (maxcpus 128, CUDA) instead of Debian's, into build-starpu/ and bin-starpu/. The
@@ -26,10 +30,14 @@ ifneq ($(STARPU_PREFIX),)
     STARPU_RPATH := -Wl,--disable-new-dtags -Wl,-rpath,$(STARPU_ABS)/lib
   endif
 endif
-DEPS_OK   := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
+# Never installs anything while reading this file: the targets that need the libraries stop
+# with one line when they are missing; deps/run/test/clean go on (run and test install them
+# through `deps`, then run a sub-make, which computes the pkg-config flags afresh).
+DEPS_OK   := $(shell $(PKGCONF) --exists $(PKGS) 2>/dev/null && echo yes)
 ifneq ($(DEPS_OK),yes)
-  $(info extflow: dependencies missing, running scripts/install-deps)
-  $(shell ./scripts/install-deps >&2)
+  ifneq ($(filter-out deps run test clean,$(or $(MAKECMDGOALS),all)),)
+    $(error extflow: missing build dependencies (pkg-config $(PKGS)): run scripts/install-deps or `make deps`)
+  endif
 endif
 
 CC        ?= cc
@@ -61,6 +69,7 @@ PKG_CFLAGS := $(shell $(PKGCONF) --cflags $(PKGS) 2>/dev/null | sed 's/-I/-isyst
 PKG_LIBS   := $(shell $(PKGCONF) --libs $(PKGS) 2>/dev/null)
 CFLAGS    := -std=c11 -D_GNU_SOURCE $(OPT) $(ARCH) -Wall -Wextra -Werror $(SANFLAGS) \
              -I. $(PKG_CFLAGS) $(STARPU_CFLAGS) $(EXTRA_CFLAGS)
+DEPFLAGS  := -MMD -MP
 LDLIBS    := $(PKG_LIBS) -lpthread -lm
 LDFLAGS   := $(SANFLAGS) $(STARPU_RPATH)
 
@@ -86,53 +95,76 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
 LIB       := $(B)/libextflow.a
 GPU_TEST_SRC := tests/t-milnor-cuda.c
 TEST_SRC  := $(filter-out $(GPU_TEST_SRC),$(wildcard tests/t-*.c))
-TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%) $(if $(HAVE_NVCC),$(B)/tests/t-milnor-cuda)
+TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 TEST_SH   := $(wildcard tests/t-*.sh)
 BENCH_SRC := $(wildcard bench/*.c)
-BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%) $(if $(HAVE_NVCC),$(B)/bench/milnor_gpu_bench)
-HEADERS   := $(wildcard algebra/*.h codelets/*.h runtime/*.h stages/*.h tests/*.h)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
+# Built only where nvcc is: they link the CUDA objects and cudart.
+GPU_TEST  := $(if $(HAVE_NVCC),$(B)/tests/t-milnor-cuda)
+GPU_BENCH := $(if $(HAVE_NVCC),$(B)/bench/milnor_gpu_bench)
 
-.PHONY: all run test bench clean cuda-check
-all: $(BIN)/extflow $(TEST_BIN) $(BENCH_BIN)
+.PHONY: all deps run run-only test test-only bench clean install cuda-check
+all: $(BIN)/extflow $(B)/extflow.1 $(TEST_BIN) $(BENCH_BIN) $(GPU_TEST) $(GPU_BENCH)
 
-$(B)/%.o: %.cu $(HEADERS)
+# Every object records the headers it includes in its .d file (-MMD -MP); an object without
+# one (built before, or the file lost) is rebuilt.
+DEP_FILES := $(patsubst %.c,$(B)/%.d,$(LIB_SRC) $(TEST_SRC) $(GPU_TEST_SRC) $(BENCH_SRC) tools/extflow.c) \
+             $(patsubst %.cu,$(B)/%.d,$(CUDA_SRC) bench/milnor_gpu_bench.cu)
+$(B)/%.o: %.cu $(B)/%.d
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # Every .cu compiles for sm_90, so none can rot where no GPU build is made.
 cuda-check: $(if $(HAVE_NVCC),$(CUDA_ALL))
 	@$(if $(HAVE_NVCC),echo "cuda-check: $(CUDA_SRC) bench/milnor_gpu_bench.cu compile for sm_90",echo "cuda-check: no nvcc at $(NVCC); skipped")
 
-$(B)/bench/milnor_gpu_bench: $(B)/bench/milnor_gpu_bench.o $(CUDA_OBJ) $(LIB)
-	$(CC) $^ -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
-
-$(B)/tests/t-milnor-cuda: tests/t-milnor-cuda.c $(LIB) $(CUDA_OBJ) $(HEADERS)
+$(B)/%.o: %.c $(B)/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< $(CUDA_OBJ) $(LIB) -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
-
-$(B)/%.o: %.c $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(DEP_FILES):
+-include $(DEP_FILES)
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN)/extflow: tools/extflow.c $(LIB) $(HEADERS) $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ))
+$(BIN)/extflow: $(B)/tools/extflow.o $(LIB) $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ))
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) $< $(LIB) -o $@ $(LDFLAGS) $(PROG_CUDA) $(LDLIBS)
+	$(CC) $< $(LIB) -o $@ $(LDFLAGS) $(PROG_CUDA) $(LDLIBS)
 
-$(B)/tests/%: tests/%.c $(LIB) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< $(LIB) -o $@ $(LDFLAGS) $(LDLIBS)
+$(TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(LIB)
+	$(CC) $< $(LIB) -o $@ $(LDFLAGS) $(LDLIBS)
 
-$(B)/bench/%: bench/%.c $(LIB) $(HEADERS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< $(LIB) -o $@ $(LDFLAGS) $(LDLIBS)
+$(BENCH_BIN): $(B)/bench/%: $(B)/bench/%.o $(LIB)
+	$(CC) $< $(LIB) -o $@ $(LDFLAGS) $(LDLIBS)
+
+$(B)/tests/t-milnor-cuda: $(B)/tests/t-milnor-cuda.o $(CUDA_OBJ) $(LIB)
+	$(CC) $^ -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
+
+$(B)/bench/milnor_gpu_bench: $(B)/bench/milnor_gpu_bench.o $(CUDA_OBJ) $(LIB)
+	$(CC) $^ -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
+
+# The man page is written from the binary's own help text.
+$(B)/extflow.1: $(BIN)/extflow scripts/man-from-help
+	scripts/man-from-help $(BIN)/extflow > $@.tmp && mv $@.tmp $@
+
+# make install PREFIX=/usr/local (DESTDIR= for staging): the binary and its man page. A
+# STARPU_PREFIX binary finds StarPU relative to the repository, so it stays where it is.
+PREFIX ?= /usr/local
+install: $(BIN)/extflow $(B)/extflow.1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN)/extflow $(DESTDIR)$(PREFIX)/bin/extflow
+	install -m 644 $(B)/extflow.1 $(DESTDIR)$(PREFIX)/share/man/man1/extflow.1
+
+# Installs what is missing from Debian's packages (apt-get; needs root or sudo then).
+deps:
+	./scripts/install-deps
 
 STEM ?= 40
-run: bin/extflow
-	STARPU_SILENT=1 ./bin/extflow resolve --module S_2 --stem $(STEM) --out out/S_2
+run: deps
+	@$(MAKE) --no-print-directory run-only
+run-only: bin/extflow
+	./bin/extflow resolve --module S_2 --stem $(STEM) --out out/S_2
 	@cat out/S_2/chart.txt
 	@echo "table: out/S_2/ext.csv   chart: out/S_2/chart.svg"
 
@@ -140,9 +172,11 @@ JOBS ?= 2
 # SAN=1: AddressSanitizer + UBSan; leaks are checked by valgrind (tests/t-valgrind.sh), since
 # StarPU's dlopen'ed plugins leave allocations LeakSanitizer cannot attribute.
 SAN_ENV := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
-test: all cuda-check
+test: deps
+	@$(MAKE) --no-print-directory test-only
+test-only: all cuda-check
 	$(if $(filter 1,$(SAN)),$(SAN_ENV)) EXTFLOW=./$(BIN)/extflow STARPU_SILENT=1 STARPU_WORKERS_NOBIND=1 \
-	    prove --exec '' --timer -j$(JOBS) $(TEST_BIN) $(TEST_SH)
+	    prove --exec '' --timer -j$(JOBS) $(TEST_BIN) $(GPU_TEST) $(TEST_SH)
 
 bench: all
 	./bench/run
@@ -154,7 +188,7 @@ clean:
 # FUZZ_SECONDS/2. Crashers land in tests/fuzz/crashers/ (commit them: t-fuzz-regress replays
 # them in `make test`). Corpora grow under build/fuzz/ (not committed).
 FUZZ_SECONDS ?= 60
-FUZZ_SRC  := stages/stagefile.c algebra/f2mat.c algebra/f2mat_m4rm.c
+FUZZ_SRC  := stages/stagefile.c stages/durable.c algebra/f2mat.c algebra/f2mat_m4rm.c
 FUZZ_CC   := clang -std=c11 -D_GNU_SOURCE -O1 -g -march=x86-64-v3 -I. $(PKG_CFLAGS) \
              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 .PHONY: fuzz

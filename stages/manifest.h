@@ -13,9 +13,6 @@
 #include <stdint.h>
 #include "stages/resolution.h"
 
-#ifndef EXTFLOW_VERSION
-#define EXTFLOW_VERSION "0.3.0"
-#endif
 #define MANIFEST_NAME "run.json"
 
 /* A region of bidegrees: REGION_STEM (t - s <= stem) or REGION_RECT (t <= max_t), s <= max_s. */

@@ -771,24 +771,54 @@ out:
     return rc;
 }
 
-int stage_journal_print(FILE *out, const char *path, char *err, size_t errlen)
+int stage_journal_print(FILE *out, const char *path, int summary, char *err, size_t errlen)
 {
     int rc = STAGE_OK;
     unsigned char rec[STAGE_JOURNAL_RECORD];
     FILE *f = fopen(path, "rb");
     FAIL_IF(!f, errno == ENOENT ? STAGE_ENOENT : STAGE_EIO, "%s: cannot open: %s", path, strerror(errno));
-    fprintf(out, "# journal of bidegrees with no new generator\n# s,t,algorithm,module_id,valid\n");
+    fprintf(out, "# journal of bidegrees with no new generator\n");
+    if (!summary) fprintf(out, "# s,t,algorithm,module_id,valid\n");
     size_t n;
-    long bad = 0;
+    long bad = 0, good = 0;
+    int32_t lo_s = INT32_MAX, hi_s = INT32_MIN, lo_t = INT32_MAX, hi_t = INT32_MIN;
     while ((n = fread(rec, 1, sizeof rec, f)) > 0) {
         int valid = n == sizeof rec && get32(rec) == STAGE_JOURNAL_MAGIC && get32(rec + 28) == fnv1a32(rec, 28);
+        int32_t s = (int32_t)get32(rec + 8), t = (int32_t)get32(rec + 12);
         bad += !valid;
-        fprintf(out, "%d,%d,%s,%016" PRIx64 ",%s\n", (int32_t)get32(rec + 8), (int32_t)get32(rec + 12),
-                stage_algorithm_name(get16(rec + 6)) ? stage_algorithm_name(get16(rec + 6)) : "?",
-                n == sizeof rec ? get64(rec + 16) : 0, valid ? "yes" : "NO");
+        good += valid;
+        if (valid) {
+            lo_s = s < lo_s ? s : lo_s, hi_s = s > hi_s ? s : hi_s;
+            lo_t = t < lo_t ? t : lo_t, hi_t = t > hi_t ? t : hi_t;
+        }
+        if (!summary)
+            fprintf(out, "%d,%d,%s,%016" PRIx64 ",%s\n", s, t,
+                    stage_algorithm_name(get16(rec + 6)) ? stage_algorithm_name(get16(rec + 6)) : "?",
+                    n == sizeof rec ? get64(rec + 16) : 0, valid ? "yes" : "NO");
     }
     fclose(f);
+    if (summary) {
+        fprintf(out, "kind: journal\nrecords: %ld\nvalid: %ld\ninvalid: %ld\n", good + bad, good, bad);
+        if (good) fprintf(out, "s: %d..%d\nt: %d..%d\n", lo_s, hi_s, lo_t, hi_t);
+    }
     FAIL_IF(bad, STAGE_ECORRUPT, "%s: %ld invalid records", path, bad);
+out:
+    return rc;
+}
+
+int stage_sniff(const char *path, int *journal, char *err, size_t errlen)
+{
+    int rc = STAGE_OK;
+    unsigned char head[4];
+    FILE *f = fopen(path, "rb");
+    FAIL_IF(!f, errno == ENOENT ? STAGE_ENOENT : STAGE_EIO, "%s: cannot open: %s", path, strerror(errno));
+    size_t n = fread(head, 1, sizeof head, f);
+    int rerr = ferror(f);
+    fclose(f);
+    FAIL_IF(rerr, STAGE_EIO, "%s: cannot read: %s", path, strerror(errno));
+    *journal = n == 0 || (n == sizeof head && get32(head) == STAGE_JOURNAL_MAGIC);
+    FAIL_IF(!*journal && (n < sizeof head || get32(head) != ZSTD_MAGIC), STAGE_ECORRUPT,
+            "%s: neither a stage file nor a journal of empty bidegrees (unknown first bytes)", path);
 out:
     return rc;
 }

@@ -130,8 +130,13 @@ int stage_journal_path(char *buf, size_t size, const char *outdir);
  * *bad counts the records skipped. A missing journal is empty. */
 long stage_journal_read(const char *outdir, uint64_t module_id, int algorithm,
                         void (*found)(int s, int t, void *ctx), void *ctx, long *bad);
-/* `extflow inspect .../empty.log`: one line per record (s,t,algorithm,module_id,valid). */
-int stage_journal_print(FILE *out, const char *path, char *err, size_t errlen);
+/* `extflow inspect .../empty.log`: one line per record (s,t,algorithm,module_id,valid), or
+ * with summary the record counts and the range of the valid records' s and t. */
+int stage_journal_print(FILE *out, const char *path, int summary, char *err, size_t errlen);
+/* What a file is, from its first bytes (never its name): *journal = 0 for a stage file (a zstd
+ * frame), 1 for a journal (its first record's magic, or an empty file: a journal with no
+ * record). STAGE_ECORRUPT for anything else. */
+int stage_sniff(const char *path, int *journal, char *err, size_t errlen);
 /* Rewrites the journal with its valid records of this module and algorithm only (atomic:
  * temporary, fsync, rename); call it while holding the directory's lock. */
 int stage_journal_rewrite(const char *outdir, uint64_t module_id, int algorithm, char *err,

@@ -2,15 +2,23 @@
 # The command line: help, exit status 2 for usage errors and 1 for runtime failures, one clear
 # line on stderr, the algebra table, and one writer per output directory.
 . tests/lib.sh
-plan 16
+plan 33
 $EXTFLOW --help | grep -q "usage: extflow"
 ok $? "--help prints usage and exits 0"
-usage_err() {   # usage_err DESCRIPTION ARGS...: exit 2 and a message on stderr
+for cmd in resolve algebra inspect verify pack help; do
+    $EXTFLOW $cmd --help >"$TMP/out" 2>"$TMP/err" && grep -q "usage: extflow" "$TMP/out" && [ ! -s "$TMP/err" ]
+    ok $? "$cmd --help: the help on stdout, exit 0"
+done
+# A usage error is exactly two lines on stderr: "extflow: ..." and the hint; exit 2.
+is_usage_error() {   # is_usage_error RC ERRFILE
+    [ "$1" -eq 2 ] && [ "$(wc -l < "$2")" -eq 2 ] && head -1 "$2" | grep -q "^extflow: ." &&
+        [ "$(tail -1 "$2")" = "try 'extflow help'" ]
+}
+usage_err() {   # usage_err DESCRIPTION ARGS...
     what=$1; shift
     $EXTFLOW "$@" >/dev/null 2>"$TMP/err"
-    rc=$?
-    [ $rc -eq 2 ] && [ -s "$TMP/err" ]
-    ok $? "$what: exit 2 with a message ($(head -1 "$TMP/err"))"
+    is_usage_error $? "$TMP/err"
+    ok $? "$what: exit 2, one line and the hint ($(head -1 "$TMP/err"))"
 }
 usage_err "trailing garbage in a number" resolve --stem 20x --out "$TMP/x"
 usage_err "negative stem" resolve --stem -3 --out "$TMP/x"
@@ -19,6 +27,25 @@ usage_err "unknown option" resolve --frobnicate
 usage_err "unknown module" resolve --module NoSuchModule --out "$TMP/x"
 usage_err "unknown command" resolv
 usage_err "missing option value" resolve --stem
+usage_err "an option given twice" resolve --stem 4 --stem=5 --out "$TMP/x"
+usage_err "a flag given twice" inspect --summary --summary "$TMP/none.zst"
+usage_err "a value given to a flag" resolve --quiet=yes --out "$TMP/x"
+usage_err "no command" 
+usage_err "a stray operand" verify "$TMP/x" "$TMP/y"
+usage_err "a value given to --force" resolve --force=yes --out "$TMP/x"
+usage_err "--keep-stages given twice" resolve --keep-stages matrix --keep-stages=kernel --out "$TMP/x"
+$EXTFLOW resolve --help > "$TMP/rhelp" && grep -q -- "--force " "$TMP/rhelp" && grep -q -- "--keep-stages LIST" "$TMP/rhelp" &&
+    grep -q -- "--verbose " "$TMP/rhelp" && grep -q "^  EXTFLOW_STATS " "$TMP/rhelp"
+ok $? "resolve --help names --force, --keep-stages, --verbose and EXTFLOW_STATS"
+$EXTFLOW --version > "$TMP/version" &&
+    [ "$(cat "$TMP/version")" = "extflow $(sed -n 's/^#define EXTFLOW_VERSION "\(.*\)"$/\1/p' tools/version.h)" ]
+ok $? "--version prints the version of tools/version.h ($(cat "$TMP/version"))"
+$EXTFLOW resolve --stem=6 --out="$TMP/eq" --quiet && $EXTFLOW resolve --stem 6 --out "$TMP/sp" --quiet &&
+    cmp -s "$TMP/eq/ext.csv" "$TMP/sp/ext.csv" && [ "$(wc -l < "$TMP/eq/ext.csv")" -gt 5 ]
+ok $? "--stem=6 --out=DIR is --stem 6 --out DIR"
+$EXTFLOW algebra --max-degree 12 > "$TMP/a1" && $EXTFLOW algebra --max-degree=12 > "$TMP/a2" &&
+    cmp -s "$TMP/a1" "$TMP/a2" && [ "$(wc -l < "$TMP/a1")" -eq 14 ]
+ok $? "algebra --max-degree=12 is --max-degree 12"
 $EXTFLOW algebra --max-degree 125 | tail -n +2 | awk -F, '{ print "dim A_" $1 " = " $2 }' > "$TMP/dims"
 tail -n +2 "$REF/algebra_dim" | cmp -s - "$TMP/dims"
 ok $? "algebra --max-degree 125 equals sseq's algebra_dim"

@@ -1,10 +1,11 @@
-/* extflow — command-line front end: resolve, algebra, inspect.
+/* extflow — command-line front end: resolve, algebra, inspect, verify, pack.
  * Exit status: 0 success, 1 runtime failure, 2 usage error. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,23 +13,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <ftw.h>
+#include <starpu.h>
 #include "runtime/rt.h"
 #include "stages/manifest.h"
 #include "stages/progress.h"
 #include "stages/report.h"
 #include "stages/stagefile.h"
 #include "stages/verify.h"
+#include "tools/version.h"
 
 #define MAX_STEM 1000
 
 static const char *usage_text =
     "usage: extflow <command> [options]\n"
+    "       extflow --version\n"
     "\n"
     "Computes Ext_A^{s,t}(M, F2) over the mod 2 Steenrod algebra A by a minimal resolution.\n"
     "\n"
     "commands:\n"
-    "  resolve    resolve a module; writes DIR/ext.csv, DIR/chart.txt, DIR/chart.svg and\n"
-    "             per-bidegree stage files under DIR/stages/ (a rerun resumes from them)\n"
+    "  resolve    resolve a module; writes DIR/ext.csv, DIR/chart.txt, DIR/chart.svg,\n"
+    "             per-bidegree stage files under DIR/stages/ (a rerun resumes from them) and\n"
+    "             DIR/run.json (which resolution DIR holds, and how far it is complete)\n"
     "      --module NAME      module to resolve (default S_2, the sphere; the only one so far)\n"
     "      --stem N           every bidegree with stem n = t - s <= N (default 40)\n"
     "      --max-s S          and s <= S (default N/2 + 2, above the vanishing line)\n"
@@ -37,27 +42,53 @@ static const char *usage_text =
     "      --out DIR          output directory (default out/S_2)\n"
     "      --sseq-formats     also write differentials.txt, num_gens.txt, resolution_size.txt\n"
     "      --quiet            no progress line and no closing summary\n"
+    "      --verbose          also show StarPU's own messages (calibration, warnings) and which\n"
+    "                         workers and scheduler it started\n"
     "      --force            DIR holds another module's or algorithm's resolution: delete it\n"
     "                         (stage files, tables, run.json) and start afresh\n"
     "      --keep-stages LIST also save each step's matrix and/or kernel (LIST: matrix,kernel)\n"
     "                         under DIR/stages/matrix/ and DIR/stages/kernel/ (inspect, verify)\n"
     "  algebra    --max-degree N: print degree,dim of the Milnor basis of A as CSV\n"
-    "  inspect    FILE [--summary]: print a stage file's header and matrix (or shape, rank,\n"
-    "             density); DIR/stages/empty.log: the bidegrees that had no generator\n"
+    "  inspect    FILE [--summary]: print a stage file's header and matrix (with --summary:\n"
+    "             shape, rank, density), or the records of a journal of empty bidegrees\n"
+    "             (DIR/stages/empty.log; with --summary: their counts); the kind of file is\n"
+    "             read from its first bytes, not from its name\n"
     "  verify     DIR: check every stage file of a resolution (checksums, headers, that it\n"
     "             loads, d∘d = 0), that DIR/run.json's complete region is all there, and\n"
-    "             DIR/ext.csv against them; names each missing or bad bidegree once\n"
+    "             DIR/ext.csv against them; recomputes kept matrices and kernels\n"
+    "             (--keep-stages); names each missing or bad bidegree once\n"
     "  pack       TEXT FILE: write the matrix of an inspect-style text file as a stage file\n"
-    "  help       this text\n"
+    "  help       this text (as does --help after any command)\n"
     "\n"
-    "environment: STARPU_SCHED (lws, eager, ws, prio, dmda, dmdas, ...) and STARPU_NCPU change\n"
-    "the order of work only, never a result; STARPU_HOME holds StarPU's performance models.\n";
+    "options:\n"
+    "  --opt VALUE and --opt=VALUE are the same; an option may be given once. A usage error\n"
+    "  is one line on stderr, then \"try 'extflow help'\", and exit status 2.\n"
+    "\n"
+    "environment:\n"
+    "  STARPU_SCHED   StarPU's scheduling policy: lws (default), eager, ws, prio, dmda, dmdas...\n"
+    "  STARPU_NCPU    number of CPU workers; STARPU_NCUDA: number of CUDA workers\n"
+    "                 (these change the order of work only, never a result; resolve checks\n"
+    "                 them before it starts and refuses a bad value as a usage error)\n"
+    "  STARPU_HOME    where StarPU keeps its performance models (default $HOME/.starpu)\n"
+    "  STARPU_SILENT  resolve sets it to 1 unless --verbose is given or it is already set;\n"
+    "                 STARPU_SILENT=0 shows StarPU's messages as --verbose does\n"
+    "  EXTFLOW_STATS  set: at the end, resolve prints the share of multiply work each kind of\n"
+    "                 worker (CPU, CUDA) did\n"
+    "\n"
+    "exit status:\n"
+    "  0 done, 1 runtime failure (finished bidegrees are kept: rerun to resume), 2 usage error\n"
+    "  or refusal (DIR holds another resolution, or a region neither containing nor inside its)\n";
 
-static int usage_error(const char *fmt, const char *arg)
+/* A usage error: one line, then the hint; exit status 2. */
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "extflow: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'extflow help'.\n");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\ntry 'extflow help'\n");
     return 2;
 }
 
@@ -74,20 +105,66 @@ static int parse_count(const char *s, long max, long *out)
     return 0;
 }
 
-static int cmd_algebra(int argc, char **argv)
+/* One option of a command, in a table ended by { NULL }: a flag, or one that takes a value
+ * (--name VALUE or --name=VALUE). parse_args sets arg (the value; the name for a flag). */
+typedef struct cli_opt {
+    const char *name;
+    int takes_value;
+    const char *arg;
+} cli_opt;
+
+/* Every command's arguments: the options in opts (each at most once), --help, "--" (the rest
+ * are operands) and at most maxpos operands into pos. Returns -1 to go on, else the exit
+ * status: 0 after printing the help, 2 after a usage error. */
+static int parse_args(const char *cmd, int argc, char **argv, cli_opt *opts, const char **pos, int maxpos,
+                      int *npos)
 {
-    long maxd = -1;
+    int operands_only = 0;
+    *npos = 0;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--max-degree") && i + 1 < argc) {
-            if (parse_count(argv[++i], MILNOR_MAX_DEGREE, &maxd) != 0)
-                return usage_error("--max-degree wants an integer from 0 to 2046, not '%s'", argv[i]);
-        } else if (!strcmp(argv[i], "--help")) {
+        const char *a = argv[i];
+        if (operands_only || a[0] != '-' || !a[1]) {
+            if (*npos == maxpos) return usage_error("%s: unexpected argument '%s'", cmd, a);
+            pos[(*npos)++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            operands_only = 1;
+            continue;
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage_text, stdout);
             return 0;
-        } else
-            return usage_error("algebra: unknown or incomplete option '%s'", argv[i]);
+        }
+        const char *eq = strchr(a, '=');
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        cli_opt *o = opts;
+        while (o->name && (strlen(o->name) != len || strncmp(o->name, a, len) != 0)) o++;
+        if (!o->name) return usage_error("%s: unknown option '%.*s'", cmd, (int)len, a);
+        if (o->arg) return usage_error("%s: %s given twice", cmd, o->name);
+        if (!o->takes_value && eq) return usage_error("%s: %s takes no value", cmd, o->name);
+        if (o->takes_value && !eq && i + 1 == argc) return usage_error("%s: %s needs a value", cmd, o->name);
+        o->arg = !o->takes_value ? o->name : eq ? eq + 1 : argv[++i];
     }
-    if (maxd < 0) return usage_error("algebra: --max-degree N is required%s", "");
+    return -1;
+}
+
+/* The value of a counting option, if given, into *out; 0, or 2 after a usage error. */
+static int opt_count(const cli_opt *o, long max, long *out)
+{
+    if (!o->arg || parse_count(o->arg, max, out) == 0) return 0;
+    return usage_error("%s wants an integer from 0 to %ld, not '%s'", o->name, max, o->arg);
+}
+
+static int cmd_algebra(int argc, char **argv)
+{
+    cli_opt o[] = { { "--max-degree", 1, NULL }, { NULL, 0, NULL } };
+    const char *pos[1];
+    int npos, rc = parse_args("algebra", argc, argv, o, pos, 0, &npos);
+    if (rc >= 0) return rc;
+    long maxd = -1;
+    if ((rc = opt_count(&o[0], MILNOR_MAX_DEGREE, &maxd)) != 0) return rc;
+    if (maxd < 0) return usage_error("algebra: --max-degree N is required");
     milnor_basis A;
     if (milnor_basis_init(&A, (deg_t)maxd, NULL) != 0) {
         fprintf(stderr, "extflow: out of memory\n");
@@ -99,22 +176,21 @@ static int cmd_algebra(int argc, char **argv)
     return 0;
 }
 
+/* A stage file or the journal of empty bidegrees, told apart by their first bytes. */
 static int cmd_inspect(int argc, char **argv)
 {
-    const char *file = NULL;
-    int summary = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--summary")) summary = 1;
-        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("inspect: unknown option '%s'", argv[i]);
-        else if (!file) file = argv[i];
-        else return usage_error("inspect: one file at a time ('%s')", argv[i]);
-    }
-    if (!file) return usage_error("inspect: FILE is required%s", "");
+    cli_opt o[] = { { "--summary", 0, NULL }, { NULL, 0, NULL } };
+    const char *file;
+    int npos, rc = parse_args("inspect", argc, argv, o, &file, 1, &npos);
+    if (rc >= 0) return rc;
+    if (npos != 1) return usage_error("inspect: FILE is required");
     char err[600];
-    size_t len = strlen(file);
-    int journal = len >= 9 && !strcmp(file + len - 9, "empty.log");
-    if ((journal ? stage_journal_print(stdout, file, err, sizeof err)
-                 : stage_print(stdout, file, summary, err, sizeof err)) != STAGE_OK) {
+    int journal = 0, summary = o[0].arg != NULL;
+    rc = stage_sniff(file, &journal, err, sizeof err);
+    if (rc == STAGE_OK)
+        rc = journal ? stage_journal_print(stdout, file, summary, err, sizeof err)
+                     : stage_print(stdout, file, summary, err, sizeof err);
+    if (rc != STAGE_OK) {
         fprintf(stderr, "extflow: %s\n", err);
         return 1;
     }
@@ -123,10 +199,14 @@ static int cmd_inspect(int argc, char **argv)
 
 static int cmd_pack(int argc, char **argv)
 {
-    if (argc != 2) return usage_error("pack: TEXT FILE expected%s", "");
-    FILE *in = strcmp(argv[0], "-") ? fopen(argv[0], "r") : stdin;
+    cli_opt o[] = { { NULL, 0, NULL } };
+    const char *pos[2];
+    int npos, prc = parse_args("pack", argc, argv, o, pos, 2, &npos);
+    if (prc >= 0) return prc;
+    if (npos != 2) return usage_error("pack: TEXT FILE expected");
+    FILE *in = strcmp(pos[0], "-") ? fopen(pos[0], "r") : stdin;
     if (!in) {
-        fprintf(stderr, "extflow: cannot open %s: %s\n", argv[0], strerror(errno));
+        fprintf(stderr, "extflow: cannot open %s: %s\n", pos[0], strerror(errno));
         return 1;
     }
     stage_header h = { .kind = STAGE_MATRIX };
@@ -138,12 +218,42 @@ static int cmd_pack(int argc, char **argv)
         fprintf(stderr, "extflow: %s\n", err);
         return 1;
     }
-    rc = stage_write(argv[1], &h, &m, err, sizeof err);
+    rc = stage_write(pos[1], &h, &m, err, sizeof err);
     f2mat_clear(&m);
     if (rc != STAGE_OK) {
         fprintf(stderr, "extflow: %s\n", err);
         return 1;
     }
+    return 0;
+}
+
+/* StarPU reads STARPU_NCPU, STARPU_NCUDA and STARPU_SCHED as it starts and aborts, or warns
+ * and goes on, on a bad value: check them before anything is created, as usage errors. Then
+ * silence StarPU's own messages (bus calibration, dmda's "not calibrated" warnings) unless
+ * --verbose asks for them or the user set STARPU_SILENT. Returns 0, or 2 after a usage error. */
+static int check_starpu_env(int verbose)
+{
+    static const char *const counts[] = { "STARPU_NCPU", "STARPU_NCUDA" };
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        const char *v = getenv(counts[i]);
+        long n;
+        if (v && parse_count(v, INT_MAX, &n) != 0)
+            return usage_error("%s='%s': expected a non-negative integer (a number of workers)", counts[i], v);
+    }
+    const char *sched = getenv("STARPU_SCHED");
+    if (sched && *sched) {   /* StarPU takes an empty value as its default policy */
+        struct starpu_sched_policy **p = starpu_sched_get_predefined_policies();
+        char names[2048] = "";
+        size_t len = 0;
+        for (; *p; p++) {
+            if (!strcmp((*p)->policy_name, sched)) break;
+            if (len < sizeof names)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? " " : "", (*p)->policy_name);
+        }
+        if (!*p) return usage_error("STARPU_SCHED='%s' is not one of StarPU's policies: %s", sched, names);
+    }
+    if (verbose) setenv("STARPU_SILENT", "0", 1);
+    else setenv("STARPU_SILENT", "1", 0);
     return 0;
 }
 
@@ -301,47 +411,42 @@ static int parse_keep_stages(const char *list, unsigned *kinds)
 
 static int cmd_resolve(int argc, char **argv)
 {
-    const char *module = "S_2", *algorithm = "nassau", *out = "out/S_2";
+    enum { MODULE, STEM, MAX_S, MAX_T, ALGORITHM, OUT, SSEQ, QUIET, VERBOSE, FORCE, KEEP, NOPTS };
+    cli_opt o[NOPTS + 1] = {
+        [MODULE] = { "--module", 1, NULL },      [STEM] = { "--stem", 1, NULL },
+        [MAX_S] = { "--max-s", 1, NULL },        [MAX_T] = { "--max-t", 1, NULL },
+        [ALGORITHM] = { "--algorithm", 1, NULL }, [OUT] = { "--out", 1, NULL },
+        [SSEQ] = { "--sseq-formats", 0, NULL },  [QUIET] = { "--quiet", 0, NULL },
+        [VERBOSE] = { "--verbose", 0, NULL },    [FORCE] = { "--force", 0, NULL },
+        [KEEP] = { "--keep-stages", 1, NULL },   [NOPTS] = { NULL, 0, NULL },
+    };
+    const char *pos[1];
+    int npos, prc = parse_args("resolve", argc, argv, o, pos, 0, &npos);
+    if (prc >= 0) return prc;
+    const char *module = o[MODULE].arg ? o[MODULE].arg : "S_2";
+    const char *algorithm = o[ALGORITHM].arg ? o[ALGORITHM].arg : "nassau";
+    const char *out = o[OUT].arg ? o[OUT].arg : "out/S_2";
     long stem = -1, max_s = -1, max_t = -1;
-    int quiet = 0, sseq_formats = 0, force = 0;
+    int quiet = o[QUIET].arg != NULL, sseq_formats = o[SSEQ].arg != NULL, force = o[FORCE].arg != NULL;
+    int verbose = o[VERBOSE].arg != NULL;
     unsigned keep = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *o = argv[i];
-        int has = i + 1 < argc;
-        if (!strcmp(o, "--quiet")) quiet = 1;
-        else if (!strcmp(o, "--sseq-formats")) sseq_formats = 1;
-        else if (!strcmp(o, "--force")) force = 1;
-        else if (!strcmp(o, "--help")) { fputs(usage_text, stdout); return 0; }
-        else if (!strcmp(o, "--module") && has) module = argv[++i];
-        else if (!strcmp(o, "--algorithm") && has) algorithm = argv[++i];
-        else if (!strcmp(o, "--out") && has) out = argv[++i];
-        else if (!strcmp(o, "--keep-stages") && has) {
-            if (parse_keep_stages(argv[++i], &keep) != 0)
-                return usage_error("--keep-stages wants matrix, kernel or matrix,kernel, not '%s'", argv[i]);
-        }
-        else if (!strcmp(o, "--stem") && has) {
-            if (parse_count(argv[++i], MAX_STEM, &stem) != 0)
-                return usage_error("--stem wants an integer from 0 to 1000, not '%s'", argv[i]);
-        } else if (!strcmp(o, "--max-s") && has) {
-            if (parse_count(argv[++i], MAX_STEM, &max_s) != 0)
-                return usage_error("--max-s wants an integer from 0 to 1000, not '%s'", argv[i]);
-        } else if (!strcmp(o, "--max-t") && has) {
-            if (parse_count(argv[++i], MAX_STEM, &max_t) != 0)
-                return usage_error("--max-t wants an integer from 0 to 1000, not '%s'", argv[i]);
-        } else
-            return usage_error("resolve: unknown or incomplete option '%s'", o);
-    }
+    if ((prc = opt_count(&o[STEM], MAX_STEM, &stem)) || (prc = opt_count(&o[MAX_S], MAX_STEM, &max_s)) ||
+        (prc = opt_count(&o[MAX_T], MAX_STEM, &max_t)))
+        return prc;
+    if (o[KEEP].arg && parse_keep_stages(o[KEEP].arg, &keep) != 0)
+        return usage_error("--keep-stages wants matrix, kernel or matrix,kernel, not '%s'", o[KEEP].arg);
     if (strcmp(module, "S_2") != 0)
         return usage_error("unknown module '%s' (this version resolves S_2 only)", module);
     int alg = !strcmp(algorithm, "standard") ? ALG_STANDARD : !strcmp(algorithm, "nassau") ? ALG_NASSAU : 0;
     if (!alg) return usage_error("unknown algorithm '%s' (choose standard or nassau)", algorithm);
-    if (stem >= 0 && max_t >= 0) return usage_error("give --stem or --max-t, not both%s", "");
+    if (stem >= 0 && max_t >= 0) return usage_error("give --stem or --max-t, not both");
     int region = max_t >= 0 ? REGION_RECT : REGION_STEM;
     if (region == REGION_STEM && stem < 0) stem = 40;
     if (max_s < 0) max_s = region == REGION_STEM ? stem / 2 + 2 : max_t / 2 + 2;
     if (region == REGION_RECT && max_s > max_t) max_s = max_t;
     if ((region == REGION_STEM ? stem + max_s + 1 : max_t) > MILNOR_MAX_DEGREE)
-        return usage_error("region too large: t would exceed %s", "2046");
+        return usage_error("region too large: t would exceed %d", MILNOR_MAX_DEGREE);
+    if ((prc = check_starpu_env(verbose)) != 0) return prc;
 
     if (ensure_dir(out) != 0) {
         fprintf(stderr, "extflow: cannot use output directory %s: %s\n", out, strerror(errno));
@@ -373,7 +478,7 @@ static int cmd_resolve(int argc, char **argv)
         for (int s = 0; s <= res.max_s && s <= t; s++)
             total += res_in_region(&res, s, t) && !*res_done(&res, s, t);
     if (!quiet && loaded) fprintf(stderr, "extflow: resumed %ld bidegrees from %s/stages\n", loaded, out);
-    if (rt_init(0, err, sizeof err) != 0) {
+    if (rt_init(verbose, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         res_clear(&res);
         return 1;
@@ -416,20 +521,25 @@ static int cmd_resolve(int argc, char **argv)
 /* extflow verify DIR: stages/verify.h. Exit 0 when all is well, 1 otherwise. */
 static int cmd_verify(int argc, char **argv)
 {
-    if (argc != 1 || argv[0][0] == '-') return usage_error("verify: DIR expected%s", "");
-    return verify_dir(argv[0], stdout);
+    cli_opt o[] = { { NULL, 0, NULL } };
+    const char *dir;
+    int npos, prc = parse_args("verify", argc, argv, o, &dir, 1, &npos);
+    if (prc >= 0) return prc;
+    if (npos != 1) return usage_error("verify: DIR expected");
+    return verify_dir(dir, stdout);
 }
 
 int main(int argc, char **argv)
 {
     signal(SIGXFSZ, SIG_IGN);   /* a file-size limit becomes EFBIG, reported like a full disk */
-    if (argc < 2) {
-        fputs(usage_text, stderr);
-        return 2;
-    }
+    if (argc < 2) return usage_error("a command is required");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("extflow %s\n", EXTFLOW_VERSION);
         return 0;
     }
     if (!strcmp(cmd, "resolve")) return cmd_resolve(argc - 2, argv + 2);
