@@ -20,7 +20,7 @@ typedef struct rt_progress {   /* progress itself: stages/progress.h, fed by rt_
 } rt_progress;
 
 /* Starts StarPU: CPU workers, and CUDA workers where StarPU was built with CUDA and a device
- * exists (then dmda unless STARPU_SCHED is set). verbose: one line saying what started. */
+ * exists (then eager unless STARPU_SCHED is set). verbose: one line saying what started. */
 int rt_init(int verbose, char *err, size_t errlen);
 void rt_shutdown(void);
 /* Runs every step of the region not already done; returns 0, or -1 (see res->error). */
