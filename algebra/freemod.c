@@ -40,7 +40,7 @@ uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below)
     uint64_t dim = 0;
     if (below > t + 1) below = t + 1;
     if (below > F->max_t + 1) below = F->max_t + 1;
-    for (deg_t u = 0; u < below; u++)
-        dim += (uint64_t)F->ngens[u] * F->A->dim[t - u];
+    for (deg_t u = 0; u < below; u++)   /* A->dim[t - u] is read only where there are generators */
+        if (F->ngens[u]) dim += (uint64_t)F->ngens[u] * F->A->dim[t - u];
     return dim;
 }

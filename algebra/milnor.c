@@ -359,6 +359,61 @@ bad:
     return -1;
 }
 
+int milnor_count_dims(deg_t max_degree, const milnor_profile *profile, uint32_t *dim)
+{
+    if (max_degree < 0 || max_degree > MILNOR_MAX_DEGREE) return -1;
+    milnor_profile p = profile ? *profile : milnor_profile_full();
+    if (p.len < 0 || p.len > W) return -1;
+    size_t n = (size_t)max_degree + 1;
+    uint64_t *c = calloc(n, sizeof *c), *old = malloc(n * sizeof *old);
+    if (!c || !old) {
+        free(c);
+        free(old);
+        return -1;
+    }
+    c[0] = 1;                                   /* slots used so far: none */
+    for (int i = 0; i < W; ++i) {               /* add slot i: r_i in 0..pmax, weight x */
+        uint64_t pmax = milnor_profile_slot_max(&p, i);
+        size_t x = milnor_xi_degree[i];
+        if (pmax == 0 || x >= n) continue;
+        memcpy(old, c, n * sizeof *old);
+        /* c[d] = sum_{k=0..pmax} old[d - kx] = c[d - x] + old[d] - old[d - (pmax+1)x] */
+        for (size_t d = x; d < n; ++d) {
+            c[d] = c[d - x] + old[d];
+            if (pmax < UINT32_MAX && (pmax + 1) * x <= d) c[d] -= old[d - (pmax + 1) * x];
+        }
+    }
+    for (size_t d = 0; d < n; ++d) dim[d] = (uint32_t)c[d];
+    free(c);
+    free(old);
+    return 0;
+}
+
+uint64_t milnor_basis_bytes(deg_t max_degree, const milnor_profile *profile)
+{
+    if (max_degree < 0 || max_degree > MILNOR_MAX_DEGREE) return UINT64_MAX;
+    size_t n = (size_t)max_degree + 1;
+    uint32_t *dim = malloc(n * sizeof *dim);
+    if (!dim || milnor_count_dims(max_degree, profile, dim) != 0) {
+        free(dim);
+        return UINT64_MAX;
+    }
+    milnor_profile p = profile ? *profile : milnor_profile_full();
+    int full = is_full_profile(&p);
+    uint64_t bytes = n * (sizeof *dim + sizeof(milnor_elt *));
+    for (size_t d = 0; d < n; ++d) {
+        bytes += (uint64_t)(dim[d] ? dim[d] : 1) * sizeof(milnor_elt);
+        if (!full) {                            /* hash table: a power of two >= 2 dim */
+            uint64_t cap = 2;
+            while (cap < 2 * (uint64_t)dim[d]) cap *= 2;
+            bytes += cap * sizeof(uint32_t) + sizeof(uint32_t *) + sizeof(uint32_t);
+        }
+    }
+    if (full) bytes += 2 * n * W * sizeof(uint32_t);     /* seq_g and its scratch */
+    free(dim);
+    return bytes;
+}
+
 /* Index from the entries t[0..len) (trimmed) of an element of degree d. */
 static inline uint32_t index_of(const milnor_basis *A, deg_t d, const uint32_t *t, uint32_t len)
 {

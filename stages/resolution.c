@@ -12,6 +12,38 @@ static uint64_t module_id_of(const char *definition)
     return stage_hash64(definition, strlen(definition));
 }
 
+/* The region's shape. Steps run only at t >= s (res_in_region), so F_s has generators in
+ * degrees >= s only. Every Milnor element a step, the reports or res_check_dd touch is a block
+ * of some generator g' in degree t, of degree t - |g'|: a row Sq(R)·g of F_s, a product
+ * Sq(R)·Sq(S) landing in the block of g' in F_{s-1}, or Nassau's columns in F_{s-2}. So the
+ * tables need degree t - (s - 2) at most, the largest stem touched plus 2, not the largest t:
+ * stem region, (s, t <= stem + s) reads F_{s-2} and the edge job (s, stem + s + 1) F_{s-1},
+ * both at most stem + 2; a rectangle t <= T reaches F_0's generator of degree 0: T. */
+static void region_shape(int region, int stem, int max_s, deg_t rect_t, deg_t *max_t, deg_t *max_n,
+                         deg_t *milnor_degree)
+{
+    if (region == REGION_STEM) {
+        *max_t = stem + max_s + 1;      /* stem edge: kernels at (s, stem + s + 1) */
+        *max_n = stem + 1;
+        *milnor_degree = stem + 2 < *max_t ? stem + 2 : *max_t;
+    } else {
+        *max_t = rect_t;
+        *max_n = rect_t;
+        *milnor_degree = rect_t;
+    }
+}
+
+uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t)
+{
+    deg_t max_t, max_n, md;
+    region_shape(region, stem, max_s, rect_t, &max_t, &max_n, &md);
+    uint64_t milnor = milnor_basis_bytes(md, NULL);
+    if (milnor == UINT64_MAX) return UINT64_MAX;
+    uint64_t cells = (uint64_t)(max_s + 1) * ((uint64_t)max_n + 1);
+    uint64_t per_s = sizeof(freemod) + ((uint64_t)max_t + 1) * (sizeof(uint32_t) + sizeof(fm_gen *));
+    return milnor + cells * (2 + sizeof(f2mat *)) + (uint64_t)(max_s + 1) * per_s;
+}
+
 int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
              const char *outdir, int write_stages, int algorithm)
 {
@@ -22,15 +54,15 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     res->stem = stem;
     res->max_s = max_s;
     res->rect_t = rect_t;
-    /* stem edge: kernels at (s, stem + s + 1) */
-    res->max_t = region == REGION_STEM ? stem + max_s + 1 : rect_t;
+    deg_t milnor_degree;
+    region_shape(region, stem, max_s, rect_t, &res->max_t, &res->max_n, &milnor_degree);
     res->write_stages = write_stages;
     res->module_id = module_id_of(RES_MODULE_S2);
     snprintf(res->outdir, sizeof res->outdir, "%s", outdir ? outdir : "");
     pthread_mutex_init(&res->lock, NULL);
     if (write_stages && !(res->committer = stage_committer_start(1.0, 256))) return -1;
-    if (milnor_basis_init(&res->A, res->max_t, NULL) != 0) return -1;
-    size_t cells = (size_t)(max_s + 1) * (res->max_t + 1);
+    if (milnor_basis_init(&res->A, milnor_degree, NULL) != 0) return -1;
+    size_t cells = (size_t)(max_s + 1) * ((size_t)res->max_n + 1);
     res->F = calloc((size_t)max_s + 1, sizeof *res->F);
     res->done = calloc(cells, 1);
     res->kernel = calloc(cells, sizeof *res->kernel);
@@ -54,7 +86,7 @@ void res_clear(resolution *res)
 {
     stage_committer_stop(res->committer, NULL, 0);
     if (res->kernel) {
-        size_t cells = (size_t)(res->max_s + 1) * (res->max_t + 1);
+        size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
         for (size_t i = 0; i < cells; i++)
             if (res->kernel[i]) {
                 f2mat_clear(res->kernel[i]);
@@ -109,6 +141,7 @@ static int add_generator_terms(row_build *b, const resolution *res, int src, deg
     const fm_gen *g = &res->F[src].gens[u][i];
     uint64_t off = 0;
     for (deg_t v = 0; v < u && off < g->bits; v++) {
+        if (!tgt->ngens[v]) continue;   /* (A.dim[u - v] need not exist for such v) */
         uint32_t blen = res->A.dim[u - v];
         for (uint32_t k = 0; k < tgt->ngens[v] && off < g->bits; k++, off += blen) {
             uint64_t col = freemod_offset(tgt, t, v, k);
@@ -387,7 +420,7 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
     stage_path(path, sizeof path, res->outdir, STAGE_DIFFERENTIAL, s, t);
     int rc = stage_read(path, &h, &m, err, sizeof err);
     if (rc == STAGE_ENOENT) {   /* no file: done if the journal says it had no generator */
-        if (!publish || !res->empty_done[(size_t)s * (res->max_t + 1) + t]) return 0;
+        if (!publish || !res->empty_done[res_cell(res, s, t)]) return 0;
         fm_gen *none = calloc(1, sizeof *none);
         if (!none) return 0;
         freemod_set_gens(&res->F[s], t, 0, none);
@@ -429,13 +462,13 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
 static void mark_empty(int s, int t, void *ctx)
 {
     resolution *res = ctx;
-    if (s <= res->max_s && t <= res->max_t) res->empty_done[(size_t)s * (res->max_t + 1) + t] = 1;
+    if (s >= 0 && s <= res->max_s && t >= s && t - s <= res->max_n) res->empty_done[res_cell(res, s, t)] = 1;
 }
 
 long res_load_stages(resolution *res)
 {
     long loaded = 0, problems = 0, bad_records = 0;
-    size_t cells = (size_t)(res->max_s + 1) * (res->max_t + 1);
+    size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     res->empty_done = calloc(cells, 1);
     if (!res->empty_done) return 0;
     stage_journal_read(res->outdir, res->module_id, res->algorithm, mark_empty, res, &bad_records);

@@ -34,11 +34,14 @@ typedef struct resolution {
     milnor_basis A;
     int max_s;                  /* s = 0..max_s */
     deg_t max_t;                /* largest internal degree touched (edge kernels included) */
+    deg_t max_n;                /* largest stem t - s touched (edge kernels included) */
     int region;                 /* REGION_STEM: t - s <= stem; REGION_RECT: t <= rect_t */
     int stem;
     deg_t rect_t;
     freemod *F;                 /* F[0..max_s] */
-    uint8_t *done;              /* done[s * (max_t + 1) + t] */
+    /* per-bidegree arrays, cell res_cell(s, t) = s * (max_n + 1) + t - s: sized by the
+     * region's stems, not by its largest t (a tall thin region stays small) */
+    uint8_t *done;              /* (s, t) finished and published */
     uint8_t *empty_done;        /* journal: (s, t) finished with no generator (resume only) */
     f2mat **kernel;             /* kernel of d_s at (s, t), waiting for step (s+1, t) */
     char outdir[4096];
@@ -96,10 +99,16 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
              const char *outdir, int write_stages, int algorithm);
 void res_clear(resolution *res);
 int res_in_region(const resolution *res, int s, deg_t t);
+/* Cell of (s, t) in the per-bidegree arrays; requires 0 <= s <= max_s, 0 <= t - s <= max_n. */
+static inline size_t res_cell(const resolution *res, int s, deg_t t)
+{ return (size_t)s * ((size_t)res->max_n + 1) + (size_t)(t - s); }
 static inline uint8_t *res_done(resolution *res, int s, deg_t t)
-{ return &res->done[(size_t)s * (res->max_t + 1) + t]; }
+{ return &res->done[res_cell(res, s, t)]; }
 static inline f2mat **res_kernel_slot(resolution *res, int s, deg_t t)
-{ return &res->kernel[(size_t)s * (res->max_t + 1) + t]; }
+{ return &res->kernel[res_cell(res, s, t)]; }
+/* Bytes that res_init would allocate for this region before any step runs (the Milnor
+ * tables and the per-bidegree arrays); the matrices of the steps come on top. */
+uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t);
 void res_fail(resolution *res, const char *fmt, ...);
 int res_failed(resolution *res);
 

@@ -656,6 +656,33 @@ static void test_split_search(int pairs)
     ok(split_useful > 0, "split search: some long products are shared between parts (%d cases)", split_useful);
 }
 
+/* milnor_count_dims (the algebra command's path, no element table) gives the dims of the
+ * basis milnor_basis_init builds: all of A, and the profiles of Nassau's sequence (bounded
+ * slots) up to the top degree and past it (dims 0 there). */
+static void test_count_dims(void)
+{
+    uint32_t dim[INDEX_DEG + 1];
+    int bad = milnor_count_dims(INDEX_DEG, NULL, dim) != 0;
+    for (deg_t d = 0; d <= INDEX_DEG && !bad; ++d) bad += dim[d] != A.dim[d];
+    milnor_profile p = { .truncated = 1, .len = 0 };
+    for (int k = 0; k < 9 && !bad; ++k, milnor_profile_next_nassau(&p)) {
+        milnor_basis B;
+        deg_t top = milnor_profile_top_degree(&p) + 3;
+        if (top > INDEX_DEG) top = INDEX_DEG;
+        if (milnor_basis_init(&B, top, &p) < 0) bail("milnor_basis_init profile");
+        bad += milnor_count_dims(top, &p, dim) != 0;
+        for (deg_t d = 0; d <= top; ++d) bad += dim[d] != B.dim[d];
+        milnor_basis_clear(&B);
+    }
+    ok(bad == 0, "milnor_count_dims equals the built bases' dims (A to degree %d, 9 Nassau profiles)", INDEX_DEG);
+    uint32_t big[MILNOR_MAX_DEGREE + 1];
+    ok(milnor_count_dims(MILNOR_MAX_DEGREE, NULL, big) == 0 && big[1000] == 44176121u &&
+       big[MILNOR_MAX_DEGREE] == 3916110041u, "dims at degrees 1000 and 2046 (no table built)");
+    ok(milnor_basis_bytes(1000, NULL) > ((uint64_t)200 << 30) && milnor_basis_bytes(60, NULL) < (1 << 20) &&
+       milnor_count_dims(MILNOR_MAX_DEGREE + 1, NULL, big) == -1,
+       "milnor_basis_bytes: degree 1000 needs > 200 GiB, degree 60 < 1 MiB; degree 2047 refused");
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(void)
@@ -669,6 +696,7 @@ int main(void)
     test_reference_dims();
     test_first_degrees();
     test_an_dims();
+    test_count_dims();
     test_index_roundtrip();
     test_examples();
     test_associativity(20000);

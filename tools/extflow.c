@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <ftw.h>
@@ -166,15 +167,52 @@ static int cmd_algebra(int argc, char **argv)
     long maxd = -1;
     if ((rc = opt_count(&o[0], MILNOR_MAX_DEGREE, &maxd)) != 0) return rc;
     if (maxd < 0) return usage_error("algebra: --max-degree N is required");
-    milnor_basis A;
-    if (milnor_basis_init(&A, (deg_t)maxd, NULL) != 0) {
+    /* the dims by the counting recurrence: no element table (degree 1000 alone would need
+     * ~300 GiB of elements), so every accepted degree completes at once */
+    uint32_t *dim = malloc(((size_t)maxd + 1) * sizeof *dim);
+    if (!dim || milnor_count_dims((deg_t)maxd, NULL, dim) != 0) {
+        free(dim);
         fprintf(stderr, "extflow: out of memory\n");
         return 1;
     }
     printf("degree,dim\n");
-    for (deg_t d = 0; d <= maxd; d++) printf("%d,%u\n", d, A.dim[d]);
-    milnor_basis_clear(&A);
+    for (deg_t d = 0; d <= maxd; d++) printf("%d,%u\n", d, dim[d]);
+    free(dim);
     return 0;
+}
+
+/* Memory this process may still take: MemAvailable (else physical RAM), and under a
+ * `ulimit -v` the room left below it. */
+static uint64_t memory_available(void)
+{
+    uint64_t avail = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) avail = (uint64_t)kb * 1024;
+    if (f) fclose(f);
+    struct rlimit rl;
+    unsigned long long pages = 0;
+    f = fopen("/proc/self/statm", "r");
+    if (f && fscanf(f, "%llu", &pages) != 1) pages = 0;
+    if (f) fclose(f);
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        uint64_t used = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+        uint64_t room = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+        if (room < avail) avail = room;
+    }
+    return avail;
+}
+
+/* Refuses (exit 2, one line) a region whose fixed tables alone exceed the memory left. */
+static int refuse_if_too_big(uint64_t need, const char *what)
+{
+    uint64_t avail = memory_available();
+    if (need <= avail) return 0;
+    fprintf(stderr, "extflow: %s needs %.1f GiB for its Milnor tables and bookkeeping alone, "
+            "more than the %.1f GiB available\n", what, need / 1073741824.0, avail / 1073741824.0);
+    return 2;
 }
 
 /* A stage file or the journal of empty bidegrees, told apart by their first bytes. */
@@ -448,6 +486,8 @@ static int cmd_resolve(int argc, char **argv)
     if ((region == REGION_STEM ? stem + max_s + 1 : max_t) > MILNOR_MAX_DEGREE)
         return usage_error("region too large: t would exceed %d", MILNOR_MAX_DEGREE);
     if ((prc = check_starpu_env(verbose)) != 0) return prc;
+    if (refuse_if_too_big(res_setup_bytes(region, (int)stem, (int)max_s, (deg_t)max_t), "this region"))
+        return 2;
 
     if (ensure_dir(out) != 0) {
         fprintf(stderr, "extflow: cannot use output directory %s: %s\n", out, strerror(errno));
