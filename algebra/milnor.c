@@ -365,12 +365,7 @@ int milnor_count_dims(deg_t max_degree, const milnor_profile *profile, uint32_t 
     milnor_profile p = profile ? *profile : milnor_profile_full();
     if (p.len < 0 || p.len > W) return -1;
     size_t n = (size_t)max_degree + 1;
-    uint64_t *c = calloc(n, sizeof *c), *old = malloc(n * sizeof *old);
-    if (!c || !old) {
-        free(c);
-        free(old);
-        return -1;
-    }
+    uint64_t c[MILNOR_MAX_DEGREE + 1] = { 0 }, old[MILNOR_MAX_DEGREE + 1];   /* 32 KiB, no malloc */
     c[0] = 1;                                   /* slots used so far: none */
     for (int i = 0; i < W; ++i) {               /* add slot i: r_i in 0..pmax, weight x */
         uint64_t pmax = milnor_profile_slot_max(&p, i);
@@ -384,8 +379,6 @@ int milnor_count_dims(deg_t max_degree, const milnor_profile *profile, uint32_t 
         }
     }
     for (size_t d = 0; d < n; ++d) dim[d] = (uint32_t)c[d];
-    free(c);
-    free(old);
     return 0;
 }
 
@@ -393,11 +386,8 @@ uint64_t milnor_basis_bytes(deg_t max_degree, const milnor_profile *profile)
 {
     if (max_degree < 0 || max_degree > MILNOR_MAX_DEGREE) return UINT64_MAX;
     size_t n = (size_t)max_degree + 1;
-    uint32_t *dim = malloc(n * sizeof *dim);
-    if (!dim || milnor_count_dims(max_degree, profile, dim) != 0) {
-        free(dim);
-        return UINT64_MAX;
-    }
+    uint32_t dim[MILNOR_MAX_DEGREE + 1];
+    if (milnor_count_dims(max_degree, profile, dim) != 0) return UINT64_MAX;
     milnor_profile p = profile ? *profile : milnor_profile_full();
     int full = is_full_profile(&p);
     uint64_t bytes = n * (sizeof *dim + sizeof(milnor_elt *));
@@ -410,7 +400,6 @@ uint64_t milnor_basis_bytes(deg_t max_degree, const milnor_profile *profile)
         }
     }
     if (full) bytes += 2 * n * W * sizeof(uint32_t);     /* seq_g and its scratch */
-    free(dim);
     return bytes;
 }
 

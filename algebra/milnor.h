@@ -74,10 +74,11 @@ void milnor_basis_clear(milnor_basis *A);
 
 /* dim[0..max_degree] of A (or of the profile's sub-Hopf-algebra) without building the basis:
  * the number of R with sum r_i (2^i - 1) = d and r_i <= 2^{h_i} - 1, by the counting
- * recurrence over the slots (memory O(max_degree); every dim fits in 32 bits below 2047).
- * Returns 0, or -1 on bad arguments / out of memory. Same numbers as milnor_basis_init. */
+ * recurrence over the slots (32 KiB of stack, no allocation; every dim fits in 32 bits below
+ * 2047). Returns 0, or -1 on bad arguments. Same numbers as milnor_basis_init. */
 int milnor_count_dims(deg_t max_degree, const milnor_profile *profile, uint32_t *dim);
-/* Bytes milnor_basis_init(max_degree, profile) allocates (UINT64_MAX on bad arguments). */
+/* Bytes milnor_basis_init(max_degree, profile) allocates (UINT64_MAX on bad arguments); no
+ * allocation. */
 uint64_t milnor_basis_bytes(deg_t max_degree, const milnor_profile *profile);
 
 /* Index of Sq(R) in its degree (R must be a basis element of A within max_degree). The

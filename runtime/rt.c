@@ -199,8 +199,9 @@ void rt_step_done(step_ctx *c)
 static int submit_job(resolution *res, int s, deg_t t, int edge, starpu_tag_t *deps, int ndeps)
 {
     step_ctx *c = calloc(1, sizeof *c);
-    if (!c) {
-        res_fail(res, "out of memory");
+    if (!c) {   /* fire the tag its dependents wait on, or they never run (their steps are no-ops) */
+        res_fail(res, "out of memory submitting step (%d,%d)", s, t);
+        starpu_tag_notify_from_apps(tag_of(edge ? TAG_EDGE : TAG_DONE, s, t));
         return -1;
     }
     c->res = res;

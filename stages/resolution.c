@@ -303,7 +303,10 @@ static int save_differential(resolution *res, int s, deg_t t, uint32_t n, const 
         return 0;
     }
     f2mat m;
-    if (f2mat_init(&m, n, width) != 0) return -1;
+    if (f2mat_init(&m, n, width) != 0) {
+        res_fail(res, "out of memory encoding the stage file of (%d,%d)", s, t);
+        return -1;
+    }
     for (uint32_t k = 0; k < n; k++)
         memcpy(f2mat_row(&m, k), gens[k].img, f2vec_words(width) * 8);
     int rc = res_queue_stage(res, STAGE_DIFFERENTIAL, s, t, width, &m);
@@ -410,6 +413,15 @@ static void load_problem(resolution *res, long *problems, const char *msg, int s
     if (++*problems <= 10 && res->load_action) fprintf(stderr, "extflow: %s; %s (%d,%d)\n", msg, res->load_action, s, t);
 }
 
+/* Out of memory while loading (s, t): the run fails (exit 1); nothing of (s, t) is published,
+ * and no later bidegree is loaded. */
+static int load_oom(resolution *res, int s, deg_t t, f2mat *m)
+{
+    if (m) f2mat_clear(m);
+    res_fail(res, "out of memory loading the stage file of (%d,%d)", s, t);
+    return 0;
+}
+
 /* Loads (s, t) if its file is valid and consistent (publish = 1), or only checks the file
  * (publish = 0: what it depends on is not loaded, so it will be recomputed anyway). */
 static int load_one(resolution *res, int s, deg_t t, int publish, long *problems)
@@ -422,7 +434,7 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
     if (rc == STAGE_ENOENT) {   /* no file: done if the journal says it had no generator */
         if (!publish || !res->empty_done[res_cell(res, s, t)]) return 0;
         fm_gen *none = calloc(1, sizeof *none);
-        if (!none) return 0;
+        if (!none) return load_oom(res, s, t, NULL);
         freemod_set_gens(&res->F[s], t, 0, none);
         *res_done(res, s, t) = 1;
         return 1;
@@ -446,13 +458,17 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
         return 0;
     }
     fm_gen *gens = calloc(m.rows ? m.rows : 1, sizeof *gens);
-    for (uint32_t k = 0; gens && k < m.rows; k++) {
+    if (!gens) return load_oom(res, s, t, &m);
+    for (uint32_t k = 0; k < m.rows; k++) {
         gens[k].bits = width;
         gens[k].img = malloc(f2vec_words(width) * 8 + 8);
-        if (!gens[k].img) { m.rows = k; break; }   /* out of memory: the rest is recomputed */
+        if (!gens[k].img) {     /* nothing of (s, t) is published */
+            for (uint32_t j = 0; j < k; j++) free(gens[j].img);
+            free(gens);
+            return load_oom(res, s, t, &m);
+        }
         memcpy(gens[k].img, f2mat_row(&m, k), f2vec_words(width) * 8);
     }
-    if (!gens) { f2mat_clear(&m); return 0; }
     freemod_set_gens(&res->F[s], t, m.rows, gens);
     *res_done(res, s, t) = 1;
     f2mat_clear(&m);
@@ -470,7 +486,10 @@ long res_load_stages(resolution *res)
     long loaded = 0, problems = 0, bad_records = 0;
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     res->empty_done = calloc(cells, 1);
-    if (!res->empty_done) return 0;
+    if (!res->empty_done) {
+        res_fail(res, "out of memory reading %s/stages", res->outdir);
+        return 0;
+    }
     stage_journal_read(res->outdir, res->module_id, res->algorithm, mark_empty, res, &bad_records);
     if (bad_records && res->load_action) {
         char err[600];
@@ -480,8 +499,8 @@ long res_load_stages(resolution *res)
                                                        sizeof err) != STAGE_OK)
             fprintf(stderr, "extflow: %s\n", err);
     }
-    for (deg_t t = 0; t <= res->max_t; t++)
-        for (int s = 0; s <= res->max_s && s <= t; s++) {
+    for (deg_t t = 0; t <= res->max_t && !res->failed; t++)
+        for (int s = 0; s <= res->max_s && s <= t && !res->failed; s++) {
             if (!res_in_region(res, s, t)) continue;
             int left = t - 1 < s || *res_done(res, s, t - 1);
             int below = s == 0 || t - 1 < s - 1 || *res_done(res, s - 1, t - 1) ||
@@ -525,6 +544,7 @@ int res_check_dd(const resolution *res, int s, deg_t t)
             }
         if (!f2vec_is_zero(acc, f2vec_words(width))) zero = 0;
     }
+    if (!acc) return -1;
     free(acc);
-    return acc ? zero : 0;
+    return zero;
 }

@@ -147,9 +147,11 @@ int res_check_kept(resolution *res, int s, deg_t t);
 /* Makes every stage file written so far durable and visible; 0, or -1 (after res_fail). */
 int res_flush_stages(resolution *res);
 
-/* Resume: load finished bidegrees from OUT/stages; returns how many were loaded. */
+/* Resume: load finished bidegrees from OUT/stages; returns how many were loaded. Out of
+ * memory: res_fail (check res_failed), nothing partial is published. */
 long res_load_stages(resolution *res);
-/* d_{s-1} ∘ d_s on the generators of (s, t), by one-by-one products: 1 if zero. */
+/* d_{s-1} ∘ d_s on the generators of (s, t), by one-by-one products: 1 if zero, 0 if not,
+ * -1 out of memory. */
 int res_check_dd(const resolution *res, int s, deg_t t);
 /* Number of generators at (s, t) = dim Ext^{s,t}. */
 static inline uint32_t res_ngens(const resolution *res, int s, deg_t t)

@@ -515,6 +515,11 @@ static int cmd_resolve(int argc, char **argv)
     }
     res.keep_stages = keep;
     long loaded = res_load_stages(&res), total = 0;
+    if (res_failed(&res)) {
+        fprintf(stderr, "extflow: %s\n", res.error);
+        res_clear(&res);
+        return 1;
+    }
     for (deg_t t = 0; t <= res.max_t; t++)
         for (int s = 0; s <= res.max_s && s <= t; s++)
             total += res_in_region(&res, s, t) && !*res_done(&res, s, t);
@@ -530,7 +535,7 @@ static int cmd_resolve(int argc, char **argv)
     double seconds = progress_finish();
     rt_shutdown();
     if (rc != 0) {
-        fprintf(stderr, "extflow: %s\nextflow: finished bidegrees are kept; rerun to resume\n", res.error);
+        fprintf(stderr, "extflow: %s (finished bidegrees are kept; rerun to resume)\n", res.error);
         res_clear(&res);
         return 1;
     }
