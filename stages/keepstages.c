@@ -76,8 +76,8 @@ int res_keep_stage(resolution *res, int kind, int s, deg_t t, const f2mat *m)
 
 int res_check_kept(resolution *res, int s, deg_t t)
 {
-    if ((t - 1 >= s && !*res_done(res, s, t - 1)) ||
-        (s >= 1 && t - 1 >= s - 1 && !*res_done(res, s - 1, t - 1))) {
+    if ((t - 1 >= s && !res_is_done(res, s, t - 1)) ||
+        (s >= 1 && t - 1 >= s - 1 && !res_is_done(res, s - 1, t - 1))) {
         snprintf(res->keep_error, sizeof res->keep_error, "the differentials step (%d,%d) is computed "
                  "from are missing or bad", s, t);
         return -1;

@@ -39,6 +39,7 @@ uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t)
     region_shape(region, stem, max_s, rect_t, &max_t, &max_n, &md);
     uint64_t milnor = milnor_basis_bytes(md, NULL);
     if (milnor == UINT64_MAX) return UINT64_MAX;
+    milnor *= 2;        /* the runtime hands StarPU a flat copy of the basis (milnor_flat_write) */
     uint64_t cells = (uint64_t)(max_s + 1) * ((uint64_t)max_n + 1);
     uint64_t per_s = sizeof(freemod) + ((uint64_t)max_t + 1) * (sizeof(uint32_t) + sizeof(fm_gen *));
     return milnor + cells * (2 + sizeof(f2mat *)) + (uint64_t)(max_s + 1) * per_s;
@@ -439,6 +440,7 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
         *res_done(res, s, t) = 1;
         return 1;
     }
+    if (rc == STAGE_ENOMEM) return load_oom(res, s, t, NULL);  /* not a bad file */
     if (rc != STAGE_OK) {
         load_problem(res, problems, err, s, t);
         return 0;

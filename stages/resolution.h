@@ -104,6 +104,9 @@ static inline size_t res_cell(const resolution *res, int s, deg_t t)
 { return (size_t)s * ((size_t)res->max_n + 1) + (size_t)(t - s); }
 static inline uint8_t *res_done(resolution *res, int s, deg_t t)
 { return &res->done[res_cell(res, s, t)]; }
+/* Read-only: (s, t) is done; 0 for any (s, t) outside the arrays. */
+static inline int res_is_done(const resolution *res, int s, deg_t t)
+{ return s >= 0 && s <= res->max_s && t >= s && t - s <= res->max_n && res->done[res_cell(res, s, t)]; }
 static inline f2mat **res_kernel_slot(resolution *res, int s, deg_t t)
 { return &res->kernel[res_cell(res, s, t)]; }
 /* Bytes that res_init would allocate for this region before any step runs (the Milnor

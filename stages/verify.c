@@ -14,7 +14,8 @@ typedef struct verifier {
     FILE *out;
     const char *dir;
     long problems, followon;
-    int max_s, max_t;
+    int max_s, max_t, max_n;    /* max_n: largest stem t - s, which sizes the Milnor tables */
+    int oom;                    /* out of memory reading a file: the run fails, no verdict */
     uint8_t *file, *record;     /* per cell: F_* of its stage file; journal record present */
     uint8_t *broken;            /* per cell: missing or bad (what depends on it is follow-on) */
 } verifier;
@@ -71,6 +72,11 @@ static struct found *scan_files(verifier *v, uint64_t module, int alg, long *nfo
         stage_header h;
         f2mat m;
         int rc = stage_read(file, &h, &m, err, sizeof err);
+        if (rc == STAGE_ENOMEM) {   /* says nothing about the file */
+            fprintf(stderr, "extflow: %s\n", err);
+            v->oom = 1;
+            break;
+        }
         if (rc == STAGE_OK) {
             f2mat_clear(&m);
             char why[400];
@@ -89,6 +95,7 @@ static struct found *scan_files(verifier *v, uint64_t module, int alg, long *nfo
         list[n++] = (struct found){ s, t, rc == STAGE_OK ? F_VALID : F_BAD };
         if (s > v->max_s) v->max_s = s;
         if (t > v->max_t) v->max_t = t;
+        if (t - s > v->max_n) v->max_n = t - s;
     }
     closedir(d);
     *nfound = n;
@@ -121,11 +128,11 @@ static void check_csv(verifier *v, resolution *res, const run_region *region, in
         if (ok && s <= v->max_s && n + s <= v->max_t) {
             size_t c = cell(v, s, n + s);
             seen[c] = 1;
-            if (v->broken[c] || (!*res_done(res, s, n + s) && region_has(region, s, n + s))) {
+            if (v->broken[c] || (!res_is_done(res, s, n + s) && region_has(region, s, n + s))) {
                 v->followon++;
                 continue;
             }
-            if (*res_done(res, s, n + s) && res_ngens(res, s, n + s) == dim) continue;
+            if (res_is_done(res, s, n + s) && res_ngens(res, s, n + s) == dim) continue;
         }
         problem(v, "bad: %s: row %ld (%.*s) disagrees with the stage files", path, row,
                 (int)strcspn(line, "\n"), line);
@@ -133,7 +140,7 @@ static void check_csv(verifier *v, resolution *res, const run_region *region, in
     fclose(f);
     for (int s = 0; seen && s <= v->max_s; s++)
         for (int t = s; t <= v->max_t; t++)
-            if (!seen[cell(v, s, t)] && *res_done(res, s, t) && res_ngens(res, s, t) &&
+            if (!seen[cell(v, s, t)] && res_is_done(res, s, t) && res_ngens(res, s, t) &&
                 (region_has(region, s, t) || !required))
                 problem(v, "bad: %s: no row for (%d,%d) (s=%d, n=%d, dim %u)", path, s, t, s, t - s,
                         res_ngens(res, s, t));
@@ -143,7 +150,7 @@ static void check_csv(verifier *v, resolution *res, const run_region *region, in
 /* Kept matrices and kernels (--keep-stages; stages/keepstages.c), in the order reported. */
 static const int kept_kinds[] = { STAGE_MATRIX, STAGE_KERNEL };
 
-/* Widens max_s, max_t to the kept files' bidegrees (a kept kernel may lie past the last
+/* Widens max_s, max_t, max_n to the kept files' bidegrees (a kept kernel may lie past the last
  * differential file, at a bidegree with no generator). */
 static void kept_extent(verifier *v)
 {
@@ -156,6 +163,7 @@ static void kept_extent(verifier *v)
             if (!stage_name(e->d_name, &s, &t)) continue;
             if (s > v->max_s) v->max_s = s;
             if (t > v->max_t) v->max_t = t;
+            if (t - s > v->max_n) v->max_n = t - s;
         }
         if (d) closedir(d);
     }
@@ -200,7 +208,7 @@ static void verify_kept(verifier *v, resolution *res, long *ntmp)
 
 int verify_dir(const char *dir, FILE *out)
 {
-    verifier v = { .out = out, .dir = dir, .max_s = -1, .max_t = -1 };
+    verifier v = { .out = out, .dir = dir, .max_s = -1, .max_t = -1, .max_n = -1 };
     char err[4300], where[64] = "no run.json";
     run_manifest m;
     int hm = manifest_read(dir, &m, err, sizeof err);
@@ -213,6 +221,7 @@ int verify_dir(const char *dir, FILE *out)
         region_describe(where, sizeof where, &m.complete);
         v.max_s = m.complete.max_s;
         v.max_t = m.complete.kind == REGION_STEM ? m.complete.stem + m.complete.max_s : m.complete.max_t;
+        v.max_n = m.complete.kind == REGION_STEM ? m.complete.stem : m.complete.max_t;
     } else if (!manifest_sniff(dir, &module, &alg)) {
         fprintf(out, "bad: %s: no run.json and no valid stage file\nNOT OK\n", dir);
         return 1;
@@ -221,9 +230,15 @@ int verify_dir(const char *dir, FILE *out)
     long nfiles = 0, ntmp = 0;
     struct found *files = scan_files(&v, module, alg, &nfiles, &ntmp);
     kept_extent(&v);
+    if (v.oom) {
+        free(files);
+        return 1;
+    }
+    /* rebuilt over the stems the files and the manifest reach: the Milnor tables follow the
+     * largest stem, not the largest t (a tall tower stays small) */
     resolution res;
     size_t cells = (size_t)(v.max_s + 1) * (v.max_t + 1);
-    if (res_init(&res, REGION_RECT, 0, v.max_s, v.max_t, dir, 0, alg) != 0 ||
+    if (res_init(&res, REGION_STEM, v.max_n, v.max_s, 0, dir, 0, alg) != 0 ||
         !(v.file = calloc(cells, 1)) || !(v.record = calloc(cells, 1)) || !(v.broken = calloc(cells, 1))) {
         fprintf(stderr, "extflow: out of memory verifying %s\n", dir);
         free(v.file);
@@ -234,6 +249,10 @@ int verify_dir(const char *dir, FILE *out)
     for (long i = 0; i < nfiles; i++) v.file[cell(&v, files[i].s, files[i].t)] = (uint8_t)files[i].status;
     free(files);
     long loaded = res_load_stages(&res), jbad = 0, beyond = 0;
+    if (res_failed(&res)) {
+        fprintf(stderr, "extflow: %s\n", res.error);
+        goto oom;
+    }
     stage_journal_read(dir, module, alg, mark_record, &v, &jbad);
     if (jbad) problem(&v, "bad: %s/stages/empty.log: %ld invalid records", dir, jbad);
     for (int s = 0; s <= v.max_s; s++) {
@@ -243,13 +262,18 @@ int verify_dir(const char *dir, FILE *out)
         for (int t = s; t <= v.max_t; t++) {
             size_t c = cell(&v, s, t);
             int required = hm == 0 ? region_has(&region, s, t) : t < last;
-            int inputs_ok = (t - 1 < s || *res_done(&res, s, t - 1)) &&
-                            (s == 0 || t - 1 < s - 1 || *res_done(&res, s - 1, t - 1));
+            int inputs_ok = (t - 1 < s || res_is_done(&res, s, t - 1)) &&
+                            (s == 0 || t - 1 < s - 1 || res_is_done(&res, s - 1, t - 1));
             char path[4200];
             stage_path(path, sizeof path, dir, STAGE_DIFFERENTIAL, s, t);
-            if (*res_done(&res, s, t)) {
+            if (res_is_done(&res, s, t)) {
                 beyond += !required;
-                if (!res_check_dd(&res, s, t)) {
+                int dd = res_check_dd(&res, s, t);
+                if (dd < 0) {
+                    fprintf(stderr, "extflow: out of memory checking d∘d at (%d,%d)\n", s, t);
+                    goto oom;
+                }
+                if (!dd) {
                     problem(&v, "bad: (%d,%d) %s: d∘d != 0", s, t, path);
                     v.broken[c] = 1;
                 }
@@ -285,4 +309,10 @@ int verify_dir(const char *dir, FILE *out)
     free(v.record);
     free(v.broken);
     return v.problems ? 1 : 0;
+oom:
+    res_clear(&res);
+    free(v.file);
+    free(v.record);
+    free(v.broken);
+    return 1;
 }
