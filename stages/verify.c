@@ -102,6 +102,13 @@ static struct found *scan_files(verifier *v, uint64_t module, int alg, long *nfo
     return list;
 }
 
+/* The stems of the journal's records count too (row 0 has nothing but records). */
+static void widen_to_record(int s, int t, void *ctx)
+{
+    verifier *v = ctx;
+    if (s <= v->max_s && t <= v->max_t && t - s > v->max_n) v->max_n = t - s;
+}
+
 static void mark_record(int s, int t, void *ctx)
 {
     verifier *v = ctx;
@@ -234,8 +241,10 @@ int verify_dir(const char *dir, FILE *out)
         free(files);
         return 1;
     }
-    /* rebuilt over the stems the files and the manifest reach: the Milnor tables follow the
-     * largest stem, not the largest t (a tall tower stays small) */
+    /* rebuilt over the stems the files, the journal and the manifest reach: the Milnor tables
+     * follow the largest stem, not the largest t (a tall tower stays small) */
+    long jbad0;
+    stage_journal_read(dir, module, alg, widen_to_record, &v, &jbad0);
     resolution res;
     size_t cells = (size_t)(v.max_s + 1) * (v.max_t + 1);
     if (res_init(&res, REGION_STEM, v.max_n, v.max_s, 0, dir, 0, alg) != 0 ||
