@@ -68,7 +68,7 @@ static double work_left(void)
     for (deg_t t = 0; t <= res->max_t; t++)
         for (int s = 0; s <= res->max_s && s <= t; s++) {
             size_t cell = (size_t)s * (res->max_t + 1) + t;
-            if (res_in_region(res, s, t) && !res->done[cell] && !P.finished[cell])
+            if (res_in_region(res, s, t) && !res_is_done(res, s, t) && !P.finished[cell])
                 left += progress_estimate(res, s, t);
         }
     return left;
