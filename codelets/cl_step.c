@@ -1,37 +1,33 @@
-/* cl_step.c — codelets of a bidegree's chain: plan → (multiply chunks) → reduce → finish.
- * cl_arg of each is the step_ctx (stages/resolution.h); the plan codelet hands over to the
- * runtime to submit the rest of the chain (rt_submit_step_body). */
+/* cl_step.c — codelets of a bidegree's chain: plan → (multiply chunks) → reduce → [multiply
+ * chunks →] finish. cl_arg of each is the step_ctx (stages/resolution.h); each calls its piece
+ * of the step's algorithm (c->algo, stages/step.h) and then the continuation the runtime put in
+ * c->next, which submits what follows: no codelet calls into runtime/ or knows the algorithm. */
 #include "codelets/codelets.h"
-#include "runtime/rt.h"
-#include "stages/resolution.h"
+#include "stages/step.h"
 
 static void step_plan_cpu(void *buffers[], void *cl_arg)
 {
     (void)buffers;
     step_ctx *c = cl_arg;
-    int ok = !res_failed(c->res) && res_step_plan(c) == 0;
-    rt_submit_step_body(c, ok);
+    int ok = !res_failed(c->res) && c->algo->plan(c) == 0;
+    c->next->after_plan(c, ok);
 }
 
+/* Buffers: the multiply chunks (R), slices of c->build.D in main memory, made valid there. */
 static void step_reduce_cpu(void *buffers[], void *cl_arg)
 {
-    (void)buffers;      /* the chunks alias c->D, which StarPU has made valid in RAM */
+    (void)buffers;
     step_ctx *c = cl_arg;
-    if (!c->nassau) {
-        if (!res_failed(c->res)) res_step_reduce(c);
-        return;
-    }
-    int phase2 = res_failed(c->res) ? 0 : res_nassau_reduce0(c);
-    rt_submit_nassau_tail(c, phase2 == 1);
+    int r = res_failed(c->res) ? STEP_FINISH : c->algo->reduce(c);
+    c->next->after_reduce(c, r == STEP_MULTIPLY_AGAIN);
 }
 
 static void step_finish_cpu(void *buffers[], void *cl_arg)
 {
     (void)buffers;
     step_ctx *c = cl_arg;
-    if (c->nassau && c->n_new && !res_failed(c->res)) res_nassau_correct(c);
-    if (!res_failed(c->res) && !c->kernel_only) res_step_finish(c);
-    rt_step_done(c);
+    if (!res_failed(c->res)) c->algo->finish(c);
+    c->next->after_finish(c);
 }
 
 static struct starpu_perfmodel plan_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_step_plan_v1" };

@@ -8,11 +8,12 @@
 #include <unistd.h>
 #include "codelets/codelets.h"
 #include "stages/progress.h"
+#include "stages/step.h"
 #ifdef STARPU_USE_CUDA
 #include "algebra/milnor_cuda.h"
 #endif
 
-enum tag_kind { TAG_PLAN = 1, TAG_REDUCE = 2, TAG_DONE = 3, TAG_EDGE = 4, TAG_EDGE_PLAN = 5, TAG_EDGE_REDUCE = 6 };
+enum tag_kind { TAG_PLAN = 1, TAG_DONE = 3, TAG_EDGE = 4, TAG_EDGE_PLAN = 5 };
 
 static starpu_tag_t tag_of(int kind, int s, deg_t t)
 {
@@ -27,7 +28,8 @@ static starpu_tag_t tag_of(int kind, int s, deg_t t)
 #define CHUNK_PAIRS_CUDA 65536
 #define CHUNK_MAX_ROWS 8192
 
-static struct {
+/* One run of rt_resolve: everything its tasks share, reached through step_ctx.runtime. */
+typedef struct rt_run {
     resolution *res;
     starpu_data_handle_t basis;     /* the flat Milnor basis, read by every multiply task */
     uint32_t *basis_words;
@@ -37,7 +39,7 @@ static struct {
     unsigned long capture_every, captured;
     pthread_mutex_t capture_lock;
     rt_progress progress;
-} run;
+} rt_run;
 
 int rt_init(int verbose, char *err, size_t errlen)
 {
@@ -77,23 +79,25 @@ static void submit_or_fail(resolution *res, int ret, const char *what)
 }
 
 /* Benchmark input: appends a chunk to EXTFLOW_CAPTURE_MUL (bench/milnor_bench --jobs). */
-static void capture_chunk(const milnor_row_job *jobs, uint32_t n, const milnor_term *terms, uint32_t stride)
+static void capture_chunk(rt_run *run, const milnor_row_job *jobs, uint32_t n, const milnor_term *terms,
+                          uint32_t stride)
 {
-    pthread_mutex_lock(&run.capture_lock);
-    if (run.captured++ % run.capture_every == 0 && milnor_batch_record_write(run.capture, jobs, n, terms, stride) < 0) {
-        fclose(run.capture);
-        run.capture = NULL;
+    pthread_mutex_lock(&run->capture_lock);
+    if (run->capture && run->captured++ % run->capture_every == 0 &&
+        milnor_batch_record_write(run->capture, jobs, n, terms, stride) < 0) {
+        fclose(run->capture);
+        run->capture = NULL;
         fprintf(stderr, "extflow: EXTFLOW_CAPTURE_MUL: write failed; capture stopped\n");
     }
-    pthread_mutex_unlock(&run.capture_lock);
+    pthread_mutex_unlock(&run->capture_lock);
 }
 
 /* Rows of the chunk starting at row0: until chunk_pairs pairs or CHUNK_MAX_ROWS rows. */
-static uint32_t chunk_rows(const row_build *b, uint32_t row0, uint64_t *pairs)
+static uint32_t chunk_rows(const row_build *b, uint32_t row0, uint64_t chunk_pairs, uint64_t *pairs)
 {
     uint32_t n = 0;
     *pairs = 0;
-    while (row0 + n < b->nrows && n < CHUNK_MAX_ROWS && (*pairs < run.chunk_pairs || n == 0))
+    while (row0 + n < b->nrows && n < CHUNK_MAX_ROWS && (*pairs < chunk_pairs || n == 0))
         *pairs += b->jobs[row0 + n++].n_terms;
     return n;
 }
@@ -104,11 +108,12 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
                                 starpu_data_handle_t *shared)
 {
     row_build *b = &c->build;
+    rt_run *run = c->runtime;
     *descr = NULL;
     if (b->nrows == 0 || b->ncols == 0 || b->nterms == 0) return 0;
     uint32_t nchunks = 0;
     uint64_t pairs;
-    for (uint32_t r = 0; r < b->nrows; nchunks++) r += chunk_rows(b, r, &pairs);
+    for (uint32_t r = 0; r < b->nrows; nchunks++) r += chunk_rows(b, r, run->chunk_pairs, &pairs);
     *descr = calloc(nchunks, sizeof **descr);
     if (!*descr) {
         res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
@@ -118,7 +123,7 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
     starpu_vector_data_register(&shared[1], STARPU_MAIN_RAM, (uintptr_t)b->terms, (uint32_t)b->nterms,
                                 sizeof *b->terms);
     for (uint32_t k = 0, row0 = 0; k < nchunks; k++) {
-        uint32_t n = chunk_rows(b, row0, &pairs);
+        uint32_t n = chunk_rows(b, row0, run->chunk_pairs, &pairs);
         starpu_data_handle_t h;
         starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&b->D, row0),
                                     n * b->D.stride, sizeof(uint64_t));
@@ -128,9 +133,9 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
             res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
             return k + 1;
         }
-        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, run.gpu_verify };
-        if (run.capture) capture_chunk(b->jobs + row0, n, b->terms, b->D.stride);
-        submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, run.basis, STARPU_R, shared[0],
+        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, run->gpu_verify };
+        if (run->capture) capture_chunk(run, b->jobs + row0, n, b->terms, b->D.stride);
+        submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, run->basis, STARPU_R, shared[0],
                                                   STARPU_R, shared[1], STARPU_W, h, STARPU_CL_ARGS, args,
                                                   sizeof *args, STARPU_NAME, "milnor_mul", 0),
                        "milnor_mul");
@@ -139,14 +144,17 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
     return nchunks;
 }
 
-/* Submits cl (which reads the chunks), then lets StarPU unregister them once it is done. */
+/* Submits cl (which reads the chunks; tag 0: none), then lets StarPU unregister them once it
+ * is done. */
 static void submit_after_chunks(step_ctx *c, struct starpu_codelet *cl, struct starpu_data_descr *descr,
                                 uint32_t nchunks, starpu_data_handle_t *shared, starpu_tag_t tag,
                                 const char *name)
 {
     resolution *res = c->res;   /* c may be freed as soon as the task is submitted */
-    int ret = starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, descr, (int)nchunks, STARPU_CL_ARGS_NFREE,
-                                 c, sizeof *c, STARPU_TAG, tag, STARPU_NAME, name, 0);
+    int ret = tag ? starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, descr, (int)nchunks, STARPU_CL_ARGS_NFREE, c,
+                                       sizeof *c, STARPU_TAG, tag, STARPU_NAME, name, 0)
+                  : starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, descr, (int)nchunks, STARPU_CL_ARGS_NFREE, c,
+                                       sizeof *c, STARPU_NAME, name, 0);
     submit_or_fail(res, ret, name);
     for (uint32_t k = 0; k < nchunks; k++) starpu_data_unregister_submit(descr[k].handle);
     if (nchunks) {
@@ -156,48 +164,40 @@ static void submit_after_chunks(step_ctx *c, struct starpu_codelet *cl, struct s
     free(descr);
 }
 
-/* The chain after plan. Standard: multiply → reduce (tag REDUCE) → finish (tag DONE).
- * Nassau: multiply → reduce (zero signature), which calls rt_submit_nassau_tail. */
-void rt_submit_step_body(step_ctx *c, int planned_ok)
+/* The continuations of a step's chain (step.h), given to the codelets in c->next. */
+static starpu_tag_t done_tag_of(const step_ctx *c) { return tag_of(c->kernel_only ? TAG_EDGE : TAG_DONE, c->s, c->t); }
+
+/* After plan: the multiply chunks of c->build, then reduce, which reads them. */
+static void after_plan(step_ctx *c, int planned_ok)
 {
-    /* read everything from c first: once reduce is submitted, the chain may run to its end
-     * and free c before this function returns */
-    int edge = c->kernel_only, nassau = c->nassau;
-    resolution *res = c->res;
-    starpu_tag_t reduce_tag = tag_of(edge ? TAG_EDGE_REDUCE : TAG_REDUCE, c->s, c->t);
-    starpu_tag_t done_tag = tag_of(edge ? TAG_EDGE : TAG_DONE, c->s, c->t);
     struct starpu_data_descr *descr = NULL;
     starpu_data_handle_t shared[2];
     uint32_t nchunks = planned_ok ? submit_multiply(c, &descr, shared) : 0;
-    if (!nassau) starpu_tag_declare_deps(done_tag, 1, reduce_tag);
-    submit_after_chunks(c, &cl_step_reduce, descr, nchunks, shared, reduce_tag, "step_reduce");
-    if (!nassau)    /* finish waits for reduce through its tag, so c is still alive here */
-        submit_or_fail(res, starpu_task_insert(&cl_step_finish, STARPU_CL_ARGS_NFREE, c, sizeof *c,
-                                               STARPU_TAG, done_tag, STARPU_NAME, "step_finish", 0),
-                       "step_finish");
+    submit_after_chunks(c, &cl_step_reduce, descr, nchunks, shared, 0, "step_reduce");
 }
 
-/* Nassau, after the zero-signature reduction: the other rows of d_{s-1} if there are new
- * generators to correct (phase2), then finish (tag DONE), which corrects and publishes. */
-void rt_submit_nassau_tail(step_ctx *c, int phase2)
+/* After reduce: the chunks of the rows it planned, if it wants them, then finish (tag DONE). */
+static void after_reduce(step_ctx *c, int multiply_again)
 {
     struct starpu_data_descr *descr = NULL;
     starpu_data_handle_t shared[2];
-    uint32_t nchunks = phase2 ? submit_multiply(c, &descr, shared) : 0;
-    submit_after_chunks(c, &cl_step_finish, descr, nchunks, shared, tag_of(TAG_DONE, c->s, c->t),
-                        "nassau_finish");
+    uint32_t nchunks = multiply_again ? submit_multiply(c, &descr, shared) : 0;
+    submit_after_chunks(c, &cl_step_finish, descr, nchunks, shared, done_tag_of(c), "step_finish");
 }
 
-void rt_step_done(step_ctx *c)
+static void after_finish(step_ctx *c)
 {
     if (!c->kernel_only) progress_step_done(c->s, c->t);
-    res_step_free(c);
+    step_free(c);
     free(c);
 }
 
+static const step_next rt_next = { after_plan, after_reduce, after_finish };
+
 /* Submits the plan task of a job with its tag dependencies. */
-static int submit_job(resolution *res, int s, deg_t t, int edge, starpu_tag_t *deps, int ndeps)
+static int submit_job(rt_run *run, int s, deg_t t, int edge, starpu_tag_t *deps, int ndeps)
 {
+    resolution *res = run->res;
     step_ctx *c = calloc(1, sizeof *c);
     if (!c) {   /* fire the tag its dependents wait on, or they never run (their steps are no-ops) */
         res_fail(res, "out of memory submitting step (%d,%d)", s, t);
@@ -208,7 +208,9 @@ static int submit_job(resolution *res, int s, deg_t t, int edge, starpu_tag_t *d
     c->s = s;
     c->t = t;
     c->kernel_only = edge;
-    c->nassau = res->algorithm == ALG_NASSAU && s >= 2 && !edge;
+    c->algo = edge ? &step_edge_kernel : step_algo_for(res, s);
+    c->next = &rt_next;
+    c->runtime = run;
     starpu_tag_t plan = tag_of(edge ? TAG_EDGE_PLAN : TAG_PLAN, s, t);
     if (ndeps) starpu_tag_declare_deps_array(plan, (unsigned)ndeps, deps);
     int ret = starpu_task_insert(&cl_step_plan, STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_TAG, plan,
@@ -223,65 +225,79 @@ static int submit_job(resolution *res, int s, deg_t t, int edge, starpu_tag_t *d
 
 /* The flat Milnor basis as a read-only StarPU handle: StarPU copies it to each GPU once and
  * keeps it there for the whole run (it never changes). */
-static int register_basis(resolution *res)
+static int register_basis(rt_run *run)
 {
-    size_t words = milnor_flat_words(&res->A);
-    run.basis_words = words ? malloc(words * sizeof *run.basis_words) : NULL;
-    if (!run.basis_words || milnor_flat_write(&res->A, run.basis_words, words) < 0) {
-        free(run.basis_words);
-        run.basis_words = NULL;
-        res_fail(res, "out of memory flattening the Milnor basis (%zu MB)", words * 4 >> 20);
+    size_t words = milnor_flat_words(&run->res->A);
+    run->basis_words = words ? malloc(words * sizeof *run->basis_words) : NULL;
+    if (!run->basis_words || milnor_flat_write(&run->res->A, run->basis_words, words) < 0) {
+        free(run->basis_words);
+        run->basis_words = NULL;
+        res_fail(run->res, "out of memory flattening the Milnor basis (%zu MB)", words * 4 >> 20);
         return -1;
     }
-    starpu_vector_data_register(&run.basis, STARPU_MAIN_RAM, (uintptr_t)run.basis_words, (uint32_t)words,
-                                sizeof *run.basis_words);
+    starpu_vector_data_register(&run->basis, STARPU_MAIN_RAM, (uintptr_t)run->basis_words, (uint32_t)words,
+                                sizeof *run->basis_words);
     return 0;
+}
+
+/* Submits job (s, t) (edge: the stem-edge kernel job there) with tag dependencies on the jobs
+ * its algorithm names that are not done yet; an edge prerequisite is submitted here first. */
+static void submit_with_deps(rt_run *run, int s, deg_t t, int edge)
+{
+    resolution *res = run->res;
+    const step_algo *algo = edge ? &step_edge_kernel : step_algo_for(res, s);
+    step_deps need;
+    starpu_tag_t deps[2];
+    int n = 0;
+    algo->deps(res, s, t, &need);
+    for (int k = 0; k < need.n; k++) {
+        const step_dep *d = &need.d[k];
+        if (d->edge) {
+            submit_with_deps(run, d->s, d->t, 1);
+            deps[n++] = tag_of(TAG_EDGE, d->s, d->t);
+        } else if (!*res_done(res, d->s, d->t))
+            deps[n++] = tag_of(TAG_DONE, d->s, d->t);
+    }
+    submit_job(run, s, t, edge, deps, n);
 }
 
 int rt_resolve(resolution *res, const rt_progress *progress)
 {
-    if (register_basis(res) < 0) return -1;
+    rt_run *run = calloc(1, sizeof *run);
+    if (!run) {
+        res_fail(res, "out of memory starting the run");
+        return -1;
+    }
+    run->res = res;
+    run->progress = *progress;
+    if (register_basis(run) < 0) {
+        free(run);
+        return -1;
+    }
     const char *cp = getenv("EXTFLOW_CHUNK_PAIRS");
-    run.chunk_pairs = cp && atol(cp) > 0 ? (uint64_t)atol(cp)
-                                         : starpu_cuda_worker_get_count() ? CHUNK_PAIRS_CUDA : CHUNK_PAIRS_CPU;
+    run->chunk_pairs = cp && atol(cp) > 0 ? (uint64_t)atol(cp)
+                                          : starpu_cuda_worker_get_count() ? CHUNK_PAIRS_CUDA : CHUNK_PAIRS_CPU;
     const char *gv = getenv("EXTFLOW_GPU_VERIFY"), *cap = getenv("EXTFLOW_CAPTURE_MUL"),
                *every = getenv("EXTFLOW_CAPTURE_EVERY");
-    run.gpu_verify = gv && *gv && strcmp(gv, "0") != 0;
-    run.capture = cap && *cap ? fopen(cap, "ab") : NULL;
-    run.capture_every = every && atol(every) > 0 ? (unsigned long)atol(every) : 1;
-    run.captured = 0;
-    pthread_mutex_init(&run.capture_lock, NULL);
-    run.res = res;
-    run.progress = *progress;
+    run->gpu_verify = gv && *gv && strcmp(gv, "0") != 0;
+    run->capture = cap && *cap ? fopen(cap, "ab") : NULL;
+    run->capture_every = every && atol(every) > 0 ? (unsigned long)atol(every) : 1;
+    pthread_mutex_init(&run->capture_lock, NULL);
     for (deg_t t = 0; t <= res->max_t && !res_failed(res); t++)
-        for (int s = 0; s <= res->max_s && s <= t; s++) {
-            if (!res_in_region(res, s, t) || *res_done(res, s, t)) continue;
-            starpu_tag_t deps[2];
-            int n = 0;
-            if (t - 1 >= s && !*res_done(res, s, t - 1)) deps[n++] = tag_of(TAG_DONE, s, t - 1);
-            if (res->algorithm == ALG_NASSAU && s >= 2) {   /* relaxed: (s-1, t-1) suffices */
-                if (t - 1 >= s - 1 && !*res_done(res, s - 1, t - 1)) deps[n++] = tag_of(TAG_DONE, s - 1, t - 1);
-            } else if (s >= 1 && res_in_region(res, s - 1, t)) {
-                if (!*res_done(res, s - 1, t)) deps[n++] = tag_of(TAG_DONE, s - 1, t);
-            } else if (s >= 1) {    /* stem edge: a kernel-only job at (s-1, t) */
-                starpu_tag_t edep = tag_of(TAG_DONE, s - 1, t - 1);
-                int en = res_in_region(res, s - 1, t - 1) && !*res_done(res, s - 1, t - 1);
-                if (submit_job(res, s - 1, t, 1, &edep, en) == 0) deps[n++] = tag_of(TAG_EDGE, s - 1, t);
-            }
-            submit_job(res, s, t, 0, deps, n);
-        }
+        for (int s = 0; s <= res->max_s && s <= t; s++)
+            if (res_in_region(res, s, t) && !*res_done(res, s, t)) submit_with_deps(run, s, t, 0);
     starpu_task_wait_for_all();
-    starpu_data_unregister(run.basis);
-    if (run.capture) fclose(run.capture);
-    run.capture = NULL;
-    free(run.basis_words);
-    run.basis_words = NULL;
+    starpu_data_unregister(run->basis);
+    if (run->capture) fclose(run->capture);
+    pthread_mutex_destroy(&run->capture_lock);
+    free(run->basis_words);
     res_flush_stages(res);      /* what finished is kept, even after a failure */
-    if (run.progress.verbose) {
+    if (run->progress.verbose) {
         uint64_t cpu, cuda;
         cl_milnor_mul_stats(&cpu, &cuda);
         fprintf(stderr, "extflow: Milnor products: %llu (job x term) pairs, %.1f%% on CUDA workers\n",
                 (unsigned long long)(cpu + cuda), cpu + cuda ? 100.0 * (double)cuda / (double)(cpu + cuda) : 0.0);
     }
+    free(run);
     return res_failed(res) ? -1 : 0;
 }

@@ -13,8 +13,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "stages/resolution.h"
 #include "stages/stagefile.h"
+#include "stages/step.h"
 
 /* verify: compares m with the file at path (a missing file is not checked: keeping is
  * optional, and a resumed run keeps only what it computed). */
@@ -82,11 +82,12 @@ int res_check_kept(resolution *res, int s, deg_t t)
                  "from are missing or bad", s, t);
         return -1;
     }
-    step_ctx c = { .res = res, .s = s, .t = t, .nassau = res->algorithm == ALG_NASSAU && s >= 2 };
-    int rc = res_step_plan(&c);
+    const step_algo *algo = step_algo_for(res, s);
+    step_ctx c = { .res = res, .s = s, .t = t, .algo = algo };
+    int rc = algo->plan(&c);
     if (rc == 0) {
         rb_multiply(&c.build, &res->A, 0, c.build.nrows);
-        rc = c.nassau ? (res_nassau_reduce0(&c) < 0 ? -1 : 0) : res_step_reduce(&c);
+        rc = algo->reduce(&c) < 0 ? -1 : 0;    /* reduce keeps the matrix and its kernel */
     }
     f2mat **slot = res_kernel_slot(res, s, t);     /* handed over for (s+1, t): not needed here */
     if (*slot) {
@@ -94,7 +95,7 @@ int res_check_kept(resolution *res, int s, deg_t t)
         free(*slot);
         *slot = NULL;
     }
-    res_step_free(&c);
+    step_free(&c);
     if (rc != 0) snprintf(res->keep_error, sizeof res->keep_error, "%s", res->error);
     return rc;
 }

@@ -19,7 +19,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "stages/resolution.h"
+#include "stages/nassau.h"
 #include "stages/stagefile.h"
 
 typedef struct nassau_state {
@@ -295,7 +295,7 @@ out:
 
 /* Corrects each new generator x, signature by signature in increasing code order (sseq's
  * order; a forward substitution, so it stays sequential), until d(x) = 0. */
-int res_nassau_correct(step_ctx *c)
+static int nassau_correct(step_ctx *c)
 {
     nassau_state *ns = c->ns;
     uint32_t dwords = (uint32_t)f2vec_words(ns->ncols);
@@ -317,6 +317,21 @@ int res_nassau_correct(step_ctx *c)
             return -1;
         }
     return 0;
+}
+
+int res_nassau_finish(step_ctx *c)
+{
+    resolution *res = c->res;
+    if (c->n_new && nassau_correct(c) != 0) return -1;
+    fm_gen *gens = c->new_gens;
+    uint32_t n = c->n_new;
+    c->new_gens = NULL;
+    c->n_new = 0;
+    if (!gens && !(gens = calloc(1, sizeof *gens))) {
+        res_fail(res, "out of memory finishing step (%d,%d)", c->s, c->t);
+        return -1;
+    }
+    return res_publish(res, c->s, c->t, n, gens, (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t));
 }
 
 void res_nassau_free(step_ctx *c)

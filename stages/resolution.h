@@ -24,6 +24,7 @@
 #include "algebra/f2mat.h"
 #include "algebra/freemod.h"
 #include "algebra/milnor.h"
+#include "stages/rowbuild.h"
 #include "stages/stagecommit.h"
 
 enum region_kind { REGION_STEM = 0, REGION_RECT = 1 };
@@ -61,23 +62,6 @@ typedef struct resolution {
     char error[512];
 } resolution;
 
-/* Rows of a differential's matrix to build with the Milnor-multiply codelet: row i is
- * d(Sq(R_i)·g_i) for selected basis elements Sq(R_i)·g_i of F_{src,t} (generators < t). */
-typedef struct row_build {
-    uint32_t nrows, ncols;
-    milnor_row_job *jobs;       /* nrows jobs */
-    milnor_term *terms;
-    size_t nterms, termcap;
-    f2mat D;                    /* nrows x ncols, filled by the multiply codelet */
-} row_build;
-
-/* Appends rows for the basis elements sel[0..nsel) (increasing indices of F_{src,t}, generators
- * of degree < t), or all of them if sel is NULL, to b (whose D is allocated by rb_alloc). */
-int rb_append(row_build *b, const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel);
-int rb_alloc(row_build *b, uint32_t ncols);
-void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint32_t nrows);
-void rb_clear(row_build *b);
-
 enum algorithm { ALG_STANDARD = 1, ALG_NASSAU = 2 };   /* = enum stage_algorithm */
 
 /* Work of one bidegree, carried through its tasks. */
@@ -86,7 +70,9 @@ typedef struct step_ctx {
     int s;
     deg_t t;
     int kernel_only;            /* stem-edge job: compute the kernel, add nothing */
-    int nassau;                 /* Nassau step (s >= 2 under ALG_NASSAU) */
+    const struct step_algo *algo;   /* the step's algorithm (stages/step.h) */
+    const struct step_next *next;   /* what the runtime does after each piece (step.h) */
+    void *runtime;              /* the runtime's own state for this run (opaque here) */
     row_build build;            /* what the multiply tasks of the current phase fill; standard:
                                  * D is dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2) */
     uint8_t *is_image_pivot;    /* build.ncols flags after reduction */
@@ -124,13 +110,7 @@ int res_kernel_wanted(const resolution *res, int s, deg_t t);
 /* Publishes n generators at (s, t) and writes their stage file (takes gens). */
 int res_publish(resolution *res, int s, deg_t t, uint32_t n, fm_gen *gens, uint32_t width);
 
-/* Nassau's step (stages/nassau.c), s >= 2: plan builds the zero-signature rows of d_{s-1} and
- * of d_s; reduce0 counts and chooses the new generators and, if there are any, plans the
- * remaining rows of d_{s-1} (returns 1) for correct, which fixes them signature by signature. */
-int res_nassau_plan(step_ctx *c);
-int res_nassau_reduce0(step_ctx *c);
-int res_nassau_correct(step_ctx *c);
-void res_nassau_free(step_ctx *c);
+/* Frees what the standard pieces allocated in c (not c->ns: step_free in step.h frees all). */
 void res_step_free(step_ctx *c);
 /* Kernel of d_s at (s, t) computed on the spot (stem edge, resume). */
 int res_compute_kernel(resolution *res, int s, deg_t t);

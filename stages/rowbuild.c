@@ -1,0 +1,82 @@
+/* rowbuild.c — the rows of a differential's matrix as Milnor-multiply jobs (see rowbuild.h). */
+#include "stages/rowbuild.h"
+#include <stdlib.h>
+#include <string.h>
+#include "stages/resolution.h"
+
+/* Terms of d(g) for generator (u, i) of F_src: one per set bit, Sq(S) g' landing at the
+ * block of g' in the degree-t basis of F_{src-1}. Appends to b->terms (grown as needed). */
+static int add_generator_terms(row_build *b, const resolution *res, int src, deg_t t, deg_t u,
+                               uint32_t i)
+{
+    const freemod *tgt = &res->F[src - 1];
+    const fm_gen *g = &res->F[src].gens[u][i];
+    uint64_t off = 0;
+    for (deg_t v = 0; v < u && off < g->bits; v++) {
+        if (!tgt->ngens[v]) continue;   /* (A.dim[u - v] need not exist for such v) */
+        uint32_t blen = res->A.dim[u - v];
+        for (uint32_t k = 0; k < tgt->ngens[v] && off < g->bits; k++, off += blen) {
+            uint64_t col = freemod_offset(tgt, t, v, k);
+            for (uint32_t j = 0; j < blen && off + j < g->bits; j++) {
+                uint64_t bit = off + j;
+                if (!f2vec_get(g->img, bit)) continue;
+                if (b->nterms == b->termcap) {
+                    b->termcap = b->termcap ? 2 * b->termcap : 256;
+                    milnor_term *nt = realloc(b->terms, b->termcap * sizeof *nt);
+                    if (!nt) return -1;
+                    b->terms = nt;
+                }
+                b->terms[b->nterms++] = (milnor_term){ (uint32_t)(u - v), j, (uint32_t)col };
+            }
+        }
+    }
+    return 0;
+}
+
+int rb_append(row_build *b, const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel)
+{
+    const freemod *F = &res->F[src];
+    uint32_t total = sel ? nsel : (uint32_t)freemod_dim(F, t, t);
+    milnor_row_job *nj = realloc(b->jobs, ((size_t)b->nrows + total + 1) * sizeof *nj);
+    if (!nj) return -1;
+    b->jobs = nj;
+    uint32_t base = 0, k = 0;   /* base: index of the current block's first element */
+    for (deg_t u = 0; u < t; u++)
+        for (uint32_t i = 0; i < F->ngens[u]; i++) {
+            uint32_t blen = res->A.dim[t - u];
+            if (sel && (k >= nsel || sel[k] >= base + blen)) {
+                base += blen;
+                continue;
+            }
+            uint32_t first = (uint32_t)b->nterms;
+            if (add_generator_terms(b, res, src, t, u, i) != 0) return -1;
+            uint32_t n = (uint32_t)b->nterms - first;
+            for (uint32_t r = 0; r < blen; r++) {
+                if (sel && (k >= nsel || sel[k] != base + r)) continue;
+                b->jobs[b->nrows++] = (milnor_row_job){ (uint32_t)(t - u), r, first, n };
+                k++;
+            }
+            base += blen;
+        }
+    return 0;
+}
+
+int rb_alloc(row_build *b, uint32_t ncols)
+{
+    b->ncols = ncols;
+    return f2mat_init(&b->D, b->nrows, ncols);
+}
+
+void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint32_t nrows)
+{
+    if (nrows == 0 || b->ncols == 0) return;
+    milnor_mul_batch(A, b->jobs + row0, nrows, b->terms, f2mat_row(&b->D, row0), b->D.stride);
+}
+
+void rb_clear(row_build *b)
+{
+    free(b->jobs);
+    free(b->terms);
+    f2mat_clear(&b->D);
+    memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,35 @@
+/* rowbuild.h — rows of a differential's matrix, as jobs for the Milnor-multiply codelet.
+ *
+ * Maths. Row i is d(Sq(R_i)·g_i) for selected basis elements Sq(R_i)·g_i of F_{src,t}
+ * (generators of degree < t): with d(g_i) = sum of Sq(S)·g' over the set bits of g_i's image,
+ * it is sum Sq(R_i)·Sq(S)·g', one Milnor product per term, landing in the block of g'.
+ *
+ * Layout. jobs[i] = (|R_i|, index of R_i, its first term, number of terms); the terms of one
+ * generator are shared by all its rows; D is the packed nrows x ncols F2 matrix the multiply
+ * fills (algebra/milnor.h: milnor_row_job, milnor_term). */
+#ifndef EXTFLOW_ROWBUILD_H
+#define EXTFLOW_ROWBUILD_H
+#include <stddef.h>
+#include <stdint.h>
+#include "algebra/f2mat.h"
+#include "algebra/milnor.h"
+
+struct resolution;
+
+typedef struct row_build {
+    uint32_t nrows, ncols;
+    milnor_row_job *jobs;       /* nrows jobs */
+    milnor_term *terms;
+    size_t nterms, termcap;
+    f2mat D;                    /* nrows x ncols, filled by the multiply codelet */
+} row_build;
+
+/* Appends rows for the basis elements sel[0..nsel) (increasing indices of F_{src,t}, generators
+ * of degree < t), or all of them if sel is NULL, to b (whose D is allocated by rb_alloc). */
+int rb_append(row_build *b, const struct resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel);
+int rb_alloc(row_build *b, uint32_t ncols);
+/* Fills rows row0 .. row0+nrows-1 of D on this thread (no runtime: resume, verify). */
+void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint32_t nrows);
+void rb_clear(row_build *b);
+
+#endif
