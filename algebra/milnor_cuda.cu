@@ -4,6 +4,7 @@
 #include "algebra/milnor_search.h"
 
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,22 +58,23 @@ __global__ static void mul_batch_kernel(const uint32_t *flat, const milnor_row_j
 
 /* The configuration used when the caller gives none: EXTFLOW_GPU_SPLIT="threads_per_job,parts"
  * (read once), else the default measured in docs/perf.md. */
+static milnor_cuda_cfg the_default_cfg = { MILNOR_CUDA_THREADS_PER_JOB, MILNOR_CUDA_PARTS };
+static pthread_once_t default_cfg_once = PTHREAD_ONCE_INIT;
+
+static void read_default_cfg(void)
+{
+    const char *e = getenv("EXTFLOW_GPU_SPLIT");
+    unsigned a, b;
+    if (e && sscanf(e, "%u,%u", &a, &b) == 2 && a >= 1 && a <= BLOCK && BLOCK % a == 0 && b >= 1 && b <= 1024) {
+        the_default_cfg.threads_per_job = a;
+        the_default_cfg.nparts = b;
+    }
+}
+
 static milnor_cuda_cfg default_cfg(void)
 {
-    static milnor_cuda_cfg cfg;
-    static int ready;
-    if (!ready) {
-        cfg.threads_per_job = MILNOR_CUDA_THREADS_PER_JOB;
-        cfg.nparts = MILNOR_CUDA_PARTS;
-        const char *e = getenv("EXTFLOW_GPU_SPLIT");
-        unsigned a, b;
-        if (e && sscanf(e, "%u,%u", &a, &b) == 2 && a >= 1 && a <= BLOCK && BLOCK % a == 0 && b >= 1 && b <= 1024) {
-            cfg.threads_per_job = a;
-            cfg.nparts = b;
-        }
-        ready = 1;
-    }
-    return cfg;
+    pthread_once(&default_cfg_once, read_default_cfg);     /* CUDA workers call this at once */
+    return the_default_cfg;
 }
 
 extern "C" int milnor_cuda_device_count(void)

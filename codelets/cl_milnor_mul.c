@@ -5,6 +5,8 @@
 #include "codelets/codelets.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,27 @@ void cl_milnor_mul_stats(uint64_t *cpu_pairs, uint64_t *cuda_pairs)
     *cpu_pairs = pairs_on_cpu;
     *cuda_pairs = pairs_on_cuda;
 }
+
+/* The first failure of a multiply task (its rows are then wrong): the next piece of the step
+ * reads it (cl_milnor_mul_failed) and fails the run, so no result is built on those rows. */
+static pthread_mutex_t failure_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int failed;
+static char failure[256];
+
+static void record_failure(const char *fmt, ...)
+{
+    va_list ap;
+    pthread_mutex_lock(&failure_lock);
+    if (!failed) {
+        va_start(ap, fmt);
+        vsnprintf(failure, sizeof failure, fmt, ap);
+        va_end(ap);
+        failed = 1;
+    }
+    pthread_mutex_unlock(&failure_lock);
+}
+
+const char *cl_milnor_mul_failed(void) { return failed ? failure : NULL; }
 
 /* The basis view of the flat buffer, rebuilt only when a worker meets another buffer. */
 static __thread const uint32_t *view_of;
@@ -57,8 +80,8 @@ static void milnor_mul_cpu(void *buffers[], void *cl_arg)
     mul_buffers m = unpack(buffers, a);
     if (view_of != m.flat) {
         if (milnor_flat_view(m.flat, m.flat_words, &view, view_elts, view_dim) < 0) {
-            fprintf(stderr, "extflow: internal error: the Milnor basis buffer is malformed\n");
-            abort();
+            record_failure("internal error: the Milnor basis buffer is malformed");
+            return;
         }
         view_of = m.flat;
     }
@@ -74,20 +97,18 @@ static void milnor_mul_cuda(void *buffers[], void *cl_arg)
     mul_buffers m = unpack(buffers, a);
     void *stream = starpu_cuda_get_local_stream();
     int err = milnor_mul_batch_cuda(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, stream);
-    if (err) {
-        fprintf(stderr, "extflow: CUDA launch failed (error %d)\n", err);
-        abort();    /* StarPU has no way to fail a task; a broken device ends the run */
+    if (err) {  /* StarPU cannot fail a task: the step that reads these rows fails the run */
+        record_failure("a CUDA launch of the Milnor multiply failed (CUDA error %d)", err);
+        return;
     }
     pairs_on_cuda += a->pairs;
     if (a->verify) {
         long bad = milnor_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride,
                                                 stream);
-        if (bad != -1) {
-            fprintf(stderr, "extflow: EXTFLOW_GPU_VERIFY: %s (chunk at job %u, row %ld of %u)\n",
-                    bad == -2 ? "could not read the GPU's result back" : "GPU and CPU rows differ",
-                    a->row0, bad, m.nrows);
-            exit(1);
-        }
+        if (bad != -1)
+            record_failure("EXTFLOW_GPU_VERIFY: %s (chunk at job %u, row %ld of %u)",
+                           bad == -2 ? "could not read the GPU's result back" : "GPU and CPU rows differ",
+                           a->row0, bad, m.nrows);
     }
 }
 #endif

@@ -13,11 +13,19 @@ static void step_plan_cpu(void *buffers[], void *cl_arg)
     c->next->after_plan(c, ok);
 }
 
+/* The rows the multiply chunks just wrote are wrong if one of them failed: fail the run. */
+static void check_multiply(step_ctx *c)
+{
+    const char *why = cl_milnor_mul_failed();
+    if (why) res_fail(c->res, "%s", why);
+}
+
 /* Buffers: the multiply chunks (R), slices of c->build.D in main memory, made valid there. */
 static void step_reduce_cpu(void *buffers[], void *cl_arg)
 {
     (void)buffers;
     step_ctx *c = cl_arg;
+    check_multiply(c);
     int r = res_failed(c->res) ? STEP_FINISH : c->algo->reduce(c);
     c->next->after_reduce(c, r == STEP_MULTIPLY_AGAIN);
 }
@@ -26,6 +34,7 @@ static void step_finish_cpu(void *buffers[], void *cl_arg)
 {
     (void)buffers;
     step_ctx *c = cl_arg;
+    check_multiply(c);
     if (!res_failed(c->res)) c->algo->finish(c);
     c->next->after_finish(c);
 }

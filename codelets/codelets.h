@@ -25,6 +25,9 @@ struct cl_milnor_mul_args {
 };
 
 extern struct starpu_codelet cl_milnor_mul;
+/* The first multiply task's failure (a CUDA launch error, a GPU result that differs under
+ * EXTFLOW_GPU_VERIFY), or NULL: the steps that read the rows check it before using them. */
+const char *cl_milnor_mul_failed(void);
 /* Pairs multiplied so far by the CPU and by the CUDA implementation (since the program began). */
 void cl_milnor_mul_stats(uint64_t *cpu_pairs, uint64_t *cuda_pairs);
 extern struct starpu_codelet cl_step_plan;
