@@ -7,7 +7,7 @@
 #include <string.h>
 #include "stages/report.h"
 #include "stages/stagefile.h"
-#include "tools/version.h"
+#include "stages/version.h"
 
 /* The only module this version resolves (res_init hard-codes its definition). */
 static const char *module_name = "S_2";

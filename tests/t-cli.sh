@@ -38,8 +38,8 @@ $EXTFLOW resolve --help > "$TMP/rhelp" && grep -q -- "--force " "$TMP/rhelp" && 
     grep -q -- "--verbose " "$TMP/rhelp" && grep -q "^  EXTFLOW_STATS " "$TMP/rhelp"
 ok $? "resolve --help names --force, --keep-stages, --verbose and EXTFLOW_STATS"
 $EXTFLOW --version > "$TMP/version" &&
-    [ "$(cat "$TMP/version")" = "extflow $(sed -n 's/^#define EXTFLOW_VERSION "\(.*\)"$/\1/p' tools/version.h)" ]
-ok $? "--version prints the version of tools/version.h ($(cat "$TMP/version"))"
+    [ "$(cat "$TMP/version")" = "extflow $(sed -n 's/^#define EXTFLOW_VERSION "\(.*\)"$/\1/p' stages/version.h)" ]
+ok $? "--version prints the version of stages/version.h ($(cat "$TMP/version"))"
 $EXTFLOW resolve --stem=6 --out="$TMP/eq" --quiet && $EXTFLOW resolve --stem 6 --out "$TMP/sp" --quiet &&
     cmp -s "$TMP/eq/ext.csv" "$TMP/sp/ext.csv" && [ "$(wc -l < "$TMP/eq/ext.csv")" -gt 5 ]
 ok $? "--stem=6 --out=DIR is --stem 6 --out DIR"

@@ -21,7 +21,7 @@
 #include "stages/report.h"
 #include "stages/stagefile.h"
 #include "stages/verify.h"
-#include "tools/version.h"
+#include "stages/version.h"
 
 #define MAX_STEM 1000
 
