@@ -20,21 +20,36 @@ static void check_multiply(step_ctx *c)
     if (why) res_fail(c->res, "%s", why);
 }
 
-/* Buffers: the multiply chunks (R), slices of c->build.D in main memory, made valid there. */
+/* The task's buffers are the multiply chunks (R): consecutive row slices of c->build.D, made
+ * valid in main memory by StarPU. The reduce works on D, so it checks that they tile D exactly
+ * (what StarPU handed it is what it reduces); a mismatch fails the run. */
+static void check_rows(step_ctx *c, void *buffers[])
+{
+    unsigned n = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current());
+    const uint64_t *next = c->build.D.data;
+    for (unsigned k = 0; k < n && !res_failed(c->res); k++) {
+        if ((const uint64_t *)STARPU_VECTOR_GET_PTR(buffers[k]) != next)
+            res_fail(c->res, "internal error: step (%d,%d) was given rows that are not its matrix's", c->s, c->t);
+        next += STARPU_VECTOR_GET_NX(buffers[k]);
+    }
+    if (n && !res_failed(c->res) && next != c->build.D.data + (size_t)c->build.nrows * c->build.D.stride)
+        res_fail(c->res, "internal error: step (%d,%d) was given part of its matrix", c->s, c->t);
+}
+
 static void step_reduce_cpu(void *buffers[], void *cl_arg)
 {
-    (void)buffers;
     step_ctx *c = cl_arg;
     check_multiply(c);
+    check_rows(c, buffers);
     int r = res_failed(c->res) ? STEP_FINISH : c->algo->reduce(c);
     c->next->after_reduce(c, r == STEP_MULTIPLY_AGAIN);
 }
 
 static void step_finish_cpu(void *buffers[], void *cl_arg)
 {
-    (void)buffers;
     step_ctx *c = cl_arg;
     check_multiply(c);
+    check_rows(c, buffers);
     if (!res_failed(c->res)) c->algo->finish(c);
     c->next->after_finish(c);
 }
