@@ -173,8 +173,8 @@ int main(void)
     batch b;
     double ms = 0;
     if (batch_all_pairs(&A, &b, 40) < 0) bail("out of memory");
-    /* mappings: the default, one thread per job, and split searches of several shapes */
-    static const milnor_cuda_cfg cfgs[] = { {32, 1}, {1, 1}, {64, 3}, {128, 8}, {256, 32} };
+    /* mappings: the default (128/4), a warp per job, one thread per job, other split shapes */
+    static const milnor_cuda_cfg cfgs[] = { {128, 4}, {32, 1}, {1, 1}, {64, 3}, {128, 8}, {256, 32} };
     for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; ++c)
         ok(compare_gpu(&A, flat, words, &b, &cfgs[c], &ms) == -1,
            "all %zu products of degree <= 40, %u threads/job, %u parts: GPU = CPU search (%.2f ms)", b.nterms,
