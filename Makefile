@@ -8,7 +8,7 @@
 #        STARPU_PREFIX=.deps/starpu (StarPU from scripts/build-starpu; builds bin-starpu/extflow).
 #        PREFIX=/usr/local (for `make install`).
 
-PKGS      := starpu-1.3 libzstd m4ri
+PKGS      := starpu-1.3 libzstd m4ri jansson
 PKGCONF   := pkg-config
 # STARPU_PREFIX=<dir> (e.g. .deps/starpu, made by scripts/build-starpu): build against that
 # StarPU (maxcpus 128, CUDA) instead of Debian's, into build-starpu/ and bin-starpu/. The
@@ -160,6 +160,8 @@ install: $(BIN)/extflow $(B)/extflow.1
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN)/extflow $(DESTDIR)$(PREFIX)/bin/extflow
 	install -m 644 $(B)/extflow.1 $(DESTDIR)$(PREFIX)/share/man/man1/extflow.1
+	install -d $(DESTDIR)$(PREFIX)/share/extflow/modules
+	install -m 644 modules/*.json $(DESTDIR)$(PREFIX)/share/extflow/modules
 
 # Installs what is missing from Debian's packages (apt-get; needs root or sudo then).
 deps:

@@ -6,7 +6,7 @@
  * The differential d_s is A-linear, so it is stored as the image d(g) of each generator: a
  * vector of F_{s-1} in degree |g|, over the generators of F_{s-1} of degree < |g| (a minimal
  * resolution never hits a generator of the same degree with the unit), so its length is
- * freemod_dim(F_{s-1}, |g|, |g|).
+ * freemod_dim(F_{s-1}, |g|, |g|). For F_0, d(g) is a vector of the module M in degree |g|.
  *
  * Concurrency. Generators of degree t are published once, by the step at (s, t); readers
  * only look at degrees whose step they depend on (the task DAG orders them). Nothing is

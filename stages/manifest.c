@@ -9,8 +9,6 @@
 #include "stages/stagefile.h"
 #include "stages/version.h"
 
-/* The only module this version resolves (res_init hard-codes its definition). */
-static const char *module_name = "S_2";
 
 int region_last_stem(const run_region *r, int s)
 {
@@ -47,7 +45,7 @@ static int write_json(FILE *f, const resolution *res)
     run_region r = region_of(res);
     fprintf(f, "{\n  \"format\": \"extflow-run\",\n  \"format_version\": 1,\n");
     fprintf(f, "  \"program_version\": \"%s\",\n", EXTFLOW_VERSION);
-    fprintf(f, "  \"module\": \"%s\",\n  \"module_id\": \"0x%016llx\",\n", module_name,
+    fprintf(f, "  \"module\": \"%s\",\n  \"module_id\": \"0x%016llx\",\n", res->module_name,
             (unsigned long long)res->module_id);
     fprintf(f, "  \"algorithm\": \"%s\",\n  \"prime\": 2,\n", stage_algorithm_name(res->algorithm));
     if (r.kind == REGION_STEM)

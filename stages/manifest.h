@@ -31,7 +31,7 @@ typedef struct run_manifest {
 
 /* 0 read, 1 no manifest, -1 unreadable or invalid (message in err). */
 int manifest_read(const char *dir, run_manifest *m, char *err, size_t errlen);
-/* Writes DIR/run.json for res (module S_2, res's algorithm and region); 0 or -1 with errno. */
+/* Writes DIR/run.json for res (its module's name and id, algorithm and region); 0 or -1 with errno. */
 int manifest_write(const char *dir, const resolution *res);
 /* Module and algorithm of the first valid differential stage file; 1 found, 0 none. */
 int manifest_sniff(const char *dir, uint64_t *module_id, int *algorithm);

@@ -60,7 +60,8 @@ int report_chart_svg(FILE *out, const resolution *res)
     int w = margin * 2 + cell * (maxn + 1), h = margin * 2 + cell * (res->max_s + 1);
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
             "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"9\">\n", w, h, w, h);
-    fprintf(out, "<title>Ext_A(F2, F2): stems 0..%d, s 0..%d</title>\n", maxn, res->max_s);
+    fprintf(out, "<title>Ext_A(%s, F2): stems 0..%d, s 0..%d</title>\n", res->module ? res->module_name : "F2",
+            maxn, res->max_s);
     fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     for (int n = 0; n <= maxn; n += 2)
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",

@@ -1,4 +1,4 @@
-/* resolution.c — the standard resolution step for S_2, in pieces (see resolution.h). */
+/* resolution.c — the standard resolution step (S_2 or a finite module), in pieces (see resolution.h). */
 #include "stages/resolution.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,6 +59,7 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     region_shape(region, stem, max_s, rect_t, &res->max_t, &res->max_n, &milnor_degree);
     res->write_stages = write_stages;
     res->module_id = module_id_of(RES_MODULE_S2);
+    snprintf(res->module_name, sizeof res->module_name, "S_2");
     snprintf(res->outdir, sizeof res->outdir, "%s", outdir ? outdir : "");
     pthread_mutex_init(&res->lock, NULL);
     if (write_stages && !(res->committer = stage_committer_start(1.0, 256))) return -1;
@@ -71,6 +72,43 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     for (int s = 0; s <= max_s; s++)
         if (freemod_init(&res->F[s], &res->A, res->max_t) != 0) return -1;
     return 0;
+}
+
+void res_set_module(resolution *res, const fd_module *m, const char *name)
+{
+    res->module = m && !fdm_is_sphere(m) ? m : NULL;
+    res->module_id = module_id_of(res->module ? m->canonical : RES_MODULE_S2);
+    snprintf(res->module_name, sizeof res->module_name, "%s", name ? name : "S_2");
+}
+
+uint32_t res_module_dim(const resolution *res, deg_t t)
+{
+    return res->module ? fdm_dim(res->module, t) : t == 0;
+}
+
+/* Row 0 with a module: the rows Sq(R)·g of F_{0,t} (g of degree u < t) mapped to M_t by
+ * Sq(R)·d(g), d(g) in M_u, read off the module's action table on the CPU (no products). */
+static void fill_module_rows(step_ctx *c)
+{
+    resolution *res = c->res;
+    const fd_module *m = res->module;
+    const freemod *F = &res->F[0];
+    uint32_t row = 0, words = (uint32_t)f2vec_words(c->build.ncols);
+    for (deg_t u = 0; u < c->t; u++)
+        for (uint32_t i = 0; i < F->ngens[u]; i++) {
+            deg_t d = c->t - u;
+            const fm_gen *g = &F->gens[u][i];
+            for (uint32_t r = 0; r < res->A.dim[d]; r++, row++) {
+                if (!m || c->build.ncols == 0 || d > m->max_deg - m->min_deg) continue;
+                uint32_t mr = milnor_index(&m->A, &res->A.elts[d][r]);
+                uint64_t *dst = f2mat_row(&c->build.D, row);
+                for (uint32_t b = 0; b < g->bits; b++)
+                    if (f2vec_get(g->img, b)) {
+                        const uint64_t *y = fdm_act(m, u, b, d, mr);
+                        if (y) f2vec_xor(dst, y, words);
+                    }
+            }
+        }
 }
 
 int res_flush_stages(resolution *res)
@@ -137,14 +175,15 @@ int res_step_plan(step_ctx *c)
 {
     resolution *res = c->res;
     uint32_t ncols;
-    if (c->s == 0) {    /* ε vanishes on F_{0,t} below degree t: D = 0, no products */
+    if (c->s == 0) {    /* d_0: F_{0,t} (generators below t) → M_t; for S_2, D = 0 */
         c->build.nrows = (uint32_t)freemod_dim(&res->F[0], c->t, c->t);
-        ncols = c->t == 0;
+        ncols = res_module_dim(res, c->t);
     } else {
         if (rb_append(&c->build, res, c->s, c->t, NULL, 0) != 0) goto oom;
         ncols = (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t - 1);
     }
     if (rb_alloc(&c->build, ncols) != 0) goto oom;
+    if (c->s == 0 && res->module) fill_module_rows(c);
     return 0;
 oom:
     res_fail(res, "out of memory planning step (%d,%d)", c->s, c->t);
@@ -257,14 +296,17 @@ int res_step_finish(step_ctx *c)
     fm_gen *gens = NULL;
     f2mat *K = NULL;
     uint32_t n = 0, width;
-    if (s == 0) {
-        width = 1;
-        if (t == 0) {           /* extend ε to a surjection onto F2 */
-            gens = calloc(1, sizeof *gens);
-            if (!gens || !(gens[0].img = calloc(1, 8))) goto oom;
-            gens[0].bits = 1;
-            gens[0].img[0] = 1;
-            n = 1;
+    if (s == 0) {       /* extend d_0 to a surjection onto M_t: one generator per basis vector
+                         * of M_t that is not an image pivot (for S_2: the unit at t = 0) */
+        width = res_module_dim(res, t);
+        gens = calloc(width ? width : 1, sizeof *gens);
+        if (!gens) goto oom;
+        for (uint32_t j = 0; j < width; j++) {
+            if (c->is_image_pivot[j]) continue;
+            if (!(gens[n].img = calloc(f2vec_words(width) + 1, 8))) goto oom;
+            gens[n].bits = width;
+            f2vec_flip(gens[n].img, j);
+            n++;
         }
     } else {
         K = take_kernel(res, s - 1, t);
@@ -365,7 +407,7 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
         f2mat_clear(&m);
         return 0;
     }
-    uint32_t width = s == 0 ? 1 : (uint32_t)freemod_dim(&res->F[s - 1], t, t);
+    uint32_t width = s == 0 ? res_module_dim(res, t) : (uint32_t)freemod_dim(&res->F[s - 1], t, t);
     if (m.cols != width) {
         snprintf(msg, sizeof msg, "%s: width %u disagrees with the resolution (%u)", path, m.cols, width);
         load_problem(res, problems, msg, s, t);

@@ -1,6 +1,7 @@
-/* resolution.h — the minimal resolution of the sphere S_2 = F2 over A, standard algorithm.
+/* resolution.h — the minimal resolution of the sphere S_2 = F2 (or of a finite module M,
+ * res_set_module) over A, standard algorithm.
  *
- * Maths (docs/algorithms.md §4). F_s → F_{s-1} → ... → F_0 → F2 with F_s free; at each bidegree
+ * Maths (docs/algorithms.md §4). F_s → F_{s-1} → ... → F_0 → M with F_s free; at each bidegree
  * (s, t) the step reduces the matrix of d_s on F_{s,t} (rows: basis Sq(R)·g with |g| < t;
  * columns: F_{s-1,t}) together with an identity, [D | 0 | I], to RREF. Rows whose pivot lies
  * in I give the kernel of d_s (consumed by step (s+1, t)); the pivots in D give the image.
@@ -22,6 +23,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "algebra/f2mat.h"
+#include "algebra/fdmodule.h"
 #include "algebra/freemod.h"
 #include "algebra/milnor.h"
 #include "stages/rowbuild.h"
@@ -47,6 +49,8 @@ typedef struct resolution {
     f2mat **kernel;             /* kernel of d_s at (s, t), waiting for step (s+1, t) */
     char outdir[4096];
     uint64_t module_id;
+    const fd_module *module;    /* the module resolved; NULL: the sphere S_2 (res_set_module) */
+    char module_name[256];      /* as run.json and the reports name it ("S_2" by default) */
     int write_stages;
     stage_committer *committer; /* group commit of stage files (write_stages only) */
     unsigned keep_stages;       /* 1 << STAGE_MATRIX, 1 << STAGE_KERNEL: also save each step's
@@ -84,6 +88,12 @@ typedef struct step_ctx {
 int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
              const char *outdir, int write_stages, int algorithm);
 void res_clear(resolution *res);
+/* Resolves the finite module m (kept by the caller until res_clear) instead of S_2: row 0 maps
+ * F_0 onto m, and the module id becomes the hash of m's canonical text (the sphere keeps
+ * S_2's id). Call before loading or running anything. */
+void res_set_module(resolution *res, const fd_module *m, const char *name);
+/* dim M_t of the module resolved. */
+uint32_t res_module_dim(const resolution *res, deg_t t);
 int res_in_region(const resolution *res, int s, deg_t t);
 /* Cell of (s, t) in the per-bidegree arrays; requires 0 <= s <= max_s, 0 <= t - s <= max_n. */
 static inline size_t res_cell(const resolution *res, int s, deg_t t)

@@ -69,7 +69,7 @@ int rb_alloc(row_build *b, uint32_t ncols)
 
 void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint32_t nrows)
 {
-    if (nrows == 0 || b->ncols == 0) return;
+    if (nrows == 0 || b->ncols == 0 || b->nterms == 0) return;  /* row 0 of a module: filled in plan */
     milnor_mul_batch(A, b->jobs + row0, nrows, b->terms, f2mat_row(&b->D, row0), b->D.stride);
 }
 

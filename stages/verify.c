@@ -233,6 +233,11 @@ int verify_dir(const char *dir, FILE *out)
         fprintf(out, "bad: %s: no run.json and no valid stage file\nNOT OK\n", dir);
         return 1;
     }
+    if (module != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2))) {
+        fprintf(out, "not checked: %s holds the resolution of %s; verify checks resolutions of S_2 only so far\nNOT OK\n",
+                dir, hm == 0 ? m.module : "another module than S_2");
+        return 1;
+    }
     run_region region = hm == 0 ? m.complete : (run_region){ REGION_RECT, 0, -1, -1 };
     long nfiles = 0, ntmp = 0;
     struct found *files = scan_files(&v, module, alg, &nfiles, &ntmp);

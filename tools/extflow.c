@@ -1,5 +1,6 @@
 /* extflow — command-line front end: resolve, algebra, inspect, verify, pack.
  * Exit status: 0 success, 1 runtime failure, 2 usage error. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include <ftw.h>
 #include <starpu.h>
+#include "algebra/fdmodule.h"
 #include "runtime/rt.h"
 #include "stages/manifest.h"
 #include "stages/progress.h"
@@ -35,12 +37,14 @@ static const char *usage_text =
     "  resolve    resolve a module; writes DIR/ext.csv, DIR/chart.txt, DIR/chart.svg,\n"
     "             per-bidegree stage files under DIR/stages/ (a rerun resumes from them) and\n"
     "             DIR/run.json (which resolution DIR holds, and how far it is complete)\n"
-    "      --module NAME      module to resolve (default S_2, the sphere; the only one so far)\n"
+    "      --module NAME|FILE module to resolve: S_2 (default, the sphere), a module of the modules/\n"
+    "                         folder (C2, Ceta, Cnu, C2_eta, Joker, RP4, ...) or a module file\n"
+    "                         (JSON, docs/modules.md); modules other than S_2 use --algorithm standard\n"
     "      --stem N           every bidegree with stem n = t - s <= N (default 40)\n"
     "      --max-s S          and s <= S (default N/2 + 2, above the vanishing line)\n"
     "      --max-t T          instead: every bidegree with t <= T (and s <= S)\n"
-    "      --algorithm NAME   nassau (default: Nassau's algorithm) or standard\n"
-    "      --out DIR          output directory (default out/S_2)\n"
+    "      --algorithm NAME   nassau (default for S_2: Nassau's algorithm) or standard\n"
+    "      --out DIR          output directory (default out/NAME)\n"
     "      --sseq-formats     also write differentials.txt, num_gens.txt, resolution_size.txt\n"
     "      --quiet            no progress line and no closing summary\n"
     "      --verbose          also show StarPU's own messages (calibration, warnings) and which\n"
@@ -377,17 +381,17 @@ static int clear_outdir(const char *dir)
  * region the manifest's contains is widened to it (everything is loaded, ext.csv covers all
  * that is complete); two regions of one kind neither of which contains the other are widened
  * to the smallest containing both; of two kinds, refused. Returns 0 to go on, 1 or 2. */
-static int check_manifest(const char *out, int alg, int force, int quiet, run_region *want)
+static int check_manifest(const char *out, uint64_t s2, const char *name, int alg, int force, int quiet,
+                          run_region *want)
 {
     char err[4300], have_r[64], want_r[64];
     run_manifest m;
-    uint64_t s2 = 0, module = 0;
+    uint64_t module = 0;
     int hm = manifest_read(out, &m, err, sizeof err), have_alg = 0;
     if (hm < 0) {
         fprintf(stderr, "extflow: %s (remove it to resume from the stage files)\n", err);
         return 1;
     }
-    s2 = stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));   /* as the stage files carry it */
     if (hm == 0) module = m.module_id, have_alg = m.algorithm;
     else if (!manifest_sniff(out, &module, &have_alg)) return 0;    /* nothing here yet */
     if (module != s2 || have_alg != alg) {
@@ -396,9 +400,10 @@ static int check_manifest(const char *out, int alg, int force, int quiet, run_re
                                 stage_algorithm_name(have_alg), out);
             return clear_outdir(out) ? 1 : 0;
         }
-        fprintf(stderr, "extflow: %s holds a %s resolution of %s; this run asks for a %s resolution of S_2 (use --force "
+        fprintf(stderr, "extflow: %s holds a %s resolution of %s; this run asks for a %s resolution of %s (use --force "
                 "to replace it, or another --out)\n", out, stage_algorithm_name(have_alg),
-                module == s2 ? "S_2" : "another module", stage_algorithm_name(alg));
+                module == s2 ? name : hm == 0 && strcmp(m.module, name) ? m.module : "another module",
+                stage_algorithm_name(alg), name);
         return 2;
     }
     if (hm != 0 || region_contains(want, &m.complete)) return 0;
@@ -431,8 +436,73 @@ static void print_summary(const resolution *res, const char *out, long bidegrees
     region_describe(where, sizeof where, &r);
     char loaded[48] = "";
     if (bidegrees > computed) snprintf(loaded, sizeof loaded, " (%ld loaded)", bidegrees - computed);
-    fprintf(stderr, "extflow: S_2 to %s, %s: %ld bidegrees%s in %.1f s; table %s/ext.csv\n", where,
+    fprintf(stderr, "extflow: %s to %s, %s: %ld bidegrees%s in %.1f s; table %s/ext.csv\n", res->module_name, where,
             stage_algorithm_name(res->algorithm), bidegrees, loaded, seconds, out);
+}
+
+/* The folders searched for --module NAME: beside the binary ($ORIGIN/../modules in the source
+ * tree, $ORIGIN/../share/extflow/modules once installed). */
+static int find_module_file(const char *name, char *path, size_t size)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0 && !strchr(name, '/')) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = 0;
+        static const char *dirs[] = { "../modules", "../share/extflow/modules" };
+        for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+            snprintf(path, size, "%s/%s/%s.json", exe, dirs[i], name);
+            if (access(path, R_OK) == 0) return 0;
+        }
+    }
+    snprintf(path, size, "%s", name);
+    return access(path, R_OK) == 0 ? 0 : -1;
+}
+
+/* --module NAME|FILE: reads and checks the module (exit 2 with one line when it cannot be
+ * used); *name gets its short name (the file's base name without .json). */
+static int load_module(const char *arg, fd_module *m, char *name, size_t nsize)
+{
+    char path[PATH_MAX + 64], err[600];
+    if (find_module_file(arg, path, sizeof path) != 0)
+        return usage_error("unknown module '%s' (not in the modules folder, and no such file)", arg);
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    if (f) {
+        for (;;) {
+            if (len + 4096 > cap) {
+                char *nb = realloc(buf, cap = cap * 2 + 4096);
+                if (!nb) break;
+                buf = nb;
+            }
+            size_t got = fread(buf + len, 1, cap - len, f);
+            len += got;
+            if (got == 0 || len > (1u << 24)) break;
+        }
+    }
+    if (!f || ferror(f) || !buf) {
+        fprintf(stderr, "extflow: %s: cannot read: %s\n", path, strerror(errno));
+        if (f) fclose(f);
+        free(buf);
+        return 2;
+    }
+    fclose(f);
+    int rc = fdm_parse(buf, len, m, err, sizeof err);
+    free(buf);
+    if (rc != 0) {
+        fprintf(stderr, "extflow: %s: %s\n", path, err);
+        return 2;
+    }
+    const char *base = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
+    size_t k = 0;
+    for (; base[k] && k + 1 < nsize && k < 31; k++)
+        name[k] = isalnum((unsigned char)base[k]) || strchr("_-.", base[k]) ? base[k] : '_';
+    name[k] = 0;
+    if (k > 5 && !strcmp(name + k - 5, ".json")) name[k - 5] = 0;
+    if (!name[0]) snprintf(name, nsize, "module");
+    return 0;
 }
 
 /* --keep-stages LIST: comma-separated kind names (matrix, kernel) → bits 1 << kind. */
@@ -447,6 +517,10 @@ static int parse_keep_stages(const char *list, unsigned *kinds)
     }
     return *kinds ? 0 : -1;
 }
+
+static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int alg, const char *out,
+                            const cli_opt *o, long stem, long max_s, long max_t, int quiet, int sseq_formats,
+                            int force, int verbose, unsigned keep);
 
 static int cmd_resolve(int argc, char **argv)
 {
@@ -463,8 +537,8 @@ static int cmd_resolve(int argc, char **argv)
     int npos, prc = parse_args("resolve", argc, argv, o, pos, 0, &npos);
     if (prc >= 0) return prc;
     const char *module = o[MODULE].arg ? o[MODULE].arg : "S_2";
-    const char *algorithm = o[ALGORITHM].arg ? o[ALGORITHM].arg : "nassau";
-    const char *out = o[OUT].arg ? o[OUT].arg : "out/S_2";
+    const char *algorithm = o[ALGORITHM].arg;
+    const char *out = o[OUT].arg;
     long stem = -1, max_s = -1, max_t = -1;
     int quiet = o[QUIET].arg != NULL, sseq_formats = o[SSEQ].arg != NULL, force = o[FORCE].arg != NULL;
     int verbose = o[VERBOSE].arg != NULL;
@@ -474,10 +548,39 @@ static int cmd_resolve(int argc, char **argv)
         return prc;
     if (o[KEEP].arg && parse_keep_stages(o[KEEP].arg, &keep) != 0)
         return usage_error("--keep-stages wants matrix, kernel or matrix,kernel, not '%s'", o[KEEP].arg);
-    if (strcmp(module, "S_2") != 0)
-        return usage_error("unknown module '%s' (this version resolves S_2 only)", module);
-    int alg = !strcmp(algorithm, "standard") ? ALG_STANDARD : !strcmp(algorithm, "nassau") ? ALG_NASSAU : 0;
-    if (!alg) return usage_error("unknown algorithm '%s' (choose standard or nassau)", algorithm);
+    int alg = !algorithm ? 0 : !strcmp(algorithm, "standard") ? ALG_STANDARD : !strcmp(algorithm, "nassau") ? ALG_NASSAU : -1;
+    if (alg < 0) return usage_error("unknown algorithm '%s' (choose standard or nassau)", algorithm);
+    fd_module fdm;
+    int have_module = 0;
+    char module_name[64] = "S_2", default_out[96];
+    if (strcmp(module, "S_2") != 0) {
+        if ((prc = load_module(module, &fdm, module_name, sizeof module_name)) != 0) return prc;
+        have_module = 1;
+        if (fdm_is_sphere(&fdm)) {          /* the sphere from a file: the built-in S_2 */
+            fdm_clear(&fdm);
+            have_module = 0;
+        } else if (alg == ALG_NASSAU) {
+            fdm_clear(&fdm);
+            fprintf(stderr, "extflow: --algorithm nassau does not resolve modules other than S_2 yet "
+                    "(use --algorithm standard, the default for modules)\n");
+            return 2;
+        }
+    }
+    if (!alg) alg = have_module ? ALG_STANDARD : ALG_NASSAU;
+    snprintf(default_out, sizeof default_out, "out/%s", module_name);
+    if (!out) out = default_out;
+    prc = cmd_resolve_with(have_module ? &fdm : NULL, module_name, alg, out, &o[0], stem, max_s, max_t, quiet,
+                           sseq_formats, force, verbose, keep);
+    if (have_module) fdm_clear(&fdm);
+    return prc;
+}
+
+static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int alg, const char *out,
+                            const cli_opt *o, long stem, long max_s, long max_t, int quiet, int sseq_formats,
+                            int force, int verbose, unsigned keep)
+{
+    (void)o;
+    int prc;
     if (stem >= 0 && max_t >= 0) return usage_error("give --stem or --max-t, not both");
     int region = max_t >= 0 ? REGION_RECT : REGION_STEM;
     if (region == REGION_STEM && stem < 0) stem = 40;
@@ -496,7 +599,13 @@ static int cmd_resolve(int argc, char **argv)
     int lockfd = lock_outdir(out);
     if (lockfd < 0) return 1;
     run_region want = { region, (int)stem, (int)max_t, (int)max_s };
-    int mrc = check_manifest(out, alg, force, quiet, &want);
+    uint64_t want_id;
+    {
+        resolution probe = { 0 };      /* the module id the stage files carry */
+        res_set_module(&probe, fdm, module_name);
+        want_id = probe.module_id;
+    }
+    int mrc = check_manifest(out, want_id, module_name, alg, force, quiet, &want);
     if (mrc != 0) {
         close(lockfd);
         return mrc;
@@ -514,6 +623,7 @@ static int cmd_resolve(int argc, char **argv)
         return 1;
     }
     res.keep_stages = keep;
+    res_set_module(&res, fdm, module_name);
     long loaded = res_load_stages(&res), total = 0;
     if (res_failed(&res)) {
         fprintf(stderr, "extflow: %s\n", res.error);

@@ -1,0 +1,490 @@
+/* fdmodule.c — finite dimensional A-modules from module files (see fdmodule.h). */
+#include "algebra/fdmodule.h"
+#include <ctype.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "algebra/f2mat.h"
+
+typedef struct cls {
+    const char *name;
+    deg_t deg;
+} cls;
+
+/* A given action Sq(2^k) x = sum of classes, while parsing. */
+typedef struct given {
+    int k;
+    int src;                    /* class index (sorted order) */
+    uint64_t *img;              /* over M_{|x| + 2^k} */
+} given;
+
+static int fail(char *err, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, size, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int cls_cmp(const void *a, const void *b)
+{
+    const cls *x = a, *y = b;
+    if (x->deg != y->deg) return x->deg < y->deg ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static size_t span_of(const fd_module *m) { return (size_t)(m->max_deg - m->min_deg); }
+
+const uint64_t *fdm_act(const fd_module *m, deg_t u, uint32_t i, deg_t d, uint32_t r)
+{
+    if (u < m->min_deg || d < 0 || u + d > m->max_deg || i >= fdm_dim(m, u)) return NULL;
+    const uint64_t *blk = m->act[(size_t)(u - m->min_deg) * (span_of(m) + 1) + (size_t)d];
+    size_t words = f2vec_words(fdm_dim(m, u + d));
+    if (!words) words = 1;
+    return blk + ((size_t)i * m->A.dim[d] + r) * words;
+}
+
+static uint64_t *act_mut(fd_module *m, deg_t u, uint32_t i, deg_t d, uint32_t r)
+{
+    return (uint64_t *)fdm_act(m, u, i, d, r);
+}
+
+int fdm_is_sphere(const fd_module *m)
+{
+    return m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
+}
+
+void fdm_clear(fd_module *m)
+{
+    if (m->act) {
+        size_t n = (span_of(m) + 1) * (span_of(m) + 1);
+        for (size_t k = 0; k < n; k++) free(m->act[k]);
+    }
+    if (m->names && m->dim)
+        for (deg_t t = m->min_deg; t <= m->max_deg; t++) {
+            for (uint32_t i = 0; i < m->dim[t - m->min_deg]; i++) free(m->names[t - m->min_deg][i]);
+            free(m->names[t - m->min_deg]);
+        }
+    free(m->names);
+    free(m->act);
+    free(m->dim);
+    free(m->canonical);
+    if (m->A.dim) milnor_basis_clear(&m->A);
+    memset(m, 0, sizeof *m);
+}
+
+/* Index of class `name` among the sorted classes, or -1. */
+static int find_cls(const cls *c, int n, const char *name, size_t len)
+{
+    for (int k = 0; k < n; k++)
+        if (strlen(c[k].name) == len && !strncmp(c[k].name, name, len)) return k;
+    return -1;
+}
+
+/* Position of class k within its degree. */
+static uint32_t pos_in_degree(const cls *c, int k)
+{
+    uint32_t p = 0;
+    for (int j = k - 1; j >= 0 && c[j].deg == c[k].deg; j--) p++;
+    return p;
+}
+
+/* "SqN x = y + z" (or "= 0"; terms may carry an integer coefficient, taken mod 2). */
+static int parse_action(const char *a, const cls *c, int n, const fd_module *m, given *g, char *err,
+                        size_t es)
+{
+    const char *p = a;
+    while (isspace((unsigned char)*p)) p++;
+    if (strncmp(p, "Sq", 2) != 0 || !isdigit((unsigned char)p[2]))
+        return fail(err, es, "action '%s': expected 'SqN class = ...'", a);
+    char *end;
+    unsigned long N = strtoul(p + 2, &end, 10);
+    if (N == 0 || (N & (N - 1)) || N > 1024)
+        return fail(err, es, "action '%s': only Sq1, Sq2, Sq4, Sq8, ... (the algebra generators) may be given", a);
+    int k = 0;
+    while ((1ul << k) < N) k++;
+    p = end;
+    while (isspace((unsigned char)*p)) p++;
+    const char *x0 = p;
+    while (*p && !isspace((unsigned char)*p) && *p != '=') p++;
+    int src = find_cls(c, n, x0, (size_t)(p - x0));
+    if (p == x0) return fail(err, es, "action '%s': no class after Sq%lu", a, N);
+    if (src < 0) return fail(err, es, "action '%s': unknown class '%.*s'", a, (int)(p - x0), x0);
+    while (isspace((unsigned char)*p)) p++;
+    if (*p != '=') return fail(err, es, "action '%s': '=' expected", a);
+    p++;
+    deg_t tdeg = c[src].deg + (deg_t)N;
+    uint32_t tdim = fdm_dim(m, tdeg);
+    g->k = k;
+    g->src = src;
+    g->img = calloc(f2vec_words(tdim) + 1, 8);
+    if (!g->img) return fail(err, es, "out of memory");
+    int terms = 0;
+    for (;;) {
+        while (isspace((unsigned char)*p)) p++;
+        if (!*p) break;
+        unsigned long coef = 1;
+        if (isdigit((unsigned char)*p)) {
+            coef = strtoul(p, &end, 10);
+            p = end;
+            while (isspace((unsigned char)*p)) p++;
+            if (!*p || *p == '+') {         /* a bare number: only 0 means anything */
+                if (coef != 0) return fail(err, es, "action '%s': a number is not a class", a);
+                terms++;
+                if (*p == '+') p++;
+                continue;
+            }
+        }
+        const char *y0 = p;
+        while (*p && !isspace((unsigned char)*p) && *p != '+') p++;
+        int dst = find_cls(c, n, y0, (size_t)(p - y0));
+        if (dst < 0) return fail(err, es, "action '%s': unknown class '%.*s'", a, (int)(p - y0), y0);
+        if (c[dst].deg != tdeg)
+            return fail(err, es, "action '%s': class '%s' has degree %d, Sq%lu %s has degree %d", a,
+                        c[dst].name, c[dst].deg, N, c[src].name, tdeg);
+        if (coef & 1) f2vec_flip(g->img, pos_in_degree(c, dst));
+        terms++;
+        while (isspace((unsigned char)*p)) p++;
+        if (*p == '+') p++;
+        else if (*p) return fail(err, es, "action '%s': '+' expected", a);
+    }
+    if (!terms) return fail(err, es, "action '%s': nothing after '='", a);
+    return 0;
+}
+
+/* Products Sq(2^k)·Sq(S) in one degree, and the solver that writes Sq(R) as their sum. */
+struct emit_ctx { const milnor_basis *A; uint64_t *v; };
+static void emit_flip(const milnor_elt *T, void *ctx)
+{
+    struct emit_ctx *e = ctx;
+    f2vec_flip(e->v, milnor_index(e->A, T));
+}
+
+typedef struct item { int k; uint32_t s; int is_gen; } item;
+
+/* Fills the action of every Milnor element of degree d (those of lower degree are done). */
+static int fill_degree(fd_module *m, deg_t d, const given *gv, int ngiven, const cls *c, int ncls)
+{
+    const milnor_basis *A = &m->A;
+    uint32_t n = A->dim[d];
+    int gen_k = -1;
+    if ((d & (d - 1)) == 0) for (gen_k = 0; (1 << gen_k) < d; gen_k++) {}
+    uint32_t gen_r = UINT32_MAX;
+    if (gen_k >= 0) {
+        milnor_elt G;
+        uint32_t r1 = (uint32_t)d;
+        milnor_elt_set(&G, &r1, 1);
+        gen_r = milnor_index(A, &G);
+        for (int j = 0; j < ngiven; j++) {
+            if (gv[j].k != gen_k) continue;
+            uint64_t *dst = act_mut(m, c[gv[j].src].deg, pos_in_degree(c, gv[j].src), d, gen_r);
+            if (dst) memcpy(dst, gv[j].img, f2vec_words(fdm_dim(m, c[gv[j].src].deg + d)) * 8);
+        }
+    }
+    /* items: Sq(2^k)·Sq(S), 2^k < d, and the generator itself */
+    size_t nitems = 0;
+    for (int k = 0; (1 << k) < d; k++) nitems += A->dim[d - (1 << k)];
+    nitems += gen_k >= 0;
+    size_t vw = f2vec_words(n), cw = f2vec_words((uint32_t)nitems);
+    item *it = calloc(nitems, sizeof *it);
+    uint64_t *vec = calloc(nitems * vw + 1, 8), *comb = calloc(nitems * cw + 1, 8);
+    uint64_t *tv = calloc(vw + 1, 8), *tc = calloc(cw + 1, 8);
+    int32_t *piv = malloc((nitems + 1) * sizeof *piv);
+    int rc = -1;
+    if (!it || !vec || !comb || !tv || !tc || !piv) goto out;
+    size_t j = 0;
+    for (int k = 0; (1 << k) < d; k++) {
+        milnor_elt G;
+        uint32_t r1 = 1u << k;
+        milnor_elt_set(&G, &r1, 1);
+        for (uint32_t s = 0; s < A->dim[d - (1 << k)]; s++, j++) {
+            it[j] = (item){ k, s, 0 };
+            struct emit_ctx e = { A, vec + j * vw };
+            milnor_mul_each(&G, &A->elts[d - (1 << k)][s], emit_flip, &e);
+            f2vec_flip(comb + j * cw, j);
+        }
+    }
+    if (gen_k >= 0) {
+        it[j] = (item){ gen_k, gen_r, 1 };
+        f2vec_flip(vec + j * vw, gen_r);
+        f2vec_flip(comb + j * cw, j);
+        j++;
+    }
+    /* echelon form of the items (pivot = first set bit) */
+    size_t rank = 0;
+    for (size_t a = 0; a < nitems; a++) {
+        int64_t p = f2vec_first_bit(vec + a * vw, n);
+        piv[a] = (int32_t)p;
+        if (p < 0) continue;
+        for (size_t b = a + 1; b < nitems; b++)
+            if (f2vec_get(vec + b * vw, (uint64_t)p)) {
+                f2vec_xor(vec + b * vw, vec + a * vw, vw);
+                f2vec_xor(comb + b * cw, comb + a * cw, cw);
+            }
+        rank++;
+    }
+    for (uint32_t r = 0; r < n; r++) {
+        if (r == gen_r) continue;
+        memset(tv, 0, vw * 8);
+        memset(tc, 0, cw * 8);
+        f2vec_flip(tv, r);
+        for (size_t a = 0; a < nitems; a++)
+            if (piv[a] >= 0 && f2vec_get(tv, (uint64_t)piv[a])) {
+                f2vec_xor(tv, vec + a * vw, vw);
+                f2vec_xor(tc, comb + a * cw, cw);
+            }
+        if (!f2vec_is_zero(tv, vw)) goto out;     /* cannot happen: A is generated by the Sq(2^k) */
+        for (deg_t u = m->min_deg; u + d <= m->max_deg; u++)
+            for (uint32_t i = 0; i < fdm_dim(m, u); i++) {
+                uint64_t *dst = act_mut(m, u, i, d, r);
+                for (size_t q = 0; q < nitems; q++) {
+                    if (!f2vec_get(tc, q)) continue;
+                    if (it[q].is_gen) {
+                        f2vec_xor(dst, fdm_act(m, u, i, d, gen_r), f2vec_words(fdm_dim(m, u + d)));
+                        continue;
+                    }
+                    deg_t e = d - (1 << it[q].k);
+                    const uint64_t *y = fdm_act(m, u, i, e, it[q].s);
+                    for (uint32_t b = 0; b < fdm_dim(m, u + e); b++)
+                        if (f2vec_get(y, b)) {
+                            milnor_elt G;
+                            uint32_t r1 = 1u << it[q].k;
+                            milnor_elt_set(&G, &r1, 1);
+                            const uint64_t *z = fdm_act(m, u + e, b, 1 << it[q].k, milnor_index(A, &G));
+                            f2vec_xor(dst, z, f2vec_words(fdm_dim(m, u + d)));
+                        }
+                }
+            }
+    }
+    (void)ncls;
+    rc = 0;
+out:
+    free(it); free(vec); free(comb); free(tv); free(tc); free(piv);
+    return rc;
+}
+
+/* Sq(R)(Sq(S) x) = (Sq(R)Sq(S)) x for all R, S of positive degree and all x. */
+static int check_module(const fd_module *m, char *err, size_t es)
+{
+    const milnor_basis *A = &m->A;
+    deg_t span = m->max_deg - m->min_deg;
+    uint64_t *prod = calloc(64, 8), *lhs = NULL, *rhs = NULL;
+    size_t mw = 1;
+    for (deg_t t = m->min_deg; t <= m->max_deg; t++)
+        if (f2vec_words(fdm_dim(m, t)) > mw) mw = f2vec_words(fdm_dim(m, t));
+    lhs = calloc(mw + 1, 8);
+    rhs = calloc(mw + 1, 8);
+    int rc = -1;
+    if (!prod || !lhs || !rhs) { fail(err, es, "out of memory"); goto out; }
+    for (deg_t d1 = 1; d1 < span; d1++)
+        for (deg_t d2 = 1; d1 + d2 <= span; d2++) {
+            size_t pw = f2vec_words(A->dim[d1 + d2]);
+            uint64_t *np = realloc(prod, (pw + 1) * 8);
+            if (!np) { fail(err, es, "out of memory"); goto out; }
+            prod = np;
+            for (uint32_t r1 = 0; r1 < A->dim[d1]; r1++)
+                for (uint32_t r2 = 0; r2 < A->dim[d2]; r2++) {
+                    memset(prod, 0, pw * 8);
+                    struct emit_ctx e = { A, prod };
+                    milnor_mul_each(&A->elts[d1][r1], &A->elts[d2][r2], emit_flip, &e);
+                    for (deg_t u = m->min_deg; u + d1 + d2 <= m->max_deg; u++)
+                        for (uint32_t i = 0; i < fdm_dim(m, u); i++) {
+                            uint32_t tdim = fdm_dim(m, u + d1 + d2);
+                            size_t w = f2vec_words(tdim);
+                            memset(lhs, 0, mw * 8);
+                            memset(rhs, 0, mw * 8);
+                            const uint64_t *y = fdm_act(m, u, i, d2, r2);
+                            for (uint32_t b = 0; b < fdm_dim(m, u + d2); b++)
+                                if (f2vec_get(y, b)) f2vec_xor(lhs, fdm_act(m, u + d2, b, d1, r1), w);
+                            for (uint32_t q = 0; q < A->dim[d1 + d2]; q++)
+                                if (f2vec_get(prod, q)) f2vec_xor(rhs, fdm_act(m, u, i, d1 + d2, q), w);
+                            if (memcmp(lhs, rhs, w * 8) != 0) {
+                                char b1[64], b2[64];
+                                fail(err, es, "not a module: %s·(%s·%s) differs from (%s·%s)·%s "
+                                     "(the actions break an Adem relation)",
+                                     milnor_elt_format(&A->elts[d1][r1], b1, sizeof b1),
+                                     milnor_elt_format(&A->elts[d2][r2], b2, sizeof b2),
+                                     m->names[u - m->min_deg][i], b1, b2, m->names[u - m->min_deg][i]);
+                                goto out;
+                            }
+                        }
+                }
+        }
+    rc = 0;
+out:
+    free(prod); free(lhs); free(rhs);
+    return rc;
+}
+
+static int append(char **buf, size_t *len, size_t *cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (*len + n + 1 > *cap) {
+        size_t nc = (*cap ? *cap * 2 : 256) + n;
+        char *nb = realloc(*buf, nc);
+        if (!nb) return -1;
+        *buf = nb;
+        *cap = nc;
+    }
+    memcpy(*buf + *len, s, n + 1);
+    *len += n;
+    return 0;
+}
+
+/* "p=2;gens=x0:0,x1:1;actions=Sq1 x0=x1;..." with classes and actions in basis order. */
+static int make_canonical(fd_module *m)
+{
+    char *buf = NULL, tmp[512];
+    size_t len = 0, cap = 0;
+    int bad = append(&buf, &len, &cap, "p=2;gens=");
+    for (deg_t t = m->min_deg; t <= m->max_deg; t++)
+        for (uint32_t i = 0; i < fdm_dim(m, t); i++) {
+            snprintf(tmp, sizeof tmp, "%s:%d,", m->names[t - m->min_deg][i], t);
+            bad |= append(&buf, &len, &cap, tmp);
+        }
+    bad |= append(&buf, &len, &cap, ";actions=");
+    for (deg_t d = 1; d <= m->max_deg - m->min_deg; d <<= 1) {
+        milnor_elt G;
+        uint32_t r1 = (uint32_t)d;
+        milnor_elt_set(&G, &r1, 1);
+        uint32_t g = milnor_index(&m->A, &G);
+        for (deg_t u = m->min_deg; u + d <= m->max_deg; u++)
+            for (uint32_t i = 0; i < fdm_dim(m, u); i++) {
+                const uint64_t *y = fdm_act(m, u, i, d, g);
+                if (f2vec_is_zero(y, f2vec_words(fdm_dim(m, u + d)))) continue;
+                snprintf(tmp, sizeof tmp, "Sq%d %s=", d, m->names[u - m->min_deg][i]);
+                bad |= append(&buf, &len, &cap, tmp);
+                for (uint32_t b = 0; b < fdm_dim(m, u + d); b++)
+                    if (f2vec_get(y, b)) {
+                        snprintf(tmp, sizeof tmp, "%s+", m->names[u + d - m->min_deg][b]);
+                        bad |= append(&buf, &len, &cap, tmp);
+                    }
+                bad |= append(&buf, &len, &cap, ";");
+            }
+    }
+    if (bad) { free(buf); return -1; }
+    m->canonical = buf;
+    return 0;
+}
+
+int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t es)
+{
+    memset(m, 0, sizeof *m);
+    json_error_t je;
+    json_t *root = json_loadb(text, textlen, 0, &je);
+    cls *c = NULL;
+    given *gv = NULL;
+    int ncls = 0, ngiven = 0, rc = -1;
+    if (!root) {
+        fail(err, es, "bad JSON at line %d: %s", je.line, je.text);
+        return -1;
+    }
+    if (!json_is_object(root)) { fail(err, es, "bad JSON: the module is not an object"); goto out; }
+    json_t *p = json_object_get(root, "p");
+    if (!json_is_integer(p)) { fail(err, es, "key 'p': missing or not an integer"); goto out; }
+    if (json_integer_value(p) != 2) {
+        fail(err, es, "key 'p': p = %lld, only p = 2 is supported", (long long)json_integer_value(p));
+        goto out;
+    }
+    if (json_object_get(root, "profile")) { fail(err, es, "key 'profile': profile modules are not supported yet"); goto out; }
+    json_t *type = json_object_get(root, "type");
+    if (!json_is_string(type)) { fail(err, es, "key 'type': missing or not a string"); goto out; }
+    if (strcmp(json_string_value(type), "finite dimensional module") != 0) {
+        fail(err, es, "key 'type': '%s' modules are not supported yet (finite dimensional modules only)",
+             json_string_value(type));
+        goto out;
+    }
+    json_t *alg = json_object_get(root, "algebra");
+    if (alg) {
+        size_t k;
+        json_t *v;
+        if (!json_is_array(alg)) { fail(err, es, "key 'algebra': not a list"); goto out; }
+        json_array_foreach(alg, k, v)
+            if (!json_is_string(v) || (strcmp(json_string_value(v), "milnor") && strcmp(json_string_value(v), "adem"))) {
+                fail(err, es, "key 'algebra': entries must be \"milnor\" or \"adem\"");
+                goto out;
+            }
+    }
+    json_t *gens = json_object_get(root, "gens");
+    if (!json_is_object(gens) || json_object_size(gens) == 0) {
+        fail(err, es, "key 'gens': missing, empty or not an object");
+        goto out;
+    }
+    c = calloc(json_object_size(gens), sizeof *c);
+    if (!c) { fail(err, es, "out of memory"); goto out; }
+    const char *key;
+    json_t *val;
+    json_object_foreach(gens, key, val) {
+        if (!json_is_integer(val)) { fail(err, es, "class '%s': degree is not an integer", key); goto out; }
+        json_int_t d = json_integer_value(val);
+        if (d < 0) { fail(err, es, "class '%s': degree %lld: negative degrees are not supported yet", key, (long long)d); goto out; }
+        if (d > 512) { fail(err, es, "class '%s': degree %lld is too large", key, (long long)d); goto out; }
+        if (!key[0] || strpbrk(key, " \t\n+=")) { fail(err, es, "class '%s': a name may not be empty or hold spaces, '+' or '='", key); goto out; }
+        c[ncls++] = (cls){ key, (deg_t)d };
+    }
+    qsort(c, (size_t)ncls, sizeof *c, cls_cmp);
+    m->min_deg = c[0].deg;
+    m->max_deg = c[ncls - 1].deg;
+    deg_t span = m->max_deg - m->min_deg;
+    m->dim = calloc((size_t)span + 1, sizeof *m->dim);
+    m->names = calloc((size_t)span + 1, sizeof *m->names);
+    if (!m->dim || !m->names) { fail(err, es, "out of memory"); goto out; }
+    for (int k = 0; k < ncls; k++) m->dim[c[k].deg - m->min_deg]++;
+    for (deg_t t = 0; t <= span; t++)
+        if (!(m->names[t] = calloc(m->dim[t] + 1, sizeof **m->names))) { fail(err, es, "out of memory"); goto out; }
+    for (int k = 0; k < ncls; k++)
+        if (!(m->names[c[k].deg - m->min_deg][pos_in_degree(c, k)] = strdup(c[k].name))) {
+            fail(err, es, "out of memory");
+            goto out;
+        }
+    if (milnor_basis_init(&m->A, span, NULL) != 0) { fail(err, es, "out of memory"); goto out; }
+    json_t *acts = json_object_get(root, "actions");
+    if (acts && !json_is_array(acts)) { fail(err, es, "key 'actions': not a list"); goto out; }
+    gv = calloc(json_array_size(acts) + 1, sizeof *gv);
+    if (!gv) { fail(err, es, "out of memory"); goto out; }
+    size_t ai;
+    json_t *a;
+    json_array_foreach(acts, ai, a) {
+        if (!json_is_string(a)) { fail(err, es, "key 'actions': entry %zu is not a string", ai); goto out; }
+        if (parse_action(json_string_value(a), c, ncls, m, &gv[ngiven], err, es) != 0) {
+            free(gv[ngiven].img);
+            goto out;
+        }
+        ngiven++;
+        for (int j = 0; j < ngiven - 1; j++)
+            if (gv[j].k == gv[ngiven - 1].k && gv[j].src == gv[ngiven - 1].src) {
+                fail(err, es, "action '%s': Sq%d %s is given twice", json_string_value(a), 1 << gv[j].k,
+                     c[gv[j].src].name);
+                goto out;
+            }
+    }
+    m->act = calloc(((size_t)span + 1) * ((size_t)span + 1), sizeof *m->act);
+    if (!m->act) { fail(err, es, "out of memory"); goto out; }
+    for (deg_t u = m->min_deg; u <= m->max_deg; u++)
+        for (deg_t d = 0; u + d <= m->max_deg; d++) {
+            size_t words = f2vec_words(fdm_dim(m, u + d));
+            if (!words) words = 1;
+            size_t n = (size_t)fdm_dim(m, u) * m->A.dim[d] * words;
+            if (!(m->act[(size_t)(u - m->min_deg) * ((size_t)span + 1) + (size_t)d] = calloc(n + 1, 8))) {
+                fail(err, es, "out of memory");
+                goto out;
+            }
+        }
+    for (deg_t u = m->min_deg; u <= m->max_deg; u++)     /* Sq(0) = 1 */
+        for (uint32_t i = 0; i < fdm_dim(m, u); i++) f2vec_flip(act_mut(m, u, i, 0, 0), i);
+    for (deg_t d = 1; d <= span; d++)
+        if (fill_degree(m, d, gv, ngiven, c, ncls) != 0) { fail(err, es, "out of memory"); goto out; }
+    if (check_module(m, err, es) != 0) goto out;
+    if (make_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
+    rc = 0;
+out:
+    for (int j = 0; gv && j < ngiven; j++) free(gv[j].img);
+    free(gv);
+    free(c);            /* names point into root: copied above */
+    json_decref(root);
+    if (rc != 0) fdm_clear(m);
+    return rc;
+}

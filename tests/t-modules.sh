@@ -1,0 +1,63 @@
+#!/bin/sh
+# Finite modules (--module NAME|FILE, docs/modules.md): the shipped modules against reference
+# Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
+# refused with exit 2 and one line, and a directory of one module refused to another.
+. tests/lib.sh
+plan 23
+res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
+# Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
+for m in C2 Ceta Cnu C2_eta; do
+    res --module $m --stem 20 --max-s 35 --out "$TMP/$m" 2>"$TMP/err" &&
+        cmp -s "$TMP/$m/ext.csv" "$REF/modules/${m}_stem20.csv"
+    ok $? "$m through stem 20 equals the reference table"
+done
+for m in Joker RP4 Csigma; do
+    res --module $m --stem 12 --out "$TMP/$m" 2>"$TMP/err" && [ "$(sed -n 2p "$TMP/$m/ext.csv")" = "0,$([ $m = RP4 ] && echo 1 || echo 0),1" ]
+    ok $? "$m resolves (one generator of F_0 at the bottom class)"
+done
+# Resume: C2 through stem 10, then stem 20 in the same directory = the reference.
+res --module C2 --stem 10 --max-s 35 --out "$TMP/C2r" 2>"$TMP/err" &&
+    res --module C2 --stem 20 --max-s 35 --out "$TMP/C2r" 2>"$TMP/err" && cmp -s "$TMP/C2r/ext.csv" "$REF/modules/C2_stem20.csv"
+ok $? "C2 resumed from stem 10 to stem 20 equals the reference table"
+$EXTFLOW verify "$TMP/C2r" > "$TMP/vout" 2>&1
+[ $? -eq 1 ] && grep -q "S_2 only so far" "$TMP/vout"
+ok $? "verify says it does not check a module's directory yet"
+# S_2 as a module file = the built-in sphere (same ext.csv and same stage files: same module id)
+cp modules/S_2.json "$TMP/sphere.json"
+res --module "$TMP/sphere.json" --stem 16 --out "$TMP/s2file" 2>"$TMP/err" &&
+    res --stem 16 --out "$TMP/s2" 2>>"$TMP/err" && same_outputs "$TMP/s2file" "$TMP/s2"
+ok $? "S_2 from a module file equals the built-in S_2"
+# Bad module files: exit 2, exactly one line naming the file.
+bad() {   # bad DESCRIPTION JSON
+    printf '%s\n' "$2" > "$TMP/bad.json"
+    $EXTFLOW resolve --quiet --module "$TMP/bad.json" --stem 4 --out "$TMP/badout" >/dev/null 2>"$TMP/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "^extflow: $TMP/bad.json: " "$TMP/err"
+    ok $? "$1: exit 2, one line ($(head -1 "$TMP/err"))"
+}
+bad "bad JSON" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0,}'
+bad "unknown class in an action" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1}, "actions": ["Sq1 x0 = y1"]}'
+bad "action of the wrong degree" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1}, "actions": ["Sq2 x0 = x1"]}'
+bad "not a module (Sq1 Sq1 = 0 broken)" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1, "x2": 2}, "actions": ["Sq1 x0 = x1", "Sq1 x1 = x2"]}'
+bad "not a module (Sq2 Sq2 = Sq3 Sq1 broken)" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x2": 2, "x4": 4}, "actions": ["Sq2 x0 = x2", "Sq2 x2 = x4"]}'
+bad "p = 3" '{"p": 3, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1}, "actions": ["b x0 = x1"]}'
+bad "profile" '{"p": 2, "algebra": ["milnor"], "profile": {"truncated": true, "p_part": [2, 1]}, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}'
+bad "negative degree" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": -1, "x1": 0}, "actions": ["Sq1 x0 = x1"]}'
+bad "finitely presented" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0}, "adem_relations": ["Sq1 x0"]}'
+# Nassau's algorithm is refused for a module other than S_2 (one line, exit 2).
+$EXTFLOW resolve --quiet --module C2 --algorithm nassau --stem 4 --out "$TMP/nassau" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ]
+ok $? "--algorithm nassau with C2: exit 2, one line"
+# Without --algorithm a module resolves with the standard algorithm.
+$EXTFLOW resolve --quiet --module C2 --stem 6 --out "$TMP/c2default" 2>"$TMP/err" &&
+    grep -q '"algorithm": "standard"' "$TMP/c2default/run.json" && grep -q '"module": "C2"' "$TMP/c2default/run.json"
+ok $? "a module defaults to the standard algorithm; run.json names it"
+# A directory of C2 refuses Ceta; and resuming C2 there works.
+res --module Ceta --stem 6 --out "$TMP/C2" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "of C2" "$TMP/err"
+ok $? "a directory of C2 refuses a run with Ceta ($(head -1 "$TMP/err"))"
+rm "$TMP/C2/run.json"      # without the manifest the stage files' module id still refuses it
+res --module Ceta --stem 6 --out "$TMP/C2" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ]
+ok $? "without run.json the stage files of C2 still refuse Ceta"
+done_testing
