@@ -155,6 +155,14 @@ static int parse_action(const char *a, const cls *c, int n, const fd_module *m, 
     return 0;
 }
 
+/* Does some Sq(R) of degree d act between two non-zero degrees of M? (Else its table is zero.) */
+static int degree_acts(const fd_module *m, deg_t d)
+{
+    for (deg_t u = m->min_deg; u + d <= m->max_deg; u++)
+        if (fdm_dim(m, u) && fdm_dim(m, u + d)) return 1;
+    return 0;
+}
+
 /* Products Sq(2^k)·Sq(S) in one degree, and the solver that writes Sq(R) as their sum. */
 struct emit_ctx { const milnor_basis *A; uint64_t *v; };
 static void emit_flip(const milnor_elt *T, void *ctx)
@@ -184,6 +192,7 @@ static int fill_degree(fd_module *m, deg_t d, const given *gv, int ngiven, const
             if (dst) memcpy(dst, gv[j].img, f2vec_words(fdm_dim(m, c[gv[j].src].deg + d)) * 8);
         }
     }
+    if (!degree_acts(m, d)) return 0;
     /* items: Sq(2^k)·Sq(S), 2^k < d, and the generator itself */
     size_t nitems = 0;
     for (int k = 0; (1 << k) < d; k++) nitems += A->dim[d - (1 << k)];
@@ -281,6 +290,7 @@ static int check_module(const fd_module *m, char *err, size_t es)
     if (!prod || !lhs || !rhs) { fail(err, es, "out of memory"); goto out; }
     for (deg_t d1 = 1; d1 < span; d1++)
         for (deg_t d2 = 1; d1 + d2 <= span; d2++) {
+            if (!degree_acts(m, d1 + d2)) continue;     /* both sides land in zero */
             size_t pw = f2vec_words(A->dim[d1 + d2]);
             uint64_t *np = realloc(prod, (pw + 1) * 8);
             if (!np) { fail(err, es, "out of memory"); goto out; }
@@ -374,7 +384,7 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
 {
     memset(m, 0, sizeof *m);
     json_error_t je;
-    json_t *root = json_loadb(text, textlen, 0, &je);
+    json_t *root = json_loadb(text, textlen, JSON_REJECT_DUPLICATES, &je);
     cls *c = NULL;
     given *gv = NULL;
     int ncls = 0, ngiven = 0, rc = -1;
@@ -429,6 +439,11 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
     m->min_deg = c[0].deg;
     m->max_deg = c[ncls - 1].deg;
     deg_t span = m->max_deg - m->min_deg;
+    if (span > FDM_MAX_SPAN) {
+        fail(err, es, "key 'gens': classes from degree %d to %d: a module spread over more than %d degrees is "
+             "not supported yet", m->min_deg, m->max_deg, FDM_MAX_SPAN);
+        goto out;
+    }
     m->dim = calloc((size_t)span + 1, sizeof *m->dim);
     m->names = calloc((size_t)span + 1, sizeof *m->names);
     if (!m->dim || !m->names) { fail(err, es, "out of memory"); goto out; }

@@ -20,6 +20,9 @@
 #include <stdint.h>
 #include "algebra/milnor.h"
 
+/* Largest top degree - bottom degree accepted (the module check grows with it: ~10 s at 128). */
+#define FDM_MAX_SPAN 128
+
 typedef struct fd_module {
     deg_t min_deg, max_deg;     /* degrees of the basis (max_deg < min_deg: M = 0) */
     uint32_t *dim;              /* dim[t - min_deg] */

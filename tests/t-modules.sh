@@ -3,7 +3,7 @@
 # Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
 # refused with exit 2 and one line, and a directory of one module refused to another.
 . tests/lib.sh
-plan 23
+plan 25
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 # Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
 for m in C2 Ceta Cnu C2_eta; do
@@ -43,6 +43,8 @@ bad "not a module (Sq2 Sq2 = Sq3 Sq1 broken)" '{"p": 2, "type": "finite dimensio
 bad "p = 3" '{"p": 3, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1}, "actions": ["b x0 = x1"]}'
 bad "profile" '{"p": 2, "algebra": ["milnor"], "profile": {"truncated": true, "p_part": [2, 1]}, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}'
 bad "negative degree" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": -1, "x1": 0}, "actions": ["Sq1 x0 = x1"]}'
+bad "a class named twice" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x0": 1}, "actions": []}'
+bad "spread over more than 128 degrees" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x200": 200}, "actions": []}'
 bad "finitely presented" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0}, "adem_relations": ["Sq1 x0"]}'
 # Nassau's algorithm is refused for a module other than S_2 (one line, exit 2).
 $EXTFLOW resolve --quiet --module C2 --algorithm nassau --stem 4 --out "$TMP/nassau" >/dev/null 2>"$TMP/err"

@@ -1,16 +1,23 @@
 #!/bin/sh
-# valgrind (memcheck) on stem-20 resolutions, both algorithms, and on inspect/verify: no invalid
+# valgrind (memcheck) on stem-20 resolutions, both algorithms, a module and a refused module
+# file, and on inspect/verify: no invalid
 # access, no use of uninitialised memory, no leak ("definitely lost") of ours.
 . tests/lib.sh
 command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind not installed"; exit 0; }
 # an AddressSanitizer build (make test SAN=1) cannot run under valgrind
 nm -D "$EXTFLOW" 2>/dev/null | grep -q __asan_init && { echo "1..0 # SKIP sanitizer build"; exit 0; }
-plan 4
+plan 6
 VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 --suppressions=tests/valgrind.supp"
 for alg in standard nassau; do
     STARPU_NCPU=2 $VG $EXTFLOW resolve --algorithm $alg --stem 20 --out "$TMP/$alg" --quiet 2>"$TMP/vg-$alg"
     ok $? "$alg, stem 20: valgrind clean"
 done
+STARPU_NCPU=2 $VG $EXTFLOW resolve --module Joker --stem 14 --out "$TMP/joker" --quiet 2>"$TMP/vg-j"
+ok $? "a module (Joker), stem 14: valgrind clean"
+printf '{"p":2,"type":"finite dimensional module","gens":{"x0":0,"x2":2,"x4":4},"actions":["Sq2 x0 = x2","Sq2 x2 = x4"]}' > "$TMP/bad.json"
+$VG $EXTFLOW resolve --module "$TMP/bad.json" --out "$TMP/bad" --quiet >/dev/null 2>"$TMP/vg-b"
+[ $? -eq 2 ]
+ok $? "a module file refused (not a module): valgrind clean"
 $VG $EXTFLOW inspect --summary "$TMP/nassau/stages/differential/3_12.zst" >/dev/null 2>"$TMP/vg-i"
 ok $? "inspect: valgrind clean"
 $VG $EXTFLOW verify "$TMP/nassau" >/dev/null 2>"$TMP/vg-v"
