@@ -128,6 +128,8 @@ $(B)/%.o: %.c $(B)/%.d
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 $(DEP_FILES):
 -include $(DEP_FILES)
+# --module NAME also looks in this tree's modules/ (for the binaries of build-san/, bin-starpu/)
+$(B)/tools/extflow.o: CFLAGS += -DEXTFLOW_MODULES_DIR='"$(CURDIR)/modules"'
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@

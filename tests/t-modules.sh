@@ -3,7 +3,7 @@
 # Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
 # refused with exit 2 and one line, and a directory of one module refused to another.
 . tests/lib.sh
-plan 25
+plan 26
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 # Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
 for m in C2 Ceta Cnu C2_eta; do
@@ -11,7 +11,7 @@ for m in C2 Ceta Cnu C2_eta; do
         cmp -s "$TMP/$m/ext.csv" "$REF/modules/${m}_stem20.csv"
     ok $? "$m through stem 20 equals the reference table"
 done
-for m in Joker RP4 Csigma; do
+for m in Joker RP4 Csigma DA1; do
     res --module $m --stem 12 --out "$TMP/$m" 2>"$TMP/err" && [ "$(sed -n 2p "$TMP/$m/ext.csv")" = "0,$([ $m = RP4 ] && echo 1 || echo 0),1" ]
     ok $? "$m resolves (one generator of F_0 at the bottom class)"
 done

@@ -441,7 +441,8 @@ static void print_summary(const resolution *res, const char *out, long bidegrees
 }
 
 /* The folders searched for --module NAME: beside the binary ($ORIGIN/../modules in the source
- * tree, $ORIGIN/../share/extflow/modules once installed). */
+ * tree, $ORIGIN/../share/extflow/modules once installed), then the source tree's modules/ as
+ * the build saw it (EXTFLOW_MODULES_DIR: other build folders, such as build-san/bin). */
 static int find_module_file(const char *name, char *path, size_t size)
 {
     char exe[PATH_MAX];
@@ -456,6 +457,12 @@ static int find_module_file(const char *name, char *path, size_t size)
             if (access(path, R_OK) == 0) return 0;
         }
     }
+#ifdef EXTFLOW_MODULES_DIR
+    if (!strchr(name, '/')) {
+        snprintf(path, size, "%s/%s.json", EXTFLOW_MODULES_DIR, name);
+        if (access(path, R_OK) == 0) return 0;
+    }
+#endif
     snprintf(path, size, "%s", name);
     return access(path, R_OK) == 0 ? 0 : -1;
 }
