@@ -1,10 +1,12 @@
 /* t-fuzz-regress.c — replays the fuzzers' inputs that once crashed (tests/fuzz/crashers/) and
- * the seed corpora through the stage-file decoder and the text-matrix parser: each must end
- * in a status code, and an accepted stage file must survive a re-encode round trip. */
+ * the seed corpora through the stage-file decoder, the text-matrix parser and the module
+ * loader: each must end in a status code, an accepted stage file must survive a re-encode
+ * round trip, and every shipped module (modules/) must load. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "algebra/fdmodule.h"
 #include "stages/stagefile.h"
 #include "tests/tap.h"
 
@@ -28,6 +30,16 @@ static unsigned char *slurp(const char *path, size_t *len)
     }
     fclose(f);
     return buf;
+}
+
+/* The module loader on buf: accepted (1) or refused with a reason (0). */
+static int module_loads(const unsigned char *buf, size_t len, char *err, size_t es)
+{
+    fd_module fm;
+    err[0] = 0;
+    if (fdm_parse((const char *)buf, len, &fm, err, es) != 0) return 0;
+    fdm_clear(&fm);
+    return 1;
 }
 
 static void replay(const char *dir)
@@ -66,6 +78,8 @@ static void replay(const char *dir)
         if (trc == STAGE_OK) f2mat_clear(&m);
         if (in) fclose(in);
         ok(trc >= STAGE_OK && trc <= STAGE_EINVAL, "text parser on %s: status %d", path, trc);
+        int loaded = module_loads(buf, len, err, sizeof err);
+        ok(loaded || err[0], "module loader on %s: %s", path, loaded ? "loaded" : err);
         free(buf);
     }
     closedir(d);
@@ -77,5 +91,17 @@ int main(void)
     replay("tests/fuzz/crashers");
     replay("tests/fuzz/seeds-stage");
     replay("tests/fuzz/seeds-text");
+    DIR *d = opendir("modules");
+    char path[1024], err[600];
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "modules/%s", e->d_name);
+        size_t len;
+        unsigned char *buf = slurp(path, &len);
+        ok(buf && module_loads(buf, len, err, sizeof err), "shipped module %s loads%s%s", path,
+           buf && err[0] ? ": " : "", buf ? err : "");
+        free(buf);
+    }
+    if (d) closedir(d);
     return done_testing();
 }
