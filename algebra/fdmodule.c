@@ -72,6 +72,7 @@ void fdm_clear(fd_module *m)
     free(m->act);
     free(m->dim);
     free(m->canonical);
+    free(m->source);
     if (m->A.dim) milnor_basis_clear(&m->A);
     memset(m, 0, sizeof *m);
 }
@@ -493,7 +494,10 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
     for (deg_t d = 1; d <= span; d++)
         if (fill_degree(m, d, gv, ngiven, c, ncls) != 0) { fail(err, es, "out of memory"); goto out; }
     if (check_module(m, err, es) != 0) goto out;
-    if (make_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
+    if (make_canonical(m) != 0 || !(m->source = malloc(textlen + 1))) { fail(err, es, "out of memory"); goto out; }
+    memcpy(m->source, text, textlen);
+    m->source[textlen] = 0;
+    m->source_len = textlen;
     rc = 0;
 out:
     for (int j = 0; gv && j < ngiven; j++) free(gv[j].img);

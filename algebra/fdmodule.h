@@ -31,6 +31,8 @@ typedef struct fd_module {
     uint64_t **act;             /* act[(u - min_deg) * (span + 1) + d]: dim M_u * A.dim[d] rows of
                                  * words(dim M_{u+d}) words; NULL past max_deg */
     char *canonical;            /* the canonical text of M (hashed into the module id) */
+    char *source;               /* the module file as parsed (resolve keeps it in DIR/module.json) */
+    size_t source_len;
 } fd_module;
 
 /* Parses and checks a module file held in buf[0..len). 0, or -1 with a one-line reason in err

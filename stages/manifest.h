@@ -34,6 +34,9 @@ int manifest_read(const char *dir, run_manifest *m, char *err, size_t errlen);
 /* Writes DIR/run.json for res (its module's name and id, algorithm and region); 0 or -1 with errno. */
 int manifest_write(const char *dir, const resolution *res);
 /* Module and algorithm of the first valid differential stage file; 1 found, 0 none. */
+/* DIR/module.json: a copy of the module file a directory of a module other than S_2 was
+ * resolved from (verify rebuilds the module from it). */
+#define MODULE_COPY_NAME "module.json"
 int manifest_sniff(const char *dir, uint64_t *module_id, int *algorithm);
 
 /* Largest stem of row s in the region, -1 if row s is outside it. */

@@ -471,8 +471,41 @@ long res_load_stages(resolution *res)
 
 /* d(d(g)) for g at (s, t): expand d(g) = sum Sq(R) g' over F_{s-1}, apply d to each term
  * with single products, and check the sum vanishes in F_{s-2,t}. */
+/* d_0(d_1(g)) for g at (1, t) with a module: d(g) = sum Sq(R) g' over F_0, and
+ * d_0(Sq(R) g') = Sq(R)·d_0(g') in M_t, read off the action table. */
+static int check_d0d1(const resolution *res, deg_t t)
+{
+    const fd_module *m = res->module;
+    const freemod *F0 = &res->F[0];
+    uint32_t width = fdm_dim(m, t);
+    uint64_t *acc = calloc(f2vec_words(width) + 1, 8);
+    if (!acc) return -1;
+    int zero = 1;
+    for (uint32_t i = 0; i < res->F[1].ngens[t]; i++) {
+        const fm_gen *g = &res->F[1].gens[t][i];
+        memset(acc, 0, (f2vec_words(width) + 1) * 8);
+        uint64_t off = 0;
+        for (deg_t u = 0; u < t && off < g->bits; u++)
+            for (uint32_t k = 0; k < F0->ngens[u] && off < g->bits; k++) {
+                const fm_gen *h = &F0->gens[u][k];
+                for (uint32_t r = 0; r < res->A.dim[t - u]; r++, off++) {
+                    if (off >= g->bits || !f2vec_get(g->img, off) || t - u > m->max_deg - m->min_deg) continue;
+                    uint32_t mr = milnor_index(&m->A, &res->A.elts[t - u][r]);
+                    for (uint32_t b = 0; b < h->bits; b++) {
+                        const uint64_t *y = f2vec_get(h->img, b) ? fdm_act(m, u, b, t - u, mr) : NULL;
+                        if (y) f2vec_xor(acc, y, f2vec_words(width));
+                    }
+                }
+            }
+        if (!f2vec_is_zero(acc, f2vec_words(width))) zero = 0;
+    }
+    free(acc);
+    return zero;
+}
+
 int res_check_dd(const resolution *res, int s, deg_t t)
 {
+    if (s == 1 && res->module) return check_d0d1(res, t);
     if (s < 2) return 1;
     const freemod *F1 = &res->F[s - 1], *F2 = &res->F[s - 2];
     uint32_t width = (uint32_t)freemod_dim(F2, t, t);

@@ -143,8 +143,8 @@ int res_flush_stages(resolution *res);
 /* Resume: load finished bidegrees from OUT/stages; returns how many were loaded. Out of
  * memory: res_fail (check res_failed), nothing partial is published. */
 long res_load_stages(resolution *res);
-/* d_{s-1} ∘ d_s on the generators of (s, t), by one-by-one products: 1 if zero, 0 if not,
- * -1 out of memory. */
+/* d_{s-1} ∘ d_s on the generators of (s, t), by one-by-one products (s >= 2; s = 1 with a
+ * module: d_0 ∘ d_1 into M by its action table): 1 if zero, 0 if not, -1 out of memory. */
 int res_check_dd(const resolution *res, int s, deg_t t);
 /* Number of generators at (s, t) = dim Ext^{s,t}. */
 static inline uint32_t res_ngens(const resolution *res, int s, deg_t t)

@@ -213,6 +213,37 @@ static void verify_kept(verifier *v, resolution *res, long *ntmp)
     res->keep_check = 0;
 }
 
+/* A module's directory: the module from DIR/module.json, which must be the one the stage
+ * files were computed for. 0, or -1 with a reason in err. */
+static int load_module_copy(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es)
+{
+    char path[4200], why[600];
+    snprintf(path, sizeof path, "%s/%s", dir, MODULE_COPY_NAME);
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long len = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && len < (1L << 24) && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)len + 1)) && fread(buf, 1, (size_t)len, f) != (size_t)len) len = -1;
+    if (f) fclose(f);
+    if (!buf || len < 0) {
+        free(buf);
+        snprintf(err, es, "%s: cannot read it (the stage files are of a module other than S_2)", path);
+        return -1;
+    }
+    int rc = fdm_parse(buf, (size_t)len, fdm, why, sizeof why);
+    free(buf);
+    if (rc != 0) {
+        snprintf(err, es, "%.3500s: %.600s", path, why);
+        return -1;
+    }
+    if (stage_hash64(fdm->canonical, strlen(fdm->canonical)) != module) {
+        fdm_clear(fdm);
+        snprintf(err, es, "%s: not the module the stage files were computed for", path);
+        return -1;
+    }
+    return 0;
+}
+
 int verify_dir(const char *dir, FILE *out)
 {
     verifier v = { .out = out, .dir = dir, .max_s = -1, .max_t = -1, .max_n = -1 };
@@ -233,10 +264,14 @@ int verify_dir(const char *dir, FILE *out)
         fprintf(out, "bad: %s: no run.json and no valid stage file\nNOT OK\n", dir);
         return 1;
     }
+    fd_module fdm = { 0 };
+    int have_module = 0;
     if (module != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2))) {
-        fprintf(out, "not checked: %s holds the resolution of %s; verify checks resolutions of S_2 only so far\nNOT OK\n",
-                dir, hm == 0 ? m.module : "another module than S_2");
-        return 1;
+        if (load_module_copy(dir, module, &fdm, err, sizeof err) != 0) {
+            fprintf(out, "bad: %s\nNOT OK\n", err);
+            return 1;
+        }
+        have_module = 1;
     }
     run_region region = hm == 0 ? m.complete : (run_region){ REGION_RECT, 0, -1, -1 };
     long nfiles = 0, ntmp = 0;
@@ -244,6 +279,7 @@ int verify_dir(const char *dir, FILE *out)
     kept_extent(&v);
     if (v.oom) {
         free(files);
+        fdm_clear(&fdm);
         return 1;
     }
     /* rebuilt over the stems the files, the journal and the manifest reach: the Milnor tables
@@ -257,9 +293,11 @@ int verify_dir(const char *dir, FILE *out)
         fprintf(stderr, "extflow: out of memory verifying %s\n", dir);
         free(v.file);
         free(v.record);
+        fdm_clear(&fdm);
         return 1;
     }
     res.load_action = NULL;     /* problems are reported here, once */
+    if (have_module) res_set_module(&res, &fdm, hm == 0 ? m.module : "a module");
     for (long i = 0; i < nfiles; i++) v.file[cell(&v, files[i].s, files[i].t)] = (uint8_t)files[i].status;
     free(files);
     long loaded = res_load_stages(&res), jbad = 0, beyond = 0;
@@ -315,18 +353,20 @@ int verify_dir(const char *dir, FILE *out)
         fprintf(out, "%ld kept matrix/kernel files recomputed from the differentials, %ld disagree\n",
                 res.keep_checked, res.keep_bad);
     if (ntmp) fprintf(out, "note: %ld temporaries of an interrupted run (the next resolve removes them)\n", ntmp);
-    fprintf(out, "%s: %s resolution of S_2, complete: %s; %ld stage files, %ld bidegrees loaded (%ld beyond "
-            "the complete region); %ld problems: %s\n", dir, stage_algorithm_name(alg), where, nfiles, loaded,
+    fprintf(out, "%s: %s resolution of %s, complete: %s; %ld stage files, %ld bidegrees loaded (%ld beyond "
+            "the complete region); %ld problems: %s\n", dir, stage_algorithm_name(alg), res.module_name, where, nfiles, loaded,
             hm == 0 ? beyond : 0, v.problems, v.problems ? "NOT OK" : "ok");
     res_clear(&res);
     free(v.file);
     free(v.record);
     free(v.broken);
+    fdm_clear(&fdm);
     return v.problems ? 1 : 0;
 oom:
     res_clear(&res);
     free(v.file);
     free(v.record);
     free(v.broken);
+    fdm_clear(&fdm);
     return 1;
 }

@@ -3,7 +3,7 @@
 # Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
 # refused with exit 2 and one line, and a directory of one module refused to another.
 . tests/lib.sh
-plan 26
+plan 27
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 # Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
 for m in C2 Ceta Cnu C2_eta; do
@@ -19,9 +19,12 @@ done
 res --module C2 --stem 10 --max-s 35 --out "$TMP/C2r" 2>"$TMP/err" &&
     res --module C2 --stem 20 --max-s 35 --out "$TMP/C2r" 2>"$TMP/err" && cmp -s "$TMP/C2r/ext.csv" "$REF/modules/C2_stem20.csv"
 ok $? "C2 resumed from stem 10 to stem 20 equals the reference table"
+$EXTFLOW verify "$TMP/C2r" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q "resolution of C2, .* 0 problems: ok"
+ok $? "verify checks a module's directory from its module.json (d_0 d_1 = 0 into M included)"
+cp modules/Ceta.json "$TMP/C2r/module.json"
 $EXTFLOW verify "$TMP/C2r" > "$TMP/vout" 2>&1
-[ $? -eq 1 ] && grep -q "S_2 only so far" "$TMP/vout"
-ok $? "verify says it does not check a module's directory yet"
+[ $? -eq 1 ] && grep -q "not the module the stage files were computed for" "$TMP/vout"
+ok $? "verify refuses a module.json that is not the directory's module"
 # S_2 as a module file = the built-in sphere (same ext.csv and same stage files: same module id)
 cp modules/S_2.json "$TMP/sphere.json"
 res --module "$TMP/sphere.json" --stem 16 --out "$TMP/s2file" 2>"$TMP/err" &&

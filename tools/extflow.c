@@ -18,6 +18,7 @@
 #include <starpu.h>
 #include "algebra/fdmodule.h"
 #include "runtime/rt.h"
+#include "stages/durable.h"
 #include "stages/manifest.h"
 #include "stages/progress.h"
 #include "stages/report.h"
@@ -364,7 +365,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 /* --force: the directory's resolution (stage files, tables, manifest) is deleted. */
 static int clear_outdir(const char *dir)
 {
-    static const char *outputs[] = { MANIFEST_NAME, "ext.csv", "chart.txt", "chart.svg",
+    static const char *outputs[] = { MANIFEST_NAME, MODULE_COPY_NAME, "ext.csv", "chart.txt", "chart.svg",
                                      "differentials.txt", "num_gens.txt", "resolution_size.txt" };
     for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++) remove_output(dir, outputs[i]);
     char path[4200];
@@ -631,6 +632,15 @@ static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int a
     }
     res.keep_stages = keep;
     res_set_module(&res, fdm, module_name);
+    if (res.module) {           /* the module beside its stage files, for verify */
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", out, MODULE_COPY_NAME);
+        if (durable_write_file(path, fdm->source, fdm->source_len, err, sizeof err) != 0) {
+            fprintf(stderr, "extflow: %s\n", err);
+            res_clear(&res);
+            return 1;
+        }
+    }
     long loaded = res_load_stages(&res), total = 0;
     if (res_failed(&res)) {
         fprintf(stderr, "extflow: %s\n", res.error);
