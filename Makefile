@@ -91,7 +91,7 @@ STARPU_HAS_CUDA := $(if $(STARPU_PREFIX),$(shell grep -qs 'define STARPU_USE_CUD
 PROG_CUDA := $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ) $(CUDA_LIBS))
 
 LIB_SRC   := $(wildcard algebra/*.c codelets/*.c runtime/*.c stages/*.c)
-LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/chart_html.o
 LIB       := $(B)/libextflow.a
 GPU_TEST_SRC := tests/t-milnor-cuda.c
 TEST_SRC  := $(filter-out $(GPU_TEST_SRC),$(wildcard tests/t-*.c))
@@ -130,6 +130,13 @@ $(DEP_FILES):
 -include $(DEP_FILES)
 # --module NAME also looks in this tree's modules/ (for the binaries of build-san/, bin-starpu/)
 $(B)/tools/extflow.o: CFLAGS += -DEXTFLOW_MODULES_DIR='"$(CURDIR)/modules"'
+
+# The chart page (stages/chart.html) compiled in as one string: stages/chart.h.
+$(B)/gen/chart_html.c: stages/chart.html scripts/embed-text
+	@mkdir -p $(dir $@)
+	scripts/embed-text chart_html_template < $< > $@.tmp && mv $@.tmp $@
+$(B)/gen/chart_html.o: $(B)/gen/chart_html.c
+	$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@

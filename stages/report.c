@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* Largest stem of row s inside the region (-1 if none). */
-static int row_last_stem(const resolution *res, int s)
+int report_row_last_stem(const resolution *res, int s)
 {
     return res->region == REGION_STEM ? res->stem : res->rect_t - s;
 }
@@ -15,7 +15,7 @@ int report_ext_csv(FILE *out, const resolution *res)
 {
     fprintf(out, "s,n,dim\n");
     for (int s = 0; s <= res->max_s; s++)
-        for (int n = 0; n <= row_last_stem(res, s); n++) {
+        for (int n = 0; n <= report_row_last_stem(res, s); n++) {
             uint32_t d = res_ngens(res, s, n + s);
             if (d) fprintf(out, "%d,%d,%u\n", s, n, d);
         }
@@ -28,7 +28,7 @@ int report_chart_txt(FILE *out, const resolution *res)
     static const char *sym[] = { " ", "·", ":", "∴", "⁘", "⁙", "⠿", "⡿", "⣿", "9" };
     int started = 0;
     for (int s = res->max_s; s >= 0; s--) {
-        int last = row_last_stem(res, s), any = 0;
+        int last = report_row_last_stem(res, s), any = 0;
         for (int n = 0; n <= last; n++) any |= res_ngens(res, s, n + s) != 0;
         if (!any && !started) continue;
         started = 1;
@@ -51,11 +51,53 @@ int report_hj(const resolution *res, int j, int s, deg_t t, uint32_t i, uint32_t
     return bit < y->bits && f2vec_get(y->img, bit);
 }
 
-int report_chart_svg(FILE *out, const resolution *res)
+int report_h_lines(const resolution *res, report_line_fn fn, void *ctx)
+{
+    for (int s = 0; s < res->max_s; s++)
+        for (int n = 0; n <= report_row_last_stem(res, s); n++)
+            for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++)
+                for (int j = 0; j < 3; j++) {
+                    uint32_t d2 = res_ngens(res, s + 1, n + s + (1 << j));
+                    for (uint32_t k = 0; k < d2; k++)
+                        if (report_hj(res, j, s, n + s, i, k)) {
+                            int rc = fn(ctx, j, n, s, i, k);
+                            if (rc) return rc;
+                        }
+                }
+    return 0;
+}
+
+int report_max_stem(const resolution *res)
 {
     int maxn = 0;
     for (int s = 0; s <= res->max_s; s++)
-        if (row_last_stem(res, s) > maxn) maxn = row_last_stem(res, s);
+        if (report_row_last_stem(res, s) > maxn) maxn = report_row_last_stem(res, s);
+    return maxn;
+}
+
+/* chart.svg's geometry: cell size, margin and height, for its h_j lines. */
+typedef struct svg_ctx {
+    FILE *out;
+    const resolution *res;
+    int cell, margin, h;
+} svg_ctx;
+
+#define X(n, k, d) (margin + cell * (n) + cell / 2 + ((d) > 1 ? (int)(k) * 6 - 3 * ((int)(d) - 1) : 0))
+#define Y(s) (h - margin - cell * (s) - cell / 2)
+static int svg_line(void *ctx, int j, int n, int s, uint32_t i, uint32_t k)
+{
+    static const char *colour[] = { "#555", "#c33", "#36c" };
+    const svg_ctx *c = ctx;
+    int cell = c->cell, margin = c->margin, h = c->h, n2 = n + (1 << j) - 1;
+    fprintf(c->out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" class=\"h%d\"/>\n",
+            X(n, i, res_ngens(c->res, s, n + s)), Y(s), X(n2, k, res_ngens(c->res, s + 1, n2 + s + 1)),
+            Y(s + 1), colour[j], j);
+    return 0;
+}
+
+int report_chart_svg(FILE *out, const resolution *res)
+{
+    int maxn = report_max_stem(res);
     const int cell = 24, margin = 40;
     int w = margin * 2 + cell * (maxn + 1), h = margin * 2 + cell * (res->max_s + 1);
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -69,33 +111,20 @@ int report_chart_svg(FILE *out, const resolution *res)
     for (int s = 0; s <= res->max_s; s += 2)
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", margin - 6,
                 h - margin - cell * s - cell / 2 + 3, s);
-#define X(n, k, d) (margin + cell * (n) + cell / 2 + ((d) > 1 ? (int)(k) * 6 - 3 * ((int)(d) - 1) : 0))
-#define Y(s) (h - margin - cell * (s) - cell / 2)
-    static const char *colour[] = { "#555", "#c33", "#36c" };
-    for (int s = 0; s < res->max_s; s++)
-        for (int n = 0; n <= row_last_stem(res, s); n++)
-            for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++)
-                for (int j = 0; j < 3; j++) {
-                    int n2 = n + (1 << j) - 1;
-                    uint32_t d2 = res_ngens(res, s + 1, n + s + (1 << j));
-                    for (uint32_t k = 0; k < d2; k++)
-                        if (report_hj(res, j, s, n + s, i, k))
-                            fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
-                                    "class=\"h%d\"/>\n", X(n, i, res_ngens(res, s, n + s)), Y(s),
-                                    X(n2, k, d2), Y(s + 1), colour[j], j);
-                }
+    svg_ctx c = { out, res, cell, margin, h };
+    report_h_lines(res, svg_line, &c);
     for (int s = 0; s <= res->max_s; s++)
-        for (int n = 0; n <= row_last_stem(res, s); n++) {
+        for (int n = 0; n <= report_row_last_stem(res, s); n++) {
             uint32_t d = res_ngens(res, s, n + s);
             for (uint32_t i = 0; i < d; i++)
                 fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\"><title>x_(%d,%d,%u)</title></circle>\n",
                         X(n, i, d), Y(s), n, s, i);
         }
-#undef X
-#undef Y
     fprintf(out, "</svg>\n");
     return ferror(out) ? -1 : 0;
 }
+#undef X
+#undef Y
 
 static void print_elt(FILE *out, const milnor_elt *R)
 {
@@ -108,7 +137,7 @@ static void print_elt(FILE *out, const milnor_elt *R)
 /* sseq's differentials example: d x_(n,s,i) = P(R) x_(n',s-1,i') + ..., basis order. */
 int report_differentials(FILE *out, const resolution *res)
 {
-    int maxn = row_last_stem(res, 0);
+    int maxn = report_row_last_stem(res, 0);
     for (int n = 0; n <= maxn; n++)
         for (int s = 0; s <= res->max_s; s++)
             for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++) {
@@ -134,7 +163,7 @@ int report_differentials(FILE *out, const resolution *res)
 
 int report_num_gens(FILE *out, const resolution *res)
 {
-    for (int n = 0; n <= row_last_stem(res, 0); n++)
+    for (int n = 0; n <= report_row_last_stem(res, 0); n++)
         for (int s = 0; s <= res->max_s; s++)
             fprintf(out, "%d,%d,%u\n", n, s, res_ngens(res, s, n + s));
     return ferror(out) ? -1 : 0;
@@ -143,7 +172,7 @@ int report_num_gens(FILE *out, const resolution *res)
 int report_resolution_size(FILE *out, const resolution *res)
 {
     for (int s = res->max_s; s >= 0; s--) {
-        for (int n = 0; n <= row_last_stem(res, s); n++)
+        for (int n = 0; n <= report_row_last_stem(res, s); n++)
             fprintf(out, "%llu, ", (unsigned long long)freemod_dim(&res->F[s], n + s, n + s + 1));
         fputc('\n', out);
     }

@@ -19,6 +19,15 @@ int report_num_gens(FILE *out, const resolution *res);
 int report_resolution_size(FILE *out, const resolution *res);
 /* Coefficient of Sq(2^j)·(generator i at (s, t)) in d(generator k at (s+1, t + 2^j)). */
 int report_hj(const resolution *res, int j, int s, deg_t t, uint32_t i, uint32_t k);
+/* Every h_j line (j = 0, 1, 2) of the charts, from x_(n,s,i) to x_(n + 2^j - 1, s + 1, k),
+ * in chart.svg's order: fn(ctx, j, n, s, i, k) for each; a non-zero return stops the walk
+ * and is returned. chart.svg and the chart's JSON (stages/chart.h) both take them from here. */
+typedef int (*report_line_fn)(void *ctx, int j, int n, int s, uint32_t i, uint32_t k);
+int report_h_lines(const resolution *res, report_line_fn fn, void *ctx);
+/* Largest stem of row s inside the region. */
+int report_row_last_stem(const resolution *res, int s);
+/* Largest stem of the region (the charts' width). */
+int report_max_stem(const resolution *res);
 /* Writes dir/name through write(FILE*, res), atomically; 0 or -1 with errno. */
 int report_write_file(const char *dir, const char *name, const resolution *res,
                       int (*write)(FILE *, const resolution *));

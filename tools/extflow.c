@@ -1,4 +1,4 @@
-/* extflow — command-line front end: resolve, algebra, inspect, verify, pack.
+/* extflow — command-line front end: resolve, algebra, inspect, verify, export, pack.
  * Exit status: 0 success, 1 runtime failure, 2 usage error. */
 #include <ctype.h>
 #include <dirent.h>
@@ -18,6 +18,7 @@
 #include <starpu.h>
 #include "algebra/fdmodule.h"
 #include "runtime/rt.h"
+#include "stages/chart.h"
 #include "stages/durable.h"
 #include "stages/manifest.h"
 #include "stages/progress.h"
@@ -36,7 +37,7 @@ static const char *usage_text =
     "\n"
     "commands:\n"
     "  resolve    resolve a module; writes DIR/ext.csv, DIR/chart.txt, DIR/chart.svg,\n"
-    "             per-bidegree stage files under DIR/stages/ (a rerun resumes from them) and\n"
+    "             DIR/chart.html (the chart to explore in a browser), per-bidegree stage files under DIR/stages/ (a rerun resumes from them) and\n"
     "             DIR/run.json (which resolution DIR holds, and how far it is complete)\n"
     "      --module NAME|FILE module to resolve: S_2 (default, the sphere), a module of the modules/\n"
     "                         folder (C2, Ceta, Cnu, C2_eta, Joker, RP4, ...) or a module file\n"
@@ -63,6 +64,9 @@ static const char *usage_text =
     "             loads, d∘d = 0), that DIR/run.json's complete region is all there, and\n"
     "             DIR/ext.csv against them; recomputes kept matrices and kernels\n"
     "             (--keep-stages); names each missing or bad bidegree once\n"
+    "  export     DIR --json [--out FILE]: write the chart's JSON document (classes, h0, h1, h2\n"
+    "             products, DIR/products.csv and DIR/d2.csv when present; the one chart.html\n"
+    "             embeds; schema/chart-json.md) to stdout, or to FILE\n"
     "  pack       TEXT FILE: write the matrix of an inspect-style text file as a stage file\n"
     "  help       this text (as does --help after any command)\n"
     "\n"
@@ -365,7 +369,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 /* --force: the directory's resolution (stage files, tables, manifest) is deleted. */
 static int clear_outdir(const char *dir)
 {
-    static const char *outputs[] = { MANIFEST_NAME, MODULE_COPY_NAME, "ext.csv", "chart.txt", "chart.svg",
+    static const char *outputs[] = { MANIFEST_NAME, MODULE_COPY_NAME, "ext.csv", "chart.txt", "chart.svg", "chart.html",
                                      "differentials.txt", "num_gens.txt", "resolution_size.txt" };
     for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++) remove_output(dir, outputs[i]);
     char path[4200];
@@ -669,6 +673,7 @@ static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int a
     static const struct { const char *name; int (*write)(FILE *, const resolution *); int sseq; } files[] = {
         { "chart.txt", report_chart_txt, 0 },
         { "chart.svg", report_chart_svg, 0 },
+        { "chart.html", chart_write_html, 0 },
         { "differentials.txt", report_differentials, 1 },
         { "num_gens.txt", report_num_gens, 1 },
         { "resolution_size.txt", report_resolution_size, 1 },
@@ -702,6 +707,60 @@ static int cmd_verify(int argc, char **argv)
     return verify_dir(dir, stdout);
 }
 
+/* extflow export DIR --json [--out FILE]: the chart's JSON document (stages/chart.h) of the
+ * region DIR/run.json says is complete, from the stage files. */
+static int cmd_export(int argc, char **argv)
+{
+    enum { JSON, OUT, NOPTS };
+    cli_opt o[NOPTS + 1] = { [JSON] = { "--json", 0, NULL }, [OUT] = { "--out", 1, NULL }, [NOPTS] = { NULL, 0, NULL } };
+    const char *dir;
+    int npos, prc = parse_args("export", argc, argv, o, &dir, 1, &npos);
+    if (prc >= 0) return prc;
+    if (npos != 1) return usage_error("export: DIR expected");
+    if (!o[JSON].arg) return usage_error("export: --json is required (the only format so far)");
+    char err[4300];
+    run_manifest m;
+    int hm = manifest_read(dir, &m, err, sizeof err);
+    if (hm != 0) {
+        fprintf(stderr, "extflow: %s\n", hm > 0 ? "no run.json: not a finished resolution (run resolve)" : err);
+        return 1;
+    }
+    resolution res;
+    const run_region *r = &m.complete;
+    if (res_init(&res, r->kind, r->stem, r->max_s, r->kind == REGION_RECT ? r->max_t : 0, dir, 0, m.algorithm) != 0) {
+        fprintf(stderr, "extflow: out of memory loading %s\n", dir);
+        return 1;
+    }
+    res.load_action = NULL;
+    res_load_stages(&res);
+    int rc = res_failed(&res) ? 1 : 0;
+    if (rc) fprintf(stderr, "extflow: %s\n", res.error);
+    for (int s = 0; s <= res.max_s && !rc; s++)
+        for (deg_t t = s; t - s <= report_row_last_stem(&res, s) && !rc; t++)
+            if (!res_is_done(&res, s, t)) {
+                fprintf(stderr, "extflow: %s: bidegree (s=%d, t=%d) is missing (extflow verify %s says more)\n",
+                        dir, s, (int)t, dir);
+                rc = 1;
+            }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = rc ? NULL : open_memstream(&buf, &len);
+    if (!rc && (!f || chart_write_json(f, &res) != 0 || fclose(f) != 0)) {
+        fprintf(stderr, "extflow: cannot write the chart of %s: %s\n", dir, strerror(errno));
+        rc = 1;
+    }
+    if (!rc && o[OUT].arg && durable_write_file(o[OUT].arg, buf, len, NULL, 0) != 0) {
+        fprintf(stderr, "extflow: cannot write %s: %s\n", o[OUT].arg, strerror(errno));
+        rc = 1;
+    } else if (!rc && !o[OUT].arg && (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)) {
+        fprintf(stderr, "extflow: cannot write to stdout: %s\n", strerror(errno));
+        rc = 1;
+    }
+    free(buf);
+    res_clear(&res);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGXFSZ, SIG_IGN);   /* a file-size limit becomes EFBIG, reported like a full disk */
@@ -720,5 +779,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
     if (!strcmp(cmd, "pack")) return cmd_pack(argc - 2, argv + 2);
     if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
+    if (!strcmp(cmd, "export")) return cmd_export(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", cmd);
 }

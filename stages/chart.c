@@ -1,0 +1,184 @@
+/* chart.c — the chart's JSON document and chart.html (see chart.h). */
+#include "stages/chart.h"
+#include "stages/manifest.h"
+#include "stages/report.h"
+#include "stages/stagefile.h"
+#include "stages/version.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DATA_MARK "@EXTFLOW_DATA@"
+
+/* A JSON string; <, > and & as \u escapes so that the document can sit inside <script>. */
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
+        else if (*p == '\n') fputs("\\n", out);
+        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f) fprintf(out, "\\u%04x", *p);
+        else fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* One row of products.csv (name,name_n,name_s,n,s,i,k) or d2.csv (n,s,i,k: name empty,
+ * name_n = -1, name_s = 2). */
+typedef struct product_row {
+    char name[64];
+    int name_n, name_s, n, s;
+    long i, k;
+} product_row;
+
+static int has_class(const resolution *res, int n, int s, long i)
+{
+    return s >= 0 && s <= res->max_s && n >= 0 && n <= report_row_last_stem(res, s) && i >= 0 &&
+           i < (long)res_ngens(res, s, n + s);
+}
+
+/* Reads DIR/file's rows (the header line skipped); rows that do not parse or name a class
+ * outside the table are counted in *ignored. Returns the row count, 0 with *rows NULL when
+ * the file is absent (*present = 0), -1 on a read or memory error. */
+static long read_rows(const resolution *res, const char *file, int d2, product_row **rows, long *ignored, int *present)
+{
+    char path[4200], line[512];
+    snprintf(path, sizeof path, "%s/%s", res->outdir, file);
+    *rows = NULL;
+    *ignored = 0;
+    FILE *f = fopen(path, "r");
+    *present = f != NULL;
+    if (!f) return errno == ENOENT ? 0 : -1;
+    long n = 0, cap = 0, lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (lineno++ == 0 || line[0] == '\n' || line[0] == '#') continue;   /* the header */
+        product_row r = { .name_n = -1, .name_s = 2 };
+        int used = 0, ok;
+        if (d2) ok = sscanf(line, "%d,%d,%ld,%ld %n", &r.n, &r.s, &r.i, &r.k, &used) == 4;
+        else ok = sscanf(line, "%63[^,],%d,%d,%d,%d,%ld,%ld %n", r.name, &r.name_n, &r.name_s, &r.n, &r.s,
+                         &r.i, &r.k, &used) == 7;
+        ok = ok && line[used] == 0 && has_class(res, r.n, r.s, r.i) &&
+             has_class(res, r.n + r.name_n, r.s + r.name_s, r.k);
+        if (!ok) {
+            ++*ignored;
+            continue;
+        }
+        if (n == cap) {
+            product_row *p = realloc(*rows, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *p);
+            if (!p) break;
+            *rows = p;
+        }
+        (*rows)[n++] = r;
+    }
+    int bad = ferror(f) || (n == cap && !feof(f));
+    fclose(f);
+    if (bad) {
+        free(*rows);
+        *rows = NULL;
+        errno = errno ? errno : ENOMEM;
+        return -1;
+    }
+    return n;
+}
+
+typedef struct line_ctx {
+    FILE *out;
+    int j;
+    long count;
+} line_ctx;
+
+static int json_h_line(void *ctx, int j, int n, int s, uint32_t i, uint32_t k)
+{
+    line_ctx *c = ctx;
+    if (j == c->j) fprintf(c->out, "%s[%d,%d,%u,%u]", c->count++ ? "," : "", n, s, i, k);
+    return 0;
+}
+
+static void json_pairs(FILE *out, const product_row *rows, long n, const char *name)
+{
+    long count = 0;
+    for (long r = 0; r < n; r++)
+        if (!name || !strcmp(rows[r].name, name))
+            fprintf(out, "%s[%d,%d,%ld,%ld]", count++ ? "," : "", rows[r].n, rows[r].s, rows[r].i, rows[r].k);
+}
+
+int chart_write_json(FILE *out, const resolution *res)
+{
+    product_row *prod = NULL, *d2 = NULL;
+    long pign = 0, dign = 0;
+    int have_p, have_d2;
+    long np = read_rows(res, "products.csv", 0, &prod, &pign, &have_p);
+    long nd = np < 0 ? -1 : read_rows(res, "d2.csv", 1, &d2, &dign, &have_d2);
+    if (np < 0 || nd < 0) {
+        int e = errno;
+        free(prod);
+        errno = e;
+        return -1;
+    }
+    run_region r = region_of(res);
+    fprintf(out, "{\"format\":\"extflow-chart\",\"format_version\":1,\"program\":\"extflow\",\"version\":");
+    json_string(out, EXTFLOW_VERSION);
+    fprintf(out, ",\n\"module\":\"S_2\",\"prime\":2,\"algorithm\":");
+    json_string(out, stage_algorithm_name(res->algorithm));
+    if (r.kind == REGION_STEM)
+        fprintf(out, ",\n\"range\":{\"kind\":\"stem\",\"stem\":%d,\"max_s\":%d,\"max_n\":%d}", r.stem, r.max_s,
+                report_max_stem(res));
+    else
+        fprintf(out, ",\n\"range\":{\"kind\":\"t\",\"max_t\":%d,\"max_s\":%d,\"max_n\":%d}", r.max_t, r.max_s,
+                report_max_stem(res));
+    fprintf(out, ",\n\"classes\":[");
+    long count = 0;
+    for (int s = 0; s <= res->max_s; s++)
+        for (int n = 0; n <= report_row_last_stem(res, s); n++)
+            for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++)
+                fprintf(out, "%s[%d,%d,%u]", count++ % 16 ? "," : count > 1 ? ",\n" : "", n, s, i);
+    /* names the table itself proves: h_j is the class at (2^j - 1, 1), h0^k the one at (0, k) */
+    fprintf(out, "],\n\"names\":[");
+    count = 0;
+    for (int j = 0; (1 << j) - 1 <= report_row_last_stem(res, 1) && res->max_s >= 1; j++)
+        if (res_ngens(res, 1, 1 << j) == 1) fprintf(out, "%s[%d,1,0,\"h%d\"]", count++ ? "," : "", (1 << j) - 1, j);
+    for (int s = 2; s <= res->max_s && report_row_last_stem(res, s) >= 0; s++)
+        if (res_ngens(res, s, s) == 1) fprintf(out, "%s[0,%d,0,\"h0^%d\"]", count++ ? "," : "", s, s);
+    fprintf(out, "],\n\"products\":[");
+    for (int j = 0; j < 3; j++) {
+        line_ctx c = { out, j, 0 };
+        fprintf(out, "%s{\"name\":\"h%d\",\"stem\":%d,\"s\":1,\"source\":\"extflow\",\"pairs\":[", j ? ",\n" : "", j,
+                (1 << j) - 1);
+        report_h_lines(res, json_h_line, &c);
+        fprintf(out, "]}");
+    }
+    for (long a = 0; a < np; a++) {   /* products.csv: one entry per name, in first-seen order */
+        long b = 0;
+        while (b < a && strcmp(prod[b].name, prod[a].name)) b++;
+        if (b < a) continue;
+        fprintf(out, ",\n{\"name\":");
+        json_string(out, prod[a].name);
+        fprintf(out, ",\"stem\":%d,\"s\":%d,\"source\":\"products.csv\",\"pairs\":[", prod[a].name_n, prod[a].name_s);
+        json_pairs(out, prod + a, np - a, prod[a].name);
+        fprintf(out, "]}");
+    }
+    fprintf(out, "],\n\"d2\":");
+    if (have_d2) {
+        fprintf(out, "[");
+        json_pairs(out, d2, nd, NULL);
+        fprintf(out, "]");
+    } else
+        fprintf(out, "null");
+    fprintf(out, ",\n\"ignored_rows\":{\"products.csv\":%ld,\"d2.csv\":%ld}}\n", have_p ? pign : 0, have_d2 ? dign : 0);
+    free(prod);
+    free(d2);
+    return ferror(out) ? -1 : 0;
+}
+
+int chart_write_html(FILE *out, const resolution *res)
+{
+    const char *mark = strstr(chart_html_template, DATA_MARK);
+    if (!mark) {    /* the build embeds a page that has it; checked by tests/t-chart.sh */
+        errno = EINVAL;
+        return -1;
+    }
+    fwrite(chart_html_template, 1, (size_t)(mark - chart_html_template), out);
+    if (chart_write_json(out, res) != 0) return -1;
+    fputs(mark + strlen(DATA_MARK), out);
+    return ferror(out) ? -1 : 0;
+}
