@@ -2,10 +2,10 @@
 # The command line: help, exit status 2 for usage errors and 1 for runtime failures, one clear
 # line on stderr, the algebra table, and one writer per output directory.
 . tests/lib.sh
-plan 33
+plan 34
 $EXTFLOW --help | grep -q "usage: extflow"
 ok $? "--help prints usage and exits 0"
-for cmd in resolve algebra inspect verify pack help; do
+for cmd in resolve algebra inspect verify export pack help; do
     $EXTFLOW $cmd --help >"$TMP/out" 2>"$TMP/err" && grep -q "usage: extflow" "$TMP/out" && [ ! -s "$TMP/err" ]
     ok $? "$cmd --help: the help on stdout, exit 0"
 done

@@ -1,0 +1,54 @@
+#!/bin/sh
+# The interactive chart's data: `export --json` parses, has one class per dimension of
+# ext.csv and chart.svg's h0/h1/h2 lines, reads products.csv and d2.csv, and chart.html
+# embeds the same document.
+. tests/lib.sh
+plan 12
+D="$TMP/r"
+$EXTFLOW resolve --stem 20 --out "$D" --quiet
+ok $? "resolve --stem 20"
+$EXTFLOW export "$D" --json > "$TMP/a.json"
+ok $? "export --json"
+dims=$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$D/ext.csv")
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["format"] == "extflow-chart"; print(len(d["classes"]))' \
+    "$TMP/a.json" > "$TMP/n" 2>"$TMP/err"
+[ "$(cat "$TMP/n")" = "$dims" ]
+ok $? "the document parses and has $dims classes, the sum of ext.csv's dims ($(cat "$TMP/n") $(cat "$TMP/err"))"
+svg_lines=$(grep -c '<line ' "$D/chart.svg")
+json_lines=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(sum(len(p["pairs"]) for p in d["products"]))' "$TMP/a.json")
+[ "$svg_lines" = "$json_lines" ]
+ok $? "its h0, h1, h2 pairs are chart.svg's lines ($json_lines, $svg_lines)"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert [1, 1, 0, "h1"] in d["names"] and [0, 3, 0, "h0^3"] in d["names"]
+assert d["range"] == {"kind": "stem", "stem": 20, "max_s": 12, "max_n": 20}, d["range"]
+assert d["d2"] is None' "$TMP/a.json"
+ok $? "names h1 and h0^3, the range, no d2 without d2.csv"
+python3 -c 'import re, sys
+page = open(sys.argv[1]).read()
+sys.stdout.write(re.search(r"<script type=\"application/json\" id=\"extflow-data\">(.*?)</script>", page, re.S).group(1))' \
+    "$D/chart.html" > "$TMP/embedded.json"
+cmp -s "$TMP/embedded.json" "$TMP/a.json"
+ok $? "chart.html embeds the same document"
+! grep -Eq '(src|href)="(https?:)?//' "$D/chart.html" && ! grep -q '<link' "$D/chart.html"
+ok $? "chart.html loads nothing from elsewhere"
+$EXTFLOW export "$D" --json --out "$TMP/b.json" && cmp -s "$TMP/a.json" "$TMP/b.json"
+ok $? "export --out FILE writes the same bytes"
+printf 'name,name_n,name_s,n,s,i,k\nh3,7,1,7,1,0,0\nh3,7,1,15,5,0,0\nnonsense\n' > "$D/products.csv"
+printf 'n,s,i,k\n15,1,0,0\n' > "$D/d2.csv"
+$EXTFLOW export "$D" --json | python3 -c 'import json, sys; d = json.load(sys.stdin)
+p = d["products"][3]
+assert (p["name"], p["stem"], p["s"], p["source"], p["pairs"]) == ("h3", 7, 1, "products.csv", [[7, 1, 0, 0]]), p
+assert d["ignored_rows"] == {"products.csv": 2, "d2.csv": 0}, d["ignored_rows"]
+assert d["d2"] == [[15, 1, 0, 0]], d["d2"]'
+ok $? "products.csv and d2.csv become layers; a row naming a class outside the table and one that does not parse are ignored and counted"
+printf 'name\n"</script><script>alert(1)</script>",7,1,7,1,0,0\n' > "$D/products.csv"
+$EXTFLOW resolve --stem 20 --out "$D" --quiet && [ "$(grep -c '</script>' "$D/chart.html")" -eq 2 ] &&
+    $EXTFLOW export "$D" --json | python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["products"][3]["name"].startswith("\"</script>")'
+ok $? "a name with </script> is escaped: the page keeps its two script elements"
+$EXTFLOW export "$D" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q -- "--json" "$TMP/err"
+ok $? "export without --json is a usage error"
+$EXTFLOW export "$TMP/nothing" --json >/dev/null 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q "run.json" "$TMP/err"
+ok $? "export of a directory without a resolution fails with exit 1 ($(head -1 "$TMP/err"))"
+done_testing
