@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""chart_browser.py — drives a headless Chromium over the DevTools protocol, through a pipe
+(--remote-debugging-pipe: no network port, no npm package), to check and photograph
+DIR/chart.html.
+
+    chart_browser.py check CHART.HTML DIMS [MAX_LOAD_MS]   TAP lines (no plan); exit 1 on a failure
+    chart_browser.py shot CHART.HTML OUT.PNG [WIDTH HEIGHT] a screenshot of the page as it opens
+
+CHROMIUM (default: chromium, else chromium-browser) names the browser."""
+import base64
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT = float(os.environ.get("CHART_BROWSER_TIMEOUT", "60"))
+
+
+class Browser:
+    def __init__(self, width=1200, height=760):
+        exe = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+        if not exe:
+            raise SystemExit("no chromium")
+        self.profile = tempfile.mkdtemp(prefix="extflow-chromium.")
+        to_child_r, self.to_child = os.pipe()
+        self.from_child, from_child_w = os.pipe()
+
+        def fds():   # the child reads commands on fd 3 and writes replies on fd 4
+            r, w = os.dup(to_child_r), os.dup(from_child_w)   # above 4, so dup2 clobbers neither
+            os.dup2(r, 3)
+            os.dup2(w, 4)
+        self.proc = subprocess.Popen(
+            [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+             "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check",
+             "--disable-extensions", "--hide-scrollbars", "--user-data-dir=" + self.profile,
+             "--window-size=%d,%d" % (width, height), "about:blank"],
+            preexec_fn=fds, close_fds=False,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=None if os.environ.get("CHART_BROWSER_DEBUG") else subprocess.DEVNULL)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self.buf = b""
+        self.next_id = 0
+        self.events = []
+        self.session = None
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(domain + ".enable")
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+    def _read(self, deadline):
+        while b"\0" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.from_child], [], [], left)[0]:
+                raise TimeoutError("no answer from chromium in %.0f s" % TIMEOUT)
+            chunk = os.read(self.from_child, 1 << 20)
+            if not chunk:
+                raise EOFError("chromium closed its pipe")
+            self.buf += chunk
+        msg, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def call(self, method, params=None):
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        if self.session:
+            msg["sessionId"] = self.session
+        os.write(self.to_child, json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            m = self._read(deadline)
+            if m.get("id") == self.next_id:
+                if "error" in m:
+                    raise RuntimeError("%s: %s" % (method, m["error"]))
+                return m.get("result", {})
+            if "method" in m:
+                self.events.append(m)
+
+    def wait_event(self, method):
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            for i, e in enumerate(self.events):
+                if e["method"] == method:
+                    return self.events.pop(i)
+            self.events.append(self._read(deadline))
+
+    def eval(self, expr):
+        r = self.call("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True})
+        if "exceptionDetails" in r:
+            raise RuntimeError("%s: %s" % (expr, r["exceptionDetails"].get("text")))
+        return r["result"].get("value")
+
+    def wait_for(self, expr):
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            if self.eval(expr):
+                return True
+            time.sleep(0.05)
+        return False
+
+    def open(self, path):
+        self.call("Page.navigate", {"url": "file://" + os.path.abspath(path)})
+        self.wait_event("Page.loadEventFired")
+
+    def mouse(self, kind, x, y):
+        p = {"type": kind, "x": x, "y": y, "button": "left" if kind != "mouseMoved" else "none"}
+        if kind != "mouseMoved":
+            p["clickCount"] = 1
+        self.call("Input.dispatchMouseEvent", p)
+
+    def click(self, x, y):
+        self.mouse("mouseMoved", x, y)
+        self.mouse("mousePressed", x, y)
+        self.mouse("mouseReleased", x, y)
+
+    def errors(self):
+        """Console errors and uncaught exceptions seen so far."""
+        self.call("Runtime.evaluate", {"expression": "0"})   # drain what is queued
+        out = []
+        for e in self.events:
+            p = e.get("params", {})
+            if e["method"] == "Runtime.exceptionThrown":
+                out.append(p["exceptionDetails"].get("text", "exception"))
+            elif e["method"] == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                out.append("console.error: %s" % [a.get("value", a.get("description")) for a in p.get("args", [])])
+            elif e["method"] == "Log.entryAdded" and p["entry"].get("level") == "error":
+                out.append("log: " + p["entry"].get("text", ""))
+        return out
+
+    def screenshot(self, out):
+        png = self.call("Page.captureScreenshot", {"format": "png"})["data"]
+        with open(out, "wb") as f:
+            f.write(base64.b64decode(png))
+
+    def close(self):
+        try:
+            self.session = None
+            self.call("Browser.close")
+        except Exception:
+            pass
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def check(html, dims, max_load_ms):
+    n = [0]
+    failed = [False]
+
+    def ok(cond, what):
+        n[0] += 1
+        print("%s %d - %s" % ("ok" if cond else "not ok", n[0], what))
+        failed[0] |= not cond
+
+    b = Browser()
+    try:
+        b.open(html)
+        ready = b.wait_for("typeof window.extflowChart === 'object'")
+        errs = b.errors()
+        ok(ready and not errs, "the page loads with no console error %s" % (errs or ""))
+        st = b.eval("extflowChart.stats()") or {}
+        ok(st.get("dotsDrawn") == dims and st.get("classes") == dims,
+           "dots drawn: %s, classes: %s; ext.csv's dims: %d" % (st.get("dotsDrawn"), st.get("classes"), dims))
+        ok(st.get("loadMs", 1e9) < max_load_ms,
+           "loaded and drawn in %.0f ms (limit %d ms)" % (st.get("loadMs", -1), max_load_ms))
+        p = b.eval("extflowChart.classPosition(1, 1, 0)")
+        b.mouse("mouseMoved", p["x"], p["y"])
+        b.wait_for("document.getElementById('tip').style.display === 'block'")
+        text = b.eval("document.getElementById('tip').textContent") or ""
+        ok("x_(1,1,0) = h1" in text and "bidegree (1, 1)" in text and "h1 · h1 = " in text,
+           "hovering the dot at (1,1) shows h1, its bidegree and its products: %s" % text[:140].replace("\n", " | "))
+        before = st.get("linesDrawn", {}).get("h1", 0)
+        box = b.eval("(() => { const r = document.querySelector('input[data-layer=\"h1\"]').getBoundingClientRect();"
+                     " return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()")
+        b.click(box["x"], box["y"])
+        gone = b.wait_for("extflowChart.stats().linesDrawn.h1 === 0 && extflowChart.stats().linesDrawn.h0 > 0")
+        ok(before > 0 and gone, "clicking h1 in the legend hides its %d lines (h0's stay)" % before)
+        b.click(box["x"], box["y"])
+        back = b.wait_for("extflowChart.stats().linesDrawn.h1 === %d" % before)
+        ok(back, "clicking it again brings them back")
+        b.eval("(() => { const q = document.getElementById('q'); q.value = '7,1';"
+               " document.getElementById('find').requestSubmit(); })()")
+        found = b.wait_for("document.getElementById('info').textContent.startsWith('x_(7,1,0) = h3')")
+        ok(found, "finding the bidegree 7,1 selects h3")
+        c = b.eval("(() => { const r = document.getElementById('chart').getBoundingClientRect();"
+                   " return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()")
+        s0 = b.eval("extflowChart.view().scale")
+        b.call("Input.dispatchMouseEvent", {"type": "mouseWheel", "x": c["x"], "y": c["y"], "deltaX": 0, "deltaY": -300})
+        zoomed = b.wait_for("extflowChart.view().scale > %r" % s0)
+        v0 = b.eval("extflowChart.view()")
+        b.mouse("mouseMoved", c["x"], c["y"])
+        b.mouse("mousePressed", c["x"], c["y"])
+        b.mouse("mouseMoved", c["x"] + 80, c["y"] + 30)
+        b.mouse("mouseReleased", c["x"] + 80, c["y"] + 30)
+        v1 = b.eval("extflowChart.view()")
+        ok(zoomed and abs(v1["ox"] - v0["ox"] - 80) < 1 and abs(v1["oy"] - v0["oy"] - 30) < 1,
+           "the wheel zooms in, dragging pans by the distance dragged")
+        svg = b.eval("extflowChart.svg()") or ""
+        png = b.eval("document.getElementById('chart').toDataURL('image/png').slice(0, 22)")
+        ok(svg.startswith("<svg") and "<circle" in svg and png == "data:image/png;base64,",
+           "the view exports as SVG and PNG")
+        errs = b.errors()
+        ok(not errs, "no console error after all that %s" % (errs or ""))
+    finally:
+        b.close()
+    return 1 if failed[0] else 0
+
+
+def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == "check":
+        return check(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 1000)
+    if len(sys.argv) >= 4 and sys.argv[1] == "shot":
+        w, h = (int(sys.argv[4]), int(sys.argv[5])) if len(sys.argv) > 5 else (1200, 760)
+        b = Browser(w, h)
+        try:
+            b.open(sys.argv[2])
+            b.wait_for("typeof window.extflowChart === 'object'")
+            time.sleep(0.3)
+            b.screenshot(sys.argv[3])
+            print(json.dumps(b.eval("extflowChart.stats()")))
+        finally:
+            b.close()
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
