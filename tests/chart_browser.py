@@ -4,7 +4,9 @@
 DIR/chart.html.
 
     chart_browser.py check CHART.HTML DIMS [MAX_LOAD_MS]   TAP lines (no plan); exit 1 on a failure
-    chart_browser.py shot CHART.HTML OUT.PNG [WIDTH HEIGHT] a screenshot of the page as it opens
+    chart_browser.py shot CHART.HTML OUT.PNG [WIDTH HEIGHT [FIND]]
+                                  a screenshot of the page as it opens, or after finding
+                                  FIND (as the page's Find box does) and hovering over it
 
 CHROMIUM (default: chromium, else chromium-browser) names the browser."""
 import base64
@@ -225,6 +227,14 @@ def main():
         try:
             b.open(sys.argv[2])
             b.wait_for("typeof window.extflowChart === 'object'")
+            if len(sys.argv) > 6:
+                b.eval("(() => { document.getElementById('q').value = %s;"
+                       " document.getElementById('find').requestSubmit(); })()" % json.dumps(sys.argv[6]))
+                b.wait_for("document.getElementById('info').textContent.startsWith('x_(')")
+                n, s, i = map(int, b.eval("document.getElementById('info').textContent")[3:].split(")")[0].split(","))
+                time.sleep(0.2)
+                p = b.eval("extflowChart.classPosition(%d, %d, %d)" % (n, s, i))
+                b.mouse("mouseMoved", p["x"], p["y"])
             time.sleep(0.3)
             b.screenshot(sys.argv[3])
             print(json.dumps(b.eval("extflowChart.stats()")))
