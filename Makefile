@@ -182,7 +182,7 @@ run: deps
 run-only: bin/extflow
 	./bin/extflow resolve --module S_2 --stem $(STEM) --out out/S_2
 	@cat out/S_2/chart.txt
-	@echo "table: out/S_2/ext.csv   chart: out/S_2/chart.svg"
+	@echo "table: out/S_2/ext.csv   chart: out/S_2/chart.svg, out/S_2/chart.html (open in a browser)"
 
 JOBS ?= 2
 # SAN=1: AddressSanitizer + UBSan; leaks are checked by valgrind (tests/t-valgrind.sh), since
