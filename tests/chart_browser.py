@@ -4,6 +4,11 @@
 DIR/chart.html.
 
     chart_browser.py check CHART.HTML DIMS [MAX_LOAD_MS]   TAP lines (no plan); exit 1 on a failure
+    chart_browser.py synth CHART.HTML OUT.HTML CLASSES   OUT: CHART's page with a made-up document
+                                  of about CLASSES classes over stems 0..160, s <= 82, and
+                                  twice as many h0/h1/h2 lines (stem 160's size, without
+                                  resolving it)
+    chart_browser.py perf CHART.HTML    JSON: load time, dots, and the slowest frame of 20 pan steps
     chart_browser.py shot CHART.HTML OUT.PNG [WIDTH HEIGHT [FIND]]
                                   a screenshot of the page as it opens, or after finding
                                   FIND (as the page's Find box does) and hovering over it
@@ -218,7 +223,61 @@ def check(html, dims, max_load_ms):
     return 1 if failed[0] else 0
 
 
+def synth(src, out, classes):
+    import random
+    import re
+    rnd = random.Random(160)
+    page = open(src).read()
+    m = re.search(r'(<script type="application/json" id="extflow-data">)(.*?)(</script>)', page, re.S)
+    doc = json.loads(m.group(2))
+    maxn, maxs = 160, 82
+    cells = [(n, s) for s in range(maxs + 1) for n in range(maxn + 1) if s <= n // 2 + 2]
+    dims = {}
+    while sum(dims.values()) < classes:
+        c = rnd.choice(cells)
+        dims[c] = dims.get(c, 0) + 1
+    doc["classes"] = [[n, s, i] for (n, s) in sorted(dims, key=lambda c: (c[1], c[0])) for i in range(dims[(n, s)])]
+    doc["range"] = {"kind": "stem", "stem": maxn, "max_s": maxs, "max_n": maxn}
+    for j, p in enumerate(doc["products"][:3]):
+        st = (1 << j) - 1
+        p["pairs"] = [[n, s, rnd.randrange(dims[(n, s)]), rnd.randrange(dims[(n + st, s + 1)])]
+                      for (n, s) in dims for _ in range(1) if (n + st, s + 1) in dims]
+    body = json.dumps(doc).replace("<", "\\u003c")
+    with open(out, "w") as f:
+        f.write(page[:m.start(2)] + body + page[m.end(2):])
+    print(len(doc["classes"]), sum(len(p["pairs"]) for p in doc["products"]))
+
+
+def perf(html):
+    b = Browser()
+    try:
+        b.open(html)
+        b.wait_for("typeof window.extflowChart === 'object'")
+        st = b.eval("extflowChart.stats()")
+        c = b.eval("(() => { const r = document.getElementById('chart').getBoundingClientRect();"
+                   " return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()")
+        b.mouse("mouseMoved", c["x"], c["y"])
+        b.mouse("mousePressed", c["x"], c["y"])
+        worst = 0
+        for k in range(1, 21):
+            b.mouse("mouseMoved", c["x"] + 10 * k, c["y"] + 3 * k)
+            b.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            worst = max(worst, b.eval("extflowChart.stats().frameMs"))
+        b.mouse("mouseReleased", c["x"] + 200, c["y"] + 60)
+        return {"loadMs": round(st["loadMs"]), "classes": st["classes"], "dotsDrawn": st["dotsDrawn"],
+                "firstFrameMs": round(st["frameMs"], 1), "worstPanFrameMs": round(worst, 1),
+                "errors": b.errors()}
+    finally:
+        b.close()
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "synth":
+        synth(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return 0
+    if len(sys.argv) == 3 and sys.argv[1] == "perf":
+        print(json.dumps(perf(sys.argv[2])))
+        return 0
     if len(sys.argv) >= 4 and sys.argv[1] == "check":
         return check(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 1000)
     if len(sys.argv) >= 4 and sys.argv[1] == "shot":
