@@ -102,6 +102,64 @@ static void json_pairs(FILE *out, const product_row *rows, long n, const char *n
             fprintf(out, "%s[%d,%d,%ld,%ld]", count++ ? "," : "", rows[r].n, rows[r].s, rows[r].i, rows[r].k);
 }
 
+/* Names the table itself proves, as monomials in the h_j: h_j is the class at (2^j - 1, 1)
+ * (the only one there), and when h_j · x (j = 0, 1, 2) has exactly one term y and x is the
+ * monomial m, y = h_j m and takes that name (the first found, by s then n then i, when
+ * several monomials reach y). Writes [n,s,i,"name"] entries; 0, or -1 out of memory. */
+#define NAME_HS 12      /* h0..h11: stems up to 2^12 - 1 */
+static int json_names(FILE *out, const resolution *res)
+{
+    int maxn = report_max_stem(res), S = res->max_s + 1;
+    long *first = malloc((size_t)S * (size_t)(maxn + 1) * sizeof *first), total = 0;
+    if (!first) return -1;
+    for (int s = 0; s < S; s++)
+        for (int n = 0; n <= maxn; n++) {
+            first[(size_t)s * (maxn + 1) + n] = total;
+            if (n <= report_row_last_stem(res, s)) total += res_ngens(res, s, n + s);
+        }
+    uint8_t (*mono)[NAME_HS + 1] = calloc((size_t)total + 1, sizeof *mono);   /* [NAME_HS]: named */
+    if (!mono) {
+        free(first);
+        return -1;
+    }
+#define IDX(n, s, i) (first[(size_t)(s) * (maxn + 1) + (n)] + (long)(i))
+    for (int j = 0; j < NAME_HS && S > 1 && (1 << j) - 1 <= report_row_last_stem(res, 1); j++)
+        if (res_ngens(res, 1, 1 << j) == 1) {
+            long x = IDX((1 << j) - 1, 1, 0);
+            mono[x][j] = 1;
+            mono[x][NAME_HS] = 1;
+        }
+    long count = 0;
+    for (int s = 0; s < S; s++)
+        for (int n = 0; n <= report_row_last_stem(res, s); n++)
+            for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++) {
+                long x = IDX(n, s, i);
+                if (!mono[x][NAME_HS]) continue;
+                fprintf(out, "%s[%d,%d,%u,\"", count++ ? "," : "", n, s, i);
+                for (int j = 0, sp = 0; j < NAME_HS; j++)
+                    if (mono[x][j]) {
+                        fprintf(out, mono[x][j] > 1 ? "%sh%d^%d" : "%sh%d", sp++ ? " " : "", j, mono[x][j]);
+                    }
+                fprintf(out, "\"]");
+                for (int j = 0; j < 3 && s + 1 < S; j++) {
+                    int n2 = n + (1 << j) - 1;
+                    if (n2 > report_row_last_stem(res, s + 1)) continue;
+                    uint32_t d = res_ngens(res, s + 1, n2 + s + 1), terms = 0, k0 = 0;
+                    for (uint32_t k = 0; k < d && terms < 2; k++)
+                        if (report_hj(res, j, s, n + s, i, k)) terms++, k0 = k;
+                    long y = terms == 1 ? IDX(n2, s + 1, k0) : -1;
+                    if (y < 0 || mono[y][NAME_HS] || mono[x][j] == 255) continue;
+                    memcpy(mono[y], mono[x], NAME_HS);
+                    mono[y][j]++;
+                    mono[y][NAME_HS] = 1;
+                }
+            }
+#undef IDX
+    free(mono);
+    free(first);
+    return 0;
+}
+
 int chart_write_json(FILE *out, const resolution *res)
 {
     product_row *prod = NULL, *d2 = NULL;
@@ -132,13 +190,13 @@ int chart_write_json(FILE *out, const resolution *res)
         for (int n = 0; n <= report_row_last_stem(res, s); n++)
             for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++)
                 fprintf(out, "%s[%d,%d,%u]", count++ % 16 ? "," : count > 1 ? ",\n" : "", n, s, i);
-    /* names the table itself proves: h_j is the class at (2^j - 1, 1), h0^k the one at (0, k) */
     fprintf(out, "],\n\"names\":[");
-    count = 0;
-    for (int j = 0; (1 << j) - 1 <= report_row_last_stem(res, 1) && res->max_s >= 1; j++)
-        if (res_ngens(res, 1, 1 << j) == 1) fprintf(out, "%s[%d,1,0,\"h%d\"]", count++ ? "," : "", (1 << j) - 1, j);
-    for (int s = 2; s <= res->max_s && report_row_last_stem(res, s) >= 0; s++)
-        if (res_ngens(res, s, s) == 1) fprintf(out, "%s[0,%d,0,\"h0^%d\"]", count++ ? "," : "", s, s);
+    if (json_names(out, res) != 0) {
+        free(prod);
+        free(d2);
+        errno = ENOMEM;
+        return -1;
+    }
     fprintf(out, "],\n\"products\":[");
     for (int j = 0; j < 3; j++) {
         line_ctx c = { out, j, 0 };

@@ -19,10 +19,12 @@ json_lines=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); pri
 [ "$svg_lines" = "$json_lines" ]
 ok $? "its h0, h1, h2 pairs are chart.svg's lines ($json_lines, $svg_lines)"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
-assert [1, 1, 0, "h1"] in d["names"] and [0, 3, 0, "h0^3"] in d["names"]
+for name in ([1, 1, 0, "h1"], [0, 3, 0, "h0^3"], [2, 2, 0, "h1^2"], [6, 2, 0, "h2^2"], [17, 3, 0, "h1^2 h4"]):
+    assert name in d["names"], name
+assert not any(c[:2] in ([8, 3], [14, 4], [14, 2]) for c in d["names"]), "c0, d0, h3^2 are not named"
 assert d["range"] == {"kind": "stem", "stem": 20, "max_s": 12, "max_n": 20}, d["range"]
 assert d["d2"] is None' "$TMP/a.json"
-ok $? "names h1 and h0^3, the range, no d2 without d2.csv"
+ok $? "names h1, h0^3, h1^2, h2^2, h1^2 h4 (and not c0, d0, h3^2), the range, no d2 without d2.csv"
 python3 -c 'import re, sys
 page = open(sys.argv[1]).read()
 sys.stdout.write(re.search(r"<script type=\"application/json\" id=\"extflow-data\">(.*?)</script>", page, re.S).group(1))' \
