@@ -180,6 +180,10 @@ def check(html, dims, max_load_ms):
            "dots drawn: %s, classes: %s; ext.csv's dims: %d" % (st.get("dotsDrawn"), st.get("classes"), dims))
         ok(st.get("loadMs", 1e9) < max_load_ms,
            "loaded and drawn in %.0f ms (limit %d ms)" % (st.get("loadMs", -1), max_load_ms))
+        layers = b.eval("extflowChart.layers()")
+        ok(all(L["drawn"] == L["lines"] for L in layers),
+           "every layer draws all its lines in the whole-chart view: %s"
+           % ", ".join("%s %d/%d" % (L["name"], L["drawn"], L["lines"]) for L in layers))
         p = b.eval("extflowChart.classPosition(1, 1, 0)")
         b.mouse("mouseMoved", p["x"], p["y"])
         b.wait_for("document.getElementById('tip').style.display === 'block'")

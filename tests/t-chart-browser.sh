@@ -14,9 +14,12 @@ if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 && ! command -v chromium
     echo "1..0 # SKIP no chromium (scripts/install-browser installs it)"
     exit 0
 fi
-plan 14
+plan 15
+mkdir -p "$TMP/r"    # optional layers: h3 · h3 and d2(h4) = h0 h3^2
+printf 'name,name_n,name_s,n,s,i,k\nh3,7,1,7,1,0,0\n' > "$TMP/r/products.csv"
+printf 'n,s,i,k\n15,1,0,0\n' > "$TMP/r/d2.csv"
 $EXTFLOW resolve --stem 60 --out "$TMP/r" --quiet
-ok $? "resolve --stem 60"
+ok $? "resolve --stem 60 (with a products.csv and a d2.csv)"
 dims=$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$TMP/r/ext.csv")
 # each check once more if the first try fails: a loaded machine can starve the browser
 python3 tests/chart_browser.py check "$TMP/r/chart.html" "$dims" 1000 > "$TMP/tap" 2>"$TMP/err" ||
