@@ -8,6 +8,7 @@ DIR/chart.html.
                                   of about CLASSES classes over stems 0..160, s <= 82, and
                                   twice as many h0/h1/h2 lines (stem 160's size, without
                                   resolving it)
+    chart_browser.py differ A.PNG B.PNG [X0 Y0 X1 Y1]  the share of pixels (in that box) that differ
     chart_browser.py perf CHART.HTML    JSON: load time, dots, and the slowest frame of 20 pan steps
     chart_browser.py shot CHART.HTML OUT.PNG [WIDTH HEIGHT [FIND]]
                                   a screenshot of the page as it opens, or after finding
@@ -227,6 +228,57 @@ def check(html, dims, max_load_ms):
     return 1 if failed[0] else 0
 
 
+def png_gray(path):
+    """(width, height, rows of grey levels) of an 8-bit RGB or RGBA, non-interlaced PNG."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            w, h, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour in (2, 6) and not interlace, "unsupported PNG " + path
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    bpp = 3 if colour == 2 else 4
+    raw, stride, prev, rows, i = zlib.decompress(idat), w * bpp, bytearray(w * bpp), [], 0
+    for _ in range(h):
+        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([(line[x] + line[x + 1] + line[x + 2]) // 3 for x in range(0, stride, bpp)])
+        prev = line
+    return w, h, rows
+
+
+def png_differ(a, b, box=None, level=64):
+    """The share of pixels (inside box = (x0, y0, x1, y1), else everywhere) whose grey levels
+    differ by more than level: antialiasing shifts pass, a missing layer of lines does not."""
+    wa, ha, ra = png_gray(a)
+    wb, hb, rb = png_gray(b)
+    if (wa, ha) != (wb, hb):
+        return 1.0
+    x0, y0, x1, y1 = box or (0, 0, wa, ha)
+    bad = sum(abs(p - q) > level for y in range(y0, y1) for p, q in zip(ra[y][x0:x1], rb[y][x0:x1]))
+    return bad / max(1, (x1 - x0) * (y1 - y0))
+
+
 def synth(src, out, classes):
     import random
     import re
@@ -279,6 +331,10 @@ def main():
     if len(sys.argv) == 5 and sys.argv[1] == "synth":
         synth(sys.argv[2], sys.argv[3], int(sys.argv[4]))
         return 0
+    if len(sys.argv) in (4, 8) and sys.argv[1] == "differ":
+        box = tuple(int(v) for v in sys.argv[4:8]) if len(sys.argv) == 8 else None
+        print("%.5f" % png_differ(sys.argv[2], sys.argv[3], box))
+        return 0
     if len(sys.argv) == 3 and sys.argv[1] == "perf":
         print(json.dumps(perf(sys.argv[2])))
         return 0
@@ -300,7 +356,9 @@ def main():
                 b.mouse("mouseMoved", p["x"], p["y"])
             time.sleep(0.3)
             b.screenshot(sys.argv[3])
-            print(json.dumps(b.eval("extflowChart.stats()")))
+            st = b.eval("extflowChart.stats()")
+            st["plot"] = b.eval("extflowChart.plotArea()")
+            print(json.dumps(st))
         finally:
             b.close()
         return 0
