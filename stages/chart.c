@@ -10,12 +10,32 @@
 
 #define DATA_MARK "@EXTFLOW_DATA@"
 
-/* A JSON string; <, > and & as \u escapes so that the document can sit inside <script>. */
+/* Length of the well-formed UTF-8 sequence at p (2 to 4 bytes), 0 if it is not one. */
+static int utf8_len(const unsigned char *p)
+{
+    int n = *p >= 0xf0 && *p <= 0xf4 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 && *p <= 0xdf ? 2 : 0;
+    if (*p > 0xf4) n = 0;
+    for (int k = 1; k < n; k++)
+        if ((p[k] & 0xc0) != 0x80) return 0;
+    unsigned cp = n == 4 ? (p[0] & 7u) << 18 | (p[1] & 63u) << 12 | (p[2] & 63u) << 6 | (p[3] & 63u)
+                : n == 3 ? (p[0] & 15u) << 12 | (p[1] & 63u) << 6 | (p[2] & 63u) : 0x80;
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return n;
+}
+
+/* A JSON string; <, > and & as \u escapes so that the document can sit inside <script>;
+ * a byte that is not part of well-formed UTF-8 becomes U+FFFD. */
 static void json_string(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
+        int n = *p >= 0x80 ? utf8_len(p) : 1;
+        if (n > 1) {
+            fwrite(p, 1, (size_t)n, out);
+            p += n - 1;
+        } else if (n == 0) fputs("\\ufffd", out);
+        else if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
         else if (*p == '\n') fputs("\\n", out);
         else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f) fprintf(out, "\\u%04x", *p);
         else fputc(*p, out);

@@ -3,7 +3,7 @@
 # ext.csv and chart.svg's h0/h1/h2 lines, reads products.csv and d2.csv, and chart.html
 # embeds the same document.
 . tests/lib.sh
-plan 12
+plan 13
 D="$TMP/r"
 $EXTFLOW resolve --stem 20 --out "$D" --quiet
 ok $? "resolve --stem 20"
@@ -47,6 +47,10 @@ printf 'name\n"</script><script>alert(1)</script>",7,1,7,1,0,0\n' > "$D/products
 $EXTFLOW resolve --stem 20 --out "$D" --quiet && [ "$(grep -c '</script>' "$D/chart.html")" -eq 2 ] &&
     $EXTFLOW export "$D" --json | python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["products"][3]["name"].startswith("\"</script>")'
 ok $? "a name with </script> is escaped: the page keeps its two script elements"
+printf 'name\n\342\202\200tab\there,7,1,7,1,0,0\nbad\377byte,7,1,7,1,0,0\n' > "$D/products.csv"
+$EXTFLOW export "$D" --json | python3 -c 'import json, sys; d = json.load(sys.stdin)
+assert [p["name"] for p in d["products"][3:]] == ["\u2080tab\there", "bad\ufffdbyte"], d["products"][3:]'
+ok $? "names keep their UTF-8 and tabs; a byte that is not UTF-8 becomes U+FFFD"
 $EXTFLOW export "$D" >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q -- "--json" "$TMP/err"
 ok $? "export without --json is a usage error"
