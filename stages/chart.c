@@ -196,7 +196,9 @@ int chart_write_json(FILE *out, const resolution *res)
     run_region r = region_of(res);
     fprintf(out, "{\"format\":\"extflow-chart\",\"format_version\":1,\"program\":\"extflow\",\"version\":");
     json_string(out, EXTFLOW_VERSION);
-    fprintf(out, ",\n\"module\":\"S_2\",\"prime\":2,\"algorithm\":");
+    fprintf(out, ",\n\"module\":");
+    json_string(out, res->module_name);
+    fprintf(out, ",\"prime\":2,\"algorithm\":");
     json_string(out, stage_algorithm_name(res->algorithm));
     if (r.kind == REGION_STEM)
         fprintf(out, ",\n\"range\":{\"kind\":\"stem\",\"stem\":%d,\"max_s\":%d,\"max_n\":%d}", r.stem, r.max_s,
@@ -211,7 +213,7 @@ int chart_write_json(FILE *out, const resolution *res)
             for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++)
                 fprintf(out, "%s[%d,%d,%u]", count++ % 16 ? "," : count > 1 ? ",\n" : "", n, s, i);
     fprintf(out, "],\n\"names\":[");
-    if (json_names(out, res) != 0) {
+    if (!res->module && json_names(out, res) != 0) {   /* h_j names are the sphere's */
         free(prod);
         free(d2);
         errno = ENOMEM;

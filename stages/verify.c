@@ -213,9 +213,7 @@ static void verify_kept(verifier *v, resolution *res, long *ntmp)
     res->keep_check = 0;
 }
 
-/* A module's directory: the module from DIR/module.json, which must be the one the stage
- * files were computed for. 0, or -1 with a reason in err. */
-static int load_module_copy(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es)
+int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es)
 {
     char path[4200], why[600];
     snprintf(path, sizeof path, "%s/%s", dir, MODULE_COPY_NAME);
@@ -267,7 +265,7 @@ int verify_dir(const char *dir, FILE *out)
     fd_module fdm = { 0 };
     int have_module = 0;
     if (module != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2))) {
-        if (load_module_copy(dir, module, &fdm, err, sizeof err) != 0) {
+        if (verify_load_module(dir, module, &fdm, err, sizeof err) != 0) {
             fprintf(out, "bad: %s\nNOT OK\n", err);
             return 1;
         }

@@ -19,10 +19,15 @@
  */
 #ifndef EXTFLOW_VERIFY_H
 #define EXTFLOW_VERIFY_H
+#include <stdint.h>
 #include <stdio.h>
+#include "algebra/fdmodule.h"
 
 #define VERIFY_MAX_LINES 18
 
 int verify_dir(const char *dir, FILE *out);
+/* A module's directory: the module from DIR/module.json, which must be the one the stage
+ * files were computed for (module: their module id). 0, or -1 with a reason in err. */
+int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es);
 
 #endif

@@ -3,7 +3,7 @@
 # ext.csv and chart.svg's h0/h1/h2 lines, reads products.csv and d2.csv, and chart.html
 # embeds the same document.
 . tests/lib.sh
-plan 13
+plan 14
 D="$TMP/r"
 $EXTFLOW resolve --stem 20 --out "$D" --quiet
 ok $? "resolve --stem 20"
@@ -51,6 +51,12 @@ printf 'name\n\342\202\200tab\there,7,1,7,1,0,0\nbad\377byte,7,1,7,1,0,0\n' > "$
 $EXTFLOW export "$D" --json | python3 -c 'import json, sys; d = json.load(sys.stdin)
 assert [p["name"] for p in d["products"][3:]] == ["\u2080tab\there", "bad\ufffdbyte"], d["products"][3:]'
 ok $? "names keep their UTF-8 and tabs; a byte that is not UTF-8 becomes U+FFFD"
+$EXTFLOW resolve --module C2 --stem 12 --out "$TMP/c2" --quiet &&
+    $EXTFLOW export "$TMP/c2" --json > "$TMP/c2.json" &&
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["module"] == "C2" and d["names"] == [] and len(d["classes"]) == int(sys.argv[2]), (d["module"], d["names"])' \
+    "$TMP/c2.json" "$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$TMP/c2/ext.csv")"
+ok $? "a module's directory (C2): export names the module, has one class per dimension and no h_j names"
 $EXTFLOW export "$D" >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q -- "--json" "$TMP/err"
 ok $? "export without --json is a usage error"

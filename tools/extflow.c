@@ -725,13 +725,21 @@ static int cmd_export(int argc, char **argv)
         fprintf(stderr, "extflow: %s\n", hm > 0 ? "no run.json: not a finished resolution (run resolve)" : err);
         return 1;
     }
+    fd_module fdm = { 0 };
+    int have_module = m.module_id != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));
+    if (have_module && verify_load_module(dir, m.module_id, &fdm, err, sizeof err) != 0) {
+        fprintf(stderr, "extflow: %s\n", err);
+        return 1;
+    }
     resolution res;
     const run_region *r = &m.complete;
     if (res_init(&res, r->kind, r->stem, r->max_s, r->kind == REGION_RECT ? r->max_t : 0, dir, 0, m.algorithm) != 0) {
         fprintf(stderr, "extflow: out of memory loading %s\n", dir);
+        fdm_clear(&fdm);
         return 1;
     }
     res.load_action = NULL;
+    if (have_module) res_set_module(&res, &fdm, m.module);
     res_load_stages(&res);
     int rc = res_failed(&res) ? 1 : 0;
     if (rc) fprintf(stderr, "extflow: %s\n", res.error);
@@ -758,6 +766,7 @@ static int cmd_export(int argc, char **argv)
     }
     free(buf);
     res_clear(&res);
+    fdm_clear(&fdm);
     return rc;
 }
 
