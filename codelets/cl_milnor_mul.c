@@ -44,8 +44,11 @@ static void record_failure(const char *fmt, ...)
 
 const char *cl_milnor_mul_failed(void) { return failed ? failure : NULL; }
 
-/* The basis view of the flat buffer, rebuilt only when a worker meets another buffer. */
+/* The basis view of the flat buffer, rebuilt only when a worker meets another buffer: another
+ * address, or (a later run's buffer at a freed one's address) another size or degree. */
 static __thread const uint32_t *view_of;
+static __thread size_t view_words;
+static __thread uint32_t view_degree;
 static __thread milnor_basis view;
 static __thread milnor_elt *view_elts[MILNOR_MAX_DEGREE + 1];
 static __thread uint32_t view_dim[MILNOR_MAX_DEGREE + 1];
@@ -78,12 +81,14 @@ static void milnor_mul_cpu(void *buffers[], void *cl_arg)
 {
     const struct cl_milnor_mul_args *a = cl_arg;
     mul_buffers m = unpack(buffers, a);
-    if (view_of != m.flat) {
+    if (view_of != m.flat || view_words != m.flat_words || view_degree != m.flat[1]) {
         if (milnor_flat_view(m.flat, m.flat_words, &view, view_elts, view_dim) < 0) {
             record_failure("internal error: the Milnor basis buffer is malformed");
             return;
         }
         view_of = m.flat;
+        view_words = m.flat_words;
+        view_degree = m.flat[1];
     }
     memset(m.rows, 0, (size_t)m.nrows * a->stride * sizeof *m.rows);    /* W access: not zeroed */
     milnor_mul_batch(&view, m.jobs, m.nrows, m.terms, m.rows, a->stride);
