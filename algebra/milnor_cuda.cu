@@ -183,9 +183,9 @@ extern "C" long milnor_mul_batch_cuda_verify(const uint32_t *flat_basis, const m
     milnor_basis view;
     if (!h_jobs || !h_terms || !gpu || !cpu) goto out;
     if (cudaStreamSynchronize(st) != cudaSuccess) goto out;
-    if (verify_flat_src != flat_basis) {
-        uint32_t head[MILNOR_FLAT_HEADER];
-        if (cudaMemcpy(head, flat_basis, sizeof head, cudaMemcpyDeviceToHost) != cudaSuccess) goto out;
+    uint32_t head[MILNOR_FLAT_HEADER];    /* a later run's basis may reuse the address: check */
+    if (cudaMemcpy(head, flat_basis, sizeof head, cudaMemcpyDeviceToHost) != cudaSuccess) goto out;
+    if (verify_flat_src != flat_basis || head[3] != verify_flat_words || head[1] != verify_flat[1]) {
         free(verify_flat);
         verify_flat_src = NULL;
         verify_flat_words = head[3];
