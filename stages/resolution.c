@@ -469,8 +469,6 @@ long res_load_stages(resolution *res)
     return loaded;
 }
 
-/* d(d(g)) for g at (s, t): expand d(g) = sum Sq(R) g' over F_{s-1}, apply d to each term
- * with single products, and check the sum vanishes in F_{s-2,t}. */
 /* d_0(d_1(g)) for g at (1, t) with a module: d(g) = sum Sq(R) g' over F_0, and
  * d_0(Sq(R) g') = Sq(R)·d_0(g') in M_t, read off the action table. */
 static int check_d0d1(const resolution *res, deg_t t)
@@ -503,6 +501,8 @@ static int check_d0d1(const resolution *res, deg_t t)
     return zero;
 }
 
+/* d(d(g)) for g at (s, t): expand d(g) = sum Sq(R) g' over F_{s-1}, apply d to each term
+ * with single products, and check the sum vanishes in F_{s-2,t}. */
 int res_check_dd(const resolution *res, int s, deg_t t)
 {
     if (s == 1 && res->module) return check_d0d1(res, t);
