@@ -469,72 +469,70 @@ long res_load_stages(resolution *res)
     return loaded;
 }
 
-/* d_0(d_1(g)) for g at (1, t) with a module: d(g) = sum Sq(R) g' over F_0, and
- * d_0(Sq(R) g') = Sq(R)·d_0(g') in M_t, read off the action table. */
-static int check_d0d1(const resolution *res, deg_t t)
+/* Calls term(u, h, R, ctx) for each term Sq(R)·h of d(g), g at degree t: one per set bit of
+ * g's image, h the generator of F (the target module) of degree u whose block holds it. */
+typedef void term_fn(deg_t u, const fm_gen *h, const milnor_elt *R, void *ctx);
+static void each_term(const resolution *res, const freemod *F, const fm_gen *g, deg_t t, term_fn *term, void *ctx)
 {
-    const fd_module *m = res->module;
-    const freemod *F0 = &res->F[0];
-    uint32_t width = fdm_dim(m, t);
-    uint64_t *acc = calloc(f2vec_words(width) + 1, 8);
-    if (!acc) return -1;
-    int zero = 1;
-    for (uint32_t i = 0; i < res->F[1].ngens[t]; i++) {
-        const fm_gen *g = &res->F[1].gens[t][i];
-        memset(acc, 0, (f2vec_words(width) + 1) * 8);
-        uint64_t off = 0;
-        for (deg_t u = 0; u < t && off < g->bits; u++)
-            for (uint32_t k = 0; k < F0->ngens[u] && off < g->bits; k++) {
-                const fm_gen *h = &F0->gens[u][k];
-                for (uint32_t r = 0; r < res->A.dim[t - u]; r++, off++) {
-                    if (off >= g->bits || !f2vec_get(g->img, off) || t - u > m->max_deg - m->min_deg) continue;
-                    uint32_t mr = milnor_index(&m->A, &res->A.elts[t - u][r]);
-                    for (uint32_t b = 0; b < h->bits; b++) {
-                        const uint64_t *y = f2vec_get(h->img, b) ? fdm_act(m, u, b, t - u, mr) : NULL;
-                        if (y) f2vec_xor(acc, y, f2vec_words(width));
-                    }
-                }
-            }
-        if (!f2vec_is_zero(acc, f2vec_words(width))) zero = 0;
+    uint64_t off = 0;
+    for (deg_t u = 0; u < t && off < g->bits; u++)
+        for (uint32_t k = 0; k < F->ngens[u] && off < g->bits; k++)
+            for (uint32_t r = 0; r < res->A.dim[t - u]; r++, off++)
+                if (off < g->bits && f2vec_get(g->img, off)) term(u, &F->gens[u][k], &res->A.elts[t - u][r], ctx);
+}
+
+typedef struct dd_acc {
+    const resolution *res;
+    int s;
+    deg_t t;
+    uint64_t *acc;
+} dd_acc;
+
+/* With a module, s = 1: d_0(Sq(R) h) = Sq(R)·d_0(h) in M_t, read off the action table. */
+static void add_d0_term(deg_t u, const fm_gen *h, const milnor_elt *R, void *ctx)
+{
+    dd_acc *a = ctx;
+    const fd_module *m = a->res->module;
+    if (a->t - u > m->max_deg - m->min_deg) return;
+    uint32_t mr = milnor_index(&m->A, R), words = (uint32_t)f2vec_words(fdm_dim(m, a->t));
+    for (uint32_t b = 0; b < h->bits; b++) {
+        const uint64_t *y = f2vec_get(h->img, b) ? fdm_act(m, u, b, a->t - u, mr) : NULL;
+        if (y) f2vec_xor(a->acc, y, words);
     }
-    free(acc);
-    return zero;
+}
+
+/* s >= 2: Sq(R)·d(h), d(h) = sum Sq(S) g'' over F_{s-2} in degree u, by single products. */
+static void add_d_term(deg_t u, const fm_gen *h, const milnor_elt *R, void *ctx)
+{
+    dd_acc *a = ctx;
+    const resolution *res = a->res;
+    const freemod *F2 = &res->F[a->s - 2];
+    uint64_t hoff = 0;
+    for (deg_t v = 0; v < u && hoff < h->bits; v++)
+        for (uint32_t q = 0; q < F2->ngens[v] && hoff < h->bits; q++) {
+            uint64_t col = freemod_offset(F2, a->t, v, q);
+            for (uint32_t j = 0; j < res->A.dim[u - v]; j++, hoff++)
+                if (hoff < h->bits && f2vec_get(h->img, hoff))
+                    milnor_mul_into(&res->A, R, &res->A.elts[u - v][j], a->acc, col);
+        }
 }
 
 /* d(d(g)) for g at (s, t): expand d(g) = sum Sq(R) g' over F_{s-1}, apply d to each term
- * with single products, and check the sum vanishes in F_{s-2,t}. */
+ * (with a module at s = 1: d_0 into M), and check the sum vanishes. */
 int res_check_dd(const resolution *res, int s, deg_t t)
 {
-    if (s == 1 && res->module) return check_d0d1(res, t);
-    if (s < 2) return 1;
-    const freemod *F1 = &res->F[s - 1], *F2 = &res->F[s - 2];
-    uint32_t width = (uint32_t)freemod_dim(F2, t, t);
-    uint64_t *acc = calloc(f2vec_words(width) + 1, 8);
+    int module0 = s == 1 && res->module;
+    if (s < 2 && !module0) return 1;
+    uint32_t width = module0 ? fdm_dim(res->module, t) : (uint32_t)freemod_dim(&res->F[s - 2], t, t);
+    size_t words = f2vec_words(width) + 1;
+    dd_acc a = { res, s, t, calloc(words, 8) };
+    if (!a.acc) return -1;
     int zero = 1;
-    for (uint32_t i = 0; acc && i < res->F[s].ngens[t]; i++) {
-        const fm_gen *g = &res->F[s].gens[t][i];
-        memset(acc, 0, (f2vec_words(width) + 1) * 8);
-        uint64_t off = 0;
-        for (deg_t u = 0; u < t && off < g->bits; u++)
-            for (uint32_t k = 0; k < F1->ngens[u] && off < g->bits; k++) {
-                const fm_gen *h = &F1->gens[u][k];
-                for (uint32_t r = 0; r < res->A.dim[t - u]; r++, off++) {
-                    if (off >= g->bits || !f2vec_get(g->img, off)) continue;
-                    const milnor_elt *R = &res->A.elts[t - u][r];
-                    /* Sq(R)·d(h): d(h) = sum Sq(S) g'' over F_{s-2} in degree u */
-                    uint64_t hoff = 0;
-                    for (deg_t v = 0; v < u && hoff < h->bits; v++)
-                        for (uint32_t q = 0; q < F2->ngens[v] && hoff < h->bits; q++) {
-                            uint64_t col = freemod_offset(F2, t, v, q);
-                            for (uint32_t j = 0; j < res->A.dim[u - v]; j++, hoff++)
-                                if (hoff < h->bits && f2vec_get(h->img, hoff))
-                                    milnor_mul_into(&res->A, R, &res->A.elts[u - v][j], acc, col);
-                        }
-                }
-            }
-        if (!f2vec_is_zero(acc, f2vec_words(width))) zero = 0;
+    for (uint32_t i = 0; i < res->F[s].ngens[t]; i++) {
+        memset(a.acc, 0, words * 8);
+        each_term(res, &res->F[s - 1], &res->F[s].gens[t][i], t, module0 ? add_d0_term : add_d_term, &a);
+        if (!f2vec_is_zero(a.acc, f2vec_words(width))) zero = 0;
     }
-    if (!acc) return -1;
-    free(acc);
+    free(a.acc);
     return zero;
 }
