@@ -191,7 +191,7 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stac
 test: deps
 	@$(MAKE) --no-print-directory test-only
 test-only: all cuda-check
-	$(if $(filter 1,$(SAN)),$(SAN_ENV)) EXTFLOW=./$(BIN)/extflow FAULT_SHIM=$(B)/tests/faultshim.so \
+	$(if $(filter 1,$(SAN)),$(SAN_ENV)) EXTFLOW=./$(BIN)/extflow FAULT_SHIM=$(B)/tests/faultshim.so MILNOR_BENCH=$(B)/bench/milnor_bench \
 	    STARPU_SILENT=1 STARPU_WORKERS_NOBIND=1 prove --exec '' --timer -j$(JOBS) $(TEST_BIN) $(GPU_TEST) $(TEST_SH)
 
 # The fault-injection sweep over every allocation (make test steps through a sample of them):
