@@ -3,6 +3,7 @@
  * chunk's rows; cl_arg: row0 (the chunk's first job) and the row stride. Both implementations
  * only unpack buffers and call algebra/ (milnor_mul_batch, milnor_mul_batch_cuda). */
 #include "codelets/codelets.h"
+#include "codelets/cl_profile.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -80,6 +81,7 @@ static mul_buffers unpack(void *buffers[], const struct cl_milnor_mul_args *a)
 static void milnor_mul_cpu(void *buffers[], void *cl_arg)
 {
     const struct cl_milnor_mul_args *a = cl_arg;
+    uint64_t t0 = cl_profile_start();
     mul_buffers m = unpack(buffers, a);
     if (view_of != m.flat || view_words != m.flat_words || view_degree != m.flat[1]) {
         if (milnor_flat_view(m.flat, m.flat_words, &view, view_elts, view_dim) < 0) {
@@ -93,12 +95,14 @@ static void milnor_mul_cpu(void *buffers[], void *cl_arg)
     memset(m.rows, 0, (size_t)m.nrows * a->stride * sizeof *m.rows);    /* W access: not zeroed */
     milnor_mul_batch(&view, m.jobs, m.nrows, m.terms, m.rows, a->stride);
     pairs_on_cpu += a->pairs;
+    cl_profile_stop(PIECE_MUL_CPU, t0, -1, -1);
 }
 
 #ifdef STARPU_USE_CUDA
 static void milnor_mul_cuda(void *buffers[], void *cl_arg)
 {
     const struct cl_milnor_mul_args *a = cl_arg;
+    uint64_t t0 = cl_profile_start();
     mul_buffers m = unpack(buffers, a);
     void *stream = starpu_cuda_get_local_stream();
     int err = milnor_mul_batch_cuda(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, stream);
@@ -107,6 +111,7 @@ static void milnor_mul_cuda(void *buffers[], void *cl_arg)
         return;
     }
     pairs_on_cuda += a->pairs;
+    cl_profile_stop(PIECE_MUL_CUDA, t0, -1, -1);
     if (a->verify) {
         long bad = milnor_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride,
                                                 stream);

@@ -3,13 +3,16 @@
  * of the step's algorithm (c->algo, stages/step.h) and then the continuation the runtime put in
  * c->next, which submits what follows: no codelet calls into runtime/ or knows the algorithm. */
 #include "codelets/codelets.h"
+#include "codelets/cl_profile.h"
 #include "stages/step.h"
 
 static void step_plan_cpu(void *buffers[], void *cl_arg)
 {
     (void)buffers;
     step_ctx *c = cl_arg;
+    uint64_t t0 = cl_profile_start();
     int ok = !res_failed(c->res) && c->algo->plan(c) == 0;
+    cl_profile_stop(PIECE_PLAN, t0, c->s, c->t);
     c->next->after_plan(c, ok);
 }
 
@@ -39,18 +42,22 @@ static void check_rows(step_ctx *c, void *buffers[])
 static void step_reduce_cpu(void *buffers[], void *cl_arg)
 {
     step_ctx *c = cl_arg;
+    uint64_t t0 = cl_profile_start();
     check_multiply(c);
     check_rows(c, buffers);
     int r = res_failed(c->res) ? STEP_FINISH : c->algo->reduce(c);
+    cl_profile_stop(PIECE_REDUCE, t0, c->s, c->t);
     c->next->after_reduce(c, r == STEP_MULTIPLY_AGAIN);
 }
 
 static void step_finish_cpu(void *buffers[], void *cl_arg)
 {
     step_ctx *c = cl_arg;
+    uint64_t t0 = cl_profile_start();
     check_multiply(c);
     check_rows(c, buffers);
     if (!res_failed(c->res)) c->algo->finish(c);
+    cl_profile_stop(PIECE_FINISH, t0, c->s, c->t);
     c->next->after_finish(c);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "codelets/cl_profile.h"
 #include "codelets/codelets.h"
 #include "stages/progress.h"
 #include "stages/step.h"
@@ -283,10 +284,14 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     run->capture = cap && *cap ? fopen(cap, "ab") : NULL;
     run->capture_every = every && atol(every) > 0 ? (unsigned long)atol(every) : 1;
     pthread_mutex_init(&run->capture_lock, NULL);
+    cl_profile_enable(run->progress.verbose);
+    struct timespec began, ended;
+    clock_gettime(CLOCK_MONOTONIC, &began);
     for (deg_t t = 0; t <= res->max_t && !res_failed(res); t++)
         for (int s = 0; s <= res->max_s && s <= t; s++)
             if (res_in_region(res, s, t) && !*res_done(res, s, t)) submit_with_deps(run, s, t, 0);
     starpu_task_wait_for_all();
+    clock_gettime(CLOCK_MONOTONIC, &ended);
     starpu_data_unregister(run->basis);
     if (run->capture) fclose(run->capture);
     pthread_mutex_destroy(&run->capture_lock);
@@ -297,6 +302,8 @@ int rt_resolve(resolution *res, const rt_progress *progress)
         cl_milnor_mul_stats(&cpu, &cuda);
         fprintf(stderr, "extflow: Milnor products: %llu (job x term) pairs, %.1f%% on CUDA workers\n",
                 (unsigned long long)(cpu + cuda), cpu + cuda ? 100.0 * (double)cuda / (double)(cpu + cuda) : 0.0);
+        cl_profile_report(stderr, (double)(ended.tv_sec - began.tv_sec) + 1e-9 * (double)(ended.tv_nsec - began.tv_nsec),
+                          starpu_worker_get_count());
     }
     free(run);
     return res_failed(res) ? -1 : 0;

@@ -84,7 +84,7 @@ static const char *usage_text =
     "  STARPU_SILENT  resolve sets it to 1 unless --verbose is given or it is already set;\n"
     "                 STARPU_SILENT=0 shows StarPU's messages as --verbose does\n"
     "  EXTFLOW_STATS  set: at the end, resolve prints the share of multiply work each kind of\n"
-    "                 worker (CPU, CUDA) did\n"
+    "                 worker (CPU, CUDA) did and the task time of each piece of a step\n"
     "\n"
     "exit status:\n"
     "  0 done, 1 runtime failure (finished bidegrees are kept: rerun to resume), 2 usage error\n"

@@ -1,0 +1,49 @@
+/* cl_profile.c — per-piece task time (see cl_profile.h). */
+#include "codelets/cl_profile.h"
+#include <stdatomic.h>
+#include <time.h>
+
+static _Atomic int enabled;
+static _Atomic uint64_t tasks[PIECE_COUNT], total_ns[PIECE_COUNT], max_ns[PIECE_COUNT];
+static _Atomic uint64_t max_at[PIECE_COUNT];    /* (s << 32) | t of the largest task */
+static const char *const piece_name[PIECE_COUNT] = { "plan", "multiply (CPU)", "multiply (CUDA launch)", "reduce",
+                                                     "finish" };
+
+void cl_profile_enable(int on) { enabled = on; }
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t cl_profile_start(void) { return enabled ? now_ns() : 0; }
+
+void cl_profile_stop(enum cl_piece piece, uint64_t t0, int s, int t)
+{
+    if (!t0) return;
+    uint64_t ns = now_ns() - t0;
+    tasks[piece]++;
+    total_ns[piece] += ns;
+    uint64_t seen = max_ns[piece];
+    while (ns > seen && !atomic_compare_exchange_weak(&max_ns[piece], &seen, ns)) {}
+    if (ns > seen) max_at[piece] = ((uint64_t)(uint32_t)s << 32) | (uint32_t)t;   /* racy pairing: a hint */
+}
+
+void cl_profile_report(FILE *out, double wall, unsigned workers)
+{
+    fprintf(out, "extflow: task time by piece (wall %.2f s, %u workers)\n", wall, workers);
+    fprintf(out, "  %-24s %10s %10s %7s %10s %10s  %s\n", "piece", "tasks", "seconds", "share", "mean ms",
+            "max ms", "largest at (s,t)");
+    for (int p = 0; p < PIECE_COUNT; p++) {
+        if (!tasks[p]) continue;
+        double sec = (double)total_ns[p] * 1e-9;
+        uint64_t at = max_at[p];
+        char where[32] = "-";
+        if ((int)(at >> 32) >= 0) snprintf(where, sizeof where, "(%d,%d)", (int)(at >> 32), (int)(uint32_t)at);
+        fprintf(out, "  %-24s %10llu %10.2f %6.1f%% %10.3f %10.1f  %s\n", piece_name[p], (unsigned long long)tasks[p],
+                sec, wall > 0 && workers ? 100.0 * sec / (wall * workers) : 0.0, 1e3 * sec / (double)tasks[p],
+                (double)max_ns[p] * 1e-6, where);
+    }
+}

@@ -1,0 +1,24 @@
+/* cl_profile.h — where a run's task time goes, per piece of a step (EXTFLOW_STATS=1).
+ *
+ * Each codelet adds the wall time of its body (CLOCK_MONOTONIC, on the worker that ran it) to
+ * its piece's counters: tasks, total, largest (with that task's bidegree). A CUDA multiply is
+ * asynchronous: its counter holds the launch time on the driving core, not the GPU's time
+ * (its work shows as pairs in cl_milnor_mul_stats). Counters are atomics, off unless
+ * cl_profile_enable(1) was called, so a normal run pays one load per task.
+ */
+#ifndef EXTFLOW_CL_PROFILE_H
+#define EXTFLOW_CL_PROFILE_H
+#include <stdint.h>
+#include <stdio.h>
+
+enum cl_piece { PIECE_PLAN, PIECE_MUL_CPU, PIECE_MUL_CUDA, PIECE_REDUCE, PIECE_FINISH, PIECE_COUNT };
+
+void cl_profile_enable(int on);
+/* Start of a codelet body: a timestamp (0 when profiling is off). */
+uint64_t cl_profile_start(void);
+/* End of a codelet body started at t0, for the step (s, t) (s = -1: not known). */
+void cl_profile_stop(enum cl_piece piece, uint64_t t0, int s, int t);
+/* One table: piece, tasks, seconds, share of (wall x workers), mean and largest ms. */
+void cl_profile_report(FILE *out, double wall_seconds, unsigned workers);
+
+#endif
