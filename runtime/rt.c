@@ -28,13 +28,27 @@ static starpu_tag_t tag_of(int kind, int s, deg_t t)
 #define CHUNK_PAIRS_CPU 12288
 #define CHUNK_PAIRS_CUDA 65536
 #define CHUNK_MAX_ROWS 8192
+/* With CUDA workers, a step's multiply goes by its size (EXTFLOW_GPU_STEP_PAIRS, "off": any
+ * worker takes any chunk, 65536 pairs each): a step of at least GPU_STEP_PAIRS pairs runs on
+ * the GPUs only, in chunks of GPU_CHUNK_PAIRS (EXTFLOW_GPU_CHUNK_PAIRS; few launches that fill
+ * the device: a small chunk's fixed cost there, allocation and transfer from pageable memory,
+ * was ~10 ms); smaller steps run on the CPU workers only, in CPU-sized chunks.
+ * EXTFLOW_GPU_CPU_HELP=1 lets CPU workers take the large steps' chunks too (measured slower:
+ * a CPU holding a big chunk holds up its step). Figures: docs/perf.md. */
+#define GPU_STEP_PAIRS (1u << 18)
+#define GPU_CHUNK_PAIRS (1u << 26)
+#define GPU_CHUNK_MAX_ROWS (1u << 20)
 
 /* One run of rt_resolve: everything its tasks share, reached through step_ctx.runtime. */
 typedef struct rt_run {
     resolution *res;
     starpu_data_handle_t basis;     /* the flat Milnor basis, read by every multiply task */
     uint32_t *basis_words;
-    uint64_t chunk_pairs;
+    uint64_t chunk_pairs;           /* pairs per chunk where any worker may take it */
+    int gpu_by_size;                /* CUDA workers exist and EXTFLOW_GPU_STEP_PAIRS is not "off" */
+    uint64_t gpu_step_pairs;        /* gpu_by_size: steps this large run on the GPUs only */
+    uint64_t gpu_chunk_pairs;       /* pairs per chunk of such a step (EXTFLOW_GPU_CHUNK_PAIRS) */
+    int gpu_cpu_help;               /* EXTFLOW_GPU_CPU_HELP: CPU workers may take those chunks too */
     int gpu_verify;
     FILE *capture;                  /* EXTFLOW_CAPTURE_MUL: every capture_every-th chunk */
     unsigned long capture_every, captured;
@@ -93,12 +107,29 @@ static void capture_chunk(rt_run *run, const milnor_row_job *jobs, uint32_t n, c
     pthread_mutex_unlock(&run->capture_lock);
 }
 
-/* Rows of the chunk starting at row0: until chunk_pairs pairs or CHUNK_MAX_ROWS rows. */
-static uint32_t chunk_rows(const row_build *b, uint32_t row0, uint64_t chunk_pairs, uint64_t *pairs)
+/* How one step's multiply is cut and where its chunks may run. */
+typedef struct chunking {
+    uint64_t pairs;             /* per chunk, about */
+    uint32_t max_rows;
+    unsigned where;             /* STARPU_CPU | STARPU_CUDA, or one of them */
+} chunking;
+
+static chunking chunking_for(const rt_run *run, const row_build *b)
+{
+    if (!run->gpu_by_size) return (chunking){ run->chunk_pairs, CHUNK_MAX_ROWS, STARPU_CPU | STARPU_CUDA };
+    uint64_t total = 0;
+    for (uint32_t r = 0; r < b->nrows; r++) total += b->jobs[r].n_terms;
+    if (total >= run->gpu_step_pairs)
+        return (chunking){ run->gpu_chunk_pairs, GPU_CHUNK_MAX_ROWS, run->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA };
+    return (chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU };
+}
+
+/* Rows of the chunk starting at row0: until k->pairs pairs or k->max_rows rows. */
+static uint32_t chunk_rows(const row_build *b, uint32_t row0, const chunking *k, uint64_t *pairs)
 {
     uint32_t n = 0;
     *pairs = 0;
-    while (row0 + n < b->nrows && n < CHUNK_MAX_ROWS && (*pairs < chunk_pairs || n == 0))
+    while (row0 + n < b->nrows && n < k->max_rows && (*pairs < k->pairs || n == 0))
         *pairs += b->jobs[row0 + n++].n_terms;
     return n;
 }
@@ -114,7 +145,8 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
     if (b->nrows == 0 || b->ncols == 0 || b->nterms == 0) return 0;
     uint32_t nchunks = 0;
     uint64_t pairs;
-    for (uint32_t r = 0; r < b->nrows; nchunks++) r += chunk_rows(b, r, run->chunk_pairs, &pairs);
+    chunking cut = chunking_for(run, b);
+    for (uint32_t r = 0; r < b->nrows; nchunks++) r += chunk_rows(b, r, &cut, &pairs);
     *descr = calloc(nchunks, sizeof **descr);
     if (!*descr) {
         res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
@@ -124,7 +156,7 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
     starpu_vector_data_register(&shared[1], STARPU_MAIN_RAM, (uintptr_t)b->terms, (uint32_t)b->nterms,
                                 sizeof *b->terms);
     for (uint32_t k = 0, row0 = 0; k < nchunks; k++) {
-        uint32_t n = chunk_rows(b, row0, run->chunk_pairs, &pairs);
+        uint32_t n = chunk_rows(b, row0, &cut, &pairs);
         starpu_data_handle_t h;
         starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&b->D, row0),
                                     n * b->D.stride, sizeof(uint64_t));
@@ -138,7 +170,8 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
         if (run->capture) capture_chunk(run, b->jobs + row0, n, b->terms, b->D.stride);
         submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, run->basis, STARPU_R, shared[0],
                                                   STARPU_R, shared[1], STARPU_W, h, STARPU_CL_ARGS, args,
-                                                  sizeof *args, STARPU_NAME, "milnor_mul", 0),
+                                                  sizeof *args, STARPU_EXECUTE_WHERE, (unsigned long long)cut.where,
+                                                  STARPU_NAME, "milnor_mul", 0),
                        "milnor_mul");
         row0 += n;
     }
@@ -278,6 +311,12 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     const char *cp = getenv("EXTFLOW_CHUNK_PAIRS");
     run->chunk_pairs = cp && atol(cp) > 0 ? (uint64_t)atol(cp)
                                           : starpu_cuda_worker_get_count() ? CHUNK_PAIRS_CUDA : CHUNK_PAIRS_CPU;
+    const char *gs = getenv("EXTFLOW_GPU_STEP_PAIRS");
+    run->gpu_by_size = starpu_cuda_worker_get_count() > 0 && !(gs && strcmp(gs, "off") == 0);
+    run->gpu_step_pairs = gs && *gs && strcmp(gs, "off") != 0 ? strtoull(gs, NULL, 10) : GPU_STEP_PAIRS;
+    const char *gc = getenv("EXTFLOW_GPU_CHUNK_PAIRS"), *gh = getenv("EXTFLOW_GPU_CPU_HELP");
+    run->gpu_chunk_pairs = gc && atol(gc) > 0 ? (uint64_t)atol(gc) : GPU_CHUNK_PAIRS;
+    run->gpu_cpu_help = gh && *gh && strcmp(gh, "0") != 0;
     const char *gv = getenv("EXTFLOW_GPU_VERIFY"), *cap = getenv("EXTFLOW_CAPTURE_MUL"),
                *every = getenv("EXTFLOW_CAPTURE_EVERY");
     run->gpu_verify = gv && *gv && strcmp(gv, "0") != 0;
