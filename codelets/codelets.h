@@ -10,6 +10,8 @@
  *   cl_step_plan   marshals a bidegree's jobs and submits the rest of its chain (runtime/).
  *   cl_step_reduce RREF of [D | I]: image pivots and kernel. Buffers: the row chunks (R).
  *   cl_step_finish new generators, publication, stage file; its tag marks the step done.
+ *   cl_lift_step   one target bidegree of a batch of chain maps (stages/lift.h: lift_step);
+ *                  cl_arg: struct cl_lift_args; its tag marks the bidegree lifted.
  * Every codelet has a history-based perfmodel (files under $STARPU_HOME/.starpu/sampling).
  */
 #ifndef EXTFLOW_CODELETS_H
@@ -33,5 +35,13 @@ void cl_milnor_mul_stats(uint64_t *cpu_pairs, uint64_t *cuda_pairs);
 extern struct starpu_codelet cl_step_plan;
 extern struct starpu_codelet cl_step_reduce;
 extern struct starpu_codelet cl_step_finish;
+
+struct lift_set;
+struct cl_lift_args {
+    struct lift_set *set;       /* the batch of maps (shared by every task of the lift) */
+    int i;                      /* target bidegree (i, t) */
+    deg_t t;
+};
+extern struct starpu_codelet cl_lift_step;
 
 #endif

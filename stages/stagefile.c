@@ -58,6 +58,7 @@ const char *stage_kind_name(int kind)
     case STAGE_DIFFERENTIAL: return "differential";
     case STAGE_KERNEL: return "kernel";
     case STAGE_MATRIX: return "matrix";
+    case STAGE_LIFT: return "lift";
     default: return NULL;
     }
 }
@@ -525,7 +526,7 @@ int stage_parse_matrix_text(FILE *in, stage_header *h, f2mat *m, char *err, size
             char *key = trim(p), *val = trim(colon + 1);
             int bad = 0, k;
             if (!strcmp(key, "version")) bad = parse_u64(val, 0xffff, &v) || v != STAGE_FORMAT_VERSION;
-            else if (!strcmp(key, "kind")) { k = parse_name(val, stage_kind_name, 1, 3); bad = k < 0; x.kind = (uint16_t)k; }
+            else if (!strcmp(key, "kind")) { k = parse_name(val, stage_kind_name, 1, STAGE_LIFT); bad = k < 0; x.kind = (uint16_t)k; }
             else if (!strcmp(key, "algorithm")) { k = parse_name(val, stage_algorithm_name, 0, 2); bad = k < 0; x.algorithm = (uint16_t)k; }
             else if (!strcmp(key, "prime")) bad = parse_u64(val, UINT32_MAX, &v) || v != 2;
             else if (!strcmp(key, "s")) bad = parse_i32(val, &x.s);

@@ -5,7 +5,10 @@
  *                          vector of F_{s-1} in degree t (cols = dim F_{s-1,t});
  *   kernel (kind 2):       rows = a basis of ker(d_s : F_{s,t} -> F_{s-1,t}), in RREF
  *                          (cols = dim F_{s,t});
- *   matrix (kind 3):       a generic matrix (tests, `extflow pack`/`inspect` round trips).
+ *   matrix (kind 3):       a generic matrix (tests, `extflow pack`/`inspect` round trips);
+ *   lift (kind 4):         one bidegree of a chain map lifting a class (stages/lift.h), under
+ *                          stages/lift/<class>/; rows = generators of the source F_s in degree
+ *                          t, row k = their image in the target (cols = its dim there).
  *
  * Layout (byte-by-byte spec and version log: schema/stage-files.md). A file is ONE zstd
  * frame, with content size and content checksum, whose content is
@@ -46,7 +49,7 @@ enum stage_status {
 };
 const char *stage_strerror(int status);
 
-enum stage_kind { STAGE_DIFFERENTIAL = 1, STAGE_KERNEL = 2, STAGE_MATRIX = 3 };
+enum stage_kind { STAGE_DIFFERENTIAL = 1, STAGE_KERNEL = 2, STAGE_MATRIX = 3, STAGE_LIFT = 4 };
 enum stage_algorithm { STAGE_ALG_NONE = 0, STAGE_ALG_STANDARD = 1, STAGE_ALG_NASSAU = 2 };
 
 typedef struct stage_header {
@@ -60,7 +63,7 @@ typedef struct stage_header {
     uint64_t module_id;    /* stage_hash64 of the module definition */
 } stage_header;
 
-/* Names: "differential"/"kernel"/"matrix", "none"/"standard"/"nassau"; NULL if unknown. */
+/* Names: "differential"/"kernel"/"matrix"/"lift", "none"/"standard"/"nassau"; NULL if unknown. */
 const char *stage_kind_name(int kind);
 const char *stage_algorithm_name(int algorithm);
 

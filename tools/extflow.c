@@ -1,4 +1,4 @@
-/* extflow — command-line front end: resolve, algebra, inspect, verify, export, pack.
+/* extflow — command-line front end: resolve, algebra, inspect, verify, export, products, pack.
  * Exit status: 0 success, 1 runtime failure, 2 usage error. */
 #include <ctype.h>
 #include <dirent.h>
@@ -13,14 +13,17 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <ftw.h>
 #include <starpu.h>
 #include "algebra/fdmodule.h"
 #include "runtime/rt.h"
+#include "runtime/rt_lift.h"
 #include "stages/chart.h"
 #include "stages/durable.h"
 #include "stages/manifest.h"
+#include "stages/products.h"
 #include "stages/progress.h"
 #include "stages/report.h"
 #include "stages/stagefile.h"
@@ -773,6 +776,199 @@ static int cmd_export(int argc, char **argv)
     return rc;
 }
 
+/* Loads the complete region of DIR (run.json) into res, read-only; 0, or 1 after a message,
+ * 2 for a directory products cannot use. */
+static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m)
+{
+    char err[4300];
+    int hm = manifest_read(dir, m, err, sizeof err);
+    if (hm != 0) {
+        fprintf(stderr, "extflow: %s\n", hm > 0 ? "no run.json: not a finished resolution (run resolve)" : err);
+        return hm > 0 ? 2 : 1;
+    }
+    if (m->module_id != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2))) {
+        fprintf(stderr, "extflow: %s holds a resolution of %s; products support the sphere S_2 only so far\n", dir,
+                m->module);
+        return 2;
+    }
+    const run_region *r = &m->complete;
+    if (res_init(res, r->kind, r->stem, r->max_s, r->kind == REGION_RECT ? r->max_t : 0, dir, 0, m->algorithm) != 0) {
+        fprintf(stderr, "extflow: out of memory loading %s\n", dir);
+        return 1;
+    }
+    res->load_action = NULL;
+    res_load_stages(res);
+    if (res_failed(res)) {
+        fprintf(stderr, "extflow: %s\n", res->error);
+        res_clear(res);
+        return 1;
+    }
+    for (int s = 0; s <= res->max_s; s++)
+        for (deg_t t = s; t - s <= report_row_last_stem(res, s); t++)
+            if (!res_is_done(res, s, t)) {
+                fprintf(stderr, "extflow: %s: bidegree (s=%d, t=%d) is missing (extflow verify %s says more)\n", dir, s,
+                        (int)t, dir);
+                res_clear(res);
+                return 1;
+            }
+    return 0;
+}
+
+/* Writes DIR/name from write_fn(FILE *, ctx) durably; 0, or 1 after a message. */
+static int write_output(const char *dir, const char *name, int (*write_fn)(FILE *, void *), void *ctx)
+{
+    char path[4400], *buf = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = open_memstream(&buf, &len);
+    int rc = !f || write_fn(f, ctx) != 0;
+    if (f && fclose(f) != 0) rc = 1;
+    if (!rc && durable_write_file(path, buf, len, NULL, 0) != 0) rc = 1;
+    if (rc) fprintf(stderr, "extflow: cannot write %s: %s\n", path, strerror(errno));
+    free(buf);
+    return rc;
+}
+
+struct products_out {
+    const lift_set *set;
+    const char *const *names;
+    int m;
+};
+static int write_csv(FILE *f, void *ctx)
+{
+    struct products_out *o = ctx;
+    return products_write_csv(f, o->set, o->names);
+}
+static int write_lift_hom(FILE *f, void *ctx)
+{
+    struct products_out *o = ctx;
+    return products_write_lift_hom(f, o->set, o->m, o->names[o->m]);
+}
+
+#define MAX_CLASSES 64
+
+/* extflow products DIR --class C ...: lifts the classes over DIR's resolution (stages/lift.h). */
+static int cmd_products(int argc, char **argv)
+{
+    enum { SSEQ, QUIET, NOPTS };
+    cli_opt o[NOPTS + 1] = { [SSEQ] = { "--sseq-formats", 0, NULL }, [QUIET] = { "--quiet", 0, NULL },
+                             [NOPTS] = { NULL, 0, NULL } };
+    /* --class repeats: take them out before the common parser */
+    static product_class classes[MAX_CLASSES];
+    const char *names[MAX_CLASSES];
+    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
+    int nrest = 0, ncl = 0;
+    char err[600];
+    if (!rest) return 1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        if (!strcmp(a, "--")) {
+            while (i < argc) rest[nrest++] = argv[i++];
+            break;
+        }
+        if (!strcmp(a, "--class")) {
+            if (i + 1 == argc) {
+                free(rest);
+                return usage_error("products: --class needs a value");
+            }
+            val = argv[++i];
+        } else if (!strncmp(a, "--class=", 8))
+            val = a + 8;
+        if (!val) {
+            rest[nrest++] = argv[i];
+            continue;
+        }
+        if (ncl == MAX_CLASSES) {
+            free(rest);
+            return usage_error("products: at most %d classes at once", MAX_CLASSES);
+        }
+        if (products_parse_class(val, &classes[ncl], err, sizeof err) != 0) {
+            free(rest);
+            return usage_error("products: %s", err);
+        }
+        for (int k = 0; k < ncl; k++)
+            if (!strcmp(classes[k].name, classes[ncl].name)) {
+                free(rest);
+                return usage_error("products: two classes named '%s'", classes[ncl].name);
+            }
+        names[ncl] = classes[ncl].name;
+        ncl++;
+    }
+    const char *dir;
+    int npos, prc = parse_args("products", nrest, rest, o, &dir, 1, &npos);
+    free(rest);
+    if (prc >= 0) return prc;
+    if (npos != 1) return usage_error("products: DIR expected");
+    if (!ncl) return usage_error("products: give at least one --class");
+    int quiet = o[QUIET].arg != NULL;
+    if ((prc = check_starpu_env(0)) != 0) return prc;
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return usage_error("products: %s is not a directory", dir);
+    int lockfd = lock_outdir(dir);
+    if (lockfd < 0) return 1;
+    resolution res;
+    run_manifest man;
+    if ((prc = load_resolved_dir(dir, &res, &man)) != 0) {
+        close(lockfd);
+        return prc;
+    }
+    /* each class must lie in the complete region, with as many coordinates as generators there */
+    for (int k = 0; k < ncl && !prc; k++) {
+        product_class *c = &classes[k];
+        char where[64];
+        region_describe(where, sizeof where, &man.complete);
+        if (c->s > res.max_s || c->n > report_row_last_stem(&res, c->s)) {
+            prc = usage_error("products: class %s at (n=%d, s=%d) lies outside %s's resolved region (%s)", c->name,
+                              c->n, c->s, dir, where);
+            break;
+        }
+        uint32_t dim = res_ngens(&res, c->s, c->n + c->s);
+        if (dim == 0) prc = usage_error("products: class %s: Ext at (n=%d, s=%d) is zero", c->name, c->n, c->s);
+        else if (c->len != dim)
+            prc = usage_error("products: class %s: %u coordinates given, but Ext at (n=%d, s=%d) has dimension %u",
+                              c->name, c->len, c->n, c->s, dim);
+    }
+    if (prc) {
+        res_clear(&res);
+        close(lockfd);
+        return prc;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    lift_set set;
+    int rc = lift_set_init(&set, &res, &res, dir) != 0;
+    for (int k = 0; k < ncl && !rc; k++)
+        rc = lift_add_class(&set, classes[k].s, classes[k].n + classes[k].s, classes[k].coords, classes[k].len) < 0;
+    if (rc) fprintf(stderr, "extflow: out of memory (or cannot create %s/stages/lift) setting up the lifts\n", dir);
+    if (!rc && rt_init(0, err, sizeof err) != 0) {
+        fprintf(stderr, "extflow: %s\n", err);
+        rc = 1;
+    } else if (!rc) {
+        rc = rt_lift(&set) != 0;
+        rt_shutdown();
+        if (rc) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set.error);
+    }
+    struct products_out out = { &set, names, 0 };
+    if (!rc) rc = write_output(dir, "products.csv", write_csv, &out);
+    for (int k = 0; k < ncl && !rc; k++) {
+        char name[128];
+        snprintf(name, sizeof name, "lift_hom-%.63s.txt", classes[k].name);
+        out.m = k;
+        if (o[SSEQ].arg) rc = write_output(dir, name, write_lift_hom, &out);
+        else remove_output(dir, name);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!rc && !quiet)
+        fprintf(stderr, "extflow: %d class%s lifted over %s (%s): %ld bidegrees computed, %ld loaded, %ld quasi-inverses "
+                "built (%.1f s of %.1f s); table %s/products.csv\n", ncl, ncl > 1 ? "es" : "", dir,
+                stage_algorithm_name(res.algorithm), set.computed, set.loaded, set.qis, set.qi_seconds,
+                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir);
+    lift_set_clear(&set);
+    res_clear(&res);
+    close(lockfd);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGXFSZ, SIG_IGN);   /* a file-size limit becomes EFBIG, reported like a full disk */
@@ -792,5 +988,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "pack")) return cmd_pack(argc - 2, argv + 2);
     if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
     if (!strcmp(cmd, "export")) return cmd_export(argc - 2, argv + 2);
+    if (!strcmp(cmd, "products")) return cmd_products(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", cmd);
 }

@@ -1,0 +1,509 @@
+/* lift.c — chain maps by lifting, batched per target bidegree (see lift.h). */
+#include "stages/lift.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "stages/durable.h"
+#include "stages/rowbuild.h"
+#include "stages/stagefile.h"
+
+void lift_fail(lift_set *set, const char *fmt, ...)
+{
+    pthread_mutex_lock(&set->lock);
+    if (!set->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(set->error, sizeof set->error, fmt, ap);
+        va_end(ap);
+        set->failed = 1;
+    }
+    pthread_mutex_unlock(&set->lock);
+}
+
+int lift_failed(lift_set *set)
+{
+    pthread_mutex_lock(&set->lock);
+    int f = set->failed;
+    pthread_mutex_unlock(&set->lock);
+    return f;
+}
+
+uint32_t lift_key_hash(const char *key)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++) h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, const char *outdir)
+{
+    memset(set, 0, sizeof *set);
+    set->src = src;
+    set->tgt = tgt;
+    set->ncells = ((size_t)tgt->max_s + 1) * ((size_t)tgt->max_n + 1);
+    pthread_mutex_init(&set->lock, NULL);
+    if (outdir && *outdir) snprintf(set->outdir, sizeof set->outdir, "%s", outdir);
+    return 0;
+}
+
+void lift_set_clear(lift_set *set)
+{
+    for (int m = 0; m < set->nmaps; m++) {
+        lift_map *f = &set->maps[m];
+        for (size_t c = 0; f->val && c < set->ncells; c++) f2mat_clear(&f->val[c]);
+        free(f->val);
+        free(f->have);
+        free(f->coords);
+    }
+    free(set->maps);
+    pthread_mutex_destroy(&set->lock);
+    memset(set, 0, sizeof *set);
+}
+
+/* mkdir -p of path (components created as needed). */
+static int mkdir_p(const char *path)
+{
+    char buf[4300];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* "<outdir>/stages/lift/<key>" */
+static void lift_dir(const lift_set *set, const lift_map *f, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/stages/%s/%s", set->outdir, stage_kind_name(STAGE_LIFT), f->key);
+}
+
+/* Marks the cells whose file "<s>_<T>.zst" is in dir (f->have = 2: try to load it), so that a
+ * step opens only files that exist (an open of a missing file cost 0.2 ms here). */
+static void note_files(const lift_set *set, lift_map *f, const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        int s, T, used = 0;
+        if (sscanf(e->d_name, "%d_%d.zst%n", &s, &T, &used) != 2 || e->d_name[used]) continue;
+        int i = s - f->s0;
+        deg_t t = T - f->t0;
+        if (i >= 0 && i <= set->tgt->max_s && t >= i && t - i <= set->tgt->max_n) f->have[lift_cell(set, i, t)] = 2;
+    }
+    if (d) closedir(d);
+}
+
+int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n)
+{
+    if (s0 < 0 || s0 > set->src->max_s || t0 < s0 || n != res_ngens(set->src, s0, t0)) return -1;
+    lift_map *nm = realloc(set->maps, ((size_t)set->nmaps + 1) * sizeof *nm);
+    if (!nm) return -1;
+    set->maps = nm;
+    lift_map *f = &nm[set->nmaps];
+    memset(f, 0, sizeof *f);
+    f->s0 = s0;
+    f->t0 = t0;
+    f->nclass = n;
+    f->coords = malloc(n ? n : 1);
+    f->val = calloc(set->ncells, sizeof *f->val);
+    f->have = calloc(set->ncells, 1);
+    if (!f->coords || !f->val || !f->have) {
+        free(f->coords), free(f->val), free(f->have);
+        return -1;
+    }
+    memcpy(f->coords, coords, n);
+    /* the key: stem, s, then the vector in hex, 4 coordinates a digit, lowest first */
+    int len = snprintf(f->key, sizeof f->key, "%d_%d_", (int)(t0 - s0), s0);
+    for (uint32_t k = 0; k < n && len + 2 < (int)sizeof f->key; k += 4) {
+        unsigned d = 0;
+        for (uint32_t b = 0; b < 4 && k + b < n; b++) d |= (unsigned)(coords[k + b] & 1) << b;
+        f->key[len++] = "0123456789abcdef"[d];
+    }
+    f->key[len] = 0;
+    if (set->outdir[0]) {
+        char dir[4400];
+        lift_dir(set, f, dir, sizeof dir);
+        if (mkdir_p(dir) != 0) {
+            free(f->coords), free(f->val), free(f->have);
+            return -1;
+        }
+        stage_remove_temporaries(dir);   /* a killed lift's leftovers (the caller holds DIR's lock) */
+        note_files(set, f, dir);
+    }
+    return set->nmaps++;
+}
+
+int lift_map_in_region(const lift_set *set, int m, int i, deg_t t)
+{
+    const lift_map *f = &set->maps[m];
+    return i >= 0 && t >= i && res_is_done(set->tgt, i, t) && res_is_done(set->src, f->s0 + i, t + f->t0);
+}
+
+int lift_in_region(const lift_set *set, int i, deg_t t)
+{
+    for (int m = 0; m < set->nmaps; m++)
+        if (lift_map_in_region(set, m, i, t)) return 1;
+    return 0;
+}
+
+int lift_deps(const lift_set *set, int i, deg_t t, int dep_i[2], deg_t dep_t[2])
+{
+    int n = 0;
+    if (i >= 1 && lift_in_region(set, i - 1, t - 1)) dep_i[n] = i - 1, dep_t[n++] = t - 1;
+    if (lift_in_region(set, i, t - 1)) dep_i[n] = i, dep_t[n++] = t - 1;
+    return n;
+}
+
+/* ---- quasi-inverses ------------------------------------------------------------------------ */
+
+int lift_qi_compute(const resolution *res, int i, deg_t t, lift_qi *qi)
+{
+    memset(qi, 0, sizeof *qi);
+    const freemod *F = &res->F[i], *G = &res->F[i - 1];
+    uint32_t below = (uint32_t)freemod_dim(F, t, t), top = res_ngens(res, i, t);
+    qi->src_dim = below + top;
+    qi->tgt_dim = (uint32_t)freemod_dim(G, t, t);
+    qi->seg = f2mat_segment_start(qi->tgt_dim);
+    row_build b = { 0 };
+    int rc = -1;
+    int32_t *pivots = NULL;
+    f2mat *aug = &qi->aug;
+    if (rb_append(&b, res, i, t, NULL, 0) != 0) goto out;
+    b.nrows = qi->src_dim;                  /* the generators of degree t: their own images below */
+    if (rb_alloc(&b, qi->tgt_dim) != 0) goto out;
+    rb_multiply(&b, &res->A, 0, below);
+    for (uint32_t k = 0; k < top; k++) {
+        const fm_gen *g = &F->gens[t][k];
+        uint32_t bits = g->bits < qi->tgt_dim ? g->bits : qi->tgt_dim;
+        uint64_t *row = f2mat_row(&b.D, below + k);
+        memcpy(row, g->img, f2vec_words(bits) * sizeof *row);
+        if (bits & 63) row[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
+    }
+    if (f2mat_augment_identity(aug, &b.D) != 0) goto out;
+    rb_clear(&b);
+    pivots = malloc(((size_t)aug->cols + 1) * sizeof *pivots);
+    if (!pivots || f2mat_rref(aug, pivots) < 0) goto out;
+    qi->pivot = malloc(((size_t)qi->tgt_dim + 1) * sizeof *qi->pivot);
+    if (!qi->pivot) goto out;
+    for (uint32_t c = 0; c < qi->tgt_dim; c++)
+        if (pivots[c] >= 0) qi->pivot[qi->rank++] = (int32_t)c;   /* row r has the r-th pivot */
+    rc = 0;
+out:
+    free(pivots);
+    rb_clear(&b);
+    if (rc) lift_qi_clear(qi);
+    return rc;
+}
+
+int lift_qi_apply(const lift_qi *qi, uint64_t *y, uint64_t *x)
+{
+    size_t yw = f2vec_words(qi->tgt_dim), xw = f2vec_words(qi->src_dim);
+    for (uint32_t r = 0; r < qi->rank; r++) {
+        if (!f2vec_get(y, (uint64_t)qi->pivot[r])) continue;
+        const uint64_t *row = f2mat_row(&qi->aug, r);
+        f2vec_xor(y, row, yw);
+        f2vec_xor(x, row + (qi->seg >> 6), xw);
+    }
+    return f2vec_is_zero(y, yw) ? 0 : -1;
+}
+
+void lift_qi_clear(lift_qi *qi)
+{
+    f2mat_clear(&qi->aug);
+    free(qi->pivot);
+    memset(qi, 0, sizeof *qi);
+}
+
+uint64_t lift_qi_stored_bytes(const lift_qi *qi)
+{
+    f2mat pre;
+    if (f2mat_init(&pre, qi->rank, qi->src_dim) != 0) return 0;
+    for (uint32_t r = 0; r < qi->rank; r++)
+        memcpy(f2mat_row(&pre, r), f2mat_row(&qi->aug, r) + (qi->seg >> 6), f2vec_words(qi->src_dim) * 8);
+    stage_header h = { .kind = STAGE_MATRIX };
+    void *buf = NULL;
+    size_t len = 0;
+    uint64_t bytes = stage_encode(&h, &pre, &buf, &len, NULL, 0) == STAGE_OK ? len + 4ull * qi->rank : 0;
+    free(buf);
+    f2mat_clear(&pre);
+    return bytes;
+}
+
+/* ---- one step ------------------------------------------------------------------------------ */
+
+/* Columns of a map's cell (i, t): the basis of target F_i in degree t, generators <= t. */
+static uint32_t cell_cols(const lift_set *set, int i, deg_t t)
+{
+    return (uint32_t)freemod_dim(&set->tgt->F[i], t, t + 1);
+}
+
+static void lift_path(const lift_set *set, const lift_map *f, int s, deg_t T, char *buf, size_t size)
+{
+    char dir[4400];
+    lift_dir(set, f, dir, sizeof dir);
+    snprintf(buf, size, "%s/%d_%d.zst", dir, s, (int)T);
+}
+
+/* Loads map f's file at target (i, t) into m if it is there and valid: 1 loaded, 0 absent or
+ * bad (a bad one is named on stderr), -1 out of memory. */
+static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, f2mat *m)
+{
+    char path[4500], err[700];
+    int s = f->s0 + i;
+    deg_t T = t + f->t0;
+    lift_path(set, f, s, T, path, sizeof path);
+    stage_header h;
+    int rc = stage_read(path, &h, m, err, sizeof err);
+    if (rc == STAGE_ENOENT) return 0;
+    if (rc == STAGE_ENOMEM) return -1;
+    if (rc == STAGE_OK) {
+        rc = stage_expect(&h, STAGE_LIFT, s, T, set->tgt->module_id, set->tgt->algorithm, err, sizeof err);
+        if (rc == STAGE_OK && (h.aux != lift_key_hash(f->key) || h.rows != rows || h.cols != cols)) {
+            snprintf(err, sizeof err, "%.500s: a lift file of another class or shape (aux %u, %u x %u; expected "
+                     "%u x %u)", path, h.aux, h.rows, h.cols, rows, cols);
+            rc = STAGE_EMISMATCH;
+        }
+        if (rc != STAGE_OK) f2mat_clear(m);
+    }
+    if (rc == STAGE_OK) return 1;
+    fprintf(stderr, "extflow: %s; recomputing\n", err);
+    pthread_mutex_lock(&set->lock);
+    set->damaged++;
+    pthread_mutex_unlock(&set->lock);
+    return 0;
+}
+
+/* Writes map f's cell (i, t) as its stage file: the bytes to "<path>.tmp.<pid>.<seq>", then a
+ * rename, with no fsync (lift files are a cache: a kill never leaves a partial file under the
+ * final name, and after a power failure a damaged one fails the reader's checksums and is
+ * recomputed; syncing each file cost ten times the lift, docs/perf.md). */
+static int write_cell(lift_set *set, const lift_map *f, int i, deg_t t, const f2mat *m)
+{
+    static _Atomic unsigned long seq;
+    char path[4500], tmp[4600], err[700] = "";
+    stage_header h = { .kind = STAGE_LIFT, .s = f->s0 + i, .t = t + f->t0, .aux = lift_key_hash(f->key),
+                       .algorithm = (uint16_t)set->tgt->algorithm, .module_id = set->tgt->module_id };
+    lift_path(set, f, h.s, h.t, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lu", path, (long)getpid(), seq++);
+    void *buf = NULL;
+    size_t len = 0;
+    int rc = stage_encode(&h, m, &buf, &len, err, sizeof err);
+    if (rc == STAGE_OK) {
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0 || durable_write_all(fd, buf, len) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+            snprintf(err, sizeof err, "%.600s: %s", fd < 0 ? tmp : path, strerror(errno));
+            if (fd >= 0) unlink(tmp);
+            rc = STAGE_EIO;
+        }
+    }
+    free(buf);
+    if (rc != STAGE_OK) lift_fail(set, "%s", err);
+    return rc == STAGE_OK ? 0 : -1;
+}
+
+/* y_k = f_{i-1}(d z_k) for every generator z_k of source F_s (s = s0 + i) in degree T, into the
+ * rows of Y (rows = those generators, cols = tgt_dim bits). Each distinct term Sq(S)·g' of the
+ * d z_k becomes one Milnor-multiply job whose terms are those of f(g') (the row Sq(S)·f(g') of
+ * target F_{i-1} in degree t); y_k is the XOR of its terms' rows. */
+static int images_of_boundaries(lift_set *set, const lift_map *f, int i, deg_t t, f2mat *Y)
+{
+    const resolution *src = set->src, *tgt = set->tgt;
+    int s = f->s0 + i;
+    deg_t T = t + f->t0;
+    const freemod *S1 = &src->F[s - 1], *G = &tgt->F[i - 1];
+    uint32_t nz = res_ngens(src, s, T), width = (uint32_t)freemod_dim(S1, T, T);
+    int32_t *job_of = malloc(((size_t)width + 1) * sizeof *job_of);
+    milnor_row_job *jobs = NULL;
+    milnor_term *terms = NULL;
+    size_t njobs = 0, nterms = 0, termcap = 0;
+    f2mat R = { 0 };
+    int rc = -1;
+    if (!job_of) goto out;
+    for (uint32_t b = 0; b < width; b++) job_of[b] = -1;
+    jobs = malloc(((size_t)width + 1) * sizeof *jobs);
+    if (!jobs) goto out;
+    /* jobs for every set bit of some d z_k, terms of f(g') added on first use */
+    uint64_t base = 0;
+    for (deg_t u = 0; u < T; u++) {
+        if (!S1->ngens[u]) continue;
+        uint32_t blen = src->A.dim[T - u];
+        deg_t v = u - f->t0;                         /* degree of f(g') in target F_{i-1} */
+        for (uint32_t g = 0; g < S1->ngens[u]; g++, base += blen) {
+            int used = 0;
+            for (uint32_t k = 0; k < nz && !used; k++) {
+                const fm_gen *z = &src->F[s].gens[T][k];
+                for (uint32_t j = 0; j < blen && !used; j++)
+                    used = base + j < z->bits && f2vec_get(z->img, base + j);
+            }
+            if (!used || v < i - 1) continue;       /* f(g') = 0: F_{i-1} is zero below degree i-1 */
+            size_t cell = lift_cell(set, i - 1, v);
+            if (f->have[cell] != 1) {
+                lift_fail(set, "lift: the step at target (%d, %d) ran before (%d, %d)", i, (int)t, i - 1, (int)v);
+                goto out;
+            }
+            const f2mat *fv = &f->val[cell];
+            uint32_t first = (uint32_t)nterms;
+            /* terms of f(g'): the set bits of row g of fv, over target F_{i-1} in degree v */
+            uint64_t off = 0;
+            for (deg_t w = 0; w <= v && fv->rows; w++) {
+                if (!G->ngens[w]) continue;
+                uint32_t el = tgt->A.dim[v - w];
+                for (uint32_t mm = 0; mm < G->ngens[w]; mm++, off += el) {
+                    uint64_t col = freemod_offset(G, t, w, mm);
+                    for (uint32_t e = 0; e < el; e++) {
+                        if (!f2vec_get(f2mat_row(fv, g), off + e)) continue;
+                        if (nterms == termcap) {
+                            termcap = termcap ? 2 * termcap : 256;
+                            milnor_term *nt = realloc(terms, termcap * sizeof *nt);
+                            if (!nt) goto out;
+                            terms = nt;
+                        }
+                        terms[nterms++] = (milnor_term){ (uint32_t)(v - w), e, (uint32_t)col };
+                    }
+                }
+            }
+            uint32_t n = (uint32_t)nterms - first;
+            if (!n) continue;
+            for (uint32_t j = 0; j < blen; j++) {
+                int set_somewhere = 0;
+                for (uint32_t k = 0; k < nz && !set_somewhere; k++) {
+                    const fm_gen *z = &src->F[s].gens[T][k];
+                    set_somewhere = base + j < z->bits && f2vec_get(z->img, base + j);
+                }
+                if (!set_somewhere) continue;
+                job_of[base + j] = (int32_t)njobs;
+                jobs[njobs++] = (milnor_row_job){ (uint32_t)(T - u), j, first, n };
+            }
+        }
+    }
+    if (f2mat_init(&R, (uint32_t)njobs, Y->cols) != 0) goto out;
+    if (njobs && Y->cols) milnor_mul_batch(&tgt->A, jobs, njobs, terms, R.data, R.stride);
+    for (uint32_t k = 0; k < nz; k++) {
+        const fm_gen *z = &src->F[s].gens[T][k];
+        for (uint32_t b = 0; b < z->bits && b < width; b++)
+            if (job_of[b] >= 0 && f2vec_get(z->img, b))
+                f2vec_xor(f2mat_row(Y, k), f2mat_row(&R, (uint32_t)job_of[b]), f2vec_words(Y->cols));
+    }
+    rc = 0;
+out:
+    if (rc && !lift_failed(set)) lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
+    f2mat_clear(&R);
+    free(job_of);
+    free(jobs);
+    free(terms);
+    return rc;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int lift_step(lift_set *set, int i, deg_t t)
+{
+    if (lift_failed(set)) return -1;
+    uint32_t cols = cell_cols(set, i, t);
+    lift_qi qi = { 0 };
+    int have_qi = 0, rc = 0;
+    for (int m = 0; m < set->nmaps && !rc; m++) {
+        lift_map *f = &set->maps[m];
+        if (!lift_map_in_region(set, m, i, t)) continue;
+        size_t cell = lift_cell(set, i, t);
+        uint32_t rows = res_ngens(set->src, f->s0 + i, t + f->t0);
+        f2mat *out = &f->val[cell];
+        if (rows && cols && f->have[cell] == 2) {
+            int lr = load_cell(set, f, i, t, rows, cols, out);
+            if (lr < 0) {
+                lift_fail(set, "out of memory loading a lift file at target (%d, %d)", i, (int)t);
+                return -1;
+            }
+            if (lr == 1) {
+                pthread_mutex_lock(&set->lock);
+                set->loaded++;
+                pthread_mutex_unlock(&set->lock);
+                f->have[cell] = 1;
+                continue;
+            }
+        }
+        if (f2mat_init(out, rows, cols) != 0) {
+            lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
+            return -1;
+        }
+        if (rows && cols && i == 0) {                /* the bottom: f_0(z_k) = x_k ι at t0 */
+            for (uint32_t k = 0; k < rows && t == 0; k++)
+                if (k < f->nclass && f->coords[k]) f2mat_flip(out, k, 0);
+        } else if (rows && cols) {
+            uint32_t tgt_dim = (uint32_t)freemod_dim(&set->tgt->F[i - 1], t, t);
+            f2mat Y;
+            if (f2mat_init(&Y, rows, tgt_dim) != 0 || images_of_boundaries(set, f, i, t, &Y) != 0) {
+                f2mat_clear(&Y);
+                lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
+                return -1;
+            }
+            for (uint32_t k = 0; k < rows && !rc && f->extra; k++)
+                rc = f->extra(f->extra_ctx, i, t, k, f2mat_row(&Y, k));
+            if (!rc && !have_qi) {
+                double t1 = now();
+                rc = lift_qi_compute(set->tgt, i, t, &qi);
+                if (rc) lift_fail(set, "out of memory building the quasi-inverse at (%d, %d)", i, (int)t);
+                have_qi = !rc;
+                pthread_mutex_lock(&set->lock);
+                set->qis += have_qi;
+                set->qi_seconds += now() - t1;
+                pthread_mutex_unlock(&set->lock);
+            }
+            for (uint32_t k = 0; k < rows && !rc; k++)
+                if (lift_qi_apply(&qi, f2mat_row(&Y, k), f2mat_row(out, k)) != 0) {
+                    lift_fail(set, "internal error: lifting class %s, f(d z) of generator %u at source (%d, %d) is "
+                              "not in the image of d_%d at (%d, %d)", f->key, k, f->s0 + i, (int)(t + f->t0), i, i,
+                              (int)t);
+                    rc = -1;
+                }
+            f2mat_clear(&Y);
+        }
+        if (!rc && rows && cols && set->outdir[0]) rc = write_cell(set, f, i, t, out);
+        if (!rc) {
+            f->have[cell] = 1;
+            pthread_mutex_lock(&set->lock);
+            set->computed += rows && cols;
+            pthread_mutex_unlock(&set->lock);
+        }
+    }
+    if (have_qi) lift_qi_clear(&qi);
+    return rc ? -1 : 0;
+}
+
+int lift_run_serial(lift_set *set)
+{
+    const resolution *tgt = set->tgt;
+    for (deg_t t = 0; t <= tgt->max_t; t++)
+        for (int i = 0; i <= tgt->max_s && i <= t; i++)
+            if (lift_in_region(set, i, t) && lift_step(set, i, t) != 0) return -1;
+    return lift_flush(set);
+}
+
+int lift_flush(lift_set *set)
+{
+    return lift_failed(set) ? -1 : 0;
+}
+
+int lift_product_bit(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k)
+{
+    const lift_map *f = &set->maps[m];
+    size_t cell = lift_cell(set, i, t);
+    if (f->have[cell] != 1 || k >= f->val[cell].rows || j >= res_ngens(set->tgt, i, t)) return 0;
+    uint64_t bit = freemod_offset(&set->tgt->F[i], t, t, j);
+    return bit < f->val[cell].cols && f2mat_get(&f->val[cell], k, (uint32_t)bit);
+}

@@ -1,0 +1,132 @@
+/* lift.h — chain maps between two resolutions by lifting, and the products in Ext they give.
+ *
+ * Maths (docs/products.md). A class x of Ext^{s0,t0} (a vector over the generators of F_{s0}
+ * in degree t0, since a minimal resolution's cochains have zero differential) lifts to a chain
+ * map of internal degree t0
+ *
+ *     f_i : F_{s0+i} -> F_i        d ∘ f_i = f_{i-1} ∘ d,   f_0(z_k) = x_k·ι at degree t0
+ *
+ * from the source resolution to the target one (here both are the resolution of S_2; the
+ * structure keeps them apart for modules). f_i is A-linear, so it is stored, like a
+ * differential, as the image of each generator. On a generator z of F_{s0+i}, i >= 1, of degree
+ * T = t + t0:   y = f_{i-1}(d z)  (for each term Sq(S)·g' of d z, the product Sq(S)·f(g'), the
+ * same Milnor products as a row of a differential's matrix), then f_i(z) = QI(y), a preimage
+ * of y under d_i : F_{i,t} -> F_{i-1,t}. y is in the image because the target is exact and
+ * d y = f(d d z) = 0; a y outside it is an internal error (the step fails, naming (i, t)).
+ * Any preimage gives the same products, so the quasi-inverse (QI) is recomputed here from the
+ * stored differentials, one RREF of [D | I] over all of F_{i,t}, for the standard and the
+ * Nassau resolutions alike (lift_qi_compute).
+ *
+ * Products. For y_j dual to the j-th generator of F_i in degree t, x·y_j evaluated on the
+ * generator z of F_{s0+i} in degree t + t0 is the coefficient of y_j's unit in f_i(z)
+ * (lift_product_bit): one chain map gives x times every class of the target at once.
+ *
+ * Batches and the DAG. A lift_set holds several maps over the same pair of resolutions. Its
+ * unit of work is a TARGET bidegree (i, t) (lift_step): for every map whose source bidegree
+ * (s0+i, t+t0) is resolved, f_i on the generators there, all sharing the one QI of d_i at
+ * (i, t). Step (i, t) reads f_{i-1} at target degrees < t only, so it needs the steps
+ * (i-1, t-1) and (i, t-1) (the second only to chain row i-1's prefix): runtime/rt_lift.c
+ * turns this into StarPU tag dependencies. A homotopy (Massey products) is a map whose y gets
+ * an extra term before the QI: lift_map.extra.
+ *
+ * Layout. Per map, per target cell (i, t) (index lift_cell: i x (target max_n + 1) + t - i), an
+ * f2mat whose row k is f_i of the k-th generator of source F_{s0+i} in degree t + t0, over the
+ * basis of target F_i in degree t on generators of degree <= t (the generators' units last),
+ * i.e. freemod_dim(F_i, t, t + 1) columns. Cells are written by their step only.
+ *
+ * Stage files (schema/stage-files.md, kind "lift"): one per map and source bidegree with at
+ * least one generator and a non-zero target, DIR/stages/lift/<key>/<s>_<T>.zst, key =
+ * "<n0>_<s0>_<hex of the class vector>"; aux = lift_key_hash(key). A step first loads its
+ * valid files (resume), names a damaged one on stderr and recomputes it. Files are renamed into
+ * place complete but not synced (a cache whose damage the reader detects: write_cell).
+ */
+#ifndef EXTFLOW_LIFT_H
+#define EXTFLOW_LIFT_H
+#include <pthread.h>
+#include <stdint.h>
+#include "algebra/f2mat.h"
+#include "stages/resolution.h"
+
+/* Optional inhomogeneous term of a map: y ^= extra(z) before the QI, for the generator z
+ * (index k) of source F_{s0+i} in degree t + t0; y has freemod_dim(F_{i-1}, t, t) bits. 0, or
+ * -1 to fail the step. */
+typedef int (*lift_extra_fn)(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y);
+
+typedef struct lift_map {
+    int s0;
+    deg_t t0;                   /* f_i : F_{s0+i} -> F_i raises no degree: internal shift t0 */
+    uint32_t nclass;            /* the class: coords[0..nclass) over the generators at (s0, t0) */
+    uint8_t *coords;
+    char key[160];              /* stage-file directory: "<n0>_<s0>_<hex>" */
+    lift_extra_fn extra;        /* NULL for a plain lift */
+    void *extra_ctx;
+    f2mat *val;                 /* per target cell; rows 0 until the step has run */
+    uint8_t *have;              /* per target cell: 1 the step has set val; 2 (before the step)
+                                 * a stage file is there to load */
+} lift_map;
+
+typedef struct lift_set {
+    const resolution *src, *tgt;
+    int nmaps;
+    lift_map *maps;
+    size_t ncells;              /* (tgt->max_s + 1) x (tgt->max_n + 1) */
+    char outdir[4096];          /* "" : no stage files */
+    pthread_mutex_t lock;
+    int failed;
+    char error[600];
+    long loaded, computed, damaged, qis;   /* statistics: non-zero cells loaded / computed, files
+                                         * found bad, QIs built */
+    double qi_seconds;          /* time spent building QIs (all threads) */
+} lift_set;
+
+/* A set over src -> tgt (both kept by the caller). outdir non-empty: stage files are read
+ * and written there. 0, or -1 out of memory. */
+int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, const char *outdir);
+void lift_set_clear(lift_set *set);
+/* Adds the lift of the class coords[0..n) at (s0, t0) (n = generators there); returns its index,
+ * or -1 (out of memory, or n does not match). */
+int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n);
+/* FNV-1a 32 of a map's key (the aux field of its stage files). */
+uint32_t lift_key_hash(const char *key);
+static inline size_t lift_cell(const lift_set *set, int i, deg_t t)
+{ return (size_t)i * ((size_t)set->tgt->max_n + 1) + (size_t)(t - i); }
+/* Does map m have a step at target (i, t): source (s0+i, t+t0) and target (i, t) resolved? */
+int lift_map_in_region(const lift_set *set, int m, int i, deg_t t);
+/* Does any map have a step at (i, t)? */
+int lift_in_region(const lift_set *set, int i, deg_t t);
+/* Target bidegrees a step (i, t) depends on (each in the set's region), up to 2. */
+int lift_deps(const lift_set *set, int i, deg_t t, int dep_i[2], deg_t dep_t[2]);
+/* The step at target (i, t) for every map in region: load or compute, queue the files.
+ * 0, or -1 after lift_fail. */
+int lift_step(lift_set *set, int i, deg_t t);
+void lift_fail(lift_set *set, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int lift_failed(lift_set *set);
+/* Runs every step in order on this thread (tests, no runtime). 0 or -1. */
+int lift_run_serial(lift_set *set);
+/* 0, or -1 when a step has failed (set->error says why). */
+int lift_flush(lift_set *set);
+
+/* Coefficient of the unit of target generator j at (i, t) in f_i(source generator k at
+ * (s0+i, t+t0)) of map m: <x·y_j, z_k>. The step must have run (0 otherwise). */
+int lift_product_bit(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k);
+
+/* Quasi-inverse of d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of res, from its stored differentials:
+ * the RREF of [D | 0 | I], D over the whole basis of F_{i,t} (generators of degree <= t, in
+ * basis order) and the columns of F_{i-1,t} on generators of degree < t. Rows 0..rank-1 of aug
+ * have their pivot in D (pivot[r], increasing): the reduced image row in columns [0, tgt_dim)
+ * and a preimage of it in columns [seg, seg + src_dim), seg = f2mat_segment_start(tgt_dim). */
+typedef struct lift_qi {
+    uint32_t rank, src_dim, tgt_dim, seg;
+    f2mat aug;
+    int32_t *pivot;
+} lift_qi;
+int lift_qi_compute(const resolution *res, int i, deg_t t, lift_qi *qi);
+/* x (src_dim bits, zeroed by the caller) ^= a preimage of y (tgt_dim bits, reduced in place to
+ * zero); returns 0, or -1 if y is not in the image (y is then not zero). */
+int lift_qi_apply(const lift_qi *qi, uint64_t *y, uint64_t *x);
+void lift_qi_clear(lift_qi *qi);
+/* Compressed bytes of what storing the QI would take: its preimage rows as one stage file
+ * (the pivots add 4 bytes a row), for the store-or-recompute measurement. */
+uint64_t lift_qi_stored_bytes(const lift_qi *qi);
+
+#endif

@@ -1,0 +1,43 @@
+/* products.h — products in Ext read off lifted chain maps (stages/lift.h), and the class
+ * arguments of `extflow products`.
+ *
+ * A class is NAME=n,s[,vector]: stem n, homological degree s, and its coordinates over the
+ * generators of F_s in degree t = n + s (that is the basis of Ext^{s,t}), written [1,0,1] or
+ * 101 (default [1]); or a bare h0 .. h7 (h_j = the generator at (2^j - 1, 1)). NAME is 1..63
+ * characters from [A-Za-z0-9_.^+-] (it names files and is a products.csv column).
+ *
+ * Outputs. products.csv (schema/products-csv.md; the columns the chart reads,
+ * name,name_n,name_s,n,s,i,k): for each lifted class `name` at (name_n, name_s) and each class
+ * x_(n,s,i) of the target in the lift's region, one row per k with coefficient 1 of
+ * x_(n+name_n, s+name_s, k) in name · x_(n,s,i). lift_hom text: what sseq's lift_hom example
+ * prints for the same class and region (docs/products.md of the reference, §2.8).
+ */
+#ifndef EXTFLOW_PRODUCTS_H
+#define EXTFLOW_PRODUCTS_H
+#include <stdio.h>
+#include "stages/lift.h"
+
+#define PRODUCT_NAME_MAX 63
+#define PRODUCT_VECTOR_MAX 4096
+
+typedef struct product_class {
+    char name[PRODUCT_NAME_MAX + 1];
+    int n, s;
+    uint32_t len;               /* coordinates given (1 for the default [1]) */
+    uint8_t coords[PRODUCT_VECTOR_MAX];
+} product_class;
+
+/* Parses one class argument; 0, or -1 with a one-line message in err. */
+int products_parse_class(const char *arg, product_class *c, char *err, size_t errlen);
+
+/* products.csv for the maps of set, named names[m] (header line first); 0 or -1. */
+int products_write_csv(FILE *out, const lift_set *set, const char *const *names);
+/* sseq's lift_hom output (without its command line) for map m named name; 0 or -1. */
+int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *name);
+/* The vector of x·y for map m (class x) and the target class y (n, s, coords ycoords[0..ny)),
+ * into prod[0..dim) (dim = generators at the product's bidegree); requires the steps of the
+ * target bidegree (s, n + s) to have run. */
+void products_multiply(const lift_set *set, int m, int n, int s, const uint8_t *ycoords, uint32_t ny,
+                       uint8_t *prod, uint32_t dim);
+
+#endif

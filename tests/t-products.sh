@@ -1,0 +1,123 @@
+#!/bin/sh
+# extflow products: lifts of classes to chain maps against known answers (sseq's lift_hom-g-S_2
+# and -nassau byte for byte; the Python model's lift_hom for ten classes through stem 30, s <=
+# 11), products.csv read by the chart, lift stage files shown by inspect, reused on a rerun,
+# damaged ones named and recomputed, a lift killed at random moments resumed to identical
+# products, and bad --class arguments refused with one line.
+. tests/lib.sh
+ROUNDS=${PRODUCTS_TEST_ROUNDS:-3}
+plan $((22 + ROUNDS))
+P="$REF/products"
+
+for alg in standard nassau; do
+    suffix=; [ $alg = nassau ] && suffix=-nassau
+    $EXTFLOW resolve --algorithm $alg --stem 25 --max-s 9 --out "$TMP/g-$alg" --quiet &&
+        $EXTFLOW products "$TMP/g-$alg" --class g=20,4 --sseq-formats --quiet &&
+        tail -n +2 "$P/lift_hom-g-S_2$suffix" | cmp -s - "$TMP/g-$alg/lift_hom-g.txt"
+    ok $? "$alg: lift_hom-g.txt equals sseq's lift_hom-g-S_2$suffix (25, 9) byte for byte"
+done
+
+D="$TMP/s30"
+$EXTFLOW resolve --algorithm standard --stem 30 --max-s 11 --out "$D" --quiet
+args= names=
+for f in "$P"/model-lift_hom-*; do   # line 1: products.py lift_hom 30 11 NAME n s VECTOR
+    set -- $(head -1 "$f")
+    args="$args --class $5=$6,$7,$8"
+    names="$names $5"
+done
+$EXTFLOW products "$D" $args --sseq-formats 2>"$TMP/first.err"
+ok $? "products with$names over (30, 11) exits 0 ($(cat "$TMP/first.err"))"
+bad=
+for n in $names; do tail -n +2 "$P/model-lift_hom-$n" | cmp -s - "$D/lift_hom-$n.txt" || bad="$bad $n"; done
+[ -z "$bad" ]
+ok $? "lift_hom-NAME.txt of each equals the model's (products.py lift_hom 30 11 ...)${bad:+; differ:$bad}"
+# products.csv holds the same coefficients as the lift_hom files (name n s i -> k)
+awk -F, 'NR > 1 { print $1, $4, $5, $6, $7 }' "$D/products.csv" | sort > "$TMP/csv"
+for n in $names; do
+    sed 's/[][(),=]/ /g' "$D/lift_hom-$n.txt" | awk '{ for (k = 6; k <= NF; k++) if ($k == 1) print $1, $3, $4, $5, k - 6 }'
+done | sort > "$TMP/hom"
+[ -s "$TMP/csv" ] && cmp -s "$TMP/csv" "$TMP/hom"
+ok $? "products.csv has one row per coefficient 1 of the lift_hom files ($(wc -l < "$TMP/csv") rows)"
+$EXTFLOW export "$D" --json > "$TMP/chart.json" && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [p["name"] for p in d["products"] if p["source"] == "products.csv"]
+assert d["ignored_rows"]["products.csv"] == 0, d["ignored_rows"]
+assert "c0" in names and "f0" in names, names
+' "$TMP/chart.json"
+ok $? "the chart reads every row of products.csv (a layer per class, none ignored)"
+lf=$(ls "$D"/stages/lift/8_3_1/*.zst | head -1)
+$EXTFLOW inspect "$lf" > "$TMP/insp" && grep -q '^kind: lift$' "$TMP/insp" && grep -q '^algorithm: standard$' "$TMP/insp"
+ok $? "inspect shows a lift stage file ($(basename "$lf"): $(grep -c '^[01]*$' "$TMP/insp") rows)"
+cp "$D/products.csv" "$TMP/products.csv"
+$EXTFLOW products "$D" $args 2>"$TMP/again.err" && cmp -s "$D/products.csv" "$TMP/products.csv" &&
+    grep -q ' 0 bidegrees computed' "$TMP/again.err"
+ok $? "a rerun loads every lift bidegree and writes the same products.csv ($(cat "$TMP/again.err"))"
+[ ! -e "$D/lift_hom-c0.txt" ]
+ok $? "without --sseq-formats the lift_hom files are removed (none stale)"
+
+# damage: a bit flip, a truncation, a file of another class under this class's name
+L="$D/stages/lift"
+f_flip=$(ls "$L"/14_4_1/*.zst | sed -n 3p) f_trunc=$(ls "$L"/17_4_1/*.zst | sed -n 2p)
+f_swap=$(ls "$L"/1_1_1/*.zst | sed -n 4p)
+python3 -c '
+import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[len(b) // 2] ^= 0x10; open(p, "wb").write(b)' "$f_flip"
+size=$(wc -c < "$f_trunc"); head -c $((size / 2)) "$f_trunc" > "$TMP/x" && mv "$TMP/x" "$f_trunc"
+cp "$L/3_1_1/$(basename "$f_swap")" "$f_swap" 2>/dev/null || cp "$(ls "$L"/3_1_1/*.zst | head -1)" "$f_swap"
+$EXTFLOW products "$D" $args 2>"$TMP/dmg.err"
+ok $? "products over damaged lift files exits 0"
+grep -q "$f_flip.*recomputing" "$TMP/dmg.err" && grep -q "$f_trunc.*recomputing" "$TMP/dmg.err" &&
+    grep -q "$f_swap.*recomputing" "$TMP/dmg.err"
+ok $? "each damaged file is named ($(grep -c recomputing "$TMP/dmg.err") lines)"
+cmp -s "$D/products.csv" "$TMP/products.csv"
+ok $? "products.csv after the repair equals the undamaged one"
+$EXTFLOW products "$D" $args 2>"$TMP/after.err" && ! grep -q recomputing "$TMP/after.err"
+ok $? "the recomputed files are valid on the next run"
+
+# kill and resume (the lifts of h0 and c0 over stem 40 take about a second here)
+$EXTFLOW resolve --algorithm standard --stem 40 --out "$TMP/k" --quiet
+K="$TMP/k"
+t0=$(date +%s.%N)
+$EXTFLOW products "$K" --class h0 --class h1 --class c0=8,3 --class d0=14,4 --quiet
+ok $? "lifts of h0, h1, c0, d0 over stem 40"
+span=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { d = b - a; printf "%.2f", (d > 0.2 ? d : 0.2) }')
+cp "$K/products.csv" "$TMP/k.csv"
+seed=${SEED:-$$}
+diag "uninterrupted lift took ${span}s; seed $seed"
+i=0
+while [ $i -lt $ROUNDS ]; do
+    i=$((i + 1))
+    rm -rf "$K/stages/lift" "$K/products.csv"
+    delay=$(awk -v s=$seed -v i=$i -v span=$span 'BEGIN { srand(s * 31 + i); printf "%.2f", 0.05 + rand() * (span - 0.05) }')
+    $EXTFLOW products "$K" --class h0 --class h1 --class c0=8,3 --class d0=14,4 --quiet &
+    pid=$!
+    sleep "$delay"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    partial=$(find "$K/stages/lift" -name '*.zst' 2>/dev/null | wc -l)
+    $EXTFLOW products "$K" --class h0 --class h1 --class c0=8,3 --class d0=14,4 --quiet &&
+        cmp -s "$K/products.csv" "$TMP/k.csv" && [ -z "$(find "$K/stages/lift" -name '*.tmp.*')" ]
+    ok $? "killed after ${delay}s ($partial lift files), resumed: identical products.csv, no temporary left"
+done
+
+# bad classes: one line and the hint, exit 2, nothing written
+G="$TMP/g-standard"
+rm -f "$G/products.csv"
+bad_class() {   # bad_class WHAT ARGS...
+    what=$1; shift
+    $EXTFLOW products "$G" "$@" 2>"$TMP/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 2 ] && head -1 "$TMP/err" | grep -q "^extflow: products: ." &&
+        [ ! -e "$G/products.csv" ]
+    ok $? "$what: exit 2, one line ($(head -1 "$TMP/err"))"
+}
+bad_class "out of range" --class x=40,2
+bad_class "vector too long" --class g=20,4,[1,0]
+bad_class "zero group" --class y=4,2
+bad_class "unknown bare name" --class h9
+bad_class "malformed" --class "g=20;4"
+bad_class "not a vector" --class g=20,4,[2]
+bad_class "two classes of one name" --class h1 --class h1=1,1
+bad_class "no class" --quiet
+done_testing
