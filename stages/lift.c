@@ -224,21 +224,6 @@ void lift_qi_clear(lift_qi *qi)
     memset(qi, 0, sizeof *qi);
 }
 
-uint64_t lift_qi_stored_bytes(const lift_qi *qi)
-{
-    f2mat pre;
-    if (f2mat_init(&pre, qi->rank, qi->src_dim) != 0) return 0;
-    for (uint32_t r = 0; r < qi->rank; r++)
-        memcpy(f2mat_row(&pre, r), f2mat_row(&qi->aug, r) + (qi->seg >> 6), f2vec_words(qi->src_dim) * 8);
-    stage_header h = { .kind = STAGE_MATRIX };
-    void *buf = NULL;
-    size_t len = 0;
-    uint64_t bytes = stage_encode(&h, &pre, &buf, &len, NULL, 0) == STAGE_OK ? len + 4ull * qi->rank : 0;
-    free(buf);
-    f2mat_clear(&pre);
-    return bytes;
-}
-
 /* ---- one step ------------------------------------------------------------------------------ */
 
 /* Columns of a map's cell (i, t): the basis of target F_i in degree t, generators <= t. */

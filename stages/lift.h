@@ -125,8 +125,5 @@ int lift_qi_compute(const resolution *res, int i, deg_t t, lift_qi *qi);
  * zero); returns 0, or -1 if y is not in the image (y is then not zero). */
 int lift_qi_apply(const lift_qi *qi, uint64_t *y, uint64_t *x);
 void lift_qi_clear(lift_qi *qi);
-/* Compressed bytes of what storing the QI would take: its preimage rows as one stage file
- * (the pivots add 4 bytes a row), for the store-or-recompute measurement. */
-uint64_t lift_qi_stored_bytes(const lift_qi *qi);
 
 #endif
