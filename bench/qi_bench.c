@@ -4,7 +4,8 @@
  * (i, t), i >= 1, of the region, builds the quasi-inverse of d_i there as `extflow products`
  * does (lift_qi_compute: RREF of [D | 0 | I] from the stored differentials), timing it, and
  * measures what storing it would cost: its preimage rows as one zstd stage file, and the CPU
- * time to decode that file from memory (reading it from disk comes on top). Two totals: every QI of the region, and the QIs the lifts of h0..h3,
+ * time to decode that file from memory (reading it from disk comes on top); and the CPU time of
+ * what a lift's step does instead of building the QI, one lift_solve. Two totals: every QI of the region, and the QIs the lifts of h0..h3,
  * c0, d0 and g need (those (i, t) where a source generator exists at (s0 + i, t + t0)). The
  * differentials' own stage files are summed for scale.
  * Times are CPU seconds of this one thread (the machine may be shared).
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
     double load_s = now() - t0;
     static const int cls[][2] = { { 0, 1 }, { 1, 1 }, { 3, 1 }, { 7, 1 }, { 8, 3 }, { 14, 4 }, { 20, 4 } };
     long n_all = 0, n_need = 0, skipped = 0;
-    double s_all = 0, s_need = 0, worst = 0, d_all = 0, d_need = 0;
+    double s_all = 0, s_need = 0, worst = 0, d_all = 0, d_need = 0, v_all = 0, v_need = 0;
     uint64_t b_all = 0, b_need = 0, big_rows = 0, big_cols = 0;
     for (deg_t t = 1; t <= res.max_t; t++)
         for (int i = 1; i <= res.max_s && i <= t; i++) {
@@ -115,8 +116,18 @@ int main(int argc, char **argv)
             double dec;
             uint64_t bytes = stored_bytes(&qi, &dec);
             lift_qi_clear(&qi);
-            n_all++, s_all += dt, b_all += bytes, d_all += dec;
-            if (need) n_need++, s_need += dt, b_need += bytes, d_need += dec;
+            f2mat Y, X;          /* what a lift's step does instead: one solve (here of y = 0) */
+            uint32_t bad;
+            double b0 = now();
+            if (f2mat_init(&Y, 1, (uint32_t)cols) != 0 || lift_solve(&res, i, t, &Y, &X, &bad) != 0) {
+                fprintf(stderr, "qi_bench: out of memory at (%d, %d)\n", i, (int)t);
+                return 1;
+            }
+            double sv = now() - b0;
+            f2mat_clear(&X);
+            f2mat_clear(&Y);
+            n_all++, s_all += dt, b_all += bytes, d_all += dec, v_all += sv;
+            if (need) n_need++, s_need += dt, b_need += bytes, d_need += dec, v_need += sv;
             if (dt > worst) worst = dt, big_rows = rows, big_cols = cols;
         }
     char ddir[4200];
@@ -124,10 +135,10 @@ int main(int argc, char **argv)
     printf("dir %s: %s, region %s%d, s <= %d; loading the differentials %.2f s, their files %.2f MB\n", dir,
            stage_algorithm_name(m.algorithm), r->kind == REGION_STEM ? "stem " : "t <= ",
            r->kind == REGION_STEM ? r->stem : r->max_t, r->max_s, load_s, (double)dir_bytes(ddir) / 1e6);
-    printf("every QI (i >= 1):  %6ld QIs, recompute %8.2f CPU s, stored (zstd) %9.1f MB, decoding them %6.2f CPU s\n",
-           n_all, s_all, (double)b_all / 1e6, d_all);
-    printf("needed by 7 lifts:  %6ld QIs, recompute %8.2f CPU s, stored (zstd) %9.1f MB, decoding them %6.2f CPU s\n",
-           n_need, s_need, (double)b_need / 1e6, d_need);
+    printf("every QI (i >= 1):  %6ld QIs, recompute %8.2f CPU s, stored (zstd) %9.1f MB, decoding them %6.2f CPU s, "
+           "one solve each instead %6.2f CPU s\n", n_all, s_all, (double)b_all / 1e6, d_all, v_all);
+    printf("needed by 7 lifts:  %6ld QIs, recompute %8.2f CPU s, stored (zstd) %9.1f MB, decoding them %6.2f CPU s, "
+           "one solve each instead %6.2f CPU s\n", n_need, s_need, (double)b_need / 1e6, d_need, v_need);
     printf("slowest QI: %.2f CPU s (%llu x %llu); skipped (over %.0f MB): %ld\n", worst, (unsigned long long)big_rows,
            (unsigned long long)big_cols, max_mb, skipped);
     res_clear(&res);

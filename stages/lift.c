@@ -166,29 +166,39 @@ int lift_deps(const lift_set *set, int i, deg_t t, int dep_i[2], deg_t dep_t[2])
 
 /* ---- quasi-inverses ------------------------------------------------------------------------ */
 
-int lift_qi_compute(const resolution *res, int i, deg_t t, lift_qi *qi)
+/* The matrix of d_i on the whole basis of F_{i,t} (generators of degree <= t: the products for
+ * those below t, the generators' own images for those of degree t) into b->D, whose columns
+ * are F_{i-1,t} on generators of degree < t. 0, or -1 out of memory. */
+static int build_differential(const resolution *res, int i, deg_t t, row_build *b)
 {
-    memset(qi, 0, sizeof *qi);
     const freemod *F = &res->F[i], *G = &res->F[i - 1];
-    uint32_t below = (uint32_t)freemod_dim(F, t, t), top = res_ngens(res, i, t);
-    qi->src_dim = below + top;
-    qi->tgt_dim = (uint32_t)freemod_dim(G, t, t);
-    qi->seg = f2mat_segment_start(qi->tgt_dim);
-    row_build b = { 0 };
-    int rc = -1;
-    int32_t *pivots = NULL;
-    f2mat *aug = &qi->aug;
-    if (rb_append(&b, res, i, t, NULL, 0) != 0) goto out;
-    b.nrows = qi->src_dim;                  /* the generators of degree t: their own images below */
-    if (rb_alloc(&b, qi->tgt_dim) != 0) goto out;
-    rb_multiply(&b, &res->A, 0, below);
+    uint32_t below = (uint32_t)freemod_dim(F, t, t), top = res_ngens(res, i, t), cols = (uint32_t)freemod_dim(G, t, t);
+    memset(b, 0, sizeof *b);
+    if (rb_append(b, res, i, t, NULL, 0) != 0) return -1;
+    b->nrows = below + top;
+    if (rb_alloc(b, cols) != 0) return -1;
+    rb_multiply(b, &res->A, 0, below);
     for (uint32_t k = 0; k < top; k++) {
         const fm_gen *g = &F->gens[t][k];
-        uint32_t bits = g->bits < qi->tgt_dim ? g->bits : qi->tgt_dim;
-        uint64_t *row = f2mat_row(&b.D, below + k);
+        uint32_t bits = g->bits < cols ? g->bits : cols;
+        uint64_t *row = f2mat_row(&b->D, below + k);
         memcpy(row, g->img, f2vec_words(bits) * sizeof *row);
         if (bits & 63) row[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
     }
+    return 0;
+}
+
+int lift_qi_compute(const resolution *res, int i, deg_t t, lift_qi *qi)
+{
+    memset(qi, 0, sizeof *qi);
+    row_build b;
+    int rc = -1;
+    int32_t *pivots = NULL;
+    f2mat *aug = &qi->aug;
+    if (build_differential(res, i, t, &b) != 0) goto out;
+    qi->src_dim = b.D.rows;
+    qi->tgt_dim = b.D.cols;
+    qi->seg = f2mat_segment_start(qi->tgt_dim);
     if (f2mat_augment_identity(aug, &b.D) != 0) goto out;
     rb_clear(&b);
     pivots = malloc(((size_t)aug->cols + 1) * sizeof *pivots);
@@ -202,6 +212,69 @@ out:
     free(pivots);
     rb_clear(&b);
     if (rc) lift_qi_clear(qi);
+    return rc;
+}
+
+/* 64 x 64 bit transpose in place: bit c of a[r] goes to bit r of a[c] (columns LSB first). */
+static void transpose64(uint64_t a[64])
+{
+    uint64_t m = 0x00000000FFFFFFFFull;
+    for (int j = 32; j; j >>= 1, m ^= m << j)
+        for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+            uint64_t x = ((a[k] >> j) ^ a[k | j]) & m;
+            a[k] ^= x << j;
+            a[k | j] ^= x;
+        }
+}
+
+/* dst[c][col0 + r] = src[r][c] for every row r and column c of src (col0 a multiple of 64;
+ * dst has src->cols rows and room for the columns), by 64 x 64 blocks. */
+static void transpose_into(const f2mat *src, f2mat *dst, uint32_t col0)
+{
+    uint64_t blk[64];
+    for (uint32_t r0 = 0; r0 < src->rows; r0 += 64)
+        for (uint32_t c0 = 0; c0 < src->cols; c0 += 64) {
+            for (uint32_t k = 0; k < 64; k++) blk[k] = r0 + k < src->rows ? f2mat_row(src, r0 + k)[c0 >> 6] : 0;
+            transpose64(blk);
+            for (uint32_t k = 0; k < 64 && c0 + k < src->cols; k++) f2mat_row(dst, c0 + k)[(col0 + r0) >> 6] = blk[k];
+        }
+}
+
+int lift_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, uint32_t *bad)
+{
+    row_build b;
+    f2mat T = { 0 };
+    int32_t *pivots = NULL;
+    int rc = -1;
+    if (build_differential(res, i, t, &b) != 0) goto out;
+    uint32_t n = b.D.rows, seg = f2mat_segment_start(n);
+    /* [D^T | Y^T]: one row per column of D; the unknowns are the rows of D */
+    if (f2mat_init(&T, b.D.cols, seg + Y->rows) != 0) goto out;
+    transpose_into(&b.D, &T, 0);
+    rb_clear(&b);
+    f2mat y = *Y;
+    y.cols = T.rows;                 /* Y's columns are D's (bits beyond are zero) */
+    transpose_into(&y, &T, seg);
+    pivots = malloc(((size_t)T.cols + 1) * sizeof *pivots);
+    int rank = pivots ? f2mat_rref(&T, pivots) : -1;
+    if (rank < 0 || f2mat_init(X, Y->rows, n) != 0) goto out;
+    rc = 0;
+    for (uint32_t p = 0; p < T.cols && !rc; p++) {   /* x[p] = right-hand side of p's pivot row */
+        if (pivots[p] < 0) continue;
+        uint32_t r = (uint32_t)pivots[p];
+        if (p >= seg) {                  /* a row 0 = y_j: y_j is not in the image */
+            *bad = p - seg;
+            f2mat_clear(X);
+            rc = -2;
+            break;
+        }
+        for (uint32_t j = 0; j < Y->rows; j++)
+            if (f2mat_get(&T, r, seg + j)) f2mat_flip(X, j, p);
+    }
+out:
+    free(pivots);
+    rb_clear(&b);
+    f2mat_clear(&T);
     return rc;
 }
 
@@ -396,77 +469,107 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Map f's values at target (i, t) from its file, when a previous run left a valid one: 1, 0
+ * (absent or bad: compute), -1 after lift_fail. */
+static int try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols)
+{
+    size_t cell = lift_cell(set, i, t);
+    if (!rows || !cols || f->have[cell] != 2) return 0;
+    int lr = load_cell(set, f, i, t, rows, cols, &f->val[cell]);
+    if (lr < 0) {
+        lift_fail(set, "out of memory loading a lift file at target (%d, %d)", i, (int)t);
+        return -1;
+    }
+    if (lr == 1) {
+        f->have[cell] = 1;
+        pthread_mutex_lock(&set->lock);
+        set->loaded++;
+        pthread_mutex_unlock(&set->lock);
+    }
+    return lr;
+}
+
+/* Two passes over the maps with a step here: (1) load, or set the bottom, or compute the y of
+ * every generator (f(d z) plus the map's extra term); (2) one solve of d_i for all the non-zero
+ * y of all maps (none when they are all zero: f(z) = 0 is a preimage of 0), then the files. */
 int lift_step(lift_set *set, int i, deg_t t)
 {
     if (lift_failed(set)) return -1;
-    uint32_t cols = cell_cols(set, i, t);
-    lift_qi qi = { 0 };
-    int have_qi = 0, rc = 0;
+    uint32_t cols = cell_cols(set, i, t), tgt_dim = i ? (uint32_t)freemod_dim(&set->tgt->F[i - 1], t, t) : 0;
+    size_t cell = lift_cell(set, i, t);
+    f2mat *Y = calloc((size_t)set->nmaps, sizeof *Y);
+    uint8_t *todo = calloc((size_t)set->nmaps, 1);
+    uint32_t nonzero = 0;
+    int rc = Y && todo ? 0 : -1;
+    if (rc) lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
     for (int m = 0; m < set->nmaps && !rc; m++) {
         lift_map *f = &set->maps[m];
         if (!lift_map_in_region(set, m, i, t)) continue;
-        size_t cell = lift_cell(set, i, t);
         uint32_t rows = res_ngens(set->src, f->s0 + i, t + f->t0);
-        f2mat *out = &f->val[cell];
-        if (rows && cols && f->have[cell] == 2) {
-            int lr = load_cell(set, f, i, t, rows, cols, out);
-            if (lr < 0) {
-                lift_fail(set, "out of memory loading a lift file at target (%d, %d)", i, (int)t);
-                return -1;
-            }
-            if (lr == 1) {
-                pthread_mutex_lock(&set->lock);
-                set->loaded++;
-                pthread_mutex_unlock(&set->lock);
-                f->have[cell] = 1;
-                continue;
-            }
+        int lr = try_load(set, f, i, t, rows, cols);
+        if (lr != 0) {
+            rc = lr < 0 ? -1 : 0;
+            continue;
         }
-        if (f2mat_init(out, rows, cols) != 0) {
+        todo[m] = 1;
+        if (f2mat_init(&f->val[cell], rows, cols) != 0 || f2mat_init(&Y[m], i && cols ? rows : 0, tgt_dim) != 0) {
             lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
-            return -1;
-        }
-        if (rows && cols && i == 0) {                /* the bottom: f_0(z_k) = x_k ι at t0 */
+            rc = -1;
+        } else if (rows && cols && i == 0) {          /* the bottom: f_0(z_k) = x_k ι at t0 */
             for (uint32_t k = 0; k < rows && t == 0; k++)
-                if (k < f->nclass && f->coords[k]) f2mat_flip(out, k, 0);
+                if (k < f->nclass && f->coords[k]) f2mat_flip(&f->val[cell], k, 0);
         } else if (rows && cols) {
-            uint32_t tgt_dim = (uint32_t)freemod_dim(&set->tgt->F[i - 1], t, t);
-            f2mat Y;
-            if (f2mat_init(&Y, rows, tgt_dim) != 0 || images_of_boundaries(set, f, i, t, &Y) != 0) {
-                f2mat_clear(&Y);
-                lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
-                return -1;
+            rc = images_of_boundaries(set, f, i, t, &Y[m]);
+            for (uint32_t k = 0; k < rows && !rc; k++) {
+                if (f->extra) rc = f->extra(f->extra_ctx, i, t, k, f2mat_row(&Y[m], k));
+                nonzero += !f2vec_is_zero(f2mat_row(&Y[m], k), f2vec_words(tgt_dim));
             }
-            for (uint32_t k = 0; k < rows && !rc && f->extra; k++)
-                rc = f->extra(f->extra_ctx, i, t, k, f2mat_row(&Y, k));
-            if (!rc && !have_qi) {
-                double t1 = now();
-                rc = lift_qi_compute(set->tgt, i, t, &qi);
-                if (rc) lift_fail(set, "out of memory building the quasi-inverse at (%d, %d)", i, (int)t);
-                have_qi = !rc;
-                pthread_mutex_lock(&set->lock);
-                set->qis += have_qi;
-                set->qi_seconds += now() - t1;
-                pthread_mutex_unlock(&set->lock);
-            }
-            for (uint32_t k = 0; k < rows && !rc; k++)
-                if (lift_qi_apply(&qi, f2mat_row(&Y, k), f2mat_row(out, k)) != 0) {
-                    lift_fail(set, "internal error: lifting class %s, f(d z) of generator %u at source (%d, %d) is "
-                              "not in the image of d_%d at (%d, %d)", f->key, k, f->s0 + i, (int)(t + f->t0), i, i,
-                              (int)t);
-                    rc = -1;
-                }
-            f2mat_clear(&Y);
+            if (rc) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
         }
-        if (!rc && rows && cols && set->outdir[0]) rc = write_cell(set, f, i, t, out);
+    }
+    if (!rc && nonzero) {                             /* the y of all maps, stacked: one solve */
+        f2mat all, X;
+        if (f2mat_init(&all, nonzero, tgt_dim) != 0) rc = -1;
+        for (int m = 0, k = 0; m < set->nmaps && !rc; m++)
+            for (uint32_t r = 0; todo[m] && r < Y[m].rows; r++)
+                if (!f2vec_is_zero(f2mat_row(&Y[m], r), f2vec_words(tgt_dim)))
+                    memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&Y[m], r), f2vec_words(tgt_dim) * 8);
+        uint32_t bad = 0;
+        double t1 = now();
+        int sr = rc ? -1 : lift_solve(set->tgt, i, t, &all, &X, &bad);
+        pthread_mutex_lock(&set->lock);
+        set->qis += sr == 0;
+        set->qi_seconds += now() - t1;
+        pthread_mutex_unlock(&set->lock);
+        if (sr == -2)
+            lift_fail(set, "internal error: at target (%d, %d), f(d z) of the %u-th generator lifted there is not in "
+                      "the image of d_%d", i, (int)t, bad, i);
+        else if (sr < 0)
+            lift_fail(set, "out of memory solving d_%d at (%d, %d)", i, i, (int)t);
+        rc = sr ? -1 : 0;
+        for (int m = 0, k = 0; m < set->nmaps && !rc; m++)   /* scatter back, in the same order */
+            for (uint32_t r = 0; todo[m] && r < Y[m].rows; r++)
+                if (!f2vec_is_zero(f2mat_row(&Y[m], r), f2vec_words(tgt_dim)))
+                    memcpy(f2mat_row(&set->maps[m].val[cell], r), f2mat_row(&X, (uint32_t)k++),
+                           f2vec_words(cols) * 8);
+        if (!sr) f2mat_clear(&X);
+        f2mat_clear(&all);
+    }
+    for (int m = 0; m < set->nmaps && !rc; m++) {
+        if (!todo[m]) continue;
+        lift_map *f = &set->maps[m];
+        const f2mat *out = &f->val[cell];
+        if (out->rows && out->cols && set->outdir[0]) rc = write_cell(set, f, i, t, out);
         if (!rc) {
             f->have[cell] = 1;
             pthread_mutex_lock(&set->lock);
-            set->computed += rows && cols;
+            set->computed += out->rows && out->cols;
             pthread_mutex_unlock(&set->lock);
         }
     }
-    if (have_qi) lift_qi_clear(&qi);
+    for (int m = 0; Y && m < set->nmaps; m++) f2mat_clear(&Y[m]);
+    free(Y);
+    free(todo);
     return rc ? -1 : 0;
 }
 

@@ -13,9 +13,11 @@
  * same Milnor products as a row of a differential's matrix), then f_i(z) = QI(y), a preimage
  * of y under d_i : F_{i,t} -> F_{i-1,t}. y is in the image because the target is exact and
  * d y = f(d d z) = 0; a y outside it is an internal error (the step fails, naming (i, t)).
- * Any preimage gives the same products, so the quasi-inverse (QI) is recomputed here from the
- * stored differentials, one RREF of [D | I] over all of F_{i,t}, for the standard and the
- * Nassau resolutions alike (lift_qi_compute).
+ * Any preimage gives the same products, so the preimages are recomputed here from the stored
+ * differentials, for the standard and the Nassau resolutions alike: one RREF of [D^T | Y^T] per
+ * step for all its y at once (lift_solve), and none where every y is zero (f(z) = 0 is then a
+ * preimage). lift_qi_compute builds the full quasi-inverse instead (RREF of [D | 0 | I]): what
+ * storing QIs would take (bench/qi_bench measures both).
  *
  * Products. For y_j dual to the j-th generator of F_i in degree t, x·y_j evaluated on the
  * generator z of F_{s0+i} in degree t + t0 is the coefficient of y_j's unit in f_i(z)
@@ -23,8 +25,7 @@
  *
  * Batches and the DAG. A lift_set holds several maps over the same pair of resolutions. Its
  * unit of work is a TARGET bidegree (i, t) (lift_step): for every map whose source bidegree
- * (s0+i, t+t0) is resolved, f_i on the generators there, all sharing the one QI of d_i at
- * (i, t). Step (i, t) reads f_{i-1} at target degrees < t only, so it needs the steps
+ * (s0+i, t+t0) is resolved, f_i on the generators there, all sharing one solve of d_i at (i, t). Step (i, t) reads f_{i-1} at target degrees < t only, so it needs the steps
  * (i-1, t-1) and (i, t-1) (the second only to chain row i-1's prefix): runtime/rt_lift.c
  * turns this into StarPU tag dependencies. A homotopy (Massey products) is a map whose y gets
  * an extra term before the QI: lift_map.extra.
@@ -75,8 +76,8 @@ typedef struct lift_set {
     int failed;
     char error[600];
     long loaded, computed, damaged, qis;   /* statistics: non-zero cells loaded / computed, files
-                                         * found bad, QIs built */
-    double qi_seconds;          /* time spent building QIs (all threads) */
+                                         * found bad, solves of d_i (lift_solve) */
+    double qi_seconds;          /* wall time spent in lift_solve (all threads added) */
 } lift_set;
 
 /* A set over src -> tgt (both kept by the caller). outdir non-empty: stage files are read
@@ -109,6 +110,14 @@ int lift_flush(lift_set *set);
 /* Coefficient of the unit of target generator j at (i, t) in f_i(source generator k at
  * (s0+i, t+t0)) of map m: <x·y_j, z_k>. The step must have run (0 otherwise). */
 int lift_product_bit(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k);
+
+/* Preimages under d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of res: X (initialised here, Y->rows x
+ * dim F_{i,t}) gets for each row y_j of Y (over F_{i-1,t} on generators of degree < t) one x_j
+ * with d x_j = y_j, by one RREF of [D^T | Y^T] (D the matrix of lift_qi_compute; unknowns: the
+ * basis of F_{i,t}; free ones set to 0). What a step of a lift does: about a third of the
+ * work of building the quasi-inverse, for the handful of y a step has. Returns 0, -1 out of
+ * memory, or -2 when y_{*bad} is not in the image (X is then not initialised). */
+int lift_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, uint32_t *bad);
 
 /* Quasi-inverse of d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of res, from its stored differentials:
  * the RREF of [D | 0 | I], D over the whole basis of F_{i,t} (generators of degree <= t, in

@@ -959,8 +959,8 @@ static int cmd_products(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (!rc && !quiet)
-        fprintf(stderr, "extflow: %d class%s lifted over %s (%s): %ld bidegrees computed, %ld loaded, %ld quasi-inverses "
-                "built in %.1f s; %.1f s in all; table %s/products.csv\n", ncl, ncl > 1 ? "es" : "", dir,
+        fprintf(stderr, "extflow: %d class%s lifted over %s (%s): %ld bidegrees computed, %ld loaded, %ld solves of d "
+                "in %.1f s; %.1f s in all; table %s/products.csv\n", ncl, ncl > 1 ? "es" : "", dir,
                 stage_algorithm_name(res.algorithm), set.computed, set.loaded, set.qis, set.qi_seconds,
                 (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir);
     lift_set_clear(&set);
