@@ -6,7 +6,7 @@
 # products, and bad --class arguments refused with one line.
 . tests/lib.sh
 ROUNDS=${PRODUCTS_TEST_ROUNDS:-3}
-plan $((22 + ROUNDS))
+plan $((23 + ROUNDS))
 P="$REF/products"
 
 for alg in standard nassau; do
@@ -120,4 +120,6 @@ bad_class "malformed" --class "g=20;4"
 bad_class "not a vector" --class g=20,4,[2]
 bad_class "two classes of one name" --class h1 --class h1=1,1
 bad_class "no class" --quiet
+$EXTFLOW products --help | grep -q '^  products   DIR --class' && $EXTFLOW help | grep -q -- '--class C  *NAME=n,s'
+ok $? "the help (and so the man page) describes products and --class"
 done_testing
