@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,7 @@ int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
     f->s0 = s0;
     f->t0 = t0;
     f->nclass = n;
+    f->max_i = INT_MAX;
     f->coords = malloc(n ? n : 1);
     f->val = calloc(set->ncells, sizeof *f->val);
     f->have = calloc(set->ncells, 1);
@@ -146,7 +148,8 @@ int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
 int lift_map_in_region(const lift_set *set, int m, int i, deg_t t)
 {
     const lift_map *f = &set->maps[m];
-    return i >= 0 && t >= i && res_is_done(set->tgt, i, t) && res_is_done(set->src, f->s0 + i, t + f->t0);
+    return i >= 0 && i <= f->max_i && t >= i && res_is_done(set->tgt, i, t) &&
+           res_is_done(set->src, f->s0 + i, t + f->t0);
 }
 
 int lift_in_region(const lift_set *set, int i, deg_t t)
@@ -369,17 +372,16 @@ static int write_cell(lift_set *set, const lift_map *f, int i, deg_t t, const f2
     return rc == STAGE_OK ? 0 : -1;
 }
 
-/* y_k = f_{i-1}(d z_k) for every generator z_k of source F_s (s = s0 + i) in degree T, into the
- * rows of Y (rows = those generators, cols = tgt_dim bits). Each distinct term Sq(S)·g' of the
- * d z_k becomes one Milnor-multiply job whose terms are those of f(g') (the row Sq(S)·f(g') of
- * target F_{i-1} in degree t); y_k is the XOR of its terms' rows. */
-static int images_of_boundaries(lift_set *set, const lift_map *f, int i, deg_t t, f2mat *Y)
+/* Y's row k = f_j(V's row k): see lift.h. Each distinct basis element Sq(S)·g' of source
+ * F_{s0+j} in degree T set in some row of V becomes one Milnor-multiply job whose terms are
+ * those of f(g') (the row Sq(S)·f(g') of target F_j in degree T - t0); a row of Y is the XOR of
+ * its elements' rows. */
+int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V, f2mat *Y)
 {
     const resolution *src = set->src, *tgt = set->tgt;
-    int s = f->s0 + i;
-    deg_t T = t + f->t0;
-    const freemod *S1 = &src->F[s - 1], *G = &tgt->F[i - 1];
-    uint32_t nz = res_ngens(src, s, T), width = (uint32_t)freemod_dim(S1, T, T);
+    const freemod *S = &src->F[f->s0 + j], *G = &tgt->F[j];
+    deg_t t = T - f->t0;
+    uint32_t width = V->cols;
     int32_t *job_of = malloc(((size_t)width + 1) * sizeof *job_of);
     milnor_row_job *jobs = NULL;
     milnor_term *terms = NULL;
@@ -390,28 +392,26 @@ static int images_of_boundaries(lift_set *set, const lift_map *f, int i, deg_t t
     for (uint32_t b = 0; b < width; b++) job_of[b] = -1;
     jobs = malloc(((size_t)width + 1) * sizeof *jobs);
     if (!jobs) goto out;
-    /* jobs for every set bit of some d z_k, terms of f(g') added on first use */
+    /* jobs for every set bit of some row of V, terms of f(g') added on first use */
     uint64_t base = 0;
-    for (deg_t u = 0; u < T; u++) {
-        if (!S1->ngens[u]) continue;
+    for (deg_t u = 0; u <= T && base < width; u++) {
+        if (!S->ngens[u]) continue;
         uint32_t blen = src->A.dim[T - u];
-        deg_t v = u - f->t0;                         /* degree of f(g') in target F_{i-1} */
-        for (uint32_t g = 0; g < S1->ngens[u]; g++, base += blen) {
+        deg_t v = u - f->t0;                         /* degree of f(g') in target F_j */
+        for (uint32_t g = 0; g < S->ngens[u] && base < width; g++, base += blen) {
             int used = 0;
-            for (uint32_t k = 0; k < nz && !used; k++) {
-                const fm_gen *z = &src->F[s].gens[T][k];
-                for (uint32_t j = 0; j < blen && !used; j++)
-                    used = base + j < z->bits && f2vec_get(z->img, base + j);
-            }
-            if (!used || v < i - 1) continue;       /* f(g') = 0: F_{i-1} is zero below degree i-1 */
-            size_t cell = lift_cell(set, i - 1, v);
+            for (uint32_t k = 0; k < V->rows && !used; k++)
+                for (uint32_t e = 0; e < blen && !used; e++)
+                    used = base + e < width && f2mat_get(V, k, (uint32_t)(base + e));
+            if (!used || v < j) continue;           /* f(g') = 0: F_j is zero below degree j */
+            size_t cell = lift_cell(set, j, v);
             if (f->have[cell] != 1) {
-                lift_fail(set, "lift: the step at target (%d, %d) ran before (%d, %d)", i, (int)t, i - 1, (int)v);
+                lift_fail(set, "lift: a step needs map %s at target (%d, %d) before it has run", f->key, j, (int)v);
                 goto out;
             }
             const f2mat *fv = &f->val[cell];
             uint32_t first = (uint32_t)nterms;
-            /* terms of f(g'): the set bits of row g of fv, over target F_{i-1} in degree v */
+            /* terms of f(g'): the set bits of row g of fv, over target F_j in degree v */
             uint64_t off = 0;
             for (deg_t w = 0; w <= v && fv->rows; w++) {
                 if (!G->ngens[w]) continue;
@@ -420,6 +420,11 @@ static int images_of_boundaries(lift_set *set, const lift_map *f, int i, deg_t t
                     uint64_t col = freemod_offset(G, t, w, mm);
                     for (uint32_t e = 0; e < el; e++) {
                         if (!f2vec_get(f2mat_row(fv, g), off + e)) continue;
+                        if (col + tgt->A.dim[t - w] > Y->cols) {
+                            lift_fail(set, "internal error: map %s at target (%d, %d) reaches past its image's "
+                                      "columns", f->key, j, (int)t);
+                            goto out;
+                        }
                         if (nterms == termcap) {
                             termcap = termcap ? 2 * termcap : 256;
                             milnor_term *nt = realloc(terms, termcap * sizeof *nt);
@@ -432,33 +437,53 @@ static int images_of_boundaries(lift_set *set, const lift_map *f, int i, deg_t t
             }
             uint32_t n = (uint32_t)nterms - first;
             if (!n) continue;
-            for (uint32_t j = 0; j < blen; j++) {
+            for (uint32_t e = 0; e < blen && base + e < width; e++) {
                 int set_somewhere = 0;
-                for (uint32_t k = 0; k < nz && !set_somewhere; k++) {
-                    const fm_gen *z = &src->F[s].gens[T][k];
-                    set_somewhere = base + j < z->bits && f2vec_get(z->img, base + j);
-                }
+                for (uint32_t k = 0; k < V->rows && !set_somewhere; k++)
+                    set_somewhere = f2mat_get(V, k, (uint32_t)(base + e));
                 if (!set_somewhere) continue;
-                job_of[base + j] = (int32_t)njobs;
-                jobs[njobs++] = (milnor_row_job){ (uint32_t)(T - u), j, first, n };
+                job_of[base + e] = (int32_t)njobs;
+                jobs[njobs++] = (milnor_row_job){ (uint32_t)(T - u), e, first, n };
             }
         }
     }
     if (f2mat_init(&R, (uint32_t)njobs, Y->cols) != 0) goto out;
     if (njobs && Y->cols) milnor_mul_batch(&tgt->A, jobs, njobs, terms, R.data, R.stride);
-    for (uint32_t k = 0; k < nz; k++) {
-        const fm_gen *z = &src->F[s].gens[T][k];
-        for (uint32_t b = 0; b < z->bits && b < width; b++)
-            if (job_of[b] >= 0 && f2vec_get(z->img, b))
+    for (uint32_t k = 0; k < V->rows; k++)
+        for (uint32_t b = 0; b < width; b++)
+            if (job_of[b] >= 0 && f2mat_get(V, k, b))
                 f2vec_xor(f2mat_row(Y, k), f2mat_row(&R, (uint32_t)job_of[b]), f2vec_words(Y->cols));
-    }
     rc = 0;
 out:
-    if (rc && !lift_failed(set)) lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
+    if (rc && !lift_failed(set)) lift_fail(set, "out of memory lifting at target (%d, %d)", j, (int)t);
     f2mat_clear(&R);
     free(job_of);
     free(jobs);
     free(terms);
+    return rc;
+}
+
+/* y_k = f_{i-1}(d z_k) for every generator z_k of source F_s (s = s0 + i) in degree T = t + t0,
+ * into the rows of Y (rows = those generators, cols = tgt_dim bits): lift_apply on the d z_k. */
+static int images_of_boundaries(lift_set *set, const lift_map *f, int i, deg_t t, f2mat *Y)
+{
+    const resolution *src = set->src;
+    int s = f->s0 + i;
+    deg_t T = t + f->t0;
+    uint32_t nz = res_ngens(src, s, T), width = (uint32_t)freemod_dim(&src->F[s - 1], T, T);
+    f2mat V;
+    if (f2mat_init(&V, nz, width) != 0) {
+        lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
+        return -1;
+    }
+    for (uint32_t k = 0; k < nz; k++) {
+        const fm_gen *z = &src->F[s].gens[T][k];
+        uint32_t bits = z->bits < width ? z->bits : width;
+        memcpy(f2mat_row(&V, k), z->img, f2vec_words(bits) * sizeof(uint64_t));
+        if (bits & 63) f2mat_row(&V, k)[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
+    }
+    int rc = lift_apply(set, f, i - 1, T, &V, Y);
+    f2mat_clear(&V);
     return rc;
 }
 

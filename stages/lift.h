@@ -59,6 +59,8 @@ typedef struct lift_map {
     uint32_t nclass;            /* the class: coords[0..nclass) over the generators at (s0, t0) */
     uint8_t *coords;
     char key[160];              /* stage-file directory: "<n0>_<s0>_<hex>" */
+    int max_i;                  /* steps only for i <= max_i (INT_MAX unless the caller lowers
+                                 * it: a Massey product needs a few levels of a map) */
     lift_extra_fn extra;        /* NULL for a plain lift */
     void *extra_ctx;
     f2mat *val;                 /* per target cell; rows 0 until the step has run */
@@ -106,6 +108,14 @@ int lift_failed(lift_set *set);
 int lift_run_serial(lift_set *set);
 /* 0, or -1 when a step has failed (set->error says why). */
 int lift_flush(lift_set *set);
+
+/* Y's row k = f_j(v_k) for map f, v_k = V's row k: an element of source F_{s0+j} in degree T
+ * over the first V->cols elements of its basis (generators in order, each with its block of
+ * Milnor elements). The result is over target F_j in degree T - t0 on its first Y->cols basis
+ * elements (Y initialised by the caller, zero; a term past them fails the set): f_j(Sq(S)·g) =
+ * Sq(S)·f_j(g), so the cells of f at target (j, u - t0) for the generators' degrees u <= T must
+ * have been computed. 0, or -1 after lift_fail. */
+int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V, f2mat *Y);
 
 /* Coefficient of the unit of target generator j at (i, t) in f_i(source generator k at
  * (s0+i, t+t0)) of map m: <x·y_j, z_k>. The step must have run (0 otherwise). */

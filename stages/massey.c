@@ -1,0 +1,305 @@
+/* massey.c — Massey products by null-homotopies (see massey.h). */
+#include "stages/massey.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* What the extra term of one homotopy reads: f_b (map mb of set1) after f_c (map mc of set2). */
+typedef struct homotopy_ctx {
+    lift_set *home;             /* the set the homotopy runs in (failures are reported there) */
+    lift_set *set1, *set2;
+    int mb, mc;
+    int sb, sc;
+    deg_t tb, tc;
+} homotopy_ctx;
+
+/* y ^= f_b(f_c(z)) for the generator z = k of source F_{s0+i} in degree t + t0 of the homotopy
+ * (s0 = sb + sc - 1, t0 = tb + tc): f_c(z) sits in f_c's cell at target (s0 + i - sc, T - tc),
+ * and f_b maps it to F_{i-1} in degree t. Its units (generators of degree t) must vanish, since
+ * y is a boundary in a minimal resolution: checked. */
+static int homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, uint64_t *y)
+{
+    homotopy_ctx *h = vctx;
+    const resolution *res = h->home->tgt;
+    deg_t T = t + h->tb + h->tc, tcdeg = T - h->tc;
+    int ic = h->sb - 1 + i;                     /* f_c's level: F_{s0+i} -> F_{ic} */
+    if (tcdeg < ic) return 0;                   /* F_{ic} is zero there */
+    const lift_map *fc = &h->set2->maps[h->mc];
+    size_t cell = lift_cell(h->set2, ic, tcdeg);
+    if (fc->have[cell] != 1 || k >= fc->val[cell].rows) {
+        lift_fail(h->home, "internal error: Massey homotopy at (%d, %d) needs f_c at (%d, %d) first", i, (int)t, ic,
+                  (int)tcdeg);
+        return -1;
+    }
+    const f2mat *v = &fc->val[cell];
+    f2mat V, Y;
+    uint32_t below = (uint32_t)freemod_dim(&res->F[i - 1], t, t), all = (uint32_t)freemod_dim(&res->F[i - 1], t, t + 1);
+    if (f2mat_init(&V, 1, v->cols) != 0 || f2mat_init(&Y, 1, all) != 0) {
+        f2mat_clear(&V);
+        lift_fail(h->home, "out of memory in a Massey homotopy at (%d, %d)", i, (int)t);
+        return -1;
+    }
+    memcpy(f2mat_row(&V, 0), f2mat_row(v, k), f2vec_words(v->cols) * sizeof(uint64_t));
+    int rc = lift_apply(h->set1, &h->set1->maps[h->mb], i - 1, tcdeg, &V, &Y);
+    if (rc != 0) lift_fail(h->home, "%s", h->set1->error);
+    for (uint32_t c = below; c < all && !rc; c++)
+        if (f2mat_get(&Y, 0, c)) {
+            lift_fail(h->home, "internal error: f_b f_c(z) at (%d, %d) has a unit component", i, (int)t);
+            rc = -1;
+        }
+    if (!rc) f2vec_xor(y, f2mat_row(&Y, 0), f2vec_words(below));   /* bits past `below`: zero, checked */
+    f2mat_clear(&V);
+    f2mat_clear(&Y);
+    return rc;
+}
+
+/* The span of rows[0..n) (each dim bits) in RREF, into *space (initialised here). */
+static int rref_rows(f2mat *space, const f2mat *rows)
+{
+    if (f2mat_copy(space, rows) != 0) return -1;
+    int rank = f2mat_rref(space, NULL);
+    if (rank < 0) return -1;
+    space->rows = (uint32_t)rank;
+    return 0;
+}
+
+static int done(const resolution *res, int s, int n) { return s >= 0 && n >= 0 && res_is_done(res, s, n + s); }
+
+/* Row j of the products of map m: <x·y_j, z> for the source generators z at (s0 + i, t + t0). */
+static void product_row(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t nz, f2mat *out, uint32_t r)
+{
+    for (uint32_t z = 0; z < nz; z++)
+        if (lift_product_bit(set, m, i, t, j, z)) f2mat_flip(out, r, z);
+}
+
+typedef struct pending { int n, s; uint32_t len; uint8_t *c; } pending;
+
+int massey_compute(const resolution *res, const product_class *a, const product_class *b, const char *lift_dir,
+                   massey_run_fn run_set, massey_table *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int sa = a->s, sb = b->s, na = a->n, nb = b->n;
+    deg_t ta = na + sa, tb = nb + sb;
+    lift_set set1, set2, set3;
+    int have2 = 0, have3 = 0, rc = -1;
+    pending *cs = NULL;
+    size_t ncs = 0;
+    homotopy_ctx *hctx = NULL;
+    int *mcs = NULL, *mhs = NULL;
+    f2mat M = { 0 }, aug = { 0 }, ker = { 0 };
+    int32_t *piv = NULL;
+    lift_set_init(&set1, res, res, lift_dir);
+    int ma = lift_add_class(&set1, sa, ta, a->coords, a->len), mb = lift_add_class(&set1, sb, tb, b->coords, b->len);
+    if (ma < 0 || mb < 0) {
+        snprintf(err, errlen, "out of memory (or cannot create the lift folders) setting up the lifts of a and b");
+        goto out;
+    }
+    out->lifts = 2;
+    if (run_set(&set1) != 0) {
+        snprintf(err, errlen, "%s", set1.error);
+        goto out;
+    }
+    if (done(res, sa + sb, na + nb)) {   /* a·b must vanish for the bracket to be defined */
+        uint32_t dim = res_ngens(res, sa + sb, ta + tb);
+        uint8_t *ab = calloc(dim + 1, 1);
+        if (!ab) goto oom;
+        products_multiply(&set1, ma, nb, sb, b->coords, b->len, ab, dim);
+        int nonzero = 0;
+        for (uint32_t k = 0; k < dim; k++) nonzero |= ab[k];
+        free(ab);
+        if (nonzero) {
+            snprintf(err, errlen, "%s·%s is not zero: <%s, %s, c> is not defined", a->name, b->name, a->name, b->name);
+            rc = 1;
+            goto out;
+        }
+    }
+    /* the c's: kernel of multiplication by b at every bidegree where b·c is resolved */
+    for (int n = 0; n <= res->max_n; n++)
+        for (int s = 0; s <= res->max_s; s++) {
+            uint32_t nc = done(res, s, n) ? res_ngens(res, s, n + s) : 0;
+            if (!nc || !done(res, s + sb, n + nb)) continue;
+            uint32_t w = res_ngens(res, s + sb, n + nb + s + sb);
+            if (f2mat_init(&M, nc, w) != 0) goto oom;
+            for (uint32_t j = 0; j < nc; j++) product_row(&set1, mb, s, n + s, j, w, &M, j);
+            piv = malloc(((size_t)f2mat_segment_start(w) + nc + 1) * sizeof *piv);
+            if (!piv || f2mat_augment_identity(&aug, &M) != 0) goto oom;
+            int rank = f2mat_rref(&aug, piv);
+            if (rank < 0 || f2mat_kernel_from_rref(&aug, w, (uint32_t)rank, piv, &ker) != 0) goto oom;
+            for (uint32_t r = 0; r < ker.rows; r++) {
+                if (!done(res, s + sa + sb - 1, n + na + nb + 1)) continue;
+                pending *np = realloc(cs, (ncs + 1) * sizeof *np);
+                if (!np) goto oom;
+                cs = np;
+                cs[ncs] = (pending){ n, s, nc, malloc(nc) };
+                if (!cs[ncs].c) goto oom;
+                for (uint32_t k = 0; k < nc; k++) cs[ncs].c[k] = (uint8_t)f2mat_get(&ker, r, k);
+                ncs++;
+            }
+            f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
+            free(piv);
+            piv = NULL;
+        }
+    /* every f_c, through level sa + sb - 1 */
+    lift_set_init(&set2, res, res, lift_dir);
+    have2 = 1;
+    mcs = calloc(ncs + 1, sizeof *mcs);
+    mhs = calloc(ncs + 1, sizeof *mhs);
+    hctx = calloc(ncs + 1, sizeof *hctx);
+    if (!mcs || !mhs || !hctx) goto oom;
+    for (size_t k = 0; k < ncs; k++) {
+        if ((mcs[k] = lift_add_class(&set2, cs[k].s, cs[k].n + cs[k].s, cs[k].c, cs[k].len)) < 0) goto oom;
+        set2.maps[mcs[k]].max_i = sa + sb - 1;
+    }
+    out->lifts += (long)ncs;
+    if (ncs && run_set(&set2) != 0) {
+        snprintf(err, errlen, "%s", set2.error);
+        goto out;
+    }
+    /* every homotopy, through level sa (no stage files: they are cheap and keyed by two maps) */
+    lift_set_init(&set3, res, res, "");
+    have3 = 1;
+    for (size_t k = 0; k < ncs; k++) {
+        int s0 = sb + cs[k].s - 1;
+        deg_t t0 = tb + cs[k].n + cs[k].s;
+        uint32_t n0 = res_ngens(res, s0, t0);
+        uint8_t *zero = calloc(n0 + 1, 1);
+        if (!zero) goto oom;
+        mhs[k] = lift_add_class(&set3, s0, t0, zero, n0);
+        free(zero);
+        if (mhs[k] < 0) goto oom;
+        hctx[k] = (homotopy_ctx){ &set3, &set1, &set2, mb, mcs[k], sb, cs[k].s, tb, cs[k].n + cs[k].s };
+        lift_map *h = &set3.maps[mhs[k]];
+        h->max_i = sa;
+        h->extra = homotopy_extra;
+        h->extra_ctx = &hctx[k];
+    }
+    if (ncs && run_set(&set3) != 0) {
+        snprintf(err, errlen, "%s", set3.error);
+        goto out;
+    }
+    /* read the brackets off */
+    out->b = calloc(ncs + 1, sizeof *out->b);
+    if (!out->b) goto oom;
+    for (size_t k = 0; k < ncs; k++) {
+        massey_bracket *br = &out->b[out->n++];
+        int sc = cs[k].s;
+        deg_t tc = cs[k].n + sc;
+        int ts = sa + sb + sc - 1;
+        deg_t tt = ta + tb + tc;
+        *br = (massey_bracket){ .cn = cs[k].n, .cs = sc, .clen = cs[k].len, .c = cs[k].c, .n = (int)(tt - ts), .s = ts };
+        cs[k].c = NULL;
+        br->dim = res_ngens(res, ts, tt);
+        br->rep = calloc(br->dim + 1, 1);
+        if (!br->rep) goto oom;
+        for (uint32_t z = 0; z < br->dim; z++) {
+            int bit = 0;
+            for (uint32_t j = 0; j < a->len; j++) bit ^= a->coords[j] & lift_product_bit(&set3, mhs[k], sa, ta, j, z);
+            br->rep[z] = (uint8_t)bit;
+        }
+        /* indeterminacy: a·Ext at (ts - sa, tt - ta) and c·Ext at (ts - sc, tt - tc) */
+        uint32_t ny = res_ngens(res, ts - sa, tt - ta), nx = res_ngens(res, ts - sc, tt - tc);
+        if (f2mat_init(&M, ny + nx, br->dim) != 0) goto oom;
+        for (uint32_t j = 0; j < ny; j++) product_row(&set1, ma, ts - sa, tt - ta, j, br->dim, &M, j);
+        for (uint32_t j = 0; j < nx; j++) product_row(&set2, mcs[k], ts - sc, tt - tc, j, br->dim, &M, ny + j);
+        if (rref_rows(&ker, &M) != 0) goto oom;
+        f2mat_clear(&M);
+        br->nindet = ker.rows;
+        br->indet = calloc((size_t)ker.rows * br->dim + 1, 1);
+        if (!br->indet) goto oom;
+        for (uint32_t r = 0; r < ker.rows; r++) {
+            uint32_t p = 0;
+            while (p < br->dim && !f2mat_get(&ker, r, p)) p++;
+            int clear = p < br->dim && br->rep[p];
+            for (uint32_t z = 0; z < br->dim; z++) {
+                br->indet[(size_t)r * br->dim + z] = (uint8_t)f2mat_get(&ker, r, z);
+                if (clear) br->rep[z] ^= (uint8_t)f2mat_get(&ker, r, z);
+            }
+        }
+        f2mat_clear(&ker);
+    }
+    rc = 0;
+    goto out;
+oom:
+    snprintf(err, errlen, "out of memory computing Massey products");
+out:
+    f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
+    free(piv);
+    for (size_t k = 0; k < ncs; k++) free(cs[k].c);
+    free(cs);
+    free(mcs);
+    free(mhs);
+    if (have3) lift_set_clear(&set3);
+    if (have2) lift_set_clear(&set2);
+    lift_set_clear(&set1);
+    free(hctx);
+    if (rc) massey_table_clear(out);
+    return rc;
+}
+
+void massey_table_clear(massey_table *t)
+{
+    for (size_t k = 0; k < t->n; k++) {
+        free(t->b[k].c);
+        free(t->b[k].rep);
+        free(t->b[k].indet);
+    }
+    free(t->b);
+    memset(t, 0, sizeof *t);
+}
+
+/* "[1, 0, 1]" */
+static void put_list(FILE *out, const uint8_t *v, uint32_t n)
+{
+    fputc('[', out);
+    for (uint32_t k = 0; k < n; k++) fprintf(out, k ? ", %d" : "%d", v[k]);
+    fputc(']', out);
+}
+
+static int nonzero(const uint8_t *v, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (v[k]) return 1;
+    return 0;
+}
+
+int massey_write_sseq(FILE *out, const massey_table *t)
+{
+    for (size_t k = 0; k < t->n; k++) {
+        const massey_bracket *b = &t->b[k];
+        if (!nonzero(b->rep, b->dim)) continue;
+        fprintf(out, "<a, b, x_(%d, %d, ", b->cn, b->cs);
+        put_list(out, b->c, b->clen);
+        fputs(")> = ", out);
+        put_list(out, b->rep, b->dim);
+        fputs(" + {", out);
+        for (uint32_t r = 0; r < b->nindet; r++) {
+            if (r) fputs(", ", out);
+            put_list(out, b->indet + (size_t)r * b->dim, b->dim);
+        }
+        fputs("}\n", out);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+static void put_bits(FILE *out, const uint8_t *v, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) fputc('0' + v[k], out);
+}
+
+int massey_write_csv(FILE *out, const massey_table *t, const char *aname, const char *bname)
+{
+    fputs("a,b,c_n,c_s,c,n,s,value,indeterminacy,contains_zero\n", out);
+    for (size_t k = 0; k < t->n; k++) {
+        const massey_bracket *b = &t->b[k];
+        fprintf(out, "%s,%s,%d,%d,", aname, bname, b->cn, b->cs);
+        put_bits(out, b->c, b->clen);
+        fprintf(out, ",%d,%d,", b->n, b->s);
+        put_bits(out, b->rep, b->dim);
+        fputc(',', out);
+        for (uint32_t r = 0; r < b->nindet; r++) {
+            if (r) fputc(' ', out);
+            put_bits(out, b->indet + (size_t)r * b->dim, b->dim);
+        }
+        fprintf(out, ",%d\n", !nonzero(b->rep, b->dim));
+    }
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,64 @@
+/* massey.h — Massey products <a, b, c> in Ext_A(F2, F2) by null-homotopies of lifted chain maps.
+ *
+ * Maths (docs/products.md). For classes a, b, c with a·b = 0 and b·c = 0, lift b and c to
+ * chain maps f_b, f_c (stages/lift.h). By minimality b·c = 0 makes ε f_b f_c = 0 on the nose,
+ * so the composite is null-homotopic with a zero bottom: maps h_s : F_s -> F_{s+1-sb-sc} of
+ * internal degree tb + tc with
+ *
+ *     d h_s + h_{s-1} d = f_b f_c,   h_{sb+sc-1} = 0,
+ *
+ * built level by level as a lift whose bottom class is zero and whose y gets the extra term
+ * f_b(f_c(z)) before the quasi-inverse (lift_map.extra): h_s(z) = QI(h_{s-1}(d z) + f_b f_c(z)).
+ * Then a·h is a cocycle on F_{sa+sb+sc-1}, and its class, read off h_{sa+sb+sc-1} at a's
+ * generators, lies in <a, b, c> at bidegree |a| + |b| + |c| - (1, 0). The indeterminacy is
+ * a·Ext^{|b|+|c|-(1,0)} + Ext^{|a|+|b|-(1,0)}·c, products read off f_a and f_c; the
+ * representative is reduced by it (RREF, pivot = first coordinate), so a bracket containing
+ * 0 has a zero representative.
+ *
+ * What is computed (the shape of sseq's massey example): for every bidegree (n, s) of the
+ * region, in stem order then s, the kernel of multiplication by b there (in RREF, when the
+ * product's bidegree is resolved), and for each kernel row c whose bracket's bidegree is
+ * resolved, <a, b, c>. Work: one lift set for f_a and f_b, one for every f_c (levels up to
+ * sa + sb - 1 only), one for every homotopy (levels up to sa): each set's steps share one
+ * quasi-inverse per target bidegree, so the brackets of all c's cost a few batched passes.
+ */
+#ifndef EXTFLOW_MASSEY_H
+#define EXTFLOW_MASSEY_H
+#include <stdio.h>
+#include "stages/products.h"
+
+typedef struct massey_bracket {
+    int cn, cs;                 /* c's bidegree (stem, s) */
+    uint32_t clen;              /* c: coordinates over the generators at (cs, cn + cs) */
+    uint8_t *c;
+    int n, s;                   /* the bracket's bidegree */
+    uint32_t dim;               /* generators there */
+    uint8_t *rep;               /* dim coordinates: the representative, reduced */
+    uint32_t nindet;            /* rows of the indeterminacy (RREF) */
+    uint8_t *indet;             /* nindet x dim */
+} massey_bracket;
+
+typedef struct massey_table {
+    massey_bracket *b;
+    size_t n;
+    long lifts;                 /* chain maps lifted (f_a, f_b, the f_c) */
+} massey_table;
+
+/* The lift sets are run by run_set (rt_lift with StarPU, lift_run_serial without). */
+typedef int (*massey_run_fn)(lift_set *set);
+
+/* <a, b, c> for every c described above, over res (a loaded resolution of S_2 whose region
+ * is complete). a and b must lie in the region with s >= 1. Plain lifts keep their stage
+ * files under lift_dir ("" : none). Returns 0; 1 when a·b != 0 (no bracket is defined: err
+ * says so); -1 on a runtime failure (err says why). */
+int massey_compute(const resolution *res, const product_class *a, const product_class *b, const char *lift_dir,
+                   massey_run_fn run_set, massey_table *out, char *err, size_t errlen);
+void massey_table_clear(massey_table *t);
+
+/* sseq's massey output, one line per bracket that does not contain 0:
+ * "<a, b, x_(n, s, [c])> = [rep] + {indeterminacy rows joined by ", "}". 0 or -1. */
+int massey_write_sseq(FILE *out, const massey_table *t);
+/* massey-A-B.csv (schema/massey-csv.md): every bracket computed. 0 or -1. */
+int massey_write_csv(FILE *out, const massey_table *t, const char *aname, const char *bname);
+
+#endif

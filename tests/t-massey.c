@@ -1,0 +1,138 @@
+/* t-massey.c — Massey products (stages/massey.h) on the resolution of S_2 through stem 26,
+ * s <= 12, both algorithms, against independent answers:
+ *   - <h3, h0^4, c> for every c (Adams periodicity) equals sseq's massey-S_2-P byte for byte;
+ *   - the brackets of the sphere in the reference's products §7: <h0, h1, h0> = h1^2,
+ *     <h1, h0, h1> = h0 h2, <h1, h2, h1> = h2^2, <h2, h1, h2> = h1 h3, <h2, h3, h2> = h3^2,
+ *     <h3, h2, h3> = h2 h4, <h1, h0, h2^2> = c0 (all in one-dimensional groups, zero
+ *     indeterminacy) and <h0, h1, h2^2> = 0;
+ *   - a·b != 0 is refused (<h0, h0, c>);
+ *   - the StarPU DAG (rt_lift) gives the serial run's table. */
+#include <stdlib.h>
+#include <string.h>
+#include "runtime/rt.h"
+#include "runtime/rt_lift.h"
+#include "stages/massey.h"
+#include "tests/tap.h"
+
+#define STEM 26
+#define MAXS 12
+
+static char *read_ref(const char *name)
+{
+    const char *dir = getenv("EXTFLOW_TEST_REF") ? getenv("EXTFLOW_TEST_REF") : "tests/ref";
+    char path[512];
+    snprintf(path, sizeof path, "%s/products/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f) bail(path);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *body = strchr(buf, '\n');    /* line 1 is the command that made it */
+    return body ? body + 1 : buf;
+}
+
+static product_class h(int j)
+{
+    product_class c;
+    char arg[8], err[200];
+    snprintf(arg, sizeof arg, "h%d", j);
+    if (products_parse_class(arg, &c, err, sizeof err) != 0) bail(err);
+    return c;
+}
+
+static product_class cls(const char *arg)
+{
+    product_class c;
+    char err[200];
+    if (products_parse_class(arg, &c, err, sizeof err) != 0) bail(err);
+    return c;
+}
+
+static char *sseq_text(const massey_table *t)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f || massey_write_sseq(f, t) != 0) bail("massey_write_sseq");
+    fclose(f);
+    return buf;
+}
+
+/* The bracket <a, b, c> for the basis class c = [1] at (n, s) of a one-dimensional group. */
+static const massey_bracket *find(const massey_table *t, int n, int s)
+{
+    for (size_t k = 0; k < t->n; k++)
+        if (t->b[k].cn == n && t->b[k].cs == s && t->b[k].clen == 1 && t->b[k].c[0]) return &t->b[k];
+    return NULL;
+}
+
+/* <a, b, c> at c = (cn, cs) is the generator of the one-dimensional group at (n, s), with
+ * zero indeterminacy (want = 1), or contains 0 (want = 0). */
+static void bracket_is(const resolution *res, const char *alg, product_class a, product_class b, int cn, int cs, int n,
+                       int s, int want, const char *what)
+{
+    massey_table t;
+    char err[700];
+    int rc = massey_compute(res, &a, &b, "", lift_run_serial, &t, err, sizeof err);
+    const massey_bracket *br = rc == 0 ? find(&t, cn, cs) : NULL;
+    int good = br && br->n == n && br->s == s && br->dim == 1 && br->nindet == 0 && br->rep[0] == want;
+    ok(good, "%s: %s", alg, what);
+    if (!good) diag("rc %d (%s), bracket %s, at (%d, %d) dim %u indet %u", rc, rc ? err : "", br ? "found" : "missing",
+                    br ? br->n : -1, br ? br->s : -1, br ? br->dim : 0, br ? br->nindet : 0);
+    massey_table_clear(&t);
+}
+
+static void check(int algorithm, const char *alg)
+{
+    resolution res;
+    char err[700];
+    if (res_init(&res, REGION_STEM, STEM, MAXS, 0, "", 0, algorithm) != 0) bail("res_init");
+    if (rt_init(0, err, sizeof err) != 0) bail(err);
+    rt_progress quiet = { 0 };
+    if (rt_resolve(&res, &quiet) != 0) bail("rt_resolve");
+
+    product_class h3 = h(3), h0_4 = cls("h0_4=0,4");
+    massey_table serial, dag;
+    int rc = massey_compute(&res, &h3, &h0_4, "", lift_run_serial, &serial, err, sizeof err);
+    ok(rc == 0 && serial.n > 30, "%s: <h3, h0^4, c> for %zu classes c (%ld chain maps)", alg, serial.n, serial.lifts);
+    char *text = sseq_text(&serial);
+    ok(!strcmp(text, read_ref("massey-S_2-P")), "%s: equal to sseq's massey-S_2-P byte for byte", alg);
+    free(text);
+    int rc2 = massey_compute(&res, &h3, &h0_4, "", rt_lift, &dag, err, sizeof err);
+    int same = rc2 == 0 && dag.n == serial.n;
+    for (size_t k = 0; same && k < dag.n; k++) {
+        const massey_bracket *x = &dag.b[k], *y = &serial.b[k];
+        same = x->cn == y->cn && x->cs == y->cs && x->dim == y->dim && x->nindet == y->nindet &&
+               !memcmp(x->c, y->c, x->clen) && !memcmp(x->rep, y->rep, x->dim) &&
+               !memcmp(x->indet, y->indet, (size_t)x->nindet * x->dim);
+    }
+    ok(same, "%s: the StarPU DAG gives the serial table", alg);
+    massey_table_clear(&serial);
+    massey_table_clear(&dag);
+
+    bracket_is(&res, alg, h(0), h(1), 0, 1, 2, 2, 1, "<h0, h1, h0> = h1^2 at (2, 2)");
+    bracket_is(&res, alg, h(1), h(0), 1, 1, 3, 2, 1, "<h1, h0, h1> = h0 h2 at (3, 2)");
+    bracket_is(&res, alg, h(1), h(2), 1, 1, 6, 2, 1, "<h1, h2, h1> = h2^2 at (6, 2)");
+    bracket_is(&res, alg, h(2), h(1), 3, 1, 8, 2, 1, "<h2, h1, h2> = h1 h3 at (8, 2)");
+    bracket_is(&res, alg, h(2), h(3), 3, 1, 14, 2, 1, "<h2, h3, h2> = h3^2 at (14, 2)");
+    bracket_is(&res, alg, h(3), h(2), 7, 1, 18, 2, 1, "<h3, h2, h3> = h2 h4 at (18, 2)");
+    bracket_is(&res, alg, h(1), h(0), 6, 2, 8, 3, 1, "<h1, h0, h2^2> = c0 at (8, 3)");
+    bracket_is(&res, alg, h(0), h(1), 6, 2, 8, 3, 0, "<h0, h1, h2^2> contains 0");
+
+    product_class h0 = h(0);
+    massey_table t;
+    rc = massey_compute(&res, &h0, &h0, "", lift_run_serial, &t, err, sizeof err);
+    ok(rc == 1 && strstr(err, "not zero"), "%s: <h0, h0, c> is refused: %s", alg, err);
+    rt_shutdown();
+    res_clear(&res);
+}
+
+int main(void)
+{
+    setenv("STARPU_SILENT", "1", 0);
+    plan(2 * 12);
+    check(ALG_STANDARD, "standard");
+    check(ALG_NASSAU, "nassau");
+    return done_testing();
+}
