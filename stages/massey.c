@@ -138,8 +138,9 @@ int massey_compute(const resolution *res, const product_class *a, const product_
             free(piv);
             piv = NULL;
         }
-    /* every f_c, through level sa + sb - 1 */
-    lift_set_init(&set2, res, res, lift_dir);
+    /* every f_c, through level sa + sb - 1 (no stage files: hundreds of partial maps, cheaper to
+     * recompute than to keep as thousands of small files) */
+    lift_set_init(&set2, res, res, "");
     have2 = 1;
     mcs = calloc(ncs + 1, sizeof *mcs);
     mhs = calloc(ncs + 1, sizeof *mhs);

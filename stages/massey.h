@@ -48,8 +48,9 @@ typedef struct massey_table {
 typedef int (*massey_run_fn)(lift_set *set);
 
 /* <a, b, c> for every c described above, over res (a loaded resolution of S_2 whose region
- * is complete). a and b must lie in the region with s >= 1. Plain lifts keep their stage
- * files under lift_dir ("" : none). Returns 0; 1 when a·b != 0 (no bracket is defined: err
+ * is complete). a and b must lie in the region with s >= 1. f_a and f_b (the maps a products
+ * run lifts too) keep their stage files under lift_dir ("" : none); the f_c and the homotopies
+ * keep none (hundreds of partial maps: recomputing them beats thousands of small files). Returns 0; 1 when a·b != 0 (no bracket is defined: err
  * says so); -1 on a runtime failure (err says why). */
 int massey_compute(const resolution *res, const product_class *a, const product_class *b, const char *lift_dir,
                    massey_run_fn run_set, massey_table *out, char *err, size_t errlen);

@@ -23,6 +23,7 @@
 #include "stages/chart.h"
 #include "stages/durable.h"
 #include "stages/manifest.h"
+#include "stages/massey.h"
 #include "stages/products.h"
 #include "stages/progress.h"
 #include "stages/report.h"
@@ -79,6 +80,12 @@ static const char *usage_text =
     "                         the generators there, as [1,0] or 10 (default [1]); or a bare h0..h7.\n"
     "                         NAME: letters, digits, _ . ^ + - (at most 63); up to 64 classes\n"
     "      --sseq-formats     also write DIR/lift_hom-NAME.txt per class: sseq's lift_hom output\n"
+    "      --quiet            no closing summary\n"
+    "  massey     DIR --a A --b B: the Massey products <A, B, c> for every class c of DIR's\n"
+    "             resolved region with B·c = 0 (A·B must be 0), with their indeterminacy, into\n"
+    "             DIR/massey-A-B.csv (A, B the classes' names); a class is NAME=n,s[,vector] or\n"
+    "             h0..h7, as for products\n"
+    "      --sseq-formats     also write DIR/massey-A-B.txt, as sseq's massey example prints it\n"
     "      --quiet            no closing summary\n"
     "  pack       TEXT FILE: write the matrix of an inspect-style text file as a stage file\n"
     "  help       this text (as does --help after any command)\n"
@@ -857,6 +864,24 @@ static int write_lift_hom(FILE *f, void *ctx)
 
 #define MAX_CLASSES 64
 
+/* A class argument must lie in DIR's complete region, with as many coordinates as there are
+ * generators there: 0, or 2 after a usage error. */
+static int check_class(const char *cmd, const product_class *c, const resolution *res, const run_manifest *man,
+                       const char *dir)
+{
+    char where[64];
+    region_describe(where, sizeof where, &man->complete);
+    if (c->s > res->max_s || c->n > report_row_last_stem(res, c->s))
+        return usage_error("%s: class %s at (n=%d, s=%d) lies outside %s's resolved region (%s)", cmd, c->name, c->n,
+                           c->s, dir, where);
+    uint32_t dim = res_ngens(res, c->s, c->n + c->s);
+    if (dim == 0) return usage_error("%s: class %s: Ext at (n=%d, s=%d) is zero", cmd, c->name, c->n, c->s);
+    if (c->len != dim)
+        return usage_error("%s: class %s: %u coordinates given, but Ext at (n=%d, s=%d) has dimension %u", cmd, c->name,
+                           c->len, c->n, c->s, dim);
+    return 0;
+}
+
 /* extflow products DIR --class C ...: lifts the classes over DIR's resolution (stages/lift.h). */
 static int cmd_products(int argc, char **argv)
 {
@@ -922,22 +947,7 @@ static int cmd_products(int argc, char **argv)
         close(lockfd);
         return prc;
     }
-    /* each class must lie in the complete region, with as many coordinates as generators there */
-    for (int k = 0; k < ncl && !prc; k++) {
-        product_class *c = &classes[k];
-        char where[64];
-        region_describe(where, sizeof where, &man.complete);
-        if (c->s > res.max_s || c->n > report_row_last_stem(&res, c->s)) {
-            prc = usage_error("products: class %s at (n=%d, s=%d) lies outside %s's resolved region (%s)", c->name,
-                              c->n, c->s, dir, where);
-            break;
-        }
-        uint32_t dim = res_ngens(&res, c->s, c->n + c->s);
-        if (dim == 0) prc = usage_error("products: class %s: Ext at (n=%d, s=%d) is zero", c->name, c->n, c->s);
-        else if (c->len != dim)
-            prc = usage_error("products: class %s: %u coordinates given, but Ext at (n=%d, s=%d) has dimension %u",
-                              c->name, c->len, c->n, c->s, dim);
-    }
+    for (int k = 0; k < ncl && !prc; k++) prc = check_class("products", &classes[k], &res, &man, dir);
     if (prc) {
         res_clear(&res);
         close(lockfd);
@@ -979,6 +989,94 @@ static int cmd_products(int argc, char **argv)
     return rc;
 }
 
+struct massey_out {
+    const massey_table *t;
+    const char *a, *b;
+};
+static int write_massey_csv(FILE *f, void *ctx)
+{
+    struct massey_out *o = ctx;
+    return massey_write_csv(f, o->t, o->a, o->b);
+}
+static int write_massey_sseq(FILE *f, void *ctx)
+{
+    struct massey_out *o = ctx;
+    return massey_write_sseq(f, o->t);
+}
+
+/* extflow massey DIR --a A --b B: <A, B, c> for every c in the kernel of B (stages/massey.h). */
+static int cmd_massey(int argc, char **argv)
+{
+    enum { A, B, SSEQ, QUIET, NOPTS };
+    cli_opt o[NOPTS + 1] = { [A] = { "--a", 1, NULL }, [B] = { "--b", 1, NULL }, [SSEQ] = { "--sseq-formats", 0, NULL },
+                             [QUIET] = { "--quiet", 0, NULL }, [NOPTS] = { NULL, 0, NULL } };
+    const char *dir;
+    int npos, prc = parse_args("massey", argc, argv, o, &dir, 1, &npos);
+    if (prc >= 0) return prc;
+    if (npos != 1) return usage_error("massey: DIR expected");
+    if (!o[A].arg || !o[B].arg) return usage_error("massey: give --a CLASS and --b CLASS");
+    static product_class a, b;
+    char err[800];
+    if (products_parse_class(o[A].arg, &a, err, sizeof err) != 0 || products_parse_class(o[B].arg, &b, err, sizeof err) != 0)
+        return usage_error("massey: %s", err);
+    if (a.s < 1 || b.s < 1) return usage_error("massey: the classes a and b must have s >= 1");
+    if ((prc = check_starpu_env(0)) != 0) return prc;
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return usage_error("massey: %s is not a directory", dir);
+    int lockfd = lock_outdir(dir);
+    if (lockfd < 0) return 1;
+    resolution res;
+    run_manifest man;
+    if ((prc = load_resolved_dir(dir, &res, &man)) != 0) {
+        close(lockfd);
+        return prc;
+    }
+    if (!(prc = check_class("massey", &a, &res, &man, dir))) prc = check_class("massey", &b, &res, &man, dir);
+    if (prc) {
+        res_clear(&res);
+        close(lockfd);
+        return prc;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    massey_table table = { 0 };
+    int rc = rt_init(0, err, sizeof err) != 0;
+    if (rc) fprintf(stderr, "extflow: %s\n", err);
+    else {
+        int mr = massey_compute(&res, &a, &b, dir, rt_lift, &table, err, sizeof err);
+        rt_shutdown();
+        if (mr == 1) rc = usage_error("massey: %s", err);
+        else if (mr) {
+            fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", err);
+            rc = 1;
+        }
+    }
+    char csv[200], txt[200];
+    snprintf(csv, sizeof csv, "massey-%s-%s.csv", a.name, b.name);
+    snprintf(txt, sizeof txt, "massey-%s-%s.txt", a.name, b.name);
+    struct massey_out out = { &table, a.name, b.name };
+    if (!rc) rc = write_output(dir, csv, write_massey_csv, &out);
+    if (!rc && o[SSEQ].arg) rc = write_output(dir, txt, write_massey_sseq, &out);
+    else if (!rc) remove_output(dir, txt);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!rc && !o[QUIET].arg) {
+        size_t nonzero = 0;
+        for (size_t k = 0; k < table.n; k++)
+            for (uint32_t z = 0; z < table.b[k].dim; z++)
+                if (table.b[k].rep[z]) {
+                    nonzero++;
+                    break;
+                }
+        fprintf(stderr, "extflow: <%s, %s, c> for %zu classes c over %s (%zu not containing 0; %ld chain maps) in "
+                "%.1f s; table %s/%s\n", a.name, b.name, table.n, dir, nonzero, table.lifts,
+                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir, csv);
+    }
+    massey_table_clear(&table);
+    res_clear(&res);
+    close(lockfd);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGXFSZ, SIG_IGN);   /* a file-size limit becomes EFBIG, reported like a full disk */
@@ -999,5 +1097,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
     if (!strcmp(cmd, "export")) return cmd_export(argc - 2, argv + 2);
     if (!strcmp(cmd, "products")) return cmd_products(argc - 2, argv + 2);
+    if (!strcmp(cmd, "massey")) return cmd_massey(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", cmd);
 }
