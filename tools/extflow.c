@@ -864,6 +864,19 @@ static int write_lift_hom(FILE *f, void *ctx)
 
 #define MAX_CLASSES 64
 
+/* For a command that reads a finished resolution: StarPU's environment checked, DIR locked
+ * (*lockfd) and its complete region loaded into res. 0, or the exit status after a message. */
+static int open_resolved_dir(const char *cmd, const char *dir, int *lockfd, resolution *res, run_manifest *man)
+{
+    int rc = check_starpu_env(0);
+    if (rc) return rc;
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return usage_error("%s: %s is not a directory", cmd, dir);
+    if ((*lockfd = lock_outdir(dir)) < 0) return 1;
+    if ((rc = load_resolved_dir(dir, res, man)) != 0) close(*lockfd);
+    return rc;
+}
+
 /* A class argument must lie in DIR's complete region, with as many coordinates as there are
  * generators there: 0, or 2 after a usage error. */
 static int check_class(const char *cmd, const product_class *c, const resolution *res, const run_manifest *man,
@@ -936,17 +949,10 @@ static int cmd_products(int argc, char **argv)
     if (npos != 1) return usage_error("products: DIR expected");
     if (!ncl) return usage_error("products: give at least one --class");
     int quiet = o[QUIET].arg != NULL;
-    if ((prc = check_starpu_env(0)) != 0) return prc;
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return usage_error("products: %s is not a directory", dir);
-    int lockfd = lock_outdir(dir);
-    if (lockfd < 0) return 1;
+    int lockfd;
     resolution res;
     run_manifest man;
-    if ((prc = load_resolved_dir(dir, &res, &man)) != 0) {
-        close(lockfd);
-        return prc;
-    }
+    if ((prc = open_resolved_dir("products", dir, &lockfd, &res, &man)) != 0) return prc;
     for (int k = 0; k < ncl && !prc; k++) prc = check_class("products", &classes[k], &res, &man, dir);
     if (prc) {
         res_clear(&res);
@@ -1020,17 +1026,10 @@ static int cmd_massey(int argc, char **argv)
     if (products_parse_class(o[A].arg, &a, err, sizeof err) != 0 || products_parse_class(o[B].arg, &b, err, sizeof err) != 0)
         return usage_error("massey: %s", err);
     if (a.s < 1 || b.s < 1) return usage_error("massey: the classes a and b must have s >= 1");
-    if ((prc = check_starpu_env(0)) != 0) return prc;
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return usage_error("massey: %s is not a directory", dir);
-    int lockfd = lock_outdir(dir);
-    if (lockfd < 0) return 1;
+    int lockfd;
     resolution res;
     run_manifest man;
-    if ((prc = load_resolved_dir(dir, &res, &man)) != 0) {
-        close(lockfd);
-        return prc;
-    }
+    if ((prc = open_resolved_dir("massey", dir, &lockfd, &res, &man)) != 0) return prc;
     if (!(prc = check_class("massey", &a, &res, &man, dir))) prc = check_class("massey", &b, &res, &man, dir);
     if (prc) {
         res_clear(&res);
