@@ -122,12 +122,24 @@ static void json_pairs(FILE *out, const product_row *rows, long n, const char *n
             fprintf(out, "%s[%d,%d,%ld,%ld]", count++ ? "," : "", rows[r].n, rows[r].s, rows[r].i, rows[r].k);
 }
 
+/* Is name h<digits> (a class the table names by itself)? */
+static int is_h_name(const char *name)
+{
+    if (name[0] != 'h' || !name[1]) return 0;
+    for (const char *p = name + 1; *p; p++)
+        if (*p < '0' || *p > '9') return 0;
+    return 1;
+}
+
 /* Names the table itself proves, as monomials in the h_j: h_j is the class at (2^j - 1, 1)
  * (the only one there), and when h_j · x (j = 0, 1, 2) has exactly one term y and x is the
  * monomial m, y = h_j m and takes that name (the first found, by s then n then i, when
- * several monomials reach y). Writes [n,s,i,"name"] entries; 0, or -1 out of memory. */
+ * several monomials reach y). A layer of products.csv (rows prod[0..np)) named L whose class
+ * lies in a bidegree of dimension 1 names that class L (it is the only one there), and
+ * monomials grow from it too (h1 c0). Writes [n,s,i,"name"] entries; 0, or -1 out of memory. */
 #define NAME_HS 12      /* h0..h11: stems up to 2^12 - 1 */
-static int json_names(FILE *out, const resolution *res)
+#define NAME_BASES 255  /* products.csv names used as factors */
+static int json_names(FILE *out, const resolution *res, const product_row *prod, long np)
 {
     int maxn = report_max_stem(res), S = res->max_s + 1;
     long *first = malloc((size_t)S * (size_t)(maxn + 1) * sizeof *first), total = 0;
@@ -137,7 +149,8 @@ static int json_names(FILE *out, const resolution *res)
             first[(size_t)s * (maxn + 1) + n] = total;
             if (n <= report_row_last_stem(res, s)) total += res_ngens(res, s, n + s);
         }
-    uint8_t (*mono)[NAME_HS + 1] = calloc((size_t)total + 1, sizeof *mono);   /* [NAME_HS]: named */
+    /* [NAME_HS]: named; [NAME_HS + 1]: the products.csv factor (1 + its row in prod), or 0 */
+    uint8_t (*mono)[NAME_HS + 2] = calloc((size_t)total + 1, sizeof *mono);
     if (!mono) {
         free(first);
         return -1;
@@ -149,18 +162,37 @@ static int json_names(FILE *out, const resolution *res)
             mono[x][j] = 1;
             mono[x][NAME_HS] = 1;
         }
+    long base_row[NAME_BASES + 1];
+    int nbases = 0;
+    for (long a = 0; a < np && nbases < NAME_BASES; a++) {
+        const product_row *r = &prod[a];
+        if (is_h_name(r->name) || !has_class(res, r->name_n, r->name_s, 0) ||
+            res_ngens(res, r->name_s, r->name_n + r->name_s) != 1)
+            continue;
+        long x = IDX(r->name_n, r->name_s, 0);
+        if (mono[x][NAME_HS]) continue;     /* named already (an h_j, or an earlier layer) */
+        base_row[nbases++] = a;
+        mono[x][NAME_HS] = 1;
+        mono[x][NAME_HS + 1] = (uint8_t)nbases;
+    }
     long count = 0;
     for (int s = 0; s < S; s++)
         for (int n = 0; n <= report_row_last_stem(res, s); n++)
             for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++) {
                 long x = IDX(n, s, i);
                 if (!mono[x][NAME_HS]) continue;
-                fprintf(out, "%s[%d,%d,%u,\"", count++ ? "," : "", n, s, i);
-                for (int j = 0, sp = 0; j < NAME_HS; j++)
-                    if (mono[x][j]) {
-                        fprintf(out, mono[x][j] > 1 ? "%sh%d^%d" : "%sh%d", sp++ ? " " : "", j, mono[x][j]);
-                    }
-                fprintf(out, "\"]");
+                fprintf(out, "%s[%d,%d,%u,", count++ ? "," : "", n, s, i);
+                char name[600];
+                int len = 0;
+                for (int j = 0; j < NAME_HS; j++)
+                    if (mono[x][j])
+                        len += snprintf(name + len, sizeof name - (size_t)len, mono[x][j] > 1 ? "%sh%d^%d" : "%sh%d",
+                                        len ? " " : "", j, mono[x][j]);
+                if (mono[x][NAME_HS + 1])
+                    snprintf(name + len, sizeof name - (size_t)len, "%s%s", len ? " " : "",
+                             prod[base_row[mono[x][NAME_HS + 1] - 1]].name);
+                json_string(out, name);
+                fputc(']', out);
                 for (int j = 0; j < 3 && s + 1 < S; j++) {
                     int n2 = n + (1 << j) - 1;
                     if (n2 > report_row_last_stem(res, s + 1)) continue;
@@ -169,7 +201,7 @@ static int json_names(FILE *out, const resolution *res)
                         if (report_hj(res, j, s, n + s, i, k)) terms++, k0 = k;
                     long y = terms == 1 ? IDX(n2, s + 1, k0) : -1;
                     if (y < 0 || mono[y][NAME_HS] || mono[x][j] == 255) continue;
-                    memcpy(mono[y], mono[x], NAME_HS);
+                    memcpy(mono[y], mono[x], NAME_HS + 2);
                     mono[y][j]++;
                     mono[y][NAME_HS] = 1;
                 }
@@ -213,7 +245,7 @@ int chart_write_json(FILE *out, const resolution *res)
             for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++)
                 fprintf(out, "%s[%d,%d,%u]", count++ % 16 ? "," : count > 1 ? ",\n" : "", n, s, i);
     fprintf(out, "],\n\"names\":[");
-    if (!res->module && json_names(out, res) != 0) {   /* h_j names are the sphere's */
+    if (!res->module && json_names(out, res, prod, np) != 0) {   /* h_j names are the sphere's */
         free(prod);
         free(d2);
         errno = ENOMEM;
@@ -262,3 +294,112 @@ int chart_write_html(FILE *out, const resolution *res)
     fputs(mark + strlen(DATA_MARK), out);
     return ferror(out) ? -1 : 0;
 }
+
+/* chart.svg: a cell per bidegree, classes side by side in it. */
+typedef struct svg_ctx {
+    FILE *out;
+    const resolution *res;
+    int cell, margin, h, only_j;
+    const char *colour;
+} svg_ctx;
+
+#define X(n, k, d) (margin + cell * (n) + cell / 2 + ((d) > 1 ? (int)(k) * 6 - 3 * ((int)(d) - 1) : 0))
+#define Y(s) (h - margin - cell * (s) - cell / 2)
+/* A line from x_(n,s,i) to x_(n2,s2,k) in layer cls. */
+static void svg_line(const svg_ctx *c, const char *cls, int n, int s, long i, int n2, int s2, long k)
+{
+    int cell = c->cell, margin = c->margin, h = c->h;
+    fprintf(c->out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"%s\"/>\n",
+            X(n, i, res_ngens(c->res, s, n + s)), Y(s), X(n2, k, res_ngens(c->res, s2, n2 + s2)), Y(s2), cls);
+}
+
+static int svg_h_line(void *ctx, int j, int n, int s, uint32_t i, uint32_t k)
+{
+    const svg_ctx *c = ctx;
+    char cls[8];
+    snprintf(cls, sizeof cls, "h%d", j);
+    if (j == c->only_j) svg_line(c, cls, n, s, i, n + (1 << j) - 1, s + 1, k);
+    return 0;
+}
+
+/* A layer name as an XML-safe class token: letters, digits, _ and -, others as _. */
+static void css_token(char *dst, size_t size, const char *name)
+{
+    size_t k = 0;
+    for (; name[k] && k + 1 < size; k++)
+        dst[k] = (name[k] >= 'a' && name[k] <= 'z') || (name[k] >= 'A' && name[k] <= 'Z') ||
+                 (name[k] >= '0' && name[k] <= '9') || name[k] == '-' ? name[k] : '_';
+    dst[k] = 0;
+}
+
+int chart_write_svg(FILE *out, const resolution *res)
+{
+    static const char *palette[] = { "#555", "#c33", "#36c", "#2a2", "#c80", "#93c", "#0aa", "#a52" };
+    product_row *prod = NULL;
+    long pign;
+    int have_p;
+    long np = read_rows(res, "products.csv", 0, &prod, &pign, &have_p);
+    if (np < 0) return -1;
+    char list[sizeof res->chart_products + 1];
+    snprintf(list, sizeof list, "%s", res->chart_products[0] ? res->chart_products : "h0,h1,h2");
+    int maxn = report_max_stem(res);
+    const int cell = 24, margin = 48;
+    int w = margin * 2 + cell * (maxn + 1), h = margin * 2 + cell * (res->max_s + 1);
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"9\">\n", w, h, w, h);
+    fprintf(out, "<title>Ext_A(%s, F2): stems 0..%d, s 0..%d</title>\n", res->module ? res->module_name : "F2",
+            maxn, res->max_s);
+    fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    /* the layers' styles: one colour each, then the legend */
+    fprintf(out, "<style>\n");
+    int nl = 0;
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save), nl++) {
+        char tok[80];
+        css_token(tok, sizeof tok, name);
+        fprintf(out, "line.%s { stroke: %s;%s }\n", tok, palette[nl % 8], nl >= 8 ? " stroke-dasharray: 3 2;" : "");
+    }
+    fprintf(out, "</style>\n");
+    for (int n = 0; n <= maxn; n += 2)
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", margin + cell * n + cell / 2,
+                h - margin + 12, n);
+    for (int s = 0; s <= res->max_s; s += 2)
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", margin - 6,
+                h - margin - cell * s - cell / 2 + 3, s);
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">stem n = t - s</text>\n",
+            margin + cell * (maxn + 1) / 2, h - 10);
+    fprintf(out, "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" "
+            "transform=\"rotate(-90 14 %d)\">homological degree s</text>\n", h / 2, h / 2);
+    svg_ctx c = { out, res, cell, margin, h, -1, NULL };
+    snprintf(list, sizeof list, "%s", res->chart_products[0] ? res->chart_products : "h0,h1,h2");
+    int row = 0;
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save), row++) {
+        char tok[80];
+        css_token(tok, sizeof tok, name);
+        int lx = w - margin - 90;   /* the legend, top right, above the vanishing line's empty corner */
+        fprintf(out, "<g class=\"legend\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"%s\" "
+                "stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">", lx, 14 + 12 * row, lx + 18, 14 + 12 * row, tok, lx + 22,
+                17 + 12 * row);
+        for (const char *p = name; *p; p++) fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : (char[2]){ *p, 0 }, out);
+        fprintf(out, "</text></g>\n");
+        if (is_h_name(name) && atoi(name + 1) <= 2) {
+            c.only_j = atoi(name + 1);
+            report_h_lines(res, svg_h_line, &c);
+        } else
+            for (long r = 0; r < np; r++)
+                if (!strcmp(prod[r].name, name))
+                    svg_line(&c, tok, prod[r].n, prod[r].s, prod[r].i, prod[r].n + prod[r].name_n,
+                             prod[r].s + prod[r].name_s, prod[r].k);
+    }
+    for (int s = 0; s <= res->max_s; s++)
+        for (int n = 0; n <= report_row_last_stem(res, s); n++) {
+            uint32_t d = res_ngens(res, s, n + s);
+            for (uint32_t i = 0; i < d; i++)
+                fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\"><title>x_(%d,%d,%u)</title></circle>\n",
+                        X(n, i, d), Y(s), n, s, i);
+        }
+    fprintf(out, "</svg>\n");
+    free(prod);
+    return ferror(out) ? -1 : 0;
+}
+#undef X
+#undef Y

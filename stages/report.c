@@ -75,57 +75,6 @@ int report_max_stem(const resolution *res)
     return maxn;
 }
 
-/* chart.svg's geometry: cell size, margin and height, for its h_j lines. */
-typedef struct svg_ctx {
-    FILE *out;
-    const resolution *res;
-    int cell, margin, h;
-} svg_ctx;
-
-#define X(n, k, d) (margin + cell * (n) + cell / 2 + ((d) > 1 ? (int)(k) * 6 - 3 * ((int)(d) - 1) : 0))
-#define Y(s) (h - margin - cell * (s) - cell / 2)
-static int svg_line(void *ctx, int j, int n, int s, uint32_t i, uint32_t k)
-{
-    static const char *colour[] = { "#555", "#c33", "#36c" };
-    const svg_ctx *c = ctx;
-    int cell = c->cell, margin = c->margin, h = c->h, n2 = n + (1 << j) - 1;
-    fprintf(c->out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" class=\"h%d\"/>\n",
-            X(n, i, res_ngens(c->res, s, n + s)), Y(s), X(n2, k, res_ngens(c->res, s + 1, n2 + s + 1)),
-            Y(s + 1), colour[j], j);
-    return 0;
-}
-
-int report_chart_svg(FILE *out, const resolution *res)
-{
-    int maxn = report_max_stem(res);
-    const int cell = 24, margin = 40;
-    int w = margin * 2 + cell * (maxn + 1), h = margin * 2 + cell * (res->max_s + 1);
-    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"9\">\n", w, h, w, h);
-    fprintf(out, "<title>Ext_A(%s, F2): stems 0..%d, s 0..%d</title>\n", res->module ? res->module_name : "F2",
-            maxn, res->max_s);
-    fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    for (int n = 0; n <= maxn; n += 2)
-        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
-                margin + cell * n + cell / 2, h - margin / 3, n);
-    for (int s = 0; s <= res->max_s; s += 2)
-        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", margin - 6,
-                h - margin - cell * s - cell / 2 + 3, s);
-    svg_ctx c = { out, res, cell, margin, h };
-    report_h_lines(res, svg_line, &c);
-    for (int s = 0; s <= res->max_s; s++)
-        for (int n = 0; n <= report_row_last_stem(res, s); n++) {
-            uint32_t d = res_ngens(res, s, n + s);
-            for (uint32_t i = 0; i < d; i++)
-                fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\"><title>x_(%d,%d,%u)</title></circle>\n",
-                        X(n, i, d), Y(s), n, s, i);
-        }
-    fprintf(out, "</svg>\n");
-    return ferror(out) ? -1 : 0;
-}
-#undef X
-#undef Y
-
 static void print_elt(FILE *out, const milnor_elt *R)
 {
     if (R->len == 0) return;

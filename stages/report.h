@@ -13,7 +13,6 @@
 
 int report_ext_csv(FILE *out, const resolution *res);
 int report_chart_txt(FILE *out, const resolution *res);
-int report_chart_svg(FILE *out, const resolution *res);
 int report_differentials(FILE *out, const resolution *res);
 int report_num_gens(FILE *out, const resolution *res);
 int report_resolution_size(FILE *out, const resolution *res);

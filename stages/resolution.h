@@ -59,6 +59,7 @@ typedef struct resolution {
     long keep_checked, keep_bad;/* files compared, and how many disagreed or were unreadable */
     char keep_error[1200];      /* the last disagreement */
     int algorithm;              /* enum algorithm */
+    char chart_products[512];   /* chart.svg's product layers, comma-separated ("": h0,h1,h2) */
     const char *load_action;    /* what res_load_stages says it does with a bad file (NULL: silent) */
     /* first error (runtime failures inside tasks); later tasks become no-ops */
     pthread_mutex_t lock;

@@ -10,6 +10,7 @@ DIR/chart.html.
                                   resolving it)
     chart_browser.py differ A.PNG B.PNG [X0 Y0 X1 Y1]  the share of pixels (in that box) that differ
     chart_browser.py perf CHART.HTML    JSON: load time, dots, and the slowest frame of 20 pan steps
+    chart_browser.py hover CHART.HTML N S I   the tooltip's text when hovering the class x_(N,S,I)
     chart_browser.py shot CHART.HTML OUT.PNG [WIDTH HEIGHT [FIND]]
                                   a screenshot of the page as it opens, or after finding
                                   FIND (as the page's Find box does) and hovering over it
@@ -340,6 +341,18 @@ def main():
         return 0
     if len(sys.argv) >= 4 and sys.argv[1] == "check":
         return check(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 1000)
+    if len(sys.argv) == 6 and sys.argv[1] == "hover":
+        b = Browser()
+        try:
+            b.open(sys.argv[2])
+            b.wait_for("typeof window.extflowChart === 'object'")
+            p = b.eval("extflowChart.classPosition(%d, %d, %d)" % tuple(int(v) for v in sys.argv[3:6]))
+            b.mouse("mouseMoved", p["x"], p["y"])
+            b.wait_for("document.getElementById('tip').style.display === 'block'")
+            print(b.eval("document.getElementById('tip').textContent") or "")
+        finally:
+            b.close()
+        return 0
     if len(sys.argv) >= 4 and sys.argv[1] == "shot":
         w, h = (int(sys.argv[4]), int(sys.argv[5])) if len(sys.argv) > 5 else (1200, 760)
         b = Browser(w, h)

@@ -14,7 +14,7 @@ if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 && ! command -v chromium
     echo "1..0 # SKIP no chromium (scripts/install-browser installs it)"
     exit 0
 fi
-plan 16
+plan 17
 mkdir -p "$TMP/r"    # optional layers: h3 · h3 and d2(h4) = h0 h3^2
 printf 'name,name_n,name_s,n,s,i,k\nh3,7,1,7,1,0,0\n' > "$TMP/r/products.csv"
 printf 'n,s,i,k\n15,1,0,0\n' > "$TMP/r/d2.csv"
@@ -43,6 +43,11 @@ python3 tests/chart_browser.py shot "$TMP/r/chart.html" "$TMP/shot.png" 1100 600
 rc=$?
 [ $rc -ne 0 ] && mkdir -p build && cp "$TMP/shot.png" build/chart-stem60-actual.png 2>/dev/null
 ok $rc "the stem-60 screenshot matches tests/ref/chart-stem60.png (${share:-?} of the plot's pixels differ; limit 0.0005)"
+# a class named by a lifted class: c0 at (8, 3), from extflow products
+$EXTFLOW products "$TMP/r" --class c0=8,3 --quiet &&
+    python3 tests/chart_browser.py hover "$TMP/r/chart.html" 8 3 0 > "$TMP/hover" 2>"$TMP/err" &&
+    grep -q "x_(8,3,0) = c0" "$TMP/hover" && grep -q "bidegree (8, 3)" "$TMP/hover"
+ok $? "after products --class c0=8,3, hovering the dot at (8,3) shows c0: $(head -c 160 "$TMP/hover" | tr '\n' ' ')"
 # stem 160's size (8,500 classes, 10,000 lines) without resolving it: a made-up document in
 # the same page; the whole chart is in view, so nothing is culled (the worst case)
 python3 tests/chart_browser.py synth "$TMP/r/chart.html" "$TMP/big.html" 8500 >/dev/null &&

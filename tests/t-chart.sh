@@ -1,9 +1,10 @@
 #!/bin/sh
 # The interactive chart's data: `export --json` parses, has one class per dimension of
 # ext.csv and chart.svg's h0/h1/h2 lines, reads products.csv and d2.csv, and chart.html
-# embeds the same document.
+# embeds the same document; extflow products redraws chart.svg with the layers asked for and
+# names the lifted classes in chart.html.
 . tests/lib.sh
-plan 14
+plan 17
 D="$TMP/r"
 $EXTFLOW resolve --stem 20 --out "$D" --quiet
 ok $? "resolve --stem 20"
@@ -14,7 +15,7 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["format
     "$TMP/a.json" > "$TMP/n" 2>"$TMP/err"
 [ "$(cat "$TMP/n")" = "$dims" ]
 ok $? "the document parses and has $dims classes, the sum of ext.csv's dims ($(cat "$TMP/n") $(cat "$TMP/err"))"
-svg_lines=$(grep -c '<line ' "$D/chart.svg")
+svg_lines=$(grep '<line ' "$D/chart.svg" | grep -vc 'stroke-width')   # the legend's have a width
 json_lines=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(sum(len(p["pairs"]) for p in d["products"]))' "$TMP/a.json")
 [ "$svg_lines" = "$json_lines" ]
 ok $? "its h0, h1, h2 pairs are chart.svg's lines ($json_lines, $svg_lines)"
@@ -57,6 +58,20 @@ $EXTFLOW resolve --module C2 --stem 12 --out "$TMP/c2" --quiet &&
 assert d["module"] == "C2" and d["names"] == [] and len(d["classes"]) == int(sys.argv[2]), (d["module"], d["names"])' \
     "$TMP/c2.json" "$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$TMP/c2/ext.csv")"
 ok $? "a module's directory (C2): export names the module, has one class per dimension and no h_j names"
+# products draw in chart.svg (the layers asked for) and name classes in chart.html
+P="$TMP/p"
+$EXTFLOW resolve --stem 20 --out "$P" --quiet &&
+    $EXTFLOW products "$P" --class c0=8,3 --class Ph1=9,5 --class h3 --chart-products h0,h1,c0 --quiet
+ok $? "products with c0, Ph1, h3 and --chart-products h0,h1,c0"
+c0_rows=$(grep -c '^c0,' "$P/products.csv")
+[ "$c0_rows" -gt 2 ] && [ "$(grep '<line ' "$P/chart.svg" | grep -v stroke-width | grep -c 'class="c0"')" = "$c0_rows" ] &&
+    [ "$(grep -c 'class="legend"' "$P/chart.svg")" = 3 ] && ! grep -q 'class="h2"\|class="h3"' "$P/chart.svg"
+ok $? "chart.svg: one c0 line per row of products.csv ($c0_rows), a legend of h0, h1, c0, no h2 or h3 lines"
+$EXTFLOW export "$P" --json | python3 -c 'import json, sys; d = json.load(sys.stdin)
+for name in ([8, 3, 0, "c0"], [9, 4, 0, "h1 c0"], [9, 5, 0, "Ph1"], [10, 6, 0, "h1 Ph1"], [7, 1, 0, "h3"]):
+    assert name in d["names"], name
+assert [p["name"] for p in d["products"]] == ["h0", "h1", "h2", "c0", "Ph1", "h3"], d["products"]'
+ok $? "chart.html names c0, h1 c0, Ph1, h1 Ph1 from the lifted classes, and has a layer for each"
 $EXTFLOW export "$D" >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q -- "--json" "$TMP/err"
 ok $? "export without --json is a usage error"

@@ -80,6 +80,10 @@ static const char *usage_text =
     "                         the generators there, as [1,0] or 10 (default [1]); or a bare h0..h7.\n"
     "                         NAME: letters, digits, _ . ^ + - (at most 63); up to 64 classes\n"
     "      --sseq-formats     also write DIR/lift_hom-NAME.txt per class: sseq's lift_hom output\n"
+    "      --chart-products L the product lines DIR/chart.svg draws (rewritten, with chart.html):\n"
+    "                         h0, h1, h2 and classes of this run, comma-separated (default h0,h1,h2);\n"
+    "                         chart.html has every layer, and names a class c0, Ph1, ... where a\n"
+    "                         lifted class's bidegree holds only it\n"
     "      --quiet            no closing summary\n"
     "  massey     DIR --a A --b B: the Massey products <A, B, c> for every class c of DIR's\n"
     "             resolved region with B·c = 0 (A·B must be 0), with their indeterminacy, into\n"
@@ -695,7 +699,7 @@ static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int a
     }
     static const struct { const char *name; int (*write)(FILE *, const resolution *); int sseq; } files[] = {
         { "chart.txt", report_chart_txt, 0 },
-        { "chart.svg", report_chart_svg, 0 },
+        { "chart.svg", chart_write_svg, 0 },
         { "chart.html", chart_write_html, 0 },
         { "differentials.txt", report_differentials, 1 },
         { "num_gens.txt", report_num_gens, 1 },
@@ -898,9 +902,9 @@ static int check_class(const char *cmd, const product_class *c, const resolution
 /* extflow products DIR --class C ...: lifts the classes over DIR's resolution (stages/lift.h). */
 static int cmd_products(int argc, char **argv)
 {
-    enum { SSEQ, QUIET, NOPTS };
+    enum { SSEQ, QUIET, CHART, NOPTS };
     cli_opt o[NOPTS + 1] = { [SSEQ] = { "--sseq-formats", 0, NULL }, [QUIET] = { "--quiet", 0, NULL },
-                             [NOPTS] = { NULL, 0, NULL } };
+                             [CHART] = { "--chart-products", 1, NULL }, [NOPTS] = { NULL, 0, NULL } };
     /* --class repeats: take them out before the common parser */
     static product_class classes[MAX_CLASSES];
     const char *names[MAX_CLASSES];
@@ -948,6 +952,19 @@ static int cmd_products(int argc, char **argv)
     if (prc >= 0) return prc;
     if (npos != 1) return usage_error("products: DIR expected");
     if (!ncl) return usage_error("products: give at least one --class");
+    char chart[sizeof ((resolution *)0)->chart_products] = "h0,h1,h2";
+    if (o[CHART].arg) {   /* h0, h1, h2 or classes of this run, comma-separated */
+        if (strlen(o[CHART].arg) >= sizeof chart) return usage_error("products: --chart-products: list too long");
+        snprintf(chart, sizeof chart, "%s", o[CHART].arg);
+        char list[sizeof chart];
+        snprintf(list, sizeof list, "%s", chart);
+        for (char *save = NULL, *nm = strtok_r(list, ",", &save); nm; nm = strtok_r(NULL, ",", &save)) {
+            int known = !strcmp(nm, "h0") || !strcmp(nm, "h1") || !strcmp(nm, "h2");
+            for (int k = 0; k < ncl && !known; k++) known = !strcmp(nm, classes[k].name);
+            if (!known)
+                return usage_error("products: --chart-products: '%s' is neither h0, h1, h2 nor a --class of this run", nm);
+        }
+    }
     int quiet = o[QUIET].arg != NULL;
     int lockfd;
     resolution res;
@@ -976,6 +993,11 @@ static int cmd_products(int argc, char **argv)
     }
     struct products_out out = { &set, names, 0 };
     if (!rc) rc = write_output(dir, "products.csv", write_csv, &out);
+    snprintf(res.chart_products, sizeof res.chart_products, "%s", chart);
+    static const char *charts[] = { "chart.svg", "chart.html" };   /* they draw products.csv */
+    for (int k = 0; k < 2 && !rc; k++)
+        if ((rc = report_write_file(dir, charts[k], &res, k ? chart_write_html : chart_write_svg)) != 0)
+            fprintf(stderr, "extflow: cannot write %s/%s: %s\n", dir, charts[k], strerror(errno));
     for (int k = 0; k < ncl && !rc; k++) {
         char name[128];
         snprintf(name, sizeof name, "lift_hom-%.63s.txt", classes[k].name);
