@@ -106,7 +106,14 @@ static void note_files(const lift_set *set, lift_map *f, const char *dir)
 
 int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n)
 {
+    return lift_add_map(set, s0, t0, coords, n, NULL, NULL, NULL);
+}
+
+int lift_add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n, const char *key,
+                 lift_extra_fn extra, void *extra_ctx)
+{
     if (s0 < 0 || s0 > set->src->max_s || t0 < s0 || n != res_ngens(set->src, s0, t0)) return -1;
+    if (key && (!*key || strlen(key) >= sizeof set->maps[0].key || strchr(key, '/') || key[0] == '.')) return -1;
     lift_map *nm = realloc(set->maps, ((size_t)set->nmaps + 1) * sizeof *nm);
     if (!nm) return -1;
     set->maps = nm;
@@ -124,14 +131,25 @@ int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
         return -1;
     }
     memcpy(f->coords, coords, n);
-    /* the key: stem, s, then the vector in hex, 4 coordinates a digit, lowest first */
+    f->extra = extra;
+    f->extra_ctx = extra_ctx;
+    /* the key: stem, s, then the vector in hex, 4 coordinates a digit, lowest first; a vector
+     * of more than 256 coordinates by the FNV-1a 64 of its bits instead (a file name has at
+     * most 255 bytes) */
     int len = snprintf(f->key, sizeof f->key, "%d_%d_", (int)(t0 - s0), s0);
-    for (uint32_t k = 0; k < n && len + 2 < (int)sizeof f->key; k += 4) {
-        unsigned d = 0;
-        for (uint32_t b = 0; b < 4 && k + b < n; b++) d |= (unsigned)(coords[k + b] & 1) << b;
-        f->key[len++] = "0123456789abcdef"[d];
+    if (key) snprintf(f->key, sizeof f->key, "%s", key);
+    else if (n > 256) {
+        uint64_t h = 14695981039346656037ull;
+        for (uint32_t k = 0; k < n; k++) h = (h ^ (coords[k] & 1)) * 1099511628211ull;
+        snprintf(f->key + len, sizeof f->key - (size_t)len, "h%016llx", (unsigned long long)h);
+    } else {
+        for (uint32_t k = 0; k < n; k += 4) {
+            unsigned d = 0;
+            for (uint32_t b = 0; b < 4 && k + b < n; b++) d |= (unsigned)(coords[k + b] & 1) << b;
+            f->key[len++] = "0123456789abcdef"[d];
+        }
+        f->key[len] = 0;
     }
-    f->key[len] = 0;
     if (set->outdir[0]) {
         char dir[4400];
         lift_dir(set, f, dir, sizeof dir);
@@ -566,9 +584,16 @@ int lift_step(lift_set *set, int i, deg_t t)
         set->qis += sr == 0;
         set->qi_seconds += now() - t1;
         pthread_mutex_unlock(&set->lock);
-        if (sr == -2)
-            lift_fail(set, "internal error: at target (%d, %d), f(d z) of the %u-th generator lifted there is not in "
-                      "the image of d_%d", i, (int)t, bad, i);
+        if (sr == -2) {             /* name the map and generator of the stacked row */
+            int bm = 0;
+            uint32_t br = 0;
+            for (int m = 0, k = 0; m < set->nmaps; m++)
+                for (uint32_t r = 0; todo[m] && r < Y[m].rows; r++)
+                    if (!f2vec_is_zero(f2mat_row(&Y[m], r), f2vec_words(tgt_dim)) && (uint32_t)k++ == bad) bm = m, br = r;
+            lift_fail(set, "internal error: lifting %s, y = f(d z) for generator %u at source (%d, %d) is not in the "
+                      "image of d_%d at (%d, %d)", set->maps[bm].key, br, set->maps[bm].s0 + i,
+                      (int)(t + set->maps[bm].t0), i, i, (int)t);
+        }
         else if (sr < 0)
             lift_fail(set, "out of memory solving d_%d at (%d, %d)", i, i, (int)t);
         rc = sr ? -1 : 0;

@@ -37,7 +37,8 @@
  *
  * Stage files (schema/stage-files.md, kind "lift"): one per map and source bidegree with at
  * least one generator and a non-zero target, DIR/stages/lift/<key>/<s>_<T>.zst, key =
- * "<n0>_<s0>_<hex of the class vector>"; aux = lift_key_hash(key). A step first loads its
+ * "<n0>_<s0>_<hex of the class vector>" (over 256 coordinates "<n0>_<s0>_h<FNV-1a 64 of
+ * them>"); aux = lift_key_hash(key). A step first loads its
  * valid files (resume), names a damaged one on stderr and recomputes it. Files are renamed into
  * place complete but not synced (a cache whose damage the reader detects: write_cell).
  */
@@ -58,7 +59,7 @@ typedef struct lift_map {
     deg_t t0;                   /* f_i : F_{s0+i} -> F_i raises no degree: internal shift t0 */
     uint32_t nclass;            /* the class: coords[0..nclass) over the generators at (s0, t0) */
     uint8_t *coords;
-    char key[160];              /* stage-file directory: "<n0>_<s0>_<hex>" */
+    char key[160];              /* stage-file directory: "<n0>_<s0>_<hex>" (or a caller's key) */
     int max_i;                  /* steps only for i <= max_i (INT_MAX unless the caller lowers
                                  * it: a Massey product needs a few levels of a map) */
     lift_extra_fn extra;        /* NULL for a plain lift */
@@ -89,6 +90,12 @@ void lift_set_clear(lift_set *set);
 /* Adds the lift of the class coords[0..n) at (s0, t0) (n = generators there); returns its index,
  * or -1 (out of memory, or n does not match). */
 int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n);
+/* The general form (Massey products' homotopies): a map whose bottom row is coords as above
+ * (all zero for a homotopy) and whose every y gets extra(...) added (NULL: none); key names its
+ * stage-file directory (NULL: the class's, as lift_add_class; else at most 127 characters, no
+ * '/', not starting with '.'), so give each map that is not a plain class lift a key of its own. */
+int lift_add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n, const char *key,
+                 lift_extra_fn extra, void *extra_ctx);
 /* FNV-1a 32 of a map's key (the aux field of its stage files). */
 uint32_t lift_key_hash(const char *key);
 static inline size_t lift_cell(const lift_set *set, int i, deg_t t)

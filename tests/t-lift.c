@@ -182,6 +182,26 @@ static long check_solve(const resolution *res, long *cases)
     return bad;
 }
 
+/* An extra term that pushes y out of the image at row 2: Sq(R)·h0 (the first basis vector of
+ * F_{1,t}) is never a cycle, since Sq(n)·Sq(1) != 0. */
+static int off_image(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
+{
+    (void)t, (void)k;
+    if (i == 2) {
+        y[0] ^= 1;
+        ++*(int *)ctx;
+    }
+    return 0;
+}
+
+/* The same y with an extra term that adds nothing: the maps must equal the plain lift's. */
+static int add_nothing(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
+{
+    (void)i, (void)t, (void)k, (void)y;
+    ++*(int *)ctx;
+    return 0;
+}
+
 static void check(int algorithm, const char *name)
 {
     resolution res;
@@ -210,6 +230,24 @@ static void check(int algorithm, const char *name)
        "the quasi-inverse says so (%ld cases)", name, cases);
     ok(rc == 0 && differ == 0 && cells > 0, "%s: the StarPU DAG gives the serial run's maps bit for bit (%ld cells)",
        name, cells);
+
+    /* the extra term of lift_add_map (what a Massey homotopy uses), and the internal error */
+    lift_set ex, off;
+    int calls = 0, pushed = 0;
+    uint8_t one = 1;
+    if (lift_set_init(&ex, &res, &res, "") != 0 || lift_set_init(&off, &res, &res, "") != 0) bail("lift_set_init");
+    if (lift_add_map(&ex, 1, 2, &one, 1, "h1-homotopy-like", add_nothing, &calls) != 0 ||
+        lift_add_map(&off, 1, 1, &one, 1, "h0-pushed-off", off_image, &pushed) != 0)
+        bail("lift_add_map");
+    int same_maps = lift_run_serial(&ex) == 0 && calls > 0;
+    for (size_t c = 0; same_maps && c < set.ncells; c++)
+        same_maps = ex.maps[0].have[c] == set.maps[1].have[c] &&
+                    (!ex.maps[0].have[c] || f2mat_equal(&ex.maps[0].val[c], &set.maps[1].val[c]));
+    ok(same_maps, "%s: a map with an extra term that adds nothing equals the lift of h1 (%d calls)", name, calls);
+    ok(lift_run_serial(&off) != 0 && pushed > 0 && strstr(off.error, "internal error") &&
+       strstr(off.error, "not in the image"), "%s: a y outside the image fails the lift: %s", name, off.error);
+    lift_set_clear(&ex);
+    lift_set_clear(&off);
 
     /* h_j products from the lifts against the differentials, j = 0..3 */
     long checked = 0, bad = 0;
@@ -286,7 +324,7 @@ static void check(int algorithm, const char *name)
 int main(void)
 {
     setenv("STARPU_SILENT", "1", 0);
-    plan(2 * 19);
+    plan(2 * 21);
     check(ALG_STANDARD, "standard");
     check(ALG_NASSAU, "nassau");
     return done_testing();
