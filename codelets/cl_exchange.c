@@ -17,6 +17,7 @@ static void publish_cpu(void *buffers[], void *cl_arg)
         blob_set(buffers[0], NULL, 0);
     }
     free(bytes);
+    __atomic_add_fetch(a.sent, (unsigned long long)(8 + len) * (unsigned)a.copies, __ATOMIC_RELAXED);
 }
 
 static void receive_cpu(void *buffers[], void *cl_arg)

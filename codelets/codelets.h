@@ -51,6 +51,8 @@ struct cl_exchange_args {
     int s;
     deg_t t;
     int kernel;                 /* publish: pack the kernel of d_s; receive: take it */
+    unsigned long long *sent;   /* publish: adds the blob's bytes times copies (statistics) */
+    int copies;                 /* the ranks the blob goes to */
 };
 extern struct starpu_codelet cl_publish;
 extern struct starpu_codelet cl_receive;

@@ -103,12 +103,22 @@ void rt_mpi_starpu_shutdown(void) { starpu_mpi_shutdown(); }
 
 struct rt_dist {
     resolution *res;
-    int rank, size, pairs;          /* pairs: owner = floor(s/2) mod size */
+    int rank, size, rule;           /* enum owner_rule */
     unsigned long long bytes_sent;  /* blob bytes times the readers on other ranks, this rank */
     uint8_t *done;                  /* res->done before anything ran: the same on every rank */
 };
 
-static int owner_of(const rt_dist *d, int s) { return (d->pairs ? s / 2 : s) % d->size; }
+enum owner_rule { OWNER_ROWS, OWNER_PAIRS, OWNER_BLOCKS };
+
+/* rows: s mod N; pairs: floor(s/2) mod N; blocks: N bands of consecutive rows */
+static int owner_of(const rt_dist *d, int s)
+{
+    switch (d->rule) {
+    case OWNER_PAIRS: return s / 2 % d->size;
+    case OWNER_BLOCKS: return (int)((int64_t)s * d->size / (d->res->max_s + 1));
+    default: return s % d->size;
+    }
+}
 
 rt_dist *rt_dist_new(resolution *res)
 {
@@ -129,7 +139,7 @@ rt_dist *rt_dist_new(resolution *res)
     d->res = res;
     d->rank = mpi_rank;
     d->size = mpi_size;
-    d->pairs = o && !strcmp(o, "pairs");
+    d->rule = !o ? OWNER_ROWS : !strcmp(o, "pairs") ? OWNER_PAIRS : !strcmp(o, "blocks") ? OWNER_BLOCKS : OWNER_ROWS;
     return d;
 }
 
@@ -181,21 +191,6 @@ static void received(void *arg)
     progress_step_done((int)(st >> 32), (deg_t)(uint32_t)st);
 }
 
-/* After a publish on the owner: the blob goes to this many other ranks (the stats). */
-struct published {
-    rt_dist *d;
-    starpu_data_handle_t blob;
-    int readers;
-};
-
-static void count_published(void *arg)
-{
-    struct published *p = arg;
-    __atomic_add_fetch(&p->d->bytes_sent, (unsigned long long)(8 + starpu_data_get_size(p->blob)) * p->readers,
-                       __ATOMIC_RELAXED);
-    free(p);
-}
-
 static void submit_failed(resolution *res, int ret, const char *what)
 {
     if (ret != 0) res_fail(res, "StarPU-MPI refused a %s task: %s", what, strerror(-ret));
@@ -211,16 +206,11 @@ static void submit_exchange(rt_dist *d, int s, deg_t t)
     starpu_data_handle_t blob;
     blob_register_empty(&blob);
     starpu_mpi_data_register(blob, (starpu_mpi_tag_t)tag_of(TAG_BLOB, s, t), own);
-    struct cl_exchange_args a = { res, s, t, kernel };
+    struct cl_exchange_args a = { res, s, t, kernel, &d->bytes_sent, nr };
     starpu_tag_t done = tag_of(TAG_DONE, s, t), pub = tag_of(TAG_PUBLISH, s, t);
-    struct published *p = NULL;
-    if (own == d->rank) {
-        starpu_tag_declare_deps(pub, 1, done);
-        if ((p = malloc(sizeof *p))) *p = (struct published){ d, blob, nr };
-    }
+    if (own == d->rank) starpu_tag_declare_deps(pub, 1, done);
     submit_failed(res, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl_publish, STARPU_W, blob, STARPU_TAG, pub,
-                                              STARPU_VALUE, &a, sizeof a, STARPU_PRIORITY, -(int)t,
-                                              STARPU_CALLBACK_WITH_ARG_NFREE, p ? count_published : NULL, p,
+                                              STARPU_VALUE, &a, sizeof a, STARPU_PRIORITY, STARPU_MAX_PRIO,
                                               STARPU_NAME, "publish", 0),
                   "publish");
     for (int k = 0; k < nr; k++) {
@@ -233,7 +223,7 @@ static void submit_exchange(rt_dist *d, int s, deg_t t)
         }
         submit_failed(res, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl_receive, STARPU_R, blob,
                                                   STARPU_EXECUTE_ON_NODE, r, STARPU_TAG, got,
-                                                  STARPU_VALUE, &a, sizeof a, STARPU_PRIORITY, -(int)t,
+                                                  STARPU_VALUE, &a, sizeof a, STARPU_PRIORITY, STARPU_MAX_PRIO,
                                                   STARPU_CALLBACK_WITH_ARG_NFREE, received,
                                                   (void *)(uintptr_t)((uint64_t)(uint32_t)s << 32 | (uint32_t)t),
                                                   STARPU_NAME, "receive", 0),
@@ -258,7 +248,7 @@ void rt_dist_finish(rt_dist *d, int verbose)
     if (verbose && d->size <= 4096) {
         rt_mpi_gather_bytes(d->bytes_sent, per_rank);
         for (int r = 0; r < d->size && d->rank == 0; r++)
-            fprintf(stderr, "extflow: rank %d sent %.1f MB of generators to other ranks\n", r, per_rank[r] / 1e6);
+            fprintf(stderr, "extflow: rank %d sent %.3f MB of generators to other ranks\n", r, per_rank[r] / 1e6);
     }
     free(d->done);
     free(d);
