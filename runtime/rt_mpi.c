@@ -24,6 +24,11 @@ static int launched_by_mpi(void)
 int rt_mpi_start(int *argc, char ***argv)
 {
     if (!launched_by_mpi()) return 0;
+    /* StarPU-MPI's thread polls while any receive is pending (every run, from the start);
+     * letting Open MPI yield when idle gives the core back to the workers when ranks share
+     * cores (docs/perf.md: a 2-rank run on 2 cores went from 1.8x to 1.0x one process's
+     * time). The user's setting wins. */
+    setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
     int provided;
     /* MULTIPLE: the few plain MPI calls of rt_mpi_* may come while StarPU-MPI's thread runs */
     if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
