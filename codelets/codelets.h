@@ -50,7 +50,7 @@ struct cl_exchange_args {
     struct resolution *res;
     int s;
     deg_t t;
-    int kernel;                 /* publish: pack the kernel of d_s; receive: take it */
+    int kernel;                 /* publish: EXCHANGE_KERNEL_*; receive: 1 to take the kernel */
     unsigned long long *sent;   /* publish: adds the blob's bytes times copies (statistics) */
     int copies;                 /* the ranks the blob goes to */
 };

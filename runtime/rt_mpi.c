@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/rt_tags.h"
+#include "stages/exchange.h"
 #include "stages/progress.h"
 #include "stages/step.h"
 
@@ -115,13 +116,14 @@ struct rt_dist {
 
 enum owner_rule { OWNER_ROWS, OWNER_PAIRS, OWNER_BLOCKS };
 
-/* rows: s mod N; pairs: floor(s/2) mod N; blocks: N bands of consecutive rows */
+/* pairs (the default): floor(s/2) mod N; rows: s mod N; blocks: N bands of consecutive rows
+ * (docs/design.md, "Ownership", and docs/perf.md for the measurements behind the choice) */
 static int owner_of(const rt_dist *d, int s)
 {
     switch (d->rule) {
-    case OWNER_PAIRS: return s / 2 % d->size;
+    case OWNER_ROWS: return s % d->size;
     case OWNER_BLOCKS: return (int)((int64_t)s * d->size / (d->res->max_s + 1));
-    default: return s % d->size;
+    default: return s / 2 % d->size;
     }
 }
 
@@ -144,7 +146,7 @@ rt_dist *rt_dist_new(resolution *res)
     d->res = res;
     d->rank = mpi_rank;
     d->size = mpi_size;
-    d->rule = !o ? OWNER_ROWS : !strcmp(o, "pairs") ? OWNER_PAIRS : !strcmp(o, "blocks") ? OWNER_BLOCKS : OWNER_ROWS;
+    d->rule = !o ? OWNER_PAIRS : !strcmp(o, "rows") ? OWNER_ROWS : !strcmp(o, "blocks") ? OWNER_BLOCKS : OWNER_PAIRS;
     return d;
 }
 
@@ -207,7 +209,11 @@ static void submit_exchange(rt_dist *d, int s, deg_t t)
     resolution *res = d->res;
     int readers[3], nr = readers_of(d, s, readers), own = owner_of(d, s);
     if (nr == 0) return;
-    int kernel = res_kernel_wanted(res, s, t) && owner_of(d, s + 1) != own;
+    /* the kernel goes with it when the standard step of row s+1 is elsewhere, except at row 0:
+     * d_0 has no Milnor products, so the reader recomputes that kernel on the spot
+     * (res_compute_kernel) for less than sending it (dim A_t squared bits; docs/perf.md) */
+    int kernel = !res_kernel_wanted(res, s, t) || owner_of(d, s + 1) == own ? EXCHANGE_KERNEL_KEEP
+                 : s >= 1 ? EXCHANGE_KERNEL_SEND : EXCHANGE_KERNEL_DROP;
     starpu_data_handle_t blob;
     blob_register_empty(&blob);
     starpu_mpi_data_register(blob, (starpu_mpi_tag_t)tag_of(TAG_BLOB, s, t), own);
@@ -220,7 +226,7 @@ static void submit_exchange(rt_dist *d, int s, deg_t t)
                   "publish");
     for (int k = 0; k < nr; k++) {
         int r = readers[k];
-        a.kernel = kernel && r == owner_of(d, s + 1);
+        a.kernel = kernel == EXCHANGE_KERNEL_SEND && r == owner_of(d, s + 1);
         starpu_tag_t got = tag_of(TAG_RECEIVED, s, t);
         if (r == d->rank && pending(d, s, t - 1)) {   /* a row arrives in order of degree */
             starpu_tag_t prev = tag_of(TAG_RECEIVED, s, t - 1);

@@ -3,7 +3,8 @@
  * is 1 and these are no-ops.
  *
  * Distribution (docs/design.md "Distributed runs"). Row s of the resolution belongs to rank
- * owner(s) (EXTFLOW_MPI_OWNER: rows, s mod N, the default; pairs, floor(s/2) mod N), which runs
+ * owner(s) (EXTFLOW_MPI_OWNER: pairs, floor(s/2) mod N, the default; rows, s mod N; blocks,
+ * N bands of consecutive rows), which runs
  * every task of the bidegrees of that row (the chains of rt.c, unchanged and rank-local) and
  * writes their stage files. Each bidegree (s, t) that another rank reads gets one StarPU-MPI
  * handle, a blob (codelets/blob.h), registered on every rank with the same data tag and owner:

@@ -6,15 +6,21 @@
 #define EXCHANGE_MAGIC 0x31465845u   /* "EXF1" */
 enum { H_MAGIC, H_S, H_T, H_FLAGS, H_N, H_WIDTH, H_KROWS, H_KCOLS, H_WORDS };
 
-int exchange_pack(resolution *res, int s, deg_t t, int with_kernel, void **out, size_t *len)
+int exchange_pack(resolution *res, int s, deg_t t, int kernel, void **out, size_t *len)
 {
     uint32_t h[H_WORDS] = { EXCHANGE_MAGIC, (uint32_t)s, (uint32_t)t, 0, 0, 0, 0, 0 };
-    f2mat *k = NULL;
+    f2mat *k = kernel == EXCHANGE_KERNEL_KEEP ? NULL : *res_kernel_slot(res, s, t);
+    if (k && kernel == EXCHANGE_KERNEL_DROP) {
+        *res_kernel_slot(res, s, t) = NULL;
+        f2mat_clear(k);
+        free(k);
+        k = NULL;
+    }
     if (res_failed(res)) h[H_FLAGS] = EXCHANGE_FAILED;
     else {
         h[H_N] = res->F[s].ngens[t];
         h[H_WIDTH] = h[H_N] ? res->F[s].gens[t][0].bits : 0;
-        if (with_kernel && (k = *res_kernel_slot(res, s, t))) {
+        if (k) {
             h[H_FLAGS] = EXCHANGE_KERNEL;
             h[H_KROWS] = k->rows;
             h[H_KCOLS] = k->cols;

@@ -22,10 +22,14 @@
 #define EXCHANGE_FAILED 1u
 #define EXCHANGE_KERNEL 2u
 
-/* Bytes of (s, t) as published in res (with_kernel: also take the kernel of d_s at (s, t) out
- * of its slot). *out is malloc'ed; a failed run packs a header only, with EXCHANGE_FAILED.
- * 0, or -1 after res_fail (out of memory). */
-int exchange_pack(resolution *res, int s, deg_t t, int with_kernel, void **out, size_t *len);
+/* What exchange_pack does with the kernel of d_s at (s, t) in its slot: leave it (no kernel,
+ * or the step that takes it is on this rank), take it out and pack it, or take it out and
+ * free it (the reader recomputes it). */
+enum { EXCHANGE_KERNEL_KEEP = 0, EXCHANGE_KERNEL_SEND = 1, EXCHANGE_KERNEL_DROP = 2 };
+/* Bytes of (s, t) as published in res, and the kernel as kernel says. *out is malloc'ed; a
+ * failed run packs a header only, with EXCHANGE_FAILED. 0, or -1 after res_fail (out of
+ * memory). */
+int exchange_pack(resolution *res, int s, deg_t t, int kernel, void **out, size_t *len);
 /* Publishes the generators of buf in res at (s, t) (done set), and the kernel in its slot when
  * take_kernel; a packet of a failed owner fails res. 0, or -1 after res_fail. */
 int exchange_unpack(resolution *res, int s, deg_t t, int take_kernel, const void *buf, size_t len);
