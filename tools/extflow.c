@@ -109,10 +109,18 @@ static const char *usage_text =
     "  STARPU_SILENT  resolve sets it to 1 unless --verbose is given or it is already set;\n"
     "                 STARPU_SILENT=0 shows StarPU's messages as --verbose does\n"
     "  EXTFLOW_STATS  set: at the end, resolve prints the share of multiply work each kind of\n"
-    "                 worker (CPU, CUDA) did and the task time of each piece of a step\n"
+    "                 worker (CPU, CUDA) did and the task time of each piece of a step (and,\n"
+    "                 on several ranks, the bytes each rank sent to the others)\n"
     "  EXTFLOW_GPU_STEP_PAIRS  with CUDA workers: steps of at least this many (job x term)\n"
     "                 pairs multiply on the GPUs, smaller ones on the CPUs (default 262144;\n"
     "                 off: any worker takes any chunk); EXTFLOW_GPU_CHUNK_PAIRS: chunk size there\n"
+    "  EXTFLOW_MPI_OWNER  several ranks: which rank computes row s: pairs (default, floor(s/2)\n"
+    "                 mod N), rows (s mod N) or blocks (N bands of rows)\n"
+    "\n"
+    "several machines:\n"
+    "  mpirun -np N extflow resolve ... (or srun) runs one resolution on N ranks, each computing\n"
+    "  whole rows into the same (shared) DIR; rank 0 prints and writes the tables. Same files as\n"
+    "  one process; a stopped run resumes with any N. docs/cluster.md.\n"
     "\n"
     "exit status:\n"
     "  0 done, 1 runtime failure (finished bidegrees are kept: rerun to resume), 2 usage error\n"
@@ -734,7 +742,8 @@ static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int a
         return 1;
     }
     rt_progress progress = { .verbose = getenv("EXTFLOW_STATS") != NULL };
-    progress_start(&res, !quiet && isatty(2));
+    /* under mpirun a rank's stderr is a pipe, but its stdout is a terminal when mpirun's is */
+    progress_start(&res, !quiet && (isatty(2) || (nranks > 1 && isatty(1))));
     int rc = rt_resolve(&res, &progress);
     double seconds = progress_finish();
     rt_shutdown();
