@@ -8,6 +8,8 @@ DIR/chart.html.
                                   of about CLASSES classes over stems 0..160, s <= 82, and
                                   twice as many h0/h1/h2 lines (stem 160's size, without
                                   resolving it)
+    chart_browser.py inject CHART.HTML DOC.JSON OUT.HTML   OUT: CHART's page with the document DOC
+                                  (e.g. tests/ref/chart-stem160.json, a real stem-160 run's)
     chart_browser.py differ A.PNG B.PNG [X0 Y0 X1 Y1]  the share of pixels (in that box) that differ
     chart_browser.py perf CHART.HTML    JSON: load time, dots, and the slowest frame of 20 pan steps
     chart_browser.py hover CHART.HTML N S I   the tooltip's text when hovering the class x_(N,S,I)
@@ -305,6 +307,18 @@ def synth(src, out, classes):
     print(len(doc["classes"]), sum(len(p["pairs"]) for p in doc["products"]))
 
 
+def inject(src, doc_path, out):
+    """OUT: CHART's page (the current one) with the JSON document DOC in place of its own."""
+    import re
+    page = open(src).read()
+    m = re.search(r'(<script type="application/json" id="extflow-data">)(.*?)(</script>)', page, re.S)
+    doc = json.load(open(doc_path))
+    body = json.dumps(doc).replace("<", "\\u003c")
+    with open(out, "w") as f:
+        f.write(page[:m.start(2)] + body + page[m.end(2):])
+    print(len(doc["classes"]), sum(len(p["pairs"]) for p in doc["products"]))
+
+
 def perf(html):
     b = Browser()
     try:
@@ -331,6 +345,9 @@ def perf(html):
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "synth":
         synth(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return 0
+    if len(sys.argv) == 5 and sys.argv[1] == "inject":
+        inject(sys.argv[2], sys.argv[3], sys.argv[4])
         return 0
     if len(sys.argv) in (4, 8) and sys.argv[1] == "differ":
         box = tuple(int(v) for v in sys.argv[4:8]) if len(sys.argv) == 8 else None
