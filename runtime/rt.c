@@ -166,7 +166,8 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
             res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
             return k + 1;
         }
-        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, run->gpu_verify };
+        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, run->gpu_verify,
+                                             run->basis_words[0] == MILNOR_FLAT_MAGIC_PROFILE };
         if (run->capture) capture_chunk(run, b->jobs + row0, n, b->terms, b->D.stride);
         submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, run->basis, STARPU_R, shared[0],
                                                   STARPU_R, shared[1], STARPU_W, h, STARPU_CL_ARGS, args,

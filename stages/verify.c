@@ -295,7 +295,11 @@ int verify_dir(const char *dir, FILE *out)
         return 1;
     }
     res.load_action = NULL;     /* problems are reported here, once */
-    if (have_module) res_set_module(&res, &fdm, hm == 0 ? m.module : "a module");
+    if (have_module && res_set_module(&res, &fdm, hm == 0 ? m.module : "a module") != 0) {
+        fprintf(stderr, "extflow: out of memory verifying %s\n", dir);
+        free(files);
+        goto oom;
+    }
     for (long i = 0; i < nfiles; i++) v.file[cell(&v, files[i].s, files[i].t)] = (uint8_t)files[i].status;
     free(files);
     long loaded = res_load_stages(&res), jbad = 0, beyond = 0;

@@ -3,10 +3,10 @@
 # Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
 # refused with exit 2 and one line, and a directory of one module refused to another.
 . tests/lib.sh
-plan 27
+plan 33
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 # Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
-for m in C2 Ceta Cnu C2_eta; do
+for m in C2 Ceta Cnu C2_eta tmf2; do
     res --module $m --stem 20 --max-s 35 --out "$TMP/$m" 2>"$TMP/err" &&
         cmp -s "$TMP/$m/ext.csv" "$REF/modules/${m}_stem20.csv"
     ok $? "$m through stem 20 equals the reference table"
@@ -15,6 +15,28 @@ for m in Joker RP4 Csigma DA1; do
     res --module $m --stem 12 --out "$TMP/$m" 2>"$TMP/err" && [ "$(sed -n 2p "$TMP/$m/ext.csv")" = "0,$([ $m = RP4 ] && echo 1 || echo 0),1" ]
     ok $? "$m resolves (one generator of F_0 at the bottom class)"
 done
+# Profiles: tmf2 (F2 over A(2)) against sseq's chart; ko (F2 over A(1)) against the closed form
+# of Ext_{A(1)}(F2, F2): h0-towers in stems 0 and 4 (from s = 3), h1 and h1^2, and then periodic
+# with period (s, t) = (4, 12), i.e. dim(s + 4, n + 8) = dim(s, n), checked through stem 60.
+res --module tmf2 --max-t 30 --max-s 15 --out "$TMP/tmf2rect" 2>"$TMP/err" &&
+    tail -n +2 "$REF/modules/resolve-tmf2" | cmp -s - "$TMP/tmf2rect/chart.txt"
+ok $? "tmf2: chart.txt (t <= 30, s <= 15) equals sseq's resolve-tmf2"
+res --module ko --stem 60 --max-s 40 --out "$TMP/ko" 2>"$TMP/err" && awk -F, '
+    NR > 1 { d[$1 "," $2] = $3; classes++ }
+    END {
+        bad = 0; checked = 0
+        for (s = 0; s <= 40; s++) for (n = 0; n < 8; n++) {
+            want = (n == 0) || (n == 1 && s == 1) || (n == 2 && s == 2) || (n == 4 && s >= 3)
+            bad += (d[s "," n] + 0) != want; checked++
+        }
+        for (s = 0; s + 4 <= 40; s++) for (n = 0; n + 8 <= 60; n++) {
+            bad += (d[s "," n] + 0) != (d[(s + 4) "," (n + 8)] + 0); checked++
+        }
+        if (bad || classes < 300) { print bad " of " checked " bidegrees wrong, " classes " classes" > "/dev/stderr"; exit 1 }
+    }' "$TMP/ko/ext.csv" 2>"$TMP/err"
+ok $? "ko through stem 60 (s <= 40): closed form below stem 8, periodic of period (4, 12) $(cat "$TMP/err")"
+$EXTFLOW verify "$TMP/ko" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q "resolution of ko, .* 0 problems: ok"
+ok $? "verify checks a profile module's directory (free modules over A(1))"
 # Resume: C2 through stem 10, then stem 20 in the same directory = the reference.
 res --module C2 --stem 10 --max-s 35 --out "$TMP/C2r" 2>"$TMP/err" &&
     res --module C2 --stem 20 --max-s 35 --out "$TMP/C2r" 2>"$TMP/err" && cmp -s "$TMP/C2r/ext.csv" "$REF/modules/C2_stem20.csv"
@@ -44,7 +66,9 @@ bad "action of the wrong degree" '{"p": 2, "type": "finite dimensional module", 
 bad "not a module (Sq1 Sq1 = 0 broken)" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1, "x2": 2}, "actions": ["Sq1 x0 = x1", "Sq1 x1 = x2"]}'
 bad "not a module (Sq2 Sq2 = Sq3 Sq1 broken)" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x2": 2, "x4": 4}, "actions": ["Sq2 x0 = x2", "Sq2 x2 = x4"]}'
 bad "p = 3" '{"p": 3, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1}, "actions": ["b x0 = x1"]}'
-bad "profile" '{"p": 2, "algebra": ["milnor"], "profile": {"truncated": true, "p_part": [2, 1]}, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}'
+bad "a profile that is no sub-Hopf-algebra" '{"p": 2, "profile": {"truncated": true, "p_part": [3, 1]}, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}'
+bad "an action outside the profile" '{"p": 2, "profile": {"truncated": true, "p_part": [2, 1]}, "type": "finite dimensional module", "gens": {"x0": 0, "x4": 4}, "actions": ["Sq4 x0 = x4"]}'
+bad "a profile entry that is not a number" '{"p": 2, "profile": {"truncated": true, "p_part": [2, "1"]}, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}'
 bad "negative degree" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": -1, "x1": 0}, "actions": ["Sq1 x0 = x1"]}'
 bad "a class named twice" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x0": 1}, "actions": []}'
 bad "spread over more than 128 degrees" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x200": 200}, "actions": []}'

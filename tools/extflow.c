@@ -662,7 +662,11 @@ static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int a
         return 1;
     }
     res.keep_stages = keep;
-    res_set_module(&res, fdm, module_name);
+    if (res_set_module(&res, fdm, module_name) != 0) {
+        fprintf(stderr, "extflow: out of memory setting up the resolution\n");
+        res_clear(&res);
+        return 1;
+    }
     if (res.module) {           /* the module beside its stage files, for verify */
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", out, MODULE_COPY_NAME);
@@ -766,8 +770,8 @@ static int cmd_export(int argc, char **argv)
         return 1;
     }
     res.load_action = NULL;
-    if (have_module) res_set_module(&res, &fdm, m.module);
-    res_load_stages(&res);
+    if (have_module && res_set_module(&res, &fdm, m.module) != 0) res_fail(&res, "out of memory loading %s", dir);
+    if (!res_failed(&res)) res_load_stages(&res);
     int rc = res_failed(&res) ? 1 : 0;
     if (rc) fprintf(stderr, "extflow: %s\n", res.error);
     for (int s = 0; s <= res.max_s && !rc; s++)
