@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "algebra/f2mat.h"
+#include "algebra/fpmodule.h"
+
+#define fail fdm_errorf
 
 typedef struct cls {
     const char *name;
@@ -20,7 +23,7 @@ typedef struct given {
     uint64_t *img;              /* over M_{|x| + 2^k} */
 } given;
 
-static int fail(char *err, size_t size, const char *fmt, ...)
+int fdm_errorf(char *err, size_t size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -54,7 +57,7 @@ static uint64_t *act_mut(fd_module *m, deg_t u, uint32_t i, deg_t d, uint32_t r)
 
 int fdm_is_sphere(const fd_module *m)
 {
-    return !m->has_profile && m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
+    return !m->has_profile && !m->fp && m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
 }
 
 void fdm_clear(fd_module *m)
@@ -73,6 +76,7 @@ void fdm_clear(fd_module *m)
     free(m->dim);
     free(m->canonical);
     free(m->source);
+    fpm_free(m->fp);
     if (m->A.dim) milnor_basis_clear(&m->A);
     memset(m, 0, sizeof *m);
 }
@@ -434,6 +438,11 @@ static int parse_profile(json_t *pj, milnor_profile *out, char *err, size_t es)
     return 0;
 }
 
+int fdm_truncate(fd_module *m, deg_t top, char *err, size_t es)
+{
+    return m->fp ? fpm_truncate(m, top, err, es) : 0;
+}
+
 int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t es)
 {
     memset(m, 0, sizeof *m);
@@ -458,9 +467,14 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
     m->has_profile = profile.truncated || profile.len > 0;
     json_t *type = json_object_get(root, "type");
     if (!json_is_string(type)) { fail(err, es, "key 'type': missing or not a string"); goto out; }
+    if (!strcmp(json_string_value(type), "finitely presented module")) {
+        if (m->has_profile) { fail(err, es, "key 'profile': only finite dimensional modules may have one"); goto out; }
+        if (fpm_parse(root, m, err, es) != 0) goto out;
+        goto keep_source;
+    }
     if (strcmp(json_string_value(type), "finite dimensional module") != 0) {
-        fail(err, es, "key 'type': '%s' modules are not supported yet (finite dimensional modules only)",
-             json_string_value(type));
+        fail(err, es, "key 'type': '%s' modules are not supported (finite dimensional and finitely presented "
+             "modules only)", json_string_value(type));
         goto out;
     }
     json_t *alg = json_object_get(root, "algebra");
@@ -555,7 +569,9 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
         if (frc != 0) { fail(err, es, "out of memory"); goto out; }
     }
     if (check_module(m, err, es) != 0) goto out;
-    if (make_canonical(m) != 0 || !(m->source = malloc(textlen + 1))) { fail(err, es, "out of memory"); goto out; }
+    if (make_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
+keep_source:
+    if (!(m->source = malloc(textlen + 1))) { fail(err, es, "out of memory"); goto out; }
     memcpy(m->source, text, textlen);
     m->source[textlen] = 0;
     m->source_len = textlen;

@@ -33,6 +33,9 @@ typedef struct fd_module {
     char ***names;              /* names[t - min_deg][i] */
     milnor_basis A;             /* through max_deg - min_deg: of the profile's algebra, or of A */
     int has_profile;            /* a module over the sub-Hopf-algebra of A.profile, not over A */
+    struct fp_presentation *fp; /* finitely presented (algebra/fpmodule.h): the tables above are
+                                 * its truncation (fdm_truncate), the action only on the
+                                 * generators' degrees; NULL for a finite module */
     uint64_t **act;             /* act[(u - min_deg) * (span + 1) + d]: dim M_u * A.dim[d] rows of
                                  * words(dim M_{u+d}) words; NULL past max_deg */
     char *canonical;            /* the canonical text of M (hashed into the module id) */
@@ -40,7 +43,8 @@ typedef struct fd_module {
     size_t source_len;
 } fd_module;
 
-/* Parses and checks a module file held in buf[0..len). 0, or -1 with a one-line reason in err
+/* Parses and checks a module file held in buf[0..len): a finite dimensional module, or a
+ * finitely presented one (then fdm_truncate must run before the tables are read). 0, or -1 with a one-line reason in err
  * (naming the key or class at fault; no file name). */
 int fdm_parse(const char *buf, size_t len, fd_module *m, char *err, size_t errsize);
 void fdm_clear(fd_module *m);
@@ -50,6 +54,10 @@ static inline uint32_t fdm_dim(const fd_module *m, deg_t t)
 /* Sq(R)·x for x = basis element i of M_u and R = element r of the Milnor basis in degree d:
  * a packed vector over M_{u+d}; NULL when u + d lies past the top of M (the product is 0). */
 const uint64_t *fdm_act(const fd_module *m, deg_t u, uint32_t i, deg_t d, uint32_t r);
+/* A finitely presented module: truncates it to degrees <= top (algebra/fpmodule.h says why a
+ * resolution reaching internal degree top needs nothing more); a finite module: nothing to
+ * do. 0, or -1 with a reason in err. */
+int fdm_truncate(fd_module *m, deg_t top, char *err, size_t errsize);
 /* Is M the sphere F2 (one class in degree 0)? */
 int fdm_is_sphere(const fd_module *m);
 

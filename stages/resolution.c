@@ -74,12 +74,15 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     return 0;
 }
 
-int res_set_module(resolution *res, const fd_module *m, const char *name)
+int res_set_module(resolution *res, fd_module *m, const char *name)
 {
     res->module = m && !fdm_is_sphere(m) ? m : NULL;
     res->module_id = module_id_of(res->module ? m->canonical : RES_MODULE_S2);
     snprintf(res->module_name, sizeof res->module_name, "%s", name ? name : "S_2");
-    if (!res->F || !res->module || !m->has_profile) return 0;
+    if (!res->F || !res->module) return 0;
+    char err[256];
+    if (fdm_truncate(m, res->max_t, err, sizeof err) != 0) return -1;  /* a presented module: M_{<=max_t} */
+    if (!m->has_profile) return 0;
     deg_t degree = res->A.max_degree;   /* over B: the free modules' blocks are B's basis */
     milnor_basis_clear(&res->A);
     return milnor_basis_init(&res->A, degree, &m->A.profile);

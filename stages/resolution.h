@@ -92,9 +92,10 @@ void res_clear(resolution *res);
 /* Resolves the finite module m (kept by the caller until res_clear) instead of S_2: row 0 maps
  * F_0 onto m, and the module id becomes the hash of m's canonical text (the sphere keeps
  * S_2's id). A module with a profile is resolved over its sub-Hopf-algebra B: on an
- * initialised resolution, A becomes B's basis (the free modules are free over B). Call before
- * loading or running anything. 0, or -1 out of memory. */
-int res_set_module(resolution *res, const fd_module *m, const char *name);
+ * initialised resolution, A becomes B's basis (the free modules are free over B), and a finitely
+ * presented module is truncated to the degrees <= max_t (fdm_truncate). Call before loading or
+ * running anything. 0, or -1 out of memory. */
+int res_set_module(resolution *res, fd_module *m, const char *name);
 /* dim M_t of the module resolved. */
 uint32_t res_module_dim(const resolution *res, deg_t t);
 int res_in_region(const resolution *res, int s, deg_t t);

@@ -3,10 +3,10 @@
 # Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
 # refused with exit 2 and one line, and a directory of one module refused to another.
 . tests/lib.sh
-plan 33
+plan 40
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 # Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
-for m in C2 Ceta Cnu C2_eta tmf2; do
+for m in C2 Ceta Cnu C2_eta tmf2 A-mod-Sq1-Sq2; do
     res --module $m --stem 20 --max-s 35 --out "$TMP/$m" 2>"$TMP/err" &&
         cmp -s "$TMP/$m/ext.csv" "$REF/modules/${m}_stem20.csv"
     ok $? "$m through stem 20 equals the reference table"
@@ -37,6 +37,16 @@ res --module ko --stem 60 --max-s 40 --out "$TMP/ko" 2>"$TMP/err" && awk -F, '
 ok $? "ko through stem 60 (s <= 40): closed form below stem 8, periodic of period (4, 12) $(cat "$TMP/err")"
 $EXTFLOW verify "$TMP/ko" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q "resolution of ko, .* 0 problems: ok"
 ok $? "verify checks a profile module's directory (free modules over A(1))"
+# Finitely presented modules, by change of rings: Ext_A(A//A(1)) = Ext_{A(1)}(F2), and
+# A//A(2) (A-mod-Sq1-Sq2-Sq4) over A = F2 over A(2), through stem 40.
+res --module A-mod-Sq1-Sq2 --stem 40 --max-s 30 --out "$TMP/amod" 2>"$TMP/err" &&
+    res --module ko --stem 40 --max-s 30 --out "$TMP/ko40" 2>"$TMP/err" && cmp -s "$TMP/amod/ext.csv" "$TMP/ko40/ext.csv"
+ok $? "A-mod-Sq1-Sq2 (A//A(1) over A) = ko (F2 over A(1)) through stem 40"
+res --module A-mod-Sq1-Sq2-Sq4 --stem 40 --out "$TMP/amod4" 2>"$TMP/err" &&
+    res --module tmf2 --stem 40 --out "$TMP/tmf40" 2>"$TMP/err" && cmp -s "$TMP/amod4/ext.csv" "$TMP/tmf40/ext.csv"
+ok $? "A-mod-Sq1-Sq2-Sq4 (A//A(2) over A) = tmf2 (F2 over A(2)) through stem 40"
+$EXTFLOW verify "$TMP/amod" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q "resolution of A-mod-Sq1-Sq2, .* 0 problems: ok"
+ok $? "verify checks a finitely presented module's directory (truncated again from module.json)"
 # Resume: C2 through stem 10, then stem 20 in the same directory = the reference.
 res --module C2 --stem 10 --max-s 35 --out "$TMP/C2r" 2>"$TMP/err" &&
     res --module C2 --stem 20 --max-s 35 --out "$TMP/C2r" 2>"$TMP/err" && cmp -s "$TMP/C2r/ext.csv" "$REF/modules/C2_stem20.csv"
@@ -72,7 +82,10 @@ bad "a profile entry that is not a number" '{"p": 2, "profile": {"truncated": tr
 bad "negative degree" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": -1, "x1": 0}, "actions": ["Sq1 x0 = x1"]}'
 bad "a class named twice" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x0": 1}, "actions": []}'
 bad "spread over more than 128 degrees" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x200": 200}, "actions": []}'
-bad "finitely presented" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0}, "adem_relations": ["Sq1 x0"]}'
+bad "a relation on an unknown generator" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0}, "milnor_relations": ["P(1) y0"]}'
+bad "a relation whose terms differ in degree" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0, "x1": 1}, "adem_relations": ["Sq2 x0 + Sq2 x1"]}'
+bad "a relation with a bad operation" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0}, "milnor_relations": ["P(1,) x0"]}'
+bad "real projective space" '{"p": 2, "type": "real projective space", "min": -4}'
 # Nassau's algorithm is refused for a module other than S_2 (one line, exit 2).
 $EXTFLOW resolve --quiet --module C2 --algorithm nassau --stem 4 --out "$TMP/nassau" >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ]

@@ -557,7 +557,7 @@ static int parse_keep_stages(const char *list, unsigned *kinds)
     return *kinds ? 0 : -1;
 }
 
-static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int alg, const char *out,
+static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, const char *out,
                             const cli_opt *o, long stem, long max_s, long max_t, int quiet, int sseq_formats,
                             int force, int verbose, unsigned keep);
 
@@ -614,7 +614,7 @@ static int cmd_resolve(int argc, char **argv)
     return prc;
 }
 
-static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int alg, const char *out,
+static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, const char *out,
                             const cli_opt *o, long stem, long max_s, long max_t, int quiet, int sseq_formats,
                             int force, int verbose, unsigned keep)
 {
