@@ -438,6 +438,47 @@ static int parse_profile(json_t *pj, milnor_profile *out, char *err, size_t es)
     return 0;
 }
 
+/* Moves every degree up by k (M becomes Σ^k M); the canonical text says so. */
+static int apply_shift(fd_module *m, deg_t k)
+{
+    if (!k) return 0;
+    m->min_deg += k;
+    m->max_deg += k;
+    if (m->fp) fpm_shift(m->fp, k);
+    char tail[32];
+    snprintf(tail, sizeof tail, ";shift=%d", k);
+    char *c = realloc(m->canonical, strlen(m->canonical) + strlen(tail) + 1);
+    if (!c) return -1;
+    strcat(c, tail);
+    m->canonical = c;
+    return 0;
+}
+
+int fdm_shift(fd_module *m, deg_t k, char *err, size_t es)
+{
+    if (!k) return 0;
+    json_error_t je;
+    json_t *root = json_loadb(m->source, m->source_len, 0, &je);
+    if (!root) return fail(err, es, "out of memory");
+    json_t *old = json_object_get(root, "shift");
+    json_int_t total = (old ? json_integer_value(old) : 0) + k;
+    if (total < -FDM_MAX_SHIFT || total > FDM_MAX_SHIFT) {
+        json_decref(root);
+        return fail(err, es, "shift %lld: out of range -%d..%d", (long long)total, FDM_MAX_SHIFT, FDM_MAX_SHIFT);
+    }
+    char *text = NULL;
+    if (json_object_set_new(root, "shift", json_integer(total)) == 0) text = json_dumps(root, JSON_INDENT(4));
+    json_decref(root);
+    if (!text) return fail(err, es, "out of memory");
+    fd_module shifted;      /* parsed again from the text that DIR/module.json will hold */
+    int rc = fdm_parse(text, strlen(text), &shifted, err, es);
+    free(text);
+    if (rc != 0) return -1;
+    fdm_clear(m);
+    *m = shifted;
+    return 0;
+}
+
 int fdm_truncate(fd_module *m, deg_t top, char *err, size_t es)
 {
     return m->fp ? fpm_truncate(m, top, err, es) : 0;
@@ -460,6 +501,12 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
     if (!json_is_integer(p)) { fail(err, es, "key 'p': missing or not an integer"); goto out; }
     if (json_integer_value(p) != 2) {
         fail(err, es, "key 'p': p = %lld, only p = 2 is supported", (long long)json_integer_value(p));
+        goto out;
+    }
+    json_t *shift = json_object_get(root, "shift");
+    if (shift && (!json_is_integer(shift) || json_integer_value(shift) < -FDM_MAX_SHIFT ||
+                  json_integer_value(shift) > FDM_MAX_SHIFT)) {
+        fail(err, es, "key 'shift': not an integer in -%d..%d", FDM_MAX_SHIFT, FDM_MAX_SHIFT);
         goto out;
     }
     milnor_profile profile = milnor_profile_full();
@@ -500,8 +547,7 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
     json_object_foreach(gens, key, val) {
         if (!json_is_integer(val)) { fail(err, es, "class '%s': degree is not an integer", key); goto out; }
         json_int_t d = json_integer_value(val);
-        if (d < 0) { fail(err, es, "class '%s': degree %lld: negative degrees are not supported yet", key, (long long)d); goto out; }
-        if (d > 512) { fail(err, es, "class '%s': degree %lld is too large", key, (long long)d); goto out; }
+        if (d < -512 || d > 512) { fail(err, es, "class '%s': degree %lld is out of range", key, (long long)d); goto out; }
         if (!key[0] || strpbrk(key, " \t\n+=")) { fail(err, es, "class '%s': a name may not be empty or hold spaces, '+' or '='", key); goto out; }
         c[ncls++] = (cls){ key, (deg_t)d };
     }
@@ -575,6 +621,7 @@ keep_source:
     memcpy(m->source, text, textlen);
     m->source[textlen] = 0;
     m->source_len = textlen;
+    if (shift && apply_shift(m, (deg_t)json_integer_value(shift)) != 0) { fail(err, es, "out of memory"); goto out; }
     rc = 0;
 out:
     for (int j = 0; gv && j < ngiven; j++) free(gv[j].img);

@@ -29,6 +29,12 @@ void fpm_free(fp_presentation *fp)
     free(fp);
 }
 
+void fpm_shift(fp_presentation *fp, deg_t k)
+{
+    for (int g = 0; g < fp->ngens; g++) fp->deg[g] += k;
+    for (int j = 0; j < fp->nrels; j++) fp->rel_deg[j] += k;
+}
+
 /* Offset of generator g's block in V_t (blocks of generators of degree <= t, in order). */
 static uint64_t block_offset(const fp_presentation *fp, const milnor_basis *A, deg_t t, int g)
 {

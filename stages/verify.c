@@ -131,7 +131,9 @@ static void check_csv(verifier *v, resolution *res, const run_region *region, in
     for (long row = 1; seen && fgets(line, sizeof line, f); row++) {
         int s, n;
         unsigned dim;
-        int ok = sscanf(line, "%d,%d,%u", &s, &n, &dim) == 3 && s >= 0 && n >= 0;
+        int ok = sscanf(line, "%d,%d,%u", &s, &n, &dim) == 3 && s >= 0;
+        n -= res->shift;            /* ext.csv has the module's stems; the stage files internal ones */
+        ok = ok && n >= 0;
         if (ok && s <= v->max_s && n + s <= v->max_t) {
             size_t c = cell(v, s, n + s);
             seen[c] = 1;
@@ -149,7 +151,7 @@ static void check_csv(verifier *v, resolution *res, const run_region *region, in
         for (int t = s; t <= v->max_t; t++)
             if (!seen[cell(v, s, t)] && res_is_done(res, s, t) && res_ngens(res, s, t) &&
                 (region_has(region, s, t) || !required))
-                problem(v, "bad: %s: no row for (%d,%d) (s=%d, n=%d, dim %u)", path, s, t, s, t - s,
+                problem(v, "bad: %s: no row for (s=%d, n=%d, dim %u)", path, s, t - s + res->shift,
                         res_ngens(res, s, t));
     free(seen);
 }

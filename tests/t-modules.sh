@@ -3,7 +3,7 @@
 # Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
 # refused with exit 2 and one line, and a directory of one module refused to another.
 . tests/lib.sh
-plan 40
+plan 48
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 # Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
 for m in C2 Ceta Cnu C2_eta tmf2 A-mod-Sq1-Sq2; do
@@ -47,6 +47,32 @@ res --module A-mod-Sq1-Sq2-Sq4 --stem 40 --out "$TMP/amod4" 2>"$TMP/err" &&
 ok $? "A-mod-Sq1-Sq2-Sq4 (A//A(2) over A) = tmf2 (F2 over A(2)) through stem 40"
 $EXTFLOW verify "$TMP/amod" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q "resolution of A-mod-Sq1-Sq2, .* 0 problems: ok"
 ok $? "verify checks a finitely presented module's directory (truncated again from module.json)"
+# Shifts NAME[k] and classes in negative degrees: the same resolution, stems moved by k.
+res --module "A-mod-Sq1-Sq2[-2]" --max-t 30 --max-s 15 --out "$TMP/amodm2" 2>"$TMP/err" &&
+    tail -n +2 "$REF/modules/resolve-A-mod-Sq1-Sq2-shift-2" | cmp -s - "$TMP/amodm2/chart.txt"
+ok $? "A-mod-Sq1-Sq2[-2]: chart.txt (t <= 30, s <= 15, from stem -2) equals sseq's"
+shifted() {   # shifted FILE K: FILE's rows with the stems moved by K
+    awk -F, -v k="$2" 'NR == 1 { print; next } { print $1 "," $2 + k "," $3 }' "$1"
+}
+res --module "C2[-2]" --stem 18 --max-s 35 --out "$TMP/c2m2" 2>"$TMP/err" &&
+    shifted "$REF/modules/C2_stem20.csv" -2 | cmp -s - "$TMP/c2m2/ext.csv"
+ok $? "C2[-2] through stem 18 = C2's table moved down 2 stems"
+printf '%s\n' '{"p": 2, "type": "finite dimensional module", "gens": {"xm3": -3, "xm1": -1}, "actions": ["Sq2 xm3 = xm1"]}' > "$TMP/cetam3.json"
+res --module "$TMP/cetam3.json" --stem 17 --max-s 35 --out "$TMP/cetam3" 2>"$TMP/err" &&
+    shifted "$REF/modules/Ceta_stem20.csv" -3 | cmp -s - "$TMP/cetam3/ext.csv"
+ok $? "a module file with classes in degrees -3, -1 (Cη moved down 3) = Cη's table moved"
+res --module "Cnu[5]" --stem 25 --max-s 35 --out "$TMP/cnu5" 2>"$TMP/err" &&
+    shifted "$REF/modules/Cnu_stem20.csv" 5 | cmp -s - "$TMP/cnu5/ext.csv"
+ok $? "Cnu[5] through stem 25 = Cnu's table moved up 5 stems"
+$EXTFLOW verify "$TMP/c2m2" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q "resolution of C2\[-2\], .* 0 problems: ok" &&
+    grep -q '"shift": -2' "$TMP/c2m2/module.json"
+ok $? "verify reloads a shifted module (module.json carries the shift)"
+res --module C2 --stem 6 --out "$TMP/c2m2" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ]
+ok $? "a directory of C2[-2] refuses C2"
+$EXTFLOW resolve --quiet --module "C2[x]" --stem 4 --out "$TMP/c2x" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "NAME\[k\]" "$TMP/err"
+ok $? "--module C2[x]: exit 2 ($(head -1 "$TMP/err"))"
 # Resume: C2 through stem 10, then stem 20 in the same directory = the reference.
 res --module C2 --stem 10 --max-s 35 --out "$TMP/C2r" 2>"$TMP/err" &&
     res --module C2 --stem 20 --max-s 35 --out "$TMP/C2r" 2>"$TMP/err" && cmp -s "$TMP/C2r/ext.csv" "$REF/modules/C2_stem20.csv"
@@ -79,7 +105,8 @@ bad "p = 3" '{"p": 3, "type": "finite dimensional module", "gens": {"x0": 0, "x1
 bad "a profile that is no sub-Hopf-algebra" '{"p": 2, "profile": {"truncated": true, "p_part": [3, 1]}, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}'
 bad "an action outside the profile" '{"p": 2, "profile": {"truncated": true, "p_part": [2, 1]}, "type": "finite dimensional module", "gens": {"x0": 0, "x4": 4}, "actions": ["Sq4 x0 = x4"]}'
 bad "a profile entry that is not a number" '{"p": 2, "profile": {"truncated": true, "p_part": [2, "1"]}, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}'
-bad "negative degree" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": -1, "x1": 0}, "actions": ["Sq1 x0 = x1"]}'
+bad "a degree out of range" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": -1000, "x1": 0}, "actions": []}'
+bad "a shift that is not a number" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "shift": "2"}'
 bad "a class named twice" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x0": 1}, "actions": []}'
 bad "spread over more than 128 degrees" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x200": 200}, "actions": []}'
 bad "a relation on an unknown generator" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0}, "milnor_relations": ["P(1) y0"]}'

@@ -44,10 +44,11 @@ static const char *usage_text =
     "             DIR/chart.html (the chart to explore in a browser), per-bidegree stage files under DIR/stages/ (a rerun resumes from them) and\n"
     "             DIR/run.json (which resolution DIR holds, and how far it is complete)\n"
     "      --module NAME|FILE module to resolve: S_2 (default, the sphere), a module of the modules/\n"
-    "                         folder (C2, Ceta, Cnu, C2_eta, Joker, RP4, ...) or a module file\n"
-    "                         (JSON, docs/modules.md); modules other than S_2 use --algorithm standard\n"
+    "                         folder (C2, Ceta, Cnu, C2_eta, Joker, RP4, ko, tmf2, A-mod-Sq1-Sq2, ...)\n"
+    "                         or a module file (JSON, docs/modules.md); NAME[k] moves it up k degrees\n"
+    "                         (C2[-2]); modules other than S_2 use --algorithm standard\n"
     "      --stem N           every bidegree with stem n = t - s <= N (default 40)\n"
-    "      --max-s S          and s <= S (default N/2 + 2, above the vanishing line)\n"
+    "      --max-s S          and s <= S (default (N - c)/2 + 2, c the module's bottom degree)\n"
     "      --max-t T          instead: every bidegree with t <= T (and s <= S)\n"
     "      --algorithm NAME   nassau (default for S_2: Nassau's algorithm) or standard\n"
     "      --out DIR          output directory (default out/NAME)\n"
@@ -503,9 +504,21 @@ static int find_module_file(const char *name, char *path, size_t size)
  * used); *name gets its short name (the file's base name without .json). */
 static int load_module(const char *arg, fd_module *m, char *name, size_t nsize)
 {
-    char path[PATH_MAX + 64], err[600];
-    if (find_module_file(arg, path, sizeof path) != 0)
-        return usage_error("unknown module '%s' (not in the modules folder, and no such file)", arg);
+    char path[PATH_MAX + 1100], err[600], file[1024];
+    long shift = 0;
+    const char *open_br = strrchr(arg, '[');
+    size_t alen = strlen(arg);
+    snprintf(file, sizeof file, "%s", arg);
+    if (open_br && alen > 0 && arg[alen - 1] == ']') {     /* NAME[k]: Σ^k of the module NAME */
+        char *end;
+        shift = strtol(open_br + 1, &end, 10);
+        if (end == open_br + 1 || *end != ']' || shift < -FDM_MAX_SHIFT || shift > FDM_MAX_SHIFT)
+            return usage_error("--module '%s': the shift in NAME[k] must be an integer in -%d..%d", arg,
+                               FDM_MAX_SHIFT, FDM_MAX_SHIFT);
+        file[open_br - arg] = 0;
+    }
+    if (find_module_file(file, path, sizeof path) != 0)
+        return usage_error("unknown module '%s' (not in the modules folder, and no such file)", file);
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
     size_t len = 0, cap = 0;
@@ -530,6 +543,7 @@ static int load_module(const char *arg, fd_module *m, char *name, size_t nsize)
     fclose(f);
     int rc = fdm_parse(buf, len, m, err, sizeof err);
     free(buf);
+    if (rc == 0 && fdm_shift(m, (deg_t)shift, err, sizeof err) != 0) rc = -1;    /* m is cleared then */
     if (rc != 0) {
         fprintf(stderr, "extflow: %s: %s\n", path, err);
         return 2;
@@ -537,9 +551,11 @@ static int load_module(const char *arg, fd_module *m, char *name, size_t nsize)
     const char *base = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
     size_t k = 0;
     for (; base[k] && k + 1 < nsize && k < 31; k++)
-        name[k] = isalnum((unsigned char)base[k]) || strchr("_-.", base[k]) ? base[k] : '_';
+        name[k] = isalnum((unsigned char)base[k]) || strchr("_-.[]", base[k]) ? base[k] : '_';
     name[k] = 0;
     if (k > 5 && !strcmp(name + k - 5, ".json")) name[k - 5] = 0;
+    char *dot = strstr(name, ".json[");     /* FILE.json[k]: keep the [k] */
+    if (dot) memmove(dot, dot + 5, strlen(dot + 5) + 1);
     if (!name[0]) snprintf(name, nsize, "module");
     return 0;
 }
@@ -623,7 +639,16 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     if (stem >= 0 && max_t >= 0) return usage_error("give --stem or --max-t, not both");
     int region = max_t >= 0 ? REGION_RECT : REGION_STEM;
     if (region == REGION_STEM && stem < 0) stem = 40;
-    if (max_s < 0) max_s = region == REGION_STEM ? stem / 2 + 2 : max_t / 2 + 2;
+    /* The region is given in the module's degrees; inside, degrees start at its bottom class
+     * when that is negative (res_module_shift). The default max s follows the connectivity c
+     * (the bottom degree): (N - c) / 2 + 2, above the vanishing line of slope 1/2 from there. */
+    deg_t shift = res_module_shift(fdm), conn = fdm && !fdm_is_sphere(fdm) ? fdm->min_deg : 0;
+    if (max_s < 0) {
+        long span = (region == REGION_STEM ? stem : max_t) - conn;
+        max_s = (span > 0 ? span : 0) / 2 + 2;
+    }
+    if (region == REGION_STEM) stem -= shift;
+    else max_t -= shift;
     if (region == REGION_RECT && max_s > max_t) max_s = max_t;
     if ((region == REGION_STEM ? stem + max_s + 1 : max_t) > MILNOR_MAX_DEGREE)
         return usage_error("region too large: t would exceed %d", MILNOR_MAX_DEGREE);
