@@ -45,6 +45,7 @@ const uint64_t *fdm_act(const fd_module *m, deg_t u, uint32_t i, deg_t d, uint32
 {
     if (u < m->min_deg || d < 0 || u + d > m->max_deg || i >= fdm_dim(m, u)) return NULL;
     const uint64_t *blk = m->act[(size_t)(u - m->min_deg) * (span_of(m) + 1) + (size_t)d];
+    if (!blk) return NULL;      /* a presented module: not tabulated off the generators' degrees */
     size_t words = f2vec_words(fdm_dim(m, u + d));
     if (!words) words = 1;
     return blk + ((size_t)i * m->A.dim[d] + r) * words;

@@ -55,7 +55,8 @@ void fdm_clear(fd_module *m);
 static inline uint32_t fdm_dim(const fd_module *m, deg_t t)
 { return t >= m->min_deg && t <= m->max_deg ? m->dim[t - m->min_deg] : 0; }
 /* Sq(R)·x for x = basis element i of M_u and R = element r of the Milnor basis in degree d:
- * a packed vector over M_{u+d}; NULL when u + d lies past the top of M (the product is 0). */
+ * a packed vector over M_{u+d}; NULL when u + d lies past the top of M (the product is 0) or,
+ * for a finitely presented module, when u is not a degree of its generators (not tabulated). */
 const uint64_t *fdm_act(const fd_module *m, deg_t u, uint32_t i, deg_t d, uint32_t r);
 /* Σ^k M: every degree moved up by k (k may be negative). The module's source text gains (or
  * updates) the key "shift", so the copy a resolution keeps reloads as the same module, and its

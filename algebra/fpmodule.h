@@ -7,11 +7,14 @@
  * Sq(R)·rel_j over |R| = t - |rel_j|; M_t = V_t / R_t with basis the columns of V_t that are
  * not pivots of R_t in RREF (a class is named by its column: "Sq(S)·g").
  *
- * Truncation. M_{<=T} = M / M_{>T} has the same Ext^{s,t} as M for t <= T: the kernel M_{>T}
- * is (T+1)-connected, so Ext^{s,t}(M_{>T}) = 0 for t <= T, and the long exact sequence of
- * 0 → M_{>T} → M → M_{<=T} → 0 gives Ext^{s,t}(M_{<=T}) = Ext^{s,t}(M) for t <= T. A
- * resolution whose region reaches internal degree T (edge kernels included: resolution.h's
- * max_t) therefore resolves fpm_truncate(m, T) with the answer of M itself.
+ * Truncation. M_{<=T} = M / M_{>T} has the same Ext^{s,t} as M in every stem n = t - s < T:
+ * the kernel M_{>T} is T-connected (nothing in degrees <= T), so a minimal resolution of it has
+ * its generators of F_s in degrees > T + s, Ext^{s,t}(M_{>T}) = 0 for t - s <= T, and the long
+ * exact sequence of 0 → M_{>T} → M → M_{<=T} → 0 (Ext^{s-1,t}(M_{>T}) → Ext^{s,t}(M_{<=T}) →
+ * Ext^{s,t}(M) → Ext^{s,t}(M_{>T})) makes the middle map an isomorphism for t - s < T; for
+ * t <= T (a rectangle) the outer terms vanish too. A resolution whose region reaches stem N
+ * (edge kernels at N + 1: resolution.h's max_n) therefore resolves fpm_truncate(m, N + 1)
+ * with the answer of M itself, and a rectangle t <= T fpm_truncate(m, T).
  *
  * The action table of the truncation (fdmodule.h) is filled only for the degrees u of the
  * generators: the generators of F_0 of a minimal resolution lie in those degrees (M is

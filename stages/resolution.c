@@ -87,11 +87,21 @@ int res_set_module(resolution *res, fd_module *m, const char *name)
     res->shift = res_module_shift(res->module);
     if (!res->F || !res->module) return 0;
     char err[256];
-    if (fdm_truncate(m, res->max_t + res->shift, err, sizeof err) != 0) return -1;  /* presented: M_{<=max_t} */
+    if (fdm_truncate(m, res->max_n + res->shift, err, sizeof err) != 0) return -1;  /* presented: M_{<=max_n} */
     if (!m->has_profile) return 0;
     deg_t degree = res->A.max_degree;   /* over B: the free modules' blocks are B's basis */
     milnor_basis_clear(&res->A);
     return milnor_basis_init(&res->A, degree, &m->A.profile);
+}
+
+deg_t res_module_top(const resolution *res)
+{
+    return res->module ? res->module->max_deg - res->shift : 0;
+}
+
+int res_nassau_applies(const fd_module *m)
+{
+    return !m || fdm_is_sphere(m) || (!m->has_profile && !m->fp);
 }
 
 uint32_t res_module_dim(const resolution *res, deg_t t)

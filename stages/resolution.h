@@ -103,6 +103,11 @@ int res_set_module(resolution *res, fd_module *m, const char *name);
  * m's bottom degree when that is negative. A region given in m's degrees (stems n, or t <= T)
  * is n - shift (T - shift) internally. */
 deg_t res_module_shift(const fd_module *m);
+/* The module's top degree, internal (0 for S_2): Nassau's vanishing bound moves up by it. */
+deg_t res_module_top(const resolution *res);
+/* Does Nassau's algorithm apply to m (NULL: S_2)? Finite modules without a profile: yes;
+ * modules over a sub-Hopf-algebra and finitely presented (infinite) ones: no. */
+int res_nassau_applies(const fd_module *m);
 /* dim M_t of the module resolved (t internal). */
 uint32_t res_module_dim(const resolution *res, deg_t t);
 int res_in_region(const resolution *res, int s, deg_t t);

@@ -3,7 +3,7 @@
 # Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
 # refused with exit 2 and one line, and a directory of one module refused to another.
 . tests/lib.sh
-plan 48
+plan 58
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 # Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
 for m in C2 Ceta Cnu C2_eta tmf2 A-mod-Sq1-Sq2; do
@@ -113,14 +113,26 @@ bad "a relation on an unknown generator" '{"p": 2, "type": "finitely presented m
 bad "a relation whose terms differ in degree" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0, "x1": 1}, "adem_relations": ["Sq2 x0 + Sq2 x1"]}'
 bad "a relation with a bad operation" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0}, "milnor_relations": ["P(1,) x0"]}'
 bad "real projective space" '{"p": 2, "type": "real projective space", "min": -4}'
-# Nassau's algorithm is refused for a module other than S_2 (one line, exit 2).
-$EXTFLOW resolve --quiet --module C2 --algorithm nassau --stem 4 --out "$TMP/nassau" >/dev/null 2>"$TMP/err"
-[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ]
-ok $? "--algorithm nassau with C2: exit 2, one line"
-# Without --algorithm a module resolves with the standard algorithm.
-$EXTFLOW resolve --quiet --module C2 --stem 6 --out "$TMP/c2default" 2>"$TMP/err" &&
-    grep -q '"algorithm": "standard"' "$TMP/c2default/run.json" && grep -q '"module": "C2"' "$TMP/c2default/run.json"
-ok $? "a module defaults to the standard algorithm; run.json names it"
+# Nassau's algorithm for finite modules (the default for them): the same Ext as the standard
+# algorithm through stem 40 for every shipped finite module without a profile (and a shifted
+# one), and verify's d∘d check passes on its differentials.
+for m in C2 Ceta Cnu Csigma C2_eta Joker RP4 DA1 "C2[-2]"; do
+    $EXTFLOW resolve --quiet --module "$m" --stem 40 --out "$TMP/n-$m" 2>"$TMP/err" &&
+        grep -q '"algorithm": "nassau"' "$TMP/n-$m/run.json" &&
+        res --module "$m" --stem 40 --out "$TMP/s-$m" 2>"$TMP/err" && cmp -s "$TMP/n-$m/ext.csv" "$TMP/s-$m/ext.csv"
+    ok $? "$m: Nassau (the default) = standard through stem 40"
+done
+$EXTFLOW verify "$TMP/n-Joker" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q "nassau resolution of Joker, .* 0 problems: ok"
+ok $? "verify checks a Nassau resolution of the Joker"
+# Nassau's algorithm is refused for a module over a sub-Hopf-algebra or a finitely presented one.
+for m in ko A-mod-Sq1-Sq2; do
+    $EXTFLOW resolve --quiet --module $m --algorithm nassau --stem 4 --out "$TMP/nassau-$m" >/dev/null 2>"$TMP/err"
+    [ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ]
+    ok $? "--algorithm nassau with $m: exit 2, one line"
+done
+$EXTFLOW resolve --quiet --module ko --stem 6 --out "$TMP/kodefault" 2>"$TMP/err" &&
+    grep -q '"algorithm": "standard"' "$TMP/kodefault/run.json" && grep -q '"module": "ko"' "$TMP/kodefault/run.json"
+ok $? "a module with a profile defaults to the standard algorithm; run.json names it"
 # A directory of C2 refuses Ceta; and resuming C2 there works.
 res --module Ceta --stem 6 --out "$TMP/C2" >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "of C2" "$TMP/err"

@@ -46,11 +46,12 @@ static const char *usage_text =
     "      --module NAME|FILE module to resolve: S_2 (default, the sphere), a module of the modules/\n"
     "                         folder (C2, Ceta, Cnu, C2_eta, Joker, RP4, ko, tmf2, A-mod-Sq1-Sq2, ...)\n"
     "                         or a module file (JSON, docs/modules.md); NAME[k] moves it up k degrees\n"
-    "                         (C2[-2]); modules other than S_2 use --algorithm standard\n"
+    "                         (C2[-2])\n"
     "      --stem N           every bidegree with stem n = t - s <= N (default 40)\n"
     "      --max-s S          and s <= S (default (N - c)/2 + 2, c the module's bottom degree)\n"
     "      --max-t T          instead: every bidegree with t <= T (and s <= S)\n"
-    "      --algorithm NAME   nassau (default for S_2: Nassau's algorithm) or standard\n"
+    "      --algorithm NAME   nassau (Nassau's algorithm: the default for S_2 and finite modules\n"
+    "                         without a profile) or standard (the default for the others)\n"
     "      --out DIR          output directory (default out/NAME)\n"
     "      --sseq-formats     also write differentials.txt, num_gens.txt, resolution_size.txt\n"
     "      --quiet            no progress line and no closing summary\n"
@@ -614,14 +615,14 @@ static int cmd_resolve(int argc, char **argv)
         if (fdm_is_sphere(&fdm)) {          /* the sphere from a file: the built-in S_2 */
             fdm_clear(&fdm);
             have_module = 0;
-        } else if (alg == ALG_NASSAU) {
+        } else if (alg == ALG_NASSAU && !res_nassau_applies(&fdm)) {
             fdm_clear(&fdm);
-            fprintf(stderr, "extflow: --algorithm nassau does not resolve modules other than S_2 yet "
-                    "(use --algorithm standard, the default for modules)\n");
+            fprintf(stderr, "extflow: --algorithm nassau resolves S_2 and finite modules without a profile, not "
+                    "%s (use --algorithm standard, its default)\n", module);
             return 2;
         }
     }
-    if (!alg) alg = have_module ? ALG_STANDARD : ALG_NASSAU;
+    if (!alg) alg = !have_module || res_nassau_applies(&fdm) ? ALG_NASSAU : ALG_STANDARD;
     snprintf(default_out, sizeof default_out, "out/%s", module_name);
     if (!out) out = default_out;
     prc = cmd_resolve_with(have_module ? &fdm : NULL, module_name, alg, out, &o[0], stem, max_s, max_t, quiet,
