@@ -145,17 +145,7 @@ static struct starpu_perfmodel milnor_mul_model = {
     .footprint = milnor_mul_footprint,
 };
 
-/* A profile's basis (resolving over a sub-Hopf-algebra) is multiplied on CPU workers only: the
- * GPU kernel indexes products by the whole algebra's seqno table (algebra/milnor.h). */
-static int milnor_mul_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
-{
-    (void)nimpl;
-    const struct cl_milnor_mul_args *a = task->cl_arg;
-    return !a->cpu_only || starpu_worker_get_type((int)workerid) == STARPU_CPU_WORKER;
-}
-
 struct starpu_codelet cl_milnor_mul = {
-    .can_execute = milnor_mul_can_execute,
     .cpu_funcs = { milnor_mul_cpu },
     .cpu_funcs_name = { "milnor_mul_cpu" },
 #ifdef STARPU_USE_CUDA

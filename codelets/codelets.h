@@ -24,7 +24,6 @@ struct cl_milnor_mul_args {
     uint32_t stride;            /* words per output row */
     uint64_t pairs;             /* (job x term) pairs of the chunk: the perfmodel's size */
     int verify;                 /* EXTFLOW_GPU_VERIFY: recheck a CUDA result on the CPU */
-    int cpu_only;               /* the basis is a profile's (MILNOR_FLAT_MAGIC_PROFILE): CPU workers */
 };
 
 extern struct starpu_codelet cl_milnor_mul;

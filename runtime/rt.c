@@ -116,6 +116,9 @@ typedef struct chunking {
 
 static chunking chunking_for(const rt_run *run, const row_build *b)
 {
+    /* a profile's basis (resolving over a sub-Hopf-algebra): CPU workers only, since the GPU
+     * kernel indexes products by the whole algebra's seqno table (algebra/milnor.h) */
+    if (run->basis_words[0] == MILNOR_FLAT_MAGIC_PROFILE) return (chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU };
     if (!run->gpu_by_size) return (chunking){ run->chunk_pairs, CHUNK_MAX_ROWS, STARPU_CPU | STARPU_CUDA };
     uint64_t total = 0;
     for (uint32_t r = 0; r < b->nrows; r++) total += b->jobs[r].n_terms;
@@ -166,8 +169,7 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
             res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
             return k + 1;
         }
-        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, run->gpu_verify,
-                                             run->basis_words[0] == MILNOR_FLAT_MAGIC_PROFILE };
+        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, run->gpu_verify };
         if (run->capture) capture_chunk(run, b->jobs + row0, n, b->terms, b->D.stride);
         submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, run->basis, STARPU_R, shared[0],
                                                   STARPU_R, shared[1], STARPU_W, h, STARPU_CL_ARGS, args,
