@@ -3,7 +3,7 @@
 # Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
 # refused with exit 2 and one line, and a directory of one module refused to another.
 . tests/lib.sh
-plan 59
+plan 61
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 # Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
 for m in C2 Ceta Cnu C2_eta tmf2 A-mod-Sq1-Sq2; do
@@ -64,6 +64,12 @@ ok $? "a module file with classes in degrees -3, -1 (Cη moved down 3) = Cη's t
 res --module "Cnu[5]" --stem 25 --max-s 35 --out "$TMP/cnu5" 2>"$TMP/err" &&
     shifted "$REF/modules/Cnu_stem20.csv" 5 | cmp -s - "$TMP/cnu5/ext.csv"
 ok $? "Cnu[5] through stem 25 = Cnu's table moved up 5 stems"
+# James periodicity: RP_{-4}^{4} = Σ^{-16} RP_{12}^{20} (period 2^φ(8) = 16), so the shipped
+# RP_-4_4 (classes in degrees -4..4) has RP_12_20's table moved down 16 stems.
+res --module RP_-4_4 --stem 16 --max-s 12 --out "$TMP/rpm4" 2>"$TMP/err" &&
+    res --module "$REF/modules/RP_12_20.json" --stem 32 --max-s 12 --out "$TMP/rp12" 2>"$TMP/err" &&
+    shifted "$TMP/rp12/ext.csv" -16 | cmp -s - "$TMP/rpm4/ext.csv"
+ok $? "RP_-4_4 through stem 16 = RP_12_20 moved down 16 stems (James periodicity)"
 $EXTFLOW verify "$TMP/c2m2" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q "resolution of C2\[-2\], .* 0 problems: ok" &&
     grep -q '"shift": -2' "$TMP/c2m2/module.json"
 ok $? "verify reloads a shifted module (module.json carries the shift)"
@@ -116,7 +122,7 @@ bad "real projective space" '{"p": 2, "type": "real projective space", "min": -4
 # Nassau's algorithm for finite modules (the default for them): the same Ext as the standard
 # algorithm through stem 40 for every shipped finite module without a profile (and a shifted
 # one), and verify's d∘d check passes on its differentials.
-for m in C2 Ceta Cnu Csigma C2_eta Joker RP4 DA1 "C2[-2]"; do
+for m in C2 Ceta Cnu Csigma C2_eta Joker RP4 DA1 RP_-4_4 "C2[-2]"; do
     $EXTFLOW resolve --quiet --module "$m" --stem 40 --out "$TMP/n-$m" 2>"$TMP/err" &&
         grep -q '"algorithm": "nassau"' "$TMP/n-$m/run.json" &&
         res --module "$m" --stem 40 --out "$TMP/s-$m" 2>"$TMP/err" && cmp -s "$TMP/n-$m/ext.csv" "$TMP/s-$m/ext.csv"
