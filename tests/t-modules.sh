@@ -3,7 +3,7 @@
 # Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
 # refused with exit 2 and one line, and a directory of one module refused to another.
 . tests/lib.sh
-plan 61
+plan 63
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 # Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
 for m in C2 Ceta Cnu C2_eta tmf2 A-mod-Sq1-Sq2; do
@@ -35,6 +35,19 @@ res --module ko --stem 60 --max-s 40 --out "$TMP/ko" 2>"$TMP/err" && awk -F, '
         if (bad || classes < 300) { print bad " of " checked " bidegrees wrong, " classes " classes" > "/dev/stderr"; exit 1 }
     }' "$TMP/ko/ext.csv" 2>"$TMP/err"
 ok $? "ko through stem 60 (s <= 40): closed form below stem 8, periodic of period (4, 12) $(cat "$TMP/err")"
+# A profile module with an action: C2 over A(1) = A(1)/(Sq2, Sq2 Sq1); by change of rings its Ext
+# is that of the finitely presented A/(A Sq2 + A Sq2 Sq1) over A.
+printf '%s\n' '{"p": 2, "profile": {"truncated": true, "p_part": [2, 1]}, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1}, "actions": ["Sq1 x0 = x1"]}' > "$TMP/c2a1.json"
+printf '%s\n' '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0}, "adem_relations": ["Sq2 x0", "Sq2 Sq1 x0"]}' > "$TMP/c2fp.json"
+res --module "$TMP/c2a1.json" --stem 40 --out "$TMP/c2a1" 2>"$TMP/err" &&
+    res --module "$TMP/c2fp.json" --stem 40 --out "$TMP/c2fp" 2>"$TMP/err" && cmp -s "$TMP/c2a1/ext.csv" "$TMP/c2fp/ext.csv"
+ok $? "C2 over A(1) = A/(A Sq2 + A Sq2 Sq1) over A through stem 40 (change of rings)"
+# E(1) = E(Q0, Q1), profile [1, 1]: Ext_{E(1)}(F2) = F2[h0, v1], v1 in (n, s) = (2, 1).
+printf '%s\n' '{"p": 2, "profile": {"truncated": true, "p_part": [1, 1]}, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}' > "$TMP/e1.json"
+res --module "$TMP/e1.json" --stem 30 --max-s 20 --out "$TMP/e1" 2>"$TMP/err" && awk -F, '
+    NR > 1 { d[$1 "," $2] = $3 }
+    END { bad = 0; for (s = 0; s <= 20; s++) for (n = 0; n <= 30; n++) bad += (d[s "," n] + 0) != (n % 2 == 0 && n / 2 <= s); exit bad > 0 }' "$TMP/e1/ext.csv"
+ok $? "F2 over E(1) (profile [1, 1]): F2[h0, v1] through stem 30"
 $EXTFLOW verify "$TMP/ko" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q "resolution of ko, .* 0 problems: ok"
 ok $? "verify checks a profile module's directory (free modules over A(1))"
 # Finitely presented modules, by change of rings: Ext_A(A//A(1)) = Ext_{A(1)}(F2), and
