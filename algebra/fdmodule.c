@@ -58,7 +58,7 @@ static uint64_t *act_mut(fd_module *m, deg_t u, uint32_t i, deg_t d, uint32_t r)
 
 int fdm_is_sphere(const fd_module *m)
 {
-    return !m->has_profile && !m->fp && m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
+    return !m->has_profile && !m->fp && !m->rp_open && m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
 }
 
 void fdm_clear(fd_module *m)
@@ -446,6 +446,7 @@ static int apply_shift(fd_module *m, deg_t k)
     m->min_deg += k;
     m->max_deg += k;
     if (m->fp) fpm_shift(m->fp, k);
+    m->rp_offset += k;
     char tail[32];
     snprintf(tail, sizeof tail, ";shift=%d", k);
     char *c = realloc(m->canonical, strlen(m->canonical) + strlen(tail) + 1);
@@ -482,7 +483,7 @@ int fdm_shift(fd_module *m, deg_t k, char *err, size_t es)
 
 int fdm_truncate(fd_module *m, deg_t top, char *err, size_t es)
 {
-    return m->fp ? fpm_truncate(m, top, err, es) : 0;
+    return m->fp ? fpm_truncate(m, top, err, es) : m->rp_open ? rpm_truncate(m, top, err, es) : 0;
 }
 
 int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t es)
@@ -520,9 +521,15 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
         if (fpm_parse(root, m, err, es) != 0) goto out;
         goto keep_source;
     }
+    if (!strcmp(json_string_value(type), "real projective space")) {
+        if (m->has_profile) { fail(err, es, "key 'profile': only finite dimensional modules may have one"); goto out; }
+        if (rpm_parse(root, m, err, es) != 0) goto out;
+        if (!m->rp_open && make_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
+        goto keep_source;
+    }
     if (strcmp(json_string_value(type), "finite dimensional module") != 0) {
-        fail(err, es, "key 'type': '%s' modules are not supported (finite dimensional and finitely presented "
-             "modules only)", json_string_value(type));
+        fail(err, es, "key 'type': '%s' modules are not supported (finite dimensional, finitely presented "
+             "modules and real projective spaces only)", json_string_value(type));
         goto out;
     }
     json_t *alg = json_object_get(root, "algebra");

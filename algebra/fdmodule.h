@@ -39,6 +39,9 @@ typedef struct fd_module {
     struct fp_presentation *fp; /* finitely presented (algebra/fpmodule.h): the tables above are
                                  * its truncation (fdm_truncate), the action only on the
                                  * generators' degrees; NULL for a finite module */
+    int rp_open;                /* RP_min^∞ (fpmodule.h's rpm_*): known by truncations only */
+    int rp_min;                 /* a projective space's bottom exponent */
+    deg_t rp_offset;            /* degree of x^e minus e (a shift) */
     uint64_t **act;             /* act[(u - min_deg) * (span + 1) + d]: dim M_u * A.dim[d] rows of
                                  * words(dim M_{u+d}) words; NULL past max_deg */
     char *canonical;            /* the canonical text of M (hashed into the module id) */

@@ -457,3 +457,85 @@ out:
     if (rc != 0) free_truncation(m);
     return rc;
 }
+
+/* ---------------------------------------------------------------- stunted projective spaces */
+
+/* binomial(e, m) mod 2 for any integer e (e < 0: the coefficient of y^m in (1+y)^e, which is
+ * ±binomial(m - e - 1, m)); Lucas: odd iff m's bits lie in the top argument's. */
+static int binom_odd(int64_t e, int64_t m)
+{
+    if (m < 0) return 0;
+    int64_t a = e >= 0 ? e : m - e - 1;
+    return m <= a && (m & ~a) == 0;
+}
+
+/* Sq(R) x^e = multinomial(e; e - |r|, r_1, r_2, ...) x^{e + |R|} with |r| = sum r_i: the
+ * coaction x -> sum_i x^{2^i} ⊗ ξ_i raised to the power e. Mod 2 it is binomial(e, |r|) times
+ * the multinomial of the r_i, which is odd iff the r_i have no binary digit in common. */
+static int rp_coefficient(int64_t e, const milnor_elt *R)
+{
+    uint32_t seen = 0;
+    int64_t total = 0;
+    for (uint32_t i = 0; i < R->len; i++) {
+        if (seen & R->r[i]) return 0;
+        seen |= R->r[i];
+        total += R->r[i];
+    }
+    return binom_odd(e, total);
+}
+
+int rpm_truncate(fd_module *m, deg_t top, char *err, size_t es)
+{
+    deg_t lo = m->rp_min + m->rp_offset;                  /* degree of the bottom class */
+    free_truncation(m);
+    m->min_deg = lo;
+    if (top < lo) top = lo;
+    deg_t span = top - lo;
+    if (span > MILNOR_MAX_DEGREE) return fail(err, es, "the module would be truncated at degree %d: too large", top);
+    m->max_deg = top;
+    m->dim = calloc((size_t)span + 1, sizeof *m->dim);
+    m->names = calloc((size_t)span + 1, sizeof *m->names);
+    m->act = calloc(((size_t)span + 1) * ((size_t)span + 1), sizeof *m->act);
+    if (!m->dim || !m->names || !m->act || milnor_basis_init(&m->A, span, NULL) != 0) goto oom;
+    for (deg_t u = 0; u <= span; u++) {
+        int64_t e = (int64_t)m->rp_min + u;
+        char name[32];
+        snprintf(name, sizeof name, e < 0 ? "xm%lld" : "x%lld", (long long)(e < 0 ? -e : e));
+        m->dim[u] = 1;
+        if (!(m->names[u] = calloc(2, sizeof **m->names)) || !(m->names[u][0] = strdup(name))) goto oom;
+    }
+    for (deg_t u = 0; u <= span; u++)
+        for (deg_t d = 0; u + d <= span; d++) {     /* one class each way: one word per Sq(R) */
+            uint64_t *blk = calloc((size_t)m->A.dim[d] + 1, 8);
+            if (!blk) goto oom;
+            m->act[(size_t)u * ((size_t)span + 1) + (size_t)d] = blk;
+            for (uint32_t r = 0; r < m->A.dim[d]; r++)
+                blk[r] = (uint64_t)rp_coefficient((int64_t)m->rp_min + u, &m->A.elts[d][r]);
+        }
+    return 0;
+oom:
+    free_truncation(m);
+    return fail(err, es, "out of memory building the projective space to degree %d", top);
+}
+
+int rpm_parse(json_t *root, fd_module *m, char *err, size_t es)
+{
+    json_t *mn = json_object_get(root, "min"), *mx = json_object_get(root, "max"),
+           *cb = json_object_get(root, "clear_bottom");
+    if (!json_is_integer(mn) || json_integer_value(mn) < -512 || json_integer_value(mn) > 512)
+        return fail(err, es, "key 'min': missing, or not an integer in -512..512");
+    if (mx && (!json_is_integer(mx) || json_integer_value(mx) < json_integer_value(mn) ||
+               json_integer_value(mx) - json_integer_value(mn) > 512))
+        return fail(err, es, "key 'max': not an integer from 'min' to 'min' + 512");
+    if (cb && !json_is_false(cb)) return fail(err, es, "key 'clear_bottom': not supported (it needs A(2) modules)");
+    m->rp_min = (int)json_integer_value(mn);
+    m->rp_offset = 0;
+    m->rp_open = !mx;
+    if (mx) return rpm_truncate(m, (deg_t)json_integer_value(mx), err, es);    /* finite: once */
+    char buf[96];
+    snprintf(buf, sizeof buf, "p=2;real projective space;min=%d", m->rp_min);
+    if (!(m->canonical = strdup(buf))) return fail(err, es, "out of memory");
+    m->min_deg = m->rp_min;
+    m->max_deg = m->min_deg - 1;    /* nothing until rpm_truncate */
+    return 0;
+}

@@ -42,6 +42,16 @@ int fpm_parse(json_t *root, fd_module *m, char *err, size_t errsize);
  * (again from scratch if called twice). 0, or -1 (out of memory, or top too large). */
 int fpm_truncate(fd_module *m, deg_t top, char *err, size_t errsize);
 void fpm_free(struct fp_presentation *fp);
+
+/* sseq's "real projective space" type: the stunted projective space RP_min^max (max absent:
+ * RP_min^∞), classes x^e in degrees e = min..max (negative allowed), Sq(R) x^e = multinomial
+ * (e; e - sum r_i, r_1, r_2, ...) x^{e + |R|} mod 2 (the coaction of x is sum x^{2^i} ⊗ ξ_i;
+ * for e < 0 the binomial is that of (1 + y)^e). With a max it is a finite module, tabulated
+ * once here (no module check: the formula is an action); without, it is truncated like a
+ * presented module (m->rp_open, rpm_truncate). 'clear_bottom' is refused. */
+int rpm_parse(json_t *root, fd_module *m, char *err, size_t errsize);
+/* The classes of degree <= top (at least the bottom one), the action on all of them. */
+int rpm_truncate(fd_module *m, deg_t top, char *err, size_t errsize);
 /* Moves the generators and relations up by k degrees (the truncation must be rebuilt). */
 void fpm_shift(struct fp_presentation *fp, deg_t k);
 /* The loaders' error line: formats into err (size bytes) and returns -1 (fdmodule.c). */

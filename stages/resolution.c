@@ -101,7 +101,7 @@ deg_t res_module_top(const resolution *res)
 
 int res_nassau_applies(const fd_module *m)
 {
-    return !m || fdm_is_sphere(m) || (!m->has_profile && !m->fp);
+    return !m || fdm_is_sphere(m) || (!m->has_profile && !m->fp && !m->rp_open);
 }
 
 uint32_t res_module_dim(const resolution *res, deg_t t)

@@ -3,7 +3,7 @@
 # Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
 # refused with exit 2 and one line, and a directory of one module refused to another.
 . tests/lib.sh
-plan 63
+plan 66
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 # Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
 for m in C2 Ceta Cnu C2_eta tmf2 A-mod-Sq1-Sq2; do
@@ -83,6 +83,20 @@ res --module RP_-4_4 --stem 16 --max-s 12 --out "$TMP/rpm4" 2>"$TMP/err" &&
     res --module "$REF/modules/RP_12_20.json" --stem 32 --max-s 12 --out "$TMP/rp12" 2>"$TMP/err" &&
     shifted "$TMP/rp12/ext.csv" -16 | cmp -s - "$TMP/rpm4/ext.csv"
 ok $? "RP_-4_4 through stem 16 = RP_12_20 moved down 16 stems (James periodicity)"
+# sseq's "real projective space" type: the multinomial formula against the files written out by
+# hand (RP4) and by a script (RP_-4_4); RP_-4_inf (no max) truncated = RP_-4^21 through stem 20.
+printf '%s\n' '{"p": 2, "type": "real projective space", "min": 1, "max": 4}' > "$TMP/rp14.json"
+printf '%s\n' '{"p": 2, "type": "real projective space", "min": -4, "max": 4}' > "$TMP/rpm44.json"
+printf '%s\n' '{"p": 2, "type": "real projective space", "min": -4, "max": 21}' > "$TMP/rpm421.json"
+res --module "$TMP/rp14.json" --stem 20 --out "$TMP/rp14" 2>"$TMP/err" &&
+    res --module RP4 --stem 20 --out "$TMP/rp4" 2>"$TMP/err" && cmp -s "$TMP/rp14/ext.csv" "$TMP/rp4/ext.csv" &&
+    res --module "$TMP/rpm44.json" --stem 16 --max-s 12 --out "$TMP/rpm44" 2>"$TMP/err" &&
+    cmp -s "$TMP/rpm44/ext.csv" "$TMP/rpm4/ext.csv"
+ok $? "real projective space min 1 max 4 = RP4, min -4 max 4 = RP_-4_4"
+$EXTFLOW resolve --quiet --module RP_-4_inf --stem 20 --out "$TMP/rpinf" 2>"$TMP/err" &&
+    grep -q '"algorithm": "standard"' "$TMP/rpinf/run.json" &&
+    res --module "$TMP/rpm421.json" --stem 20 --out "$TMP/rpm421" 2>"$TMP/err" && cmp -s "$TMP/rpinf/ext.csv" "$TMP/rpm421/ext.csv"
+ok $? "RP_-4_inf (standard, its default) through stem 20 = the finite RP_-4^21"
 $EXTFLOW verify "$TMP/c2m2" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q "resolution of C2\[-2\], .* 0 problems: ok" &&
     grep -q '"shift": -2' "$TMP/c2m2/module.json"
 ok $? "verify reloads a shifted module (module.json carries the shift)"
@@ -131,7 +145,8 @@ bad "spread over more than 128 degrees" '{"p": 2, "type": "finite dimensional mo
 bad "a relation on an unknown generator" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0}, "milnor_relations": ["P(1) y0"]}'
 bad "a relation whose terms differ in degree" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0, "x1": 1}, "adem_relations": ["Sq2 x0 + Sq2 x1"]}'
 bad "a relation with a bad operation" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0}, "milnor_relations": ["P(1,) x0"]}'
-bad "real projective space" '{"p": 2, "type": "real projective space", "min": -4}'
+bad "real projective space without min" '{"p": 2, "type": "real projective space", "max": 4}'
+bad "real projective space with clear_bottom" '{"p": 2, "type": "real projective space", "min": -4, "clear_bottom": true}'
 # Nassau's algorithm for finite modules (the default for them): the same Ext as the standard
 # algorithm through stem 40 for every shipped finite module without a profile (and a shifted
 # one), and verify's d∘d check passes on its differentials.
