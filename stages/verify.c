@@ -256,7 +256,6 @@ int verify_dir(const char *dir, FILE *out)
     if (hm == 0) {
         module = m.module_id;
         alg = m.algorithm;
-        region_describe(where, sizeof where, &m.complete);
         v.max_s = m.complete.max_s;
         v.max_t = m.complete.kind == REGION_STEM ? m.complete.stem + m.complete.max_s : m.complete.max_t;
         v.max_n = m.complete.kind == REGION_STEM ? m.complete.stem : m.complete.max_t;
@@ -273,6 +272,7 @@ int verify_dir(const char *dir, FILE *out)
         }
         have_module = 1;
     }
+    if (hm == 0) region_describe(where, sizeof where, &m.complete, res_module_shift(have_module ? &fdm : NULL));
     run_region region = hm == 0 ? m.complete : (run_region){ REGION_RECT, 0, -1, -1 };
     long nfiles = 0, ntmp = 0;
     struct found *files = scan_files(&v, module, alg, &nfiles, &ntmp);

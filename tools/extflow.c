@@ -416,7 +416,7 @@ static int clear_outdir(const char *dir)
  * that is complete); two regions of one kind neither of which contains the other are widened
  * to the smallest containing both; of two kinds, refused. Returns 0 to go on, 1 or 2. */
 static int check_manifest(const char *out, uint64_t s2, const char *name, int alg, int force, int quiet,
-                          run_region *want)
+                          run_region *want, deg_t shift)
 {
     char err[4300], have_r[64], want_r[64];
     run_manifest m;
@@ -445,8 +445,8 @@ static int check_manifest(const char *out, uint64_t s2, const char *name, int al
         *want = m.complete;
         return 0;
     }
-    region_describe(have_r, sizeof have_r, &m.complete);
-    region_describe(want_r, sizeof want_r, want);
+    region_describe(have_r, sizeof have_r, &m.complete, shift);
+    region_describe(want_r, sizeof want_r, want, shift);
     if (want->kind != m.complete.kind) {
         fprintf(stderr, "extflow: %s holds %s complete; this run asks for %s and neither contains the "
                 "other (ask for a region containing both, or use another --out)\n", out, have_r, want_r);
@@ -457,7 +457,7 @@ static int check_manifest(const char *out, uint64_t s2, const char *name, int al
     want->max_t = MAX(want->max_t, m.complete.max_t);
     want->max_s = MAX(want->max_s, m.complete.max_s);
 #undef MAX
-    region_describe(want_r, sizeof want_r, want);
+    region_describe(want_r, sizeof want_r, want, shift);
     if (!quiet) fprintf(stderr, "extflow: %s holds %s; resolving %s so that it covers both\n", out, have_r, want_r);
     return 0;
 }
@@ -467,7 +467,7 @@ static void print_summary(const resolution *res, const char *out, long bidegrees
 {
     char where[64];
     run_region r = region_of(res);
-    region_describe(where, sizeof where, &r);
+    region_describe(where, sizeof where, &r, res->shift);
     char loaded[48] = "";
     if (bidegrees > computed) snprintf(loaded, sizeof loaded, " (%ld loaded)", bidegrees - computed);
     fprintf(stderr, "extflow: %s to %s, %s: %ld bidegrees%s in %.1f s; table %s/ext.csv\n", res->module_name, where,
@@ -670,7 +670,7 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
         res_set_module(&probe, fdm, module_name);
         want_id = probe.module_id;
     }
-    int mrc = check_manifest(out, want_id, module_name, alg, force, quiet, &want);
+    int mrc = check_manifest(out, want_id, module_name, alg, force, quiet, &want, shift);
     if (mrc != 0) {
         close(lockfd);
         return mrc;
@@ -917,7 +917,7 @@ static int check_class(const char *cmd, const product_class *c, const resolution
                        const char *dir)
 {
     char where[64];
-    region_describe(where, sizeof where, &man->complete);
+    region_describe(where, sizeof where, &man->complete, res->shift);
     if (c->s > res->max_s || c->n > report_row_last_stem(res, c->s))
         return usage_error("%s: class %s at (n=%d, s=%d) lies outside %s's resolved region (%s)", cmd, c->name, c->n,
                            c->s, dir, where);
