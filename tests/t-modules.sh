@@ -3,7 +3,7 @@
 # Ext tables through stem 20, S_2 from a file against the built-in sphere, bad module files
 # refused with exit 2 and one line, and a directory of one module refused to another.
 . tests/lib.sh
-plan 66
+plan 67
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 # Reference tables (s,n,dim, sseq's runs through stem 20): Ceta, Cnu, C2_eta reach s = 35 (h0 towers).
 for m in C2 Ceta Cnu C2_eta tmf2 A-mod-Sq1-Sq2; do
@@ -58,6 +58,10 @@ ok $? "A-mod-Sq1-Sq2 (A//A(1) over A) = ko (F2 over A(1)) through stem 40"
 res --module A-mod-Sq1-Sq2-Sq4 --stem 40 --out "$TMP/amod4" 2>"$TMP/err" &&
     res --module tmf2 --stem 40 --out "$TMP/tmf40" 2>"$TMP/err" && cmp -s "$TMP/amod4/ext.csv" "$TMP/tmf40/ext.csv"
 ok $? "A-mod-Sq1-Sq2-Sq4 (A//A(2) over A) = tmf2 (F2 over A(2)) through stem 40"
+res --module A-mod-Sq1-Sq2 --stem 10 --max-s 35 --out "$TMP/amodr" 2>"$TMP/err" &&
+    res --module A-mod-Sq1-Sq2 --stem 20 --max-s 35 --out "$TMP/amodr" 2>"$TMP/err" &&
+    cmp -s "$TMP/amodr/ext.csv" "$REF/modules/A-mod-Sq1-Sq2_stem20.csv"
+ok $? "A-mod-Sq1-Sq2 resumed from stem 10 to 20 (truncated higher the second time) equals the reference"
 $EXTFLOW verify "$TMP/amod" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q "resolution of A-mod-Sq1-Sq2, .* 0 problems: ok"
 ok $? "verify checks a finitely presented module's directory (truncated again from module.json)"
 # Shifts NAME[k] and classes in negative degrees: the same resolution, stems moved by k.
