@@ -40,6 +40,23 @@ ifneq ($(DEPS_OK),yes)
   endif
 endif
 
+# StarPU-MPI (runtime/rt_mpi.c): built in when starpumpi-1.3 and mpi are found (Debian:
+# libstarpu-dev brings the first, libopenmpi-dev the second; scripts/install-deps installs
+# both), unless MPI=0. One binary: without an MPI launcher, or with one rank, it runs as a
+# single process. A STARPU_PREFIX build uses MPI only if that prefix has starpumpi-1.3.pc
+# (scripts/build-starpu with MPI=yes), never Debian's libstarpumpi over another libstarpu.
+ifneq ($(MPI),0)
+  ifeq ($(STARPU_PREFIX),)
+    HAVE_MPI := $(shell $(PKGCONF) --exists starpumpi-1.3 mpi 2>/dev/null && echo yes)
+  else
+    HAVE_MPI := $(if $(wildcard $(STARPU_ABS)/lib/pkgconfig/starpumpi-1.3.pc),$(shell $(PKGCONF) --exists starpumpi-1.3 mpi 2>/dev/null && echo yes))
+  endif
+  ifeq ($(HAVE_MPI),yes)
+    PKGS  += starpumpi-1.3 mpi
+    MPI_CFLAGS := -DEXTFLOW_MPI
+  endif
+endif
+
 CC        ?= cc
 ARCH      := -march=x86-64-v3
 ifeq ($(NATIVE),1)
@@ -68,7 +85,7 @@ endif
 PKG_CFLAGS := $(shell $(PKGCONF) --cflags $(PKGS) 2>/dev/null | sed 's/-I/-isystem /g')
 PKG_LIBS   := $(shell $(PKGCONF) --libs $(PKGS) 2>/dev/null)
 CFLAGS    := -std=c11 -D_GNU_SOURCE $(OPT) $(ARCH) -Wall -Wextra -Werror $(SANFLAGS) \
-             -I. $(PKG_CFLAGS) $(STARPU_CFLAGS) $(EXTRA_CFLAGS)
+             -I. $(PKG_CFLAGS) $(STARPU_CFLAGS) $(MPI_CFLAGS) $(EXTRA_CFLAGS)
 DEPFLAGS  := -MMD -MP
 LDLIBS    := $(PKG_LIBS) -lpthread -lm
 LDFLAGS   := $(SANFLAGS) $(STARPU_RPATH)
@@ -126,6 +143,13 @@ cuda-check: $(if $(HAVE_NVCC),$(CUDA_ALL))
 $(B)/%.o: %.c $(B)/%.d
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+# rt_mpi.c is the one file whose code depends on whether MPI was found: rebuilt when that changes.
+MPI_STAMP := $(B)/mpi-$(if $(MPI_CFLAGS),on,off).stamp
+$(MPI_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(B)/mpi-*.stamp
+	@touch $@
+$(B)/runtime/rt_mpi.o: $(MPI_STAMP)
 $(DEP_FILES):
 -include $(DEP_FILES)
 # --module NAME also looks in this tree's modules/ (for the binaries of build-san/, bin-starpu/)

@@ -12,6 +12,9 @@
  *   cl_step_finish new generators, publication, stage file; its tag marks the step done.
  *   cl_lift_step   one target bidegree of a batch of chain maps (stages/lift.h: lift_step);
  *                  cl_arg: struct cl_lift_args; its tag marks the bidegree lifted.
+ *   cl_publish     (distributed runs) a finished bidegree packed into its blob (W,
+ *                  codelets/blob.h) on the rank that owns it (stages/exchange.h).
+ *   cl_receive     (distributed runs) the blob (R) unpacked on a rank that reads it.
  * Every codelet has a history-based perfmodel (files under $STARPU_HOME/.starpu/sampling).
  */
 #ifndef EXTFLOW_CODELETS_H
@@ -43,5 +46,15 @@ struct cl_lift_args {
     deg_t t;
 };
 extern struct starpu_codelet cl_lift_step;
+struct cl_exchange_args {
+    struct resolution *res;
+    int s;
+    deg_t t;
+    int kernel;                 /* publish: EXCHANGE_KERNEL_*; receive: 1 to take the kernel */
+    unsigned long long *sent;   /* publish: adds the blob's bytes times copies (statistics) */
+    int copies;                 /* the ranks the blob goes to */
+};
+extern struct starpu_codelet cl_publish;
+extern struct starpu_codelet cl_receive;
 
 #endif

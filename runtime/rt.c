@@ -8,18 +8,14 @@
 #include <unistd.h>
 #include "codelets/cl_profile.h"
 #include "codelets/codelets.h"
+#include "runtime/rt_mpi.h"
+#include "runtime/rt_tags.h"
 #include "stages/progress.h"
 #include "stages/step.h"
 #ifdef STARPU_USE_CUDA
 #include "algebra/milnor_cuda.h"
 #endif
 
-enum tag_kind { TAG_PLAN = 1, TAG_DONE = 3, TAG_EDGE = 4, TAG_EDGE_PLAN = 5 };
-
-static starpu_tag_t tag_of(int kind, int s, deg_t t)
-{
-    return ((starpu_tag_t)kind << 56) | ((starpu_tag_t)(uint32_t)s << 28) | (starpu_tag_t)(uint32_t)t;
-}
 
 /* A multiply chunk is consecutive rows holding about chunk_pairs (job x term) pairs (at most
  * CHUNK_MAX_ROWS rows): CPU-only runs keep chunks near the former 512 rows (a chunk's task
@@ -54,6 +50,7 @@ typedef struct rt_run {
     unsigned long capture_every, captured;
     pthread_mutex_t capture_lock;
     rt_progress progress;
+    rt_dist *dist;                  /* several MPI ranks (rt_mpi.h); NULL: this process alone */
 } rt_run;
 
 int rt_init(int verbose, char *err, size_t errlen)
@@ -73,7 +70,7 @@ int rt_init(int verbose, char *err, size_t errlen)
      * CUDA worker unless the user chose otherwise. */
     if (gpus > 0 && !getenv("STARPU_SCHED")) conf.sched_policy_name = "eager";
     if (gpus > 0) setenv("STARPU_CUDA_PIPELINE", "4", 0);
-    int ret = starpu_init(&conf);
+    int ret = rt_mpi_size() > 1 ? rt_mpi_starpu_init(&conf) : starpu_init(&conf);
     if (ret != 0) {
         snprintf(err, errlen, "StarPU failed to start: %s", strerror(-ret));
         return -1;
@@ -86,7 +83,11 @@ int rt_init(int verbose, char *err, size_t errlen)
     return 0;
 }
 
-void rt_shutdown(void) { starpu_shutdown(); }
+void rt_shutdown(void)
+{
+    if (rt_mpi_size() > 1) rt_mpi_starpu_shutdown();
+    else starpu_shutdown();
+}
 
 static void submit_or_fail(resolution *res, int ret, const char *what)
 {
@@ -284,7 +285,7 @@ static void submit_with_deps(rt_run *run, int s, deg_t t, int edge)
     resolution *res = run->res;
     const step_algo *algo = edge ? &step_edge_kernel : step_algo_for(res, s);
     step_deps need;
-    starpu_tag_t deps[2];
+    starpu_tag_t deps[4];
     int n = 0;
     algo->deps(res, s, t, &need);
     for (int k = 0; k < need.n; k++) {
@@ -293,8 +294,9 @@ static void submit_with_deps(rt_run *run, int s, deg_t t, int edge)
             submit_with_deps(run, d->s, d->t, 1);
             deps[n++] = tag_of(TAG_EDGE, d->s, d->t);
         } else if (!*res_done(res, d->s, d->t))
-            deps[n++] = tag_of(TAG_DONE, d->s, d->t);
+            deps[n++] = run->dist ? rt_dist_ready_tag(run->dist, d->s, d->t) : tag_of(TAG_DONE, d->s, d->t);
     }
+    if (run->dist) n += rt_dist_extra_deps(run->dist, s, t, deps + n);   /* rows read from other ranks */
     submit_job(run, s, t, edge, deps, n);
 }
 
@@ -329,10 +331,18 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     cl_profile_enable(run->progress.verbose);
     struct timespec began, ended;
     clock_gettime(CLOCK_MONOTONIC, &began);
-    for (deg_t t = 0; t <= res->max_t && !res_failed(res); t++)
+    run->dist = rt_dist_new(res);   /* before any task: it takes the done set all ranks share */
+    /* distributed: every job is submitted even after a failure (they become no-ops), since
+     * other ranks wait for what they publish */
+    for (deg_t t = 0; t <= res->max_t && (run->dist || !res_failed(res)); t++)
         for (int s = 0; s <= res->max_s && s <= t; s++)
-            if (res_in_region(res, s, t) && !*res_done(res, s, t)) submit_with_deps(run, s, t, 0);
-    starpu_task_wait_for_all();
+            if (res_in_region(res, s, t) && !*res_done(res, s, t) && (!run->dist || rt_dist_owns(run->dist, s, t)))
+                submit_with_deps(run, s, t, 0);
+    if (run->dist) {                /* the blobs between ranks, then every rank's tasks */
+        rt_dist_submit_exchanges(run->dist);
+        rt_dist_finish(run->dist, run->progress.verbose);
+    } else
+        starpu_task_wait_for_all();
     clock_gettime(CLOCK_MONOTONIC, &ended);
     starpu_data_unregister(run->basis);
     if (run->capture) fclose(run->capture);

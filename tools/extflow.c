@@ -20,6 +20,7 @@
 #include "algebra/fdmodule.h"
 #include "runtime/rt.h"
 #include "runtime/rt_lift.h"
+#include "runtime/rt_mpi.h"
 #include "stages/chart.h"
 #include "stages/durable.h"
 #include "stages/manifest.h"
@@ -110,10 +111,18 @@ static const char *usage_text =
     "  STARPU_SILENT  resolve sets it to 1 unless --verbose is given or it is already set;\n"
     "                 STARPU_SILENT=0 shows StarPU's messages as --verbose does\n"
     "  EXTFLOW_STATS  set: at the end, resolve prints the share of multiply work each kind of\n"
-    "                 worker (CPU, CUDA) did and the task time of each piece of a step\n"
+    "                 worker (CPU, CUDA) did and the task time of each piece of a step (and,\n"
+    "                 on several ranks, the bytes each rank sent to the others)\n"
     "  EXTFLOW_GPU_STEP_PAIRS  with CUDA workers: steps of at least this many (job x term)\n"
     "                 pairs multiply on the GPUs, smaller ones on the CPUs (default 262144;\n"
     "                 off: any worker takes any chunk); EXTFLOW_GPU_CHUNK_PAIRS: chunk size there\n"
+    "  EXTFLOW_MPI_OWNER  several ranks: which rank computes row s: pairs (default, floor(s/2)\n"
+    "                 mod N), rows (s mod N) or blocks (N bands of rows)\n"
+    "\n"
+    "several machines:\n"
+    "  mpirun -np N extflow resolve ... (or srun) runs one resolution on N ranks, each computing\n"
+    "  whole rows into the same (shared) DIR; rank 0 prints and writes the tables. Same files as\n"
+    "  one process; a stopped run resumes with any N. docs/cluster.md.\n"
     "\n"
     "exit status:\n"
     "  0 done, 1 runtime failure (finished bidegrees are kept: rerun to resume), 2 usage error\n"
@@ -123,6 +132,7 @@ static const char *usage_text =
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
+    if (rt_mpi_rank() != 0) return 2;   /* under MPI every rank sees the same error: rank 0 says it */
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "extflow: ");
@@ -248,7 +258,7 @@ static int refuse_if_too_big(uint64_t need, const char *what)
 {
     uint64_t avail = memory_available();
     if (need <= avail) return 0;
-    fprintf(stderr, "extflow: %s needs %.1f GiB for its Milnor tables and bookkeeping alone, "
+    if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: %s needs %.1f GiB for its Milnor tables and bookkeeping alone, "
             "more than the %.1f GiB available\n", what, need / 1073741824.0, avail / 1073741824.0);
     return 2;
 }
@@ -631,6 +641,69 @@ static int cmd_resolve(int argc, char **argv)
     return prc;
 }
 
+/* Makes DIR ready for a run: the folders, the lock (*lockfd), the manifest's verdict (which may
+ * widen *want), no temporaries of a killed run, the module's copy. 0, or the exit status after
+ * one line on stderr. */
+static int prepare_outdir(fd_module *fdm, const char *module_name, int alg, const char *out, int force,
+                          int quiet, unsigned keep, run_region *want, deg_t shift, int *lockfd)
+{
+    char err[600];
+    if (ensure_dir(out) != 0) {
+        fprintf(stderr, "extflow: cannot use output directory %s: %s\n", out, strerror(errno));
+        return 1;
+    }
+    if ((*lockfd = lock_outdir(out)) < 0) return 1;
+    resolution probe = { 0 };      /* the module id the stage files carry */
+    res_set_module(&probe, fdm, module_name);
+    int mrc = check_manifest(out, probe.module_id, module_name, alg, force, quiet, want, shift);
+    if (mrc != 0) return mrc;
+    stage_remove_temporaries(out);
+    if (stage_mkdirs(out, 1u << STAGE_DIFFERENTIAL | keep, err, sizeof err) != STAGE_OK) {
+        fprintf(stderr, "extflow: %s\n", err);
+        return 1;
+    }
+    if (probe.module) {         /* the module beside its stage files, for verify */
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", out, MODULE_COPY_NAME);
+        if (durable_write_file(path, fdm->source, fdm->source_len, err, sizeof err) != 0) {
+            fprintf(stderr, "extflow: %s\n", err);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Loads the finished bidegrees of res's directory: rank 0 first (it may rewrite a damaged
+ * journal), then the others, which must find the same ones (a directory that is not shared
+ * fails the run here). Returns how many, or -1 with res's error set on every rank. */
+static long load_everywhere(resolution *res, int rank, int nranks)
+{
+    long loaded = 0;
+    if (rank == 0) loaded = res_load_stages(res);
+    if (nranks > 1) {
+        rt_mpi_barrier();
+        if (rank != 0) {
+            res->load_action = NULL;        /* rank 0 has said it */
+            loaded = res_load_stages(res);
+        }
+        size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
+        uint8_t *first = malloc(cells);
+        int differ = !first;
+        if (first) {
+            memcpy(first, res->done, cells);
+            rt_mpi_bcast(first, cells);
+            differ = memcmp(first, res->done, cells) != 0;
+            free(first);
+        }
+        if (rt_mpi_max(differ || res_failed(res))) {
+            if (!res_failed(res)) res_fail(res, "the ranks do not find the same finished bidegrees in %s "
+                                           "(it must be one directory that every rank sees)", res->outdir);
+            return -1;
+        }
+    }
+    return res_failed(res) ? -1 : loaded;
+}
+
 static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, const char *out,
                             const cli_opt *o, long stem, long max_s, long max_t, int quiet, int sseq_formats,
                             int force, int verbose, unsigned keep)
@@ -657,31 +730,21 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     if (refuse_if_too_big(res_setup_bytes(region, (int)stem, (int)max_s, (deg_t)max_t), "this region"))
         return 2;
 
-    if (ensure_dir(out) != 0) {
-        fprintf(stderr, "extflow: cannot use output directory %s: %s\n", out, strerror(errno));
-        return 1;
+    /* Under MPI, rank 0 alone prepares the directory (lock, manifest, temporaries, folders)
+     * and tells the others the outcome and the region; only rank 0 prints. */
+    int rank = rt_mpi_rank(), nranks = rt_mpi_size();
+    if (rank != 0) quiet = 1;
+    struct { int status; run_region want; } setup = { 0, { region, (int)stem, (int)max_t, (int)max_s } };
+    int lockfd = -1;
+    if (rank == 0)
+        setup.status = prepare_outdir(fdm, module_name, alg, out, force, quiet, keep, &setup.want, shift, &lockfd);
+    rt_mpi_bcast(&setup, sizeof setup);
+    if (setup.status != 0) {
+        if (lockfd >= 0) close(lockfd);
+        return setup.status;
     }
-    int lockfd = lock_outdir(out);
-    if (lockfd < 0) return 1;
-    run_region want = { region, (int)stem, (int)max_t, (int)max_s };
-    uint64_t want_id;
-    {
-        resolution probe = { 0 };      /* the module id the stage files carry */
-        res_set_module(&probe, fdm, module_name);
-        want_id = probe.module_id;
-    }
-    int mrc = check_manifest(out, want_id, module_name, alg, force, quiet, &want, shift);
-    if (mrc != 0) {
-        close(lockfd);
-        return mrc;
-    }
-    region = want.kind, stem = want.stem, max_t = want.max_t, max_s = want.max_s;
+    region = setup.want.kind, stem = setup.want.stem, max_t = setup.want.max_t, max_s = setup.want.max_s;
     char err[600];
-    stage_remove_temporaries(out);
-    if (stage_mkdirs(out, 1u << STAGE_DIFFERENTIAL | keep, err, sizeof err) != STAGE_OK) {
-        fprintf(stderr, "extflow: %s\n", err);
-        return 1;
-    }
     resolution res;
     if (res_init(&res, region, (int)stem, (int)max_s, (deg_t)max_t, out, 1, alg) != 0) {
         fprintf(stderr, "extflow: out of memory setting up the resolution\n");
@@ -691,21 +754,14 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     if (res_set_module(&res, fdm, module_name) != 0) {
         fprintf(stderr, "extflow: out of memory setting up the resolution\n");
         res_clear(&res);
+        if (lockfd >= 0) close(lockfd);
         return 1;
     }
-    if (res.module) {           /* the module beside its stage files, for verify */
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", out, MODULE_COPY_NAME);
-        if (durable_write_file(path, fdm->source, fdm->source_len, err, sizeof err) != 0) {
-            fprintf(stderr, "extflow: %s\n", err);
-            res_clear(&res);
-            return 1;
-        }
-    }
-    long loaded = res_load_stages(&res), total = 0;
-    if (res_failed(&res)) {
-        fprintf(stderr, "extflow: %s\n", res.error);
+    long loaded = load_everywhere(&res, rank, nranks), total = 0;
+    if (loaded < 0) {
+        if (rank == 0) fprintf(stderr, "extflow: %s\n", res.error);
         res_clear(&res);
+        if (lockfd >= 0) close(lockfd);
         return 1;
     }
     for (deg_t t = 0; t <= res.max_t; t++)
@@ -718,14 +774,21 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
         return 1;
     }
     rt_progress progress = { .verbose = getenv("EXTFLOW_STATS") != NULL };
-    progress_start(&res, !quiet && isatty(2));
+    /* under mpirun a rank's stderr is a pipe, but its stdout is a terminal when mpirun's is */
+    progress_start(&res, !quiet && (isatty(2) || (nranks > 1 && isatty(1))));
     int rc = rt_resolve(&res, &progress);
     double seconds = progress_finish();
     rt_shutdown();
-    if (rc != 0) {
-        fprintf(stderr, "extflow: %s (finished bidegrees are kept; rerun to resume)\n", res.error);
+    /* every rank's stage files are durable (rt_resolve flushed them) before this returns */
+    if (rt_mpi_agree_failure(&res) || rc != 0) {
+        if (rank == 0) fprintf(stderr, "extflow: %s (finished bidegrees are kept; rerun to resume)\n", res.error);
         res_clear(&res);
+        if (lockfd >= 0) close(lockfd);
         return 1;
+    }
+    if (rank != 0) {            /* rank 0 writes the reports: it received every bidegree */
+        res_clear(&res);
+        return 0;
     }
     static const struct { const char *name; int (*write)(FILE *, const resolution *); int sseq; } files[] = {
         { "chart.txt", report_chart_txt, 0 },
@@ -1141,7 +1204,12 @@ int main(int argc, char **argv)
         printf("extflow %s\n", EXTFLOW_VERSION);
         return 0;
     }
-    if (!strcmp(cmd, "resolve")) return cmd_resolve(argc - 2, argv + 2);
+    if (!strcmp(cmd, "resolve")) {     /* under mpirun or srun: one rank of a distributed run */
+        if (rt_mpi_start(&argc, &argv) != 0) return 1;
+        int rc = cmd_resolve(argc - 2, argv + 2);
+        rt_mpi_finish();
+        return rc;
+    }
     if (!strcmp(cmd, "algebra")) return cmd_algebra(argc - 2, argv + 2);
     if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
     if (!strcmp(cmd, "pack")) return cmd_pack(argc - 2, argv + 2);

@@ -1,0 +1,61 @@
+/* rt_mpi.h — a resolution over several MPI ranks (StarPU-MPI), and the few plain MPI calls
+ * around it. In a build without MPI (no starpumpi-1.3 or mpi at build time) every rank count
+ * is 1 and these are no-ops.
+ *
+ * Distribution (docs/design.md "Distributed runs"). Row s of the resolution belongs to rank
+ * owner(s) (EXTFLOW_MPI_OWNER: pairs, floor(s/2) mod N, the default; rows, s mod N; blocks,
+ * N bands of consecutive rows), which runs
+ * every task of the bidegrees of that row (the chains of rt.c, unchanged and rank-local) and
+ * writes their stage files. Each bidegree (s, t) that another rank reads gets one StarPU-MPI
+ * handle, a blob (codelets/blob.h), registered on every rank with the same data tag and owner:
+ * a publish task on the owner (after DONE(s, t)) packs the new generators (and the kernel the
+ * standard step of row s+1 takes) into it; a receive task on each reader (the owners of rows
+ * s+1 and s+2, and rank 0, which writes the reports) unpacks it into that rank's resolution
+ * and fires RECEIVED(s, t). StarPU-MPI moves the blob. These exchange tasks are the same on
+ * every rank and known before anything runs, so every rank submits them in the same order
+ * (t, then s); only the rank-local chains grow while running.
+ *
+ * Readiness on a rank: a job reads rows s, s-1, s-2 below some degree; on this rank row r is
+ * available up to degree u when DONE(r, u) (own row) or RECEIVED(r, u) fired, and RECEIVED
+ * tasks of one row are chained by degree, so one tag per row read suffices.
+ */
+#ifndef EXTFLOW_RT_MPI_H
+#define EXTFLOW_RT_MPI_H
+#include <stddef.h>
+#include <starpu.h>
+#include "stages/resolution.h"
+
+/* Initialises MPI when the process was started by an MPI launcher (mpirun, srun); call
+ * before anything else. 0, or -1 with a message on stderr. */
+int rt_mpi_start(int *argc, char ***argv);
+/* Finalises MPI if rt_mpi_start initialised it. */
+void rt_mpi_finish(void);
+int rt_mpi_rank(void);
+int rt_mpi_size(void);
+/* Plain MPI between ranks, outside StarPU-MPI's lifetime or while nothing of it runs. */
+void rt_mpi_bcast(void *buf, size_t len);        /* from rank 0 */
+void rt_mpi_barrier(void);
+int rt_mpi_max(int v);                           /* the largest v over all ranks */
+/* After a run: every rank gets res's failure from the lowest rank that failed first-hand
+ * (else the lowest that failed because another did), with "rank R: " in front; 1 if any failed. */
+int rt_mpi_agree_failure(resolution *res);
+/* Sum over ranks of the bytes each published to other ranks, gathered on rank 0 (stats). */
+void rt_mpi_gather_bytes(unsigned long long mine, unsigned long long *per_rank);
+
+/* Runtime hooks (rt.c). NULL / no-ops for one rank. */
+typedef struct rt_dist rt_dist;
+int rt_mpi_starpu_init(struct starpu_conf *conf);   /* starpu_mpi_init_conf */
+void rt_mpi_starpu_shutdown(void);
+rt_dist *rt_dist_new(resolution *res);           /* NULL when one rank, or out of memory (res_fail) */
+int rt_dist_owns(const rt_dist *d, int s, deg_t t);
+/* The tag that says (s, t) is available on this rank (DONE here, RECEIVED from its owner). */
+starpu_tag_t rt_dist_ready_tag(const rt_dist *d, int s, deg_t t);
+/* Tags a job at (s, t) must wait for on this rank besides its algorithm's: the rows s-1 and
+ * s-2 it reads, which one process gets through the algorithm's dependencies transitively. */
+int rt_dist_extra_deps(const rt_dist *d, int s, deg_t t, starpu_tag_t *deps);
+/* Submits every publish and receive task of the region (the same calls on every rank). */
+void rt_dist_submit_exchanges(rt_dist *d);
+/* Waits for every task and transfer of every rank; then frees d. */
+void rt_dist_finish(rt_dist *d, int verbose);
+
+#endif

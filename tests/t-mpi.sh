@@ -1,0 +1,97 @@
+#!/bin/sh
+# Distributed runs (StarPU-MPI, runtime/rt_mpi.c) on this machine's cores, oversubscribed:
+# 1, 2 and 4 ranks give outputs identical to one process (standard and Nassau); a 2-rank run
+# whose ranks are all killed resumes with 1 rank and with 3; a rank killed mid-run ends the
+# whole run, non-zero, with one line naming it, and a rank that fails (its disk full) ends
+# every rank with exit status 1 and one line from rank 0. Every mpirun has a time limit.
+# Skipped without mpirun or without MPI in the binary (EXTFLOW_REQUIRE_MPI=1: a failure).
+. tests/lib.sh
+STEM=${MPI_TEST_STEM:-60}
+if ! command -v mpirun >/dev/null 2>&1 || ! ldd "$EXTFLOW" 2>/dev/null | grep -q libstarpumpi; then
+    why="no mpirun, or $EXTFLOW built without StarPU-MPI (scripts/install-deps installs Open MPI)"
+    if [ "${EXTFLOW_REQUIRE_MPI:-0}" = 1 ]; then plan 1; ok 1 "EXTFLOW_REQUIRE_MPI=1: $why"; done_testing; fi
+    echo "1..0 # SKIP $why"
+    exit 0
+fi
+plan 18
+# yield_when_idle: the ranks share 2 cores, so StarPU-MPI's polling thread yields to the workers
+export OMPI_MCA_pml=ob1 STARPU_MPI_NOBIND=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+# as root Open MPI wants both of these; they do nothing for other users
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+LIMIT=${MPI_TEST_LIMIT:-240}
+mpi() { np=$1; shift; timeout -k 10 $LIMIT mpirun --timeout $LIMIT -np $np "$@"; }
+same_all() {   # same_outputs, and the charts and manifest rank 0 wrote
+    same_outputs "$1" "$2" && for f in chart.txt chart.svg chart.html run.json; do cmp -s "$1/$f" "$2/$f" || return 1; done
+}
+for alg in nassau standard; do
+    $EXTFLOW resolve --algorithm $alg --stem $STEM --out "$TMP/one-$alg" --quiet
+    ok $? "$alg: one process, stem $STEM"
+    for np in 1 2 4; do
+        t0=$(date +%s)
+        mpi $np $EXTFLOW resolve --algorithm $alg --stem $STEM --out "$TMP/np$np-$alg" 2>"$TMP/err" &&
+            same_all "$TMP/one-$alg" "$TMP/np$np-$alg"
+        ok $? "$alg: $np rank(s): outputs identical to one process ($(($(date +%s) - t0)) s; $(tail -1 "$TMP/err" | cut -c1-60))"
+        [ $np -gt 1 ] && rm -rf "$TMP/np$np-$alg"
+    done
+done
+grep -c . "$TMP/err" | grep -qx 1
+ok $? "a 4-rank run prints one line, from rank 0 ($(wc -l < "$TMP/err") lines)"
+
+# Starts a 2-rank Nassau run into $1 in the background and kills every rank (SIGKILL, by pid)
+# once about a third of the reference's stage files are there.
+kill_ranks_midway() {
+    want=$(($(ls "$TMP/one-nassau/stages/differential" | wc -l) / 3))
+    mpirun --timeout $LIMIT -np 2 $EXTFLOW resolve --stem $STEM --out "$1" --quiet >/dev/null 2>&1 &
+    mpid=$!
+    n=0
+    while kill -0 $mpid 2>/dev/null && [ "$(ls "$1/stages/differential" 2>/dev/null | wc -l)" -lt $want ] && [ $n -lt 2000 ]; do
+        sleep 0.05; n=$((n + 1))
+    done
+    for p in $(pgrep -P $mpid); do kill -9 $p 2>/dev/null; done
+    wait $mpid 2>/dev/null
+    ls "$1/stages/differential" 2>/dev/null | wc -l
+}
+for np in 1 3; do
+    d="$TMP/killed-$np"
+    partial=$(kill_ranks_midway "$d")
+    [ ! -e "$d/ext.csv" ]
+    ok $? "2 ranks killed with $partial stage files: no ext.csv"
+    mpi $np $EXTFLOW resolve --stem $STEM --out "$d" 2>"$TMP/err" && same_all "$TMP/one-nassau" "$d" &&
+        ! ls "$d/stages/differential" | grep -q tmp
+    ok $? "resumed with $np rank(s): identical outputs ($(head -1 "$TMP/err" | cut -c1-70))"
+done
+
+# One rank killed mid-run: mpirun ends the others and says which; nothing hangs.
+d="$TMP/dies"
+want=$(($(ls "$TMP/one-nassau/stages/differential" | wc -l) / 3))
+t0=$(date +%s)
+mpirun --timeout $LIMIT -np 2 $EXTFLOW resolve --stem $STEM --out "$d" --quiet 2>"$TMP/err" &
+mpid=$!
+n=0
+while kill -0 $mpid 2>/dev/null && [ "$(ls "$d/stages/differential" 2>/dev/null | wc -l)" -lt $want ] && [ $n -lt 2000 ]; do
+    sleep 0.05; n=$((n + 1))
+done
+victim=$(pgrep -P $mpid | tail -1)
+kill -9 $victim
+wait $mpid
+rc=$?
+[ $rc -ne 0 ] && [ $(($(date +%s) - t0)) -lt $LIMIT ]
+ok $? "a rank killed mid-run: mpirun exits $rc, without waiting for its time limit"
+[ "$(grep -c "exited on signal 9" "$TMP/err")" = 1 ]
+ok $? "one line names the rank that died: $(grep "exited on signal 9" "$TMP/err" | cut -c1-90)"
+[ ! -e "$d/ext.csv" ]
+ok $? "no ext.csv after the death"
+
+# A rank whose writes fail (a file-size limit for rank 1 only): every rank exits 1 and rank 0
+# prints one line naming rank 1's failure; then a run with room finishes it identically.
+# (TCP between the ranks: the limit would also stop Open MPI's shared-memory segment; -q: no
+# banner from mpirun about the non-zero exit, so the one line is extflow's)
+d="$TMP/full"
+OMPI_MCA_btl=self,tcp mpirun -q --timeout $LIMIT -np 1 $EXTFLOW resolve --stem $STEM --out "$d" --quiet : \
+    -np 1 sh -c "ulimit -f 1; exec $EXTFLOW resolve --stem $STEM --out '$d' --quiet" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(grep -c . "$TMP/err")" = 1 ] && grep -q "rank 1: .*File too large" "$TMP/err"
+ok $? "rank 1's disk full: exit status $rc, one line: $(head -1 "$TMP/err" | cut -c1-100)"
+mpi 2 $EXTFLOW resolve --stem $STEM --out "$d" --quiet && same_all "$TMP/one-nassau" "$d"
+ok $? "rerun with room on 2 ranks: identical outputs"
+done_testing
