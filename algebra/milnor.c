@@ -124,8 +124,8 @@ static uint32_t hash_entries(const uint32_t *r, uint32_t len)
 /* Index of the basis element with entries r[0..len) in degree d of a profile basis. */
 static uint32_t hash_lookup(const milnor_basis *A, deg_t d, const uint32_t *r, uint32_t len)
 {
-    const uint32_t *tab = A->hash[d];
-    uint32_t mask = A->hash_mask[d];
+    const uint32_t *tab = A->hash + A->hash_first[d];
+    uint32_t mask = A->hash_first[d + 1] - A->hash_first[d] - 1;
     for (uint32_t s = hash_entries(r, len) & mask;; s = (s + 1) & mask) {
         if (tab[s] == 0) return UINT32_MAX;
         const milnor_elt *e = &A->elts[d][tab[s] - 1];
@@ -133,20 +133,36 @@ static uint32_t hash_lookup(const milnor_basis *A, deg_t d, const uint32_t *r, u
     }
 }
 
-static int build_hash(milnor_basis *A, deg_t d)
+/* Slots of degree d's index table: a power of two >= 2 dim. */
+static uint32_t hash_slots(uint32_t dim)
 {
     uint32_t cap = 2;
-    while (cap < 2 * A->dim[d]) cap *= 2;
-    uint32_t *tab = calloc(cap, sizeof *tab);
-    if (!tab) return -1;
-    for (uint32_t k = 0; k < A->dim[d]; ++k) {
-        const milnor_elt *e = &A->elts[d][k];
-        uint32_t s = hash_entries(e->r, e->len) & (cap - 1);
-        while (tab[s]) s = (s + 1) & (cap - 1);
-        tab[s] = k + 1;
+    while (cap < 2 * dim) cap *= 2;
+    return cap;
+}
+
+/* The index tables of a profile basis, all degrees in one array. */
+static int build_hash(milnor_basis *A)
+{
+    size_t n = (size_t)A->max_degree + 1, total = 0;
+    A->hash_first = malloc((n + 1) * sizeof *A->hash_first);
+    if (!A->hash_first) return -1;
+    for (size_t d = 0; d < n; ++d) {
+        A->hash_first[d] = (uint32_t)total;
+        total += hash_slots(A->dim[d]);
     }
-    A->hash[d] = tab;
-    A->hash_mask[d] = cap - 1;
+    A->hash_first[n] = (uint32_t)total;
+    A->hash = calloc(total, sizeof *A->hash);
+    if (!A->hash) return -1;
+    for (size_t d = 0; d < n; ++d) {
+        uint32_t *tab = A->hash + A->hash_first[d], mask = A->hash_first[d + 1] - A->hash_first[d] - 1;
+        for (uint32_t k = 0; k < A->dim[d]; ++k) {
+            const milnor_elt *e = &A->elts[d][k];
+            uint32_t s = hash_entries(e->r, e->len) & mask;
+            while (tab[s]) s = (s + 1) & mask;
+            tab[s] = k + 1;
+        }
+    }
     return 0;
 }
 
@@ -234,11 +250,7 @@ int milnor_basis_init(milnor_basis *A, deg_t max_degree, const milnor_profile *p
         if (build_seqno(A) < 0) goto fail;
         return 0;
     }
-    A->hash = calloc(n, sizeof *A->hash);
-    A->hash_mask = calloc(n, sizeof *A->hash_mask);
-    if (!A->hash || !A->hash_mask) goto fail;
-    for (deg_t d = 0; d <= max_degree; ++d)
-        if (build_hash(A, d) < 0) goto fail;
+    if (build_hash(A) < 0) goto fail;
     return 0;
 fail:
     milnor_basis_clear(A);
@@ -249,22 +261,28 @@ void milnor_basis_clear(milnor_basis *A)
 {
     size_t n = (size_t)A->max_degree + 1;
     for (size_t d = 0; A->elts && d < n; ++d) free(A->elts[d]);
-    for (size_t d = 0; A->hash && d < n; ++d) free(A->hash[d]);
     free(A->elts);
     free(A->dim);
     free(A->seq_g);
     free(A->hash);
-    free(A->hash_mask);
+    free(A->hash_first);
     memset(A, 0, sizeof *A);
+}
+
+/* Words of what follows the elements: the seqno table, or a profile's index tables, their
+ * offsets and the profile (MILNOR_MAX_LEN + 2 words). */
+static size_t flat_index_words(const milnor_basis *A)
+{
+    if (A->seq_g) return ((size_t)A->max_degree + 1) * W;
+    return (size_t)A->max_degree + 2 + A->hash_first[A->max_degree + 1] + W + 2;
 }
 
 size_t milnor_flat_words(const milnor_basis *A)
 {
-    if (!A->seq_g) return 0;
+    if (!A->seq_g && !A->hash) return 0;
     size_t total = 0;
     for (deg_t d = 0; d <= A->max_degree; ++d) total += A->dim[d];
-    return MILNOR_FLAT_SEQNO_AT((uint32_t)A->max_degree, (uint32_t)total) +
-           ((size_t)A->max_degree + 1) * W;
+    return MILNOR_FLAT_SEQNO_AT((uint32_t)A->max_degree, (uint32_t)total) + flat_index_words(A);
 }
 
 int milnor_flat_write(const milnor_basis *A, uint32_t *buf, size_t words)
@@ -280,8 +298,18 @@ int milnor_flat_write(const milnor_basis *A, uint32_t *buf, size_t words)
         total += A->dim[d];
     }
     first[md + 1] = total;
-    memcpy(buf + MILNOR_FLAT_SEQNO_AT(md, total), A->seq_g, ((size_t)md + 1) * W * sizeof *buf);
-    buf[0] = MILNOR_FLAT_MAGIC;
+    uint32_t *index = buf + MILNOR_FLAT_SEQNO_AT(md, total);
+    if (A->seq_g)
+        memcpy(index, A->seq_g, ((size_t)md + 1) * W * sizeof *buf);
+    else {
+        uint32_t slots = A->hash_first[md + 1], *prof = index + md + 2 + slots;
+        memcpy(index, A->hash_first, ((size_t)md + 2) * sizeof *buf);
+        memcpy(index + md + 2, A->hash, (size_t)slots * sizeof *buf);
+        prof[0] = (uint32_t)A->profile.truncated;
+        prof[1] = (uint32_t)A->profile.len;
+        for (int i = 0; i < W; ++i) prof[2 + i] = A->profile.h[i];
+    }
+    buf[0] = A->seq_g ? MILNOR_FLAT_MAGIC : MILNOR_FLAT_MAGIC_PROFILE;
     buf[1] = md;
     buf[2] = total;
     buf[3] = (uint32_t)need;
@@ -292,23 +320,43 @@ int milnor_flat_view(const uint32_t *buf, size_t words, milnor_basis *view, miln
                      uint32_t *dim_scratch)
 {
     memset(view, 0, sizeof *view);
-    if (words < MILNOR_FLAT_HEADER || buf[0] != MILNOR_FLAT_MAGIC || buf[3] != words ||
-        buf[1] > MILNOR_MAX_DEGREE)
+    if (words < MILNOR_FLAT_HEADER || (buf[0] != MILNOR_FLAT_MAGIC && buf[0] != MILNOR_FLAT_MAGIC_PROFILE) ||
+        buf[3] != words || buf[1] > MILNOR_MAX_DEGREE)
         return -1;
+    int profile = buf[0] == MILNOR_FLAT_MAGIC_PROFILE;
     uint32_t md = buf[1], total = buf[2];
     const uint32_t *first = buf + MILNOR_FLAT_HEADER;
-    if (MILNOR_FLAT_SEQNO_AT(md, total) + ((size_t)md + 1) * W != words || first[md + 1] != total) return -1;
+    size_t at = MILNOR_FLAT_SEQNO_AT(md, total);
+    if (at > words || first[md + 1] != total) return -1;
+    const uint32_t *index = buf + at;
+    if (!profile && at + ((size_t)md + 1) * W != words) return -1;
+    if (profile && (at + md + 2 > words || index[0] != 0 || at + md + 2 + (size_t)index[md + 1] + W + 2 != words))
+        return -1;
     milnor_elt *elts = (milnor_elt *)(buf + MILNOR_FLAT_ELTS_AT(md));
     for (uint32_t d = 0; d <= md; ++d) {
         if (first[d + 1] < first[d]) return -1;
         dim_scratch[d] = first[d + 1] - first[d];
         elts_scratch[d] = elts + first[d];
+        if (profile) {          /* each table a power of two > dim slots, in order */
+            uint32_t slots = index[d + 1] - index[d];
+            if (index[d + 1] < index[d] || slots <= dim_scratch[d] || (slots & (slots - 1))) return -1;
+        }
     }
     view->max_degree = (deg_t)md;
     view->profile = milnor_profile_full();
     view->dim = dim_scratch;
     view->elts = elts_scratch;
-    view->seq_g = (uint32_t *)(buf + MILNOR_FLAT_SEQNO_AT(md, total));
+    if (!profile) {
+        view->seq_g = (uint32_t *)index;
+        return 0;
+    }
+    const uint32_t *prof = index + md + 2 + index[md + 1];
+    if (prof[1] > W) return -1;
+    view->profile.truncated = prof[0] != 0;
+    view->profile.len = (int)prof[1];
+    for (int i = 0; i < W; ++i) view->profile.h[i] = (uint8_t)prof[2 + i];
+    view->hash_first = (uint32_t *)index;
+    view->hash = (uint32_t *)(index + md + 2);
     return 0;
 }
 
@@ -393,11 +441,7 @@ uint64_t milnor_basis_bytes(deg_t max_degree, const milnor_profile *profile)
     uint64_t bytes = n * (sizeof *dim + sizeof(milnor_elt *));
     for (size_t d = 0; d < n; ++d) {
         bytes += (uint64_t)(dim[d] ? dim[d] : 1) * sizeof(milnor_elt);
-        if (!full) {                            /* hash table: a power of two >= 2 dim */
-            uint64_t cap = 2;
-            while (cap < 2 * (uint64_t)dim[d]) cap *= 2;
-            bytes += cap * sizeof(uint32_t) + sizeof(uint32_t *) + sizeof(uint32_t);
-        }
+        if (!full) bytes += ((uint64_t)hash_slots(dim[d]) + 1) * sizeof(uint32_t);   /* index table */
     }
     if (full) bytes += 2 * n * W * sizeof(uint32_t);     /* seq_g and its scratch */
     return bytes;

@@ -62,9 +62,11 @@ typedef struct milnor_basis {
     milnor_elt **elts;              /* elts[d][i], i < dim[d], in index order */
     /* seqno tables (whole algebra only): g[e * MILNOR_MAX_LEN + h] */
     uint32_t *seq_g;
-    /* profile bases only (seq_g NULL): per-degree open-addressing index, slot = index + 1 */
-    uint32_t **hash;
-    uint32_t *hash_mask;
+    /* profile bases only (seq_g NULL): open-addressing index tables, slot = index + 1, those
+     * of all degrees end to end in one array; degree d's is hash[hash_first[d] ..
+     * hash_first[d+1]), a power of two >= 2 dim[d] slots (max_degree + 2 offsets) */
+    uint32_t *hash;
+    uint32_t *hash_first;
 } milnor_basis;
 
 /* Builds the basis through max_degree (<= MILNOR_MAX_DEGREE). profile NULL = all of A.
@@ -127,16 +129,23 @@ void milnor_mul_batch_search(const milnor_basis *A, const milnor_row_job *jobs, 
 void milnor_mul_batch_halves(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                              const milnor_term *terms, uint64_t *rows, size_t stride_words);
 
-/* The whole algebra's basis flattened into one read-only array of 32-bit words, so that it can
- * be a StarPU data handle and be copied to a GPU as it is. Layout (word offsets):
- *   [0] MILNOR_FLAT_MAGIC  [1] max_degree  [2] total elements  [3] words in all
+/* A basis flattened into one read-only array of 32-bit words, so that it can be a StarPU data
+ * handle and be copied to a GPU as it is. Layout (word offsets):
+ *   [0] MILNOR_FLAT_MAGIC (whole algebra) or MILNOR_FLAT_MAGIC_PROFILE (a profile's basis)
+ *   [1] max_degree  [2] total elements  [3] words in all
  *   [MILNOR_FLAT_HEADER ..]             first[d], d = 0..max_degree+1: index of degree d's
  *                                       first element (first[max_degree+1] = total)
  *   [MILNOR_FLAT_ELTS_AT(max_degree)..] the elements as milnor_elt records (12 words each),
  *                                       degree by degree in index order
- *   [MILNOR_FLAT_SEQNO_AT(...) ..]      the seqno table seq_g, (max_degree+1) x MILNOR_MAX_LEN
- * Only the whole algebra (seq_g present) can be flattened. */
+ *   [MILNOR_FLAT_SEQNO_AT(...) ..]      whole algebra: the seqno table seq_g,
+ *                                       (max_degree+1) x MILNOR_MAX_LEN;
+ *                                       profile: hash_first (max_degree + 2 offsets), then the
+ *                                       index tables (hash_first[max_degree+1] words),
+ *                                       then the profile: truncated, len, h[0..9]
+ * The GPU kernel reads whole-algebra buffers only (the seqno index); a profile's buffer is read
+ * by the CPU implementation alone (runtime/rt.c submits its multiply tasks to CPU workers). */
 #define MILNOR_FLAT_MAGIC 0x4d464c31u     /* "MFL1" */
+#define MILNOR_FLAT_MAGIC_PROFILE 0x4d465031u     /* "MFP1" */
 #define MILNOR_FLAT_HEADER 4u
 #define MILNOR_ELT_WORDS (sizeof(milnor_elt) / sizeof(uint32_t))
 /* Word offsets of the elements and of the seqno table (macros: the GPU kernel uses them). */
@@ -149,8 +158,7 @@ size_t milnor_flat_words(const milnor_basis *A);
 int milnor_flat_write(const milnor_basis *A, uint32_t *buf, size_t words);
 /* A milnor_basis that reads a flat buffer in place (no copy, nothing to free): its elts and
  * dim are the caller's arrays elts_scratch and dim_scratch of max_degree + 1 entries each
- * (MILNOR_MAX_DEGREE + 1 always suffice). Returns 0, or -1 if buf is not a flat basis of
- * that many words. */
+ * (MILNOR_MAX_DEGREE + 1 always suffice). Returns 0, or -1 if buf is not a flat basis of that many words. */
 int milnor_flat_view(const uint32_t *buf, size_t words, milnor_basis *view, milnor_elt **elts_scratch,
                      uint32_t *dim_scratch);
 

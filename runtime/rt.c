@@ -117,6 +117,9 @@ typedef struct chunking {
 
 static chunking chunking_for(const rt_run *run, const row_build *b)
 {
+    /* a profile's basis (resolving over a sub-Hopf-algebra): CPU workers only, since the GPU
+     * kernel indexes products by the whole algebra's seqno table (algebra/milnor.h) */
+    if (run->basis_words[0] == MILNOR_FLAT_MAGIC_PROFILE) return (chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU };
     if (!run->gpu_by_size) return (chunking){ run->chunk_pairs, CHUNK_MAX_ROWS, STARPU_CPU | STARPU_CUDA };
     uint64_t total = 0;
     for (uint32_t r = 0; r < b->nrows; r++) total += b->jobs[r].n_terms;

@@ -53,6 +53,7 @@ typedef struct product_row {
 
 static int has_class(const resolution *res, int n, int s, long i)
 {
+    n -= res->shift;    /* the files name the module's stems */
     return s >= 0 && s <= res->max_s && n >= 0 && n <= report_row_last_stem(res, s) && i >= 0 &&
            i < (long)res_ngens(res, s, n + s);
 }
@@ -105,12 +106,13 @@ typedef struct line_ctx {
     FILE *out;
     int j;
     long count;
+    int shift;          /* res->shift: stems are written in the module's degrees */
 } line_ctx;
 
 static int json_h_line(void *ctx, int j, int n, int s, uint32_t i, uint32_t k)
 {
     line_ctx *c = ctx;
-    if (j == c->j) fprintf(c->out, "%s[%d,%d,%u,%u]", c->count++ ? "," : "", n, s, i, k);
+    if (j == c->j) fprintf(c->out, "%s[%d,%d,%u,%u]", c->count++ ? "," : "", n + c->shift, s, i, k);
     return 0;
 }
 
@@ -233,17 +235,19 @@ int chart_write_json(FILE *out, const resolution *res)
     fprintf(out, ",\"prime\":2,\"algorithm\":");
     json_string(out, stage_algorithm_name(res->algorithm));
     if (r.kind == REGION_STEM)
-        fprintf(out, ",\n\"range\":{\"kind\":\"stem\",\"stem\":%d,\"max_s\":%d,\"max_n\":%d}", r.stem, r.max_s,
-                report_max_stem(res));
+        fprintf(out, ",\n\"range\":{\"kind\":\"stem\",\"stem\":%d,\"max_s\":%d,\"max_n\":%d", r.stem + res->shift,
+                r.max_s, report_max_stem(res) + res->shift);
     else
-        fprintf(out, ",\n\"range\":{\"kind\":\"t\",\"max_t\":%d,\"max_s\":%d,\"max_n\":%d}", r.max_t, r.max_s,
-                report_max_stem(res));
+        fprintf(out, ",\n\"range\":{\"kind\":\"t\",\"max_t\":%d,\"max_s\":%d,\"max_n\":%d", r.max_t + res->shift,
+                r.max_s, report_max_stem(res) + res->shift);
+    if (res->shift) fprintf(out, ",\"min_n\":%d", res->shift);
+    fprintf(out, "}");
     fprintf(out, ",\n\"classes\":[");
     long count = 0;
     for (int s = 0; s <= res->max_s; s++)
         for (int n = 0; n <= report_row_last_stem(res, s); n++)
             for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++)
-                fprintf(out, "%s[%d,%d,%u]", count++ % 16 ? "," : count > 1 ? ",\n" : "", n, s, i);
+                fprintf(out, "%s[%d,%d,%u]", count++ % 16 ? "," : count > 1 ? ",\n" : "", n + res->shift, s, i);
     fprintf(out, "],\n\"names\":[");
     if (!res->module && json_names(out, res, prod, np) != 0) {   /* h_j names are the sphere's */
         free(prod);
@@ -253,7 +257,7 @@ int chart_write_json(FILE *out, const resolution *res)
     }
     fprintf(out, "],\n\"products\":[");
     for (int j = 0; j < 3; j++) {
-        line_ctx c = { out, j, 0 };
+        line_ctx c = { out, j, 0, res->shift };
         fprintf(out, "%s{\"name\":\"h%d\",\"stem\":%d,\"s\":1,\"source\":\"extflow\",\"pairs\":[", j ? ",\n" : "", j,
                 (1 << j) - 1);
         report_h_lines(res, json_h_line, &c);
@@ -347,8 +351,9 @@ int chart_write_svg(FILE *out, const resolution *res)
     int w = margin * 2 + cell * (maxn + 1), h = margin * 2 + cell * (res->max_s + 1);
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
             "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"9\">\n", w, h, w, h);
-    fprintf(out, "<title>Ext_A(%s, F2): stems 0..%d, s 0..%d</title>\n", res->module ? res->module_name : "F2",
-            maxn, res->max_s);
+    fprintf(out, "<title>Ext_%s(%s, F2): stems %d..%d, s 0..%d</title>\n",
+            res->A.seq_g ? "A" : "B (a sub-Hopf-algebra)", res->module ? res->module_name : "F2", res->shift,
+            maxn + res->shift, res->max_s);
     fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     /* the layers' styles: one colour each, then the legend */
     fprintf(out, "<style>\n");
@@ -361,7 +366,7 @@ int chart_write_svg(FILE *out, const resolution *res)
     fprintf(out, "</style>\n");
     for (int n = 0; n <= maxn; n += 2)
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", margin + cell * n + cell / 2,
-                h - margin + 12, n);
+                h - margin + 12, n + res->shift);
     for (int s = 0; s <= res->max_s; s += 2)
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", margin - 6,
                 h - margin - cell * s - cell / 2 + 3, s);
@@ -387,15 +392,15 @@ int chart_write_svg(FILE *out, const resolution *res)
         } else
             for (long r = 0; r < np; r++)
                 if (!strcmp(prod[r].name, name))
-                    svg_line(&c, tok, prod[r].n, prod[r].s, prod[r].i, prod[r].n + prod[r].name_n,
-                             prod[r].s + prod[r].name_s, prod[r].k);
+                    svg_line(&c, tok, prod[r].n - res->shift, prod[r].s, prod[r].i,   /* rows: M's stems */
+                             prod[r].n - res->shift + prod[r].name_n, prod[r].s + prod[r].name_s, prod[r].k);
     }
     for (int s = 0; s <= res->max_s; s++)
         for (int n = 0; n <= report_row_last_stem(res, s); n++) {
             uint32_t d = res_ngens(res, s, n + s);
             for (uint32_t i = 0; i < d; i++)
                 fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\"><title>x_(%d,%d,%u)</title></circle>\n",
-                        X(n, i, d), Y(s), n, s, i);
+                        X(n, i, d), Y(s), n + res->shift, s, i);
         }
     fprintf(out, "</svg>\n");
     free(prod);

@@ -29,10 +29,10 @@ int region_has(const run_region *r, int s, int t)
     return s >= 0 && t >= s && t - s <= region_last_stem(r, s);
 }
 
-void region_describe(char *buf, size_t size, const run_region *r)
+void region_describe(char *buf, size_t size, const run_region *r, deg_t shift)
 {
-    if (r->kind == REGION_STEM) snprintf(buf, size, "stem %d (s <= %d)", r->stem, r->max_s);
-    else snprintf(buf, size, "t <= %d (s <= %d)", r->max_t, r->max_s);
+    if (r->kind == REGION_STEM) snprintf(buf, size, "stem %d (s <= %d)", r->stem + shift, r->max_s);
+    else snprintf(buf, size, "t <= %d (s <= %d)", r->max_t + shift, r->max_s);
 }
 
 run_region region_of(const resolution *res)

@@ -43,8 +43,9 @@ int manifest_sniff(const char *dir, uint64_t *module_id, int *algorithm);
 int region_last_stem(const run_region *r, int s);
 int region_contains(const run_region *outer, const run_region *inner);
 int region_has(const run_region *r, int s, int t);
-/* "stem 60 (s <= 32)" or "t <= 50 (s <= 20)". */
-void region_describe(char *buf, size_t size, const run_region *r);
+/* "stem 60 (s <= 32)" or "t <= 50 (s <= 20)", the stem or t moved by shift (the module's
+ * degrees: resolution.h's shift; 0 for a module starting in degree >= 0). */
+void region_describe(char *buf, size_t size, const run_region *r, deg_t shift);
 run_region region_of(const resolution *res);
 
 #endif

@@ -1,5 +1,5 @@
-/* nassau.c — Nassau's algorithm for a step (s, t), s >= 2, of the resolution of S_2
- * (arXiv 1910.04063; docs/algorithms.md §5, with the degree-restricted reads of §5.4).
+/* nassau.c — Nassau's algorithm for a step (s, t), s >= 2, of the resolution of S_2 or of a
+ * finite module without a profile (arXiv 1910.04063; docs/algorithms.md §5, with the degree-restricted reads of §5.4).
  *
  * Maths. For a sub-Hopf-algebra B with profile h (chosen per bidegree, optimal_for below),
  * every basis element Sq(R)·g has a signature σ(R) = (r_i mod 2^{h_i})_i. In the range where
@@ -42,7 +42,9 @@ static uint32_t profile_total(const milnor_profile *h)
     return n;
 }
 
-/* The last profile of Nassau's sequence with t >= (2^len - 1)(s + 1) + top degree. */
+/* The last profile of Nassau's sequence with t >= (2^len - 1)(s + 1) + top degree, t being
+ * the internal degree less the module's top degree (Ext_B(M) vanishes there: docs/algorithms.md
+ * §5.2; for S_2 the top is 0). */
 static milnor_profile optimal_for(int s, deg_t t)
 {
     milnor_profile h = { .truncated = 1, .len = 0 }, best = h;
@@ -118,7 +120,7 @@ int res_nassau_plan(step_ctx *c)
     deg_t t = c->t;
     nassau_state *ns = c->ns = calloc(1, sizeof *ns);
     if (!ns) goto oom;
-    ns->h = optimal_for(s, t);
+    ns->h = optimal_for(s, t - res_module_top(res));
     ns->ncodes = 1u << profile_total(&ns->h);
     uint32_t *zs_start = NULL, *zs_idx = NULL, nsrc = 0;
     if (bucket(res, s - 1, t, t, &ns->h, ns->ncodes, &ns->row_start, &ns->row_idx, &ns->nrows) ||

@@ -17,7 +17,7 @@ int report_ext_csv(FILE *out, const resolution *res)
     for (int s = 0; s <= res->max_s; s++)
         for (int n = 0; n <= report_row_last_stem(res, s); n++) {
             uint32_t d = res_ngens(res, s, n + s);
-            if (d) fprintf(out, "%d,%d,%u\n", s, n, d);
+            if (d) fprintf(out, "%d,%d,%u\n", s, n + res->shift, d);
         }
     return ferror(out) ? -1 : 0;
 }
@@ -45,6 +45,7 @@ int report_chart_txt(FILE *out, const resolution *res)
 int report_hj(const resolution *res, int j, int s, deg_t t, uint32_t i, uint32_t k)
 {
     deg_t t2 = t + (1 << j);
+    if ((1u << j) > milnor_profile_slot_max(&res->A.profile, 0)) return 0;  /* Sq(2^j) not in B */
     if (s + 1 > res->max_s || t2 > res->max_t || k >= res_ngens(res, s + 1, t2)) return 0;
     const fm_gen *y = &res->F[s + 1].gens[t2][k];
     uint64_t bit = freemod_offset(&res->F[s], t2, t, i);  /* Sq(2^j) has index 0 */
@@ -91,7 +92,7 @@ int report_differentials(FILE *out, const resolution *res)
         for (int s = 0; s <= res->max_s; s++)
             for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++) {
                 deg_t t = n + s;
-                fprintf(out, "d x_(%d,%d,%u) = ", n, s, i);
+                fprintf(out, "d x_(%d,%d,%u) = ", n + res->shift, s, i);
                 int terms = 0;
                 if (s > 0) {
                     const fm_gen *g = &res->F[s].gens[t][i];
@@ -102,7 +103,7 @@ int report_differentials(FILE *out, const resolution *res)
                                 if (off < g->bits && f2vec_get(g->img, off)) {
                                     if (terms++) fprintf(out, " + ");
                                     print_elt(out, &res->A.elts[t - u][r]);
-                                    fprintf(out, "x_(%d,%d,%u)", u - (s - 1), s - 1, k);
+                                    fprintf(out, "x_(%d,%d,%u)", u - (s - 1) + res->shift, s - 1, k);
                                 }
                 }
                 fprintf(out, "%s\n", terms ? "" : "0");
@@ -114,7 +115,7 @@ int report_num_gens(FILE *out, const resolution *res)
 {
     for (int n = 0; n <= report_row_last_stem(res, 0); n++)
         for (int s = 0; s <= res->max_s; s++)
-            fprintf(out, "%d,%d,%u\n", n, s, res_ngens(res, s, n + s));
+            fprintf(out, "%d,%d,%u\n", n + res->shift, s, res_ngens(res, s, n + s));
     return ferror(out) ? -1 : 0;
 }
 

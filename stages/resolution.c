@@ -74,16 +74,39 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     return 0;
 }
 
-void res_set_module(resolution *res, const fd_module *m, const char *name)
+deg_t res_module_shift(const fd_module *m)
+{
+    return m && !fdm_is_sphere(m) && m->min_deg < 0 ? m->min_deg : 0;
+}
+
+int res_set_module(resolution *res, fd_module *m, const char *name)
 {
     res->module = m && !fdm_is_sphere(m) ? m : NULL;
     res->module_id = module_id_of(res->module ? m->canonical : RES_MODULE_S2);
     snprintf(res->module_name, sizeof res->module_name, "%s", name ? name : "S_2");
+    res->shift = res_module_shift(res->module);
+    if (!res->F || !res->module) return 0;
+    char err[256];
+    if (fdm_truncate(m, res->max_n + res->shift, err, sizeof err) != 0) return -1;  /* presented: M_{<=max_n} */
+    if (!m->has_profile) return 0;
+    deg_t degree = res->A.max_degree;   /* over B: the free modules' blocks are B's basis */
+    milnor_basis_clear(&res->A);
+    return milnor_basis_init(&res->A, degree, &m->A.profile);
+}
+
+deg_t res_module_top(const resolution *res)
+{
+    return res->module ? res->module->max_deg - res->shift : 0;
+}
+
+int res_nassau_applies(const fd_module *m)
+{
+    return !m || fdm_is_sphere(m) || (!m->has_profile && !m->fp && !m->rp_open);
 }
 
 uint32_t res_module_dim(const resolution *res, deg_t t)
 {
-    return res->module ? fdm_dim(res->module, t) : t == 0;
+    return res->module ? fdm_dim(res->module, t + res->shift) : t == 0;
 }
 
 /* Row 0 with a module: the rows Sq(R)·g of F_{0,t} (g of degree u < t) mapped to M_t by
@@ -104,7 +127,7 @@ static void fill_module_rows(step_ctx *c)
                 uint64_t *dst = f2mat_row(&c->build.D, row);
                 for (uint32_t b = 0; b < g->bits; b++)
                     if (f2vec_get(g->img, b)) {
-                        const uint64_t *y = fdm_act(m, u, b, d, mr);
+                        const uint64_t *y = fdm_act(m, u + res->shift, b, d, mr);
                         if (y) f2vec_xor(dst, y, words);
                     }
             }
@@ -494,9 +517,9 @@ static void add_d0_term(deg_t u, const fm_gen *h, const milnor_elt *R, void *ctx
     dd_acc *a = ctx;
     const fd_module *m = a->res->module;
     if (a->t - u > m->max_deg - m->min_deg) return;
-    uint32_t mr = milnor_index(&m->A, R), words = (uint32_t)f2vec_words(fdm_dim(m, a->t));
+    uint32_t mr = milnor_index(&m->A, R), words = (uint32_t)f2vec_words(res_module_dim(a->res, a->t));
     for (uint32_t b = 0; b < h->bits; b++) {
-        const uint64_t *y = f2vec_get(h->img, b) ? fdm_act(m, u, b, a->t - u, mr) : NULL;
+        const uint64_t *y = f2vec_get(h->img, b) ? fdm_act(m, u + a->res->shift, b, a->t - u, mr) : NULL;
         if (y) f2vec_xor(a->acc, y, words);
     }
 }
@@ -523,7 +546,7 @@ int res_check_dd(const resolution *res, int s, deg_t t)
 {
     int module0 = s == 1 && res->module;
     if (s < 2 && !module0) return 1;
-    uint32_t width = module0 ? fdm_dim(res->module, t) : (uint32_t)freemod_dim(&res->F[s - 2], t, t);
+    uint32_t width = module0 ? res_module_dim(res, t) : (uint32_t)freemod_dim(&res->F[s - 2], t, t);
     size_t words = f2vec_words(width) + 1;
     dd_acc a = { res, s, t, calloc(words, 8) };
     if (!a.acc) return -1;

@@ -51,6 +51,9 @@ typedef struct resolution {
     uint64_t module_id;
     const fd_module *module;    /* the module resolved; NULL: the sphere S_2 (res_set_module) */
     char module_name[256];      /* as run.json and the reports name it ("S_2" by default) */
+    deg_t shift;                /* the module's degree of internal degree 0: its bottom degree
+                                 * when that is negative, else 0. Steps, stage files and run.json
+                                 * use internal degrees t >= s; the reports print stems n + shift */
     int write_stages;
     stage_committer *committer; /* group commit of stage files (write_stages only) */
     unsigned keep_stages;       /* 1 << STAGE_MATRIX, 1 << STAGE_KERNEL: also save each step's
@@ -91,9 +94,21 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
 void res_clear(resolution *res);
 /* Resolves the finite module m (kept by the caller until res_clear) instead of S_2: row 0 maps
  * F_0 onto m, and the module id becomes the hash of m's canonical text (the sphere keeps
- * S_2's id). Call before loading or running anything. */
-void res_set_module(resolution *res, const fd_module *m, const char *name);
-/* dim M_t of the module resolved. */
+ * S_2's id). A module with a profile is resolved over its sub-Hopf-algebra B: on an
+ * initialised resolution, A becomes B's basis (the free modules are free over B), and a finitely
+ * presented module is truncated to the degrees <= max_t (fdm_truncate). Call before loading or
+ * running anything. 0, or -1 out of memory. */
+int res_set_module(resolution *res, fd_module *m, const char *name);
+/* The shift res_set_module gives a resolution of m (NULL: the sphere): internal degree 0 is
+ * m's bottom degree when that is negative. A region given in m's degrees (stems n, or t <= T)
+ * is n - shift (T - shift) internally. */
+deg_t res_module_shift(const fd_module *m);
+/* The module's top degree, internal (0 for S_2): Nassau's vanishing bound moves up by it. */
+deg_t res_module_top(const resolution *res);
+/* Does Nassau's algorithm apply to m (NULL: S_2)? Finite modules without a profile: yes;
+ * modules over a sub-Hopf-algebra and finitely presented (infinite) ones: no. */
+int res_nassau_applies(const fd_module *m);
+/* dim M_t of the module resolved (t internal). */
 uint32_t res_module_dim(const resolution *res, deg_t t);
 int res_in_region(const resolution *res, int s, deg_t t);
 /* Cell of (s, t) in the per-bidegree arrays; requires 0 <= s <= max_s, 0 <= t - s <= max_n. */

@@ -131,7 +131,9 @@ static void check_csv(verifier *v, resolution *res, const run_region *region, in
     for (long row = 1; seen && fgets(line, sizeof line, f); row++) {
         int s, n;
         unsigned dim;
-        int ok = sscanf(line, "%d,%d,%u", &s, &n, &dim) == 3 && s >= 0 && n >= 0;
+        int ok = sscanf(line, "%d,%d,%u", &s, &n, &dim) == 3 && s >= 0;
+        n -= res->shift;            /* ext.csv has the module's stems; the stage files internal ones */
+        ok = ok && n >= 0;
         if (ok && s <= v->max_s && n + s <= v->max_t) {
             size_t c = cell(v, s, n + s);
             seen[c] = 1;
@@ -149,7 +151,7 @@ static void check_csv(verifier *v, resolution *res, const run_region *region, in
         for (int t = s; t <= v->max_t; t++)
             if (!seen[cell(v, s, t)] && res_is_done(res, s, t) && res_ngens(res, s, t) &&
                 (region_has(region, s, t) || !required))
-                problem(v, "bad: %s: no row for (%d,%d) (s=%d, n=%d, dim %u)", path, s, t, s, t - s,
+                problem(v, "bad: %s: no row for (s=%d, n=%d, dim %u)", path, s, t - s + res->shift,
                         res_ngens(res, s, t));
     free(seen);
 }
@@ -254,7 +256,6 @@ int verify_dir(const char *dir, FILE *out)
     if (hm == 0) {
         module = m.module_id;
         alg = m.algorithm;
-        region_describe(where, sizeof where, &m.complete);
         v.max_s = m.complete.max_s;
         v.max_t = m.complete.kind == REGION_STEM ? m.complete.stem + m.complete.max_s : m.complete.max_t;
         v.max_n = m.complete.kind == REGION_STEM ? m.complete.stem : m.complete.max_t;
@@ -271,6 +272,7 @@ int verify_dir(const char *dir, FILE *out)
         }
         have_module = 1;
     }
+    if (hm == 0) region_describe(where, sizeof where, &m.complete, res_module_shift(have_module ? &fdm : NULL));
     run_region region = hm == 0 ? m.complete : (run_region){ REGION_RECT, 0, -1, -1 };
     long nfiles = 0, ntmp = 0;
     struct found *files = scan_files(&v, module, alg, &nfiles, &ntmp);
@@ -295,7 +297,11 @@ int verify_dir(const char *dir, FILE *out)
         return 1;
     }
     res.load_action = NULL;     /* problems are reported here, once */
-    if (have_module) res_set_module(&res, &fdm, hm == 0 ? m.module : "a module");
+    if (have_module && res_set_module(&res, &fdm, hm == 0 ? m.module : "a module") != 0) {
+        fprintf(stderr, "extflow: out of memory verifying %s\n", dir);
+        free(files);
+        goto oom;
+    }
     for (long i = 0; i < nfiles; i++) v.file[cell(&v, files[i].s, files[i].t)] = (uint8_t)files[i].status;
     free(files);
     long loaded = res_load_stages(&res), jbad = 0, beyond = 0;

@@ -14,7 +14,7 @@ if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 && ! command -v chromium
     echo "1..0 # SKIP no chromium (scripts/install-browser installs it)"
     exit 0
 fi
-plan 17
+plan 18
 mkdir -p "$TMP/r"    # optional layers: h3 · h3 and d2(h4) = h0 h3^2
 printf 'name,name_n,name_s,n,s,i,k\nh3,7,1,7,1,0,0\n' > "$TMP/r/products.csv"
 printf 'n,s,i,k\n15,1,0,0\n' > "$TMP/r/d2.csv"
@@ -48,6 +48,11 @@ $EXTFLOW products "$TMP/r" --class c0=8,3 --quiet &&
     python3 tests/chart_browser.py hover "$TMP/r/chart.html" 8 3 0 > "$TMP/hover" 2>"$TMP/err" &&
     grep -q "x_(8,3,0) = c0" "$TMP/hover" && grep -q "bidegree (8, 3)" "$TMP/hover"
 ok $? "after products --class c0=8,3, hovering the dot at (8,3) shows c0: $(head -c 160 "$TMP/hover" | tr '\n' ' ')"
+# a module with classes in negative stems (C2[-2]): the first view fits them all in
+$EXTFLOW resolve --quiet --module "C2[-2]" --stem 20 --out "$TMP/c2m2" 2>"$TMP/err" &&
+    python3 tests/chart_browser.py shot "$TMP/c2m2/chart.html" "$TMP/c2m2.png" 900 500 > "$TMP/c2m2.json" 2>"$TMP/err" &&
+    python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); sys.exit(not (p["classes"] > 0 and p["dotsDrawn"] == p["classes"]))' "$TMP/c2m2.json"
+ok $? "C2[-2] (stems from -2): every class drawn in the first view ($(cat "$TMP/c2m2.json" "$TMP/err" | cut -c1-60))"
 # stem 160 of the sphere (8,225 classes, 10,005 lines): the document of a real run
 # (tests/ref/chart-stem160.json) in today's page; the whole chart is in view, so nothing is
 # culled (the worst case)

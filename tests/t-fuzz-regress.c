@@ -38,8 +38,9 @@ static int module_loads(const unsigned char *buf, size_t len, char *err, size_t 
     fd_module fm;
     err[0] = 0;
     if (fdm_parse((const char *)buf, len, &fm, err, es) != 0) return 0;
+    int rc = fdm_truncate(&fm, fm.min_deg + 12, err, es) == 0;
     fdm_clear(&fm);
-    return 1;
+    return rc;
 }
 
 static void replay(const char *dir)

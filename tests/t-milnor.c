@@ -521,6 +521,32 @@ static void test_batch_paths(void)
         int bad2 = 0;
         for (int it = 0; it < 10; ++it) bad2 += batch_case(&B, 50, 23, 0, 40, 23, 300, &c2);
         ok(bad2 == 0, "batch paths agree over A(2) (%llu products)", (unsigned long long)c2);
+        /* its flat buffer (what a profile run hands StarPU): the view indexes and multiplies alike */
+        size_t words = milnor_flat_words(&B);
+        uint32_t *flat = malloc(words * sizeof *flat), vdim[24];
+        milnor_elt *vel[24];
+        milnor_basis V;
+        if (!flat) bail("out of memory");
+        ok(words > 0 && milnor_flat_write(&B, flat, words) == 0 && flat[0] == MILNOR_FLAT_MAGIC_PROFILE &&
+           milnor_flat_view(flat, words, &V, vel, vdim) == 0, "A(2) flattens and is viewed (%zu words)", words);
+        int bad_view = memcmp(&V.profile, &B.profile, sizeof B.profile) != 0;
+        uint64_t pw[2], pv[2];
+        for (deg_t d = 0; d <= 23; ++d)
+            for (uint32_t i = 0; i < B.dim[d]; ++i) {
+                bad_view += V.dim[d] != B.dim[d] || milnor_index(&V, &B.elts[d][i]) != i;
+                for (deg_t e = 0; d + e <= 23; ++e)
+                    for (uint32_t k = 0; k < B.dim[e]; ++k) {
+                        memset(pw, 0, sizeof pw);
+                        memset(pv, 0, sizeof pv);
+                        milnor_mul_into(&B, &B.elts[d][i], &B.elts[e][k], pw, 0);
+                        milnor_mul_into(&V, &V.elts[d][i], &V.elts[e][k], pv, 0);
+                        bad_view += memcmp(pw, pv, sizeof pw) != 0;
+                    }
+            }
+        ok(bad_view == 0, "the view of A(2)'s flat buffer: same profile, dims, indices and products");
+        flat[MILNOR_FLAT_SEQNO_AT(23, flat[2]) + 3] ^= 1;   /* a table offset: no longer a power of two */
+        ok(milnor_flat_view(flat, words, &V, vel, vdim) < 0, "a damaged profile buffer is refused");
+        free(flat);
         milnor_basis_clear(&B);
     }
 }

@@ -1,12 +1,13 @@
 #!/bin/sh
-# valgrind (memcheck) on stem-20 resolutions, both algorithms, a module and a refused module
-# file, on inspect/verify, and on products (lifts): no invalid
+# valgrind (memcheck) on stem-20 resolutions, both algorithms, modules (finite, over A(1),
+# finitely presented and shifted, an open projective space) and a refused module file, on
+# inspect/verify, and on products (lifts): no invalid
 # access, no use of uninitialised memory, no leak ("definitely lost") of ours.
 . tests/lib.sh
 command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind not installed"; exit 0; }
 # an AddressSanitizer build (make test SAN=1) cannot run under valgrind
 nm -D "$EXTFLOW" 2>/dev/null | grep -q __asan_init && { echo "1..0 # SKIP sanitizer build"; exit 0; }
-plan 8
+plan 11
 VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 --suppressions=tests/valgrind.supp"
 for alg in standard nassau; do
     STARPU_NCPU=2 $VG $EXTFLOW resolve --algorithm $alg --stem 20 --out "$TMP/$alg" --quiet 2>"$TMP/vg-$alg"
@@ -14,6 +15,11 @@ for alg in standard nassau; do
 done
 STARPU_NCPU=2 $VG $EXTFLOW resolve --module Joker --stem 14 --out "$TMP/joker" --quiet 2>"$TMP/vg-j"
 ok $? "a module (Joker), stem 14: valgrind clean"
+for m in ko "A-mod-Sq1-Sq2[-2]" RP_-4_inf; do    # a profile; finitely presented and shifted; an open RP
+    STARPU_NCPU=2 $VG $EXTFLOW resolve --module "$m" --stem 12 --out "$TMP/vg-$m" --quiet 2>"$TMP/vg-m" &&
+        $VG $EXTFLOW verify "$TMP/vg-$m" >/dev/null 2>>"$TMP/vg-m"
+    ok $? "$m, stem 12, and verify: valgrind clean"
+done
 printf '{"p":2,"type":"finite dimensional module","gens":{"x0":0,"x2":2,"x4":4},"actions":["Sq2 x0 = x2","Sq2 x2 = x4"]}' > "$TMP/bad.json"
 $VG $EXTFLOW resolve --module "$TMP/bad.json" --out "$TMP/bad" --quiet >/dev/null 2>"$TMP/vg-b"
 [ $? -eq 2 ]

@@ -45,12 +45,14 @@ static const char *usage_text =
     "             DIR/chart.html (the chart to explore in a browser), per-bidegree stage files under DIR/stages/ (a rerun resumes from them) and\n"
     "             DIR/run.json (which resolution DIR holds, and how far it is complete)\n"
     "      --module NAME|FILE module to resolve: S_2 (default, the sphere), a module of the modules/\n"
-    "                         folder (C2, Ceta, Cnu, C2_eta, Joker, RP4, ...) or a module file\n"
-    "                         (JSON, docs/modules.md); modules other than S_2 use --algorithm standard\n"
+    "                         folder (C2, Ceta, Cnu, C2_eta, Joker, RP4, ko, tmf2, A-mod-Sq1-Sq2, ...)\n"
+    "                         or a module file (JSON, docs/modules.md); NAME[k] moves it up k degrees\n"
+    "                         (C2[-2])\n"
     "      --stem N           every bidegree with stem n = t - s <= N (default 40)\n"
-    "      --max-s S          and s <= S (default N/2 + 2, above the vanishing line)\n"
+    "      --max-s S          and s <= S (default (N - c)/2 + 2, c the module's bottom degree)\n"
     "      --max-t T          instead: every bidegree with t <= T (and s <= S)\n"
-    "      --algorithm NAME   nassau (default for S_2: Nassau's algorithm) or standard\n"
+    "      --algorithm NAME   nassau (Nassau's algorithm: the default for S_2 and finite modules\n"
+    "                         without a profile) or standard (the default for the others)\n"
     "      --out DIR          output directory (default out/NAME)\n"
     "      --sseq-formats     also write differentials.txt, num_gens.txt, resolution_size.txt\n"
     "      --quiet            no progress line and no closing summary\n"
@@ -424,7 +426,7 @@ static int clear_outdir(const char *dir)
  * that is complete); two regions of one kind neither of which contains the other are widened
  * to the smallest containing both; of two kinds, refused. Returns 0 to go on, 1 or 2. */
 static int check_manifest(const char *out, uint64_t s2, const char *name, int alg, int force, int quiet,
-                          run_region *want)
+                          run_region *want, deg_t shift)
 {
     char err[4300], have_r[64], want_r[64];
     run_manifest m;
@@ -453,8 +455,8 @@ static int check_manifest(const char *out, uint64_t s2, const char *name, int al
         *want = m.complete;
         return 0;
     }
-    region_describe(have_r, sizeof have_r, &m.complete);
-    region_describe(want_r, sizeof want_r, want);
+    region_describe(have_r, sizeof have_r, &m.complete, shift);
+    region_describe(want_r, sizeof want_r, want, shift);
     if (want->kind != m.complete.kind) {
         fprintf(stderr, "extflow: %s holds %s complete; this run asks for %s and neither contains the "
                 "other (ask for a region containing both, or use another --out)\n", out, have_r, want_r);
@@ -465,7 +467,7 @@ static int check_manifest(const char *out, uint64_t s2, const char *name, int al
     want->max_t = MAX(want->max_t, m.complete.max_t);
     want->max_s = MAX(want->max_s, m.complete.max_s);
 #undef MAX
-    region_describe(want_r, sizeof want_r, want);
+    region_describe(want_r, sizeof want_r, want, shift);
     if (!quiet) fprintf(stderr, "extflow: %s holds %s; resolving %s so that it covers both\n", out, have_r, want_r);
     return 0;
 }
@@ -475,7 +477,7 @@ static void print_summary(const resolution *res, const char *out, long bidegrees
 {
     char where[64];
     run_region r = region_of(res);
-    region_describe(where, sizeof where, &r);
+    region_describe(where, sizeof where, &r, res->shift);
     char loaded[48] = "";
     if (bidegrees > computed) snprintf(loaded, sizeof loaded, " (%ld loaded)", bidegrees - computed);
     fprintf(stderr, "extflow: %s to %s, %s: %ld bidegrees%s in %.1f s; table %s/ext.csv\n", res->module_name, where,
@@ -513,9 +515,21 @@ static int find_module_file(const char *name, char *path, size_t size)
  * used); *name gets its short name (the file's base name without .json). */
 static int load_module(const char *arg, fd_module *m, char *name, size_t nsize)
 {
-    char path[PATH_MAX + 64], err[600];
-    if (find_module_file(arg, path, sizeof path) != 0)
-        return usage_error("unknown module '%s' (not in the modules folder, and no such file)", arg);
+    char path[PATH_MAX + 1100], err[600], file[1024];
+    long shift = 0;
+    const char *open_br = strrchr(arg, '[');
+    size_t alen = strlen(arg);
+    snprintf(file, sizeof file, "%s", arg);
+    if (open_br && alen > 0 && arg[alen - 1] == ']') {     /* NAME[k]: Σ^k of the module NAME */
+        char *end;
+        shift = strtol(open_br + 1, &end, 10);
+        if (end == open_br + 1 || *end != ']' || shift < -FDM_MAX_SHIFT || shift > FDM_MAX_SHIFT)
+            return usage_error("--module '%s': the shift in NAME[k] must be an integer in -%d..%d", arg,
+                               FDM_MAX_SHIFT, FDM_MAX_SHIFT);
+        file[open_br - arg] = 0;
+    }
+    if (find_module_file(file, path, sizeof path) != 0)
+        return usage_error("unknown module '%s' (not in the modules folder, and no such file)", file);
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
     size_t len = 0, cap = 0;
@@ -540,6 +554,7 @@ static int load_module(const char *arg, fd_module *m, char *name, size_t nsize)
     fclose(f);
     int rc = fdm_parse(buf, len, m, err, sizeof err);
     free(buf);
+    if (rc == 0 && fdm_shift(m, (deg_t)shift, err, sizeof err) != 0) rc = -1;    /* m is cleared then */
     if (rc != 0) {
         fprintf(stderr, "extflow: %s: %s\n", path, err);
         return 2;
@@ -547,9 +562,11 @@ static int load_module(const char *arg, fd_module *m, char *name, size_t nsize)
     const char *base = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
     size_t k = 0;
     for (; base[k] && k + 1 < nsize && k < 31; k++)
-        name[k] = isalnum((unsigned char)base[k]) || strchr("_-.", base[k]) ? base[k] : '_';
+        name[k] = isalnum((unsigned char)base[k]) || strchr("_-.[]", base[k]) ? base[k] : '_';
     name[k] = 0;
     if (k > 5 && !strcmp(name + k - 5, ".json")) name[k - 5] = 0;
+    char *dot = strstr(name, ".json[");     /* FILE.json[k]: keep the [k] */
+    if (dot) memmove(dot, dot + 5, strlen(dot + 5) + 1);
     if (!name[0]) snprintf(name, nsize, "module");
     return 0;
 }
@@ -567,7 +584,7 @@ static int parse_keep_stages(const char *list, unsigned *kinds)
     return *kinds ? 0 : -1;
 }
 
-static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int alg, const char *out,
+static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, const char *out,
                             const cli_opt *o, long stem, long max_s, long max_t, int quiet, int sseq_formats,
                             int force, int verbose, unsigned keep);
 
@@ -608,14 +625,14 @@ static int cmd_resolve(int argc, char **argv)
         if (fdm_is_sphere(&fdm)) {          /* the sphere from a file: the built-in S_2 */
             fdm_clear(&fdm);
             have_module = 0;
-        } else if (alg == ALG_NASSAU) {
+        } else if (alg == ALG_NASSAU && !res_nassau_applies(&fdm)) {
             fdm_clear(&fdm);
-            fprintf(stderr, "extflow: --algorithm nassau does not resolve modules other than S_2 yet "
-                    "(use --algorithm standard, the default for modules)\n");
+            fprintf(stderr, "extflow: --algorithm nassau resolves S_2 and finite modules without a profile, not "
+                    "%s (use --algorithm standard, its default)\n", module);
             return 2;
         }
     }
-    if (!alg) alg = have_module ? ALG_STANDARD : ALG_NASSAU;
+    if (!alg) alg = !have_module || res_nassau_applies(&fdm) ? ALG_NASSAU : ALG_STANDARD;
     snprintf(default_out, sizeof default_out, "out/%s", module_name);
     if (!out) out = default_out;
     prc = cmd_resolve_with(have_module ? &fdm : NULL, module_name, alg, out, &o[0], stem, max_s, max_t, quiet,
@@ -627,8 +644,8 @@ static int cmd_resolve(int argc, char **argv)
 /* Makes DIR ready for a run: the folders, the lock (*lockfd), the manifest's verdict (which may
  * widen *want), no temporaries of a killed run, the module's copy. 0, or the exit status after
  * one line on stderr. */
-static int prepare_outdir(const fd_module *fdm, const char *module_name, int alg, const char *out, int force,
-                          int quiet, unsigned keep, run_region *want, int *lockfd)
+static int prepare_outdir(fd_module *fdm, const char *module_name, int alg, const char *out, int force,
+                          int quiet, unsigned keep, run_region *want, deg_t shift, int *lockfd)
 {
     char err[600];
     if (ensure_dir(out) != 0) {
@@ -638,7 +655,7 @@ static int prepare_outdir(const fd_module *fdm, const char *module_name, int alg
     if ((*lockfd = lock_outdir(out)) < 0) return 1;
     resolution probe = { 0 };      /* the module id the stage files carry */
     res_set_module(&probe, fdm, module_name);
-    int mrc = check_manifest(out, probe.module_id, module_name, alg, force, quiet, want);
+    int mrc = check_manifest(out, probe.module_id, module_name, alg, force, quiet, want, shift);
     if (mrc != 0) return mrc;
     stage_remove_temporaries(out);
     if (stage_mkdirs(out, 1u << STAGE_DIFFERENTIAL | keep, err, sizeof err) != STAGE_OK) {
@@ -687,7 +704,7 @@ static long load_everywhere(resolution *res, int rank, int nranks)
     return res_failed(res) ? -1 : loaded;
 }
 
-static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int alg, const char *out,
+static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, const char *out,
                             const cli_opt *o, long stem, long max_s, long max_t, int quiet, int sseq_formats,
                             int force, int verbose, unsigned keep)
 {
@@ -696,7 +713,16 @@ static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int a
     if (stem >= 0 && max_t >= 0) return usage_error("give --stem or --max-t, not both");
     int region = max_t >= 0 ? REGION_RECT : REGION_STEM;
     if (region == REGION_STEM && stem < 0) stem = 40;
-    if (max_s < 0) max_s = region == REGION_STEM ? stem / 2 + 2 : max_t / 2 + 2;
+    /* The region is given in the module's degrees; inside, degrees start at its bottom class
+     * when that is negative (res_module_shift). The default max s follows the connectivity c
+     * (the bottom degree): (N - c) / 2 + 2, above the vanishing line of slope 1/2 from there. */
+    deg_t shift = res_module_shift(fdm), conn = fdm && !fdm_is_sphere(fdm) ? fdm->min_deg : 0;
+    if (max_s < 0) {
+        long span = (region == REGION_STEM ? stem : max_t) - conn;
+        max_s = (span > 0 ? span : 0) / 2 + 2;
+    }
+    if (region == REGION_STEM) stem -= shift;
+    else max_t -= shift;
     if (region == REGION_RECT && max_s > max_t) max_s = max_t;
     if ((region == REGION_STEM ? stem + max_s + 1 : max_t) > MILNOR_MAX_DEGREE)
         return usage_error("region too large: t would exceed %d", MILNOR_MAX_DEGREE);
@@ -710,7 +736,8 @@ static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int a
     if (rank != 0) quiet = 1;
     struct { int status; run_region want; } setup = { 0, { region, (int)stem, (int)max_t, (int)max_s } };
     int lockfd = -1;
-    if (rank == 0) setup.status = prepare_outdir(fdm, module_name, alg, out, force, quiet, keep, &setup.want, &lockfd);
+    if (rank == 0)
+        setup.status = prepare_outdir(fdm, module_name, alg, out, force, quiet, keep, &setup.want, shift, &lockfd);
     rt_mpi_bcast(&setup, sizeof setup);
     if (setup.status != 0) {
         if (lockfd >= 0) close(lockfd);
@@ -724,7 +751,12 @@ static int cmd_resolve_with(const fd_module *fdm, const char *module_name, int a
         return 1;
     }
     res.keep_stages = keep;
-    res_set_module(&res, fdm, module_name);
+    if (res_set_module(&res, fdm, module_name) != 0) {
+        fprintf(stderr, "extflow: out of memory setting up the resolution\n");
+        res_clear(&res);
+        if (lockfd >= 0) close(lockfd);
+        return 1;
+    }
     long loaded = load_everywhere(&res, rank, nranks), total = 0;
     if (loaded < 0) {
         if (rank == 0) fprintf(stderr, "extflow: %s\n", res.error);
@@ -827,8 +859,8 @@ static int cmd_export(int argc, char **argv)
         return 1;
     }
     res.load_action = NULL;
-    if (have_module) res_set_module(&res, &fdm, m.module);
-    res_load_stages(&res);
+    if (have_module && res_set_module(&res, &fdm, m.module) != 0) res_fail(&res, "out of memory loading %s", dir);
+    if (!res_failed(&res)) res_load_stages(&res);
     int rc = res_failed(&res) ? 1 : 0;
     if (rc) fprintf(stderr, "extflow: %s\n", res.error);
     for (int s = 0; s <= res.max_s && !rc; s++)
@@ -948,7 +980,7 @@ static int check_class(const char *cmd, const product_class *c, const resolution
                        const char *dir)
 {
     char where[64];
-    region_describe(where, sizeof where, &man->complete);
+    region_describe(where, sizeof where, &man->complete, res->shift);
     if (c->s > res->max_s || c->n > report_row_last_stem(res, c->s))
         return usage_error("%s: class %s at (n=%d, s=%d) lies outside %s's resolved region (%s)", cmd, c->name, c->n,
                            c->s, dir, where);
