@@ -12,25 +12,12 @@
 #include "runtime/rt.h"
 #include "runtime/rt_lift.h"
 #include "stages/massey.h"
+#include "tests/ref_products.h"
 #include "tests/tap.h"
 
 #define STEM 26
 #define MAXS 12
 
-static char *read_ref(const char *name)
-{
-    const char *dir = getenv("EXTFLOW_TEST_REF") ? getenv("EXTFLOW_TEST_REF") : "tests/ref";
-    char path[512];
-    snprintf(path, sizeof path, "%s/products/%s", dir, name);
-    FILE *f = fopen(path, "r");
-    if (!f) bail(path);
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *body = strchr(buf, '\n');    /* line 1 is the command that made it */
-    return body ? body + 1 : buf;
-}
 
 static product_class h(int j)
 {
