@@ -2,6 +2,7 @@
  * when small, M4RI's PLUQ for very large dense matrices,
  * and kernel / quasi-inverse extraction from an RREF'd [A | 0 | I] (docs/algorithms.md §3). */
 #include "algebra/f2mat.h"
+#include "algebra/memacct.h"
 
 #include <m4ri/m4ri.h>
 #include <pthread.h>
@@ -26,11 +27,19 @@ int f2mat_init(f2mat *m, uint32_t rows, uint32_t cols)
     m->cols = cols;
     m->stride = (uint32_t)stride;
     m->data = d;
+    memacct_add(MEM_INFLIGHT, (int64_t)alloc);
     return 0;
+}
+
+size_t f2mat_bytes(const f2mat *m)
+{
+    size_t bytes = (size_t)m->rows * m->stride * sizeof(uint64_t);
+    return m->data ? (bytes ? bytes : 64) : 0;
 }
 
 void f2mat_clear(f2mat *m)
 {
+    memacct_add(MEM_INFLIGHT, -(int64_t)f2mat_bytes(m));
     free(m->data);
     m->data = NULL;
     m->rows = m->cols = m->stride = 0;
@@ -142,6 +151,8 @@ static int rref_m4ri(f2mat *m, int32_t *pivots, enum f2_rref_method method)
         return -1;
     }
     const size_t w = (size_t)A->width;
+    const int64_t copy_bytes = (int64_t)((size_t)m->rows * w * sizeof(uint64_t));
+    memacct_add(MEM_INFLIGHT, copy_bytes);
     for (uint32_t i = 0; i < m->rows; i++)
         memcpy(mzd_row(A, (rci_t)i), f2mat_row(m, i), w * sizeof(uint64_t));
     switch (method) {
@@ -156,6 +167,7 @@ static int rref_m4ri(f2mat *m, int32_t *pivots, enum f2_rref_method method)
         r[w - 1] &= last;
     }
     mzd_free(A);
+    memacct_add(MEM_INFLIGHT, -copy_bytes);
     pthread_mutex_unlock(&m4ri_lock);
     return fill_pivots(m, pivots);
 }

@@ -34,6 +34,9 @@ typedef struct f2mat {
 /* Zeroed rows x cols matrix (either may be 0). Returns 0, or -1 when out of memory. */
 int f2mat_init(f2mat *m, uint32_t rows, uint32_t cols);
 void f2mat_clear(f2mat *m);                       /* frees; safe on a zeroed struct */
+/* Bytes m's data takes (0 for a zeroed struct). Every matrix's data counts as in flight in
+ * the memory account (algebra/memacct.h) from f2mat_init to f2mat_clear. */
+size_t f2mat_bytes(const f2mat *m);
 int f2mat_copy(f2mat *dst, const f2mat *src);     /* dst uninitialised on entry */
 static inline uint64_t *f2mat_row(const f2mat *m, uint32_t i) { return m->data + (size_t)i * m->stride; }
 static inline int f2mat_get(const f2mat *m, uint32_t i, uint32_t c)

@@ -21,6 +21,7 @@
  * result is the canonical RREF with no final sort.
  */
 #include "algebra/f2mat.h"
+#include "algebra/memacct.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -193,8 +194,10 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
     size_t win_bytes = ((size_t)rows * sizeof(uint64_t) + 63) & ~(size_t)63;
     size_t list_bytes = ((size_t)rows * sizeof(uint32_t) + 63) & ~(size_t)63;
     size_t idx_bytes = ((size_t)rows * (size_t)groups + 63) & ~(size_t)63;
-    char *scratch = aligned_alloc(64, tab_bytes + win_bytes + 2 * list_bytes + idx_bytes + offs_bytes);
+    const size_t scratch_bytes = tab_bytes + win_bytes + 2 * list_bytes + idx_bytes + offs_bytes;
+    char *scratch = aligned_alloc(64, scratch_bytes);
     if (!scratch) return -1;
+    memacct_add(MEM_INFLIGHT, (int64_t)scratch_bytes);
     uint64_t *tab = (uint64_t *)scratch;
     uint64_t *win = (uint64_t *)(scratch + tab_bytes);
     uint32_t *list = (uint32_t *)(scratch + tab_bytes + win_bytes);
@@ -336,6 +339,7 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
     }
 #undef ROW
     free(scratch);
+    memacct_add(MEM_INFLIGHT, -(int64_t)scratch_bytes);
     return (int)rank;
 }
 

@@ -1,5 +1,6 @@
 /* freemod.c — free modules: generator tables and basis offsets (see freemod.h). */
 #include "algebra/freemod.h"
+#include "algebra/memacct.h"
 #include <stdlib.h>
 
 int freemod_init(freemod *F, const milnor_basis *A, deg_t max_t)
@@ -15,10 +16,19 @@ int freemod_init(freemod *F, const milnor_basis *A, deg_t max_t)
     return 0;
 }
 
+/* Bytes of the n generators' images and their table (as allocated: words + one spare). */
+static int64_t gens_bytes(uint32_t n, const fm_gen *gens)
+{
+    int64_t b = (int64_t)(n ? n : 1) * (int64_t)sizeof *gens;
+    for (uint32_t i = 0; i < n; i++) b += (int64_t)(((size_t)gens[i].bits + 63) / 64 + 1) * 8;
+    return b;
+}
+
 void freemod_clear(freemod *F)
 {
     if (F->gens)
         for (deg_t t = 0; t <= F->max_t; t++) {
+            if (F->gens[t]) memacct_add(MEM_DIFFERENTIALS, -gens_bytes(F->ngens ? F->ngens[t] : 0, F->gens[t]));
             for (uint32_t i = 0; F->ngens && i < F->ngens[t]; i++)
                 free(F->gens[t][i].img);
             free(F->gens[t]);
@@ -31,6 +41,7 @@ void freemod_clear(freemod *F)
 
 void freemod_set_gens(freemod *F, deg_t t, uint32_t n, fm_gen *gens)
 {
+    memacct_add(MEM_DIFFERENTIALS, gens_bytes(n, gens));
     F->gens[t] = gens;
     F->ngens[t] = n;
 }

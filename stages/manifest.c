@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "algebra/memacct.h"
 #include "stages/report.h"
 #include "stages/stagefile.h"
 #include "stages/version.h"
@@ -48,6 +49,12 @@ static int write_json(FILE *f, const resolution *res)
     fprintf(f, "  \"module\": \"%s\",\n  \"module_id\": \"0x%016llx\",\n", res->module_name,
             (unsigned long long)res->module_id);
     fprintf(f, "  \"algorithm\": \"%s\",\n  \"prime\": 2,\n", stage_algorithm_name(res->algorithm));
+    fprintf(f, "  \"memory\": { \"peak_rss_bytes\": %lld, \"accounted_peak_bytes\": %lld",
+            (long long)memacct_peak_rss(), (long long)memacct_total_peak());
+    for (int k = 0; k < MEM_NKINDS; k++)
+        fprintf(f, ", \"%s_peak_bytes\": %lld", memacct_name((enum mem_kind)k),
+                (long long)memacct_peak((enum mem_kind)k));
+    fprintf(f, " },\n");
     if (r.kind == REGION_STEM)
         fprintf(f, "  \"complete\": { \"kind\": \"stem\", \"stem\": %d, \"max_s\": %d }\n}\n", r.stem, r.max_s);
     else

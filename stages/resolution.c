@@ -1,5 +1,6 @@
 /* resolution.c — the standard resolution step (S_2 or a finite module), in pieces (see resolution.h). */
 #include "stages/resolution.h"
+#include "algebra/memacct.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,7 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     pthread_mutex_init(&res->lock, NULL);
     if (write_stages && !(res->committer = stage_committer_start(1.0, 256))) return -1;
     if (milnor_basis_init(&res->A, milnor_degree, NULL) != 0) return -1;
+    memacct_add(MEM_MILNOR, (int64_t)milnor_basis_bytes(milnor_degree, NULL));
     size_t cells = (size_t)(max_s + 1) * ((size_t)res->max_n + 1);
     res->F = calloc((size_t)max_s + 1, sizeof *res->F);
     res->done = calloc(cells, 1);
@@ -151,6 +153,7 @@ void res_clear(resolution *res)
         size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
         for (size_t i = 0; i < cells; i++)
             if (res->kernel[i]) {
+                memacct_move(MEM_KERNELS, MEM_INFLIGHT, (int64_t)f2mat_bytes(res->kernel[i]));
                 f2mat_clear(res->kernel[i]);
                 free(res->kernel[i]);
             }
@@ -161,6 +164,7 @@ void res_clear(resolution *res)
     free(res->done);
     free(res->empty_done);
     free(res->kernel);
+    if (res->A.dim) memacct_add(MEM_MILNOR, -(int64_t)milnor_basis_bytes(res->A.max_degree, NULL));
     milnor_basis_clear(&res->A);
     pthread_mutex_destroy(&res->lock);
     memset(res, 0, sizeof *res);
@@ -251,7 +255,10 @@ int res_step_reduce(step_ctx *c)
     f2mat_clear(&aug);
     free(pivots);
     int krc = keep_kernel ? res_keep_stage(res, STAGE_KERNEL, c->s, c->t, kernel) : 0;
-    if (kernel && want_kernel && krc == 0) *res_kernel_slot(res, c->s, c->t) = kernel;
+    if (kernel && want_kernel && krc == 0) {
+        memacct_move(MEM_INFLIGHT, MEM_KERNELS, (int64_t)f2mat_bytes(kernel));
+        *res_kernel_slot(res, c->s, c->t) = kernel;
+    }
     else if (kernel) { f2mat_clear(kernel); free(kernel); }
     return krc;
 oom:
@@ -269,6 +276,7 @@ static f2mat *take_kernel(resolution *res, int s, deg_t t)
     if (!*slot && res_compute_kernel(res, s, t) != 0) return NULL;
     f2mat *k = *slot;
     *slot = NULL;
+    memacct_move(MEM_KERNELS, MEM_INFLIGHT, (int64_t)f2mat_bytes(k));
     return k;
 }
 

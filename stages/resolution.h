@@ -81,6 +81,8 @@ typedef struct step_ctx {
     const struct step_algo *algo;   /* the step's algorithm (stages/step.h) */
     const struct step_next *next;   /* what the runtime does after each piece (step.h) */
     void *runtime;              /* the runtime's own state for this run (opaque here) */
+    int64_t runtime_bytes;      /* the runtime's share of the memory account for the step's
+                                 * current multiply tasks and handles (runtime/ only) */
     row_build build;            /* what the multiply tasks of the current phase fill; standard:
                                  * D is dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2) */
     uint8_t *is_image_pivot;    /* build.ncols flags after reduction */

@@ -1,5 +1,6 @@
 /* rowbuild.c — the rows of a differential's matrix as Milnor-multiply jobs (see rowbuild.h). */
 #include "stages/rowbuild.h"
+#include "algebra/memacct.h"
 #include <stdlib.h>
 #include <string.h>
 #include "stages/resolution.h"
@@ -33,13 +34,31 @@ static int add_generator_terms(row_build *b, const resolution *res, int src, deg
     return 0;
 }
 
+/* Brings the memory account up to the jobs and terms b holds now. */
+static void account(row_build *b)
+{
+    size_t now = b->jobcap * sizeof *b->jobs + b->termcap * sizeof *b->terms;
+    memacct_add(MEM_INFLIGHT, (int64_t)now - (int64_t)b->accounted);
+    b->accounted = now;
+}
+
+static int append_rows(row_build *b, const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel);
+
 int rb_append(row_build *b, const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel)
+{
+    int rc = append_rows(b, res, src, t, sel, nsel);
+    account(b);
+    return rc;
+}
+
+static int append_rows(row_build *b, const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel)
 {
     const freemod *F = &res->F[src];
     uint32_t total = sel ? nsel : (uint32_t)freemod_dim(F, t, t);
     milnor_row_job *nj = realloc(b->jobs, ((size_t)b->nrows + total + 1) * sizeof *nj);
     if (!nj) return -1;
     b->jobs = nj;
+    b->jobcap = (size_t)b->nrows + total + 1;
     uint32_t base = 0, k = 0;   /* base: index of the current block's first element */
     for (deg_t u = 0; u < t; u++)
         for (uint32_t i = 0; i < F->ngens[u]; i++) {
@@ -75,6 +94,7 @@ void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint3
 
 void rb_clear(row_build *b)
 {
+    memacct_add(MEM_INFLIGHT, -(int64_t)b->accounted);
     free(b->jobs);
     free(b->terms);
     f2mat_clear(&b->D);

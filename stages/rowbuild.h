@@ -21,6 +21,8 @@ typedef struct row_build {
     milnor_row_job *jobs;       /* nrows jobs */
     milnor_term *terms;
     size_t nterms, termcap;
+    size_t jobcap;              /* jobs allocated */
+    size_t accounted;           /* bytes of jobs and terms in the memory account (in flight) */
     f2mat D;                    /* nrows x ncols, filled by the multiply codelet */
 } row_build;
 

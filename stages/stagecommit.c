@@ -1,5 +1,6 @@
 /* stagecommit.c — group commit of stage files (see stagecommit.h). */
 #include "stages/stagecommit.h"
+#include "algebra/memacct.h"
 #include "stages/durable.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +80,7 @@ static void commit_batch(stage_committer *sc, pending *items, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(items[i].final);
         free(items[i].buf);
+        memacct_add(MEM_COMMITTER, -(int64_t)items[i].len);
     }
     if (msg[0]) {
         pthread_mutex_lock(&sc->lock);
@@ -156,6 +158,7 @@ static int add_entry(stage_committer *sc, const char *final, void *buf, size_t l
     int ok = f && sc->n < sc->cap;
     if (ok) {
         sc->items[sc->n++] = (pending){ f, buf, len, record };
+        memacct_add(MEM_COMMITTER, (int64_t)len);
         if (sc->n >= sc->batch) pthread_cond_signal(&sc->wake);
     }
     pthread_mutex_unlock(&sc->lock);

@@ -18,6 +18,7 @@
 #include <ftw.h>
 #include <starpu.h>
 #include "algebra/fdmodule.h"
+#include "algebra/memacct.h"
 #include "runtime/rt.h"
 #include "runtime/rt_lift.h"
 #include "runtime/rt_mpi.h"
@@ -56,8 +57,9 @@ static const char *usage_text =
     "      --out DIR          output directory (default out/NAME)\n"
     "      --sseq-formats     also write differentials.txt, num_gens.txt, resolution_size.txt\n"
     "      --quiet            no progress line and no closing summary\n"
-    "      --verbose          also show StarPU's own messages (calibration, warnings) and which\n"
-    "                         workers and scheduler it started\n"
+    "      --verbose          also show StarPU's own messages (calibration, warnings), which\n"
+    "                         workers and scheduler it started, and at the end the memory\n"
+    "                         account (MB by kind: docs/perf.md)\n"
     "      --force            DIR holds another module's or algorithm's resolution: delete it\n"
     "                         (stage files, tables, run.json) and start afresh\n"
     "      --keep-stages LIST also save each step's matrix and/or kernel (LIST: matrix,kernel)\n"
@@ -779,6 +781,7 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     int rc = rt_resolve(&res, &progress);
     double seconds = progress_finish();
     rt_shutdown();
+    if (verbose && rank == 0) memacct_print(stderr);
     /* every rank's stage files are durable (rt_resolve flushed them) before this returns */
     if (rt_mpi_agree_failure(&res) || rc != 0) {
         if (rank == 0) fprintf(stderr, "extflow: %s (finished bidegrees are kept; rerun to resume)\n", res.error);
