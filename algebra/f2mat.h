@@ -37,6 +37,9 @@ void f2mat_clear(f2mat *m);                       /* frees; safe on a zeroed str
 /* Bytes m's data takes (0 for a zeroed struct). Every matrix's data counts as in flight in
  * the memory account (algebra/memacct.h) from f2mat_init to f2mat_clear. */
 size_t f2mat_bytes(const f2mat *m);
+/* The bytes f2mat_init(rows, cols) takes (to predict a step's memory). */
+static inline uint64_t f2mat_bytes_for(uint64_t rows, uint64_t cols)
+{ return rows * ((((cols + 63) / 64) + 7) & ~(uint64_t)7) * 8; }
 int f2mat_copy(f2mat *dst, const f2mat *src);     /* dst uninitialised on entry */
 static inline uint64_t *f2mat_row(const f2mat *m, uint32_t i) { return m->data + (size_t)i * m->stride; }
 static inline int f2mat_get(const f2mat *m, uint32_t i, uint32_t c)

@@ -6,12 +6,16 @@
 #include "codelets/cl_profile.h"
 #include "stages/step.h"
 
+/* Nothing more is computed for this step: the run failed, or stopped taking work. */
+static int step_void(step_ctx *c) { return res_failed(c->res) || c->cancelled; }
+
 static void step_plan_cpu(void *buffers[], void *cl_arg)
 {
     (void)buffers;
     step_ctx *c = cl_arg;
+    if (!c->next->admit(c)) return;     /* deferred: the runtime plans it when there is room */
     uint64_t t0 = cl_profile_start();
-    int ok = !res_failed(c->res) && c->algo->plan(c) == 0;
+    int ok = !step_void(c) && c->algo->plan(c) == 0;
     cl_profile_stop(PIECE_PLAN, t0, c->s, c->t);
     c->next->after_plan(c, ok);
 }
@@ -45,7 +49,7 @@ static void step_reduce_cpu(void *buffers[], void *cl_arg)
     uint64_t t0 = cl_profile_start();
     check_multiply(c);
     check_rows(c, buffers);
-    int r = res_failed(c->res) ? STEP_FINISH : c->algo->reduce(c);
+    int r = step_void(c) ? STEP_FINISH : c->algo->reduce(c);
     cl_profile_stop(PIECE_REDUCE, t0, c->s, c->t);
     c->next->after_reduce(c, r == STEP_MULTIPLY_AGAIN);
 }
@@ -56,7 +60,7 @@ static void step_finish_cpu(void *buffers[], void *cl_arg)
     uint64_t t0 = cl_profile_start();
     check_multiply(c);
     check_rows(c, buffers);
-    if (!res_failed(c->res)) c->algo->finish(c);
+    if (!step_void(c)) c->algo->finish(c);
     cl_profile_stop(PIECE_FINISH, t0, c->s, c->t);
     c->next->after_finish(c);
 }

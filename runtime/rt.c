@@ -9,6 +9,7 @@
 #include "algebra/memacct.h"
 #include "codelets/cl_profile.h"
 #include "codelets/codelets.h"
+#include "runtime/admission.h"
 #include "runtime/rt_mpi.h"
 #include "runtime/rt_tags.h"
 #include "stages/progress.h"
@@ -72,6 +73,7 @@ typedef struct rt_run {
     pthread_mutex_t capture_lock;
     rt_progress progress;
     rt_dist *dist;                  /* several MPI ranks (rt_mpi.h); NULL: this process alone */
+    admission admission;            /* --memory, --time-limit */
 } rt_run;
 
 int rt_init(int verbose, char *err, size_t errlen)
@@ -246,16 +248,51 @@ static void after_reduce(step_ctx *c, int multiply_again)
     submit_after_chunks(c, &cl_step_finish, descr, nchunks, shared, done_tag_of(c), "step_finish");
 }
 
+/* --- admission under --memory and --time-limit (runtime/admission.h) */
+static void submit_plan(step_ctx *c);
+
+static int admit(step_ctx *c) { return admission_admit(&((rt_run *)c->runtime)->admission, c); }
+
+/* c finished (or could not run): plan the waiting steps that may start now. */
+static void release(step_ctx *c)
+{
+    admission *a = &((rt_run *)c->runtime)->admission;
+    step_ctx *go[64];
+    for (size_t n = admission_release(a, c, go, 64);; n = admission_release(a, NULL, go, 64)) {
+        for (size_t i = 0; i < n; i++) submit_plan(go[i]);
+        if (n < 64) break;
+    }
+}
+/* --- end of admission */
+
 static void after_finish(step_ctx *c)
 {
-    if (!c->kernel_only) progress_step_done(c->s, c->t);
+    if (!c->kernel_only && !c->cancelled) progress_step_done(c->s, c->t);
     account_chunks(c, 0);
+    release(c);
     memacct_add(MEM_RUNTIME, -RT_JOB_BYTES);
     step_free(c);
     free(c);
 }
 
-static const step_next rt_next = { after_plan, after_reduce, after_finish };
+static const step_next rt_next = { admit, after_plan, after_reduce, after_finish };
+
+/* The plan task of an admitted step that had to wait (its tag and dependencies were those of
+ * its first plan task, which has run). */
+static void submit_plan(step_ctx *c)
+{
+    resolution *res = c->res;
+    int ret = starpu_task_insert(&cl_step_plan, STARPU_CL_ARGS_NFREE, c, sizeof *c, STARPU_PRIORITY, -(int)c->t,
+                                 STARPU_NAME, c->kernel_only ? "edge_plan" : "step_plan", 0);
+    submit_or_fail(res, ret, "step_plan");
+    if (ret != 0) {     /* its chain cannot run: end it as a no-op so its DONE tag fires */
+        starpu_tag_notify_from_apps(done_tag_of(c));
+        release(c);
+        memacct_add(MEM_RUNTIME, -RT_JOB_BYTES);
+        step_free(c);
+        free(c);
+    }
+}
 
 /* Submits the plan task of a job with its tag dependencies. */
 static int submit_job(rt_run *run, int s, deg_t t, int edge, starpu_tag_t *deps, int ndeps)
@@ -337,7 +374,9 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     }
     run->res = res;
     run->progress = *progress;
+    admission_init(&run->admission, progress->memory_budget, progress->time_limit);
     if (register_basis(run) < 0) {
+        admission_clear(&run->admission);
         free(run);
         return -1;
     }
@@ -378,6 +417,11 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     memacct_add(MEM_MILNOR, -(int64_t)(milnor_flat_words(&res->A) * sizeof *run->basis_words));
     free(run->basis_words);
     res_flush_stages(res);      /* what finished is kept, even after a failure */
+    int stopped = admission_stopped(&run->admission);
+    if (run->progress.admission_report)
+        fprintf(stderr, "extflow: at most %u bidegrees in flight; %llu times one waited for memory\n",
+                run->admission.max_in_flight, (unsigned long long)run->admission.deferred);
+    admission_clear(&run->admission);
     if (run->progress.verbose) {
         uint64_t cpu, cuda;
         cl_milnor_mul_stats(&cpu, &cuda);
@@ -387,5 +431,5 @@ int rt_resolve(resolution *res, const rt_progress *progress)
                           starpu_worker_get_count());
     }
     free(run);
-    return res_failed(res) ? -1 : 0;
+    return res_failed(res) ? -1 : stopped ? 1 : 0;
 }

@@ -15,13 +15,22 @@
 
 typedef struct rt_progress {   /* progress itself: stages/progress.h, fed as steps finish */
     int verbose;                /* at the end: the share of multiply work each worker kind did */
+    /* Limits (0: none). memory_budget: bytes the run keeps to; a bidegree is admitted (its plan
+     * runs) only when the memory account's lasting kinds, the footprints of the bidegrees in
+     * flight and its own predicted footprint fit in it, and always when nothing is in flight.
+     * time_limit: seconds after which no bidegree is admitted; rt_resolve then returns 1. */
+    uint64_t memory_budget;
+    double time_limit;
+    int admission_report;       /* at the end: the most bidegrees in flight, how often one waited */
 } rt_progress;
 
 /* Starts StarPU: CPU workers, and CUDA workers where StarPU was built with CUDA and a device
  * exists (then eager unless STARPU_SCHED is set). verbose: one line saying what started. */
 int rt_init(int verbose, char *err, size_t errlen);
 void rt_shutdown(void);
-/* Runs every step of the region not already done; returns 0, or -1 (see res->error). */
+/* Runs every step of the region not already done; returns 0, 1 when it stopped at
+ * progress->time_limit (what finished is in the stage files: a rerun resumes), or -1 (see
+ * res->error). */
 int rt_resolve(resolution *res, const rt_progress *progress);
 
 #endif

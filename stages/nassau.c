@@ -336,6 +336,20 @@ int res_nassau_finish(step_ctx *c)
     return res_publish(res, c->s, c->t, n, gens, (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t));
 }
 
+uint64_t res_nassau_footprint(const resolution *res, int s, deg_t t)
+{
+    milnor_profile h = optimal_for(s, t);
+    uint64_t ncodes = (uint64_t)1 << profile_total(&h);
+    uint64_t nrows = freemod_dim(&res->F[s - 1], t, t), ncols = freemod_dim(&res->F[s - 2], t, t - 1);
+    uint64_t nsrc = freemod_dim(&res->F[s], t, t);
+    uint64_t nz0 = nrows / ncodes + 1, nc0 = ncols / ncodes + 1, width = ncols > nrows ? ncols : nrows;
+    /* phase 1 (zero-signature rows of d_{s-1} and d_s) and phase 2 (the other rows of
+     * d_{s-1}), both kept to the end; the zero-signature block reduced with its identity;
+     * the jobs and the signature buckets */
+    return f2mat_bytes_for(nz0 + nsrc / ncodes + 1, width) + f2mat_bytes_for(nrows, ncols) + f2mat_bytes_for(nz0, nc0 + 64 + nz0) +
+           (nrows + nsrc / ncodes) * sizeof(milnor_row_job) + (nrows + ncols + nsrc + 2 * ncodes) * sizeof(uint32_t) * 2;
+}
+
 void res_nassau_free(step_ctx *c)
 {
     nassau_state *ns = c->ns;

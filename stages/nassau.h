@@ -11,5 +11,8 @@ int res_nassau_plan(step_ctx *c);           /* 0, or -1 after res_fail */
 int res_nassau_reduce0(step_ctx *c);        /* 1: plan more rows (c->build) and multiply; 0; -1 */
 int res_nassau_finish(step_ctx *c);         /* correct the new generators, publish; 0 or -1 */
 void res_nassau_free(step_ctx *c);
+/* Predicted peak bytes of the step at (s, t), phase 2 included (all rows of d_{s-1}: its D
+ * dominates), from the dimensions known once its prerequisites are done. */
+uint64_t res_nassau_footprint(const resolution *res, int s, deg_t t);
 
 #endif

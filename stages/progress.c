@@ -101,6 +101,14 @@ void progress_step_done(int s, deg_t t)
     pthread_mutex_unlock(&P.lock);
 }
 
+void progress_work(double *done, double *left)
+{
+    pthread_mutex_lock(&P.lock);
+    *done = P.res ? P.work_done : 0;
+    *left = P.res ? work_left() : 0;
+    pthread_mutex_unlock(&P.lock);
+}
+
 double progress_finish(void)
 {
     pthread_mutex_lock(&P.lock);

@@ -21,6 +21,9 @@
 void progress_start(resolution *res, int show_line);
 /* A step (s, t) of the region has finished (called by the runtime). */
 void progress_step_done(int s, deg_t t);
+/* The estimated work of the steps finished in this run and of those still pending (the
+ * ETA's two terms; call before progress_finish). */
+void progress_work(double *done, double *left);
 /* Clears the line; returns the seconds since progress_start. */
 double progress_finish(void);
 /* Estimated work of (s, t) from the generators published so far (racy reads are benign:

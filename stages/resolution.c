@@ -217,6 +217,15 @@ oom:
     return -1;
 }
 
+uint64_t res_step_footprint(const resolution *res, int s, deg_t t)
+{
+    uint64_t rows = freemod_dim(&res->F[s], t, t);
+    uint64_t cols = s == 0 ? res_module_dim(res, t) : freemod_dim(&res->F[s - 1], t, t - 1);
+    uint64_t seg = (cols + 63) & ~(uint64_t)63;
+    return f2mat_bytes_for(rows, cols) + f2mat_bytes_for(rows, seg + rows) + f2mat_bytes_for(rows, rows) +
+           rows * sizeof(milnor_row_job);
+}
+
 int res_kernel_wanted(const resolution *res, int s, deg_t t)
 {
     if (res->algorithm == ALG_NASSAU && s >= 1) return 0;   /* rows >= 2 need no kernel */

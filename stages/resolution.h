@@ -81,8 +81,13 @@ typedef struct step_ctx {
     const struct step_algo *algo;   /* the step's algorithm (stages/step.h) */
     const struct step_next *next;   /* what the runtime does after each piece (step.h) */
     void *runtime;              /* the runtime's own state for this run (opaque here) */
-    int64_t runtime_bytes;      /* the runtime's share of the memory account for the step's
-                                 * current multiply tasks and handles (runtime/ only) */
+    /* runtime/ only: */
+    int64_t runtime_bytes;      /* its share of the memory account for the step's current
+                                 * multiply tasks and handles */
+    uint64_t admitted_bytes;    /* footprint reserved for the step under --memory */
+    int admitted;               /* counted among the steps in flight */
+    int cancelled;              /* the run stopped taking work (--time-limit): every piece of
+                                 * this step is a no-op, nothing is published */
     row_build build;            /* what the multiply tasks of the current phase fill; standard:
                                  * D is dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2) */
     uint8_t *is_image_pivot;    /* build.ncols flags after reduction */
@@ -133,6 +138,9 @@ int res_failed(resolution *res);
 int res_step_plan(step_ctx *c);                 /* jobs, terms, zeroed D */
 int res_step_reduce(step_ctx *c);               /* RREF; image pivots; kernel if wanted */
 int res_step_finish(step_ctx *c);               /* new gens, publish, stage file */
+/* Predicted peak bytes of the standard step at (s, t) (D, the augmented RREF matrix, the
+ * kernel, the jobs), from the dimensions, which are known once its prerequisites are done. */
+uint64_t res_step_footprint(const resolution *res, int s, deg_t t);
 /* Does the step at (s, t) hand the kernel of d_s to step (s+1, t)? */
 int res_kernel_wanted(const resolution *res, int s, deg_t t);
 /* Publishes n generators at (s, t) and writes their stage file (takes gens). */

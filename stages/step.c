@@ -34,9 +34,12 @@ static void edge_deps(const resolution *res, int s, deg_t t, step_deps *out)
     if (res_in_region(res, s, t - 1)) add_dep(out, s, t - 1, 0);
 }
 
-const step_algo step_standard = { "standard", res_step_plan, standard_reduce, res_step_finish, standard_deps };
-const step_algo step_nassau = { "nassau", res_nassau_plan, res_nassau_reduce0, res_nassau_finish, nassau_deps };
-const step_algo step_edge_kernel = { "edge-kernel", res_step_plan, standard_reduce, edge_finish, edge_deps };
+const step_algo step_standard = { "standard", res_step_plan, standard_reduce, res_step_finish, standard_deps,
+                                   res_step_footprint };
+const step_algo step_nassau = { "nassau", res_nassau_plan, res_nassau_reduce0, res_nassau_finish, nassau_deps,
+                                res_nassau_footprint };
+const step_algo step_edge_kernel = { "edge-kernel", res_step_plan, standard_reduce, edge_finish, edge_deps,
+                                     res_step_footprint };
 
 const step_algo *step_algo_for(const resolution *res, int s)
 {

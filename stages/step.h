@@ -37,10 +37,16 @@ typedef struct step_algo {
     int (*reduce)(step_ctx *c);     /* STEP_FINISH, STEP_MULTIPLY_AGAIN, or -1 after res_fail */
     int (*finish)(step_ctx *c);     /* 0, or -1 after res_fail */
     void (*deps)(const resolution *res, int s, deg_t t, step_deps *out);
+    /* predicted peak bytes of the step, once its prerequisites are done (admission under
+     * --memory) */
+    uint64_t (*footprint)(const resolution *res, int s, deg_t t);
 } step_algo;
 
 /* What the runtime does after each piece; set in c->next by the runtime. */
 typedef struct step_next {
+    /* before plan: 1 to go on, 0 when the runtime keeps c to plan it later (it then submits
+     * another plan task for c itself) */
+    int (*admit)(step_ctx *c);
     void (*after_plan)(step_ctx *c, int planned_ok);
     void (*after_reduce)(step_ctx *c, int multiply_again);
     void (*after_finish)(step_ctx *c);  /* owns c from here: frees it with step_free */

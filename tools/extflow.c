@@ -1,10 +1,11 @@
 /* extflow — command-line front end: resolve, algebra, inspect, verify, export, products, pack.
- * Exit status: 0 success, 1 runtime failure, 2 usage error. */
+ * Exit status: 0 success, 1 runtime failure, 2 usage error, 3 stopped at --time-limit. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,6 +65,12 @@ static const char *usage_text =
     "                         (stage files, tables, run.json) and start afresh\n"
     "      --keep-stages LIST also save each step's matrix and/or kernel (LIST: matrix,kernel)\n"
     "                         under DIR/stages/matrix/ and DIR/stages/kernel/ (inspect, verify)\n"
+    "      --memory SIZE      memory the run keeps to (bytes, or with K, M, G, T); bidegrees\n"
+    "                         start only while their predicted matrices fit, one at a time if\n"
+    "                         need be (default: 80% of the available memory or cgroup limit)\n"
+    "      --time-limit SEC   after SEC seconds start no more bidegrees: those running finish,\n"
+    "                         the stage files are flushed, and the exit status is 3 (rerun to\n"
+    "                         resume)\n"
     "  algebra    --max-degree N: print degree,dim of the Milnor basis of A as CSV\n"
     "  inspect    FILE [--summary]: print a stage file's header and matrix (with --summary:\n"
     "             shape, rank, density), or the records of a journal of empty bidegrees\n"
@@ -112,6 +119,9 @@ static const char *usage_text =
     "  STARPU_HOME    where StarPU keeps its performance models (default $HOME/.starpu)\n"
     "  STARPU_SILENT  resolve sets it to 1 unless --verbose is given or it is already set;\n"
     "                 STARPU_SILENT=0 shows StarPU's messages as --verbose does\n"
+    "  EXTFLOW_MMAP_THRESHOLD  allocations of this many bytes or more come from mmap and go\n"
+    "                 back to the system when freed (default: 4194304 with --memory, else\n"
+    "                 glibc's own rule; 0: glibc's rule)\n"
     "  EXTFLOW_STATS  set: at the end, resolve prints the share of multiply work each kind of\n"
     "                 worker (CPU, CUDA) did and the task time of each piece of a step (and,\n"
     "                 on several ranks, the bytes each rank sent to the others)\n"
@@ -128,7 +138,8 @@ static const char *usage_text =
     "\n"
     "exit status:\n"
     "  0 done, 1 runtime failure (finished bidegrees are kept: rerun to resume), 2 usage error\n"
-    "  or refusal (DIR holds another resolution, or a region neither containing nor inside its)\n";
+    "  or refusal (DIR holds another resolution, or a region neither containing nor inside its),\n"
+    "  3 stopped at --time-limit, not finished (finished bidegrees are kept: rerun to resume)\n";
 
 /* A usage error: one line, then the hint; exit status 2. */
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -154,6 +165,26 @@ static int parse_count(const char *s, long max, long *out)
     long v = strtol(s, NULL, 10);
     if (errno || v > max) return -1;
     *out = v;
+    return 0;
+}
+
+/* A size: digits, then optionally K, M, G or T (powers of 1024); > 0. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9') return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    case 'T': case 't': shift = 40; end++; break;
+    default: break;
+    }
+    if (errno || *end || v == 0 || v > (UINT64_MAX >> shift)) return -1;
+    *out = (uint64_t)v << shift;
     return 0;
 }
 
@@ -246,6 +277,15 @@ static uint64_t memory_available(void)
     unsigned long long pages = 0;
     f = fopen("/proc/self/statm", "r");
     if (f && fscanf(f, "%llu", &pages) != 1) pages = 0;
+    if (f) fclose(f);
+    unsigned long long limit, usage;     /* a cgroup v2 memory limit: the room left below it */
+    f = fopen("/sys/fs/cgroup/memory.max", "r");
+    if (f && fscanf(f, "%llu", &limit) == 1) {
+        FILE *g = fopen("/sys/fs/cgroup/memory.current", "r");
+        if (g && fscanf(g, "%llu", &usage) == 1 && limit - (usage < limit ? usage : limit) < avail)
+            avail = limit - (usage < limit ? usage : limit);
+        if (g) fclose(g);
+    }
     if (f) fclose(f);
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
         uint64_t used = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -588,18 +628,19 @@ static int parse_keep_stages(const char *list, unsigned *kinds)
 
 static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, const char *out,
                             const cli_opt *o, long stem, long max_s, long max_t, int quiet, int sseq_formats,
-                            int force, int verbose, unsigned keep);
+                            int force, int verbose, unsigned keep, const rt_progress *limits);
 
 static int cmd_resolve(int argc, char **argv)
 {
-    enum { MODULE, STEM, MAX_S, MAX_T, ALGORITHM, OUT, SSEQ, QUIET, VERBOSE, FORCE, KEEP, NOPTS };
+    enum { MODULE, STEM, MAX_S, MAX_T, ALGORITHM, OUT, SSEQ, QUIET, VERBOSE, FORCE, KEEP, MEMORY, TIME_LIMIT, NOPTS };
     cli_opt o[NOPTS + 1] = {
         [MODULE] = { "--module", 1, NULL },      [STEM] = { "--stem", 1, NULL },
         [MAX_S] = { "--max-s", 1, NULL },        [MAX_T] = { "--max-t", 1, NULL },
         [ALGORITHM] = { "--algorithm", 1, NULL }, [OUT] = { "--out", 1, NULL },
         [SSEQ] = { "--sseq-formats", 0, NULL },  [QUIET] = { "--quiet", 0, NULL },
         [VERBOSE] = { "--verbose", 0, NULL },    [FORCE] = { "--force", 0, NULL },
-        [KEEP] = { "--keep-stages", 1, NULL },   [NOPTS] = { NULL, 0, NULL },
+        [KEEP] = { "--keep-stages", 1, NULL },   [MEMORY] = { "--memory", 1, NULL },
+        [TIME_LIMIT] = { "--time-limit", 1, NULL }, [NOPTS] = { NULL, 0, NULL },
     };
     const char *pos[1];
     int npos, prc = parse_args("resolve", argc, argv, o, pos, 0, &npos);
@@ -614,6 +655,13 @@ static int cmd_resolve(int argc, char **argv)
     if ((prc = opt_count(&o[STEM], MAX_STEM, &stem)) || (prc = opt_count(&o[MAX_S], MAX_STEM, &max_s)) ||
         (prc = opt_count(&o[MAX_T], MAX_STEM, &max_t)))
         return prc;
+    rt_progress limits = { 0 };
+    long seconds = 0;
+    if (o[MEMORY].arg && parse_size(o[MEMORY].arg, &limits.memory_budget) != 0)
+        return usage_error("--memory wants a size such as 2G, 512M or 1000000 (bytes), not '%s'", o[MEMORY].arg);
+    if (o[TIME_LIMIT].arg && (parse_count(o[TIME_LIMIT].arg, 100000000, &seconds) != 0 || seconds == 0))
+        return usage_error("--time-limit wants a number of seconds from 1 to 100000000, not '%s'", o[TIME_LIMIT].arg);
+    limits.time_limit = (double)seconds;
     if (o[KEEP].arg && parse_keep_stages(o[KEEP].arg, &keep) != 0)
         return usage_error("--keep-stages wants matrix, kernel or matrix,kernel, not '%s'", o[KEEP].arg);
     int alg = !algorithm ? 0 : !strcmp(algorithm, "standard") ? ALG_STANDARD : !strcmp(algorithm, "nassau") ? ALG_NASSAU : -1;
@@ -638,7 +686,7 @@ static int cmd_resolve(int argc, char **argv)
     snprintf(default_out, sizeof default_out, "out/%s", module_name);
     if (!out) out = default_out;
     prc = cmd_resolve_with(have_module ? &fdm : NULL, module_name, alg, out, &o[0], stem, max_s, max_t, quiet,
-                           sseq_formats, force, verbose, keep);
+                           sseq_formats, force, verbose, keep, &limits);
     if (have_module) fdm_clear(&fdm);
     return prc;
 }
@@ -708,7 +756,7 @@ static long load_everywhere(resolution *res, int rank, int nranks)
 
 static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, const char *out,
                             const cli_opt *o, long stem, long max_s, long max_t, int quiet, int sseq_formats,
-                            int force, int verbose, unsigned keep)
+                            int force, int verbose, unsigned keep, const rt_progress *limits)
 {
     (void)o;
     int prc;
@@ -775,13 +823,45 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
         res_clear(&res);
         return 1;
     }
-    rt_progress progress = { .verbose = getenv("EXTFLOW_STATS") != NULL };
+    /* EXTFLOW_MMAP_THRESHOLD=BYTES: allocations of that size and more straight from mmap, so
+     * that what a step frees goes back to the system at once (less memory, more page faults:
+     * docs/perf.md "Where the memory goes"); 0: glibc's own dynamic rule. Unset: 4 MB under
+     * an explicit --memory (memory first), glibc's rule otherwise (speed first). */
+    const char *mt = getenv("EXTFLOW_MMAP_THRESHOLD");
+    long mmap_threshold = mt && *mt ? atol(mt) : limits->memory_budget ? 4L << 20 : 0;
+    if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, (int)(mmap_threshold < INT_MAX ? mmap_threshold : INT_MAX));
+    rt_progress progress = *limits;
+    progress.verbose = getenv("EXTFLOW_STATS") != NULL;
+    progress.admission_report = verbose;
+    if (!progress.memory_budget) progress.memory_budget = memory_available() / 10 * 8;
+    if (verbose && rank == 0)
+        fprintf(stderr, "extflow: memory budget %.0f MB%s\n", (double)progress.memory_budget / 1048576.0,
+                limits->memory_budget ? "" : " (80% of the memory available)");
     /* under mpirun a rank's stderr is a pipe, but its stdout is a terminal when mpirun's is */
     progress_start(&res, !quiet && (isatty(2) || (nranks > 1 && isatty(1))));
     int rc = rt_resolve(&res, &progress);
+    double work_done, work_left;
+    progress_work(&work_done, &work_left);
     double seconds = progress_finish();
     rt_shutdown();
     if (verbose && rank == 0) memacct_print(stderr);
+    if (rc == 1) {     /* stopped at --time-limit: where it stands, for bench/long-run */
+        long left = 0;
+        int through = -1;   /* every bidegree of stem <= through is done */
+        for (deg_t t = 0; t <= res.max_t; t++)
+            for (int s = 0; s <= res.max_s && s <= t; s++) left += res_in_region(&res, s, t) && !*res_done(&res, s, t);
+        for (int n = 0, full = 1; full && n <= res.max_n; n++) {
+            for (int s = 0; s <= res.max_s && full; s++) full = !res_in_region(&res, s, s + n) || *res_done(&res, s, s + n);
+            if (full) through = n;
+        }
+        if (rank == 0) fprintf(stderr, "extflow: stopped at the time limit after %.1f s: %ld of %ld bidegrees done, complete "
+                "through stem %d; about %.0f s more at this run's rate (estimated work left %.3g, done %.3g; "
+                "rerun to resume)\n", seconds, loaded + total - left, loaded + total, through,
+                work_done > 0 ? seconds * work_left / work_done : -1.0, work_left, work_done);
+        res_clear(&res);
+        if (lockfd >= 0) close(lockfd);
+        return 3;
+    }
     /* every rank's stage files are durable (rt_resolve flushed them) before this returns */
     if (rt_mpi_agree_failure(&res) || rc != 0) {
         if (rank == 0) fprintf(stderr, "extflow: %s (finished bidegrees are kept; rerun to resume)\n", res.error);

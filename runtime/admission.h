@@ -1,0 +1,48 @@
+/* admission.h — which bidegrees may start now: the memory budget (--memory) and the time
+ * limit (--time-limit) of a run. Plain bookkeeping, no StarPU: runtime/rt.c asks it from each
+ * plan task and tells it when a step finishes.
+ *
+ * Rule. A step's predicted footprint (step_algo.footprint, from the dimensions, known once its
+ * prerequisites are done) is admitted when the memory taken plus it fits in the budget, where
+ * the memory taken is the larger of the resident set now and (the baseline the process held
+ * beyond the account at the start + the memory account's lasting kinds, everything but "in
+ * flight" + the footprints of the steps admitted and not finished); and always when no step is
+ * in flight, so a run never stalls whatever the budget (with one smaller than any step, steps
+ * run one at a time). A step that does not fit waits here; each finish admits the waiting
+ * steps that fit then, lowest t first. After the time limit nothing is admitted: steps are
+ * handed back cancelled (c->cancelled), so that their pieces are no-ops and their DONE tags
+ * still fire. No thread ever waits on this.
+ */
+#ifndef EXTFLOW_ADMISSION_H
+#define EXTFLOW_ADMISSION_H
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "stages/resolution.h"
+
+typedef struct admission {
+    uint64_t budget;                /* bytes; 0: no memory limit */
+    double time_limit, start;       /* seconds (0: none); monotonic clock at the start */
+    int64_t baseline;               /* peak RSS minus the account at the start */
+    pthread_mutex_t lock;           /* over everything below */
+    uint32_t in_flight, max_in_flight;
+    uint64_t reserved;              /* footprints of the steps in flight */
+    step_ctx **waiting;
+    size_t nwaiting, capwaiting;
+    uint64_t deferred;              /* how many times a step had to wait */
+    _Atomic int stopped;            /* the time limit has passed */
+} admission;
+
+void admission_init(admission *a, uint64_t budget, double time_limit);
+void admission_clear(admission *a);
+/* Before c's plan: 1 when it may go on (admitted; or cancelled, the time limit having
+ * passed), 0 when it waits here (admission_release hands it back later). */
+int admission_admit(admission *a, step_ctx *c);
+/* c (an admitted step) has finished, or NULL: hands back in go[0..n) up to max waiting steps
+ * that are admitted (or cancelled) now, for the caller to plan; while n == max, call again
+ * with c = NULL for more. */
+size_t admission_release(admission *a, step_ctx *c, step_ctx **go, size_t max);
+int admission_stopped(const admission *a);
+
+#endif

@@ -1,0 +1,48 @@
+#!/bin/sh
+# --memory and --time-limit (runtime/rt.c, admission): a run under a tight memory budget gives
+# the same ext.csv and stage files as an unlimited one, and a budget too small for any two
+# bidegrees still completes, admitting one at a time; bad sizes are usage errors; a run
+# stopped at its time limit exits 3 with its finished bidegrees durable, and the rerun
+# resumes from them to the same outputs as a run never stopped.
+. tests/lib.sh
+plan 12
+export STARPU_NCPU=2
+$EXTFLOW resolve --stem 50 --out "$TMP/free" --quiet --verbose 2>"$TMP/free.err"
+ok $? "unlimited run, stem 50"
+$EXTFLOW resolve --stem 50 --out "$TMP/tight" --quiet --memory 1K --verbose 2>"$TMP/tight.err"
+ok $? "--memory 1K (less than any bidegree) completes"
+same_outputs "$TMP/free" "$TMP/tight"
+ok $? "and gives the same ext.csv and stage files"
+grep -q 'at most 1 bidegrees in flight' "$TMP/tight.err" && ! grep -q ' 0 times one waited' "$TMP/tight.err"
+ok $? "one bidegree at a time, the others waited: $(grep -o 'at most.*' "$TMP/tight.err")"
+$EXTFLOW resolve --stem 50 --out "$TMP/mid" --quiet --memory 30M
+ok $? "--memory 30M completes"
+same_outputs "$TMP/free" "$TMP/mid"
+ok $? "and gives the same outputs"
+bad=0
+for size in 2X 0 -5 1.5G 12MB '' 99999999999T; do
+    $EXTFLOW resolve --stem 10 --out "$TMP/bad" --memory "$size" 2>"$TMP/bad.err"
+    rc=$?
+    if [ $rc -ne 2 ] || [ "$(grep -c 'memory' "$TMP/bad.err")" -ne 1 ] || [ -e "$TMP/bad" ]; then
+        bad=1; diag "--memory '$size': exit $rc: $(head -1 "$TMP/bad.err")"; fi
+done
+[ $bad -eq 0 ]
+ok $? "bad sizes (2X, 0, -5, 1.5G, 12MB, empty, overflow): exit 2, one line naming --memory, nothing created"
+$EXTFLOW resolve --stem 10 --out "$TMP/bad" --time-limit 0 2>"$TMP/bad.err"
+[ $? -eq 2 ] && [ ! -e "$TMP/bad" ]
+ok $? "--time-limit 0: usage error"
+# The time limit: stem 90 on one worker takes several seconds, far more than 1.
+STARPU_NCPU=1 $EXTFLOW resolve --stem 90 --out "$TMP/cut" --time-limit 1 2>"$TMP/cut.err"
+rc=$?
+[ $rc -eq 3 ] && [ "$(wc -l < "$TMP/cut.err")" -eq 1 ] && grep -q 'stopped at the time limit' "$TMP/cut.err" &&
+    [ ! -e "$TMP/cut/ext.csv" ] && [ ! -e "$TMP/cut/run.json" ]
+ok $? "--time-limit 1 at stem 90: exit 3 ($rc), one line, no ext.csv or run.json: $(cut -c1-110 "$TMP/cut.err")"
+done_n=$(sed -n 's/.*: \([0-9]*\) of [0-9]* bidegrees done.*/\1/p' "$TMP/cut.err")
+$EXTFLOW resolve --stem 90 --out "$TMP/cut" 2>"$TMP/resume.err"
+ok $? "the rerun finishes"
+grep -q "resumed $done_n bidegrees" "$TMP/resume.err" && [ "${done_n:-0}" -gt 0 ]
+ok $? "it resumed exactly the $done_n bidegrees the stopped run said were done"
+$EXTFLOW resolve --stem 90 --out "$TMP/whole" --quiet
+same_outputs "$TMP/whole" "$TMP/cut"
+ok $? "stopped and resumed = never stopped (ext.csv and stage files)"
+done_testing
