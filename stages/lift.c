@@ -43,6 +43,16 @@ uint32_t lift_key_hash(const char *key)
     return h;
 }
 
+uint32_t lift_file_aux(const lift_set *set, const lift_map *f)
+{
+    uint32_t h = lift_key_hash(f->key);
+    if (set->src->module_id == set->tgt->module_id) return h;
+    char tail[64];   /* a map into another resolution: that resolution's module and algorithm too */
+    snprintf(tail, sizeof tail, ">%016llx:%d", (unsigned long long)set->tgt->module_id, set->tgt->algorithm);
+    for (const unsigned char *p = (const unsigned char *)tail; *p; p++) h = (h ^ *p) * 16777619u;
+    return h;
+}
+
 int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, const char *outdir)
 {
     memset(set, 0, sizeof *set);
@@ -346,8 +356,8 @@ static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t 
     if (rc == STAGE_ENOENT) return 0;
     if (rc == STAGE_ENOMEM) return -1;
     if (rc == STAGE_OK) {
-        rc = stage_expect(&h, STAGE_LIFT, s, T, set->tgt->module_id, set->tgt->algorithm, err, sizeof err);
-        if (rc == STAGE_OK && (h.aux != lift_key_hash(f->key) || h.rows != rows || h.cols != cols)) {
+        rc = stage_expect(&h, STAGE_LIFT, s, T, set->src->module_id, set->src->algorithm, err, sizeof err);
+        if (rc == STAGE_OK && (h.aux != lift_file_aux(set, f) || h.rows != rows || h.cols != cols)) {
             snprintf(err, sizeof err, "%.500s: a lift file of another class or shape (aux %u, %u x %u; expected "
                      "%u x %u)", path, h.aux, h.rows, h.cols, rows, cols);
             rc = STAGE_EMISMATCH;
@@ -370,8 +380,8 @@ static int write_cell(lift_set *set, const lift_map *f, int i, deg_t t, const f2
 {
     static _Atomic unsigned long seq;
     char path[4500], tmp[4600], err[700] = "";
-    stage_header h = { .kind = STAGE_LIFT, .s = f->s0 + i, .t = t + f->t0, .aux = lift_key_hash(f->key),
-                       .algorithm = (uint16_t)set->tgt->algorithm, .module_id = set->tgt->module_id };
+    stage_header h = { .kind = STAGE_LIFT, .s = f->s0 + i, .t = t + f->t0, .aux = lift_file_aux(set, f),
+                       .algorithm = (uint16_t)set->src->algorithm, .module_id = set->src->module_id };
     lift_path(set, f, h.s, h.t, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lu", path, (long)getpid(), seq++);
     void *buf = NULL;

@@ -6,8 +6,10 @@
  *
  *     f_i : F_{s0+i} -> F_i        d ∘ f_i = f_{i-1} ∘ d,   f_0(z_k) = x_k·ι at degree t0
  *
- * from the source resolution to the target one (here both are the resolution of S_2; the
- * structure keeps them apart for modules). f_i is A-linear, so it is stored, like a
+ * from the source resolution to the target one: both S_2's for products in Ext(F2, F2), or a
+ * module M's resolution into S_2's (the unit) for the action of Ext(F2, F2) on Ext(M, F2):
+ * then x is a class of Ext(M, F2), f_0 sends M's generators to multiples of S_2's ι, and the
+ * products read off are y·x for y in Ext(F2, F2), vectors over M's generators. f_i is A-linear, so it is stored, like a
  * differential, as the image of each generator. On a generator z of F_{s0+i}, i >= 1, of degree
  * T = t + t0:   y = f_{i-1}(d z)  (for each term Sq(S)·g' of d z, the product Sq(S)·f(g'), the
  * same Milnor products as a row of a differential's matrix), then f_i(z) = QI(y), a preimage
@@ -96,8 +98,13 @@ int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
  * '/', not starting with '.'), so give each map that is not a plain class lift a key of its own. */
 int lift_add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n, const char *key,
                  lift_extra_fn extra, void *extra_ctx);
-/* FNV-1a 32 of a map's key (the aux field of its stage files). */
+/* FNV-1a 32 of a map's key. */
 uint32_t lift_key_hash(const char *key);
+/* The aux field of map f's stage files: lift_key_hash(key) when source and target are the same
+ * resolution's module; otherwise the same hash continued over ">%016llx:%d" (the target's
+ * module_id and algorithm), so a lift into S_2 is never read as one into another module. The
+ * header's module_id and algorithm are the source's (the directory's resolution). */
+uint32_t lift_file_aux(const lift_set *set, const lift_map *f);
 static inline size_t lift_cell(const lift_set *set, int i, deg_t t)
 { return (size_t)i * ((size_t)set->tgt->max_n + 1) + (size_t)(t - i); }
 /* Does map m have a step at target (i, t): source (s0+i, t+t0) and target (i, t) resolved? */

@@ -73,21 +73,47 @@ static void product_row(const lift_set *set, int m, int i, deg_t t, uint32_t j, 
 
 typedef struct pending { int n, s; uint32_t len; uint8_t *c; } pending;
 
-int massey_compute(const resolution *res, const product_class *a, const product_class *b, const char *lift_dir,
-                   massey_run_fn run_set, massey_table *out, char *err, size_t errlen)
+/* The products x·y_j (x = a or b, lifted as map mx of set1) for the generators y_j of the
+ * source at (s, t), as rows r0.. of out over the source generators at the product's bidegree.
+ * Over S_2 they are read off f_x; over a module M, off the lifts of M's basis classes (basis,
+ * first map of (s, t) at first[s][t - s]), one map per y_j: x·y_j = x ∘ f_{y_j}. */
+typedef struct factor_src {
+    const lift_set *set1;
+    const lift_set *basis;      /* NULL over S_2 */
+    const int *first;           /* basis: per source cell (lift_cell of the source), or -1 */
+    size_t stride;              /* source max_n + 1 */
+} factor_src;
+
+static void factor_rows(const factor_src *fs, int mx, const product_class *x, int s, deg_t t, uint32_t ny,
+                        uint32_t nz, f2mat *out, uint32_t r0)
+{
+    if (!fs->basis) {
+        for (uint32_t j = 0; j < ny; j++) product_row(fs->set1, mx, s, t, j, nz, out, r0 + j);
+        return;
+    }
+    int m0 = fs->first[(size_t)s * fs->stride + (size_t)(t - s)];
+    for (uint32_t j = 0; j < ny && m0 >= 0; j++)
+        for (uint32_t l = 0; l < x->len; l++)
+            if (x->coords[l]) product_row(fs->basis, m0 + (int)j, x->s, x->n + x->s, l, nz, out, r0 + j);
+}
+
+int massey_compute(const resolution *res, const resolution *unit, const product_class *a, const product_class *b,
+                   const char *lift_dir, massey_run_fn run_set, massey_table *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     int sa = a->s, sb = b->s, na = a->n, nb = b->n;
     deg_t ta = na + sa, tb = nb + sb;
-    lift_set set1, set2, set3;
-    int have2 = 0, have3 = 0, rc = -1;
+    lift_set set1, set2, set3, basis;
+    int have2 = 0, have3 = 0, have_basis = 0, rc = -1;
+    int *first = NULL;
+    int module = res->module_id != unit->module_id;
     pending *cs = NULL;
     size_t ncs = 0;
     homotopy_ctx *hctx = NULL;
     int *mcs = NULL, *mhs = NULL;
     f2mat M = { 0 }, aug = { 0 }, ker = { 0 };
     int32_t *piv = NULL;
-    lift_set_init(&set1, res, res, lift_dir);
+    lift_set_init(&set1, unit, unit, module ? "" : lift_dir);
     int ma = lift_add_class(&set1, sa, ta, a->coords, a->len), mb = lift_add_class(&set1, sb, tb, b->coords, b->len);
     if (ma < 0 || mb < 0) {
         snprintf(err, errlen, "out of memory (or cannot create the lift folders) setting up the lifts of a and b");
@@ -98,8 +124,8 @@ int massey_compute(const resolution *res, const product_class *a, const product_
         snprintf(err, errlen, "%s", set1.error);
         goto out;
     }
-    if (done(res, sa + sb, na + nb)) {   /* a·b must vanish for the bracket to be defined */
-        uint32_t dim = res_ngens(res, sa + sb, ta + tb);
+    if (done(unit, sa + sb, na + nb)) {   /* a·b must vanish for the bracket to be defined */
+        uint32_t dim = res_ngens(unit, sa + sb, ta + tb);
         uint8_t *ab = calloc(dim + 1, 1);
         if (!ab) goto oom;
         products_multiply(&set1, ma, nb, sb, b->coords, b->len, ab, dim);
@@ -112,6 +138,44 @@ int massey_compute(const resolution *res, const product_class *a, const product_
             goto out;
         }
     }
+    /* over a module M: every basis class of Ext(M) lifted into S_2 through level max(sa, sb),
+     * for b·y (the kernel) and a·y (the indeterminacy) with y in Ext(M) */
+    factor_src fs = { &set1, NULL, NULL, (size_t)res->max_n + 1 };
+    if (module) {
+        lift_set_init(&basis, res, unit, "");
+        have_basis = 1;
+        first = malloc(((size_t)res->max_s + 1) * fs.stride * sizeof *first);
+        if (!first) goto oom;
+        for (int s = 0; s <= res->max_s; s++)
+            for (int n = 0; n <= res->max_n; n++) {
+                size_t cell = (size_t)s * fs.stride + (size_t)n;
+                first[cell] = -1;
+                uint32_t nc = done(res, s, n) ? res_ngens(res, s, n + s) : 0;
+                uint8_t *e = calloc(nc + 1, 1);
+                if (!e) goto oom;
+                for (uint32_t j = 0; j < nc; j++) {
+                    memset(e, 0, nc);
+                    e[j] = 1;
+                    char key[64];
+                    snprintf(key, sizeof key, "basis_%d_%d_%u", n, s, j);
+                    int m = lift_add_map(&basis, s, n + s, e, nc, key, NULL, NULL);
+                    if (m < 0) {
+                        free(e);
+                        goto oom;
+                    }
+                    basis.maps[m].max_i = sa > sb ? sa : sb;
+                    if (!j) first[cell] = m;
+                }
+                free(e);
+            }
+        out->lifts += basis.nmaps;
+        if (basis.nmaps && run_set(&basis) != 0) {
+            snprintf(err, errlen, "%s", basis.error);
+            goto out;
+        }
+        fs.basis = &basis;
+        fs.first = first;
+    }
     /* the c's: kernel of multiplication by b at every bidegree where b·c is resolved */
     for (int n = 0; n <= res->max_n; n++)
         for (int s = 0; s <= res->max_s; s++) {
@@ -119,7 +183,7 @@ int massey_compute(const resolution *res, const product_class *a, const product_
             if (!nc || !done(res, s + sb, n + nb)) continue;
             uint32_t w = res_ngens(res, s + sb, n + nb + s + sb);
             if (f2mat_init(&M, nc, w) != 0) goto oom;
-            for (uint32_t j = 0; j < nc; j++) product_row(&set1, mb, s, n + s, j, w, &M, j);
+            factor_rows(&fs, mb, b, s, n + s, nc, w, &M, 0);
             piv = malloc(((size_t)f2mat_segment_start(w) + nc + 1) * sizeof *piv);
             if (!piv || f2mat_augment_identity(&aug, &M) != 0) goto oom;
             int rank = f2mat_rref(&aug, piv);
@@ -140,7 +204,7 @@ int massey_compute(const resolution *res, const product_class *a, const product_
         }
     /* every f_c, through level sa + sb - 1 (no stage files: hundreds of partial maps, cheaper to
      * recompute than to keep as thousands of small files) */
-    lift_set_init(&set2, res, res, "");
+    lift_set_init(&set2, res, unit, "");
     have2 = 1;
     mcs = calloc(ncs + 1, sizeof *mcs);
     mhs = calloc(ncs + 1, sizeof *mhs);
@@ -156,7 +220,7 @@ int massey_compute(const resolution *res, const product_class *a, const product_
         goto out;
     }
     /* every homotopy, through level sa (no stage files: they are cheap and keyed by two maps) */
-    lift_set_init(&set3, res, res, "");
+    lift_set_init(&set3, res, unit, "");
     have3 = 1;
     for (size_t k = 0; k < ncs; k++) {
         int s0 = sb + cs[k].s - 1;
@@ -197,9 +261,9 @@ int massey_compute(const resolution *res, const product_class *a, const product_
             br->rep[z] = (uint8_t)bit;
         }
         /* indeterminacy: a·Ext at (ts - sa, tt - ta) and c·Ext at (ts - sc, tt - tc) */
-        uint32_t ny = res_ngens(res, ts - sa, tt - ta), nx = res_ngens(res, ts - sc, tt - tc);
+        uint32_t ny = res_ngens(res, ts - sa, tt - ta), nx = res_ngens(unit, ts - sc, tt - tc);
         if (f2mat_init(&M, ny + nx, br->dim) != 0) goto oom;
-        for (uint32_t j = 0; j < ny; j++) product_row(&set1, ma, ts - sa, tt - ta, j, br->dim, &M, j);
+        factor_rows(&fs, ma, a, ts - sa, tt - ta, ny, br->dim, &M, 0);
         for (uint32_t j = 0; j < nx; j++) product_row(&set2, mcs[k], ts - sc, tt - tc, j, br->dim, &M, ny + j);
         if (rref_rows(&ker, &M) != 0) goto oom;
         f2mat_clear(&M);
@@ -230,7 +294,9 @@ out:
     free(mhs);
     if (have3) lift_set_clear(&set3);
     if (have2) lift_set_clear(&set2);
+    if (have_basis) lift_set_clear(&basis);
     lift_set_clear(&set1);
+    free(first);
     free(hctx);
     if (rc) massey_table_clear(out);
     return rc;

@@ -21,6 +21,12 @@
  * resolved, <a, b, c>. Work: one lift set for f_a and f_b, one for every f_c (levels up to
  * sa + sb - 1 only), one for every homotopy (levels up to sa): each set's steps share one
  * quasi-inverse per target bidegree, so the brackets of all c's cost a few batched passes.
+ *
+ * Modules. For c in Ext(M, F2), f_c : F^M -> F^{S_2} lifts c into the unit's resolution, f_a
+ * and f_b are maps of S_2's resolution, and h : F^M_s -> F^{S_2}_{s+1-sb-sc}: the same
+ * construction with M's generators as the source. What f_b cannot give over M is b·y for y in
+ * Ext(M) (f_b maps S_2's resolution), so the kernel of b and the indeterminacy a·Ext(M) are
+ * read off one lift per basis class y of Ext(M) (x·y = x ∘ f_y), through level max(sa, sb).
  */
 #ifndef EXTFLOW_MASSEY_H
 #define EXTFLOW_MASSEY_H
@@ -47,13 +53,15 @@ typedef struct massey_table {
 /* The lift sets are run by run_set (rt_lift with StarPU, lift_run_serial without). */
 typedef int (*massey_run_fn)(lift_set *set);
 
-/* <a, b, c> for every c described above, over res (a loaded resolution of S_2 whose region
- * is complete). a and b must lie in the region with s >= 1. f_a and f_b (the maps a products
+/* <a, b, c> for every c described above, over res, whose region is complete: a resolution of
+ * S_2 (then unit == res) or of a module M, with unit a resolution of S_2 covering res's region
+ * (a, b in Ext(F2, F2), c in Ext(M, F2), the bracket in Ext(M, F2)). a and b must lie in
+ * unit's region with s >= 1. f_a and f_b (the maps a products
  * run lifts too) keep their stage files under lift_dir ("" : none); the f_c and the homotopies
  * keep none (hundreds of partial maps: recomputing them beats thousands of small files). Returns 0; 1 when a·b != 0 (no bracket is defined: err
  * says so); -1 on a runtime failure (err says why). */
-int massey_compute(const resolution *res, const product_class *a, const product_class *b, const char *lift_dir,
-                   massey_run_fn run_set, massey_table *out, char *err, size_t errlen);
+int massey_compute(const resolution *res, const resolution *unit, const product_class *a, const product_class *b,
+                   const char *lift_dir, massey_run_fn run_set, massey_table *out, char *err, size_t errlen);
 void massey_table_clear(massey_table *t);
 
 /* sseq's massey output, one line per bracket that does not contain 0:

@@ -61,7 +61,7 @@ static void bracket_is(const resolution *res, const char *alg, product_class a, 
 {
     massey_table t;
     char err[700];
-    int rc = massey_compute(res, &a, &b, "", lift_run_serial, &t, err, sizeof err);
+    int rc = massey_compute(res, res, &a, &b, "", lift_run_serial, &t, err, sizeof err);
     const massey_bracket *br = rc == 0 ? find(&t, cn, cs) : NULL;
     int good = br && br->n == n && br->s == s && br->dim == 1 && br->nindet == 0 && br->rep[0] == want;
     ok(good, "%s: %s", alg, what);
@@ -81,12 +81,12 @@ static void check(int algorithm, const char *alg)
 
     product_class h3 = h(3), h0_4 = cls("h0_4=0,4");
     massey_table serial, dag;
-    int rc = massey_compute(&res, &h3, &h0_4, "", lift_run_serial, &serial, err, sizeof err);
+    int rc = massey_compute(&res, &res, &h3, &h0_4, "", lift_run_serial, &serial, err, sizeof err);
     ok(rc == 0 && serial.n > 30, "%s: <h3, h0^4, c> for %zu classes c (%ld chain maps)", alg, serial.n, serial.lifts);
     char *text = sseq_text(&serial);
     ok(!strcmp(text, read_ref("massey-S_2-P")), "%s: equal to sseq's massey-S_2-P byte for byte", alg);
     free(text);
-    int rc2 = massey_compute(&res, &h3, &h0_4, "", rt_lift, &dag, err, sizeof err);
+    int rc2 = massey_compute(&res, &res, &h3, &h0_4, "", rt_lift, &dag, err, sizeof err);
     int same = rc2 == 0 && dag.n == serial.n;
     for (size_t k = 0; same && k < dag.n; k++) {
         const massey_bracket *x = &dag.b[k], *y = &serial.b[k];
@@ -109,7 +109,7 @@ static void check(int algorithm, const char *alg)
 
     product_class h0 = h(0);
     massey_table t;
-    rc = massey_compute(&res, &h0, &h0, "", lift_run_serial, &t, err, sizeof err);
+    rc = massey_compute(&res, &res, &h0, &h0, "", lift_run_serial, &t, err, sizeof err);
     ok(rc == 1 && strstr(err, "not zero"), "%s: <h0, h0, c> is refused: %s", alg, err);
     rt_shutdown();
     res_clear(&res);

@@ -973,9 +973,10 @@ static int cmd_export(int argc, char **argv)
     return rc;
 }
 
-/* Loads the complete region of DIR (run.json) into res, read-only; 0, or 1 after a message,
- * 2 for a directory products cannot use. */
-static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m)
+/* Loads the complete region of DIR (run.json) into res, read-only, a module's definition into
+ * *fdm (kept by the caller while res lives); 0, or 1 after a message, 2 for a directory
+ * products cannot use. */
+static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m, fd_module *fdm)
 {
     char err[4300];
     int hm = manifest_read(dir, m, err, sizeof err);
@@ -983,10 +984,10 @@ static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m)
         fprintf(stderr, "extflow: %s\n", hm > 0 ? "no run.json: not a finished resolution (run resolve)" : err);
         return hm > 0 ? 2 : 1;
     }
-    if (m->module_id != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2))) {
-        fprintf(stderr, "extflow: %s holds a resolution of %s; products support the sphere S_2 only so far\n", dir,
-                m->module);
-        return 2;
+    int have_module = m->module_id != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));
+    if (have_module && verify_load_module(dir, m->module_id, fdm, err, sizeof err) != 0) {
+        fprintf(stderr, "extflow: %s\n", err);
+        return 1;
     }
     const run_region *r = &m->complete;
     if (res_init(res, r->kind, r->stem, r->max_s, r->kind == REGION_RECT ? r->max_t : 0, dir, 0, m->algorithm) != 0) {
@@ -994,6 +995,7 @@ static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m)
         return 1;
     }
     res->load_action = NULL;
+    if (have_module) res_set_module(res, fdm, m->module);
     res_load_stages(res);
     if (res_failed(res)) {
         fprintf(stderr, "extflow: %s\n", res->error);
@@ -1044,17 +1046,68 @@ static int write_lift_hom(FILE *f, void *ctx)
 
 #define MAX_CLASSES 64
 
+/* A finished resolution opened for products: DIR locked, its region loaded, and its module. */
+typedef struct opened_dir {
+    int lockfd;
+    resolution res;
+    run_manifest man;
+    fd_module fdm;
+} opened_dir;
+
 /* For a command that reads a finished resolution: StarPU's environment checked, DIR locked
- * (*lockfd) and its complete region loaded into res. 0, or the exit status after a message. */
-static int open_resolved_dir(const char *cmd, const char *dir, int *lockfd, resolution *res, run_manifest *man)
+ * and its complete region loaded into d. 0, or the exit status after a message. */
+static int open_resolved_dir(const char *cmd, const char *dir, opened_dir *d)
 {
+    memset(d, 0, sizeof *d);
     int rc = check_starpu_env(0);
     if (rc) return rc;
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return usage_error("%s: %s is not a directory", cmd, dir);
-    if ((*lockfd = lock_outdir(dir)) < 0) return 1;
-    if ((rc = load_resolved_dir(dir, res, man)) != 0) close(*lockfd);
+    if ((d->lockfd = lock_outdir(dir)) < 0) return 1;
+    if ((rc = load_resolved_dir(dir, &d->res, &d->man, &d->fdm)) != 0) {
+        close(d->lockfd);
+        fdm_clear(&d->fdm);
+    }
     return rc;
+}
+
+static void close_resolved_dir(opened_dir *d)
+{
+    res_clear(&d->res);
+    fdm_clear(&d->fdm);
+    close(d->lockfd);
+}
+
+/* The resolution of S_2 products over DIR's module act through: DIR's own for S_2 (*unit =
+ * NULL, --unit refused), else UNITDIR's, opened into *u, which must hold S_2 and cover DIR's
+ * region row by row. 0, or the exit status after a message (nothing left open). */
+static int open_unit(const char *cmd, const char *dir, const opened_dir *d, const char *unitdir, opened_dir *u,
+                     int *have_unit)
+{
+    uint64_t s2 = stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));
+    *have_unit = 0;
+    if (d->man.module_id == s2)
+        return unitdir ? usage_error("%s: --unit is for a module's DIR; %s holds S_2 itself", cmd, dir) : 0;
+    if (!unitdir)
+        return usage_error("%s: %s holds a resolution of %s: give --unit UNITDIR, a resolution of S_2 over the same "
+                           "range", cmd, dir, d->man.module);
+    int rc = open_resolved_dir(cmd, unitdir, u);
+    if (rc) return rc;
+    if (u->man.module_id != s2) {
+        close_resolved_dir(u);
+        return usage_error("%s: --unit %s holds a resolution of %s, not of S_2", cmd, unitdir, u->man.module);
+    }
+    for (int s = 0; s <= d->res.max_s; s++) {
+        int need = report_row_last_stem(&d->res, s);
+        int have = s <= u->res.max_s ? report_row_last_stem(&u->res, s) : -1;
+        if (need >= 0 && have < need) {
+            close_resolved_dir(u);
+            return usage_error("%s: --unit %s resolves S_2 at s=%d only through stem %d; %s needs stem %d there "
+                               "(resolve the unit further)", cmd, unitdir, s, have, dir, need);
+        }
+    }
+    *have_unit = 1;
+    return 0;
 }
 
 /* A class argument must lie in DIR's complete region, with as many coordinates as there are
@@ -1078,9 +1131,10 @@ static int check_class(const char *cmd, const product_class *c, const resolution
 /* extflow products DIR --class C ...: lifts the classes over DIR's resolution (stages/lift.h). */
 static int cmd_products(int argc, char **argv)
 {
-    enum { SSEQ, QUIET, CHART, NOPTS };
+    enum { SSEQ, QUIET, CHART, UNIT, NOPTS };
     cli_opt o[NOPTS + 1] = { [SSEQ] = { "--sseq-formats", 0, NULL }, [QUIET] = { "--quiet", 0, NULL },
-                             [CHART] = { "--chart-products", 1, NULL }, [NOPTS] = { NULL, 0, NULL } };
+                             [CHART] = { "--chart-products", 1, NULL }, [UNIT] = { "--unit", 1, NULL },
+                             [NOPTS] = { NULL, 0, NULL } };
     /* --class repeats: take them out before the common parser */
     static product_class classes[MAX_CLASSES];
     const char *names[MAX_CLASSES];
@@ -1142,20 +1196,22 @@ static int cmd_products(int argc, char **argv)
         }
     }
     int quiet = o[QUIET].arg != NULL;
-    int lockfd;
-    resolution res;
-    run_manifest man;
-    if ((prc = open_resolved_dir("products", dir, &lockfd, &res, &man)) != 0) return prc;
-    for (int k = 0; k < ncl && !prc; k++) prc = check_class("products", &classes[k], &res, &man, dir);
+    static opened_dir d, u;
+    int have_unit;
+    if ((prc = open_resolved_dir("products", dir, &d)) != 0) return prc;
+    resolution *res = &d.res;
+    prc = open_unit("products", dir, &d, o[UNIT].arg, &u, &have_unit);
+    for (int k = 0; k < ncl && !prc; k++) prc = check_class("products", &classes[k], res, &d.man, dir);
+    if (!prc && have_unit && o[CHART].arg) prc = usage_error("products: --chart-products: not for a module's DIR");
     if (prc) {
-        res_clear(&res);
-        close(lockfd);
+        if (have_unit) close_resolved_dir(&u);
+        close_resolved_dir(&d);
         return prc;
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     lift_set set;
-    int rc = lift_set_init(&set, &res, &res, dir) != 0;
+    int rc = lift_set_init(&set, res, have_unit ? &u.res : res, dir) != 0;
     for (int k = 0; k < ncl && !rc; k++)
         rc = lift_add_class(&set, classes[k].s, classes[k].n + classes[k].s, classes[k].coords, classes[k].len) < 0;
     if (rc) fprintf(stderr, "extflow: out of memory (or cannot create %s/stages/lift) setting up the lifts\n", dir);
@@ -1167,12 +1223,14 @@ static int cmd_products(int argc, char **argv)
         rt_shutdown();
         if (rc) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set.error);
     }
+    /* over a module the rows multiply M's classes by S_2's: not the chart's lines, another file */
+    const char *table = have_unit ? "module-products.csv" : "products.csv";
     struct products_out out = { &set, names, 0 };
-    if (!rc) rc = write_output(dir, "products.csv", write_csv, &out);
-    snprintf(res.chart_products, sizeof res.chart_products, "%s", chart);
+    if (!rc) rc = write_output(dir, table, write_csv, &out);
+    snprintf(res->chart_products, sizeof res->chart_products, "%s", chart);
     static const char *charts[] = { "chart.svg", "chart.html" };   /* they draw products.csv */
-    for (int k = 0; k < 2 && !rc; k++)
-        if ((rc = report_write_file(dir, charts[k], &res, k ? chart_write_html : chart_write_svg)) != 0)
+    for (int k = 0; k < 2 && !rc && !have_unit; k++)
+        if ((rc = report_write_file(dir, charts[k], res, k ? chart_write_html : chart_write_svg)) != 0)
             fprintf(stderr, "extflow: cannot write %s/%s: %s\n", dir, charts[k], strerror(errno));
     for (int k = 0; k < ncl && !rc; k++) {
         char name[128];
@@ -1184,12 +1242,12 @@ static int cmd_products(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (!rc && !quiet)
         fprintf(stderr, "extflow: %d class%s lifted over %s (%s): %ld bidegrees computed, %ld loaded, %ld solves of d "
-                "in %.1f s; %.1f s in all; table %s/products.csv\n", ncl, ncl > 1 ? "es" : "", dir,
-                stage_algorithm_name(res.algorithm), set.computed, set.loaded, set.qis, set.qi_seconds,
-                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir);
+                "in %.1f s; %.1f s in all; table %s/%s\n", ncl, ncl > 1 ? "es" : "", dir,
+                stage_algorithm_name(res->algorithm), set.computed, set.loaded, set.qis, set.qi_seconds,
+                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir, table);
     lift_set_clear(&set);
-    res_clear(&res);
-    close(lockfd);
+    if (have_unit) close_resolved_dir(&u);
+    close_resolved_dir(&d);
     return rc;
 }
 
@@ -1211,9 +1269,10 @@ static int write_massey_sseq(FILE *f, void *ctx)
 /* extflow massey DIR --a A --b B: <A, B, c> for every c in the kernel of B (stages/massey.h). */
 static int cmd_massey(int argc, char **argv)
 {
-    enum { A, B, SSEQ, QUIET, NOPTS };
+    enum { A, B, SSEQ, QUIET, UNIT, NOPTS };
     cli_opt o[NOPTS + 1] = { [A] = { "--a", 1, NULL }, [B] = { "--b", 1, NULL }, [SSEQ] = { "--sseq-formats", 0, NULL },
-                             [QUIET] = { "--quiet", 0, NULL }, [NOPTS] = { NULL, 0, NULL } };
+                             [QUIET] = { "--quiet", 0, NULL }, [UNIT] = { "--unit", 1, NULL },
+                             [NOPTS] = { NULL, 0, NULL } };
     const char *dir;
     int npos, prc = parse_args("massey", argc, argv, o, &dir, 1, &npos);
     if (prc >= 0) return prc;
@@ -1224,14 +1283,17 @@ static int cmd_massey(int argc, char **argv)
     if (products_parse_class(o[A].arg, &a, err, sizeof err) != 0 || products_parse_class(o[B].arg, &b, err, sizeof err) != 0)
         return usage_error("massey: %s", err);
     if (a.s < 1 || b.s < 1) return usage_error("massey: the classes a and b must have s >= 1");
-    int lockfd;
-    resolution res;
-    run_manifest man;
-    if ((prc = open_resolved_dir("massey", dir, &lockfd, &res, &man)) != 0) return prc;
-    if (!(prc = check_class("massey", &a, &res, &man, dir))) prc = check_class("massey", &b, &res, &man, dir);
+    static opened_dir d, u;
+    int have_unit;
+    if ((prc = open_resolved_dir("massey", dir, &d)) != 0) return prc;
+    prc = open_unit("massey", dir, &d, o[UNIT].arg, &u, &have_unit);
+    const opened_dir *ud = have_unit ? &u : &d;          /* a and b are classes of S_2 */
+    const char *udir = have_unit ? o[UNIT].arg : dir;
+    if (!prc && !(prc = check_class("massey", &a, &ud->res, &ud->man, udir)))
+        prc = check_class("massey", &b, &ud->res, &ud->man, udir);
     if (prc) {
-        res_clear(&res);
-        close(lockfd);
+        if (have_unit) close_resolved_dir(&u);
+        close_resolved_dir(&d);
         return prc;
     }
     struct timespec t0, t1;
@@ -1240,7 +1302,7 @@ static int cmd_massey(int argc, char **argv)
     int rc = rt_init(0, err, sizeof err) != 0;
     if (rc) fprintf(stderr, "extflow: %s\n", err);
     else {
-        int mr = massey_compute(&res, &a, &b, dir, rt_lift, &table, err, sizeof err);
+        int mr = massey_compute(&d.res, &ud->res, &a, &b, dir, rt_lift, &table, err, sizeof err);
         rt_shutdown();
         if (mr == 1) rc = usage_error("massey: %s", err);
         else if (mr) {
@@ -1269,8 +1331,8 @@ static int cmd_massey(int argc, char **argv)
                 (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir, csv);
     }
     massey_table_clear(&table);
-    res_clear(&res);
-    close(lockfd);
+    if (have_unit) close_resolved_dir(&u);
+    close_resolved_dir(&d);
     return rc;
 }
 

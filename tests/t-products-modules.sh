@@ -1,0 +1,80 @@
+#!/bin/sh
+# Products and Massey products over a module M: Ext(F2, F2) acting on Ext(M, F2), by lifting
+# classes of Ext(M) into a resolution of S_2 (--unit, docs/products.md "Modules"). Checked
+# against sseq: massey-C2-P and massey-Ceta-P (<h3, h0^4, c> = P(c) for c in Ext(C2), Ext(Ceta))
+# and lift_hom-S_2-Cnu (the bottom class of Cnu times every class of S_2) byte for byte;
+# filtration_one-C2 re-derived from the lifts of every basis class of Ext(C2) (stem 10, s < 5)
+# through the command line; the lift files record both resolutions; bad arguments exit 2.
+. tests/lib.sh
+plan 11
+P="$REF/products"
+U="$TMP/S_2"
+$EXTFLOW resolve --stem 26 --max-s 12 --out "$U" --quiet || exit 1
+
+for m in C2 Ceta; do
+    D="$TMP/$m"
+    $EXTFLOW resolve --module $m --stem 26 --max-s 12 --out "$D" --quiet &&
+        $EXTFLOW massey "$D" --unit "$U" --a h3 --b h0_4=0,4 --sseq-formats --quiet &&
+        tail -n +2 "$P/massey-$m-P" | cmp -s - "$D/massey-h3-h0_4.txt"
+    ok $? "$m: massey-h3-h0_4.txt equals sseq's massey-$m-P (26, 12) byte for byte"
+done
+
+D="$TMP/Cnu"
+$EXTFLOW resolve --stem 15 --max-s 15 --out "$TMP/S15" --quiet &&
+    $EXTFLOW resolve --module Cnu --stem 15 --max-s 15 --out "$D" --quiet &&
+    $EXTFLOW products "$D" --unit "$TMP/S15" --class i=0,0 --sseq-formats --quiet &&
+    tail -n +2 "$P/lift_hom-S_2-Cnu" | cmp -s - "$D/lift_hom-i.txt"
+ok $? "Cnu: lift_hom-i.txt equals sseq's lift_hom-S_2-Cnu (15, 15) byte for byte"
+[ -s "$D/module-products.csv" ] && [ ! -e "$D/products.csv" ]
+ok $? "over a module the table is module-products.csv (products.csv stays the chart's)"
+$EXTFLOW inspect "$D/stages/lift/0_0_1/1_2.zst" > "$TMP/insp" 2>&1 &&
+    grep -q "module_id: $(sed -n 's/.*"module_id": *"\(0x[0-9a-f]*\)".*/\1/p' "$D/run.json")" "$TMP/insp"
+ok $? "a lift file of Cnu carries Cnu's module_id ($(grep module_id "$TMP/insp"))"
+
+# filtration_one-C2: every basis class of Ext(C2) through stem 10, s < 5, lifted into S_2 in
+# one run; h_j·y is the coefficient row of y's lift at h_j's generator (module-products.csv)
+D="$TMP/C2"
+args=$(awk -F, 'NR > 1 && $2 <= 10 && $1 < 5 { for (i = 0; i < $3; i++) {
+        v = ""; for (k = 0; k < $3; k++) v = v (k == i ? 1 : 0)
+        printf " --class y_%d_%d_%d=%d,%d,%s", $2, $1, i, $2, $1, v } }' "$D/ext.csv")
+$EXTFLOW products "$D" --unit "$U" $args --quiet
+ok $? "C2: $(echo $args | wc -w | awk '{ print $1 / 2 }') basis classes of Ext(C2) lifted in one run"
+python3 - "$D/ext.csv" "$D/module-products.csv" > "$TMP/f1" <<'PY'
+import sys
+dim = {}
+for line in open(sys.argv[1]).readlines()[1:]:
+    s, n, d = map(int, line.split(","))
+    dim[(n, s)] = d
+bits = set()
+for line in open(sys.argv[2]).readlines()[1:]:
+    name, _, _, n, s, i, k = line.strip().split(",")
+    if int(s) == 1 and int(i) == 0:
+        bits.add((name, int(n), int(k)))
+for n in range(11):
+    for s in range(5):
+        for j in range(4):
+            if n + (1 << j) - 1 > 10:
+                break
+            nz = dim.get((n + (1 << j) - 1, s + 1), 0)
+            if not nz:
+                continue
+            for y in range(dim.get((n, s), 0)):
+                v = ", ".join("1" if ("y_%d_%d_%d" % (n, s, y), (1 << j) - 1, k) in bits else "0" for k in range(nz))
+                print("h_%d x_(%d, %d, %d) = [%s]" % (j, n, s, y, v))
+PY
+tail -n +2 "$P/filtration_one-C2" | cmp -s - "$TMP/f1"
+ok $? "C2: h0..h3 products read off the lifts equal sseq's filtration_one-C2 (10, 5)"
+
+usage() {   # usage DESCRIPTION COMMAND ARGS...: exit 2 and one line on stderr before "try"
+    what=$1
+    shift
+    $EXTFLOW "$@" 2>"$TMP/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(grep -vc '^$\|^try ' "$TMP/err")" -eq 1 ]
+    ok $? "$what: exit $rc, $(head -1 "$TMP/err")"
+}
+usage "a module's DIR without --unit" massey "$D" --a h3 --b h0_4=0,4
+usage "--unit that is not S_2" products "$D" --unit "$TMP/Ceta" --class h1
+usage "--unit too small" massey "$D" --unit "$TMP/S15" --a h3 --b h0_4=0,4
+usage "--unit for S_2's own DIR" products "$U" --unit "$U" --class h1
+done_testing
