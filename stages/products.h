@@ -9,7 +9,9 @@
  * Outputs. products.csv (schema/products-csv.md; the columns the chart reads,
  * name,name_n,name_s,n,s,i,k): for each lifted class `name` at (name_n, name_s) and each class
  * x_(n,s,i) of the target in the lift's region, one row per k with coefficient 1 of
- * x_(n+name_n, s+name_s, k) in name · x_(n,s,i). lift_hom text: what sseq's lift_hom example
+ * x_(n+name_n, s+name_s, k) in name · x_(n,s,i) (over a module M, set->src is M's resolution:
+ * name and the product are classes of Ext(M), x_(n,s,i) one of S_2's; the command writes this
+ * table as module-products.csv). lift_hom text: what sseq's lift_hom example
  * prints for the same class and region (docs/products.md of the reference, §2.8).
  */
 #ifndef EXTFLOW_PRODUCTS_H
