@@ -4,9 +4,10 @@
 # against sseq: massey-C2-P and massey-Ceta-P (<h3, h0^4, c> = P(c) for c in Ext(C2), Ext(Ceta))
 # and lift_hom-S_2-Cnu (the bottom class of Cnu times every class of S_2) byte for byte;
 # filtration_one-C2 re-derived from the lifts of every basis class of Ext(C2) (stem 10, s < 5)
-# through the command line; the lift files record both resolutions; bad arguments exit 2.
+# through the command line; the lift files record their module (C2's are not read as S_2's);
+# bad arguments exit 2.
 . tests/lib.sh
-plan 11
+plan 12
 P="$REF/products"
 U="$TMP/S_2"
 $EXTFLOW resolve --stem 26 --max-s 12 --out "$U" --quiet || exit 1
@@ -64,6 +65,15 @@ for n in range(11):
 PY
 tail -n +2 "$P/filtration_one-C2" | cmp -s - "$TMP/f1"
 ok $? "C2: h0..h3 products read off the lifts equal sseq's filtration_one-C2 (10, 5)"
+
+# a lift of C2 is never read as one of S_2: h1's files from C2's directory put under S_2's own
+# h1 lift are named as another module's and recomputed, and the products come out unchanged
+$EXTFLOW products "$D" --unit "$U" --class h1=1,1 --quiet &&
+    $EXTFLOW products "$U" --class h1 --quiet && cp "$U/products.csv" "$TMP/clean.csv" &&
+    rm -rf "$U/stages/lift/1_1_1" && cp -r "$D/stages/lift/1_1_1" "$U/stages/lift/1_1_1" &&
+    $EXTFLOW products "$U" --class h1 --quiet 2>"$TMP/err" && cmp -s "$TMP/clean.csv" "$U/products.csv" &&
+    grep -q "module" "$TMP/err"
+ok $? "C2's lift files of h1 under S_2's are refused and recomputed ($(grep -c . "$TMP/err") named: $(head -1 "$TMP/err" | cut -c1-120))"
 
 usage() {   # usage DESCRIPTION COMMAND ARGS...: exit 2 and one line on stderr before "try"
     what=$1
