@@ -250,7 +250,9 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         deg_t tc = cs[k].n + sc;
         int ts = sa + sb + sc - 1;
         deg_t tt = ta + tb + tc;
-        *br = (massey_bracket){ .cn = cs[k].n, .cs = sc, .clen = cs[k].len, .c = cs[k].c, .n = (int)(tt - ts), .s = ts };
+        /* stems in the module's degrees (internal + shift), as its ext.csv prints them */
+        *br = (massey_bracket){ .cn = cs[k].n + (int)res->shift, .cs = sc, .clen = cs[k].len, .c = cs[k].c,
+                                .n = (int)(tt - ts + res->shift), .s = ts };
         cs[k].c = NULL;
         br->dim = res_ngens(res, ts, tt);
         br->rep = calloc(br->dim + 1, 1);

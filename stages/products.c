@@ -48,10 +48,13 @@ int products_parse_class(const char *arg, product_class *c, char *err, size_t er
         }
     memcpy(c->name, arg, nlen);
     const char *p = eq + 1;
+    int neg = *p == '-';   /* a module's classes may sit at negative stems */
+    p += neg;
     if ((c->n = parse_int(&p, 100000)) < 0 || *p++ != ',' || (c->s = parse_int(&p, 100000)) < 0) {
-        snprintf(err, errlen, "class '%.80s': expected NAME=n,s[,vector] with n and s non-negative integers", arg);
+        snprintf(err, errlen, "class '%.80s': expected NAME=n,s[,vector] with n an integer and s >= 0", arg);
         return -1;
     }
+    if (neg) c->n = -c->n;
     if (!*p) {
         c->len = 1;
         c->coords[0] = 1;
@@ -110,7 +113,7 @@ static void csv_rows(FILE *out, const lift_set *set, int m, const char *name, in
     const lift_map *f = &set->maps[m];
     for (uint32_t k = 0; k < nz; k++)
         if (lift_product_bit(set, m, s, n + s, j, k))
-            fprintf(out, "%s,%d,%d,%d,%d,%u,%u\n", name, (int)(f->t0 - f->s0), f->s0, n, s, j, k);
+            fprintf(out, "%s,%d,%d,%d,%d,%u,%u\n", name, (int)(f->t0 - f->s0 + set->src->shift), f->s0, n, s, j, k);
 }
 
 int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *name)

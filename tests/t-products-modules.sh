@@ -5,9 +5,9 @@
 # and lift_hom-S_2-Cnu (the bottom class of Cnu times every class of S_2) byte for byte;
 # filtration_one-C2 re-derived from the lifts of every basis class of Ext(C2) (stem 10, s < 5)
 # through the command line; the lift files record their module (C2's are not read as S_2's);
-# bad arguments exit 2.
+# a shifted module (RP_-4^4) against its chart's h_i lines; bad arguments exit 2.
 . tests/lib.sh
-plan 13
+plan 14
 P="$REF/products"
 U="$TMP/S_2"
 $EXTFLOW resolve --stem 26 --max-s 12 --out "$U" --quiet || exit 1
@@ -73,6 +73,36 @@ for n in range(11):
 PY
 tail -n +2 "$P/filtration_one-C2" | cmp -s - "$TMP/f1"
 ok $? "C2: h0..h3 products read off the lifts equal sseq's filtration_one-C2 (10, 5)"
+
+# a module with a negative bottom (RP_-4^4, internal degrees shifted): every basis class of
+# stem <= 6, s <= 3 lifted (arguments in the module's stems); the h0, h1, h2 products read off
+# the lifts equal the chart's lines, which come from the differentials (export --json)
+R="$TMP/RP"
+$EXTFLOW resolve --module RP_-4_4 --stem 12 --max-s 6 --out "$R" --quiet &&
+    args=$(awk -F, 'NR > 1 && $2 <= 6 && $1 <= 3 { for (i = 0; i < $3; i++) {
+        v = ""; for (k = 0; k < $3; k++) v = v (k == i ? 1 : 0)
+        printf " --class y%s%d_%d_%d=%d,%d,%s", $2 < 0 ? "m" : "_", $2 < 0 ? -$2 : $2, $1, i, $2, $1, v } }' "$R/ext.csv") &&
+    $EXTFLOW products "$R" --unit "$U" $args --quiet && $EXTFLOW export "$R" --json --out "$TMP/rp.json" &&
+    python3 - "$R/module-products.csv" "$TMP/rp.json" "$R/ext.csv" <<'PY'
+import json, sys
+lifted, got = set(), set()
+for line in open(sys.argv[3]).readlines()[1:]:
+    s, n, d = map(int, line.split(","))
+    lifted |= {(n, s, i) for i in range(d) if n <= 6 and s <= 3}
+for line in open(sys.argv[1]).readlines()[1:]:
+    name, nn, ns, n, s, i, k = line.strip().split(",")
+    for j in range(3):
+        if (int(n), int(s), int(i)) == ((1 << j) - 1, 1, 0):
+            got.add((j, int(nn), int(ns), int(name.rsplit("_", 1)[1]), int(k)))
+want = set()
+for layer in json.load(open(sys.argv[2]))["products"]:
+    j = ["h0", "h1", "h2"].index(layer["name"]) if layer["name"] in ("h0", "h1", "h2") else None
+    for n, s, i, k in layer["pairs"] if j is not None else []:
+        if (n, s, i) in lifted and n + (1 << j) - 1 <= 12:
+            want.add((j, n, s, i, k))
+sys.exit(0 if want and got == want and any(n < 0 for _, n, _, _, _ in got) else 1)
+PY
+ok $? "RP_-4_4: h0, h1, h2 products of lifts equal the chart's lines, negative stems included"
 
 # a lift of C2 is never read as one of S_2: h1's files from C2's directory put under S_2's own
 # h1 lift are named as another module's and recomputed, and the products come out unchanged

@@ -1001,7 +1001,11 @@ static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m, 
         return 1;
     }
     res->load_action = NULL;
-    if (have_module) res_set_module(res, fdm, m->module);
+    if (have_module && res_set_module(res, fdm, m->module) != 0) {
+        fprintf(stderr, "extflow: out of memory loading %s\n", dir);
+        res_clear(res);
+        return 1;
+    }
     res_load_stages(res);
     if (res_failed(res)) {
         fprintf(stderr, "extflow: %s\n", res->error);
@@ -1123,14 +1127,15 @@ static int check_class(const char *cmd, const product_class *c, const resolution
 {
     char where[64];
     region_describe(where, sizeof where, &man->complete, res->shift);
-    if (c->s > res->max_s || c->n > report_row_last_stem(res, c->s))
-        return usage_error("%s: class %s at (n=%d, s=%d) lies outside %s's resolved region (%s)", cmd, c->name, c->n,
+    int n = c->n + (int)res->shift;   /* c->n is internal; messages in the module's stems */
+    if (c->n < 0 || c->s > res->max_s || c->n > report_row_last_stem(res, c->s))
+        return usage_error("%s: class %s at (n=%d, s=%d) lies outside %s's resolved region (%s)", cmd, c->name, n,
                            c->s, dir, where);
     uint32_t dim = res_ngens(res, c->s, c->n + c->s);
-    if (dim == 0) return usage_error("%s: class %s: Ext at (n=%d, s=%d) is zero", cmd, c->name, c->n, c->s);
+    if (dim == 0) return usage_error("%s: class %s: Ext at (n=%d, s=%d) is zero", cmd, c->name, n, c->s);
     if (c->len != dim)
         return usage_error("%s: class %s: %u coordinates given, but Ext at (n=%d, s=%d) has dimension %u", cmd, c->name,
-                           c->len, c->n, c->s, dim);
+                           c->len, n, c->s, dim);
     return 0;
 }
 
@@ -1207,7 +1212,10 @@ static int cmd_products(int argc, char **argv)
     if ((prc = open_resolved_dir("products", dir, &d)) != 0) return prc;
     resolution *res = &d.res;
     prc = open_unit("products", dir, &d, o[UNIT].arg, &u, &have_unit);
-    for (int k = 0; k < ncl && !prc; k++) prc = check_class("products", &classes[k], res, &d.man, dir);
+    for (int k = 0; k < ncl && !prc; k++) {   /* stems as the module's degrees give them -> internal */
+        classes[k].n -= res->shift;
+        prc = check_class("products", &classes[k], res, &d.man, dir);
+    }
     if (!prc && have_unit && o[CHART].arg) prc = usage_error("products: --chart-products: not for a module's DIR");
     if (prc) {
         if (have_unit) close_resolved_dir(&u);
