@@ -6,6 +6,10 @@
 # through MAKEFLAGS), so it only reads, except for the install into $TMP.
 . tests/lib.sh
 plan 8
+# Under `make -jN test` MAKEFLAGS carries the parent's jobserver: the makes below run on their
+# own (their -n output and their one-line message are what is checked), so drop it.
+MAKEFLAGS=$(printf ' %s ' "${MAKEFLAGS:-}" | sed -e 's/ --jobserver-[a-z]*=[^ ]*//g' -e 's/ -*j[0-9]* / /g')
+export MAKEFLAGS
 make -n --no-print-directory PKGS=extflow-no-such-package bin/extflow >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ $rc -ne 0 ] && [ "$(grep -c . "$TMP/err")" -eq 1 ] && grep -q "scripts/install-deps" "$TMP/err" &&
