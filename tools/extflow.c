@@ -1088,6 +1088,13 @@ static void close_resolved_dir(opened_dir *d)
     close(d->lockfd);
 }
 
+/* close_resolved_dir of DIR's and, when it was opened, the unit's. */
+static void close_dir_and_unit(opened_dir *d, opened_dir *u, int have_unit)
+{
+    if (have_unit) close_resolved_dir(u);
+    close_resolved_dir(d);
+}
+
 /* The resolution of S_2 products over DIR's module act through: DIR's own for S_2 (*unit =
  * NULL, --unit refused), else UNITDIR's, opened into *u, which must hold S_2 and cover DIR's
  * region row by row. 0, or the exit status after a message (nothing left open). */
@@ -1218,8 +1225,7 @@ static int cmd_products(int argc, char **argv)
     }
     if (!prc && have_unit && o[CHART].arg) prc = usage_error("products: --chart-products: not for a module's DIR");
     if (prc) {
-        if (have_unit) close_resolved_dir(&u);
-        close_resolved_dir(&d);
+        close_dir_and_unit(&d, &u, have_unit);
         return prc;
     }
     struct timespec t0, t1;
@@ -1260,8 +1266,7 @@ static int cmd_products(int argc, char **argv)
                 stage_algorithm_name(res->algorithm), set.computed, set.loaded, set.qis, set.qi_seconds,
                 (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir, table);
     lift_set_clear(&set);
-    if (have_unit) close_resolved_dir(&u);
-    close_resolved_dir(&d);
+    close_dir_and_unit(&d, &u, have_unit);
     return rc;
 }
 
@@ -1306,8 +1311,7 @@ static int cmd_massey(int argc, char **argv)
     if (!prc && !(prc = check_class("massey", &a, &ud->res, &ud->man, udir)))
         prc = check_class("massey", &b, &ud->res, &ud->man, udir);
     if (prc) {
-        if (have_unit) close_resolved_dir(&u);
-        close_resolved_dir(&d);
+        close_dir_and_unit(&d, &u, have_unit);
         return prc;
     }
     struct timespec t0, t1;
@@ -1345,8 +1349,7 @@ static int cmd_massey(int argc, char **argv)
                 (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir, csv);
     }
     massey_table_clear(&table);
-    if (have_unit) close_resolved_dir(&u);
-    close_resolved_dir(&d);
+    close_dir_and_unit(&d, &u, have_unit);
     return rc;
 }
 
