@@ -1,0 +1,102 @@
+/* pair_algebra.h — the secondary Steenrod algebra at p = 2, as much of it as Adams d2 needs.
+ *
+ * Maths (docs/secondary.md). Baues' secondary Steenrod algebra is a pair algebra ∂: B1 → B0
+ * with coker ∂ = A; we use the split form of D. Chua (arXiv:2105.07628). B0 is the free
+ * Z/4-module on the Milnor basis with the product whose structure constants are Milnor's
+ * multinomial coefficients taken mod 4; σ: A → B0 sends Sq(R) to the basis element of the same
+ * name. For a, b in A, σ(a)σ(b) - σ(ab) lies in ker(B0 → A) ⊕ (image of B1), and what d2 needs
+ * of it is a "pair element" of degree d = |a| + |b|:
+ *
+ *   twos      the coefficients of 2 (a vector over A_d): mod-4 coefficients equal to 2, and
+ *             odd ones that add up to 2 once all terms of a sum are in;
+ *   Y_{k,l}   for 0 <= k < l, a vector over A_{d+1-2^k-2^l}: Y_{k,l}·y are the correction
+ *             terms of σ(a)σ(b), found by removing 2^k from r_n and r_m (m < n; m = 0: from
+ *             nothing) and 1 from s_{k+1}; such a term goes to Y_{m+k, n+k};
+ *   ones      the odd coefficients (a vector over A_d): they must cancel in the sums d2 forms
+ *             (they add up to d∘d = 0 mod 2); pair_finalize checks and drops them.
+ *
+ * A acts on pair elements with a degree shift of -1 (the pairing A ⊗ ker ∂ → A):
+ *   A(Sq R, 2x)       = Sq(R - e_1)·x              (0 when r_1 = 0)
+ *   A(Sq R, Y_{k,l}y) = A(Sq R, Y_{k,l})·y,   A(Sq R, Y_{k,l}) = sum over i, j >= 0 with
+ *                       i + k >= l, j <= i + k - l of Sq(e_{k+i} + e_{l+j})·Sq(R - 2^k e_i - 2^l e_j)
+ *                       (e_0 = 0: "remove nothing"; a term whose subtraction goes negative is
+ *                       skipped), of degree |R| + 2^k + 2^l - 2.
+ * A(1, ·) = 0. These formulas are those of Chua's paper; the unit cases in tests/t-pair-algebra.c
+ * (A(Sq(1), Y_{0,1}) = Sq(2), ...) pin them down.
+ *
+ * Mod-4 coefficients. C(n, k) mod 4 = 0 when adding k and n - k in base 2 has >= 2 carries,
+ * 2 with one carry, and with none the product of the odd parts of n!, k!, (n-k)! mod 4, where
+ * the odd part of m! is (-1)^(sum over i of floor((floor(m/2^i) + 1)/4)) mod 4 (the odd numbers
+ * <= m that are 3 mod 4, at every power of 2). A multinomial is a product of binomials.
+ *
+ * Layout. A pair_elt owns one allocation: ones, twos (dim A_d bits each, packed 64 to a word,
+ * least significant first), then ys[k][l] for k < nk, l < nl[k] (only k < l are ever set), each
+ * over A_{d+1-2^k-2^l}. nk = floor(log2 d) + 1 (0 for d = 0), nl[k] = floor(log2(d+1-2^k)) + 1.
+ * Products into packed vectors use milnor_mul_into (algebra/milnor.h). Kernels only: nothing
+ * here knows StarPU. Thread safety: a pair_elt belongs to its caller; a pair_ay_cache is shared
+ * and locked inside.
+ */
+#ifndef EXTFLOW_PAIR_ALGEBRA_H
+#define EXTFLOW_PAIR_ALGEBRA_H
+#include <pthread.h>
+#include <stdint.h>
+#include "algebra/milnor.h"
+
+#define PAIR_MAX_K 12           /* > log2(MILNOR_MAX_DEGREE + 1) */
+
+/* C(n, k) mod 4 (0 when k > n). */
+unsigned binom_mod4(uint32_t n, uint32_t k);
+/* Multinomial (x[0] + ... + x[n-1])! / prod x[i]! mod 4. */
+unsigned multinomial_mod4(const uint32_t *x, int n);
+
+/* Sq(R)·Sq(S) in B0: calls emit(T, c, ctx) for every Milnor matrix whose coefficient c (the
+ * product of its diagonals' multinomials) is not 0 mod 4; c in {1, 2, 3}. Several matrices
+ * may give the same T: the caller adds. */
+void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
+                          void (*emit)(const milnor_elt *T, unsigned c, void *ctx), void *ctx);
+
+typedef struct pair_elt {
+    deg_t degree;
+    int nk;
+    int nl[PAIR_MAX_K];
+    uint64_t *ones, *twos;                      /* dim A_degree bits each */
+    uint64_t *ys[PAIR_MAX_K][PAIR_MAX_K];       /* ys[k][l]: dim A_{degree+1-2^k-2^l} bits */
+    uint32_t ys_dim[PAIR_MAX_K][PAIR_MAX_K];
+    uint64_t *mem;                              /* the one allocation */
+    size_t words;
+} pair_elt;
+
+/* A zero element of degree d (1 <= d <= A->max_degree); 0, or -1 out of memory. */
+int pair_elt_init(pair_elt *e, const milnor_basis *A, deg_t d);
+void pair_elt_clear(pair_elt *e);
+int pair_elt_is_zero(const pair_elt *e);
+
+/* e += σ(Sq R)·σ(Sq S); |R| + |S| = e->degree. */
+void pair_sigma_mul_add(const milnor_basis *A, pair_elt *e, const milnor_elt *R, const milnor_elt *S);
+/* The odd part must have cancelled: 0 and ones cleared, or -1 (ones not zero: d∘d != 0). */
+int pair_finalize(pair_elt *e);
+
+/* A(Sq R, Y_{k,l}) for k < l, into out (zeroed by the caller) as a packed vector over
+ * A_{|R|+2^k+2^l-2}, at bit col_offset. */
+void pair_a_y(const milnor_basis *A, const milnor_elt *R, int k, int l, uint64_t *out, uint64_t col_offset);
+
+/* A cache of A(Sq R, Y_{k,l}) keyed by (|R|, index of R, k, l), shared by threads. */
+typedef struct pair_ay_cache {
+    pthread_mutex_t lock;
+    size_t n, cap;                              /* open addressing, cap a power of 2 */
+    struct pair_ay_entry *slots;
+    uint64_t hits, misses;
+} pair_ay_cache;
+int pair_ay_cache_init(pair_ay_cache *c);
+void pair_ay_cache_clear(pair_ay_cache *c);
+/* The cached vector (dim A_{|R|+2^k+2^l-2} bits; valid until the cache is cleared), or NULL
+ * out of memory. */
+const uint64_t *pair_ay_cached(pair_ay_cache *c, const milnor_basis *A, const milnor_elt *R, int k, int l);
+
+/* out ^= A(a, e) at bit col_offset, a = the sum of the n basis elements a[0..n) of one degree
+ * |a| >= 1, e finalized; the result lies in degree |a| + e->degree - 1. 0, or -1 out of
+ * memory (cache). */
+int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                   const pair_elt *e, uint64_t *out, uint64_t col_offset);
+
+#endif
