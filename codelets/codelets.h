@@ -12,6 +12,8 @@
  *   cl_step_finish new generators, publication, stage file; its tag marks the step done.
  *   cl_lift_step   one target bidegree of a batch of chain maps (stages/lift.h: lift_step);
  *                  cl_arg: struct cl_lift_args; its tag marks the bidegree lifted.
+ *   cl_composite   d2's composites of the generators at one bidegree (stages/secondary.h:
+ *                  secondary_composite_cell); cl_arg: struct cl_composite_args.
  *   cl_publish     (distributed runs) a finished bidegree packed into its blob (W,
  *                  codelets/blob.h) on the rank that owns it (stages/exchange.h).
  *   cl_receive     (distributed runs) the blob (R) unpacked on a rank that reads it.
@@ -46,6 +48,13 @@ struct cl_lift_args {
     deg_t t;
 };
 extern struct starpu_codelet cl_lift_step;
+struct secondary;
+struct cl_composite_args {
+    struct secondary *sec;      /* shared by every task of the d2 run */
+    int s;                      /* the generators of F_s in degree t */
+    deg_t t;
+};
+extern struct starpu_codelet cl_composite;
 struct cl_exchange_args {
     struct resolution *res;
     int s;

@@ -122,7 +122,8 @@ int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
 int lift_add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n, const char *key,
                  lift_extra_fn extra, void *extra_ctx)
 {
-    if (s0 < 0 || s0 > set->src->max_s || t0 < s0 || n != res_ngens(set->src, s0, t0)) return -1;
+    /* a homotopy's bottom (n = 0) may lie below the region: d2's h_2 at t0 = 1 < s0 = 2 */
+    if (s0 < 0 || s0 > set->src->max_s || (t0 < s0 && n) || n != res_ngens(set->src, s0, t0)) return -1;
     if (key && (!*key || strlen(key) >= sizeof set->maps[0].key || strchr(key, '/') || key[0] == '.')) return -1;
     lift_map *nm = realloc(set->maps, ((size_t)set->nmaps + 1) * sizeof *nm);
     if (!nm) return -1;

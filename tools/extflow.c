@@ -22,11 +22,13 @@
 #include "algebra/memacct.h"
 #include "runtime/rt.h"
 #include "runtime/rt_lift.h"
+#include "runtime/rt_secondary.h"
 #include "runtime/rt_mpi.h"
 #include "stages/chart.h"
 #include "stages/durable.h"
 #include "stages/manifest.h"
 #include "stages/massey.h"
+#include "stages/secondary.h"
 #include "stages/products.h"
 #include "stages/progress.h"
 #include "stages/report.h"
@@ -108,6 +110,12 @@ static const char *usage_text =
     "             classes of S_2\n"
     "      --unit UNITDIR     as for products: required for a module's DIR\n"
     "      --sseq-formats     also write DIR/massey-A-B.txt, as sseq's massey example prints it\n"
+    "      --quiet            no closing summary\n"
+    "  d2         DIR: the Adams d2 of every class of DIR's resolved region whose target is\n"
+    "             resolved, from the secondary Steenrod algebra, into DIR/d2.csv; chart.svg and\n"
+    "             chart.html are redrawn with d2 as arrows. The homotopy's stage files go under\n"
+    "             DIR/stages/lift/d2/ (a rerun resumes from them). Not for a profile's module\n"
+    "      --sseq-formats     also write DIR/secondary.txt, as sseq's secondary example prints it\n"
     "      --quiet            no closing summary\n"
     "  pack       TEXT FILE: write the matrix of an inspect-style text file as a stage file\n"
     "  help       this text (as does --help after any command)\n"
@@ -1353,6 +1361,73 @@ static int cmd_massey(int argc, char **argv)
     return rc;
 }
 
+static int write_d2_csv(FILE *f, void *ctx) { return secondary_write_csv(f, ctx); }
+static int write_d2_sseq(FILE *f, void *ctx) { return secondary_write_sseq(f, ctx); }
+
+/* extflow d2 DIR: Adams d2 over DIR's resolved region (stages/secondary.h). */
+static int cmd_d2(int argc, char **argv)
+{
+    enum { SSEQ, QUIET, NOPTS };
+    cli_opt o[NOPTS + 1] = { [SSEQ] = { "--sseq-formats", 0, NULL }, [QUIET] = { "--quiet", 0, NULL },
+                             [NOPTS] = { NULL, 0, NULL } };
+    const char *dir;
+    int npos, prc = parse_args("d2", argc, argv, o, &dir, 1, &npos);
+    if (prc >= 0) return prc;
+    if (npos != 1) return usage_error("d2: DIR expected");
+    static opened_dir d;
+    if ((prc = open_resolved_dir("d2", dir, &d)) != 0) return prc;
+    resolution *res = &d.res;
+    char err[700];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    static secondary sec;
+    if (secondary_init(&sec, res, dir, err, sizeof err) != 0) {
+        int profile = res->A.profile.len || res->A.profile.truncated;
+        secondary_clear(&sec);
+        close_resolved_dir(&d);
+        if (profile) return usage_error("d2: %s holds %s: %s", dir, d.man.module, err);
+        fprintf(stderr, "extflow: %s\n", err);
+        return 1;
+    }
+    int rc = rt_init(0, err, sizeof err) != 0;
+    if (rc) fprintf(stderr, "extflow: %s\n", err);
+    else {
+        rc = rt_secondary(&sec) != 0;
+        rt_shutdown();
+        if (rc) fprintf(stderr, "extflow: %s (finished homotopy bidegrees are kept; rerun to resume)\n",
+                        sec.failed ? sec.error : sec.set.error);
+    }
+    if (!rc) rc = write_output(dir, "d2.csv", write_d2_csv, &sec);
+    if (!rc && o[SSEQ].arg) rc = write_output(dir, "secondary.txt", write_d2_sseq, &sec);
+    else if (!rc) remove_output(dir, "secondary.txt");
+    static const char *charts[] = { "chart.svg", "chart.html" };   /* they draw d2.csv */
+    for (int k = 0; k < 2 && !rc; k++)
+        if ((rc = report_write_file(dir, charts[k], res, k ? chart_write_html : chart_write_svg)) != 0)
+            fprintf(stderr, "extflow: cannot write %s/%s: %s\n", dir, charts[k], strerror(errno));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!rc && !o[QUIET].arg) {
+        long classes = 0, nonzero = 0;
+        for (int n = 0; n <= res->max_n; n++)
+            for (int s = 1; s + 2 <= res->max_s; s++)
+                if (secondary_in_range(&sec, s, n + s))
+                    for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++) {
+                        classes++;
+                        for (uint32_t k = 0; k < res_ngens(res, s + 2, n + s + 1); k++)
+                            if (secondary_d2_bit(&sec, s, n + s, i, k)) {
+                                nonzero++;
+                                break;
+                            }
+                    }
+        fprintf(stderr, "extflow: d2 of %ld classes over %s (%ld non-zero): %ld composites, %ld homotopy bidegrees "
+                "computed, %ld loaded, %.1f s; table %s/d2.csv\n", classes, dir, nonzero, sec.composites,
+                sec.set.computed, sec.set.loaded,
+                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir);
+    }
+    secondary_clear(&sec);
+    close_resolved_dir(&d);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGXFSZ, SIG_IGN);   /* a file-size limit becomes EFBIG, reported like a full disk */
@@ -1379,5 +1454,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "export")) return cmd_export(argc - 2, argv + 2);
     if (!strcmp(cmd, "products")) return cmd_products(argc - 2, argv + 2);
     if (!strcmp(cmd, "massey")) return cmd_massey(argc - 2, argv + 2);
+    if (!strcmp(cmd, "d2")) return cmd_d2(argc - 2, argv + 2);
     return usage_error("unknown command '%s'", cmd);
 }
