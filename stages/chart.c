@@ -43,8 +43,8 @@ static void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* One row of products.csv (name,name_n,name_s,n,s,i,k) or d2.csv (n,s,i,k: name empty,
- * name_n = -1, name_s = 2). */
+/* One row of products.csv (name,name_n,name_s,n,s,i,k) or one coefficient of d2.csv (n,s,i,k, or
+ * a 1 of the value of n,s,i,target_n,target_s,value: name empty, name_n = -1, name_s = 2). */
 typedef struct product_row {
     char name[64];
     int name_n, name_s, n, s;
@@ -74,22 +74,40 @@ static long read_rows(const resolution *res, const char *file, int d2, product_r
     while (fgets(line, sizeof line, f)) {
         if (lineno++ == 0 || line[0] == '\n' || line[0] == '#') continue;   /* the header */
         product_row r = { .name_n = -1, .name_s = 2 };
-        int used = 0, ok;
-        if (d2) ok = sscanf(line, "%d,%d,%ld,%ld %n", &r.n, &r.s, &r.i, &r.k, &used) == 4;
+        int used = 0, ok, tn, ts;
+        char value[400] = "";
+        long ones = 1;              /* rows this line stands for */
+        if (d2 && sscanf(line, "%d,%d,%ld,%d,%d,%399[01] %n", &r.n, &r.s, &r.i, &tn, &ts, value, &used) == 6) {
+            /* extflow d2's form: n,s,i,target_n,target_s,value (schema/d2-csv.md) */
+            ones = 0;
+            for (const char *v = value; *v; v++) ones += *v == '1';
+            ok = tn == r.n - 1 && ts == r.s + 2 && (!ones || (long)strlen(value) == (long)res_ngens(res, ts, tn - res->shift + ts));
+        } else if (d2 && sscanf(line, "%d,%d,%ld,%d,%d,%n", &r.n, &r.s, &r.i, &tn, &ts, &used) == 5 && line[used] == '\n') {
+            ones = 0;               /* an empty value: the target bidegree is zero */
+            ok = tn == r.n - 1 && ts == r.s + 2;
+        } else if (d2)
+            ok = sscanf(line, "%d,%d,%ld,%ld %n", &r.n, &r.s, &r.i, &r.k, &used) == 4;
         else ok = sscanf(line, "%63[^,],%d,%d,%d,%d,%ld,%ld %n", r.name, &r.name_n, &r.name_s, &r.n, &r.s,
                          &r.i, &r.k, &used) == 7;
-        ok = ok && line[used] == 0 && has_class(res, r.n, r.s, r.i) &&
-             has_class(res, r.n + r.name_n, r.s + r.name_s, r.k);
+        ok = ok && (line[used] == 0 || !ones) && has_class(res, r.n, r.s, r.i) &&
+             (!ones || value[0] || has_class(res, r.n + r.name_n, r.s + r.name_s, r.k));
         if (!ok) {
             ++*ignored;
             continue;
         }
-        if (n == cap) {
-            product_row *p = realloc(*rows, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *p);
-            if (!p) break;
-            *rows = p;
+        for (long k = 0, left = ones; left > 0; k++) {
+            if (value[0]) {
+                if (value[k] != '1') continue;
+                r.k = k;
+            }
+            left--;
+            if (n == cap) {
+                product_row *p = realloc(*rows, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *p);
+                if (!p) break;
+                *rows = p;
+            }
+            (*rows)[n++] = r;
         }
-        (*rows)[n++] = r;
     }
     int bad = ferror(f) || (n == cap && !feof(f));
     fclose(f);
@@ -344,6 +362,14 @@ int chart_write_svg(FILE *out, const resolution *res)
     int have_p;
     long np = read_rows(res, "products.csv", 0, &prod, &pign, &have_p);
     if (np < 0) return -1;
+    product_row *d2 = NULL;       /* d2 arrows, when DIR/d2.csv exists */
+    long dign;
+    int have_d2;
+    long nd = read_rows(res, "d2.csv", 1, &d2, &dign, &have_d2);
+    if (nd < 0) {
+        free(prod);
+        return -1;
+    }
     char list[sizeof res->chart_products + 1];
     snprintf(list, sizeof list, "%s", res->chart_products[0] ? res->chart_products : "h0,h1,h2");
     int maxn = report_max_stem(res);
@@ -363,7 +389,12 @@ int chart_write_svg(FILE *out, const resolution *res)
         css_token(tok, sizeof tok, name);
         fprintf(out, "line.%s { stroke: %s;%s }\n", tok, palette[nl % 8], nl >= 8 ? " stroke-dasharray: 3 2;" : "");
     }
+    if (have_d2)   /* d2: red dashed arrows, heads drawn by the marker */
+        fprintf(out, "line.d2 { stroke: #d00; stroke-dasharray: 4 2; marker-end: url(#d2head); }\n");
     fprintf(out, "</style>\n");
+    if (have_d2)
+        fprintf(out, "<defs><marker id=\"d2head\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" markerWidth=\"5\" "
+                "markerHeight=\"5\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\" fill=\"#d00\"/></marker></defs>\n");
     for (int n = 0; n <= maxn; n += 2)
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", margin + cell * n + cell / 2,
                 h - margin + 12, n + res->shift);
@@ -395,6 +426,14 @@ int chart_write_svg(FILE *out, const resolution *res)
                     svg_line(&c, tok, prod[r].n - res->shift, prod[r].s, prod[r].i,   /* rows: M's stems */
                              prod[r].n - res->shift + prod[r].name_n, prod[r].s + prod[r].name_s, prod[r].k);
     }
+    if (have_d2) {
+        int lx = w - margin - 90;
+        fprintf(out, "<g class=\"legend\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"d2\" "
+                "stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">d2</text></g>\n", lx, 14 + 12 * row, lx + 18, 14 + 12 * row,
+                lx + 22, 17 + 12 * row);
+        for (long r = 0; r < nd; r++)
+            svg_line(&c, "d2", d2[r].n - res->shift, d2[r].s, d2[r].i, d2[r].n - res->shift - 1, d2[r].s + 2, d2[r].k);
+    }
     for (int s = 0; s <= res->max_s; s++)
         for (int n = 0; n <= report_row_last_stem(res, s); n++) {
             uint32_t d = res_ngens(res, s, n + s);
@@ -404,6 +443,7 @@ int chart_write_svg(FILE *out, const resolution *res)
         }
     fprintf(out, "</svg>\n");
     free(prod);
+    free(d2);
     return ferror(out) ? -1 : 0;
 }
 #undef X

@@ -1,0 +1,148 @@
+#!/bin/sh
+# extflow d2: Adams d2 from the secondary Steenrod algebra against known answers (sseq's
+# secondary example for S_2 with both algorithms, C2 and the tmf module, byte for byte), the
+# verified d2s of the sphere named through products (d2(h4) = h0 h3^2, d2(e0) = h1^2 d0,
+# d2(f0) = h0^2 e0), identities over stem 40 (Leibniz with h0, h1, h2 and h3, whose d2 is 0;
+# d2∘d2 = 0), d2.csv drawn by both charts, resume (a rerun loads, a damaged stage file is
+# named and recomputed, a run killed at random moments resumes to the same table), and bad
+# arguments refused with one line and exit 2.
+. tests/lib.sh
+ROUNDS=${D2_TEST_ROUNDS:-3}
+plan $((15 + ROUNDS))
+R="$REF/secondary"
+
+for alg in standard nassau; do
+    D="$TMP/s2-$alg"
+    $EXTFLOW resolve --algorithm $alg --stem 30 --max-s 7 --out "$D" --quiet &&
+        $EXTFLOW d2 "$D" --sseq-formats --quiet && tail -n +2 "$R/secondary-S_2" | cmp -s - "$D/secondary.txt"
+    ok $? "S_2 ($alg): secondary.txt equals sseq's secondary-S_2 (30, 7) byte for byte"
+done
+for m in C2:secondary-C2 A-mod-Sq1-Sq2-Sq4:secondary-tmf; do
+    mod=${m%%:*} ref=${m#*:}
+    D="$TMP/$mod"
+    $EXTFLOW resolve --module "$mod" --stem 30 --max-s 7 --out "$D" --quiet &&
+        $EXTFLOW d2 "$D" --sseq-formats --quiet && tail -n +2 "$R/$ref" | cmp -s - "$D/secondary.txt"
+    ok $? "$mod: secondary.txt equals sseq's $ref byte for byte"
+done
+
+# Stem 40, s <= 12: d2 and the products by h0..h3 and the named classes.
+D="$TMP/s40"
+$EXTFLOW resolve --stem 40 --max-s 12 --out "$D" --quiet &&
+    $EXTFLOW d2 "$D" 2>"$TMP/d2.err" &&
+    $EXTFLOW products "$D" --class h0 --class h1 --class h2 --class h3 --class d0=14,4 --class e0=17,4 --quiet
+ok $? "d2 and products over (40, 12) exit 0 ($(cat "$TMP/d2.err"))"
+cat > "$TMP/check.py" <<'PY'
+import csv, sys
+d = sys.argv[1]
+prod = {}          # (name, n, s, i) -> set of k
+for r in csv.DictReader(open(d + "/products.csv")):
+    key = (r["name"], int(r["n"]), int(r["s"]), int(r["i"]))
+    prod.setdefault(key, set()).add(int(r["k"]))
+shift = {"h0": (0, 1), "h1": (1, 1), "h2": (3, 1), "h3": (7, 1), "d0": (14, 4), "e0": (17, 4)}
+dims = {}
+for r in csv.DictReader(open(d + "/ext.csv")):
+    dims[(int(r["n"]), int(r["s"]))] = int(r["dim"]) if "dim" in r else 0
+d2 = {}            # (n, s, i) -> vector string
+for r in csv.DictReader(open(d + "/d2.csv")):
+    d2[(int(r["n"]), int(r["s"]), int(r["i"]))] = r["value"]
+def mul(name, n, s, vec):           # name · (vec at (n, s)) as a 0/1 list
+    a, b = shift[name]
+    out = [0] * dims.get((n + a, s + b), 0)
+    for i, c in enumerate(vec):
+        if c:
+            for k in prod.get((name, n, s, i), ()):
+                out[k] ^= 1
+    return out
+def unit(n, s, i): return [1 if k == i else 0 for k in range(dims.get((n, s), 0))]
+def D2(n, s, vec):                  # d2 of a vector at (n, s), or None out of range
+    out = [0] * dims.get((n - 1, s + 2), 0)
+    for i, c in enumerate(vec):
+        if c:
+            v = d2.get((n, s, i))
+            if v is None: return None
+            for k, ch in enumerate(v):
+                if ch == "1": out[k] ^= 1
+    return out
+what = sys.argv[2]
+if what == "named":
+    h0h3h3 = mul("h0", 14, 2, mul("h3", 7, 1, unit(7, 1, 0)))
+    h1h1d0 = mul("h1", 15, 5, mul("h1", 14, 4, unit(14, 4, 0)))
+    h0h0e0 = mul("h0", 17, 5, mul("h0", 17, 4, unit(17, 4, 0)))
+    f0 = unit(18, 4, 1)     # f0 is x_(18,4,1) modulo x_(18,4,0) = h1^3 h4, whose d2 is 0
+    checks = [("d2(h4) = h0 h3^2", D2(15, 1, unit(15, 1, 0)), h0h3h3),
+              ("d2(e0) = h1^2 d0", D2(17, 4, unit(17, 4, 0)), h1h1d0),
+              ("d2(f0) = h0^2 e0", D2(18, 4, f0), h0h0e0),
+              ("d2(h1^3 h4) = 0", D2(18, 4, unit(18, 4, 0)), [0] * dims[(17, 6)])]
+    bad = [c for c in checks if c[1] != c[2] or not any(c[2]) and "= 0" not in c[0]]
+    for c in checks: print("#", c[0], c[1], c[2])
+    sys.exit(1 if bad else 0)
+if what == "leibniz":
+    n_checked = bad = 0
+    for (n, s), dim in dims.items():
+        for name in ("h0", "h1", "h2", "h3"):
+            a, b = shift[name]
+            for i in range(dim):
+                lhs_in = D2(n, s, unit(n, s, i))
+                prodv = mul(name, n, s, unit(n, s, i))
+                if lhs_in is None or (n + a, s + b) not in dims: continue
+                lhs = D2(n + a, s + b, prodv)            # d2(h y)
+                if lhs is None or (n + a - 1, s + b + 2) not in dims: continue
+                rhs = mul(name, n - 1, s + 2, lhs_in)    # h d2(y)
+                n_checked += 1
+                bad += lhs != rhs
+    print("# Leibniz checked", n_checked, "bad", bad)
+    sys.exit(1 if bad or n_checked < 100 else 0)
+if what == "dd":
+    n_checked = bad = 0
+    for (n, s, i), v in d2.items():
+        vec = [int(ch) for ch in v]
+        if not any(vec): continue
+        dd = D2(n - 1, s + 2, vec)
+        if dd is None: continue
+        n_checked += 1
+        bad += any(dd)
+    print("# d2 d2 checked", n_checked, "bad", bad)
+    sys.exit(1 if bad else 0)
+PY
+python3 "$TMP/check.py" "$D" named
+ok $? "d2(h4) = h0 h3^2, d2(e0) = h1^2 d0, d2(f0) = h0^2 e0, d2(h1^3 h4) = 0 (classes named by products)"
+python3 "$TMP/check.py" "$D" leibniz
+ok $? "Leibniz: d2(h y) = h d2(y) for h = h0, h1, h2, h3 and every class y with both ends in range"
+python3 "$TMP/check.py" "$D" dd
+ok $? "d2 ∘ d2 = 0 wherever both are in range"
+ones=$(awk -F, 'NR > 1 { c += gsub(/1/, "1", $6) } END { print c + 0 }' "$D/d2.csv")
+arrows=$(($(grep -c 'class="d2"' "$D/chart.svg") - 1))
+python3 -c '
+import json, re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r"\"d2\":(\[\[.*?\]\]|\[\])", s)
+sys.exit(0 if m and len(json.loads(m.group(1))) == int(sys.argv[2]) else 1)' "$D/chart.html" "$ones"
+[ $? -eq 0 ] && [ "$arrows" -eq "$ones" ] && [ "$ones" -gt 10 ] && grep -q '>d2</text>' "$D/chart.svg"
+ok $? "chart.svg draws one d2 arrow per coefficient 1 of d2.csv ($ones), with a legend; chart.html's d2 layer too"
+
+# Resume: a rerun loads every homotopy bidegree; a damaged file is named and recomputed.
+cp "$D/d2.csv" "$TMP/d2.first"
+$EXTFLOW d2 "$D" 2>"$TMP/again.err" && cmp -s "$D/d2.csv" "$TMP/d2.first" && grep -q " 0 homotopy bidegrees computed" "$TMP/again.err"
+ok $? "a rerun loads the homotopy from its stage files and writes the same d2.csv ($(cat "$TMP/again.err"))"
+f=$(ls "$D"/stages/lift/d2/*.zst | sed -n 20p)
+printf 'garbage' | dd of="$f" bs=1 seek=40 conv=notrunc 2>/dev/null
+$EXTFLOW d2 "$D" 2>"$TMP/dam.err" && cmp -s "$D/d2.csv" "$TMP/d2.first" && grep -q "recomputing" "$TMP/dam.err" &&
+    grep -q "$(basename "$f")" "$TMP/dam.err"
+ok $? "a damaged homotopy file is named, recomputed, and d2.csv is the same"
+for r in $(seq 1 "$ROUNDS"); do
+    rm -rf "$D/stages/lift/d2"
+    ms=$(( $(od -An -N2 -tu2 /dev/urandom) % 600 + 50 ))
+    timeout -s KILL "0.$(printf %03d $ms)" $EXTFLOW d2 "$D" --quiet 2>/dev/null
+    $EXTFLOW d2 "$D" --quiet && cmp -s "$D/d2.csv" "$TMP/d2.first"
+    ok $? "d2 killed after ${ms} ms, rerun: the same d2.csv"
+done
+
+# Bad arguments: one line on stderr, exit 2.
+$EXTFLOW resolve --module ko --stem 10 --out "$TMP/ko" --quiet
+for args in "d2" "d2 $TMP/nowhere" "d2 $TMP/ko" "d2 $D --bogus"; do
+    $EXTFLOW $args 2>"$TMP/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(grep -vc "^try 'extflow help'" "$TMP/err")" -eq 1 ]
+    ok $? "extflow $args: exit 2 and one line ($(head -1 "$TMP/err"))"
+done
+done_testing
