@@ -56,6 +56,7 @@ typedef struct secondary {
     int failed;
     char error[600];
     long composites;            /* generators whose composite was computed */
+    double composite_seconds, homotopy_seconds;   /* wall time of the two phases (rt_secondary) */
 } secondary;
 
 /* Sets up d2 over res (a complete resolution of S_2 or of a module, over the whole of A):
