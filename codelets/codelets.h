@@ -12,8 +12,9 @@
  *   cl_step_finish new generators, publication, stage file; its tag marks the step done.
  *   cl_lift_step   one target bidegree of a batch of chain maps (stages/lift.h: lift_step);
  *                  cl_arg: struct cl_lift_args; its tag marks the bidegree lifted.
- *   cl_composite   d2's composites of the generators at one bidegree (stages/secondary.h:
- *                  secondary_composite_cell); cl_arg: struct cl_composite_args.
+ *   cl_composite   composites of the generators at one bidegree, for d2 or a secondary product
+ *                  (stages/secondary.h, stages/secondary_product.h); cl_arg: struct
+ *                  cl_composite_args (the cell function and its context).
  *   cl_publish     (distributed runs) a finished bidegree packed into its blob (W,
  *                  codelets/blob.h) on the rank that owns it (stages/exchange.h).
  *   cl_receive     (distributed runs) the blob (R) unpacked on a rank that reads it.
@@ -48,9 +49,9 @@ struct cl_lift_args {
     deg_t t;
 };
 extern struct starpu_codelet cl_lift_step;
-struct secondary;
 struct cl_composite_args {
-    struct secondary *sec;      /* shared by every task of the d2 run */
+    int (*cell)(void *ctx, int s, deg_t t);   /* secondary_composite_cell and the like */
+    void *ctx;                  /* shared by every task of the run */
     int s;                      /* the generators of F_s in degree t */
     deg_t t;
 };

@@ -178,7 +178,7 @@ int lift_map_in_region(const lift_set *set, int m, int i, deg_t t)
 {
     const lift_map *f = &set->maps[m];
     return i >= 0 && i <= f->max_i && t >= i && res_is_done(set->tgt, i, t) &&
-           res_is_done(set->src, f->s0 + i, t + f->t0);
+           res_is_done(set->src, f->s0 + i, t + f->t0) && (!f->in_region || f->in_region(f->extra_ctx, i, t));
 }
 
 int lift_in_region(const lift_set *set, int i, deg_t t)
@@ -280,7 +280,19 @@ int lift_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, 
     int rc = -1;
     if (build_differential(res, i, t, &b) != 0) goto out;
     uint32_t n = b.D.rows, seg = f2mat_segment_start(n);
-    /* [D^T | Y^T]: one row per column of D; the unknowns are the rows of D */
+    /* The unknowns in reverse basis order, so that the free ones set to 0 are those where the
+     * kernel of d_i has its leading entries: the preimage sseq's quasi-inverse gives (the I part
+     * of the fully reduced RREF of [D | I]), and so the same homotopies, whose values off the
+     * generators' units secondary products read. */
+    for (uint32_t r = 0; r < n / 2; r++) {
+        uint64_t *a = f2mat_row(&b.D, r), *c = f2mat_row(&b.D, n - 1 - r);
+        for (size_t w = 0; w < b.D.stride; w++) {
+            uint64_t tmp = a[w];
+            a[w] = c[w];
+            c[w] = tmp;
+        }
+    }
+    /* [D^T | Y^T]: one row per column of D; the unknowns are the rows of D (reversed) */
     if (f2mat_init(&T, b.D.cols, seg + Y->rows) != 0) goto out;
     transpose_into(&b.D, &T, 0);
     rb_clear(&b);
@@ -301,7 +313,7 @@ int lift_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, 
             break;
         }
         for (uint32_t j = 0; j < Y->rows; j++)
-            if (f2mat_get(&T, r, seg + j)) f2mat_flip(X, j, p);
+            if (f2mat_get(&T, r, seg + j)) f2mat_flip(X, j, n - 1 - p);
     }
 out:
     free(pivots);

@@ -66,6 +66,9 @@ typedef struct lift_map {
                                  * it: a Massey product needs a few levels of a map) */
     lift_extra_fn extra;        /* NULL for a plain lift */
     void *extra_ctx;
+    int (*in_region)(void *extra_ctx, int i, deg_t t);   /* NULL, or a further condition on the
+                                 * steps (i, t) of this map (what its extra term reads must exist);
+                                 * it must hold at (i-1, t-1) and (i, t-1) where it holds at (i, t) */
     f2mat *val;                 /* per target cell; rows 0 until the step has run */
     uint8_t *have;              /* per target cell: 1 the step has set val; 2 (before the step)
                                  * a stage file is there to load */
@@ -138,7 +141,10 @@ int lift_product_bit(const lift_set *set, int m, int i, deg_t t, uint32_t j, uin
 /* Preimages under d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of res: X (initialised here, Y->rows x
  * dim F_{i,t}) gets for each row y_j of Y (over F_{i-1,t} on generators of degree < t) one x_j
  * with d x_j = y_j, by one RREF of [D^T | Y^T] (D the matrix of lift_qi_compute; unknowns: the
- * basis of F_{i,t}; free ones set to 0). What a step of a lift does: about a third of the
+ * basis of F_{i,t} in reverse order; free ones set to 0). That is the preimage which is zero
+ * where the kernel of d_i has its leading entries, the one the fully reduced RREF of [D | I]
+ * gives (sseq's quasi-inverse): products do not depend on the choice, but the values of
+ * homotopies off the generators' units do, and secondary products read them. What a step of a lift does: about a third of the
  * work of building the quasi-inverse, for the handful of y a step has. Returns 0, -1 out of
  * memory, or -2 when y_{*bad} is not in the image (X is then not initialised). */
 int lift_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, uint32_t *bad);

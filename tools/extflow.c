@@ -116,6 +116,9 @@ static const char *usage_text =
     "             chart.html are redrawn with d2 as arrows. The homotopy's stage files go under\n"
     "             DIR/stages/lift/d2/ (a rerun resumes from them). Not for a profile's module\n"
     "      --sseq-formats     also write DIR/secondary.txt, as sseq's secondary example prints it\n"
+    "      --product C        (S_2 only) also the products of the class C (NAME=n,s[,vector] or\n"
+    "                         h0..h7; it must survive d2) in Mod_{Cλ²}: DIR/secondary_product-NAME.txt,\n"
+    "                         as sseq's secondary_product example prints them (h_j for a bare hj)\n"
     "      --quiet            no closing summary\n"
     "  pack       TEXT FILE: write the matrix of an inspect-style text file as a stage file\n"
     "  help       this text (as does --help after any command)\n"
@@ -1364,20 +1367,76 @@ static int cmd_massey(int argc, char **argv)
 static int write_d2_csv(FILE *f, void *ctx) { return secondary_write_csv(f, ctx); }
 static int write_d2_sseq(FILE *f, void *ctx) { return secondary_write_sseq(f, ctx); }
 
+struct sp_out {
+    const sec_product *p;
+    const char *name;
+};
+static int write_sp(FILE *f, void *ctx)
+{
+    const struct sp_out *o = ctx;
+    return sec_product_write(f, o->p, o->name);
+}
+
+/* d2 --product: the class's products in Mod_{Cλ²} into DIR/secondary_product-NAME.txt; 0, 1 on a
+ * failure, 2 after a usage error (a class that supports a d2). Runs inside rt_init/shutdown. */
+static int d2_product(const char *dir, secondary *sec, const product_class *c)
+{
+    static sec_product p;
+    char err[300];
+    int rc = 0;
+    if (sec_product_init(&p, sec, c->s, c->n + c->s, c->coords, c->len, dir, err, sizeof err) != 0) {
+        fprintf(stderr, "extflow: %s\n", err);
+        sec_product_clear(&p);
+        return 1;
+    }
+    if (!sec_product_survives(&p)) rc = usage_error("d2: --product: %s supports a non-zero d2 (see d2.csv)", c->name);
+    else if (rt_init(0, err, sizeof err) != 0) {
+        fprintf(stderr, "extflow: %s\n", err);
+        rc = 1;
+    } else {
+        rc = rt_secondary_product(&p) != 0;
+        rt_shutdown();
+        if (rc)
+            fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n",
+                    p.failed ? p.error : p.prim.failed ? p.prim.error : p.hom.error);
+    }
+    char name[80], file[128];
+    if (c->name[0] == 'h' && c->name[1] >= '0' && c->name[1] <= '9' && !c->name[2])   /* sseq's h_j */
+        snprintf(name, sizeof name, "h_%c", c->name[1]);
+    else snprintf(name, sizeof name, "%s", c->name);
+    snprintf(file, sizeof file, "secondary_product-%s.txt", c->name);
+    struct sp_out out = { &p, name };
+    if (!rc) rc = write_output(dir, file, write_sp, &out);
+    sec_product_clear(&p);
+    return rc;
+}
+
 /* extflow d2 DIR: Adams d2 over DIR's resolved region (stages/secondary.h). */
 static int cmd_d2(int argc, char **argv)
 {
-    enum { SSEQ, QUIET, NOPTS };
+    enum { SSEQ, QUIET, PRODUCT, NOPTS };
     cli_opt o[NOPTS + 1] = { [SSEQ] = { "--sseq-formats", 0, NULL }, [QUIET] = { "--quiet", 0, NULL },
-                             [NOPTS] = { NULL, 0, NULL } };
+                             [PRODUCT] = { "--product", 1, NULL }, [NOPTS] = { NULL, 0, NULL } };
     const char *dir;
     int npos, prc = parse_args("d2", argc, argv, o, &dir, 1, &npos);
     if (prc >= 0) return prc;
     if (npos != 1) return usage_error("d2: DIR expected");
+    char err[700];
+    static product_class pc;
+    if (o[PRODUCT].arg && products_parse_class(o[PRODUCT].arg, &pc, err, sizeof err) != 0)
+        return usage_error("d2: --product: %s", err);
+    if (o[PRODUCT].arg && pc.s < 1) return usage_error("d2: --product: the class must have s >= 1");
     static opened_dir d;
     if ((prc = open_resolved_dir("d2", dir, &d)) != 0) return prc;
     resolution *res = &d.res;
-    char err[700];
+    if (o[PRODUCT].arg) {
+        prc = res->module ? usage_error("d2: --product is for a resolution of S_2; %s holds %s", dir, d.man.module)
+                          : check_class("d2", &pc, res, &d.man, dir);
+        if (prc) {
+            close_resolved_dir(&d);
+            return prc;
+        }
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     static secondary sec;
@@ -1397,6 +1456,7 @@ static int cmd_d2(int argc, char **argv)
         if (rc) fprintf(stderr, "extflow: %s (finished homotopy bidegrees are kept; rerun to resume)\n",
                         sec.failed ? sec.error : sec.set.error);
     }
+    if (!rc && o[PRODUCT].arg) rc = d2_product(dir, &sec, &pc);
     if (!rc) rc = write_output(dir, "d2.csv", write_d2_csv, &sec);
     if (!rc && o[SSEQ].arg) rc = write_output(dir, "secondary.txt", write_d2_sseq, &sec);
     else if (!rc) remove_output(dir, "secondary.txt");

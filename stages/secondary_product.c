@@ -1,0 +1,524 @@
+/* secondary_product.c — products in Mod_{Cλ²} (see secondary_product.h). */
+#include "stages/secondary_product.h"
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void sp_fail(sec_product *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sp_fail(sec_product *p, const char *fmt, ...)
+{
+    pthread_mutex_lock(&p->lock);
+    if (!p->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->error, sizeof p->error, fmt, ap);
+        va_end(ap);
+        p->failed = 1;
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+int sec_product_failed(sec_product *p)
+{
+    pthread_mutex_lock(&p->lock);
+    int f = p->failed;
+    pthread_mutex_unlock(&p->lock);
+    return f || lift_failed(&p->prim) || lift_failed(&p->hom);
+}
+
+/* Map 0 of set has run at target (i, t). */
+static int cell_ready(const lift_set *set, int i, deg_t t)
+{
+    return i >= 0 && t >= i && lift_map_in_region(set, 0, i, t) && set->maps[0].have[lift_cell(set, i, t)] == 1;
+}
+
+/* Map 0's value on generator k at target (i, t): a row over target F_i in degree t (units
+ * included), or NULL when that cell does not exist (F_i is zero below degree i). */
+static const uint64_t *map_row(const lift_set *set, int i, deg_t t, uint32_t k, uint32_t *bits)
+{
+    if (!cell_ready(set, i, t)) return NULL;
+    const f2mat *m = &set->maps[0].val[lift_cell(set, i, t)];
+    if (k >= m->rows || !m->cols) return NULL;
+    *bits = m->cols;
+    return f2mat_row(m, k);
+}
+
+/* ---- composites C^f ----------------------------------------------------------------------------- */
+
+/* Pair elements of one composite, one slot per generator of Y below degree top. */
+typedef struct slots {
+    const milnor_basis *A;
+    const freemod *Y;
+    deg_t top;
+    uint32_t *first;            /* first slot of degree w */
+    uint32_t n;
+    pair_elt **p;
+} slots;
+
+static int slots_init(slots *sl, const milnor_basis *A, const freemod *Y, deg_t top)
+{
+    memset(sl, 0, sizeof *sl);
+    sl->A = A, sl->Y = Y, sl->top = top;
+    sl->first = calloc((size_t)top + 1, sizeof *sl->first);
+    if (!sl->first) return -1;
+    for (deg_t w = 1; w <= top; w++) sl->first[w] = sl->first[w - 1] + (w - 1 <= Y->max_t ? Y->ngens[w - 1] : 0);
+    sl->n = sl->first[top];
+    sl->p = calloc((size_t)sl->n + 1, sizeof *sl->p);
+    return sl->p ? 0 : -1;
+}
+
+static void slots_clear(slots *sl)
+{
+    for (uint32_t k = 0; sl->p && k < sl->n; k++)
+        if (sl->p[k]) pair_elt_clear(sl->p[k]), free(sl->p[k]);
+    free(sl->p);
+    free(sl->first);
+}
+
+/* The image of generator g1 (degree u) of X, over Y in degree u - shift (NULL: zero). */
+typedef const uint64_t *(*image_fn)(void *ctx, deg_t u, uint32_t g1, uint32_t *bits);
+
+/* For every term a·g1 of v (over X in degree D) and every term b·g2 of img(g1) (over Y in degree
+ * u - shift): slot(g2) += times · σ(a)σ(b). 0, or -1 out of memory. */
+static int add_products(slots *sl, const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, deg_t shift,
+                        image_fn img, void *ctx, int times)
+{
+    const milnor_basis *A = sl->A;
+    const freemod *Y = sl->Y;
+    uint64_t off = 0;
+    for (deg_t u = 0; u <= D && off < vbits; u++) {
+        if (!X->ngens[u]) continue;
+        uint32_t blen = A->dim[D - u];
+        for (uint32_t g1 = 0; g1 < X->ngens[u]; g1++, off += blen)
+            for (uint32_t e = 0; e < blen; e++) {
+                if (off + e >= vbits || !f2vec_get(v, off + e)) continue;
+                uint32_t ib = 0;
+                const uint64_t *iv = img(ctx, u, g1, &ib);
+                if (!iv) continue;
+                deg_t E = u - shift;
+                uint64_t off2 = 0;
+                for (deg_t w = 0; w <= E && off2 < ib; w++) {
+                    if (!Y->ngens[w]) continue;
+                    uint32_t clen = A->dim[E - w];
+                    for (uint32_t g2 = 0; g2 < Y->ngens[w]; g2++, off2 += clen)
+                        for (uint32_t e2 = 0; e2 < clen; e2++) {
+                            if (off2 + e2 >= ib || !f2vec_get(iv, off2 + e2)) continue;
+                            if (w >= sl->top) return -2;      /* a composite that hits a generator */
+                            pair_elt **slot = &sl->p[sl->first[w] + g2];
+                            if (!*slot) {
+                                *slot = malloc(sizeof **slot);
+                                if (!*slot || pair_elt_init(*slot, A, sl->top - w) != 0) {
+                                    free(*slot);
+                                    *slot = NULL;
+                                    return -1;
+                                }
+                            }
+                            for (int r = 0; r < times; r++)      /* -1 = 3 mod 4 */
+                                pair_sigma_mul_add(A, *slot, &A->elts[D - u][e], &A->elts[E - w][e2]);
+                        }
+                }
+            }
+    }
+    return 0;
+}
+
+typedef struct image_ctx {
+    const sec_product *p;
+    int level;                  /* part A: f_{level}; part B: d of G_{level} */
+} image_ctx;
+
+static const uint64_t *image_f(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
+{
+    const image_ctx *c = vctx;
+    return map_row(&c->p->prim, c->level, u - c->p->t0, g1, bits);
+}
+
+static const uint64_t *image_d(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
+{
+    const image_ctx *c = vctx;
+    const fm_gen *g = &c->p->sec->res->F[c->level].gens[u][g1];
+    *bits = g->bits;
+    return g->bits ? g->img : NULL;
+}
+
+int sec_product_needs_composite(const sec_product *p, int s, deg_t T)
+{
+    const resolution *res = p->sec->res;
+    return s >= p->s0 + 1 && s + 1 <= res->max_s && res_is_done(res, s, T) && res_ngens(res, s, T) &&
+           cell_ready(&p->prim, s - p->s0, T - p->t0);
+}
+
+static void composite_free(sec_composite *c, uint32_t n)
+{
+    for (uint32_t g = 0; c && g < n; g++) {
+        for (uint32_t k = 0; k < c[g].n; k++) pair_elt_clear(&c[g].terms[k].e);
+        free(c[g].terms);
+    }
+    free(c);
+}
+
+int sec_product_composite_cell(sec_product *p, int s, deg_t T)
+{
+    const resolution *res = p->sec->res;
+    const milnor_basis *A = &res->A;
+    uint32_t n = res_ngens(res, s, T);
+    if (!n || sec_product_failed(p)) return sec_product_failed(p) ? -1 : 0;
+    int s0 = p->s0;
+    deg_t t0 = p->t0, top = T - t0;
+    sec_composite *c = calloc(n, sizeof *c);
+    int rc = c ? 0 : -1;
+    for (uint32_t g = 0; g < n && !rc; g++) {
+        slots sl;
+        rc = slots_init(&sl, A, &res->F[s - s0 - 1], top);
+        /* -σ(a)σ(b): a·g1 in d g (over F_{s-1}), b·g2 in f_{s-1}(g1) */
+        image_ctx ca = { p, s - 1 - s0 }, cb = { p, s - s0 };
+        const fm_gen *z = &res->F[s].gens[T][g];
+        if (!rc) rc = add_products(&sl, &res->F[s - 1], T, z->img, z->bits, t0, image_f, &ca, 3);
+        /* +σ(a)σ(b): a·g1 in f_s(g) (over G_{s-s0}, units included), b·g2 in d g1 */
+        uint32_t fb = 0;
+        const uint64_t *fg = map_row(&p->prim, s - s0, top, g, &fb);
+        if (!rc && fg) rc = add_products(&sl, &res->F[s - s0], top, fg, fb, 0, image_d, &cb, 1);
+        for (deg_t w = 0; w < top && !rc; w++)
+            for (uint32_t g2 = 0; g2 < res->F[s - s0 - 1].ngens[w] && !rc; g2++) {
+                pair_elt *e = sl.p[sl.first[w] + g2];
+                if (!e) continue;
+                if (pair_finalize(e) != 0) {
+                    sp_fail(p, "internal error: the product's composite of generator %u at (s=%d, t=%d) has an odd "
+                            "part (d f != f d there)", g, s, (int)T);
+                    rc = -3;
+                    break;
+                }
+                if (pair_elt_is_zero(e)) continue;
+                sec_term *nt = realloc(c[g].terms, ((size_t)c[g].n + 1) * sizeof *nt);
+                if (!nt) {
+                    rc = -1;
+                    break;
+                }
+                c[g].terms = nt;
+                c[g].terms[c[g].n++] = (sec_term){ w, g2, *e };
+                free(e);
+                sl.p[sl.first[w] + g2] = NULL;
+            }
+        slots_clear(&sl);
+    }
+    if (rc) {
+        composite_free(c, n);
+        if (rc == -2) sp_fail(p, "internal error: a product's composite at (s=%d, t=%d) hits a generator", s, (int)T);
+        else if (rc == -1) sp_fail(p, "out of memory computing the product's composites at (s=%d, t=%d)", s, (int)T);
+        return -1;
+    }
+    p->comp[res_cell(res, s, T)] = c;
+    return 0;
+}
+
+int sec_product_composites_serial(sec_product *p)
+{
+    const resolution *res = p->sec->res;
+    for (int s = p->s0 + 1; s <= res->max_s; s++)
+        for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++)
+            if (sec_product_needs_composite(p, s, T) && sec_product_composite_cell(p, s, T) != 0) return -1;
+    return 0;
+}
+
+/* ---- the homotopy H ------------------------------------------------------------------------------ */
+
+/* y += sum over the terms a·g1 of v (over X in degree D, generators below D only) of
+ * A(a, comp(g1)), comp of level s_comp, into y over the composites' target module in degree
+ * D - 1 - shift (the pair elements' generators). */
+static int add_actions(const sec_product *p, sec_composite **comp, int s_comp, const freemod *X, deg_t D,
+                       const uint64_t *v, uint64_t vbits, const freemod *Yt, deg_t ydeg, uint64_t *y)
+{
+    const resolution *res = p->sec->res;
+    const milnor_basis *A = &res->A;
+    uint32_t amax = 1;
+    for (deg_t u = 0; u < D; u++)
+        if (X->ngens[u] && A->dim[D - u] > amax) amax = A->dim[D - u];
+    milnor_elt *a = malloc((size_t)amax * sizeof *a);
+    if (!a) return -1;
+    uint64_t off = 0;
+    int rc = 0;
+    for (deg_t u = 0; u < D && !rc && off < vbits; u++) {
+        if (!X->ngens[u]) continue;
+        uint32_t blen = A->dim[D - u];
+        for (uint32_t g1 = 0; g1 < X->ngens[u] && !rc; g1++, off += blen) {
+            uint32_t na = 0;
+            for (uint32_t e = 0; e < blen; e++)
+                if (off + e < vbits && f2vec_get(v, off + e)) a[na++] = A->elts[D - u][e];
+            if (!na) continue;
+            const sec_composite *cells = comp[res_cell(res, s_comp, u)];
+            if (!cells && comp == p->comp && u - p->t0 < s_comp - p->s0) continue;   /* f = 0 there: C^f = 0 */
+            if (!cells) {
+                rc = -2;
+                break;
+            }
+            const sec_composite *c = &cells[g1];
+            for (uint32_t m = 0; m < c->n && !rc; m++)
+                rc = pair_a_mul_add(A, &p->sec->cache, a, na, &c->terms[m].e, y,
+                                    freemod_offset(Yt, ydeg, c->terms[m].w, c->terms[m].index));
+        }
+    }
+    free(a);
+    return rc;
+}
+
+/* One row through map 0 of set (lift_apply), XORed into wide (over target F_j in degree
+ * T - set's t0, units included). */
+static int apply_row(lift_set *set, int j, deg_t T, const uint64_t *row, uint32_t bits, f2mat *wide)
+{
+    f2mat V, Y;
+    if (f2mat_init(&V, 1, bits) != 0) return -1;
+    memcpy(f2mat_row(&V, 0), row, f2vec_words(bits) * 8);
+    if (f2mat_init(&Y, 1, wide->cols) != 0) {
+        f2mat_clear(&V);
+        return -1;
+    }
+    int rc = lift_apply(set, &set->maps[0], j, T, &V, &Y);
+    if (!rc) f2vec_xor(f2mat_row(wide, 0), f2mat_row(&Y, 0), f2vec_words(wide->cols));
+    f2mat_clear(&V);
+    f2mat_clear(&Y);
+    return rc;
+}
+
+/* I^f(z_k) for z_k the k-th generator of F_s, s = s0 + 1 + i, in degree T = t + t0 + 1; y over
+ * G_{s-s0-2} = G_{i-1} in degree t, generators below t. */
+static int product_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
+{
+    sec_product *p = ctx;
+    secondary *sec = p->sec;
+    const resolution *res = sec->res;
+    int s0 = p->s0, s = s0 + 1 + i;
+    deg_t t0 = p->t0, T = t + t0 + 1, D = T - t0;
+    const freemod *Yt = &res->F[i - 1];
+    uint32_t ywidth = (uint32_t)freemod_dim(Yt, t, t), wwidth = (uint32_t)freemod_dim(Yt, t, t + 1);
+    f2mat wide;
+    if (f2mat_init(&wide, 1, wwidth) != 0) return -1;
+    uint64_t *w = f2mat_row(&wide, 0);
+    /* A(a, C^f(g1)) over the terms of d z */
+    const fm_gen *z = &res->F[s].gens[T][k];
+    int rc = add_actions(p, p->comp, s - 1, &res->F[s - 1], T, z->img, z->bits, Yt, t, w);
+    /* A(a, C^G(g1)) over the terms of f_s(z), and h^G(f_s(z)) */
+    uint32_t fb = 0;
+    const uint64_t *fz = map_row(&p->prim, s - s0, D, k, &fb);
+    if (!rc && fz) rc = add_actions(p, sec->comp, s - s0, &res->F[s - s0], D, fz, fb, Yt, t, w);
+    if (!rc && fz) rc = apply_row(&sec->set, s - s0 - 2, D, fz, fb, &wide);
+    /* f(h^F(z)) */
+    uint32_t hb = 0;
+    const uint64_t *hz = map_row(&sec->set, s - 2, T - 1, k, &hb);
+    if (!rc && hz) rc = apply_row(&p->prim, s - 2 - s0, T - 1, hz, hb, &wide);
+    if (!rc)
+        for (uint32_t b = ywidth; b < wwidth && !rc; b++)
+            if (f2vec_get(w, b)) rc = -3;
+    if (!rc)
+        for (uint32_t b = 0; b < ywidth; b++)
+            if (f2vec_get(w, b)) f2vec_flip(y, b);
+    f2mat_clear(&wide);
+    if (rc == -2) sp_fail(p, "internal error: the product needs composites not computed (at s=%d, t=%d)", s, (int)T);
+    else if (rc == -3)
+        sp_fail(p, "internal error: the product's intermediate at (s=%d, t=%d) meets a generator", s, (int)T);
+    else if (rc) sp_fail(p, "out of memory in the product's intermediate at (s=%d, t=%d)", s, (int)T);
+    return rc ? -1 : 0;
+}
+
+/* H's step at target (i, t) also needs h^F at (s-2, T-1) and h^G at (i-1, t) = (s-s0-2, D-1). */
+static int product_in_region(void *ctx, int i, deg_t t)
+{
+    const sec_product *p = ctx;
+    if (i == 0) return 1;
+    int s = p->s0 + 1 + i;
+    deg_t T = t + p->t0 + 1;
+    return cell_ready(&p->sec->set, s - 2, T - 1) && cell_ready(&p->sec->set, i - 1, t) &&
+           cell_ready(&p->prim, s - p->s0, T - p->t0);
+}
+
+int sec_product_init(sec_product *p, secondary *sec, int s0, deg_t t0, const uint8_t *coords, uint32_t n,
+                     const char *outdir, char *error, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->sec = sec;
+    p->s0 = s0, p->t0 = t0;
+    pthread_mutex_init(&p->lock, NULL);
+    const resolution *res = sec->res;
+    lift_set_init(&p->prim, res, res, outdir);
+    lift_set_init(&p->hom, res, res, outdir);
+    size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
+    p->comp = calloc(cells, sizeof *p->comp);
+    int m = p->comp ? lift_add_class(&p->prim, s0, t0, coords, n) : -1;
+    char key[160];
+    snprintf(key, sizeof key, "d2prod-%.100s", m == 0 ? p->prim.maps[0].key : "");
+    uint32_t nb = res_ngens(res, s0 + 1, t0 + 1);
+    uint8_t *zero = calloc((size_t)nb + 1, 1);
+    int h = m == 0 && zero ? lift_add_map(&p->hom, s0 + 1, t0 + 1, zero, nb, key, product_extra, p) : -1;
+    free(zero);
+    if (h != 0) {
+        snprintf(error, errlen, "out of memory setting up the secondary product");
+        return -1;
+    }
+    p->hom.maps[0].in_region = product_in_region;
+    return 0;
+}
+
+void sec_product_clear(sec_product *p)
+{
+    const resolution *res = p->sec ? p->sec->res : NULL;
+    if (p->comp && res)
+        for (int s = 0; s <= res->max_s; s++)
+            for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++)
+                composite_free(p->comp[res_cell(res, s, T)], res_ngens(res, s, T));
+    free(p->comp);
+    lift_set_clear(&p->prim);
+    lift_set_clear(&p->hom);
+    pthread_mutex_destroy(&p->lock);
+    memset(p, 0, sizeof *p);
+}
+
+int sec_product_run(sec_product *p, int (*run_lift)(lift_set *), int (*run_composites)(sec_product *))
+{
+    if (run_lift(&p->prim) != 0) return -1;
+    if (run_composites(p) != 0 || sec_product_failed(p)) return -1;
+    return run_lift(&p->hom) != 0 || sec_product_failed(p) ? -1 : 0;
+}
+
+/* ---- reading products off ------------------------------------------------------------------------- */
+
+int sec_product_survives(const sec_product *p)
+{
+    const secondary *sec = p->sec;
+    const lift_map *f = &p->prim.maps[0];
+    if (!secondary_in_range(sec, f->s0, f->t0)) return 1;
+    for (uint32_t k = 0; k < res_ngens(sec->res, f->s0 + 2, f->t0 + 1); k++) {
+        int bit = 0;
+        for (uint32_t i = 0; i < f->nclass; i++) bit ^= f->coords[i] & secondary_d2_bit(sec, f->s0, f->t0, i, k);
+        if (bit) return 0;
+    }
+    return 1;
+}
+
+/* Rows of an n x m 0/1 matrix (uint8) to reduced row echelon form in place; returns the rank;
+ * pivot[r] = the pivot column of row r (increasing). */
+static int rref(uint8_t *a, int n, int m, int *pivot)
+{
+    int r = 0;
+    for (int c = 0; c < m && r < n; c++) {
+        int q = r;
+        while (q < n && !a[q * m + c]) q++;
+        if (q == n) continue;
+        if (q != r)
+            for (int j = 0; j < m; j++) {
+                uint8_t tmp = a[q * m + j];
+                a[q * m + j] = a[r * m + j];
+                a[r * m + j] = tmp;
+            }
+        for (int q2 = 0; q2 < n; q2++)
+            if (q2 != r && a[q2 * m + c])
+                for (int j = 0; j < m; j++) a[q2 * m + j] ^= a[r * m + j];
+        pivot[r++] = c;
+    }
+    return r;
+}
+
+static void print_vec(FILE *out, const uint8_t *v, uint32_t n)
+{
+    fputc('[', out);
+    for (uint32_t k = 0; k < n; k++) fprintf(out, "%s%d", k ? ", " : "", v[k]);
+    fputc(']', out);
+}
+
+int sec_product_write(FILE *out, const sec_product *p, const char *name)
+{
+    const secondary *sec = p->sec;
+    const resolution *res = sec->res;
+    int s0 = p->s0;
+    deg_t t0 = p->t0;
+    int shift = (int)res->shift;
+    for (int n = 0; n <= res->max_n; n++)
+        for (int s = 0; s <= res->max_s; s++) {
+            deg_t t = n + s;
+            uint32_t dim = res_ngens(res, s, t);
+            if (!dim || !res_is_done(res, s, t)) continue;
+            int sx = s + s0, sl = sx + 1;
+            deg_t tx = t + t0, tl = tx + 1;
+            if (!res_is_done(res, sl, tl) || !res_is_done(res, sx - 1, tx)) continue;
+            uint32_t nx = res_ngens(res, sx, tx), nl = res_ngens(res, sl, tl);
+            if (!nx && !nl) continue;
+            /* the kernel of d2 at (s, t), in RREF, and the indices off its pivots */
+            uint32_t nd = secondary_in_range(sec, s, t) ? res_ngens(res, s + 2, t + 1) : 0;
+            uint32_t m = nd + dim;
+            uint8_t *aug = calloc((size_t)dim * m + 1, 1), *ker = calloc((size_t)dim * dim + 1, 1);
+            int *piv = calloc((size_t)dim + nd + 1, sizeof *piv), *kpiv = calloc((size_t)dim + 1, sizeof *kpiv);
+            uint8_t *ext = calloc((size_t)nx + 1, 1), *lam = calloc((size_t)nl + 1, 1);
+            int *scratch = calloc((size_t)nx + 1, sizeof *scratch);
+            if (!aug || !ker || !piv || !kpiv || !ext || !lam || !scratch) {
+                free(aug), free(ker), free(piv), free(kpiv), free(ext), free(lam), free(scratch);
+                return -1;
+            }
+            for (uint32_t i = 0; i < dim; i++) {
+                for (uint32_t k = 0; k < nd; k++) aug[i * m + k] = (uint8_t)secondary_d2_bit(sec, s, t, i, k);
+                aug[i * m + nd + i] = 1;
+            }
+            int rank = rref(aug, (int)dim, (int)m, piv), nk = 0;
+            for (int r = 0; r < (int)dim; r++)
+                if (r >= rank || piv[r] >= (int)nd) {         /* kernel rows: no pivot in the d2 part */
+                    memcpy(&ker[(size_t)nk * dim], &aug[(size_t)r * m + nd], dim);
+                    nk++;
+                }
+            int kr = rref(ker, nk, (int)dim, kpiv);
+            /* classes that support a d2: λ times the ordinary product */
+            for (uint32_t i = 0, r = 0; nx && i < dim; i++) {
+                if ((int)r < kr && kpiv[r] == (int)i) {
+                    r++;
+                    continue;
+                }
+                fprintf(out, "[%s] λ x_(%d, %d, %u) = λ ", name, n + shift, s, i);
+                for (uint32_t k = 0; k < nx; k++) ext[k] = (uint8_t)lift_product_bit(&p->prim, 0, s, t, i, k);
+                print_vec(out, ext, nx);
+                fputc('\n', out);
+            }
+            /* the image of d2 into the λ bidegree, in RREF */
+            uint32_t nsrc = sl - 2 >= 1 && secondary_in_range(sec, sl - 2, tl - 1) ? res_ngens(res, sl - 2, tl - 1) : 0;
+            uint8_t *img = calloc((size_t)nsrc * nl + 1, 1);
+            int *ipiv = calloc((size_t)nsrc + 1, sizeof *ipiv);
+            if (!img || !ipiv) {
+                free(aug), free(ker), free(piv), free(kpiv), free(ext), free(lam), free(scratch), free(img), free(ipiv);
+                return -1;
+            }
+            for (uint32_t j = 0; j < nsrc; j++)
+                for (uint32_t k = 0; k < nl; k++) img[j * nl + k] = (uint8_t)secondary_d2_bit(sec, sl - 2, tl - 1, j, k);
+            int ir = rref(img, (int)nsrc, (int)nl, ipiv);
+            int sign = (s0 * t) % 2 ? 3 : 1;
+            for (int r = 0; r < kr; r++) {
+                const uint8_t *y = &ker[(size_t)r * dim];
+                memset(scratch, 0, (size_t)nx * sizeof *scratch);
+                memset(lam, 0, nl);
+                for (uint32_t i = 0; i < dim; i++) {
+                    if (!y[i]) continue;
+                    for (uint32_t k = 0; k < nx; k++) scratch[k] += lift_product_bit(&p->prim, 0, s, t, i, k) * sign;
+                    for (uint32_t k = 0; k < nl; k++) lam[k] ^= (uint8_t)lift_product_bit(&p->hom, 0, s, t, i, k);
+                }
+                for (uint32_t k = 0; k < nx; k++) {
+                    ext[k] = (uint8_t)(scratch[k] % 2);
+                    if ((scratch[k] / 2) % 2)       /* the carry: λ h0 times generator k */
+                        for (uint32_t k2 = 0; k2 < nl; k2++) {
+                            const fm_gen *zz = &res->F[sl].gens[tl][k2];
+                            uint64_t bit = freemod_offset(&res->F[sx], tl, tx, k);   /* Sq(1)·g_k */
+                            if (bit < zz->bits && f2vec_get(zz->img, bit)) lam[k2] ^= 1;
+                        }
+                }
+                for (int q = 0; q < ir; q++)
+                    if (lam[ipiv[q]])
+                        for (uint32_t k = 0; k < nl; k++) lam[k] ^= img[(size_t)q * nl + k];
+                fprintf(out, "[%s] [", name);
+                for (uint32_t i = 0, first = 1; i < dim; i++)
+                    if (y[i]) {
+                        fprintf(out, "%sx_(%d, %d, %u)", first ? "" : " + ", n + shift, s, i);
+                        first = 0;
+                    }
+                fputs("] = ", out);
+                print_vec(out, ext, nx);
+                fputs(" + λ ", out);
+                print_vec(out, lam, nl);
+                fputc('\n', out);
+            }
+            free(aug), free(ker), free(piv), free(kpiv), free(ext), free(lam), free(scratch), free(img), free(ipiv);
+        }
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,66 @@
+/* secondary_product.h — products in Mod_{Cλ²} by a class x that survives d2: the secondary lift of
+ * x's chain map (stages/secondary.h for the resolution's own lift; docs/secondary.md).
+ *
+ * Maths. x in Ext^{s0,t0} lifts to a chain map f_s : F_s -> G_{s-s0} (stages/lift.h; here F and
+ * G are the same resolution of S_2). Its secondary lift is a homotopy H_s : F_s -> G_{s-s0-1} of
+ * degree -1, H_{s0+1} = 0, built like d2's homotopy from
+ *
+ *   COMPOSITE  C^f(g) = -sum σ(a)σ(b) over a·g' in d g, b·g'' in f(g')
+ *                       + sum σ(a)σ(b) over a·g' in f(g), b·g'' in d g'     (g'' in G_{s-s0-1})
+ *   INTERMEDIATE I^f(g) = sum over a·g' in d g of A(a, C^f(g'))
+ *                       + sum over a·g' in f(g) of A(a, C^G(g'))  +  h^G(f(g))  +  f(h^F(g))
+ *   HOMOTOPY   d H_s(g) = I^f(g) + H_{s-1}(d g)
+ *
+ * (h^F, h^G, C^G: the resolution's own homotopy and composites; -1 is taken mod 4, signs vanish
+ * mod 2 elsewhere). For y in Ext^{s,t} surviving d2, the product x·y in Mod_{Cλ²} is an Ext
+ * part, the ordinary product (at (s+s0, t+t0)), plus λ times a class at (s+s0+1, t+t0+1): the
+ * coefficient of y's unit in H(z) over the generators z there, plus h0 times the Ext part's
+ * "carry" when s0·t is odd (the sign (-1)^{s0 t} taken mod 4: -1 = 1 - 2, and 2 = λ h0), reduced
+ * modulo the image of d2. A class y that supports a d2 multiplies to λ times its ordinary
+ * product. This is what sseq's secondary_product example prints, and secondary_product_write
+ * prints it in the same words.
+ *
+ * Runs: sec (d2 of the resolution, secondary_run...) must have run; then the primary lift of x,
+ * the composites C^f (per bidegree, independent), then H as a lift (s0' = s0 + 1, t0' = t0 + 1,
+ * zero bottom, I^f as its extra term, steps only where h^F and h^G are there to read). Lift
+ * stage files: the class's own directory (as `products` keeps it) and "d2prod-<key>" for H.
+ */
+#ifndef EXTFLOW_SECONDARY_PRODUCT_H
+#define EXTFLOW_SECONDARY_PRODUCT_H
+#include <stdio.h>
+#include "stages/secondary.h"
+
+typedef struct sec_product {
+    secondary *sec;             /* the resolution's d2 data (F = G) */
+    int s0;
+    deg_t t0;
+    lift_set prim;              /* map 0: f, the class's chain map */
+    lift_set hom;               /* map 0: H */
+    sec_composite **comp;       /* C^f per cell res_cell(s, T), s >= s0 + 1 */
+    pthread_mutex_t lock;
+    int failed;
+    char error[600];
+} sec_product;
+
+/* The class coords[0..n) at (s0, t0) (s0 >= 1) over sec's resolution (a resolution of S_2).
+ * 0, or -1 (error says why). */
+int sec_product_init(sec_product *p, secondary *sec, int s0, deg_t t0, const uint8_t *coords, uint32_t n,
+                     const char *outdir, char *error, size_t errlen);
+void sec_product_clear(sec_product *p);
+int sec_product_failed(sec_product *p);
+
+/* Does d2 vanish on the class (or is its target out of range)? */
+int sec_product_survives(const sec_product *p);
+
+/* Steps, for a runner: the primary lift is p->prim (run it first), then every composite cell
+ * (sec_product_needs_composite / sec_product_composite_cell), then p->hom. */
+int sec_product_needs_composite(const sec_product *p, int s, deg_t T);
+int sec_product_composite_cell(sec_product *p, int s, deg_t T);
+/* All of it on this thread, given run_lift (lift_run_serial or rt_lift) for the two lifts. */
+int sec_product_run(sec_product *p, int (*run_lift)(lift_set *), int (*run_composites)(sec_product *));
+int sec_product_composites_serial(sec_product *p);
+
+/* sseq's secondary_product output for the class named name: 0 or -1. */
+int sec_product_write(FILE *out, const sec_product *p, const char *name);
+
+#endif
