@@ -38,7 +38,21 @@ int secondary_init(secondary *sec, const resolution *res, const char *outdir, ch
     if (res->A.profile.len || res->A.profile.truncated) {
         snprintf(error, errlen, "d2 needs a resolution over the whole Steenrod algebra; this one is over a profile's "
                  "sub-algebra");
-        return -1;
+        return -2;
+    }
+    const fd_module *m = res->module;
+    if (m && !m->fp && !m->rp_open) {   /* h_2 = 0 must be a valid choice (finite modules) */
+        int ok2 = 1, ok3 = 1;
+        for (deg_t u = m->min_deg; u < m->max_deg; u++) {
+            if (!fdm_dim(m, u)) continue;
+            ok2 = ok2 && !res_ngens(res, 2, u - res->shift + 1);
+            ok3 = ok3 && !res_ngens(res, 3, u - res->shift + 1);
+        }
+        if (!ok2 && !ok3) {
+            snprintf(error, errlen, "%s does not allow the first homotopy to be zero (Ext^{2,t+1} and Ext^{3,t+1} both "
+                     "meet its degrees t), which our d2 assumes", res->module_name);
+            return -2;
+        }
     }
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     sec->comp = calloc(cells, sizeof *sec->comp);

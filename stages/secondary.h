@@ -60,8 +60,10 @@ typedef struct secondary {
 } secondary;
 
 /* Sets up d2 over res (a complete resolution of S_2 or of a module, over the whole of A):
- * outdir non-empty keeps the homotopy's stage files there. 0, or -1 (out of memory; or a
- * profile's resolution: error says so). */
+ * outdir non-empty keeps the homotopy's stage files there. 0; -1 out of memory; -2 when d2 is
+ * not for this resolution (a profile's; a finite module for which h_2 = 0 is not valid, by the
+ * test sseq uses: no Ext^{2,t+1}, or no Ext^{3,t+1}, at any degree t of the module but its top):
+ * error says why. */
 int secondary_init(secondary *sec, const resolution *res, const char *outdir, char *error, size_t errlen);
 void secondary_clear(secondary *sec);
 /* Does the composite of cell (s, T) have to be computed (some homotopy step reads it)? */

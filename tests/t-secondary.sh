@@ -9,7 +9,7 @@
 # arguments refused with one line and exit 2.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((18 + ROUNDS))
+plan $((20 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -167,7 +167,8 @@ done
 
 # Bad arguments: one line on stderr, exit 2.
 $EXTFLOW resolve --module ko --stem 10 --out "$TMP/ko" --quiet
-for args in "d2" "d2 $TMP/nowhere" "d2 $TMP/ko" "d2 $D --bogus"; do
+$EXTFLOW resolve --module Joker --stem 12 --out "$TMP/joker" --quiet
+for args in "d2" "d2 $TMP/nowhere" "d2 $TMP/ko" "d2 $TMP/joker" "d2 $D --bogus" "d2 $TMP/C2 --product h0"; do
     $EXTFLOW $args 2>"$TMP/err"
     rc=$?
     [ $rc -eq 2 ] && [ "$(grep -vc "^try 'extflow help'" "$TMP/err")" -eq 1 ]

@@ -1440,11 +1440,11 @@ static int cmd_d2(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     static secondary sec;
-    if (secondary_init(&sec, res, dir, err, sizeof err) != 0) {
-        int profile = res->A.profile.len || res->A.profile.truncated;
+    int sr = secondary_init(&sec, res, dir, err, sizeof err);
+    if (sr != 0) {
         secondary_clear(&sec);
         close_resolved_dir(&d);
-        if (profile) return usage_error("d2: %s holds %s: %s", dir, d.man.module, err);
+        if (sr == -2) return usage_error("d2: %s holds %s: %s", dir, d.man.module, err);
         fprintf(stderr, "extflow: %s\n", err);
         return 1;
     }
@@ -1453,8 +1453,11 @@ static int cmd_d2(int argc, char **argv)
     else {
         rc = rt_secondary(&sec) != 0;
         rt_shutdown();
-        if (rc) fprintf(stderr, "extflow: %s (finished homotopy bidegrees are kept; rerun to resume)\n",
-                        sec.failed ? sec.error : sec.set.error);
+        if (rc && res->module && !sec.failed && strstr(sec.set.error, "is not in the image of d_1 "))
+            rc = usage_error("d2: %s holds %s, for which the first homotopy cannot be zero (its lift fails at s = 3); "
+                             "d2 of such modules is not supported", dir, d.man.module);
+        else if (rc) fprintf(stderr, "extflow: %s (finished homotopy bidegrees are kept; rerun to resume)\n",
+                             sec.failed ? sec.error : sec.set.error);
     }
     if (!rc && o[PRODUCT].arg) rc = d2_product(dir, &sec, &pc);
     if (!rc) rc = write_output(dir, "d2.csv", write_d2_csv, &sec);
