@@ -123,7 +123,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 GPU_TEST  := $(if $(HAVE_NVCC),$(B)/tests/t-milnor-cuda)
 GPU_BENCH := $(if $(HAVE_NVCC),$(B)/bench/milnor_gpu_bench)
 
-.PHONY: all deps run run-only test test-only bench clean install cuda-check faultsweep
+.PHONY: all deps run run-only test test-only bench clean install cuda-check faultsweep carry-mpi
 all: $(BIN)/extflow $(B)/extflow.1 $(TEST_BIN) $(BENCH_BIN) $(GPU_TEST) $(GPU_BENCH) $(B)/tests/faultshim.so
 
 # The LD_PRELOAD shim of the fault-injection test (tests/t-faults.sh); no sanitizer in it.
@@ -232,6 +232,16 @@ faultsweep: deps
 
 bench: all
 	./bench/run
+
+# What a machine without Open MPI (the GPU machine) needs to run `mpirun -np N` with StarPU-MPI
+# and CUDA: .deps/starpu-mpi (StarPU with MPI, scripts/build-starpu), .deps/ompi (this host's
+# Open MPI, scripts/bundle-openmpi) and bin-starpu-mpi/extflow. Carry those three paths;
+# bench/mpi-device runs issue 13's measurement there (docs/cluster.md, "Carrying Open MPI").
+carry-mpi:
+	MPI=yes scripts/build-starpu
+	scripts/bundle-openmpi
+	@$(MAKE) --no-print-directory STARPU_PREFIX=.deps/starpu-mpi bin-starpu-mpi/extflow
+	@du -sbc .deps/starpu-mpi .deps/ompi bin-starpu-mpi | awk 'END {printf "carry-mpi: .deps/starpu-mpi .deps/ompi bin-starpu-mpi: %.1f MiB\n", $$1 / 1048576}'
 
 clean:
 	rm -rf build build-san bin build-starpu build-san-starpu bin-starpu build-starpu-mpi build-san-starpu-mpi bin-starpu-mpi
