@@ -5,7 +5,8 @@
 # `make install PREFIX=/usr/local` installs bin/extflow and its man page (made from the help).
 # Knobs: NATIVE=1 (tune for this CPU; never for binaries that travel), SAN=1 (ASan+UBSan),
 #        DEBUG=1 (-O0 -g), JOBS (prove jobs), STEM (for `make run`),
-#        STARPU_PREFIX=.deps/starpu (StarPU from scripts/build-starpu; builds bin-starpu/extflow).
+#        STARPU_PREFIX=.deps/starpu (StarPU from scripts/build-starpu; builds bin-starpu/extflow;
+#        a prefix built with MPI=yes, e.g. .deps/starpu-mpi, builds bin-starpu-mpi/extflow).
 #        PREFIX=/usr/local (for `make install`).
 
 PKGS      := starpu-1.3 libzstd m4ri jansson
@@ -78,8 +79,10 @@ STARPU_CFLAGS :=
 ifneq ($(STARPU_PREFIX),)
   # The CUDA build's starpu.h includes cuda.h, cuda_runtime.h and cusparse.h.
   STARPU_CFLAGS := -isystem /usr/local/cuda/include -DDISABLE_CUSPARSE_DEPRECATED
-  B       := $(B)-starpu
-  BIN     := $(if $(filter 1,$(SAN)),$(B)/bin,bin-starpu)
+  # A prefix with StarPU-MPI (MPI=yes scripts/build-starpu) builds into build-starpu-mpi/ and
+  # bin-starpu-mpi/, so that its binary and the plain prefix's bin-starpu/ can coexist.
+  B       := $(B)-starpu$(if $(MPI_CFLAGS),-mpi)
+  BIN     := $(if $(filter 1,$(SAN)),$(B)/bin,bin-starpu$(if $(MPI_CFLAGS),-mpi))
 endif
 # Library headers as system headers, so -Werror judges only our code.
 PKG_CFLAGS := $(shell $(PKGCONF) --cflags $(PKGS) 2>/dev/null | sed 's/-I/-isystem /g')
@@ -120,7 +123,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 GPU_TEST  := $(if $(HAVE_NVCC),$(B)/tests/t-milnor-cuda)
 GPU_BENCH := $(if $(HAVE_NVCC),$(B)/bench/milnor_gpu_bench)
 
-.PHONY: all deps run run-only test test-only bench clean install cuda-check faultsweep
+.PHONY: all deps run run-only test test-only bench clean install cuda-check faultsweep carry-mpi
 all: $(BIN)/extflow $(B)/extflow.1 $(TEST_BIN) $(BENCH_BIN) $(GPU_TEST) $(GPU_BENCH) $(B)/tests/faultshim.so
 
 # The LD_PRELOAD shim of the fault-injection test (tests/t-faults.sh); no sanitizer in it.
@@ -230,8 +233,18 @@ faultsweep: deps
 bench: all
 	./bench/run
 
+# What a machine without Open MPI (the GPU machine) needs to run `mpirun -np N` with StarPU-MPI
+# and CUDA: .deps/starpu-mpi (StarPU with MPI, scripts/build-starpu), .deps/ompi (this host's
+# Open MPI, scripts/bundle-openmpi) and bin-starpu-mpi/extflow. Carry those three paths;
+# bench/mpi-device runs issue 13's measurement there (docs/cluster.md, "Carrying Open MPI").
+carry-mpi:
+	MPI=yes scripts/build-starpu
+	scripts/bundle-openmpi
+	@$(MAKE) --no-print-directory STARPU_PREFIX=.deps/starpu-mpi bin-starpu-mpi/extflow
+	@du -sbc .deps/starpu-mpi .deps/ompi bin-starpu-mpi | awk 'END {printf "carry-mpi: .deps/starpu-mpi .deps/ompi bin-starpu-mpi: %.1f MiB\n", $$1 / 1048576}'
+
 clean:
-	rm -rf build build-san bin build-starpu build-san-starpu bin-starpu
+	rm -rf build build-san bin build-starpu build-san-starpu bin-starpu build-starpu-mpi build-san-starpu-mpi bin-starpu-mpi
 
 # Fuzzing (libFuzzer, clang): the stage-file decoder, the text-matrix parser and the module-file
 # loader (seeds: modules/), each for FUZZ_SECONDS/3. Crashers land in tests/fuzz/crashers/ (commit them: t-fuzz-regress replays
