@@ -39,11 +39,13 @@ void admission_clear(admission *a)
 
 int admission_stopped(const admission *a) { return a->stopped; }
 
-/* Has the time limit passed? Checked as steps come and go: a step racing with the moment it
- * passes may still be admitted. */
-static int time_is_up(admission *a)
+/* Has the time limit passed, here or (a distributed run) on another rank that sent a bidegree
+ * c reads uncomputed (res->stopped_elsewhere, set before c's plan may run)? Checked as steps
+ * come and go: a step racing with the moment it passes may still be admitted. */
+static int time_is_up(admission *a, const step_ctx *c)
 {
     if (a->time_limit > 0 && !a->stopped && now_s() - a->start >= a->time_limit) a->stopped = 1;
+    if (c && c->res->stopped_elsewhere) a->stopped = 1;
     return a->stopped;
 }
 
@@ -73,7 +75,7 @@ static int try_admit(admission *a, step_ctx *c)
 int admission_admit(admission *a, step_ctx *c)
 {
     if (c->admitted || c->cancelled) return 1;
-    if (time_is_up(a)) {
+    if (time_is_up(a, c)) {
         c->cancelled = 1;
         return 1;
     }
@@ -109,13 +111,13 @@ size_t admission_release(admission *a, step_ctx *c, step_ctx **go, size_t max)
         a->in_flight--;
         a->reserved -= c->admitted_bytes;
     }
-    int stopped = time_is_up(a);
+    int stopped = time_is_up(a, c);
     while (n < max && a->nwaiting) {
         size_t best = 0;
         for (size_t i = 1; i < a->nwaiting; i++)
             if (a->waiting[i]->t < a->waiting[best]->t) best = i;
         step_ctx *w = a->waiting[best];
-        if (stopped) w->cancelled = 1;
+        if (stopped || time_is_up(a, w)) w->cancelled = 1;
         else if (!try_admit(a, w)) break;
         a->waiting[best] = a->waiting[--a->nwaiting];
         go[n++] = w;

@@ -11,7 +11,9 @@
  * run one at a time). A step that does not fit waits here; each finish admits the waiting
  * steps that fit then, lowest t first. After the time limit nothing is admitted: steps are
  * handed back cancelled (c->cancelled), so that their pieces are no-ops and their DONE tags
- * still fire. No thread ever waits on this.
+ * still fire. In a distributed run each rank counts its own time limit, and a rank that
+ * receives a bidegree another rank cancelled (res->stopped_elsewhere) stops admitting too, so
+ * no step ever reads a bidegree that was not computed. No thread ever waits on this.
  */
 #ifndef EXTFLOW_ADMISSION_H
 #define EXTFLOW_ADMISSION_H
@@ -31,7 +33,7 @@ typedef struct admission {
     step_ctx **waiting;
     size_t nwaiting, capwaiting;
     uint64_t deferred;              /* how many times a step had to wait */
-    _Atomic int stopped;            /* the time limit has passed */
+    _Atomic int stopped;            /* the time limit has passed (here or on another rank) */
 } admission;
 
 void admission_init(admission *a, uint64_t budget, double time_limit);

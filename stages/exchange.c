@@ -17,6 +17,7 @@ int exchange_pack(resolution *res, int s, deg_t t, int kernel, void **out, size_
         k = NULL;
     }
     if (res_failed(res)) h[H_FLAGS] = EXCHANGE_FAILED;
+    else if (!*res_done(res, s, t)) h[H_FLAGS] = EXCHANGE_CANCELLED;  /* its step never ran */
     else {
         h[H_N] = res->F[s].ngens[t];
         h[H_WIDTH] = h[H_N] ? res->F[s].gens[t][0].bits : 0;
@@ -55,6 +56,11 @@ int exchange_unpack(resolution *res, int s, deg_t t, int take_kernel, const void
     if (h[H_FLAGS] & EXCHANGE_FAILED) {
         res_fail(res, "another rank failed before publishing (%d,%d)", s, t);
         return -1;
+    }
+    if (h[H_FLAGS] & EXCHANGE_CANCELLED) {  /* not done: the steps that read it are cancelled */
+        if (len != sizeof h) goto bad;
+        res->stopped_elsewhere = 1;
+        return 0;
     }
     size_t gw = f2vec_words(h[H_WIDTH]), kw = f2vec_words(h[H_KCOLS]);
     if (len != sizeof h + 8 * ((size_t)h[H_N] * gw + (size_t)h[H_KROWS] * kw)) goto bad;

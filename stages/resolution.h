@@ -68,6 +68,9 @@ typedef struct resolution {
     pthread_mutex_t lock;
     int failed;
     char error[512];
+    /* a distributed run: another rank stopped at its time limit and sent a bidegree it never
+     * computed (stages/exchange.c); this rank takes no more work either (runtime/admission.c) */
+    _Atomic int stopped_elsewhere;
 } resolution;
 
 enum algorithm { ALG_STANDARD = 1, ALG_NASSAU = 2 };   /* = enum stage_algorithm */

@@ -862,7 +862,10 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     double seconds = progress_finish();
     rt_shutdown();
     if (verbose && rank == 0) memacct_print(stderr);
-    if (rc == 1) {     /* stopped at --time-limit: where it stands, for bench/long-run */
+    /* every rank takes the same branch below: a failure on any rank, else a stop on any rank
+     * (ranks count their time limits apart; one may have finished its last step in time) */
+    int failed = rt_mpi_agree_failure(&res);
+    if (!failed && rt_mpi_max(rc == 1)) {     /* stopped at --time-limit: where it stands, for bench/long-run */
         long left = 0;
         int through = -1;   /* every bidegree of stem <= through is done */
         for (deg_t t = 0; t <= res.max_t; t++)
@@ -880,7 +883,7 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
         return 3;
     }
     /* every rank's stage files are durable (rt_resolve flushed them) before this returns */
-    if (rt_mpi_agree_failure(&res) || rc != 0) {
+    if (failed || rc != 0) {
         if (rank == 0) fprintf(stderr, "extflow: %s (finished bidegrees are kept; rerun to resume)\n", res.error);
         res_clear(&res);
         if (lockfd >= 0) close(lockfd);
