@@ -22,7 +22,7 @@ export EXTFLOW OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 job() {   # job LOG [sbatch options...]: submits examples/extflow.sbatch and waits for it
     log=$1
     shift
-    timeout -k 10 $LIMIT sbatch --wait --parsable --nodes=1 --ntasks=2 --cpus-per-task=1 --time=5 \
+    timeout -k 10 $LIMIT sbatch --wait --parsable --nodes=1 --ntasks-per-node=2 --cpus-per-task=1 --time=5 \
         --output="$log" "$@" examples/extflow.sbatch
 }
 
