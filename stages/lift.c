@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "stages/durable.h"
+#include "stages/nassau.h"
 #include "stages/rowbuild.h"
 #include "stages/stagefile.h"
 
@@ -528,11 +529,21 @@ static int images_of_boundaries(lift_set *set, const lift_map *f, int i, deg_t t
     return rc;
 }
 
-static double now(void)
+static double clock_seconds(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static double now(void) { return clock_seconds(CLOCK_MONOTONIC); }
+static double cpu_now(void) { return clock_seconds(CLOCK_THREAD_CPUTIME_ID); }
+
+/* *acc += seconds, under the set's lock. */
+static void add_seconds(lift_set *set, double *acc, double seconds)
+{
+    pthread_mutex_lock(&set->lock);
+    *acc += seconds;
+    pthread_mutex_unlock(&set->lock);
 }
 
 /* Map f's values at target (i, t) from its file, when a previous run left a valid one: 1, 0
@@ -572,7 +583,9 @@ int lift_step(lift_set *set, int i, deg_t t)
         lift_map *f = &set->maps[m];
         if (!lift_map_in_region(set, m, i, t)) continue;
         uint32_t rows = res_ngens(set->src, f->s0 + i, t + f->t0);
+        double c0 = cpu_now();
         int lr = try_load(set, f, i, t, rows, cols);
+        add_seconds(set, &set->cpu_files, cpu_now() - c0);
         if (lr != 0) {
             rc = lr < 0 ? -1 : 0;
             continue;
@@ -585,7 +598,9 @@ int lift_step(lift_set *set, int i, deg_t t)
             for (uint32_t k = 0; k < rows && t == 0; k++)
                 if (k < f->nclass && f->coords[k]) f2mat_flip(&f->val[cell], k, 0);
         } else if (rows && cols) {
+            double c1 = cpu_now();
             rc = images_of_boundaries(set, f, i, t, &Y[m]);
+            add_seconds(set, &set->cpu_products, cpu_now() - c1);
             for (uint32_t k = 0; k < rows && !rc; k++) {
                 if (f->extra) rc = f->extra(f->extra_ctx, i, t, k, f2mat_row(&Y[m], k));
                 nonzero += !f2vec_is_zero(f2mat_row(&Y[m], k), f2vec_words(tgt_dim));
@@ -601,11 +616,14 @@ int lift_step(lift_set *set, int i, deg_t t)
                 if (!f2vec_is_zero(f2mat_row(&Y[m], r), f2vec_words(tgt_dim)))
                     memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&Y[m], r), f2vec_words(tgt_dim) * 8);
         uint32_t bad = 0;
-        double t1 = now();
-        int sr = rc ? -1 : lift_solve(set->tgt, i, t, &all, &X, &bad);
+        double t1 = now(), c1 = cpu_now();
+        int sr = rc ? -1 : res_nassau_preimages(set->tgt, i, t, &all, &X), by_signature = sr == 0;
+        if (sr == 1) sr = lift_solve(set->tgt, i, t, &all, &X, &bad);
         pthread_mutex_lock(&set->lock);
         set->qis += sr == 0;
+        set->qis_by_signature += by_signature;
         set->qi_seconds += now() - t1;
+        set->cpu_solves += cpu_now() - c1;
         pthread_mutex_unlock(&set->lock);
         if (sr == -2) {             /* name the map and generator of the stacked row */
             int bm = 0;
@@ -632,7 +650,9 @@ int lift_step(lift_set *set, int i, deg_t t)
         if (!todo[m]) continue;
         lift_map *f = &set->maps[m];
         const f2mat *out = &f->val[cell];
+        double c2 = cpu_now();
         if (out->rows && out->cols && set->outdir[0]) rc = write_cell(set, f, i, t, out);
+        add_seconds(set, &set->cpu_files, cpu_now() - c2);
         if (!rc) {
             f->have[cell] = 1;
             pthread_mutex_lock(&set->lock);

@@ -16,9 +16,12 @@
  * of y under d_i : F_{i,t} -> F_{i-1,t}. y is in the image because the target is exact and
  * d y = f(d d z) = 0; a y outside it is an internal error (the step fails, naming (i, t)).
  * Any preimage gives the same products, so the preimages are recomputed here from the stored
- * differentials, for the standard and the Nassau resolutions alike: one RREF of [D^T | Y^T] per
- * step for all its y at once (lift_solve), and none where every y is zero (f(z) = 0 is then a
- * preimage). lift_qi_compute builds the full quasi-inverse instead (RREF of [D | 0 | I]): what
+ * differentials, for the standard and the Nassau resolutions alike, all the y of a step at
+ * once, and none where every y is zero (f(z) = 0 is then a preimage): first through Nassau's
+ * signature blocks (res_nassau_preimages, stages/nassau.h: small blocks, and only the rows of
+ * d_i whose signature the residual meets are multiplied), and where that does not apply (a
+ * module Nassau does not handle, the trivial subalgebra at small t) by one RREF of
+ * [D^T | Y^T] over the whole matrix of d_i (lift_solve). lift_qi_compute builds the full quasi-inverse instead (RREF of [D | 0 | I]): what
  * storing QIs would take (bench/qi_bench measures both).
  *
  * Products. For y_j dual to the j-th generator of F_i in degree t, x·y_j evaluated on the
@@ -85,7 +88,10 @@ typedef struct lift_set {
     char error[600];
     long loaded, computed, damaged, qis;   /* statistics: non-zero cells loaded / computed, files
                                          * found bad, solves of d_i (lift_solve) */
-    double qi_seconds;          /* wall time spent in lift_solve (all threads added) */
+    double qi_seconds;          /* wall time spent solving (all threads added) */
+    long qis_by_signature;      /* of the solves, those done by res_nassau_preimages */
+    double cpu_products, cpu_solves, cpu_files;   /* thread CPU seconds in f(d z), the solves,
+                                         * the stage files (load and write): EXTFLOW_STATS */
 } lift_set;
 
 /* A set over src -> tgt (both kept by the caller). outdir non-empty: stage files are read

@@ -364,3 +364,120 @@ void res_nassau_free(step_ctx *c)
     free(ns);
     c->ns = NULL;
 }
+
+/* ---- preimages under d_i for chain-map lifts (stages/lift.c) -------------------------------- */
+
+/* The rows of d_i at (i, t) for the basis elements sel[0..n) of F_{i,t} (generators of degree
+ * < t, increasing), over the ncols columns of F_{i-1,t}: the multiply on this thread. */
+static int build_rows(const resolution *res, int i, deg_t t, const uint32_t *sel, uint32_t n, uint32_t ncols,
+                      row_build *b)
+{
+    memset(b, 0, sizeof *b);
+    if (rb_append(b, res, i, t, sel, n) != 0 || rb_alloc(b, ncols) != 0) return -1;
+    rb_multiply(b, &res->A, 0, b->nrows);
+    return 0;
+}
+
+/* Lifts the part of each residual r_j (rows of R) in the columns cidx[0..nc) through the block
+ * rows[0..nr) x cidx (the rows over all of F_{i-1,t}, unknowns xidx[0..nr) of F_{i,t}): x_j
+ * and r_j follow. 0, or -1 out of memory. */
+static int lift_block(const uint64_t *const *rows, const uint32_t *xidx, uint32_t nr, const uint32_t *cidx,
+                      uint32_t nc, uint32_t ncols, f2mat *R, f2mat *X)
+{
+    f2mat block = { 0 }, aug = { 0 };
+    f2qi qi = { 0 };
+    int32_t *piv = NULL;
+    int rank, rc = -1;
+    uint32_t lwords = (uint32_t)f2vec_words(nr), dwords = (uint32_t)f2vec_words(ncols);
+    uint64_t *lift = malloc(((size_t)lwords + 1) * sizeof *lift);
+    if (!lift || f2mat_init(&block, nr, nc) != 0) goto out;
+    gather_block(&block, rows, nr, cidx, nc, ncols);
+    if (reduce_augmented(&block, &aug, &piv, &rank) != 0 ||
+        f2mat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, &qi) != 0)
+        goto out;
+    f2mat_clear(&aug);
+    for (uint32_t j = 0; j < R->rows; j++) {
+        uint64_t *r = f2mat_row(R, j);
+        memset(lift, 0, lwords * sizeof *lift);
+        f2qi_apply_gather(&qi, r, cidx, lift);
+        for (uint32_t w = 0; w < lwords; w++)
+            for (uint64_t bits = lift[w]; bits; bits &= bits - 1) {
+                uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
+                f2mat_flip(X, j, xidx[k]);
+                f2vec_xor(r, rows[k], dwords);
+            }
+    }
+    rc = 0;
+out:
+    free(lift);
+    free(piv);
+    f2mat_clear(&block);
+    f2mat_clear(&aug);
+    f2qi_clear(&qi);
+    return rc;
+}
+
+/* Does some residual have a set bit in the columns cidx[0..nc)? */
+static int touches(const f2mat *R, const uint32_t *cidx, uint32_t nc)
+{
+    for (uint32_t j = 0; j < R->rows; j++)
+        for (uint32_t c = 0; c < nc; c++)
+            if (f2vec_get(f2mat_row(R, j), cidx[c])) return 1;
+    return 0;
+}
+
+int res_nassau_preimages(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X)
+{
+    memset(X, 0, sizeof *X);
+    if (i < 1 || !res_nassau_applies(res->module)) return 1;
+    milnor_profile h = optimal_for(i + 1, t - res_module_top(res));
+    uint32_t ncodes = 1u << profile_total(&h);
+    if (ncodes < 2) return 1;              /* one block: the whole matrix, lift_solve is cheaper */
+    const freemod *F = &res->F[i];
+    uint32_t below = (uint32_t)freemod_dim(F, t, t), top = res_ngens(res, i, t);
+    uint32_t ncols = (uint32_t)freemod_dim(&res->F[i - 1], t, t);
+    uint32_t *rs = NULL, *ri = NULL, *cs = NULL, *ci = NULL, nr, nc;
+    uint32_t *xidx = NULL;
+    const uint64_t **rows = NULL;
+    row_build b = { 0 };
+    f2mat R = { 0 }, G = { 0 };
+    int rc = -1;
+    if (bucket(res, i, t, t, &h, ncodes, &rs, &ri, &nr) || bucket(res, i - 1, t, t, &h, ncodes, &cs, &ci, &nc) ||
+        f2mat_copy(&R, Y) != 0 || f2mat_init(X, Y->rows, below + top) != 0)
+        goto out;
+    R.cols = ncols;
+    rows = malloc(((size_t)nr + top + 1) * sizeof *rows);
+    xidx = malloc(((size_t)nr + top + 1) * sizeof *xidx);
+    if (!rows || !xidx || f2mat_init(&G, top, ncols) != 0) goto out;
+    for (uint32_t k = 0; k < top; k++) {   /* the generators' images, cut to the columns */
+        const fm_gen *g = &F->gens[t][k];
+        uint32_t bits = g->bits < ncols ? g->bits : ncols;
+        memcpy(f2mat_row(&G, k), g->img, f2vec_words(bits) * sizeof(uint64_t));
+        if (bits & 63) f2mat_row(&G, k)[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
+    }
+    /* zero signature: its rows and the generators of degree t (Sq(0)·g), then code by code in
+     * increasing order (the forward substitution of nassau_correct), each block's rows built
+     * only when some residual has a bit in its columns */
+    for (uint32_t code = 0; code < ncodes; code++) {
+        uint32_t r0 = rs[code], n = rs[code + 1] - r0, c0 = cs[code], m = cs[code + 1] - c0;
+        if (!m || !touches(&R, ci + c0, m)) continue;
+        if (!n && (code || !top)) break;   /* nothing to lift with: lift_solve says why */
+        if (build_rows(res, i, t, ri + r0, n, ncols, &b) != 0) goto out;
+        for (uint32_t k = 0; k < n; k++) rows[k] = f2mat_row(&b.D, k), xidx[k] = ri[r0 + k];
+        for (uint32_t k = 0; code == 0 && k < top; k++) rows[n + k] = f2mat_row(&G, k), xidx[n + k] = below + k;
+        if (lift_block(rows, xidx, n + (code ? 0 : top), ci + c0, m, ncols, &R, X) != 0) goto out;
+        rb_clear(&b);
+    }
+    rc = 0;
+    for (uint32_t j = 0; j < R.rows && !rc; j++)
+        if (!f2vec_is_zero(f2mat_row(&R, j), f2vec_words(ncols))) rc = 1;
+out:
+    rb_clear(&b);
+    if (rc) f2mat_clear(X);
+    f2mat_clear(&R);
+    f2mat_clear(&G);
+    free(rows);
+    free(xidx);
+    free(rs), free(ri), free(cs), free(ci);
+    return rc;
+}

@@ -14,5 +14,16 @@ void res_nassau_free(step_ctx *c);
 /* Predicted peak bytes of the step at (s, t), phase 2 included (all rows of d_{s-1}: its D
  * dominates), from the dimensions known once its prerequisites are done. */
 uint64_t res_nassau_footprint(const resolution *res, int s, deg_t t);
+/* Preimages under d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of res through Nassau's signature
+ * blocks, for chain-map lifts (stages/lift.h): X (initialised here, Y->rows x dim F_{i,t}) gets
+ * for each row y_j of Y (over F_{i-1,t} on generators of degree < t, d y_j = 0) an x_j with
+ * d x_j = y_j. Profile B = optimal_for(i + 1, t), the one Nassau's step (i + 1, t) corrects
+ * its generators with: the zero-signature block (with the generators of degree t) lifts the
+ * zero-signature part, then each signature's block, in increasing code order, the part of the
+ * residual in its columns; a block's rows are multiplied only when the residual meets its
+ * columns. The residual is kept exactly, so d x_j = y_j holds whenever 0 is returned.
+ * Returns 0; 1 when this does not apply (a module Nassau does not handle, B trivial) or some
+ * residual is left (X not initialised: use lift_solve); -1 out of memory. */
+int res_nassau_preimages(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X);
 
 #endif

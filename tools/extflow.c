@@ -1276,6 +1276,9 @@ static int cmd_products(int argc, char **argv)
                 "in %.1f s; %.1f s in all; table %s/%s\n", ncl, ncl > 1 ? "es" : "", dir,
                 stage_algorithm_name(res->algorithm), set.computed, set.loaded, set.qis, set.qi_seconds,
                 (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir, table);
+    if (!rc && getenv("EXTFLOW_STATS"))
+        fprintf(stderr, "extflow: lift CPU s: products f(d z) %.2f, solves %.2f (%ld of %ld by signature blocks), "
+                "stage files %.2f\n", set.cpu_products, set.cpu_solves, set.qis_by_signature, set.qis, set.cpu_files);
     lift_set_clear(&set);
     close_dir_and_unit(&d, &u, have_unit);
     return rc;
