@@ -62,7 +62,8 @@ int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, c
     set->ncells = ((size_t)tgt->max_s + 1) * ((size_t)tgt->max_n + 1);
     pthread_mutex_init(&set->lock, NULL);
     if (outdir && *outdir) snprintf(set->outdir, sizeof set->outdir, "%s", outdir);
-    return 0;
+    set->preimage_cache = nassau_lift_cache_new(tgt);
+    return set->preimage_cache ? 0 : -1;
 }
 
 void lift_set_clear(lift_set *set)
@@ -75,6 +76,7 @@ void lift_set_clear(lift_set *set)
         free(f->coords);
     }
     free(set->maps);
+    nassau_lift_cache_free(set->preimage_cache);
     pthread_mutex_destroy(&set->lock);
     memset(set, 0, sizeof *set);
 }
@@ -617,7 +619,7 @@ int lift_step(lift_set *set, int i, deg_t t)
                     memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&Y[m], r), f2vec_words(tgt_dim) * 8);
         uint32_t bad = 0;
         double t1 = now(), c1 = cpu_now();
-        int sr = rc ? -1 : res_nassau_preimages(set->tgt, i, t, &all, &X), by_signature = sr == 0;
+        int sr = rc ? -1 : res_nassau_preimages(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
         if (sr == 1) sr = lift_solve(set->tgt, i, t, &all, &X, &bad);
         pthread_mutex_lock(&set->lock);
         set->qis += sr == 0;

@@ -90,6 +90,8 @@ typedef struct lift_set {
                                          * found bad, solves of d_i (lift_solve) */
     double qi_seconds;          /* wall time spent solving (all threads added) */
     long qis_by_signature;      /* of the solves, those done by res_nassau_preimages */
+    struct nassau_lift_cache *preimage_cache;   /* zero-signature blocks' quasi-inverses
+                                         * (stages/nassau.h), shared by the steps */
     double cpu_products, cpu_solves, cpu_files;   /* thread CPU seconds in f(d z), the solves,
                                          * the stage files (load and write): EXTFLOW_STATS */
 } lift_set;

@@ -18,12 +18,19 @@ uint64_t res_nassau_footprint(const resolution *res, int s, deg_t t);
  * blocks, for chain-map lifts (stages/lift.h): X (initialised here, Y->rows x dim F_{i,t}) gets
  * for each row y_j of Y (over F_{i-1,t} on generators of degree < t, d y_j = 0) an x_j with
  * d x_j = y_j. Profile B = optimal_for(i + 1, t), the one Nassau's step (i + 1, t) corrects
- * its generators with: the zero-signature block (with the generators of degree t) lifts the
- * zero-signature part, then each signature's block, in increasing code order, the part of the
- * residual in its columns; a block's rows are multiplied only when the residual meets its
- * columns. The residual is kept exactly, so d x_j = y_j holds whenever 0 is returned.
+ * its generators with. The rows of d_i of signature σ restricted to the columns of signature σ
+ * are the zero-signature block of d_i at degree t - |σ| (Sq(R)·g <-> Sq(R - σ)·g), and meet no
+ * other signature of degree <= |σ|; so the y are lifted level by level in |σ| through the
+ * quasi-inverses of zero-signature blocks at (i, t - |σ|) (kept in cache, when given, for the
+ * later steps of row i), and only the rows of d_i at the lifts' bits are multiplied, to carry
+ * the residual to the next level. The residual is kept exactly: 0 means d x_j = y_j for all j.
  * Returns 0; 1 when this does not apply (a module Nassau does not handle, B trivial) or some
- * residual is left (X not initialised: use lift_solve); -1 out of memory. */
-int res_nassau_preimages(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X);
+ * residual is left (X not initialised: use lift_solve); -1 out of memory. Thread-safe: steps
+ * may share one cache. */
+typedef struct nassau_lift_cache nassau_lift_cache;
+nassau_lift_cache *nassau_lift_cache_new(const resolution *res);   /* NULL: out of memory */
+void nassau_lift_cache_free(nassau_lift_cache *cache);
+int res_nassau_preimages(const resolution *res, nassau_lift_cache *cache, int i, deg_t t, const f2mat *Y,
+                         f2mat *X);
 
 #endif

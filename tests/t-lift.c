@@ -158,7 +158,7 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             }
             bad += rc != 0;
             if (rc == 0) f2mat_clear(&X);
-            rc = res_nassau_preimages(res, i, t, &Y, &X);   /* the same through signature blocks */
+            rc = res_nassau_preimages(res, NULL, i, t, &Y, &X);   /* the same through signature blocks */
             for (uint32_t j = 0; rc == 0 && j < 2; j++) {
                 uint64_t acc[f2vec_words(cols)];
                 memset(acc, 0, sizeof acc);
@@ -175,7 +175,7 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             rc = lift_solve(res, i, t, &one, &X, &which);
             bad += (rc == 0) != e0_in_image || (rc == -2 && which != 0);
             if (rc == 0) f2mat_clear(&X);
-            rc = res_nassau_preimages(res, i, t, &one, &X);   /* never claims a y off the image */
+            rc = res_nassau_preimages(res, NULL, i, t, &one, &X);   /* never claims a y off the image */
             *sig_bad += rc < 0 || (rc == 0 && !e0_in_image);
             if (rc == 0) f2mat_clear(&X);
             Y.rows = 3;
