@@ -81,6 +81,14 @@ void lift_set_clear(lift_set *set)
     memset(set, 0, sizeof *set);
 }
 
+int lift_set_share_preimages(lift_set *set, const lift_set *from)
+{
+    if (!from->preimage_cache || set->tgt != from->tgt) return -1;
+    nassau_lift_cache_free(set->preimage_cache);
+    set->preimage_cache = nassau_lift_cache_ref(from->preimage_cache);
+    return 0;
+}
+
 /* mkdir -p of path (components created as needed). */
 static int mkdir_p(const char *path)
 {
@@ -538,11 +546,12 @@ static double clock_seconds(clockid_t id)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 static double now(void) { return clock_seconds(CLOCK_MONOTONIC); }
-static double cpu_now(void) { return clock_seconds(CLOCK_THREAD_CPUTIME_ID); }
+static double cpu_now(const lift_set *set) { return set->timing ? clock_seconds(CLOCK_THREAD_CPUTIME_ID) : 0; }
 
 /* *acc += seconds, under the set's lock. */
 static void add_seconds(lift_set *set, double *acc, double seconds)
 {
+    if (!set->timing) return;
     pthread_mutex_lock(&set->lock);
     *acc += seconds;
     pthread_mutex_unlock(&set->lock);
@@ -585,9 +594,9 @@ int lift_step(lift_set *set, int i, deg_t t)
         lift_map *f = &set->maps[m];
         if (!lift_map_in_region(set, m, i, t)) continue;
         uint32_t rows = res_ngens(set->src, f->s0 + i, t + f->t0);
-        double c0 = cpu_now();
+        double c0 = cpu_now(set);
         int lr = try_load(set, f, i, t, rows, cols);
-        add_seconds(set, &set->cpu_files, cpu_now() - c0);
+        add_seconds(set, &set->cpu_files, cpu_now(set) - c0);
         if (lr != 0) {
             rc = lr < 0 ? -1 : 0;
             continue;
@@ -600,9 +609,9 @@ int lift_step(lift_set *set, int i, deg_t t)
             for (uint32_t k = 0; k < rows && t == 0; k++)
                 if (k < f->nclass && f->coords[k]) f2mat_flip(&f->val[cell], k, 0);
         } else if (rows && cols) {
-            double c1 = cpu_now();
+            double c1 = cpu_now(set);
             rc = images_of_boundaries(set, f, i, t, &Y[m]);
-            add_seconds(set, &set->cpu_products, cpu_now() - c1);
+            add_seconds(set, &set->cpu_products, cpu_now(set) - c1);
             for (uint32_t k = 0; k < rows && !rc; k++) {
                 if (f->extra) rc = f->extra(f->extra_ctx, i, t, k, f2mat_row(&Y[m], k));
                 nonzero += !f2vec_is_zero(f2mat_row(&Y[m], k), f2vec_words(tgt_dim));
@@ -618,14 +627,14 @@ int lift_step(lift_set *set, int i, deg_t t)
                 if (!f2vec_is_zero(f2mat_row(&Y[m], r), f2vec_words(tgt_dim)))
                     memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&Y[m], r), f2vec_words(tgt_dim) * 8);
         uint32_t bad = 0;
-        double t1 = now(), c1 = cpu_now();
+        double t1 = now(), c1 = cpu_now(set);
         int sr = rc ? -1 : res_nassau_preimages(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
         if (sr == 1) sr = lift_solve(set->tgt, i, t, &all, &X, &bad);
         pthread_mutex_lock(&set->lock);
         set->qis += sr == 0;
         set->qis_by_signature += by_signature;
         set->qi_seconds += now() - t1;
-        set->cpu_solves += cpu_now() - c1;
+        set->cpu_solves += cpu_now(set) - c1;
         pthread_mutex_unlock(&set->lock);
         if (sr == -2) {             /* name the map and generator of the stacked row */
             int bm = 0;
@@ -652,9 +661,9 @@ int lift_step(lift_set *set, int i, deg_t t)
         if (!todo[m]) continue;
         lift_map *f = &set->maps[m];
         const f2mat *out = &f->val[cell];
-        double c2 = cpu_now();
+        double c2 = cpu_now(set);
         if (out->rows && out->cols && set->outdir[0]) rc = write_cell(set, f, i, t, out);
-        add_seconds(set, &set->cpu_files, cpu_now() - c2);
+        add_seconds(set, &set->cpu_files, cpu_now(set) - c2);
         if (!rc) {
             f->have[cell] = 1;
             pthread_mutex_lock(&set->lock);

@@ -92,14 +92,19 @@ typedef struct lift_set {
     long qis_by_signature;      /* of the solves, those done by res_nassau_preimages */
     struct nassau_lift_cache *preimage_cache;   /* zero-signature blocks' quasi-inverses
                                          * (stages/nassau.h), shared by the steps */
+    int timing;                 /* set by the caller: measure the next three */
     double cpu_products, cpu_solves, cpu_files;   /* thread CPU seconds in f(d z), the solves,
-                                         * the stage files (load and write): EXTFLOW_STATS */
+                                         * the stage files (load and write) */
 } lift_set;
 
 /* A set over src -> tgt (both kept by the caller). outdir non-empty: stage files are read
  * and written there. 0, or -1 out of memory. */
 int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, const char *outdir);
 void lift_set_clear(lift_set *set);
+/* set (no step run yet) solves through from's preimage cache from now on, so that sets lifting
+ * into the same target one after the other (massey's) reuse its zero-signature quasi-inverses.
+ * 0, or -1 when the targets differ or from has no cache (nothing changes then). */
+int lift_set_share_preimages(lift_set *set, const lift_set *from);
 /* Adds the lift of the class coords[0..n) at (s0, t0) (n = generators there); returns its index,
  * or -1 (out of memory, or n does not match). */
 int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n);

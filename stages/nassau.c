@@ -411,6 +411,7 @@ typedef struct nassau_zqi {
 struct nassau_lift_cache {
     const resolution *res;
     pthread_mutex_t lock;
+    int refs;                           /* lift sets sharing it */
     size_t ncells;
     nassau_zqi **cell;                  /* res_cell(i, t2) */
 };
@@ -435,12 +436,25 @@ nassau_lift_cache *nassau_lift_cache_new(const resolution *res)
         return NULL;
     }
     pthread_mutex_init(&c->lock, NULL);
+    c->refs = 1;
+    return c;
+}
+
+nassau_lift_cache *nassau_lift_cache_ref(nassau_lift_cache *c)
+{
+    pthread_mutex_lock(&c->lock);
+    c->refs++;
+    pthread_mutex_unlock(&c->lock);
     return c;
 }
 
 void nassau_lift_cache_free(nassau_lift_cache *c)
 {
     if (!c) return;
+    pthread_mutex_lock(&c->lock);
+    int last = --c->refs == 0;
+    pthread_mutex_unlock(&c->lock);
+    if (!last) return;
     for (size_t k = 0; k < c->ncells; k++)
         for (nassau_zqi *z = c->cell[k], *n; z; z = n) {
             n = z->next;

@@ -29,6 +29,9 @@ uint64_t res_nassau_footprint(const resolution *res, int s, deg_t t);
  * may share one cache. */
 typedef struct nassau_lift_cache nassau_lift_cache;
 nassau_lift_cache *nassau_lift_cache_new(const resolution *res);   /* NULL: out of memory */
+/* One more holder of cache (lift sets over the same target share it); returns cache. */
+nassau_lift_cache *nassau_lift_cache_ref(nassau_lift_cache *cache);
+/* Drops one holder; the last frees it. */
 void nassau_lift_cache_free(nassau_lift_cache *cache);
 int res_nassau_preimages(const resolution *res, nassau_lift_cache *cache, int i, deg_t t, const f2mat *Y,
                          f2mat *X);
