@@ -440,7 +440,11 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
     size_t njobs = 0, nterms = 0, termcap = 0;
     f2mat R = { 0 };
     int rc = -1;
-    if (!job_of) goto out;
+    size_t vw = f2vec_words(width);
+    uint64_t *any = calloc(vw + 1, sizeof *any);    /* the bits set in some row of V */
+    if (!job_of || !any) goto out;
+    for (uint32_t k = 0; k < V->rows; k++)
+        for (size_t w = 0; w < vw; w++) any[w] |= f2mat_row(V, k)[w];
     for (uint32_t b = 0; b < width; b++) job_of[b] = -1;
     jobs = malloc(((size_t)width + 1) * sizeof *jobs);
     if (!jobs) goto out;
@@ -452,9 +456,7 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
         deg_t v = u - f->t0;                         /* degree of f(g') in target F_j */
         for (uint32_t g = 0; g < S->ngens[u] && base < width; g++, base += blen) {
             int used = 0;
-            for (uint32_t k = 0; k < V->rows && !used; k++)
-                for (uint32_t e = 0; e < blen && !used; e++)
-                    used = base + e < width && f2mat_get(V, k, (uint32_t)(base + e));
+            for (uint64_t e = base; e < base + blen && e < width && !used; e++) used = f2vec_get(any, e);
             if (!used || v < j) continue;           /* f(g') = 0: F_j is zero below degree j */
             size_t cell = lift_cell(set, j, v);
             if (f->have[cell] != 1) {
@@ -490,10 +492,7 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
             uint32_t n = (uint32_t)nterms - first;
             if (!n) continue;
             for (uint32_t e = 0; e < blen && base + e < width; e++) {
-                int set_somewhere = 0;
-                for (uint32_t k = 0; k < V->rows && !set_somewhere; k++)
-                    set_somewhere = f2mat_get(V, k, (uint32_t)(base + e));
-                if (!set_somewhere) continue;
+                if (!f2vec_get(any, base + e)) continue;
                 job_of[base + e] = (int32_t)njobs;
                 jobs[njobs++] = (milnor_row_job){ (uint32_t)(T - u), e, first, n };
             }
@@ -502,13 +501,17 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
     if (f2mat_init(&R, (uint32_t)njobs, Y->cols) != 0) goto out;
     if (njobs && Y->cols) milnor_mul_batch(&tgt->A, jobs, njobs, terms, R.data, R.stride);
     for (uint32_t k = 0; k < V->rows; k++)
-        for (uint32_t b = 0; b < width; b++)
-            if (job_of[b] >= 0 && f2mat_get(V, k, b))
-                f2vec_xor(f2mat_row(Y, k), f2mat_row(&R, (uint32_t)job_of[b]), f2vec_words(Y->cols));
+        for (size_t w = 0; w < vw; w++)
+            for (uint64_t bits = f2mat_row(V, k)[w]; bits; bits &= bits - 1) {
+                uint32_t b = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(bits);
+                if (job_of[b] >= 0)
+                    f2vec_xor(f2mat_row(Y, k), f2mat_row(&R, (uint32_t)job_of[b]), f2vec_words(Y->cols));
+            }
     rc = 0;
 out:
     if (rc && !lift_failed(set)) lift_fail(set, "out of memory lifting at target (%d, %d)", j, (int)t);
     f2mat_clear(&R);
+    free(any);
     free(job_of);
     free(jobs);
     free(terms);
