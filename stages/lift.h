@@ -18,10 +18,12 @@
  * Any preimage gives the same products, so the preimages are recomputed here from the stored
  * differentials, for the standard and the Nassau resolutions alike, all the y of a step at
  * once, and none where every y is zero (f(z) = 0 is then a preimage): first through Nassau's
- * signature blocks (res_nassau_preimages, stages/nassau.h: small blocks, and only the rows of
- * d_i whose signature the residual meets are multiplied), and where that does not apply (a
- * module Nassau does not handle, the trivial subalgebra at small t) by one RREF of
- * [D^T | Y^T] over the whole matrix of d_i (lift_solve). lift_qi_compute builds the full quasi-inverse instead (RREF of [D | 0 | I]): what
+ * signature blocks (res_nassau_preimages, stages/nassau.h: level by level in the signature
+ * degree, through quasi-inverses of zero-signature blocks of d_i at lower degrees, kept in
+ * the set's preimage_cache for its later steps; only the rows of d_i at the lifts' bits are
+ * multiplied), and where that does not apply (a module Nassau does not handle, the trivial
+ * subalgebra at small t, a residual left) by one RREF of [D^T | Y^T] over the whole matrix of
+ * d_i (lift_solve). lift_qi_compute builds the full quasi-inverse instead (RREF of [D | 0 | I]): what
  * storing QIs would take (bench/qi_bench measures both).
  *
  * Products. For y_j dual to the j-th generator of F_i in degree t, x·y_j evaluated on the
@@ -87,7 +89,7 @@ typedef struct lift_set {
     int failed;
     char error[600];
     long loaded, computed, damaged, qis;   /* statistics: non-zero cells loaded / computed, files
-                                         * found bad, solves of d_i (lift_solve) */
+                                         * found bad, solves of d_i (either way) */
     double qi_seconds;          /* wall time spent solving (all threads added) */
     long qis_by_signature;      /* of the solves, those done by res_nassau_preimages */
     struct nassau_lift_cache *preimage_cache;   /* zero-signature blocks' quasi-inverses
