@@ -367,6 +367,16 @@ static void lift_path(const lift_set *set, const lift_map *f, int s, deg_t T, ch
     snprintf(buf, size, "%s/%d_%d.zst", dir, s, (int)T);
 }
 
+/* The aux of the files of a set whose preimages are any (set->any_preimage): lift_file_aux's
+ * hash continued over ":any", so that a set that needs lift_solve's preimages never reads them
+ * (while a set content with any preimage reads both kinds). */
+static uint32_t any_preimage_aux(const lift_set *set, const lift_map *f)
+{
+    uint32_t h = lift_file_aux(set, f);
+    for (const unsigned char *p = (const unsigned char *)":any"; *p; p++) h = (h ^ *p) * 16777619u;
+    return h;
+}
+
 /* Loads map f's file at target (i, t) into m if it is there and valid: 1 loaded, 0 absent or
  * bad (a bad one is named on stderr), -1 out of memory. */
 static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, f2mat *m)
@@ -381,7 +391,13 @@ static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t 
     if (rc == STAGE_ENOMEM) return -1;
     if (rc == STAGE_OK) {
         rc = stage_expect(&h, STAGE_LIFT, s, T, set->src->module_id, set->src->algorithm, err, sizeof err);
-        if (rc == STAGE_OK && (h.aux != lift_file_aux(set, f) || h.rows != rows || h.cols != cols)) {
+        if (rc == STAGE_OK && !set->any_preimage && h.aux == any_preimage_aux(set, f) && h.rows == rows &&
+            h.cols == cols) {
+            f2mat_clear(m);              /* a products run's preimages: valid, but not sseq's */
+            return 0;
+        }
+        uint32_t own = lift_file_aux(set, f), other = set->any_preimage ? any_preimage_aux(set, f) : own;
+        if (rc == STAGE_OK && ((h.aux != own && h.aux != other) || h.rows != rows || h.cols != cols)) {
             snprintf(err, sizeof err, "%.500s: a lift file of another class or shape (aux %u, %u x %u; expected "
                      "%u x %u)", path, h.aux, h.rows, h.cols, rows, cols);
             rc = STAGE_EMISMATCH;
@@ -404,7 +420,7 @@ static int write_cell(lift_set *set, const lift_map *f, int i, deg_t t, const f2
 {
     static _Atomic unsigned long seq;
     char path[4500], tmp[4600], err[700] = "";
-    stage_header h = { .kind = STAGE_LIFT, .s = f->s0 + i, .t = t + f->t0, .aux = lift_file_aux(set, f),
+    stage_header h = { .kind = STAGE_LIFT, .s = f->s0 + i, .t = t + f->t0, .aux = set->any_preimage ? any_preimage_aux(set, f) : lift_file_aux(set, f),
                        .algorithm = (uint16_t)set->src->algorithm, .module_id = set->src->module_id };
     lift_path(set, f, h.s, h.t, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lu", path, (long)getpid(), seq++);
@@ -631,7 +647,7 @@ int lift_step(lift_set *set, int i, deg_t t)
                     memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&Y[m], r), f2vec_words(tgt_dim) * 8);
         uint32_t bad = 0;
         double t1 = now(), c1 = cpu_now(set);
-        int sr = rc ? -1 : res_nassau_preimages(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
+        int sr = rc ? -1 : !set->any_preimage ? 1 : res_nassau_preimages(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
         if (sr == 1) sr = lift_solve(set->tgt, i, t, &all, &X, &bad);
         pthread_mutex_lock(&set->lock);
         set->qis += sr == 0;

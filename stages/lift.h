@@ -17,7 +17,8 @@
  * d y = f(d d z) = 0; a y outside it is an internal error (the step fails, naming (i, t)).
  * Any preimage gives the same products, so the preimages are recomputed here from the stored
  * differentials, for the standard and the Nassau resolutions alike, all the y of a step at
- * once, and none where every y is zero (f(z) = 0 is then a preimage): first through Nassau's
+ * once, and none where every y is zero (f(z) = 0 is then a preimage): in a set that takes any
+ * preimage (lift_set.any_preimage: products, Massey products) first through Nassau's
  * signature blocks (res_nassau_preimages, stages/nassau.h: level by level in the signature
  * degree, through quasi-inverses of zero-signature blocks of d_i at lower degrees, kept in
  * the set's preimage_cache for its later steps; only the rows of d_i at the lifts' bits are
@@ -94,6 +95,11 @@ typedef struct lift_set {
     long qis_by_signature;      /* of the solves, those done by res_nassau_preimages */
     struct nassau_lift_cache *preimage_cache;   /* zero-signature blocks' quasi-inverses
                                          * (stages/nassau.h), shared by the steps */
+    int any_preimage;           /* set by the caller before the run: 1, any preimage will do
+                                 * (products, Massey products): solve through signature blocks
+                                 * where they apply (res_nassau_preimages), files with their own
+                                 * aux; 0 (lift_set_init's default): lift_solve's, sseq's
+                                 * preimage, whose homotopies secondary products read */
     int timing;                 /* set by the caller: measure the next three */
     double cpu_products, cpu_solves, cpu_files;   /* thread CPU seconds in f(d z), the solves,
                                          * the stage files (load and write) */
@@ -123,6 +129,8 @@ uint32_t lift_key_hash(const char *key);
  * module_id and algorithm), so a lift into S_2 is never read as one into another module. The
  * header's module_id and algorithm are the source's (the directory's resolution). */
 uint32_t lift_file_aux(const lift_set *set, const lift_map *f);
+/* (A set with any_preimage writes that hash continued over ":any" instead, and reads both; a
+ * set without reads only lift_file_aux's, recomputing over the other kind silently.) */
 static inline size_t lift_cell(const lift_set *set, int i, deg_t t)
 { return (size_t)i * ((size_t)set->tgt->max_n + 1) + (size_t)(t - i); }
 /* Does map m have a step at target (i, t): source (s0+i, t+t0) and target (i, t) resolved? */

@@ -1245,6 +1245,7 @@ static int cmd_products(int argc, char **argv)
     lift_set set;
     int rc = lift_set_init(&set, res, have_unit ? &u.res : res, dir) != 0;
     set.timing = getenv("EXTFLOW_STATS") != NULL;
+    set.any_preimage = 1;                    /* products do not depend on the preimages */
     for (int k = 0; k < ncl && !rc; k++)
         rc = lift_add_class(&set, classes[k].s, classes[k].n + classes[k].s, classes[k].coords, classes[k].len) < 0;
     if (rc) fprintf(stderr, "extflow: out of memory (or cannot create %s/stages/lift) setting up the lifts\n", dir);
