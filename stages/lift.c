@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "stages/durable.h"
+#include "stages/nassau.h"
 #include "stages/rowbuild.h"
 #include "stages/stagefile.h"
 
@@ -61,7 +62,8 @@ int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, c
     set->ncells = ((size_t)tgt->max_s + 1) * ((size_t)tgt->max_n + 1);
     pthread_mutex_init(&set->lock, NULL);
     if (outdir && *outdir) snprintf(set->outdir, sizeof set->outdir, "%s", outdir);
-    return 0;
+    set->preimage_cache = nassau_lift_cache_new(tgt);
+    return set->preimage_cache ? 0 : -1;
 }
 
 void lift_set_clear(lift_set *set)
@@ -74,8 +76,17 @@ void lift_set_clear(lift_set *set)
         free(f->coords);
     }
     free(set->maps);
+    nassau_lift_cache_free(set->preimage_cache);
     pthread_mutex_destroy(&set->lock);
     memset(set, 0, sizeof *set);
+}
+
+int lift_set_share_preimages(lift_set *set, const lift_set *from)
+{
+    if (!from->preimage_cache || set->tgt != from->tgt) return -1;
+    nassau_lift_cache_free(set->preimage_cache);
+    set->preimage_cache = nassau_lift_cache_ref(from->preimage_cache);
+    return 0;
 }
 
 /* mkdir -p of path (components created as needed). */
@@ -356,6 +367,16 @@ static void lift_path(const lift_set *set, const lift_map *f, int s, deg_t T, ch
     snprintf(buf, size, "%s/%d_%d.zst", dir, s, (int)T);
 }
 
+/* The aux of the files of a set whose preimages are any (set->any_preimage): lift_file_aux's
+ * hash continued over ":any", so that a set that needs lift_solve's preimages never reads them
+ * (while a set content with any preimage reads both kinds). */
+static uint32_t any_preimage_aux(const lift_set *set, const lift_map *f)
+{
+    uint32_t h = lift_file_aux(set, f);
+    for (const unsigned char *p = (const unsigned char *)":any"; *p; p++) h = (h ^ *p) * 16777619u;
+    return h;
+}
+
 /* Loads map f's file at target (i, t) into m if it is there and valid: 1 loaded, 0 absent or
  * bad (a bad one is named on stderr), -1 out of memory. */
 static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, f2mat *m)
@@ -370,7 +391,13 @@ static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t 
     if (rc == STAGE_ENOMEM) return -1;
     if (rc == STAGE_OK) {
         rc = stage_expect(&h, STAGE_LIFT, s, T, set->src->module_id, set->src->algorithm, err, sizeof err);
-        if (rc == STAGE_OK && (h.aux != lift_file_aux(set, f) || h.rows != rows || h.cols != cols)) {
+        if (rc == STAGE_OK && !set->any_preimage && h.aux == any_preimage_aux(set, f) && h.rows == rows &&
+            h.cols == cols) {
+            f2mat_clear(m);              /* a products run's preimages: valid, but not sseq's */
+            return 0;
+        }
+        uint32_t own = lift_file_aux(set, f), other = set->any_preimage ? any_preimage_aux(set, f) : own;
+        if (rc == STAGE_OK && ((h.aux != own && h.aux != other) || h.rows != rows || h.cols != cols)) {
             snprintf(err, sizeof err, "%.500s: a lift file of another class or shape (aux %u, %u x %u; expected "
                      "%u x %u)", path, h.aux, h.rows, h.cols, rows, cols);
             rc = STAGE_EMISMATCH;
@@ -393,7 +420,7 @@ static int write_cell(lift_set *set, const lift_map *f, int i, deg_t t, const f2
 {
     static _Atomic unsigned long seq;
     char path[4500], tmp[4600], err[700] = "";
-    stage_header h = { .kind = STAGE_LIFT, .s = f->s0 + i, .t = t + f->t0, .aux = lift_file_aux(set, f),
+    stage_header h = { .kind = STAGE_LIFT, .s = f->s0 + i, .t = t + f->t0, .aux = set->any_preimage ? any_preimage_aux(set, f) : lift_file_aux(set, f),
                        .algorithm = (uint16_t)set->src->algorithm, .module_id = set->src->module_id };
     lift_path(set, f, h.s, h.t, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lu", path, (long)getpid(), seq++);
@@ -429,7 +456,11 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
     size_t njobs = 0, nterms = 0, termcap = 0;
     f2mat R = { 0 };
     int rc = -1;
-    if (!job_of) goto out;
+    size_t vw = f2vec_words(width);
+    uint64_t *any = calloc(vw + 1, sizeof *any);    /* the bits set in some row of V */
+    if (!job_of || !any) goto out;
+    for (uint32_t k = 0; k < V->rows; k++)
+        for (size_t w = 0; w < vw; w++) any[w] |= f2mat_row(V, k)[w];
     for (uint32_t b = 0; b < width; b++) job_of[b] = -1;
     jobs = malloc(((size_t)width + 1) * sizeof *jobs);
     if (!jobs) goto out;
@@ -441,9 +472,7 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
         deg_t v = u - f->t0;                         /* degree of f(g') in target F_j */
         for (uint32_t g = 0; g < S->ngens[u] && base < width; g++, base += blen) {
             int used = 0;
-            for (uint32_t k = 0; k < V->rows && !used; k++)
-                for (uint32_t e = 0; e < blen && !used; e++)
-                    used = base + e < width && f2mat_get(V, k, (uint32_t)(base + e));
+            for (uint64_t e = base; e < base + blen && e < width && !used; e++) used = f2vec_get(any, e);
             if (!used || v < j) continue;           /* f(g') = 0: F_j is zero below degree j */
             size_t cell = lift_cell(set, j, v);
             if (f->have[cell] != 1) {
@@ -479,10 +508,7 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
             uint32_t n = (uint32_t)nterms - first;
             if (!n) continue;
             for (uint32_t e = 0; e < blen && base + e < width; e++) {
-                int set_somewhere = 0;
-                for (uint32_t k = 0; k < V->rows && !set_somewhere; k++)
-                    set_somewhere = f2mat_get(V, k, (uint32_t)(base + e));
-                if (!set_somewhere) continue;
+                if (!f2vec_get(any, base + e)) continue;
                 job_of[base + e] = (int32_t)njobs;
                 jobs[njobs++] = (milnor_row_job){ (uint32_t)(T - u), e, first, n };
             }
@@ -491,13 +517,17 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
     if (f2mat_init(&R, (uint32_t)njobs, Y->cols) != 0) goto out;
     if (njobs && Y->cols) milnor_mul_batch(&tgt->A, jobs, njobs, terms, R.data, R.stride);
     for (uint32_t k = 0; k < V->rows; k++)
-        for (uint32_t b = 0; b < width; b++)
-            if (job_of[b] >= 0 && f2mat_get(V, k, b))
-                f2vec_xor(f2mat_row(Y, k), f2mat_row(&R, (uint32_t)job_of[b]), f2vec_words(Y->cols));
+        for (size_t w = 0; w < vw; w++)
+            for (uint64_t bits = f2mat_row(V, k)[w]; bits; bits &= bits - 1) {
+                uint32_t b = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(bits);
+                if (job_of[b] >= 0)
+                    f2vec_xor(f2mat_row(Y, k), f2mat_row(&R, (uint32_t)job_of[b]), f2vec_words(Y->cols));
+            }
     rc = 0;
 out:
     if (rc && !lift_failed(set)) lift_fail(set, "out of memory lifting at target (%d, %d)", j, (int)t);
     f2mat_clear(&R);
+    free(any);
     free(job_of);
     free(jobs);
     free(terms);
@@ -528,11 +558,22 @@ static int images_of_boundaries(lift_set *set, const lift_map *f, int i, deg_t t
     return rc;
 }
 
-static double now(void)
+static double clock_seconds(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static double now(void) { return clock_seconds(CLOCK_MONOTONIC); }
+static double cpu_now(const lift_set *set) { return set->timing ? clock_seconds(CLOCK_THREAD_CPUTIME_ID) : 0; }
+
+/* *acc += seconds, under the set's lock. */
+static void add_seconds(lift_set *set, double *acc, double seconds)
+{
+    if (!set->timing) return;
+    pthread_mutex_lock(&set->lock);
+    *acc += seconds;
+    pthread_mutex_unlock(&set->lock);
 }
 
 /* Map f's values at target (i, t) from its file, when a previous run left a valid one: 1, 0
@@ -572,7 +613,9 @@ int lift_step(lift_set *set, int i, deg_t t)
         lift_map *f = &set->maps[m];
         if (!lift_map_in_region(set, m, i, t)) continue;
         uint32_t rows = res_ngens(set->src, f->s0 + i, t + f->t0);
+        double c0 = cpu_now(set);
         int lr = try_load(set, f, i, t, rows, cols);
+        add_seconds(set, &set->cpu_files, cpu_now(set) - c0);
         if (lr != 0) {
             rc = lr < 0 ? -1 : 0;
             continue;
@@ -585,7 +628,9 @@ int lift_step(lift_set *set, int i, deg_t t)
             for (uint32_t k = 0; k < rows && t == 0; k++)
                 if (k < f->nclass && f->coords[k]) f2mat_flip(&f->val[cell], k, 0);
         } else if (rows && cols) {
+            double c1 = cpu_now(set);
             rc = images_of_boundaries(set, f, i, t, &Y[m]);
+            add_seconds(set, &set->cpu_products, cpu_now(set) - c1);
             for (uint32_t k = 0; k < rows && !rc; k++) {
                 if (f->extra) rc = f->extra(f->extra_ctx, i, t, k, f2mat_row(&Y[m], k));
                 nonzero += !f2vec_is_zero(f2mat_row(&Y[m], k), f2vec_words(tgt_dim));
@@ -601,11 +646,14 @@ int lift_step(lift_set *set, int i, deg_t t)
                 if (!f2vec_is_zero(f2mat_row(&Y[m], r), f2vec_words(tgt_dim)))
                     memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&Y[m], r), f2vec_words(tgt_dim) * 8);
         uint32_t bad = 0;
-        double t1 = now();
-        int sr = rc ? -1 : lift_solve(set->tgt, i, t, &all, &X, &bad);
+        double t1 = now(), c1 = cpu_now(set);
+        int sr = rc ? -1 : !set->any_preimage ? 1 : res_nassau_preimages(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
+        if (sr == 1) sr = lift_solve(set->tgt, i, t, &all, &X, &bad);
         pthread_mutex_lock(&set->lock);
         set->qis += sr == 0;
+        set->qis_by_signature += by_signature;
         set->qi_seconds += now() - t1;
+        set->cpu_solves += cpu_now(set) - c1;
         pthread_mutex_unlock(&set->lock);
         if (sr == -2) {             /* name the map and generator of the stacked row */
             int bm = 0;
@@ -632,7 +680,9 @@ int lift_step(lift_set *set, int i, deg_t t)
         if (!todo[m]) continue;
         lift_map *f = &set->maps[m];
         const f2mat *out = &f->val[cell];
+        double c2 = cpu_now(set);
         if (out->rows && out->cols && set->outdir[0]) rc = write_cell(set, f, i, t, out);
+        add_seconds(set, &set->cpu_files, cpu_now(set) - c2);
         if (!rc) {
             f->have[cell] = 1;
             pthread_mutex_lock(&set->lock);

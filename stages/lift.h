@@ -16,9 +16,15 @@
  * of y under d_i : F_{i,t} -> F_{i-1,t}. y is in the image because the target is exact and
  * d y = f(d d z) = 0; a y outside it is an internal error (the step fails, naming (i, t)).
  * Any preimage gives the same products, so the preimages are recomputed here from the stored
- * differentials, for the standard and the Nassau resolutions alike: one RREF of [D^T | Y^T] per
- * step for all its y at once (lift_solve), and none where every y is zero (f(z) = 0 is then a
- * preimage). lift_qi_compute builds the full quasi-inverse instead (RREF of [D | 0 | I]): what
+ * differentials, for the standard and the Nassau resolutions alike, all the y of a step at
+ * once, and none where every y is zero (f(z) = 0 is then a preimage): in a set that takes any
+ * preimage (lift_set.any_preimage: products, Massey products) first through Nassau's
+ * signature blocks (res_nassau_preimages, stages/nassau.h: level by level in the signature
+ * degree, through quasi-inverses of zero-signature blocks of d_i at lower degrees, kept in
+ * the set's preimage_cache for its later steps; only the rows of d_i at the lifts' bits are
+ * multiplied), and where that does not apply (a module Nassau does not handle, the trivial
+ * subalgebra at small t, a residual left) by one RREF of [D^T | Y^T] over the whole matrix of
+ * d_i (lift_solve). lift_qi_compute builds the full quasi-inverse instead (RREF of [D | 0 | I]): what
  * storing QIs would take (bench/qi_bench measures both).
  *
  * Products. For y_j dual to the j-th generator of F_i in degree t, x·y_j evaluated on the
@@ -84,14 +90,29 @@ typedef struct lift_set {
     int failed;
     char error[600];
     long loaded, computed, damaged, qis;   /* statistics: non-zero cells loaded / computed, files
-                                         * found bad, solves of d_i (lift_solve) */
-    double qi_seconds;          /* wall time spent in lift_solve (all threads added) */
+                                         * found bad, solves of d_i (either way) */
+    double qi_seconds;          /* wall time spent solving (all threads added) */
+    long qis_by_signature;      /* of the solves, those done by res_nassau_preimages */
+    struct nassau_lift_cache *preimage_cache;   /* zero-signature blocks' quasi-inverses
+                                         * (stages/nassau.h), shared by the steps */
+    int any_preimage;           /* set by the caller before the run: 1, any preimage will do
+                                 * (products, Massey products): solve through signature blocks
+                                 * where they apply (res_nassau_preimages), files with their own
+                                 * aux; 0 (lift_set_init's default): lift_solve's, sseq's
+                                 * preimage, whose homotopies secondary products read */
+    int timing;                 /* set by the caller: measure the next three */
+    double cpu_products, cpu_solves, cpu_files;   /* thread CPU seconds in f(d z), the solves,
+                                         * the stage files (load and write) */
 } lift_set;
 
 /* A set over src -> tgt (both kept by the caller). outdir non-empty: stage files are read
  * and written there. 0, or -1 out of memory. */
 int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, const char *outdir);
 void lift_set_clear(lift_set *set);
+/* set (no step run yet) solves through from's preimage cache from now on, so that sets lifting
+ * into the same target one after the other (massey's) reuse its zero-signature quasi-inverses.
+ * 0, or -1 when the targets differ or from has no cache (nothing changes then). */
+int lift_set_share_preimages(lift_set *set, const lift_set *from);
 /* Adds the lift of the class coords[0..n) at (s0, t0) (n = generators there); returns its index,
  * or -1 (out of memory, or n does not match). */
 int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n);
@@ -108,6 +129,8 @@ uint32_t lift_key_hash(const char *key);
  * module_id and algorithm), so a lift into S_2 is never read as one into another module. The
  * header's module_id and algorithm are the source's (the directory's resolution). */
 uint32_t lift_file_aux(const lift_set *set, const lift_map *f);
+/* (A set with any_preimage writes that hash continued over ":any" instead, and reads both; a
+ * set without reads only lift_file_aux's, recomputing over the other kind silently.) */
 static inline size_t lift_cell(const lift_set *set, int i, deg_t t)
 { return (size_t)i * ((size_t)set->tgt->max_n + 1) + (size_t)(t - i); }
 /* Does map m have a step at target (i, t): source (s0+i, t+t0) and target (i, t) resolved? */

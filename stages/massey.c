@@ -114,6 +114,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     f2mat M = { 0 }, aug = { 0 }, ker = { 0 };
     int32_t *piv = NULL;
     lift_set_init(&set1, unit, unit, module ? "" : lift_dir);
+    set1.any_preimage = 1;                  /* brackets do not depend on the preimages */
     int ma = lift_add_class(&set1, sa, ta, a->coords, a->len), mb = lift_add_class(&set1, sb, tb, b->coords, b->len);
     if (ma < 0 || mb < 0) {
         snprintf(err, errlen, "out of memory (or cannot create the lift folders) setting up the lifts of a and b");
@@ -143,6 +144,8 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     factor_src fs = { &set1, NULL, NULL, (size_t)res->max_n + 1 };
     if (module) {
         lift_set_init(&basis, res, unit, "");
+        lift_set_share_preimages(&basis, &set1);   /* the same target: one preimage cache */
+        basis.any_preimage = 1;
         have_basis = 1;
         first = malloc(((size_t)res->max_s + 1) * fs.stride * sizeof *first);
         if (!first) goto oom;
@@ -205,6 +208,8 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     /* every f_c, through level sa + sb - 1 (no stage files: hundreds of partial maps, cheaper to
      * recompute than to keep as thousands of small files) */
     lift_set_init(&set2, res, unit, "");
+    lift_set_share_preimages(&set2, &set1);   /* the same target: one preimage cache */
+    set2.any_preimage = 1;
     have2 = 1;
     mcs = calloc(ncs + 1, sizeof *mcs);
     mhs = calloc(ncs + 1, sizeof *mhs);
@@ -221,6 +226,8 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     }
     /* every homotopy, through level sa (no stage files: they are cheap and keyed by two maps) */
     lift_set_init(&set3, res, unit, "");
+    lift_set_share_preimages(&set3, &set1);   /* the same target: one preimage cache */
+    set3.any_preimage = 1;
     have3 = 1;
     for (size_t k = 0; k < ncs; k++) {
         int s0 = sb + cs[k].s - 1;

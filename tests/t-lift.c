@@ -6,11 +6,13 @@
  *   - the relations of the sphere listed in the reference's products §7;
  *   - x·y = y·x for every pair of lifted classes, (x·y)·z = x·(y·z) for every triple;
  *   - the StarPU DAG (rt_lift) gives the same maps bit for bit as a serial run;
- *   - lift_solve against the full quasi-inverse and the matrix of d itself. */
+ *   - lift_solve against the full quasi-inverse and the matrix of d itself, and the preimages
+ *     through Nassau's signature blocks (res_nassau_preimages) against the matrix of d. */
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/rt.h"
 #include "runtime/rt_lift.h"
+#include "stages/nassau.h"
 #include "stages/products.h"
 #include "stages/report.h"
 #include "tests/ref_products.h"
@@ -113,8 +115,9 @@ static void add_all(lift_set *set, const resolution *res)
 /* lift_solve against the full quasi-inverse and the matrix itself, on every (i, t), i >= 1,
  * through stem 20, s <= 6: for y = d(b_0), d(b_0) + d(b_last) (in the image) the solution x
  * satisfies x·D = y; for y = the first basis vector, lift_solve says "not in the image"
- * exactly when the quasi-inverse leaves a remainder. Returns the number of disagreements. */
-static long check_solve(const resolution *res, long *cases)
+ * exactly when the quasi-inverse leaves a remainder. The same for res_nassau_preimages (where it
+ * answers: *sig_cases; its disagreements in *sig_bad). Returns lift_solve's disagreements. */
+static long check_solve(const resolution *res, long *cases, long *sig_cases, long *sig_bad)
 {
     long bad = 0;
     for (int i = 1; i <= 6; i++)
@@ -155,11 +158,25 @@ static long check_solve(const resolution *res, long *cases)
             }
             bad += rc != 0;
             if (rc == 0) f2mat_clear(&X);
+            rc = res_nassau_preimages(res, NULL, i, t, &Y, &X);   /* the same through signature blocks */
+            for (uint32_t j = 0; rc == 0 && j < 2; j++) {
+                uint64_t acc[f2vec_words(cols)];
+                memset(acc, 0, sizeof acc);
+                for (uint32_t r = 0; r < b.nrows; r++)
+                    if (f2mat_get(&X, j, r)) f2vec_xor(acc, f2mat_row(&b.D, r), f2vec_words(cols));
+                *sig_bad += memcmp(acc, f2mat_row(&Y, j), sizeof acc) != 0;
+            }
+            *sig_bad += rc < 0;
+            *sig_cases += rc == 0;
+            if (rc == 0) f2mat_clear(&X);
             f2mat one = Y;
             one.rows = 1;
             one.data = f2mat_row(&Y, 2);
             rc = lift_solve(res, i, t, &one, &X, &which);
             bad += (rc == 0) != e0_in_image || (rc == -2 && which != 0);
+            if (rc == 0) f2mat_clear(&X);
+            rc = res_nassau_preimages(res, NULL, i, t, &one, &X);   /* never claims a y off the image */
+            *sig_bad += rc < 0 || (rc == 0 && !e0_in_image);
             if (rc == 0) f2mat_clear(&X);
             Y.rows = 3;
             f2mat_clear(&Y);
@@ -212,9 +229,11 @@ static void check(int algorithm, const char *name)
             differ += set.maps[m].have[c] != dag.maps[m].have[c] ||
                       (set.maps[m].have[c] && !f2mat_equal(&set.maps[m].val[c], &dag.maps[m].val[c]));
         }
-    long cases = 0, solve_bad = check_solve(&res, &cases);
+    long cases = 0, sig_cases = 0, sig_bad = 0, solve_bad = check_solve(&res, &cases, &sig_cases, &sig_bad);
     ok(solve_bad == 0 && cases > 100, "%s: lift_solve: x·D = y for y in the image, 'not in the image' exactly when "
        "the quasi-inverse says so (%ld cases)", name, cases);
+    ok(sig_bad == 0 && sig_cases > 50, "%s: res_nassau_preimages: x·D = y for y in the image (%ld bidegrees by "
+       "signature blocks), never an answer for a y off it", name, sig_cases);
     ok(rc == 0 && differ == 0 && cells > 0, "%s: the StarPU DAG gives the serial run's maps bit for bit (%ld cells)",
        name, cells);
 
@@ -311,7 +330,7 @@ static void check(int algorithm, const char *name)
 int main(void)
 {
     setenv("STARPU_SILENT", "1", 0);
-    plan(2 * 21);
+    plan(2 * 22);
     check(ALG_STANDARD, "standard");
     check(ALG_NASSAU, "nassau");
     return done_testing();

@@ -6,7 +6,7 @@
 # products, and bad --class arguments refused with one line.
 . tests/lib.sh
 ROUNDS=${PRODUCTS_TEST_ROUNDS:-3}
-plan $((23 + ROUNDS))
+plan $((24 + ROUNDS))
 P="$REF/products"
 
 for alg in standard nassau; do
@@ -120,6 +120,14 @@ bad_class "malformed" --class "g=20;4"
 bad_class "not a vector" --class g=20,4,[2]
 bad_class "two classes of one name" --class h1 --class h1=1,1
 bad_class "no class" --quiet
+# products' lift files (any preimage, aux ":any") are never read by d2 --product, which needs
+# sseq's preimages: after products of h0 in the same directory it still gives sseq's table
+P="$TMP/s2-std-d2"
+$EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$P" --quiet &&
+    $EXTFLOW products "$P" --class h0 --quiet && $EXTFLOW d2 "$P" --product h0 --quiet 2>"$TMP/d2err" &&
+    tail -n +2 "$REF/secondary/secondary_product-h_0-S_2" | cmp -s - "$P/secondary_product-h0.txt" &&
+    ! grep -q recomputing "$TMP/d2err" && $EXTFLOW products "$P" --class h0 2>&1 | grep -q ' [1-9][0-9]* loaded'
+ok $? "products then d2 --product h0 in one directory: sseq's secondary_product-h_0-S_2 byte for byte, quietly; products reads d2's lift files"
 $EXTFLOW products --help | grep -q '^  products   DIR --class' && $EXTFLOW help | grep -q -- '--class C  *NAME=n,s'
 ok $? "the help (and so the man page) describes products and --class"
 done_testing
