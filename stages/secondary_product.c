@@ -342,9 +342,17 @@ int sec_product_init(sec_product *p, secondary *sec, int s0, deg_t t0, const uin
     lift_set_init(&p->hom, res, res, outdir);
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     p->comp = calloc(cells, sizeof *p->comp);
-    int m = p->comp ? lift_add_class(&p->prim, s0, t0, coords, n) : -1;
-    char key[160];
-    snprintf(key, sizeof key, "d2prod-%.100s", m == 0 ? p->prim.maps[0].key : "");
+    /* f under a key of its own ("d2f-<class>"): homotopies read f off the generators' units, so
+     * it must be the lift with sseq's preimages, never a file `products` wrote (another preimage,
+     * the same products) */
+    lift_set named;             /* only to name the class as lift_add_class does */
+    lift_set_init(&named, res, res, "");
+    int m = p->comp ? lift_add_class(&named, s0, t0, coords, n) : -1;
+    char key[160], fkey[160];
+    snprintf(fkey, sizeof fkey, "d2f-%.100s", m == 0 ? named.maps[0].key : "");
+    snprintf(key, sizeof key, "d2prod-%.100s", m == 0 ? named.maps[0].key : "");
+    lift_set_clear(&named);
+    if (m == 0) m = lift_add_map(&p->prim, s0, t0, coords, n, fkey, NULL, NULL);
     uint32_t nb = res_ngens(res, s0 + 1, t0 + 1);
     uint8_t *zero = calloc((size_t)nb + 1, 1);
     int h = m == 0 && zero ? lift_add_map(&p->hom, s0 + 1, t0 + 1, zero, nb, key, product_extra, p) : -1;

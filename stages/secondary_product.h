@@ -23,7 +23,8 @@
  * Runs: sec (d2 of the resolution, secondary_run...) must have run; then the primary lift of x,
  * the composites C^f (per bidegree, independent), then H as a lift (s0' = s0 + 1, t0' = t0 + 1,
  * zero bottom, I^f as its extra term, steps only where h^F and h^G are there to read). Lift
- * stage files: the class's own directory (as `products` keeps it) and "d2prod-<key>" for H.
+ * stage files: "d2f-<key>" for f (not the class's own directory, which `products` fills with
+ * other preimages) and "d2prod-<key>" for H.
  */
 #ifndef EXTFLOW_SECONDARY_PRODUCT_H
 #define EXTFLOW_SECONDARY_PRODUCT_H
