@@ -33,7 +33,7 @@ unsigned multinomial_mod4(const uint32_t *x, int n)
     return c;
 }
 
-/* ---- the product in B0: every Milnor matrix -------------------------------------------------
+/* ---- the product in B0, naively: every Milnor matrix (the reference path) ------------------
  * X has rows i = 0..lr (row 0 the free part), columns j = 0..ls; for i >= 1,
  * sum_j 2^j x_ij = r_i (x_i0 takes the rest), for j >= 1, sum_i x_ij = s_j (x_0j the rest);
  * T_n = sum_{i+j=n} x_ij and c = prod_n multinomial(x_{n,0}, x_{n-1,1}, ..., x_{0,n}). */
@@ -99,7 +99,7 @@ static void mod4_cell(mod4_search *m, int i, int j, uint32_t rem)
     m->x[i][j] = 0;
 }
 
-void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
+void milnor_mul_mod4_each_naive(const milnor_elt *R, const milnor_elt *S,
                           void (*emit)(const milnor_elt *T, unsigned c, void *ctx), void *ctx)
 {
     mod4_search m;
@@ -107,6 +107,159 @@ void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
     m.R = R, m.S = S, m.lr = (int)R->len, m.ls = (int)S->len;
     m.emit = emit, m.ctx = ctx;
     mod4_cell(&m, 1, 1, m.lr ? R->r[0] : 0);
+}
+
+/* ---- the product in B0, pruned by carries --------------------------------------------------
+ * A matrix's coefficient is the product of its diagonals' multinomials, whose 2-adic valuation
+ * is the number of carries in adding the diagonal's entries in base 2 (Kummer); so only
+ * matrices with at most one carry in all count. The carries of a sum of entries are
+ * sum popcount(x) - popcount(sum x), which only grows as entries are added: the search places
+ * entries one at a time, counts the carries each adds to its diagonal's partial sum, and
+ * abandons a branch at the second. Cells (the x_ij, i, j >= 1, that can be non-zero) go column
+ * by column as in algebra/milnor_search.h; x_0j is placed after its column's last cell, x_i0
+ * after its row's, and inside a row the known low bits of x_i0 (rem mod 2^{j+1}) are tested
+ * already (their carries with the diagonal so far are a lower bound). An entry v added to a
+ * partial sum P makes no carry iff v & P = 0, and exactly one iff for one bit p, P and v both
+ * have bit p, neither has bit p + 1, and they share no other bit; the search takes exactly
+ * those values. With no carry the coefficient is ±1: the multinomial's odd part is
+ * (odd part of t!) / prod (odd part of x!), whose sign mod 4 is the XOR of odd_fact_sign over
+ * t and the entries; with one carry it is 2. */
+
+typedef struct m4_search {
+    const milnor_elt *R, *S;
+    uint32_t rem[MX], col[MX];                  /* what rows / columns have left */
+    uint32_t dsum[2 * MX];                      /* partial sums of the diagonals */
+    uint8_t ci[MX * MX], cj[MX * MX], cends[MX * MX];
+    int ncells, ndiag;
+    unsigned carries, sign;                     /* carries so far (<= 1); XOR of odd_fact_sign */
+    void (*emit)(const milnor_elt *T, unsigned c, void *ctx);
+    void *ctx;
+} m4_search;
+
+enum { M4_ROW_END = 1, M4_COL_END = 2 };
+
+static unsigned carries_of(uint32_t p, uint32_t v)
+{
+    return (unsigned)(__builtin_popcount(p) + __builtin_popcount(v) - __builtin_popcount(p + v));
+}
+
+/* Adds x to diagonal n: its carries (0 or 1), or -1 (nothing added) if that makes two. */
+static int m4_place(m4_search *m, int n, uint32_t x)
+{
+    unsigned c = carries_of(m->dsum[n], x);
+    if (m->carries + c > 1) return -1;
+    m->dsum[n] += x;
+    m->carries += c;
+    m->sign ^= odd_fact_sign(x);
+    return (int)c;
+}
+
+static void m4_unplace(m4_search *m, int n, uint32_t x, int c)
+{
+    m->dsum[n] -= x;
+    m->carries -= (unsigned)c;
+    m->sign ^= odd_fact_sign(x);
+}
+
+static void m4_leaf(m4_search *m)
+{
+    milnor_elt T;
+    memset(&T, 0, sizeof T);
+    unsigned sign = m->sign;
+    for (int n = 1; n <= m->ndiag; n++) {
+        uint32_t t = m->dsum[n];
+        if (!t) continue;
+        if (n > MILNOR_MAX_LEN) return;         /* beyond every degree we hold */
+        T.r[n - 1] = t;
+        T.len = (uint32_t)n;
+        sign ^= odd_fact_sign(t);
+    }
+    T.degree = m->R->degree + m->S->degree;
+    m->emit(&T, m->carries ? 2 : (sign ? 3 : 1), m->ctx);
+}
+
+static void m4_cell(m4_search *m, int k);
+
+/* Cell k takes the value v (carries c already checked): place it and its ends, go on. */
+static void m4_take(m4_search *m, int k, uint32_t v, unsigned c)
+{
+    int i = m->ci[k], j = m->cj[k], n = i + j, ends = m->cends[k];
+    m->dsum[n] += v;
+    m->carries += c;
+    m->sign ^= odd_fact_sign(v);
+    m->rem[i] -= v << j;
+    m->col[j] -= v;
+    int ri = 0, cjc = 0;
+    if (ends & M4_ROW_END) {
+        ri = m4_place(m, i, m->rem[i]);
+    } else {
+        uint32_t low = m->rem[i] & ((2u << j) - 1), plow = m->dsum[i] & ((2u << j) - 1);
+        if (m->carries + carries_of(plow, low) > 1) ri = -1;
+    }
+    if (ri >= 0 && (ends & M4_COL_END)) {
+        cjc = m4_place(m, j, m->col[j]);
+        if (cjc < 0 && (ends & M4_ROW_END)) m4_unplace(m, i, m->rem[i], ri);
+    }
+    if (ri >= 0 && cjc >= 0) {
+        m4_cell(m, k + 1);
+        if (ends & M4_COL_END) m4_unplace(m, j, m->col[j], cjc);
+        if (ends & M4_ROW_END) m4_unplace(m, i, m->rem[i], ri);
+    }
+    m->col[j] += v;
+    m->rem[i] += v << j;
+    m->sign ^= odd_fact_sign(v);
+    m->carries -= c;
+    m->dsum[n] -= v;
+}
+
+static void m4_cell(m4_search *m, int k)
+{
+    if (k == m->ncells) {
+        m4_leaf(m);
+        return;
+    }
+    int i = m->ci[k], j = m->cj[k];
+    uint32_t lim = m->rem[i] >> j, P = m->dsum[i + j];
+    if (m->col[j] < lim) lim = m->col[j];
+    for (uint32_t v = 0; v <= lim; v = ((v | P) + 1) & ~P)       /* no carry */
+        m4_take(m, k, v, 0);
+    if (m->carries) return;
+    for (uint32_t rest = P; rest; rest &= rest - 1) {            /* one carry, at bit p */
+        int p = __builtin_ctz(rest);
+        uint32_t bit = 1u << p;
+        if (P & (bit << 1) || bit > lim) continue;
+        uint32_t F = P | bit | (bit << 1);
+        for (uint32_t y = 0; (y | bit) <= lim; y = ((y | F) + 1) & ~F)
+            m4_take(m, k, y | bit, 1);
+    }
+}
+
+void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
+                          void (*emit)(const milnor_elt *T, unsigned c, void *ctx), void *ctx)
+{
+    m4_search m;
+    memset(&m, 0, sizeof m);
+    m.R = R, m.S = S, m.emit = emit, m.ctx = ctx;
+    int lr = (int)R->len, ls = (int)S->len, last_in_row[MX];
+    m.ndiag = lr + ls;
+    for (int i = 1; i <= lr; i++) m.rem[i] = R->r[i - 1], last_in_row[i] = -1;
+    for (int j = 1; j <= ls; j++) {
+        int first = m.ncells;
+        m.col[j] = S->r[j - 1];
+        for (int i = 1; i <= lr && m.col[j]; i++)
+            if (m.rem[i] >> j) {
+                last_in_row[i] = m.ncells;
+                m.ci[m.ncells] = (uint8_t)i, m.cj[m.ncells] = (uint8_t)j, m.cends[m.ncells] = 0;
+                m.ncells++;
+            }
+        if (m.ncells > first) m.cends[m.ncells - 1] = M4_COL_END;
+        else if (m4_place(&m, j, m.col[j]) < 0) return;
+    }
+    for (int i = 1; i <= lr; i++) {
+        if (last_in_row[i] >= 0) m.cends[last_in_row[i]] |= M4_ROW_END;
+        else if (m4_place(&m, i, m.rem[i]) < 0) return;
+    }
+    m4_cell(&m, 0);
 }
 
 /* ---- pair elements ------------------------------------------------------------------------- */

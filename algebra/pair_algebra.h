@@ -51,9 +51,14 @@ unsigned multinomial_mod4(const uint32_t *x, int n);
 
 /* Sq(R)·Sq(S) in B0: calls emit(T, c, ctx) for every Milnor matrix whose coefficient c (the
  * product of its diagonals' multinomials) is not 0 mod 4; c in {1, 2, 3}. Several matrices
- * may give the same T: the caller adds. */
+ * may give the same T: the caller adds. The search places entries one by one and leaves a
+ * branch at its second carry (a matrix with two has coefficient 0 mod 4). */
 void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
                           void (*emit)(const milnor_elt *T, unsigned c, void *ctx), void *ctx);
+/* The same matrices (same calls, in another order) by enumerating every Milnor matrix and
+ * computing its coefficient at the end: the reference path for the tests. */
+void milnor_mul_mod4_each_naive(const milnor_elt *R, const milnor_elt *S,
+                                void (*emit)(const milnor_elt *T, unsigned c, void *ctx), void *ctx);
 
 typedef struct pair_elt {
     deg_t degree;

@@ -1,6 +1,7 @@
 /* t-pair-algebra.c — TAP tests of the secondary Steenrod algebra's pieces (algebra/pair_algebra.c):
  * binomials and multinomials mod 4 against Pascal's triangle, the mod-4 Milnor product against
- * the mod-2 one and against the coproduct it is dual to (expanded naively), A(Sq R, Y_{k,l}) and the Y part of A(a, σ(b)σ(c)) on the
+ * the mod-2 one and against the coproduct it is dual to (expanded naively), the search pruned
+ * by carries against the naive enumeration, A(Sq R, Y_{k,l}) and the Y part of A(a, σ(b)σ(c)) on the
  * unit cases of Chua's formulas (values also asserted by sseq's own tests), and the A-action's
  * degree and linearity. Env: SEED (random tests; default time). */
 #include <stdint.h>
@@ -197,6 +198,55 @@ static void test_mod4_product(void)
        checked, bad);
 }
 
+/* The pruned search against the naive one: the same calls (T, c), counted per T and c. */
+typedef struct call_count {
+    uint32_t n[4096][4];                /* calls per target index and coefficient */
+} call_count;
+
+static void count_call(const milnor_elt *T, unsigned c, void *ctx)
+{
+    call_count *cc = ctx;
+    cc->n[milnor_index(&A, T)][c & 3]++;
+}
+
+/* 1 if the two searches' calls for Sq(R)·Sq(S) differ; adds the naive one's count to *calls. */
+static int pruned_differs(const milnor_elt *R, const milnor_elt *S, long *calls)
+{
+    static call_count fast, naive;
+    uint32_t dim = A.dim[R->degree + S->degree];
+    memset(fast.n, 0, (size_t)dim * sizeof fast.n[0]);
+    memset(naive.n, 0, (size_t)dim * sizeof naive.n[0]);
+    milnor_mul_mod4_each(R, S, count_call, &fast);
+    milnor_mul_mod4_each_naive(R, S, count_call, &naive);
+    for (uint32_t k = 0; k < dim; k++) *calls += naive.n[k][1] + naive.n[k][2] + naive.n[k][3];
+    return memcmp(fast.n, naive.n, (size_t)dim * sizeof fast.n[0]) != 0;
+}
+
+#define MOD4_ALL 36                   /* every pair of degree sum <= this */
+static void test_mod4_pruned(void)
+{
+    int bad = 0, pairs = 0;
+    long calls = 0;
+    for (deg_t dr = 0; dr <= MOD4_ALL; dr++)
+        for (deg_t ds = 0; dr + ds <= MOD4_ALL; ds++)
+            for (uint32_t i = 0; i < A.dim[dr]; i++)
+                for (uint32_t j = 0; j < A.dim[ds]; j++) {
+                    bad += pruned_differs(&A.elts[dr][i], &A.elts[ds][j], &calls);
+                    pairs++;
+                }
+    ok(bad == 0 && calls > pairs, "pruned mod-4 search makes the naive one's calls (%d pairs of degree sum <= %d, "
+       "%ld calls, %d differ)", pairs, MOD4_ALL, calls, bad);
+    /* and on random pairs of larger degree */
+    bad = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        deg_t dr = (deg_t)(rnd() % 61), ds = (deg_t)(rnd() % (MAXDEG - dr + 1));
+        if (!A.dim[dr] || !A.dim[ds] || A.dim[dr + ds] > 4096) continue;
+        bad += pruned_differs(&A.elts[dr][rnd() % A.dim[dr]], &A.elts[ds][rnd() % A.dim[ds]], &calls);
+    }
+    ok(bad == 0, "pruned mod-4 search equals the naive one on 3000 random pairs of degree sum <= %d (%d differ)",
+       MAXDEG, bad);
+}
+
 /* ---- A(R, Y) and the Y part of A(a, σ(b)σ(c)) --------------------------------------------------- */
 
 /* The vector over A_d of a single basis element, or of a sum given as a list. */
@@ -311,6 +361,7 @@ int main(void)
     if (milnor_basis_init(&A, MAXDEG, NULL) < 0) bail("milnor_basis_init failed");
     test_binomials();
     test_mod4_product();
+    test_mod4_pruned();
     test_a_y();
     test_a_sigma_y();
     test_finalize();
