@@ -478,7 +478,7 @@ const uint64_t *pair_ay_cached(pair_ay_cache *c, const milnor_basis *A, const mi
     return v;
 }
 
-/* ---- the action of A on pair elements -------------------------------------------------------- */
+/* ---- the action of A on pair elements, one product per pair (the reference path) ------------- */
 
 /* out ^= x·y at col_offset, x over A_dx, y over A_dy (packed). */
 static void mul_vectors(const milnor_basis *A, const uint64_t *x, deg_t dx, const uint64_t *y, deg_t dy,
@@ -491,7 +491,7 @@ static void mul_vectors(const milnor_basis *A, const uint64_t *x, deg_t dx, cons
     }
 }
 
-int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+int pair_a_mul_add_pairwise(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
                    const pair_elt *e, uint64_t *out, uint64_t col_offset)
 {
     if (!n || a[0].degree == 0) return 0;
@@ -526,4 +526,105 @@ int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt
             free(sum);
         }
     return 0;
+}
+
+/* ---- the action of A on pair elements, batched ------------------------------------------------
+ * Every product of A(a, e) lands in the same vector, so they make one milnor_mul_batch call on
+ * one row (stride 0): a term list per factor on the right (twos, each non-zero ys[k][l]) and a
+ * job per basis element on the left (Sq(R - e_1) for each R of a; each basis element of the sum
+ * of the A(Sq R, Y_{k,l})), the jobs of one term list next to each other. */
+
+typedef struct mul_batch {
+    milnor_row_job *jobs;
+    milnor_term *terms;
+    size_t njobs, jcap, nterms, tcap;
+} mul_batch;
+
+static void mul_batch_clear(mul_batch *b)
+{
+    free(b->jobs);
+    free(b->terms);
+}
+
+/* Appends the terms (d, j) for the bits j of v (dim A_d bits), columns at bit0; returns the
+ * first term's position, or -1 out of memory. */
+static long mul_batch_terms(mul_batch *b, const milnor_basis *A, const uint64_t *v, deg_t d, uint32_t bit0)
+{
+    size_t first = b->nterms;
+    for (size_t w = 0; w < words_of(A->dim[d]); w++)
+        for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
+            if (b->nterms == b->tcap) {
+                size_t cap = b->tcap ? 2 * b->tcap : 256;
+                milnor_term *t = realloc(b->terms, cap * sizeof *t);
+                if (!t) return -1;
+                b->terms = t, b->tcap = cap;
+            }
+            b->terms[b->nterms++] = (milnor_term){ (uint32_t)d, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), bit0 };
+        }
+    return (long)first;
+}
+
+static int mul_batch_job(mul_batch *b, deg_t d, uint32_t idx, size_t first)
+{
+    if (b->njobs == b->jcap) {
+        size_t cap = b->jcap ? 2 * b->jcap : 64;
+        milnor_row_job *j = realloc(b->jobs, cap * sizeof *j);
+        if (!j) return -1;
+        b->jobs = j, b->jcap = cap;
+    }
+    b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)d, idx, (uint32_t)first, (uint32_t)(b->nterms - first) };
+    return 0;
+}
+
+int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                   const pair_elt *e, uint64_t *out, uint64_t col_offset)
+{
+    if (!n || a[0].degree == 0) return 0;
+    deg_t da = a[0].degree, d = e->degree;
+    uint32_t bit0 = (uint32_t)(col_offset & 63);
+    mul_batch b = { 0 };
+    uint64_t *sum = NULL;
+    int rc = -1;
+    /* twos: Sq(R - e_1)·twos */
+    long first = mul_batch_terms(&b, A, e->twos, d, bit0);
+    if (first < 0) goto done;
+    if (b.nterms > (size_t)first)
+        for (uint32_t r = 0; r < n; r++) {
+            milnor_elt R1 = a[r];
+            if (sub_slot(&R1, 1, 0) && mul_batch_job(&b, R1.degree, milnor_index(A, &R1), (size_t)first) != 0)
+                goto done;
+        }
+    /* Y terms: (sum over a's terms of A(Sq R, Y_{k,l}))·ys[k][l] */
+    size_t sumw = 0;
+    for (int k = 0; k < e->nk; k++)
+        for (int l = k + 1; l < e->nl[k]; l++) {
+            deg_t day = da + (1 << k) + (1 << l) - 2;
+            if (words_of(A->dim[day]) > sumw) sumw = words_of(A->dim[day]);
+        }
+    sum = malloc((sumw + 1) * sizeof *sum);
+    if (!sum) goto done;
+    for (int k = 0; k < e->nk; k++)
+        for (int l = k + 1; l < e->nl[k]; l++) {
+            deg_t dy = d + 1 - (1 << k) - (1 << l), day = da + (1 << k) + (1 << l) - 2;
+            first = mul_batch_terms(&b, A, e->ys[k][l], dy, bit0);
+            if (first < 0) goto done;
+            if (b.nterms == (size_t)first) continue;
+            size_t aw = words_of(A->dim[day]);
+            memset(sum, 0, aw * sizeof *sum);
+            for (uint32_t r = 0; r < n; r++) {
+                const uint64_t *v = pair_ay_cached(cache, A, &a[r], k, l);
+                if (!v) goto done;
+                for (size_t w = 0; w < aw; w++) sum[w] ^= v[w];
+            }
+            for (size_t w = 0; w < aw; w++)
+                for (uint64_t bits = sum[w]; bits; bits &= bits - 1)
+                    if (mul_batch_job(&b, day, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), (size_t)first) != 0)
+                        goto done;
+        }
+    milnor_mul_batch(A, b.jobs, b.njobs, b.terms, out + (col_offset >> 6), 0);
+    rc = 0;
+done:
+    free(sum);
+    mul_batch_clear(&b);
+    return rc;
 }

@@ -32,7 +32,7 @@
  * Layout. A pair_elt owns one allocation: ones, twos (dim A_d bits each, packed 64 to a word,
  * least significant first), then ys[k][l] for k < nk, l < nl[k] (only k < l are ever set), each
  * over A_{d+1-2^k-2^l}. nk = floor(log2 d) + 1 (0 for d = 0), nl[k] = floor(log2(d+1-2^k)) + 1.
- * Products into packed vectors use milnor_mul_into (algebra/milnor.h). Kernels only: nothing
+ * Products into packed vectors go through milnor_mul_into or milnor_mul_batch (algebra/milnor.h). Kernels only: nothing
  * here knows StarPU. Thread safety: a pair_elt belongs to its caller; a pair_ay_cache is shared
  * and locked inside.
  */
@@ -103,5 +103,9 @@ const uint64_t *pair_ay_cached(pair_ay_cache *c, const milnor_basis *A, const mi
  * memory (cache). */
 int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
                    const pair_elt *e, uint64_t *out, uint64_t col_offset);
+/* The same bits, one milnor_mul_into per pair of basis elements: the reference path for the
+ * tests (pair_a_mul_add gives all its products to milnor_mul_batch at once). */
+int pair_a_mul_add_pairwise(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                            const pair_elt *e, uint64_t *out, uint64_t col_offset);
 
 #endif

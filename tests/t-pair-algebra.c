@@ -322,6 +322,47 @@ static void test_a_sigma_y(void)
     pair_ay_cache_clear(&cache);
 }
 
+/* Random bits in the first `bits` bits of v. */
+static void random_bits(uint64_t *v, uint32_t bits)
+{
+    for (uint32_t w = 0; w < (bits + 63) / 64; w++) v[w] = rnd() & rnd();
+    if (bits & 63) v[bits / 64] &= ((uint64_t)1 << (bits & 63)) - 1;
+}
+
+/* pair_a_mul_add (one milnor_mul_batch) against pair_a_mul_add_pairwise on random pair
+ * elements (random twos and Y vectors) and random sums a, at random column offsets. */
+static void test_a_mul_batched(void)
+{
+    pair_ay_cache cache;
+    if (pair_ay_cache_init(&cache) != 0) bail("out of memory");
+    int bad = 0, nonzero = 0, trials = 300;
+    for (int t = 0; t < trials; t++) {
+        deg_t d = (deg_t)(2 + rnd() % 40), da = (deg_t)(1 + rnd() % 24);
+        pair_elt P;
+        if (pair_elt_init(&P, &A, d) != 0) bail("out of memory");
+        random_bits(P.twos, A.dim[d]);
+        for (int k = 0; k < P.nk; k++)
+            for (int l = k + 1; l < P.nl[k]; l++)
+                if (rnd() % 2) random_bits(P.ys[k][l], P.ys_dim[k][l]);
+        milnor_elt a[4];
+        uint32_t n = 1 + (uint32_t)(rnd() % 4);
+        for (uint32_t i = 0; i < n; i++) a[i] = A.elts[da][rnd() % A.dim[da]];
+        uint64_t off = rnd() % 300, fast[VW + 8] = { 0 }, slow[VW + 8] = { 0 };
+        int rc1 = pair_a_mul_add(&A, &cache, a, n, &P, fast, off);
+        int rc2 = pair_a_mul_add_pairwise(&A, &cache, a, n, &P, slow, off);
+        if (rc1 || rc2 || memcmp(fast, slow, sizeof fast)) bad++;
+        for (int w = 0; w < VW + 8; w++)
+            if (fast[w]) {
+                nonzero++;
+                break;
+            }
+        pair_elt_clear(&P);
+    }
+    ok(bad == 0 && nonzero > trials / 2, "batched A(a, e) equals the pairwise one on %d random cases (%d non-zero, "
+       "%d differ)", trials, nonzero, bad);
+    pair_ay_cache_clear(&cache);
+}
+
 /* σ(b)σ(c) + σ(b')σ(c') with bc + b'c' = 0 mod 2 has no odd part: finalize accepts it; a lone
  * product with an odd term is refused. */
 static void test_finalize(void)
@@ -364,6 +405,7 @@ int main(void)
     test_mod4_pruned();
     test_a_y();
     test_a_sigma_y();
+    test_a_mul_batched();
     test_finalize();
     milnor_basis_clear(&A);
     return done_testing();
