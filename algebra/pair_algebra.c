@@ -528,11 +528,11 @@ int pair_a_mul_add_pairwise(const milnor_basis *A, pair_ay_cache *cache, const m
     return 0;
 }
 
-/* ---- the action of A on pair elements, batched ------------------------------------------------
- * Every product of A(a, e) lands in the same vector, so they make one milnor_mul_batch call on
- * one row (stride 0): a term list per factor on the right (twos, each non-zero ys[k][l]) and a
- * job per basis element on the left (Sq(R - e_1) for each R of a; each basis element of the sum
- * of the A(Sq R, Y_{k,l})), the jobs of one term list next to each other. */
+/* ---- products in batches -------------------------------------------------------------------
+ * The mod-2 products of many σ-products, and of A(a, e) for many e, go to milnor_mul_batch
+ * (algebra/milnor.h) at once: jobs (left factors) that share a list of terms (right factors)
+ * enumerate their R-halves once for all of them. A batch writes one row (stride 0); terms name
+ * their place in it by their column. */
 
 typedef struct mul_batch {
     milnor_row_job *jobs;
@@ -546,70 +546,161 @@ static void mul_batch_clear(mul_batch *b)
     free(b->terms);
 }
 
-/* Appends the terms (d, j) for the bits j of v (dim A_d bits), columns at bit0; returns the
- * first term's position, or -1 out of memory. */
-static long mul_batch_terms(mul_batch *b, const milnor_basis *A, const uint64_t *v, deg_t d, uint32_t bit0)
+/* Doubles the array *p of *cap elements of size sz (to 64 at first). 0, or -1 out of memory. */
+static int grow_array(void **p, size_t *cap, size_t sz)
 {
-    size_t first = b->nterms;
-    for (size_t w = 0; w < words_of(A->dim[d]); w++)
-        for (uint64_t bits = v[w]; bits; bits &= bits - 1) {
-            if (b->nterms == b->tcap) {
-                size_t cap = b->tcap ? 2 * b->tcap : 256;
-                milnor_term *t = realloc(b->terms, cap * sizeof *t);
-                if (!t) return -1;
-                b->terms = t, b->tcap = cap;
-            }
-            b->terms[b->nterms++] = (milnor_term){ (uint32_t)d, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), bit0 };
-        }
-    return (long)first;
+    size_t n = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, n * sz);
+    if (!q) return -1;
+    *p = q;
+    *cap = n;
+    return 0;
 }
 
+static int mul_batch_term(mul_batch *b, deg_t d, uint32_t idx, uint64_t col)
+{
+    if (b->nterms == b->tcap && grow_array((void **)&b->terms, &b->tcap, sizeof *b->terms) != 0) return -1;
+    b->terms[b->nterms++] = (milnor_term){ (uint32_t)d, idx, (uint32_t)col };
+    return 0;
+}
+
+/* Appends the terms (d, j) for the bits j of v (dim A_d bits), product j at column col. */
+static int mul_batch_vector(mul_batch *b, const milnor_basis *A, const uint64_t *v, deg_t d, uint64_t col)
+{
+    for (size_t w = 0; w < words_of(A->dim[d]); w++)
+        for (uint64_t bits = v[w]; bits; bits &= bits - 1)
+            if (mul_batch_term(b, d, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), col) != 0) return -1;
+    return 0;
+}
+
+/* A job: Sq(R) (degree d, index idx) times the terms from position first on. */
 static int mul_batch_job(mul_batch *b, deg_t d, uint32_t idx, size_t first)
 {
-    if (b->njobs == b->jcap) {
-        size_t cap = b->jcap ? 2 * b->jcap : 64;
-        milnor_row_job *j = realloc(b->jobs, cap * sizeof *j);
-        if (!j) return -1;
-        b->jobs = j, b->jcap = cap;
-    }
+    if (b->njobs == b->jcap && grow_array((void **)&b->jobs, &b->jcap, sizeof *b->jobs) != 0) return -1;
     b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)d, idx, (uint32_t)first, (uint32_t)(b->nterms - first) };
     return 0;
 }
 
-int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
-                   const pair_elt *e, uint64_t *out, uint64_t col_offset)
+/* The Y terms of all σ(b_i)σ(c_j) (see pair_sigma_mul_add), grouped by (k, n, m): the terms are
+ * Sq(c_j - e_{k+1}) at their target's Y_{m+k,n+k}, the jobs Sq(b_i - 2^k e_n - 2^k e_m). The
+ * row is a scratch copy of the distinct targets' allocations end to end, XORed back at the end. */
+static int sigma_y_batch(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
+                         pair_elt *const *target, uint32_t nc)
 {
-    if (!n || a[0].degree == 0) return 0;
-    deg_t da = a[0].degree, d = e->degree;
-    uint32_t bit0 = (uint32_t)(col_offset & 63);
+    int rc = -1;
+    mul_batch mb = { 0 };
+    pair_elt **tg = malloc((size_t)nc * sizeof *tg);
+    uint32_t *tj = malloc((size_t)nc * sizeof *tj);             /* c_j's target: tg[tj[j]] */
+    size_t *tw = malloc((size_t)nc * sizeof *tw);               /* tg[t]'s first word in the row */
+    uint64_t *row = NULL;
+    uint32_t nt = 0, lenb = 0, lenc = 0;
+    size_t words = 0;
+    if (!tg || !tj || !tw) goto done;
+    for (uint32_t j = 0; j < nc; j++) {
+        uint32_t t = 0;
+        while (t < nt && tg[t] != target[j]) t++;
+        if (t == nt) tg[nt] = target[j], tw[nt++] = words, words += target[j]->words;
+        tj[j] = t;
+        if (c[j].len > lenc) lenc = c[j].len;
+    }
+    for (uint32_t i = 0; i < nb; i++)
+        if (b[i].len > lenb) lenb = b[i].len;
+    if (((uint64_t)words << 6) > UINT32_MAX) goto done;         /* columns are 32-bit */
+    for (int k = 0; k < (int)lenc; k++)
+        for (int n = 1; n <= (int)lenb; n++)
+            for (int m = 0; m < n; m++) {
+                int ya = m + k, yb = n + k;
+                size_t first = mb.nterms;
+                for (uint32_t j = 0; j < nc; j++) {
+                    milnor_elt S1 = c[j];
+                    const pair_elt *t = tg[tj[j]];
+                    if (!sub_slot(&S1, k + 1, 0) || ya >= t->nk || yb >= t->nl[ya]) continue;
+                    uint64_t col = 64 * (tw[tj[j]] + (size_t)(t->ys[ya][yb] - t->mem));
+                    if (mul_batch_term(&mb, S1.degree, milnor_index(A, &S1), col) != 0) goto done;
+                }
+                if (mb.nterms == first) continue;
+                size_t jobs = mb.njobs;
+                for (uint32_t i = 0; i < nb; i++) {
+                    milnor_elt R2 = b[i];
+                    if (sub_slot(&R2, n, k) && sub_slot(&R2, m, k) &&
+                        mul_batch_job(&mb, R2.degree, milnor_index(A, &R2), first) != 0)
+                        goto done;
+                }
+                if (mb.njobs == jobs) mb.nterms = first;            /* no left factor: drop them */
+            }
+    if (mb.njobs) {
+        row = calloc(words + 1, sizeof *row);
+        if (!row) goto done;
+        milnor_mul_batch(A, mb.jobs, mb.njobs, mb.terms, row, 0);
+        for (uint32_t t = 0; t < nt; t++)
+            for (size_t w = 0; w < tg[t]->words; w++) tg[t]->mem[w] ^= row[tw[t] + w];
+    }
+    rc = 0;
+done:
+    free(row);
+    free(tg);
+    free(tj);
+    free(tw);
+    mul_batch_clear(&mb);
+    return rc;
+}
+
+int pair_sigma_mul_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
+                           pair_elt *const *target, uint32_t nc)
+{
+    if (!nb || !nc) return 0;
+    if (sigma_y_batch(A, b, nb, c, target, nc) != 0) return -1;
+    for (uint32_t j = 0; j < nc; j++) {
+        mod4_acc acc = { A, target[j] };
+        for (uint32_t i = 0; i < nb; i++) milnor_mul_mod4_each(&b[i], &c[j], add_mod4, &acc);
+    }
+    return 0;
+}
+
+/* A(a, e_i) for all i: the left factors Sq(R - e_1) (R in a) meet every e_i's twos, and the
+ * basis elements of sum_R A(Sq R, Y_{k,l}) every e_i's ys[k][l]; one job per left factor and
+ * term list (twos, then each (k, l)), the terms of all e_i in it. */
+int pair_a_mul_add_many(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                        const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, uint64_t *out)
+{
+    if (!n || !ne || a[0].degree == 0) return 0;
+    deg_t da = a[0].degree;
+    uint64_t lo = UINT64_MAX;
+    for (uint32_t i = 0; i < ne; i++)
+        if (col_offset[i] < lo) lo = col_offset[i];
+    lo &= ~(uint64_t)63;
+    for (uint32_t i = 0; i < ne; i++)
+        if (col_offset[i] - lo + ((uint64_t)A->dim[da + e[i]->degree - 1]) > UINT32_MAX) return -1;
     mul_batch b = { 0 };
     uint64_t *sum = NULL;
     int rc = -1;
     /* twos: Sq(R - e_1)·twos */
-    long first = mul_batch_terms(&b, A, e->twos, d, bit0);
-    if (first < 0) goto done;
-    if (b.nterms > (size_t)first)
+    size_t first = 0;
+    for (uint32_t i = 0; i < ne; i++)
+        if (mul_batch_vector(&b, A, e[i]->twos, e[i]->degree, col_offset[i] - lo) != 0) goto done;
+    if (b.nterms > first)
         for (uint32_t r = 0; r < n; r++) {
             milnor_elt R1 = a[r];
-            if (sub_slot(&R1, 1, 0) && mul_batch_job(&b, R1.degree, milnor_index(A, &R1), (size_t)first) != 0)
-                goto done;
+            if (sub_slot(&R1, 1, 0) && mul_batch_job(&b, R1.degree, milnor_index(A, &R1), first) != 0) goto done;
         }
     /* Y terms: (sum over a's terms of A(Sq R, Y_{k,l}))·ys[k][l] */
     size_t sumw = 0;
-    for (int k = 0; k < e->nk; k++)
-        for (int l = k + 1; l < e->nl[k]; l++) {
+    for (int k = 0; k < PAIR_MAX_K; k++)
+        for (int l = k + 1; l < PAIR_MAX_K; l++) {
             deg_t day = da + (1 << k) + (1 << l) - 2;
-            if (words_of(A->dim[day]) > sumw) sumw = words_of(A->dim[day]);
-        }
-    sum = malloc((sumw + 1) * sizeof *sum);
-    if (!sum) goto done;
-    for (int k = 0; k < e->nk; k++)
-        for (int l = k + 1; l < e->nl[k]; l++) {
-            deg_t dy = d + 1 - (1 << k) - (1 << l), day = da + (1 << k) + (1 << l) - 2;
-            first = mul_batch_terms(&b, A, e->ys[k][l], dy, bit0);
-            if (first < 0) goto done;
-            if (b.nterms == (size_t)first) continue;
+            first = b.nterms;
+            for (uint32_t i = 0; i < ne; i++)
+                if (k < e[i]->nk && l < e[i]->nl[k] &&
+                    mul_batch_vector(&b, A, e[i]->ys[k][l], e[i]->degree + 1 - (1 << k) - (1 << l),
+                                     col_offset[i] - lo) != 0)
+                    goto done;
+            if (b.nterms == first) continue;
             size_t aw = words_of(A->dim[day]);
+            if (aw > sumw) {
+                uint64_t *ns = realloc(sum, (aw + 1) * sizeof *ns);
+                if (!ns) goto done;
+                sum = ns, sumw = aw;
+            }
             memset(sum, 0, aw * sizeof *sum);
             for (uint32_t r = 0; r < n; r++) {
                 const uint64_t *v = pair_ay_cached(cache, A, &a[r], k, l);
@@ -618,13 +709,19 @@ int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt
             }
             for (size_t w = 0; w < aw; w++)
                 for (uint64_t bits = sum[w]; bits; bits &= bits - 1)
-                    if (mul_batch_job(&b, day, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), (size_t)first) != 0)
+                    if (mul_batch_job(&b, day, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), first) != 0)
                         goto done;
         }
-    milnor_mul_batch(A, b.jobs, b.njobs, b.terms, out + (col_offset >> 6), 0);
+    milnor_mul_batch(A, b.jobs, b.njobs, b.terms, out + (lo >> 6), 0);
     rc = 0;
 done:
     free(sum);
     mul_batch_clear(&b);
     return rc;
+}
+
+int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                   const pair_elt *e, uint64_t *out, uint64_t col_offset)
+{
+    return pair_a_mul_add_many(A, cache, a, n, &e, &col_offset, 1, out);
 }

@@ -78,6 +78,12 @@ int pair_elt_is_zero(const pair_elt *e);
 
 /* e += σ(Sq R)·σ(Sq S); |R| + |S| = e->degree. */
 void pair_sigma_mul_add(const milnor_basis *A, pair_elt *e, const milnor_elt *R, const milnor_elt *S);
+/* target[j] += σ(b_i)·σ(c_j) for every i < nb, j < nc (|b_i| + |c_j| = target[j]->degree;
+ * targets may repeat, and must not overlap otherwise); the same as pair_sigma_mul_add on each
+ * pair, with the mod-2 products of the Y terms in one milnor_mul_batch call. 0, or -1 out of
+ * memory (targets then partly updated). */
+int pair_sigma_mul_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
+                           pair_elt *const *target, uint32_t nc);
 /* The odd part must have cancelled: 0 and ones cleared, or -1 (ones not zero: d∘d != 0). */
 int pair_finalize(pair_elt *e);
 
@@ -103,8 +109,13 @@ const uint64_t *pair_ay_cached(pair_ay_cache *c, const milnor_basis *A, const mi
  * memory (cache). */
 int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
                    const pair_elt *e, uint64_t *out, uint64_t col_offset);
-/* The same bits, one milnor_mul_into per pair of basis elements: the reference path for the
- * tests (pair_a_mul_add gives all its products to milnor_mul_batch at once). */
+/* out ^= A(a, e[i]) at bit col_offset[i] for every i < ne: pair_a_mul_add for each, with the
+ * products of all in one milnor_mul_batch call (the left factors come from a alone, so the e[i]
+ * share them). The offsets lie within 2^32 bits of each other. 0, or -1 out of memory. */
+int pair_a_mul_add_many(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                        const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, uint64_t *out);
+/* The same bits as pair_a_mul_add, one milnor_mul_into per pair of basis elements: the
+ * reference path for the tests. */
 int pair_a_mul_add_pairwise(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
                             const pair_elt *e, uint64_t *out, uint64_t col_offset);
 

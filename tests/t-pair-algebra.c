@@ -329,38 +329,85 @@ static void random_bits(uint64_t *v, uint32_t bits)
     if (bits & 63) v[bits / 64] &= ((uint64_t)1 << (bits & 63)) - 1;
 }
 
-/* pair_a_mul_add (one milnor_mul_batch) against pair_a_mul_add_pairwise on random pair
- * elements (random twos and Y vectors) and random sums a, at random column offsets. */
+/* pair_a_mul_add_many (one milnor_mul_batch for several pair elements) against
+ * pair_a_mul_add_pairwise on each, on random pair elements (random twos and Y vectors of
+ * random degrees) and random sums a, at random column offsets. */
 static void test_a_mul_batched(void)
 {
     pair_ay_cache cache;
     if (pair_ay_cache_init(&cache) != 0) bail("out of memory");
     int bad = 0, nonzero = 0, trials = 300;
     for (int t = 0; t < trials; t++) {
-        deg_t d = (deg_t)(2 + rnd() % 40), da = (deg_t)(1 + rnd() % 24);
-        pair_elt P;
-        if (pair_elt_init(&P, &A, d) != 0) bail("out of memory");
-        random_bits(P.twos, A.dim[d]);
-        for (int k = 0; k < P.nk; k++)
-            for (int l = k + 1; l < P.nl[k]; l++)
-                if (rnd() % 2) random_bits(P.ys[k][l], P.ys_dim[k][l]);
+        deg_t da = (deg_t)(1 + rnd() % 24);
+        uint32_t ne = 1 + (uint32_t)(rnd() % 3);
+        pair_elt P[3];
+        const pair_elt *pe[3];
+        uint64_t off[3];
+        for (uint32_t i = 0; i < ne; i++) {
+            deg_t d = (deg_t)(2 + rnd() % 40);
+            if (pair_elt_init(&P[i], &A, d) != 0) bail("out of memory");
+            random_bits(P[i].twos, A.dim[d]);
+            for (int k = 0; k < P[i].nk; k++)
+                for (int l = k + 1; l < P[i].nl[k]; l++)
+                    if (rnd() % 2) random_bits(P[i].ys[k][l], P[i].ys_dim[k][l]);
+            pe[i] = &P[i];
+            off[i] = rnd() % 300;
+        }
         milnor_elt a[4];
         uint32_t n = 1 + (uint32_t)(rnd() % 4);
         for (uint32_t i = 0; i < n; i++) a[i] = A.elts[da][rnd() % A.dim[da]];
-        uint64_t off = rnd() % 300, fast[VW + 8] = { 0 }, slow[VW + 8] = { 0 };
-        int rc1 = pair_a_mul_add(&A, &cache, a, n, &P, fast, off);
-        int rc2 = pair_a_mul_add_pairwise(&A, &cache, a, n, &P, slow, off);
-        if (rc1 || rc2 || memcmp(fast, slow, sizeof fast)) bad++;
+        uint64_t fast[VW + 8] = { 0 }, slow[VW + 8] = { 0 };
+        int rc = pair_a_mul_add_many(&A, &cache, a, n, pe, off, ne, fast);
+        for (uint32_t i = 0; i < ne; i++) rc |= pair_a_mul_add_pairwise(&A, &cache, a, n, &P[i], slow, off[i]);
+        if (rc || memcmp(fast, slow, sizeof fast)) bad++;
         for (int w = 0; w < VW + 8; w++)
             if (fast[w]) {
                 nonzero++;
                 break;
             }
-        pair_elt_clear(&P);
+        for (uint32_t i = 0; i < ne; i++) pair_elt_clear(&P[i]);
     }
-    ok(bad == 0 && nonzero > trials / 2, "batched A(a, e) equals the pairwise one on %d random cases (%d non-zero, "
-       "%d differ)", trials, nonzero, bad);
+    ok(bad == 0 && nonzero > trials / 2, "batched A(a, e) equals the pairwise one on %d random cases of 1-3 pair "
+       "elements (%d non-zero, %d differ)", trials, nonzero, bad);
     pair_ay_cache_clear(&cache);
+}
+
+/* pair_sigma_mul_add_all against pair_sigma_mul_add on each pair: random left factors of one
+ * degree, right factors of random degrees into 1-3 targets. */
+static void test_sigma_batched(void)
+{
+    int bad = 0, ys = 0, trials = 300;
+    for (int t = 0; t < trials; t++) {
+        deg_t db = (deg_t)(1 + rnd() % 30);
+        uint32_t nb = 1 + (uint32_t)(rnd() % 5), nt = 1 + (uint32_t)(rnd() % 3), nc = 0;
+        milnor_elt b[5], c[12];
+        pair_elt fast[3], slow[3], *target[12];
+        for (uint32_t i = 0; i < nb; i++) b[i] = A.elts[db][rnd() % A.dim[db]];
+        for (uint32_t k = 0; k < nt; k++) {
+            deg_t dc = (deg_t)(1 + rnd() % 30);
+            if (pair_elt_init(&fast[k], &A, db + dc) != 0 || pair_elt_init(&slow[k], &A, db + dc) != 0)
+                bail("out of memory");
+            for (uint32_t j = 0, m = 1 + (uint32_t)(rnd() % 4); j < m; j++) {
+                c[nc] = A.elts[dc][rnd() % A.dim[dc]];
+                target[nc++] = &fast[k];
+                for (uint32_t i = 0; i < nb; i++) pair_sigma_mul_add(&A, &slow[k], &b[i], &c[nc - 1]);
+            }
+        }
+        if (pair_sigma_mul_add_all(&A, b, nb, c, target, nc) != 0) bad++;
+        for (uint32_t k = 0; k < nt; k++) {
+            if (memcmp(fast[k].mem, slow[k].mem, fast[k].words * sizeof *fast[k].mem)) bad++;
+            size_t w0 = (size_t)(fast[k].ys[0][0] - fast[k].mem);
+            for (size_t w = w0; w < fast[k].words; w++)
+                if (fast[k].mem[w]) {
+                    ys++;
+                    break;
+                }
+            pair_elt_clear(&fast[k]);
+            pair_elt_clear(&slow[k]);
+        }
+    }
+    ok(bad == 0 && ys > trials / 2, "batched σ-products equal pair_sigma_mul_add pair by pair on %d random cases "
+       "(%d targets with Y terms, %d differ)", trials, ys, bad);
 }
 
 /* σ(b)σ(c) + σ(b')σ(c') with bc + b'c' = 0 mod 2 has no odd part: finalize accepts it; a lone
@@ -406,6 +453,7 @@ int main(void)
     test_a_y();
     test_a_sigma_y();
     test_a_mul_batched();
+    test_sigma_batched();
     test_finalize();
     milnor_basis_clear(&A);
     return done_testing();
