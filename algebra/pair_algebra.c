@@ -154,13 +154,6 @@ static int m4_place(m4_search *m, int n, uint32_t x)
     return (int)c;
 }
 
-static void m4_unplace(m4_search *m, int n, uint32_t x, int c)
-{
-    m->dsum[n] -= x;
-    m->carries -= (unsigned)c;
-    m->sign ^= odd_fact_sign(x);
-}
-
 static void m4_leaf(m4_search *m)
 {
     milnor_elt T;
@@ -180,35 +173,39 @@ static void m4_leaf(m4_search *m)
 
 static void m4_cell(m4_search *m, int k);
 
-/* Cell k takes the value v (carries c already checked): place it and its ends, go on. */
+/* Cell k takes the value v (carries c already checked): place it and its ends, go on; then
+ * everything back as it was (carries and sign restored from copies). */
 static void m4_take(m4_search *m, int k, uint32_t v, unsigned c)
 {
     int i = m->ci[k], j = m->cj[k], n = i + j, ends = m->cends[k];
+    unsigned carries = m->carries, sign = m->sign;
     m->dsum[n] += v;
     m->carries += c;
     m->sign ^= odd_fact_sign(v);
     m->rem[i] -= v << j;
     m->col[j] -= v;
-    int ri = 0, cjc = 0;
+    int ok = 1;
     if (ends & M4_ROW_END) {
-        ri = m4_place(m, i, m->rem[i]);
+        ok = m4_place(m, i, m->rem[i]) >= 0;
     } else {
         uint32_t low = m->rem[i] & ((2u << j) - 1), plow = m->dsum[i] & ((2u << j) - 1);
-        if (m->carries + carries_of(plow, low) > 1) ri = -1;
+        ok = m->carries + carries_of(plow, low) <= 1;
     }
-    if (ri >= 0 && (ends & M4_COL_END)) {
-        cjc = m4_place(m, j, m->col[j]);
-        if (cjc < 0 && (ends & M4_ROW_END)) m4_unplace(m, i, m->rem[i], ri);
-    }
-    if (ri >= 0 && cjc >= 0) {
+    if (ok && (ends & M4_COL_END)) {
+        ok = m4_place(m, j, m->col[j]) >= 0;
+        if (ok) {
+            m4_cell(m, k + 1);
+            m->dsum[j] -= m->col[j];
+        }
+        if (ends & M4_ROW_END) m->dsum[i] -= m->rem[i];
+    } else if (ok) {
         m4_cell(m, k + 1);
-        if (ends & M4_COL_END) m4_unplace(m, j, m->col[j], cjc);
-        if (ends & M4_ROW_END) m4_unplace(m, i, m->rem[i], ri);
+        if (ends & M4_ROW_END) m->dsum[i] -= m->rem[i];
     }
     m->col[j] += v;
     m->rem[i] += v << j;
-    m->sign ^= odd_fact_sign(v);
-    m->carries -= c;
+    m->carries = carries;
+    m->sign = sign;
     m->dsum[n] -= v;
 }
 
