@@ -115,7 +115,8 @@ typedef struct milnor_term {
     uint32_t col_offset;            /* column of bit 0 of the product vector */
 } milnor_term;
 
-/* rows: njobs rows of stride_words words each, XORed into (caller zeroes them).
+/* rows: njobs rows of stride_words words each, XORed into (caller zeroes them); with
+ * stride_words 0 every job XORs into the one row at rows.
  * Jobs with several terms enumerate the R-halves of their Sq(R) once and test all terms
  * against them (docs/algorithms.md §2.3); the others run one matrix search per pair. Same bits
  * either way. Thread-safe on a shared const basis (scratch is per call). */

@@ -33,7 +33,7 @@ unsigned multinomial_mod4(const uint32_t *x, int n)
     return c;
 }
 
-/* ---- the product in B0: every Milnor matrix -------------------------------------------------
+/* ---- the product in B0, naively: every Milnor matrix (the reference path) ------------------
  * X has rows i = 0..lr (row 0 the free part), columns j = 0..ls; for i >= 1,
  * sum_j 2^j x_ij = r_i (x_i0 takes the rest), for j >= 1, sum_i x_ij = s_j (x_0j the rest);
  * T_n = sum_{i+j=n} x_ij and c = prod_n multinomial(x_{n,0}, x_{n-1,1}, ..., x_{0,n}). */
@@ -99,7 +99,7 @@ static void mod4_cell(mod4_search *m, int i, int j, uint32_t rem)
     m->x[i][j] = 0;
 }
 
-void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
+void milnor_mul_mod4_each_naive(const milnor_elt *R, const milnor_elt *S,
                           void (*emit)(const milnor_elt *T, unsigned c, void *ctx), void *ctx)
 {
     mod4_search m;
@@ -107,6 +107,156 @@ void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
     m.R = R, m.S = S, m.lr = (int)R->len, m.ls = (int)S->len;
     m.emit = emit, m.ctx = ctx;
     mod4_cell(&m, 1, 1, m.lr ? R->r[0] : 0);
+}
+
+/* ---- the product in B0, pruned by carries --------------------------------------------------
+ * A matrix's coefficient is the product of its diagonals' multinomials, whose 2-adic valuation
+ * is the number of carries in adding the diagonal's entries in base 2 (Kummer); so only
+ * matrices with at most one carry in all count. The carries of a sum of entries are
+ * sum popcount(x) - popcount(sum x), which only grows as entries are added: the search places
+ * entries one at a time, counts the carries each adds to its diagonal's partial sum, and
+ * abandons a branch at the second. Cells (the x_ij, i, j >= 1, that can be non-zero) go column
+ * by column as in algebra/milnor_search.h; x_0j is placed after its column's last cell, x_i0
+ * after its row's, and inside a row the known low bits of x_i0 (rem mod 2^{j+1}) are tested
+ * already (their carries with the diagonal so far are a lower bound). An entry v added to a
+ * partial sum P makes no carry iff v & P = 0, and exactly one iff for one bit p, P and v both
+ * have bit p, neither has bit p + 1, and they share no other bit; the search takes exactly
+ * those values. With no carry the coefficient is ±1: the multinomial's odd part is
+ * (odd part of t!) / prod (odd part of x!), whose sign mod 4 is the XOR of odd_fact_sign over
+ * t and the entries; with one carry it is 2. */
+
+typedef struct m4_search {
+    const milnor_elt *R, *S;
+    uint32_t rem[MX], col[MX];                  /* what rows / columns have left */
+    uint32_t dsum[2 * MX];                      /* partial sums of the diagonals */
+    uint8_t ci[MX * MX], cj[MX * MX], cends[MX * MX];
+    int ncells, ndiag;
+    unsigned carries, sign;                     /* carries so far (<= 1); XOR of odd_fact_sign */
+    void (*emit)(const milnor_elt *T, unsigned c, void *ctx);
+    void *ctx;
+} m4_search;
+
+enum { M4_ROW_END = 1, M4_COL_END = 2 };
+
+static unsigned carries_of(uint32_t p, uint32_t v)
+{
+    return (unsigned)(__builtin_popcount(p) + __builtin_popcount(v) - __builtin_popcount(p + v));
+}
+
+/* Adds x to diagonal n: its carries (0 or 1), or -1 (nothing added) if that makes two. */
+static int m4_place(m4_search *m, int n, uint32_t x)
+{
+    unsigned c = carries_of(m->dsum[n], x);
+    if (m->carries + c > 1) return -1;
+    m->dsum[n] += x;
+    m->carries += c;
+    m->sign ^= odd_fact_sign(x);
+    return (int)c;
+}
+
+static void m4_leaf(m4_search *m)
+{
+    milnor_elt T;
+    memset(&T, 0, sizeof T);
+    unsigned sign = m->sign;
+    for (int n = 1; n <= m->ndiag; n++) {
+        uint32_t t = m->dsum[n];
+        if (!t) continue;
+        if (n > MILNOR_MAX_LEN) return;         /* beyond every degree we hold */
+        T.r[n - 1] = t;
+        T.len = (uint32_t)n;
+        sign ^= odd_fact_sign(t);
+    }
+    T.degree = m->R->degree + m->S->degree;
+    m->emit(&T, m->carries ? 2 : (sign ? 3 : 1), m->ctx);
+}
+
+static void m4_cell(m4_search *m, int k);
+
+/* Cell k takes the value v (carries c already checked): place it and its ends, go on; then
+ * everything back as it was (carries and sign restored from copies). */
+static void m4_take(m4_search *m, int k, uint32_t v, unsigned c)
+{
+    int i = m->ci[k], j = m->cj[k], n = i + j, ends = m->cends[k];
+    unsigned carries = m->carries, sign = m->sign;
+    m->dsum[n] += v;
+    m->carries += c;
+    m->sign ^= odd_fact_sign(v);
+    m->rem[i] -= v << j;
+    m->col[j] -= v;
+    int ok = 1;
+    if (ends & M4_ROW_END) {
+        ok = m4_place(m, i, m->rem[i]) >= 0;
+    } else {
+        uint32_t low = m->rem[i] & ((2u << j) - 1), plow = m->dsum[i] & ((2u << j) - 1);
+        ok = m->carries + carries_of(plow, low) <= 1;
+    }
+    if (ok && (ends & M4_COL_END)) {
+        ok = m4_place(m, j, m->col[j]) >= 0;
+        if (ok) {
+            m4_cell(m, k + 1);
+            m->dsum[j] -= m->col[j];
+        }
+        if (ends & M4_ROW_END) m->dsum[i] -= m->rem[i];
+    } else if (ok) {
+        m4_cell(m, k + 1);
+        if (ends & M4_ROW_END) m->dsum[i] -= m->rem[i];
+    }
+    m->col[j] += v;
+    m->rem[i] += v << j;
+    m->carries = carries;
+    m->sign = sign;
+    m->dsum[n] -= v;
+}
+
+static void m4_cell(m4_search *m, int k)
+{
+    if (k == m->ncells) {
+        m4_leaf(m);
+        return;
+    }
+    int i = m->ci[k], j = m->cj[k];
+    uint32_t lim = m->rem[i] >> j, P = m->dsum[i + j];
+    if (m->col[j] < lim) lim = m->col[j];
+    for (uint32_t v = 0; v <= lim; v = ((v | P) + 1) & ~P)       /* no carry */
+        m4_take(m, k, v, 0);
+    if (m->carries) return;
+    for (uint32_t rest = P; rest; rest &= rest - 1) {            /* one carry, at bit p */
+        int p = __builtin_ctz(rest);
+        uint32_t bit = 1u << p;
+        if (P & (bit << 1) || bit > lim) continue;
+        uint32_t F = P | bit | (bit << 1);
+        for (uint32_t y = 0; (y | bit) <= lim; y = ((y | F) + 1) & ~F)
+            m4_take(m, k, y | bit, 1);
+    }
+}
+
+void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
+                          void (*emit)(const milnor_elt *T, unsigned c, void *ctx), void *ctx)
+{
+    m4_search m;
+    memset(&m, 0, sizeof m);
+    m.R = R, m.S = S, m.emit = emit, m.ctx = ctx;
+    int lr = (int)R->len, ls = (int)S->len, last_in_row[MX];
+    m.ndiag = lr + ls;
+    for (int i = 1; i <= lr; i++) m.rem[i] = R->r[i - 1], last_in_row[i] = -1;
+    for (int j = 1; j <= ls; j++) {
+        int first = m.ncells;
+        m.col[j] = S->r[j - 1];
+        for (int i = 1; i <= lr && m.col[j]; i++)
+            if (m.rem[i] >> j) {
+                last_in_row[i] = m.ncells;
+                m.ci[m.ncells] = (uint8_t)i, m.cj[m.ncells] = (uint8_t)j, m.cends[m.ncells] = 0;
+                m.ncells++;
+            }
+        if (m.ncells > first) m.cends[m.ncells - 1] = M4_COL_END;
+        else if (m4_place(&m, j, m.col[j]) < 0) return;
+    }
+    for (int i = 1; i <= lr; i++) {
+        if (last_in_row[i] >= 0) m.cends[last_in_row[i]] |= M4_ROW_END;
+        else if (m4_place(&m, i, m.rem[i]) < 0) return;
+    }
+    m4_cell(&m, 0);
 }
 
 /* ---- pair elements ------------------------------------------------------------------------- */
@@ -325,7 +475,7 @@ const uint64_t *pair_ay_cached(pair_ay_cache *c, const milnor_basis *A, const mi
     return v;
 }
 
-/* ---- the action of A on pair elements -------------------------------------------------------- */
+/* ---- the action of A on pair elements, one product per pair (the reference path) ------------- */
 
 /* out ^= x·y at col_offset, x over A_dx, y over A_dy (packed). */
 static void mul_vectors(const milnor_basis *A, const uint64_t *x, deg_t dx, const uint64_t *y, deg_t dy,
@@ -338,7 +488,7 @@ static void mul_vectors(const milnor_basis *A, const uint64_t *x, deg_t dx, cons
     }
 }
 
-int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+int pair_a_mul_add_pairwise(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
                    const pair_elt *e, uint64_t *out, uint64_t col_offset)
 {
     if (!n || a[0].degree == 0) return 0;
@@ -373,4 +523,202 @@ int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt
             free(sum);
         }
     return 0;
+}
+
+/* ---- products in batches -------------------------------------------------------------------
+ * The mod-2 products of many σ-products, and of A(a, e) for many e, go to milnor_mul_batch
+ * (algebra/milnor.h) at once: jobs (left factors) that share a list of terms (right factors)
+ * enumerate their R-halves once for all of them. A batch writes one row (stride 0); terms name
+ * their place in it by their column. */
+
+typedef struct mul_batch {
+    milnor_row_job *jobs;
+    milnor_term *terms;
+    size_t njobs, jcap, nterms, tcap;
+} mul_batch;
+
+static void mul_batch_clear(mul_batch *b)
+{
+    free(b->jobs);
+    free(b->terms);
+}
+
+/* Doubles the array *p of *cap elements of size sz (to 64 at first). 0, or -1 out of memory. */
+static int grow_array(void **p, size_t *cap, size_t sz)
+{
+    size_t n = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, n * sz);
+    if (!q) return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static int mul_batch_term(mul_batch *b, deg_t d, uint32_t idx, uint64_t col)
+{
+    if (b->nterms == b->tcap && grow_array((void **)&b->terms, &b->tcap, sizeof *b->terms) != 0) return -1;
+    b->terms[b->nterms++] = (milnor_term){ (uint32_t)d, idx, (uint32_t)col };
+    return 0;
+}
+
+/* Appends the terms (d, j) for the bits j of v (dim A_d bits), product j at column col. */
+static int mul_batch_vector(mul_batch *b, const milnor_basis *A, const uint64_t *v, deg_t d, uint64_t col)
+{
+    for (size_t w = 0; w < words_of(A->dim[d]); w++)
+        for (uint64_t bits = v[w]; bits; bits &= bits - 1)
+            if (mul_batch_term(b, d, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), col) != 0) return -1;
+    return 0;
+}
+
+/* A job: Sq(R) (degree d, index idx) times the terms from position first on. */
+static int mul_batch_job(mul_batch *b, deg_t d, uint32_t idx, size_t first)
+{
+    if (b->njobs == b->jcap && grow_array((void **)&b->jobs, &b->jcap, sizeof *b->jobs) != 0) return -1;
+    b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)d, idx, (uint32_t)first, (uint32_t)(b->nterms - first) };
+    return 0;
+}
+
+/* The Y terms of all σ(b_i)σ(c_j) (see pair_sigma_mul_add), grouped by (k, n, m): the terms are
+ * Sq(c_j - e_{k+1}) at their target's Y_{m+k,n+k}, the jobs Sq(b_i - 2^k e_n - 2^k e_m). The
+ * row is a scratch copy of the distinct targets' allocations end to end, XORed back at the end. */
+static int sigma_y_batch(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
+                         pair_elt *const *target, uint32_t nc)
+{
+    int rc = -1;
+    mul_batch mb = { 0 };
+    pair_elt **tg = malloc((size_t)nc * sizeof *tg);
+    uint32_t *tj = malloc((size_t)nc * sizeof *tj);             /* c_j's target: tg[tj[j]] */
+    size_t *tw = malloc((size_t)nc * sizeof *tw);               /* tg[t]'s first word in the row */
+    uint64_t *row = NULL;
+    uint32_t nt = 0, lenb = 0, lenc = 0;
+    size_t words = 0;
+    if (!tg || !tj || !tw) goto done;
+    for (uint32_t j = 0; j < nc; j++) {
+        uint32_t t = 0;
+        while (t < nt && tg[t] != target[j]) t++;
+        if (t == nt) tg[nt] = target[j], tw[nt++] = words, words += target[j]->words;
+        tj[j] = t;
+        if (c[j].len > lenc) lenc = c[j].len;
+    }
+    for (uint32_t i = 0; i < nb; i++)
+        if (b[i].len > lenb) lenb = b[i].len;
+    if (((uint64_t)words << 6) > UINT32_MAX) goto done;         /* columns are 32-bit */
+    for (int k = 0; k < (int)lenc; k++)
+        for (int n = 1; n <= (int)lenb; n++)
+            for (int m = 0; m < n; m++) {
+                int ya = m + k, yb = n + k;
+                size_t first = mb.nterms;
+                for (uint32_t j = 0; j < nc; j++) {
+                    milnor_elt S1 = c[j];
+                    const pair_elt *t = tg[tj[j]];
+                    if (!sub_slot(&S1, k + 1, 0) || ya >= t->nk || yb >= t->nl[ya]) continue;
+                    uint64_t col = 64 * (tw[tj[j]] + (size_t)(t->ys[ya][yb] - t->mem));
+                    if (mul_batch_term(&mb, S1.degree, milnor_index(A, &S1), col) != 0) goto done;
+                }
+                if (mb.nterms == first) continue;
+                size_t jobs = mb.njobs;
+                for (uint32_t i = 0; i < nb; i++) {
+                    milnor_elt R2 = b[i];
+                    if (sub_slot(&R2, n, k) && sub_slot(&R2, m, k) &&
+                        mul_batch_job(&mb, R2.degree, milnor_index(A, &R2), first) != 0)
+                        goto done;
+                }
+                if (mb.njobs == jobs) mb.nterms = first;            /* no left factor: drop them */
+            }
+    if (mb.njobs) {
+        row = calloc(words + 1, sizeof *row);
+        if (!row) goto done;
+        milnor_mul_batch(A, mb.jobs, mb.njobs, mb.terms, row, 0);
+        for (uint32_t t = 0; t < nt; t++)
+            for (size_t w = 0; w < tg[t]->words; w++) tg[t]->mem[w] ^= row[tw[t] + w];
+    }
+    rc = 0;
+done:
+    free(row);
+    free(tg);
+    free(tj);
+    free(tw);
+    mul_batch_clear(&mb);
+    return rc;
+}
+
+int pair_sigma_mul_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
+                           pair_elt *const *target, uint32_t nc)
+{
+    if (!nb || !nc) return 0;
+    if (sigma_y_batch(A, b, nb, c, target, nc) != 0) return -1;
+    for (uint32_t j = 0; j < nc; j++) {
+        mod4_acc acc = { A, target[j] };
+        for (uint32_t i = 0; i < nb; i++) milnor_mul_mod4_each(&b[i], &c[j], add_mod4, &acc);
+    }
+    return 0;
+}
+
+/* A(a, e_i) for all i: the left factors Sq(R - e_1) (R in a) meet every e_i's twos, and the
+ * basis elements of sum_R A(Sq R, Y_{k,l}) every e_i's ys[k][l]; one job per left factor and
+ * term list (twos, then each (k, l)), the terms of all e_i in it. */
+int pair_a_mul_add_many(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                        const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, uint64_t *out)
+{
+    if (!n || !ne || a[0].degree == 0) return 0;
+    deg_t da = a[0].degree;
+    uint64_t lo = UINT64_MAX;
+    for (uint32_t i = 0; i < ne; i++)
+        if (col_offset[i] < lo) lo = col_offset[i];
+    lo &= ~(uint64_t)63;
+    for (uint32_t i = 0; i < ne; i++)
+        if (col_offset[i] - lo + ((uint64_t)A->dim[da + e[i]->degree - 1]) > UINT32_MAX) return -1;
+    mul_batch b = { 0 };
+    uint64_t *sum = NULL;
+    int rc = -1;
+    /* twos: Sq(R - e_1)·twos */
+    size_t first = 0;
+    for (uint32_t i = 0; i < ne; i++)
+        if (mul_batch_vector(&b, A, e[i]->twos, e[i]->degree, col_offset[i] - lo) != 0) goto done;
+    if (b.nterms > first)
+        for (uint32_t r = 0; r < n; r++) {
+            milnor_elt R1 = a[r];
+            if (sub_slot(&R1, 1, 0) && mul_batch_job(&b, R1.degree, milnor_index(A, &R1), first) != 0) goto done;
+        }
+    /* Y terms: (sum over a's terms of A(Sq R, Y_{k,l}))·ys[k][l] */
+    size_t sumw = 0;
+    for (int k = 0; k < PAIR_MAX_K; k++)
+        for (int l = k + 1; l < PAIR_MAX_K; l++) {
+            deg_t day = da + (1 << k) + (1 << l) - 2;
+            first = b.nterms;
+            for (uint32_t i = 0; i < ne; i++)
+                if (k < e[i]->nk && l < e[i]->nl[k] &&
+                    mul_batch_vector(&b, A, e[i]->ys[k][l], e[i]->degree + 1 - (1 << k) - (1 << l),
+                                     col_offset[i] - lo) != 0)
+                    goto done;
+            if (b.nterms == first) continue;
+            size_t aw = words_of(A->dim[day]);
+            if (aw > sumw) {
+                uint64_t *ns = realloc(sum, (aw + 1) * sizeof *ns);
+                if (!ns) goto done;
+                sum = ns, sumw = aw;
+            }
+            memset(sum, 0, aw * sizeof *sum);
+            for (uint32_t r = 0; r < n; r++) {
+                const uint64_t *v = pair_ay_cached(cache, A, &a[r], k, l);
+                if (!v) goto done;
+                for (size_t w = 0; w < aw; w++) sum[w] ^= v[w];
+            }
+            for (size_t w = 0; w < aw; w++)
+                for (uint64_t bits = sum[w]; bits; bits &= bits - 1)
+                    if (mul_batch_job(&b, day, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), first) != 0)
+                        goto done;
+        }
+    milnor_mul_batch(A, b.jobs, b.njobs, b.terms, out + (lo >> 6), 0);
+    rc = 0;
+done:
+    free(sum);
+    mul_batch_clear(&b);
+    return rc;
+}
+
+int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                   const pair_elt *e, uint64_t *out, uint64_t col_offset)
+{
+    return pair_a_mul_add_many(A, cache, a, n, &e, &col_offset, 1, out);
 }

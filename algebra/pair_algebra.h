@@ -32,7 +32,7 @@
  * Layout. A pair_elt owns one allocation: ones, twos (dim A_d bits each, packed 64 to a word,
  * least significant first), then ys[k][l] for k < nk, l < nl[k] (only k < l are ever set), each
  * over A_{d+1-2^k-2^l}. nk = floor(log2 d) + 1 (0 for d = 0), nl[k] = floor(log2(d+1-2^k)) + 1.
- * Products into packed vectors use milnor_mul_into (algebra/milnor.h). Kernels only: nothing
+ * Products into packed vectors go through milnor_mul_into or milnor_mul_batch (algebra/milnor.h). Kernels only: nothing
  * here knows StarPU. Thread safety: a pair_elt belongs to its caller; a pair_ay_cache is shared
  * and locked inside.
  */
@@ -51,9 +51,14 @@ unsigned multinomial_mod4(const uint32_t *x, int n);
 
 /* Sq(R)·Sq(S) in B0: calls emit(T, c, ctx) for every Milnor matrix whose coefficient c (the
  * product of its diagonals' multinomials) is not 0 mod 4; c in {1, 2, 3}. Several matrices
- * may give the same T: the caller adds. */
+ * may give the same T: the caller adds. The search places entries one by one and leaves a
+ * branch at its second carry (a matrix with two has coefficient 0 mod 4). */
 void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
                           void (*emit)(const milnor_elt *T, unsigned c, void *ctx), void *ctx);
+/* The same matrices (same calls, in another order) by enumerating every Milnor matrix and
+ * computing its coefficient at the end: the reference path for the tests. */
+void milnor_mul_mod4_each_naive(const milnor_elt *R, const milnor_elt *S,
+                                void (*emit)(const milnor_elt *T, unsigned c, void *ctx), void *ctx);
 
 typedef struct pair_elt {
     deg_t degree;
@@ -73,6 +78,12 @@ int pair_elt_is_zero(const pair_elt *e);
 
 /* e += σ(Sq R)·σ(Sq S); |R| + |S| = e->degree. */
 void pair_sigma_mul_add(const milnor_basis *A, pair_elt *e, const milnor_elt *R, const milnor_elt *S);
+/* target[j] += σ(b_i)·σ(c_j) for every i < nb, j < nc (|b_i| + |c_j| = target[j]->degree;
+ * targets may repeat, and must not overlap otherwise); the same as pair_sigma_mul_add on each
+ * pair, with the mod-2 products of the Y terms in one milnor_mul_batch call. 0, or -1 out of
+ * memory (targets then partly updated). */
+int pair_sigma_mul_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
+                           pair_elt *const *target, uint32_t nc);
 /* The odd part must have cancelled: 0 and ones cleared, or -1 (ones not zero: d∘d != 0). */
 int pair_finalize(pair_elt *e);
 
@@ -98,5 +109,14 @@ const uint64_t *pair_ay_cached(pair_ay_cache *c, const milnor_basis *A, const mi
  * memory (cache). */
 int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
                    const pair_elt *e, uint64_t *out, uint64_t col_offset);
+/* out ^= A(a, e[i]) at bit col_offset[i] for every i < ne: pair_a_mul_add for each, with the
+ * products of all in one milnor_mul_batch call (the left factors come from a alone, so the e[i]
+ * share them). The offsets lie within 2^32 bits of each other. 0, or -1 out of memory. */
+int pair_a_mul_add_many(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                        const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, uint64_t *out);
+/* The same bits as pair_a_mul_add, one milnor_mul_into per pair of basis elements: the
+ * reference path for the tests. */
+int pair_a_mul_add_pairwise(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                            const pair_elt *e, uint64_t *out, uint64_t col_offset);
 
 #endif

@@ -94,6 +94,17 @@ int secondary_needs_composite(const secondary *sec, int s, deg_t T)
     return s >= 2 && s + 1 <= sec->res->max_s && res_is_done(sec->res, s, T) && res_ngens(sec->res, s, T);
 }
 
+/* Doubles the array *p of *cap elements of size sz (to 64 at first). 0, or -1 out of memory. */
+static int grow(void **p, size_t *cap, size_t sz)
+{
+    size_t n = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, n * sz);
+    if (!q) return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
 /* The composite of one generator g (index gi) of F_s in degree T into *out. 0 or -1. */
 static int composite_of(secondary *sec, int s, deg_t T, uint32_t gi, sec_composite *out)
 {
@@ -108,40 +119,60 @@ static int composite_of(secondary *sec, int s, deg_t T, uint32_t gi, sec_composi
     uint32_t *first = calloc((size_t)T + 1, sizeof *first);      /* first slot of degree w */
     int rc = slot && first ? 0 : -1;
     for (deg_t w = 1; w <= T && !rc; w++) first[w] = first[w - 1] + F2->ngens[w - 1];
+    /* per generator g' of F_{s-1}: the terms b of d g on g' meet all terms c·g'' of d g' */
+    milnor_elt *bs = NULL, *cs = NULL;
+    pair_elt **targets = NULL;
+    size_t bcap = 0, ccap = 0;
     uint64_t off = 0;
     for (deg_t u = 0; u < T && !rc; u++) {
         if (!F1->ngens[u]) continue;                  /* (degrees without generators: maybe past A) */
         uint32_t blen = A->dim[T - u];
         for (uint32_t g1 = 0; g1 < F1->ngens[u] && !rc; g1++, off += blen) {
             const fm_gen *h = &F1->gens[u][g1];
+            uint32_t nb = 0, nc = 0;
             for (uint32_t e = 0; e < blen && !rc; e++) {
                 uint64_t bit = off + e;
                 if (bit >= g->bits || !(g->img[bit >> 6] >> (bit & 63) & 1)) continue;
-                const milnor_elt *b = &A->elts[T - u][e];
-                uint64_t off2 = 0;                            /* d g' over F_{s-2} in degree u */
-                for (deg_t w = 0; w < u && !rc; w++) {
-                    if (!F2->ngens[w]) continue;
-                    uint32_t clen = A->dim[u - w];
-                    for (uint32_t g2 = 0; g2 < F2->ngens[w] && !rc; g2++, off2 += clen)
-                        for (uint32_t e2 = 0; e2 < clen && !rc; e2++) {
-                            uint64_t bit2 = off2 + e2;
-                            if (bit2 >= h->bits || !(h->img[bit2 >> 6] >> (bit2 & 63) & 1)) continue;
-                            pair_elt **p = &slot[first[w] + g2];
-                            if (!*p) {
-                                *p = malloc(sizeof **p);
-                                if (!*p || pair_elt_init(*p, A, T - w) != 0) {
-                                    free(*p);
-                                    *p = NULL;
-                                    rc = -1;
-                                    break;
-                                }
-                            }
-                            pair_sigma_mul_add(A, *p, b, &A->elts[u - w][e2]);
-                        }
-                }
+                if (nb == bcap && grow((void **)&bs, &bcap, sizeof *bs) != 0) rc = -1;
+                else bs[nb++] = A->elts[T - u][e];
             }
+            if (!nb || rc) continue;
+            uint64_t off2 = 0;                                /* d g' over F_{s-2} in degree u */
+            for (deg_t w = 0; w < u && !rc; w++) {
+                if (!F2->ngens[w]) continue;
+                uint32_t clen = A->dim[u - w];
+                for (uint32_t g2 = 0; g2 < F2->ngens[w] && !rc; g2++, off2 += clen)
+                    for (uint32_t e2 = 0; e2 < clen && !rc; e2++) {
+                        uint64_t bit2 = off2 + e2;
+                        if (bit2 >= h->bits || !(h->img[bit2 >> 6] >> (bit2 & 63) & 1)) continue;
+                        pair_elt **p = &slot[first[w] + g2];
+                        if (!*p) {
+                            *p = malloc(sizeof **p);
+                            if (!*p || pair_elt_init(*p, A, T - w) != 0) {
+                                free(*p);
+                                *p = NULL;
+                                rc = -1;
+                                break;
+                            }
+                        }
+                        if (nc == ccap) {
+                            size_t tcap = ccap;                 /* cs and targets grow together */
+                            if (grow((void **)&cs, &ccap, sizeof *cs) != 0 ||
+                                grow((void **)&targets, &tcap, sizeof *targets) != 0) {
+                                rc = -1;
+                                break;
+                            }
+                        }
+                        cs[nc] = A->elts[u - w][e2];
+                        targets[nc++] = *p;
+                    }
+            }
+            if (!rc) rc = pair_sigma_mul_add_all(A, bs, nb, cs, targets, nc);
         }
     }
+    free(bs);
+    free(cs);
+    free(targets);
     /* finalize, keep the non-zero ones */
     memset(out, 0, sizeof *out);
     for (deg_t w = 0; w < T && !rc; w++)
@@ -220,6 +251,9 @@ static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
         if (F1->ngens[u] && A->dim[T - u] > amax) amax = A->dim[T - u];
     milnor_elt *a = malloc((size_t)amax * sizeof *a);
     if (!a) return -1;
+    const pair_elt **es = NULL;                 /* the composite's terms and their columns in y */
+    uint64_t *eoff = NULL;
+    size_t ecap = 0;
     uint64_t off = 0;
     int rc = 0;
     for (deg_t u = 0; u < T && !rc; u++) {
@@ -240,12 +274,27 @@ static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
                 break;
             }
             const sec_composite *c = &cells[g1];
-            for (uint32_t m = 0; m < c->n && !rc; m++)
-                rc = pair_a_mul_add(A, &sec->cache, a, na, &c->terms[m].e, y,
-                                    freemod_offset(F3, t, c->terms[m].w, c->terms[m].index));
+            if (c->n > ecap) {
+                free(es);
+                free(eoff);
+                ecap = c->n;
+                es = malloc(ecap * sizeof *es);
+                eoff = malloc(ecap * sizeof *eoff);
+                if (!es || !eoff) {
+                    rc = -1;
+                    break;
+                }
+            }
+            for (uint32_t m = 0; m < c->n; m++) {
+                es[m] = &c->terms[m].e;
+                eoff[m] = freemod_offset(F3, t, c->terms[m].w, c->terms[m].index);
+            }
+            rc = pair_a_mul_add_many(A, &sec->cache, a, na, es, eoff, c->n, y);
         }
     }
     free(a);
+    free(es);
+    free(eoff);
     if (rc && !secondary_failed(sec)) sec_fail(sec, "out of memory in d2's intermediate at (s=%d, t=%d)", s, (int)T);
     return rc;
 }

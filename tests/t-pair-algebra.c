@@ -1,6 +1,7 @@
 /* t-pair-algebra.c — TAP tests of the secondary Steenrod algebra's pieces (algebra/pair_algebra.c):
  * binomials and multinomials mod 4 against Pascal's triangle, the mod-4 Milnor product against
- * the mod-2 one and against the coproduct it is dual to (expanded naively), A(Sq R, Y_{k,l}) and the Y part of A(a, σ(b)σ(c)) on the
+ * the mod-2 one and against the coproduct it is dual to (expanded naively), the search pruned
+ * by carries against the naive enumeration, A(Sq R, Y_{k,l}) and the Y part of A(a, σ(b)σ(c)) on the
  * unit cases of Chua's formulas (values also asserted by sseq's own tests), and the A-action's
  * degree and linearity. Env: SEED (random tests; default time). */
 #include <stdint.h>
@@ -197,6 +198,55 @@ static void test_mod4_product(void)
        checked, bad);
 }
 
+/* The pruned search against the naive one: the same calls (T, c), counted per T and c. */
+typedef struct call_count {
+    uint32_t n[4096][4];                /* calls per target index and coefficient */
+} call_count;
+
+static void count_call(const milnor_elt *T, unsigned c, void *ctx)
+{
+    call_count *cc = ctx;
+    cc->n[milnor_index(&A, T)][c & 3]++;
+}
+
+/* 1 if the two searches' calls for Sq(R)·Sq(S) differ; adds the naive one's count to *calls. */
+static int pruned_differs(const milnor_elt *R, const milnor_elt *S, long *calls)
+{
+    static call_count fast, naive;
+    uint32_t dim = A.dim[R->degree + S->degree];
+    memset(fast.n, 0, (size_t)dim * sizeof fast.n[0]);
+    memset(naive.n, 0, (size_t)dim * sizeof naive.n[0]);
+    milnor_mul_mod4_each(R, S, count_call, &fast);
+    milnor_mul_mod4_each_naive(R, S, count_call, &naive);
+    for (uint32_t k = 0; k < dim; k++) *calls += naive.n[k][1] + naive.n[k][2] + naive.n[k][3];
+    return memcmp(fast.n, naive.n, (size_t)dim * sizeof fast.n[0]) != 0;
+}
+
+#define MOD4_ALL 36                   /* every pair of degree sum <= this */
+static void test_mod4_pruned(void)
+{
+    int bad = 0, pairs = 0;
+    long calls = 0;
+    for (deg_t dr = 0; dr <= MOD4_ALL; dr++)
+        for (deg_t ds = 0; dr + ds <= MOD4_ALL; ds++)
+            for (uint32_t i = 0; i < A.dim[dr]; i++)
+                for (uint32_t j = 0; j < A.dim[ds]; j++) {
+                    bad += pruned_differs(&A.elts[dr][i], &A.elts[ds][j], &calls);
+                    pairs++;
+                }
+    ok(bad == 0 && calls > pairs, "pruned mod-4 search makes the naive one's calls (%d pairs of degree sum <= %d, "
+       "%ld calls, %d differ)", pairs, MOD4_ALL, calls, bad);
+    /* and on random pairs of larger degree */
+    bad = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        deg_t dr = (deg_t)(rnd() % 61), ds = (deg_t)(rnd() % (MAXDEG - dr + 1));
+        if (!A.dim[dr] || !A.dim[ds] || A.dim[dr + ds] > 4096) continue;
+        bad += pruned_differs(&A.elts[dr][rnd() % A.dim[dr]], &A.elts[ds][rnd() % A.dim[ds]], &calls);
+    }
+    ok(bad == 0, "pruned mod-4 search equals the naive one on 3000 random pairs of degree sum <= %d (%d differ)",
+       MAXDEG, bad);
+}
+
 /* ---- A(R, Y) and the Y part of A(a, σ(b)σ(c)) --------------------------------------------------- */
 
 /* The vector over A_d of a single basis element, or of a sum given as a list. */
@@ -272,6 +322,94 @@ static void test_a_sigma_y(void)
     pair_ay_cache_clear(&cache);
 }
 
+/* Random bits in the first `bits` bits of v. */
+static void random_bits(uint64_t *v, uint32_t bits)
+{
+    for (uint32_t w = 0; w < (bits + 63) / 64; w++) v[w] = rnd() & rnd();
+    if (bits & 63) v[bits / 64] &= ((uint64_t)1 << (bits & 63)) - 1;
+}
+
+/* pair_a_mul_add_many (one milnor_mul_batch for several pair elements) against
+ * pair_a_mul_add_pairwise on each, on random pair elements (random twos and Y vectors of
+ * random degrees) and random sums a, at random column offsets. */
+static void test_a_mul_batched(void)
+{
+    pair_ay_cache cache;
+    if (pair_ay_cache_init(&cache) != 0) bail("out of memory");
+    int bad = 0, nonzero = 0, trials = 300;
+    for (int t = 0; t < trials; t++) {
+        deg_t da = (deg_t)(1 + rnd() % 24);
+        uint32_t ne = 1 + (uint32_t)(rnd() % 3);
+        pair_elt P[3];
+        const pair_elt *pe[3];
+        uint64_t off[3];
+        for (uint32_t i = 0; i < ne; i++) {
+            deg_t d = (deg_t)(2 + rnd() % 40);
+            if (pair_elt_init(&P[i], &A, d) != 0) bail("out of memory");
+            random_bits(P[i].twos, A.dim[d]);
+            for (int k = 0; k < P[i].nk; k++)
+                for (int l = k + 1; l < P[i].nl[k]; l++)
+                    if (rnd() % 2) random_bits(P[i].ys[k][l], P[i].ys_dim[k][l]);
+            pe[i] = &P[i];
+            off[i] = rnd() % 300;
+        }
+        milnor_elt a[4];
+        uint32_t n = 1 + (uint32_t)(rnd() % 4);
+        for (uint32_t i = 0; i < n; i++) a[i] = A.elts[da][rnd() % A.dim[da]];
+        uint64_t fast[VW + 8] = { 0 }, slow[VW + 8] = { 0 };
+        int rc = pair_a_mul_add_many(&A, &cache, a, n, pe, off, ne, fast);
+        for (uint32_t i = 0; i < ne; i++) rc |= pair_a_mul_add_pairwise(&A, &cache, a, n, &P[i], slow, off[i]);
+        if (rc || memcmp(fast, slow, sizeof fast)) bad++;
+        for (int w = 0; w < VW + 8; w++)
+            if (fast[w]) {
+                nonzero++;
+                break;
+            }
+        for (uint32_t i = 0; i < ne; i++) pair_elt_clear(&P[i]);
+    }
+    ok(bad == 0 && nonzero > trials / 2, "batched A(a, e) equals the pairwise one on %d random cases of 1-3 pair "
+       "elements (%d non-zero, %d differ)", trials, nonzero, bad);
+    pair_ay_cache_clear(&cache);
+}
+
+/* pair_sigma_mul_add_all against pair_sigma_mul_add on each pair: random left factors of one
+ * degree, right factors of random degrees into 1-3 targets. */
+static void test_sigma_batched(void)
+{
+    int bad = 0, ys = 0, trials = 300;
+    for (int t = 0; t < trials; t++) {
+        deg_t db = (deg_t)(1 + rnd() % 30);
+        uint32_t nb = 1 + (uint32_t)(rnd() % 5), nt = 1 + (uint32_t)(rnd() % 3), nc = 0;
+        milnor_elt b[5], c[12];
+        pair_elt fast[3], slow[3], *target[12];
+        for (uint32_t i = 0; i < nb; i++) b[i] = A.elts[db][rnd() % A.dim[db]];
+        for (uint32_t k = 0; k < nt; k++) {
+            deg_t dc = (deg_t)(1 + rnd() % 30);
+            if (pair_elt_init(&fast[k], &A, db + dc) != 0 || pair_elt_init(&slow[k], &A, db + dc) != 0)
+                bail("out of memory");
+            for (uint32_t j = 0, m = 1 + (uint32_t)(rnd() % 4); j < m; j++) {
+                c[nc] = A.elts[dc][rnd() % A.dim[dc]];
+                target[nc++] = &fast[k];
+                for (uint32_t i = 0; i < nb; i++) pair_sigma_mul_add(&A, &slow[k], &b[i], &c[nc - 1]);
+            }
+        }
+        if (pair_sigma_mul_add_all(&A, b, nb, c, target, nc) != 0) bad++;
+        for (uint32_t k = 0; k < nt; k++) {
+            if (memcmp(fast[k].mem, slow[k].mem, fast[k].words * sizeof *fast[k].mem)) bad++;
+            size_t w0 = (size_t)(fast[k].ys[0][0] - fast[k].mem);
+            for (size_t w = w0; w < fast[k].words; w++)
+                if (fast[k].mem[w]) {
+                    ys++;
+                    break;
+                }
+            pair_elt_clear(&fast[k]);
+            pair_elt_clear(&slow[k]);
+        }
+    }
+    ok(bad == 0 && ys > trials / 2, "batched σ-products equal pair_sigma_mul_add pair by pair on %d random cases "
+       "(%d targets with Y terms, %d differ)", trials, ys, bad);
+}
+
 /* σ(b)σ(c) + σ(b')σ(c') with bc + b'c' = 0 mod 2 has no odd part: finalize accepts it; a lone
  * product with an odd term is refused. */
 static void test_finalize(void)
@@ -311,8 +449,11 @@ int main(void)
     if (milnor_basis_init(&A, MAXDEG, NULL) < 0) bail("milnor_basis_init failed");
     test_binomials();
     test_mod4_product();
+    test_mod4_pruned();
     test_a_y();
     test_a_sigma_y();
+    test_a_mul_batched();
+    test_sigma_batched();
     test_finalize();
     milnor_basis_clear(&A);
     return done_testing();
