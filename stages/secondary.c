@@ -299,15 +299,6 @@ static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
     return rc;
 }
 
-int secondary_run_serial(secondary *sec)
-{
-    const resolution *res = sec->res;
-    for (int s = 2; s <= res->max_s; s++)
-        for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++)
-            if (secondary_needs_composite(sec, s, T) && secondary_composite_cell(sec, s, T) != 0) return -1;
-    return lift_run_serial(&sec->set);
-}
-
 int secondary_in_range(const secondary *sec, int s, deg_t t)
 {
     return s >= 1 && lift_map_in_region(&sec->set, 0, s, t) && sec->set.maps[0].have[lift_cell(&sec->set, s, t)] == 1;

@@ -70,8 +70,6 @@ void secondary_clear(secondary *sec);
 int secondary_needs_composite(const secondary *sec, int s, deg_t T);
 /* The composites of the generators at (s, T), s >= 2. 0, or -1 (sec->error says why). */
 int secondary_composite_cell(secondary *sec, int s, deg_t T);
-/* Every composite (in order, this thread), then the homotopy with lift_run_serial. 0 or -1. */
-int secondary_run_serial(secondary *sec);
 int secondary_failed(secondary *sec);
 
 /* Is d2 of the classes at (s, t) computed (both ends resolved, s >= 1)? */

@@ -211,15 +211,6 @@ int sec_product_composite_cell(sec_product *p, int s, deg_t T)
     return 0;
 }
 
-int sec_product_composites_serial(sec_product *p)
-{
-    const resolution *res = p->sec->res;
-    for (int s = p->s0 + 1; s <= res->max_s; s++)
-        for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++)
-            if (sec_product_needs_composite(p, s, T) && sec_product_composite_cell(p, s, T) != 0) return -1;
-    return 0;
-}
-
 /* ---- the homotopy H ------------------------------------------------------------------------------ */
 
 /* y += sum over the terms a·g1 of v (over X in degree D, generators below D only) of

@@ -57,9 +57,8 @@ int sec_product_survives(const sec_product *p);
  * (sec_product_needs_composite / sec_product_composite_cell), then p->hom. */
 int sec_product_needs_composite(const sec_product *p, int s, deg_t T);
 int sec_product_composite_cell(sec_product *p, int s, deg_t T);
-/* All of it on this thread, given run_lift (lift_run_serial or rt_lift) for the two lifts. */
+/* All of it, given run_lift (rt_lift) for the two lifts and run_composites for the cells. */
 int sec_product_run(sec_product *p, int (*run_lift)(lift_set *), int (*run_composites)(sec_product *));
-int sec_product_composites_serial(sec_product *p);
 
 /* sseq's secondary_product output for the class named name: 0 or -1. */
 int sec_product_write(FILE *out, const sec_product *p, const char *name);
