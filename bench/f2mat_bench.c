@@ -5,8 +5,11 @@
  *        f2mat_bench own       the docs/perf.md table: resolution-like [D | 0 | I] and more,
  *                              own M4RM vs M4RI
  *        f2mat_bench tune k groups tile rowblock [...]   the own routine with those
- *                              parameters (0 = default) on those shapes */
+ *                              parameters (0 = default) on those shapes
+ *        f2mat_bench stage FILE...   each matrix stage file D (resolve --keep-stages matrix)
+ *                              reduced alone and as [D | 0 | I] (reps: REPS, default 3) */
 #include "algebra/f2mat.h"
+#include "stages/stagefile.h"
 
 #include <m4ri/m4ri.h>
 #include <stdio.h>
@@ -213,6 +216,27 @@ int main(int argc, char **argv)
             tune_rb = atoi(argv[i + 3]);
             printf("# k=%d groups=%d tile=%d rowblock=%d\n", tune_k, tune_g, tune_tile, tune_rb);
             own_shapes(1u << V_OWN, 3);
+        }
+        return 0;
+    }
+    if (argc > 2 && !strcmp(argv[1], "stage")) {
+        const unsigned m = 1u << V_AUTO | 1u << V_M4RI | 1u << V_PLUQ | 1u << V_OWN;
+        int reps = getenv("REPS") ? atoi(getenv("REPS")) : 3;
+        printf("# RREF times in ms (median of %d) of stage files' matrices D and of [D | 0 | I]\n", reps);
+        print_header();
+        for (int i = 2; i < argc; i++) {
+            stage_header h;
+            f2mat d, aug;
+            char err[1200], label[32];
+            if (stage_read(argv[i], &h, &d, err, sizeof err) != STAGE_OK) {
+                fprintf(stderr, "f2mat_bench: %s\n", err);
+                return 2;
+            }
+            printf("# %s\n", argv[i]);
+            if (f2mat_augment_identity(&aug, &d)) return 1;
+            snprintf(label, sizeof label, "D (%d,%d)", h.s, (int)h.t);
+            row_of(label, &d, reps, m);
+            row_of("[D|0|I]", &aug, reps, m);
         }
         return 0;
     }
