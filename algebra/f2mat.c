@@ -2,6 +2,10 @@
  * when small, M4RI's PLUQ for very large dense matrices,
  * and kernel / quasi-inverse extraction from an RREF'd [A | 0 | I] (docs/algorithms.md §3). */
 #include "algebra/f2mat.h"
+
+#ifdef __BMI2__
+#include <immintrin.h>
+#endif
 #include "algebra/memacct.h"
 
 #include <m4ri/m4ri.h>
@@ -333,4 +337,60 @@ void f2qi_clear(f2qi *qi)
     free(qi->pivot_cols);
     qi->pivot_cols = NULL;
     qi->src_dim = qi->tgt_dim = 0;
+}
+
+void f2mat_gather_naive(f2mat *out, const uint64_t *const *rows, uint32_t nrows, const uint32_t *cols,
+                        uint32_t ncols, uint32_t limit)
+{
+    for (uint32_t k = 0; k < nrows; k++) {
+        uint64_t *o = f2mat_row(out, k);
+        for (uint32_t j = 0; j < ncols; j++)
+            if (cols[j] < limit && f2vec_get(rows[k], cols[j])) f2vec_flip(o, j);
+    }
+}
+
+int f2mat_gather(f2mat *out, const uint64_t *const *rows, uint32_t nrows, const uint32_t *cols,
+                 uint32_t ncols, uint32_t limit)
+{
+#ifdef __BMI2__
+    for (uint32_t j = 1; j < ncols; j++)
+        if (cols[j] <= cols[j - 1]) goto naive;
+    uint32_t n = 0;                 /* the selected columns below limit: a prefix */
+    while (n < ncols && cols[n] < limit) n++;
+    if (n == 0 || nrows == 0) return 0;
+    /* one entry per source word holding selected columns: its index, mask and the output
+     * column of its first selected bit */
+    uint32_t nw = cols[n - 1] / 64 - cols[0] / 64 + 1;
+    uint32_t *word = malloc(sizeof *word * nw), *off = malloc(sizeof *off * nw);
+    uint64_t *mask = malloc(sizeof *mask * nw);
+    if (!word || !off || !mask) {
+        free(word); free(off); free(mask);
+        return -1;
+    }
+    uint32_t e = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t w = cols[j] / 64;
+        if (e == 0 || word[e - 1] != w) {
+            word[e] = w;
+            off[e] = j;
+            mask[e++] = 0;
+        }
+        mask[e - 1] |= (uint64_t)1 << (cols[j] & 63);
+    }
+    for (uint32_t k = 0; k < nrows; k++) {
+        const uint64_t *src = rows[k];
+        uint64_t *o = f2mat_row(out, k);
+        for (uint32_t i = 0; i < e; i++) {
+            uint64_t b = _pext_u64(src[word[i]], mask[i]);
+            uint32_t at = off[i], sh = at & 63;
+            o[at >> 6] |= b << sh;
+            if (sh && sh + (uint32_t)__builtin_popcountll(mask[i]) > 64) o[(at >> 6) + 1] |= b >> (64 - sh);
+        }
+    }
+    free(word); free(off); free(mask);
+    return 0;
+naive:
+#endif
+    f2mat_gather_naive(out, rows, nrows, cols, ncols, limit);
+    return 0;
 }

@@ -95,6 +95,18 @@ void f2qi_apply(const f2qi *qi, const uint64_t *y, uint64_t *x);
 void f2qi_apply_gather(const f2qi *qi, const uint64_t *y, const uint32_t *map, uint64_t *x);
 void f2qi_clear(f2qi *qi);
 
+/* Column gather: out row k = rows[k] restricted to the columns cols[0..ncols), in that order
+ * (column j of out is bit cols[j] of rows[k]; bits at or beyond limit read as 0, and no word of
+ * rows[k] past the one holding bit limit - 1 is read). out is rows x ncols, zeroed by the
+ * caller. With cols strictly increasing (Nassau's signature buckets) each source word goes
+ * through one PEXT (BMI2, in x86-64-v3) with the mask of its selected columns; otherwise, or
+ * without BMI2, bit by bit, as f2mat_gather_naive always does (the reference). Returns 0, or
+ * -1 when out of memory (out untouched). */
+int f2mat_gather(f2mat *out, const uint64_t *const *rows, uint32_t nrows, const uint32_t *cols,
+                 uint32_t ncols, uint32_t limit);
+void f2mat_gather_naive(f2mat *out, const uint64_t *const *rows, uint32_t nrows, const uint32_t *cols,
+                        uint32_t ncols, uint32_t limit);
+
 /* Vector helpers on packed words. */
 static inline void f2vec_xor(uint64_t *dst, const uint64_t *src, size_t words)
 { for (size_t i = 0; i < words; i++) dst[i] ^= src[i]; }

@@ -102,18 +102,6 @@ static int bucket(const resolution *res, int src, deg_t t, deg_t bound, const mi
 }
 
 
-/* out row k = in rows rows[k], restricted to the columns cols[0..ncols) (bits beyond limit
- * read as 0). */
-static void gather_block(f2mat *out, const uint64_t *const *rows, uint32_t nrows,
-                         const uint32_t *cols, uint32_t ncols, uint32_t limit)
-{
-    for (uint32_t k = 0; k < nrows; k++) {
-        uint64_t *o = f2mat_row(out, k);
-        for (uint32_t j = 0; j < ncols; j++)
-            if (cols[j] < limit && f2vec_get(rows[k], cols[j])) f2vec_flip(o, j);
-    }
-}
-
 int res_nassau_plan(step_ctx *c)
 {
     resolution *res = c->res;
@@ -196,7 +184,7 @@ int res_nassau_reduce0(step_ctx *c)
     for (uint32_t k = 0; k < nz0 + ns->nzero_src; k++) rowp[k] = f2mat_row(&c->build.D, k);
     /* zero-signature cycles of d_{s-1} */
     if (f2mat_init(&block, nz0, nc0) != 0) goto oom;
-    gather_block(&block, rowp, nz0, cols0, nc0, c->build.ncols);
+    if (f2mat_gather(&block, rowp, nz0, cols0, nc0, c->build.ncols) != 0) goto oom;
     if (res_keep_stage(res, STAGE_MATRIX, c->s, c->t, &block) != 0) {
         rc = -1;
         goto oom;
@@ -211,8 +199,9 @@ int res_nassau_reduce0(step_ctx *c)
     }
     /* zero-signature image of d_s, in the coordinates rows0 */
     if (f2mat_init(&img, ns->nzero_src, nz0) != 0) goto oom;
-    gather_block(&img, rowp + nz0, ns->nzero_src, rows0, nz0,
-                 (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t - 1));
+    if (f2mat_gather(&img, rowp + nz0, ns->nzero_src, rows0, nz0,
+                     (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t - 1)) != 0)
+        goto oom;
     imgpiv = malloc(sizeof *imgpiv * (nz0 + 1));
     if (!imgpiv || f2mat_rref(&img, imgpiv) < 0) goto oom;
     /* new generators: kernel vectors whose pivot is not an image pivot */
@@ -271,7 +260,7 @@ static int correct_signature(step_ctx *c, uint32_t code, const uint64_t **rows, 
     int32_t *piv = NULL;
     int rank, rc = -1;
     if (f2mat_init(&block, nr, nc) != 0) goto out;
-    gather_block(&block, rows, nr, cidx, nc, ns->ncols);
+    if (f2mat_gather(&block, rows, nr, cidx, nc, ns->ncols) != 0) goto out;
     if (reduce_augmented(&block, &aug, &piv, &rank) != 0 ||
         f2mat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, &qi) != 0)
         goto out;
@@ -516,13 +505,14 @@ static nassau_zqi *zqi_build(const resolution *res, int i, deg_t t2, const milno
         rows[z->nrows++] = F->gens[t2][k].img;
     }
     if (f2mat_init(&block, z->nrows, z->ncols) != 0) goto out;
-    gather_block(&block, rows, nz, z->col_basis, z->ncols, width);
+    if (f2mat_gather(&block, rows, nz, z->col_basis, z->ncols, width) != 0) goto out;
     for (uint32_t k = 0; k < top; k++) {        /* images: gather only within their bits */
         const fm_gen *g = &F->gens[t2][k];
         f2mat one = block;
         one.data = f2mat_row(&block, nz + k);
         one.rows = 1;
-        gather_block(&one, &rows[nz + k], 1, z->col_basis, z->ncols, g->bits < width ? g->bits : width);
+        if (f2mat_gather(&one, &rows[nz + k], 1, z->col_basis, z->ncols, g->bits < width ? g->bits : width) != 0)
+            goto out;
     }
     if (reduce_augmented(&block, &aug, &piv, &rank) != 0 ||
         f2mat_quasi_inverse_from_rref(&aug, z->ncols, (uint32_t)rank, piv, &z->qi) != 0)
