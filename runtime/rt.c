@@ -32,10 +32,13 @@
  * the device: a small chunk's fixed cost there, allocation and transfer from pageable memory,
  * was ~10 ms); smaller steps run on the CPU workers only, in CPU-sized chunks.
  * EXTFLOW_GPU_CPU_HELP=1 lets CPU workers take the large steps' chunks too (measured slower:
- * a CPU holding a big chunk holds up its step). Figures: docs/perf.md. */
+ * a CPU holding a big chunk holds up its step). EXTFLOW_GPU_CPU_SHARE=f (0 <= f <= 0.9) gives
+ * the last f of such a step's pairs to the CPU workers in chunks of SHARE_CHUNK_PAIRS, so that
+ * many CPU workers share it and none holds the step up for long. Figures: docs/perf.md. */
 #define GPU_STEP_PAIRS (1u << 18)
 #define GPU_CHUNK_PAIRS (1u << 26)
 #define GPU_CHUNK_MAX_ROWS (1u << 20)
+#define SHARE_CHUNK_PAIRS (1u << 16)    /* CPU chunks of a GPU step's CPU share: ~10 ms each */
 
 /* --- memory account: StarPU's share (algebra/memacct.h, MEM_RUNTIME) ---
  * StarPU's allocations cannot be seen from here; what a task or a registered handle costs was
@@ -67,6 +70,7 @@ typedef struct rt_run {
     uint64_t gpu_step_pairs;        /* gpu_by_size: steps this large run on the GPUs only */
     uint64_t gpu_chunk_pairs;       /* pairs per chunk of such a step (EXTFLOW_GPU_CHUNK_PAIRS) */
     int gpu_cpu_help;               /* EXTFLOW_GPU_CPU_HELP: CPU workers may take those chunks too */
+    double gpu_cpu_share;           /* EXTFLOW_GPU_CPU_SHARE: share of a GPU step's pairs in CPU chunks */
     int gpu_verify;
     FILE *capture;                  /* EXTFLOW_CAPTURE_MUL: every capture_every-th chunk */
     unsigned long capture_every, captured;
@@ -131,32 +135,43 @@ static void capture_chunk(rt_run *run, const milnor_row_job *jobs, uint32_t n, c
     pthread_mutex_unlock(&run->capture_lock);
 }
 
-/* How one step's multiply is cut and where its chunks may run. */
+/* How one step's multiply is cut and where its chunks may run: the step's first `split`
+ * pairs in chunks of about `pairs` pairs on `where`, the rest in CPU chunks. */
 typedef struct chunking {
     uint64_t pairs;             /* per chunk, about */
     uint32_t max_rows;
     unsigned where;             /* STARPU_CPU | STARPU_CUDA, or one of them */
+    uint64_t split;             /* UINT64_MAX: the whole step */
 } chunking;
 
 static chunking chunking_for(const rt_run *run, const row_build *b)
 {
     /* a profile's basis (resolving over a sub-Hopf-algebra): CPU workers only, since the GPU
      * kernel indexes products by the whole algebra's seqno table (algebra/milnor.h) */
-    if (run->basis_words[0] == MILNOR_FLAT_MAGIC_PROFILE) return (chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU };
-    if (!run->gpu_by_size) return (chunking){ run->chunk_pairs, CHUNK_MAX_ROWS, STARPU_CPU | STARPU_CUDA };
+    if (run->basis_words[0] == MILNOR_FLAT_MAGIC_PROFILE)
+        return (chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU, UINT64_MAX };
+    if (!run->gpu_by_size) return (chunking){ run->chunk_pairs, CHUNK_MAX_ROWS, STARPU_CPU | STARPU_CUDA, UINT64_MAX };
     uint64_t total = 0;
     for (uint32_t r = 0; r < b->nrows; r++) total += b->jobs[r].n_terms;
     if (total >= run->gpu_step_pairs)
-        return (chunking){ run->gpu_chunk_pairs, GPU_CHUNK_MAX_ROWS, run->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA };
-    return (chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU };
+        return (chunking){ run->gpu_chunk_pairs, GPU_CHUNK_MAX_ROWS,
+                           run->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA,
+                           run->gpu_cpu_share > 0 ? (uint64_t)((double)total * (1 - run->gpu_cpu_share)) : UINT64_MAX };
+    return (chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU, UINT64_MAX };
 }
 
-/* Rows of the chunk starting at row0: until k->pairs pairs or k->max_rows rows. */
-static uint32_t chunk_rows(const row_build *b, uint32_t row0, const chunking *k, uint64_t *pairs)
+/* The chunk starting at row0, `done` pairs into the step: its rows (until its kind's pairs or
+ * rows are reached), pairs and workers. */
+static uint32_t chunk_rows(const row_build *b, uint32_t row0, uint64_t done, const chunking *k,
+                           uint64_t *pairs, unsigned *where)
 {
+    int first = done < k->split;
+    uint64_t limit = first ? (k->split - done < k->pairs ? k->split - done : k->pairs) : SHARE_CHUNK_PAIRS;
+    uint32_t max_rows = first ? k->max_rows : CHUNK_MAX_ROWS;
     uint32_t n = 0;
+    *where = first ? k->where : STARPU_CPU;
     *pairs = 0;
-    while (row0 + n < b->nrows && n < k->max_rows && (*pairs < k->pairs || n == 0))
+    while (row0 + n < b->nrows && n < max_rows && (*pairs < limit || n == 0))
         *pairs += b->jobs[row0 + n++].n_terms;
     return n;
 }
@@ -171,9 +186,10 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
     *descr = NULL;
     if (b->nrows == 0 || b->ncols == 0 || b->nterms == 0) return 0;
     uint32_t nchunks = 0;
-    uint64_t pairs;
+    uint64_t pairs, done = 0;
+    unsigned where;
     chunking cut = chunking_for(run, b);
-    for (uint32_t r = 0; r < b->nrows; nchunks++) r += chunk_rows(b, r, &cut, &pairs);
+    for (uint32_t r = 0; r < b->nrows; nchunks++, done += pairs) r += chunk_rows(b, r, done, &cut, &pairs, &where);
     *descr = calloc(nchunks, sizeof **descr);
     if (!*descr) {
         res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
@@ -182,8 +198,9 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
     starpu_vector_data_register(&shared[0], STARPU_MAIN_RAM, (uintptr_t)b->jobs, b->nrows, sizeof *b->jobs);
     starpu_vector_data_register(&shared[1], STARPU_MAIN_RAM, (uintptr_t)b->terms, (uint32_t)b->nterms,
                                 sizeof *b->terms);
-    for (uint32_t k = 0, row0 = 0; k < nchunks; k++) {
-        uint32_t n = chunk_rows(b, row0, &cut, &pairs);
+    done = 0;
+    for (uint32_t k = 0, row0 = 0; k < nchunks; k++, done += pairs) {
+        uint32_t n = chunk_rows(b, row0, done, &cut, &pairs, &where);
         starpu_data_handle_t h;
         starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&b->D, row0),
                                     n * b->D.stride, sizeof(uint64_t));
@@ -197,7 +214,7 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
         if (run->capture) capture_chunk(run, b->jobs + row0, n, b->terms, b->D.stride);
         submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, run->basis, STARPU_R, shared[0],
                                                   STARPU_R, shared[1], STARPU_W, h, STARPU_CL_ARGS, args,
-                                                  sizeof *args, STARPU_EXECUTE_WHERE, (unsigned long long)cut.where,
+                                                  sizeof *args, STARPU_EXECUTE_WHERE, (unsigned long long)where,
                                                   STARPU_NAME, "milnor_mul", 0),
                        "milnor_mul");
         row0 += n;
@@ -389,6 +406,9 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     const char *gc = getenv("EXTFLOW_GPU_CHUNK_PAIRS"), *gh = getenv("EXTFLOW_GPU_CPU_HELP");
     run->gpu_chunk_pairs = gc && atol(gc) > 0 ? (uint64_t)atol(gc) : GPU_CHUNK_PAIRS;
     run->gpu_cpu_help = gh && *gh && strcmp(gh, "0") != 0;
+    const char *gf = getenv("EXTFLOW_GPU_CPU_SHARE");
+    run->gpu_cpu_share = gf && *gf ? strtod(gf, NULL) : 0;
+    if (!(run->gpu_cpu_share >= 0 && run->gpu_cpu_share <= 0.9)) run->gpu_cpu_share = 0;   /* NaN too */
     const char *gv = getenv("EXTFLOW_GPU_VERIFY"), *cap = getenv("EXTFLOW_CAPTURE_MUL"),
                *every = getenv("EXTFLOW_CAPTURE_EVERY");
     run->gpu_verify = gv && *gv && strcmp(gv, "0") != 0;
