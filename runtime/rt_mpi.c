@@ -9,12 +9,100 @@
 #include "stages/step.h"
 
 #ifdef EXTFLOW_MPI
+#include <hwloc.h>
 #include <mpi.h>
 #include <starpu_mpi.h>
 #include "codelets/blob.h"
 #include "codelets/codelets.h"
 
 static int mpi_started, mpi_rank, mpi_size = 1;
+
+static char placement[600];       /* what place_local_ranks did, for the EXTFLOW_STATS line */
+
+/* The CPUs the ranks on this node may use, split between them (docs/design.md, "CPUs of the
+ * ranks on one node"). StarPU 1.3 binds worker i to the machine's CPU i and ignores the
+ * launcher's binding (STARPU_WORKERS_GETBIND defaults to 0), so without this every rank of a
+ * node put its workers on the same first CPUs: 2 ranks x 8 workers on 16 cores ran 16 workers
+ * on cores 0-7 (docs/perf.md). Where the launcher gave each rank its own CPUs (disjoint, at
+ * least 2 each: --map-by slot:PE=k, srun --cpus-per-task), StarPU is told to keep them; else
+ * (Open MPI's default of one core per rank, --bind-to none) local rank i of n is bound to the
+ * i-th of n equal blocks of the CPUs the node allows (several ranks share a CPU when n exceeds
+ * them) and StarPU keeps that. Any STARPU_WORKERS_{GETBIND,NOBIND,CPUID,COREID} set by the user,
+ * or EXTFLOW_MPI_BIND=no, leaves everything as it was. Called once, after MPI_Init. */
+static void place_local_ranks(void)
+{
+    const char *mine = getenv("EXTFLOW_MPI_BIND");
+    static const char *const user[] = { "STARPU_WORKERS_GETBIND", "STARPU_WORKERS_NOBIND", "STARPU_WORKERS_CPUID",
+                                        "STARPU_WORKERS_COREID" };
+    for (size_t i = 0; i < sizeof user / sizeof *user; i++)
+        if (getenv(user[i])) {
+            snprintf(placement, sizeof placement, "left to StarPU (%s is set)", user[i]);
+            return;
+        }
+    if (mine && !strcmp(mine, "no")) {
+        snprintf(placement, sizeof placement, "left to StarPU (EXTFLOW_MPI_BIND=no)");
+        return;
+    }
+    MPI_Comm local;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) != MPI_SUCCESS) return;
+    int lr, ln;
+    MPI_Comm_rank(local, &lr);
+    MPI_Comm_size(local, &ln);
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0) {
+        MPI_Comm_free(&local);
+        return;
+    }
+    hwloc_topology_load(topo);
+    hwloc_bitmap_t have = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
+    char mask[1024] = "", all[1024];
+    int ok = have && set && hwloc_get_cpubind(topo, have, HWLOC_CPUBIND_PROCESS) == 0;
+    if (ok) hwloc_bitmap_list_snprintf(mask, sizeof mask, have);
+    /* every local rank's binding, to see whether the launcher already split the node */
+    char *masks = calloc((size_t)ln, sizeof mask);
+    MPI_Allgather(mask, (int)sizeof mask, MPI_CHAR, masks ? masks : all, masks ? (int)sizeof mask : 0, MPI_CHAR, local);
+    int split = masks && ln > 1;    /* the same answer on every local rank: all pairs looked at */
+    hwloc_bitmap_t other = hwloc_bitmap_alloc();
+    for (int i = 0; split && i < ln; i++) {
+        if (!other || hwloc_bitmap_list_sscanf(set, masks + (size_t)i * sizeof mask) != 0 || hwloc_bitmap_weight(set) < 2)
+            split = 0;
+        for (int j = i + 1; split && j < ln; j++)
+            if (hwloc_bitmap_list_sscanf(other, masks + (size_t)j * sizeof mask) != 0 || hwloc_bitmap_intersects(set, other))
+                split = 0;
+    }
+    hwloc_bitmap_free(other);
+    if (ln <= 1) {
+        snprintf(placement, sizeof placement, "alone on its node: left to StarPU");
+    } else if (split) {
+        setenv("STARPU_WORKERS_GETBIND", "1", 1);
+        snprintf(placement, sizeof placement, "the launcher's CPUs %.200s kept (local rank %d of %d)", mask, lr, ln);
+    } else if (ok) {
+        hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset(topo);
+        int npu = hwloc_bitmap_weight(allowed), first = (int)((long)lr * npu / ln),
+            last = (int)((long)(lr + 1) * npu / ln) - 1, k = 0, id;
+        if (last < first) last = first;
+        hwloc_bitmap_zero(set);
+        hwloc_bitmap_foreach_begin(id, allowed)
+            if (k >= first && k <= last) hwloc_bitmap_set(set, (unsigned)id);
+            k++;
+        hwloc_bitmap_foreach_end();
+        hwloc_bitmap_list_snprintf(all, sizeof all, set);
+        if (npu > 0 && hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
+            setenv("STARPU_WORKERS_GETBIND", "1", 1);
+            /* one CPU: StarPU-MPI would keep it for its thread and start no worker at all */
+            if (hwloc_bitmap_weight(set) < 2) setenv("STARPU_NCPU", "1", 0);
+            snprintf(placement, sizeof placement, "bound to CPUs %.200s (local rank %d of %d; the launcher's: %.200s)", all,
+                     lr, ln, mask);
+        } else {
+            snprintf(placement, sizeof placement, "binding to CPUs %.200s failed: left to StarPU", all);
+        }
+    }
+    free(masks);
+    hwloc_bitmap_free(have);
+    hwloc_bitmap_free(set);
+    hwloc_topology_destroy(topo);
+    MPI_Comm_free(&local);
+}
 
 /* Started by a launcher: Open MPI's mpirun and PMIx-based srun set these. */
 static int launched_by_mpi(void)
@@ -45,6 +133,7 @@ int rt_mpi_start(int *argc, char ***argv)
         mpi_started = 0;
         return -1;
     }
+    place_local_ranks();
     return 0;
 }
 
@@ -112,6 +201,7 @@ struct rt_dist {
     int rank, size, rule;           /* enum owner_rule */
     unsigned long long bytes_sent;  /* blob bytes times the readers on other ranks, this rank */
     uint8_t *done;                  /* res->done before anything ran: the same on every rank */
+    struct cl_exchange_lat lat;     /* this rank's receives (EXTFLOW_STATS) */
 };
 
 enum owner_rule { OWNER_ROWS, OWNER_PAIRS, OWNER_BLOCKS };
@@ -143,6 +233,9 @@ rt_dist *rt_dist_new(resolution *res)
         return NULL;
     }
     memcpy(d->done, res->done, cells);
+    d->lat.cap = (unsigned)(cells < 1u << 24 ? cells : 1u << 24);  /* at most one receive per bidegree */
+    d->lat.us = malloc(d->lat.cap * sizeof *d->lat.us);
+    if (!d->lat.us) d->lat.cap = 0;
     d->res = res;
     d->rank = mpi_rank;
     d->size = mpi_size;
@@ -217,7 +310,7 @@ static void submit_exchange(rt_dist *d, int s, deg_t t)
     starpu_data_handle_t blob;
     blob_register_empty(&blob);
     starpu_mpi_data_register(blob, (starpu_mpi_tag_t)tag_of(TAG_BLOB, s, t), own);
-    struct cl_exchange_args a = { res, s, t, kernel, &d->bytes_sent, nr };
+    struct cl_exchange_args a = { res, s, t, kernel, &d->bytes_sent, nr, &d->lat };
     starpu_tag_t done = tag_of(TAG_DONE, s, t), pub = tag_of(TAG_PUBLISH, s, t);
     if (own == d->rank) starpu_tag_declare_deps(pub, 1, done);
     submit_failed(res, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl_publish, STARPU_W, blob, STARPU_TAG, pub,
@@ -252,16 +345,57 @@ void rt_dist_submit_exchanges(rt_dist *d)
             if (pending(d, s, t)) submit_exchange(d, s, t);
 }
 
+/* "N CPU workers on CPUs LIST; PLACEMENT" for this rank (the OS's numbers of the CPUs). */
+static void describe_workers(char *buf, size_t len)
+{
+    hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+    unsigned n = 0;
+    for (unsigned w = 0; cpus && w < starpu_worker_get_count(); w++) {
+        if (starpu_worker_get_type((int)w) != STARPU_CPU_WORKER) continue;
+        n++;
+        int b = starpu_worker_get_bindid((int)w), os = b >= 0 ? starpu_get_pu_os_index((unsigned)b) : -1;
+        if (os >= 0) hwloc_bitmap_set(cpus, (unsigned)os);
+    }
+    char list[256] = "?";
+    if (cpus) hwloc_bitmap_list_snprintf(list, sizeof list, cpus);
+    snprintf(buf, len, "%u CPU workers on CPUs %s; %s", n, list, placement);
+    hwloc_bitmap_free(cpus);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 void rt_dist_finish(rt_dist *d, int verbose)
 {
     starpu_mpi_wait_for_all(MPI_COMM_WORLD);
     unsigned long long per_rank[4096] = { 0 };
     if (verbose && d->size <= 4096) {
+        char line[1024], *lines = d->rank == 0 ? calloc((size_t)d->size, sizeof line) : NULL;
+        describe_workers(line, sizeof line);
+        MPI_Gather(line, (int)sizeof line, MPI_CHAR, lines, (int)sizeof line, MPI_CHAR, 0, MPI_COMM_WORLD);
+        for (int r = 0; r < d->size && lines; r++)
+            fprintf(stderr, "extflow: rank %d: %s\n", r, lines + (size_t)r * sizeof line);
+        free(lines);
+        /* latency of one exchange: its receives on this rank, median, 90th percentile, max */
+        unsigned n = d->lat.n < d->lat.cap ? d->lat.n : d->lat.cap;
+        qsort(d->lat.us, n, sizeof *d->lat.us, cmp_u32);
+        double mine[4] = { n, n ? d->lat.us[n / 2] / 1e3 : 0, n ? d->lat.us[n * 9 / 10] / 1e3 : 0,
+                           n ? d->lat.us[n - 1] / 1e3 : 0 };
+        double *all = d->rank == 0 ? calloc((size_t)d->size * 4, sizeof *all) : NULL;
+        MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        for (int r = 0; r < d->size && all; r++)
+            fprintf(stderr, "extflow: rank %d received %.0f bidegrees, publish to receive: median %.2f ms, "
+                    "90%% %.2f ms, max %.1f ms\n", r, all[4 * r], all[4 * r + 1], all[4 * r + 2], all[4 * r + 3]);
+        free(all);
         rt_mpi_gather_bytes(d->bytes_sent, per_rank);
         for (int r = 0; r < d->size && d->rank == 0; r++)
             fprintf(stderr, "extflow: rank %d sent %.3f MB of generators to other ranks\n", r, per_rank[r] / 1e6);
     }
     free(d->done);
+    free(d->lat.us);
     free(d);
 }
 
