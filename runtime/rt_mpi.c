@@ -27,13 +27,13 @@ static char placement[600];       /* what place_local_ranks did, for the EXTFLOW
  * least 2 each: --map-by slot:PE=k, srun --cpus-per-task), StarPU is told to keep them; else
  * (Open MPI's default of one core per rank, --bind-to none) local rank i of n is bound to the
  * i-th of n equal blocks of the CPUs the node allows (several ranks share a CPU when n exceeds
- * them) and StarPU keeps that. Any STARPU_WORKERS_{GETBIND,NOBIND,CPUID,COREID} set by the user,
- * or EXTFLOW_MPI_BIND=no, leaves everything as it was. Called once, after MPI_Init. */
+ * them) and StarPU keeps that (with STARPU_WORKERS_NOBIND=1 the workers float inside it).
+ * STARPU_WORKERS_{GETBIND,CPUID,COREID} set by the user, or EXTFLOW_MPI_BIND=no, leave
+ * everything as it was. Called once, after MPI_Init. */
 static void place_local_ranks(void)
 {
     const char *mine = getenv("EXTFLOW_MPI_BIND");
-    static const char *const user[] = { "STARPU_WORKERS_GETBIND", "STARPU_WORKERS_NOBIND", "STARPU_WORKERS_CPUID",
-                                        "STARPU_WORKERS_COREID" };
+    static const char *const user[] = { "STARPU_WORKERS_GETBIND", "STARPU_WORKERS_CPUID", "STARPU_WORKERS_COREID" };
     for (size_t i = 0; i < sizeof user / sizeof *user; i++)
         if (getenv(user[i])) {
             snprintf(placement, sizeof placement, "left to StarPU (%s is set)", user[i]);
@@ -345,20 +345,24 @@ void rt_dist_submit_exchanges(rt_dist *d)
             if (pending(d, s, t)) submit_exchange(d, s, t);
 }
 
-/* "N CPU workers on CPUs LIST; PLACEMENT" for this rank (the OS's numbers of the CPUs). */
+/* "N CPU workers on CPUs LIST; PLACEMENT" for this rank (the OS's numbers of the CPUs: those
+ * StarPU bound the workers to, or with STARPU_WORKERS_NOBIND those the process may use). */
 static void describe_workers(char *buf, size_t len)
 {
     hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+    const char *nb = getenv("STARPU_WORKERS_NOBIND");
+    int unbound = nb && atoi(nb) != 0;
     unsigned n = 0;
     for (unsigned w = 0; cpus && w < starpu_worker_get_count(); w++) {
         if (starpu_worker_get_type((int)w) != STARPU_CPU_WORKER) continue;
         n++;
         int b = starpu_worker_get_bindid((int)w), os = b >= 0 ? starpu_get_pu_os_index((unsigned)b) : -1;
-        if (os >= 0) hwloc_bitmap_set(cpus, (unsigned)os);
+        if (os >= 0 && !unbound) hwloc_bitmap_set(cpus, (unsigned)os);
     }
+    if (cpus && unbound) hwloc_get_cpubind(starpu_get_hwloc_topology(), cpus, HWLOC_CPUBIND_PROCESS);
     char list[256] = "?";
     if (cpus) hwloc_bitmap_list_snprintf(list, sizeof list, cpus);
-    snprintf(buf, len, "%u CPU workers on CPUs %s; %s", n, list, placement);
+    snprintf(buf, len, "%u CPU workers on CPUs %s%s; %s", n, list, unbound ? " (unbound inside them)" : "", placement);
     hwloc_bitmap_free(cpus);
 }
 
