@@ -30,6 +30,7 @@ struct cl_milnor_mul_args {
     uint32_t stride;            /* words per output row */
     uint64_t pairs;             /* (job x term) pairs of the chunk: the perfmodel's size */
     int verify;                 /* EXTFLOW_GPU_VERIFY: recheck a CUDA result on the CPU */
+    int s, t;                   /* the step's bidegree (cl_profile's per-bidegree times) */
 };
 
 extern struct starpu_codelet cl_milnor_mul;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "runtime/rt_tags.h"
 #include "stages/exchange.h"
 #include "stages/progress.h"
@@ -71,6 +72,17 @@ static void place_local_ranks(void)
                 split = 0;
     }
     hwloc_bitmap_free(other);
+    if (ln > 1) {
+        /* StarPU keys its bus calibration and perfmodels by host name and checks the CPU count
+         * the files were made with: ranks that see a part of the host would each redo the
+         * calibration, all at once, into the same files (one rank then aborted reading another's
+         * half-written vm.affinity, seen on this VM) and undo that of one process. A name per
+         * local rank keeps each its own; the user's STARPU_HOSTNAME wins. */
+        char host[200] = "host", name[256];
+        gethostname(host, sizeof host - 1);
+        snprintf(name, sizeof name, "%s-rank%dof%d", host, lr, ln);
+        setenv("STARPU_HOSTNAME", name, 0);
+    }
     if (ln <= 1) {
         snprintf(placement, sizeof placement, "alone on its node: left to StarPU");
     } else if (split) {

@@ -13,7 +13,7 @@ if ! command -v mpirun >/dev/null 2>&1 || ! ldd "$EXTFLOW" 2>/dev/null | grep -q
     echo "1..0 # SKIP $why"
     exit 0
 fi
-plan 22
+plan 23
 # yield_when_idle: the ranks share 2 cores, so StarPU-MPI's polling thread yields to the workers
 export OMPI_MCA_pml=ob1 STARPU_MPI_NOBIND=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 # as root Open MPI wants both of these; they do nothing for other users
@@ -118,6 +118,9 @@ for bind in "" "--bind-to none"; do
         same_all "$TMP/one-nassau" "$d" && disjoint "$TMP/err"
     ok $? "2 ranks${bind:+, $bind}: workers on disjoint CPUs ($(cpus_of "$TMP/err" 0 | tr '\n' ' ')/ $(cpus_of "$TMP/err" 1 | tr '\n' ' ')), identical outputs"
 done
+ls "$STARPU_HOME/.starpu/sampling/bus/" | grep -q -- "-rank0of2.config" &&
+    ls "$STARPU_HOME/.starpu/sampling/bus/" | grep -q -- "-rank1of2.config"
+ok $? "each of the 2 ranks of this host keeps its own StarPU bus calibration (STARPU_HOSTNAME per local rank)"
 grep -q "^extflow: rank 0 received [1-9][0-9]* bidegrees, publish to receive: median [0-9.]* ms" "$TMP/err" &&
     grep -q "^extflow: rank 1 received [1-9]" "$TMP/err"
 ok $? "EXTFLOW_STATS: each rank's exchange latency ($(grep -m1 "rank 0 received" "$TMP/err" | cut -c9-100))"
