@@ -214,6 +214,8 @@ struct rt_dist {
     unsigned long long bytes_sent;  /* blob bytes times the readers on other ranks, this rank */
     uint8_t *done;                  /* res->done before anything ran: the same on every rank */
     struct cl_exchange_lat lat;     /* this rank's receives (EXTFLOW_STATS) */
+    double submit_s;                /* time rt_dist_submit_exchanges took */
+    unsigned inserted;              /* starpu_mpi_task_insert calls it made */
 };
 
 enum owner_rule { OWNER_ROWS, OWNER_PAIRS, OWNER_BLOCKS };
@@ -325,6 +327,7 @@ static void submit_exchange(rt_dist *d, int s, deg_t t)
     struct cl_exchange_args a = { res, s, t, kernel, &d->bytes_sent, nr, &d->lat };
     starpu_tag_t done = tag_of(TAG_DONE, s, t), pub = tag_of(TAG_PUBLISH, s, t);
     if (own == d->rank) starpu_tag_declare_deps(pub, 1, done);
+    d->inserted += 1 + (unsigned)nr;
     submit_failed(res, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl_publish, STARPU_W, blob, STARPU_TAG, pub,
                                               STARPU_VALUE, &a, sizeof a, STARPU_PRIORITY, STARPU_MAX_PRIO,
                                               STARPU_NAME, "publish", 0),
@@ -352,9 +355,11 @@ void rt_dist_submit_exchanges(rt_dist *d)
 {
     resolution *res = d->res;
     d->bytes_sent = 0;
+    double t0 = MPI_Wtime();
     for (deg_t t = 0; t <= res->max_t; t++)
         for (int s = 0; s <= res->max_s && s <= t; s++)
             if (pending(d, s, t)) submit_exchange(d, s, t);
+    d->submit_s = MPI_Wtime() - t0;
 }
 
 /* "N CPU workers on CPUs LIST; PLACEMENT" for this rank (the OS's numbers of the CPUs: those
@@ -398,13 +403,14 @@ void rt_dist_finish(rt_dist *d, int verbose)
         /* latency of one exchange: its receives on this rank, median, 90th percentile, max */
         unsigned n = d->lat.n < d->lat.cap ? d->lat.n : d->lat.cap;
         qsort(d->lat.us, n, sizeof *d->lat.us, cmp_u32);
-        double mine[4] = { n, n ? d->lat.us[n / 2] / 1e3 : 0, n ? d->lat.us[n * 9 / 10] / 1e3 : 0,
-                           n ? d->lat.us[n - 1] / 1e3 : 0 };
-        double *all = d->rank == 0 ? calloc((size_t)d->size * 4, sizeof *all) : NULL;
-        MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        for (int r = 0; r < d->size && all; r++)
+        double mine[6] = { n, n ? d->lat.us[n / 2] / 1e3 : 0, n ? d->lat.us[n * 9 / 10] / 1e3 : 0,
+                           n ? d->lat.us[n - 1] / 1e3 : 0, d->inserted, d->submit_s * 1e3 };
+        double *all = d->rank == 0 ? calloc((size_t)d->size * 6, sizeof *all) : NULL;
+        MPI_Gather(mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        for (double *a = all; a && a < all + 6 * d->size; a += 6)
             fprintf(stderr, "extflow: rank %d received %.0f bidegrees, publish to receive: median %.2f ms, "
-                    "90%% %.2f ms, max %.1f ms\n", r, all[4 * r], all[4 * r + 1], all[4 * r + 2], all[4 * r + 3]);
+                    "90%% %.2f ms, max %.1f ms; %.0f exchange tasks inserted in %.1f ms\n", (int)(a - all) / 6, a[0],
+                    a[1], a[2], a[3], a[4], a[5]);
         free(all);
         rt_mpi_gather_bytes(d->bytes_sent, per_rank);
         for (int r = 0; r < d->size && d->rank == 0; r++)
