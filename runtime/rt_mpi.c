@@ -50,14 +50,11 @@ static void place_local_ranks(void)
     MPI_Comm_rank(local, &lr);
     MPI_Comm_size(local, &ln);
     hwloc_topology_t topo;
-    if (hwloc_topology_init(&topo) != 0) {
-        MPI_Comm_free(&local);
-        return;
-    }
-    hwloc_topology_load(topo);
+    int inited = hwloc_topology_init(&topo) == 0, topo_ok = inited && hwloc_topology_load(topo) == 0;
     hwloc_bitmap_t have = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
     char mask[1024] = "", all[1024];
-    int ok = have && set && hwloc_get_cpubind(topo, have, HWLOC_CPUBIND_PROCESS) == 0;
+    /* a rank that cannot read its binding still takes part below (an empty mask: no split) */
+    int ok = topo_ok && have && set && hwloc_get_cpubind(topo, have, HWLOC_CPUBIND_PROCESS) == 0;
     if (ok) hwloc_bitmap_list_snprintf(mask, sizeof mask, have);
     /* every local rank's binding, to see whether the launcher already split the node */
     char *masks = calloc((size_t)ln, sizeof mask);
@@ -88,7 +85,9 @@ static void place_local_ranks(void)
     } else if (split) {
         setenv("STARPU_WORKERS_GETBIND", "1", 1);
         snprintf(placement, sizeof placement, "the launcher's CPUs %.200s kept (local rank %d of %d)", mask, lr, ln);
-    } else if (ok) {
+    } else if (!ok) {
+        snprintf(placement, sizeof placement, "its binding could not be read: left to StarPU");
+    } else {
         hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset(topo);
         int npu = hwloc_bitmap_weight(allowed), first = (int)((long)lr * npu / ln),
             last = (int)((long)(lr + 1) * npu / ln) - 1, k = 0, id;
@@ -112,7 +111,7 @@ static void place_local_ranks(void)
     free(masks);
     hwloc_bitmap_free(have);
     hwloc_bitmap_free(set);
-    hwloc_topology_destroy(topo);
+    if (inited) hwloc_topology_destroy(topo);
     MPI_Comm_free(&local);
 }
 
