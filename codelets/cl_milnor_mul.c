@@ -95,7 +95,7 @@ static void milnor_mul_cpu(void *buffers[], void *cl_arg)
     memset(m.rows, 0, (size_t)m.nrows * a->stride * sizeof *m.rows);    /* W access: not zeroed */
     milnor_mul_batch(&view, m.jobs, m.nrows, m.terms, m.rows, a->stride);
     pairs_on_cpu += a->pairs;
-    cl_profile_stop(PIECE_MUL_CPU, t0, -1, -1);
+    cl_profile_stop(PIECE_MUL_CPU, t0, a->s, a->t);
 }
 
 #ifdef STARPU_USE_CUDA
@@ -111,7 +111,7 @@ static void milnor_mul_cuda(void *buffers[], void *cl_arg)
         return;
     }
     pairs_on_cuda += a->pairs;
-    cl_profile_stop(PIECE_MUL_CUDA, t0, -1, -1);
+    cl_profile_stop(PIECE_MUL_CUDA, t0, a->s, a->t);
     if (a->verify) {
         long bad = milnor_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride,
                                                 stream);

@@ -1,6 +1,7 @@
 /* cl_profile.c — per-piece task time (see cl_profile.h). */
 #include "codelets/cl_profile.h"
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <time.h>
 
 static _Atomic int enabled;
@@ -9,7 +10,42 @@ static _Atomic uint64_t max_at[PIECE_COUNT];    /* (s << 32) | t of the largest 
 static const char *const piece_name[PIECE_COUNT] = { "plan", "multiply (CPU)", "multiply (CUDA launch)", "reduce",
                                                      "finish" };
 
+/* per bidegree: work (all its tasks), serial (plan, reduce, finish), longest multiply chunk */
+static int cells_s = -1, cells_n = -1;
+static _Atomic uint64_t *cell_work, *cell_serial, *cell_mul;
+
 void cl_profile_enable(int on) { enabled = on; }
+
+void cl_profile_cells(int max_s, int max_n)
+{
+    free(cell_work);
+    free(cell_serial);
+    free(cell_mul);
+    cell_work = cell_serial = cell_mul = NULL;
+    cells_s = cells_n = -1;
+    if (max_s < 0 || max_n < 0) return;
+    size_t n = (size_t)(max_s + 1) * (size_t)(max_n + 1);
+    cell_work = calloc(n, sizeof *cell_work);
+    cell_serial = calloc(n, sizeof *cell_serial);
+    cell_mul = calloc(n, sizeof *cell_mul);
+    if (cell_work && cell_serial && cell_mul) {
+        cells_s = max_s;
+        cells_n = max_n;
+    } else
+        cl_profile_cells(-1, -1);
+}
+
+static long cell_of(int s, int t)
+{
+    return s >= 0 && s <= cells_s && t >= s && t - s <= cells_n ? (long)s * (cells_n + 1) + (t - s) : -1;
+}
+
+void cl_profile_cell(int s, int t, uint64_t *work_ns, uint64_t *span_ns)
+{
+    long k = cell_of(s, t);
+    *work_ns = k < 0 ? 0 : cell_work[k];
+    *span_ns = k < 0 ? 0 : cell_serial[k] + cell_mul[k];
+}
 
 static uint64_t now_ns(void)
 {
@@ -29,6 +65,15 @@ void cl_profile_stop(enum cl_piece piece, uint64_t t0, int s, int t)
     uint64_t seen = max_ns[piece];
     while (ns > seen && !atomic_compare_exchange_weak(&max_ns[piece], &seen, ns)) {}
     if (ns > seen) max_at[piece] = ((uint64_t)(uint32_t)s << 32) | (uint32_t)t;   /* racy pairing: a hint */
+    long k = cell_of(s, t);
+    if (k < 0) return;
+    cell_work[k] += ns;
+    if (piece != PIECE_MUL_CPU && piece != PIECE_MUL_CUDA) {
+        cell_serial[k] += ns;
+        return;
+    }
+    seen = cell_mul[k];
+    while (ns > seen && !atomic_compare_exchange_weak(&cell_mul[k], &seen, ns)) {}
 }
 
 void cl_profile_report(FILE *out, double wall, unsigned workers)

@@ -30,6 +30,7 @@ struct cl_milnor_mul_args {
     uint32_t stride;            /* words per output row */
     uint64_t pairs;             /* (job x term) pairs of the chunk: the perfmodel's size */
     int verify;                 /* EXTFLOW_GPU_VERIFY: recheck a CUDA result on the CPU */
+    int s, t;                   /* the step's bidegree (cl_profile's per-bidegree times) */
 };
 
 extern struct starpu_codelet cl_milnor_mul;
@@ -63,6 +64,14 @@ struct cl_exchange_args {
     int kernel;                 /* publish: EXCHANGE_KERNEL_*; receive: 1 to take the kernel */
     unsigned long long *sent;   /* publish: adds the blob's bytes times copies (statistics) */
     int copies;                 /* the ranks the blob goes to */
+    struct cl_exchange_lat *lat;    /* receive: where its latency goes (statistics) */
+};
+/* Latencies of the receives of one rank: from the end of publish on the owner (its clock,
+ * CLOCK_REALTIME, travels in the blob's first 8 bytes) to the start of receive here; only
+ * meaningful between ranks of one host. us[0..n) in order of arrival; n counts past cap too. */
+struct cl_exchange_lat {
+    uint32_t *us;
+    unsigned cap, n;
 };
 extern struct starpu_codelet cl_publish;
 extern struct starpu_codelet cl_receive;

@@ -210,7 +210,7 @@ static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
             res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
             return k + 1;
         }
-        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, run->gpu_verify };
+        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, run->gpu_verify, c->s, (int)c->t };
         if (run->capture) capture_chunk(run, b->jobs + row0, n, b->terms, b->D.stride);
         submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, run->basis, STARPU_R, shared[0],
                                                   STARPU_R, shared[1], STARPU_W, h, STARPU_CL_ARGS, args,
@@ -382,6 +382,79 @@ static void submit_with_deps(rt_run *run, int s, deg_t t, int edge)
     submit_job(run, s, t, edge, deps, n);
 }
 
+/* EXTFLOW_STATS, one process: the critical path of the DAG this run executed, each job at its
+ * span (cl_profile_cell: as if a worker were always free), and how its steps and the work
+ * would fall on 2 and 4 ranks under the ownership rules of runtime/rt_mpi.c. A job's
+ * prerequisites are its algorithm's (the rows read from other ranks add none in one process). */
+static double path_to(const resolution *res, int s, deg_t t, int edge, double *L, long *pred, uint8_t *seen)
+{
+    long k = (long)res_cell(res, s, t);
+    if (seen[k]) return L[k];
+    const step_algo *algo = edge ? &step_edge_kernel : step_algo_for(res, s);
+    step_deps need;
+    algo->deps(res, s, t, &need);
+    double best = 0;
+    long from = -1;
+    for (int i = 0; i < need.n; i++) {
+        const step_dep *d = &need.d[i];
+        if (d->s < 0 || d->s > res->max_s || d->t < d->s || d->t - d->s > res->max_n) continue;
+        double l = path_to(res, d->s, d->t, d->edge, L, pred, seen);
+        if (l > best || from < 0) best = l, from = (long)res_cell(res, d->s, d->t);
+    }
+    uint64_t work, span;
+    cl_profile_cell(s, (int)t, &work, &span);
+    seen[k] = 1;
+    pred[k] = from;
+    return L[k] = best + 1e-9 * (double)span;
+}
+
+static void report_dag(const resolution *res)
+{
+    size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
+    double *L = calloc(cells, sizeof *L), own[3][4] = { { 0 } }, total = 0, *row = calloc((size_t)res->max_s + 1, sizeof *row);
+    long *pred = calloc(cells, sizeof *pred), end = -1;
+    uint8_t *seen = calloc(cells, 1);
+    if (!L || !pred || !seen) goto out;
+    for (deg_t t = 0; t <= res->max_t; t++)
+        for (int s = 0; s <= res->max_s && s <= t; s++) {
+            if (!res_in_region(res, s, t)) continue;
+            long k = (long)res_cell(res, s, t);
+            if (path_to(res, s, t, 0, L, pred, seen) > (end < 0 ? -1 : L[end])) end = k;
+            uint64_t work, span;
+            cl_profile_cell(s, (int)t, &work, &span);
+            total += 1e-9 * (double)work;
+            if (row) row[s] += 1e-9 * (double)work;
+            own[0][s / 2 % 2] += 1e-9 * (double)work;     /* pairs, 2 ranks */
+            own[1][s % 2] += 1e-9 * (double)work;         /* rows, 2 ranks */
+            own[2][s / 2 % 4] += 1e-9 * (double)work;     /* pairs, 4 ranks */
+        }
+    if (end < 0) goto out;
+    int steps = 0, hops_pairs = 0, hops_rows = 0, s_end = (int)(end / (res->max_n + 1)), s_start = s_end, prev = -1;
+    double low = 0;     /* of the path's time, in rows 0 and 1 */
+    for (long k = end; k >= 0; k = pred[k], steps++) {
+        int s = (int)(k / (res->max_n + 1));
+        if (s <= 1) low += L[k] - (pred[k] >= 0 ? L[pred[k]] : 0);
+        if (prev >= 0 && s / 2 % 2 != prev / 2 % 2) hops_pairs++;
+        if (prev >= 0 && s % 2 != prev % 2) hops_rows++;
+        prev = s_start = s;
+    }
+    fprintf(stderr, "extflow: critical path (each job at its span: plan + reduce + finish + its longest multiply chunk): "
+            "%.2f s over %d jobs (%.2f s of it in rows 0 and 1), row %d to row %d (at (%d,%d)); rank changes along it with "
+            "2 ranks: %d (pairs), %d (rows)\n", L[end], steps, low, s_start, s_end, s_end,
+            s_end + (int)(end % (res->max_n + 1)), hops_pairs, hops_rows);
+    fprintf(stderr, "extflow: work %.1f s; by owner with 2 ranks: pairs %.1f / %.1f s, rows %.1f / %.1f s; "
+            "4 ranks, pairs: %.1f / %.1f / %.1f / %.1f s\n", total, own[0][0], own[0][1], own[1][0], own[1][1],
+            own[2][0], own[2][1], own[2][2], own[2][3]);
+    fprintf(stderr, "extflow: work by row s = 0, 1, ... (s):");
+    for (int s = 0; row && s <= res->max_s; s++) fprintf(stderr, " %.2f", row[s]);
+    fprintf(stderr, "\n");
+out:
+    free(row);
+    free(L);
+    free(pred);
+    free(seen);
+}
+
 int rt_resolve(resolution *res, const rt_progress *progress)
 {
     rt_run *run = calloc(1, sizeof *run);
@@ -416,6 +489,7 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     run->capture_every = every && atol(every) > 0 ? (unsigned long)atol(every) : 1;
     pthread_mutex_init(&run->capture_lock, NULL);
     cl_profile_enable(run->progress.verbose);
+    if (run->progress.verbose) cl_profile_cells(res->max_s, res->max_n);
     struct timespec began, ended;
     clock_gettime(CLOCK_MONOTONIC, &began);
     run->dist = rt_dist_new(res);   /* before any task: it takes the done set all ranks share */
@@ -449,6 +523,8 @@ int rt_resolve(resolution *res, const rt_progress *progress)
                 (unsigned long long)(cpu + cuda), cpu + cuda ? 100.0 * (double)cuda / (double)(cpu + cuda) : 0.0);
         cl_profile_report(stderr, (double)(ended.tv_sec - began.tv_sec) + 1e-9 * (double)(ended.tv_nsec - began.tv_nsec),
                           starpu_worker_get_count());
+        if (!run->dist) report_dag(res);
+        cl_profile_cells(-1, -1);
     }
     free(run);
     return res_failed(res) ? -1 : stopped ? 1 : 0;

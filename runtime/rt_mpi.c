@@ -3,18 +3,117 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "runtime/rt_tags.h"
 #include "stages/exchange.h"
 #include "stages/progress.h"
 #include "stages/step.h"
 
 #ifdef EXTFLOW_MPI
+#include <hwloc.h>
 #include <mpi.h>
 #include <starpu_mpi.h>
 #include "codelets/blob.h"
 #include "codelets/codelets.h"
 
 static int mpi_started, mpi_rank, mpi_size = 1;
+
+static char placement[600];       /* what place_local_ranks did, for the EXTFLOW_STATS line */
+
+/* The CPUs the ranks on this node may use, split between them (docs/design.md, "CPUs of the
+ * ranks on one node"). StarPU 1.3 binds worker i to the machine's CPU i and ignores the
+ * launcher's binding (STARPU_WORKERS_GETBIND defaults to 0), so without this every rank of a
+ * node put its workers on the same first CPUs: 2 ranks x 8 workers on 16 cores ran 16 workers
+ * on cores 0-7 (docs/perf.md). Where the launcher gave each rank its own CPUs (disjoint, at
+ * least 2 each: --map-by slot:PE=k, srun --cpus-per-task), StarPU is told to keep them; else
+ * (Open MPI's default of one core per rank, --bind-to none) local rank i of n is bound to the
+ * i-th of n equal blocks of the CPUs the node allows (several ranks share a CPU when n exceeds
+ * them) and StarPU keeps that (with STARPU_WORKERS_NOBIND=1 the workers float inside it).
+ * STARPU_WORKERS_{GETBIND,CPUID,COREID} set by the user, or EXTFLOW_MPI_BIND=no, leave
+ * everything as it was. Called once, after MPI_Init. */
+static void place_local_ranks(void)
+{
+    const char *mine = getenv("EXTFLOW_MPI_BIND");
+    static const char *const user[] = { "STARPU_WORKERS_GETBIND", "STARPU_WORKERS_CPUID", "STARPU_WORKERS_COREID" };
+    for (size_t i = 0; i < sizeof user / sizeof *user; i++)
+        if (getenv(user[i])) {
+            snprintf(placement, sizeof placement, "left to StarPU (%s is set)", user[i]);
+            return;
+        }
+    if (mine && !strcmp(mine, "no")) {
+        snprintf(placement, sizeof placement, "left to StarPU (EXTFLOW_MPI_BIND=no)");
+        return;
+    }
+    MPI_Comm local;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) != MPI_SUCCESS) return;
+    int lr, ln;
+    MPI_Comm_rank(local, &lr);
+    MPI_Comm_size(local, &ln);
+    hwloc_topology_t topo;
+    int inited = hwloc_topology_init(&topo) == 0, topo_ok = inited && hwloc_topology_load(topo) == 0;
+    hwloc_bitmap_t have = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc();
+    char mask[1024] = "", all[1024];
+    /* a rank that cannot read its binding still takes part below (an empty mask: no split) */
+    int ok = topo_ok && have && set && hwloc_get_cpubind(topo, have, HWLOC_CPUBIND_PROCESS) == 0;
+    if (ok) hwloc_bitmap_list_snprintf(mask, sizeof mask, have);
+    /* every local rank's binding, to see whether the launcher already split the node */
+    char *masks = calloc((size_t)ln, sizeof mask);
+    MPI_Allgather(mask, (int)sizeof mask, MPI_CHAR, masks ? masks : all, masks ? (int)sizeof mask : 0, MPI_CHAR, local);
+    int split = masks && ln > 1;    /* the same answer on every local rank: all pairs looked at */
+    hwloc_bitmap_t other = hwloc_bitmap_alloc();
+    for (int i = 0; split && i < ln; i++) {
+        if (!other || hwloc_bitmap_list_sscanf(set, masks + (size_t)i * sizeof mask) != 0 || hwloc_bitmap_weight(set) < 2)
+            split = 0;
+        for (int j = i + 1; split && j < ln; j++)
+            if (hwloc_bitmap_list_sscanf(other, masks + (size_t)j * sizeof mask) != 0 || hwloc_bitmap_intersects(set, other))
+                split = 0;
+    }
+    hwloc_bitmap_free(other);
+    if (ln > 1) {
+        /* StarPU keys its bus calibration and perfmodels by host name and checks the CPU count
+         * the files were made with: ranks that see a part of the host would each redo the
+         * calibration, all at once, into the same files (one rank then aborted reading another's
+         * half-written vm.affinity, seen on this VM) and undo that of one process. A name per
+         * local rank keeps each its own; the user's STARPU_HOSTNAME wins. */
+        char host[200] = "host", name[256];
+        gethostname(host, sizeof host - 1);
+        snprintf(name, sizeof name, "%s-rank%dof%d", host, lr, ln);
+        setenv("STARPU_HOSTNAME", name, 0);
+    }
+    if (ln <= 1) {
+        snprintf(placement, sizeof placement, "alone on its node: left to StarPU");
+    } else if (split) {
+        setenv("STARPU_WORKERS_GETBIND", "1", 1);
+        snprintf(placement, sizeof placement, "the launcher's CPUs %.200s kept (local rank %d of %d)", mask, lr, ln);
+    } else if (!ok) {
+        snprintf(placement, sizeof placement, "its binding could not be read: left to StarPU");
+    } else {
+        hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset(topo);
+        int npu = hwloc_bitmap_weight(allowed), first = (int)((long)lr * npu / ln),
+            last = (int)((long)(lr + 1) * npu / ln) - 1, k = 0, id;
+        if (last < first) last = first;
+        hwloc_bitmap_zero(set);
+        hwloc_bitmap_foreach_begin(id, allowed)
+            if (k >= first && k <= last) hwloc_bitmap_set(set, (unsigned)id);
+            k++;
+        hwloc_bitmap_foreach_end();
+        hwloc_bitmap_list_snprintf(all, sizeof all, set);
+        if (npu > 0 && hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
+            setenv("STARPU_WORKERS_GETBIND", "1", 1);
+            /* one CPU: StarPU-MPI would keep it for its thread and start no worker at all */
+            if (hwloc_bitmap_weight(set) < 2) setenv("STARPU_NCPU", "1", 0);
+            snprintf(placement, sizeof placement, "bound to CPUs %.200s (local rank %d of %d; the launcher's: %.200s)", all,
+                     lr, ln, mask);
+        } else {
+            snprintf(placement, sizeof placement, "binding to CPUs %.200s failed: left to StarPU", all);
+        }
+    }
+    free(masks);
+    hwloc_bitmap_free(have);
+    hwloc_bitmap_free(set);
+    if (inited) hwloc_topology_destroy(topo);
+    MPI_Comm_free(&local);
+}
 
 /* Started by a launcher: Open MPI's mpirun and PMIx-based srun set these. */
 static int launched_by_mpi(void)
@@ -45,6 +144,7 @@ int rt_mpi_start(int *argc, char ***argv)
         mpi_started = 0;
         return -1;
     }
+    place_local_ranks();
     return 0;
 }
 
@@ -112,6 +212,9 @@ struct rt_dist {
     int rank, size, rule;           /* enum owner_rule */
     unsigned long long bytes_sent;  /* blob bytes times the readers on other ranks, this rank */
     uint8_t *done;                  /* res->done before anything ran: the same on every rank */
+    struct cl_exchange_lat lat;     /* this rank's receives (EXTFLOW_STATS) */
+    double submit_s;                /* time rt_dist_submit_exchanges took */
+    unsigned inserted;              /* starpu_mpi_task_insert calls it made */
 };
 
 enum owner_rule { OWNER_ROWS, OWNER_PAIRS, OWNER_BLOCKS };
@@ -143,6 +246,9 @@ rt_dist *rt_dist_new(resolution *res)
         return NULL;
     }
     memcpy(d->done, res->done, cells);
+    d->lat.cap = (unsigned)(cells < 1u << 24 ? cells : 1u << 24);  /* at most one receive per bidegree */
+    d->lat.us = malloc(d->lat.cap * sizeof *d->lat.us);
+    if (!d->lat.us) d->lat.cap = 0;
     d->res = res;
     d->rank = mpi_rank;
     d->size = mpi_size;
@@ -217,9 +323,10 @@ static void submit_exchange(rt_dist *d, int s, deg_t t)
     starpu_data_handle_t blob;
     blob_register_empty(&blob);
     starpu_mpi_data_register(blob, (starpu_mpi_tag_t)tag_of(TAG_BLOB, s, t), own);
-    struct cl_exchange_args a = { res, s, t, kernel, &d->bytes_sent, nr };
+    struct cl_exchange_args a = { res, s, t, kernel, &d->bytes_sent, nr, &d->lat };
     starpu_tag_t done = tag_of(TAG_DONE, s, t), pub = tag_of(TAG_PUBLISH, s, t);
     if (own == d->rank) starpu_tag_declare_deps(pub, 1, done);
+    d->inserted += 1 + (unsigned)nr;
     submit_failed(res, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl_publish, STARPU_W, blob, STARPU_TAG, pub,
                                               STARPU_VALUE, &a, sizeof a, STARPU_PRIORITY, STARPU_MAX_PRIO,
                                               STARPU_NAME, "publish", 0),
@@ -247,9 +354,38 @@ void rt_dist_submit_exchanges(rt_dist *d)
 {
     resolution *res = d->res;
     d->bytes_sent = 0;
+    double t0 = MPI_Wtime();
     for (deg_t t = 0; t <= res->max_t; t++)
         for (int s = 0; s <= res->max_s && s <= t; s++)
             if (pending(d, s, t)) submit_exchange(d, s, t);
+    d->submit_s = MPI_Wtime() - t0;
+}
+
+/* "N CPU workers on CPUs LIST; PLACEMENT" for this rank (the OS's numbers of the CPUs: those
+ * StarPU bound the workers to, or with STARPU_WORKERS_NOBIND those the process may use). */
+static void describe_workers(char *buf, size_t len)
+{
+    hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+    const char *nb = getenv("STARPU_WORKERS_NOBIND");
+    int unbound = nb && atoi(nb) != 0;
+    unsigned n = 0;
+    for (unsigned w = 0; cpus && w < starpu_worker_get_count(); w++) {
+        if (starpu_worker_get_type((int)w) != STARPU_CPU_WORKER) continue;
+        n++;
+        int b = starpu_worker_get_bindid((int)w), os = b >= 0 ? starpu_get_pu_os_index((unsigned)b) : -1;
+        if (os >= 0 && !unbound) hwloc_bitmap_set(cpus, (unsigned)os);
+    }
+    if (cpus && unbound) hwloc_get_cpubind(starpu_get_hwloc_topology(), cpus, HWLOC_CPUBIND_PROCESS);
+    char list[256] = "?";
+    if (cpus) hwloc_bitmap_list_snprintf(list, sizeof list, cpus);
+    snprintf(buf, len, "%u CPU workers on CPUs %s%s; %s", n, list, unbound ? " (unbound inside them)" : "", placement);
+    hwloc_bitmap_free(cpus);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 void rt_dist_finish(rt_dist *d, int verbose)
@@ -257,11 +393,30 @@ void rt_dist_finish(rt_dist *d, int verbose)
     starpu_mpi_wait_for_all(MPI_COMM_WORLD);
     unsigned long long per_rank[4096] = { 0 };
     if (verbose && d->size <= 4096) {
+        char line[1024], *lines = d->rank == 0 ? calloc((size_t)d->size, sizeof line) : NULL;
+        describe_workers(line, sizeof line);
+        MPI_Gather(line, (int)sizeof line, MPI_CHAR, lines, (int)sizeof line, MPI_CHAR, 0, MPI_COMM_WORLD);
+        for (int r = 0; r < d->size && lines; r++)
+            fprintf(stderr, "extflow: rank %d: %s\n", r, lines + (size_t)r * sizeof line);
+        free(lines);
+        /* latency of one exchange: its receives on this rank, median, 90th percentile, max */
+        unsigned n = d->lat.n < d->lat.cap ? d->lat.n : d->lat.cap;
+        qsort(d->lat.us, n, sizeof *d->lat.us, cmp_u32);
+        double mine[6] = { n, n ? d->lat.us[n / 2] / 1e3 : 0, n ? d->lat.us[n * 9 / 10] / 1e3 : 0,
+                           n ? d->lat.us[n - 1] / 1e3 : 0, d->inserted, d->submit_s * 1e3 };
+        double *all = d->rank == 0 ? calloc((size_t)d->size * 6, sizeof *all) : NULL;
+        MPI_Gather(mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        for (double *a = all; a && a < all + 6 * d->size; a += 6)
+            fprintf(stderr, "extflow: rank %d received %.0f bidegrees, publish to receive: median %.2f ms, "
+                    "90%% %.2f ms, max %.1f ms; %.0f exchange tasks inserted in %.1f ms\n", (int)(a - all) / 6, a[0],
+                    a[1], a[2], a[3], a[4], a[5]);
+        free(all);
         rt_mpi_gather_bytes(d->bytes_sent, per_rank);
         for (int r = 0; r < d->size && d->rank == 0; r++)
             fprintf(stderr, "extflow: rank %d sent %.3f MB of generators to other ranks\n", r, per_rank[r] / 1e6);
     }
     free(d->done);
+    free(d->lat.us);
     free(d);
 }
 

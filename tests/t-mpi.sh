@@ -13,7 +13,7 @@ if ! command -v mpirun >/dev/null 2>&1 || ! ldd "$EXTFLOW" 2>/dev/null | grep -q
     echo "1..0 # SKIP $why"
     exit 0
 fi
-plan 18
+plan 23
 # yield_when_idle: the ranks share 2 cores, so StarPU-MPI's polling thread yields to the workers
 export OMPI_MCA_pml=ob1 STARPU_MPI_NOBIND=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 # as root Open MPI wants both of these; they do nothing for other users
@@ -97,4 +97,35 @@ rc=$?
 ok $? "rank 1's disk full: exit status $rc, one line: $(head -1 "$TMP/err" | cut -c1-100)"
 mpi 2 $EXTFLOW resolve --stem $STEM --out "$d" --quiet && same_all "$TMP/one-nassau" "$d"
 ok $? "rerun with room on 2 ranks: identical outputs"
+
+# CPUs of the ranks of one host (runtime/rt_mpi.c, place_local_ranks): StarPU 1.3 alone would
+# put every rank's workers on CPU 0 onward. With Open MPI's default binding (a core per rank)
+# and with --bind-to none, the 2 ranks' workers sit on disjoint CPUs, and the outputs are those
+# of one process; EXTFLOW_MPI_BIND=no leaves the binding to StarPU. EXTFLOW_STATS also gives the
+# latency of the exchanges each rank received.
+cpus_of() {    # cpus_of FILE RANK: the OS numbers of rank RANK's worker CPUs, one a line
+    sed -n "s/^extflow: rank $2: [0-9]* CPU workers on CPUs \([0-9,-]*\)[ ;].*/\1/p" "$1" | tr ',' '\n' |
+        awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }' | sort -u
+}
+disjoint() {   # disjoint FILE: both ranks have workers, on no common CPU
+    cpus_of "$1" 0 > "$TMP/c0"; cpus_of "$1" 1 > "$TMP/c1"
+    [ -s "$TMP/c0" ] && [ -s "$TMP/c1" ] && [ -z "$(comm -12 "$TMP/c0" "$TMP/c1")" ]
+}
+for bind in "" "--bind-to none"; do
+    d="$TMP/bind"
+    rm -rf "$d"
+    EXTFLOW_STATS=1 mpi 2 $bind $EXTFLOW resolve --stem $STEM --out "$d" --quiet 2>"$TMP/err" &&
+        same_all "$TMP/one-nassau" "$d" && disjoint "$TMP/err"
+    ok $? "2 ranks${bind:+, $bind}: workers on disjoint CPUs ($(cpus_of "$TMP/err" 0 | tr '\n' ' ')/ $(cpus_of "$TMP/err" 1 | tr '\n' ' ')), identical outputs"
+done
+ls "$STARPU_HOME/.starpu/sampling/bus/" | grep -q -- "-rank0of2.config" &&
+    ls "$STARPU_HOME/.starpu/sampling/bus/" | grep -q -- "-rank1of2.config"
+ok $? "each of the 2 ranks of this host keeps its own StarPU bus calibration (STARPU_HOSTNAME per local rank)"
+grep -q "^extflow: rank 0 received [1-9][0-9]* bidegrees, publish to receive: median [0-9.]* ms" "$TMP/err" &&
+    grep -q "^extflow: rank 1 received [1-9]" "$TMP/err"
+ok $? "EXTFLOW_STATS: each rank's exchange latency ($(grep -m1 "rank 0 received" "$TMP/err" | cut -c9-100))"
+rm -rf "$d"
+EXTFLOW_MPI_BIND=no EXTFLOW_STATS=1 mpi 2 $EXTFLOW resolve --stem $STEM --out "$d" --quiet 2>"$TMP/err" &&
+    same_all "$TMP/one-nassau" "$d" && grep -q "^extflow: rank 1: .*left to StarPU (EXTFLOW_MPI_BIND=no)" "$TMP/err"
+ok $? "EXTFLOW_MPI_BIND=no: the binding is left to StarPU, identical outputs"
 done_testing
