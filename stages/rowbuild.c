@@ -5,6 +5,20 @@
 #include <string.h>
 #include "stages/resolution.h"
 
+/* Appends one term, growing b->terms (not yet in the memory account). */
+static int push_term(row_build *b, milnor_term term)
+{
+    if (b->nterms == b->termcap) {
+        size_t cap = b->termcap ? 2 * b->termcap : 256;
+        milnor_term *nt = realloc(b->terms, cap * sizeof *nt);
+        if (!nt) return -1;
+        b->terms = nt;
+        b->termcap = cap;
+    }
+    b->terms[b->nterms++] = term;
+    return 0;
+}
+
 /* Terms of d(g) for generator (u, i) of F_src: one per set bit, Sq(S) g' landing at the
  * block of g' in the degree-t basis of F_{src-1}. Appends to b->terms (grown as needed). */
 static int add_generator_terms(row_build *b, const resolution *res, int src, deg_t t, deg_t u,
@@ -21,13 +35,7 @@ static int add_generator_terms(row_build *b, const resolution *res, int src, deg
             for (uint32_t j = 0; j < blen && off + j < g->bits; j++) {
                 uint64_t bit = off + j;
                 if (!f2vec_get(g->img, bit)) continue;
-                if (b->nterms == b->termcap) {
-                    b->termcap = b->termcap ? 2 * b->termcap : 256;
-                    milnor_term *nt = realloc(b->terms, b->termcap * sizeof *nt);
-                    if (!nt) return -1;
-                    b->terms = nt;
-                }
-                b->terms[b->nterms++] = (milnor_term){ (uint32_t)(u - v), j, (uint32_t)col };
+                if (push_term(b, (milnor_term){ (uint32_t)(u - v), j, (uint32_t)col }) != 0) return -1;
             }
         }
     }
@@ -78,6 +86,35 @@ static int append_rows(row_build *b, const resolution *res, int src, deg_t t, co
             base += blen;
         }
     return 0;
+}
+
+int rb_push_term(row_build *b, milnor_term term)
+{
+    size_t cap = b->termcap;
+    int rc = push_term(b, term);
+    if (b->termcap != cap) account(b);
+    return rc;
+}
+
+int rb_push_job(row_build *b, milnor_row_job job)
+{
+    if (b->nrows == b->jobcap) {
+        size_t cap = b->jobcap ? 2 * b->jobcap : 64;
+        milnor_row_job *nj = realloc(b->jobs, cap * sizeof *nj);
+        if (!nj) return -1;
+        b->jobs = nj;
+        b->jobcap = cap;
+        account(b);
+    }
+    b->jobs[b->nrows++] = job;
+    return 0;
+}
+
+uint64_t rb_pairs(const row_build *b)
+{
+    uint64_t pairs = 0;
+    for (uint32_t r = 0; r < b->nrows; r++) pairs += b->jobs[r].n_terms;
+    return pairs;
 }
 
 int rb_alloc(row_build *b, uint32_t ncols)
