@@ -1285,6 +1285,13 @@ static int cmd_products(int argc, char **argv)
     if (!rc && set.timing)
         fprintf(stderr, "extflow: lift CPU s: products f(d z) %.2f, solves %.2f (%ld of %ld by signature blocks), "
                 "stage files %.2f\n", set.cpu_products, set.cpu_solves, set.qis_by_signature, set.qis, set.cpu_files);
+    if (!rc && set.timing) {
+        double all = set.pairs ? (double)set.pairs : 1;
+        fprintf(stderr, "extflow: lift Milnor products: %llu (job x term) pairs, %.1f%% inline in the lift's own "
+                "tasks, %.1f%% on CPU workers' and %.1f%% on CUDA workers' multiply tasks\n",
+                (unsigned long long)set.pairs, 100.0 * (double)set.pairs_inline / all,
+                100.0 * (double)(set.pairs - set.pairs_inline - set.pairs_cuda) / all, 100.0 * (double)set.pairs_cuda / all);
+    }
     lift_set_clear(&set);
     close_dir_and_unit(&d, &u, have_unit);
     return rc;
