@@ -35,8 +35,10 @@
  * unit of work is a TARGET bidegree (i, t) (lift_step): for every map whose source bidegree
  * (s0+i, t+t0) is resolved, f_i on the generators there, all sharing one solve of d_i at (i, t). Step (i, t) reads f_{i-1} at target degrees < t only, so it needs the steps
  * (i-1, t-1) and (i, t-1) (the second only to chain row i-1's prefix): runtime/rt_lift.c
- * turns this into StarPU tag dependencies. A homotopy (Massey products) is a map whose y gets
- * an extra term before the QI: lift_map.extra.
+ * turns this into StarPU tag dependencies, and each step into plan → multiply → finish
+ * (lift_step_plan below), whose multiply is the multiply codelet's (CPU or GPU) where the rows
+ * are large. A homotopy (Massey products) is a map whose y gets an extra term before the QI:
+ * lift_map.extra.
  *
  * Layout. Per map, per target cell (i, t) (index lift_cell: i x (target max_n + 1) + t - i), an
  * f2mat whose row k is f_i of the k-th generator of source F_{s0+i} in degree t + t0, over the
