@@ -5,16 +5,23 @@
 #include <string.h>
 #include "stages/resolution.h"
 
+/* arr (n elements of size bytes used of *cap) with room for one more: doubled, or allocated
+ * with first, when full. NULL out of memory (arr and *cap unchanged). */
+static void *grow(void *arr, size_t n, size_t *cap, size_t size, size_t first)
+{
+    if (n < *cap) return arr;
+    size_t c = *cap ? 2 * *cap : first;
+    void *na = realloc(arr, c * size);
+    if (na) *cap = c;
+    return na;
+}
+
 /* Appends one term, growing b->terms (not yet in the memory account). */
 static int push_term(row_build *b, milnor_term term)
 {
-    if (b->nterms == b->termcap) {
-        size_t cap = b->termcap ? 2 * b->termcap : 256;
-        milnor_term *nt = realloc(b->terms, cap * sizeof *nt);
-        if (!nt) return -1;
-        b->terms = nt;
-        b->termcap = cap;
-    }
+    milnor_term *nt = grow(b->terms, b->nterms, &b->termcap, sizeof *nt, 256);
+    if (!nt) return -1;
+    b->terms = nt;
     b->terms[b->nterms++] = term;
     return 0;
 }
@@ -98,14 +105,11 @@ int rb_push_term(row_build *b, milnor_term term)
 
 int rb_push_job(row_build *b, milnor_row_job job)
 {
-    if (b->nrows == b->jobcap) {
-        size_t cap = b->jobcap ? 2 * b->jobcap : 64;
-        milnor_row_job *nj = realloc(b->jobs, cap * sizeof *nj);
-        if (!nj) return -1;
-        b->jobs = nj;
-        b->jobcap = cap;
-        account(b);
-    }
+    size_t cap = b->jobcap;
+    milnor_row_job *nj = grow(b->jobs, b->nrows, &b->jobcap, sizeof *nj, 64);
+    if (!nj) return -1;
+    b->jobs = nj;
+    if (b->jobcap != cap) account(b);
     b->jobs[b->nrows++] = job;
     return 0;
 }
