@@ -700,6 +700,7 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
         }
         if (rc) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
     }
+    rb_clear(&p->b);                /* the products' rows are in the y now: not held through the solve */
     add_seconds(set, &set->cpu_products, p->cpu + cpu_now(set) - c0);
     if (!rc && nonzero) {                             /* the y of all maps, stacked: one solve */
         f2mat all, X;
