@@ -9,9 +9,10 @@
  * f_{i-1}(d z) there into one row_build (lift_step_plan); its continuation (after_plan) then
  * either submits the build's multiply chunks through rt_mul (the resolution's submission and
  * chunking: CPU workers, or the GPUs for builds of >= 2^18 pairs) and lift_finish, which reads
- * them (StarPU data dependencies) and carries LIFT(i, t); or, for a build of at most one CPU
- * chunk that no GPU would take (most target bidegrees), lets the plan's task multiply and
- * finish the step itself and notifies LIFT(i, t) (no task carries it then).
+ * them (StarPU data dependencies), carries LIFT(i, t) and runs at priority 1 (above plans
+ * and chunks: a multiplied step frees its rows before more are planned); or, for a build of
+ * at most one CPU chunk that no GPU would take (most target bidegrees), lets the plan's task
+ * multiply and finish the step itself and notifies LIFT(i, t) (no task carries it then).
  * EXTFLOW_LIFT_INLINE_PAIRS=N replaces that rule: inline exactly when the build has fewer
  * than N pairs (0: every build with products goes through the multiply tasks).
  * LIFT_PLAN(i, t) depends on LIFT(i-1, t-1) and LIFT(i, t-1) where those exist (lift_deps):
