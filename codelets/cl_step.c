@@ -27,20 +27,24 @@ static void check_multiply(step_ctx *c)
     if (why) res_fail(c->res, "%s", why);
 }
 
+const char *cl_rows_check(void *buffers[], const f2mat *D)
+{
+    unsigned n = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current());
+    const uint64_t *next = D->data;
+    for (unsigned k = 0; k < n; k++) {
+        if ((const uint64_t *)STARPU_VECTOR_GET_PTR(buffers[k]) != next) return "rows that are not its matrix's";
+        next += STARPU_VECTOR_GET_NX(buffers[k]);
+    }
+    return n && next != D->data + (size_t)D->rows * D->stride ? "part of its matrix" : NULL;
+}
+
 /* The task's buffers are the multiply chunks (R): consecutive row slices of c->build.D, made
  * valid in main memory by StarPU. The reduce works on D, so it checks that they tile D exactly
  * (what StarPU handed it is what it reduces); a mismatch fails the run. */
 static void check_rows(step_ctx *c, void *buffers[])
 {
-    unsigned n = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current());
-    const uint64_t *next = c->build.D.data;
-    for (unsigned k = 0; k < n && !res_failed(c->res); k++) {
-        if ((const uint64_t *)STARPU_VECTOR_GET_PTR(buffers[k]) != next)
-            res_fail(c->res, "internal error: step (%d,%d) was given rows that are not its matrix's", c->s, c->t);
-        next += STARPU_VECTOR_GET_NX(buffers[k]);
-    }
-    if (n && !res_failed(c->res) && next != c->build.D.data + (size_t)c->build.nrows * c->build.D.stride)
-        res_fail(c->res, "internal error: step (%d,%d) was given part of its matrix", c->s, c->t);
+    const char *why = res_failed(c->res) ? NULL : cl_rows_check(buffers, &c->build.D);
+    if (why) res_fail(c->res, "internal error: step (%d,%d) was given %s", c->s, c->t, why);
 }
 
 static void step_reduce_cpu(void *buffers[], void *cl_arg)

@@ -10,8 +10,11 @@
  *   cl_step_plan   marshals a bidegree's jobs and submits the rest of its chain (runtime/).
  *   cl_step_reduce RREF of [D | I]: image pivots and kernel. Buffers: the row chunks (R).
  *   cl_step_finish new generators, publication, stage file; its tag marks the step done.
- *   cl_lift_step   one target bidegree of a batch of chain maps (stages/lift.h: lift_step);
- *                  cl_arg: struct cl_lift_args; its tag marks the bidegree lifted.
+ *   cl_lift_plan   one target bidegree of a batch of chain maps (stages/lift.h): the jobs of
+ *                  every f(d z) there, then (small rows) their multiply and the rest of the
+ *                  step in the same task; cl_arg: lift_step_ctx.
+ *   cl_lift_finish the rest of such a step after its multiply chunks (R): y, the solve, the
+ *                  files; its tag (or the plan's, when it finished there) marks it lifted.
  *   cl_composite   composites of the generators at one bidegree, for d2 or a secondary product
  *                  (stages/secondary.h, stages/secondary_product.h); cl_arg: struct
  *                  cl_composite_args (the cell function and its context).
@@ -23,6 +26,7 @@
 #ifndef EXTFLOW_CODELETS_H
 #define EXTFLOW_CODELETS_H
 #include <starpu.h>
+#include "algebra/f2mat.h"
 #include "algebra/milnor.h"
 
 struct cl_milnor_mul_args {
@@ -43,13 +47,12 @@ extern struct starpu_codelet cl_step_plan;
 extern struct starpu_codelet cl_step_reduce;
 extern struct starpu_codelet cl_step_finish;
 
-struct lift_set;
-struct cl_lift_args {
-    struct lift_set *set;       /* the batch of maps (shared by every task of the lift) */
-    int i;                      /* target bidegree (i, t) */
-    deg_t t;
-};
-extern struct starpu_codelet cl_lift_step;
+/* NULL when the task's buffers (vector handles) are consecutive row slices tiling D exactly,
+ * else what is wrong with them (for an "internal error" line): what StarPU handed a task that
+ * reads multiply chunks is what it works on. */
+const char *cl_rows_check(void *buffers[], const f2mat *D);
+extern struct starpu_codelet cl_lift_plan;
+extern struct starpu_codelet cl_lift_finish;
 struct cl_composite_args {
     int (*cell)(void *ctx, int s, deg_t t);   /* secondary_composite_cell and the like */
     void *ctx;                  /* shared by every task of the run */

@@ -11,6 +11,7 @@
 #include "codelets/codelets.h"
 #include "runtime/admission.h"
 #include "runtime/rt_mpi.h"
+#include "runtime/rt_mul.h"
 #include "runtime/rt_tags.h"
 #include "stages/progress.h"
 #include "stages/step.h"
@@ -18,27 +19,6 @@
 #include "algebra/milnor_cuda.h"
 #endif
 
-
-/* A multiply chunk is consecutive rows holding about chunk_pairs (job x term) pairs (at most
- * CHUNK_MAX_ROWS rows): CPU-only runs keep chunks near the former 512 rows (a chunk's task
- * overhead is µs, its work about a millisecond on one core); with CUDA workers chunks are
- * larger, so one launch fills more of the GPU. EXTFLOW_CHUNK_PAIRS overrides (measurements). */
-#define CHUNK_PAIRS_CPU 12288
-#define CHUNK_PAIRS_CUDA 65536
-#define CHUNK_MAX_ROWS 8192
-/* With CUDA workers, a step's multiply goes by its size (EXTFLOW_GPU_STEP_PAIRS, "off": any
- * worker takes any chunk, 65536 pairs each): a step of at least GPU_STEP_PAIRS pairs runs on
- * the GPUs only, in chunks of GPU_CHUNK_PAIRS (EXTFLOW_GPU_CHUNK_PAIRS; few launches that fill
- * the device: a small chunk's fixed cost there, allocation and transfer from pageable memory,
- * was ~10 ms); smaller steps run on the CPU workers only, in CPU-sized chunks.
- * EXTFLOW_GPU_CPU_HELP=1 lets CPU workers take the large steps' chunks too (measured slower:
- * a CPU holding a big chunk holds up its step). EXTFLOW_GPU_CPU_SHARE=f (0 <= f <= 0.9) gives
- * the last f of such a step's pairs to the CPU workers in chunks of SHARE_CHUNK_PAIRS, so that
- * many CPU workers share it and none holds the step up for long. Figures: docs/perf.md. */
-#define GPU_STEP_PAIRS (1u << 18)
-#define GPU_CHUNK_PAIRS (1u << 26)
-#define GPU_CHUNK_MAX_ROWS (1u << 20)
-#define SHARE_CHUNK_PAIRS (1u << 16)    /* CPU chunks of a GPU step's CPU share: ~10 ms each */
 
 /* --- memory account: StarPU's share (algebra/memacct.h, MEM_RUNTIME) ---
  * StarPU's allocations cannot be seen from here; what a task or a registered handle costs was
@@ -63,18 +43,7 @@ static void account_chunks(step_ctx *c, uint32_t nchunks)
 /* One run of rt_resolve: everything its tasks share, reached through step_ctx.runtime. */
 typedef struct rt_run {
     resolution *res;
-    starpu_data_handle_t basis;     /* the flat Milnor basis, read by every multiply task */
-    uint32_t *basis_words;
-    uint64_t chunk_pairs;           /* pairs per chunk where any worker may take it */
-    int gpu_by_size;                /* CUDA workers exist and EXTFLOW_GPU_STEP_PAIRS is not "off" */
-    uint64_t gpu_step_pairs;        /* gpu_by_size: steps this large run on the GPUs only */
-    uint64_t gpu_chunk_pairs;       /* pairs per chunk of such a step (EXTFLOW_GPU_CHUNK_PAIRS) */
-    int gpu_cpu_help;               /* EXTFLOW_GPU_CPU_HELP: CPU workers may take those chunks too */
-    double gpu_cpu_share;           /* EXTFLOW_GPU_CPU_SHARE: share of a GPU step's pairs in CPU chunks */
-    int gpu_verify;
-    FILE *capture;                  /* EXTFLOW_CAPTURE_MUL: every capture_every-th chunk */
-    unsigned long capture_every, captured;
-    pthread_mutex_t capture_lock;
+    rt_mul mul;                     /* the flat basis and the chunking (rt_mul.h) */
     rt_progress progress;
     rt_dist *dist;                  /* several MPI ranks (rt_mpi.h); NULL: this process alone */
     admission admission;            /* --memory, --time-limit */
@@ -121,125 +90,26 @@ static void submit_or_fail(resolution *res, int ret, const char *what)
     if (ret != 0) res_fail(res, "StarPU refused a %s task: %s", what, strerror(-ret));
 }
 
-/* Benchmark input: appends a chunk to EXTFLOW_CAPTURE_MUL (bench/milnor_bench --jobs). */
-static void capture_chunk(rt_run *run, const milnor_row_job *jobs, uint32_t n, const milnor_term *terms,
-                          uint32_t stride)
+/* The multiply chunks of c->build (rt_mul_submit); a failure fails the run. */
+static void submit_multiply(step_ctx *c, rt_chunks *k)
 {
-    pthread_mutex_lock(&run->capture_lock);
-    if (run->capture && run->captured++ % run->capture_every == 0 &&
-        milnor_batch_record_write(run->capture, jobs, n, terms, stride) < 0) {
-        fclose(run->capture);
-        run->capture = NULL;
-        fprintf(stderr, "extflow: EXTFLOW_CAPTURE_MUL: write failed; capture stopped\n");
-    }
-    pthread_mutex_unlock(&run->capture_lock);
-}
-
-/* How one step's multiply is cut and where its chunks may run: the step's first `split`
- * pairs in chunks of about `pairs` pairs on `where`, the rest in CPU chunks. */
-typedef struct chunking {
-    uint64_t pairs;             /* per chunk, about */
-    uint32_t max_rows;
-    unsigned where;             /* STARPU_CPU | STARPU_CUDA, or one of them */
-    uint64_t split;             /* UINT64_MAX: the whole step */
-} chunking;
-
-static chunking chunking_for(const rt_run *run, const row_build *b)
-{
-    /* a profile's basis (resolving over a sub-Hopf-algebra): CPU workers only, since the GPU
-     * kernel indexes products by the whole algebra's seqno table (algebra/milnor.h) */
-    if (run->basis_words[0] == MILNOR_FLAT_MAGIC_PROFILE)
-        return (chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU, UINT64_MAX };
-    if (!run->gpu_by_size) return (chunking){ run->chunk_pairs, CHUNK_MAX_ROWS, STARPU_CPU | STARPU_CUDA, UINT64_MAX };
-    uint64_t total = 0;
-    for (uint32_t r = 0; r < b->nrows; r++) total += b->jobs[r].n_terms;
-    if (total >= run->gpu_step_pairs)
-        return (chunking){ run->gpu_chunk_pairs, GPU_CHUNK_MAX_ROWS,
-                           run->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA,
-                           run->gpu_cpu_share > 0 ? (uint64_t)((double)total * (1 - run->gpu_cpu_share)) : UINT64_MAX };
-    return (chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU, UINT64_MAX };
-}
-
-/* The chunk starting at row0, `done` pairs into the step: its rows (until its kind's pairs or
- * rows are reached), pairs and workers. */
-static uint32_t chunk_rows(const row_build *b, uint32_t row0, uint64_t done, const chunking *k,
-                           uint64_t *pairs, unsigned *where)
-{
-    int first = done < k->split;
-    uint64_t limit = first ? (k->split - done < k->pairs ? k->split - done : k->pairs) : SHARE_CHUNK_PAIRS;
-    uint32_t max_rows = first ? k->max_rows : CHUNK_MAX_ROWS;
-    uint32_t n = 0;
-    *where = first ? k->where : STARPU_CPU;
-    *pairs = 0;
-    while (row0 + n < b->nrows && n < max_rows && (*pairs < limit || n == 0))
-        *pairs += b->jobs[row0 + n++].n_terms;
-    return n;
-}
-
-/* Registers c->build's arrays and submits one multiply task per chunk of rows; returns the
- * chunk handles (R access for the task that consumes them) in *descr. */
-static uint32_t submit_multiply(step_ctx *c, struct starpu_data_descr **descr,
-                                starpu_data_handle_t *shared)
-{
-    row_build *b = &c->build;
-    rt_run *run = c->runtime;
-    *descr = NULL;
-    if (b->nrows == 0 || b->ncols == 0 || b->nterms == 0) return 0;
-    uint32_t nchunks = 0;
-    uint64_t pairs, done = 0;
-    unsigned where;
-    chunking cut = chunking_for(run, b);
-    for (uint32_t r = 0; r < b->nrows; nchunks++, done += pairs) r += chunk_rows(b, r, done, &cut, &pairs, &where);
-    *descr = calloc(nchunks, sizeof **descr);
-    if (!*descr) {
-        res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
-        return 0;
-    }
-    starpu_vector_data_register(&shared[0], STARPU_MAIN_RAM, (uintptr_t)b->jobs, b->nrows, sizeof *b->jobs);
-    starpu_vector_data_register(&shared[1], STARPU_MAIN_RAM, (uintptr_t)b->terms, (uint32_t)b->nterms,
-                                sizeof *b->terms);
-    done = 0;
-    for (uint32_t k = 0, row0 = 0; k < nchunks; k++, done += pairs) {
-        uint32_t n = chunk_rows(b, row0, done, &cut, &pairs, &where);
-        starpu_data_handle_t h;
-        starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&b->D, row0),
-                                    n * b->D.stride, sizeof(uint64_t));
-        (*descr)[k] = (struct starpu_data_descr){ h, STARPU_R };
-        struct cl_milnor_mul_args *args = malloc(sizeof *args);   /* freed by StarPU */
-        if (!args) {
-            res_fail(c->res, "out of memory submitting step (%d,%d)", c->s, c->t);
-            return k + 1;
-        }
-        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, run->gpu_verify, c->s, (int)c->t };
-        if (run->capture) capture_chunk(run, b->jobs + row0, n, b->terms, b->D.stride);
-        submit_or_fail(c->res, starpu_task_insert(&cl_milnor_mul, STARPU_R, run->basis, STARPU_R, shared[0],
-                                                  STARPU_R, shared[1], STARPU_W, h, STARPU_CL_ARGS, args,
-                                                  sizeof *args, STARPU_EXECUTE_WHERE, (unsigned long long)where,
-                                                  STARPU_NAME, "milnor_mul", 0),
-                       "milnor_mul");
-        row0 += n;
-    }
-    return nchunks;
+    char err[128];
+    if (rt_mul_submit(&((rt_run *)c->runtime)->mul, &c->build, c->s, (int)c->t, k, err, sizeof err) != 0)
+        res_fail(c->res, "step (%d,%d): %s", c->s, c->t, err);
 }
 
 /* Submits cl (which reads the chunks; tag 0: none), then lets StarPU unregister them once it
  * is done. */
-static void submit_after_chunks(step_ctx *c, struct starpu_codelet *cl, struct starpu_data_descr *descr,
-                                uint32_t nchunks, starpu_data_handle_t *shared, starpu_tag_t tag,
+static void submit_after_chunks(step_ctx *c, struct starpu_codelet *cl, rt_chunks *k, starpu_tag_t tag,
                                 const char *name)
 {
     resolution *res = c->res;   /* c may be freed as soon as the task is submitted */
-    int ret = tag ? starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, descr, (int)nchunks, STARPU_CL_ARGS_NFREE, c,
+    int ret = tag ? starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, k->descr, (int)k->n, STARPU_CL_ARGS_NFREE, c,
                                        sizeof *c, STARPU_TAG, tag, STARPU_NAME, name, 0)
-                  : starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, descr, (int)nchunks, STARPU_CL_ARGS_NFREE, c,
+                  : starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, k->descr, (int)k->n, STARPU_CL_ARGS_NFREE, c,
                                        sizeof *c, STARPU_NAME, name, 0);
     submit_or_fail(res, ret, name);
-    for (uint32_t k = 0; k < nchunks; k++) starpu_data_unregister_submit(descr[k].handle);
-    if (nchunks) {
-        starpu_data_unregister_submit(shared[0]);
-        starpu_data_unregister_submit(shared[1]);
-    }
-    free(descr);
+    rt_chunks_release(k);
 }
 
 /* The continuations of a step's chain (step.h), given to the codelets in c->next. */
@@ -248,21 +118,19 @@ static starpu_tag_t done_tag_of(const step_ctx *c) { return tag_of(c->kernel_onl
 /* After plan: the multiply chunks of c->build, then reduce, which reads them. */
 static void after_plan(step_ctx *c, int planned_ok)
 {
-    struct starpu_data_descr *descr = NULL;
-    starpu_data_handle_t shared[2];
-    uint32_t nchunks = planned_ok ? submit_multiply(c, &descr, shared) : 0;
-    account_chunks(c, nchunks);
-    submit_after_chunks(c, &cl_step_reduce, descr, nchunks, shared, 0, "step_reduce");
+    rt_chunks k = { 0 };
+    if (planned_ok) submit_multiply(c, &k);
+    account_chunks(c, k.n);
+    submit_after_chunks(c, &cl_step_reduce, &k, 0, "step_reduce");
 }
 
 /* After reduce: the chunks of the rows it planned, if it wants them, then finish (tag DONE). */
 static void after_reduce(step_ctx *c, int multiply_again)
 {
-    struct starpu_data_descr *descr = NULL;
-    starpu_data_handle_t shared[2];
-    uint32_t nchunks = multiply_again ? submit_multiply(c, &descr, shared) : 0;
-    account_chunks(c, nchunks);     /* the chunks of plan were read: only these remain */
-    submit_after_chunks(c, &cl_step_finish, descr, nchunks, shared, done_tag_of(c), "step_finish");
+    rt_chunks k = { 0 };
+    if (multiply_again) submit_multiply(c, &k);
+    account_chunks(c, k.n);         /* the chunks of plan were read: only these remain */
+    submit_after_chunks(c, &cl_step_finish, &k, done_tag_of(c), "step_finish");
 }
 
 /* --- admission under --memory and --time-limit (runtime/admission.h) */
@@ -339,24 +207,6 @@ static int submit_job(rt_run *run, int s, deg_t t, int edge, starpu_tag_t *deps,
         submit_or_fail(res, ret, "step_plan");
         return -1;
     }
-    return 0;
-}
-
-/* The flat Milnor basis as a read-only StarPU handle: StarPU copies it to each GPU once and
- * keeps it there for the whole run (it never changes). */
-static int register_basis(rt_run *run)
-{
-    size_t words = milnor_flat_words(&run->res->A);
-    run->basis_words = words ? malloc(words * sizeof *run->basis_words) : NULL;
-    if (!run->basis_words || milnor_flat_write(&run->res->A, run->basis_words, words) < 0) {
-        free(run->basis_words);
-        run->basis_words = NULL;
-        res_fail(run->res, "out of memory flattening the Milnor basis (%zu MB)", words * 4 >> 20);
-        return -1;
-    }
-    starpu_vector_data_register(&run->basis, STARPU_MAIN_RAM, (uintptr_t)run->basis_words, (uint32_t)words,
-                                sizeof *run->basis_words);
-    memacct_add(MEM_MILNOR, (int64_t)(words * sizeof *run->basis_words));
     return 0;
 }
 
@@ -465,29 +315,13 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     run->res = res;
     run->progress = *progress;
     admission_init(&run->admission, progress->memory_budget, progress->time_limit);
-    if (register_basis(run) < 0) {
+    char err[128];
+    if (rt_mul_init(&run->mul, &res->A, err, sizeof err) != 0) {
+        res_fail(res, "%s", err);
         admission_clear(&run->admission);
         free(run);
         return -1;
     }
-    const char *cp = getenv("EXTFLOW_CHUNK_PAIRS");
-    run->chunk_pairs = cp && atol(cp) > 0 ? (uint64_t)atol(cp)
-                                          : starpu_cuda_worker_get_count() ? CHUNK_PAIRS_CUDA : CHUNK_PAIRS_CPU;
-    const char *gs = getenv("EXTFLOW_GPU_STEP_PAIRS");
-    run->gpu_by_size = starpu_cuda_worker_get_count() > 0 && !(gs && strcmp(gs, "off") == 0);
-    run->gpu_step_pairs = gs && *gs && strcmp(gs, "off") != 0 ? strtoull(gs, NULL, 10) : GPU_STEP_PAIRS;
-    const char *gc = getenv("EXTFLOW_GPU_CHUNK_PAIRS"), *gh = getenv("EXTFLOW_GPU_CPU_HELP");
-    run->gpu_chunk_pairs = gc && atol(gc) > 0 ? (uint64_t)atol(gc) : GPU_CHUNK_PAIRS;
-    run->gpu_cpu_help = gh && *gh && strcmp(gh, "0") != 0;
-    const char *gf = getenv("EXTFLOW_GPU_CPU_SHARE");
-    run->gpu_cpu_share = gf && *gf ? strtod(gf, NULL) : 0;
-    if (!(run->gpu_cpu_share >= 0 && run->gpu_cpu_share <= 0.9)) run->gpu_cpu_share = 0;   /* NaN too */
-    const char *gv = getenv("EXTFLOW_GPU_VERIFY"), *cap = getenv("EXTFLOW_CAPTURE_MUL"),
-               *every = getenv("EXTFLOW_CAPTURE_EVERY");
-    run->gpu_verify = gv && *gv && strcmp(gv, "0") != 0;
-    run->capture = cap && *cap ? fopen(cap, "ab") : NULL;
-    run->capture_every = every && atol(every) > 0 ? (unsigned long)atol(every) : 1;
-    pthread_mutex_init(&run->capture_lock, NULL);
     cl_profile_enable(run->progress.verbose);
     if (run->progress.verbose) cl_profile_cells(res->max_s, res->max_n);
     struct timespec began, ended;
@@ -505,11 +339,7 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     } else
         starpu_task_wait_for_all();
     clock_gettime(CLOCK_MONOTONIC, &ended);
-    starpu_data_unregister(run->basis);
-    if (run->capture) fclose(run->capture);
-    pthread_mutex_destroy(&run->capture_lock);
-    memacct_add(MEM_MILNOR, -(int64_t)(milnor_flat_words(&res->A) * sizeof *run->basis_words));
-    free(run->basis_words);
+    rt_mul_clear(&run->mul);
     res_flush_stages(res);      /* what finished is kept, even after a failure */
     int stopped = admission_stopped(&run->admission);
     if (run->progress.admission_report)

@@ -440,30 +440,25 @@ static int write_cell(lift_set *set, const lift_map *f, int i, deg_t t, const f2
     return rc == STAGE_OK ? 0 : -1;
 }
 
-/* Y's row k = f_j(V's row k): see lift.h. Each distinct basis element Sq(S)·g' of source
- * F_{s0+j} in degree T set in some row of V becomes one Milnor-multiply job whose terms are
- * those of f(g') (the row Sq(S)·f(g') of target F_j in degree T - t0); a row of Y is the XOR of
- * its elements' rows. */
-int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V, f2mat *Y)
+/* The jobs of f_j(V's rows) for map f (see lift_apply): each distinct basis element Sq(S)·g'
+ * of source F_{s0+j} in degree T set in some row of V becomes one Milnor-multiply job of b,
+ * whose terms are those of f(g') (the row Sq(S)·f(g') of target F_j in degree T - t0, ycols
+ * bits); job_of[e] = that job's row of b (-1: none, f(g') = 0), for each of V's columns e. The
+ * jobs are appended to b, so several calls share one b. 0, or -1 after lift_fail. */
+static int apply_plan(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V, uint32_t ycols, row_build *b,
+                      int32_t *job_of)
 {
     const resolution *src = set->src, *tgt = set->tgt;
     const freemod *S = &src->F[f->s0 + j], *G = &tgt->F[j];
     deg_t t = T - f->t0;
     uint32_t width = V->cols;
-    int32_t *job_of = malloc(((size_t)width + 1) * sizeof *job_of);
-    milnor_row_job *jobs = NULL;
-    milnor_term *terms = NULL;
-    size_t njobs = 0, nterms = 0, termcap = 0;
-    f2mat R = { 0 };
     int rc = -1;
     size_t vw = f2vec_words(width);
     uint64_t *any = calloc(vw + 1, sizeof *any);    /* the bits set in some row of V */
-    if (!job_of || !any) goto out;
+    if (!any) goto out;
     for (uint32_t k = 0; k < V->rows; k++)
         for (size_t w = 0; w < vw; w++) any[w] |= f2mat_row(V, k)[w];
-    for (uint32_t b = 0; b < width; b++) job_of[b] = -1;
-    jobs = malloc(((size_t)width + 1) * sizeof *jobs);
-    if (!jobs) goto out;
+    for (uint32_t e = 0; e < width; e++) job_of[e] = -1;
     /* jobs for every set bit of some row of V, terms of f(g') added on first use */
     uint64_t base = 0;
     for (deg_t u = 0; u <= T && base < width; u++) {
@@ -480,7 +475,7 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
                 goto out;
             }
             const f2mat *fv = &f->val[cell];
-            uint32_t first = (uint32_t)nterms;
+            uint32_t first = (uint32_t)b->nterms;
             /* terms of f(g'): the set bits of row g of fv, over target F_j in degree v */
             uint64_t off = 0;
             for (deg_t w = 0; w <= v && fv->rows; w++) {
@@ -490,72 +485,81 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
                     uint64_t col = freemod_offset(G, t, w, mm);
                     for (uint32_t e = 0; e < el; e++) {
                         if (!f2vec_get(f2mat_row(fv, g), off + e)) continue;
-                        if (col + tgt->A.dim[t - w] > Y->cols) {
+                        if (col + tgt->A.dim[t - w] > ycols) {
                             lift_fail(set, "internal error: map %s at target (%d, %d) reaches past its image's "
                                       "columns", f->key, j, (int)t);
                             goto out;
                         }
-                        if (nterms == termcap) {
-                            termcap = termcap ? 2 * termcap : 256;
-                            milnor_term *nt = realloc(terms, termcap * sizeof *nt);
-                            if (!nt) goto out;
-                            terms = nt;
-                        }
-                        terms[nterms++] = (milnor_term){ (uint32_t)(v - w), e, (uint32_t)col };
+                        if (rb_push_term(b, (milnor_term){ (uint32_t)(v - w), e, (uint32_t)col }) != 0) goto out;
                     }
                 }
             }
-            uint32_t n = (uint32_t)nterms - first;
+            uint32_t n = (uint32_t)b->nterms - first;
             if (!n) continue;
             for (uint32_t e = 0; e < blen && base + e < width; e++) {
                 if (!f2vec_get(any, base + e)) continue;
-                job_of[base + e] = (int32_t)njobs;
-                jobs[njobs++] = (milnor_row_job){ (uint32_t)(T - u), e, first, n };
+                job_of[base + e] = (int32_t)b->nrows;
+                if (rb_push_job(b, (milnor_row_job){ (uint32_t)(T - u), e, first, n }) != 0) goto out;
             }
         }
     }
-    if (f2mat_init(&R, (uint32_t)njobs, Y->cols) != 0) goto out;
-    if (njobs && Y->cols) milnor_mul_batch(&tgt->A, jobs, njobs, terms, R.data, R.stride);
-    for (uint32_t k = 0; k < V->rows; k++)
-        for (size_t w = 0; w < vw; w++)
-            for (uint64_t bits = f2mat_row(V, k)[w]; bits; bits &= bits - 1) {
-                uint32_t b = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(bits);
-                if (job_of[b] >= 0)
-                    f2vec_xor(f2mat_row(Y, k), f2mat_row(&R, (uint32_t)job_of[b]), f2vec_words(Y->cols));
-            }
     rc = 0;
 out:
     if (rc && !lift_failed(set)) lift_fail(set, "out of memory lifting at target (%d, %d)", j, (int)t);
-    f2mat_clear(&R);
     free(any);
-    free(job_of);
-    free(jobs);
-    free(terms);
     return rc;
 }
 
-/* y_k = f_{i-1}(d z_k) for every generator z_k of source F_s (s = s0 + i) in degree T = t + t0,
- * into the rows of Y (rows = those generators, cols = tgt_dim bits): lift_apply on the d z_k. */
-static int images_of_boundaries(lift_set *set, const lift_map *f, int i, deg_t t, f2mat *Y)
+/* Y's row k ^= the rows of D (filled by the multiply) of the set bits of V's row k. */
+static void apply_combine(const f2mat *V, const int32_t *job_of, const f2mat *D, f2mat *Y)
+{
+    size_t vw = f2vec_words(V->cols);
+    for (uint32_t k = 0; k < V->rows; k++)
+        for (size_t w = 0; w < vw; w++)
+            for (uint64_t bits = f2mat_row(V, k)[w]; bits; bits &= bits - 1) {
+                uint32_t e = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(bits);
+                if (job_of[e] >= 0) f2vec_xor(f2mat_row(Y, k), f2mat_row(D, (uint32_t)job_of[e]), f2vec_words(Y->cols));
+            }
+}
+
+/* Y's row k = f_j(V's row k): see lift.h. apply_plan's jobs, multiplied on this thread, then
+ * apply_combine. */
+int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V, f2mat *Y)
+{
+    row_build b;
+    memset(&b, 0, sizeof b);
+    int32_t *job_of = malloc(((size_t)V->cols + 1) * sizeof *job_of);
+    int rc = job_of ? apply_plan(set, f, j, T, V, Y->cols, &b, job_of) : -1;
+    if (!rc && rb_alloc(&b, Y->cols) != 0) rc = -1;
+    if (!rc) {
+        rb_multiply(&b, &set->tgt->A, 0, b.nrows);
+        apply_combine(V, job_of, &b.D, Y);
+    } else if (!lift_failed(set))
+        lift_fail(set, "out of memory lifting at target (%d, %d)", j, (int)(T - f->t0));
+    rb_clear(&b);
+    free(job_of);
+    return rc;
+}
+
+/* The rows d z_k of the generators z_k of source F_s (s = s0 + i) in degree T = t + t0 into V
+ * (initialised here), over F_{s-1} in degree T. 0, or -1 out of memory (after lift_fail). */
+static int boundaries(lift_set *set, const lift_map *f, int i, deg_t t, f2mat *V)
 {
     const resolution *src = set->src;
     int s = f->s0 + i;
     deg_t T = t + f->t0;
     uint32_t nz = res_ngens(src, s, T), width = (uint32_t)freemod_dim(&src->F[s - 1], T, T);
-    f2mat V;
-    if (f2mat_init(&V, nz, width) != 0) {
+    if (f2mat_init(V, nz, width) != 0) {
         lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
         return -1;
     }
     for (uint32_t k = 0; k < nz; k++) {
         const fm_gen *z = &src->F[s].gens[T][k];
         uint32_t bits = z->bits < width ? z->bits : width;
-        memcpy(f2mat_row(&V, k), z->img, f2vec_words(bits) * sizeof(uint64_t));
-        if (bits & 63) f2mat_row(&V, k)[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
+        memcpy(f2mat_row(V, k), z->img, f2vec_words(bits) * sizeof(uint64_t));
+        if (bits & 63) f2mat_row(V, k)[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
     }
-    int rc = lift_apply(set, f, i - 1, T, &V, Y);
-    f2mat_clear(&V);
-    return rc;
+    return 0;
 }
 
 static double clock_seconds(clockid_t id)
@@ -596,55 +600,115 @@ static int try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, u
     return lr;
 }
 
-/* Two passes over the maps with a step here: (1) load, or set the bottom, or compute the y of
- * every generator (f(d z) plus the map's extra term); (2) one solve of d_i for all the non-zero
- * y of all maps (none when they are all zero: f(z) = 0 is a preimage of 0), then the files. */
-int lift_step(lift_set *set, int i, deg_t t)
+/* Plan: for every map with a step here, load its file, or set the bottom, or put the jobs of
+ * its f(d z) into p->b (the maps' jobs one after the other). */
+int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
 {
+    memset(p, 0, sizeof *p);
     if (lift_failed(set)) return -1;
+    double c0 = cpu_now(set);
     uint32_t cols = cell_cols(set, i, t), tgt_dim = i ? (uint32_t)freemod_dim(&set->tgt->F[i - 1], t, t) : 0;
     size_t cell = lift_cell(set, i, t);
-    f2mat *Y = calloc((size_t)set->nmaps, sizeof *Y);
-    uint8_t *todo = calloc((size_t)set->nmaps, 1);
-    uint32_t nonzero = 0;
-    int rc = Y && todo ? 0 : -1;
+    p->maps = calloc((size_t)set->nmaps, sizeof *p->maps);
+    int rc = p->maps ? 0 : -1;
     if (rc) lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
     for (int m = 0; m < set->nmaps && !rc; m++) {
         lift_map *f = &set->maps[m];
+        lift_plan_map *pm = &p->maps[m];
         if (!lift_map_in_region(set, m, i, t)) continue;
         uint32_t rows = res_ngens(set->src, f->s0 + i, t + f->t0);
-        double c0 = cpu_now(set);
+        double c1 = cpu_now(set);
         int lr = try_load(set, f, i, t, rows, cols);
-        add_seconds(set, &set->cpu_files, cpu_now(set) - c0);
+        add_seconds(set, &set->cpu_files, cpu_now(set) - c1);
+        c0 += cpu_now(set) - c1;                  /* the files' time is not the products' */
         if (lr != 0) {
             rc = lr < 0 ? -1 : 0;
             continue;
         }
-        todo[m] = 1;
-        if (f2mat_init(&f->val[cell], rows, cols) != 0 || f2mat_init(&Y[m], i && cols ? rows : 0, tgt_dim) != 0) {
+        pm->todo = 1;
+        if (f2mat_init(&f->val[cell], rows, cols) != 0 || f2mat_init(&pm->Y, i && cols ? rows : 0, tgt_dim) != 0) {
             lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
             rc = -1;
         } else if (rows && cols && i == 0) {          /* the bottom: f_0(z_k) = x_k ι at t0 */
             for (uint32_t k = 0; k < rows && t == 0; k++)
                 if (k < f->nclass && f->coords[k]) f2mat_flip(&f->val[cell], k, 0);
         } else if (rows && cols) {
-            double c1 = cpu_now(set);
-            rc = images_of_boundaries(set, f, i, t, &Y[m]);
-            add_seconds(set, &set->cpu_products, cpu_now(set) - c1);
-            for (uint32_t k = 0; k < rows && !rc; k++) {
-                if (f->extra) rc = f->extra(f->extra_ctx, i, t, k, f2mat_row(&Y[m], k));
-                nonzero += !f2vec_is_zero(f2mat_row(&Y[m], k), f2vec_words(tgt_dim));
+            rc = boundaries(set, f, i, t, &pm->V);
+            pm->job_of = rc ? NULL : malloc(((size_t)pm->V.cols + 1) * sizeof *pm->job_of);
+            if (!rc && !pm->job_of) {
+                lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
+                rc = -1;
             }
-            if (rc) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
+            if (!rc) rc = apply_plan(set, f, i - 1, t + f->t0, &pm->V, tgt_dim, &p->b, pm->job_of);
         }
     }
+    if (!rc && rb_alloc(&p->b, tgt_dim) != 0) {
+        lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
+        rc = -1;
+    }
+    if (!rc) {
+        uint64_t pairs = rb_pairs(&p->b);
+        pthread_mutex_lock(&set->lock);
+        set->pairs += pairs;
+        pthread_mutex_unlock(&set->lock);
+    }
+    p->cpu = cpu_now(set) - c0;
+    return rc;
+}
+
+void lift_plan_multiply(lift_set *set, lift_plan *p)
+{
+    double c0 = cpu_now(set);
+    rb_multiply(&p->b, &set->tgt->A, 0, p->b.nrows);
+    p->cpu += cpu_now(set) - c0;
+    uint64_t pairs = rb_pairs(&p->b);
+    pthread_mutex_lock(&set->lock);
+    set->pairs_inline += pairs;
+    pthread_mutex_unlock(&set->lock);
+}
+
+static void plan_clear(lift_set *set, lift_plan *p)
+{
+    for (int m = 0; p->maps && m < set->nmaps; m++) {
+        f2mat_clear(&p->maps[m].V);
+        f2mat_clear(&p->maps[m].Y);
+        free(p->maps[m].job_of);
+    }
+    free(p->maps);
+    rb_clear(&p->b);
+    memset(p, 0, sizeof *p);
+}
+
+/* Finish: every y (f(d z) from the multiplied rows, plus the map's extra term), then one solve
+ * of d_i for all the non-zero y of all maps (none when they are all zero: f(z) = 0 is a
+ * preimage of 0), then the files. */
+int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
+{
+    int rc = lift_failed(set) || !p->maps ? -1 : 0;
+    uint32_t cols = cell_cols(set, i, t), tgt_dim = i ? (uint32_t)freemod_dim(&set->tgt->F[i - 1], t, t) : 0;
+    size_t cell = lift_cell(set, i, t);
+    uint32_t nonzero = 0;
+    double c0 = cpu_now(set);
+    for (int m = 0; m < set->nmaps && !rc; m++) {
+        lift_plan_map *pm = &p->maps[m];
+        if (!pm->todo || !pm->Y.rows) continue;
+        f2mat *Y = &pm->Y;
+        apply_combine(&pm->V, pm->job_of, &p->b.D, Y);
+        for (uint32_t k = 0; k < Y->rows && !rc; k++) {
+            if (set->maps[m].extra) rc = set->maps[m].extra(set->maps[m].extra_ctx, i, t, k, f2mat_row(Y, k));
+            nonzero += !f2vec_is_zero(f2mat_row(Y, k), f2vec_words(tgt_dim));
+        }
+        if (rc) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
+    }
+    rb_clear(&p->b);                /* the products' rows are in the y now: not held through the solve */
+    add_seconds(set, &set->cpu_products, p->cpu + cpu_now(set) - c0);
     if (!rc && nonzero) {                             /* the y of all maps, stacked: one solve */
         f2mat all, X;
         if (f2mat_init(&all, nonzero, tgt_dim) != 0) rc = -1;
         for (int m = 0, k = 0; m < set->nmaps && !rc; m++)
-            for (uint32_t r = 0; todo[m] && r < Y[m].rows; r++)
-                if (!f2vec_is_zero(f2mat_row(&Y[m], r), f2vec_words(tgt_dim)))
-                    memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&Y[m], r), f2vec_words(tgt_dim) * 8);
+            for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.rows; r++)
+                if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim)))
+                    memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim) * 8);
         uint32_t bad = 0;
         double t1 = now(), c1 = cpu_now(set);
         int sr = rc ? -1 : !set->any_preimage ? 1 : res_nassau_preimages(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
@@ -659,8 +723,9 @@ int lift_step(lift_set *set, int i, deg_t t)
             int bm = 0;
             uint32_t br = 0;
             for (int m = 0, k = 0; m < set->nmaps; m++)
-                for (uint32_t r = 0; todo[m] && r < Y[m].rows; r++)
-                    if (!f2vec_is_zero(f2mat_row(&Y[m], r), f2vec_words(tgt_dim)) && (uint32_t)k++ == bad) bm = m, br = r;
+                for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.rows; r++)
+                    if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim)) && (uint32_t)k++ == bad)
+                        bm = m, br = r;
             lift_fail(set, "internal error: lifting %s, y = f(d z) for generator %u at source (%d, %d) is not in the "
                       "image of d_%d at (%d, %d)", set->maps[bm].key, br, set->maps[bm].s0 + i,
                       (int)(t + set->maps[bm].t0), i, i, (int)t);
@@ -669,15 +734,15 @@ int lift_step(lift_set *set, int i, deg_t t)
             lift_fail(set, "out of memory solving d_%d at (%d, %d)", i, i, (int)t);
         rc = sr ? -1 : 0;
         for (int m = 0, k = 0; m < set->nmaps && !rc; m++)   /* scatter back, in the same order */
-            for (uint32_t r = 0; todo[m] && r < Y[m].rows; r++)
-                if (!f2vec_is_zero(f2mat_row(&Y[m], r), f2vec_words(tgt_dim)))
+            for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.rows; r++)
+                if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim)))
                     memcpy(f2mat_row(&set->maps[m].val[cell], r), f2mat_row(&X, (uint32_t)k++),
                            f2vec_words(cols) * 8);
         if (!sr) f2mat_clear(&X);
         f2mat_clear(&all);
     }
     for (int m = 0; m < set->nmaps && !rc; m++) {
-        if (!todo[m]) continue;
+        if (!p->maps[m].todo) continue;
         lift_map *f = &set->maps[m];
         const f2mat *out = &f->val[cell];
         double c2 = cpu_now(set);
@@ -690,10 +755,15 @@ int lift_step(lift_set *set, int i, deg_t t)
             pthread_mutex_unlock(&set->lock);
         }
     }
-    for (int m = 0; Y && m < set->nmaps; m++) f2mat_clear(&Y[m]);
-    free(Y);
-    free(todo);
+    plan_clear(set, p);
     return rc ? -1 : 0;
+}
+
+int lift_step(lift_set *set, int i, deg_t t)
+{
+    lift_plan p;
+    if (lift_step_plan(set, i, t, &p) == 0) lift_plan_multiply(set, &p);
+    return lift_step_finish(set, i, t, &p);
 }
 
 int lift_run_serial(lift_set *set)

@@ -35,8 +35,10 @@
  * unit of work is a TARGET bidegree (i, t) (lift_step): for every map whose source bidegree
  * (s0+i, t+t0) is resolved, f_i on the generators there, all sharing one solve of d_i at (i, t). Step (i, t) reads f_{i-1} at target degrees < t only, so it needs the steps
  * (i-1, t-1) and (i, t-1) (the second only to chain row i-1's prefix): runtime/rt_lift.c
- * turns this into StarPU tag dependencies. A homotopy (Massey products) is a map whose y gets
- * an extra term before the QI: lift_map.extra.
+ * turns this into StarPU tag dependencies, and each step into plan → multiply → finish
+ * (lift_step_plan below), whose multiply is the multiply codelet's (CPU or GPU) where the rows
+ * are large. A homotopy (Massey products) is a map whose y gets an extra term before the QI:
+ * lift_map.extra.
  *
  * Layout. Per map, per target cell (i, t) (index lift_cell: i x (target max_n + 1) + t - i), an
  * f2mat whose row k is f_i of the k-th generator of source F_{s0+i} in degree t + t0, over the
@@ -56,6 +58,7 @@
 #include <stdint.h>
 #include "algebra/f2mat.h"
 #include "stages/resolution.h"
+#include "stages/rowbuild.h"
 
 /* Optional inhomogeneous term of a map: y ^= extra(z) before the QI, for the generator z
  * (index k) of source F_{s0+i} in degree t + t0; y has freemod_dim(F_{i-1}, t, t) bits. 0, or
@@ -102,7 +105,13 @@ typedef struct lift_set {
                                  * preimage, whose homotopies secondary products read */
     int timing;                 /* set by the caller: measure the next three */
     double cpu_products, cpu_solves, cpu_files;   /* thread CPU seconds in f(d z), the solves,
-                                         * the stage files (load and write) */
+                                         * the stage files (load and write); f(d z) counts the
+                                         * plan, the combination and the multiply done inline,
+                                         * not the multiply codelet's chunks */
+    uint64_t pairs, pairs_inline;       /* (job x term) pairs of f(d z), and those multiplied
+                                         * inside the step's own task (lift_plan_multiply) */
+    uint64_t pairs_cuda;                /* those the multiply codelet did on CUDA workers (set
+                                         * by runtime/rt_lift.c; the rest went to CPU workers) */
 } lift_set;
 
 /* A set over src -> tgt (both kept by the caller). outdir non-empty: stage files are read
@@ -140,8 +149,50 @@ int lift_in_region(const lift_set *set, int i, deg_t t);
 /* Target bidegrees a step (i, t) depends on (each in the set's region), up to 2. */
 int lift_deps(const lift_set *set, int i, deg_t t, int dep_i[2], deg_t dep_t[2]);
 /* The step at target (i, t) for every map in region: load or compute, queue the files.
- * 0, or -1 after lift_fail. */
+ * 0, or -1 after lift_fail. It is the three pieces below on this thread: lift_step_plan,
+ * lift_plan_multiply, lift_step_finish. */
 int lift_step(lift_set *set, int i, deg_t t);
+
+/* A step in pieces, as the runtime runs it (runtime/rt_lift.c: plan → multiply → finish, like a
+ * resolution's step). Plan loads what a previous run left, sets the bottom row, and for every
+ * other map computing here puts the Milnor products of f_{i-1}(d z) for all its generators z
+ * into one row_build shared by the maps (b.D: one row per distinct basis element Sq(S)·g' of
+ * some d z, the row Sq(S)·f(g') over target F_{i-1} in degree t, on generators of degree < t);
+ * the multiply fills b.D (lift_plan_multiply here, or the multiply codelet's chunks); finish
+ * adds each map's rows of D into its y (the XOR over the bits of d z), adds the extra terms,
+ * solves d_i once for all the y, writes the files and frees the plan. */
+typedef struct lift_plan_map {
+    int todo;                   /* computed at this step (not loaded, in region) */
+    f2mat V;                    /* rows d z_k over source F_{s0+i-1} in degree t + t0 (i >= 1) */
+    int32_t *job_of;            /* per column of V: its row of b.D, or -1 (f(g') = 0) */
+    f2mat Y;                    /* rows y_k, freemod_dim(F_{i-1}, t, t) bits */
+} lift_plan_map;
+typedef struct lift_plan {
+    row_build b;
+    lift_plan_map *maps;        /* per map of the set */
+    double cpu;                 /* thread CPU seconds of the plan (set->timing) */
+} lift_plan;
+/* 0, or -1 after lift_fail (finish must still run: it frees p). */
+int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p);
+/* Fills p->b.D on this thread (milnor_mul_batch). */
+void lift_plan_multiply(lift_set *set, lift_plan *p);
+/* 0, or -1 after lift_fail; p is cleared either way. */
+int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p);
+
+/* A step's state between its tasks (runtime/rt_lift.c): the codelets call the pieces above and
+ * then the runtime's continuations, so no codelet calls into runtime/. */
+typedef struct lift_step_ctx {
+    lift_set *set;
+    int i;
+    deg_t t;
+    lift_plan plan;
+    /* after plan: 1 when the runtime submitted the multiply chunks and the finish task, 0 when
+     * the plan's task is to multiply and finish itself (small rows) */
+    int (*after_plan)(struct lift_step_ctx *c, int planned_ok);
+    void (*after_finish)(struct lift_step_ctx *c);   /* owns c from here */
+    void *runtime;
+    int inline_rest;            /* set by after_plan: 1 the plan's task finishes the step */
+} lift_step_ctx;
 void lift_fail(lift_set *set, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int lift_failed(lift_set *set);
 /* Runs every step in order on this thread (tests, no runtime). 0 or -1. */

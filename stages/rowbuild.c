@@ -5,6 +5,27 @@
 #include <string.h>
 #include "stages/resolution.h"
 
+/* arr (n elements of size bytes used of *cap) with room for one more: doubled, or allocated
+ * with first, when full. NULL out of memory (arr and *cap unchanged). */
+static void *grow(void *arr, size_t n, size_t *cap, size_t size, size_t first)
+{
+    if (n < *cap) return arr;
+    size_t c = *cap ? 2 * *cap : first;
+    void *na = realloc(arr, c * size);
+    if (na) *cap = c;
+    return na;
+}
+
+/* Appends one term, growing b->terms (not yet in the memory account). */
+static int push_term(row_build *b, milnor_term term)
+{
+    milnor_term *nt = grow(b->terms, b->nterms, &b->termcap, sizeof *nt, 256);
+    if (!nt) return -1;
+    b->terms = nt;
+    b->terms[b->nterms++] = term;
+    return 0;
+}
+
 /* Terms of d(g) for generator (u, i) of F_src: one per set bit, Sq(S) g' landing at the
  * block of g' in the degree-t basis of F_{src-1}. Appends to b->terms (grown as needed). */
 static int add_generator_terms(row_build *b, const resolution *res, int src, deg_t t, deg_t u,
@@ -21,13 +42,7 @@ static int add_generator_terms(row_build *b, const resolution *res, int src, deg
             for (uint32_t j = 0; j < blen && off + j < g->bits; j++) {
                 uint64_t bit = off + j;
                 if (!f2vec_get(g->img, bit)) continue;
-                if (b->nterms == b->termcap) {
-                    b->termcap = b->termcap ? 2 * b->termcap : 256;
-                    milnor_term *nt = realloc(b->terms, b->termcap * sizeof *nt);
-                    if (!nt) return -1;
-                    b->terms = nt;
-                }
-                b->terms[b->nterms++] = (milnor_term){ (uint32_t)(u - v), j, (uint32_t)col };
+                if (push_term(b, (milnor_term){ (uint32_t)(u - v), j, (uint32_t)col }) != 0) return -1;
             }
         }
     }
@@ -78,6 +93,32 @@ static int append_rows(row_build *b, const resolution *res, int src, deg_t t, co
             base += blen;
         }
     return 0;
+}
+
+int rb_push_term(row_build *b, milnor_term term)
+{
+    size_t cap = b->termcap;
+    int rc = push_term(b, term);
+    if (b->termcap != cap) account(b);
+    return rc;
+}
+
+int rb_push_job(row_build *b, milnor_row_job job)
+{
+    size_t cap = b->jobcap;
+    milnor_row_job *nj = grow(b->jobs, b->nrows, &b->jobcap, sizeof *nj, 64);
+    if (!nj) return -1;
+    b->jobs = nj;
+    if (b->jobcap != cap) account(b);
+    b->jobs[b->nrows++] = job;
+    return 0;
+}
+
+uint64_t rb_pairs(const row_build *b)
+{
+    uint64_t pairs = 0;
+    for (uint32_t r = 0; r < b->nrows; r++) pairs += b->jobs[r].n_terms;
+    return pairs;
 }
 
 int rb_alloc(row_build *b, uint32_t ncols)

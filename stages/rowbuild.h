@@ -29,6 +29,12 @@ typedef struct row_build {
 /* Appends rows for the basis elements sel[0..nsel) (increasing indices of F_{src,t}, generators
  * of degree < t), or all of them if sel is NULL, to b (whose D is allocated by rb_alloc). */
 int rb_append(row_build *b, const struct resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel);
+/* One term, one job (rows of a product that is not a differential's: stages/lift.c), arrays
+ * grown as needed and kept in the memory account. 0, or -1 out of memory. */
+int rb_push_term(row_build *b, milnor_term term);
+int rb_push_job(row_build *b, milnor_row_job job);
+/* (job x term) pairs of the rows: the multiply's work. */
+uint64_t rb_pairs(const row_build *b);
 int rb_alloc(row_build *b, uint32_t ncols);
 /* Fills rows row0 .. row0+nrows-1 of D on this thread (no runtime: resume, verify). */
 void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint32_t nrows);

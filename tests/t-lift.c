@@ -5,7 +5,9 @@
  *   - their filtration_one text equals sseq's filtration_one-S_2 (n <= 10, s <= 5);
  *   - the relations of the sphere listed in the reference's products §7;
  *   - x·y = y·x for every pair of lifted classes, (x·y)·z = x·(y·z) for every triple;
- *   - the StarPU DAG (rt_lift) gives the same maps bit for bit as a serial run;
+ *   - the StarPU DAG (rt_lift) gives the same maps bit for bit as a serial run, by default and
+ *     with every step's f(d z) through the multiply codelet's tasks or inline (the knob
+ *     EXTFLOW_LIFT_INLINE_PAIRS);
  *   - lift_solve against the full quasi-inverse and the matrix of d itself, and the preimages
  *     through Nassau's signature blocks (res_nassau_preimages) against the matrix of d. */
 #include <stdlib.h>
@@ -198,6 +200,20 @@ static int off_image(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
     return 0;
 }
 
+/* Cells where b's maps differ from a's (set or values); *cells (if given) = cells a has set. */
+static long maps_differ(const lift_set *a, const lift_set *b, long *cells)
+{
+    long differ = 0, n = 0;
+    for (int m = 0; m < a->nmaps; m++)
+        for (size_t c = 0; c < a->ncells; c++) {
+            n += a->maps[m].have[c];
+            differ += a->maps[m].have[c] != b->maps[m].have[c] ||
+                      (a->maps[m].have[c] && !f2mat_equal(&a->maps[m].val[c], &b->maps[m].val[c]));
+        }
+    if (cells) *cells = n;
+    return differ;
+}
+
 /* The same y with an extra term that adds nothing: the maps must equal the plain lift's. */
 static int add_nothing(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
 {
@@ -221,14 +237,27 @@ static void check(int algorithm, const char *name)
     int serial = lift_run_serial(&set);
     ok(serial == 0, "%s: lifts of %d classes through stem %d, s <= %d (%ld solves)", name, NCLASSES, STEM, MAXS, set.qis);
     int rc = rt_lift(&dag);
+    /* every step's multiply through cl_milnor_mul tasks, then every step's inline in its plan
+     * task (EXTFLOW_LIFT_INLINE_PAIRS): the same maps as the serial run either way */
+    lift_set chain, inl;
+    if (lift_set_init(&chain, &res, &res, "") != 0 || lift_set_init(&inl, &res, &res, "") != 0) bail("lift_set_init");
+    add_all(&chain, &res);
+    add_all(&inl, &res);
+    setenv("EXTFLOW_LIFT_INLINE_PAIRS", "0", 1);
+    int rc_chain = rt_lift(&chain);
+    setenv("EXTFLOW_LIFT_INLINE_PAIRS", "18446744073709551615", 1);
+    int rc_inl = rt_lift(&inl);
+    unsetenv("EXTFLOW_LIFT_INLINE_PAIRS");
     rt_shutdown();
-    long differ = 0, cells = 0;
-    for (int m = 0; m < NCLASSES; m++)
-        for (size_t c = 0; c < set.ncells; c++) {
-            cells += set.maps[m].have[c];
-            differ += set.maps[m].have[c] != dag.maps[m].have[c] ||
-                      (set.maps[m].have[c] && !f2mat_equal(&set.maps[m].val[c], &dag.maps[m].val[c]));
-        }
+    long cells = 0, differ = maps_differ(&set, &dag, &cells);
+    ok(rc_chain == 0 && maps_differ(&set, &chain, NULL) == 0 && chain.pairs == set.pairs && chain.pairs > 0 &&
+       chain.pairs_inline == 0, "%s: every step's f(d z) through multiply tasks: the serial run's maps (%llu pairs, "
+       "none inline)", name, (unsigned long long)chain.pairs);
+    ok(rc_inl == 0 && maps_differ(&set, &inl, NULL) == 0 && inl.pairs_inline == set.pairs && dag.pairs == set.pairs &&
+       dag.pairs_inline <= dag.pairs, "%s: every step's inline: the same maps (by default %.0f%% of the pairs inline)",
+       name, dag.pairs ? 100.0 * (double)dag.pairs_inline / (double)dag.pairs : 0.0);
+    lift_set_clear(&chain);
+    lift_set_clear(&inl);
     long cases = 0, sig_cases = 0, sig_bad = 0, solve_bad = check_solve(&res, &cases, &sig_cases, &sig_bad);
     ok(solve_bad == 0 && cases > 100, "%s: lift_solve: x·D = y for y in the image, 'not in the image' exactly when "
        "the quasi-inverse says so (%ld cases)", name, cases);
@@ -330,7 +359,7 @@ static void check(int algorithm, const char *name)
 int main(void)
 {
     setenv("STARPU_SILENT", "1", 0);
-    plan(2 * 22);
+    plan(2 * 24);
     check(ALG_STANDARD, "standard");
     check(ALG_NASSAU, "nassau");
     return done_testing();

@@ -6,7 +6,8 @@
  *     <h3, h2, h3> = h2 h4, <h1, h0, h2^2> = c0 (all in one-dimensional groups, zero
  *     indeterminacy) and <h0, h1, h2^2> = 0;
  *   - a·b != 0 is refused (<h0, h0, c>);
- *   - the StarPU DAG (rt_lift) gives the serial run's table. */
+ *   - the StarPU DAG (rt_lift) gives the serial run's table, also with every lift step's
+ *     products in multiply tasks (EXTFLOW_LIFT_INLINE_PAIRS=0). */
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/rt.h"
@@ -70,6 +71,18 @@ static void bracket_is(const resolution *res, const char *alg, product_class a, 
     massey_table_clear(&t);
 }
 
+static int same_table(const massey_table *a, const massey_table *b)
+{
+    int same = a->n == b->n;
+    for (size_t k = 0; same && k < a->n; k++) {
+        const massey_bracket *x = &a->b[k], *y = &b->b[k];
+        same = x->cn == y->cn && x->cs == y->cs && x->dim == y->dim && x->nindet == y->nindet &&
+               !memcmp(x->c, y->c, x->clen) && !memcmp(x->rep, y->rep, x->dim) &&
+               !memcmp(x->indet, y->indet, (size_t)x->nindet * x->dim);
+    }
+    return same;
+}
+
 static void check(int algorithm, const char *alg)
 {
     resolution res;
@@ -87,14 +100,12 @@ static void check(int algorithm, const char *alg)
     ok(!strcmp(text, read_ref("massey-S_2-P")), "%s: equal to sseq's massey-S_2-P byte for byte", alg);
     free(text);
     int rc2 = massey_compute(&res, &res, &h3, &h0_4, "", rt_lift, &dag, err, sizeof err);
-    int same = rc2 == 0 && dag.n == serial.n;
-    for (size_t k = 0; same && k < dag.n; k++) {
-        const massey_bracket *x = &dag.b[k], *y = &serial.b[k];
-        same = x->cn == y->cn && x->cs == y->cs && x->dim == y->dim && x->nindet == y->nindet &&
-               !memcmp(x->c, y->c, x->clen) && !memcmp(x->rep, y->rep, x->dim) &&
-               !memcmp(x->indet, y->indet, (size_t)x->nindet * x->dim);
-    }
-    ok(same, "%s: the StarPU DAG gives the serial table", alg);
+    ok(rc2 == 0 && same_table(&dag, &serial), "%s: the StarPU DAG gives the serial table", alg);
+    massey_table_clear(&dag);
+    setenv("EXTFLOW_LIFT_INLINE_PAIRS", "0", 1);     /* every f(d z) through multiply tasks */
+    rc2 = massey_compute(&res, &res, &h3, &h0_4, "", rt_lift, &dag, err, sizeof err);
+    unsetenv("EXTFLOW_LIFT_INLINE_PAIRS");
+    ok(rc2 == 0 && same_table(&dag, &serial), "%s: with every lift step's products in multiply tasks too", alg);
     massey_table_clear(&serial);
     massey_table_clear(&dag);
 
@@ -118,7 +129,7 @@ static void check(int algorithm, const char *alg)
 int main(void)
 {
     setenv("STARPU_SILENT", "1", 0);
-    plan(2 * 12);
+    plan(2 * 13);
     check(ALG_STANDARD, "standard");
     check(ALG_NASSAU, "nassau");
     return done_testing();

@@ -3,10 +3,11 @@
 # and -nassau byte for byte; the Python model's lift_hom for ten classes through stem 30, s <=
 # 11), products.csv read by the chart, lift stage files shown by inspect, reused on a rerun,
 # damaged ones named and recomputed, a lift killed at random moments resumed to identical
-# products, and bad --class arguments refused with one line.
+# products, the products of f(d z) in multiply tasks or inline (schedulers, 1 or 2 CPUs) giving
+# identical outputs, and bad --class arguments refused with one line.
 . tests/lib.sh
 ROUNDS=${PRODUCTS_TEST_ROUNDS:-3}
-plan $((24 + ROUNDS))
+plan $((27 + ROUNDS))
 P="$REF/products"
 
 for alg in standard nassau; do
@@ -100,6 +101,41 @@ while [ $i -lt $ROUNDS ]; do
         cmp -s "$K/products.csv" "$TMP/k.csv" && [ -z "$(find "$K/stages/lift" -name '*.tmp.*')" ]
     ok $? "killed after ${delay}s ($partial lift files), resumed: identical products.csv, no temporary left"
 done
+
+# the multiply of f(d z): through cl_milnor_mul tasks for every step, or inline in each step's
+# plan task (EXTFLOW_LIFT_INLINE_PAIRS), under two schedulers with 1 and 2 CPU workers: the same
+# products.csv and lift_hom files byte for byte, each run starting without lift files
+N="$TMP/n40"
+$EXTFLOW resolve --stem 40 --max-s 20 --out "$N" --quiet
+lift_fresh() {   # lift_fresh NAME [VAR=VALUE...]: products over a copy of N in $TMP/lift-NAME
+    name=$1; shift
+    rm -rf "$TMP/lift-$name"; cp -r "$N" "$TMP/lift-$name"
+    env EXTFLOW_STATS=1 "$@" $EXTFLOW products "$TMP/lift-$name" --class h0 --class h2 --class c0=8,3 --class d0=14,4 \
+        --class g=20,4 --sseq-formats 2>"$TMP/lift-$name.err"
+}
+same_products() {   # same_products NAME: products.csv and the lift_hom files equal the default run's
+    for f in products.csv lift_hom-h0.txt lift_hom-h2.txt lift_hom-c0.txt lift_hom-d0.txt lift_hom-g.txt; do
+        cmp -s "$TMP/lift-default/$f" "$TMP/lift-$1/$f" || return 1
+    done
+}
+lift_fresh default && [ -s "$TMP/lift-default/products.csv" ] && lift_fresh chain EXTFLOW_LIFT_INLINE_PAIRS=0 &&
+    same_products chain && grep -q ' 0\.0% inline' "$TMP/lift-chain.err"
+ok $? "every lift step's products in multiply tasks: the same products.csv and lift_hom files (by default $(grep -o '[0-9.]*% inline' "$TMP/lift-default.err"))"
+lift_fresh inline EXTFLOW_LIFT_INLINE_PAIRS=18446744073709551615 && same_products inline &&
+    grep -q ' 100\.0% inline' "$TMP/lift-inline.err"
+ok $? "every lift step's products inline: the same products.csv and lift_hom files"
+bad=
+for sched in eager lws; do
+    for ncpu in 1 2; do
+        for knob in 0 18446744073709551615; do
+            lift_fresh "$sched-$ncpu-$knob" STARPU_SCHED=$sched STARPU_NCPU=$ncpu EXTFLOW_LIFT_INLINE_PAIRS=$knob &&
+                same_products "$sched-$ncpu-$knob" || bad="$bad $sched/$ncpu/$knob"
+            rm -rf "$TMP/lift-$sched-$ncpu-$knob"
+        done
+    done
+done
+[ -z "$bad" ]
+ok $? "STARPU_SCHED=eager, lws x STARPU_NCPU=1, 2, multiply tasks or inline: identical products${bad:+; differ:$bad}"
 
 # bad classes: one line and the hint, exit 2, nothing written
 G="$TMP/g-standard"

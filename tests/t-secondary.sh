@@ -9,7 +9,7 @@
 # arguments refused with one line and exit 2.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((20 + ROUNDS))
+plan $((21 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -21,6 +21,14 @@ done
 D="$TMP/s2-standard"
 $EXTFLOW d2 "$D" --product h0 --quiet && tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$D/secondary_product-h0.txt"
 ok $? "d2 --product h0 (standard): secondary_product-h0.txt equals sseq's secondary_product-h_0-S_2 byte for byte"
+# the homotopies' lift steps with every product f(d z) in multiply tasks: the same tables
+C="$TMP/s2-chain"
+$EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$C" --quiet &&
+    EXTFLOW_LIFT_INLINE_PAIRS=0 $EXTFLOW d2 "$C" --sseq-formats --quiet &&
+    tail -n +2 "$R/secondary-S_2" | cmp -s - "$C/secondary.txt" && cmp -s "$D/d2.csv" "$C/d2.csv" &&
+    EXTFLOW_LIFT_INLINE_PAIRS=0 $EXTFLOW d2 "$C" --product h0 --quiet &&
+    tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$C/secondary_product-h0.txt"
+ok $? "EXTFLOW_LIFT_INLINE_PAIRS=0 (lift products in multiply tasks): the same d2.csv, secondary.txt and secondary_product-h0.txt"
 $EXTFLOW d2 "$D" --product h4 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "supports a non-zero d2" "$TMP/err"
 ok $? "d2 --product h4: refused, h4 supports a d2 ($(head -1 "$TMP/err"))"

@@ -1,13 +1,13 @@
 #!/bin/sh
 # valgrind (memcheck) on stem-20 resolutions, both algorithms, modules (finite, over A(1),
 # finitely presented and shifted, an open projective space) and a refused module file, on
-# inspect/verify, and on products (lifts): no invalid
+# inspect/verify, and on products (lifts, inline and through multiply tasks): no invalid
 # access, no use of uninitialised memory, no leak ("definitely lost") of ours.
 . tests/lib.sh
 command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind not installed"; exit 0; }
 # an AddressSanitizer build (make test SAN=1) cannot run under valgrind
 nm -D "$EXTFLOW" 2>/dev/null | grep -q __asan_init && { echo "1..0 # SKIP sanitizer build"; exit 0; }
-plan 11
+plan 12
 VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 --suppressions=tests/valgrind.supp"
 for alg in standard nassau; do
     STARPU_NCPU=2 $VG $EXTFLOW resolve --algorithm $alg --stem 20 --out "$TMP/$alg" --quiet 2>"$TMP/vg-$alg"
@@ -30,6 +30,9 @@ $VG $EXTFLOW verify "$TMP/nassau" >/dev/null 2>"$TMP/vg-v"
 ok $? "verify: valgrind clean"
 STARPU_NCPU=2 $VG $EXTFLOW products "$TMP/nassau" --class h1 --class c0=8,3 --sseq-formats --quiet 2>"$TMP/vg-p"
 ok $? "products (two lifts, stem 20): valgrind clean"
+rm -rf "$TMP/nassau/stages/lift"
+EXTFLOW_LIFT_INLINE_PAIRS=0 STARPU_NCPU=2 $VG $EXTFLOW products "$TMP/nassau" --class h1 --class c0=8,3 --quiet 2>"$TMP/vg-pc"
+ok $? "products with every lift step's products in multiply tasks: valgrind clean"
 $VG $EXTFLOW products "$TMP/nassau" --class c0=8,3,[1,1] 2>"$TMP/vg-pb"
 [ $? -eq 2 ]
 ok $? "products with a bad class (refused): valgrind clean"

@@ -142,11 +142,15 @@ static const char *usage_text =
     "  EXTFLOW_STATS  set: at the end, resolve prints the share of multiply work each kind of\n"
     "                 worker (CPU, CUDA) did, the task time of each piece of a step and the\n"
     "                 critical path (on several ranks: each rank's worker CPUs, exchange latency\n"
-    "                 and the bytes it sent to the others); products prints\n"
-    "                 the lifts' CPU seconds in products f(d z), solves and stage files\n"
+    "                 and the bytes it sent to the others); products prints the lifts' CPU\n"
+    "                 seconds in products f(d z), solves and stage files, and the share of\n"
+    "                 their Milnor products done inline, on CPU and on CUDA workers\n"
     "  EXTFLOW_GPU_STEP_PAIRS  with CUDA workers: steps of at least this many (job x term)\n"
     "                 pairs multiply on the GPUs, smaller ones on the CPUs (default 262144;\n"
     "                 off: any worker takes any chunk); EXTFLOW_GPU_CHUNK_PAIRS: chunk size there\n"
+    "  EXTFLOW_LIFT_INLINE_PAIRS  a lift step (products, massey, d2) with fewer (job x term)\n"
+    "                 pairs multiplies in its own task, others in multiply tasks (default: one\n"
+    "                 CPU chunk, 12288, that no GPU would take; 0: every step in multiply tasks)\n"
     "  EXTFLOW_MPI_OWNER  several ranks: which rank computes row s: pairs (default, floor(s/2)\n"
     "                 mod N), rows (s mod N) or blocks (N bands of rows)\n"
     "  EXTFLOW_MPI_BIND  several ranks on one host: no leaves the CPUs to StarPU (default: the\n"
@@ -1288,6 +1292,13 @@ static int cmd_products(int argc, char **argv)
     if (!rc && set.timing)
         fprintf(stderr, "extflow: lift CPU s: products f(d z) %.2f, solves %.2f (%ld of %ld by signature blocks), "
                 "stage files %.2f\n", set.cpu_products, set.cpu_solves, set.qis_by_signature, set.qis, set.cpu_files);
+    if (!rc && set.timing) {
+        double all = set.pairs ? (double)set.pairs : 1;
+        fprintf(stderr, "extflow: lift Milnor products: %llu (job x term) pairs, %.1f%% inline in the lift's own "
+                "tasks, %.1f%% on CPU workers' and %.1f%% on CUDA workers' multiply tasks\n",
+                (unsigned long long)set.pairs, 100.0 * (double)set.pairs_inline / all,
+                100.0 * (double)(set.pairs - set.pairs_inline - set.pairs_cuda) / all, 100.0 * (double)set.pairs_cuda / all);
+    }
     lift_set_clear(&set);
     close_dir_and_unit(&d, &u, have_unit);
     return rc;

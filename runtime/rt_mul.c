@@ -1,0 +1,174 @@
+/* rt_mul.c — the multiply chunks of a row_build as cl_milnor_mul tasks (see rt_mul.h). */
+#include "runtime/rt_mul.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "algebra/memacct.h"
+#include "codelets/codelets.h"
+
+/* A multiply chunk is consecutive rows holding about chunk_pairs (job x term) pairs (at most
+ * CHUNK_MAX_ROWS rows): CPU-only runs keep chunks near the former 512 rows (a chunk's task
+ * overhead is µs, its work about a millisecond on one core); with CUDA workers chunks are
+ * larger, so one launch fills more of the GPU. EXTFLOW_CHUNK_PAIRS overrides (measurements). */
+#define CHUNK_PAIRS_CPU 12288
+#define CHUNK_PAIRS_CUDA 65536
+#define CHUNK_MAX_ROWS 8192
+/* With CUDA workers, a build's multiply goes by its size (EXTFLOW_GPU_STEP_PAIRS, "off": any
+ * worker takes any chunk, 65536 pairs each): a build of at least GPU_STEP_PAIRS pairs runs on
+ * the GPUs only, in chunks of GPU_CHUNK_PAIRS (EXTFLOW_GPU_CHUNK_PAIRS; few launches that fill
+ * the device: a small chunk's fixed cost there, allocation and transfer from pageable memory,
+ * was ~10 ms); smaller builds run on the CPU workers only, in CPU-sized chunks.
+ * EXTFLOW_GPU_CPU_HELP=1 lets CPU workers take the large builds' chunks too (measured slower:
+ * a CPU holding a big chunk holds up its step). EXTFLOW_GPU_CPU_SHARE=f (0 <= f <= 0.9) gives
+ * the last f of such a build's pairs to the CPU workers in chunks of SHARE_CHUNK_PAIRS, so that
+ * many CPU workers share it and none holds the step up for long (at stem 160, f = 0.3 saved
+ * 6%, within noise: the default is 0). Figures: docs/perf.md. */
+#define GPU_STEP_PAIRS (1u << 18)
+#define GPU_CHUNK_PAIRS (1u << 26)
+#define GPU_CHUNK_MAX_ROWS (1u << 20)
+#define SHARE_CHUNK_PAIRS (1u << 16)    /* CPU chunks of a GPU build's CPU share: ~10 ms each */
+
+int rt_mul_init(rt_mul *m, const milnor_basis *A, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    m->words = milnor_flat_words(A);
+    m->basis_words = m->words ? malloc(m->words * sizeof *m->basis_words) : NULL;
+    if (!m->basis_words || milnor_flat_write(A, m->basis_words, m->words) < 0) {
+        free(m->basis_words);
+        m->basis_words = NULL;
+        snprintf(err, errlen, "out of memory flattening the Milnor basis (%zu MB)", m->words * 4 >> 20);
+        return -1;
+    }
+    starpu_vector_data_register(&m->basis, STARPU_MAIN_RAM, (uintptr_t)m->basis_words, (uint32_t)m->words,
+                                sizeof *m->basis_words);
+    memacct_add(MEM_MILNOR, (int64_t)(m->words * sizeof *m->basis_words));
+    m->ncuda = starpu_cuda_worker_get_count();
+    const char *cp = getenv("EXTFLOW_CHUNK_PAIRS");
+    m->chunk_pairs = cp && atol(cp) > 0 ? (uint64_t)atol(cp) : m->ncuda ? CHUNK_PAIRS_CUDA : CHUNK_PAIRS_CPU;
+    const char *gs = getenv("EXTFLOW_GPU_STEP_PAIRS");
+    m->gpu_by_size = m->ncuda > 0 && !(gs && strcmp(gs, "off") == 0);
+    m->gpu_step_pairs = gs && *gs && strcmp(gs, "off") != 0 ? strtoull(gs, NULL, 10) : GPU_STEP_PAIRS;
+    const char *gc = getenv("EXTFLOW_GPU_CHUNK_PAIRS"), *gh = getenv("EXTFLOW_GPU_CPU_HELP");
+    m->gpu_chunk_pairs = gc && atol(gc) > 0 ? (uint64_t)atol(gc) : GPU_CHUNK_PAIRS;
+    m->gpu_cpu_help = gh && *gh && strcmp(gh, "0") != 0;
+    const char *gf = getenv("EXTFLOW_GPU_CPU_SHARE");
+    m->gpu_cpu_share = gf && *gf ? strtod(gf, NULL) : 0;
+    if (!(m->gpu_cpu_share >= 0 && m->gpu_cpu_share <= 0.9)) m->gpu_cpu_share = 0;   /* NaN too */
+    const char *gv = getenv("EXTFLOW_GPU_VERIFY"), *cap = getenv("EXTFLOW_CAPTURE_MUL"),
+               *every = getenv("EXTFLOW_CAPTURE_EVERY");
+    m->gpu_verify = gv && *gv && strcmp(gv, "0") != 0;
+    m->capture = cap && *cap ? fopen(cap, "ab") : NULL;
+    m->capture_every = every && atol(every) > 0 ? (unsigned long)atol(every) : 1;
+    pthread_mutex_init(&m->capture_lock, NULL);
+    return 0;
+}
+
+void rt_mul_clear(rt_mul *m)
+{
+    if (!m->basis_words) return;
+    starpu_data_unregister(m->basis);
+    if (m->capture) fclose(m->capture);
+    pthread_mutex_destroy(&m->capture_lock);
+    memacct_add(MEM_MILNOR, -(int64_t)(m->words * sizeof *m->basis_words));
+    free(m->basis_words);
+    memset(m, 0, sizeof *m);
+}
+
+/* Benchmark input: appends a chunk to EXTFLOW_CAPTURE_MUL (bench/milnor_bench --jobs). */
+static void capture_chunk(rt_mul *m, const milnor_row_job *jobs, uint32_t n, const milnor_term *terms, uint32_t stride)
+{
+    pthread_mutex_lock(&m->capture_lock);
+    if (m->capture && m->captured++ % m->capture_every == 0 &&
+        milnor_batch_record_write(m->capture, jobs, n, terms, stride) < 0) {
+        fclose(m->capture);
+        m->capture = NULL;
+        fprintf(stderr, "extflow: EXTFLOW_CAPTURE_MUL: write failed; capture stopped\n");
+    }
+    pthread_mutex_unlock(&m->capture_lock);
+}
+
+rt_chunking rt_mul_chunking(const rt_mul *m, const row_build *b, uint64_t *pairs)
+{
+    *pairs = rb_pairs(b);
+    /* a profile's basis (resolving over a sub-Hopf-algebra): CPU workers only, since the GPU
+     * kernel indexes products by the whole algebra's seqno table (algebra/milnor.h) */
+    if (m->basis_words[0] == MILNOR_FLAT_MAGIC_PROFILE)
+        return (rt_chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU, UINT64_MAX };
+    if (!m->gpu_by_size) return (rt_chunking){ m->chunk_pairs, CHUNK_MAX_ROWS, STARPU_CPU | STARPU_CUDA, UINT64_MAX };
+    if (*pairs >= m->gpu_step_pairs)
+        return (rt_chunking){ m->gpu_chunk_pairs, GPU_CHUNK_MAX_ROWS,
+                              m->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA,
+                              m->gpu_cpu_share > 0 ? (uint64_t)((double)*pairs * (1 - m->gpu_cpu_share)) : UINT64_MAX };
+    return (rt_chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU, UINT64_MAX };
+}
+
+/* The chunk starting at row0, `done` pairs into the build: its rows (until its kind's pairs or
+ * rows are reached), pairs and workers. */
+static uint32_t chunk_rows(const row_build *b, uint32_t row0, uint64_t done, const rt_chunking *k,
+                           uint64_t *pairs, unsigned *where)
+{
+    int first = done < k->split;
+    uint64_t limit = first ? (k->split - done < k->pairs ? k->split - done : k->pairs) : SHARE_CHUNK_PAIRS;
+    uint32_t max_rows = first ? k->max_rows : CHUNK_MAX_ROWS;
+    uint32_t n = 0;
+    *where = first ? k->where : STARPU_CPU;
+    *pairs = 0;
+    while (row0 + n < b->nrows && n < max_rows && (*pairs < limit || n == 0))
+        *pairs += b->jobs[row0 + n++].n_terms;
+    return n;
+}
+
+int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (b->nrows == 0 || b->ncols == 0 || b->nterms == 0) return 0;
+    uint32_t nchunks = 0;
+    uint64_t pairs, done = 0;
+    unsigned where;
+    rt_chunking cut = rt_mul_chunking(m, b, &pairs);
+    for (uint32_t r = 0; r < b->nrows; nchunks++, done += pairs) r += chunk_rows(b, r, done, &cut, &pairs, &where);
+    out->descr = calloc(nchunks, sizeof *out->descr);
+    if (!out->descr) {
+        snprintf(err, errlen, "out of memory submitting a multiply");
+        return -1;
+    }
+    starpu_vector_data_register(&out->shared[0], STARPU_MAIN_RAM, (uintptr_t)b->jobs, b->nrows, sizeof *b->jobs);
+    starpu_vector_data_register(&out->shared[1], STARPU_MAIN_RAM, (uintptr_t)b->terms, (uint32_t)b->nterms,
+                                sizeof *b->terms);
+    done = 0;
+    for (uint32_t k = 0, row0 = 0; k < nchunks; k++, done += pairs) {
+        uint32_t n = chunk_rows(b, row0, done, &cut, &pairs, &where);
+        starpu_data_handle_t h;
+        starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&b->D, row0), n * b->D.stride,
+                                    sizeof(uint64_t));
+        out->descr[k] = (struct starpu_data_descr){ h, STARPU_R };
+        out->n = k + 1;
+        struct cl_milnor_mul_args *args = malloc(sizeof *args);   /* freed by StarPU */
+        if (!args) {
+            snprintf(err, errlen, "out of memory submitting a multiply");
+            return -1;
+        }
+        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, m->gpu_verify, s, t };
+        if (m->capture) capture_chunk(m, b->jobs + row0, n, b->terms, b->D.stride);
+        int ret = starpu_task_insert(&cl_milnor_mul, STARPU_R, m->basis, STARPU_R, out->shared[0], STARPU_R,
+                                     out->shared[1], STARPU_W, h, STARPU_CL_ARGS, args, sizeof *args,
+                                     STARPU_EXECUTE_WHERE, (unsigned long long)where, STARPU_NAME, "milnor_mul", 0);
+        if (ret != 0) {
+            snprintf(err, errlen, "StarPU refused a milnor_mul task: %s", strerror(-ret));
+            return -1;
+        }
+        row0 += n;
+    }
+    return 0;
+}
+
+void rt_chunks_release(rt_chunks *k)
+{
+    for (uint32_t c = 0; c < k->n; c++) starpu_data_unregister_submit(k->descr[c].handle);
+    if (k->n) {
+        starpu_data_unregister_submit(k->shared[0]);
+        starpu_data_unregister_submit(k->shared[1]);
+    }
+    free(k->descr);
+    memset(k, 0, sizeof *k);
+}

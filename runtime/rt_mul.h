@@ -1,0 +1,73 @@
+/* rt_mul.h — the multiply chunks of a row_build (stages/rowbuild.h) as cl_milnor_mul tasks,
+ * shared by the resolution's DAG (rt.c) and a lift's (rt_lift.c). Internal to runtime/.
+ *
+ * A run registers its flat Milnor basis once (rt_mul_init: a read-only handle StarPU copies to
+ * each GPU once) and reads the chunking's knobs from the environment; each row_build is then
+ * cut into chunks of consecutive rows (rt_mul_submit: one handle per chunk, W for its task,
+ * and the build's jobs and terms as two shared R handles), and the task that reads the rows
+ * takes the chunk handles R (rt_chunks.descr) and is submitted before rt_chunks_release.
+ *
+ * Chunking (rt_mul_chunking): about 12288 (job x term) pairs a chunk on CPU workers (65536 with
+ * CUDA workers and EXTFLOW_GPU_STEP_PAIRS=off, where any worker may take any chunk); with CUDA
+ * workers a build of at least 2^18 pairs goes to the GPUs only, in chunks of up to 2^26 pairs,
+ * a smaller one to the CPU workers only; a profile's basis (a sub-Hopf-algebra) to the CPU
+ * workers only (the GPU kernel indexes the whole algebra's seqno table). docs/perf.md has the
+ * measurements; EXTFLOW_CHUNK_PAIRS, EXTFLOW_GPU_STEP_PAIRS, EXTFLOW_GPU_CHUNK_PAIRS,
+ * EXTFLOW_GPU_CPU_HELP override; EXTFLOW_GPU_CPU_SHARE=f puts the last f of a GPU build's pairs
+ * in CPU-only chunks of 65536 pairs; EXTFLOW_GPU_VERIFY rechecks GPU chunks on the CPU;
+ * EXTFLOW_CAPTURE_MUL (every EXTFLOW_CAPTURE_EVERY-th chunk) records chunks for the benches. */
+#ifndef EXTFLOW_RT_MUL_H
+#define EXTFLOW_RT_MUL_H
+#include <pthread.h>
+#include <starpu.h>
+#include <stdio.h>
+#include "stages/rowbuild.h"
+
+typedef struct rt_mul {
+    starpu_data_handle_t basis;     /* the flat Milnor basis, read by every multiply task */
+    uint32_t *basis_words;
+    size_t words;
+    unsigned ncuda;                 /* CUDA workers */
+    uint64_t chunk_pairs;           /* pairs per chunk where any worker may take it */
+    int gpu_by_size;                /* CUDA workers exist and EXTFLOW_GPU_STEP_PAIRS is not "off" */
+    uint64_t gpu_step_pairs;        /* gpu_by_size: builds this large run on the GPUs only */
+    uint64_t gpu_chunk_pairs;       /* pairs per chunk of such a build (EXTFLOW_GPU_CHUNK_PAIRS) */
+    int gpu_cpu_help;               /* EXTFLOW_GPU_CPU_HELP: CPU workers may take those chunks too */
+    double gpu_cpu_share;           /* EXTFLOW_GPU_CPU_SHARE: share of a GPU build's pairs in CPU chunks */
+    int gpu_verify;
+    FILE *capture;                  /* EXTFLOW_CAPTURE_MUL: every capture_every-th chunk */
+    unsigned long capture_every, captured;
+    pthread_mutex_t capture_lock;
+} rt_mul;
+
+/* How one build's multiply is cut and where its chunks may run: the build's first `split`
+ * pairs in chunks of about `pairs` pairs on `where`, the rest in CPU-only chunks. */
+typedef struct rt_chunking {
+    uint64_t pairs;             /* per chunk, about */
+    uint32_t max_rows;
+    unsigned where;             /* STARPU_CPU | STARPU_CUDA, or one of them */
+    uint64_t split;             /* UINT64_MAX: the whole build */
+} rt_chunking;
+
+/* The chunk handles of one build, for the task that reads them. */
+typedef struct rt_chunks {
+    struct starpu_data_descr *descr;    /* n chunk handles, mode R */
+    uint32_t n;
+    starpu_data_handle_t shared[2];     /* the build's jobs and terms */
+} rt_chunks;
+
+/* Registers A's flat copy (the caller keeps A) and reads the knobs. 0, or -1 out of memory
+ * (err says so). StarPU must be started. */
+int rt_mul_init(rt_mul *m, const milnor_basis *A, char *err, size_t errlen);
+/* Unregisters the basis (after every task that reads it has run) and frees it. */
+void rt_mul_clear(rt_mul *m);
+/* The chunking of b; *pairs = its (job x term) pairs. */
+rt_chunking rt_mul_chunking(const rt_mul *m, const row_build *b, uint64_t *pairs);
+/* One cl_milnor_mul task per chunk of b's rows (none when b has nothing to multiply); s, t:
+ * the resolution's bidegree the tasks' times are credited to (cl_profile), or -1. 0, or -1
+ * (err set) when a task could not be made; the chunks made so far are in *out either way. */
+int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *err, size_t errlen);
+/* After the task that reads the chunks was submitted: StarPU unregisters them when it is done. */
+void rt_chunks_release(rt_chunks *k);
+
+#endif
