@@ -102,9 +102,7 @@ rt_chunking rt_mul_chunking(const rt_mul *m, const row_build *b, uint64_t *pairs
     return (rt_chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU, UINT64_MAX };
 }
 
-/* The chunk starting at row0, `done` pairs into the build: its rows (until its kind's pairs or
- * rows are reached), pairs and workers. */
-static uint32_t chunk_rows(const row_build *b, uint32_t row0, uint64_t done, const rt_chunking *k,
+uint32_t rt_mul_chunk_rows(const row_build *b, uint32_t row0, uint64_t done, const rt_chunking *k,
                            uint64_t *pairs, unsigned *where)
 {
     int first = done < k->split;
@@ -126,7 +124,7 @@ int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *e
     uint64_t pairs, done = 0;
     unsigned where;
     rt_chunking cut = rt_mul_chunking(m, b, &pairs);
-    for (uint32_t r = 0; r < b->nrows; nchunks++, done += pairs) r += chunk_rows(b, r, done, &cut, &pairs, &where);
+    for (uint32_t r = 0; r < b->nrows; nchunks++, done += pairs) r += rt_mul_chunk_rows(b, r, done, &cut, &pairs, &where);
     out->descr = calloc(nchunks, sizeof *out->descr);
     if (!out->descr) {
         snprintf(err, errlen, "out of memory submitting a multiply");
@@ -137,7 +135,7 @@ int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *e
                                 sizeof *b->terms);
     done = 0;
     for (uint32_t k = 0, row0 = 0; k < nchunks; k++, done += pairs) {
-        uint32_t n = chunk_rows(b, row0, done, &cut, &pairs, &where);
+        uint32_t n = rt_mul_chunk_rows(b, row0, done, &cut, &pairs, &where);
         starpu_data_handle_t h;
         starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&b->D, row0), n * b->D.stride,
                                     sizeof(uint64_t));

@@ -63,6 +63,11 @@ int rt_mul_init(rt_mul *m, const milnor_basis *A, char *err, size_t errlen);
 void rt_mul_clear(rt_mul *m);
 /* The chunking of b; *pairs = its (job x term) pairs. */
 rt_chunking rt_mul_chunking(const rt_mul *m, const row_build *b, uint64_t *pairs);
+/* The chunk of b starting at row row0, `done` pairs into the build, cut by k: its rows (until
+ * its kind's pairs or rows are reached; at least one), and in *pairs and *where its pairs and
+ * the workers that may run it. Plain arithmetic, no StarPU call (tests/t-chunking.c). */
+uint32_t rt_mul_chunk_rows(const row_build *b, uint32_t row0, uint64_t done, const rt_chunking *k,
+                           uint64_t *pairs, unsigned *where);
 /* One cl_milnor_mul task per chunk of b's rows (none when b has nothing to multiply); s, t:
  * the resolution's bidegree the tasks' times are credited to (cl_profile), or -1. 0, or -1
  * (err set) when a task could not be made; the chunks made so far are in *out either way. */
