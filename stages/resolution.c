@@ -217,14 +217,20 @@ oom:
     return -1;
 }
 
+/* Does the step at (s, t) extract the kernel of d_s (for step (s+1, t), or --keep-stages
+ * kernel)? If not, res_step_reduce reduces D alone. */
+static int reduces_for_kernel(const resolution *res, int s, deg_t t, int kernel_only)
+{
+    return kernel_only || res_kernel_wanted(res, s, t) || (res->keep_stages & 1u << STAGE_KERNEL);
+}
+
 uint64_t res_step_footprint(const resolution *res, int s, deg_t t)
 {
     uint64_t rows = freemod_dim(&res->F[s], t, t);
     uint64_t cols = s == 0 ? res_module_dim(res, t) : freemod_dim(&res->F[s - 1], t, t - 1);
     uint64_t seg = (cols + 63) & ~(uint64_t)63;
     uint64_t jobs = rows * sizeof(milnor_row_job);
-    if (!res_kernel_wanted(res, s, t) && !(res->keep_stages & 1u << STAGE_KERNEL))
-        return f2mat_bytes_for(rows, cols) + jobs;      /* D reduced alone (res_step_reduce) */
+    if (!reduces_for_kernel(res, s, t, 0)) return f2mat_bytes_for(rows, cols) + jobs;   /* D alone */
     return f2mat_bytes_for(rows, cols) + f2mat_bytes_for(rows, seg + rows) + f2mat_bytes_for(rows, rows) + jobs;
 }
 
@@ -248,11 +254,11 @@ int res_step_reduce(step_ctx *c)
     if (c->build.nrows == 0) {
         if ((want_kernel || keep_kernel) && !(kernel = calloc(1, sizeof *kernel))) goto oom;
         if (kernel && f2mat_init(kernel, 0, 0) != 0) goto oom;
-    } else if (!want_kernel && !keep_kernel) {
+    } else if (!reduces_for_kernel(res, c->s, c->t, c->kernel_only)) {
         /* Only the image pivots: the pivot columns of RREF [D | 0 | I] within D are those of
          * RREF D, so D is reduced alone, without the identity (rows of d_1 under Nassau: at
          * stem 180 about 54k rows over 10.6k columns, a sixth of the augmented width). */
-        pivots = malloc(sizeof *pivots * c->build.ncols);
+        pivots = malloc(sizeof *pivots * ((size_t)c->build.ncols + 1));
         if (!pivots) goto oom;
         if (f2mat_rref(&c->build.D, pivots) < 0) goto oom;
         for (uint32_t col = 0; col < c->build.ncols; col++)
