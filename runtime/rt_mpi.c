@@ -2,6 +2,7 @@
 #include "runtime/rt_mpi.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <unistd.h>
 #include "runtime/rt_tags.h"
@@ -129,6 +130,11 @@ int rt_mpi_start(int *argc, char ***argv)
      * cores (docs/perf.md: a 2-rank run on 2 cores went from 1.8x to 1.0x one process's
      * time). The user's setting wins. */
     setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+    /* Our StarPU build (scripts/starpu-1.3.10-mpi-idle-sleep.patch) lets that thread sleep up
+     * to this many microseconds when a poll found nothing, and then keeps no core for it: each
+     * rank runs a worker on every core it has (docs/perf.md, "StarPU-MPI's thread sleeping when
+     * idle"). Debian's StarPU ignores the variable and keeps the core. The user's setting wins. */
+    setenv("STARPU_MPI_IDLE_SLEEP_US", "100", 0);
     int provided;
     /* MULTIPLE: the few plain MPI calls of rt_mpi_* may come while StarPU-MPI's thread runs */
     if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
@@ -361,6 +367,40 @@ void rt_dist_submit_exchanges(rt_dist *d)
     d->submit_s = MPI_Wtime() - t0;
 }
 
+/* CPU seconds (user + system) of this process's thread named NAME ("MPI": StarPU-MPI's
+ * progress thread), from /proc; -1 where there is no such thread or no /proc. */
+static double thread_cpu_seconds(const char *name)
+{
+    DIR *dir = opendir("/proc/self/task");
+    if (!dir) return -1;
+    double secs = -1;
+    long tick = sysconf(_SC_CLK_TCK);
+    struct dirent *e;
+    while ((e = readdir(dir)) && secs < 0) {
+        if (e->d_name[0] == '.') continue;
+        char path[300], comm[64] = "", stat[1024];
+        snprintf(path, sizeof path, "/proc/self/task/%.32s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        int got = fgets(comm, sizeof comm, f) != NULL;
+        fclose(f);
+        comm[strcspn(comm, "\n")] = 0;
+        if (!got || strcmp(comm, name)) continue;
+        snprintf(path, sizeof path, "/proc/self/task/%.32s/stat", e->d_name);
+        if (!(f = fopen(path, "r"))) continue;
+        size_t n = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[n] = 0;
+        /* fields after the ")" closing the name: state is field 3, utime 14, stime 15 */
+        const char *p = strrchr(stat, ')');
+        unsigned long long ut, st;
+        if (p && tick > 0 && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2)
+            secs = (double)(ut + st) / (double)tick;
+    }
+    closedir(dir);
+    return secs;
+}
+
 /* "N CPU workers on CPUs LIST; PLACEMENT" for this rank (the OS's numbers of the CPUs: those
  * StarPU bound the workers to, or with STARPU_WORKERS_NOBIND those the process may use). */
 static void describe_workers(char *buf, size_t len)
@@ -378,7 +418,11 @@ static void describe_workers(char *buf, size_t len)
     if (cpus && unbound) hwloc_get_cpubind(starpu_get_hwloc_topology(), cpus, HWLOC_CPUBIND_PROCESS);
     char list[256] = "?";
     if (cpus) hwloc_bitmap_list_snprintf(list, sizeof list, cpus);
-    snprintf(buf, len, "%u CPU workers on CPUs %s%s; %s", n, list, unbound ? " (unbound inside them)" : "", placement);
+    double mpi_cpu = thread_cpu_seconds("MPI");
+    char thread[96] = "";
+    if (mpi_cpu >= 0) snprintf(thread, sizeof thread, "; StarPU-MPI's thread %.1f CPU s", mpi_cpu);
+    snprintf(buf, len, "%u CPU workers on CPUs %s%s; %s%s", n, list, unbound ? " (unbound inside them)" : "", placement,
+             thread);
     hwloc_bitmap_free(cpus);
 }
 
