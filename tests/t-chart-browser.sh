@@ -1,7 +1,8 @@
 #!/bin/sh
 # chart.html in a real browser (Debian's chromium, headless, driven over the DevTools protocol
 # by tests/chart_browser.py): no console error, one dot per class, hover, layers, find, zoom,
-# pan, export, the stem-60 page drawn well under a second, and the page of a real stem-160 run. Without chromium it skips,
+# pan, export, and the page of a real stem-160 run (how fast it draws is bench/chart's, not a
+# test's: docs/perf.md). Without chromium it skips,
 # unless EXTFLOW_REQUIRE_BROWSER=1 (as .ci/run sets, after scripts/install-browser): then
 # a missing browser fails.
 . tests/lib.sh
@@ -14,7 +15,7 @@ if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 && ! command -v chromium
     echo "1..0 # SKIP no chromium (scripts/install-browser installs it)"
     exit 0
 fi
-plan 18
+plan 17
 mkdir -p "$TMP/r"    # optional layers: h3 · h3 and d2(h4) = h0 h3^2
 printf 'name,name_n,name_s,n,s,i,k\nh3,7,1,7,1,0,0\n' > "$TMP/r/products.csv"
 printf 'n,s,i,k\n15,1,0,0\n' > "$TMP/r/d2.csv"
@@ -22,9 +23,9 @@ $EXTFLOW resolve --stem 60 --out "$TMP/r" --quiet
 ok $? "resolve --stem 60 (with a products.csv and a d2.csv)"
 dims=$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$TMP/r/ext.csv")
 # each check once more if the first try fails: a loaded machine can starve the browser
-python3 tests/chart_browser.py check "$TMP/r/chart.html" "$dims" 1000 > "$TMP/tap" 2>"$TMP/err" ||
+python3 tests/chart_browser.py check "$TMP/r/chart.html" "$dims" > "$TMP/tap" 2>"$TMP/err" ||
     { diag "first try failed; once more"; sed 's/^/# /' "$TMP/tap" "$TMP/err";
-      python3 tests/chart_browser.py check "$TMP/r/chart.html" "$dims" 1000 > "$TMP/tap" 2>"$TMP/err"; }
+      python3 tests/chart_browser.py check "$TMP/r/chart.html" "$dims" > "$TMP/tap" 2>"$TMP/err"; }
 ok $? "chromium ran the checks ($(tail -1 "$TMP/err"))"
 # the driver's own TAP lines, renumbered into this plan
 while IFS= read -r line; do
@@ -58,8 +59,8 @@ ok $? "C2[-2] (stems from -2): every class drawn in the first view ($(cat "$TMP/
 # culled (the worst case)
 python3 tests/chart_browser.py inject "$TMP/r/chart.html" "$REF/chart-stem160.json" "$TMP/big.html" >/dev/null &&
     python3 tests/chart_browser.py perf "$TMP/big.html" > "$TMP/perf.json" 2>"$TMP/err"
-python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); sys.exit(not (p["loadMs"] < 1500 and p["dotsDrawn"] == 8225 and not p["errors"]))' "$TMP/perf.json"
-ok $? "the stem-160 page loads and draws under 1.5 s ($(cat "$TMP/perf.json" "$TMP/err"))"
-python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); sys.exit(not p["worstPanFrameMs"] < 200)' "$TMP/perf.json"
-ok $? "and pans with every frame under 200 ms"
+python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); sys.exit(not (p["dotsDrawn"] == 8225 and not p["errors"]))' "$TMP/perf.json"
+ok $? "the stem-160 page loads and draws its 8225 classes with no console error ($(cat "$TMP/perf.json" "$TMP/err" | cut -c1-200))"
+python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); sys.exit(not (abs(p["pannedBy"][0] - 200) < 1 and abs(p["pannedBy"][1] - 60) < 1))' "$TMP/perf.json"
+ok $? "and a drag of (200, 60) in 20 steps pans it by (200, 60)"
 done_testing
