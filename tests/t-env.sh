@@ -1,9 +1,10 @@
 #!/bin/sh
-# StarPU's environment: resolve checks STARPU_NCPU, STARPU_NCUDA and STARPU_SCHED before StarPU
+# StarPU's environment: resolve checks STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED and
+# STARPU_MPI_IDLE_SLEEP_US (read by our StarPU-MPI build, which would abort) before StarPU
 # starts (a bad value is a usage error and creates nothing), and StarPU's own messages stay
 # silent unless --verbose or STARPU_SILENT asks for them.
 . tests/lib.sh
-plan 9
+plan 11
 bad_env() {   # bad_env VAR=VALUE: exit 2, one line naming VAR and the hint, nothing created
     env "$1" $EXTFLOW resolve --stem 4 --out "$TMP/bad/out" --quiet >/dev/null 2>"$TMP/err"
     rc=$?
@@ -17,6 +18,8 @@ bad_env STARPU_NCPU=-1
 bad_env STARPU_NCPU=
 bad_env STARPU_NCUDA=2x
 bad_env STARPU_SCHED=bogus
+bad_env STARPU_MPI_IDLE_SLEEP_US=fast
+bad_env STARPU_MPI_IDLE_SLEEP_US=2000000
 # the refusal lists the policies, as StarPU names them at run time
 STARPU_SCHED=bogus $EXTFLOW resolve --stem 4 --out "$TMP/bad/out" 2>&1 | head -1 | sed 's/.*policies: //' |
     tr ' ' '\n' > "$TMP/policies"

@@ -399,6 +399,11 @@ static int check_starpu_env(int verbose)
         if (v && parse_count(v, INT_MAX, &n) != 0)
             return usage_error("%s='%s': expected a non-negative integer (a number of workers)", counts[i], v);
     }
+    /* read by our StarPU-MPI's patch (rt_mpi_start sets 100 when unset), which would abort */
+    const char *idle = getenv("STARPU_MPI_IDLE_SLEEP_US");
+    long us;
+    if (idle && parse_count(idle, 1000000, &us) != 0)
+        return usage_error("STARPU_MPI_IDLE_SLEEP_US='%s': expected microseconds, 0 to 1000000", idle);
     const char *sched = getenv("STARPU_SCHED");
     if (sched && *sched) {   /* StarPU takes an empty value as its default policy */
         struct starpu_sched_policy **p = starpu_sched_get_predefined_policies();
