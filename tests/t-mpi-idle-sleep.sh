@@ -18,7 +18,7 @@ if [ -n "$why" ]; then
     echo "1..0 # SKIP $why"
     exit 0
 fi
-plan 7
+plan 8
 export OMPI_MCA_pml=ob1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset STARPU_NCPU STARPU_MPI_IDLE_SLEEP_US STARPU_MPI_NOBIND
 LIMIT=${MPI_TEST_LIMIT:-240}
@@ -55,6 +55,11 @@ ok $? "2 ranks seeing all CPUs, STARPU_MPI_IDLE_SLEEP_US=0: StarPU keeps a core 
 timeout -k 10 $LIMIT mpirun --timeout $LIMIT -np 2 "$X" resolve --stem $STEM --out "$TMP/two" --quiet 2>"$TMP/two.err" &&
     same_outputs "$TMP/one" "$TMP/two"
 ok $? "2 ranks, the default placement (the CPUs split between them): outputs identical to one process ($(tail -1 "$TMP/two.err" | cut -c1-60))"
+# the standard algorithm also sends kernels, larger messages that need more rounds of progress
+"$X" resolve --algorithm standard --stem $STEM --out "$TMP/one-std" --quiet 2>/dev/null &&
+    timeout -k 10 $LIMIT mpirun --timeout $LIMIT -np 2 "$X" resolve --algorithm standard --stem $STEM \
+        --out "$TMP/two-std" --quiet 2>"$TMP/two-std.err" && same_outputs "$TMP/one-std" "$TMP/two-std"
+ok $? "2 ranks, the default, standard algorithm: outputs identical to one process"
 # a bad value is one usage error from rank 0, before StarPU-MPI (which would abort) reads it
 STARPU_MPI_IDLE_SLEEP_US=soon timeout -k 10 $LIMIT mpirun --timeout $LIMIT -np 2 "$X" resolve --stem $STEM \
     --out "$TMP/bad" --quiet >"$TMP/bad.out" 2>&1
