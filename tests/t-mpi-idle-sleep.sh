@@ -3,7 +3,7 @@
 # `make carry-mpi`): with STARPU_MPI_IDLE_SLEEP_US set (extflow sets 100 unless told), a rank
 # keeps no core for StarPU-MPI's progress thread, so it runs a CPU worker on every CPU, and the
 # thread sleeps instead of polling. Set to 0, StarPU's own behaviour comes back (one core kept).
-# Outputs stay those of one process.
+# Outputs stay those of one process (Nassau and standard); a bad value is a usage error.
 # Skipped without that binary or mpirun; EXTFLOW_REQUIRE_PATCHED_MPI=1 (.ci/run) makes that a
 # failure.
 . tests/lib.sh
