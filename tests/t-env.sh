@@ -19,7 +19,7 @@ bad_env STARPU_NCPU=
 bad_env STARPU_NCUDA=2x
 bad_env STARPU_SCHED=bogus
 bad_env STARPU_MPI_IDLE_SLEEP_US=fast
-bad_env STARPU_MPI_IDLE_SLEEP_US=2000000
+bad_env STARPU_MPI_IDLE_SLEEP_US=20000
 # the refusal lists the policies, as StarPU names them at run time
 STARPU_SCHED=bogus $EXTFLOW resolve --stem 4 --out "$TMP/bad/out" 2>&1 | head -1 | sed 's/.*policies: //' |
     tr ' ' '\n' > "$TMP/policies"

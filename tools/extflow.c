@@ -158,8 +158,9 @@ static const char *usage_text =
     "  EXTFLOW_MPI_BIND  several ranks on one host: no leaves the CPUs to StarPU (default: the\n"
     "                 ranks split the host's CPUs, or keep the launcher's split)\n"
     "  STARPU_MPI_IDLE_SLEEP_US  several ranks, with extflow's StarPU build: microseconds\n"
-    "                 StarPU-MPI's thread waits after a poll that found nothing (default 100: no\n"
-    "                 core kept for it, a worker on every core; 0: StarPU's polling, a core kept)\n"
+    "                 StarPU-MPI's thread waits after a poll that found nothing (0 to 10000;\n"
+    "                 default 100: no core kept for it, a worker on every core; 0: StarPU's\n"
+    "                 polling, a core kept)\n"
     "\n"
     "several machines:\n"
     "  mpirun -np N extflow resolve ... (or srun) runs one resolution on N ranks, each computing\n"
@@ -399,11 +400,12 @@ static int check_starpu_env(int verbose)
         if (v && parse_count(v, INT_MAX, &n) != 0)
             return usage_error("%s='%s': expected a non-negative integer (a number of workers)", counts[i], v);
     }
-    /* read by our StarPU-MPI's patch (rt_mpi_start sets 100 when unset), which would abort */
+    /* read by our StarPU-MPI's patch (rt_mpi_start sets 100 when unset), which would abort on a
+     * bad value; an arrival waits up to this long to be seen, so more than 10 ms is refused */
     const char *idle = getenv("STARPU_MPI_IDLE_SLEEP_US");
     long us;
-    if (idle && parse_count(idle, 1000000, &us) != 0)
-        return usage_error("STARPU_MPI_IDLE_SLEEP_US='%s': expected microseconds, 0 to 1000000", idle);
+    if (idle && parse_count(idle, 10000, &us) != 0)
+        return usage_error("STARPU_MPI_IDLE_SLEEP_US='%s': expected microseconds, 0 to 10000", idle);
     const char *sched = getenv("STARPU_SCHED");
     if (sched && *sched) {   /* StarPU takes an empty value as its default policy */
         struct starpu_sched_policy **p = starpu_sched_get_predefined_policies();
