@@ -2,7 +2,8 @@
 # Our StarPU-MPI build (scripts/starpu-1.3.10-mpi-idle-sleep.patch, bin-starpu-mpi/extflow from
 # `make carry-mpi`): with STARPU_MPI_IDLE_SLEEP_US set (extflow sets 100 unless told), a rank
 # keeps no core for StarPU-MPI's progress thread, so it runs a CPU worker on every CPU, and the
-# thread sleeps instead of polling. Set to 0, StarPU's own behaviour comes back (one core kept).
+# thread sleeps instead of polling (it takes a small part of the run's CPU). Set to 0, StarPU's
+# own behaviour comes back (one core kept).
 # Outputs stay those of one process (Nassau and standard); a bad value is a usage error.
 # Skipped without that binary or mpirun; EXTFLOW_REQUIRE_PATCHED_MPI=1 (.ci/run) makes that a
 # failure.
@@ -18,7 +19,7 @@ if [ -n "$why" ]; then
     echo "1..0 # SKIP $why"
     exit 0
 fi
-plan 8
+plan 9
 export OMPI_MCA_pml=ob1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset STARPU_NCPU STARPU_MPI_IDLE_SLEEP_US STARPU_MPI_NOBIND
 LIMIT=${MPI_TEST_LIMIT:-240}
@@ -41,9 +42,12 @@ wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')
 w=$(workers "$TMP/sleep.err")
 [ "$w" = "$NCPU" ]
 ok $? "2 ranks seeing all CPUs, the default: a CPU worker on each of the $NCPU CPUs, none kept for StarPU-MPI (got ${w:-none})"
-# (its CPU time is reported, not tested: on these 2 shared cores a polling thread yields too; on
-# 8 cores a rank's polling thread took 30 s of a 31-s run, a sleeping one 0.3 s: docs/perf.md)
-diag "StarPU-MPI's thread of rank 0: $(thread_cpu "$TMP/sleep.err") CPU s of a $wall s run"
+# a sleeping thread takes almost no CPU (on 8 cores: 0.3 s of a 30-s run, against 30 s polling,
+# docs/perf.md); a polling one takes what the workers leave (here 0 to 1.1 s of ~2 s: the
+# 2 cores are shared, so only this direction is a test)
+c=$(thread_cpu "$TMP/sleep.err")
+[ -n "$c" ] && awk -v c="$c" -v w="$wall" 'BEGIN {exit !(c < 0.1 * w)}'
+ok $? "2 ranks seeing all CPUs, the default: StarPU-MPI's thread took ${c:-?} CPU s of a $wall s run (under a tenth)"
 
 STARPU_MPI_IDLE_SLEEP_US=0 two_ranks resolve --stem $STEM --out "$TMP/poll" --quiet 2>"$TMP/poll.err" &&
     same_outputs "$TMP/one" "$TMP/poll"
@@ -51,6 +55,7 @@ ok $? "2 ranks seeing all CPUs, STARPU_MPI_IDLE_SLEEP_US=0 (StarPU's polling): o
 w=$(workers "$TMP/poll.err")
 [ "$NCPU" -gt 1 ] && [ "$w" = $((NCPU - 1)) ] || { [ "$NCPU" = 1 ] && [ -n "$w" ]; }
 ok $? "2 ranks seeing all CPUs, STARPU_MPI_IDLE_SLEEP_US=0: StarPU keeps a core for its thread, $((NCPU - 1)) workers (got ${w:-none})"
+diag "with StarPU's polling, rank 0's StarPU-MPI thread took $(thread_cpu "$TMP/poll.err") CPU s"
 
 timeout -k 10 $LIMIT mpirun --timeout $LIMIT -np 2 "$X" resolve --stem $STEM --out "$TMP/two" --quiet 2>"$TMP/two.err" &&
     same_outputs "$TMP/one" "$TMP/two"
