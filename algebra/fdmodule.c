@@ -58,7 +58,7 @@ static uint64_t *act_mut(fd_module *m, deg_t u, uint32_t i, deg_t d, uint32_t r)
 
 int fdm_is_sphere(const fd_module *m)
 {
-    return !m->has_profile && !m->fp && !m->rp_open && m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
+    return !m->has_profile && !m->fp && !m->rp_open && !m->has_cofiber && m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
 }
 
 void fdm_clear(fd_module *m)
@@ -486,6 +486,71 @@ int fdm_truncate(fd_module *m, deg_t top, char *err, size_t es)
     return m->fp ? fpm_truncate(m, top, err, es) : m->rp_open ? rpm_truncate(m, top, err, es) : 0;
 }
 
+/* The keys a module file may have: those of every type, those of its type, and keys that
+ * carry no mathematics (names and sseq's chart annotations). Any other key is refused: a key
+ * we do not read could change the module, and ignoring it would give a wrong table. */
+static int check_keys(json_t *root, const char *type, char *err, size_t es)
+{
+    static const char *const common[] = { "p", "type", "shift", "profile", "algebra", "cofiber",
+                                          "name", "self_maps", "products", NULL };
+    static const char *const fd[] = { "gens", "actions", NULL };
+    static const char *const fp[] = { "gens", "milnor_relations", "adem_relations", NULL };
+    static const char *const rp[] = { "min", "max", "clear_bottom", NULL };
+    const char *const *own = !strcmp(type, "finite dimensional module") ? fd
+                           : !strcmp(type, "finitely presented module") ? fp : rp;
+    const char *key;
+    json_t *val;
+    json_object_foreach(root, key, val) {
+        int known = 0;
+        for (int k = 0; common[k] && !known; k++) known = !strcmp(key, common[k]);
+        for (int k = 0; own[k] && !known; k++) known = !strcmp(key, own[k]);
+        if (known) continue;
+        if (strstr(key, "actions"))
+            return fail(err, es, "key '%s': not read by extflow (a %s gives its action in 'actions', "
+                        "as \"SqN x = y + z\")", key, type);
+        return fail(err, es, "key '%s': not known for a %s (refused rather than ignored)", key, type);
+    }
+    return 0;
+}
+
+/* Key "cofiber": {"s": s, "t": t, "idx": i}, the class i of Ext^{s,t}(M); t in the file's
+ * degrees (before its shift). */
+static int parse_cofiber(json_t *cj, fd_module *m, char *err, size_t es)
+{
+    if (!cj) return 0;
+    if (!json_is_object(cj)) return fail(err, es, "key 'cofiber': not an object {\"s\", \"t\", \"idx\"}");
+    const char *key;
+    json_t *val;
+    json_object_foreach(cj, key, val)
+        if (strcmp(key, "s") && strcmp(key, "t") && strcmp(key, "idx"))
+            return fail(err, es, "key 'cofiber': unknown entry '%s' (s, t, idx)", key);
+    json_t *s = json_object_get(cj, "s"), *t = json_object_get(cj, "t"), *i = json_object_get(cj, "idx");
+    if (!json_is_integer(s) || json_integer_value(s) < 1 || json_integer_value(s) > 256)
+        return fail(err, es, "key 'cofiber': 's' missing or not an integer 1..256");
+    if (!json_is_integer(t) || json_integer_value(t) < -1024 || json_integer_value(t) > 1024)
+        return fail(err, es, "key 'cofiber': 't' missing or not an integer -1024..1024");
+    if (!json_is_integer(i) || json_integer_value(i) < 0 || json_integer_value(i) > 1000000)
+        return fail(err, es, "key 'cofiber': 'idx' missing or not an integer 0..1000000");
+    m->has_cofiber = 1;
+    m->cofiber_s = (int)json_integer_value(s);
+    m->cofiber_t = (deg_t)json_integer_value(t);
+    m->cofiber_idx = (uint32_t)json_integer_value(i);
+    return 0;
+}
+
+/* The cofiber's part of the canonical text, after the shift: ";cofiber=s,t,idx". */
+static int append_cofiber(fd_module *m)
+{
+    if (!m->has_cofiber) return 0;
+    char tail[80];
+    snprintf(tail, sizeof tail, ";cofiber=%d,%d,%u", m->cofiber_s, m->cofiber_t, m->cofiber_idx);
+    char *c = realloc(m->canonical, strlen(m->canonical) + strlen(tail) + 1);
+    if (!c) return -1;
+    strcat(c, tail);
+    m->canonical = c;
+    return 0;
+}
+
 int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t es)
 {
     memset(m, 0, sizeof *m);
@@ -505,33 +570,16 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
         fail(err, es, "key 'p': p = %lld, only p = 2 is supported", (long long)json_integer_value(p));
         goto out;
     }
-    json_t *shift = json_object_get(root, "shift");
-    if (shift && (!json_is_integer(shift) || json_integer_value(shift) < -FDM_MAX_SHIFT ||
-                  json_integer_value(shift) > FDM_MAX_SHIFT)) {
-        fail(err, es, "key 'shift': not an integer in -%d..%d", FDM_MAX_SHIFT, FDM_MAX_SHIFT);
-        goto out;
-    }
-    milnor_profile profile = milnor_profile_full();
-    if (parse_profile(json_object_get(root, "profile"), &profile, err, es) != 0) goto out;
-    m->has_profile = profile.truncated || profile.len > 0;
     json_t *type = json_object_get(root, "type");
     if (!json_is_string(type)) { fail(err, es, "key 'type': missing or not a string"); goto out; }
-    if (!strcmp(json_string_value(type), "finitely presented module")) {
-        if (m->has_profile) { fail(err, es, "key 'profile': only finite dimensional modules may have one"); goto out; }
-        if (fpm_parse(root, m, err, es) != 0) goto out;
-        goto keep_source;
-    }
-    if (!strcmp(json_string_value(type), "real projective space")) {
-        if (m->has_profile) { fail(err, es, "key 'profile': only finite dimensional modules may have one"); goto out; }
-        if (rpm_parse(root, m, err, es) != 0) goto out;
-        if (!m->rp_open && make_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
-        goto keep_source;
-    }
-    if (strcmp(json_string_value(type), "finite dimensional module") != 0) {
+    if (strcmp(json_string_value(type), "finite dimensional module") &&
+        strcmp(json_string_value(type), "finitely presented module") &&
+        strcmp(json_string_value(type), "real projective space")) {
         fail(err, es, "key 'type': '%s' modules are not supported (finite dimensional, finitely presented "
              "modules and real projective spaces only)", json_string_value(type));
         goto out;
     }
+    if (check_keys(root, json_string_value(type), err, es) != 0) goto out;
     json_t *alg = json_object_get(root, "algebra");
     if (alg) {
         size_t k;
@@ -542,6 +590,27 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
                 fail(err, es, "key 'algebra': entries must be \"milnor\" or \"adem\"");
                 goto out;
             }
+    }
+    if (parse_cofiber(json_object_get(root, "cofiber"), m, err, es) != 0) goto out;
+    json_t *shift = json_object_get(root, "shift");
+    if (shift && (!json_is_integer(shift) || json_integer_value(shift) < -FDM_MAX_SHIFT ||
+                  json_integer_value(shift) > FDM_MAX_SHIFT)) {
+        fail(err, es, "key 'shift': not an integer in -%d..%d", FDM_MAX_SHIFT, FDM_MAX_SHIFT);
+        goto out;
+    }
+    milnor_profile profile = milnor_profile_full();
+    if (parse_profile(json_object_get(root, "profile"), &profile, err, es) != 0) goto out;
+    m->has_profile = profile.truncated || profile.len > 0;
+    if (!strcmp(json_string_value(type), "finitely presented module")) {
+        if (m->has_profile) { fail(err, es, "key 'profile': only finite dimensional modules may have one"); goto out; }
+        if (fpm_parse(root, m, err, es) != 0) goto out;
+        goto keep_source;
+    }
+    if (!strcmp(json_string_value(type), "real projective space")) {
+        if (m->has_profile) { fail(err, es, "key 'profile': only finite dimensional modules may have one"); goto out; }
+        if (rpm_parse(root, m, err, es) != 0) goto out;
+        if (!m->rp_open && make_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
+        goto keep_source;
     }
     json_t *gens = json_object_get(root, "gens");
     if (!json_is_object(gens) || json_object_size(gens) == 0) {
@@ -630,6 +699,25 @@ keep_source:
     m->source[textlen] = 0;
     m->source_len = textlen;
     if (shift && apply_shift(m, (deg_t)json_integer_value(shift)) != 0) { fail(err, es, "out of memory"); goto out; }
+    if (m->has_cofiber) {
+        /* One class: x is a map F2 -> Σ^t F2[s], every generator of F_s a cocycle, and the
+         * cone is resolved as resolution.h says. sseq also takes other modules, reading the
+         * class as a self-map of M through M's first class in degree 0; that needs a check
+         * that the map is a cocycle, which we do not have yet: refused. */
+        if (m->fp || m->rp_open || m->min_deg != m->max_deg || m->dim[0] != 1) {
+            fail(err, es, "key 'cofiber': supported for a module of one class only (a cofiber of a class of "
+                 "Ext(F2, F2)); the cofiber of a self-map of a larger module is not supported yet");
+            goto out;
+        }
+        if (shift) m->cofiber_t += (deg_t)json_integer_value(shift);
+        /* Ext^{s,t}(M) is zero below M's bottom stem: no class to take the cofiber of */
+        if (m->cofiber_t - m->cofiber_s < m->min_deg) {
+            fail(err, es, "key 'cofiber': Ext^{%d,%d} is zero (stem %d is below the module's bottom degree %d)",
+                 m->cofiber_s, m->cofiber_t, m->cofiber_t - m->cofiber_s, m->min_deg);
+            goto out;
+        }
+        if (append_cofiber(m) != 0) { fail(err, es, "out of memory"); goto out; }
+    }
     rc = 0;
 out:
     for (int j = 0; gv && j < ngiven; j++) free(gv[j].img);

@@ -230,6 +230,37 @@ static int make_canonical(const fp_presentation *fp, const milnor_basis *A, char
     return 0;
 }
 
+/* A file with both milnor_relations (read) and adem_relations: the second list must name the
+ * same relations in the same order, or the file means two modules and is refused. */
+static int check_same_relations(json_t *adem, fp_presentation *fp, const milnor_basis *A, char *err, size_t es)
+{
+    if (!json_is_array(adem)) return fail(err, es, "key 'adem_relations': not a list");
+    if (json_array_size(adem) != (size_t)fp->nrels)
+        return fail(err, es, "keys 'milnor_relations' and 'adem_relations': %d and %zu relations (they must be "
+                    "the same relations)", fp->nrels, json_array_size(adem));
+    uint64_t **mrel = fp->rel;
+    deg_t *mdeg = fp->rel_deg;
+    int rc = 0;
+    fp->rel = calloc((size_t)fp->nrels + 1, sizeof *fp->rel);
+    fp->rel_deg = calloc((size_t)fp->nrels + 1, sizeof *fp->rel_deg);
+    if (!fp->rel || !fp->rel_deg) rc = fail(err, es, "out of memory");
+    for (int j = 0; rc == 0 && j < fp->nrels; j++) {
+        json_t *r = json_array_get(adem, (size_t)j);
+        if (!json_is_string(r)) rc = fail(err, es, "key 'adem_relations': entry %d is not a string", j);
+        else if (parse_relation(json_string_value(r), fp, j, A, err, es) != 0) rc = -1;
+        else if (fp->rel_deg[j] != mdeg[j] ||
+                 memcmp(fp->rel[j], mrel[j], f2vec_words(v_dim(fp, A, mdeg[j])) * 8) != 0)
+            rc = fail(err, es, "keys 'milnor_relations' and 'adem_relations' differ at entry %d ('%s'): they must "
+                      "be the same relations", j, json_string_value(r));
+    }
+    for (int j = 0; fp->rel && j < fp->nrels; j++) free(fp->rel[j]);
+    free(fp->rel);
+    free(fp->rel_deg);
+    fp->rel = mrel;
+    fp->rel_deg = mdeg;
+    return rc;
+}
+
 int fpm_parse(json_t *root, fd_module *m, char *err, size_t es)
 {
     json_t *gens = json_object_get(root, "gens");
@@ -284,6 +315,8 @@ int fpm_parse(json_t *root, fd_module *m, char *err, size_t es)
         if (parse_relation(json_string_value(r), fp, (int)j, &A, err, es) != 0) goto out;
         fp->nrels++;
     }
+    json_t *adem = json_object_get(root, "adem_relations");
+    if (adem && rels != adem && check_same_relations(adem, fp, &A, err, es) != 0) goto out;
     if (make_canonical(fp, &A, &m->canonical) != 0) { fail(err, es, "out of memory"); goto out; }
     m->min_deg = fp->deg[0];
     m->max_deg = m->min_deg - 1;    /* nothing until fpm_truncate */

@@ -103,7 +103,7 @@ deg_t res_module_top(const resolution *res)
 
 int res_nassau_applies(const fd_module *m)
 {
-    return !m || fdm_is_sphere(m) || (!m->has_profile && !m->fp && !m->rp_open);
+    return !m || fdm_is_sphere(m) || (!m->has_profile && !m->fp && !m->rp_open && !m->has_cofiber);
 }
 
 uint32_t res_module_dim(const resolution *res, deg_t t)
@@ -369,9 +369,14 @@ int res_step_finish(step_ctx *c)
         width = K->cols;
         gens = calloc(K->rows ? K->rows : 1, sizeof *gens);
         if (!gens) goto oom;
+        /* a cofiber (fdmodule.h): the generator that carries its class is left out */
+        const fd_module *m = res->module;
+        int cof = m && m->has_cofiber && s == m->cofiber_s && t == m->cofiber_t - res->shift;
+        uint32_t found = 0;
         for (uint32_t r = 0; r < K->rows; r++) {
             int p = (int)f2vec_first_bit(f2mat_row(K, r), K->cols);
             if (p < 0 || ((uint32_t)p < c->build.ncols && c->is_image_pivot[p])) continue;
+            if (cof && found++ == m->cofiber_idx) continue;
             size_t words = f2vec_words(K->cols);
             gens[n].bits = K->cols;
             gens[n].img = malloc(words * 8 + 8);
@@ -382,6 +387,13 @@ int res_step_finish(step_ctx *c)
         f2mat_clear(K);
         free(K);
         K = NULL;
+        if (cof && found <= m->cofiber_idx) {
+            for (uint32_t k = 0; k < n; k++) free(gens[k].img);
+            free(gens);
+            res_fail(res, "key 'cofiber': Ext^{%d,%d} of the module has %u classes, so there is no class %u",
+                     s, m->cofiber_t, found, m->cofiber_idx);
+            return -1;
+        }
     }
     return res_publish(res, s, t, n, gens, width);
 oom:
@@ -402,6 +414,40 @@ void res_step_free(step_ctx *c)
     for (uint32_t k = 0; k < c->n_new; k++) free(c->new_gens ? c->new_gens[k].img : NULL);
     free(c->new_gens);
     memset(c, 0, sizeof *c);
+}
+
+int res_cofiber_check(fd_module *m, char *err, size_t es)
+{
+    if (!m->has_cofiber) return 0;
+    m->has_cofiber = 0;                 /* the module itself, resolved through (s0, t0) */
+    deg_t shift = res_module_shift(m);
+    int s0 = m->cofiber_s;
+    deg_t t0 = m->cofiber_t - shift;
+    resolution r;
+    int rc = res_init(&r, REGION_RECT, 0, s0, t0, "", 0, ALG_STANDARD) == 0 && res_set_module(&r, m, NULL) == 0
+                 ? 0 : -1;
+    for (deg_t t = 0; rc == 0 && t <= t0; t++)
+        for (int s = 0; rc == 0 && s <= s0 && s <= t; s++) {
+            step_ctx c = { .res = &r, .s = s, .t = t };
+            rc = res_step_plan(&c);
+            if (rc == 0) {
+                rb_multiply(&c.build, &r.A, 0, c.build.nrows);
+                rc = res_step_reduce(&c);
+            }
+            if (rc == 0) rc = res_step_finish(&c);
+            res_step_free(&c);
+        }
+    uint32_t n = rc == 0 ? res_ngens(&r, s0, t0) : 0;
+    if (rc != 0) snprintf(err, es, "key 'cofiber': cannot resolve the module to (%d, %d): %s", s0, m->cofiber_t,
+                          r.error[0] ? r.error : "out of memory");
+    else if (m->cofiber_idx >= n) {
+        snprintf(err, es, "key 'cofiber': Ext^{%d,%d} has dimension %u, so there is no class idx = %u", s0,
+                 m->cofiber_t, n, m->cofiber_idx);
+        rc = -1;
+    }
+    res_clear(&r);
+    m->has_cofiber = 1;
+    return rc;
 }
 
 int res_compute_kernel(resolution *res, int s, deg_t t)

@@ -634,6 +634,10 @@ static int load_module(const char *arg, fd_module *m, char *name, size_t nsize)
     int rc = fdm_parse(buf, len, m, err, sizeof err);
     free(buf);
     if (rc == 0 && fdm_shift(m, (deg_t)shift, err, sizeof err) != 0) rc = -1;    /* m is cleared then */
+    if (rc == 0 && res_cofiber_check(m, err, sizeof err) != 0) {
+        fdm_clear(m);
+        rc = -1;
+    }
     if (rc != 0) {
         fprintf(stderr, "extflow: %s: %s\n", path, err);
         return 2;
@@ -714,8 +718,8 @@ static int cmd_resolve(int argc, char **argv)
             have_module = 0;
         } else if (alg == ALG_NASSAU && !res_nassau_applies(&fdm)) {
             fdm_clear(&fdm);
-            fprintf(stderr, "extflow: --algorithm nassau resolves S_2 and finite modules without a profile, not "
-                    "%s (use --algorithm standard, its default)\n", module);
+            fprintf(stderr, "extflow: --algorithm nassau resolves S_2 and finite modules without a profile or a "
+                    "cofiber, not %s (use --algorithm standard, its default)\n", module);
             return 2;
         }
     }
