@@ -79,6 +79,13 @@ int milnor_profile_is_valid(const milnor_profile *p)
     return 1;
 }
 
+int milnor_profile_equal(const milnor_profile *p, const milnor_profile *q)
+{
+    for (int i = 0; i < W; ++i)
+        if (profile_h(p, i) != profile_h(q, i)) return 0;
+    return 1;
+}
+
 uint32_t milnor_profile_slot_max(const milnor_profile *p, int i)
 {
     int h = profile_h(p, i);

@@ -177,6 +177,9 @@ int milnor_batch_record_read(FILE *f, milnor_row_job **jobs, size_t *njobs, miln
 milnor_profile milnor_profile_full(void);                   /* A itself */
 milnor_profile milnor_profile_an(int n);                     /* A(n) */
 int milnor_profile_is_valid(const milnor_profile *p);        /* sub-Hopf-algebra condition */
+/* Do p and q define the same subalgebra (same h_i in every slot: a truncated profile's trailing
+ * zeros do not count)? */
+int milnor_profile_equal(const milnor_profile *p, const milnor_profile *q);
 uint32_t milnor_profile_slot_max(const milnor_profile *p, int i); /* 2^h_i - 1, or UINT32_MAX */
 int milnor_profile_contains(const milnor_profile *p, const milnor_elt *R);
 deg_t milnor_profile_top_degree(const milnor_profile *p);    /* finite profiles; else -1 */

@@ -610,6 +610,12 @@ static void test_profile_validity(void)
     ok(milnor_profile_slot_max(&a1, 0) == 3 && milnor_profile_slot_max(&a1, 2) == 0 &&
        milnor_profile_slot_max(&full, 3) == UINT32_MAX && milnor_profile_contains(&a1, &x) &&
        !milnor_profile_contains(&a1, &y), "slot_max and contains on A(1) and A");
+    static const int h210[] = {2, 1, 0}, h21[] = {2, 1};
+    milnor_profile a1z = make_profile(1, 3, h210), a1u = make_profile(0, 2, h21), a2 = milnor_profile_an(2),
+                   a1b = make_profile(1, 2, h21);
+    ok(milnor_profile_equal(&a1, &a1b) && milnor_profile_equal(&a1, &a1z) && !milnor_profile_equal(&a1, &a1u) &&
+       !milnor_profile_equal(&a1, &a2) && !milnor_profile_equal(&a1, &full) && milnor_profile_equal(&full, &full),
+       "profile_equal: A(1) = [2,1] = [2,1,0] (truncated), not [2,1] untruncated, A(2) or A");
 }
 
 /* Products inside A(2): terms stay in A(2); the profile basis's index agrees with its list. */
