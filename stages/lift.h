@@ -114,8 +114,10 @@ typedef struct lift_set {
                                          * by runtime/rt_lift.c; the rest went to CPU workers) */
 } lift_set;
 
-/* A set over src -> tgt (both kept by the caller). outdir non-empty: stage files are read
- * and written there. 0, or -1 out of memory. */
+/* A set over src -> tgt (both kept by the caller), free over the same algebra (A, or one
+ * profile's B: a term Sq(S)·g' of d z is multiplied by f(g') in tgt's basis, so src's index of
+ * Sq(S) must be tgt's; the command line refuses other pairs). outdir non-empty: stage files are
+ * read and written there. 0, or -1 out of memory. */
 int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, const char *outdir);
 void lift_set_clear(lift_set *set);
 /* set (no step run yet) solves through from's preimage cache from now on, so that sets lifting

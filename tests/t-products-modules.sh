@@ -124,5 +124,5 @@ usage() {   # usage DESCRIPTION COMMAND ARGS...: exit 2 and one line on stderr b
 usage "a module's DIR without --unit" massey "$D" --a h3 --b h0_4=0,4
 usage "--unit that is not S_2" products "$D" --unit "$TMP/Ceta" --class h1
 usage "--unit too small" massey "$D" --unit "$TMP/S15" --a h3 --b h0_4=0,4
-usage "--unit for S_2's own DIR" products "$U" --unit "$U" --class h1
+usage "another S_2 as --unit of S_2's own DIR" products "$U" --unit "$TMP/S15" --class h1
 done_testing

@@ -1133,32 +1133,94 @@ static void close_dir_and_unit(opened_dir *d, opened_dir *u, int have_unit)
     close_resolved_dir(d);
 }
 
-/* The resolution of S_2 products over DIR's module act through: DIR's own for S_2 (*unit =
- * NULL, --unit refused), else UNITDIR's, opened into *u, which must hold S_2 and cover DIR's
- * region row by row. 0, or the exit status after a message (nothing left open). */
+/* Is d's module the unit of the algebra it is resolved over: S_2, or F2 (one class, in degree
+ * 0) over a profile's sub-Hopf-algebra B (ko, tmf2)? Such a directory is its own unit. */
+static int dir_is_unit(const opened_dir *d)
+{
+    if (d->man.module_id == stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2))) return 1;
+    const fd_module *m = &d->fdm;
+    return m->dim && !m->fp && !m->rp_open && m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
+}
+
+/* The algebra a resolution's free modules are free over: "A", "A(n)", or "the subalgebra of
+ * profile [h1,h2,...]" (", ..." where it is not truncated: the later h_i are unbounded). */
+static void algebra_describe(char *buf, size_t size, const milnor_profile *p)
+{
+    milnor_profile full = milnor_profile_full();
+    if (milnor_profile_equal(p, &full)) {
+        snprintf(buf, size, "A");
+        return;
+    }
+    for (int n = 0; n < MILNOR_MAX_LEN; n++) {
+        milnor_profile an = milnor_profile_an(n);
+        if (milnor_profile_equal(p, &an)) {
+            snprintf(buf, size, "A(%d)", n);
+            return;
+        }
+    }
+    size_t k = (size_t)snprintf(buf, size, "the subalgebra of profile [");
+    for (int i = 0; i < p->len && k < size; i++)
+        k += (size_t)snprintf(buf + k, size - k, "%s%d", i ? "," : "", p->h[i]);
+    if (k < size) snprintf(buf + k, size - k, "%s]", p->truncated ? "" : ",...");
+}
+
+static int same_directory(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The resolution products over DIR's module act through: the unit F2 resolved over the same
+ * algebra as DIR (A for S_2 and modules over A; B for a module over a profile's B: a lift is a
+ * chain map of B-modules, so both resolutions must be free over the same algebra, and
+ * Ext_B(F2, F2) is what acts on Ext_B(M, F2); docs/products.md "Modules"). A DIR whose module
+ * is that unit (S_2, ko, tmf2) is its own (*have_unit = 0; --unit absent or naming DIR itself);
+ * else UNITDIR's, opened into *u, which must hold F2 over DIR's algebra and cover DIR's region
+ * row by row. 0, or the exit status after a message (nothing left open). */
 static int open_unit(const char *cmd, const char *dir, const opened_dir *d, const char *unitdir, opened_dir *u,
                      int *have_unit)
 {
-    uint64_t s2 = stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));
+    char alg[96], ualg[96];
+    algebra_describe(alg, sizeof alg, &d->res.A.profile);
+    int own = dir_is_unit(d);
     *have_unit = 0;
-    if (d->man.module_id == s2)
-        return unitdir ? usage_error("%s: --unit is for a module's DIR; %s holds S_2 itself", cmd, dir) : 0;
-    if (!unitdir)
-        return usage_error("%s: %s holds a resolution of %s: give --unit UNITDIR, a resolution of S_2 over the same "
-                           "range", cmd, dir, d->man.module);
+    if (unitdir && same_directory(dir, unitdir)) {
+        if (own) return 0;
+        return usage_error("%s: --unit %s is DIR itself, a resolution of %s: the unit is F2 over %s", cmd, unitdir,
+                           d->man.module, alg);
+    }
+    if (!unitdir) {
+        if (own) return 0;
+        return usage_error("%s: %s holds a resolution of %s over %s: give --unit UNITDIR, a resolution of F2 over "
+                           "%s%s over the same range", cmd, dir, d->man.module, alg, alg,
+                           strcmp(alg, "A") ? "" : " (S_2)");
+    }
     int rc = open_resolved_dir(cmd, unitdir, u);
     if (rc) return rc;
-    if (u->man.module_id != s2) {
+    algebra_describe(ualg, sizeof ualg, &u->res.A.profile);
+    if (!dir_is_unit(u)) {
         close_resolved_dir(u);
-        return usage_error("%s: --unit %s holds a resolution of %s, not of S_2", cmd, unitdir, u->man.module);
+        return usage_error("%s: --unit %s holds a resolution of %s, not of the unit F2 over %s%s", cmd, unitdir,
+                           u->man.module, alg, strcmp(alg, "A") ? "" : " (S_2)");
+    }
+    if (!milnor_profile_equal(&u->res.A.profile, &d->res.A.profile)) {
+        close_resolved_dir(u);
+        return usage_error("%s: --unit %s resolves %s over %s, but %s (%s) is resolved over %s: the unit must be F2 "
+                           "over the same algebra%s", cmd, unitdir, u->man.module, ualg, dir, d->man.module, alg,
+                           own ? ", and DIR is its own (drop --unit)" : "");
+    }
+    if (own) {
+        close_resolved_dir(u);
+        return usage_error("%s: --unit is for a module's DIR; %s holds %s over %s, its own unit (drop --unit)", cmd,
+                           dir, d->man.module, alg);
     }
     for (int s = 0; s <= d->res.max_s; s++) {
         int need = report_row_last_stem(&d->res, s);
         int have = s <= u->res.max_s ? report_row_last_stem(&u->res, s) : -1;
         if (need >= 0 && have < need) {
             close_resolved_dir(u);
-            return usage_error("%s: --unit %s resolves S_2 at s=%d only through stem %d; %s needs stem %d there "
-                               "(resolve the unit further)", cmd, unitdir, s, have, dir, need);
+            return usage_error("%s: --unit %s resolves %s at s=%d only through stem %d; %s needs stem %d there "
+                               "(resolve the unit further)", cmd, unitdir, u->man.module, s, have, dir, need);
         }
     }
     *have_unit = 1;
