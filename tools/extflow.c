@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <fnmatch.h>
 #include <ftw.h>
 #include <starpu.h>
 #include "algebra/fdmodule.h"
@@ -133,8 +134,10 @@ static const char *usage_text =
     "  STARPU_SCHED   StarPU's scheduling policy: lws (default; eager when CUDA workers exist),\n"
     "                 eager, ws, prio, dmda, dmdas...\n"
     "  STARPU_NCPU    number of CPU workers; STARPU_NCUDA: number of CUDA workers\n"
-    "                 (these change the order of work only, never a result; resolve checks\n"
-    "                 them before it starts and refuses a bad value as a usage error)\n"
+    "                 (1 CPU worker or more; these change the order of work\n"
+    "                 only, never a result)\n"
+    "  STARPU_CALIBRATE  1: StarPU calibrates its performance models again;\n"
+    "                 2: it also drops the history it had (0 to 2)\n"
     "  STARPU_HOME    where StarPU keeps its performance models (default $HOME/.starpu)\n"
     "  STARPU_SILENT  resolve sets it to 1 unless --verbose is given or it is already set;\n"
     "                 STARPU_SILENT=0 shows StarPU's messages as --verbose does\n"
@@ -152,6 +155,8 @@ static const char *usage_text =
     "                 off: any worker takes any chunk); EXTFLOW_GPU_CHUNK_PAIRS: chunk size there;\n"
     "                 EXTFLOW_GPU_CPU_SHARE=f (0..0.9, default 0): the last f of such a step's\n"
     "                 pairs go to the CPU workers in small chunks\n"
+    "  EXTFLOW_GPU_VERIFY  1: every GPU chunk is computed again on the CPU, and\n"
+    "                 the first difference fails the run (exit 1, one line); 0: off\n"
     "  EXTFLOW_LIFT_INLINE_PAIRS  a lift step (products, massey, d2) with fewer (job x term)\n"
     "                 pairs multiplies in its own task, others in multiply tasks (default: one\n"
     "                 CPU chunk, 12288, that no GPU would take; 0: every step in multiply tasks)\n"
@@ -163,6 +168,11 @@ static const char *usage_text =
     "                 StarPU-MPI's thread waits after a poll that found nothing (0 to 10000;\n"
     "                 default 100: no core kept for it, a worker on every core; 0: StarPU's\n"
     "                 polling, a core kept)\n"
+    "  Every command that starts StarPU (resolve, products, massey, d2) checks these,\n"
+    "  and each variable StarPU reads as a number (STARPU_SILENT, STARPU_PREFETCH,\n"
+    "  STARPU_LIMIT_*_MEM, STARPU_SCHED_ALPHA, ...) or a CPU list, before it creates\n"
+    "  anything: a bad value is a usage error. A resolve whose StarPU does not start\n"
+    "  leaves DIR as it found it.\n"
     "\n"
     "several machines:\n"
     "  mpirun -np N extflow resolve ... (or srun) runs one resolution on N ranks, each computing\n"
@@ -389,36 +399,218 @@ static int cmd_pack(int argc, char **argv)
     return 0;
 }
 
-/* StarPU reads STARPU_NCPU, STARPU_NCUDA and STARPU_SCHED as it starts and aborts, or warns
- * and goes on, on a bad value: check them before anything is created, as usage errors. Then
- * silence StarPU's own messages (bus calibration, dmda's "not calibrated" warnings) unless
- * --verbose asks for them or the user set STARPU_SILENT. Returns 0, or 2 after a usage error. */
-static int check_starpu_env(int verbose)
+/* The environment, checked in one place before a command starts StarPU or creates anything:
+ * every variable extflow reads or documents, and every one StarPU 1.3.10 parses as a number
+ * (starpu_get_env_number and starpu_get_env_float_default abort on trailing characters or a
+ * negative value; found by running extflow with each STARPU_ name in libstarpu with a
+ * non-numeric value, docs/design.md "The environment"). A bad value is a usage error; an unset
+ * variable is never one. A name with '*' matches every variable of that pattern (fnmatch). */
+enum env_kind {
+    ENV_ANY,      /* any value (a path, a flag that is on when set) */
+    ENV_INT,      /* decimal digits, lo..hi; or one of words */
+    ENV_REAL,     /* a finite decimal number, lo..hi */
+    ENV_SIZE,     /* bytes, or with K, M, G, T; lo..hi */
+    ENV_WORD,     /* one of words ("a|b|c") */
+    ENV_CPUS,     /* StarPU's list of CPU or device numbers: N, N-M or N-, by spaces or commas */
+    ENV_CPU,      /* a CPU number below the number of CPUs the system has */
+    ENV_SCHED,    /* one of StarPU's policies that extflow can run (empty: StarPU's default) */
+    ENV_SPLIT,    /* EXTFLOW_GPU_SPLIT: T,P with T dividing 256 and 1 <= P <= 1024 */
+};
+typedef struct env_var {
+    const char *name;
+    enum env_kind kind;
+    double lo, hi;
+    const char *words;
+    const char *allowed;   /* what the refusal says is allowed */
+} env_var;
+
+#define STARPU_INT(name) { name, ENV_INT, 0, INT_MAX, NULL, "an integer, 0 or more (StarPU aborts on any other value)" }
+#define STARPU_REAL(name) { name, ENV_REAL, -1e300, 1e300, NULL, "a number (StarPU aborts on any other value)" }
+#define COUNT(name, lo, what) { name, ENV_INT, lo, 1e15, NULL, what }
+static const env_var env_table[] = {
+    /* extflow's own (help, README, docs/design.md) */
+    { "EXTFLOW_MMAP_THRESHOLD", ENV_SIZE, 0, 1e15, NULL, "bytes (K, M, G, T allowed), 0 for glibc's rule" },
+    { "EXTFLOW_STATS", ENV_ANY, 0, 0, NULL, NULL },
+    { "EXTFLOW_DEBUG", ENV_ANY, 0, 0, NULL, NULL },
+    { "EXTFLOW_CAPTURE_MUL", ENV_ANY, 0, 0, NULL, NULL },
+    COUNT("EXTFLOW_CAPTURE_EVERY", 1, "an integer, 1 or more"),
+    COUNT("EXTFLOW_CHUNK_PAIRS", 1, "a number of (job x term) pairs, 1 or more"),
+    { "EXTFLOW_GPU_STEP_PAIRS", ENV_INT, 0, 1e15, "off", "off or a number of (job x term) pairs, 0 or more" },
+    COUNT("EXTFLOW_GPU_CHUNK_PAIRS", 1, "a number of (job x term) pairs, 1 or more"),
+    { "EXTFLOW_GPU_CPU_HELP", ENV_WORD, 0, 0, "0|1", "0 or 1" },
+    { "EXTFLOW_GPU_CPU_SHARE", ENV_REAL, 0, 0.9, NULL, "a share of a step's pairs, 0 to 0.9" },
+    { "EXTFLOW_GPU_VERIFY", ENV_WORD, 0, 0, "0|1", "0 or 1" },
+    { "EXTFLOW_GPU_SPLIT", ENV_SPLIT, 0, 0, NULL, "T,P: T threads per job dividing 256, P parts, 1 to 1024" },
+    COUNT("EXTFLOW_LIFT_INLINE_PAIRS", 0, "a number of (job x term) pairs, 0 or more"),
+    { "EXTFLOW_MPI_OWNER", ENV_WORD, 0, 0, "pairs|rows|blocks", "pairs, rows or blocks" },
+    { "EXTFLOW_MPI_BIND", ENV_WORD, 0, 0, "yes|no", "yes (the default) or no" },
+    /* StarPU's, with extflow's own limits */
+    { "STARPU_SCHED", ENV_SCHED, 0, 0, NULL, NULL },
+    { "STARPU_NCPU", ENV_INT, 1, INT_MAX, NULL, "a number of CPU workers, 1 or more (every task can run on a CPU)" },
+    { "STARPU_NCPUS", ENV_INT, 1, INT_MAX, NULL, "a number of CPU workers, 1 or more (every task can run on a CPU)" },
+    { "STARPU_NCUDA", ENV_INT, 0, INT_MAX, NULL, "a number of CUDA workers, 0 or more" },
+    { "STARPU_NWORKER_PER_CUDA", ENV_INT, 1, INT_MAX, NULL, "a number of workers per GPU, 1 or more" },
+    { "STARPU_CALIBRATE", ENV_INT, 0, 2, NULL, "0, 1 (calibrate) or 2 (drop the models and calibrate)" },
+    { "STARPU_MPI_IDLE_SLEEP_US", ENV_INT, 0, 10000, NULL, "microseconds, 0 to 10000" },   /* our StarPU-MPI's */
+    { "STARPU_HOME", ENV_ANY, 0, 0, NULL, NULL },
+    { "STARPU_WORKERS_CPUID", ENV_CPUS, 0, 0, NULL, NULL },
+    { "STARPU_WORKERS_COREID", ENV_CPUS, 0, 0, NULL, NULL },
+    { "STARPU_WORKERS_CUDAID", ENV_CPUS, 0, 0, NULL, NULL },
+    { "STARPU_WORKERS_OPENCLID", ENV_CPUS, 0, 0, NULL, NULL },
+    { "STARPU_MAIN_THREAD_CPUID", ENV_CPU, 0, 0, NULL, NULL },
+    { "STARPU_MAIN_THREAD_COREID", ENV_CPU, 0, 0, NULL, NULL },
+    { "STARPU_MPI_THREAD_CPUID", ENV_CPU, 0, 0, NULL, NULL },
+    { "STARPU_MPI_THREAD_COREID", ENV_CPU, 0, 0, NULL, NULL },
+    /* StarPU's numbers: any other value aborts StarPU, at start or in a scheduler */
+    STARPU_INT("STARPU_SILENT"), STARPU_INT("STARPU_NOPENCL"), STARPU_INT("STARPU_NMIC"),
+    STARPU_INT("STARPU_NMPI_MS"), STARPU_INT("STARPU_RESERVE_NCPU"), STARPU_INT("STARPU_NTHREADS_PER_CORE"),
+    STARPU_INT("STARPU_WORKERS_NOBIND"), STARPU_INT("STARPU_WORKERS_GETBIND"), STARPU_INT("STARPU_MAIN_THREAD_BIND"),
+    STARPU_INT("STARPU_PREFETCH"), STARPU_INT("STARPU_BUS_CALIBRATE"), STARPU_INT("STARPU_CALIBRATE_MINIMUM"),
+    STARPU_INT("STARPU_CATCH_SIGNALS"), STARPU_INT("STARPU_DIDUSE_BARRIER"), STARPU_INT("STARPU_DISABLE_KERNELS"),
+    STARPU_INT("STARPU_DISABLE_ASYNCHRONOUS_*COPY"), STARPU_INT("STARPU_DISABLE_PINNING"),
+    STARPU_INT("STARPU_DISPLAY_BINDINGS"), STARPU_INT("STARPU_GLOBAL_ARBITER"), STARPU_INT("STARPU_HISTORY_MAX_ERROR"),
+    STARPU_INT("STARPU_LIMIT_BANDWIDTH"), STARPU_INT("STARPU_LIMIT_*_MEM"), STARPU_INT("STARPU_LIMIT_*_SUBMITTED_TASKS"),
+    STARPU_INT("STARPU_MAX_MEMORY_USE"), STARPU_INT("STARPU_MAX_PRIO"), STARPU_INT("STARPU_MIN_PRIO"),
+    STARPU_INT("STARPU_MEMORY_STATS"), STARPU_INT("STARPU_MINIMUM_AVAILABLE_MEM"),
+    STARPU_INT("STARPU_MINIMUM_CLEAN_BUFFERS"), STARPU_INT("STARPU_TARGET_AVAILABLE_MEM"),
+    STARPU_INT("STARPU_TARGET_CLEAN_BUFFERS"), STARPU_INT("STARPU_PERF_MODEL_HOMOGENEOUS_*"),
+    STARPU_INT("STARPU_OPENCL_ON_CPUS"), STARPU_INT("STARPU_OPENCL_ONLY_ON_CPUS"), STARPU_INT("STARPU_SIMGRID"),
+    STARPU_INT("STARPU_SINGLE_COMBINED_WORKER"), STARPU_INT("STARPU_STATS"), STARPU_INT("STARPU_TASK_BREAK_ON_*"),
+    STARPU_INT("STARPU_TASK_PROGRESS"), STARPU_INT("STARPU_TRACE_BUFFER_SIZE"), STARPU_INT("STARPU_USE_NUMA"),
+    STARPU_INT("STARPU_WATCHDOG_CRASH"), STARPU_INT("STARPU_WATCHDOG_DELAY"), STARPU_INT("STARPU_WATCHDOG_TIMEOUT"),
+    STARPU_INT("STARPU_WORKER_TREE"), STARPU_INT("STARPU_BACKOFF_MIN"), STARPU_INT("STARPU_BACKOFF_MAX"),
+    STARPU_INT("STARPU_MIN_WORKERSIZE"), STARPU_INT("STARPU_MAX_WORKERSIZE"),
+    STARPU_INT("STARPU_SYNTHESIZE_ARITY_COMBINED_WORKER"), STARPU_INT("STARPU_NTASKS_THRESHOLD"),
+    STARPU_INT("STARPU_SCHED_READY"), STARPU_INT("STARPU_SCHED_SORTED_ABOVE"), STARPU_INT("STARPU_SCHED_SORTED_BELOW"),
+    STARPU_INT("STARPU_SCHED_GRAPH_TEST_DESCENDANTS"), STARPU_INT("STARPU_CUDA_PIPELINE"),
+    STARPU_INT("STARPU_OPENCL_PIPELINE"), STARPU_INT("STARPU_CUDA_THREAD_PER_WORKER"),
+    STARPU_INT("STARPU_CUDA_THREAD_PER_DEV"), STARPU_INT("STARPU_ENABLE_CUDA_GPU_GPU_DIRECT"),
+    STARPU_INT("STARPU_MPI_CACHE"), STARPU_INT("STARPU_MPI_CACHE_STATS"), STARPU_INT("STARPU_MPI_COMM"),
+    STARPU_INT("STARPU_MPI_COOP_SENDS"), STARPU_INT("STARPU_MPI_DEBUG_LEVEL_MIN"),
+    STARPU_INT("STARPU_MPI_DEBUG_LEVEL_MAX"), STARPU_INT("STARPU_MPI_DRIVER_CALL_FREQUENCY"),
+    STARPU_INT("STARPU_MPI_DRIVER_TASK_FREQUENCY"), STARPU_INT("STARPU_MPI_NDETACHED_SEND"),
+    STARPU_INT("STARPU_MPI_NOBIND"), STARPU_INT("STARPU_MPI_NREADY_PROCESS"), STARPU_INT("STARPU_MPI_PRIORITIES"),
+    STARPU_INT("STARPU_COMM_STATS"),
+    STARPU_REAL("STARPU_SCHED_ALPHA"), STARPU_REAL("STARPU_SCHED_BETA"), STARPU_REAL("STARPU_SCHED_GAMMA"),
+    STARPU_REAL("STARPU_IDLE_POWER"), STARPU_REAL("STARPU_WINDOW_TIME_SIZE"), STARPU_REAL("STARPU_EXP_LEN_THRESHOLD"),
+};
+
+/* StarPU's policies that cannot run extflow: heteroprio aborts without the application's
+ * callback that sets its priorities up; modular-heteroprio-heft hangs on extflow's tasks. */
+static const char *const unusable_policies[] = { "heteroprio", "modular-heteroprio-heft" };
+
+/* Whether v is one of the words of list ("a|b|c"). */
+static int env_is_word(const char *v, const char *list)
 {
-    static const char *const counts[] = { "STARPU_NCPU", "STARPU_NCUDA" };
-    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
-        const char *v = getenv(counts[i]);
-        long n;
-        if (v && parse_count(v, INT_MAX, &n) != 0)
-            return usage_error("%s='%s': expected a non-negative integer (a number of workers)", counts[i], v);
+    size_t n = strlen(v);
+    for (const char *p = list; p && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && !strncmp(p, v, n)) return 1;
+        p = bar ? bar + 1 : NULL;
     }
-    /* read by our StarPU-MPI's patch (rt_mpi_start sets 100 when unset), which would abort on a
-     * bad value; an arrival waits up to this long to be seen, so more than 10 ms is refused */
-    const char *idle = getenv("STARPU_MPI_IDLE_SLEEP_US");
-    long us;
-    if (idle && parse_count(idle, 10000, &us) != 0)
-        return usage_error("STARPU_MPI_IDLE_SLEEP_US='%s': expected microseconds, 0 to 10000", idle);
-    const char *sched = getenv("STARPU_SCHED");
-    if (sched && *sched) {   /* StarPU takes an empty value as its default policy */
-        struct starpu_sched_policy **p = starpu_sched_get_predefined_policies();
-        char names[2048] = "";
-        size_t len = 0;
-        for (; *p; p++) {
-            if (!strcmp((*p)->policy_name, sched)) break;
-            if (len < sizeof names)
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? " " : "", (*p)->policy_name);
+    return 0;
+}
+
+/* Decimal digits only, at most 15 of them. */
+static int env_digits(const char *s, const char **end, double *out)
+{
+    const char *p = s;
+    while (*p >= '0' && *p <= '9') p++;
+    if (p == s || p - s > 15) return -1;
+    *out = strtod(s, NULL);
+    *end = p;
+    return 0;
+}
+
+/* 0 when v is a value e allows, else -1 with the allowed values in allowed. */
+static int env_value_ok(const env_var *e, const char *v, char *allowed, size_t size)
+{
+    const char *end;
+    double x;
+    snprintf(allowed, size, "%s", e->allowed ? e->allowed : "");
+    switch (e->kind) {
+    case ENV_ANY:
+        return 0;
+    case ENV_INT:
+        if (e->words && env_is_word(v, e->words)) return 0;
+        return env_digits(v, &end, &x) == 0 && !*end && x >= e->lo && x <= e->hi ? 0 : -1;
+    case ENV_REAL: {
+        char *rend;
+        errno = 0;
+        x = strtod(v, &rend);
+        /* decimal notation only: no hex, inf or nan, which strtod would also take */
+        return *v && !*rend && !errno && strspn(v, "+-.0123456789eE") == strlen(v) && x >= e->lo && x <= e->hi ? 0 : -1;
+    }
+    case ENV_SIZE: {
+        uint64_t b;
+        if (!strcmp(v, "0")) return e->lo <= 0 ? 0 : -1;
+        return parse_size(v, &b) == 0 && (double)b >= e->lo && (double)b <= e->hi ? 0 : -1;
+    }
+    case ENV_WORD:
+        return env_is_word(v, e->words) ? 0 : -1;
+    case ENV_CPUS:
+        snprintf(allowed, size, "numbers N, ranges N-M or N-, separated by spaces or commas");
+        for (const char *p = v;;) {
+            if (env_digits(p, &p, &x) != 0) return -1;
+            if (*p == '-') {
+                p++;
+                if (*p >= '0' && *p <= '9' && (env_digits(p, &p, &x) != 0)) return -1;
+            }
+            if (!*p) return 0;
+            if (*p != ' ' && *p != ',') return -1;
+            while (*p == ' ' || *p == ',') p++;
+            if (!*p) return 0;
         }
-        if (!*p) return usage_error("STARPU_SCHED='%s' is not one of StarPU's policies: %s", sched, names);
+    case ENV_CPU: {
+        long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+        if (ncpu < 1) ncpu = 1;
+        snprintf(allowed, size, "a CPU number, 0 to %ld", ncpu - 1);
+        return env_digits(v, &end, &x) == 0 && !*end && x < (double)ncpu ? 0 : -1;
+    }
+    case ENV_SCHED: {
+        if (!*v) return 0;   /* StarPU takes an empty value as its default policy */
+        size_t len = (size_t)snprintf(allowed, size, "not a policy of StarPU's that extflow can run; policies:");
+        int found = 0;
+        for (struct starpu_sched_policy **p = starpu_sched_get_predefined_policies(); *p; p++) {
+            int unusable = 0;
+            for (size_t i = 0; i < sizeof unusable_policies / sizeof *unusable_policies; i++)
+                unusable |= !strcmp((*p)->policy_name, unusable_policies[i]);
+            if (unusable) continue;
+            found |= !strcmp((*p)->policy_name, v);
+            if (len < size) len += (size_t)snprintf(allowed + len, size - len, " %s", (*p)->policy_name);
+        }
+        return found ? 0 : -1;
+    }
+    case ENV_SPLIT: {
+        double t, p;
+        if (env_digits(v, &end, &t) != 0 || *end != ',' || env_digits(end + 1, &end, &p) != 0 || *end) return -1;
+        return t >= 1 && t <= 256 && 256 % (long)t == 0 && p >= 1 && p <= 1024 ? 0 : -1;
+    }
+    }
+    return -1;
+}
+
+/* Every variable of env_table that is set, before anything is created or StarPU starts: a bad
+ * value is a usage error (two lines, exit 2). Then StarPU's own messages (bus calibration,
+ * dmda's "not calibrated" warnings) are silenced unless --verbose asks for them or the user
+ * set STARPU_SILENT. Returns 0, or 2 after a usage error. */
+static int check_env(int verbose)
+{
+    extern char **environ;
+    char allowed[2048];
+    for (size_t i = 0; i < sizeof env_table / sizeof *env_table; i++) {
+        const env_var *e = &env_table[i];
+        for (char **ep = environ; ep && *ep; ep++) {
+            const char *eq = strchr(*ep, '=');
+            char name[256];
+            if (!eq || (size_t)(eq - *ep) >= sizeof name) continue;
+            memcpy(name, *ep, (size_t)(eq - *ep));
+            name[eq - *ep] = 0;
+            if (strchr(e->name, '*') ? fnmatch(e->name, name, 0) != 0 : strcmp(e->name, name) != 0) continue;
+            if (env_value_ok(e, eq + 1, allowed, sizeof allowed) != 0)
+                return usage_error("%s=%s: %s%s", name, eq + 1, e->kind == ENV_SCHED ? "" : "expected ", allowed);
+        }
     }
     if (verbose) setenv("STARPU_SILENT", "0", 1);
     else setenv("STARPU_SILENT", "1", 0);
@@ -451,17 +643,23 @@ static int lock_outdir(const char *dir)
     return fd;
 }
 
-static int ensure_dir(const char *dir)
+/* Creates dir and the folders above it that are missing; *made (when not NULL) gets the first
+ * folder this call created, or "" when dir was there. */
+static int ensure_dir(const char *dir, char *made, size_t made_size)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
+    if (made) *made = 0;
+    for (char *p = buf + 1;; p++)
+        if (*p == '/' || !*p) {
+            char c = *p;
             *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            *p = '/';
+            if (mkdir(buf, 0777) == 0) {
+                if (made && !*made) snprintf(made, made_size, "%s", buf);
+            } else if (errno != EEXIST) return -1;
+            *p = c;
+            if (!c) break;
         }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
     struct stat st;
     if (stat(buf, &st) != 0) return -1;
     if (!S_ISDIR(st.st_mode)) {
@@ -734,17 +932,49 @@ static int cmd_resolve(int argc, char **argv)
     return prc;
 }
 
+/* What prepare_outdir created in (or above) DIR, so that a run that fails before its first
+ * bidegree (StarPU does not start) leaves DIR as it found it. */
+typedef struct outdir_made {
+    char out[4096];
+    char top[4096];         /* the first folder it created ("" when DIR was there) */
+    int lock, stages, module_copy;   /* DIR/.lock, DIR/stages/, the module's copy were not there */
+} outdir_made;
+
+static void undo_outdir(const outdir_made *m)
+{
+    char path[4200];
+    if (*m->top) {          /* all of it is this run's */
+        nftw(m->top, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        return;
+    }
+    if (m->stages) {
+        snprintf(path, sizeof path, "%s/stages", m->out);
+        nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    if (m->module_copy) remove_output(m->out, MODULE_COPY_NAME);
+    if (m->lock) remove_output(m->out, ".lock");
+}
+
 /* Makes DIR ready for a run: the folders, the lock (*lockfd), the manifest's verdict (which may
  * widen *want), no temporaries of a killed run, the module's copy. 0, or the exit status after
  * one line on stderr. */
 static int prepare_outdir(fd_module *fdm, const char *module_name, int alg, const char *out, int force,
-                          int quiet, unsigned keep, run_region *want, deg_t shift, int *lockfd)
+                          int quiet, unsigned keep, run_region *want, deg_t shift, int *lockfd, outdir_made *made)
 {
-    char err[600];
-    if (ensure_dir(out) != 0) {
+    char err[600], path[4200];
+    memset(made, 0, sizeof *made);
+    snprintf(made->out, sizeof made->out, "%s", out);
+    if (ensure_dir(out, made->top, sizeof made->top) != 0) {
         fprintf(stderr, "extflow: cannot use output directory %s: %s\n", out, strerror(errno));
         return 1;
     }
+    struct stat st;
+    snprintf(path, sizeof path, "%s/.lock", out);
+    made->lock = lstat(path, &st) != 0;
+    snprintf(path, sizeof path, "%s/stages", out);
+    made->stages = lstat(path, &st) != 0;
+    snprintf(path, sizeof path, "%s/%s", out, MODULE_COPY_NAME);
+    made->module_copy = lstat(path, &st) != 0;
     if ((*lockfd = lock_outdir(out)) < 0) return 1;
     resolution probe = { 0 };      /* the module id the stage files carry */
     res_set_module(&probe, fdm, module_name);
@@ -756,7 +986,6 @@ static int prepare_outdir(fd_module *fdm, const char *module_name, int alg, cons
         return 1;
     }
     if (probe.module) {         /* the module beside its stage files, for verify */
-        char path[4200];
         snprintf(path, sizeof path, "%s/%s", out, MODULE_COPY_NAME);
         if (durable_write_file(path, fdm->source, fdm->source_len, err, sizeof err) != 0) {
             fprintf(stderr, "extflow: %s\n", err);
@@ -819,7 +1048,7 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     if (region == REGION_RECT && max_s > max_t) max_s = max_t;
     if ((region == REGION_STEM ? stem + max_s + 1 : max_t) > MILNOR_MAX_DEGREE)
         return usage_error("region too large: t would exceed %d", MILNOR_MAX_DEGREE);
-    if ((prc = check_starpu_env(verbose)) != 0) return prc;
+    if ((prc = check_env(verbose)) != 0) return prc;
     if (refuse_if_too_big(res_setup_bytes(region, (int)stem, (int)max_s, (deg_t)max_t), "this region"))
         return 2;
 
@@ -829,8 +1058,10 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     if (rank != 0) quiet = 1;
     struct { int status; run_region want; } setup = { 0, { region, (int)stem, (int)max_t, (int)max_s } };
     int lockfd = -1;
+    outdir_made made;
     if (rank == 0)
-        setup.status = prepare_outdir(fdm, module_name, alg, out, force, quiet, keep, &setup.want, shift, &lockfd);
+        setup.status = prepare_outdir(fdm, module_name, alg, out, force, quiet, keep, &setup.want, shift, &lockfd,
+                                      &made);
     rt_mpi_bcast(&setup, sizeof setup);
     if (setup.status != 0) {
         if (lockfd >= 0) close(lockfd);
@@ -864,14 +1095,17 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     if (rt_init(verbose, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         res_clear(&res);
+        if (rank == 0) undo_outdir(&made);     /* nothing was computed: DIR as it was found */
+        if (lockfd >= 0) close(lockfd);
         return 1;
     }
     /* EXTFLOW_MMAP_THRESHOLD=BYTES: allocations of that size and more straight from mmap, so
      * that what a step frees goes back to the system at once (less memory, more page faults:
      * docs/perf.md "Where the memory goes"); 0: glibc's own dynamic rule. Unset: 4 MB under
      * an explicit --memory (memory first), glibc's rule otherwise (speed first). */
-    const char *mt = getenv("EXTFLOW_MMAP_THRESHOLD");
-    long mmap_threshold = mt && *mt ? atol(mt) : limits->memory_budget ? 4L << 20 : 0;
+    const char *mt = getenv("EXTFLOW_MMAP_THRESHOLD");     /* checked by check_env: 0 or a size */
+    uint64_t mmap_threshold = limits->memory_budget ? 4u << 20 : 0;
+    if (mt && parse_size(mt, &mmap_threshold) != 0) mmap_threshold = 0;
     if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, (int)(mmap_threshold < INT_MAX ? mmap_threshold : INT_MAX));
     rt_progress progress = *limits;
     progress.verbose = getenv("EXTFLOW_STATS") != NULL;
@@ -1109,7 +1343,7 @@ typedef struct opened_dir {
 static int open_resolved_dir(const char *cmd, const char *dir, opened_dir *d)
 {
     memset(d, 0, sizeof *d);
-    int rc = check_starpu_env(0);
+    int rc = check_env(0);
     if (rc) return rc;
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return usage_error("%s: %s is not a directory", cmd, dir);
