@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef __AVX2__
 #include <immintrin.h>
 #endif
@@ -222,11 +223,24 @@ static uint32_t enumerate_degree(const milnor_basis *A, const uint32_t *pmax, de
     return k;
 }
 
+static double deadline_s;      /* milnor_set_deadline; 0: none */
+
+void milnor_set_deadline(double deadline) { deadline_s = deadline; }
+
+int milnor_deadline_passed(void)
+{
+    if (deadline_s <= 0) return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec >= deadline_s;
+}
+
 static int build_elements(milnor_basis *A)
 {
     uint32_t pmax[W];
     for (int i = 0; i < W; ++i) pmax[i] = milnor_profile_slot_max(&A->profile, i);
     for (deg_t d = 0; d <= A->max_degree; ++d) {
+        if (milnor_deadline_passed()) return MILNOR_STOPPED;
         A->dim[d] = enumerate_degree(A, pmax, d, NULL);
         A->elts[d] = malloc((A->dim[d] ? A->dim[d] : 1) * sizeof **A->elts);
         if (!A->elts[d]) return -1;
@@ -252,7 +266,11 @@ int milnor_basis_init(milnor_basis *A, deg_t max_degree, const milnor_profile *p
     size_t n = (size_t)max_degree + 1;
     A->dim = calloc(n, sizeof *A->dim);
     A->elts = calloc(n, sizeof *A->elts);
-    if (!A->dim || !A->elts || build_elements(A) < 0) goto fail;
+    int rc = -1;
+    if (!A->dim || !A->elts || (rc = build_elements(A)) < 0) {
+        milnor_basis_clear(A);
+        return rc;
+    }
     if (is_full_profile(&A->profile)) {
         if (build_seqno(A) < 0) goto fail;
         return 0;
@@ -300,6 +318,7 @@ int milnor_flat_write(const milnor_basis *A, uint32_t *buf, size_t words)
     milnor_elt *elts = (milnor_elt *)(buf + MILNOR_FLAT_ELTS_AT(md));
     uint32_t total = 0;
     for (uint32_t d = 0; d <= md; ++d) {
+        if (milnor_deadline_passed()) return MILNOR_STOPPED;
         first[d] = total;
         memcpy(elts + total, A->elts[d], A->dim[d] * sizeof *elts);
         total += A->dim[d];

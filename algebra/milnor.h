@@ -70,9 +70,17 @@ typedef struct milnor_basis {
 } milnor_basis;
 
 /* Builds the basis through max_degree (<= MILNOR_MAX_DEGREE). profile NULL = all of A.
- * Returns 0, or -1 on bad arguments / out of memory. milnor_basis_clear frees it. */
+ * Returns 0, -1 on bad arguments / out of memory, or MILNOR_STOPPED past the deadline
+ * (milnor_set_deadline). milnor_basis_clear frees it. */
 int milnor_basis_init(milnor_basis *A, deg_t max_degree, const milnor_profile *profile);
 void milnor_basis_clear(milnor_basis *A);
+/* A start-up under a time limit (resolve --time-limit): once CLOCK_MONOTONIC passes deadline
+ * (seconds; 0, the default: never), milnor_basis_init and milnor_flat_write stop between two
+ * degrees and return MILNOR_STOPPED (the basis cleared). Process-wide: set it before any
+ * thread builds a basis. milnor_deadline_passed says whether that moment has come. */
+#define MILNOR_STOPPED (-2)
+void milnor_set_deadline(double deadline);
+int milnor_deadline_passed(void);
 
 /* dim[0..max_degree] of A (or of the profile's sub-Hopf-algebra) without building the basis:
  * the number of R with sum r_i (2^i - 1) = d and r_i <= 2^{h_i} - 1, by the counting
@@ -155,7 +163,8 @@ void milnor_mul_batch_halves(const milnor_basis *A, const milnor_row_job *jobs, 
     (MILNOR_FLAT_ELTS_AT(max_degree) + (size_t)(total) * MILNOR_ELT_WORDS)
 /* Words needed for A (0 if A cannot be flattened). */
 size_t milnor_flat_words(const milnor_basis *A);
-/* Writes A into buf (milnor_flat_words(A) words); 0, or -1 if A cannot be flattened. */
+/* Writes A into buf (milnor_flat_words(A) words); 0, -1 if A cannot be flattened, or
+ * MILNOR_STOPPED past the deadline (milnor_set_deadline). */
 int milnor_flat_write(const milnor_basis *A, uint32_t *buf, size_t words);
 /* A milnor_basis that reads a flat buffer in place (no copy, nothing to free): its elts and
  * dim are the caller's arrays elts_scratch and dim_scratch of max_degree + 1 entries each

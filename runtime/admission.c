@@ -24,9 +24,9 @@ static int64_t rss_now(void)
     return (int64_t)pages[1] * (int64_t)sysconf(_SC_PAGESIZE);
 }
 
-void admission_init(admission *a, uint64_t budget, double time_limit)
+void admission_init(admission *a, uint64_t budget, double time_limit, double start)
 {
-    *a = (admission){ .budget = budget, .time_limit = time_limit, .start = now_s(),
+    *a = (admission){ .budget = budget, .time_limit = time_limit, .start = start > 0 ? start : now_s(),
                       .baseline = memacct_peak_rss() - memacct_total() };
     pthread_mutex_init(&a->lock, NULL);
 }
@@ -47,6 +47,14 @@ static int time_is_up(admission *a, const step_ctx *c)
     if (a->time_limit > 0 && !a->stopped && now_s() - a->start >= a->time_limit) a->stopped = 1;
     if (c && c->res->stopped_elsewhere) a->stopped = 1;
     return a->stopped;
+}
+
+int admission_time_up(admission *a)
+{
+    pthread_mutex_lock(&a->lock);
+    int up = time_is_up(a, NULL);
+    pthread_mutex_unlock(&a->lock);
+    return up;
 }
 
 static void take(admission *a, step_ctx *c)

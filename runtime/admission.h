@@ -36,7 +36,10 @@ typedef struct admission {
     _Atomic int stopped;            /* the time limit has passed (here or on another rank) */
 } admission;
 
-void admission_init(admission *a, uint64_t budget, double time_limit);
+/* start: CLOCK_MONOTONIC seconds the time limit counts from (0: now). */
+void admission_init(admission *a, uint64_t budget, double time_limit, double start);
+/* Has the time limit passed (here; or on another rank, as steps report it)? */
+int admission_time_up(admission *a);
 void admission_clear(admission *a);
 /* Before c's plan: 1 when it may go on (admitted; or cancelled, the time limit having
  * passed), 0 when it waits here (admission_release hands it back later). */

@@ -314,13 +314,16 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     }
     run->res = res;
     run->progress = *progress;
-    admission_init(&run->admission, progress->memory_budget, progress->time_limit);
+    admission_init(&run->admission, progress->memory_budget, progress->time_limit, progress->start);
     char err[128];
-    if (rt_mul_init(&run->mul, &res->A, err, sizeof err) != 0) {
-        res_fail(res, "%s", err);
+    /* the start-up deadline is set on one rank only (tools/extflow.c): there a limit that has
+     * passed before the first task ends the run now, or during the basis's flat copy */
+    int mrc = milnor_deadline_passed() ? MILNOR_STOPPED : rt_mul_init(&run->mul, &res->A, err, sizeof err);
+    if (mrc != 0) {
+        if (mrc != MILNOR_STOPPED) res_fail(res, "%s", err);
         admission_clear(&run->admission);
         free(run);
-        return -1;
+        return mrc == MILNOR_STOPPED ? 1 : -1;
     }
     cl_profile_enable(run->progress.verbose);
     if (run->progress.verbose) cl_profile_cells(res->max_s, res->max_n);
@@ -329,10 +332,14 @@ int rt_resolve(resolution *res, const rt_progress *progress)
     run->dist = rt_dist_new(res);   /* before any task: it takes the done set all ranks share */
     /* distributed: every job is submitted even after a failure (they become no-ops), since
      * other ranks wait for what they publish */
-    for (deg_t t = 0; t <= res->max_t && (run->dist || !res_failed(res)); t++)
+    /* one process stops submitting once the time limit has passed (jobs depend on smaller t
+     * only); ranks submit every job, since others wait for what they publish */
+    for (deg_t t = 0; t <= res->max_t && (run->dist || !res_failed(res)); t++) {
+        if (!run->dist && admission_time_up(&run->admission)) break;
         for (int s = 0; s <= res->max_s && s <= t; s++)
             if (res_in_region(res, s, t) && !*res_done(res, s, t) && (!run->dist || rt_dist_owns(run->dist, s, t)))
                 submit_with_deps(run, s, t, 0);
+    }
     if (run->dist) {                /* the blobs between ranks, then every rank's tasks */
         rt_dist_submit_exchanges(run->dist);
         rt_dist_finish(run->dist, run->progress.verbose);

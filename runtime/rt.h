@@ -21,6 +21,7 @@ typedef struct rt_progress {   /* progress itself: stages/progress.h, fed as ste
      * time_limit: seconds after which no bidegree is admitted; rt_resolve then returns 1. */
     uint64_t memory_budget;
     double time_limit;
+    double start;               /* CLOCK_MONOTONIC seconds time_limit counts from (0: rt_resolve's start) */
     int admission_report;       /* at the end: the most bidegrees in flight, how often one waited */
 } rt_progress;
 

@@ -33,11 +33,13 @@ int rt_mul_init(rt_mul *m, const milnor_basis *A, char *err, size_t errlen)
     memset(m, 0, sizeof *m);
     m->words = milnor_flat_words(A);
     m->basis_words = m->words ? malloc(m->words * sizeof *m->basis_words) : NULL;
-    if (!m->basis_words || milnor_flat_write(A, m->basis_words, m->words) < 0) {
+    int frc = m->basis_words ? milnor_flat_write(A, m->basis_words, m->words) : -1;
+    if (frc < 0) {
         free(m->basis_words);
         m->basis_words = NULL;
-        snprintf(err, errlen, "out of memory flattening the Milnor basis (%zu MB)", m->words * 4 >> 20);
-        return -1;
+        if (frc == MILNOR_STOPPED) snprintf(err, errlen, "stopped at the time limit flattening the Milnor basis");
+        else snprintf(err, errlen, "out of memory flattening the Milnor basis (%zu MB)", m->words * 4 >> 20);
+        return frc;
     }
     starpu_vector_data_register(&m->basis, STARPU_MAIN_RAM, (uintptr_t)m->basis_words, (uint32_t)m->words,
                                 sizeof *m->basis_words);

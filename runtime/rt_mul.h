@@ -56,8 +56,9 @@ typedef struct rt_chunks {
     starpu_data_handle_t shared[2];     /* the build's jobs and terms */
 } rt_chunks;
 
-/* Registers A's flat copy (the caller keeps A) and reads the knobs. 0, or -1 out of memory
- * (err says so). StarPU must be started. */
+/* Registers A's flat copy (the caller keeps A) and reads the knobs. 0, -1 out of memory, or
+ * MILNOR_STOPPED past the start-up deadline (milnor_set_deadline); err says which. StarPU must
+ * be started. */
 int rt_mul_init(rt_mul *m, const milnor_basis *A, char *err, size_t errlen);
 /* Unregisters the basis (after every task that reads it has run) and frees it. */
 void rt_mul_clear(rt_mul *m);

@@ -64,7 +64,8 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     snprintf(res->outdir, sizeof res->outdir, "%s", outdir ? outdir : "");
     pthread_mutex_init(&res->lock, NULL);
     if (write_stages && !(res->committer = stage_committer_start(1.0, 256))) return -1;
-    if (milnor_basis_init(&res->A, milnor_degree, NULL) != 0) return -1;
+    int mrc = milnor_basis_init(&res->A, milnor_degree, NULL);   /* MILNOR_STOPPED passes through */
+    if (mrc != 0) return mrc;
     memacct_add(MEM_MILNOR, (int64_t)milnor_basis_bytes(milnor_degree, NULL));
     size_t cells = (size_t)(max_s + 1) * ((size_t)res->max_n + 1);
     res->F = calloc((size_t)max_s + 1, sizeof *res->F);

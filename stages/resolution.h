@@ -107,6 +107,8 @@ typedef struct step_ctx {
     uint32_t n_new;
 } step_ctx;
 
+/* 0, -1 out of memory, or MILNOR_STOPPED when the Milnor basis stopped at its deadline
+ * (milnor_set_deadline); res_clear either way. */
 int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
              const char *outdir, int write_stages, int algorithm);
 void res_clear(resolution *res);
@@ -115,7 +117,7 @@ void res_clear(resolution *res);
  * S_2's id). A module with a profile is resolved over its sub-Hopf-algebra B: on an
  * initialised resolution, A becomes B's basis (the free modules are free over B), and a finitely
  * presented module is truncated to the degrees <= max_t (fdm_truncate). Call before loading or
- * running anything. 0, or -1 out of memory. */
+ * running anything. 0, -1 out of memory, or MILNOR_STOPPED (B's basis stopped at its deadline). */
 int res_set_module(resolution *res, fd_module *m, const char *name);
 /* The shift res_set_module gives a resolution of m (NULL: the sphere): internal degree 0 is
  * m's bottom degree when that is negative. A region given in m's degrees (stems n, or t <= T)

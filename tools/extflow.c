@@ -71,9 +71,9 @@ static const char *usage_text =
     "      --memory SIZE      memory the run keeps to (bytes, or with K, M, G, T); bidegrees\n"
     "                         start only while their predicted matrices fit, one at a time if\n"
     "                         need be (default: 80% of the available memory or cgroup limit)\n"
-    "      --time-limit SEC   after SEC seconds start no more bidegrees: those running finish,\n"
-    "                         the stage files are flushed, and the exit status is 3 (rerun to\n"
-    "                         resume)\n"
+    "      --time-limit SEC   SEC seconds after the start (the start-up counts, and stops there\n"
+    "                         too) start no more bidegrees: those running finish, the stage\n"
+    "                         files are flushed, and the exit status is 3 (rerun to resume)\n"
     "  algebra    --max-degree N: print degree,dim of the Milnor basis of A as CSV\n"
     "  inspect    FILE [--summary]: print a stage file's header and matrix (with --summary:\n"
     "             shape, rank, density), or the records of a journal of empty bidegrees\n"
@@ -209,6 +209,13 @@ static int parse_count(const char *s, long max, long *out)
     if (errno || v > max) return -1;
     *out = v;
     return 0;
+}
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* A size: digits, then optionally K, M, G or T (powers of 1024); > 0. */
@@ -883,6 +890,7 @@ static int cmd_resolve(int argc, char **argv)
         [KEEP] = { "--keep-stages", 1, NULL },   [MEMORY] = { "--memory", 1, NULL },
         [TIME_LIMIT] = { "--time-limit", 1, NULL }, [NOPTS] = { NULL, 0, NULL },
     };
+    double began = monotonic_s();      /* --time-limit counts from here */
     const char *pos[1];
     int npos, prc = parse_args("resolve", argc, argv, o, pos, 0, &npos);
     if (prc >= 0) return prc;
@@ -903,6 +911,7 @@ static int cmd_resolve(int argc, char **argv)
     if (o[TIME_LIMIT].arg && (parse_count(o[TIME_LIMIT].arg, 100000000, &seconds) != 0 || seconds == 0))
         return usage_error("--time-limit wants a number of seconds from 1 to 100000000, not '%s'", o[TIME_LIMIT].arg);
     limits.time_limit = (double)seconds;
+    limits.start = began;
     if (o[KEEP].arg && parse_keep_stages(o[KEEP].arg, &keep) != 0)
         return usage_error("--keep-stages wants matrix, kernel or matrix,kernel, not '%s'", o[KEEP].arg);
     int alg = !algorithm ? 0 : !strcmp(algorithm, "standard") ? ALG_STANDARD : !strcmp(algorithm, "nassau") ? ALG_NASSAU : -1;
@@ -1070,16 +1079,21 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     region = setup.want.kind, stem = setup.want.stem, max_t = setup.want.max_t, max_s = setup.want.max_s;
     char err[600];
     resolution res;
-    if (res_init(&res, region, (int)stem, (int)max_s, (deg_t)max_t, out, 1, alg) != 0) {
-        fprintf(stderr, "extflow: out of memory setting up the resolution\n");
-        return 1;
-    }
-    res.keep_stages = keep;
-    if (res_set_module(&res, fdm, module_name) != 0) {
-        fprintf(stderr, "extflow: out of memory setting up the resolution\n");
+    /* --time-limit counts from the command's start; one process checks it during the start-up
+     * too (the Milnor tables and their flat copy: seconds at stem 400), ranks from their steps */
+    if (limits->time_limit > 0 && nranks == 1) milnor_set_deadline(limits->start + limits->time_limit);
+    int irc = res_init(&res, region, (int)stem, (int)max_s, (deg_t)max_t, out, 1, alg);
+    if (irc == 0) res.keep_stages = keep;
+    if (irc == 0) irc = res_set_module(&res, fdm, module_name);
+    if (irc != 0) {
+        if (irc == MILNOR_STOPPED)
+            fprintf(stderr, "extflow: stopped at the time limit after %.1f s, still building the Milnor tables: "
+                    "no bidegree computed (the start-up alone takes longer: give a larger --time-limit)\n",
+                    monotonic_s() - limits->start);
+        else fprintf(stderr, "extflow: out of memory setting up the resolution\n");
         res_clear(&res);
         if (lockfd >= 0) close(lockfd);
-        return 1;
+        return irc == MILNOR_STOPPED ? 3 : 1;
     }
     long loaded = load_everywhere(&res, rank, nranks), total = 0;
     if (loaded < 0) {
@@ -1134,10 +1148,17 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
             for (int s = 0; s <= res.max_s && full; s++) full = !res_in_region(&res, s, s + n) || *res_done(&res, s, s + n);
             if (full) through = n;
         }
-        if (rank == 0) fprintf(stderr, "extflow: stopped at the time limit after %.1f s: %ld of %ld bidegrees done, complete "
-                "through stem %d; about %.0f s more at this run's rate (estimated work left %.3g, done %.3g; "
-                "rerun to resume)\n", seconds, loaded + total - left, loaded + total, through,
-                work_done > 0 ? seconds * work_left / work_done : -1.0, work_left, work_done);
+        /* nothing complete or nothing computed yet: say so, never a stem -1 or -1 s */
+        char stems[64], rate[160];
+        if (through >= 0) snprintf(stems, sizeof stems, "complete through stem %d", through + (int)res.shift);
+        else snprintf(stems, sizeof stems, "no stem complete yet");
+        if (work_done > 0)
+            snprintf(rate, sizeof rate, "about %.0f s more at this run's rate (estimated work left %.3g, done %.3g; "
+                     "rerun to resume)", seconds * work_left / work_done, work_left, work_done);
+        else snprintf(rate, sizeof rate, "no estimate of the time left, as this run computed nothing (start-up "
+                      "%.1f s; rerun to resume, with a larger --time-limit)", monotonic_s() - limits->start - seconds);
+        if (rank == 0) fprintf(stderr, "extflow: stopped at the time limit after %.1f s: %ld of %ld bidegrees done, "
+                "%s; %s\n", monotonic_s() - limits->start, loaded + total - left, loaded + total, stems, rate);
         res_clear(&res);
         if (lockfd >= 0) close(lockfd);
         return 3;
