@@ -24,6 +24,11 @@ static int64_t rss_now(void)
     return (int64_t)pages[1] * (int64_t)sysconf(_SC_PAGESIZE);
 }
 
+uint64_t admission_min_budget(uint64_t setup_bytes)
+{
+    return setup_bytes > UINT64_MAX - ADMISSION_MIN_RUN_BYTES ? UINT64_MAX : setup_bytes + ADMISSION_MIN_RUN_BYTES;
+}
+
 void admission_init(admission *a, uint64_t budget, double time_limit, double start)
 {
     *a = (admission){ .budget = budget, .time_limit = time_limit, .start = start > 0 ? start : now_s(),

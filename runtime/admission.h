@@ -36,6 +36,11 @@ typedef struct admission {
     _Atomic int stopped;            /* the time limit has passed (here or on another rank) */
 } admission;
 
+/* The smallest budget a run accepts: its fixed tables (res_setup_bytes) and room for one
+ * small bidegree beside the process itself (code, StarPU's workers, stage-file buffers:
+ * 11 MB of RSS in all at stem 4). A smaller --memory is a usage error, not "budget 0 MB". */
+#define ADMISSION_MIN_RUN_BYTES (8ull << 20)
+uint64_t admission_min_budget(uint64_t setup_bytes);
 /* start: CLOCK_MONOTONIC seconds the time limit counts from (0: now). */
 void admission_init(admission *a, uint64_t budget, double time_limit, double start);
 /* Has the time limit passed (here; or on another rank, as steps report it)? */

@@ -1,16 +1,21 @@
 #!/bin/sh
 # --memory and --time-limit (runtime/rt.c, admission): a run under a tight memory budget gives
-# the same ext.csv and stage files as an unlimited one, and a budget too small for any two
-# bidegrees still completes, admitting one at a time; bad sizes are usage errors; a run
-# stopped at its time limit exits 3 with its finished bidegrees durable, and the rerun
-# resumes from them to the same outputs as a run never stopped.
+# the same ext.csv and stage files as an unlimited one, and the smallest budget it accepts
+# (below it: a usage error), too small for any two bidegrees, still completes, admitting one
+# at a time; bad sizes are usage errors; a run stopped at its time limit exits 3 with its
+# finished bidegrees durable, and the rerun resumes from them to the same outputs as a run
+# never stopped.
 . tests/lib.sh
-plan 12
+plan 13
 export STARPU_NCPU=2
 $EXTFLOW resolve --stem 50 --out "$TMP/free" --quiet --verbose 2>"$TMP/free.err"
 ok $? "unlimited run, stem 50"
-$EXTFLOW resolve --stem 50 --out "$TMP/tight" --quiet --memory 1K --verbose 2>"$TMP/tight.err"
-ok $? "--memory 1K (less than any bidegree) completes"
+$EXTFLOW resolve --stem 50 --out "$TMP/tight" --quiet --memory 1K 2>"$TMP/tight.err"
+[ $? -eq 2 ] && [ "$(wc -l < "$TMP/tight.err")" -eq 2 ] && [ ! -e "$TMP/tight" ]
+ok $? "--memory 1K (less than one bidegree needs): usage error, nothing created: $(head -1 "$TMP/tight.err")"
+least=$(sed -n 's/.*at least \([0-9]*M\).*/\1/p' "$TMP/tight.err")
+$EXTFLOW resolve --stem 50 --out "$TMP/tight" --quiet --memory "${least:-none}" --verbose 2>"$TMP/tight.err"
+ok $? "--memory $least (the least it accepts, too little for any two bidegrees) completes"
 same_outputs "$TMP/free" "$TMP/tight"
 ok $? "and gives the same ext.csv and stage files"
 grep -q 'at most 1 bidegrees in flight' "$TMP/tight.err" && ! grep -q ' 0 times one waited' "$TMP/tight.err"

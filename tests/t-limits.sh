@@ -4,7 +4,7 @@
 # extflow's is refused, products.csv keeps the rows of earlier runs, the help fits in 80
 # columns, and a --memory budget below what one bidegree needs is refused.
 . tests/lib.sh
-plan 4
+plan 10
 export STARPU_NCPU=1
 now() { date +%s.%N; }
 # (a) stem 400: seconds of Milnor tables and their flat copy before the first bidegree (25 s
@@ -31,4 +31,36 @@ ok $? "--time-limit 1 at stems 300 and 150: exit 3, and the line says no 'stem -
 $EXTFLOW resolve --stem 300 --time-limit 1 --out "$TMP/s300" 2>"$TMP/s300b.err"
 [ $? -eq 3 ] && ! grep -q -- '-1' "$TMP/s300b.err" && ! grep -q 'resumed' "$TMP/s300b.err"
 ok $? "the rerun stops the same way, still saying nothing false: $(cut -c1-100 "$TMP/s300b.err")"
+# (c) one rule for regions, the one help states: a region neither inside nor containing the
+# directory's is refused, of one kind (it was widened) as of two
+usage_refusal() {   # RC ERRFILE: exit 2, one line "extflow: ..."
+    [ "$1" -eq 2 ] && [ "$(wc -l < "$2")" -eq 1 ] && grep -q '^extflow: ' "$2"
+}
+$EXTFLOW resolve --stem 30 --out "$TMP/r" --quiet
+cp "$TMP/r/run.json" "$TMP/run.json.before"; cp "$TMP/r/ext.csv" "$TMP/ext.csv.before"
+$EXTFLOW resolve --stem 25 --max-s 25 --out "$TMP/r" 2>"$TMP/r1.err"
+usage_refusal $? "$TMP/r1.err" && grep -q -- '--stem 30 --max-s 25' "$TMP/r1.err"
+ok $? "stem 30 (s <= 17) then --stem 25 --max-s 25: refused, naming --stem 30 --max-s 25: $(cut -c1-100 "$TMP/r1.err")"
+$EXTFLOW resolve --max-t 20 --max-s 25 --out "$TMP/r" 2>"$TMP/r2.err"
+usage_refusal $? "$TMP/r2.err"
+ok $? "then --max-t 20 --max-s 25: refused the same way"
+cmp -s "$TMP/r/run.json" "$TMP/run.json.before" && cmp -s "$TMP/r/ext.csv" "$TMP/ext.csv.before" &&
+    $EXTFLOW resolve --stem 20 --out "$TMP/r" --quiet && $EXTFLOW resolve --stem 30 --max-s 25 --out "$TMP/r" --quiet
+ok $? "nothing touched; a region inside (stem 20) or containing (stem 30, s <= 25) it still runs"
+# (d) a directory that is not extflow's
+mkdir -p "$TMP/foreign"
+echo "my own table" > "$TMP/foreign/ext.csv"
+$EXTFLOW resolve --stem 4 --out "$TMP/foreign" 2>"$TMP/f.err"
+usage_refusal $? "$TMP/f.err" && [ "$(cat "$TMP/foreign/ext.csv")" = "my own table" ] &&
+    [ "$(ls -A "$TMP/foreign")" = "ext.csv" ]
+ok $? "a non-empty directory without run.json: refused, one line, nothing touched: $(cut -c1-90 "$TMP/f.err")"
+mkdir -p "$TMP/empty"
+$EXTFLOW resolve --stem 4 --out "$TMP/empty" --quiet && [ -s "$TMP/empty/run.json" ]
+ok $? "an empty existing directory is used"
+# (g) a budget below one bidegree's needs
+$EXTFLOW resolve --stem 20 --memory 1K --out "$TMP/m" 2>"$TMP/m.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$TMP/m.err")" -eq 2 ] && [ "$(tail -1 "$TMP/m.err")" = "try 'extflow help'" ] &&
+    grep -q -- '--memory' "$TMP/m.err" && [ ! -e "$TMP/m" ]
+ok $? "--memory 1K: usage error ($rc), nothing created: $(head -1 "$TMP/m.err")"
 done_testing

@@ -21,6 +21,7 @@
 #include <starpu.h>
 #include "algebra/fdmodule.h"
 #include "algebra/memacct.h"
+#include "runtime/admission.h"
 #include "runtime/rt.h"
 #include "runtime/rt_lift.h"
 #include "runtime/rt_secondary.h"
@@ -709,8 +710,9 @@ static int clear_outdir(const char *dir)
 /* The directory's resolution against this run's (module S_2, algorithm alg, region *want):
  * another module or algorithm is refused (2) unless force, which clears the directory; a
  * region the manifest's contains is widened to it (everything is loaded, ext.csv covers all
- * that is complete); two regions of one kind neither of which contains the other are widened
- * to the smallest containing both; of two kinds, refused. Returns 0 to go on, 1 or 2. */
+ * that is complete); two regions neither of which contains the other are refused, of one
+ * kind or two (the one rule help states), naming the smallest region containing both when
+ * they are of one kind. Returns 0 to go on, 1 or 2. */
 static int check_manifest(const char *out, uint64_t s2, const char *name, int alg, int force, int quiet,
                           run_region *want, deg_t shift)
 {
@@ -743,19 +745,20 @@ static int check_manifest(const char *out, uint64_t s2, const char *name, int al
     }
     region_describe(have_r, sizeof have_r, &m.complete, shift);
     region_describe(want_r, sizeof want_r, want, shift);
-    if (want->kind != m.complete.kind) {
-        fprintf(stderr, "extflow: %s holds %s complete; this run asks for %s and neither contains the "
-                "other (ask for a region containing both, or use another --out)\n", out, have_r, want_r);
-        return 2;
-    }
+    char both[96] = "";
+    if (want->kind == m.complete.kind) {
+        run_region u = *want;
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
-    want->stem = MAX(want->stem, m.complete.stem);
-    want->max_t = MAX(want->max_t, m.complete.max_t);
-    want->max_s = MAX(want->max_s, m.complete.max_s);
+        u.stem = MAX(want->stem, m.complete.stem);
+        u.max_t = MAX(want->max_t, m.complete.max_t);
+        u.max_s = MAX(want->max_s, m.complete.max_s);
 #undef MAX
-    region_describe(want_r, sizeof want_r, want, shift);
-    if (!quiet) fprintf(stderr, "extflow: %s holds %s; resolving %s so that it covers both\n", out, have_r, want_r);
-    return 0;
+        if (u.kind == REGION_STEM) snprintf(both, sizeof both, ": --stem %d --max-s %d", u.stem + shift, u.max_s);
+        else snprintf(both, sizeof both, ": --max-t %d --max-s %d", u.max_t + shift, u.max_s);
+    }
+    fprintf(stderr, "extflow: %s holds %s complete; this run asks for %s and neither contains the "
+            "other (ask for a region containing both%s, or use another --out)\n", out, have_r, want_r, both);
+    return 2;
 }
 
 /* The closing line of a run (stderr, terminal or not). */
@@ -964,6 +967,27 @@ static void undo_outdir(const outdir_made *m)
     if (m->lock) remove_output(m->out, ".lock");
 }
 
+/* A directory with entries but neither run.json nor stages/ holds no extflow resolution (a
+ * .lock alone is a run killed at once): refused, exit 2 and one line, before anything is
+ * written there, so that no file of someone else's (an ext.csv) is overwritten. 0 or 2. */
+static int refuse_foreign_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;       /* absent (made next), or not a directory (ensure_dir says so) */
+    int foreign = 0, ours = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        const char *n = e->d_name;
+        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, ".lock")) continue;
+        if (!strcmp(n, MANIFEST_NAME) || !strcmp(n, "stages")) ours = 1;
+        else foreign = 1;
+    }
+    closedir(d);
+    if (!foreign || ours) return 0;
+    fprintf(stderr, "extflow: %s is not empty and holds no extflow resolution (no %s, no stages/): refused, "
+            "nothing written there (give a new or empty --out)\n", dir, MANIFEST_NAME);
+    return 2;
+}
+
 /* Makes DIR ready for a run: the folders, the lock (*lockfd), the manifest's verdict (which may
  * widen *want), no temporaries of a killed run, the module's copy. 0, or the exit status after
  * one line on stderr. */
@@ -973,6 +997,7 @@ static int prepare_outdir(fd_module *fdm, const char *module_name, int alg, cons
     char err[600], path[4200];
     memset(made, 0, sizeof *made);
     snprintf(made->out, sizeof made->out, "%s", out);
+    if (refuse_foreign_dir(out)) return 2;
     if (ensure_dir(out, made->top, sizeof made->top) != 0) {
         fprintf(stderr, "extflow: cannot use output directory %s: %s\n", out, strerror(errno));
         return 1;
@@ -1058,8 +1083,12 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     if ((region == REGION_STEM ? stem + max_s + 1 : max_t) > MILNOR_MAX_DEGREE)
         return usage_error("region too large: t would exceed %d", MILNOR_MAX_DEGREE);
     if ((prc = check_env(verbose)) != 0) return prc;
-    if (refuse_if_too_big(res_setup_bytes(region, (int)stem, (int)max_s, (deg_t)max_t), "this region"))
-        return 2;
+    uint64_t setup_bytes = res_setup_bytes(region, (int)stem, (int)max_s, (deg_t)max_t);
+    if (limits->memory_budget && limits->memory_budget < admission_min_budget(setup_bytes))
+        return usage_error("--memory: %llu bytes are less than this region needs for its tables and one "
+                           "bidegree (at least %lluM)", (unsigned long long)limits->memory_budget,
+                           (unsigned long long)((admission_min_budget(setup_bytes) + (1u << 20) - 1) >> 20));
+    if (refuse_if_too_big(setup_bytes, "this region")) return 2;
 
     /* Under MPI, rank 0 alone prepares the directory (lock, manifest, temporaries, folders)
      * and tells the others the outcome and the region; only rank 0 prints. */
