@@ -4,7 +4,7 @@
 # extflow's is refused, products.csv keeps the rows of earlier runs, the help fits in 80
 # columns, and a --memory budget below what one bidegree needs is refused.
 . tests/lib.sh
-plan 10
+plan 12
 export STARPU_NCPU=1
 now() { date +%s.%N; }
 # (a) stem 400: seconds of Milnor tables and their flat copy before the first bidegree (25 s
@@ -63,4 +63,15 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/m.err")" -eq 2 ] && [ "$(tail -1 "$TMP/m.err")" = "try 'extflow help'" ] &&
     grep -q -- '--memory' "$TMP/m.err" && [ ! -e "$TMP/m" ]
 ok $? "--memory 1K: usage error ($rc), nothing created: $(head -1 "$TMP/m.err")"
+# (f) the help and the man page written from it fit in 80 columns
+$EXTFLOW help | python3 -c 'import sys; L = [l.rstrip("\n") for l in sys.stdin]; sys.exit(max(map(len, L)) > 80)'
+ok $? "no line of the help exceeds 80 columns ($($EXTFLOW help | wc -l) lines)"
+if command -v man >/dev/null && command -v python3 >/dev/null; then
+    sh scripts/man-from-help "$EXTFLOW" > "$TMP/extflow.1" &&
+        MANWIDTH=80 man -l "$TMP/extflow.1" 2>/dev/null |
+        python3 -c 'import sys; L = [l.rstrip("\n") for l in sys.stdin]; sys.exit(len(L) < 50 or max(map(len, L)) > 80)'
+    ok $? "nor of the man page at MANWIDTH=80"
+else
+    echo "ok 12 # SKIP man(1) not installed"
+fi
 done_testing
