@@ -474,7 +474,7 @@ typedef struct env_var {
 
 #define STARPU_INT(name) { name, ENV_INT, 0, INT_MAX, NULL, "an integer, 0 or more (StarPU aborts on any other value)" }
 #define STARPU_REAL(name) { name, ENV_REAL, -1e300, 1e300, NULL, "a number (StarPU aborts on any other value)" }
-#define COUNT(name, lo, what) { name, ENV_INT, lo, 1e15, NULL, what }
+#define COUNT(name, lo, what) { name, ENV_INT, lo, 18446744073709551615.0, NULL, what }
 static const env_var env_table[] = {
     /* extflow's own (help, README, docs/design.md) */
     { "EXTFLOW_MMAP_THRESHOLD", ENV_SIZE, 0, 1e15, NULL, "bytes (K, M, G, T allowed), 0 for glibc's rule" },
@@ -565,7 +565,7 @@ static int env_digits(const char *s, const char **end, double *out)
 {
     const char *p = s;
     while (*p >= '0' && *p <= '9') p++;
-    if (p == s || p - s > 15) return -1;
+    if (p == s || p - s > 20) return -1;
     *out = strtod(s, NULL);
     *end = p;
     return 0;

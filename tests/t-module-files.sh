@@ -1,0 +1,101 @@
+#!/bin/sh
+# Every module file sseq ships (tests/ref/module-files/table says what each must give): either
+# Ext through stem 40 (s <= 40) equal to the kept table and to the independent computations the
+# table names, or a refusal naming the file and the key, with nothing created. No file may
+# resolve to a wrong table with exit 0 (a key ignored, as `cofiber` once was).
+# REGEN=1 rewrites the kept tables from this run (then check the independent rows pass).
+. tests/lib.sh
+DIRM=$REF/module-files
+PY="python3 tests/module_files.py"
+rows=$(grep -v '^#' "$DIRM/table")
+# one test per row, one per check, and one that every shipped module has a row
+plan $(echo "$rows" | awk '{ n += NF - 1 } END { print n + 1 }')
+missing=
+for f in modules/*.json; do
+    echo "$rows" | grep -q "^${f%.json} " || missing="$missing $f"
+done
+[ -z "$missing" ]
+ok $? "every module file we ship (modules/) has a row in the table${missing:+; missing:$missing}"
+res() { $EXTFLOW resolve --quiet --stem 40 --max-s 40 "$@"; }
+same_table() {  # same_table A B: equal ext.csv files; on a difference, the first differing rows
+    if cmp -s "$1" "$2"; then return 0; fi
+    diag "$(diff "$1" "$2" | head -4 | tr '\n' ' ')"
+    return 1
+}
+s2_products() { # S_2 through stem 40, s <= 41, and the products of the class NAME=n,s
+    [ -d "$TMP/S" ] || $EXTFLOW resolve --quiet --stem 40 --max-s 41 --out "$TMP/S" || return 1
+    $EXTFLOW products "$TMP/S" --class "$1" --quiet
+}
+while read -r name expect checks; do
+    case $name in
+    */*) file=$name.json ;;
+    *) file=$DIRM/$name.json ;;
+    esac
+    out=$TMP/$(echo "$name" | tr / _)
+    name=$(echo "$name" | tr / _)
+    case $expect in
+    ext|ext:*)
+        table=${expect#ext:}
+        [ "$table" = ext ] && table=${name#modules_}
+        res --module "$file" --out "$out" 2>"$TMP/err"
+        rc=$?
+        [ "${REGEN:-0}" = 1 ] && [ $rc -eq 0 ] && [ "$expect" = ext ] && cp "$out/ext.csv" "$DIRM/ext/$table.csv"
+        [ $rc -eq 0 ] && same_table "$out/ext.csv" "$DIRM/ext/$table.csv"
+        ok $? "$name: Ext through stem 40 equals the kept table $table.csv ($(grep -c . "$out/ext.csv" 2>/dev/null) rows) $(head -1 "$TMP/err")"
+        ;;
+    refused:*)
+        key=${expect#refused:}
+        res --module "$file" --out "$out" 2>"$TMP/err"
+        rc=$?
+        [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "^extflow: $file: .*key '$key'" "$TMP/err" &&
+            [ ! -e "$out" ]
+        ok $? "$name: refused (exit $rc, one line naming the key '$key', nothing created): $(cut -c1-90 "$TMP/err" | sed "s|$DIRM/||")"
+        ;;
+    esac
+    for c in $checks; do
+        case $c in
+        lin)
+            $PY restrict "$REF/ext_S_2_stem60.csv" 40 40 > "$TMP/want" &&
+                same_table "$TMP/want" "$out/ext.csv"
+            ok $? "$name: equals Weinan Lin's table through stem 40" ;;
+        sseq20:*)
+            $PY restrict "$out/ext.csv" 20 35 > "$TMP/got" &&
+                same_table "$TMP/got" "$REF/modules/${c#sseq20:}_stem20.csv"
+            ok $? "$name: equals sseq's table through stem 20" ;;
+        nassau)
+            alg=standard
+            grep -q '"algorithm": *"standard"' "$out/run.json" && alg=nassau
+            res --module "$file" --algorithm $alg --out "$TMP/$name-$alg" 2>"$TMP/err" &&
+                same_table "$out/ext.csv" "$TMP/$name-$alg/ext.csv"
+            ok $? "$name: the $alg algorithm gives the same table $(head -1 "$TMP/err")" ;;
+        fp)
+            $PY fp-over-a "$file" "$TMP/$name-fp.json" &&
+                res --module "$TMP/$name-fp.json" --out "$TMP/$name-fp" 2>"$TMP/err" &&
+                same_table "$out/ext.csv" "$TMP/$name-fp/ext.csv"
+            ok $? "$name: change of rings, A (x)_B M presented over A, gives the same table $(head -1 "$TMP/err")" ;;
+        rp:*)
+            $PY rp-finite "${c#rp:}" 42 "$TMP/$name-fin.json" &&
+                res --module "$TMP/$name-fin.json" --out "$TMP/$name-fin" 2>"$TMP/err" &&
+                same_table "$out/ext.csv" "$TMP/$name-fin/ext.csv"
+            ok $? "$name: RP_${c#rp:}^42 written out as a finite module gives the same table $(head -1 "$TMP/err")" ;;
+        les:*)
+            ns=${c#les:}
+            s2_products "x_$name=$ns" 2>"$TMP/err" &&
+                $PY cofiber-les "$TMP/S/ext.csv" "$TMP/S/products.csv" "x_$name" ${ns%,*} ${ns#*,} 40 40 > "$TMP/want" &&
+                same_table "$TMP/want" "$out/ext.csv"
+            ok $? "$name: the long exact sequence of the cofiber (Ext(F2) and the products of the class at $ns) $(head -1 "$TMP/err")" ;;
+        rpspace:*)
+            mm=${c#rpspace:}
+            printf '{"p": 2, "type": "real projective space", "min": %s, "max": %s}\n' ${mm%,*} ${mm#*,} > "$TMP/$name-rp.json" &&
+                res --module "$TMP/$name-rp.json" --out "$TMP/$name-rp" 2>"$TMP/err" &&
+                same_table "$out/ext.csv" "$TMP/$name-rp/ext.csv"
+            ok $? "$name: the real projective space RP_${mm%,*}^${mm#*,} gives the same table $(head -1 "$TMP/err")" ;;
+        same:*)
+            same_table "$out/ext.csv" "$DIRM/ext/${c#same:}.csv"
+            ok $? "$name: the same table as ${c#same:} (change of rings)" ;;
+        esac
+    done
+done <<ROWS
+$rows
+ROWS
+done_testing
