@@ -122,11 +122,99 @@ int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *n
     return ferror(out) ? -1 : 0;
 }
 
-int products_write_csv(FILE *out, const lift_set *set, const char *const *names)
+int products_write_csv(FILE *out, const lift_set *set, const char *const *names, const char *kept, size_t keptlen)
 {
-    fputs("name,name_n,name_s,n,s,i,k\n", out);
+    fputs(PRODUCTS_CSV_HEADER "\n", out);
+    if (keptlen) fwrite(kept, 1, keptlen, out);
     for (int m = 0; m < set->nmaps; m++) each_row(out, set, m, names[m], csv_rows);
     return ferror(out) ? -1 : 0;
+}
+
+/* Is line (without its newline) a row NAME,a,b,c,d,e,f of a products table, NAME as a class
+ * name (products.h) and a..f decimal integers (a sign on any, at most 9 digits)? On success
+ * *namelen is NAME's length. */
+static int is_row(const char *line, size_t *namelen)
+{
+    size_t k = 0;
+    while (line[k] && line[k] != ',') {
+        if (!isalnum((unsigned char)line[k]) && !strchr("_.^+-", line[k])) return 0;
+        k++;
+    }
+    if (k == 0 || k > PRODUCT_NAME_MAX) return 0;
+    *namelen = k;
+    const char *p = line + k;
+    for (int f = 0; f < 6; f++) {
+        if (*p++ != ',') return 0;
+        p += *p == '-';
+        int digits = 0;
+        for (; isdigit((unsigned char)*p); p++)
+            if (++digits > 9) return 0;
+        if (!digits) return 0;
+    }
+    return *p == 0;
+}
+
+int products_read_kept(const char *path, const char *const *names, int nnames, char **kept, size_t *keptlen,
+                       char *err, size_t errlen)
+{
+    *kept = NULL;
+    *keptlen = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT) return 0;
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    FILE *out = open_memstream(kept, keptlen);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    long lineno = 0;
+    int rc = out ? 0 : -1;
+    if (!out) snprintf(err, errlen, "out of memory reading %s", path);
+    while (!rc && (got = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        if (got > 0 && line[got - 1] == '\n') line[--got] = 0;
+        if ((size_t)got != strlen(line)) {   /* a NUL byte: not a text table */
+            snprintf(err, errlen, "%s, line %ld: not a row %s", path, lineno, PRODUCTS_CSV_HEADER);
+            rc = -2;
+        } else if (lineno == 1) {
+            if (strcmp(line, PRODUCTS_CSV_HEADER) != 0) {
+                snprintf(err, errlen, "%s does not start with the header %s", path, PRODUCTS_CSV_HEADER);
+                rc = -2;
+            }
+        } else {
+            size_t nl;
+            if (!is_row(line, &nl)) {
+                snprintf(err, errlen, "%s, line %ld: not a row %s", path, lineno, PRODUCTS_CSV_HEADER);
+                rc = -2;
+                break;
+            }
+            int ours = 0;
+            for (int m = 0; m < nnames && !ours; m++) ours = strlen(names[m]) == nl && !strncmp(names[m], line, nl);
+            if (!ours) fprintf(out, "%s\n", line);
+        }
+    }
+    if (!rc && ferror(f)) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (!rc && lineno == 0) {
+        snprintf(err, errlen, "%s is empty: it has no header %s", path, PRODUCTS_CSV_HEADER);
+        rc = -2;
+    }
+    free(line);
+    fclose(f);
+    if (out && fclose(out) != 0 && !rc) {
+        snprintf(err, errlen, "out of memory reading %s", path);
+        rc = -1;
+    }
+    if (rc) {
+        free(*kept);
+        *kept = NULL;
+        *keptlen = 0;
+    }
+    return rc;
 }
 
 void products_multiply(const lift_set *set, int m, int n, int s, const uint8_t *ycoords, uint32_t ny,

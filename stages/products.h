@@ -32,8 +32,18 @@ typedef struct product_class {
 /* Parses one class argument; 0, or -1 with a one-line message in err. */
 int products_parse_class(const char *arg, product_class *c, char *err, size_t errlen);
 
-/* products.csv for the maps of set, named names[m] (header line first); 0 or -1. */
-int products_write_csv(FILE *out, const lift_set *set, const char *const *names);
+#define PRODUCTS_CSV_HEADER "name,name_n,name_s,n,s,i,k"
+
+/* products.csv for the maps of set, named names[m]: the header line, then kept[0..keptlen)
+ * (earlier rows to keep, whole lines: products_read_kept), then the maps' rows; 0 or -1. */
+int products_write_csv(FILE *out, const lift_set *set, const char *const *names, const char *kept, size_t keptlen);
+/* An existing table at path (products.csv or module-products.csv) read for a merge: its rows
+ * whose name is none of names[0..nnames), in their order, as lines into *kept (malloc'd,
+ * *keptlen bytes; NULL and 0 when there are none). 0 (an absent file keeps nothing); -1
+ * when it cannot be read; -2 when it is not such a table: its first line is not exactly
+ * PRODUCTS_CSV_HEADER, or a later line is not NAME and six integers. err gets one line. */
+int products_read_kept(const char *path, const char *const *names, int nnames, char **kept, size_t *keptlen,
+                       char *err, size_t errlen);
 /* sseq's lift_hom output (without its command line) for map m named name; 0 or -1. */
 int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *name);
 /* The vector of x·y for map m (class x) and the target class y (n, s, coords ycoords[0..ny)),

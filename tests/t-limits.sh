@@ -1,7 +1,7 @@
 #!/bin/sh
 # Limits and messages (issue 24, item 4): --time-limit holds during the start-up too, the line
 # of a stopped run says only true things, one rule for regions, a directory that is not
-# extflow's is refused, products.csv keeps the rows of earlier runs, the help fits in 80
+# extflow's is refused, products.csv keeping earlier rows is t-products.sh's, the help fits in 80
 # columns, and a --memory budget below what one bidegree needs is refused.
 . tests/lib.sh
 plan 12

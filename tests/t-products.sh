@@ -1,13 +1,14 @@
 #!/bin/sh
 # extflow products: lifts of classes to chain maps against known answers (sseq's lift_hom-g-S_2
 # and -nassau byte for byte; the Python model's lift_hom for ten classes through stem 30, s <=
-# 11), products.csv read by the chart, lift stage files shown by inspect, reused on a rerun,
-# damaged ones named and recomputed, a lift killed at random moments resumed to identical
-# products, the products of f(d z) in multiply tasks or inline (schedulers, 1 or 2 CPUs) giving
-# identical outputs, and bad --class arguments refused with one line.
+# 11), products.csv read by the chart and merged by class name over runs (module-products.csv
+# too; another header refused), lift stage files shown by inspect, reused on a rerun, damaged
+# ones named and recomputed, a lift killed at random moments resumed to identical products, the
+# products of f(d z) in multiply tasks or inline (schedulers, 1 or 2 CPUs) giving identical
+# outputs, and bad --class arguments refused with one line.
 . tests/lib.sh
 ROUNDS=${PRODUCTS_TEST_ROUNDS:-3}
-plan $((27 + ROUNDS))
+plan $((32 + ROUNDS))
 P="$REF/products"
 
 for alg in standard nassau; do
@@ -56,6 +57,42 @@ $EXTFLOW products "$D" $args 2>"$TMP/again.err" && cmp -s "$D/products.csv" "$TM
 ok $? "a rerun loads every lift bidegree and writes the same products.csv ($(cat "$TMP/again.err"))"
 [ ! -e "$D/lift_hom-c0.txt" ]
 ok $? "without --sseq-formats the lift_hom files are removed (none stale)"
+
+# runs with other classes merge by class name: h1 then h2 gives the table of one run with both
+# (earlier classes first), a rerun changes nothing, a module's table merges the same way, and a
+# file with another header is refused before anything is lifted
+M="$TMP/merge"
+$EXTFLOW resolve --stem 20 --out "$M" --quiet && $EXTFLOW products "$M" --class h1 --class h2 --quiet &&
+    mv "$M/products.csv" "$TMP/both.csv" && rm -rf "$M/stages/lift" &&
+    $EXTFLOW products "$M" --class h1 --quiet && $EXTFLOW products "$M" --class h2 --quiet &&
+    cmp -s "$M/products.csv" "$TMP/both.csv"
+ok $? "products --class h1, then --class h2: products.csv equals one run with both ($(grep -c '^h1,' "$M/products.csv") h1 rows, $(grep -c '^h2,' "$M/products.csv") h2 rows)"
+$EXTFLOW products "$M" --class h2 --quiet && cmp -s "$M/products.csv" "$TMP/both.csv" &&
+    $EXTFLOW products "$M" --class h1 --class h2 --quiet && cmp -s "$M/products.csv" "$TMP/both.csv" &&
+    $EXTFLOW export "$M" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+names = [p["name"] for p in d["products"] if p["source"] == "products.csv"]
+assert d["ignored_rows"]["products.csv"] == 0 and names == ["h1", "h2"], (names, d["ignored_rows"])'
+ok $? "rerunning h2, or h1 and h2, leaves the merged products.csv as it is; the chart reads both layers"
+C="$TMP/merge-C2"
+$EXTFLOW resolve --module C2 --stem 12 --out "$C" --quiet &&
+    $EXTFLOW products "$C" --unit "$M" --class i=0,0 --class j=0,0 --quiet && mv "$C/module-products.csv" "$TMP/ij.csv" &&
+    $EXTFLOW products "$C" --unit "$M" --class i=0,0 --quiet && $EXTFLOW products "$C" --unit "$M" --class j=0,0 --quiet &&
+    cmp -s "$C/module-products.csv" "$TMP/ij.csv" && [ ! -e "$C/products.csv" ]
+ok $? "a module's module-products.csv merges the same way (i, then j, as one run with both)"
+printf 'class,n,s\nh1,1,1\n' > "$M/products.csv"
+cp "$M/products.csv" "$TMP/foreign.csv"
+rm -rf "$M/stages/lift"
+$EXTFLOW products "$M" --class h0 2>"$TMP/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q 'products.csv does not start with the header' "$TMP/err" &&
+    cmp -s "$M/products.csv" "$TMP/foreign.csv" && [ ! -e "$M/stages/lift" ]
+ok $? "a products.csv with another header: exit 2, one line, untouched, nothing lifted ($(cat "$TMP/err"))"
+printf 'name,name_n,name_s,n,s,i,k\nh1,1,1,0,0,0\n' > "$M/products.csv"
+$EXTFLOW products "$M" --class h0 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q 'products.csv, line 2: not a row' "$TMP/err" && [ ! -e "$M/stages/lift" ]
+ok $? "a products.csv with a malformed row: exit 2, the line named ($(cat "$TMP/err"))"
 
 # damage: a bit flip, a truncation, a file of another class under this class's name
 L="$D/stages/lift"

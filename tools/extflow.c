@@ -112,7 +112,11 @@ static const char *usage_text =
     "             Ext(M, F2), lifted into a resolution of the unit F2: the table\n"
     "             is DIR/module-products.csv (x_(n,s,i) of the unit times name, in\n"
     "             M's Ext). F2 over a profile's algebra (ko, tmf2) is its own\n"
-    "             unit, as S_2 is\n"
+    "             unit, as S_2 is. A table from an earlier run keeps its rows of\n"
+    "             other classes, first and in their order; this run's classes\n"
+    "             replace their rows, after them. A table whose first line is\n"
+    "             not that header, or with a line that is no such row, is\n"
+    "             refused (exit 2) before anything is lifted\n"
     "      --unit UNITDIR     (a module's DIR only, required there) a resolution of\n"
     "                         F2 over DIR's algebra covering DIR's region: S_2\n"
     "                         over A, ko over A(1), tmf2 over A(2); a unit over\n"
@@ -735,8 +739,10 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 /* --force: the directory's resolution (stage files, tables, manifest) is deleted. */
 static int clear_outdir(const char *dir)
 {
+    /* products tables too: a products run merges into them (their x_(n,s,i) are this resolution's) */
     static const char *outputs[] = { MANIFEST_NAME, MODULE_COPY_NAME, "ext.csv", "chart.txt", "chart.svg", "chart.html",
-                                     "differentials.txt", "num_gens.txt", "resolution_size.txt" };
+                                     "differentials.txt", "num_gens.txt", "resolution_size.txt", "products.csv",
+                                     "module-products.csv" };
     for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++) remove_output(dir, outputs[i]);
     char path[4200];
     snprintf(path, sizeof path, "%s/stages", dir);
@@ -1406,11 +1412,13 @@ struct products_out {
     const lift_set *set;
     const char *const *names;
     int m;
+    const char *kept;       /* earlier runs' rows of other classes (products_read_kept) */
+    size_t keptlen;
 };
 static int write_csv(FILE *f, void *ctx)
 {
     struct products_out *o = ctx;
-    return products_write_csv(f, o->set, o->names);
+    return products_write_csv(f, o->set, o->names, o->kept, o->keptlen);
 }
 static int write_lift_hom(FILE *f, void *ctx)
 {
@@ -1650,6 +1658,17 @@ static int cmd_products(int argc, char **argv)
         prc = check_class("products", &classes[k], res, &d.man, dir);
     }
     if (!prc && have_unit && o[CHART].arg) prc = usage_error("products: --chart-products: not for a module's DIR");
+    /* over a module the rows multiply M's classes by S_2's: not the chart's lines, another file */
+    const char *table = have_unit ? "module-products.csv" : "products.csv";
+    char *kept = NULL, tpath[4400];
+    size_t keptlen = 0;
+    snprintf(tpath, sizeof tpath, "%s/%s", dir, table);
+    if (!prc) {   /* an earlier run's table: its other classes' rows are kept (schema/products-csv.md) */
+        int krc = products_read_kept(tpath, names, ncl, &kept, &keptlen, err, sizeof err);
+        if (krc == -2) fprintf(stderr, "extflow: products: %s: refused, nothing computed (move the file away)\n", err);
+        else if (krc) fprintf(stderr, "extflow: %s\n", err);
+        prc = krc == -2 ? 2 : krc ? 1 : 0;
+    }
     if (prc) {
         close_dir_and_unit(&d, &u, have_unit);
         return prc;
@@ -1671,9 +1690,7 @@ static int cmd_products(int argc, char **argv)
         rt_shutdown();
         if (rc) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set.error);
     }
-    /* over a module the rows multiply M's classes by S_2's: not the chart's lines, another file */
-    const char *table = have_unit ? "module-products.csv" : "products.csv";
-    struct products_out out = { &set, names, 0 };
+    struct products_out out = { &set, names, 0, kept, keptlen };
     if (!rc) rc = write_output(dir, table, write_csv, &out);
     snprintf(res->chart_products, sizeof res->chart_products, "%s", chart);
     static const char *charts[] = { "chart.svg", "chart.html" };   /* they draw products.csv */
@@ -1704,6 +1721,7 @@ static int cmd_products(int argc, char **argv)
                 100.0 * (double)(set.pairs - set.pairs_inline - set.pairs_cuda) / all, 100.0 * (double)set.pairs_cuda / all);
     }
     lift_set_clear(&set);
+    free(kept);
     close_dir_and_unit(&d, &u, have_unit);
     return rc;
 }
