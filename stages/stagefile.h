@@ -58,7 +58,7 @@ typedef struct stage_header {
     uint32_t prime;        /* 2 */
     int32_t s, t;          /* bidegree */
     uint32_t rows, cols;   /* matrix shape */
-    uint32_t aux;          /* kind-specific, e.g. dim of the source */
+    uint32_t aux;          /* kind-specific: cols (differential), 0 (kernel, matrix), key hash (lift) */
     uint16_t algorithm;    /* enum stage_algorithm */
     uint64_t module_id;    /* stage_hash64 of the module definition */
 } stage_header;
