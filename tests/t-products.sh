@@ -8,7 +8,7 @@
 # outputs, and bad --class arguments refused with one line.
 . tests/lib.sh
 ROUNDS=${PRODUCTS_TEST_ROUNDS:-3}
-plan $((32 + ROUNDS))
+plan $((33 + ROUNDS))
 P="$REF/products"
 
 for alg in standard nassau; do
@@ -93,6 +93,10 @@ printf 'name,name_n,name_s,n,s,i,k\nh1,1,1,0,0,0\n' > "$M/products.csv"
 $EXTFLOW products "$M" --class h0 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q 'products.csv, line 2: not a row' "$TMP/err" && [ ! -e "$M/stages/lift" ]
 ok $? "a products.csv with a malformed row: exit 2, the line named ($(cat "$TMP/err"))"
+rm -f "$M/products.csv"
+$EXTFLOW products "$M" --class h1 --quiet && [ -s "$M/products.csv" ] &&
+    $EXTFLOW resolve --algorithm standard --stem 20 --force --out "$M" --quiet && [ ! -e "$M/products.csv" ]
+ok $? "resolve --force deletes products.csv with the resolution (its rows would not merge into another's)"
 
 # damage: a bit flip, a truncation, a file of another class under this class's name
 L="$D/stages/lift"
