@@ -75,6 +75,8 @@ void fdm_clear(fd_module *m)
     free(m->names);
     free(m->act);
     free(m->dim);
+    for (uint32_t k = 0; m->cofiber_rows && k < m->cofiber_nrows; k++) f2mat_clear(&m->cofiber_rows[k]);
+    free(m->cofiber_rows);
     free(m->canonical);
     free(m->source);
     fpm_free(m->fp);
@@ -700,13 +702,15 @@ keep_source:
     m->source_len = textlen;
     if (shift && apply_shift(m, (deg_t)json_integer_value(shift)) != 0) { fail(err, es, "out of memory"); goto out; }
     if (m->has_cofiber) {
-        /* One class: x is a map F2 -> Σ^t F2[s], every generator of F_s a cocycle, and the
-         * cone is resolved as resolution.h says. sseq also takes other modules, reading the
-         * class as a self-map of M through M's first class in degree 0; that needs a check
-         * that the map is a cocycle, which we do not have yet: refused. */
-        if (m->fp || m->rp_open || m->min_deg != m->max_deg || m->dim[0] != 1) {
-            fail(err, es, "key 'cofiber': supported for a module of one class only (a cofiber of a class of "
-                 "Ext(F2, F2)); the cofiber of a self-map of a larger module is not supported yet");
+        /* the class becomes a self-map of M through M's bottom class (stages/cofiber.h): a
+         * finite module, cyclic on a bottom class of its own (checked by cofiber_prepare) */
+        if (m->fp || m->rp_open) {
+            fail(err, es, "key 'cofiber': supported for finite dimensional modules only");
+            goto out;
+        }
+        if (m->dim[0] != 1) {
+            fail(err, es, "key 'cofiber': the module's bottom degree %d holds %u classes (the class is read as a "
+                 "self-map of M through its one bottom class)", m->min_deg, m->dim[0]);
             goto out;
         }
         if (shift) m->cofiber_t += (deg_t)json_integer_value(shift);

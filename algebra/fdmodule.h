@@ -25,6 +25,7 @@
 #define EXTFLOW_FDMODULE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "algebra/f2mat.h"
 #include "algebra/milnor.h"
 
 /* Largest shift (key "shift", or NAME[k] on the command line). */
@@ -46,13 +47,17 @@ typedef struct fd_module {
     deg_t rp_offset;            /* degree of x^e minus e (a shift) */
     uint64_t **act;             /* act[(u - min_deg) * (span + 1) + d]: dim M_u * A.dim[d] rows of
                                  * words(dim M_{u+d}) words; NULL past max_deg */
-    /* key "cofiber": resolve the cofiber of the class idx of Ext^{s,t}(M) instead of M (s >= 1,
-     * t in M's degrees, shifts included): the resolution of M with that generator of F_s left
-     * out (resolution.h says why this resolves the mapping cone) */
+    /* key "cofiber": resolve the cone of the class idx of Ext^{s,t}(M) instead of M (s >= 1,
+     * t in M's degrees, shifts included), read as a self-map of M through M's bottom class
+     * (stages/cofiber.h). cofiber_rows[k], k = 0 .. cofiber_nrows - 1, filled by
+     * cofiber_prepare: the RREF basis of the subspace row s of the cone's resolution must hit
+     * in degree t + k (over F_{s-1}); above, the whole kernel of d_{s-1}. */
     int has_cofiber;
     int cofiber_s;
     deg_t cofiber_t;
     uint32_t cofiber_idx;
+    struct f2mat *cofiber_rows;
+    uint32_t cofiber_nrows;
     char *canonical;            /* the canonical text of M (hashed into the module id) */
     char *source;               /* the module file as parsed (resolve keeps it in DIR/module.json) */
     size_t source_len;

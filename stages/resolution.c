@@ -368,33 +368,35 @@ int res_step_finish(step_ctx *c)
         K = take_kernel(res, s - 1, t);
         if (!K) return -1;
         width = K->cols;
-        gens = calloc(K->rows ? K->rows : 1, sizeof *gens);
+        gens = calloc(K->rows + 1, sizeof *gens);   /* a cofiber's subspace is inside the kernel */
         if (!gens) goto oom;
-        /* a cofiber (fdmodule.h): the generator that carries its class is left out */
+        /* a cofiber (stages/cofiber.h): in degrees t0 .. t0 + top of M, row s0 hits a given
+         * subspace of the kernel, not all of it */
         const fd_module *m = res->module;
-        int cof = m && m->has_cofiber && s == m->cofiber_s && t == m->cofiber_t - res->shift;
-        uint32_t found = 0;
-        for (uint32_t r = 0; r < K->rows; r++) {
-            int p = (int)f2vec_first_bit(f2mat_row(K, r), K->cols);
+        const f2mat *src = K;
+        deg_t k = m && m->has_cofiber && s == m->cofiber_s ? t - (m->cofiber_t - res->shift) : -1;
+        if (k >= 0 && (uint32_t)k < m->cofiber_nrows) src = &m->cofiber_rows[k];
+        if (src->cols != K->cols) {
+            f2mat_clear(K);
+            free(K);
+            free(gens);
+            res_fail(res, "internal error: the cofiber's subspace at (%d,%d) has %u columns, the kernel %u", s, t,
+                     src->cols, width);
+            return -1;
+        }
+        for (uint32_t r = 0; r < src->rows; r++) {
+            int p = (int)f2vec_first_bit(f2mat_row(src, r), src->cols);
             if (p < 0 || ((uint32_t)p < c->build.ncols && c->is_image_pivot[p])) continue;
-            if (cof && found++ == m->cofiber_idx) continue;
-            size_t words = f2vec_words(K->cols);
-            gens[n].bits = K->cols;
+            size_t words = f2vec_words(src->cols);
+            gens[n].bits = src->cols;
             gens[n].img = malloc(words * 8 + 8);
             if (!gens[n].img) goto oom;
-            memcpy(gens[n].img, f2mat_row(K, r), words * 8);
+            memcpy(gens[n].img, f2mat_row(src, r), words * 8);
             n++;
         }
         f2mat_clear(K);
         free(K);
         K = NULL;
-        if (cof && found <= m->cofiber_idx) {
-            for (uint32_t k = 0; k < n; k++) free(gens[k].img);
-            free(gens);
-            res_fail(res, "key 'cofiber': Ext^{%d,%d} of the module has %u classes, so there is no class %u",
-                     s, m->cofiber_t, found, m->cofiber_idx);
-            return -1;
-        }
     }
     return res_publish(res, s, t, n, gens, width);
 oom:
@@ -415,40 +417,6 @@ void res_step_free(step_ctx *c)
     for (uint32_t k = 0; k < c->n_new; k++) free(c->new_gens ? c->new_gens[k].img : NULL);
     free(c->new_gens);
     memset(c, 0, sizeof *c);
-}
-
-int res_cofiber_check(fd_module *m, char *err, size_t es)
-{
-    if (!m->has_cofiber) return 0;
-    m->has_cofiber = 0;                 /* the module itself, resolved through (s0, t0) */
-    deg_t shift = res_module_shift(m);
-    int s0 = m->cofiber_s;
-    deg_t t0 = m->cofiber_t - shift;
-    resolution r;
-    int rc = res_init(&r, REGION_RECT, 0, s0, t0, "", 0, ALG_STANDARD) == 0 && res_set_module(&r, m, NULL) == 0
-                 ? 0 : -1;
-    for (deg_t t = 0; rc == 0 && t <= t0; t++)
-        for (int s = 0; rc == 0 && s <= s0 && s <= t; s++) {
-            step_ctx c = { .res = &r, .s = s, .t = t };
-            rc = res_step_plan(&c);
-            if (rc == 0) {
-                rb_multiply(&c.build, &r.A, 0, c.build.nrows);
-                rc = res_step_reduce(&c);
-            }
-            if (rc == 0) rc = res_step_finish(&c);
-            res_step_free(&c);
-        }
-    uint32_t n = rc == 0 ? res_ngens(&r, s0, t0) : 0;
-    if (rc != 0) snprintf(err, es, "key 'cofiber': cannot resolve the module to (%d, %d): %s", s0, m->cofiber_t,
-                          r.error[0] ? r.error : "out of memory");
-    else if (m->cofiber_idx >= n) {
-        snprintf(err, es, "key 'cofiber': Ext^{%d,%d} has dimension %u, so there is no class idx = %u", s0,
-                 m->cofiber_t, n, m->cofiber_idx);
-        rc = -1;
-    }
-    res_clear(&r);
-    m->has_cofiber = 1;
-    return rc;
 }
 
 int res_compute_kernel(resolution *res, int s, deg_t t)

@@ -9,13 +9,9 @@
  * pivot is not an image pivot (sseq's extend_image), so the resolution is minimal and
  * dim Ext^{s,t} = the number of new generators.
  *
- * Cofiber (module key "cofiber", the class x of Ext^{s0,t0}(M) dual to the generator g of F_{s0}
- * in degree t0). Its cone C_x (homology M in degree 0, Σ^{t0} F2 in degree s0-1, joined by x) is
- * resolved by G with G_k = F_k for k < s0 and G_{s0} the minimal free module onto d(ker φ),
- * φ: F_{s0} → Σ^{t0} F2 the cocycle of x: the steps are those of M except that (s0, t0) leaves
- * out the new generator g (d(ker φ) misses only d(g) in degree t0; the products Sq(R)·d(g) then
- * get generators of their own as kernel vectors no longer in the image). Hence
- * Ext(C_x) = coker(·x) ⊕ ker(·x) of x's product on Ext(F2), as the long exact sequence says.
+ * Cofiber (module key "cofiber", stages/cofiber.h): the steps are those of M except that row
+ * s0 of the cone's resolution, in the degrees t0 .. t0 + top of M, hits a subspace of the
+ * kernel given with the module (fd_module's cofiber_rows) instead of the whole kernel.
  *
  * Columns. d(g) only meets generators of degree < |g|, so the columns of generators of
  * degree >= t-1 of F_{s-1} are zero in degree t; the matrix keeps the prefix of generators
@@ -161,10 +157,6 @@ int res_publish(resolution *res, int s, deg_t t, uint32_t n, fm_gen *gens, uint3
 
 /* Frees what the standard pieces allocated in c (not c->ns: step_free in step.h frees all). */
 void res_step_free(step_ctx *c);
-/* A module with key "cofiber": resolves the module itself through (s0, t0), in memory and on
- * this thread, and checks that Ext^{s0,t0} has the class idx. 0, or -1 with a one-line reason
- * in err (a class that is not there, or out of memory). */
-int res_cofiber_check(fd_module *m, char *err, size_t errsize);
 /* Kernel of d_s at (s, t) computed on the spot (stem edge, resume). */
 int res_compute_kernel(resolution *res, int s, deg_t t);
 

@@ -27,6 +27,7 @@
 #include "runtime/rt_secondary.h"
 #include "runtime/rt_mpi.h"
 #include "stages/chart.h"
+#include "stages/cofiber.h"
 #include "stages/durable.h"
 #include "stages/manifest.h"
 #include "stages/massey.h"
@@ -890,7 +891,7 @@ static int load_module(const char *arg, fd_module *m, char *name, size_t nsize)
     int rc = fdm_parse(buf, len, m, err, sizeof err);
     free(buf);
     if (rc == 0 && fdm_shift(m, (deg_t)shift, err, sizeof err) != 0) rc = -1;    /* m is cleared then */
-    if (rc == 0 && res_cofiber_check(m, err, sizeof err) != 0) {
+    if (rc == 0 && cofiber_prepare(m, err, sizeof err) != 0) {
         fdm_clear(m);
         rc = -1;
     }
