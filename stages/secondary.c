@@ -41,6 +41,11 @@ int secondary_init(secondary *sec, const resolution *res, const char *outdir, ch
         return -2;
     }
     const fd_module *m = res->module;
+    if (m && m->has_cofiber) {      /* a cone of complexes: its secondary structure is not M's */
+        snprintf(error, errlen, "d2 is for modules; this resolution is of the cofiber of an Ext class (key "
+                 "'cofiber'), a complex");
+        return -2;
+    }
     if (m && !m->fp && !m->rp_open) {   /* h_2 = 0 must be a valid choice (finite modules) */
         int ok2 = 1, ok3 = 1;
         for (deg_t u = m->min_deg; u < m->max_deg; u++) {

@@ -9,7 +9,7 @@ DIRM=$REF/module-files
 PY="python3 tests/module_files.py"
 rows=$(grep -v '^#' "$DIRM/table")
 # one test per row, one per check, and one that every shipped module has a row
-plan $(echo "$rows" | awk '{ n += NF - 1 } END { print n + 7 }')
+plan $(echo "$rows" | awk '{ n += NF - 1 } END { print n + 8 }')
 missing=
 for f in modules/*.json; do
     echo "$rows" | grep -q "^${f%.json} " || missing="$missing $f"
@@ -119,4 +119,9 @@ cofiber_refused "over a module with two bottom classes" '{"x0": 0, "y0": 0}' '[]
 res --module "$DIRM/Ceta2.json" --algorithm nassau --out "$TMP/cof-nassau" 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "cofiber" "$TMP/err" && [ ! -e "$TMP/cof-nassau" ]
 ok $? "a cofiber with --algorithm nassau: refused (as sseq does)"
+# d2 is computed for modules; the cone of a class is a complex: refused, the directory as it was
+res --module "$DIRM/Ceta2.json" --out "$TMP/cof-d2" 2>/dev/null && (cd "$TMP/cof-d2" && find . | sort) > "$TMP/before" &&
+    { $EXTFLOW d2 "$TMP/cof-d2" --quiet 2>"$TMP/err"; [ $? -eq 2 ]; } && grep -q "cofiber" "$TMP/err" &&
+    (cd "$TMP/cof-d2" && find . | sort) | cmp -s "$TMP/before" -
+ok $? "d2 over a cofiber's directory: refused, nothing written ($(head -1 "$TMP/err" | cut -c1-100))"
 done_testing
