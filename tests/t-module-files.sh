@@ -9,7 +9,7 @@ DIRM=$REF/module-files
 PY="python3 tests/module_files.py"
 rows=$(grep -v '^#' "$DIRM/table")
 # one test per row, one per check, and one that every shipped module has a row
-plan $(echo "$rows" | awk '{ n += NF - 1 } END { print n + 8 }')
+plan $(echo "$rows" | awk '{ n += NF - 1 } END { print n + 12 }')
 missing=
 for f in modules/*.json; do
     echo "$rows" | grep -q "^${f%.json} " || missing="$missing $f"
@@ -119,6 +119,18 @@ cofiber_refused "over a module with two bottom classes" '{"x0": 0, "y0": 0}' '[]
 res --module "$DIRM/Ceta2.json" --algorithm nassau --out "$TMP/cof-nassau" 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "cofiber" "$TMP/err" && [ ! -e "$TMP/cof-nassau" ]
 ok $? "a cofiber with --algorithm nassau: refused (as sseq does)"
+# keys: one that would change the module is never ignored
+bad_file() {  # bad_file WHAT JSON PATTERN: refused, one line naming it, nothing created
+    printf '%s\n' "$2" > "$TMP/bad.json"
+    res --module "$TMP/bad.json" --out "$TMP/bad" 2>"$TMP/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "$3" "$TMP/err" && [ ! -e "$TMP/bad" ]
+    ok $? "$1: refused, one line, nothing created ($(cut -c1-110 "$TMP/err"))"
+}
+bad_file "an unknown key" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": [], "frobnicate": 1}' "key 'frobnicate'"
+bad_file "actions under milnor_actions" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1}, "milnor_actions": ["P(1) x0 = x1"]}' "key 'milnor_actions'"
+bad_file "milnor_relations and adem_relations that differ" '{"p": 2, "type": "finitely presented module", "gens": {"x0": 0}, "milnor_relations": ["P(1) x0"], "adem_relations": ["Sq2 x0"]}' "differ at entry 0"
+bad_file "a cofiber entry it does not know" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": [], "cofiber": {"s": 2, "t": 4, "idx": 0, "twist": 1}}' "unknown entry 'twist'"
 # d2 is computed for modules; the cone of a class is a complex: refused, the directory as it was
 res --module "$DIRM/Ceta2.json" --out "$TMP/cof-d2" 2>/dev/null && (cd "$TMP/cof-d2" && find . | sort) > "$TMP/before" &&
     { $EXTFLOW d2 "$TMP/cof-d2" --quiet 2>"$TMP/err"; [ $? -eq 2 ]; } && grep -q "cofiber" "$TMP/err" &&
