@@ -331,6 +331,40 @@ static void add_mod4(const milnor_elt *T, unsigned c, void *vctx)
     if (v & 2) *twos ^= bit;
 }
 
+typedef struct planes_acc {
+    const milnor_basis *A;
+    uint64_t *ones, *twos;
+    uint64_t col;
+} planes_acc;
+
+/* The coefficient at bit col + index of T (ones, twos) += c, in Z/4. */
+static void add_planes(const milnor_elt *T, unsigned c, void *vctx)
+{
+    planes_acc *acc = vctx;
+    uint64_t x = acc->col + milnor_index(acc->A, T), bit = (uint64_t)1 << (x & 63);
+    uint64_t *ones = &acc->ones[x >> 6], *twos = &acc->twos[x >> 6];
+    unsigned carry = 0;
+    if (c & 1) {
+        carry = (*ones & bit) != 0;
+        *ones ^= bit;
+    }
+    if (carry ^ ((c >> 1) & 1)) *twos ^= bit;
+}
+
+void pair_mul_mod4_batch(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
+                         const milnor_term *terms, uint64_t *rows, size_t stride_words, size_t twos_at)
+{
+    for (size_t i = 0; i < njobs; i++) {
+        const milnor_elt *R = &A->elts[jobs[i].r_deg][jobs[i].r_idx];
+        planes_acc acc = { A, rows + i * stride_words, rows + i * stride_words + twos_at, 0 };
+        for (uint32_t k = 0; k < jobs[i].n_terms; k++) {
+            const milnor_term *tm = &terms[jobs[i].first_term + k];
+            acc.col = tm->col_offset;
+            milnor_mul_mod4_each(R, &A->elts[tm->s_deg][tm->s_idx], add_planes, &acc);
+        }
+    }
+}
+
 void pair_sigma_mul_add(const milnor_basis *A, pair_elt *e, const milnor_elt *R, const milnor_elt *S)
 {
     /* the Y terms */

@@ -60,6 +60,16 @@ void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
 void milnor_mul_mod4_each_naive(const milnor_elt *R, const milnor_elt *S,
                                 void (*emit)(const milnor_elt *T, unsigned c, void *ctx), void *ctx);
 
+/* The mod-4 products of a batch (milnor.h's jobs and terms), added into two bit-planes per row
+ * (the layout of pair_elt's ones and twos): for every job i and each of its terms k, the
+ * coefficient of the basis element with index x in Sq(R_i)·Sq(S_k) is added in Z/4 to the
+ * coefficient whose bit 0 is bit terms[k].col_offset + x of row i's ones plane and whose bit 1
+ * is the same bit of its twos plane, twos_at words after the ones plane. Rows are stride_words
+ * apart (0: every job adds into the one row at rows); nothing is zeroed. By
+ * milnor_mul_mod4_each: the reference the GPU kernel (algebra/pair_cuda.h) is tested against. */
+void pair_mul_mod4_batch(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
+                         const milnor_term *terms, uint64_t *rows, size_t stride_words, size_t twos_at);
+
 typedef struct pair_elt {
     deg_t degree;
     int nk;

@@ -1,0 +1,259 @@
+/* t-pair-search.c — the GPU's mod-4 search (algebra/pair_search.h), compiled here as plain C,
+ * against the CPU's (milnor_mul_mod4_each): the same (T, c) in the same order for every pair
+ * of basis elements up to a degree and for random pairs; split parts that together make the
+ * whole; and the kernel's work items (pm4_item) run one after the other on random batches with
+ * random starting rows, against pair_mul_mod4_batch, which in turn is checked against
+ * pair_sigma_mul_add's ones and twos. Runs everywhere (no GPU).
+ * Env: SEED (random cases; default time). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "algebra/milnor.h"
+#include "algebra/pair_algebra.h"
+#include "algebra/pair_search.h"
+#include "tests/tap.h"
+
+#define MAXDEG 120
+#define ALL_PAIRS_DEG 48
+
+static uint64_t rng;
+static uint32_t rnd(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return n ? (uint32_t)(rng % n) : 0;
+}
+
+typedef struct emits {
+    uint64_t *v;                                /* index << 2 | c */
+    size_t n, cap;
+} emits;
+
+static const milnor_basis *the_basis;
+
+static void push(emits *e, uint64_t x)
+{
+    if (e->n == e->cap) {
+        e->cap = e->cap ? 2 * e->cap : 256;
+        e->v = realloc(e->v, e->cap * sizeof *e->v);
+        if (!e->v) bail("out of memory");
+    }
+    e->v[e->n++] = x;
+}
+
+static void collect(const milnor_elt *T, unsigned c, void *ctx)
+{
+    push(ctx, (uint64_t)milnor_index(the_basis, T) << 2 | c);
+}
+
+/* The GPU search's emits for part `part` of `nparts`. */
+static void gpu_search(const milnor_basis *A, const milnor_elt *R, const milnor_elt *S, uint32_t part,
+                       uint32_t nparts, emits *e)
+{
+    pm4_search s;
+    uint32_t t[MILNOR_MAX_LEN];
+    unsigned c;
+    int len;
+    if (!pm4_setup(&s, R, S)) return;
+    pm4_split(&s, part, nparts);
+    while ((len = pm4_next(&s, t, &c)) >= 0) {
+        milnor_elt T;
+        milnor_elt_set(&T, t, len);
+        push(e, (uint64_t)milnor_index(A, &T) << 2 | c);
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 1 if the GPU search emits what milnor_mul_mod4_each does, in the same order, and its parts
+ * for nparts together emit the same multiset. */
+static int same_pair(const milnor_basis *A, const milnor_elt *R, const milnor_elt *S, uint32_t nparts,
+                     emits *cpu, emits *gpu, size_t *count)
+{
+    cpu->n = gpu->n = 0;
+    milnor_mul_mod4_each(R, S, collect, cpu);
+    gpu_search(A, R, S, 0, 1, gpu);
+    *count += cpu->n;
+    if (cpu->n != gpu->n || (cpu->n && memcmp(cpu->v, gpu->v, cpu->n * sizeof *cpu->v))) return 0;
+    if (nparts <= 1) return 1;
+    gpu->n = 0;
+    for (uint32_t p = 0; p < nparts; ++p) gpu_search(A, R, S, p, nparts, gpu);
+    if (gpu->n != cpu->n) return 0;
+    qsort(cpu->v, cpu->n, sizeof *cpu->v, cmp_u64);
+    qsort(gpu->v, gpu->n, sizeof *gpu->v, cmp_u64);
+    return !cpu->n || !memcmp(cpu->v, gpu->v, cpu->n * sizeof *cpu->v);
+}
+
+static void random_elt(const milnor_basis *A, deg_t maxdeg, milnor_elt *x)
+{
+    deg_t d = (deg_t)rnd((uint32_t)maxdeg + 1);
+    *x = A->elts[d][rnd(A->dim[d])];
+}
+
+typedef struct batch {
+    milnor_row_job *jobs;
+    milnor_term *terms;
+    size_t njobs, nterms, stride, twos_at, words;
+} batch;
+
+/* ngens term lists of <= maxterms random S (|S| <= maxs) at random column blocks of one
+ * plane; jobs: random R of degree <= maxr times a list. stride 0: all jobs into one row. */
+static void batch_random(const milnor_basis *A, batch *b, uint32_t ngens, uint32_t maxterms, deg_t maxr,
+                         deg_t maxs, int one_row)
+{
+    memset(b, 0, sizeof *b);
+    uint32_t *gfirst = calloc(ngens, sizeof *gfirst), *gcount = calloc(ngens, sizeof *gcount);
+    b->terms = malloc(((size_t)ngens * maxterms + 1) * sizeof *b->terms);
+    deg_t dr = (deg_t)rnd((uint32_t)maxr + 1);
+    uint32_t cols = 0;
+    if (!gfirst || !gcount || !b->terms) bail("out of memory");
+    for (uint32_t g = 0; g < ngens; ++g) {
+        deg_t ds = (deg_t)rnd((uint32_t)maxs + 1);
+        gfirst[g] = (uint32_t)b->nterms;
+        gcount[g] = rnd(maxterms + 1);
+        for (uint32_t k = 0; k < gcount[g]; ++k) {
+            uint32_t at = rnd(2) ? cols : rnd(cols + 1);            /* blocks may overlap */
+            b->terms[b->nterms++] = (milnor_term){ (uint32_t)ds, rnd(A->dim[ds]), at };
+            if (at + A->dim[dr + ds] > cols) cols = at + A->dim[dr + ds];
+        }
+    }
+    uint32_t nr = 1 + rnd(48);
+    b->jobs = malloc((size_t)nr * ngens * sizeof *b->jobs);
+    if (!b->jobs) bail("out of memory");
+    for (uint32_t g = 0; g < ngens; ++g)
+        for (uint32_t i = 0; i < nr; ++i)
+            b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)dr, rnd(A->dim[dr]), gfirst[g], gcount[g] };
+    b->twos_at = (cols + 63) / 64 + rnd(3);
+    b->stride = one_row ? 0 : 2 * b->twos_at + rnd(3);
+    b->words = one_row ? 2 * b->twos_at : b->njobs * b->stride;
+    free(gfirst);
+    free(gcount);
+}
+
+static void batch_free(batch *b)
+{
+    free(b->jobs);
+    free(b->terms);
+}
+
+int main(void)
+{
+    const char *seed = getenv("SEED");
+    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
+    if (!rng) rng = 1;
+    plan_lazy();
+    diag("SEED=%llu", (unsigned long long)rng);
+    milnor_basis A;
+    if (milnor_basis_init(&A, MAXDEG, NULL) < 0) bail("milnor_basis_init");
+    the_basis = &A;
+    emits cpu = { 0 }, gpu = { 0 };
+
+    {   /* every pair of degree <= ALL_PAIRS_DEG */
+        size_t pairs = 0, terms = 0, bad = 0;
+        for (deg_t dr = 0; dr <= ALL_PAIRS_DEG; ++dr)
+            for (deg_t ds = 0; dr + ds <= ALL_PAIRS_DEG; ++ds)
+                for (uint32_t i = 0; i < A.dim[dr]; ++i)
+                    for (uint32_t j = 0; j < A.dim[ds]; ++j, ++pairs)
+                        if (!same_pair(&A, &A.elts[dr][i], &A.elts[ds][j], 1 + (uint32_t)(pairs % 5), &cpu, &gpu,
+                                       &terms) && bad++ < 3)
+                            diag("differs: degrees %d x %d, indices %u x %u", dr, ds, i, j);
+        ok(bad == 0, "all %zu pairs of degree <= %d: the same %zu (T, c) in the same order; parts 1..5 make the whole",
+           pairs, ALL_PAIRS_DEG, terms);
+    }
+    {   /* random pairs up to MAXDEG, split in up to 64 parts */
+        size_t terms = 0, bad = 0;
+        for (int rep = 0; rep < 3000; ++rep) {
+            milnor_elt R, S;
+            random_elt(&A, MAXDEG / 2, &R);
+            random_elt(&A, MAXDEG - R.degree, &S);
+            if (!same_pair(&A, &R, &S, 1 + rnd(64), &cpu, &gpu, &terms) && bad++ < 3)
+                diag("differs: degrees %d x %d", R.degree, S.degree);
+        }
+        ok(bad == 0, "3000 random pairs of degree <= %d: the same (T, c) (%zu in all), split parts make the whole",
+           MAXDEG, terms);
+    }
+    {   /* the units: Sq(0)·x = x·Sq(0) = x with coefficient 1 */
+        int good = 1;
+        for (deg_t d = 0; d <= 30 && good; ++d)
+            for (uint32_t j = 0; j < A.dim[d] && good; ++j)
+                for (int side = 0; side < 2 && good; ++side) {
+                    gpu.n = 0;
+                    gpu_search(&A, side ? &A.elts[d][j] : &A.elts[0][0], side ? &A.elts[0][0] : &A.elts[d][j], 0, 1,
+                               &gpu);
+                    good = gpu.n == 1 && gpu.v[0] == ((uint64_t)j << 2 | 1);
+                }
+        ok(good, "Sq(0) on either side: the element itself, coefficient 1");
+    }
+
+    /* the kernel's work items against pair_mul_mod4_batch, from random starting rows */
+    static const uint32_t shapes[][4] = {   /* ngens, maxterms, max |R|, max |S| */
+        {1, 1, 5, 5}, {1, 33, 20, 20}, {3, 40, 40, 40}, {30, 8, 50, 30}, {60, 20, 30, 50}, {5, 100, 60, 20},
+    };
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; ++sh)
+        for (int one_row = 0; one_row < 2; ++one_row) {
+            batch b;
+            batch_random(&A, &b, shapes[sh][0], shapes[sh][1], (deg_t)shapes[sh][2], (deg_t)shapes[sh][3], one_row);
+            uint64_t *ref = malloc((b.words + 1) * sizeof *ref), *emu = malloc((b.words + 1) * sizeof *emu);
+            if (!ref || !emu) bail("out of memory");
+            for (size_t w = 0; w < b.words; ++w) ref[w] = (uint64_t)rnd(UINT32_MAX) << 32 | rnd(UINT32_MAX);
+            memcpy(emu, ref, b.words * sizeof *ref);
+            pair_mul_mod4_batch(&A, b.jobs, b.njobs, b.terms, ref, b.stride, b.twos_at);
+            uint32_t nparts = 1 + rnd(8);
+            size_t flat_words = milnor_flat_words(&A);
+            uint32_t *flat = malloc(flat_words * sizeof *flat);
+            if (!flat || milnor_flat_write(&A, flat, flat_words) != 0) bail("milnor_flat_write");
+            /* items dealt as the kernel deals them; the order does not matter in Z/4 */
+            for (size_t i = b.njobs; i-- > 0;)
+                for (uint32_t item = 0; item < b.jobs[i].n_terms * nparts; ++item)
+                    pm4_item(flat, b.jobs[i], b.terms[b.jobs[i].first_term + item / nparts], emu + i * b.stride,
+                             b.twos_at, item % nparts, nparts);
+            ok(!memcmp(ref, emu, b.words * sizeof *ref),
+               "work items = pair_mul_mod4_batch: %zu jobs x <= %u terms, |R| <= %u, |S| <= %u, %u parts, %s",
+               b.njobs, shapes[sh][1], shapes[sh][2], shapes[sh][3], nparts,
+               one_row ? "all into one row" : "a row each");
+            free(flat);
+            free(ref);
+            free(emu);
+            batch_free(&b);
+        }
+
+    {   /* pair_mul_mod4_batch is what pair_sigma_mul_add adds to ones and twos */
+        int good = 1;
+        for (int rep = 0; rep < 200 && good; ++rep) {
+            deg_t d = 2 + (deg_t)rnd(60);
+            pair_elt e;
+            if (pair_elt_init(&e, &A, d) != 0) bail("pair_elt_init");
+            size_t tw = (size_t)(e.twos - e.ones);
+            uint64_t *rows = calloc(2 * tw + 1, sizeof *rows);
+            milnor_row_job *jobs = malloc(8 * sizeof *jobs);
+            milnor_term *terms = malloc(8 * sizeof *terms);
+            if (!rows || !jobs || !terms) bail("out of memory");
+            for (int k = 0; k < 8; ++k) {
+                deg_t dr = (deg_t)rnd((uint32_t)d + 1);
+                uint32_t ri = rnd(A.dim[dr]), si = rnd(A.dim[d - dr]);
+                pair_sigma_mul_add(&A, &e, &A.elts[dr][ri], &A.elts[d - dr][si]);
+                jobs[k] = (milnor_row_job){ (uint32_t)dr, ri, (uint32_t)k, 1 };
+                terms[k] = (milnor_term){ (uint32_t)(d - dr), si, 0 };
+            }
+            pair_mul_mod4_batch(&A, jobs, 8, terms, rows, 0, tw);
+            good = !memcmp(rows, e.ones, 2 * tw * sizeof *rows);
+            if (!good) diag("degree %d differs", d);
+            free(rows);
+            free(jobs);
+            free(terms);
+            pair_elt_clear(&e);
+        }
+        ok(good, "pair_mul_mod4_batch into one row = pair_sigma_mul_add's ones and twos (200 sums of 8 products)");
+    }
+    free(cpu.v);
+    free(gpu.v);
+    milnor_basis_clear(&A);
+    return done_testing();
+}
