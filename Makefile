@@ -113,14 +113,14 @@ PROG_CUDA := $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ) $(CUDA_LIBS))
 LIB_SRC   := $(wildcard algebra/*.c codelets/*.c runtime/*.c stages/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/chart_html.o
 LIB       := $(B)/libextflow.a
-GPU_TEST_SRC := tests/t-milnor-cuda.c
+GPU_TEST_SRC := tests/t-milnor-cuda.c tests/t-pair-cuda.c
 TEST_SRC  := $(filter-out $(GPU_TEST_SRC),$(wildcard tests/t-*.c))
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 TEST_SH   := $(wildcard tests/t-*.sh)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 # Built only where nvcc is: they link the CUDA objects and cudart.
-GPU_TEST  := $(if $(HAVE_NVCC),$(B)/tests/t-milnor-cuda)
+GPU_TEST  := $(if $(HAVE_NVCC),$(B)/tests/t-milnor-cuda $(B)/tests/t-pair-cuda)
 GPU_BENCH := $(if $(HAVE_NVCC),$(B)/bench/milnor_gpu_bench)
 
 .PHONY: all deps run run-only test test-only bench clean install cuda-check faultsweep carry-mpi
@@ -179,7 +179,7 @@ $(TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(LIB)
 $(BENCH_BIN): $(B)/bench/%: $(B)/bench/%.o $(LIB)
 	$(CC) $< $(LIB) -o $@ $(LDFLAGS) $(LDLIBS)
 
-$(B)/tests/t-milnor-cuda: $(B)/tests/t-milnor-cuda.o $(CUDA_OBJ) $(LIB)
+$(B)/tests/t-milnor-cuda $(B)/tests/t-pair-cuda: $(B)/tests/%: $(B)/tests/%.o $(CUDA_OBJ) $(LIB)
 	$(CC) $^ -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
 
 $(B)/bench/milnor_gpu_bench: $(B)/bench/milnor_gpu_bench.o $(CUDA_OBJ) $(LIB)

@@ -42,6 +42,10 @@
 #include <stdint.h>
 #include "algebra/milnor.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define PAIR_MAX_K 12           /* > log2(MILNOR_MAX_DEGREE + 1) */
 
 /* C(n, k) mod 4 (0 when k > n). */
@@ -129,4 +133,7 @@ int pair_a_mul_add_many(const milnor_basis *A, pair_ay_cache *cache, const milno
 int pair_a_mul_add_pairwise(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
                             const pair_elt *e, uint64_t *out, uint64_t col_offset);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

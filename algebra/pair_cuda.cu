@@ -1,0 +1,97 @@
+/* pair_cuda.cu — the batched mod-4 Milnor product on a CUDA GPU (see pair_cuda.h for the maths
+ * and the data layout). Each work item is pm4_item (algebra/pair_search.h), the search that
+ * tests/t-pair-search.c checks on the CPU against milnor_mul_mod4_each. */
+#include "algebra/pair_cuda.h"
+#include "algebra/pair_search.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+/* Block size: several jobs per block when a job has fewer threads (threads_per_job divides it). */
+#define BLOCK 256
+
+/* Job j gets threads_per_job threads; its items (term k, part p), k < n_terms, p < nparts,
+ * are dealt to them in turn, as in the mod-2 kernel (milnor_cuda.cu). */
+__global__ static void mod4_batch_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs,
+                                         const milnor_term *terms, uint64_t *rows, uint32_t stride,
+                                         uint32_t twos_at, uint32_t threads_per_job, uint32_t nparts)
+{
+    uint64_t gid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t job_no = gid / threads_per_job;
+    uint32_t sub = (uint32_t)(gid % threads_per_job);
+    if (job_no >= njobs) return;
+    const milnor_row_job job = jobs[job_no];
+    uint64_t *row = rows + job_no * stride;
+    const uint32_t nitems = job.n_terms * nparts;
+    for (uint32_t item = sub; item < nitems; item += threads_per_job)
+        pm4_item(flat, job, terms[job.first_term + item / nparts], row, twos_at, item % nparts, nparts);
+}
+
+extern "C" int pair_mul_mod4_batch_cuda(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
+                                        const milnor_term *terms, uint64_t *rows, uint32_t stride_words,
+                                        uint32_t twos_at, const milnor_cuda_cfg *cfg, void *stream)
+{
+    milnor_cuda_cfg c = { PAIR_CUDA_THREADS_PER_JOB, PAIR_CUDA_PARTS };
+    if (cfg) c = *cfg;
+    if (njobs == 0) return 0;
+    if (c.threads_per_job < 1 || c.threads_per_job > BLOCK || BLOCK % c.threads_per_job || c.nparts < 1 ||
+        c.nparts > 1024)
+        return (int)cudaErrorInvalidValue;
+    uint64_t blocks = ((uint64_t)njobs * c.threads_per_job + BLOCK - 1) / BLOCK;
+    if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
+    mod4_batch_kernel<<<(uint32_t)blocks, BLOCK, 0, (cudaStream_t)stream>>>(
+        flat_basis, jobs, njobs, terms, rows, stride_words, twos_at, c.threads_per_job, c.nparts);
+    return (int)cudaGetLastError();
+}
+
+#define CK(call)                                                                              \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));                   \
+            rc = (int)e_;                                                                     \
+            goto out;                                                                         \
+        }                                                                                     \
+    } while (0)
+
+extern "C" int pair_mul_mod4_batch_cuda_host(const uint32_t *flat, size_t flat_words, const milnor_row_job *jobs,
+                                             uint32_t njobs, const milnor_term *terms, size_t nterms,
+                                             uint64_t *rows, size_t rows_words, uint32_t stride_words,
+                                             uint32_t twos_at, const milnor_cuda_cfg *cfg, double *kernel_ms,
+                                             char *err, size_t errlen)
+{
+    int rc = 0;
+    uint32_t *d_flat = NULL;
+    milnor_row_job *d_jobs = NULL;
+    milnor_term *d_terms = NULL;
+    uint64_t *d_rows = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    size_t rows_bytes = rows_words * sizeof *rows;
+    float ms = 0;
+    CK(cudaMalloc((void **)&d_flat, flat_words * sizeof *flat));
+    CK(cudaMalloc((void **)&d_jobs, (njobs ? njobs : 1) * sizeof *jobs));
+    CK(cudaMalloc((void **)&d_terms, (nterms ? nterms : 1) * sizeof *terms));
+    CK(cudaMalloc((void **)&d_rows, rows_bytes ? rows_bytes : 8));
+    CK(cudaMemcpy(d_flat, flat, flat_words * sizeof *flat, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_jobs, jobs, njobs * sizeof *jobs, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_terms, terms, nterms * sizeof *terms, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_rows, rows, rows_bytes, cudaMemcpyHostToDevice));
+    CK(cudaEventCreate(&ev[0]));
+    CK(cudaEventCreate(&ev[1]));
+    CK(cudaEventRecord(ev[0], 0));
+    CK((cudaError_t)pair_mul_mod4_batch_cuda(d_flat, d_jobs, njobs, d_terms, d_rows, stride_words, twos_at, cfg,
+                                             NULL));
+    CK(cudaEventRecord(ev[1], 0));
+    CK(cudaEventSynchronize(ev[1]));
+    CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+    if (kernel_ms) *kernel_ms = ms;
+    CK(cudaMemcpy(rows, d_rows, rows_bytes, cudaMemcpyDeviceToHost));
+out:
+    for (int i = 0; i < 2; ++i)
+        if (ev[i]) cudaEventDestroy(ev[i]);
+    cudaFree(d_flat);
+    cudaFree(d_jobs);
+    cudaFree(d_terms);
+    cudaFree(d_rows);
+    return rc;
+}
