@@ -104,7 +104,7 @@ NVCCFLAGS := -std=c++17 -O3 -g -I. -gencode arch=compute_90,code=sm_90 -gencode 
              -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
 CUDA_SRC  := $(wildcard algebra/*.cu)
 CUDA_OBJ  := $(CUDA_SRC:%.cu=$(B)/%.o)
-CUDA_ALL  := $(CUDA_OBJ) $(B)/bench/milnor_gpu_bench.o
+CUDA_ALL  := $(CUDA_OBJ) $(B)/bench/milnor_gpu_bench.o $(B)/bench/pair_gpu_bench.o
 CUDA_LIBS := -L$(CUDA_DIR)/lib64 -lcudart -Wl,-rpath,$(CUDA_DIR)/lib64 -lstdc++
 STARPU_HAS_CUDA := $(if $(STARPU_PREFIX),$(shell grep -qs 'define STARPU_USE_CUDA 1' \
                      $(STARPU_ABS)/include/starpu/1.3/starpu_config.h && echo yes))
@@ -121,7 +121,7 @@ BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 # Built only where nvcc is: they link the CUDA objects and cudart.
 GPU_TEST  := $(if $(HAVE_NVCC),$(B)/tests/t-milnor-cuda $(B)/tests/t-pair-cuda)
-GPU_BENCH := $(if $(HAVE_NVCC),$(B)/bench/milnor_gpu_bench)
+GPU_BENCH := $(if $(HAVE_NVCC),$(B)/bench/milnor_gpu_bench $(B)/bench/pair_gpu_bench)
 
 .PHONY: all deps run run-only test test-only bench clean install cuda-check faultsweep carry-mpi
 all: $(BIN)/extflow $(B)/extflow.1 $(TEST_BIN) $(BENCH_BIN) $(GPU_TEST) $(GPU_BENCH) $(B)/tests/faultshim.so
@@ -134,14 +134,14 @@ $(B)/tests/faultshim.so: tests/faultshim.c
 # Every object records the headers it includes in its .d file (-MMD -MP); an object without
 # one (built before, or the file lost) is rebuilt.
 DEP_FILES := $(patsubst %.c,$(B)/%.d,$(LIB_SRC) $(TEST_SRC) $(GPU_TEST_SRC) $(BENCH_SRC) tools/extflow.c) \
-             $(patsubst %.cu,$(B)/%.d,$(CUDA_SRC) bench/milnor_gpu_bench.cu)
+             $(patsubst %.cu,$(B)/%.d,$(CUDA_SRC) bench/milnor_gpu_bench.cu bench/pair_gpu_bench.cu)
 $(B)/%.o: %.cu $(B)/%.d
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # Every .cu compiles for sm_90, so none can rot where no GPU build is made.
 cuda-check: $(if $(HAVE_NVCC),$(CUDA_ALL))
-	@$(if $(HAVE_NVCC),echo "cuda-check: $(CUDA_SRC) bench/milnor_gpu_bench.cu compile for sm_90",echo "cuda-check: no nvcc at $(NVCC); skipped")
+	@$(if $(HAVE_NVCC),echo "cuda-check: $(CUDA_SRC) bench/milnor_gpu_bench.cu bench/pair_gpu_bench.cu compile for sm_90",echo "cuda-check: no nvcc at $(NVCC); skipped")
 
 $(B)/%.o: %.c $(B)/%.d
 	@mkdir -p $(dir $@)
@@ -182,7 +182,7 @@ $(BENCH_BIN): $(B)/bench/%: $(B)/bench/%.o $(LIB)
 $(B)/tests/t-milnor-cuda $(B)/tests/t-pair-cuda: $(B)/tests/%: $(B)/tests/%.o $(CUDA_OBJ) $(LIB)
 	$(CC) $^ -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
 
-$(B)/bench/milnor_gpu_bench: $(B)/bench/milnor_gpu_bench.o $(CUDA_OBJ) $(LIB)
+$(B)/bench/milnor_gpu_bench $(B)/bench/pair_gpu_bench: $(B)/bench/%: $(B)/bench/%.o $(CUDA_OBJ) $(LIB)
 	$(CC) $^ -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
 
 # The man page is written from the binary's own help text.
