@@ -1,7 +1,8 @@
 /* milnor_cuda.cu — the batched Milnor product on a CUDA GPU (see milnor_cuda.h). The search is
- * the CPU's own (milnor_search.h), compiled for the device. */
+ * the CPU's own (milnor_search.h), and the shared kernel's cost model, binning and block layout
+ * are milnor_sched.h's, all compiled for the device and the host alike. */
 #include "algebra/milnor_cuda.h"
-#include "algebra/milnor_search.h"
+#include "algebra/milnor_sched.h"
 
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -16,7 +17,7 @@ __device__ static inline void flip_bit_atomic(unsigned long long *row, uint64_t 
 }
 
 /* Block size: several jobs per block when a job has fewer threads (threads_per_job divides it). */
-#define BLOCK 256
+#define BLOCK MK_BLOCK
 
 /* Job j gets threads_per_job threads; its items (term k, part p), k < n_terms, p < nparts,
  * are dealt to them in turn; item (k, p) runs part p of the search of Sq(R_j)·Sq(S_k). */
@@ -56,9 +57,169 @@ __global__ static void mul_batch_kernel(const uint32_t *flat, const milnor_row_j
     }
 }
 
+/* The shared kernel (milnor_sched.h): jobs binned by estimated cost, heaviest first, then
+ * blocks of J jobs each, their rows accumulated in shared memory (SHARED) or in global memory
+ * with atomics (a row that does not fit the budget). */
+
+/* Pass 1: each job's cost bin, and a histogram of the bins (per block in shared memory, then
+ * added to hist). */
+__global__ static void bin_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs,
+                                  const milnor_term *terms, uint8_t *bin, uint32_t *hist)
+{
+    __shared__ uint32_t h[MK_NBINS];
+    for (uint32_t b = threadIdx.x; b < MK_NBINS; b += blockDim.x) h[b] = 0;
+    __syncthreads();
+    uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < njobs) {
+        const uint32_t md = flat[1];
+        const milnor_elt *elts = (const milnor_elt *)(flat + MILNOR_FLAT_ELTS_AT(md));
+        const milnor_row_job job = jobs[j];
+        uint32_t b = mk_cost_bin(mk_job_cost(elts, flat + MILNOR_FLAT_HEADER, &job, terms));
+        bin[j] = (uint8_t)b;
+        atomicAdd(&h[b], 1u);
+    }
+    __syncthreads();
+    for (uint32_t b = threadIdx.x; b < MK_NBINS; b += blockDim.x)
+        if (h[b]) atomicAdd(&hist[b], h[b]);
+}
+
+/* Pass 2: cursor[b] = the first position of bin b (heaviest bin first). */
+__global__ static void starts_kernel(const uint32_t *hist, uint32_t *cursor)
+{
+    if (threadIdx.x == 0 && blockIdx.x == 0) mk_bin_starts(hist, cursor);
+}
+
+/* Pass 3: order[] = the jobs bin by bin (a block reserves its jobs' places per bin at once). */
+__global__ static void scatter_kernel(const uint8_t *bin, uint32_t njobs, uint32_t *cursor, uint32_t *order)
+{
+    __shared__ uint32_t h[MK_NBINS], base[MK_NBINS];
+    for (uint32_t b = threadIdx.x; b < MK_NBINS; b += blockDim.x) h[b] = 0;
+    __syncthreads();
+    uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t b = 0, rank = 0;
+    if (j < njobs) {
+        b = bin[j];
+        rank = atomicAdd(&h[b], 1u);
+    }
+    __syncthreads();
+    for (uint32_t c = threadIdx.x; c < MK_NBINS; c += blockDim.x)
+        if (h[c]) base[c] = atomicAdd(&cursor[c], h[c]);
+    __syncthreads();
+    if (j < njobs) order[base[b] + rank] = (uint32_t)j;
+}
+
+/* Pass 4: block x owns jobs order[x J .. x J + J); its threads draw items (job l, term k,
+ * part p) from a shared counter. SHARED: the rows live in dynamic shared memory as 32-bit
+ * words and are stored once at the end; else bits go to the rows in global memory by 64-bit
+ * atomic XOR (rows zeroed before). */
+template <bool SHARED>
+__global__ static void __launch_bounds__(MK_BLOCK)
+sched_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, const milnor_term *terms,
+             const uint32_t *order, unsigned long long *rows, uint32_t stride, uint32_t J, uint32_t nparts)
+{
+    extern __shared__ uint32_t sh_rows[];
+    __shared__ uint64_t pre[MK_BLOCK + 1];
+    __shared__ uint32_t jobno[MK_BLOCK];
+    __shared__ unsigned long long next;
+    const uint64_t first_job = (uint64_t)blockIdx.x * J;
+    const uint32_t nj = (uint32_t)(njobs - first_job < J ? njobs - first_job : J);
+    const uint32_t md = flat[1], total = flat[2];
+    const uint32_t *first = flat + MILNOR_FLAT_HEADER;
+    const milnor_elt *elts = (const milnor_elt *)(flat + MILNOR_FLAT_ELTS_AT(md));
+    const uint32_t *g = flat + MILNOR_FLAT_SEQNO_AT(md, total);
+    for (uint32_t l = threadIdx.x; l < nj; l += blockDim.x) jobno[l] = order[first_job + l];
+    if (SHARED)
+        for (uint64_t w = threadIdx.x; w < (uint64_t)nj * 2 * stride; w += blockDim.x) sh_rows[w] = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        pre[0] = 0;
+        for (uint32_t l = 0; l < nj; ++l) pre[l + 1] = pre[l] + (uint64_t)jobs[jobno[l]].n_terms * nparts;
+        next = 0;
+    }
+    __syncthreads();
+    const uint64_t nitems = pre[nj];
+    for (;;) {
+        const uint64_t item = atomicAdd(&next, 1ull);
+        if (item >= nitems) break;
+        const uint32_t l = mk_item_job(pre, nj, item);
+        const uint64_t in = item - pre[l];
+        const milnor_row_job job = jobs[jobno[l]];
+        const milnor_term tm = terms[job.first_term + (uint32_t)(in / nparts)];
+        const milnor_elt R = elts[first[job.r_deg] + job.r_idx], S = elts[first[tm.s_deg] + tm.s_idx];
+        mk_item it;
+        uint32_t bit;
+        mk_item_start(&it, g, &R, &S, tm.col_offset, (uint32_t)(in % nparts), nparts);
+        if (SHARED) {
+            uint32_t *row = sh_rows + (uint64_t)l * 2 * stride;
+            while (mk_item_next(&it, &bit)) atomicXor(row + mk_word32(bit), mk_mask32(bit));
+        } else {
+            unsigned long long *row = rows + (uint64_t)jobno[l] * stride;
+            while (mk_item_next(&it, &bit)) flip_bit_atomic(row, bit);
+        }
+    }
+    if (SHARED) {
+        __syncthreads();
+        for (uint64_t w = threadIdx.x; w < (uint64_t)nj * stride; w += blockDim.x) {
+            const uint32_t l = (uint32_t)(w / stride), ww = (uint32_t)(w % stride);
+            rows[(uint64_t)jobno[l] * stride + ww] = mk_word64(sh_rows + (uint64_t)l * 2 * stride, ww);
+        }
+    }
+}
+
+/* The shared kernel's launch: scratch (bins, histogram, cursors, order) from the stream's
+ * memory pool, passes 1-3, then pass 4 with rows in shared memory when J >= 1. */
+static int launch_shared(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
+                         const milnor_term *terms, uint64_t *rows, uint32_t stride, const milnor_cuda_cfg *c,
+                         cudaStream_t st)
+{
+    uint32_t budget = c->shared_bytes ? c->shared_bytes : MK_SHARED_DEFAULT;
+    if (budget > MK_SHARED_DEFAULT) {   /* above 48 KiB a kernel must opt in, up to the device's limit */
+        int dev = 0, optin = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+            return (int)cudaGetLastError();
+        uint32_t room = optin > 8192 ? (uint32_t)optin - 8192 : 0;   /* static arrays: ~3 KB */
+        if (budget > room) budget = room;
+    }
+    const uint32_t J = mk_jobs_per_block(c->threads_per_job, stride, budget);
+    const uint32_t Jg = MK_BLOCK / c->threads_per_job;             /* the global path's */
+    const uint32_t per_block = J ? J : Jg;
+    const uint64_t blocks = ((uint64_t)njobs + per_block - 1) / per_block;
+    const uint32_t jb = (njobs + MK_BLOCK - 1) / MK_BLOCK;
+    if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
+    /* scratch: hist[MK_NBINS], cursor[MK_NBINS], order[njobs] (u32), bin[njobs] (u8) */
+    const size_t scratch = (2 * MK_NBINS + (size_t)njobs) * 4 + njobs;
+    void *buf = NULL;
+    cudaError_t e = cudaMallocAsync(&buf, scratch, st);
+    if (e != cudaSuccess) return (int)e;
+    uint32_t *hist = (uint32_t *)buf, *cursor = hist + MK_NBINS, *order = cursor + MK_NBINS;
+    uint8_t *bin = (uint8_t *)(order + njobs);
+    const size_t dyn = (size_t)J * stride * 8;
+    if ((e = cudaMemsetAsync(hist, 0, MK_NBINS * 4, st)) != cudaSuccess) goto out;
+    bin_kernel<<<jb, MK_BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms, bin, hist);
+    starts_kernel<<<1, 1, 0, st>>>(hist, cursor);
+    scatter_kernel<<<jb, MK_BLOCK, 0, st>>>(bin, njobs, cursor, order);
+    if (J) {
+        if (dyn > 48 * 1024 &&
+            (e = cudaFuncSetAttribute(sched_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)) !=
+                cudaSuccess)
+            goto out;
+        sched_kernel<true><<<(uint32_t)blocks, MK_BLOCK, dyn, st>>>(flat_basis, jobs, njobs, terms, order,
+                                                                    (unsigned long long *)rows, stride, J, c->nparts);
+    } else {
+        if ((e = cudaMemsetAsync(rows, 0, (size_t)njobs * stride * sizeof *rows, st)) != cudaSuccess) goto out;
+        sched_kernel<false><<<(uint32_t)blocks, MK_BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms, order,
+                                                                   (unsigned long long *)rows, stride, Jg, c->nparts);
+    }
+    e = cudaGetLastError();
+out:
+    cudaError_t f = cudaFreeAsync(buf, st);
+    return (int)(e != cudaSuccess ? e : f);
+}
+
 /* The configuration used when the caller gives none: EXTFLOW_GPU_SPLIT="threads_per_job,parts"
- * (read once), else the default measured in docs/perf.md. */
-static milnor_cuda_cfg the_default_cfg = { MILNOR_CUDA_THREADS_PER_JOB, MILNOR_CUDA_PARTS };
+ * and EXTFLOW_GPU_KERNEL=atomic|shared (read once), else the defaults (milnor_cuda.h). */
+static milnor_cuda_cfg the_default_cfg = { MILNOR_CUDA_THREADS_PER_JOB, MILNOR_CUDA_PARTS, MILNOR_CUDA_KERNEL_DEFAULT, 0 };
 static pthread_once_t default_cfg_once = PTHREAD_ONCE_INIT;
 
 static void read_default_cfg(void)
@@ -69,6 +230,9 @@ static void read_default_cfg(void)
         the_default_cfg.threads_per_job = a;
         the_default_cfg.nparts = b;
     }
+    const char *k = getenv("EXTFLOW_GPU_KERNEL");
+    if (k && strcmp(k, "atomic") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_ATOMIC;
+    else if (k && strcmp(k, "shared") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_SHARED;
 }
 
 static milnor_cuda_cfg default_cfg(void)
@@ -93,9 +257,12 @@ extern "C" int milnor_mul_batch_cuda_cfg(const uint32_t *flat_basis, const milno
 {
     cudaStream_t st = (cudaStream_t)stream;
     milnor_cuda_cfg c = cfg ? *cfg : default_cfg();
+    if (c.kernel == 0) c.kernel = default_cfg().kernel;
     if (njobs == 0) return 0;
     if (c.threads_per_job < 1 || c.threads_per_job > BLOCK || BLOCK % c.threads_per_job || c.nparts < 1)
         return (int)cudaErrorInvalidValue;
+    if (c.kernel == MILNOR_CUDA_KERNEL_SHARED)
+        return launch_shared(flat_basis, jobs, njobs, terms, rows, stride_words, &c, st);
     uint64_t blocks = ((uint64_t)njobs * c.threads_per_job + BLOCK - 1) / BLOCK;
     if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
     cudaError_t e = cudaMemsetAsync(rows, 0, (size_t)njobs * stride_words * sizeof *rows, st);

@@ -1,15 +1,29 @@
 /* milnor_cuda.h — the batched Milnor product (milnor_mul_batch) on a CUDA GPU.
  *
  * Maths: row i of the output is the XOR over its terms k of Sq(R_i)·Sq(S_k), each product's
- * bit j at column terms[k].col_offset + j (milnor.h); the same bits as the CPU paths.
+ * bit j at column terms[k].col_offset + j (milnor.h); the same bits as the CPU paths, in any
+ * order of jobs, terms and search parts (XOR commutes).
  *
  * Data: the basis is a flat buffer (milnor_flat_write) already on the device; jobs, terms and
  * rows are device arrays in milnor.h's layouts; rows are njobs x stride packed 64-bit words,
- * zeroed here then filled. Mapping: threads_per_job threads per job share its items (term k,
- * part p): each runs part p of nparts of the Milnor-matrix search of Sq(R)·Sq(S_k)
- * (milnor_search.h, mm_split), so long products are shared and a launch's latency is not that
- * of its longest product; bits are flipped with 64-bit atomic XOR (several items of a row can
- * hit one word). Grid size is computed in 64 bits and checked.
+ * written entirely by a launch (what they held before does not matter). Two kernels:
+ *
+ *   atomic (EXTFLOW_GPU_KERNEL=atomic; the first): rows zeroed by a memset, then
+ *     threads_per_job threads per job, in job order, share its items (term k, part p): each
+ *     runs part p of nparts of the Milnor-matrix search of Sq(R)·Sq(S_k) (milnor_search.h,
+ *     mm_split), items dealt in turn; every term found is one 64-bit global atomic XOR.
+ *   shared (the default): the jobs are first binned by an estimate of their cost, heaviest
+ *     first (three small passes, scratch from the stream's memory pool); block x of 256
+ *     threads then owns jobs x J .. x J + J - 1 of that order (J = 256 / threads_per_job,
+ *     halved until J rows fit shared_bytes, 40 KiB by default), its threads draw the block's
+ *     items (job, term, part) from a shared counter, XOR each term into the job's row in
+ *     shared memory (32-bit shared atomics) and, at the end, store each word of the rows to
+ *     global memory once. The heaviest blocks start first and each block's threads end
+ *     together, so a launch ends on its light work. A row longer than shared_bytes sends the
+ *     launch to the same scheduling with global atomics (after a memset).
+ *   algebra/milnor_sched.h holds the cost model, binning, block layout and row packing; it is
+ *   compiled for the host too, and tests/t-milnor-sched.c runs it against the CPU product.
+ * Grid sizes are computed in 64 bits and checked.
  *
  * Nothing here knows StarPU: the codelet passes StarPU's per-worker stream as `stream`.
  * Compiled only where nvcc is (see Makefile); callers test EXTFLOW_HAVE_CUDA. */
@@ -26,10 +40,19 @@ extern "C" {
 /* Number of usable CUDA devices (0 when there is no driver or no device). */
 int milnor_cuda_device_count(void);
 
-/* Thread mapping (see above); defaults measured in docs/perf.md. */
+/* Kernels (see above): 0 in a cfg means the default, EXTFLOW_GPU_KERNEL=atomic|shared or else
+ * MILNOR_CUDA_KERNEL_DEFAULT. */
+enum { MILNOR_CUDA_KERNEL_ATOMIC = 1, MILNOR_CUDA_KERNEL_SHARED = 2 };
+#define MILNOR_CUDA_KERNEL_DEFAULT MILNOR_CUDA_KERNEL_SHARED
+
+/* Thread mapping (see above); defaults measured in docs/perf.md. A shorter initializer
+ * ({T, P}) leaves kernel and shared_bytes 0: the defaults. */
 typedef struct milnor_cuda_cfg {
-    uint32_t threads_per_job;       /* divides 256 */
+    uint32_t threads_per_job;       /* divides 256; shared kernel: 256 / this = jobs per block */
     uint32_t nparts;                /* parts each product's search is split into */
+    uint32_t kernel;                /* MILNOR_CUDA_KERNEL_*, 0: the default */
+    uint32_t shared_bytes;          /* shared kernel: bytes of rows per block (0: 40 KiB; fewer
+                                       than one row's: rows in global memory, as `atomic`) */
 } milnor_cuda_cfg;
 #define MILNOR_CUDA_THREADS_PER_JOB 128    /* 128/4: best measured over 16 streams (perf.md) */
 #define MILNOR_CUDA_PARTS 4

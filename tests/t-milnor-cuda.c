@@ -173,14 +173,27 @@ int main(void)
     batch b;
     double ms = 0;
     if (batch_all_pairs(&A, &b, 40) < 0) bail("out of memory");
-    /* mappings: the default (128/4), a warp per job, one thread per job, other split shapes */
-    static const milnor_cuda_cfg cfgs[] = { {128, 4}, {32, 1}, {1, 1}, {64, 3}, {128, 8}, {256, 32} };
-    for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; ++c)
-        ok(compare_gpu(&A, flat, words, &b, &cfgs[c], &ms) == -1,
-           "all %zu products of degree <= 40, %u threads/job, %u parts: GPU = CPU search (%.2f ms)", b.nterms,
-           cfgs[c].threads_per_job, cfgs[c].nparts, ms);
+    /* mappings: the default (128/4), a warp per job, one thread per job, other split shapes;
+     * each under both kernels (atomic, shared), and the shared kernel with a row budget that
+     * halves its jobs per block (3 rows) or sends its rows to global memory (1 byte) */
+    static const milnor_cuda_cfg cfgs[] = {
+        {128, 4, MILNOR_CUDA_KERNEL_ATOMIC, 0}, {128, 4, MILNOR_CUDA_KERNEL_SHARED, 0},
+        {32, 1, MILNOR_CUDA_KERNEL_ATOMIC, 0},  {32, 1, MILNOR_CUDA_KERNEL_SHARED, 0},
+        {1, 1, MILNOR_CUDA_KERNEL_ATOMIC, 0},   {1, 1, MILNOR_CUDA_KERNEL_SHARED, 0},
+        {64, 3, MILNOR_CUDA_KERNEL_ATOMIC, 0},  {64, 3, MILNOR_CUDA_KERNEL_SHARED, 1},
+        {128, 8, MILNOR_CUDA_KERNEL_ATOMIC, 0}, {16, 8, MILNOR_CUDA_KERNEL_SHARED, 3 * 8},
+        {256, 32, MILNOR_CUDA_KERNEL_ATOMIC, 0}, {256, 32, MILNOR_CUDA_KERNEL_SHARED, 0},
+    };
+    static const char *const kname[] = { "default", "atomic", "shared" };
+    for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; ++c) {
+        milnor_cuda_cfg k = cfgs[c];
+        if (k.shared_bytes == 3 * 8) k.shared_bytes = 3 * 8 * b.stride;
+        ok(compare_gpu(&A, flat, words, &b, &k, &ms) == -1,
+           "all %zu products of degree <= 40, %s kernel (rows budget %u B), %u threads/job, %u parts: GPU = CPU "
+           "search (%.2f ms)", b.nterms, kname[k.kernel], k.shared_bytes, k.threads_per_job, k.nparts, ms);
+    }
     batch_free(&b);
-    milnor_cuda_cfg wrong = { 96, 1 };
+    milnor_cuda_cfg wrong = { 96, 1, 0, 0 };
     b = (batch){ 0 };
     if (batch_random(&A, &b, 2, 4, 10, 10) < 0) bail("out of memory");
     ok(compare_gpu(&A, flat, words, &b, &wrong, &ms) == -2, "a mapping whose threads/job does not divide 256 is refused");
@@ -194,8 +207,9 @@ int main(void)
                 bail("out of memory");
             const milnor_cuda_cfg *cfg = &cfgs[(i + (size_t)rep) % (sizeof cfgs / sizeof *cfgs)];
             long bad = compare_gpu(&A, flat, words, &b, cfg, &ms);
-            ok(bad == -1, "random batch %u gens x <= %u terms, |R| <= %u, |S| <= %u, mapping %u/%u: %u rows, GPU = CPU%s",
-               shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], cfg->threads_per_job, cfg->nparts, b.njobs,
+            ok(bad == -1, "random batch %u gens x <= %u terms, |R| <= %u, |S| <= %u, %s kernel, mapping %u/%u: %u "
+               "rows, GPU = CPU%s", shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], kname[cfg->kernel],
+               cfg->threads_per_job, cfg->nparts, b.njobs,
                bad == -1 ? "" : " (first differing row below)");
             if (bad >= 0) diag("row %ld differs", bad);
             batch_free(&b);

@@ -196,6 +196,9 @@ static const char *usage_text =
     "                 EXTFLOW_GPU_CHUNK_PAIRS: chunk size there;\n"
     "                 EXTFLOW_GPU_CPU_SHARE=f (0..0.9, default 0): the last f of\n"
     "                 such a step's pairs go to the CPU workers in small chunks\n"
+    "  EXTFLOW_GPU_KERNEL  the GPU multiply's kernel: shared (default: jobs\n"
+    "                 binned by estimated cost, rows accumulated in shared memory)\n"
+    "                 or atomic (the first: one global atomic XOR per term)\n"
     "  EXTFLOW_GPU_VERIFY  1: every GPU chunk is computed again on the CPU, and\n"
     "                 the first difference fails the run (exit 1, one line); 0: off\n"
     "  EXTFLOW_LIFT_INLINE_PAIRS  a lift step (products, massey, d2) with fewer\n"
@@ -495,6 +498,7 @@ static const env_var env_table[] = {
     { "EXTFLOW_GPU_CPU_SHARE", ENV_REAL, 0, 0.9, NULL, "a share of a step's pairs, 0 to 0.9" },
     { "EXTFLOW_GPU_VERIFY", ENV_WORD, 0, 0, "0|1", "0 or 1" },
     { "EXTFLOW_GPU_SPLIT", ENV_SPLIT, 0, 0, NULL, "T,P: T threads per job dividing 256, P parts, 1 to 1024" },
+    { "EXTFLOW_GPU_KERNEL", ENV_WORD, 0, 0, "atomic|shared", "atomic or shared" },
     COUNT("EXTFLOW_LIFT_INLINE_PAIRS", 0, "a number of (job x term) pairs, 0 or more"),
     { "EXTFLOW_MPI_OWNER", ENV_WORD, 0, 0, "pairs|rows|blocks", "pairs, rows or blocks" },
     { "EXTFLOW_MPI_BIND", ENV_WORD, 0, 0, "yes|no", "yes (the default) or no" },
