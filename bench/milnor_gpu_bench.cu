@@ -1,17 +1,21 @@
 /* milnor_gpu_bench.cu — the Milnor-multiply codelet's two implementations on the same batches:
  * the GPU kernel (algebra/milnor_cuda.cu) against milnor_mul_batch on 1 and on N CPU threads.
- * Usage: milnor_gpu_bench [--threads N] --jobs FILE...   batches captured with
+ * Usage: milnor_gpu_bench [--threads N] [--quick] --jobs FILE...   batches captured with
  *            EXTFLOW_CAPTURE_MUL=FILE extflow resolve ... (format: milnor.h)
- *        milnor_gpu_bench [--threads N] --synth [SEED]   random resolution-shaped batches
- * Prints ns per (job x term) pair, median of 3 passes, for each thread mapping T/P (T threads
- * per job, each product's search split into P parts; milnor_cuda.h):
- *   gpu T/P chunks  one launch per captured chunk, back to back on one stream (what one CUDA
+ *        milnor_gpu_bench [--threads N] [--quick] --synth [SEED]   random resolution-shaped batches
+ * Prints ns per (job x term) pair, median of 3 passes, for each kernel K and thread mapping T/P
+ * (T threads per job, each product's search split into P parts; milnor_cuda.h; --quick: the
+ * mappings 32/1, 128/4 and 256/16 only). K is atomic (the first kernel), shared (rows in
+ * shared memory, jobs binned by cost) or sorted (the shared kernel's binning with rows in
+ * global memory, to separate the two changes):
+ *   K T/P chunks    one launch per captured chunk, back to back on one stream (what one CUDA
  *                   worker does, without StarPU's transfers)
- *   gpu T/P s16     the same dealt round robin over 16 streams (16 chunks in flight)
- *   gpu T/P merged  all chunks in one launch (the kernel's throughput on a full GPU)
- * then the default mapping with each chunk's jobs, terms and rows copied in and out, and
- * milnor_mul_batch on 1 thread (one pass) and on N threads (chunks dealt round robin).
- * and checks every GPU result against the CPU's bit for bit. */
+ *   K T/P s16       the same dealt round robin over 16 streams (16 chunks in flight)
+ *   K T/P merged    all chunks in one launch (the kernel's throughput on a full GPU)
+ * then the default kernel and mapping with each chunk's jobs, terms and rows copied in and
+ * out, and milnor_mul_batch on 1 thread (one pass) and on N threads (chunks dealt round
+ * robin). Every GPU result is checked against the CPU's bit for bit (rows poisoned before
+ * each pass), so atomic and shared outputs are identical when both checks pass. */
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -119,11 +123,15 @@ static double median(std::vector<double> x)
 
 int main(int argc, char **argv)
 {
-    int nthreads = 16, a = 1;
+    int nthreads = 16, a = 1, quick = 0;
     std::vector<rec> v;
     if (a + 1 < argc && !strcmp(argv[a], "--threads")) {
         nthreads = atoi(argv[a + 1]);
         a += 2;
+    }
+    if (a < argc && !strcmp(argv[a], "--quick")) {
+        quick = 1;
+        ++a;
     }
     if (a < argc && !strcmp(argv[a], "--jobs")) {
         for (++a; a < argc; ++a) {
@@ -143,7 +151,7 @@ int main(int argc, char **argv)
         v = synth(&A0, 400);
         milnor_basis_clear(&A0);
     } else {
-        fprintf(stderr, "usage: milnor_gpu_bench [--threads N] --jobs FILE... | --synth [SEED]\n");
+        fprintf(stderr, "usage: milnor_gpu_bench [--threads N] [--quick] --jobs FILE... | --synth [SEED]\n");
         return 2;
     }
     if (milnor_cuda_device_count() == 0) {
@@ -210,44 +218,67 @@ int main(int argc, char **argv)
 
     const int PASSES = 3;
     int bad = 0;
-    /* GPU: per mapping, one stream and 16 streams; all chunks in one launch */
-    static const milnor_cuda_cfg cfgs[] = { {32, 1}, {32, 4}, {128, 4}, {128, 16}, {256, 16}, {256, 64} };
-    printf("%-22s %10s %12s\n", "path", "ns/pair", "pairs/s");
-    for (const milnor_cuda_cfg &c : cfgs) {
-        std::vector<double> t1, t16, tm;
-        for (int p = 0; p < PASSES; ++p) {
-            for (int ns : {1, 16}) {
+    /* GPU: per mapping and kernel, one stream and 16 streams; all chunks in one launch */
+    static const milnor_cuda_cfg all_cfgs[] = { {32, 1, 0, 0}, {32, 4, 0, 0}, {128, 4, 0, 0}, {128, 16, 0, 0},
+                                                {256, 16, 0, 0}, {256, 64, 0, 0} };
+    static const milnor_cuda_cfg quick_cfgs[] = { {32, 1, 0, 0}, {128, 4, 0, 0}, {256, 16, 0, 0} };
+    const milnor_cuda_cfg *cfgs = quick ? quick_cfgs : all_cfgs;
+    const size_t ncfgs = quick ? 3 : 6;
+    /* atomic: the first kernel; shared: rows in shared memory; sorted: the shared kernel's
+     * scheduling with rows in global memory (a budget of 1 byte), to tell the two apart */
+    static const struct { const char *name; uint32_t kernel, shared_bytes; } kernels[] = {
+        {"atomic", MILNOR_CUDA_KERNEL_ATOMIC, 0}, {"shared", MILNOR_CUDA_KERNEL_SHARED, 0},
+        {"sorted", MILNOR_CUDA_KERNEL_SHARED, 1} };
+    int kbad[3] = {0, 0, 0};
+    printf("%-26s %10s %12s\n", "path (kernel T/P mode)", "ns/pair", "pairs/s");
+    for (size_t ci = 0; ci < ncfgs; ++ci)
+        for (int ki = 0; ki < 3; ++ki) {
+            milnor_cuda_cfg c = cfgs[ci];
+            c.kernel = kernels[ki].kernel;
+            c.shared_bytes = kernels[ki].shared_bytes;
+            std::vector<double> t1, t16, tm;
+            for (int p = 0; p < PASSES; ++p) {
+                for (int ns : {1, 16}) {
+                    CK(cudaMemset(d_rows, 0x5a, words * 8));    /* poison: a launch writes its rows */
+                    double t0 = now();
+                    for (size_t i = 0; i < v.size(); ++i)
+                        CK((cudaError_t)milnor_mul_batch_cuda_cfg(d_flat, d_jobs[i], (uint32_t)v[i].njobs, d_terms[i],
+                                                                  d_rows + v[i].rows_at, (uint32_t)v[i].stride, &c,
+                                                                  ns == 1 ? st : streams[i % 16]));
+                    CK(cudaDeviceSynchronize());
+                    (ns == 1 ? t1 : t16).push_back(now() - t0);
+                    CK(cudaMemcpy(got.data(), d_rows, words * 8, cudaMemcpyDeviceToHost));
+                    kbad[ki] += memcmp(got.data(), ref.data(), words * 8) != 0;
+                }
                 double t0 = now();
-                for (size_t i = 0; i < v.size(); ++i)
-                    CK((cudaError_t)milnor_mul_batch_cuda_cfg(d_flat, d_jobs[i], (uint32_t)v[i].njobs, d_terms[i],
-                                                              d_rows + v[i].rows_at, (uint32_t)v[i].stride, &c,
-                                                              ns == 1 ? st : streams[i % 16]));
-                CK(cudaDeviceSynchronize());
-                (ns == 1 ? t1 : t16).push_back(now() - t0);
-                CK(cudaMemcpy(got.data(), d_rows, words * 8, cudaMemcpyDeviceToHost));
-                bad += memcmp(got.data(), ref.data(), words * 8) != 0;
+                CK((cudaError_t)milnor_mul_batch_cuda_cfg(d_flat, d_mjobs, (uint32_t)mjobs.size(), d_mterms,
+                                                          d_merged_rows, (uint32_t)maxstride, &c, st));
+                CK(cudaStreamSynchronize(st));
+                tm.push_back(now() - t0);
             }
-            double t0 = now();
-            CK((cudaError_t)milnor_mul_batch_cuda_cfg(d_flat, d_mjobs, (uint32_t)mjobs.size(), d_mterms, d_merged_rows,
-                                                      (uint32_t)maxstride, &c, st));
-            CK(cudaStreamSynchronize(st));
-            tm.push_back(now() - t0);
+            char name[64];
+            const struct { const char *what; std::vector<double> *t; } rows[] = { {"chunks", &t1}, {"s16", &t16}, {"merged", &tm} };
+            for (const auto &r : rows) {
+                snprintf(name, sizeof name, "%s %u/%u %s", kernels[ki].name, c.threads_per_job, c.nparts, r.what);
+                double m = median(*r.t);
+                printf("%-26s %10.2f %12.3e\n", name, 1e9 * m / (double)pairs, (double)pairs / m);
+            }
+            /* merged rows: row by row against the reference (stride differs) */
+            std::vector<uint64_t> merged(njobs * maxstride + 1);
+            CK(cudaMemcpy(merged.data(), d_merged_rows, njobs * maxstride * 8, cudaMemcpyDeviceToHost));
+            size_t row = 0;
+            for (const rec &r : v)
+                for (size_t i = 0; i < r.njobs; ++i, ++row)
+                    kbad[ki] += memcmp(merged.data() + row * maxstride, ref.data() + r.rows_at + i * r.stride,
+                                       r.stride * 8) != 0;
         }
-        char name[64];
-        const struct { const char *what; std::vector<double> *t; } rows[] = { {"chunks", &t1}, {"s16", &t16}, {"merged", &tm} };
-        for (const auto &r : rows) {
-            snprintf(name, sizeof name, "gpu %u/%u %s", c.threads_per_job, c.nparts, r.what);
-            double m = median(*r.t);
-            printf("%-22s %10.2f %12.3e\n", name, 1e9 * m / (double)pairs, (double)pairs / m);
-        }
-        /* merged rows: row by row against the reference (stride differs) */
-        std::vector<uint64_t> merged(njobs * maxstride + 1);
-        CK(cudaMemcpy(merged.data(), d_merged_rows, njobs * maxstride * 8, cudaMemcpyDeviceToHost));
-        size_t row = 0;
-        for (const rec &r : v)
-            for (size_t i = 0; i < r.njobs; ++i, ++row)
-                bad += memcmp(merged.data() + row * maxstride, ref.data() + r.rows_at + i * r.stride, r.stride * 8) != 0;
+    for (int ki = 0; ki < 3; ++ki) {
+        printf("check %s: %s\n", kernels[ki].name,
+               kbad[ki] ? "DIFFERS from the CPU" : "every row identical to the CPU's (chunks, s16, merged)");
+        bad += kbad[ki];
     }
+    printf("check atomic vs shared: %s\n", !kbad[0] && !kbad[1] ? "identical outputs (both equal the CPU's bit for bit)"
+                                                               : "NOT identical");
     /* the chunks with transfers, default mapping */
     std::vector<double> t_xfer, t_cpun;
     for (int p = 0; p < PASSES; ++p) {
