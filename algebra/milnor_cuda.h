@@ -8,11 +8,11 @@
  * rows are device arrays in milnor.h's layouts; rows are njobs x stride packed 64-bit words,
  * written entirely by a launch (what they held before does not matter). Two kernels:
  *
- *   atomic (EXTFLOW_GPU_KERNEL=atomic; the first): rows zeroed by a memset, then
+ *   atomic (the default; EXTFLOW_GPU_KERNEL=atomic): rows zeroed by a memset, then
  *     threads_per_job threads per job, in job order, share its items (term k, part p): each
  *     runs part p of nparts of the Milnor-matrix search of Sq(R)·Sq(S_k) (milnor_search.h,
  *     mm_split), items dealt in turn; every term found is one 64-bit global atomic XOR.
- *   shared (the default): the jobs are first binned by an estimate of their cost, heaviest
+ *   shared (EXTFLOW_GPU_KERNEL=shared): the jobs are first binned by an estimate of their cost, heaviest
  *     first (three small passes, scratch from the stream's memory pool); block x of 256
  *     threads then owns jobs x J .. x J + J - 1 of that order (J = 256 / threads_per_job,
  *     halved until J rows fit shared_bytes, 40 KiB by default), its threads draw the block's
@@ -43,7 +43,7 @@ int milnor_cuda_device_count(void);
 /* Kernels (see above): 0 in a cfg means the default, EXTFLOW_GPU_KERNEL=atomic|shared or else
  * MILNOR_CUDA_KERNEL_DEFAULT. */
 enum { MILNOR_CUDA_KERNEL_ATOMIC = 1, MILNOR_CUDA_KERNEL_SHARED = 2 };
-#define MILNOR_CUDA_KERNEL_DEFAULT MILNOR_CUDA_KERNEL_SHARED
+#define MILNOR_CUDA_KERNEL_DEFAULT MILNOR_CUDA_KERNEL_ATOMIC
 
 /* Thread mapping (see above); defaults measured in docs/perf.md. A shorter initializer
  * ({T, P}) leaves kernel and shared_bytes 0: the defaults. */

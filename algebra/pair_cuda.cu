@@ -31,7 +31,7 @@ extern "C" int pair_mul_mod4_batch_cuda(const uint32_t *flat_basis, const milnor
                                         const milnor_term *terms, uint64_t *rows, uint32_t stride_words,
                                         uint32_t twos_at, const milnor_cuda_cfg *cfg, void *stream)
 {
-    milnor_cuda_cfg c = { PAIR_CUDA_THREADS_PER_JOB, PAIR_CUDA_PARTS };
+    milnor_cuda_cfg c = { PAIR_CUDA_THREADS_PER_JOB, PAIR_CUDA_PARTS, 0, 0 };  /* kernel, shared_bytes: unused here */
     if (cfg) c = *cfg;
     if (njobs == 0) return 0;
     if (c.threads_per_job < 1 || c.threads_per_job > BLOCK || BLOCK % c.threads_per_job || c.nparts < 1 ||

@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     pair_mul_mod4_batch(&A, jobs.data(), jobs.size(), terms.data(), cpu.data(), stride, twos_at);
     double cpu_s = now() - t0;
 
-    static const milnor_cuda_cfg cfgs[] = { {128, 4}, {32, 1}, {32, 4}, {64, 4}, {128, 8}, {256, 8} };
+    static const milnor_cuda_cfg cfgs[] = { {128, 4, 0, 0}, {32, 1, 0, 0}, {32, 4, 0, 0}, {64, 4, 0, 0}, {128, 8, 0, 0}, {256, 8, 0, 0} };
     char err[256];
     int bad = 0;
     for (const milnor_cuda_cfg &c : cfgs) {

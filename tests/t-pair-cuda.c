@@ -140,7 +140,7 @@ int main(void)
     diag("SEED=%llu", (unsigned long long)rng);
 
     /* argument checks, before any device is touched */
-    static const milnor_cuda_cfg bad_cfgs[] = { {96, 1}, {0, 1}, {512, 1}, {32, 0}, {32, 1025} };
+    static const milnor_cuda_cfg bad_cfgs[] = { {96, 1, 0, 0}, {0, 1, 0, 0}, {512, 1, 0, 0}, {32, 0, 0, 0}, {32, 1025, 0, 0} };
     int refused = 1;
     for (size_t c = 0; c < sizeof bad_cfgs / sizeof *bad_cfgs; ++c)
         refused &= pair_mul_mod4_batch_cuda(NULL, NULL, 1, NULL, NULL, 0, 0, &bad_cfgs[c], NULL) != 0;
@@ -162,7 +162,8 @@ int main(void)
     batch b;
     double ms = 0;
     batch_all_pairs(&A, &b, ALL_PAIRS_DEG);
-    static const milnor_cuda_cfg cfgs[] = { {128, 4}, {32, 1}, {1, 1}, {64, 3}, {128, 8}, {256, 32} };
+    static const milnor_cuda_cfg cfgs[] = { {128, 4, 0, 0}, {32, 1, 0, 0}, {1, 1, 0, 0}, {64, 3, 0, 0}, {128, 8, 0, 0},
+                                            {256, 32, 0, 0} };
     for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; ++c)
         ok(compare_gpu(&A, flat, words, &b, c % 2, &cfgs[c], &ms) == -1,
            "all %zu products of degree <= %d, each in its own columns, %s start, %u threads/job, %u parts: "
