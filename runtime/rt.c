@@ -334,7 +334,7 @@ int rt_resolve(resolution *res, const rt_progress *progress)
      * other ranks wait for what they publish */
     /* one process stops submitting once the time limit has passed (jobs depend on smaller t
      * only); ranks submit every job, since others wait for what they publish */
-    for (deg_t t = 0; t <= res->max_t && (run->dist || !res_failed(res)); t++) {
+    for (deg_t t = 0; t <= res->max_t && (run->dist || !res_check_writes(res)); t++) {
         if (!run->dist && admission_time_up(&run->admission)) break;
         for (int s = 0; s <= res->max_s && s <= t; s++)
             if (res_in_region(res, s, t) && !*res_done(res, s, t) && (!run->dist || rt_dist_owns(run->dist, s, t)))

@@ -16,7 +16,7 @@ int exchange_pack(resolution *res, int s, deg_t t, int kernel, void **out, size_
         free(k);
         k = NULL;
     }
-    if (res_failed(res)) h[H_FLAGS] = EXCHANGE_FAILED;
+    if (res_check_writes(res)) h[H_FLAGS] = EXCHANGE_FAILED;
     else if (!*res_done(res, s, t)) h[H_FLAGS] = EXCHANGE_CANCELLED;  /* its step never ran */
     else {
         h[H_N] = res->F[s].ngens[t];

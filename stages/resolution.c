@@ -192,11 +192,16 @@ void res_fail(resolution *res, const char *fmt, ...)
 
 int res_failed(resolution *res)
 {
-    if (stage_committer_failed(res->committer) && !res->failed) res_flush_stages(res);
     pthread_mutex_lock(&res->lock);
     int f = res->failed;
     pthread_mutex_unlock(&res->lock);
     return f;
+}
+
+int res_check_writes(resolution *res)
+{
+    if (stage_committer_failed(res->committer) && !res_failed(res)) res_flush_stages(res);
+    return res_failed(res);
 }
 
 int res_step_plan(step_ctx *c)

@@ -141,7 +141,12 @@ static inline f2mat **res_kernel_slot(resolution *res, int s, deg_t t)
  * tables and the per-bidegree arrays); the matrices of the steps come on top. */
 uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t);
 void res_fail(resolution *res, const char *fmt, ...);
+/* Has the run failed (res_fail)? Only reads the flag. */
 int res_failed(resolution *res);
+/* res_failed, after recording a failed background write of the stage files (the committer's)
+ * as the run's failure: res_flush_stages then gives its message. Called where a run decides
+ * whether to go on (each piece of a step, the submission loop, a packet for other ranks). */
+int res_check_writes(resolution *res);
 
 /* The pieces of a step. Each returns 0 or -1 (after res_fail). */
 int res_step_plan(step_ctx *c);                 /* jobs, terms, zeroed D */
