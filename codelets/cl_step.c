@@ -7,7 +7,7 @@
 #include "stages/step.h"
 
 /* Nothing more is computed for this step: the run failed, or stopped taking work. */
-static int step_void(step_ctx *c) { return res_check_writes(c->res) || c->cancelled; }
+static int step_void(step_ctx *c) { return res_check_writes(c->res) || c->next->cancelled(c); }
 
 static void step_plan_cpu(void *buffers[], void *cl_arg)
 {

@@ -45,12 +45,12 @@ void admission_clear(admission *a)
 int admission_stopped(const admission *a) { return a->stopped; }
 
 /* Has the time limit passed, here or (a distributed run) on another rank that sent a bidegree
- * c reads uncomputed (res->stopped_elsewhere, set before c's plan may run)? Checked as steps
+ * k's step reads uncomputed (res->stopped_elsewhere, set before that plan may run)? Checked as steps
  * come and go: a step racing with the moment it passes may still be admitted. */
-static int time_is_up(admission *a, const step_ctx *c)
+static int time_is_up(admission *a, const admission_ticket *k)
 {
     if (a->time_limit > 0 && !a->stopped && now_s() - a->start >= a->time_limit) a->stopped = 1;
-    if (c && c->res->stopped_elsewhere) a->stopped = 1;
+    if (k && k->c->res->stopped_elsewhere) a->stopped = 1;
     return a->stopped;
 }
 
@@ -62,74 +62,75 @@ int admission_time_up(admission *a)
     return up;
 }
 
-static void take(admission *a, step_ctx *c)
+static void take(admission *a, admission_ticket *k)
 {
     a->in_flight++;
     if (a->in_flight > a->max_in_flight) a->max_in_flight = a->in_flight;
-    a->reserved += c->admitted_bytes;
-    c->admitted = 1;
+    a->reserved += k->bytes;
+    k->admitted = 1;
 }
 
 /* Under the lock: does c fit now (rule in admission.h)? Admits it if so. (Giving malloc's
  * retained memory back here with malloc_trim when a step would wait was tried: at stem 110 on
  * 2 workers it cost 1582 trims and half again the CPU time, and the peak RSS did not fall;
  * docs/perf.md.) */
-static int try_admit(admission *a, step_ctx *c)
+static int try_admit(admission *a, admission_ticket *k)
 {
     if (a->in_flight > 0 && a->budget) {
         int64_t taken = a->baseline + memacct_total() - memacct_current(MEM_INFLIGHT) + (int64_t)a->reserved;
         int64_t rss = rss_now();
-        if ((rss > taken ? rss : taken) + (int64_t)c->admitted_bytes > (int64_t)a->budget) return 0;
+        if ((rss > taken ? rss : taken) + (int64_t)k->bytes > (int64_t)a->budget) return 0;
     }
-    take(a, c);
+    take(a, k);
     return 1;
 }
 
-int admission_admit(admission *a, step_ctx *c)
+int admission_admit(admission *a, admission_ticket *k)
 {
-    if (c->admitted || c->cancelled) return 1;
-    if (time_is_up(a, c)) {
-        c->cancelled = 1;
+    const step_ctx *c = k->c;
+    if (k->admitted || k->cancelled) return 1;
+    if (time_is_up(a, k)) {
+        k->cancelled = 1;
         return 1;
     }
     /* the predictions were 0.9-1.5x short of the measured peak in flight of each step (mean
      * 1.12, stem 90, steps over 1 MB run one at a time): charge 5/4 of them */
-    c->admitted_bytes = a->budget ? c->algo->footprint(c->res, c->s, c->t) / 4 * 5 : 0;
+    k->bytes = a->budget ? c->algo->footprint(c->res, c->s, c->t) / 4 * 5 : 0;
     pthread_mutex_lock(&a->lock);
-    int ok = try_admit(a, c);
+    int ok = try_admit(a, k);
     if (!ok && a->nwaiting == a->capwaiting) {
         size_t cap = a->capwaiting ? 2 * a->capwaiting : 64;
-        step_ctx **w = realloc(a->waiting, cap * sizeof *w);
+        admission_ticket **w = realloc(a->waiting, cap * sizeof *w);
         if (w) {
             a->waiting = w;
             a->capwaiting = cap;
         } else {            /* no room to wait: admit it rather than lose it */
-            take(a, c);
+            take(a, k);
             ok = 1;
         }
     }
     if (!ok) {
-        a->waiting[a->nwaiting++] = c;
+        a->waiting[a->nwaiting++] = k;
         a->deferred++;
     }
     pthread_mutex_unlock(&a->lock);
     return ok;
 }
 
-size_t admission_release(admission *a, step_ctx *c, step_ctx **go, size_t max)
+size_t admission_release(admission *a, admission_ticket *k, admission_ticket **go, size_t max)
 {
     size_t n = 0;
     pthread_mutex_lock(&a->lock);
-    if (c && c->admitted) {
+    if (k && k->admitted) {
         a->in_flight--;
-        a->reserved -= c->admitted_bytes;
+        a->reserved -= k->bytes;
     }
-    int stopped = time_is_up(a, c);
+    int stopped = time_is_up(a, k);
     while (n < max && a->nwaiting) {
         size_t best = 0;
         for (size_t i = 1; i < a->nwaiting; i++)
-            if (a->waiting[i]->t < a->waiting[best]->t) best = i;
-        step_ctx *w = a->waiting[best];
+            if (a->waiting[i]->c->t < a->waiting[best]->c->t) best = i;
+        admission_ticket *w = a->waiting[best];
         if (stopped || time_is_up(a, w)) w->cancelled = 1;
         else if (!try_admit(a, w)) break;
         a->waiting[best] = a->waiting[--a->nwaiting];

@@ -10,8 +10,8 @@
  * in flight, so a run never stalls whatever the budget (with one smaller than any step, steps
  * run one at a time). A step that does not fit waits here; each finish admits the waiting
  * steps that fit then, lowest t first. After the time limit nothing is admitted: steps are
- * handed back cancelled (c->cancelled), so that their pieces are no-ops and their DONE tags
- * still fire. In a distributed run each rank counts its own time limit, and a rank that
+ * handed back cancelled (admission_ticket.cancelled), so that their pieces are no-ops and
+ * their DONE tags still fire. In a distributed run each rank counts its own time limit, and a rank that
  * receives a bidegree another rank cancelled (res->stopped_elsewhere) stops admitting too, so
  * no step ever reads a bidegree that was not computed. No thread ever waits on this.
  */
@@ -23,6 +23,17 @@
 #include <stdint.h>
 #include "stages/resolution.h"
 
+/* What admission keeps of one step: part of the runtime's own state of the step (runtime/rt.c
+ * keeps it beside the step_ctx, whose runtime pointer leads back to it). Zeroed before the
+ * step's first admission_admit. */
+typedef struct admission_ticket {
+    step_ctx *c;                /* the step */
+    uint64_t bytes;             /* footprint reserved for the step under --memory */
+    int admitted;               /* counted among the steps in flight */
+    int cancelled;              /* the run stopped taking work (--time-limit) before the step
+                                 * started: every piece of it is a no-op, nothing is published */
+} admission_ticket;
+
 typedef struct admission {
     uint64_t budget;                /* bytes; 0: no memory limit */
     double time_limit, start;       /* seconds (0: none); monotonic clock at the start */
@@ -30,7 +41,7 @@ typedef struct admission {
     pthread_mutex_t lock;           /* over everything below */
     uint32_t in_flight, max_in_flight;
     uint64_t reserved;              /* footprints of the steps in flight */
-    step_ctx **waiting;
+    admission_ticket **waiting;
     size_t nwaiting, capwaiting;
     uint64_t deferred;              /* how many times a step had to wait */
     _Atomic int stopped;            /* the time limit has passed (here or on another rank) */
@@ -46,13 +57,13 @@ void admission_init(admission *a, uint64_t budget, double time_limit, double sta
 /* Has the time limit passed (here; or on another rank, as steps report it)? */
 int admission_time_up(admission *a);
 void admission_clear(admission *a);
-/* Before c's plan: 1 when it may go on (admitted; or cancelled, the time limit having
- * passed), 0 when it waits here (admission_release hands it back later). */
-int admission_admit(admission *a, step_ctx *c);
-/* c (an admitted step) has finished, or NULL: hands back in go[0..n) up to max waiting steps
- * that are admitted (or cancelled) now, for the caller to plan; while n == max, call again
- * with c = NULL for more. */
-size_t admission_release(admission *a, step_ctx *c, step_ctx **go, size_t max);
+/* Before the plan of k's step: 1 when it may go on (admitted; or cancelled, the time limit
+ * having passed), 0 when it waits here (admission_release hands it back later). */
+int admission_admit(admission *a, admission_ticket *k);
+/* k's step (an admitted one) has finished, or NULL: hands back in go[0..n) up to max waiting
+ * steps that are admitted (or cancelled) now, for the caller to plan; while n == max, call
+ * again with k = NULL for more. */
+size_t admission_release(admission *a, admission_ticket *k, admission_ticket **go, size_t max);
 int admission_stopped(const admission *a);
 
 #endif

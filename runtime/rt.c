@@ -24,23 +24,14 @@
  * StarPU's allocations cannot be seen from here; what a task or a registered handle costs was
  * measured once (Debian's StarPU 1.3, RSS over 100000 of them: a vector handle 4.5 KB, a
  * submitted task waiting on a tag 1.9 KB), and the runtime counts those per live object:
- * a job's plan task and step_ctx from submission to the end of its finish, and a multiply
- * phase's chunk handles and tasks until the task that reads them runs. */
+ * a job's plan task and rt_step (its step_ctx inside) from submission to the end of its
+ * finish, and a multiply phase's chunk handles and tasks until the task that reads them runs. */
 #define RT_HANDLE_BYTES 4608
 #define RT_TASK_BYTES 1920
-#define RT_JOB_BYTES ((int64_t)(RT_TASK_BYTES + sizeof(step_ctx)))
+#define RT_JOB_BYTES ((int64_t)(RT_TASK_BYTES + sizeof(rt_step)))
+/* --- end of the memory account's part (account_chunks below) */
 
-static void account_chunks(step_ctx *c, uint32_t nchunks)
-{
-    int64_t now = nchunks ? (int64_t)(nchunks + 2) * RT_HANDLE_BYTES +
-                            (int64_t)nchunks * (RT_TASK_BYTES + (int64_t)sizeof(struct cl_milnor_mul_args))
-                          : 0;
-    memacct_add(MEM_RUNTIME, now - c->runtime_bytes);
-    c->runtime_bytes = now;
-}
-/* --- end of the memory account's part */
-
-/* One run of rt_resolve: everything its tasks share, reached through step_ctx.runtime. */
+/* One run of rt_resolve: everything its tasks share, reached through each step's rt_step. */
 typedef struct rt_run {
     resolution *res;
     rt_mul mul;                     /* the flat basis and the chunking (rt_mul.h) */
@@ -48,6 +39,28 @@ typedef struct rt_run {
     rt_dist *dist;                  /* several MPI ranks (rt_mpi.h); NULL: this process alone */
     admission admission;            /* --memory, --time-limit */
 } rt_run;
+
+/* The runtime's own state of one step, allocated with its step_ctx (c.runtime points here;
+ * the codelets see c only). */
+typedef struct rt_step {
+    step_ctx c;
+    rt_run *run;
+    admission_ticket ticket;        /* --memory, --time-limit (admission.h) */
+    int64_t bytes;                  /* its share of the memory account for the step's current
+                                     * multiply tasks and handles */
+} rt_step;
+
+static rt_step *step_of(const step_ctx *c) { return c->runtime; }
+
+static void account_chunks(step_ctx *c, uint32_t nchunks)
+{
+    rt_step *st = step_of(c);
+    int64_t now = nchunks ? (int64_t)(nchunks + 2) * RT_HANDLE_BYTES +
+                            (int64_t)nchunks * (RT_TASK_BYTES + (int64_t)sizeof(struct cl_milnor_mul_args))
+                          : 0;
+    memacct_add(MEM_RUNTIME, now - st->bytes);
+    st->bytes = now;
+}
 
 int rt_init(int verbose, char *err, size_t errlen)
 {
@@ -94,7 +107,7 @@ static void submit_or_fail(resolution *res, int ret, const char *what)
 static void submit_multiply(step_ctx *c, rt_chunks *k)
 {
     char err[128];
-    if (rt_mul_submit(&((rt_run *)c->runtime)->mul, &c->build, c->s, (int)c->t, k, err, sizeof err) != 0)
+    if (rt_mul_submit(&step_of(c)->run->mul, &c->build, c->s, (int)c->t, k, err, sizeof err) != 0)
         res_fail(c->res, "step (%d,%d): %s", c->s, c->t, err);
 }
 
@@ -136,31 +149,39 @@ static void after_reduce(step_ctx *c, int multiply_again)
 /* --- admission under --memory and --time-limit (runtime/admission.h) */
 static void submit_plan(step_ctx *c);
 
-static int admit(step_ctx *c) { return admission_admit(&((rt_run *)c->runtime)->admission, c); }
+static int admit(step_ctx *c) { return admission_admit(&step_of(c)->run->admission, &step_of(c)->ticket); }
+static int cancelled(const step_ctx *c) { return step_of(c)->ticket.cancelled; }
 
 /* c finished (or could not run): plan the waiting steps that may start now. */
 static void release(step_ctx *c)
 {
-    admission *a = &((rt_run *)c->runtime)->admission;
-    step_ctx *go[64];
-    for (size_t n = admission_release(a, c, go, 64);; n = admission_release(a, NULL, go, 64)) {
-        for (size_t i = 0; i < n; i++) submit_plan(go[i]);
+    admission *a = &step_of(c)->run->admission;
+    admission_ticket *go[64];
+    for (size_t n = admission_release(a, &step_of(c)->ticket, go, 64);; n = admission_release(a, NULL, go, 64)) {
+        for (size_t i = 0; i < n; i++) submit_plan(go[i]->c);
         if (n < 64) break;
     }
 }
 /* --- end of admission */
 
-static void after_finish(step_ctx *c)
+/* Frees the step c and the runtime's state of it. */
+static void free_step(step_ctx *c)
 {
-    if (!c->kernel_only && !c->cancelled) progress_step_done(c->s, c->t);
-    account_chunks(c, 0);
-    release(c);
+    rt_step *st = step_of(c);
     memacct_add(MEM_RUNTIME, -RT_JOB_BYTES);
     step_free(c);
-    free(c);
+    free(st);
 }
 
-static const step_next rt_next = { admit, after_plan, after_reduce, after_finish };
+static void after_finish(step_ctx *c)
+{
+    if (!c->kernel_only && !cancelled(c)) progress_step_done(c->s, c->t);
+    account_chunks(c, 0);
+    release(c);
+    free_step(c);
+}
+
+static const step_next rt_next = { admit, after_plan, after_reduce, after_finish, cancelled };
 
 /* The plan task of an admitted step that had to wait (its tag and dependencies were those of
  * its first plan task, which has run). */
@@ -173,9 +194,7 @@ static void submit_plan(step_ctx *c)
     if (ret != 0) {     /* its chain cannot run: end it as a no-op so its DONE tag fires */
         starpu_tag_notify_from_apps(done_tag_of(c));
         release(c);
-        memacct_add(MEM_RUNTIME, -RT_JOB_BYTES);
-        step_free(c);
-        free(c);
+        free_step(c);
     }
 }
 
@@ -183,19 +202,22 @@ static void submit_plan(step_ctx *c)
 static int submit_job(rt_run *run, int s, deg_t t, int edge, starpu_tag_t *deps, int ndeps)
 {
     resolution *res = run->res;
-    step_ctx *c = calloc(1, sizeof *c);
-    if (!c) {   /* fire the tag its dependents wait on, or they never run (their steps are no-ops) */
+    rt_step *st = calloc(1, sizeof *st);
+    if (!st) {  /* fire the tag its dependents wait on, or they never run (their steps are no-ops) */
         res_fail(res, "out of memory submitting step (%d,%d)", s, t);
         starpu_tag_notify_from_apps(tag_of(edge ? TAG_EDGE : TAG_DONE, s, t));
         return -1;
     }
+    step_ctx *c = &st->c;
+    st->run = run;
+    st->ticket.c = c;
     c->res = res;
     c->s = s;
     c->t = t;
     c->kernel_only = edge;
     c->algo = edge ? &step_edge_kernel : step_algo_for(res, s);
     c->next = &rt_next;
-    c->runtime = run;
+    c->runtime = st;
     memacct_add(MEM_RUNTIME, RT_JOB_BYTES);
     starpu_tag_t plan = tag_of(edge ? TAG_EDGE_PLAN : TAG_PLAN, s, t);
     if (ndeps) starpu_tag_declare_deps_array(plan, (unsigned)ndeps, deps);
@@ -203,7 +225,7 @@ static int submit_job(rt_run *run, int s, deg_t t, int edge, starpu_tag_t *deps,
                                  STARPU_PRIORITY, -(int)t, STARPU_NAME, edge ? "edge_plan" : "step_plan", 0);
     if (ret != 0) {
         memacct_add(MEM_RUNTIME, -RT_JOB_BYTES);
-        free(c);
+        free(st);
         submit_or_fail(res, ret, "step_plan");
         return -1;
     }

@@ -87,14 +87,7 @@ typedef struct step_ctx {
     int kernel_only;            /* stem-edge job: compute the kernel, add nothing */
     const struct step_algo *algo;   /* the step's algorithm (stages/step.h) */
     const struct step_next *next;   /* what the runtime does after each piece (step.h) */
-    void *runtime;              /* the runtime's own state for this run (opaque here) */
-    /* runtime/ only: */
-    int64_t runtime_bytes;      /* its share of the memory account for the step's current
-                                 * multiply tasks and handles */
-    uint64_t admitted_bytes;    /* footprint reserved for the step under --memory */
-    int admitted;               /* counted among the steps in flight */
-    int cancelled;              /* the run stopped taking work (--time-limit): every piece of
-                                 * this step is a no-op, nothing is published */
+    void *runtime;              /* the runtime's own state for this step (opaque here) */
     row_build build;            /* what the multiply tasks of the current phase fill; standard:
                                  * D is dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2) */
     uint8_t *is_image_pivot;    /* build.ncols flags after reduction */

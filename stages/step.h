@@ -50,6 +50,9 @@ typedef struct step_next {
     void (*after_plan)(step_ctx *c, int planned_ok);
     void (*after_reduce)(step_ctx *c, int multiply_again);
     void (*after_finish)(step_ctx *c);  /* owns c from here: frees it with step_free */
+    /* 1 when the run stopped taking work (--time-limit) before c started: every piece of c is
+     * then a no-op and nothing is published */
+    int (*cancelled)(const step_ctx *c);
 } step_next;
 
 extern const step_algo step_standard, step_nassau, step_edge_kernel;
