@@ -1,5 +1,6 @@
 /* cofiber.c — the subspaces row s of a cone's resolution hits (see cofiber.h). */
 #include "stages/cofiber.h"
+#include "stages/standard.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,26 +1,20 @@
-/* resolution.h — the minimal resolution of the sphere S_2 = F2 (or of a finite module M,
- * res_set_module) over A, standard algorithm.
+/* resolution.h — the resolution's core: the state of a minimal resolution of the sphere
+ * S_2 = F2 (or of a finite module M, res_set_module) over A, and what every step shares:
+ * publishing a bidegree's new generators, queueing and flushing stage files, loading them on
+ * resume.
  *
- * Maths (docs/algorithms.md §4). F_s → F_{s-1} → ... → F_0 → M with F_s free; at each bidegree
- * (s, t) the step reduces the matrix of d_s on F_{s,t} (rows: basis Sq(R)·g with |g| < t;
- * columns: F_{s-1,t}) together with an identity, [D | 0 | I], to RREF. Rows whose pivot lies
- * in I give the kernel of d_s (consumed by step (s+1, t)); the pivots in D give the image.
- * The new generators of F_s in degree t are the kernel vectors of d_{s-1} at (s-1, t) whose
- * pivot is not an image pivot (sseq's extend_image), so the resolution is minimal and
- * dim Ext^{s,t} = the number of new generators.
+ * Maths (docs/algorithms.md §4). F_s → F_{s-1} → ... → F_0 → M with F_s free. The step at
+ * bidegree (s, t) adds the new generators of F_s in degree t, each given by its image d(g) in
+ * F_{s-1,t}; the resolution is minimal, so dim Ext^{s,t} = the number of new generators. The
+ * steps are the standard one (stages/standard.h) and Nassau's (stages/nassau.h), chosen per
+ * row behind stages/step.h; both depend on this core only, and publish through res_publish.
  *
- * Cofiber (module key "cofiber", stages/cofiber.h): the steps are those of M except that row
- * s0 of the cone's resolution, in the degrees t0 .. t0 + top of M, hits a subspace of the
- * kernel given with the module (fd_module's cofiber_rows) instead of the whole kernel.
- *
- * Columns. d(g) only meets generators of degree < |g|, so the columns of generators of
- * degree >= t-1 of F_{s-1} are zero in degree t; the matrix keeps the prefix of generators
- * of degree <= t-2. That makes a step depend on (s, t-1) and on the kernel at (s-1, t) only,
- * and lets the stem-edge kernel at (s, N+s+1) be computed from (s, N+s) alone.
- *
- * A step is split into three pieces that the runtime (runtime/rt.c) turns into StarPU tasks:
- * res_step_plan (marshal Milnor-multiply jobs), the batched multiply (codelets/), res_step_reduce
- * (RREF, image pivots, kernel) and res_step_finish (new generators, stage file).
+ * Layout. F[s] holds the generators of F_s by degree (algebra/freemod.h: each one's image over
+ * the basis of F_{s-1} in its degree, on generators of lower degree). The per-bidegree arrays
+ * (done, the kernel slots a step hands to the next row, the journal's marks) have one cell
+ * per (s, n = t - s) of the region, res_cell(s, t). A step's work travels through its pieces in
+ * a step_ctx. Stage files (schema/stage-files.md) are encoded here and queued to the
+ * committer (stages/stagecommit.h), which makes them durable at res_flush_stages.
  */
 #ifndef EXTFLOW_RESOLUTION_H
 #define EXTFLOW_RESOLUTION_H
@@ -141,22 +135,11 @@ int res_failed(resolution *res);
  * whether to go on (each piece of a step, the submission loop, a packet for other ranks). */
 int res_check_writes(resolution *res);
 
-/* The pieces of a step. Each returns 0 or -1 (after res_fail). */
-int res_step_plan(step_ctx *c);                 /* jobs, terms, zeroed D */
-int res_step_reduce(step_ctx *c);               /* RREF; image pivots; kernel if wanted */
-int res_step_finish(step_ctx *c);               /* new gens, publish, stage file */
-/* Predicted peak bytes of the standard step at (s, t) (D, the augmented RREF matrix, the
- * kernel, the jobs), from the dimensions, which are known once its prerequisites are done. */
-uint64_t res_step_footprint(const resolution *res, int s, deg_t t);
-/* Does the step at (s, t) hand the kernel of d_s to step (s+1, t)? */
+/* Does the step at (s, t) hand the kernel of d_s to step (s+1, t)? (The standard step does,
+ * into res_kernel_slot, except on row s >= 1 under Nassau, whose next rows read none.) */
 int res_kernel_wanted(const resolution *res, int s, deg_t t);
 /* Publishes n generators at (s, t) and writes their stage file (takes gens). */
 int res_publish(resolution *res, int s, deg_t t, uint32_t n, fm_gen *gens, uint32_t width);
-
-/* Frees what the standard pieces allocated in c (not c->ns: step_free in step.h frees all). */
-void res_step_free(step_ctx *c);
-/* Kernel of d_s at (s, t) computed on the spot (stem edge, resume). */
-int res_compute_kernel(resolution *res, int s, deg_t t);
 
 /* Encodes m as the stage file of this kind at (s, t) (header from res: algorithm, module)
  * and queues it to the committer (stages/keepstages.c); 0, or -1 after res_fail. */

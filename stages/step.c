@@ -1,7 +1,8 @@
-/* step.c — the step algorithms behind step.h: the standard step (resolution.c), Nassau's
+/* step.c — the step algorithms behind step.h: the standard step (standard.c), Nassau's
  * (nassau.c) and the stem-edge kernel job, with the dependencies of each. */
 #include "stages/step.h"
 #include "stages/nassau.h"
+#include "stages/standard.h"
 
 static void add_dep(step_deps *out, int s, deg_t t, int edge) { out->d[out->n++] = (step_dep){ s, t, edge }; }
 
