@@ -1,18 +1,7 @@
-/* keepstages.c — `resolve --keep-stages matrix,kernel`: each step also saves the matrix it
- * reduces and that matrix's kernel, so a person can open them with `extflow inspect`, and
- * `extflow verify` recomputes them from the differentials and compares.
- *
- * What is saved at (s, t) (schema/stage-files.md, "Kinds"; docs/algorithms.md §8):
- *   standard step (and rows s = 0, 1 under Nassau): matrix = D, the matrix of d_s in degree
- *     t (rows: basis of F_{s,t} on generators of degree < t; columns: basis of F_{s-1,t} on
- *     generators of degree <= t-2); kernel = ker D in RREF.
- *   Nassau step (s >= 2): matrix = Z, the zero-signature block of d_{s-1} in degree t (rows:
- *     zero-signature basis elements of F_{s-1,t}, generators < t; columns: those of
- *     F_{s-2,t}, generators < t-1; both in basis order); kernel = ker Z in RREF.
- * Only steps this run computes save them; a stem-edge kernel job saves nothing.
- */
+/* keepstages.c — `resolve --keep-stages` and verify's check of what it kept (see keepstages.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include "stages/keepstages.h"
 #include "stages/stagefile.h"
 #include "stages/step.h"
 
@@ -44,37 +33,27 @@ static void check_against_file(resolution *res, const char *path, int kind, int 
     }
 }
 
-int res_queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, const f2mat *m)
+/* The hook of a resolve (res->keep): the file of that kind at (s, t), queued to the committer. */
+static int save_kept(resolution *res, int kind, int s, deg_t t, const f2mat *m)
 {
-    char path[4200], err[600];
-    stage_header h = { .kind = (uint16_t)kind, .s = s, .t = t, .aux = aux, .algorithm = (uint16_t)res->algorithm,
-                       .module_id = res->module_id };
-    void *buf = NULL;
-    size_t len = 0;
-    int rc = stage_path(path, sizeof path, res->outdir, kind, s, t);
-    if (rc != STAGE_OK) snprintf(err, sizeof err, "%.500s: output path too long", res->outdir);
-    if (rc == STAGE_OK) rc = stage_encode(&h, m, &buf, &len, err, sizeof err);
-    if (rc == STAGE_OK && stage_committer_add(res->committer, path, buf, len) != 0) {
-        snprintf(err, sizeof err, "%.500s: out of memory queueing the file", path);
-        rc = STAGE_ENOMEM;
-    }
-    if (rc != STAGE_OK) {
-        res_fail(res, "%s", err);
-        return -1;
-    }
-    return 0;
+    return res_queue_stage(res, kind, s, t, 0, m);
 }
 
-int res_keep_stage(resolution *res, int kind, int s, deg_t t, const f2mat *m)
+/* The hook of verify: compares m with the file already there. */
+static int compare_kept(resolution *res, int kind, int s, deg_t t, const f2mat *m)
 {
-    if (!(res->keep_stages & 1u << kind)) return 0;
-    if (!res->keep_check) return res_queue_stage(res, kind, s, t, 0, m);
     char path[4200];
     if (stage_path(path, sizeof path, res->outdir, kind, s, t) == STAGE_OK) check_against_file(res, path, kind, s, t, m);
     return 0;
 }
 
-int res_check_kept(resolution *res, int s, deg_t t)
+void keep_stages_save(resolution *res, unsigned kinds)
+{
+    res->keep_stages = kinds;
+    res->keep = kinds ? save_kept : NULL;
+}
+
+int keep_stages_check(resolution *res, int kind, int s, deg_t t)
 {
     if ((t - 1 >= s && !res_is_done(res, s, t - 1)) ||
         (s >= 1 && t - 1 >= s - 1 && !res_is_done(res, s - 1, t - 1))) {
@@ -82,6 +61,8 @@ int res_check_kept(resolution *res, int s, deg_t t)
                  "from are missing or bad", s, t);
         return -1;
     }
+    res->keep_stages = 1u << kind;
+    res->keep = compare_kept;
     const step_algo *algo = step_algo_for(res, s);
     step_ctx c = { .res = res, .s = s, .t = t, .algo = algo };
     int rc = algo->plan(&c);
@@ -96,6 +77,8 @@ int res_check_kept(resolution *res, int s, deg_t t)
         *slot = NULL;
     }
     step_free(&c);
+    res->keep_stages = 0;
+    res->keep = NULL;
     if (rc != 0) snprintf(res->keep_error, sizeof res->keep_error, "%s", res->error);
     return rc;
 }

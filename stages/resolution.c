@@ -1,4 +1,4 @@
-/* resolution.c — the resolution's core: state, publish, stage files (flush, load), d∘d check (see resolution.h). */
+/* resolution.c — the resolution's core: state, publish, stage files (queue, flush, load), d∘d check (see resolution.h). */
 #include "stages/resolution.h"
 #include "algebra/memacct.h"
 #include <stdarg.h>
@@ -183,6 +183,33 @@ int res_kernel_wanted(const resolution *res, int s, deg_t t)
 {
     if (res->algorithm == ALG_NASSAU && s >= 1) return 0;   /* rows >= 2 need no kernel */
     return s + 1 <= res->max_s && t >= s + 1 && res_in_region(res, s + 1, t);
+}
+
+int res_queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, const f2mat *m)
+{
+    char path[4200], err[600];
+    stage_header h = { .kind = (uint16_t)kind, .s = s, .t = t, .aux = aux, .algorithm = (uint16_t)res->algorithm,
+                       .module_id = res->module_id };
+    void *buf = NULL;
+    size_t len = 0;
+    int rc = stage_path(path, sizeof path, res->outdir, kind, s, t);
+    if (rc != STAGE_OK) snprintf(err, sizeof err, "%.500s: output path too long", res->outdir);
+    if (rc == STAGE_OK) rc = stage_encode(&h, m, &buf, &len, err, sizeof err);
+    if (rc == STAGE_OK && stage_committer_add(res->committer, path, buf, len) != 0) {
+        snprintf(err, sizeof err, "%.500s: out of memory queueing the file", path);
+        rc = STAGE_ENOMEM;
+    }
+    if (rc != STAGE_OK) {
+        res_fail(res, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+int res_keep_stage(resolution *res, int kind, int s, deg_t t, const f2mat *m)
+{
+    if (!(res->keep_stages & 1u << kind) || !res->keep) return 0;
+    return res->keep(res, kind, s, t, m);
 }
 
 static int save_differential(resolution *res, int s, deg_t t, uint32_t n, const fm_gen *gens,

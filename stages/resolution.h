@@ -15,6 +15,10 @@
  * per (s, n = t - s) of the region, res_cell(s, t). A step's work travels through its pieces in
  * a step_ctx. Stage files (schema/stage-files.md) are encoded here and queued to the
  * committer (stages/stagecommit.h), which makes them durable at res_flush_stages.
+ *
+ * --keep-stages: the steps hand the matrix they reduce and its kernel to res_keep_stage, which
+ * passes them to the hook stages/keepstages.h installs in res->keep (save them as stage files,
+ * or compare them with the files there); the core never calls keepstages.c.
  */
 #ifndef EXTFLOW_RESOLUTION_H
 #define EXTFLOW_RESOLUTION_H
@@ -28,6 +32,10 @@
 #include "stages/stagecommit.h"
 
 enum region_kind { REGION_STEM = 0, REGION_RECT = 1 };
+struct resolution;
+/* What --keep-stages does with the matrix m of kind STAGE_MATRIX or STAGE_KERNEL a step has at
+ * (s, t) (stages/keepstages.h installs it); 0, or -1 after res_fail. */
+typedef int res_keep_fn(struct resolution *res, int kind, int s, deg_t t, const f2mat *m);
 /* The module resolved; module_id = stage_hash64 of this definition. */
 #define RES_MODULE_S2 "S_2 {\"p\":2,\"gens\":{\"x0\":0},\"actions\":[]}"
 
@@ -54,9 +62,10 @@ typedef struct resolution {
                                  * use internal degrees t >= s; the reports print stems n + shift */
     int write_stages;
     stage_committer *committer; /* group commit of stage files (write_stages only) */
-    unsigned keep_stages;       /* 1 << STAGE_MATRIX, 1 << STAGE_KERNEL: also save each step's
-                                 * matrix / kernel (--keep-stages; stages/keepstages.c) */
-    int keep_check;             /* verify: compare with the saved files instead of writing */
+    unsigned keep_stages;       /* 1 << STAGE_MATRIX, 1 << STAGE_KERNEL: the kinds the steps hand
+                                 * to keep (--keep-stages; set with it by stages/keepstages.h) */
+    res_keep_fn *keep;          /* save or compare them (NULL: nothing is kept) */
+    /* keepstages.c's account of its comparisons (verify): */
     long keep_checked, keep_bad;/* files compared, and how many disagreed or were unreadable */
     char keep_error[1200];      /* the last disagreement */
     int algorithm;              /* enum algorithm */
@@ -142,16 +151,12 @@ int res_kernel_wanted(const resolution *res, int s, deg_t t);
 int res_publish(resolution *res, int s, deg_t t, uint32_t n, fm_gen *gens, uint32_t width);
 
 /* Encodes m as the stage file of this kind at (s, t) (header from res: algorithm, module)
- * and queues it to the committer (stages/keepstages.c); 0, or -1 after res_fail. */
+ * and queues it to the committer; 0, or -1 after res_fail. */
 int res_queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, const f2mat *m);
-/* --keep-stages (stages/keepstages.c): the matrix a step reduces, or its kernel, at (s, t)
- * as a stage file of that kind (queued to the committer), or, with keep_check, compared
- * with the file already there. Does nothing for a kind not in keep_stages. 0, or -1 (after
- * res_fail) when it cannot be queued. */
+/* --keep-stages: a step's matrix or kernel at (s, t), handed to res->keep. Does nothing for a
+ * kind not in keep_stages, or without a hook. 0, or -1 (after res_fail) when it cannot be
+ * queued. */
 int res_keep_stage(resolution *res, int kind, int s, deg_t t, const f2mat *m);
-/* verify: recomputes the step at (s, t) from the loaded differentials with keep_check set,
- * so that every kept file of (s, t) is compared; 0, or -1 when the step cannot run. */
-int res_check_kept(resolution *res, int s, deg_t t);
 
 /* Makes every stage file written so far durable and visible; 0, or -1 (after res_fail). */
 int res_flush_stages(resolution *res);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "stages/keepstages.h"
 #include "stages/manifest.h"
 #include "stages/stagefile.h"
 
@@ -179,7 +180,7 @@ static void kept_extent(verifier *v)
 }
 
 /* Each kept matrix or kernel is recomputed from the loaded differentials and compared
- * (res_check_kept); one whose inputs are missing or bad is a follow-on. */
+ * (keep_stages_check); one whose inputs are missing or bad is a follow-on. */
 static void verify_kept(verifier *v, resolution *res, long *ntmp)
 {
     char path[4200];
@@ -200,10 +201,8 @@ static void verify_kept(verifier *v, resolution *res, long *ntmp)
             }
             int in_broken = (t - 1 >= s && v->broken[cell(v, s, t - 1)]) ||
                             (s >= 1 && t - 1 >= s - 1 && v->broken[cell(v, s - 1, t - 1)]);
-            res->keep_stages = 1u << kept_kinds[k];
-            res->keep_check = 1;
             long before = res->keep_bad;
-            if (res_check_kept(res, s, t) != 0) {
+            if (keep_stages_check(res, kept_kinds[k], s, t) != 0) {
                 if (in_broken) v->followon++;
                 else problem(v, "bad: (%d,%d) %s/%s: cannot be checked: %s", s, t, path, e->d_name, res->keep_error);
             } else if (res->keep_bad > before)
@@ -211,8 +210,6 @@ static void verify_kept(verifier *v, resolution *res, long *ntmp)
         }
         closedir(d);
     }
-    res->keep_stages = 0;
-    res->keep_check = 0;
 }
 
 int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es)

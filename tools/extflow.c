@@ -29,6 +29,7 @@
 #include "stages/chart.h"
 #include "stages/cofiber.h"
 #include "stages/durable.h"
+#include "stages/keepstages.h"
 #include "stages/manifest.h"
 #include "stages/massey.h"
 #include "stages/secondary.h"
@@ -1164,7 +1165,7 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
      * too (the Milnor tables and their flat copy: seconds at stem 400), ranks from their steps */
     if (limits->time_limit > 0 && nranks == 1) milnor_set_deadline(limits->start + limits->time_limit);
     int irc = res_init(&res, region, (int)stem, (int)max_s, (deg_t)max_t, out, 1, alg);
-    if (irc == 0) res.keep_stages = keep;
+    if (irc == 0) keep_stages_save(&res, keep);
     if (irc == 0) irc = res_set_module(&res, fdm, module_name);
     if (irc != 0) {
         if (irc == MILNOR_STOPPED)
