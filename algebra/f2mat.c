@@ -248,6 +248,14 @@ int f2mat_augment_identity(f2mat *aug, const f2mat *a)
     return 0;
 }
 
+int f2mat_rref_augmented(const f2mat *a, f2mat *aug, int32_t **pivots)
+{
+    *pivots = NULL;
+    if (f2mat_augment_identity(aug, a) != 0) return -1;
+    *pivots = malloc(sizeof **pivots * ((size_t)aug->cols + 1));
+    return *pivots ? f2mat_rref(aug, *pivots) : -1;
+}
+
 /* Number of leading RREF rows whose pivot lies in the A segment (columns < a_cols). */
 static uint32_t image_rank(const f2mat *aug, uint32_t a_cols, uint32_t rank, const int32_t *pivots)
 {

@@ -71,6 +71,10 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
 
 /* [A | 0 | I_rows]: aug is initialised here, with cols = segment_start(A.cols) + A.rows. */
 int f2mat_augment_identity(f2mat *aug, const f2mat *a);
+/* RREF of [A | 0 | I_rows] (f2mat_augment_identity, then f2mat_rref): aug is initialised here,
+ * *pivots malloc'ed (aug->cols + 1 entries); the caller frees both, also after a failure.
+ * Returns the rank, or -1 out of memory. */
+int f2mat_rref_augmented(const f2mat *a, f2mat *aug, int32_t **pivots);
 
 /* From an RREF'd augmented matrix [A | 0 | I] (a_cols = columns of A, pivots as returned by
  * f2mat_rref): the kernel of A (rows whose pivot lies in the I segment, restricted to it), in

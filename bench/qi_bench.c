@@ -2,10 +2,10 @@
  *
  * Loads a resolved directory (run.json's complete region) and, for every target bidegree
  * (i, t), i >= 1, of the region, builds the quasi-inverse of d_i there as `extflow products`
- * does (lift_qi_compute: RREF of [D | 0 | I] from the stored differentials), timing it, and
+ * does (preimage_qi_compute: RREF of [D | 0 | I] from the stored differentials), timing it, and
  * measures what storing it would cost: its preimage rows as one zstd stage file, and the CPU
  * time to decode that file from memory (reading it from disk comes on top); and the CPU time of
- * what a lift's step does instead of building the QI, one lift_solve. Two totals: every QI of the region, and the QIs the lifts of h0..h3,
+ * what a lift's step does instead of building the QI, one preimage_solve. Two totals: every QI of the region, and the QIs the lifts of h0..h3,
  * c0, d0 and g need (those (i, t) where a source generator exists at (s0 + i, t + t0)). The
  * differentials' own stage files are summed for scale.
  * Times are CPU seconds of this one thread (the machine may be shared).
@@ -31,7 +31,7 @@ static double now(void)
 
 /* Storing the QI: its preimage rows as one stage file (the pivots add 4 bytes a row). Returns
  * the file's bytes; *decode_s gets the CPU time to read it back from memory (stage_decode). */
-static uint64_t stored_bytes(const lift_qi *qi, double *decode_s)
+static uint64_t stored_bytes(const preimage_qi *qi, double *decode_s)
 {
     f2mat pre, back;
     *decode_s = 0;
@@ -106,20 +106,20 @@ int main(int argc, char **argv)
                 skipped++;
                 continue;
             }
-            lift_qi qi;
+            preimage_qi qi;
             double a = now();
-            if (lift_qi_compute(&res, i, t, &qi) != 0) {
+            if (preimage_qi_compute(&res, i, t, &qi) != 0) {
                 fprintf(stderr, "qi_bench: out of memory at (%d, %d)\n", i, (int)t);
                 return 1;
             }
             double dt = now() - a;
             double dec;
             uint64_t bytes = stored_bytes(&qi, &dec);
-            lift_qi_clear(&qi);
+            preimage_qi_clear(&qi);
             f2mat Y, X;          /* what a lift's step does instead: one solve (here of y = 0) */
             uint32_t bad;
             double b0 = now();
-            if (f2mat_init(&Y, 1, (uint32_t)cols) != 0 || lift_solve(&res, i, t, &Y, &X, &bad) != 0) {
+            if (f2mat_init(&Y, 1, (uint32_t)cols) != 0 || preimage_solve(&res, i, t, &Y, &X, &bad) != 0) {
                 fprintf(stderr, "qi_bench: out of memory at (%d, %d)\n", i, (int)t);
                 return 1;
             }

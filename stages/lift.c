@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "stages/durable.h"
-#include "stages/nassau.h"
+#include "stages/preimage.h"
 #include "stages/rowbuild.h"
 #include "stages/stagefile.h"
 
@@ -62,7 +62,7 @@ int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, c
     set->ncells = ((size_t)tgt->max_s + 1) * ((size_t)tgt->max_n + 1);
     pthread_mutex_init(&set->lock, NULL);
     if (outdir && *outdir) snprintf(set->outdir, sizeof set->outdir, "%s", outdir);
-    set->preimage_cache = nassau_lift_cache_new(tgt);
+    set->preimage_cache = preimage_cache_new(tgt);
     return set->preimage_cache ? 0 : -1;
 }
 
@@ -76,7 +76,7 @@ void lift_set_clear(lift_set *set)
         free(f->coords);
     }
     free(set->maps);
-    nassau_lift_cache_free(set->preimage_cache);
+    preimage_cache_free(set->preimage_cache);
     pthread_mutex_destroy(&set->lock);
     memset(set, 0, sizeof *set);
 }
@@ -84,8 +84,8 @@ void lift_set_clear(lift_set *set)
 int lift_set_share_preimages(lift_set *set, const lift_set *from)
 {
     if (!from->preimage_cache || set->tgt != from->tgt) return -1;
-    nassau_lift_cache_free(set->preimage_cache);
-    set->preimage_cache = nassau_lift_cache_ref(from->preimage_cache);
+    preimage_cache_free(set->preimage_cache);
+    set->preimage_cache = preimage_cache_ref(from->preimage_cache);
     return 0;
 }
 
@@ -207,151 +207,6 @@ int lift_deps(const lift_set *set, int i, deg_t t, int dep_i[2], deg_t dep_t[2])
     return n;
 }
 
-/* ---- quasi-inverses ------------------------------------------------------------------------ */
-
-/* The matrix of d_i on the whole basis of F_{i,t} (generators of degree <= t: the products for
- * those below t, the generators' own images for those of degree t) into b->D, whose columns
- * are F_{i-1,t} on generators of degree < t. 0, or -1 out of memory. */
-static int build_differential(const resolution *res, int i, deg_t t, row_build *b)
-{
-    const freemod *F = &res->F[i], *G = &res->F[i - 1];
-    uint32_t below = (uint32_t)freemod_dim(F, t, t), top = res_ngens(res, i, t), cols = (uint32_t)freemod_dim(G, t, t);
-    memset(b, 0, sizeof *b);
-    if (rb_append(b, res, i, t, NULL, 0) != 0) return -1;
-    b->nrows = below + top;
-    if (rb_alloc(b, cols) != 0) return -1;
-    rb_multiply(b, &res->A, 0, below);
-    for (uint32_t k = 0; k < top; k++) {
-        const fm_gen *g = &F->gens[t][k];
-        uint32_t bits = g->bits < cols ? g->bits : cols;
-        uint64_t *row = f2mat_row(&b->D, below + k);
-        memcpy(row, g->img, f2vec_words(bits) * sizeof *row);
-        if (bits & 63) row[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
-    }
-    return 0;
-}
-
-int lift_qi_compute(const resolution *res, int i, deg_t t, lift_qi *qi)
-{
-    memset(qi, 0, sizeof *qi);
-    row_build b;
-    int rc = -1;
-    int32_t *pivots = NULL;
-    f2mat *aug = &qi->aug;
-    if (build_differential(res, i, t, &b) != 0) goto out;
-    qi->src_dim = b.D.rows;
-    qi->tgt_dim = b.D.cols;
-    qi->seg = f2mat_segment_start(qi->tgt_dim);
-    if (f2mat_augment_identity(aug, &b.D) != 0) goto out;
-    rb_clear(&b);
-    pivots = malloc(((size_t)aug->cols + 1) * sizeof *pivots);
-    if (!pivots || f2mat_rref(aug, pivots) < 0) goto out;
-    qi->pivot = malloc(((size_t)qi->tgt_dim + 1) * sizeof *qi->pivot);
-    if (!qi->pivot) goto out;
-    for (uint32_t c = 0; c < qi->tgt_dim; c++)
-        if (pivots[c] >= 0) qi->pivot[qi->rank++] = (int32_t)c;   /* row r has the r-th pivot */
-    rc = 0;
-out:
-    free(pivots);
-    rb_clear(&b);
-    if (rc) lift_qi_clear(qi);
-    return rc;
-}
-
-/* 64 x 64 bit transpose in place: bit c of a[r] goes to bit r of a[c] (columns LSB first). */
-static void transpose64(uint64_t a[64])
-{
-    uint64_t m = 0x00000000FFFFFFFFull;
-    for (int j = 32; j; j >>= 1, m ^= m << j)
-        for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
-            uint64_t x = ((a[k] >> j) ^ a[k | j]) & m;
-            a[k] ^= x << j;
-            a[k | j] ^= x;
-        }
-}
-
-/* dst[c][col0 + r] = src[r][c] for every row r and column c of src (col0 a multiple of 64;
- * dst has src->cols rows and room for the columns), by 64 x 64 blocks. */
-static void transpose_into(const f2mat *src, f2mat *dst, uint32_t col0)
-{
-    uint64_t blk[64];
-    for (uint32_t r0 = 0; r0 < src->rows; r0 += 64)
-        for (uint32_t c0 = 0; c0 < src->cols; c0 += 64) {
-            for (uint32_t k = 0; k < 64; k++) blk[k] = r0 + k < src->rows ? f2mat_row(src, r0 + k)[c0 >> 6] : 0;
-            transpose64(blk);
-            for (uint32_t k = 0; k < 64 && c0 + k < src->cols; k++) f2mat_row(dst, c0 + k)[(col0 + r0) >> 6] = blk[k];
-        }
-}
-
-int lift_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, uint32_t *bad)
-{
-    row_build b;
-    f2mat T = { 0 };
-    int32_t *pivots = NULL;
-    int rc = -1;
-    if (build_differential(res, i, t, &b) != 0) goto out;
-    uint32_t n = b.D.rows, seg = f2mat_segment_start(n);
-    /* The unknowns in reverse basis order, so that the free ones set to 0 are those where the
-     * kernel of d_i has its leading entries: the preimage sseq's quasi-inverse gives (the I part
-     * of the fully reduced RREF of [D | I]), and so the same homotopies, whose values off the
-     * generators' units secondary products read. */
-    for (uint32_t r = 0; r < n / 2; r++) {
-        uint64_t *a = f2mat_row(&b.D, r), *c = f2mat_row(&b.D, n - 1 - r);
-        for (size_t w = 0; w < b.D.stride; w++) {
-            uint64_t tmp = a[w];
-            a[w] = c[w];
-            c[w] = tmp;
-        }
-    }
-    /* [D^T | Y^T]: one row per column of D; the unknowns are the rows of D (reversed) */
-    if (f2mat_init(&T, b.D.cols, seg + Y->rows) != 0) goto out;
-    transpose_into(&b.D, &T, 0);
-    rb_clear(&b);
-    f2mat y = *Y;
-    y.cols = T.rows;                 /* Y's columns are D's (bits beyond are zero) */
-    transpose_into(&y, &T, seg);
-    pivots = malloc(((size_t)T.cols + 1) * sizeof *pivots);
-    int rank = pivots ? f2mat_rref(&T, pivots) : -1;
-    if (rank < 0 || f2mat_init(X, Y->rows, n) != 0) goto out;
-    rc = 0;
-    for (uint32_t p = 0; p < T.cols && !rc; p++) {   /* x[p] = right-hand side of p's pivot row */
-        if (pivots[p] < 0) continue;
-        uint32_t r = (uint32_t)pivots[p];
-        if (p >= seg) {                  /* a row 0 = y_j: y_j is not in the image */
-            *bad = p - seg;
-            f2mat_clear(X);
-            rc = -2;
-            break;
-        }
-        for (uint32_t j = 0; j < Y->rows; j++)
-            if (f2mat_get(&T, r, seg + j)) f2mat_flip(X, j, n - 1 - p);
-    }
-out:
-    free(pivots);
-    rb_clear(&b);
-    f2mat_clear(&T);
-    return rc;
-}
-
-int lift_qi_apply(const lift_qi *qi, uint64_t *y, uint64_t *x)
-{
-    size_t yw = f2vec_words(qi->tgt_dim), xw = f2vec_words(qi->src_dim);
-    for (uint32_t r = 0; r < qi->rank; r++) {
-        if (!f2vec_get(y, (uint64_t)qi->pivot[r])) continue;
-        const uint64_t *row = f2mat_row(&qi->aug, r);
-        f2vec_xor(y, row, yw);
-        f2vec_xor(x, row + (qi->seg >> 6), xw);
-    }
-    return f2vec_is_zero(y, yw) ? 0 : -1;
-}
-
-void lift_qi_clear(lift_qi *qi)
-{
-    f2mat_clear(&qi->aug);
-    free(qi->pivot);
-    memset(qi, 0, sizeof *qi);
-}
-
 /* ---- one step ------------------------------------------------------------------------------ */
 
 /* Columns of a map's cell (i, t): the basis of target F_i in degree t, generators <= t. */
@@ -368,7 +223,7 @@ static void lift_path(const lift_set *set, const lift_map *f, int s, deg_t T, ch
 }
 
 /* The aux of the files of a set whose preimages are any (set->any_preimage): lift_file_aux's
- * hash continued over ":any", so that a set that needs lift_solve's preimages never reads them
+ * hash continued over ":any", so that a set that needs preimage_solve's preimages never reads them
  * (while a set content with any preimage reads both kinds). */
 static uint32_t any_preimage_aux(const lift_set *set, const lift_map *f)
 {
@@ -711,8 +566,8 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
                     memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim) * 8);
         uint32_t bad = 0;
         double t1 = now(), c1 = cpu_now(set);
-        int sr = rc ? -1 : !set->any_preimage ? 1 : res_nassau_preimages(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
-        if (sr == 1) sr = lift_solve(set->tgt, i, t, &all, &X, &bad);
+        int sr = rc ? -1 : !set->any_preimage ? 1 : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
+        if (sr == 1) sr = preimage_solve(set->tgt, i, t, &all, &X, &bad);
         pthread_mutex_lock(&set->lock);
         set->qis += sr == 0;
         set->qis_by_signature += by_signature;

@@ -19,13 +19,13 @@
  * differentials, for the standard and the Nassau resolutions alike, all the y of a step at
  * once, and none where every y is zero (f(z) = 0 is then a preimage): in a set that takes any
  * preimage (lift_set.any_preimage: products, Massey products) first through Nassau's
- * signature blocks (res_nassau_preimages, stages/nassau.h: level by level in the signature
+ * signature blocks (preimage_by_signature, stages/preimage.h: level by level in the signature
  * degree, through quasi-inverses of zero-signature blocks of d_i at lower degrees, kept in
  * the set's preimage_cache for its later steps; only the rows of d_i at the lifts' bits are
  * multiplied), and where that does not apply (a module Nassau does not handle, the trivial
  * subalgebra at small t, a residual left) by one RREF of [D^T | Y^T] over the whole matrix of
- * d_i (lift_solve). lift_qi_compute builds the full quasi-inverse instead (RREF of [D | 0 | I]): what
- * storing QIs would take (bench/qi_bench measures both).
+ * d_i (preimage_solve, sseq's preimage). preimage_qi_compute builds the full quasi-inverse
+ * instead (RREF of [D | 0 | I]): what storing QIs would take (bench/qi_bench measures both).
  *
  * Products. For y_j dual to the j-th generator of F_i in degree t, x·y_j evaluated on the
  * generator z of F_{s0+i} in degree t + t0 is the coefficient of y_j's unit in f_i(z)
@@ -57,6 +57,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "algebra/f2mat.h"
+#include "stages/preimage.h"
 #include "stages/resolution.h"
 #include "stages/rowbuild.h"
 
@@ -95,13 +96,13 @@ typedef struct lift_set {
     long loaded, computed, damaged, qis;   /* statistics: non-zero cells loaded / computed, files
                                          * found bad, solves of d_i (either way) */
     double qi_seconds;          /* wall time spent solving (all threads added) */
-    long qis_by_signature;      /* of the solves, those done by res_nassau_preimages */
-    struct nassau_lift_cache *preimage_cache;   /* zero-signature blocks' quasi-inverses
-                                         * (stages/nassau.h), shared by the steps */
+    long qis_by_signature;      /* of the solves, those done by preimage_by_signature */
+    preimage_cache *preimage_cache;     /* zero-signature blocks' quasi-inverses
+                                         * (stages/preimage.h), shared by the steps */
     int any_preimage;           /* set by the caller before the run: 1, any preimage will do
                                  * (products, Massey products): solve through signature blocks
-                                 * where they apply (res_nassau_preimages), files with their own
-                                 * aux; 0 (lift_set_init's default): lift_solve's, sseq's
+                                 * where they apply (preimage_by_signature), files with their own
+                                 * aux; 0 (lift_set_init's default): preimage_solve's, sseq's
                                  * preimage, whose homotopies secondary products read */
     int timing;                 /* set by the caller: measure the next three */
     double cpu_products, cpu_solves, cpu_files;   /* thread CPU seconds in f(d z), the solves,
@@ -213,32 +214,5 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
 /* Coefficient of the unit of target generator j at (i, t) in f_i(source generator k at
  * (s0+i, t+t0)) of map m: <x·y_j, z_k>. The step must have run (0 otherwise). */
 int lift_product_bit(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k);
-
-/* Preimages under d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of res: X (initialised here, Y->rows x
- * dim F_{i,t}) gets for each row y_j of Y (over F_{i-1,t} on generators of degree < t) one x_j
- * with d x_j = y_j, by one RREF of [D^T | Y^T] (D the matrix of lift_qi_compute; unknowns: the
- * basis of F_{i,t} in reverse order; free ones set to 0). That is the preimage which is zero
- * where the kernel of d_i has its leading entries, the one the fully reduced RREF of [D | I]
- * gives (sseq's quasi-inverse): products do not depend on the choice, but the values of
- * homotopies off the generators' units do, and secondary products read them. What a step of a lift does: about a third of the
- * work of building the quasi-inverse, for the handful of y a step has. Returns 0, -1 out of
- * memory, or -2 when y_{*bad} is not in the image (X is then not initialised). */
-int lift_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, uint32_t *bad);
-
-/* Quasi-inverse of d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of res, from its stored differentials:
- * the RREF of [D | 0 | I], D over the whole basis of F_{i,t} (generators of degree <= t, in
- * basis order) and the columns of F_{i-1,t} on generators of degree < t. Rows 0..rank-1 of aug
- * have their pivot in D (pivot[r], increasing): the reduced image row in columns [0, tgt_dim)
- * and a preimage of it in columns [seg, seg + src_dim), seg = f2mat_segment_start(tgt_dim). */
-typedef struct lift_qi {
-    uint32_t rank, src_dim, tgt_dim, seg;
-    f2mat aug;
-    int32_t *pivot;
-} lift_qi;
-int lift_qi_compute(const resolution *res, int i, deg_t t, lift_qi *qi);
-/* x (src_dim bits, zeroed by the caller) ^= a preimage of y (tgt_dim bits, reduced in place to
- * zero); returns 0, or -1 if y is not in the image (y is then not zero). */
-int lift_qi_apply(const lift_qi *qi, uint64_t *y, uint64_t *x);
-void lift_qi_clear(lift_qi *qi);
 
 #endif

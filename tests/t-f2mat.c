@@ -120,13 +120,12 @@ static void check_matrix(const f2mat *a, const char *what)
         f2mat_clear(&m);
     }
 
-    /* kernel and quasi-inverse from [A | 0 | I] */
+    /* kernel and quasi-inverse from [A | 0 | I] (f2mat_rref_augmented) */
     f2mat aug, ker;
     f2qi qi;
-    must(f2mat_augment_identity(&aug, a));
     uint32_t seg = f2mat_segment_start(a->cols);
-    int32_t *apiv = malloc(((size_t)aug.cols + 1) * sizeof *apiv);
-    int arank = f2mat_rref(&aug, apiv);
+    int32_t *apiv;
+    int arank = f2mat_rref_augmented(a, &aug, &apiv);
     if (arank != (int)a->rows) { diag("%s: aug rank %d", what, arank); good = 0; }
     must(f2mat_kernel_from_rref(&aug, a->cols, (uint32_t)arank, apiv, &ker));
     must(f2mat_quasi_inverse_from_rref(&aug, a->cols, (uint32_t)arank, apiv, &qi));

@@ -8,13 +8,13 @@
  *   - the StarPU DAG (rt_lift) gives the same maps bit for bit as a serial run, by default and
  *     with every step's f(d z) through the multiply codelet's tasks or inline (the knob
  *     EXTFLOW_LIFT_INLINE_PAIRS);
- *   - lift_solve against the full quasi-inverse and the matrix of d itself, and the preimages
- *     through Nassau's signature blocks (res_nassau_preimages) against the matrix of d. */
+ *   - preimage_solve against the full quasi-inverse and the matrix of d itself, and the preimages
+ *     through Nassau's signature blocks (preimage_by_signature) against the matrix of d. */
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/rt.h"
 #include "runtime/rt_lift.h"
-#include "stages/nassau.h"
+#include "stages/preimage.h"
 #include "stages/products.h"
 #include "stages/report.h"
 #include "tests/ref_products.h"
@@ -114,11 +114,11 @@ static void add_all(lift_set *set, const resolution *res)
     (void)res;
 }
 
-/* lift_solve against the full quasi-inverse and the matrix itself, on every (i, t), i >= 1,
+/* preimage_solve against the full quasi-inverse and the matrix itself, on every (i, t), i >= 1,
  * through stem 20, s <= 6: for y = d(b_0), d(b_0) + d(b_last) (in the image) the solution x
- * satisfies x·D = y; for y = the first basis vector, lift_solve says "not in the image"
- * exactly when the quasi-inverse leaves a remainder. The same for res_nassau_preimages (where it
- * answers: *sig_cases; its disagreements in *sig_bad). Returns lift_solve's disagreements. */
+ * satisfies x·D = y; for y = the first basis vector, preimage_solve says "not in the image"
+ * exactly when the quasi-inverse leaves a remainder. The same for preimage_by_signature (where it
+ * answers: *sig_cases; its disagreements in *sig_bad). Returns preimage_solve's disagreements. */
 static long check_solve(const resolution *res, long *cases, long *sig_cases, long *sig_bad)
 {
     long bad = 0;
@@ -141,16 +141,16 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             f2vec_xor(f2mat_row(&Y, 1), f2mat_row(&b.D, 0), f2vec_words(cols));
             f2vec_xor(f2mat_row(&Y, 1), f2mat_row(&b.D, b.nrows - 1), f2vec_words(cols));
             f2mat_flip(&Y, 2, 0);
-            lift_qi qi;
-            if (lift_qi_compute(res, i, t, &qi) != 0) bail("lift_qi_compute");
+            preimage_qi qi;
+            if (preimage_qi_compute(res, i, t, &qi) != 0) bail("preimage_qi_compute");
             uint64_t y2[f2vec_words(cols)], x2[f2vec_words(b.nrows)];
             memcpy(y2, f2mat_row(&Y, 2), sizeof y2);
             memset(x2, 0, sizeof x2);
-            int e0_in_image = lift_qi_apply(&qi, y2, x2) == 0;
-            lift_qi_clear(&qi);
+            int e0_in_image = preimage_qi_apply(&qi, y2, x2) == 0;
+            preimage_qi_clear(&qi);
             uint32_t which = 99;
             Y.rows = 2;
-            int rc = lift_solve(res, i, t, &Y, &X, &which);
+            int rc = preimage_solve(res, i, t, &Y, &X, &which);
             for (uint32_t j = 0; rc == 0 && j < 2; j++) {   /* x_j · D = y_j */
                 uint64_t acc[f2vec_words(cols)];
                 memset(acc, 0, sizeof acc);
@@ -160,7 +160,7 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             }
             bad += rc != 0;
             if (rc == 0) f2mat_clear(&X);
-            rc = res_nassau_preimages(res, NULL, i, t, &Y, &X);   /* the same through signature blocks */
+            rc = preimage_by_signature(res, NULL, i, t, &Y, &X);   /* the same through signature blocks */
             for (uint32_t j = 0; rc == 0 && j < 2; j++) {
                 uint64_t acc[f2vec_words(cols)];
                 memset(acc, 0, sizeof acc);
@@ -174,10 +174,10 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             f2mat one = Y;
             one.rows = 1;
             one.data = f2mat_row(&Y, 2);
-            rc = lift_solve(res, i, t, &one, &X, &which);
+            rc = preimage_solve(res, i, t, &one, &X, &which);
             bad += (rc == 0) != e0_in_image || (rc == -2 && which != 0);
             if (rc == 0) f2mat_clear(&X);
-            rc = res_nassau_preimages(res, NULL, i, t, &one, &X);   /* never claims a y off the image */
+            rc = preimage_by_signature(res, NULL, i, t, &one, &X);   /* never claims a y off the image */
             *sig_bad += rc < 0 || (rc == 0 && !e0_in_image);
             if (rc == 0) f2mat_clear(&X);
             Y.rows = 3;
@@ -259,9 +259,9 @@ static void check(int algorithm, const char *name)
     lift_set_clear(&chain);
     lift_set_clear(&inl);
     long cases = 0, sig_cases = 0, sig_bad = 0, solve_bad = check_solve(&res, &cases, &sig_cases, &sig_bad);
-    ok(solve_bad == 0 && cases > 100, "%s: lift_solve: x·D = y for y in the image, 'not in the image' exactly when "
+    ok(solve_bad == 0 && cases > 100, "%s: preimage_solve: x·D = y for y in the image, 'not in the image' exactly when "
        "the quasi-inverse says so (%ld cases)", name, cases);
-    ok(sig_bad == 0 && sig_cases > 50, "%s: res_nassau_preimages: x·D = y for y in the image (%ld bidegrees by "
+    ok(sig_bad == 0 && sig_cases > 50, "%s: preimage_by_signature: x·D = y for y in the image (%ld bidegrees by "
        "signature blocks), never an answer for a y off it", name, sig_cases);
     ok(rc == 0 && differ == 0 && cells > 0, "%s: the StarPU DAG gives the serial run's maps bit for bit (%ld cells)",
        name, cells);
