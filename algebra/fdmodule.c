@@ -604,12 +604,15 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
     if (parse_profile(json_object_get(root, "profile"), &profile, err, es) != 0) goto out;
     m->has_profile = profile.truncated || profile.len > 0;
     if (!strcmp(json_string_value(type), "finitely presented module")) {
-        if (m->has_profile) { fail(err, es, "key 'profile': only finite dimensional modules may have one"); goto out; }
+        if (m->has_profile) {
+            fail(err, es, "key 'profile': a finitely presented module over a profile's algebra is not supported");
+            goto out;
+        }
         if (fpm_parse(root, m, err, es) != 0) goto out;
         goto keep_source;
     }
     if (!strcmp(json_string_value(type), "real projective space")) {
-        if (m->has_profile) { fail(err, es, "key 'profile': only finite dimensional modules may have one"); goto out; }
+        m->rp_profile = profile;    /* over B: Sq(R) x^e for the Sq(R) of B (fpmodule.h) */
         if (rpm_parse(root, m, err, es) != 0) goto out;
         if (!m->rp_open && make_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
         goto keep_source;

@@ -45,6 +45,8 @@ typedef struct fd_module {
     int rp_open;                /* RP_min^∞ (fpmodule.h's rpm_*): known by truncations only */
     int rp_min;                 /* a projective space's bottom exponent */
     deg_t rp_offset;            /* degree of x^e minus e (a shift) */
+    milnor_profile rp_profile;  /* a projective space over a profile's B (has_profile): the
+                                 * algebra its truncations' A is built for */
     uint64_t **act;             /* act[(u - min_deg) * (span + 1) + d]: dim M_u * A.dim[d] rows of
                                  * words(dim M_{u+d}) words; NULL past max_deg */
     /* key "cofiber": resolve the cone of the class idx of Ext^{s,t}(M) instead of M (s >= 1,

@@ -529,7 +529,9 @@ int rpm_truncate(fd_module *m, deg_t top, char *err, size_t es)
     m->dim = calloc((size_t)span + 1, sizeof *m->dim);
     m->names = calloc((size_t)span + 1, sizeof *m->names);
     m->act = calloc(((size_t)span + 1) * ((size_t)span + 1), sizeof *m->act);
-    if (!m->dim || !m->names || !m->act || milnor_basis_init(&m->A, span, NULL) != 0) goto oom;
+    if (!m->dim || !m->names || !m->act ||
+        milnor_basis_init(&m->A, span, m->has_profile ? &m->rp_profile : NULL) != 0)
+        goto oom;
     for (deg_t u = 0; u <= span; u++) {
         int64_t e = (int64_t)m->rp_min + u;
         char name[32];
@@ -565,8 +567,14 @@ int rpm_parse(json_t *root, fd_module *m, char *err, size_t es)
     m->rp_offset = 0;
     m->rp_open = !mx;
     if (mx) return rpm_truncate(m, (deg_t)json_integer_value(mx), err, es);    /* finite: once */
-    char buf[96];
-    snprintf(buf, sizeof buf, "p=2;real projective space;min=%d", m->rp_min);
+    char buf[200];
+    int n = snprintf(buf, sizeof buf, "p=2;real projective space;min=%d", m->rp_min);
+    if (m->has_profile) {   /* as make_canonical writes a profile */
+        const milnor_profile *pr = &m->rp_profile;
+        n += snprintf(buf + n, sizeof buf - (size_t)n, ";profile=%s:", pr->truncated ? "truncated" : "infinite");
+        for (int i = 0; i < pr->len && n < (int)sizeof buf; i++)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%d", i ? "," : "", pr->h[i]);
+    }
     if (!(m->canonical = strdup(buf))) return fail(err, es, "out of memory");
     m->min_deg = m->rp_min;
     m->max_deg = m->min_deg - 1;    /* nothing until rpm_truncate */

@@ -11,10 +11,11 @@ extflow that the first route does not use, or computes Ext from other tables:
                            Sq^(2^k) for k < h_1 when B is A(n)-like (truncated profile), else
                            (one class, no action) every Milnor basis element of B of positive
                            degree <= 64 (enough below the degrees a stem-40 run reads).
-  rp-finite MIN TOP OUT    the stunted projective space RP_MIN^TOP as a finite dimensional
+  rp-finite MIN TOP OUT [SRC]  the stunted projective space RP_MIN^TOP as a finite dimensional
                            module with explicit actions Sq^(2^k) x^e = binom(e, 2^k) x^(e+2^k)
                            (binomials of negative e from (1 + y)^e), so the module's own
-                           solver, not the projective-space code, derives the rest.
+                           solver, not the projective-space code, derives the rest; with SRC,
+                           over SRC's profile (only its Sq^(2^k) written).
   cofiber-les EXT PROD NAME N0 S0 MAXN MAXS
                            Ext of the cofiber of the class x at (stem N0, s S0) of Ext(F2),
                            from Ext(F2) (EXT, an ext.csv) and x's products (the rows of class
@@ -91,18 +92,24 @@ def binom_odd(e, i):
     return (i & ~e) == 0
 
 
-def rp_finite(lo, hi, dst):
+def rp_finite(lo, hi, dst, profile_src=None):
+    """profile_src: a module file whose (truncated) profile the result takes; then only the
+    Sq^(2^k) of that algebra (k < h_1) are written."""
+    profile = json.load(open(profile_src)).get("profile") if profile_src else None
+    kmax = profile["p_part"][0] if profile else 64
     name = lambda e: ("xm%d" % -e) if e < 0 else ("x%d" % e)
     gens = {name(e): e for e in range(lo, hi + 1)}
     actions = []
     for e in range(lo, hi + 1):
         k = 1
-        while e + k <= hi:
+        while e + k <= hi and k < (1 << kmax):
             if binom_odd(e, k):
                 actions.append("Sq%d %s = %s" % (k, name(e), name(e + k)))
             k <<= 1
-    json.dump({"p": 2, "type": "finite dimensional module", "gens": gens, "actions": actions},
-              open(dst, "w"), indent=1)
+    m = {"p": 2, "type": "finite dimensional module", "gens": gens, "actions": actions}
+    if profile:
+        m["profile"] = profile
+    json.dump(m, open(dst, "w"), indent=1)
 
 
 def read_ext(path):
@@ -171,7 +178,7 @@ def main():
     if cmd == "fp-over-a":
         fp_over_a(a[0], a[1])
     elif cmd == "rp-finite":
-        rp_finite(int(a[0]), int(a[1]), a[2])
+        rp_finite(int(a[0]), int(a[1]), a[2], a[3] if len(a) > 3 else None)
     elif cmd == "cofiber-les":
         cofiber_les(a[0], a[1], a[2], int(a[3]), int(a[4]), int(a[5]), int(a[6]))
     elif cmd == "restrict":

@@ -73,6 +73,14 @@ while read -r name expect checks; do
                 res --module "$TMP/$name-fp.json" --out "$TMP/$name-fp" 2>"$TMP/err" &&
                 same_table "$out/ext.csv" "$TMP/$name-fp/ext.csv"
             ok $? "$name: change of rings, A (x)_B M presented over A, gives the same table $(head -1 "$TMP/err")" ;;
+        rpfp:*)     # over a profile: written out with its Sq^(2^k), and that presented over A
+            $PY rp-finite "${c#rpfp:}" 42 "$TMP/$name-fin.json" "$file" &&
+                res --module "$TMP/$name-fin.json" --out "$TMP/$name-fin" 2>"$TMP/err" &&
+                same_table "$out/ext.csv" "$TMP/$name-fin/ext.csv" &&
+                $PY fp-over-a "$TMP/$name-fin.json" "$TMP/$name-finfp.json" &&
+                res --module "$TMP/$name-finfp.json" --out "$TMP/$name-finfp" 2>"$TMP/err" &&
+                same_table "$out/ext.csv" "$TMP/$name-finfp/ext.csv"
+            ok $? "$name: RP_${c#rpfp:}^42 written out over the profile, and presented over A (change of rings), give the same table $(head -1 "$TMP/err")" ;;
         rp:*)
             $PY rp-finite "${c#rp:}" 42 "$TMP/$name-fin.json" &&
                 res --module "$TMP/$name-fin.json" --out "$TMP/$name-fin" 2>"$TMP/err" &&
