@@ -5,48 +5,25 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algebra/milnor.h"
 #include "algebra/milnor_cuda.h"
+#include "tests/batch.h"
 #include "tests/tap.h"
 
 #define MAXDEG 100
 
-static uint64_t rng;
-static uint32_t rnd(uint32_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return n ? (uint32_t)(rng % n) : 0;
-}
-
-typedef struct batch {
-    milnor_row_job *jobs;
-    milnor_term *terms;
-    uint32_t njobs, stride;
-    size_t nterms;
-} batch;
-
-static void batch_free(batch *b)
-{
-    free(b->jobs);
-    free(b->terms);
-    memset(b, 0, sizeof *b);
-}
-
 /* Rows shaped like a differential's: generators with terms of degrees <= maxs at increasing
  * column blocks; each row an R of degree dr times one generator's terms (jobs share terms). */
-static int batch_random(const milnor_basis *A, batch *b, uint32_t ngens, uint32_t maxterms, deg_t maxr,
-                        deg_t maxs)
+static void batch_random(const milnor_basis *A, batch *b, uint32_t ngens, uint32_t maxterms, deg_t maxr,
+                         deg_t maxs)
 {
     memset(b, 0, sizeof *b);
     uint32_t *gfirst = calloc(ngens, sizeof *gfirst), *gcount = calloc(ngens, sizeof *gcount);
     deg_t *gdeg = calloc(ngens, sizeof *gdeg);
     size_t cap = (size_t)ngens * maxterms + 1;
     b->terms = malloc(cap * sizeof *b->terms);
-    if (!gfirst || !gcount || !gdeg || !b->terms) return -1;
+    if (!gfirst || !gcount || !gdeg || !b->terms) bail("out of memory");
     /* each generator's d(g) lives in a target degree tdeg; its terms Sq(S) of degree tdeg - |h|
      * for target generators h at column blocks of width dim A(tdeg - |h|) */
     uint32_t cols = 0;
@@ -62,61 +39,24 @@ static int batch_random(const milnor_basis *A, batch *b, uint32_t ngens, uint32_
         }
     }
     /* rows: every R of degree dr (a random subset when there are many) times each generator */
-    uint32_t nr = A->dim[dr] < 64 ? A->dim[dr] : 64;
-    b->jobs = malloc((size_t)nr * ngens * sizeof *b->jobs);
-    if (!b->jobs) return -1;
-    for (uint32_t g = 0; g < ngens; ++g)
-        for (uint32_t i = 0; i < nr; ++i)
-            b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)dr, nr == A->dim[dr] ? i : rnd(A->dim[dr]),
-                                                     gfirst[g], gcount[g] };
+    batch_rows(A, b, dr, ngens, gfirst, gcount, 0);
     b->stride = (cols + 63) / 64 + 1;
     free(gfirst);
     free(gcount);
     free(gdeg);
-    return 0;
-}
-
-/* All products of degree <= D: one row per (R, degree of S), all S of that degree as terms. */
-static int batch_all_pairs(const milnor_basis *A, batch *b, deg_t D)
-{
-    memset(b, 0, sizeof *b);
-    size_t nj = 0, nt = 0;
-    for (deg_t dr = 0; dr <= D; ++dr)
-        for (deg_t ds = 0; dr + ds <= D; ++ds) {
-            nj += A->dim[dr];
-            nt += A->dim[ds];
-        }
-    b->jobs = malloc(nj * sizeof *b->jobs);
-    b->terms = malloc(nt * sizeof *b->terms);
-    if (!b->jobs || !b->terms) return -1;
-    b->stride = (A->dim[D] + 63) / 64;
-    for (deg_t dr = 0; dr <= D; ++dr)
-        for (deg_t ds = 0; dr + ds <= D; ++ds) {
-            uint32_t first = (uint32_t)b->nterms;
-            for (uint32_t k = 0; k < A->dim[ds]; ++k) b->terms[b->nterms++] = (milnor_term){ (uint32_t)ds, k, 0 };
-            for (uint32_t i = 0; i < A->dim[dr]; ++i)
-                b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)dr, i, first, A->dim[ds] };
-        }
-    return 0;
 }
 
 /* GPU rows vs the CPU's search; returns the first differing row or -1 (-2 on CUDA failure). */
 static long compare_gpu(const milnor_basis *A, const uint32_t *flat, size_t words, const batch *b,
                         const milnor_cuda_cfg *cfg, double *ms)
 {
-    size_t n = (size_t)b->njobs * b->stride;
-    uint64_t *cpu = calloc(n + 1, sizeof *cpu), *gpu = calloc(n + 1, sizeof *gpu);
+    uint64_t *cpu = batch_search_rows(A, b), *gpu = rows_alloc((size_t)b->njobs * b->stride);
     char err[256] = "";
     long bad = -2;
-    if (!cpu || !gpu) bail("out of memory");
-    milnor_mul_batch_search(A, b->jobs, b->njobs, b->terms, cpu, b->stride);
     if (milnor_mul_batch_cuda_host(flat, words, b->jobs, b->njobs, b->terms, b->nterms, gpu, b->stride, cfg, ms,
-                                   err, sizeof err) == 0) {
-        bad = -1;
-        for (uint32_t i = 0; i < b->njobs && bad == -1; ++i)
-            if (memcmp(cpu + (size_t)i * b->stride, gpu + (size_t)i * b->stride, b->stride * sizeof *cpu))
-                bad = (long)i;
-    } else
+                                   err, sizeof err) == 0)
+        bad = first_diff_row(cpu, gpu, b->njobs, b->stride);
+    else
         diag("CUDA: %s", err);
     free(cpu);
     free(gpu);
@@ -125,11 +65,7 @@ static long compare_gpu(const milnor_basis *A, const uint32_t *flat, size_t word
 
 int main(void)
 {
-    const char *seed = getenv("SEED");
-    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    if (!rng) rng = 1;
-    plan_lazy();
-    diag("SEED=%llu", (unsigned long long)rng);
+    seed_from_env();
     milnor_basis A, view;
     if (milnor_basis_init(&A, MAXDEG, NULL) < 0) bail("milnor_basis_init");
     size_t words = milnor_flat_words(&A);
@@ -153,7 +89,7 @@ int main(void)
     milnor_flat_view(flat, words, &view, vel, vdim);
     {   /* products read through the view are those of the basis */
         batch b;
-        if (batch_random(&A, &b, 20, 40, 30, 30) < 0) bail("out of memory");
+        batch_random(&A, &b, 20, 40, 30, 30);
         size_t n = (size_t)b.njobs * b.stride;
         uint64_t *r1 = calloc(n, 8), *r2 = calloc(n, 8);
         milnor_mul_batch(&A, b.jobs, b.njobs, b.terms, r1, b.stride);
@@ -172,7 +108,8 @@ int main(void)
     diag("%d CUDA device(s)", ndev);
     batch b;
     double ms = 0;
-    if (batch_all_pairs(&A, &b, 40) < 0) bail("out of memory");
+    batch_all_pairs(&A, &b, 40, 0);
+    b.stride = (A.dim[40] + 63) / 64;
     /* mappings: the default (128/4), a warp per job, one thread per job, other split shapes;
      * each under both kernels (atomic, shared), and the shared kernel with a row budget that
      * halves its jobs per block (3 rows) or sends its rows to global memory (1 byte) */
@@ -195,7 +132,7 @@ int main(void)
     batch_free(&b);
     milnor_cuda_cfg wrong = { 96, 1, 0, 0 };
     b = (batch){ 0 };
-    if (batch_random(&A, &b, 2, 4, 10, 10) < 0) bail("out of memory");
+    batch_random(&A, &b, 2, 4, 10, 10);
     ok(compare_gpu(&A, flat, words, &b, &wrong, &ms) == -2, "a mapping whose threads/job does not divide 256 is refused");
     batch_free(&b);
     static const uint32_t shapes[][4] = {   /* ngens, maxterms, max |R|, max |S| */
@@ -203,8 +140,7 @@ int main(void)
     };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i)
         for (int rep = 0; rep < 3; ++rep) {
-            if (batch_random(&A, &b, shapes[i][0], shapes[i][1], (deg_t)shapes[i][2], (deg_t)shapes[i][3]) < 0)
-                bail("out of memory");
+            batch_random(&A, &b, shapes[i][0], shapes[i][1], (deg_t)shapes[i][2], (deg_t)shapes[i][3]);
             const milnor_cuda_cfg *cfg = &cfgs[(i + (size_t)rep) % (sizeof cfgs / sizeof *cfgs)];
             long bad = compare_gpu(&A, flat, words, &b, cfg, &ms);
             ok(bad == -1, "random batch %u gens x <= %u terms, |R| <= %u, |S| <= %u, %s kernel, mapping %u/%u: %u "

@@ -6,29 +6,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algebra/milnor.h"
 #include "algebra/milnor_sched.h"
+#include "tests/batch.h"
 #include "tests/tap.h"
 
 #define MAXDEG 90
-
-static uint64_t rng;
-static uint32_t rnd(uint32_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return n ? (uint32_t)(rng % n) : 0;
-}
-
-typedef struct batch {
-    milnor_row_job *jobs;
-    milnor_term *terms;
-    uint32_t njobs, stride;
-    size_t nterms;
-} batch;
 
 /* Jobs of random R (degree <= maxr) with runs of random terms (degree <= maxs, some jobs with
  * none) at random column offsets; a few unit factors. */
@@ -52,13 +36,6 @@ static void batch_random(const milnor_basis *A, batch *b, uint32_t njobs, uint32
     }
     b->njobs = njobs;
     b->stride = (cols + 63) / 64 + 1;
-}
-
-static void batch_free(batch *b)
-{
-    free(b->jobs);
-    free(b->terms);
-    memset(b, 0, sizeof *b);
 }
 
 /* What the emulation saw, for the checks. */
@@ -155,14 +132,9 @@ static emu_report emulate(const uint32_t *flat, const batch *bt, uint64_t *rows,
 static long check(const milnor_basis *A, const uint32_t *flat, const batch *b, uint32_t tpj, uint32_t nparts,
                   uint32_t shared_bytes, emu_report *rep)
 {
-    size_t n = (size_t)b->njobs * b->stride;
-    uint64_t *ref = calloc(n + 1, sizeof *ref), *got = calloc(n + 1, sizeof *got);
-    if (!ref || !got) bail("out of memory");
-    milnor_mul_batch_search(A, b->jobs, b->njobs, b->terms, ref, b->stride);
+    uint64_t *ref = batch_search_rows(A, b), *got = rows_alloc((size_t)b->njobs * b->stride);
     *rep = emulate(flat, b, got, tpj, nparts, shared_bytes);
-    long bad = -1;
-    for (uint32_t i = 0; i < b->njobs && bad == -1; ++i)
-        if (memcmp(ref + (size_t)i * b->stride, got + (size_t)i * b->stride, b->stride * sizeof *ref)) bad = (long)i;
+    long bad = first_diff_row(ref, got, b->njobs, b->stride);
     free(ref);
     free(got);
     return bad;
@@ -170,11 +142,7 @@ static long check(const milnor_basis *A, const uint32_t *flat, const batch *b, u
 
 int main(void)
 {
-    const char *seed = getenv("SEED");
-    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    if (!rng) rng = 1;
-    plan_lazy();
-    diag("SEED=%llu", (unsigned long long)rng);
+    seed_from_env();
 
     /* the small functions */
     ok(mk_bitlen(0) == 0 && mk_bitlen(1) == 1 && mk_bitlen(255) == 8 && mk_bitlen(UINT64_MAX) == 64, "mk_bitlen");
@@ -213,9 +181,8 @@ int main(void)
 
     milnor_basis A;
     if (milnor_basis_init(&A, MAXDEG, NULL) < 0) bail("milnor_basis_init");
-    size_t words = milnor_flat_words(&A);
-    uint32_t *flat = malloc(words * sizeof *flat);
-    if (!flat || milnor_flat_write(&A, flat, words) < 0) bail("flatten");
+    size_t words;
+    uint32_t *flat = flat_basis(&A, &words);
 
     /* the cost model ranks products: leaves found by the jobs of the top quarter of estimated
      * costs against those of the bottom quarter (deterministic work, unlike a timing) */

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algebra/milnor.h"
 #include "algebra/milnor_search.h"
+#include "tests/batch.h"
 #include "tests/tap.h"
 
 #define VW 64                        /* words of a test vector: 4096 bits, dim A_d <= 4096 */
@@ -17,15 +17,6 @@
 static milnor_basis A;               /* the whole algebra through INDEX_DEG */
 
 /* ---------------------------------------------------------------- helpers */
-
-static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 static milnor_elt sq1(uint32_t n)
 {
@@ -89,7 +80,7 @@ static void product_right_vec(const milnor_elt *R, deg_t dy, const uint64_t *yv,
 
 static const milnor_elt *random_elt(deg_t d)
 {
-    return &A.elts[d][rnd() % A.dim[d]];
+    return &A.elts[d][rng_next() % A.dim[d]];
 }
 
 /* ---------------------------------------------------------------- dimensions */
@@ -204,8 +195,8 @@ static void test_associativity(int n)
 {
     int bad = 0;
     for (int it = 0; it < n; ++it) {
-        deg_t da = (deg_t)(rnd() % 41), db = (deg_t)(rnd() % (41 - da)),
-              dc = (deg_t)(rnd() % (41 - da - db));
+        deg_t da = (deg_t)(rng_next() % 41), db = (deg_t)(rng_next() % (41 - da)),
+              dc = (deg_t)(rng_next() % (41 - da - db));
         const milnor_elt *a = random_elt(da), *b = random_elt(db), *c = random_elt(dc);
         uint64_t ab[VW], bc[VW], l[VW] = {0}, r[VW] = {0};
         product(a, b, ab);
@@ -355,7 +346,7 @@ static void test_mul_each(deg_t maxdeg)
 {
     int bad = 0;
     for (int it = 0; it < 2000; ++it) {
-        deg_t dr = (deg_t)(rnd() % (maxdeg + 1)), ds = (deg_t)(rnd() % (maxdeg + 1 - dr));
+        deg_t dr = (deg_t)(rng_next() % (maxdeg + 1)), ds = (deg_t)(rng_next() % (maxdeg + 1 - dr));
         const milnor_elt *R = random_elt(dr), *S = random_elt(ds);
         uint64_t a[VW], b[VW] = {0};
         product(R, S, a);
@@ -379,15 +370,15 @@ static void test_batch(void)
     memset(want, 0, sizeof want);
     for (int i = 0; i < BATCH_ROWS; ++i) {
         milnor_row_job *j = &jobs[i];
-        j->r_deg = (uint32_t)(rnd() % 21);
-        j->r_idx = (uint32_t)(rnd() % A.dim[j->r_deg]);
+        j->r_deg = (uint32_t)(rng_next() % 21);
+        j->r_idx = (uint32_t)(rng_next() % A.dim[j->r_deg]);
         j->first_term = nt;
-        j->n_terms = (uint32_t)(rnd() % (BATCH_TERMS + 1));
+        j->n_terms = (uint32_t)(rng_next() % (BATCH_TERMS + 1));
         for (uint32_t k = 0; k < j->n_terms; ++k, ++nt) {
             milnor_term *t = &terms[nt];
-            t->s_deg = (uint32_t)(rnd() % 21);
-            t->s_idx = (uint32_t)(rnd() % A.dim[t->s_deg]);
-            t->col_offset = (uint32_t)(rnd() % 1200);
+            t->s_deg = (uint32_t)(rng_next() % 21);
+            t->s_idx = (uint32_t)(rng_next() % A.dim[t->s_deg]);
+            t->col_offset = (uint32_t)(rng_next() % 1200);
             milnor_mul_into(&A, &A.elts[j->r_deg][j->r_idx], &A.elts[t->s_deg][t->s_idx],
                             want + (size_t)i * BATCH_STRIDE, t->col_offset);
         }
@@ -415,20 +406,20 @@ static int batch_case(const milnor_basis *B, uint32_t nj, deg_t maxr, uint32_t m
         milnor_row_job *j = &jobs[i];
         if (maxr > B->max_degree) maxr = B->max_degree;
         for (int tries = 0; tries < 20; ++tries) {      /* prefer long R */
-            j->r_deg = (uint32_t)(rnd() % (uint64_t)(maxr + 1));
-            j->r_idx = (uint32_t)(rnd() % B->dim[j->r_deg]);
+            j->r_deg = (uint32_t)(rng_next() % (uint64_t)(maxr + 1));
+            j->r_idx = (uint32_t)(rng_next() % B->dim[j->r_deg]);
             if (B->elts[j->r_deg][j->r_idx].len >= minlen) break;
         }
-        if (i == 0 || rnd() % 4 == 0) {                 /* a new term list */
+        if (i == 0 || rng_next() % 4 == 0) {                 /* a new term list */
             list_first = nt;
-            list_n = rnd() % 8 == 0 ? 0 : (uint32_t)(rnd() % (maxt + 1));
+            list_n = rng_next() % 8 == 0 ? 0 : (uint32_t)(rng_next() % (maxt + 1));
             for (uint32_t k = 0; k < list_n; ++k, ++nt) {
                 milnor_term *t = &terms[nt];
                 deg_t room = B->max_degree - (deg_t)j->r_deg;
-                deg_t ds = (deg_t)(rnd() % (uint64_t)((maxs < room ? maxs : room) + 1));
+                deg_t ds = (deg_t)(rng_next() % (uint64_t)((maxs < room ? maxs : room) + 1));
                 t->s_deg = (uint32_t)ds;
-                t->s_idx = (uint32_t)(rnd() % B->dim[ds]);
-                t->col_offset = (uint32_t)(rnd() % maxoff);
+                t->s_idx = (uint32_t)(rng_next() % B->dim[ds]);
+                t->col_offset = (uint32_t)(rng_next() % maxoff);
             }
         }
         j->first_term = list_first;
@@ -493,7 +484,7 @@ static void test_batch_paths(void)
         if (!jobs || !a || !b) bail("out of memory");
         for (uint32_t k = 0; k < 100; ++k) {
             deg_t ds = (deg_t)(k % 61);
-            terms[k] = (milnor_term){(uint32_t)ds, (uint32_t)(rnd() % A.dim[ds]), k * 64};
+            terms[k] = (milnor_term){(uint32_t)ds, (uint32_t)(rng_next() % A.dim[ds]), k * 64};
         }
         terms[100] = (milnor_term){0, 0, 7};                /* the unit */
         nj = 0;
@@ -656,7 +647,7 @@ static void test_split_search(int pairs)
     int bad = 0, split_useful = 0;
     static const uint32_t nparts[] = {2, 3, 8, 32};
     for (int n = 0; n < pairs; ++n) {
-        deg_t dr = (deg_t)(1 + rnd() % 60), ds = (deg_t)(1 + rnd() % 40);
+        deg_t dr = (deg_t)(1 + rng_next() % 60), ds = (deg_t)(1 + rng_next() % 40);
         const milnor_elt *R = random_elt(dr), *S = random_elt(ds);
         mm_search s;
         uint32_t t[2 * MM_SIDE];
@@ -719,11 +710,7 @@ static void test_count_dims(void)
 
 int main(void)
 {
-    const char *seed = getenv("SEED");
-    rng_state = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    if (!rng_state) rng_state = 1;
-    plan_lazy();
-    diag("SEED=%llu", (unsigned long long)rng_state);
+    seed_from_env();
     if (milnor_basis_init(&A, INDEX_DEG, NULL) < 0) bail("milnor_basis_init failed");
     test_reference_dims();
     test_first_degrees();

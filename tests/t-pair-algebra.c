@@ -8,24 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algebra/milnor.h"
 #include "algebra/pair_algebra.h"
+#include "tests/batch.h"
 #include "tests/tap.h"
 
 #define MAXDEG 100
 #define VW 64                         /* words of a test vector (dim A_d <= 4096 here) */
 
 static milnor_basis A;
-static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 static milnor_elt elt(const uint32_t *r, int n)
 {
@@ -56,11 +48,11 @@ static void test_binomials(void)
     bad = 0;
     for (int trial = 0; trial < 20000; trial++) {
         uint32_t x[5];
-        int n = 2 + (int)(rnd() % 4);
+        int n = 2 + (int)(rng_next() % 4);
         uint32_t sum = 0;
         unsigned want = 1;
         for (int i = 0; i < n; i++) {
-            x[i] = (uint32_t)(rnd() % 61);
+            x[i] = (uint32_t)(rng_next() % 61);
             sum += x[i];
             want = (want * pascal[sum][x[i]]) & 3;
         }
@@ -239,9 +231,9 @@ static void test_mod4_pruned(void)
     /* and on random pairs of larger degree */
     bad = 0;
     for (int trial = 0; trial < 3000; trial++) {
-        deg_t dr = (deg_t)(rnd() % 61), ds = (deg_t)(rnd() % (MAXDEG - dr + 1));
+        deg_t dr = (deg_t)(rng_next() % 61), ds = (deg_t)(rng_next() % (MAXDEG - dr + 1));
         if (!A.dim[dr] || !A.dim[ds] || A.dim[dr + ds] > 4096) continue;
-        bad += pruned_differs(&A.elts[dr][rnd() % A.dim[dr]], &A.elts[ds][rnd() % A.dim[ds]], &calls);
+        bad += pruned_differs(&A.elts[dr][rng_next() % A.dim[dr]], &A.elts[ds][rng_next() % A.dim[ds]], &calls);
     }
     ok(bad == 0, "pruned mod-4 search equals the naive one on 3000 random pairs of degree sum <= %d (%d differ)",
        MAXDEG, bad);
@@ -325,7 +317,7 @@ static void test_a_sigma_y(void)
 /* Random bits in the first `bits` bits of v. */
 static void random_bits(uint64_t *v, uint32_t bits)
 {
-    for (uint32_t w = 0; w < (bits + 63) / 64; w++) v[w] = rnd() & rnd();
+    for (uint32_t w = 0; w < (bits + 63) / 64; w++) v[w] = rng_next() & rng_next();
     if (bits & 63) v[bits / 64] &= ((uint64_t)1 << (bits & 63)) - 1;
 }
 
@@ -338,24 +330,24 @@ static void test_a_mul_batched(void)
     if (pair_ay_cache_init(&cache) != 0) bail("out of memory");
     int bad = 0, nonzero = 0, trials = 300;
     for (int t = 0; t < trials; t++) {
-        deg_t da = (deg_t)(1 + rnd() % 24);
-        uint32_t ne = 1 + (uint32_t)(rnd() % 3);
+        deg_t da = (deg_t)(1 + rng_next() % 24);
+        uint32_t ne = 1 + (uint32_t)(rng_next() % 3);
         pair_elt P[3];
         const pair_elt *pe[3];
         uint64_t off[3];
         for (uint32_t i = 0; i < ne; i++) {
-            deg_t d = (deg_t)(2 + rnd() % 40);
+            deg_t d = (deg_t)(2 + rng_next() % 40);
             if (pair_elt_init(&P[i], &A, d) != 0) bail("out of memory");
             random_bits(P[i].twos, A.dim[d]);
             for (int k = 0; k < P[i].nk; k++)
                 for (int l = k + 1; l < P[i].nl[k]; l++)
-                    if (rnd() % 2) random_bits(P[i].ys[k][l], P[i].ys_dim[k][l]);
+                    if (rng_next() % 2) random_bits(P[i].ys[k][l], P[i].ys_dim[k][l]);
             pe[i] = &P[i];
-            off[i] = rnd() % 300;
+            off[i] = rng_next() % 300;
         }
         milnor_elt a[4];
-        uint32_t n = 1 + (uint32_t)(rnd() % 4);
-        for (uint32_t i = 0; i < n; i++) a[i] = A.elts[da][rnd() % A.dim[da]];
+        uint32_t n = 1 + (uint32_t)(rng_next() % 4);
+        for (uint32_t i = 0; i < n; i++) a[i] = A.elts[da][rng_next() % A.dim[da]];
         uint64_t fast[VW + 8] = { 0 }, slow[VW + 8] = { 0 };
         int rc = pair_a_mul_add_many(&A, &cache, a, n, pe, off, ne, fast);
         for (uint32_t i = 0; i < ne; i++) rc |= pair_a_mul_add_pairwise(&A, &cache, a, n, &P[i], slow, off[i]);
@@ -378,17 +370,17 @@ static void test_sigma_batched(void)
 {
     int bad = 0, ys = 0, trials = 300;
     for (int t = 0; t < trials; t++) {
-        deg_t db = (deg_t)(1 + rnd() % 30);
-        uint32_t nb = 1 + (uint32_t)(rnd() % 5), nt = 1 + (uint32_t)(rnd() % 3), nc = 0;
+        deg_t db = (deg_t)(1 + rng_next() % 30);
+        uint32_t nb = 1 + (uint32_t)(rng_next() % 5), nt = 1 + (uint32_t)(rng_next() % 3), nc = 0;
         milnor_elt b[5], c[12];
         pair_elt fast[3], slow[3], *target[12];
-        for (uint32_t i = 0; i < nb; i++) b[i] = A.elts[db][rnd() % A.dim[db]];
+        for (uint32_t i = 0; i < nb; i++) b[i] = A.elts[db][rng_next() % A.dim[db]];
         for (uint32_t k = 0; k < nt; k++) {
-            deg_t dc = (deg_t)(1 + rnd() % 30);
+            deg_t dc = (deg_t)(1 + rng_next() % 30);
             if (pair_elt_init(&fast[k], &A, db + dc) != 0 || pair_elt_init(&slow[k], &A, db + dc) != 0)
                 bail("out of memory");
-            for (uint32_t j = 0, m = 1 + (uint32_t)(rnd() % 4); j < m; j++) {
-                c[nc] = A.elts[dc][rnd() % A.dim[dc]];
+            for (uint32_t j = 0, m = 1 + (uint32_t)(rng_next() % 4); j < m; j++) {
+                c[nc] = A.elts[dc][rng_next() % A.dim[dc]];
                 target[nc++] = &fast[k];
                 for (uint32_t i = 0; i < nb; i++) pair_sigma_mul_add(&A, &slow[k], &b[i], &c[nc - 1]);
             }
@@ -441,11 +433,7 @@ static void test_finalize(void)
 
 int main(void)
 {
-    const char *seed = getenv("SEED");
-    rng_state = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    if (!rng_state) rng_state = 1;
-    plan_lazy();
-    diag("SEED=%llu", (unsigned long long)rng_state);
+    seed_from_env();
     if (milnor_basis_init(&A, MAXDEG, NULL) < 0) bail("milnor_basis_init failed");
     test_binomials();
     test_mod4_product();

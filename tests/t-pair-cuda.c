@@ -8,117 +8,25 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algebra/milnor.h"
 #include "algebra/milnor_cuda.h"
 #include "algebra/pair_algebra.h"
 #include "algebra/pair_cuda.h"
+#include "tests/batch.h"
 #include "tests/tap.h"
 
 #define MAXDEG 100
 #define ALL_PAIRS_DEG 40
-
-static uint64_t rng;
-static uint32_t rnd(uint32_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return n ? (uint32_t)(rng % n) : 0;
-}
-
-typedef struct batch {
-    milnor_row_job *jobs;
-    milnor_term *terms;
-    uint32_t njobs, stride, twos_at;
-    size_t nterms, words;
-} batch;
-
-static void batch_free(batch *b)
-{
-    free(b->jobs);
-    free(b->terms);
-    memset(b, 0, sizeof *b);
-}
-
-/* Every product of degree <= D: one row per (R, degree of S), the S of that degree as terms,
- * product k at its own column block k·dim A_{|R|+|S|}. */
-static void batch_all_pairs(const milnor_basis *A, batch *b, deg_t D)
-{
-    memset(b, 0, sizeof *b);
-    size_t nj = 0, nt = 0;
-    uint32_t width = 0;
-    for (deg_t dr = 0; dr <= D; ++dr)
-        for (deg_t ds = 0; dr + ds <= D; ++ds) {
-            nj += A->dim[dr];
-            nt += A->dim[ds];
-            if (A->dim[ds] * A->dim[dr + ds] > width) width = A->dim[ds] * A->dim[dr + ds];
-        }
-    b->jobs = malloc(nj * sizeof *b->jobs);
-    b->terms = malloc(nt * sizeof *b->terms);
-    if (!b->jobs || !b->terms) bail("out of memory");
-    b->twos_at = (width + 63) / 64;
-    b->stride = 2 * b->twos_at;
-    for (deg_t dr = 0; dr <= D; ++dr)
-        for (deg_t ds = 0; dr + ds <= D; ++ds) {
-            uint32_t first = (uint32_t)b->nterms;
-            for (uint32_t k = 0; k < A->dim[ds]; ++k)
-                b->terms[b->nterms++] = (milnor_term){ (uint32_t)ds, k, k * A->dim[dr + ds] };
-            for (uint32_t i = 0; i < A->dim[dr]; ++i)
-                b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)dr, i, first, A->dim[ds] };
-        }
-    b->words = (size_t)b->njobs * b->stride;
-}
-
-/* ngens term lists of <= maxterms random S (|S| <= maxs) at random, possibly overlapping,
- * column blocks; jobs: random R of one degree <= maxr times each list; one_row: stride 0. */
-static void batch_random(const milnor_basis *A, batch *b, uint32_t ngens, uint32_t maxterms, deg_t maxr,
-                         deg_t maxs, int one_row)
-{
-    memset(b, 0, sizeof *b);
-    uint32_t *gfirst = calloc(ngens, sizeof *gfirst), *gcount = calloc(ngens, sizeof *gcount);
-    b->terms = malloc(((size_t)ngens * maxterms + 1) * sizeof *b->terms);
-    deg_t dr = (deg_t)rnd((uint32_t)maxr + 1);
-    uint32_t cols = 0;
-    if (!gfirst || !gcount || !b->terms) bail("out of memory");
-    for (uint32_t g = 0; g < ngens; ++g) {
-        deg_t ds = (deg_t)rnd((uint32_t)maxs + 1);
-        gfirst[g] = (uint32_t)b->nterms;
-        gcount[g] = rnd(maxterms + 1);
-        for (uint32_t k = 0; k < gcount[g]; ++k) {
-            uint32_t at = rnd(2) ? cols : rnd(cols + 1);
-            b->terms[b->nterms++] = (milnor_term){ (uint32_t)ds, rnd(A->dim[ds]), at };
-            if (at + A->dim[dr + ds] > cols) cols = at + A->dim[dr + ds];
-        }
-    }
-    uint32_t nr = A->dim[dr] < 64 ? A->dim[dr] : 64;
-    b->jobs = malloc((size_t)nr * ngens * sizeof *b->jobs);
-    if (!b->jobs) bail("out of memory");
-    for (uint32_t g = 0; g < ngens; ++g)
-        for (uint32_t i = 0; i < nr; ++i)
-            b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)dr, nr == A->dim[dr] ? i : rnd(A->dim[dr]), gfirst[g],
-                                                     gcount[g] };
-    b->twos_at = (cols + 63) / 64 + rnd(2);
-    b->stride = one_row ? 0 : 2 * b->twos_at + rnd(2);
-    b->words = one_row ? 2 * (size_t)b->twos_at : (size_t)b->njobs * b->stride;
-    free(gfirst);
-    free(gcount);
-}
 
 /* GPU rows vs pair_mul_mod4_batch from the same starting rows (random when random_start);
  * returns -1 if equal, the first differing word, or -2 on a CUDA failure. */
 static long compare_gpu(const milnor_basis *A, const uint32_t *flat, size_t flat_words, const batch *b,
                         int random_start, const milnor_cuda_cfg *cfg, double *ms)
 {
-    uint64_t *cpu = calloc(b->words + 1, sizeof *cpu), *gpu = calloc(b->words + 1, sizeof *gpu);
+    uint64_t *gpu, *cpu = batch_mod4_rows(A, b, random_start, &gpu);
     char err[256] = "";
     long bad = -2;
-    if (!cpu || !gpu) bail("out of memory");
-    if (random_start)
-        for (size_t w = 0; w < b->words; ++w) cpu[w] = (uint64_t)rnd(UINT32_MAX) << 32 | rnd(UINT32_MAX);
-    memcpy(gpu, cpu, b->words * sizeof *cpu);
-    pair_mul_mod4_batch(A, b->jobs, b->njobs, b->terms, cpu, b->stride, b->twos_at);
     if (pair_mul_mod4_batch_cuda_host(flat, flat_words, b->jobs, b->njobs, b->terms, b->nterms, gpu, b->words,
                                       b->stride, b->twos_at, cfg, ms, err, sizeof err) == 0) {
         bad = -1;
@@ -133,11 +41,7 @@ static long compare_gpu(const milnor_basis *A, const uint32_t *flat, size_t flat
 
 int main(void)
 {
-    const char *seed = getenv("SEED");
-    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    if (!rng) rng = 1;
-    plan_lazy();
-    diag("SEED=%llu", (unsigned long long)rng);
+    seed_from_env();
 
     /* argument checks, before any device is touched */
     static const milnor_cuda_cfg bad_cfgs[] = { {96, 1, 0, 0}, {0, 1, 0, 0}, {512, 1, 0, 0}, {32, 0, 0, 0}, {32, 1025, 0, 0} };
@@ -156,12 +60,16 @@ int main(void)
     diag("%d CUDA device(s)", ndev);
     milnor_basis A;
     if (milnor_basis_init(&A, MAXDEG, NULL) < 0) bail("milnor_basis_init");
-    size_t words = milnor_flat_words(&A);
-    uint32_t *flat = malloc(words * sizeof *flat);
-    if (!flat || milnor_flat_write(&A, flat, words) != 0) bail("milnor_flat_write");
+    size_t words;
+    uint32_t *flat = flat_basis(&A, &words);
     batch b;
     double ms = 0;
-    batch_all_pairs(&A, &b, ALL_PAIRS_DEG);
+    {   /* every product in its own columns */
+        uint32_t width = batch_all_pairs(&A, &b, ALL_PAIRS_DEG, 1);
+        b.twos_at = (width + 63) / 64;
+        b.stride = 2 * b.twos_at;
+        b.words = (size_t)b.njobs * b.stride;
+    }
     static const milnor_cuda_cfg cfgs[] = { {128, 4, 0, 0}, {32, 1, 0, 0}, {1, 1, 0, 0}, {64, 3, 0, 0}, {128, 8, 0, 0},
                                             {256, 32, 0, 0} };
     for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; ++c)
@@ -178,7 +86,8 @@ int main(void)
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i)
         for (int rep = 0; rep < 4; ++rep) {
             int one_row = rep >= 2;
-            batch_random(&A, &b, shapes[i][0], shapes[i][1], (deg_t)shapes[i][2], (deg_t)shapes[i][3], one_row);
+            batch_random_mod4(&A, &b, shapes[i][0], shapes[i][1], (deg_t)shapes[i][2], (deg_t)shapes[i][3], one_row,
+                              0, 1);
             const milnor_cuda_cfg *cfg = &cfgs[(i + (size_t)rep) % (sizeof cfgs / sizeof *cfgs)];
             long bad = compare_gpu(&A, flat, words, &b, 1, cfg, &ms);
             ok(bad == -1, "random batch %u gens x <= %u terms, |R| <= %u, |S| <= %u, %s, mapping %u/%u: "

@@ -8,24 +8,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algebra/milnor.h"
 #include "algebra/pair_algebra.h"
 #include "algebra/pair_search.h"
+#include "tests/batch.h"
 #include "tests/tap.h"
 
 #define MAXDEG 120
 #define ALL_PAIRS_DEG 48
-
-static uint64_t rng;
-static uint32_t rnd(uint32_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return n ? (uint32_t)(rng % n) : 0;
-}
 
 typedef struct emits {
     uint64_t *v;                                /* index << 2 | c */
@@ -97,59 +88,9 @@ static void random_elt(const milnor_basis *A, deg_t maxdeg, milnor_elt *x)
     *x = A->elts[d][rnd(A->dim[d])];
 }
 
-typedef struct batch {
-    milnor_row_job *jobs;
-    milnor_term *terms;
-    size_t njobs, nterms, stride, twos_at, words;
-} batch;
-
-/* ngens term lists of <= maxterms random S (|S| <= maxs) at random column blocks of one
- * plane; jobs: random R of degree <= maxr times a list. stride 0: all jobs into one row. */
-static void batch_random(const milnor_basis *A, batch *b, uint32_t ngens, uint32_t maxterms, deg_t maxr,
-                         deg_t maxs, int one_row)
-{
-    memset(b, 0, sizeof *b);
-    uint32_t *gfirst = calloc(ngens, sizeof *gfirst), *gcount = calloc(ngens, sizeof *gcount);
-    b->terms = malloc(((size_t)ngens * maxterms + 1) * sizeof *b->terms);
-    deg_t dr = (deg_t)rnd((uint32_t)maxr + 1);
-    uint32_t cols = 0;
-    if (!gfirst || !gcount || !b->terms) bail("out of memory");
-    for (uint32_t g = 0; g < ngens; ++g) {
-        deg_t ds = (deg_t)rnd((uint32_t)maxs + 1);
-        gfirst[g] = (uint32_t)b->nterms;
-        gcount[g] = rnd(maxterms + 1);
-        for (uint32_t k = 0; k < gcount[g]; ++k) {
-            uint32_t at = rnd(2) ? cols : rnd(cols + 1);            /* blocks may overlap */
-            b->terms[b->nterms++] = (milnor_term){ (uint32_t)ds, rnd(A->dim[ds]), at };
-            if (at + A->dim[dr + ds] > cols) cols = at + A->dim[dr + ds];
-        }
-    }
-    uint32_t nr = 1 + rnd(48);
-    b->jobs = malloc((size_t)nr * ngens * sizeof *b->jobs);
-    if (!b->jobs) bail("out of memory");
-    for (uint32_t g = 0; g < ngens; ++g)
-        for (uint32_t i = 0; i < nr; ++i)
-            b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)dr, rnd(A->dim[dr]), gfirst[g], gcount[g] };
-    b->twos_at = (cols + 63) / 64 + rnd(3);
-    b->stride = one_row ? 0 : 2 * b->twos_at + rnd(3);
-    b->words = one_row ? 2 * b->twos_at : b->njobs * b->stride;
-    free(gfirst);
-    free(gcount);
-}
-
-static void batch_free(batch *b)
-{
-    free(b->jobs);
-    free(b->terms);
-}
-
 int main(void)
 {
-    const char *seed = getenv("SEED");
-    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    if (!rng) rng = 1;
-    plan_lazy();
-    diag("SEED=%llu", (unsigned long long)rng);
+    seed_from_env();
     milnor_basis A;
     if (milnor_basis_init(&A, MAXDEG, NULL) < 0) bail("milnor_basis_init");
     the_basis = &A;
@@ -196,33 +137,29 @@ int main(void)
     static const uint32_t shapes[][4] = {   /* ngens, maxterms, max |R|, max |S| */
         {1, 1, 5, 5}, {1, 33, 20, 20}, {3, 40, 40, 40}, {30, 8, 50, 30}, {60, 20, 30, 50}, {5, 100, 60, 20},
     };
+    size_t flat_words;
+    uint32_t *flat = flat_basis(&A, &flat_words);
     for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; ++sh)
         for (int one_row = 0; one_row < 2; ++one_row) {
             batch b;
-            batch_random(&A, &b, shapes[sh][0], shapes[sh][1], (deg_t)shapes[sh][2], (deg_t)shapes[sh][3], one_row);
-            uint64_t *ref = malloc((b.words + 1) * sizeof *ref), *emu = malloc((b.words + 1) * sizeof *emu);
-            if (!ref || !emu) bail("out of memory");
-            for (size_t w = 0; w < b.words; ++w) ref[w] = (uint64_t)rnd(UINT32_MAX) << 32 | rnd(UINT32_MAX);
-            memcpy(emu, ref, b.words * sizeof *ref);
-            pair_mul_mod4_batch(&A, b.jobs, b.njobs, b.terms, ref, b.stride, b.twos_at);
+            batch_random_mod4(&A, &b, shapes[sh][0], shapes[sh][1], (deg_t)shapes[sh][2], (deg_t)shapes[sh][3],
+                              one_row, 48, 2);
+            uint64_t *emu, *ref = batch_mod4_rows(&A, &b, 1, &emu);
             uint32_t nparts = 1 + rnd(8);
-            size_t flat_words = milnor_flat_words(&A);
-            uint32_t *flat = malloc(flat_words * sizeof *flat);
-            if (!flat || milnor_flat_write(&A, flat, flat_words) != 0) bail("milnor_flat_write");
             /* items dealt as the kernel deals them; the order does not matter in Z/4 */
             for (size_t i = b.njobs; i-- > 0;)
                 for (uint32_t item = 0; item < b.jobs[i].n_terms * nparts; ++item)
                     pm4_item(flat, b.jobs[i], b.terms[b.jobs[i].first_term + item / nparts], emu + i * b.stride,
                              b.twos_at, item % nparts, nparts);
             ok(!memcmp(ref, emu, b.words * sizeof *ref),
-               "work items = pair_mul_mod4_batch: %zu jobs x <= %u terms, |R| <= %u, |S| <= %u, %u parts, %s",
+               "work items = pair_mul_mod4_batch: %u jobs x <= %u terms, |R| <= %u, |S| <= %u, %u parts, %s",
                b.njobs, shapes[sh][1], shapes[sh][2], shapes[sh][3], nparts,
                one_row ? "all into one row" : "a row each");
-            free(flat);
             free(ref);
             free(emu);
             batch_free(&b);
         }
+    free(flat);
 
     {   /* pair_mul_mod4_batch is what pair_sigma_mul_add adds to ones and twos */
         int good = 1;
