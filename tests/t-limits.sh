@@ -4,7 +4,7 @@
 # extflow's is refused, products.csv keeping earlier rows is t-products.sh's, the help fits in 80
 # columns, and a --memory budget below what one bidegree needs is refused.
 . tests/lib.sh
-plan 12
+plan 13
 export STARPU_NCPU=1
 now() { date +%s.%N; }
 # (a) stem 400: seconds of Milnor tables and their flat copy before the first bidegree (25 s
@@ -57,6 +57,11 @@ ok $? "a non-empty directory without run.json: refused, one line, nothing touche
 mkdir -p "$TMP/empty"
 $EXTFLOW resolve --stem 4 --out "$TMP/empty" --quiet && [ -s "$TMP/empty/run.json" ]
 ok $? "an empty existing directory is used"
+mkdir -p "$TMP/layers"      # the chart's layer tables may come first (README)
+printf 'name,name_n,name_s,n,s,i,k\n' > "$TMP/layers/products.csv"
+printf 'n,s,i,k\n' > "$TMP/layers/d2.csv"
+$EXTFLOW resolve --stem 4 --out "$TMP/layers" --quiet && [ -s "$TMP/layers/run.json" ]
+ok $? "a directory holding only products.csv and d2.csv (chart layers) is used"
 # (g) a budget below one bidegree's needs
 $EXTFLOW resolve --stem 20 --memory 1K --out "$TMP/m" 2>"$TMP/m.err"
 rc=$?

@@ -1022,7 +1022,8 @@ static void undo_outdir(const outdir_made *m)
 
 /* A directory with entries but neither run.json nor stages/ holds no extflow resolution (a
  * .lock alone is a run killed at once): refused, exit 2 and one line, before anything is
- * written there, so that no file of someone else's (an ext.csv) is overwritten. 0 or 2. */
+ * written there, so that no file of someone else's (an ext.csv) is overwritten. The tables
+ * resolve reads as chart layers (products.csv, d2.csv: README) may be put there first. 0 or 2. */
 static int refuse_foreign_dir(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -1030,7 +1031,9 @@ static int refuse_foreign_dir(const char *dir)
     int foreign = 0, ours = 0;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         const char *n = e->d_name;
-        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, ".lock")) continue;
+        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, ".lock") || !strcmp(n, "products.csv") ||
+            !strcmp(n, "d2.csv"))
+            continue;
         if (!strcmp(n, MANIFEST_NAME) || !strcmp(n, "stages")) ours = 1;
         else foreign = 1;
     }
