@@ -69,7 +69,7 @@ ok $? "2 ranks, the default, standard algorithm: outputs identical to one proces
 STARPU_MPI_IDLE_SLEEP_US=soon timeout -k 10 $LIMIT mpirun --timeout $LIMIT -np 2 "$X" resolve --stem $STEM \
     --out "$TMP/bad" --quiet >"$TMP/bad.out" 2>&1
 rc=$?
-[ $rc -ne 0 ] && [ "$(grep -c "^extflow: STARPU_MPI_IDLE_SLEEP_US='soon'" "$TMP/bad.out")" = 1 ] &&
+[ $rc -ne 0 ] && [ "$(grep -c "^extflow: STARPU_MPI_IDLE_SLEEP_US=soon:" "$TMP/bad.out")" = 1 ] &&
     ! grep -q 'must contain an integer' "$TMP/bad.out" && [ ! -e "$TMP/bad" ]
 ok $? "2 ranks, STARPU_MPI_IDLE_SLEEP_US=soon: exit $rc, one line from rank 0, nothing created"
 done_testing
