@@ -426,3 +426,54 @@ int res_check_dd(const resolution *res, int s, deg_t t)
     free(a.acc);
     return zero;
 }
+
+/* Rows sel[0..n) of d_{s-1} at degree t (rb_append), multiplied, and added into the
+ * accumulators of the generators whose images have them: acc[i] ^= row of bit sel[k]. */
+static int dd_chunk(const resolution *res, int s, deg_t t, const uint32_t *sel, uint32_t n, uint32_t width,
+                    uint64_t *acc, size_t words)
+{
+    row_build b = { 0 };
+    if (rb_append(&b, res, s - 1, t, sel, n) != 0 || b.nrows != n || rb_alloc(&b, width) != 0) {
+        rb_clear(&b);
+        return -1;
+    }
+    rb_multiply(&b, &res->A, 0, b.nrows);
+    for (uint32_t i = 0; i < res->F[s].ngens[t]; i++) {
+        const fm_gen *g = &res->F[s].gens[t][i];
+        for (uint32_t k = 0; k < n; k++)
+            if (sel[k] < g->bits && f2vec_get(g->img, sel[k])) f2vec_xor(acc + (size_t)i * words, f2mat_row(&b.D, k), words);
+    }
+    rb_clear(&b);
+    return 0;
+}
+
+int res_check_dd_batch(const resolution *res, int s, deg_t t)
+{
+    if (s < 2) return res_check_dd(res, s, t);
+    uint32_t n = res->F[s].ngens[t];
+    if (!n) return 1;
+    uint32_t rows = (uint32_t)freemod_dim(&res->F[s - 1], t, t);
+    uint32_t width = (uint32_t)freemod_dim(&res->F[s - 2], t, t);
+    size_t words = f2vec_words(width);
+    uint32_t *sel = malloc(((size_t)rows + 1) * sizeof *sel);
+    uint64_t *acc = calloc((size_t)n * words + 1, 8);
+    int rc = sel && acc ? 1 : -1;
+    uint32_t nsel = 0;
+    uint64_t *mask = rc == 1 ? calloc(f2vec_words(rows) + 1, 8) : NULL;
+    if (!mask) rc = -1;
+    for (uint32_t i = 0; rc == 1 && i < n; i++) {       /* the bits some d(g) has */
+        const fm_gen *g = &res->F[s].gens[t][i];
+        for (size_t w = 0; w < f2vec_words(g->bits < rows ? g->bits : rows); w++) mask[w] |= g->img[w];
+    }
+    for (uint32_t j = 0; rc == 1 && j < rows; j++)
+        if (f2vec_get(mask, j)) sel[nsel++] = j;
+    free(mask);
+    for (uint32_t k = 0; rc == 1 && k < nsel; k += RES_DD_CHUNK)
+        if (dd_chunk(res, s, t, sel + k, nsel - k < RES_DD_CHUNK ? nsel - k : RES_DD_CHUNK, width, acc, words) != 0)
+            rc = -1;
+    for (uint32_t i = 0; rc == 1 && i < n; i++)
+        if (!f2vec_is_zero(acc + (size_t)i * words, words)) rc = 0;
+    free(sel);
+    free(acc);
+    return rc;
+}

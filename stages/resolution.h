@@ -167,6 +167,14 @@ long res_load_stages(resolution *res);
 /* d_{s-1} ∘ d_s on the generators of (s, t), by one-by-one products (s >= 2; s = 1 with a
  * module: d_0 ∘ d_1 into M by its action table): 1 if zero, 0 if not, -1 out of memory. */
 int res_check_dd(const resolution *res, int s, deg_t t);
+/* The same check by the batched multiply (verify): the basis elements Sq(R)·h of F_{s-1,t}
+ * that occur in some d(g), g a new generator at (s, t), become rows d_{s-1}(Sq(R)·h) built with
+ * rowbuild (rb_append, rb_multiply; at most RES_DD_CHUNK rows at a time), and d(d(g)) is the
+ * sum of the rows of its bits. The rows are computed from the loaded differentials of F_{s-1},
+ * not read from any file. s = 1 with a module: res_check_dd. Thread-safe on a resolution no
+ * one writes. 1 if zero, 0 if not, -1 out of memory. */
+#define RES_DD_CHUNK 2048u
+int res_check_dd_batch(const resolution *res, int s, deg_t t);
 /* Number of generators at (s, t) = dim Ext^{s,t}. */
 static inline uint32_t res_ngens(const resolution *res, int s, deg_t t)
 { return (s <= res->max_s && t >= 0 && t <= res->max_t) ? res->F[s].ngens[t] : 0; }
