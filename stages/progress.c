@@ -11,6 +11,9 @@
 static struct {
     resolution *res;
     int show;
+    int items;                  /* progress_start_items: no resolution, work_total known */
+    double work_total;
+    char noun[40];
     uint8_t *finished;          /* per cell of res, set when the step reports */
     long total, done;           /* steps */
     double work_done, start, last_draw;
@@ -42,6 +45,7 @@ void progress_start(resolution *res, int show_line)
 {
     pthread_mutex_lock(&P.lock);
     P.res = res;
+    P.items = 0;
     P.show = show_line;
     P.total = P.done = 0;
     P.work_done = 0;
@@ -65,6 +69,7 @@ static double work_left(void)
 {
     resolution *res = P.res;
     double left = 0;
+    if (P.items) return P.work_total > P.work_done ? P.work_total - P.work_done : 0;
     for (deg_t t = 0; t <= res->max_t; t++)
         for (int s = 0; s <= res->max_s && s <= t; s++) {
             size_t cell = (size_t)s * (res->max_t + 1) + t;
@@ -72,6 +77,24 @@ static double work_left(void)
                 left += progress_estimate(res, s, t);
         }
     return left;
+}
+
+/* Redraws the line (P.lock held), at most four times a second. */
+static void redraw(void)
+{
+    double tnow = now();
+    if (!P.show || tnow - P.last_draw < 0.25) return;
+    P.last_draw = tnow;
+    double el = tnow - P.start, left = work_left(), frac = P.work_done / (P.work_done + left);
+    char line[160], eta[48] = "estimating";
+    if (el >= 1 && frac > 0.001) {
+        double rem = el * left / P.work_done;
+        if (rem < 90) snprintf(eta, sizeof eta, "about %.0f s left", rem);
+        else snprintf(eta, sizeof eta, "about %.0f min left", rem / 60);
+    }
+    snprintf(line, sizeof line, "extflow: %ld/%ld %s, %.0f%% of the work, %.0f s, %s", P.done, P.total,
+             P.items ? P.noun : "bidegrees", 100 * frac, el, eta);
+    draw(line);
 }
 
 void progress_step_done(int s, deg_t t)
@@ -84,19 +107,39 @@ void progress_step_done(int s, deg_t t)
     P.done++;
     P.work_done += progress_estimate(P.res, s, t);  /* exact now: F_s below t is known */
     if (P.finished) P.finished[(size_t)s * (P.res->max_t + 1) + t] = 1;
-    double tnow = now();
-    if (P.show && tnow - P.last_draw >= 0.25) {
-        P.last_draw = tnow;
-        double el = tnow - P.start, left = work_left(), frac = P.work_done / (P.work_done + left);
-        char line[160], eta[48] = "estimating";
-        if (el >= 1 && frac > 0.001) {
-            double rem = el * left / P.work_done;
-            if (rem < 90) snprintf(eta, sizeof eta, "about %.0f s left", rem);
-            else snprintf(eta, sizeof eta, "about %.0f min left", rem / 60);
-        }
-        snprintf(line, sizeof line, "extflow: %ld/%ld bidegrees, %.0f%% of the work, %.0f s, %s",
-                 P.done, P.total, 100 * frac, el, eta);
+    redraw();
+    pthread_mutex_unlock(&P.lock);
+}
+
+void progress_start_items(long total, double work, const char *noun, int show_line)
+{
+    pthread_mutex_lock(&P.lock);
+    free(P.finished);
+    P.finished = NULL;
+    P.res = NULL;
+    P.items = 1;
+    P.show = show_line;
+    P.total = total;
+    P.done = 0;
+    P.work_done = 0;
+    P.work_total = work;
+    snprintf(P.noun, sizeof P.noun, "%s", noun);
+    P.start = P.last_draw = now();
+    if (P.show) {
+        char line[96];
+        snprintf(line, sizeof line, "extflow: 0/%ld %s, estimating", P.total, P.noun);
         draw(line);
+    }
+    pthread_mutex_unlock(&P.lock);
+}
+
+void progress_item_done(double work)
+{
+    pthread_mutex_lock(&P.lock);
+    if (P.items) {
+        P.done++;
+        P.work_done += work;
+        redraw();
     }
     pthread_mutex_unlock(&P.lock);
 }
@@ -120,6 +163,7 @@ double progress_finish(void)
     free(P.finished);
     P.finished = NULL;
     P.res = NULL;
+    P.items = 0;
     P.show = 0;
     pthread_mutex_unlock(&P.lock);
     return el;

@@ -1,4 +1,4 @@
-/* progress.h — the progress line of `extflow resolve` and its closing summary.
+/* progress.h — the progress line of `extflow resolve` (and of verify's checks) and its closing summary.
  *
  * The ETA comes from estimated work, not from counts: late bidegrees cost far more than
  * early ones (at stem 100 the last tenth of the bidegrees takes most of the time). The work
@@ -24,6 +24,11 @@ void progress_step_done(int s, deg_t t);
 /* The estimated work of the steps finished in this run and of those still pending (the
  * ETA's two terms; call before progress_finish). */
 void progress_work(double *done, double *left);
+/* The same line for work that is not a resolution's steps (verify's checks): total items of
+ * the given estimated work in all, named by noun ("bidegrees checked"); progress_item_done
+ * counts one of them. Same clock, clipping, rate and terminal rule; progress_finish ends it. */
+void progress_start_items(long total, double work, const char *noun, int show_line);
+void progress_item_done(double work);
 /* Clears the line; returns the seconds since progress_start. */
 double progress_finish(void);
 /* Estimated work of (s, t) from the generators published so far (racy reads are benign:
