@@ -7,7 +7,10 @@
 #include <string.h>
 #include "stages/keepstages.h"
 #include "stages/manifest.h"
+#include "stages/progress.h"
 #include "stages/stagefile.h"
+#include <pthread.h>
+#include <stdatomic.h>
 
 enum { F_NONE = 0, F_VALID = 1, F_BAD = 2 };
 
@@ -212,6 +215,76 @@ static void verify_kept(verifier *v, resolution *res, long *ntmp)
     }
 }
 
+/* The d∘d checks, run by the workers before anything is reported: one per bidegree loaded
+ * (s >= 2, or s = 1 over a module), each into its own cell of dd, so that the report, made
+ * afterwards in the order of the cells, is the same for any number of workers. */
+enum { DD_NONE = 2 };           /* dd[c]: not checked; else res_check_dd_batch's 1, 0 or -1 */
+typedef struct dd_job { int s, t; double work; } dd_job;
+typedef struct dd_pool {
+    const resolution *res;
+    const verifier *v;
+    dd_job *jobs;               /* largest work first, so that no worker is left with a big one */
+    long n;
+    atomic_long next;
+    int8_t *dd;
+} dd_pool;
+
+static void *dd_worker(void *arg)
+{
+    dd_pool *p = arg;
+    for (long i; (i = atomic_fetch_add(&p->next, 1)) < p->n;) {
+        const dd_job *j = &p->jobs[i];
+        p->dd[cell(p->v, j->s, j->t)] = (int8_t)res_check_dd_batch(p->res, j->s, j->t);
+        progress_item_done(j->work);
+    }
+    return NULL;
+}
+
+static int by_work(const void *a, const void *b)
+{
+    const dd_job *x = a, *y = b;
+    if (x->work != y->work) return x->work > y->work ? -1 : 1;
+    return x->s != y->s ? x->s - y->s : x->t - y->t;
+}
+
+/* Fills dd (cells, DD_NONE where nothing is checked) on `workers` threads (this one among
+ * them); 0, or -1 out of memory before any check ran. */
+static int check_all_dd(const verifier *v, const resolution *res, int8_t *dd, int workers, int show)
+{
+    size_t cells = (size_t)(v->max_s + 1) * (v->max_t + 1);
+    memset(dd, DD_NONE, cells);
+    dd_pool p = { .res = res, .v = v, .dd = dd };
+    long cap = 0;
+    double work = 0;
+    for (int s = 1; s <= v->max_s; s++)
+        for (int t = s; t <= v->max_t; t++)
+            cap += res_is_done(res, s, t) && (s >= 2 || res->module);
+    p.jobs = malloc(((size_t)cap + 1) * sizeof *p.jobs);
+    if (!p.jobs) return -1;
+    for (int s = 1; s <= v->max_s; s++)
+        for (int t = s; t <= v->max_t; t++)
+            if (res_is_done(res, s, t) && (s >= 2 || res->module)) {
+                /* the rows d(g) can select, each a product per term of d of F_{s-1}'s generator */
+                double w = (double)res_ngens(res, s, t) * (double)freemod_dim(&res->F[s - 1], t, t) + 1;
+                p.jobs[p.n++] = (dd_job){ s, t, w };
+                work += w;
+            }
+    qsort(p.jobs, (size_t)p.n, sizeof *p.jobs, by_work);
+    atomic_init(&p.next, 0);
+    progress_start_items(p.n, work, "bidegrees checked", show);
+    if (workers > p.n) workers = p.n > 0 ? (int)p.n : 1;
+    pthread_t *th = workers > 1 ? malloc((size_t)(workers - 1) * sizeof *th) : NULL;
+    int started = 0;
+    for (; th && started < workers - 1; started++)
+        if (pthread_create(&th[started], NULL, dd_worker, &p) != 0) break;   /* fewer workers, same result */
+    dd_worker(&p);
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    progress_finish();
+    free(th);
+    free(p.jobs);
+    return 0;
+}
+
 int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es)
 {
     char path[4200], why[600];
@@ -241,7 +314,7 @@ int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *e
     return 0;
 }
 
-int verify_dir(const char *dir, FILE *out)
+int verify_dir(const char *dir, FILE *out, int workers, int show_progress)
 {
     verifier v = { .out = out, .dir = dir, .max_s = -1, .max_t = -1, .max_n = -1 };
     char err[4300], where[64] = "no run.json";
@@ -284,6 +357,7 @@ int verify_dir(const char *dir, FILE *out)
     long jbad0;
     stage_journal_read(dir, module, alg, widen_to_record, &v, &jbad0);
     resolution res;
+    int8_t *dd = NULL;          /* per cell: the d∘d check's result (check_all_dd) */
     size_t cells = (size_t)(v.max_s + 1) * (v.max_t + 1);
     if (res_init(&res, REGION_STEM, v.max_n, v.max_s, 0, dir, 0, alg) != 0 ||
         !(v.file = calloc(cells, 1)) || !(v.record = calloc(cells, 1)) || !(v.broken = calloc(cells, 1))) {
@@ -307,6 +381,10 @@ int verify_dir(const char *dir, FILE *out)
         goto oom;
     }
     stage_journal_read(dir, module, alg, mark_record, &v, &jbad);
+    if (!(dd = malloc(cells)) || check_all_dd(&v, &res, dd, workers, show_progress) != 0) {
+        fprintf(stderr, "extflow: out of memory verifying %s\n", dir);
+        goto oom;
+    }
     if (jbad) problem(&v, "bad: %s/stages/empty.log: %ld invalid records", dir, jbad);
     for (int s = 0; s <= v.max_s; s++) {
         int last = -1;      /* without a manifest: the last bidegree of the row present */
@@ -321,12 +399,11 @@ int verify_dir(const char *dir, FILE *out)
             stage_path(path, sizeof path, dir, STAGE_DIFFERENTIAL, s, t);
             if (res_is_done(&res, s, t)) {
                 beyond += !required;
-                int dd = res_check_dd(&res, s, t);
-                if (dd < 0) {
+                if (dd[c] < 0) {
                     fprintf(stderr, "extflow: out of memory checking d∘d at (%d,%d)\n", s, t);
                     goto oom;
                 }
-                if (!dd) {
+                if (!dd[c]) {
                     problem(&v, "bad: (%d,%d) %s: d∘d != 0", s, t, path);
                     v.broken[c] = 1;
                 }
@@ -358,6 +435,7 @@ int verify_dir(const char *dir, FILE *out)
             "the complete region); %ld problems: %s\n", dir, stage_algorithm_name(alg), res.module_name, where, nfiles, loaded,
             hm == 0 ? beyond : 0, v.problems, v.problems ? "NOT OK" : "ok");
     res_clear(&res);
+    free(dd);
     free(v.file);
     free(v.record);
     free(v.broken);
@@ -365,6 +443,7 @@ int verify_dir(const char *dir, FILE *out)
     return v.problems ? 1 : 0;
 oom:
     res_clear(&res);
+    free(dd);
     free(v.file);
     free(v.record);
     free(v.broken);

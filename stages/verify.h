@@ -25,7 +25,10 @@
 
 #define VERIFY_MAX_LINES 18
 
-int verify_dir(const char *dir, FILE *out);
+/* The d∘d checks (res_check_dd_batch, one per bidegree loaded) run on `workers` threads; the
+ * output is the same for any number. show_progress: the progress line (stages/progress.h) on
+ * stderr while they run. */
+int verify_dir(const char *dir, FILE *out, int workers, int show_progress);
 /* A module's directory: the module from DIR/module.json, which must be the one the stage
  * files were computed for (module: their module id). 0, or -1 with a reason in err. */
 int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es);

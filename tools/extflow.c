@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1285,7 +1286,35 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     return wrc ? 1 : 0;
 }
 
-/* extflow verify DIR: stages/verify.h. Exit 0 when all is well, 1 otherwise. */
+/* The pid of the process holding DIR/.lock (lock_outdir), or 0 when none does: read-only, so
+ * that looking neither creates the file nor keeps a run from starting. */
+static long outdir_holder(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.lock", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+    long pid = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK ? (fl.l_pid > 0 ? fl.l_pid : -1) : 0;
+    close(fd);
+    return pid;
+}
+
+/* Threads for the work of a command that does not start StarPU (verify): STARPU_NCPU (or
+ * STARPU_NCPUS), as resolve's CPU workers, else the CPUs this process may run on. */
+static int cpu_workers(void)
+{
+    const char *v = getenv("STARPU_NCPU");
+    if (!v) v = getenv("STARPU_NCPUS");
+    if (v) return atoi(v) > 0 ? atoi(v) : 1;    /* checked by check_env */
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* extflow verify DIR: stages/verify.h. Exit 0 when all is well, 1 otherwise, 2 when another
+ * run holds DIR (its files may be half written: nothing is checked). */
 static int cmd_verify(int argc, char **argv)
 {
     cli_opt o[] = { { NULL, 0, NULL } };
@@ -1293,7 +1322,16 @@ static int cmd_verify(int argc, char **argv)
     int npos, prc = parse_args("verify", argc, argv, o, &dir, 1, &npos);
     if (prc >= 0) return prc;
     if (npos != 1) return usage_error("verify: DIR expected");
-    return verify_dir(dir, stdout);
+    if ((prc = check_env(0)) != 0) return prc;
+    long holder = outdir_holder(dir);
+    if (holder) {
+        char pid[32] = "?";
+        if (holder > 0) snprintf(pid, sizeof pid, "%ld", holder);
+        fprintf(stderr, "extflow: %s is in use by another extflow run (pid %s): verify it when that run "
+                "has ended\n", dir, pid);
+        return 2;
+    }
+    return verify_dir(dir, stdout, cpu_workers(), isatty(2));
 }
 
 /* extflow export DIR --json [--out FILE]: the chart's JSON document (stages/chart.h) of the
