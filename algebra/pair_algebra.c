@@ -615,9 +615,10 @@ static int mul_batch_job(mul_batch *b, deg_t d, uint32_t idx, size_t first)
 /* The Y terms of all σ(b_i)σ(c_j) (see pair_sigma_mul_add), grouped by (k, n, m): the terms are
  * Sq(c_j - e_{k+1}) at their target's Y_{m+k,n+k}, the jobs Sq(b_i - 2^k e_n - 2^k e_m). The
  * row is a scratch copy of the distinct targets' allocations end to end, XORed back at the end. */
-static int sigma_y_batch(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
+int pair_sigma_y_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
                          pair_elt *const *target, uint32_t nc)
 {
+    if (!nb || !nc) return 0;
     int rc = -1;
     mul_batch mb = { 0 };
     pair_elt **tg = malloc((size_t)nc * sizeof *tg);
@@ -680,7 +681,7 @@ int pair_sigma_mul_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t 
                            pair_elt *const *target, uint32_t nc)
 {
     if (!nb || !nc) return 0;
-    if (sigma_y_batch(A, b, nb, c, target, nc) != 0) return -1;
+    if (pair_sigma_y_add_all(A, b, nb, c, target, nc) != 0) return -1;
     for (uint32_t j = 0; j < nc; j++) {
         mod4_acc acc = { A, target[j] };
         for (uint32_t i = 0; i < nb; i++) milnor_mul_mod4_each(&b[i], &c[j], add_mod4, &acc);

@@ -98,6 +98,10 @@ void pair_sigma_mul_add(const milnor_basis *A, pair_elt *e, const milnor_elt *R,
  * memory (targets then partly updated). */
 int pair_sigma_mul_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
                            pair_elt *const *target, uint32_t nc);
+/* The Y terms of pair_sigma_mul_add_all alone (its mod-2 part; the mod-4 part, into ones and
+ * twos, can then go through pair_mul_mod4_batch or its GPU kernel). 0, or -1 out of memory. */
+int pair_sigma_y_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
+                         pair_elt *const *target, uint32_t nc);
 /* The odd part must have cancelled: 0 and ones cleared, or -1 (ones not zero: d∘d != 0). */
 int pair_finalize(pair_elt *e);
 
