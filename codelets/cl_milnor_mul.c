@@ -11,17 +11,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "algebra/pair_algebra.h"
 #ifdef STARPU_USE_CUDA
 #include "algebra/milnor_cuda.h"
+#include "algebra/pair_cuda.h"
 #endif
 
 /* (job x term) pairs multiplied by each implementation: the share of work the GPU took. */
-static _Atomic uint64_t pairs_on_cpu, pairs_on_cuda;
+static _Atomic uint64_t pairs_on_cpu, pairs_on_cuda, mod4_on_cpu, mod4_on_cuda;
 
 void cl_milnor_mul_stats(uint64_t *cpu_pairs, uint64_t *cuda_pairs)
 {
     *cpu_pairs = pairs_on_cpu;
     *cuda_pairs = pairs_on_cuda;
+}
+
+void cl_pair_mul_stats(uint64_t *cpu_pairs, uint64_t *cuda_pairs)
+{
+    *cpu_pairs = mod4_on_cpu;
+    *cuda_pairs = mod4_on_cuda;
 }
 
 /* The first failure of a multiply task (its rows are then wrong): the next piece of the step
@@ -78,20 +86,28 @@ static mul_buffers unpack(void *buffers[], const struct cl_milnor_mul_args *a)
     };
 }
 
+/* This worker's view of the flat basis buffer, or NULL (failure recorded). */
+static const milnor_basis *basis_view(const uint32_t *flat, size_t words)
+{
+    if (view_of != flat || view_words != words || view_degree != flat[1]) {
+        if (milnor_flat_view(flat, words, &view, view_elts, view_dim) < 0) {
+            record_failure("internal error: the Milnor basis buffer is malformed");
+            view_of = NULL;
+            return NULL;
+        }
+        view_of = flat;
+        view_words = words;
+        view_degree = flat[1];
+    }
+    return &view;
+}
+
 static void milnor_mul_cpu(void *buffers[], void *cl_arg)
 {
     const struct cl_milnor_mul_args *a = cl_arg;
     uint64_t t0 = cl_profile_start();
     mul_buffers m = unpack(buffers, a);
-    if (view_of != m.flat || view_words != m.flat_words || view_degree != m.flat[1]) {
-        if (milnor_flat_view(m.flat, m.flat_words, &view, view_elts, view_dim) < 0) {
-            record_failure("internal error: the Milnor basis buffer is malformed");
-            return;
-        }
-        view_of = m.flat;
-        view_words = m.flat_words;
-        view_degree = m.flat[1];
-    }
+    if (!basis_view(m.flat, m.flat_words)) return;
     memset(m.rows, 0, (size_t)m.nrows * a->stride * sizeof *m.rows);    /* W access: not zeroed */
     milnor_mul_batch(&view, m.jobs, m.nrows, m.terms, m.rows, a->stride);
     pairs_on_cpu += a->pairs;
@@ -156,4 +172,69 @@ struct starpu_codelet cl_milnor_mul = {
     .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W },
     .model = &milnor_mul_model,
     .name = "milnor_mul",
+};
+
+/* ---- cl_pair_mul: the mod-4 products of a batch (algebra/pair_cuda.h's layout) ------------------
+ * Buffers: 0 the flat basis, 1 the batch's jobs, 2 its terms, 3 the chunk's row (RW: the
+ * products are added into it); cl_arg: struct cl_pair_mul_args. */
+
+static void pair_mul_cpu(void *buffers[], void *cl_arg)
+{
+    const struct cl_pair_mul_args *a = cl_arg;
+    const uint32_t *flat = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    const milnor_basis *A = basis_view(flat, STARPU_VECTOR_GET_NX(buffers[0]));
+    if (!A) return;
+    pair_mul_mod4_batch(A, (const milnor_row_job *)STARPU_VECTOR_GET_PTR(buffers[1]) + a->job0, a->njobs,
+                        (const milnor_term *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                        (uint64_t *)STARPU_VECTOR_GET_PTR(buffers[3]), 0, a->twos_at);
+    mod4_on_cpu += a->pairs;
+}
+
+#ifdef STARPU_USE_CUDA
+static void pair_mul_cuda(void *buffers[], void *cl_arg)
+{
+    const struct cl_pair_mul_args *a = cl_arg;
+    int err = pair_mul_mod4_batch_cuda((const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                                       (const milnor_row_job *)STARPU_VECTOR_GET_PTR(buffers[1]) + a->job0,
+                                       a->njobs, (const milnor_term *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                                       (uint64_t *)STARPU_VECTOR_GET_PTR(buffers[3]), 0, a->twos_at, NULL,
+                                       starpu_cuda_get_local_stream());
+    if (err) {
+        record_failure("a CUDA launch of the mod-4 Milnor multiply failed (CUDA error %d)", err);
+        return;
+    }
+    mod4_on_cuda += a->pairs;
+}
+#endif
+
+static size_t pair_mul_size(struct starpu_task *task, unsigned nimpl)
+{
+    (void)nimpl;
+    return ((const struct cl_pair_mul_args *)task->cl_arg)->pairs;
+}
+
+static uint32_t pair_mul_footprint(struct starpu_task *task)
+{
+    const struct cl_pair_mul_args *a = task->cl_arg;
+    return a->pairs ? (uint32_t)(4.0 * log2((double)a->pairs)) : 0;
+}
+
+static struct starpu_perfmodel pair_mul_model = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "extflow_pair_mul_v1",
+    .size_base = pair_mul_size,
+    .footprint = pair_mul_footprint,
+};
+
+struct starpu_codelet cl_pair_mul = {
+    .cpu_funcs = { pair_mul_cpu },
+    .cpu_funcs_name = { "pair_mul_cpu" },
+#ifdef STARPU_USE_CUDA
+    .cuda_funcs = { pair_mul_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 4,
+    .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_RW },
+    .model = &pair_mul_model,
+    .name = "pair_mul",
 };

@@ -15,9 +15,15 @@
  *                  step in the same task; cl_arg: lift_step_ctx.
  *   cl_lift_finish the rest of such a step after its multiply chunks (R): y, the solve, the
  *                  files; its tag (or the plan's, when it finished there) marks it lifted.
- *   cl_composite   composites of the generators at one bidegree, for d2 or a secondary product
- *                  (stages/secondary.h, stages/secondary_product.h); cl_arg: struct
- *                  cl_composite_args (the cell function and its context).
+ *   cl_pair_mul    the mod-4 products of a chunk of a bidegree's composites (d2's, a secondary
+ *                  product's): pair_mul_mod4_batch, or its CUDA kernel (algebra/pair_cuda.h).
+ *                  Buffers: the flat basis (R), the batch's jobs (R) and terms (R), the chunk's
+ *                  row (RW: ones planes, then twos planes; the products are added into it).
+ *                  cl_arg: struct cl_pair_mul_args (scalars only).
+ *   cl_composite   the finish of the composites at one bidegree, for d2 or a secondary product
+ *                  (stages/secondary.h, stages/secondary_product.h): its chunks' rows (R),
+ *                  one buffer each; cl_arg: struct cl_composite_args (the finish function,
+ *                  its context and the cell's batch).
  *   cl_publish     (distributed runs) a finished bidegree packed into its blob (W,
  *                  codelets/blob.h) on the rank that owns it (stages/exchange.h).
  *   cl_receive     (distributed runs) the blob (R) unpacked on a rank that reads it.
@@ -43,6 +49,15 @@ extern struct starpu_codelet cl_milnor_mul;
 const char *cl_milnor_mul_failed(void);
 /* Pairs multiplied so far by the CPU and by the CUDA implementation (since the program began). */
 void cl_milnor_mul_stats(uint64_t *cpu_pairs, uint64_t *cuda_pairs);
+struct cl_pair_mul_args {
+    uint32_t job0;              /* the chunk's first job in the jobs buffer */
+    uint32_t njobs;
+    uint64_t twos_at;           /* words from the row's ones planes to its twos planes */
+    uint64_t pairs;             /* (job x term) pairs: the perfmodel's size */
+};
+extern struct starpu_codelet cl_pair_mul;
+/* Mod-4 pairs multiplied so far by the CPU and by the CUDA implementation of cl_pair_mul. */
+void cl_pair_mul_stats(uint64_t *cpu_pairs, uint64_t *cuda_pairs);
 extern struct starpu_codelet cl_step_plan;
 extern struct starpu_codelet cl_step_reduce;
 extern struct starpu_codelet cl_step_finish;
@@ -53,11 +68,12 @@ extern struct starpu_codelet cl_step_finish;
 const char *cl_rows_check(void *buffers[], const f2mat *D);
 extern struct starpu_codelet cl_lift_plan;
 extern struct starpu_codelet cl_lift_finish;
+struct sec_batch;
 struct cl_composite_args {
-    int (*cell)(void *ctx, int s, deg_t t);   /* secondary_composite_cell and the like */
+    /* secondary_composite_finish and the like; why: the multiply's failure, or NULL */
+    int (*finish)(void *ctx, struct sec_batch *b, const char *why);
     void *ctx;                  /* shared by every task of the run */
-    int s;                      /* the generators of F_s in degree t */
-    deg_t t;
+    struct sec_batch *batch;    /* the cell's batch (stages/secondary.h); the finish frees it */
 };
 extern struct starpu_codelet cl_composite;
 struct cl_exchange_args {

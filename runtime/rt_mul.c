@@ -162,6 +162,36 @@ int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *e
     return 0;
 }
 
+/* The mod-4 products of d2's composites (cl_pair_mul) by the same rule as a build's: with CUDA
+ * workers a cell of at least PAIR_GPU_STEP_PAIRS pairs (EXTFLOW_GPU_PAIR_STEP_PAIRS) goes to
+ * the GPUs only in chunks of PAIR_GPU_CHUNK_PAIRS, a smaller one to the CPU workers in chunks of
+ * PAIR_CHUNK_PAIRS_CPU; "off" lets any worker take any chunk. A mod-4 pair costs ~2 µs on one
+ * core against ~35 ns on an H200 (docs/secondary.md), hence thresholds far below the mod-2 ones. */
+#define PAIR_CHUNK_PAIRS_CPU 4096
+#define PAIR_GPU_STEP_PAIRS 4096
+#define PAIR_GPU_CHUNK_PAIRS (1u << 24)
+
+uint64_t rt_mul_mod4_chunking(const rt_mul *m, uint64_t pairs, unsigned *where)
+{
+    const char *gs = getenv("EXTFLOW_GPU_PAIR_STEP_PAIRS");
+    int off = gs && strcmp(gs, "off") == 0;
+    uint64_t step = gs && *gs && !off ? strtoull(gs, NULL, 10) : PAIR_GPU_STEP_PAIRS;
+    if (m->ncuda == 0) {
+        *where = STARPU_CPU;
+        return PAIR_CHUNK_PAIRS_CPU;
+    }
+    if (off) {
+        *where = STARPU_CPU | STARPU_CUDA;
+        return PAIR_CHUNK_PAIRS_CPU;
+    }
+    if (pairs >= step) {
+        *where = m->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA;
+        return PAIR_GPU_CHUNK_PAIRS;
+    }
+    *where = STARPU_CPU;
+    return PAIR_CHUNK_PAIRS_CPU;
+}
+
 void rt_chunks_release(rt_chunks *k)
 {
     for (uint32_t c = 0; c < k->n; c++) starpu_data_unregister_submit(k->descr[c].handle);

@@ -76,4 +76,8 @@ int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *e
 /* After the task that reads the chunks was submitted: StarPU unregisters them when it is done. */
 void rt_chunks_release(rt_chunks *k);
 
+/* How a cell of d2's composites with `pairs` mod-4 pairs is cut (cl_pair_mul): the chunk size
+ * in pairs, and where its chunks run (*where). */
+uint64_t rt_mul_mod4_chunking(const rt_mul *m, uint64_t pairs, unsigned *where);
+
 #endif

@@ -110,25 +110,237 @@ static int grow(void **p, size_t *cap, size_t sz)
     return 0;
 }
 
-/* The composite of one generator g (index gi) of F_s in degree T into *out. 0 or -1. */
-static int composite_of(secondary *sec, int s, deg_t T, uint32_t gi, sec_composite *out)
+static size_t words_of(uint32_t bits) { return ((size_t)bits + 63) / 64; }
+
+/* ---- a cell's composites as a batch (secondary.h, "Data") ------------------------------------- */
+
+int sec_batch_init(sec_batch *b, const milnor_basis *A, int s, deg_t T, uint32_t ngens)
+{
+    memset(b, 0, sizeof *b);
+    b->A = A, b->s = s, b->T = T, b->ngens = ngens;
+    b->gen_tg = calloc((size_t)ngens + 1, sizeof *b->gen_tg);
+    b->gen_job = calloc((size_t)ngens + 1, sizeof *b->gen_job);
+    return b->gen_tg && b->gen_job ? 0 : -1;
+}
+
+void sec_batch_clear(sec_batch *b)
+{
+    free(b->tg);
+    free(b->gen_tg);
+    free(b->jobs);
+    free(b->gen_job);
+    free(b->terms);
+    free(b->term_tg);
+    free(b->chunk_gen);
+    free(b->row_at);
+    free(b->twos_at);
+    free(b->chunk_pairs);
+    free(b->rows);
+    free(b->chunk_row);
+    free(b->first);
+    free(b->dense);
+    memset(b, 0, sizeof *b);
+}
+
+int sec_batch_gen_begin(sec_batch *b, uint32_t g, const freemod *Y, deg_t top)
+{
+    b->cur = g, b->top = top, b->Y = Y;
+    b->gen_tg[g] = (uint32_t)b->ntg;
+    b->gen_job[g] = (uint32_t)b->njobs;
+    b->term0 = b->nterms;
+    b->first = calloc((size_t)top + 1, sizeof *b->first);
+    if (!b->first) return -1;
+    for (deg_t w = 1; w <= top; w++) b->first[w] = b->first[w - 1] + (w - 1 <= Y->max_t ? Y->ngens[w - 1] : 0);
+    b->ndense = b->first[top];
+    b->dense = malloc(((size_t)b->ndense + 1) * sizeof *b->dense);
+    if (!b->dense) return -1;
+    memset(b->dense, 0xff, ((size_t)b->ndense + 1) * sizeof *b->dense);
+    return 0;
+}
+
+int64_t sec_batch_target(sec_batch *b, deg_t w, uint32_t index)
+{
+    if (w >= b->top) return -1;
+    uint32_t d = b->first[w] + index;
+    b->dense[d] = 0;                                    /* hit; numbered at gen_end */
+    return d;
+}
+
+int sec_batch_group(sec_batch *b, const milnor_elt *bs, uint32_t nb, const milnor_elt *cs, const uint32_t *ids,
+                    uint32_t nc, int times)
+{
+    size_t first = b->nterms;
+    for (uint32_t j = 0; j < nc; j++)
+        for (int r = 0; r < times; r++) {
+            if (b->nterms == b->tcap) {
+                size_t cap = b->tcap;                       /* terms and term_tg grow together */
+                if (grow((void **)&b->terms, &b->tcap, sizeof *b->terms) != 0 ||
+                    grow((void **)&b->term_tg, &cap, sizeof *b->term_tg) != 0)
+                    return -1;
+            }
+            b->terms[b->nterms] = (milnor_term){ (uint32_t)cs[j].degree, milnor_index(b->A, &cs[j]), 0 };
+            b->term_tg[b->nterms++] = ids[j];
+        }
+    uint32_t n = (uint32_t)(b->nterms - first);
+    if (!n) return 0;
+    for (uint32_t i = 0; i < nb; i++) {
+        if (b->njobs == b->jcap && grow((void **)&b->jobs, &b->jcap, sizeof *b->jobs) != 0) return -1;
+        b->jobs[b->njobs++] =
+            (milnor_row_job){ (uint32_t)bs[i].degree, milnor_index(b->A, &bs[i]), (uint32_t)first, n };
+    }
+    b->pairs += (uint64_t)nb * n;
+    return 0;
+}
+
+/* Numbers the generator's targets in basis order and points its terms at them. */
+int sec_batch_gen_end(sec_batch *b, const freemod *Y)
+{
+    for (deg_t w = 0; w < b->top; w++)
+        for (uint32_t i = 0; i < (w <= Y->max_t ? Y->ngens[w] : 0); i++) {
+            uint32_t d = b->first[w] + i;
+            if (b->dense[d] == UINT32_MAX) continue;
+            if (b->ntg == b->tgcap && grow((void **)&b->tg, &b->tgcap, sizeof *b->tg) != 0) return -1;
+            b->dense[d] = (uint32_t)b->ntg;
+            b->tg[b->ntg++] = (sec_target){ w, i, b->top - w, 0 };
+        }
+    for (size_t k = b->term0; k < b->nterms; k++) b->term_tg[k] = b->dense[b->term_tg[k]];
+    b->gen_tg[b->cur + 1] = (uint32_t)b->ntg;
+    b->gen_job[b->cur + 1] = (uint32_t)b->njobs;
+    free(b->first);
+    free(b->dense);
+    b->first = NULL, b->dense = NULL;
+    return 0;
+}
+
+int sec_batch_cut(sec_batch *b, uint64_t max_pairs)
+{
+    b->chunk_gen = malloc(((size_t)b->ngens + 1) * sizeof *b->chunk_gen);
+    b->row_at = malloc(((size_t)b->ngens + 1) * sizeof *b->row_at);
+    b->twos_at = malloc(((size_t)b->ngens + 1) * sizeof *b->twos_at);
+    b->chunk_pairs = malloc(((size_t)b->ngens + 1) * sizeof *b->chunk_pairs);
+    b->chunk_row = calloc((size_t)b->ngens + 1, sizeof *b->chunk_row);
+    if (!b->chunk_gen || !b->row_at || !b->twos_at || !b->chunk_pairs || !b->chunk_row) return -1;
+    uint32_t n = 0;
+    uint64_t acc = 0;
+    b->chunk_gen[0] = 0;
+    for (uint32_t g = 0; g < b->ngens; g++) {
+        for (uint32_t j = b->gen_job[g]; j < b->gen_job[g + 1]; j++) acc += b->jobs[j].n_terms;
+        if (acc && (acc >= max_pairs || g + 1 == b->ngens)) {
+            b->chunk_pairs[n] = acc;
+            b->chunk_gen[++n] = g + 1;
+            acc = 0;
+        }
+    }
+    if (n) b->chunk_gen[n] = b->ngens;          /* generators without pairs at the end: the last chunk's */
+    b->nchunks = n;
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t words = 0;
+        for (uint32_t t = b->gen_tg[b->chunk_gen[k]]; t < b->gen_tg[b->chunk_gen[k + 1]]; t++) {
+            b->tg[t].word = words;
+            words += words_of(b->A->dim[b->tg[t].degree]);
+        }
+        if (words >= (1u << 26)) return -1;     /* columns are 32-bit */
+        b->row_at[k] = total;
+        b->twos_at[k] = words;
+        total += 2 * words;
+    }
+    for (size_t k = 0; k < b->nterms; k++) b->terms[k].col_offset = (uint32_t)(64 * b->tg[b->term_tg[k]].word);
+    b->rows = calloc(total ? total : 1, sizeof *b->rows);
+    return b->rows ? 0 : -1;
+}
+
+int sec_batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
+{
+    const milnor_basis *A = b->A;
+    int rc = 0;
+    milnor_elt *bs = NULL, *cs = NULL;
+    pair_elt **pt = NULL;
+    size_t bcap = 0, ccap = 0;
+    pair_elt *e = NULL;
+    uint32_t k = 0;                                     /* the chunk of generator g */
+    for (uint32_t g = 0; g < b->ngens && !rc; g++) {
+        while (k < b->nchunks && g >= b->chunk_gen[k + 1]) k++;
+        uint32_t t0 = b->gen_tg[g], nt = b->gen_tg[g + 1] - t0;
+        memset(&out[g], 0, sizeof out[g]);
+        if (!nt) continue;
+        e = calloc(nt, sizeof *e);
+        if (!e) {
+            rc = -1;
+            break;
+        }
+        for (uint32_t t = 0; t < nt && !rc; t++) rc = pair_elt_init(&e[t], A, b->tg[t0 + t].degree);
+        /* the Y terms, group by group (a group's jobs share their terms) */
+        for (uint32_t j = b->gen_job[g]; j < b->gen_job[g + 1] && !rc;) {
+            uint32_t j1 = j, first = b->jobs[j].first_term, nc = b->jobs[j].n_terms;
+            while (j1 < b->gen_job[g + 1] && b->jobs[j1].first_term == first) j1++;
+            while (j1 - j > bcap) if (grow((void **)&bs, &bcap, sizeof *bs) != 0) { rc = -1; break; }
+            while (!rc && nc > ccap) {
+                size_t cap = ccap;
+                if (grow((void **)&cs, &ccap, sizeof *cs) != 0 || grow((void **)&pt, &cap, sizeof *pt) != 0) rc = -1;
+            }
+            if (rc) break;
+            for (uint32_t i = j; i < j1; i++) bs[i - j] = A->elts[b->jobs[i].r_deg][b->jobs[i].r_idx];
+            for (uint32_t c = 0; c < nc; c++) {
+                const milnor_term *tm = &b->terms[first + c];
+                cs[c] = A->elts[tm->s_deg][tm->s_idx];
+                pt[c] = &e[b->term_tg[first + c] - t0];
+            }
+            rc = pair_sigma_y_add_all(A, bs, j1 - j, cs, pt, nc);
+            j = j1;
+        }
+        /* ones and twos from the chunk's row: the ones must have cancelled */
+        for (uint32_t t = 0; t < nt && !rc; t++) {
+            const uint64_t *ones = b->chunk_row[k] + b->tg[t0 + t].word, *twos = ones + b->twos_at[k];
+            size_t nw = words_of(A->dim[b->tg[t0 + t].degree]);
+            for (size_t w = 0; w < nw; w++)
+                if (ones[w]) rc = -2;
+            if (rc) {
+                *bad_gen = g;
+                break;
+            }
+            memcpy(e[t].twos, twos, nw * sizeof *twos);
+        }
+        for (uint32_t t = 0; t < nt && !rc; t++) {
+            if (pair_elt_is_zero(&e[t])) continue;
+            sec_term *nt2 = realloc(out[g].terms, ((size_t)out[g].n + 1) * sizeof *nt2);
+            if (!nt2) {
+                rc = -1;
+                break;
+            }
+            out[g].terms = nt2;
+            out[g].terms[out[g].n++] = (sec_term){ b->tg[t0 + t].w, b->tg[t0 + t].index, e[t] };
+            memset(&e[t], 0, sizeof e[t]);
+        }
+        for (uint32_t t = 0; t < nt; t++) pair_elt_clear(&e[t]);
+        free(e);
+        e = NULL;
+    }
+    free(bs);
+    free(cs);
+    free(pt);
+    if (rc)
+        for (uint32_t g = 0; g < b->ngens; g++) {
+            for (uint32_t t = 0; t < out[g].n; t++) pair_elt_clear(&out[g].terms[t].e);
+            free(out[g].terms);
+            memset(&out[g], 0, sizeof out[g]);
+        }
+    return rc;
+}
+
+/* The plan of generator gi of F_s in degree T: per generator g' of F_{s-1}, the terms b of d g
+ * on g' meet all terms c·g'' of d g' (one group). */
+static int plan_generator(secondary *sec, sec_batch *bt, int s, deg_t T, uint32_t gi)
 {
     const resolution *res = sec->res;
     const milnor_basis *A = &res->A;
     const freemod *F1 = &res->F[s - 1], *F2 = &res->F[s - 2];
     const fm_gen *g = &res->F[s].gens[T][gi];
-    /* one slot per generator of F_{s-2} below degree T, numbered in basis order */
-    uint32_t nslots = 0;
-    for (deg_t w = 0; w < T; w++) nslots += F2->ngens[w];
-    pair_elt **slot = calloc((size_t)nslots + 1, sizeof *slot);
-    uint32_t *first = calloc((size_t)T + 1, sizeof *first);      /* first slot of degree w */
-    int rc = slot && first ? 0 : -1;
-    for (deg_t w = 1; w <= T && !rc; w++) first[w] = first[w - 1] + F2->ngens[w - 1];
-    /* per generator g' of F_{s-1}: the terms b of d g on g' meet all terms c·g'' of d g' */
     milnor_elt *bs = NULL, *cs = NULL;
-    pair_elt **targets = NULL;
+    uint32_t *ids = NULL;
     size_t bcap = 0, ccap = 0;
     uint64_t off = 0;
+    int rc = sec_batch_gen_begin(bt, gi, F2, T);
     for (deg_t u = 0; u < T && !rc; u++) {
         if (!F1->ngens[u]) continue;                  /* (degrees without generators: maybe past A) */
         uint32_t blen = A->dim[T - u];
@@ -150,96 +362,76 @@ static int composite_of(secondary *sec, int s, deg_t T, uint32_t gi, sec_composi
                     for (uint32_t e2 = 0; e2 < clen && !rc; e2++) {
                         uint64_t bit2 = off2 + e2;
                         if (bit2 >= h->bits || !(h->img[bit2 >> 6] >> (bit2 & 63) & 1)) continue;
-                        pair_elt **p = &slot[first[w] + g2];
-                        if (!*p) {
-                            *p = malloc(sizeof **p);
-                            if (!*p || pair_elt_init(*p, A, T - w) != 0) {
-                                free(*p);
-                                *p = NULL;
-                                rc = -1;
-                                break;
-                            }
-                        }
                         if (nc == ccap) {
-                            size_t tcap = ccap;                 /* cs and targets grow together */
+                            size_t cap = ccap;                  /* cs and ids grow together */
                             if (grow((void **)&cs, &ccap, sizeof *cs) != 0 ||
-                                grow((void **)&targets, &tcap, sizeof *targets) != 0) {
+                                grow((void **)&ids, &cap, sizeof *ids) != 0) {
                                 rc = -1;
                                 break;
                             }
                         }
                         cs[nc] = A->elts[u - w][e2];
-                        targets[nc++] = *p;
+                        ids[nc++] = (uint32_t)sec_batch_target(bt, w, g2);
                     }
             }
-            if (!rc) rc = pair_sigma_mul_add_all(A, bs, nb, cs, targets, nc);
+            if (!rc) rc = sec_batch_group(bt, bs, nb, cs, ids, nc, 1);
         }
     }
+    if (!rc) rc = sec_batch_gen_end(bt, F2);
     free(bs);
     free(cs);
-    free(targets);
-    /* finalize, keep the non-zero ones */
-    memset(out, 0, sizeof *out);
-    for (deg_t w = 0; w < T && !rc; w++)
-        for (uint32_t g2 = 0; g2 < F2->ngens[w] && !rc; g2++) {
-            pair_elt *p = slot[first[w] + g2];
-            if (!p) continue;
-            if (pair_finalize(p) != 0) {
-                sec_fail(sec, "internal error: the composite of generator %u at (s=%d, t=%d) has an odd part "
-                         "(d∘d is not 0 there)", gi, s, (int)T);
-                rc = -1;
-                break;
-            }
-            if (pair_elt_is_zero(p)) continue;
-            sec_term *nt = realloc(out->terms, ((size_t)out->n + 1) * sizeof *nt);
-            if (!nt) {
-                rc = -1;
-                break;
-            }
-            out->terms = nt;
-            out->terms[out->n++] = (sec_term){ w, g2, *p };
-            free(p);
-            slot[first[w] + g2] = NULL;
-        }
-    for (uint32_t k = 0; slot && k < nslots; k++)
-        if (slot[k]) pair_elt_clear(slot[k]), free(slot[k]);
-    free(slot);
-    free(first);
-    if (rc) {
-        for (uint32_t k = 0; k < out->n; k++) pair_elt_clear(&out->terms[k].e);
-        free(out->terms);
-        memset(out, 0, sizeof *out);
-        if (!secondary_failed(sec)) sec_fail(sec, "out of memory computing composites at (s=%d, t=%d)", s, (int)T);
-    }
+    free(ids);
     return rc;
 }
 
-int secondary_composite_cell(secondary *sec, int s, deg_t T)
+sec_batch *secondary_composite_plan(secondary *sec, int s, deg_t T)
 {
     const resolution *res = sec->res;
     uint32_t n = res_ngens(res, s, T);
-    if (!n || secondary_failed(sec)) return secondary_failed(sec) ? -1 : 0;
-    sec_composite *c = calloc(n, sizeof *c);
-    if (!c) {
-        sec_fail(sec, "out of memory computing composites at (s=%d, t=%d)", s, (int)T);
+    if (!n || secondary_failed(sec)) return NULL;
+    sec_batch *b = malloc(sizeof *b);
+    int rc = b ? sec_batch_init(b, &res->A, s, T, n) : -1;
+    for (uint32_t g = 0; g < n && !rc; g++) rc = plan_generator(sec, b, s, T, g);
+    if (rc) {
+        if (b) sec_batch_clear(b);
+        free(b);
+        sec_fail(sec, "out of memory planning the composites at (s=%d, t=%d)", s, (int)T);
+        return NULL;
+    }
+    return b;
+}
+
+int secondary_composite_finish(secondary *sec, sec_batch *b, const char *why)
+{
+    const resolution *res = sec->res;
+    int s = b->s;
+    deg_t T = b->T;
+    uint32_t n = b->ngens, bad = 0;
+    if (why || secondary_failed(sec)) {
+        if (why) sec_fail(sec, "%s", why);
+        sec_batch_clear(b);
+        free(b);
         return -1;
     }
-    for (uint32_t g = 0; g < n; g++)
-        if (composite_of(sec, s, T, g, &c[g]) != 0) {
-            for (uint32_t h = 0; h < g; h++) {
-                for (uint32_t k = 0; k < c[h].n; k++) pair_elt_clear(&c[h].terms[k].e);
-                free(c[h].terms);
-            }
-            free(c);
-            return -1;
-        }
+    sec_composite *c = calloc(n, sizeof *c);
+    int rc = c ? sec_batch_finish(b, c, &bad) : -1;
+    sec_batch_clear(b);
+    free(b);
+    if (rc == -2)
+        sec_fail(sec, "internal error: the composite of generator %u at (s=%d, t=%d) has an odd part "
+                 "(d∘d is not 0 there)", bad, s, (int)T);
+    else if (rc)
+        sec_fail(sec, "out of memory computing composites at (s=%d, t=%d)", s, (int)T);
+    if (rc) {
+        free(c);
+        return -1;
+    }
     sec->comp[res_cell(res, s, T)] = c;
     pthread_mutex_lock(&sec->lock);
     sec->composites += n;
     pthread_mutex_unlock(&sec->lock);
     return 0;
 }
-
 /* The extra term of the homotopy at target (i, t): y ^= I(z_k), z_k the k-th generator of F_s,
  * s = i + 2, in degree T = t + 1; y over F_{s-3} in degree t. */
 static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)

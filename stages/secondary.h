@@ -28,7 +28,21 @@
  *
  * Data. Composites live in memory per generator, cell (s, T) of the resolution (s >= 2), a list
  * of (g'' = generator (w, index) of F_{s-2}, pair element of degree T - w); they are computed
- * per cell, independently (secondary_composite_cell), before the homotopy runs.
+ * per cell, independently, before the homotopy runs, in three pieces: a PLAN
+ * (secondary_composite_plan) reads the differentials and writes every σ(b)σ(c) of the cell as
+ * a batch (sec_batch below: its mod-4 products as milnor.h's jobs and terms); the MULTIPLY adds
+ * those products into Z/4 rows (pair_mul_mod4_batch, or its GPU kernel, algebra/pair_cuda.h);
+ * the FINISH (sec_batch_finish) adds the Y terms (mod-2 products, pair_sigma_y_add_all), takes
+ * ones and twos from the rows and keeps the non-zero pair elements.
+ *
+ * A sec_batch holds, per generator g of the cell, its TARGETS (the g'' that some σ(b)σ(c) hits,
+ * in basis order (w, index), each a pair element of degree T - w) and its GROUPS: one job per
+ * left factor b, all sharing the group's terms c (each naming its target: term_slot). Chunks
+ * (sec_batch_cut) are runs of consecutive generators; a chunk's row is pair_cuda.h's layout:
+ * the ones planes of its generators' targets end to end (target k at word `word`), then the
+ * twos planes in the same order, twos_at words after the first; a term's column is 64 times
+ * its target's word. The rows start at zero, and every job of a chunk adds into the chunk's one
+ * row (stride 0). A product taken 3 times (-1 mod 4, a secondary product) is its term 3 times.
  */
 #ifndef EXTFLOW_SECONDARY_H
 #define EXTFLOW_SECONDARY_H
@@ -47,6 +61,65 @@ typedef struct sec_composite {
     sec_term *terms;
 } sec_composite;
 
+typedef struct sec_target {
+    deg_t w;                    /* g'' = generator (w, index) of the composite's target module */
+    uint32_t index;
+    deg_t degree;               /* of its pair element: top - w */
+    uint64_t word;              /* its ones plane's first word in its chunk's row (sec_batch_cut) */
+} sec_target;
+
+typedef struct sec_batch {
+    const milnor_basis *A;
+    int s;
+    deg_t T;
+    uint32_t ngens;
+    sec_target *tg;             /* every generator's targets, generator by generator */
+    uint32_t *gen_tg;           /* generator g's targets: tg[gen_tg[g] .. gen_tg[g + 1]) */
+    size_t ntg, tgcap;
+    milnor_row_job *jobs;       /* generator by generator; a group's jobs share first_term */
+    uint32_t *gen_job;          /* generator g's jobs: jobs[gen_job[g] .. gen_job[g + 1]) */
+    size_t njobs, jcap;
+    milnor_term *terms;
+    uint32_t *term_tg;          /* each term's target (index into tg) */
+    size_t nterms, tcap;
+    uint64_t pairs;             /* job x term pairs: the mod-4 products */
+    /* sec_batch_cut: chunk k is generators chunk_gen[k] .. chunk_gen[k + 1] (jobs likewise), its
+     * row rows + row_at[k], twos_at[k] words after it */
+    uint32_t nchunks;
+    uint32_t *chunk_gen;
+    uint64_t *row_at, *twos_at, *chunk_pairs;
+    uint64_t *rows;             /* every chunk's row, zeroed */
+    const uint64_t **chunk_row; /* filled by the finish's codelet: each chunk's row as it reads it */
+    /* while planning one generator (sec_batch_gen_begin .. _end) */
+    const freemod *Y;
+    uint32_t cur, *first, *dense;
+    size_t term0;
+    deg_t top;
+    uint32_t ndense;
+} sec_batch;
+
+/* A batch for the ngens generators of cell (s, T). 0, or -1 out of memory. */
+int sec_batch_init(sec_batch *b, const milnor_basis *A, int s, deg_t T, uint32_t ngens);
+void sec_batch_clear(sec_batch *b);
+/* Planning generator g (in order 0, 1, ...): its targets are generators of Y below degree top. */
+int sec_batch_gen_begin(sec_batch *b, uint32_t g, const freemod *Y, deg_t top);
+/* The target (w, index) of Y for the generator being planned: an id for sec_batch_group, or
+ * -1 when w >= top (a product that would hit a generator). */
+int64_t sec_batch_target(sec_batch *b, deg_t w, uint32_t index);
+/* A group: times · σ(bs[i])·σ(cs[j]) into target ids[j] (sec_batch_target), for every i < nb,
+ * j < nc (|bs[i]| + |cs[j]| = the target's degree; times 1 or 3). 0, or -1 out of memory. */
+int sec_batch_group(sec_batch *b, const milnor_elt *bs, uint32_t nb, const milnor_elt *cs, const uint32_t *ids,
+                    uint32_t nc, int times);
+/* Ends generator g's plan (Y as at gen_begin). 0, or -1 out of memory. */
+int sec_batch_gen_end(sec_batch *b, const freemod *Y);
+/* Cuts the batch into chunks of about max_pairs pairs (whole generators; chunks without pairs
+ * join their neighbour), lays out their rows and sets the terms' columns. 0, or -1 (out of
+ * memory, or a row past 2^32 columns). */
+int sec_batch_cut(sec_batch *b, uint64_t max_pairs);
+/* The composites of the cell from the multiplied rows (chunk_row[k], chunk k's row): out[g] for
+ * every generator. 0; -1 out of memory; -2 a pair element with an odd part left (*bad_gen). */
+int sec_batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen);
+
 typedef struct secondary {
     const resolution *res;
     pair_ay_cache cache;
@@ -57,6 +130,7 @@ typedef struct secondary {
     char error[600];
     long composites;            /* generators whose composite was computed */
     double composite_seconds, homotopy_seconds;   /* wall time of the two phases (rt_secondary) */
+    uint64_t mod4_pairs, mod4_pairs_cuda;         /* the composites' mod-4 products, those on CUDA workers */
 } secondary;
 
 /* Sets up d2 over res (a complete resolution of S_2 or of a module, over the whole of A):
@@ -68,8 +142,13 @@ int secondary_init(secondary *sec, const resolution *res, const char *outdir, ch
 void secondary_clear(secondary *sec);
 /* Does the composite of cell (s, T) have to be computed (some homotopy step reads it)? */
 int secondary_needs_composite(const secondary *sec, int s, deg_t T);
-/* The composites of the generators at (s, T), s >= 2. 0, or -1 (sec->error says why). */
-int secondary_composite_cell(secondary *sec, int s, deg_t T);
+/* The plan of the composites at (s, T), s >= 2 (a batch, see above; NULL when the cell has no
+ * generator or on failure: sec->error says why). */
+sec_batch *secondary_composite_plan(secondary *sec, int s, deg_t T);
+/* The finish: the composites of the cell from b's multiplied rows, into sec->comp; frees b.
+ * why non-NULL: the multiply failed (why says how), recorded as the run's failure. 0, or -1
+ * (sec->error says why). */
+int secondary_composite_finish(secondary *sec, sec_batch *b, const char *why);
 int secondary_failed(secondary *sec);
 
 /* Is d2 of the classes at (s, t) computed (both ends resolved, s >= 1)? */

@@ -45,81 +45,79 @@ static const uint64_t *map_row(const lift_set *set, int i, deg_t t, uint32_t k, 
 
 /* ---- composites C^f ----------------------------------------------------------------------------- */
 
-/* Pair elements of one composite, one slot per generator of Y below degree top. */
-typedef struct slots {
-    const milnor_basis *A;
-    const freemod *Y;
-    deg_t top;
-    uint32_t *first;            /* first slot of degree w */
-    uint32_t n;
-    pair_elt **p;
-} slots;
-
-static int slots_init(slots *sl, const milnor_basis *A, const freemod *Y, deg_t top)
-{
-    memset(sl, 0, sizeof *sl);
-    sl->A = A, sl->Y = Y, sl->top = top;
-    sl->first = calloc((size_t)top + 1, sizeof *sl->first);
-    if (!sl->first) return -1;
-    for (deg_t w = 1; w <= top; w++) sl->first[w] = sl->first[w - 1] + (w - 1 <= Y->max_t ? Y->ngens[w - 1] : 0);
-    sl->n = sl->first[top];
-    sl->p = calloc((size_t)sl->n + 1, sizeof *sl->p);
-    return sl->p ? 0 : -1;
-}
-
-static void slots_clear(slots *sl)
-{
-    for (uint32_t k = 0; sl->p && k < sl->n; k++)
-        if (sl->p[k]) pair_elt_clear(sl->p[k]), free(sl->p[k]);
-    free(sl->p);
-    free(sl->first);
-}
-
 /* The image of generator g1 (degree u) of X, over Y in degree u - shift (NULL: zero). */
 typedef const uint64_t *(*image_fn)(void *ctx, deg_t u, uint32_t g1, uint32_t *bits);
 
+/* Doubles *p of *cap elements of size sz (to 64 at first). 0, or -1 out of memory. */
+static int grow(void **p, size_t *cap, size_t sz)
+{
+    size_t n = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, n * sz);
+    if (!q) return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
 /* For every term a·g1 of v (over X in degree D) and every term b·g2 of img(g1) (over Y in degree
- * u - shift): slot(g2) += times · σ(a)σ(b). 0, or -1 out of memory. */
-static int add_products(slots *sl, const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, deg_t shift,
+ * u - shift): times · σ(a)σ(b) into the target g2 of the generator being planned (one group per
+ * g1). 0, -1 out of memory, -2 a product that hits a generator. */
+static int add_products(sec_batch *bt, const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, deg_t shift,
                         image_fn img, void *ctx, int times)
 {
-    const milnor_basis *A = sl->A;
-    const freemod *Y = sl->Y;
+    const milnor_basis *A = bt->A;
+    const freemod *Y = bt->Y;
+    milnor_elt *as = NULL, *cs = NULL;
+    uint32_t *ids = NULL;
+    size_t acap = 0, ccap = 0;
+    int rc = 0;
     uint64_t off = 0;
-    for (deg_t u = 0; u <= D && off < vbits; u++) {
+    for (deg_t u = 0; u <= D && off < vbits && !rc; u++) {
         if (!X->ngens[u]) continue;
         uint32_t blen = A->dim[D - u];
-        for (uint32_t g1 = 0; g1 < X->ngens[u]; g1++, off += blen)
-            for (uint32_t e = 0; e < blen; e++) {
+        for (uint32_t g1 = 0; g1 < X->ngens[u] && !rc; g1++, off += blen) {
+            uint32_t na = 0, nc = 0;
+            for (uint32_t e = 0; e < blen && !rc; e++) {
                 if (off + e >= vbits || !f2vec_get(v, off + e)) continue;
-                uint32_t ib = 0;
-                const uint64_t *iv = img(ctx, u, g1, &ib);
-                if (!iv) continue;
-                deg_t E = u - shift;
-                uint64_t off2 = 0;
-                for (deg_t w = 0; w <= E && off2 < ib; w++) {
-                    if (!Y->ngens[w]) continue;
-                    uint32_t clen = A->dim[E - w];
-                    for (uint32_t g2 = 0; g2 < Y->ngens[w]; g2++, off2 += clen)
-                        for (uint32_t e2 = 0; e2 < clen; e2++) {
-                            if (off2 + e2 >= ib || !f2vec_get(iv, off2 + e2)) continue;
-                            if (w >= sl->top) return -2;      /* a composite that hits a generator */
-                            pair_elt **slot = &sl->p[sl->first[w] + g2];
-                            if (!*slot) {
-                                *slot = malloc(sizeof **slot);
-                                if (!*slot || pair_elt_init(*slot, A, sl->top - w) != 0) {
-                                    free(*slot);
-                                    *slot = NULL;
-                                    return -1;
-                                }
-                            }
-                            for (int r = 0; r < times; r++)      /* -1 = 3 mod 4 */
-                                pair_sigma_mul_add(A, *slot, &A->elts[D - u][e], &A->elts[E - w][e2]);
-                        }
-                }
+                if (na == acap && grow((void **)&as, &acap, sizeof *as) != 0) rc = -1;
+                else as[na++] = A->elts[D - u][e];
             }
+            if (!na || rc) continue;
+            uint32_t ib = 0;
+            const uint64_t *iv = img(ctx, u, g1, &ib);
+            if (!iv) continue;
+            deg_t E = u - shift;
+            uint64_t off2 = 0;
+            for (deg_t w = 0; w <= E && off2 < ib && !rc; w++) {
+                if (!Y->ngens[w]) continue;
+                uint32_t clen = A->dim[E - w];
+                for (uint32_t g2 = 0; g2 < Y->ngens[w] && !rc; g2++, off2 += clen)
+                    for (uint32_t e2 = 0; e2 < clen && !rc; e2++) {
+                        if (off2 + e2 >= ib || !f2vec_get(iv, off2 + e2)) continue;
+                        int64_t id = sec_batch_target(bt, w, g2);
+                        if (id < 0) {
+                            rc = -2;                            /* a composite that hits a generator */
+                            break;
+                        }
+                        if (nc == ccap) {
+                            size_t cap = ccap;
+                            if (grow((void **)&cs, &ccap, sizeof *cs) != 0 ||
+                                grow((void **)&ids, &cap, sizeof *ids) != 0) {
+                                rc = -1;
+                                break;
+                            }
+                        }
+                        cs[nc] = A->elts[E - w][e2];
+                        ids[nc++] = (uint32_t)id;
+                    }
+            }
+            if (!rc) rc = sec_batch_group(bt, as, na, cs, ids, nc, times);   /* -1 = 3 mod 4 */
+        }
     }
-    return 0;
+    free(as);
+    free(cs);
+    free(ids);
+    return rc;
 }
 
 typedef struct image_ctx {
@@ -157,54 +155,61 @@ static void composite_free(sec_composite *c, uint32_t n)
     free(c);
 }
 
-int sec_product_composite_cell(sec_product *p, int s, deg_t T)
+sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T)
 {
     const resolution *res = p->sec->res;
-    const milnor_basis *A = &res->A;
     uint32_t n = res_ngens(res, s, T);
-    if (!n || sec_product_failed(p)) return sec_product_failed(p) ? -1 : 0;
+    if (!n || sec_product_failed(p)) return NULL;
     int s0 = p->s0;
     deg_t t0 = p->t0, top = T - t0;
-    sec_composite *c = calloc(n, sizeof *c);
-    int rc = c ? 0 : -1;
+    const freemod *Y = &res->F[s - s0 - 1];
+    sec_batch *bt = malloc(sizeof *bt);
+    int rc = bt ? sec_batch_init(bt, &res->A, s, T, n) : -1;
     for (uint32_t g = 0; g < n && !rc; g++) {
-        slots sl;
-        rc = slots_init(&sl, A, &res->F[s - s0 - 1], top);
+        rc = sec_batch_gen_begin(bt, g, Y, top);
         /* -σ(a)σ(b): a·g1 in d g (over F_{s-1}), b·g2 in f_{s-1}(g1) */
         image_ctx ca = { p, s - 1 - s0 }, cb = { p, s - s0 };
         const fm_gen *z = &res->F[s].gens[T][g];
-        if (!rc) rc = add_products(&sl, &res->F[s - 1], T, z->img, z->bits, t0, image_f, &ca, 3);
+        if (!rc) rc = add_products(bt, &res->F[s - 1], T, z->img, z->bits, t0, image_f, &ca, 3);
         /* +σ(a)σ(b): a·g1 in f_s(g) (over G_{s-s0}, units included), b·g2 in d g1 */
         uint32_t fb = 0;
         const uint64_t *fg = map_row(&p->prim, s - s0, top, g, &fb);
-        if (!rc && fg) rc = add_products(&sl, &res->F[s - s0], top, fg, fb, 0, image_d, &cb, 1);
-        for (deg_t w = 0; w < top && !rc; w++)
-            for (uint32_t g2 = 0; g2 < res->F[s - s0 - 1].ngens[w] && !rc; g2++) {
-                pair_elt *e = sl.p[sl.first[w] + g2];
-                if (!e) continue;
-                if (pair_finalize(e) != 0) {
-                    sp_fail(p, "internal error: the product's composite of generator %u at (s=%d, t=%d) has an odd "
-                            "part (d f != f d there)", g, s, (int)T);
-                    rc = -3;
-                    break;
-                }
-                if (pair_elt_is_zero(e)) continue;
-                sec_term *nt = realloc(c[g].terms, ((size_t)c[g].n + 1) * sizeof *nt);
-                if (!nt) {
-                    rc = -1;
-                    break;
-                }
-                c[g].terms = nt;
-                c[g].terms[c[g].n++] = (sec_term){ w, g2, *e };
-                free(e);
-                sl.p[sl.first[w] + g2] = NULL;
-            }
-        slots_clear(&sl);
+        if (!rc && fg) rc = add_products(bt, &res->F[s - s0], top, fg, fb, 0, image_d, &cb, 1);
+        if (!rc) rc = sec_batch_gen_end(bt, Y);
     }
     if (rc) {
-        composite_free(c, n);
+        if (bt) sec_batch_clear(bt);
+        free(bt);
         if (rc == -2) sp_fail(p, "internal error: a product's composite at (s=%d, t=%d) hits a generator", s, (int)T);
-        else if (rc == -1) sp_fail(p, "out of memory computing the product's composites at (s=%d, t=%d)", s, (int)T);
+        else sp_fail(p, "out of memory computing the product's composites at (s=%d, t=%d)", s, (int)T);
+        return NULL;
+    }
+    return bt;
+}
+
+int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why)
+{
+    const resolution *res = p->sec->res;
+    int s = bt->s;
+    deg_t T = bt->T;
+    uint32_t n = bt->ngens, bad = 0;
+    if (why || sec_product_failed(p)) {
+        if (why) sp_fail(p, "%s", why);
+        sec_batch_clear(bt);
+        free(bt);
+        return -1;
+    }
+    sec_composite *c = calloc(n, sizeof *c);
+    int rc = c ? sec_batch_finish(bt, c, &bad) : -1;
+    sec_batch_clear(bt);
+    free(bt);
+    if (rc == -2)
+        sp_fail(p, "internal error: the product's composite of generator %u at (s=%d, t=%d) has an odd "
+                "part (d f != f d there)", bad, s, (int)T);
+    else if (rc)
+        sp_fail(p, "out of memory computing the product's composites at (s=%d, t=%d)", s, (int)T);
+    if (rc) {
+        free(c);
         return -1;
     }
     p->comp[res_cell(res, s, T)] = c;

@@ -54,9 +54,13 @@ int sec_product_failed(sec_product *p);
 int sec_product_survives(const sec_product *p);
 
 /* Steps, for a runner: the primary lift is p->prim (run it first), then every composite cell
- * (sec_product_needs_composite / sec_product_composite_cell), then p->hom. */
+ * (sec_product_needs_composite / sec_product_composite_plan, the multiply, sec_product_composite_finish), then p->hom. */
 int sec_product_needs_composite(const sec_product *p, int s, deg_t T);
-int sec_product_composite_cell(sec_product *p, int s, deg_t T);
+/* The plan of the composites at (s, T) (a batch, stages/secondary.h; NULL: no generator, or a
+ * failure that p->error gives) and their finish from its multiplied rows (frees it; why non-NULL:
+ * the multiply failed, recorded as the run's failure; 0 or -1). */
+sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T);
+int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why);
 /* All of it, given run_lift (rt_lift) for the two lifts and run_composites for the cells. */
 int sec_product_run(sec_product *p, int (*run_lift)(lift_set *), int (*run_composites)(sec_product *));
 

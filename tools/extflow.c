@@ -1976,9 +1976,11 @@ static int cmd_d2(int argc, char **argv)
                                 break;
                             }
                     }
-        fprintf(stderr, "extflow: d2 of %ld classes over %s (%ld non-zero): %ld composites in %.1f s, %ld homotopy "
-                "bidegrees computed and %ld loaded in %.1f s; %.1f s in all; table %s/d2.csv\n", classes, dir, nonzero,
-                sec.composites, sec.composite_seconds, sec.set.computed, sec.set.loaded, sec.homotopy_seconds,
+        fprintf(stderr, "extflow: d2 of %ld classes over %s (%ld non-zero): %ld composites in %.1f s (%.1fM mod-4 "
+                "products, %.0f%% on CUDA workers), %ld homotopy bidegrees computed and %ld loaded in %.1f s; %.1f s in "
+                "all; table %s/d2.csv\n", classes, dir, nonzero, sec.composites, sec.composite_seconds,
+                1e-6 * (double)sec.mod4_pairs,
+                sec.mod4_pairs ? 100.0 * (double)sec.mod4_pairs_cuda / (double)sec.mod4_pairs : 0.0, sec.set.computed, sec.set.loaded, sec.homotopy_seconds,
                 (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir);
     }
     secondary_clear(&sec);
