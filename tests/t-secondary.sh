@@ -6,10 +6,11 @@
 # d2(f0) = h0^2 e0), identities over stem 40 (Leibniz d2(xy) = d2(x) y + x d2(y) for
 # x = h0..h4, c0, d0, e0 and every y; d2∘d2 = 0), d2.csv drawn by both charts, resume (a rerun loads, a damaged stage file is
 # named and recomputed, a run killed at random moments resumes to the same table), and bad
-# arguments refused with one line and exit 2.
+# arguments refused with one line and exit 2; d2.csv, secondary.txt and the h0 secondary product
+# at stem 60 against extflow's own kept outputs.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((21 + ROUNDS))
+plan $((22 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -60,6 +61,15 @@ for m in C2:secondary-C2 A-mod-Sq1-Sq2-Sq4:secondary-tmf; do
         $EXTFLOW d2 "$D" --sseq-formats --quiet && tail -n +2 "$R/$ref" | cmp -s - "$D/secondary.txt"
     ok $? "$mod: secondary.txt equals sseq's $ref byte for byte"
 done
+
+# Stem 60 (Nassau, every s): d2.csv, secondary.txt and secondary_product-h0.txt as extflow wrote
+# them before the composites' mod-4 products went to the multiply codelet (tests/ref/README.md).
+D="$TMP/s60"
+$EXTFLOW resolve --stem 60 --out "$D" --quiet && $EXTFLOW d2 "$D" --sseq-formats --quiet &&
+    $EXTFLOW d2 "$D" --product h0 --sseq-formats --quiet && cmp -s "$R/d2-S_2-stem60.csv" "$D/d2.csv" &&
+    cmp -s "$R/secondary-S_2-stem60" "$D/secondary.txt" &&
+    cmp -s "$R/secondary_product-h0-S_2-stem60" "$D/secondary_product-h0.txt"
+ok $? "stem 60: d2.csv, secondary.txt and secondary_product-h0.txt equal the kept references byte for byte"
 
 # Stem 40, s <= 12: d2 and the products by h0..h3 and the named classes.
 D="$TMP/s40"
