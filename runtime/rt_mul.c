@@ -28,6 +28,15 @@
 #define GPU_CHUNK_MAX_ROWS (1u << 20)
 #define SHARE_CHUNK_PAIRS (1u << 16)    /* CPU chunks of a GPU build's CPU share: ~10 ms each */
 
+/* The mod-4 products of d2's composites (cl_pair_mul) by the same rule as a build's: with CUDA
+ * workers a cell of at least PAIR_GPU_STEP_PAIRS pairs (EXTFLOW_GPU_PAIR_STEP_PAIRS) goes to
+ * the GPUs only in chunks of PAIR_GPU_CHUNK_PAIRS, a smaller one to the CPU workers in chunks of
+ * PAIR_CHUNK_PAIRS_CPU; "off" lets any worker take any chunk. A mod-4 pair costs ~2 µs on one
+ * core against ~35 ns on an H200 (docs/secondary.md), hence thresholds far below the mod-2 ones. */
+#define PAIR_CHUNK_PAIRS_CPU 4096
+#define PAIR_GPU_STEP_PAIRS 4096
+#define PAIR_GPU_CHUNK_PAIRS (1u << 24)
+
 int rt_mul_init(rt_mul *m, const milnor_basis *A, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -56,6 +65,9 @@ int rt_mul_init(rt_mul *m, const milnor_basis *A, char *err, size_t errlen)
     const char *gf = getenv("EXTFLOW_GPU_CPU_SHARE");
     m->gpu_cpu_share = gf && *gf ? strtod(gf, NULL) : 0;
     if (!(m->gpu_cpu_share >= 0 && m->gpu_cpu_share <= 0.9)) m->gpu_cpu_share = 0;   /* NaN too */
+    const char *ps = getenv("EXTFLOW_GPU_PAIR_STEP_PAIRS");
+    m->pair_any = ps && strcmp(ps, "off") == 0;
+    m->pair_step_pairs = ps && *ps && !m->pair_any ? strtoull(ps, NULL, 10) : PAIR_GPU_STEP_PAIRS;
     const char *gv = getenv("EXTFLOW_GPU_VERIFY"), *cap = getenv("EXTFLOW_CAPTURE_MUL"),
                *every = getenv("EXTFLOW_CAPTURE_EVERY");
     m->gpu_verify = gv && *gv && strcmp(gv, "0") != 0;
@@ -162,29 +174,17 @@ int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *e
     return 0;
 }
 
-/* The mod-4 products of d2's composites (cl_pair_mul) by the same rule as a build's: with CUDA
- * workers a cell of at least PAIR_GPU_STEP_PAIRS pairs (EXTFLOW_GPU_PAIR_STEP_PAIRS) goes to
- * the GPUs only in chunks of PAIR_GPU_CHUNK_PAIRS, a smaller one to the CPU workers in chunks of
- * PAIR_CHUNK_PAIRS_CPU; "off" lets any worker take any chunk. A mod-4 pair costs ~2 µs on one
- * core against ~35 ns on an H200 (docs/secondary.md), hence thresholds far below the mod-2 ones. */
-#define PAIR_CHUNK_PAIRS_CPU 4096
-#define PAIR_GPU_STEP_PAIRS 4096
-#define PAIR_GPU_CHUNK_PAIRS (1u << 24)
-
 uint64_t rt_mul_mod4_chunking(const rt_mul *m, uint64_t pairs, unsigned *where)
 {
-    const char *gs = getenv("EXTFLOW_GPU_PAIR_STEP_PAIRS");
-    int off = gs && strcmp(gs, "off") == 0;
-    uint64_t step = gs && *gs && !off ? strtoull(gs, NULL, 10) : PAIR_GPU_STEP_PAIRS;
     if (m->ncuda == 0) {
         *where = STARPU_CPU;
         return PAIR_CHUNK_PAIRS_CPU;
     }
-    if (off) {
+    if (m->pair_any) {
         *where = STARPU_CPU | STARPU_CUDA;
         return PAIR_CHUNK_PAIRS_CPU;
     }
-    if (pairs >= step) {
+    if (pairs >= m->pair_step_pairs) {
         *where = m->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA;
         return PAIR_GPU_CHUNK_PAIRS;
     }

@@ -35,6 +35,8 @@ typedef struct rt_mul {
     int gpu_cpu_help;               /* EXTFLOW_GPU_CPU_HELP: CPU workers may take those chunks too */
     double gpu_cpu_share;           /* EXTFLOW_GPU_CPU_SHARE: share of a GPU build's pairs in CPU chunks */
     int gpu_verify;
+    int pair_any;                   /* EXTFLOW_GPU_PAIR_STEP_PAIRS=off: any worker takes any mod-4 chunk */
+    uint64_t pair_step_pairs;       /* d2's cells this large multiply on the GPUs (rt_mul_mod4_chunking) */
     FILE *capture;                  /* EXTFLOW_CAPTURE_MUL: every capture_every-th chunk */
     unsigned long capture_every, captured;
     pthread_mutex_t capture_lock;

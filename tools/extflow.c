@@ -200,6 +200,9 @@ static const char *usage_text =
     "                 EXTFLOW_GPU_CHUNK_PAIRS: chunk size there;\n"
     "                 EXTFLOW_GPU_CPU_SHARE=f (0..0.9, default 0): the last f of\n"
     "                 such a step's pairs go to the CPU workers in small chunks\n"
+    "  EXTFLOW_GPU_PAIR_STEP_PAIRS  the same rule for d2's composites: bidegrees\n"
+    "                 with at least this many mod-4 products multiply on the\n"
+    "                 GPUs (default 4096; off: any worker takes any chunk)\n"
     "  EXTFLOW_GPU_KERNEL  the GPU multiply's kernel: atomic (default: one global\n"
     "                 atomic XOR per term) or shared (jobs binned by estimated\n"
     "                 cost, rows accumulated in shared memory)\n"
@@ -498,6 +501,7 @@ static const env_var env_table[] = {
     COUNT("EXTFLOW_CHUNK_PAIRS", 1, "a number of (job x term) pairs, 1 or more"),
     { "EXTFLOW_GPU_STEP_PAIRS", ENV_INT, 0, 1e15, "off", "off or a number of (job x term) pairs, 0 or more" },
     COUNT("EXTFLOW_GPU_CHUNK_PAIRS", 1, "a number of (job x term) pairs, 1 or more"),
+    { "EXTFLOW_GPU_PAIR_STEP_PAIRS", ENV_INT, 0, 1e15, "off", "off or a number of (job x term) pairs, 0 or more" },
     { "EXTFLOW_GPU_CPU_HELP", ENV_WORD, 0, 0, "0|1", "0 or 1" },
     { "EXTFLOW_GPU_CPU_SHARE", ENV_REAL, 0, 0.9, NULL, "a share of a step's pairs, 0 to 0.9" },
     { "EXTFLOW_GPU_VERIFY", ENV_WORD, 0, 0, "0|1", "0 or 1" },
