@@ -141,6 +141,8 @@ static void milnor_mul_cuda(void *buffers[], void *cl_arg)
 
 /* Perfmodel: a chunk's cost grows with its (job x term) pairs; history per power-of-2^(1/4)
  * bucket of that count, so StarPU's dmda learns CPU and GPU costs in a few dozen buckets. */
+static uint32_t pairs_bucket(uint64_t pairs) { return pairs ? (uint32_t)(4.0 * log2((double)pairs)) : 0; }
+
 static size_t milnor_mul_size(struct starpu_task *task, unsigned nimpl)
 {
     (void)nimpl;
@@ -150,8 +152,7 @@ static size_t milnor_mul_size(struct starpu_task *task, unsigned nimpl)
 
 static uint32_t milnor_mul_footprint(struct starpu_task *task)
 {
-    const struct cl_milnor_mul_args *a = task->cl_arg;
-    return a->pairs ? (uint32_t)(4.0 * log2((double)a->pairs)) : 0;
+    return pairs_bucket(((const struct cl_milnor_mul_args *)task->cl_arg)->pairs);
 }
 
 static struct starpu_perfmodel milnor_mul_model = {
@@ -215,8 +216,7 @@ static size_t pair_mul_size(struct starpu_task *task, unsigned nimpl)
 
 static uint32_t pair_mul_footprint(struct starpu_task *task)
 {
-    const struct cl_pair_mul_args *a = task->cl_arg;
-    return a->pairs ? (uint32_t)(4.0 * log2((double)a->pairs)) : 0;
+    return pairs_bucket(((const struct cl_pair_mul_args *)task->cl_arg)->pairs);
 }
 
 static struct starpu_perfmodel pair_mul_model = {

@@ -250,7 +250,22 @@ int sec_batch_cut(sec_batch *b, uint64_t max_pairs)
     return b->rows ? 0 : -1;
 }
 
-int sec_batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
+static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen);
+
+int sec_batch_finish(sec_batch *b, sec_composite **out, uint32_t *bad_gen)
+{
+    *out = calloc(b->ngens, sizeof **out);
+    int rc = *out ? batch_finish(b, *out, bad_gen) : -1;
+    sec_batch_clear(b);
+    free(b);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
 {
     const milnor_basis *A = b->A;
     int rc = 0;
@@ -407,25 +422,16 @@ int secondary_composite_finish(secondary *sec, sec_batch *b, const char *why)
     int s = b->s;
     deg_t T = b->T;
     uint32_t n = b->ngens, bad = 0;
-    if (why || secondary_failed(sec)) {
-        if (why) sec_fail(sec, "%s", why);
-        sec_batch_clear(b);
-        free(b);
-        return -1;
-    }
-    sec_composite *c = calloc(n, sizeof *c);
-    int rc = c ? sec_batch_finish(b, c, &bad) : -1;
-    sec_batch_clear(b);
-    free(b);
-    if (rc == -2)
+    if (why) sec_fail(sec, "%s", why);
+    sec_composite *c = NULL;
+    int rc = secondary_failed(sec) ? -3 : sec_batch_finish(b, &c, &bad);
+    if (rc == -3) sec_batch_clear(b), free(b);
+    else if (rc == -2)
         sec_fail(sec, "internal error: the composite of generator %u at (s=%d, t=%d) has an odd part "
                  "(d∘d is not 0 there)", bad, s, (int)T);
     else if (rc)
         sec_fail(sec, "out of memory computing composites at (s=%d, t=%d)", s, (int)T);
-    if (rc) {
-        free(c);
-        return -1;
-    }
+    if (rc) return -1;
     sec->comp[res_cell(res, s, T)] = c;
     pthread_mutex_lock(&sec->lock);
     sec->composites += n;

@@ -116,9 +116,10 @@ int sec_batch_gen_end(sec_batch *b, const freemod *Y);
  * join their neighbour), lays out their rows and sets the terms' columns. 0, or -1 (out of
  * memory, or a row past 2^32 columns). */
 int sec_batch_cut(sec_batch *b, uint64_t max_pairs);
-/* The composites of the cell from the multiplied rows (chunk_row[k], chunk k's row): out[g] for
- * every generator. 0; -1 out of memory; -2 a pair element with an odd part left (*bad_gen). */
-int sec_batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen);
+/* The composites of the cell from the multiplied rows (chunk_row[k], chunk k's row): *out gets
+ * one per generator (an array of ngens). Frees b (sec_batch_clear, free) in every case. 0; -1
+ * out of memory; -2 a pair element with an odd part left (*bad_gen). */
+int sec_batch_finish(sec_batch *b, sec_composite **out, uint32_t *bad_gen);
 
 typedef struct secondary {
     const resolution *res;

@@ -192,26 +192,17 @@ int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why)
     const resolution *res = p->sec->res;
     int s = bt->s;
     deg_t T = bt->T;
-    uint32_t n = bt->ngens, bad = 0;
-    if (why || sec_product_failed(p)) {
-        if (why) sp_fail(p, "%s", why);
-        sec_batch_clear(bt);
-        free(bt);
-        return -1;
-    }
-    sec_composite *c = calloc(n, sizeof *c);
-    int rc = c ? sec_batch_finish(bt, c, &bad) : -1;
-    sec_batch_clear(bt);
-    free(bt);
-    if (rc == -2)
+    uint32_t bad = 0;
+    if (why) sp_fail(p, "%s", why);
+    sec_composite *c = NULL;
+    int rc = sec_product_failed(p) ? -3 : sec_batch_finish(bt, &c, &bad);
+    if (rc == -3) sec_batch_clear(bt), free(bt);
+    else if (rc == -2)
         sp_fail(p, "internal error: the product's composite of generator %u at (s=%d, t=%d) has an odd "
                 "part (d f != f d there)", bad, s, (int)T);
     else if (rc)
         sp_fail(p, "out of memory computing the product's composites at (s=%d, t=%d)", s, (int)T);
-    if (rc) {
-        free(c);
-        return -1;
-    }
+    if (rc) return -1;
     p->comp[res_cell(res, s, T)] = c;
     return 0;
 }
