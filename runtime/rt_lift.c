@@ -9,7 +9,8 @@
 
 /* One run of rt_lift: what its tasks share, reached through lift_step_ctx.runtime. */
 typedef struct lift_run {
-    rt_mul mul;                 /* the target's flat basis and the chunking (rt_mul.h) */
+    rt_mul *mul;                /* the target's flat basis and the chunking (rt_mul.h) */
+    rt_mul own;                 /* mul when the caller gave none */
     int inline_given;           /* EXTFLOW_LIFT_INLINE_PAIRS is set: */
     uint64_t inline_pairs;      /* steps with fewer pairs multiply inline (0: none, every step
                                  * with products goes through the multiply codelet) */
@@ -21,10 +22,10 @@ typedef struct lift_run {
 static int multiply_inline(const lift_run *run, const row_build *b)
 {
     uint64_t pairs;
-    rt_chunking k = rt_mul_chunking(&run->mul, b, &pairs);
+    rt_chunking k = rt_mul_chunking(run->mul, b, &pairs);
     if (pairs == 0) return 1;
     if (run->inline_given) return pairs < run->inline_pairs;
-    return !(run->mul.ncuda && (k.where & STARPU_CUDA)) && pairs <= k.pairs;
+    return !(run->mul->ncuda && (k.where & STARPU_CUDA)) && pairs <= k.pairs;
 }
 
 /* After plan: small rows, or a failed plan, are finished by the plan's task; otherwise the
@@ -41,7 +42,7 @@ static int after_plan(lift_step_ctx *c, int planned_ok)
     deg_t t = c->t;
     rt_chunks k;
     char err[128];
-    if (rt_mul_submit(&run->mul, &c->plan.b, -1, -1, &k, err, sizeof err) != 0)
+    if (rt_mul_submit(run->mul, &c->plan.b, -1, -1, &k, err, sizeof err) != 0)
         lift_fail(set, "lift step (%d, %d): %s", i, (int)t, err);
     /* priority 1, above every plan (-t) and chunk (0): a step whose rows are multiplied finishes,
      * freeing them, before more steps are planned (peak RSS of products at stem 100: 254 MB
@@ -63,12 +64,15 @@ static void after_finish(lift_step_ctx *c)
     free(c);
 }
 
-int rt_lift(lift_set *set)
+int rt_lift(lift_set *set) { return rt_lift_with(set, NULL); }
+
+int rt_lift_with(lift_set *set, rt_mul *mul)
 {
     const resolution *tgt = set->tgt;
     lift_run run;
     char err[128];
-    if (rt_mul_init(&run.mul, &tgt->A, err, sizeof err) != 0) {
+    run.mul = mul ? mul : &run.own;
+    if (!mul && rt_mul_init(&run.own, &tgt->A, err, sizeof err) != 0) {
         lift_fail(set, "%s", err);
         return -1;
     }
@@ -108,7 +112,7 @@ int rt_lift(lift_set *set)
                 starpu_tag_remove(tag_of(TAG_LIFT_PLAN, i, t));
                 starpu_tag_remove(tag_of(TAG_LIFT, i, t));
             }
-    rt_mul_clear(&run.mul);
+    if (!mul) rt_mul_clear(&run.own);
     cl_milnor_mul_stats(&cpu1, &cuda1);
     set->pairs_cuda += cuda1 - cuda0;   /* (other multiplies of the process would count too: none run beside) */
     (void)cpu1;

@@ -29,5 +29,9 @@
  * Milnor basis for the run (rt_mul_init) and adds the pairs the CUDA workers multiplied to
  * set->pairs_cuda. */
 int rt_lift(lift_set *set);
+/* The same with the caller's flat basis of the target's algebra (rt_mul_init over set->tgt->A;
+ * NULL: its own), which it keeps: d2 flattens the basis once for its composites and its lift. */
+struct rt_mul;
+int rt_lift_with(lift_set *set, struct rt_mul *mul);
 
 #endif
