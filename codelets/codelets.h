@@ -7,23 +7,17 @@
  *                  vector of milnor_term), rows (W, vector of uint64 words, nrows x stride).
  *                  cl_arg: struct cl_milnor_mul_args (scalars only). CPU and, where StarPU
  *                  has CUDA, CUDA implementations (algebra/milnor_cuda.h), same bits.
- *   cl_step_plan   marshals a bidegree's jobs and submits the rest of its chain (runtime/).
- *   cl_step_reduce RREF of [D | I]: image pivots and kernel. Buffers: the row chunks (R).
- *   cl_step_finish new generators, publication, stage file; its tag marks the step done.
- *   cl_lift_plan   one target bidegree of a batch of chain maps (stages/lift.h): the jobs of
- *                  every f(d z) there, then (small rows) their multiply and the rest of the
- *                  step in the same task; cl_arg: lift_step_ctx.
- *   cl_lift_finish the rest of such a step after its multiply chunks (R): y, the solve, the
- *                  files; its tag (or the plan's, when it finished there) marks it lifted.
+ *   cl_chain_plan  a chain's plan (stages/chain.h: a resolution's step, a lift's target step,
+ *                  d2's composites at a cell); its continuation submits the rest of the chain,
+ *                  or the task runs the rest itself (small rows); cl_arg: the chain.
+ *   cl_chain_reduce a chain's reduce (RREF of [D | I] for a step). Buffers: the row chunks (R).
+ *   cl_chain_finish a chain's finish (publication, stage files, the lift's solve); buffers: the
+ *                  row chunks (R); its tag marks the chain done.
  *   cl_pair_mul    the mod-4 products of a chunk of a bidegree's composites (d2's, a secondary
  *                  product's): pair_mul_mod4_batch, or its CUDA kernel (algebra/pair_cuda.h).
  *                  Buffers: the flat basis (R), the batch's jobs (R) and terms (R), the chunk's
  *                  row (RW: ones planes, then twos planes; the products are added into it).
  *                  cl_arg: struct cl_pair_mul_args (scalars only).
- *   cl_composite   the finish of the composites at one bidegree, for d2 or a secondary product
- *                  (stages/secondary.h, stages/secondary_product.h): its chunks' rows (R),
- *                  one buffer each; cl_arg: struct cl_composite_args (the finish function,
- *                  its context and the cell's batch).
  *   cl_publish     (distributed runs) a finished bidegree packed into its blob (W,
  *                  codelets/blob.h) on the rank that owns it (stages/exchange.h).
  *   cl_receive     (distributed runs) the blob (R) unpacked on a rank that reads it.
@@ -58,24 +52,14 @@ struct cl_pair_mul_args {
 extern struct starpu_codelet cl_pair_mul;
 /* Mod-4 pairs multiplied so far by the CPU and by the CUDA implementation of cl_pair_mul. */
 void cl_pair_mul_stats(uint64_t *cpu_pairs, uint64_t *cuda_pairs);
-extern struct starpu_codelet cl_step_plan;
-extern struct starpu_codelet cl_step_reduce;
-extern struct starpu_codelet cl_step_finish;
+extern struct starpu_codelet cl_chain_plan;
+extern struct starpu_codelet cl_chain_reduce;
+extern struct starpu_codelet cl_chain_finish;
 
 /* NULL when the task's buffers (vector handles) are consecutive row slices tiling D exactly,
  * else what is wrong with them (for an "internal error" line): what StarPU handed a task that
  * reads multiply chunks is what it works on. */
 const char *cl_rows_check(void *buffers[], const f2mat *D);
-extern struct starpu_codelet cl_lift_plan;
-extern struct starpu_codelet cl_lift_finish;
-struct sec_batch;
-struct cl_composite_args {
-    /* secondary_composite_finish and the like; why: the multiply's failure, or NULL */
-    int (*finish)(void *ctx, struct sec_batch *b, const char *why);
-    void *ctx;                  /* shared by every task of the run */
-    struct sec_batch *batch;    /* the cell's batch (stages/secondary.h); the finish frees it */
-};
-extern struct starpu_codelet cl_composite;
 struct cl_exchange_args {
     struct resolution *res;
     int s;

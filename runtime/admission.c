@@ -5,7 +5,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "algebra/memacct.h"
-#include "stages/step.h"
 
 static double now_s(void)
 {
@@ -29,10 +28,10 @@ uint64_t admission_min_budget(uint64_t setup_bytes)
     return setup_bytes > UINT64_MAX - ADMISSION_MIN_RUN_BYTES ? UINT64_MAX : setup_bytes + ADMISSION_MIN_RUN_BYTES;
 }
 
-void admission_init(admission *a, uint64_t budget, double time_limit, double start)
+void admission_init(admission *a, uint64_t budget, double time_limit, double start, _Atomic int *stopped_elsewhere)
 {
     *a = (admission){ .budget = budget, .time_limit = time_limit, .start = start > 0 ? start : now_s(),
-                      .baseline = memacct_peak_rss() - memacct_total() };
+                      .baseline = memacct_peak_rss() - memacct_total(), .stopped_elsewhere = stopped_elsewhere };
     pthread_mutex_init(&a->lock, NULL);
 }
 
@@ -50,7 +49,7 @@ int admission_stopped(const admission *a) { return a->stopped; }
 static int time_is_up(admission *a, const admission_ticket *k)
 {
     if (a->time_limit > 0 && !a->stopped && now_s() - a->start >= a->time_limit) a->stopped = 1;
-    if (k && k->c->res->stopped_elsewhere) a->stopped = 1;
+    if (k && a->stopped_elsewhere && *a->stopped_elsewhere) a->stopped = 1;
     return a->stopped;
 }
 
@@ -87,7 +86,7 @@ static int try_admit(admission *a, admission_ticket *k)
 
 int admission_admit(admission *a, admission_ticket *k)
 {
-    const step_ctx *c = k->c;
+    const chain *c = k->c;
     if (k->admitted || k->cancelled) return 1;
     if (time_is_up(a, k)) {
         k->cancelled = 1;
@@ -95,7 +94,7 @@ int admission_admit(admission *a, admission_ticket *k)
     }
     /* the predictions were 0.9-1.5x short of the measured peak in flight of each step (mean
      * 1.12, stem 90, steps over 1 MB run one at a time): charge 5/4 of them */
-    k->bytes = a->budget ? c->algo->footprint(c->res, c->s, c->t) / 4 * 5 : 0;
+    k->bytes = a->budget ? c->kind->footprint(c->owner, c->s, c->t) / 4 * 5 : 0;
     pthread_mutex_lock(&a->lock);
     int ok = try_admit(a, k);
     if (!ok && a->nwaiting == a->capwaiting) {

@@ -1,6 +1,6 @@
-/* admission.h — which bidegrees may start now: the memory budget (--memory) and the time
- * limit (--time-limit) of a run. Plain bookkeeping, no StarPU: runtime/rt.c asks it from each
- * plan task and tells it when a step finishes.
+/* admission.h — which chains may start now: the memory budget (--memory) and the time limit
+ * (--time-limit) of a run. Plain bookkeeping, no StarPU: runtime/rt_chain.c asks it from each
+ * plan task and tells it when a chain finishes (a "step" below is any chain, stages/chain.h).
  *
  * Rule. A step's predicted footprint (step_algo.footprint, from the dimensions, known once its
  * prerequisites are done) is admitted when the memory taken plus it fits in the budget, where
@@ -12,7 +12,7 @@
  * steps that fit then, lowest t first. After the time limit nothing is admitted: steps are
  * handed back cancelled (admission_ticket.cancelled), so that their pieces are no-ops and
  * their DONE tags still fire. In a distributed run each rank counts its own time limit, and a rank that
- * receives a bidegree another rank cancelled (res->stopped_elsewhere) stops admitting too, so
+ * receives a bidegree another rank cancelled (res->stopped_elsewhere, given to admission_init) stops admitting too, so
  * no step ever reads a bidegree that was not computed. No thread ever waits on this.
  */
 #ifndef EXTFLOW_ADMISSION_H
@@ -21,13 +21,13 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "stages/resolution.h"
+#include "stages/chain.h"
 
-/* What admission keeps of one step: part of the runtime's own state of the step (runtime/rt.c
- * keeps it beside the step_ctx, whose runtime pointer leads back to it). Zeroed before the
- * step's first admission_admit. */
+/* What admission keeps of one step: part of the runtime's own state of the chain
+ * (runtime/rt_chain.c, reached through the chain's runtime pointer). Zeroed before the step's
+ * first admission_admit. */
 typedef struct admission_ticket {
-    step_ctx *c;                /* the step */
+    chain *c;                   /* the step */
     uint64_t bytes;             /* footprint reserved for the step under --memory */
     int admitted;               /* counted among the steps in flight */
     int cancelled;              /* the run stopped taking work (--time-limit) before the step
@@ -45,6 +45,7 @@ typedef struct admission {
     size_t nwaiting, capwaiting;
     uint64_t deferred;              /* how many times a step had to wait */
     _Atomic int stopped;            /* the time limit has passed (here or on another rank) */
+    _Atomic int *stopped_elsewhere; /* set by another rank's cancelled bidegree (or NULL) */
 } admission;
 
 /* The smallest budget a run accepts: its fixed tables (res_setup_bytes) and room for one
@@ -52,8 +53,9 @@ typedef struct admission {
  * 11 MB of RSS in all at stem 4). A smaller --memory is a usage error, not "budget 0 MB". */
 #define ADMISSION_MIN_RUN_BYTES (8ull << 20)
 uint64_t admission_min_budget(uint64_t setup_bytes);
-/* start: CLOCK_MONOTONIC seconds the time limit counts from (0: now). */
-void admission_init(admission *a, uint64_t budget, double time_limit, double start);
+/* start: CLOCK_MONOTONIC seconds the time limit counts from (0: now); stopped_elsewhere: the
+ * flag a distributed resolution sets when another rank stopped (NULL: none). */
+void admission_init(admission *a, uint64_t budget, double time_limit, double start, _Atomic int *stopped_elsewhere);
 /* Has the time limit passed (here; or on another rank, as steps report it)? */
 int admission_time_up(admission *a);
 void admission_clear(admission *a);

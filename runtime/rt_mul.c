@@ -5,6 +5,7 @@
 #include <string.h>
 #include "algebra/memacct.h"
 #include "codelets/codelets.h"
+#include "stages/secondary.h"
 
 /* A multiply chunk is consecutive rows holding about chunk_pairs (job x term) pairs (at most
  * CHUNK_MAX_ROWS rows): CPU-only runs keep chunks near the former 512 rows (a chunk's task
@@ -190,6 +191,50 @@ uint64_t rt_mul_mod4_chunking(const rt_mul *m, uint64_t pairs, unsigned *where)
     }
     *where = STARPU_CPU;
     return PAIR_CHUNK_PAIRS_CPU;
+}
+
+int rt_mul_submit_mod4(rt_mul *m, sec_batch *b, int prio, rt_chunks *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    unsigned where;
+    uint64_t chunk = rt_mul_mod4_chunking(m, b->pairs, &where);
+    if (sec_batch_cut(b, chunk) != 0) {
+        snprintf(err, errlen, "out of memory laying out the composites at (s=%d, t=%d)", b->s, (int)b->T);
+        return -1;
+    }
+    if (b->nchunks == 0) return 0;
+    out->descr = calloc(b->nchunks, sizeof *out->descr);
+    if (!out->descr) {
+        snprintf(err, errlen, "out of memory submitting composites");
+        return -1;
+    }
+    starpu_vector_data_register(&out->shared[0], STARPU_MAIN_RAM, (uintptr_t)b->jobs, (uint32_t)b->njobs,
+                                sizeof *b->jobs);
+    starpu_vector_data_register(&out->shared[1], STARPU_MAIN_RAM, (uintptr_t)b->terms, (uint32_t)b->nterms,
+                                sizeof *b->terms);
+    for (uint32_t k = 0; k < b->nchunks; k++) {
+        starpu_data_handle_t h;
+        starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)(b->rows + b->row_at[k]),
+                                    (uint32_t)(2 * b->twos_at[k]), sizeof *b->rows);
+        out->descr[k] = (struct starpu_data_descr){ h, STARPU_R };
+        out->n = k + 1;
+        uint32_t j0 = b->gen_job[b->chunk_gen[k]], j1 = b->gen_job[b->chunk_gen[k + 1]];
+        struct cl_pair_mul_args *args = malloc(sizeof *args);    /* freed by StarPU */
+        if (!args) {
+            snprintf(err, errlen, "out of memory submitting composites");
+            return -1;
+        }
+        *args = (struct cl_pair_mul_args){ j0, j1 - j0, b->twos_at[k], b->chunk_pairs[k] };
+        int ret = starpu_task_insert(&cl_pair_mul, STARPU_R, m->basis, STARPU_R, out->shared[0], STARPU_R,
+                                     out->shared[1], STARPU_RW, h, STARPU_CL_ARGS, args, sizeof *args,
+                                     STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE, (unsigned long long)where,
+                                     STARPU_NAME, "pair_mul", 0);
+        if (ret != 0) {
+            snprintf(err, errlen, "StarPU refused a pair_mul task: %s", strerror(-ret));
+            return -1;
+        }
+    }
+    return 0;
 }
 
 void rt_chunks_release(rt_chunks *k)

@@ -1,5 +1,6 @@
 /* rt_mul.h — the multiply chunks of a row_build (stages/rowbuild.h) as cl_milnor_mul tasks,
- * shared by the resolution's DAG (rt.c) and a lift's (rt_lift.c). Internal to runtime/.
+ * and of d2's composites as cl_pair_mul tasks, for the chain runner (rt_chain.c). Internal to
+ * runtime/.
  *
  * A run registers its flat Milnor basis once (rt_mul_init: a read-only handle StarPU copies to
  * each GPU once) and reads the chunking's knobs from the environment; each row_build is then
@@ -81,5 +82,11 @@ void rt_chunks_release(rt_chunks *k);
 /* How a cell of d2's composites with `pairs` mod-4 pairs is cut (cl_pair_mul): the chunk size
  * in pairs, and where its chunks run (*where). */
 uint64_t rt_mul_mod4_chunking(const rt_mul *m, uint64_t pairs, unsigned *where);
+
+/* The same for a cell of d2's composites (stages/secondary.h): b cut by rt_mul_mod4_chunking, one
+ * cl_pair_mul task per chunk (its row RW), at priority prio; the chunks' rows in *out (R) for
+ * the task that reads them. 0, or -1 (err set); the chunks made so far are in *out either way. */
+struct sec_batch;
+int rt_mul_submit_mod4(rt_mul *m, struct sec_batch *b, int prio, rt_chunks *out, char *err, size_t errlen);
 
 #endif

@@ -1,4 +1,4 @@
-/* rt_tags.h — StarPU tag numbers of the runtime (rt.c, rt_mpi.c, rt_lift.c): kind << 56 | s << 28 | t.
+/* rt_tags.h — StarPU tag numbers of the runtime (rt_chain.c, rt_mpi.c): kind << 56 | s << 28 | t.
  * Tags are per process; in a distributed run the data tags of StarPU-MPI (rt_mpi.c) use the
  * same numbering with their own kind, and are the same on every rank. */
 #ifndef EXTFLOW_RT_TAGS_H
@@ -11,8 +11,10 @@ enum tag_kind {
     TAG_RECEIVED = 6,   /* rt_mpi.c: (s, t) of another rank's row arrived on this one */
     TAG_PUBLISH = 7,    /* rt_mpi.c: (s, t) packed for the other ranks, on its owner */
     TAG_BLOB = 8,       /* rt_mpi.c: StarPU-MPI data tag of (s, t)'s blob */
-    TAG_LIFT = 9,       /* rt_lift.c: target (i, t) of a lift batch is done (its finish) */
-    TAG_LIFT_PLAN = 10, /* rt_lift.c: the plan task of target (i, t), which carries the deps */
+    TAG_LIFT = 9,       /* target (i, t) of a lift batch is done (its finish) */
+    TAG_LIFT_PLAN = 10, /* the plan task of target (i, t), which carries the deps */
+    TAG_COMPOSITE = 11, /* d2's composites at (s, t) are done */
+    TAG_COMPOSITE_PLAN = 12,
 };
 
 static inline starpu_tag_t tag_of(int kind, int s, int t)

@@ -108,7 +108,7 @@ int cofiber_prepare(fd_module *m, char *err, size_t es)
     char whybuf[600] = "";
     for (deg_t t = 0; rc == 0 && t <= top; t++)
         for (int s = 0; rc == 0 && s <= s0 && s <= t; s++) {
-            step_ctx c = { .res = &r, .s = s, .t = t };
+            step_ctx c = { .ch = { .s = s, .t = t }, .res = &r };
             f2mat D = { 0 };
             int want = s == s0 && t >= t0;
             rc = res_step_plan(&c);

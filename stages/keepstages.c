@@ -63,12 +63,13 @@ int keep_stages_check(resolution *res, int kind, int s, deg_t t)
     }
     res->keep_stages = 1u << kind;
     res->keep = compare_kept;
-    const step_algo *algo = step_algo_for(res, s);
-    step_ctx c = { .res = res, .s = s, .t = t, .algo = algo };
-    int rc = algo->plan(&c);
+    const chain_kind *algo = step_algo_for(res, s);
+    step_ctx c = { 0 };
+    step_init(&c, res, algo, s, t);
+    int rc = algo->plan(&c.ch);
     if (rc == 0) {
         rb_multiply(&c.build, &res->A, 0, c.build.nrows);
-        rc = algo->reduce(&c) < 0 ? -1 : 0;    /* reduce keeps the matrix and its kernel */
+        rc = algo->reduce(&c.ch) < 0 ? -1 : 0;    /* reduce keeps the matrix and its kernel */
     }
     f2mat **slot = res_kernel_slot(res, s, t);     /* handed over for (s+1, t): not needed here */
     if (*slot) {

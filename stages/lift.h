@@ -34,10 +34,9 @@
  * Batches and the DAG. A lift_set holds several maps over the same pair of resolutions. Its
  * unit of work is a TARGET bidegree (i, t) (lift_step): for every map whose source bidegree
  * (s0+i, t+t0) is resolved, f_i on the generators there, all sharing one solve of d_i at (i, t). Step (i, t) reads f_{i-1} at target degrees < t only, so it needs the steps
- * (i-1, t-1) and (i, t-1) (the second only to chain row i-1's prefix): runtime/rt_lift.c
- * turns this into StarPU tag dependencies, and each step into plan → multiply → finish
- * (lift_step_plan below), whose multiply is the multiply codelet's (CPU or GPU) where the rows
- * are large. A homotopy (Massey products) is a map whose y gets an extra term before the QI:
+ * (i-1, t-1) and (i, t-1) (the second only to chain row i-1's prefix): each step is a chain
+ * (stages/chain.h, lift_chain_set below) plan → multiply → finish, whose multiply is the
+ * multiply codelet's (CPU or GPU) where the rows are large. A homotopy (Massey products) is a map whose y gets an extra term before the QI:
  * lift_map.extra.
  *
  * Layout. Per map, per target cell (i, t) (index lift_cell: i x (target max_n + 1) + t - i), an
@@ -57,6 +56,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "algebra/f2mat.h"
+#include "stages/chain.h"
 #include "stages/preimage.h"
 #include "stages/resolution.h"
 #include "stages/rowbuild.h"
@@ -151,13 +151,8 @@ int lift_map_in_region(const lift_set *set, int m, int i, deg_t t);
 int lift_in_region(const lift_set *set, int i, deg_t t);
 /* Target bidegrees a step (i, t) depends on (each in the set's region), up to 2. */
 int lift_deps(const lift_set *set, int i, deg_t t, int dep_i[2], deg_t dep_t[2]);
-/* The step at target (i, t) for every map in region: load or compute, queue the files.
- * 0, or -1 after lift_fail. It is the three pieces below on this thread: lift_step_plan,
- * lift_plan_multiply, lift_step_finish. */
-int lift_step(lift_set *set, int i, deg_t t);
 
-/* A step in pieces, as the runtime runs it (runtime/rt_lift.c: plan → multiply → finish, like a
- * resolution's step). Plan loads what a previous run left, sets the bottom row, and for every
+/* A step in pieces, as a chain runs it (plan → multiply → finish, like a resolution's step). Plan loads what a previous run left, sets the bottom row, and for every
  * other map computing here puts the Milnor products of f_{i-1}(d z) for all its generators z
  * into one row_build shared by the maps (b.D: one row per distinct basis element Sq(S)·g' of
  * some d z, the row Sq(S)·f(g') over target F_{i-1} in degree t, on generators of degree < t);
@@ -182,24 +177,27 @@ void lift_plan_multiply(lift_set *set, lift_plan *p);
 /* 0, or -1 after lift_fail; p is cleared either way. */
 int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p);
 
-/* A step's state between its tasks (runtime/rt_lift.c): the codelets call the pieces above and
- * then the runtime's continuations, so no codelet calls into runtime/. */
+/* The steps as a chain set (stages/chain.h): one chain of kind lift_step_kind (family
+ * CHAIN_LIFT) per target bidegree where some map has a step, after (i-1, t-1) and (i, t-1)
+ * (lift_deps); plan → [multiply] → finish with the pieces above; a small step multiplies and
+ * finishes in its plan's task. Its context is a lift_step_ctx. The set is kept by the caller
+ * while it runs. */
 typedef struct lift_step_ctx {
-    lift_set *set;
-    int i;
-    deg_t t;
+    chain ch;                   /* s = i, t; build = &plan.b */
     lift_plan plan;
-    /* after plan: 1 when the runtime submitted the multiply chunks and the finish task, 0 when
-     * the plan's task is to multiply and finish itself (small rows) */
-    int (*after_plan)(struct lift_step_ctx *c, int planned_ok);
-    void (*after_finish)(struct lift_step_ctx *c);   /* owns c from here */
-    void *runtime;
-    int inline_rest;            /* set by after_plan: 1 the plan's task finishes the step */
 } lift_step_ctx;
+extern const chain_kind lift_step_kind;
+chain_set lift_chain_set(lift_set *set);
+/* Runs every step of the set with runner; 0, 1 (stopped at the time limit: what finished is in
+ * the stage files) or -1 (set->error says why). */
+int lift_run(lift_set *set, const chain_runner *runner);
+/* Predicted peak bytes of step (i, t) (the rows of f(d z), the y, the solve) for --memory. */
+uint64_t lift_step_footprint(const lift_set *set, int i, deg_t t);
+/* The progress line (stages/progress.h) over the steps of the set still to run, each weighted
+ * by its footprint; the steps count themselves as they finish. */
+void lift_progress_start(const lift_set *set, const char *noun, int show_line);
 void lift_fail(lift_set *set, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int lift_failed(lift_set *set);
-/* Runs every step in order on this thread (tests, no runtime). 0 or -1. */
-int lift_run_serial(lift_set *set);
 /* 0, or -1 when a step has failed (set->error says why). */
 int lift_flush(lift_set *set);
 

@@ -97,8 +97,17 @@ static void factor_rows(const factor_src *fs, int mx, const product_class *x, in
             if (x->coords[l]) product_row(fs->basis, m0 + (int)j, x->s, x->n + x->s, l, nz, out, r0 + j);
 }
 
+/* Runs a lift set: 0; MASSEY_STOPPED at the time limit; -1 with err set. */
+static int run_set(lift_set *set, const chain_runner *runner, char *err, size_t errlen)
+{
+    int rc = lift_run(set, runner);
+    if (rc < 0) snprintf(err, errlen, "%s", set->error);
+    if (rc == 1) snprintf(err, errlen, "stopped at the time limit");
+    return rc < 0 ? -1 : rc == 1 ? MASSEY_STOPPED : 0;
+}
+
 int massey_compute(const resolution *res, const resolution *unit, const product_class *a, const product_class *b,
-                   const char *lift_dir, massey_run_fn run_set, massey_table *out, char *err, size_t errlen)
+                   const char *lift_dir, const chain_runner *runner, massey_table *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     int sa = a->s, sb = b->s, na = a->n, nb = b->n;
@@ -121,10 +130,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         goto out;
     }
     out->lifts = 2;
-    if (run_set(&set1) != 0) {
-        snprintf(err, errlen, "%s", set1.error);
-        goto out;
-    }
+    if ((rc = run_set(&set1, runner, err, errlen)) != 0) goto out;
     if (done(unit, sa + sb, na + nb)) {   /* a·b must vanish for the bracket to be defined */
         uint32_t dim = res_ngens(unit, sa + sb, ta + tb);
         uint8_t *ab = calloc(dim + 1, 1);
@@ -172,10 +178,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
                 free(e);
             }
         out->lifts += basis.nmaps;
-        if (basis.nmaps && run_set(&basis) != 0) {
-            snprintf(err, errlen, "%s", basis.error);
-            goto out;
-        }
+        if (basis.nmaps && (rc = run_set(&basis, runner, err, errlen)) != 0) goto out;
         fs.basis = &basis;
         fs.first = first;
     }
@@ -220,10 +223,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         set2.maps[mcs[k]].max_i = sa + sb - 1;
     }
     out->lifts += (long)ncs;
-    if (ncs && run_set(&set2) != 0) {
-        snprintf(err, errlen, "%s", set2.error);
-        goto out;
-    }
+    if (ncs && (rc = run_set(&set2, runner, err, errlen)) != 0) goto out;
     /* every homotopy, through level sa (no stage files: they are cheap and keyed by two maps) */
     lift_set_init(&set3, res, unit, "");
     lift_set_share_preimages(&set3, &set1);   /* the same target: one preimage cache */
@@ -244,10 +244,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         h->extra = homotopy_extra;
         h->extra_ctx = &hctx[k];
     }
-    if (ncs && run_set(&set3) != 0) {
-        snprintf(err, errlen, "%s", set3.error);
-        goto out;
-    }
+    if (ncs && (rc = run_set(&set3, runner, err, errlen)) != 0) goto out;
     /* read the brackets off */
     out->b = calloc(ncs + 1, sizeof *out->b);
     if (!out->b) goto oom;
@@ -294,6 +291,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     goto out;
 oom:
     snprintf(err, errlen, "out of memory computing Massey products");
+    rc = -1;
 out:
     f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
     free(piv);

@@ -50,18 +50,20 @@ typedef struct massey_table {
     long lifts;                 /* chain maps lifted (f_a, f_b, the f_c) */
 } massey_table;
 
-/* The lift sets are run by run_set (rt_lift with StarPU, lift_run_serial without). */
-typedef int (*massey_run_fn)(lift_set *set);
+/* massey_compute's result when its runner stopped at the time limit (what the lifts finished is
+ * in their stage files). */
+#define MASSEY_STOPPED 2
 
 /* <a, b, c> for every c described above, over res, whose region is complete: a resolution of
  * S_2 (then unit == res) or of a module M, with unit a resolution of S_2 covering res's region
  * (a, b in Ext(F2, F2), c in Ext(M, F2), the bracket in Ext(M, F2)). a and b must lie in
  * unit's region with s >= 1. f_a and f_b (the maps a products
  * run lifts too) keep their stage files under lift_dir ("" : none); the f_c and the homotopies
- * keep none (hundreds of partial maps: recomputing them beats thousands of small files). Returns 0; 1 when a·b != 0 (no bracket is defined: err
- * says so); -1 on a runtime failure (err says why). */
+ * keep none (hundreds of partial maps: recomputing them beats thousands of small files). The lift
+ * sets are run by runner (stages/chain.h). Returns 0; 1 when a·b != 0 (no bracket is defined:
+ * err says so); MASSEY_STOPPED; -1 on a runtime failure (err says why). */
 int massey_compute(const resolution *res, const resolution *unit, const product_class *a, const product_class *b,
-                   const char *lift_dir, massey_run_fn run_set, massey_table *out, char *err, size_t errlen);
+                   const char *lift_dir, const chain_runner *runner, massey_table *out, char *err, size_t errlen);
 void massey_table_clear(massey_table *t);
 
 /* sseq's massey output, one line per bracket that does not contain 0:

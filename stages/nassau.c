@@ -104,8 +104,8 @@ static int bucket(const resolution *res, int src, deg_t t, deg_t bound, const mi
 int res_nassau_plan(step_ctx *c)
 {
     resolution *res = c->res;
-    int s = c->s;
-    deg_t t = c->t;
+    int s = c->ch.s;
+    deg_t t = c->ch.t;
     nassau_state *ns = c->ns = calloc(1, sizeof *ns);
     if (!ns) goto oom;
     ns->h = optimal_for(s, t - res_module_top(res));
@@ -144,7 +144,7 @@ static int plan_phase2(step_ctx *c)
     for (uint32_t i = 0; i < nz0; i++) zero[ns->row_idx[i]] = 1;
     for (uint32_t j = 0; j < ns->nrows; j++)
         if (!zero[j]) other[k++] = j;
-    if (rb_append(&c->build, c->res, c->s - 1, c->t, other, nother) != 0 ||
+    if (rb_append(&c->build, c->res, c->ch.s - 1, c->ch.t, other, nother) != 0 ||
         rb_alloc(&c->build, ns->ncols) != 0)
         goto oom;
     for (uint32_t i = 0; i < nz0; i++) ns->row_of[ns->row_idx[i]] = f2mat_row(&ns->phase1.D, i);
@@ -155,7 +155,7 @@ static int plan_phase2(step_ctx *c)
 oom:
     free(zero);
     free(other);
-    res_fail(c->res, "out of memory in Nassau step (%d,%d)", c->s, c->t);
+    res_fail(c->res, "out of memory in Nassau step (%d,%d)", c->ch.s, c->ch.t);
     return -1;
 }
 
@@ -174,7 +174,7 @@ int res_nassau_reduce0(step_ctx *c)
     /* zero-signature cycles of d_{s-1} */
     if (f2mat_init(&block, nz0, nc0) != 0) goto oom;
     if (f2mat_gather(&block, rowp, nz0, cols0, nc0, c->build.ncols) != 0) goto oom;
-    if (res_keep_stage(res, STAGE_MATRIX, c->s, c->t, &block) != 0) {
+    if (res_keep_stage(res, STAGE_MATRIX, c->ch.s, c->ch.t, &block) != 0) {
         rc = -1;
         goto oom;
     }
@@ -182,14 +182,14 @@ int res_nassau_reduce0(step_ctx *c)
         f2mat_kernel_from_rref(&aug, nc0, (uint32_t)rank, piv, &K) != 0)
         goto oom;
     f2mat_clear(&aug);
-    if (res_keep_stage(res, STAGE_KERNEL, c->s, c->t, &K) != 0) {
+    if (res_keep_stage(res, STAGE_KERNEL, c->ch.s, c->ch.t, &K) != 0) {
         rc = -1;
         goto oom;
     }
     /* zero-signature image of d_s, in the coordinates rows0 */
     if (f2mat_init(&img, ns->nzero_src, nz0) != 0) goto oom;
     if (f2mat_gather(&img, rowp + nz0, ns->nzero_src, rows0, nz0,
-                     (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t - 1)) != 0)
+                     (uint32_t)freemod_dim(&res->F[c->ch.s - 1], c->ch.t, c->ch.t - 1)) != 0)
         goto oom;
     imgpiv = malloc(sizeof *imgpiv * (nz0 + 1));
     if (!imgpiv || f2mat_rref(&img, imgpiv) < 0) goto oom;
@@ -228,7 +228,7 @@ oom:
     f2mat_clear(&img);
     f2mat_clear(&K);
     if (rc != -2) return rc;
-    res_fail(res, "out of memory in Nassau step (%d,%d)", c->s, c->t);
+    res_fail(res, "out of memory in Nassau step (%d,%d)", c->ch.s, c->ch.t);
     return -1;
 }
 
@@ -288,13 +288,13 @@ static int nassau_correct(step_ctx *c)
     free(rows);
     free(lift);
     if (rc != 0) {
-        res_fail(c->res, "out of memory in Nassau step (%d,%d)", c->s, c->t);
+        res_fail(c->res, "out of memory in Nassau step (%d,%d)", c->ch.s, c->ch.t);
         return -1;
     }
     for (uint32_t a = 0; a < c->n_new; a++)
         if (!f2vec_is_zero(ns->dx + (size_t)a * dwords, dwords)) {
             res_fail(c->res, "Nassau step (%d,%d): d(x) != 0 after all corrections (the "
-                     "subalgebra is too large here); this is a bug", c->s, c->t);
+                     "subalgebra is too large here); this is a bug", c->ch.s, c->ch.t);
             return -1;
         }
     return 0;
@@ -309,10 +309,10 @@ int res_nassau_finish(step_ctx *c)
     c->new_gens = NULL;
     c->n_new = 0;
     if (!gens && !(gens = calloc(1, sizeof *gens))) {
-        res_fail(res, "out of memory finishing step (%d,%d)", c->s, c->t);
+        res_fail(res, "out of memory finishing step (%d,%d)", c->ch.s, c->ch.t);
         return -1;
     }
-    return res_publish(res, c->s, c->t, n, gens, (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t));
+    return res_publish(res, c->ch.s, c->ch.t, n, gens, (uint32_t)freemod_dim(&res->F[c->ch.s - 1], c->ch.t, c->ch.t));
 }
 
 uint64_t res_nassau_footprint(const resolution *res, int s, deg_t t)

@@ -28,6 +28,7 @@
 #include "algebra/fdmodule.h"
 #include "algebra/freemod.h"
 #include "algebra/milnor.h"
+#include "stages/chain.h"
 #include "stages/rowbuild.h"
 #include "stages/stagecommit.h"
 
@@ -82,15 +83,12 @@ typedef struct resolution {
 
 enum algorithm { ALG_STANDARD = 1, ALG_NASSAU = 2 };   /* = enum stage_algorithm */
 
-/* Work of one bidegree, carried through its tasks. */
+/* Work of one bidegree, carried through its tasks: a chain (stages/chain.h) whose owner is the
+ * resolution. */
 typedef struct step_ctx {
+    chain ch;                   /* s, t, the kind (the step's algorithm, stages/step.h); build */
     resolution *res;
-    int s;
-    deg_t t;
     int kernel_only;            /* stem-edge job: compute the kernel, add nothing */
-    const struct step_algo *algo;   /* the step's algorithm (stages/step.h) */
-    const struct step_next *next;   /* what the runtime does after each piece (step.h) */
-    void *runtime;              /* the runtime's own state for this step (opaque here) */
     row_build build;            /* what the multiply tasks of the current phase fill; standard:
                                  * D is dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2) */
     uint8_t *is_image_pivot;    /* build.ncols flags after reduction */

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void sec_fail(secondary *sec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sec_fail(secondary *sec, const char *fmt, ...)
@@ -438,6 +439,99 @@ int secondary_composite_finish(secondary *sec, sec_batch *b, const char *why)
     pthread_mutex_unlock(&sec->lock);
     return 0;
 }
+/* ---- the composites as chains --------------------------------------------------------------- */
+
+typedef struct composite_ctx {
+    chain ch;
+} composite_ctx;
+
+static int composite_plan(chain *c)
+{
+    composite_ops *ops = c->owner;
+    c->batch = ops->plan(ops->ctx, c->s, c->t);
+    if (c->batch) atomic_fetch_add(&ops->pairs, c->batch->pairs);
+    return c->batch || !ops->failed(ops->ctx) ? 0 : -1;
+}
+
+static int composite_finish(chain *c)
+{
+    composite_ops *ops = c->owner;
+    sec_batch *b = c->batch;
+    c->batch = NULL;                /* the finish frees it */
+    return b ? ops->finish(ops->ctx, b, NULL) : 0;
+}
+
+static void composite_clear(chain *c)
+{
+    if (c->batch) sec_batch_clear(c->batch);
+    free(c->batch);
+    c->batch = NULL;
+}
+
+static void composite_deps(void *owner, int s, deg_t t, chain_deps *out)
+{
+    (void)owner, (void)s, (void)t;
+    out->n = 0;
+}
+
+/* The batch's rows: two planes of the cell's targets per generator, at most; jobs and terms
+ * (counted as the pair elements of every d(g) and its products). */
+static uint64_t composite_footprint(void *owner, int s, deg_t T)
+{
+    composite_ops *ops = owner;
+    const resolution *res = ops->res;
+    uint64_t n = res_ngens(res, s, T), below = s >= 2 ? freemod_dim(&res->F[s - 2], T, T) : 0;
+    return 4096 + n * (2 * 8 * ((below + 63) / 64) + 64 * (s >= 1 ? freemod_dim(&res->F[s - 1], T, T) : 0));
+}
+
+const chain_kind composite_kind = { "composite", CHAIN_COMPOSITE, sizeof(composite_ctx), composite_plan, NULL,
+                                    composite_finish, composite_clear, composite_deps, composite_footprint, NULL, 0 };
+
+static const chain_kind *composite_at(void *owner, int s, deg_t T)
+{
+    composite_ops *ops = owner;
+    return s >= 2 && ops->needs(ops->ctx, s, T) ? &composite_kind : NULL;
+}
+static void composite_fail(void *owner, const char *msg) { ((composite_ops *)owner)->fail(((composite_ops *)owner)->ctx, msg); }
+static int composite_failed(void *owner) { return ((composite_ops *)owner)->failed(((composite_ops *)owner)->ctx); }
+
+chain_set composite_chain_set(composite_ops *ops)
+{
+    return (chain_set){ .owner = ops, .A = &ops->res->A, .max_s = ops->res->max_s, .max_t = ops->res->max_t,
+                        .at = composite_at, .fail = composite_fail, .failed = composite_failed, .t_down = 1,
+                        .throttle = 4 };
+}
+
+static int sec_needs(const void *ctx, int s, deg_t T) { return secondary_needs_composite(ctx, s, T); }
+static sec_batch *sec_plan(void *ctx, int s, deg_t T) { return secondary_composite_plan(ctx, s, T); }
+static int sec_finish(void *ctx, sec_batch *b, const char *why) { return secondary_composite_finish(ctx, b, why); }
+static int sec_failed(void *ctx) { return secondary_failed(ctx); }
+static void sec_fail_msg(void *ctx, const char *msg) { sec_fail(ctx, "%s", msg); }
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int secondary_run(secondary *sec, const chain_runner *runner)
+{
+    composite_ops ops = { .res = sec->res, .ctx = sec, .needs = sec_needs, .plan = sec_plan, .finish = sec_finish,
+                          .failed = sec_failed, .fail = sec_fail_msg };
+    atomic_init(&ops.pairs, 0);
+    chain_set cs = composite_chain_set(&ops);
+    double t0 = now_seconds();
+    int rc = chain_run(runner, &cs);
+    sec->composite_seconds = now_seconds() - t0;
+    sec->mod4_pairs += atomic_load(&ops.pairs);
+    if (rc != 0 || secondary_failed(sec)) return secondary_failed(sec) ? -1 : rc;
+    t0 = now_seconds();
+    rc = lift_run(&sec->set, runner);
+    sec->homotopy_seconds = now_seconds() - t0;
+    return secondary_failed(sec) ? -1 : rc;
+}
+
 /* The extra term of the homotopy at target (i, t): y ^= I(z_k), z_k the k-th generator of F_s,
  * s = i + 2, in degree T = t + 1; y over F_{s-3} in degree t. */
 static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)

@@ -130,7 +130,7 @@ typedef struct secondary {
     int failed;
     char error[600];
     long composites;            /* generators whose composite was computed */
-    double composite_seconds, homotopy_seconds;   /* wall time of the two phases (rt_secondary) */
+    double composite_seconds, homotopy_seconds;   /* wall time of the two phases (secondary_run) */
     uint64_t mod4_pairs, mod4_pairs_cuda;         /* the composites' mod-4 products, those on CUDA workers */
 } secondary;
 
@@ -151,6 +151,29 @@ sec_batch *secondary_composite_plan(secondary *sec, int s, deg_t T);
  * (sec->error says why). */
 int secondary_composite_finish(secondary *sec, sec_batch *b, const char *why);
 int secondary_failed(secondary *sec);
+
+/* The composites of a run (d2's, or a secondary product's) as a chain set (stages/chain.h): one
+ * chain of kind composite_kind (family CHAIN_COMPOSITE) per cell (s, T) that needs them, plan
+ * (the batch, on a CPU worker) → mod-4 multiply (cl_pair_mul chunks, CPU or GPU) → finish.
+ * Cells are independent; the largest degrees are visited first, and a cell is submitted only
+ * while few tasks wait (chain_set.throttle), since a planned batch holds its jobs and terms until
+ * its finish (planning all at once raised d2's peak RSS at stem 70 from 50 to 74 MB). The ops
+ * are the set's owner, kept by the caller while it runs. */
+typedef struct composite_ops {
+    const resolution *res;
+    void *ctx;                  /* the secondary, or the sec_product */
+    int (*needs)(const void *ctx, int s, deg_t T);
+    sec_batch *(*plan)(void *ctx, int s, deg_t T);
+    int (*finish)(void *ctx, sec_batch *b, const char *why);
+    int (*failed)(void *ctx);
+    void (*fail)(void *ctx, const char *msg);
+    _Atomic uint64_t pairs;     /* mod-4 (job x term) pairs planned */
+} composite_ops;
+extern const chain_kind composite_kind;
+chain_set composite_chain_set(composite_ops *ops);
+/* d2 with runner: the composites, then the homotopy's lift. 0, 1 (stopped at the time limit:
+ * the homotopy's finished steps are in its stage files) or -1 (secondary_failed). */
+int secondary_run(secondary *sec, const chain_runner *runner);
 
 /* Is d2 of the classes at (s, t) computed (both ends resolved, s >= 1)? */
 int secondary_in_range(const secondary *sec, int s, deg_t t);

@@ -366,11 +366,24 @@ void sec_product_clear(sec_product *p)
     memset(p, 0, sizeof *p);
 }
 
-int sec_product_run(sec_product *p, int (*run_lift)(lift_set *), int (*run_composites)(sec_product *))
+static int ops_needs(const void *ctx, int s, deg_t T) { return sec_product_needs_composite(ctx, s, T); }
+static sec_batch *ops_plan(void *ctx, int s, deg_t T) { return sec_product_composite_plan(ctx, s, T); }
+static int ops_finish(void *ctx, sec_batch *b, const char *why) { return sec_product_composite_finish(ctx, b, why); }
+static int ops_failed(void *ctx) { return sec_product_failed(ctx); }
+static void ops_fail(void *ctx, const char *msg) { sp_fail(ctx, "%s", msg); }
+
+int sec_product_run(sec_product *p, const chain_runner *runner)
 {
-    if (run_lift(&p->prim) != 0) return -1;
-    if (run_composites(p) != 0 || sec_product_failed(p)) return -1;
-    return run_lift(&p->hom) != 0 || sec_product_failed(p) ? -1 : 0;
+    int rc = lift_run(&p->prim, runner);
+    if (rc != 0) return rc;
+    composite_ops ops = { .res = p->sec->res, .ctx = p, .needs = ops_needs, .plan = ops_plan, .finish = ops_finish,
+                          .failed = ops_failed, .fail = ops_fail };
+    atomic_init(&ops.pairs, 0);
+    chain_set cs = composite_chain_set(&ops);
+    rc = chain_run(runner, &cs);
+    if (rc != 0 || sec_product_failed(p)) return sec_product_failed(p) ? -1 : rc;
+    rc = lift_run(&p->hom, runner);
+    return sec_product_failed(p) ? -1 : rc;
 }
 
 /* ---- reading products off ------------------------------------------------------------------------- */

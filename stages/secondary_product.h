@@ -61,8 +61,9 @@ int sec_product_needs_composite(const sec_product *p, int s, deg_t T);
  * the multiply failed, recorded as the run's failure; 0 or -1). */
 sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T);
 int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why);
-/* All of it, given run_lift (rt_lift) for the two lifts and run_composites for the cells. */
-int sec_product_run(sec_product *p, int (*run_lift)(lift_set *), int (*run_composites)(sec_product *));
+/* All of it with runner: the primary lift, the composites (composite_chain_set), H's lift.
+ * 0, 1 (stopped at the time limit) or -1 (sec_product_failed). */
+int sec_product_run(sec_product *p, const chain_runner *runner);
 
 /* sseq's secondary_product output for the class named name: 0 or -1. */
 int sec_product_write(FILE *out, const sec_product *p, const char *name);

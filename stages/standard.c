@@ -14,9 +14,9 @@ static void fill_module_rows(step_ctx *c)
     const fd_module *m = res->module;
     const freemod *F = &res->F[0];
     uint32_t row = 0, words = (uint32_t)f2vec_words(c->build.ncols);
-    for (deg_t u = 0; u < c->t; u++)
+    for (deg_t u = 0; u < c->ch.t; u++)
         for (uint32_t i = 0; i < F->ngens[u]; i++) {
-            deg_t d = c->t - u;
+            deg_t d = c->ch.t - u;
             const fm_gen *g = &F->gens[u][i];
             for (uint32_t r = 0; r < res->A.dim[d]; r++, row++) {
                 if (!m || c->build.ncols == 0 || d > m->max_deg - m->min_deg) continue;
@@ -35,18 +35,18 @@ int res_step_plan(step_ctx *c)
 {
     resolution *res = c->res;
     uint32_t ncols;
-    if (c->s == 0) {    /* d_0: F_{0,t} (generators below t) → M_t; for S_2, D = 0 */
-        c->build.nrows = (uint32_t)freemod_dim(&res->F[0], c->t, c->t);
-        ncols = res_module_dim(res, c->t);
+    if (c->ch.s == 0) {    /* d_0: F_{0,t} (generators below t) → M_t; for S_2, D = 0 */
+        c->build.nrows = (uint32_t)freemod_dim(&res->F[0], c->ch.t, c->ch.t);
+        ncols = res_module_dim(res, c->ch.t);
     } else {
-        if (rb_append(&c->build, res, c->s, c->t, NULL, 0) != 0) goto oom;
-        ncols = (uint32_t)freemod_dim(&res->F[c->s - 1], c->t, c->t - 1);
+        if (rb_append(&c->build, res, c->ch.s, c->ch.t, NULL, 0) != 0) goto oom;
+        ncols = (uint32_t)freemod_dim(&res->F[c->ch.s - 1], c->ch.t, c->ch.t - 1);
     }
     if (rb_alloc(&c->build, ncols) != 0) goto oom;
-    if (c->s == 0 && res->module) fill_module_rows(c);
+    if (c->ch.s == 0 && res->module) fill_module_rows(c);
     return 0;
 oom:
-    res_fail(res, "out of memory planning step (%d,%d)", c->s, c->t);
+    res_fail(res, "out of memory planning step (%d,%d)", c->ch.s, c->ch.t);
     return -1;
 }
 
@@ -70,18 +70,18 @@ uint64_t res_step_footprint(const resolution *res, int s, deg_t t)
 int res_step_reduce(step_ctx *c)
 {
     resolution *res = c->res;
-    int want_kernel = c->kernel_only || res_kernel_wanted(res, c->s, c->t);
+    int want_kernel = c->kernel_only || res_kernel_wanted(res, c->ch.s, c->ch.t);
     int keep_kernel = !c->kernel_only && (res->keep_stages & 1u << STAGE_KERNEL);
     f2mat aug = { 0 };
     int32_t *pivots = NULL;
     f2mat *kernel = NULL;
-    if (!c->kernel_only && res_keep_stage(res, STAGE_MATRIX, c->s, c->t, &c->build.D) != 0) return -1;
+    if (!c->kernel_only && res_keep_stage(res, STAGE_MATRIX, c->ch.s, c->ch.t, &c->build.D) != 0) return -1;
     c->is_image_pivot = calloc(c->build.ncols ? c->build.ncols : 1, 1);
     if (!c->is_image_pivot) goto oom;
     if (c->build.nrows == 0) {
         if ((want_kernel || keep_kernel) && !(kernel = calloc(1, sizeof *kernel))) goto oom;
         if (kernel && f2mat_init(kernel, 0, 0) != 0) goto oom;
-    } else if (!reduces_for_kernel(res, c->s, c->t, c->kernel_only)) {
+    } else if (!reduces_for_kernel(res, c->ch.s, c->ch.t, c->kernel_only)) {
         /* Only the image pivots: the pivot columns of RREF [D | 0 | I] within D are those of
          * RREF D, so D is reduced alone, without the identity (rows of d_1 under Nassau: at
          * stem 180 about 54k rows over 10.6k columns, a sixth of the augmented width). */
@@ -105,10 +105,10 @@ int res_step_reduce(step_ctx *c)
     f2mat_clear(&c->build.D);    /* the shape stays: finish reads build.ncols */
     f2mat_clear(&aug);
     free(pivots);
-    int krc = keep_kernel ? res_keep_stage(res, STAGE_KERNEL, c->s, c->t, kernel) : 0;
+    int krc = keep_kernel ? res_keep_stage(res, STAGE_KERNEL, c->ch.s, c->ch.t, kernel) : 0;
     if (kernel && want_kernel && krc == 0) {
         memacct_move(MEM_INFLIGHT, MEM_KERNELS, (int64_t)f2mat_bytes(kernel));
-        *res_kernel_slot(res, c->s, c->t) = kernel;
+        *res_kernel_slot(res, c->ch.s, c->ch.t) = kernel;
     }
     else if (kernel) { f2mat_clear(kernel); free(kernel); }
     return krc;
@@ -116,7 +116,7 @@ oom:
     f2mat_clear(&aug);
     free(pivots);
     if (kernel) { f2mat_clear(kernel); free(kernel); }
-    res_fail(res, "out of memory reducing step (%d,%d)", c->s, c->t);
+    res_fail(res, "out of memory reducing step (%d,%d)", c->ch.s, c->ch.t);
     return -1;
 }
 
@@ -134,8 +134,8 @@ static f2mat *take_kernel(resolution *res, int s, deg_t t)
 int res_step_finish(step_ctx *c)
 {
     resolution *res = c->res;
-    int s = c->s;
-    deg_t t = c->t;
+    int s = c->ch.s;
+    deg_t t = c->ch.t;
     fm_gen *gens = NULL;
     f2mat *K = NULL;
     uint32_t n = 0, width;
@@ -208,7 +208,7 @@ void res_step_free(step_ctx *c)
 
 int res_compute_kernel(resolution *res, int s, deg_t t)
 {
-    step_ctx c = { .res = res, .s = s, .t = t, .kernel_only = 1 };
+    step_ctx c = { .ch = { .s = s, .t = t }, .res = res, .kernel_only = 1 };
     int rc = res_step_plan(&c);
     if (rc == 0) {
         rb_multiply(&c.build, &res->A, 0, c.build.nrows);

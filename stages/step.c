@@ -1,50 +1,115 @@
-/* step.c — the step algorithms behind step.h: the standard step (standard.c), Nassau's
- * (nassau.c) and the stem-edge kernel job, with the dependencies of each. */
+/* step.c — the step algorithms behind step.h as chain kinds: the standard step (standard.c),
+ * Nassau's (nassau.c) and the stem-edge kernel job, with the dependencies of each. */
 #include "stages/step.h"
 #include "stages/nassau.h"
+#include "stages/progress.h"
 #include "stages/standard.h"
 
-static void add_dep(step_deps *out, int s, deg_t t, int edge) { out->d[out->n++] = (step_dep){ s, t, edge }; }
+static step_ctx *ctx_of(chain *c) { return (step_ctx *)c; }
 
-static int standard_reduce(step_ctx *c) { return res_step_reduce(c) == 0 ? STEP_FINISH : -1; }
+void step_init(step_ctx *c, resolution *res, const chain_kind *kind, int s, deg_t t)
+{
+    c->ch.kind = kind;
+    c->ch.owner = res;
+    c->ch.s = s;
+    c->ch.t = t;
+    c->ch.build = &c->build;
+    c->res = res;
+    c->kernel_only = kind == &step_edge_kernel;
+}
+
+/* Every piece's context is set up by the first one (the runner zeroed it and set the chain). */
+static step_ctx *begin(chain *ch)
+{
+    step_ctx *c = ctx_of(ch);
+    step_init(c, ch->owner, ch->kind, ch->s, ch->t);
+    return c;
+}
+
+static int standard_plan(chain *c) { return res_step_plan(begin(c)); }
+static int standard_reduce(chain *c) { return res_step_reduce(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
+static int standard_finish(chain *c)
+{
+    int rc = res_step_finish(ctx_of(c));
+    if (rc == 0) progress_step_done(c->s, c->t);
+    return rc;
+}
+static int nassau_plan(chain *c) { return res_nassau_plan(begin(c)); }
+static int nassau_reduce(chain *c) { return res_nassau_reduce0(ctx_of(c)); }
+static int nassau_finish(chain *c)
+{
+    int rc = res_nassau_finish(ctx_of(c));
+    if (rc == 0) progress_step_done(c->s, c->t);
+    return rc;
+}
+static int edge_finish(chain *c) { (void)c; return 0; }
+static void clear(chain *c) { step_free(ctx_of(c)); }
+
+static void add_dep(chain_deps *out, int family, int s, deg_t t, const chain_kind *make)
+{
+    out->d[out->n++] = (chain_dep){ family, s, t, make };
+}
 
 /* (s, t) needs F_s below degree t, from (s, t-1), and the kernel of d_{s-1} at (s-1, t): from
  * the step there when it is in the region, else from the stem-edge kernel job there. */
-static void standard_deps(const resolution *res, int s, deg_t t, step_deps *out)
+static void standard_deps(void *owner, int s, deg_t t, chain_deps *out)
 {
+    resolution *res = owner;
     out->n = 0;
-    if (t - 1 >= s) add_dep(out, s, t - 1, 0);
-    if (s >= 1) add_dep(out, s - 1, t, !res_in_region(res, s - 1, t));
+    if (t - 1 >= s) add_dep(out, CHAIN_STEP, s, t - 1, NULL);
+    if (s >= 1 && !res_in_region(res, s - 1, t)) add_dep(out, CHAIN_EDGE, s - 1, t, &step_edge_kernel);
+    else if (s >= 1) add_dep(out, CHAIN_STEP, s - 1, t, NULL);
 }
 
 /* Nassau's rows read F_{s-1} below t and F_{s-2} below t-1: (s, t-1) and (s-1, t-1) suffice. */
-static void nassau_deps(const resolution *res, int s, deg_t t, step_deps *out)
+static void nassau_deps(void *owner, int s, deg_t t, chain_deps *out)
 {
-    (void)res;
+    (void)owner;
     out->n = 0;
-    if (t - 1 >= s) add_dep(out, s, t - 1, 0);
-    if (t - 1 >= s - 1) add_dep(out, s - 1, t - 1, 0);
+    if (t - 1 >= s) add_dep(out, CHAIN_STEP, s, t - 1, NULL);
+    if (t - 1 >= s - 1) add_dep(out, CHAIN_STEP, s - 1, t - 1, NULL);
 }
-
-static int edge_finish(step_ctx *c) { (void)c; return 0; }
 
 /* The kernel at (s, t) on the stem edge needs F_s below t: (s, t-1) when that is in the region. */
-static void edge_deps(const resolution *res, int s, deg_t t, step_deps *out)
+static void edge_deps(void *owner, int s, deg_t t, chain_deps *out)
 {
+    resolution *res = owner;
     out->n = 0;
-    if (res_in_region(res, s, t - 1)) add_dep(out, s, t - 1, 0);
+    if (res_in_region(res, s, t - 1)) add_dep(out, CHAIN_STEP, s, t - 1, NULL);
 }
 
-const step_algo step_standard = { "standard", res_step_plan, standard_reduce, res_step_finish, standard_deps,
-                                   res_step_footprint };
-const step_algo step_nassau = { "nassau", res_nassau_plan, res_nassau_reduce0, res_nassau_finish, nassau_deps,
-                                res_nassau_footprint };
-const step_algo step_edge_kernel = { "edge-kernel", res_step_plan, standard_reduce, edge_finish, edge_deps,
-                                     res_step_footprint };
+static uint64_t standard_footprint(void *owner, int s, deg_t t) { return res_step_footprint(owner, s, t); }
+static uint64_t nassau_footprint(void *owner, int s, deg_t t) { return res_nassau_footprint(owner, s, t); }
+static int failed(void *owner) { return res_check_writes(owner); }
+static void fail(void *owner, const char *msg) { res_fail(owner, "%s", msg); }
 
-const step_algo *step_algo_for(const resolution *res, int s)
+const chain_kind step_standard = { "standard", CHAIN_STEP, sizeof(step_ctx), standard_plan, standard_reduce,
+                                   standard_finish, clear, standard_deps, standard_footprint, NULL, 0 };
+const chain_kind step_nassau = { "nassau", CHAIN_STEP, sizeof(step_ctx), nassau_plan, nassau_reduce, nassau_finish,
+                                 clear, nassau_deps, nassau_footprint, NULL, 0 };
+const chain_kind step_edge_kernel = { "edge-kernel", CHAIN_EDGE, sizeof(step_ctx), standard_plan, standard_reduce,
+                                      edge_finish, clear, edge_deps, standard_footprint, NULL, 0 };
+
+const chain_kind *step_algo_for(const resolution *res, int s)
 {
     return res->algorithm == ALG_NASSAU && s >= 2 ? &step_nassau : &step_standard;
+}
+
+static const chain_kind *step_at(void *owner, int s, deg_t t)
+{
+    resolution *res = owner;
+    return res_in_region(res, s, t) && !*res_done(res, s, t) ? step_algo_for(res, s) : NULL;
+}
+
+static int step_done(void *owner, int family, int s, deg_t t)
+{
+    return family == CHAIN_STEP && res_is_done(owner, s, t);
+}
+
+chain_set step_chain_set(resolution *res)
+{
+    return (chain_set){ .owner = res, .A = &res->A, .max_s = res->max_s, .max_t = res->max_t, .at = step_at,
+                        .done = step_done, .fail = fail, .failed = failed, .stopped_elsewhere = &res->stopped_elsewhere };
 }
 
 void step_free(step_ctx *c)

@@ -13,7 +13,7 @@ static void check(int algorithm, const char *name)
     char err[256];
     if (res_init(&res, REGION_STEM, 30, 17, 0, "", 0, algorithm) != 0) bail("res_init");
     if (rt_init(0, err, sizeof err) != 0) bail(err);
-    rt_progress quiet = { 0 };
+    chain_policy quiet = { 0 };
     int rc = rt_resolve(&res, &quiet);
     rt_shutdown();
     ok(rc == 0, "%s: resolution through stem 30, s <= 17", name);

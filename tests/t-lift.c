@@ -5,7 +5,7 @@
  *   - their filtration_one text equals sseq's filtration_one-S_2 (n <= 10, s <= 5);
  *   - the relations of the sphere listed in the reference's products §7;
  *   - x·y = y·x for every pair of lifted classes, (x·y)·z = x·(y·z) for every triple;
- *   - the StarPU DAG (rt_lift) gives the same maps bit for bit as a serial run, by default and
+ *   - the StarPU DAG (rt_chain_runner over lift_chain_set) gives the same maps bit for bit as a serial run, by default and
  *     with every step's f(d z) through the multiply codelet's tasks or inline (the knob
  *     EXTFLOW_LIFT_INLINE_PAIRS);
  *   - preimage_solve against the full quasi-inverse and the matrix of d itself, and the preimages
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/rt.h"
-#include "runtime/rt_lift.h"
+#include "runtime/rt_chain.h"
 #include "stages/preimage.h"
 #include "stages/products.h"
 #include "stages/report.h"
@@ -228,15 +228,15 @@ static void check(int algorithm, const char *name)
     char err[256];
     if (res_init(&res, REGION_STEM, STEM, MAXS, 0, "", 0, algorithm) != 0) bail("res_init");
     if (rt_init(0, err, sizeof err) != 0) bail(err);
-    rt_progress quiet = { 0 };
+    chain_policy quiet = { 0 };
     if (rt_resolve(&res, &quiet) != 0) bail("rt_resolve");
     lift_set set, dag;
     if (lift_set_init(&set, &res, &res, "") != 0 || lift_set_init(&dag, &res, &res, "") != 0) bail("lift_set_init");
     add_all(&set, &res);
     add_all(&dag, &res);
-    int serial = lift_run_serial(&set);
+    int serial = lift_run(&set, &chain_serial);
     ok(serial == 0, "%s: lifts of %d classes through stem %d, s <= %d (%ld solves)", name, NCLASSES, STEM, MAXS, set.qis);
-    int rc = rt_lift(&dag);
+    int rc = lift_run(&dag, &rt_chain_runner);
     /* every step's multiply through cl_milnor_mul tasks, then every step's inline in its plan
      * task (EXTFLOW_LIFT_INLINE_PAIRS): the same maps as the serial run either way */
     lift_set chain, inl;
@@ -244,9 +244,9 @@ static void check(int algorithm, const char *name)
     add_all(&chain, &res);
     add_all(&inl, &res);
     setenv("EXTFLOW_LIFT_INLINE_PAIRS", "0", 1);
-    int rc_chain = rt_lift(&chain);
+    int rc_chain = lift_run(&chain, &rt_chain_runner);
     setenv("EXTFLOW_LIFT_INLINE_PAIRS", "18446744073709551615", 1);
-    int rc_inl = rt_lift(&inl);
+    int rc_inl = lift_run(&inl, &rt_chain_runner);
     unsetenv("EXTFLOW_LIFT_INLINE_PAIRS");
     rt_shutdown();
     long cells = 0, differ = maps_differ(&set, &dag, &cells);
@@ -274,12 +274,12 @@ static void check(int algorithm, const char *name)
     if (lift_add_map(&ex, 1, 2, &one, 1, "h1-homotopy-like", add_nothing, &calls) != 0 ||
         lift_add_map(&off, 1, 1, &one, 1, "h0-pushed-off", off_image, &pushed) != 0)
         bail("lift_add_map");
-    int same_maps = lift_run_serial(&ex) == 0 && calls > 0;
+    int same_maps = lift_run(&ex, &chain_serial) == 0 && calls > 0;
     for (size_t c = 0; same_maps && c < set.ncells; c++)
         same_maps = ex.maps[0].have[c] == set.maps[1].have[c] &&
                     (!ex.maps[0].have[c] || f2mat_equal(&ex.maps[0].val[c], &set.maps[1].val[c]));
     ok(same_maps, "%s: a map with an extra term that adds nothing equals the lift of h1 (%d calls)", name, calls);
-    ok(lift_run_serial(&off) != 0 && pushed > 0 && strstr(off.error, "internal error") &&
+    ok(lift_run(&off, &chain_serial) != 0 && pushed > 0 && strstr(off.error, "internal error") &&
        strstr(off.error, "not in the image"), "%s: a y outside the image fails the lift: %s", name, off.error);
     lift_set_clear(&ex);
     lift_set_clear(&off);

@@ -6,12 +6,12 @@
  *     <h3, h2, h3> = h2 h4, <h1, h0, h2^2> = c0 (all in one-dimensional groups, zero
  *     indeterminacy) and <h0, h1, h2^2> = 0;
  *   - a·b != 0 is refused (<h0, h0, c>);
- *   - the StarPU DAG (rt_lift) gives the serial run's table, also with every lift step's
+ *   - the StarPU DAG (rt_chain_runner over lift_chain_set) gives the serial run's table, also with every lift step's
  *     products in multiply tasks (EXTFLOW_LIFT_INLINE_PAIRS=0). */
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/rt.h"
-#include "runtime/rt_lift.h"
+#include "runtime/rt_chain.h"
 #include "stages/massey.h"
 #include "tests/ref_products.h"
 #include "tests/tap.h"
@@ -62,7 +62,7 @@ static void bracket_is(const resolution *res, const char *alg, product_class a, 
 {
     massey_table t;
     char err[700];
-    int rc = massey_compute(res, res, &a, &b, "", lift_run_serial, &t, err, sizeof err);
+    int rc = massey_compute(res, res, &a, &b, "", &chain_serial, &t, err, sizeof err);
     const massey_bracket *br = rc == 0 ? find(&t, cn, cs) : NULL;
     int good = br && br->n == n && br->s == s && br->dim == 1 && br->nindet == 0 && br->rep[0] == want;
     ok(good, "%s: %s", alg, what);
@@ -89,21 +89,21 @@ static void check(int algorithm, const char *alg)
     char err[700];
     if (res_init(&res, REGION_STEM, STEM, MAXS, 0, "", 0, algorithm) != 0) bail("res_init");
     if (rt_init(0, err, sizeof err) != 0) bail(err);
-    rt_progress quiet = { 0 };
+    chain_policy quiet = { 0 };
     if (rt_resolve(&res, &quiet) != 0) bail("rt_resolve");
 
     product_class h3 = h(3), h0_4 = cls("h0_4=0,4");
     massey_table serial, dag;
-    int rc = massey_compute(&res, &res, &h3, &h0_4, "", lift_run_serial, &serial, err, sizeof err);
+    int rc = massey_compute(&res, &res, &h3, &h0_4, "", &chain_serial, &serial, err, sizeof err);
     ok(rc == 0 && serial.n > 30, "%s: <h3, h0^4, c> for %zu classes c (%ld chain maps)", alg, serial.n, serial.lifts);
     char *text = sseq_text(&serial);
     ok(!strcmp(text, read_ref("massey-S_2-P")), "%s: equal to sseq's massey-S_2-P byte for byte", alg);
     free(text);
-    int rc2 = massey_compute(&res, &res, &h3, &h0_4, "", rt_lift, &dag, err, sizeof err);
+    int rc2 = massey_compute(&res, &res, &h3, &h0_4, "", &rt_chain_runner, &dag, err, sizeof err);
     ok(rc2 == 0 && same_table(&dag, &serial), "%s: the StarPU DAG gives the serial table", alg);
     massey_table_clear(&dag);
     setenv("EXTFLOW_LIFT_INLINE_PAIRS", "0", 1);     /* every f(d z) through multiply tasks */
-    rc2 = massey_compute(&res, &res, &h3, &h0_4, "", rt_lift, &dag, err, sizeof err);
+    rc2 = massey_compute(&res, &res, &h3, &h0_4, "", &rt_chain_runner, &dag, err, sizeof err);
     unsetenv("EXTFLOW_LIFT_INLINE_PAIRS");
     ok(rc2 == 0 && same_table(&dag, &serial), "%s: with every lift step's products in multiply tasks too", alg);
     massey_table_clear(&serial);
@@ -120,7 +120,7 @@ static void check(int algorithm, const char *alg)
 
     product_class h0 = h(0);
     massey_table t;
-    rc = massey_compute(&res, &res, &h0, &h0, "", lift_run_serial, &t, err, sizeof err);
+    rc = massey_compute(&res, &res, &h0, &h0, "", &chain_serial, &t, err, sizeof err);
     ok(rc == 1 && strstr(err, "not zero"), "%s: <h0, h0, c> is refused: %s", alg, err);
     rt_shutdown();
     res_clear(&res);

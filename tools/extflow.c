@@ -24,8 +24,8 @@
 #include "algebra/memacct.h"
 #include "runtime/admission.h"
 #include "runtime/rt.h"
-#include "runtime/rt_lift.h"
-#include "runtime/rt_secondary.h"
+#include "runtime/rt_chain.h"
+#include "stages/secondary_product.h"
 #include "runtime/rt_mpi.h"
 #include "stages/chart.h"
 #include "stages/cofiber.h"
@@ -939,7 +939,7 @@ static int parse_keep_stages(const char *list, unsigned *kinds)
 
 static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, const char *out,
                             const cli_opt *o, long stem, long max_s, long max_t, int quiet, int sseq_formats,
-                            int force, int verbose, unsigned keep, const rt_progress *limits);
+                            int force, int verbose, unsigned keep, const chain_policy *limits);
 
 static int cmd_resolve(int argc, char **argv)
 {
@@ -967,7 +967,7 @@ static int cmd_resolve(int argc, char **argv)
     if ((prc = opt_count(&o[STEM], MAX_STEM, &stem)) || (prc = opt_count(&o[MAX_S], MAX_STEM, &max_s)) ||
         (prc = opt_count(&o[MAX_T], MAX_STEM, &max_t)))
         return prc;
-    rt_progress limits = { 0 };
+    chain_policy limits = { 0 };
     long seconds = 0;
     if (o[MEMORY].arg && parse_size(o[MEMORY].arg, &limits.memory_budget) != 0)
         return usage_error("--memory wants a size such as 2G, 512M or 1000000 (bytes), not '%s'", o[MEMORY].arg);
@@ -1125,7 +1125,7 @@ static long load_everywhere(resolution *res, int rank, int nranks)
 
 static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, const char *out,
                             const cli_opt *o, long stem, long max_s, long max_t, int quiet, int sseq_formats,
-                            int force, int verbose, unsigned keep, const rt_progress *limits)
+                            int force, int verbose, unsigned keep, const chain_policy *limits)
 {
     (void)o;
     int prc;
@@ -1213,7 +1213,7 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     uint64_t mmap_threshold = limits->memory_budget ? 4u << 20 : 0;
     if (mt && parse_size(mt, &mmap_threshold) != 0) mmap_threshold = 0;
     if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, (int)(mmap_threshold < INT_MAX ? mmap_threshold : INT_MAX));
-    rt_progress progress = *limits;
+    chain_policy progress = *limits;
     progress.verbose = getenv("EXTFLOW_STATS") != NULL;
     progress.admission_report = verbose;
     if (!progress.memory_budget) progress.memory_budget = memory_available() / 10 * 8;
@@ -1740,7 +1740,11 @@ static int cmd_products(int argc, char **argv)
         fprintf(stderr, "extflow: %s\n", err);
         rc = 1;
     } else if (!rc) {
-        rc = rt_lift(&set) != 0;
+        uint64_t cuda0, cuda1, mod4;
+        rt_chain_cuda_pairs(&cuda0, &mod4);
+        rc = lift_run(&set, &rt_chain_runner) != 0;
+        rt_chain_cuda_pairs(&cuda1, &mod4);
+        set.pairs_cuda = cuda1 - cuda0;
         rt_shutdown();
         if (rc) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set.error);
     }
@@ -1830,7 +1834,7 @@ static int cmd_massey(int argc, char **argv)
     int rc = rt_init(0, err, sizeof err) != 0;
     if (rc) fprintf(stderr, "extflow: %s\n", err);
     else {
-        int mr = massey_compute(&d.res, &ud->res, &a, &b, dir, rt_lift, &table, err, sizeof err);
+        int mr = massey_compute(&d.res, &ud->res, &a, &b, dir, &rt_chain_runner, &table, err, sizeof err);
         rt_shutdown();
         if (mr == 1) rc = usage_error("massey: %s", err);
         else if (mr) {
@@ -1893,7 +1897,7 @@ static int d2_product(const char *dir, secondary *sec, const product_class *c)
         fprintf(stderr, "extflow: %s\n", err);
         rc = 1;
     } else {
-        rc = rt_secondary_product(&p) != 0;
+        rc = sec_product_run(&p, &rt_chain_runner) != 0;
         rt_shutdown();
         if (rc)
             fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n",
@@ -1950,7 +1954,11 @@ static int cmd_d2(int argc, char **argv)
     int rc = rt_init(0, err, sizeof err) != 0;
     if (rc) fprintf(stderr, "extflow: %s\n", err);
     else {
-        rc = rt_secondary(&sec) != 0;
+        uint64_t cuda0, cuda1, mod2;
+        rt_chain_cuda_pairs(&mod2, &cuda0);
+        rc = secondary_run(&sec, &rt_chain_runner) != 0;
+        rt_chain_cuda_pairs(&mod2, &cuda1);
+        sec.mod4_pairs_cuda = cuda1 - cuda0;
         rt_shutdown();
         if (rc && res->module && !sec.failed && strstr(sec.set.error, "is not in the image of d_1 "))
             rc = usage_error("d2: %s holds %s, for which the first homotopy cannot be zero (its lift fails at s = 3); "

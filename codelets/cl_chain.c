@@ -1,0 +1,93 @@
+/* cl_chain.c — the codelets of a chain (stages/chain.h): plan → (multiply chunks) → reduce →
+ * [multiply chunks →] finish, for every kind. cl_arg of each is the chain; each calls its piece
+ * of the chain's kind and then the continuation the runner put in c->next, which submits what
+ * follows: no codelet calls into runtime/ or knows the kind. */
+#include "codelets/codelets.h"
+#include "codelets/cl_profile.h"
+#include "stages/chain.h"
+#include "stages/secondary.h"
+
+static void fail(chain *c, const char *fmt, const char *why)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg, fmt, c->kind->name, c->s, (int)c->t, why);
+    c->set->fail(c->owner, msg);
+}
+
+static void chain_plan_cpu(void *buffers[], void *cl_arg)
+{
+    (void)buffers;
+    chain *c = cl_arg;
+    if (!c->next->admit(c)) return;     /* deferred: the runner plans it when there is room */
+    uint64_t t0 = cl_profile_start();
+    int ok = !chain_void(c) && c->kind->plan(c) == 0;
+    cl_profile_stop(PIECE_PLAN, t0, c->s, c->t);
+    if (!c->next->after_plan(c, ok)) chain_rest_here(c, ok);
+}
+
+const char *cl_rows_check(void *buffers[], const f2mat *D)
+{
+    unsigned n = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current());
+    const uint64_t *next = D->data;
+    for (unsigned k = 0; k < n; k++) {
+        if ((const uint64_t *)STARPU_VECTOR_GET_PTR(buffers[k]) != next) return "rows that are not its matrix's";
+        next += STARPU_VECTOR_GET_NX(buffers[k]);
+    }
+    return n && next != D->data + (size_t)D->rows * D->stride ? "part of its matrix" : NULL;
+}
+
+/* The task's buffers are the multiply chunks (R), made valid in main memory by StarPU: for mod-2
+ * rows, consecutive row slices of c->build->D, which the piece works on, so they must tile D
+ * exactly (what StarPU handed it is what it uses); for a mod-4 batch, one row per chunk, which
+ * the batch is pointed at. A failed multiply or a mismatch fails the run. */
+static void take_rows(chain *c, void *buffers[])
+{
+    const char *why = cl_milnor_mul_failed();
+    if (why) fail(c, "%s (%d, %d): %s", why);
+    if (chain_void(c)) return;
+    if (c->batch) {
+        sec_batch *b = c->batch;
+        if (STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) != b->nchunks)
+            fail(c, "internal error: %s (%d, %d) was given %s", "not one row per chunk");
+        else
+            for (uint32_t k = 0; k < b->nchunks; k++) b->chunk_row[k] = (const uint64_t *)STARPU_VECTOR_GET_PTR(buffers[k]);
+    } else if (c->build && (why = cl_rows_check(buffers, &c->build->D)))
+        fail(c, "internal error: %s (%d, %d) was given %s", why);
+}
+
+static void chain_reduce_cpu(void *buffers[], void *cl_arg)
+{
+    chain *c = cl_arg;
+    uint64_t t0 = cl_profile_start();
+    take_rows(c, buffers);
+    int r = chain_void(c) ? CHAIN_FINISH : c->kind->reduce(c);
+    cl_profile_stop(PIECE_REDUCE, t0, c->s, c->t);
+    c->next->after_reduce(c, r == CHAIN_MULTIPLY_AGAIN);
+}
+
+static void chain_finish_cpu(void *buffers[], void *cl_arg)
+{
+    chain *c = cl_arg;
+    uint64_t t0 = cl_profile_start();
+    take_rows(c, buffers);
+    if (!chain_void(c)) c->kind->finish(c);
+    cl_profile_stop(PIECE_FINISH, t0, c->s, c->t);
+    c->next->after_finish(c);
+}
+
+static struct starpu_perfmodel plan_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_chain_plan_v1" };
+static struct starpu_perfmodel reduce_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_chain_reduce_v1" };
+static struct starpu_perfmodel finish_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_chain_finish_v1" };
+
+struct starpu_codelet cl_chain_plan = {
+    .cpu_funcs = { chain_plan_cpu }, .cpu_funcs_name = { "chain_plan_cpu" },
+    .nbuffers = 0, .model = &plan_model, .name = "chain_plan",
+};
+struct starpu_codelet cl_chain_reduce = {
+    .cpu_funcs = { chain_reduce_cpu }, .cpu_funcs_name = { "chain_reduce_cpu" },
+    .nbuffers = STARPU_VARIABLE_NBUFFERS, .model = &reduce_model, .name = "chain_reduce",
+};
+struct starpu_codelet cl_chain_finish = {
+    .cpu_funcs = { chain_finish_cpu }, .cpu_funcs_name = { "chain_finish_cpu" },
+    .nbuffers = STARPU_VARIABLE_NBUFFERS, .model = &finish_model, .name = "chain_finish",
+};

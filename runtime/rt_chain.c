@@ -1,0 +1,329 @@
+/* rt_chain.c — the StarPU runner of chain sets (see rt_chain.h). */
+#include "runtime/rt_chain.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "algebra/memacct.h"
+#include "codelets/codelets.h"
+#include "runtime/admission.h"
+#include "runtime/rt_mul.h"
+#include "runtime/rt_tags.h"
+
+/* --- memory account: StarPU's share (algebra/memacct.h, MEM_RUNTIME) ---
+ * StarPU's allocations cannot be seen from here; what a task or a registered handle costs was
+ * measured once (Debian's StarPU 1.3, RSS over 100000 of them: a vector handle 4.5 KB, a
+ * submitted task waiting on a tag 1.9 KB), and the runner counts those per live object: a
+ * chain's plan task and its contexts from submission to the end of its finish, and a multiply
+ * phase's chunk handles and tasks until the task that reads them runs. */
+#define RT_HANDLE_BYTES 4608
+#define RT_TASK_BYTES 1920
+/* --- end of the memory account's part (account_chunks below) */
+
+static const int plan_tag[CHAIN_FAMILIES] = { TAG_PLAN, TAG_EDGE_PLAN, TAG_LIFT_PLAN, TAG_COMPOSITE_PLAN };
+static const int done_tag[CHAIN_FAMILIES] = { TAG_DONE, TAG_EDGE, TAG_LIFT, TAG_COMPOSITE };
+
+/* One run of rt_chains: what its tasks share. */
+typedef struct rt_chain_run {
+    const chain_set *set;
+    rt_mul *mul;                    /* the flat basis and the chunking (rt_mul.h) */
+    rt_mul own;
+    rt_dist *dist;
+    admission admission;            /* --memory, --time-limit */
+    int inline_given;               /* EXTFLOW_LIFT_INLINE_PAIRS is set: */
+    uint64_t inline_pairs;          /* chains with fewer pairs multiply in their plan's task */
+    starpu_tag_t *tags;             /* every tag declared, removed at the end (a process runs */
+    size_t ntags, captags;          /* several sets: lifts after lifts) */
+    pthread_mutex_t tags_lock;
+} rt_chain_run;
+
+/* The runner's own state of one chain (c->runtime). */
+typedef struct chain_rt {
+    rt_chain_run *run;
+    admission_ticket ticket;
+    int64_t bytes;                  /* its share of the memory account for the current multiply */
+    int here;                       /* the rest ran in the plan's task: no task carries DONE */
+} chain_rt;
+
+static chain_rt *rt_of(const chain *c) { return c->runtime; }
+static int64_t chain_bytes(const chain *c) { return (int64_t)(RT_TASK_BYTES + c->kind->size + sizeof(chain_rt)); }
+static starpu_tag_t done_tag_of(const chain *c) { return tag_of(done_tag[c->kind->family], c->s, (int)c->t); }
+
+static void run_fail(rt_chain_run *run, const char *fmt, const char *what, int ret)
+{
+    char msg[200];
+    snprintf(msg, sizeof msg, fmt, what, strerror(-ret));
+    run->set->fail(run->set->owner, msg);
+}
+
+static void keep_tag(rt_chain_run *run, starpu_tag_t tag)
+{
+    pthread_mutex_lock(&run->tags_lock);
+    if (run->ntags == run->captags) {
+        size_t cap = run->captags ? 2 * run->captags : 256;
+        starpu_tag_t *q = realloc(run->tags, cap * sizeof *q);
+        if (q) run->tags = q, run->captags = cap;
+    }
+    if (run->ntags < run->captags) run->tags[run->ntags++] = tag;
+    pthread_mutex_unlock(&run->tags_lock);
+}
+
+static void account_chunks(chain *c, uint32_t nchunks)
+{
+    chain_rt *st = rt_of(c);
+    int64_t now = nchunks ? (int64_t)(nchunks + 2) * RT_HANDLE_BYTES +
+                            (int64_t)nchunks * (RT_TASK_BYTES + (int64_t)sizeof(struct cl_milnor_mul_args))
+                          : 0;
+    memacct_add(MEM_RUNTIME, now - st->bytes);
+    st->bytes = now;
+}
+
+/* The multiply chunks of what c planned (mod-2 rows or a mod-4 batch); a failure fails the run. */
+static void submit_multiply(chain *c, rt_chunks *k)
+{
+    char err[160];
+    rt_chain_run *run = rt_of(c)->run;
+    int rc = c->batch ? rt_mul_submit_mod4(run->mul, c->batch, (int)c->t, k, err, sizeof err)
+           : c->build ? rt_mul_submit(run->mul, c->build, c->s, (int)c->t, k, err, sizeof err) : 0;
+    if (rc != 0) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s (%d, %d): %s", c->kind->name, c->s, (int)c->t, err);
+        c->set->fail(c->owner, msg);
+    }
+}
+
+/* Submits cl (which reads the chunks; tag 0: none), then lets StarPU unregister them once it
+ * is done. */
+static void submit_after_chunks(chain *c, struct starpu_codelet *cl, rt_chunks *k, starpu_tag_t tag, int prio)
+{
+    rt_chain_run *run = rt_of(c)->run;   /* c may be freed as soon as the task is submitted */
+    int ret = tag ? starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, k->descr, (int)k->n, STARPU_CL_ARGS_NFREE, c,
+                                       c->kind->size, STARPU_TAG, tag, STARPU_PRIORITY, prio, STARPU_NAME, cl->name, 0)
+                  : starpu_task_insert(cl, STARPU_DATA_MODE_ARRAY, k->descr, (int)k->n, STARPU_CL_ARGS_NFREE, c,
+                                       c->kind->size, STARPU_PRIORITY, prio, STARPU_NAME, cl->name, 0);
+    if (ret != 0) {         /* c stays allocated: the chunk tasks may still write its rows */
+        run_fail(run, "StarPU refused a %s task: %s", cl->name, ret);
+        if (tag) starpu_tag_notify_from_apps(tag);    /* its dependents run (as no-ops) */
+    }
+    rt_chunks_release(k);
+}
+
+/* Does c multiply in its plan's task (rt_chain.h, "Small chains")? */
+static int multiply_inline(const rt_chain_run *run, const chain *c)
+{
+    if (!c->kind->multiply_here || c->batch) return 0;
+    if (!c->build) return 1;
+    uint64_t pairs;
+    rt_chunking k = rt_mul_chunking(run->mul, c->build, &pairs);
+    if (pairs == 0) return 1;
+    if (run->inline_given) return pairs < run->inline_pairs;
+    return !(run->mul->ncuda && (k.where & STARPU_CUDA)) && pairs <= k.pairs;
+}
+
+/* After plan: the rest in the plan's task (a failed plan, a small chain), or the multiply
+ * chunks, then reduce (or finish, for a kind without reduce), which reads them. */
+static int after_plan(chain *c, int planned_ok)
+{
+    chain_rt *st = rt_of(c);
+    if (!planned_ok || multiply_inline(st->run, c)) {
+        st->here = 1;
+        return 0;
+    }
+    rt_chunks k = { 0 };
+    submit_multiply(c, &k);
+    account_chunks(c, k.n);
+    if (c->kind->reduce) submit_after_chunks(c, &cl_chain_reduce, &k, 0, c->kind->finish_priority);
+    else submit_after_chunks(c, &cl_chain_finish, &k, done_tag_of(c), c->kind->finish_priority);
+    return 1;
+}
+
+/* After reduce: the chunks of the rows it planned, if it wants them, then finish (tag DONE). */
+static void after_reduce(chain *c, int multiply_again)
+{
+    rt_chunks k = { 0 };
+    if (multiply_again) submit_multiply(c, &k);
+    account_chunks(c, k.n);         /* the chunks of plan were read: only these remain */
+    submit_after_chunks(c, &cl_chain_finish, &k, done_tag_of(c), c->kind->finish_priority);
+}
+
+/* Plans run lowest degrees first (largest first in a set visited downwards). */
+static int plan_priority(const rt_chain_run *run, deg_t t) { return run->set->t_down ? (int)t : -(int)t; }
+
+/* --- admission under --memory and --time-limit (runtime/admission.h) */
+static void submit_plan(chain *c);
+
+static int admit(chain *c) { return admission_admit(&rt_of(c)->run->admission, &rt_of(c)->ticket); }
+static int cancelled(const chain *c) { return rt_of(c)->ticket.cancelled; }
+
+/* c finished (or could not run): plan the waiting chains that may start now. */
+static void release(chain *c)
+{
+    admission *a = &rt_of(c)->run->admission;
+    admission_ticket *go[64];
+    for (size_t n = admission_release(a, &rt_of(c)->ticket, go, 64);; n = admission_release(a, NULL, go, 64)) {
+        for (size_t i = 0; i < n; i++) submit_plan(go[i]->c);
+        if (n < 64) break;
+    }
+}
+/* --- end of admission */
+
+static void free_chain(chain *c)
+{
+    memacct_add(MEM_RUNTIME, -chain_bytes(c));
+    free(c->runtime);
+    chain_free(c);
+}
+
+static void after_finish(chain *c)
+{
+    chain_rt *st = rt_of(c);
+    if (st->here) starpu_tag_notify_from_apps(done_tag_of(c));     /* no task carries it */
+    account_chunks(c, 0);
+    release(c);
+    free_chain(c);
+}
+
+static const chain_next rt_next = { admit, after_plan, after_reduce, after_finish, cancelled };
+
+/* The plan task of an admitted chain that had to wait (its tag and dependencies were those of
+ * its first plan task, which has run). */
+static void submit_plan(chain *c)
+{
+    rt_chain_run *run = rt_of(c)->run;
+    int ret = starpu_task_insert(&cl_chain_plan, STARPU_CL_ARGS_NFREE, c, c->kind->size, STARPU_PRIORITY,
+                                 plan_priority(run, c->t), STARPU_NAME, c->kind->name, 0);
+    if (ret != 0) {     /* its chain cannot run: end it as a no-op so its DONE tag fires */
+        run_fail(run, "StarPU refused a %s task: %s", "chain_plan", ret);
+        starpu_tag_notify_from_apps(done_tag_of(c));
+        release(c);
+        free_chain(c);
+    }
+}
+
+/* Submits the plan task of chain (kind, s, t) with its tag dependencies. */
+static void submit_chain(rt_chain_run *run, const chain_kind *kind, int s, deg_t t, starpu_tag_t *deps, int ndeps)
+{
+    const chain_set *set = run->set;
+    chain *c = calloc(1, kind->size);
+    chain_rt *st = calloc(1, sizeof *st);
+    starpu_tag_t done = tag_of(done_tag[kind->family], s, (int)t), plan = tag_of(plan_tag[kind->family], s, (int)t);
+    keep_tag(run, done);
+    keep_tag(run, plan);
+    if (!c || !st) {    /* fire the tag its dependents wait on, or they never run (they are no-ops) */
+        free(c);
+        free(st);
+        set->fail(set->owner, "out of memory submitting a chain");
+        starpu_tag_notify_from_apps(done);
+        return;
+    }
+    *c = (chain){ .kind = kind, .set = set, .owner = set->owner, .s = s, .t = t, .next = &rt_next, .runtime = st };
+    st->run = run;
+    st->ticket.c = c;
+    memacct_add(MEM_RUNTIME, chain_bytes(c));
+    if (ndeps) starpu_tag_declare_deps_array(plan, (unsigned)ndeps, deps);
+    int ret = starpu_task_insert(&cl_chain_plan, STARPU_CL_ARGS_NFREE, c, kind->size, STARPU_TAG, plan,
+                                 STARPU_PRIORITY, plan_priority(run, t), STARPU_NAME, kind->name, 0);
+    if (ret != 0) {
+        run_fail(run, "StarPU refused a %s task: %s", "chain_plan", ret);
+        starpu_tag_notify_from_apps(done);
+        free_chain(c);
+    }
+}
+
+/* Submits chain (kind, s, t) with tag dependencies on the chains its kind names that are not
+ * done; one the kind asks to be made is submitted here first. */
+static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, int s, deg_t t)
+{
+    const chain_set *set = run->set;
+    chain_deps need;
+    starpu_tag_t deps[CHAIN_MAX_DEPS + 4];
+    int n = 0;
+    kind->deps(set->owner, s, t, &need);
+    for (int k = 0; k < need.n; k++) {
+        const chain_dep *d = &need.d[k];
+        if (d->make) {
+            submit_with_deps(run, d->make, d->s, d->t);
+            deps[n++] = tag_of(done_tag[d->family], d->s, (int)d->t);
+        } else if (!set->done || !set->done(set->owner, d->family, d->s, d->t))
+            deps[n++] = run->dist && d->family == CHAIN_STEP ? rt_dist_ready_tag(run->dist, d->s, d->t)
+                                                             : tag_of(done_tag[d->family], d->s, (int)d->t);
+    }
+    if (run->dist) n += rt_dist_extra_deps(run->dist, s, t, deps + n);   /* rows read from other ranks */
+    submit_chain(run, kind, s, t, deps, n);
+}
+
+int rt_chains(const chain_set *set, const chain_policy *policy, rt_mul *mul, rt_dist *dist)
+{
+    rt_chain_run *run = calloc(1, sizeof *run);
+    if (!run) {
+        set->fail(set->owner, "out of memory starting a run");
+        return -1;
+    }
+    run->set = set;
+    run->dist = dist;
+    run->mul = mul ? mul : &run->own;
+    pthread_mutex_init(&run->tags_lock, NULL);
+    admission_init(&run->admission, policy->memory_budget, policy->time_limit, policy->start, set->stopped_elsewhere);
+    const char *ip = getenv("EXTFLOW_LIFT_INLINE_PAIRS");
+    run->inline_given = ip && *ip;
+    run->inline_pairs = run->inline_given ? strtoull(ip, NULL, 10) : 0;
+    char err[128];
+    /* the start-up deadline is set on one rank only (tools/extflow.c): there a limit that has
+     * passed before the first task ends the run now, or during the basis's flat copy */
+    int mrc = mul ? 0 : milnor_deadline_passed() ? MILNOR_STOPPED : rt_mul_init(&run->own, set->A, err, sizeof err);
+    if (mrc != 0) {
+        if (mrc != MILNOR_STOPPED) set->fail(set->owner, err);
+        admission_clear(&run->admission);
+        pthread_mutex_destroy(&run->tags_lock);
+        free(run);
+        return mrc == MILNOR_STOPPED ? 1 : -1;
+    }
+    /* one process stops submitting once the time limit has passed (chains depend on smaller t
+     * only) or the run failed; ranks submit every chain (the failed ones become no-ops), since
+     * others wait for what they publish */
+    int failed = 0;
+    unsigned most = set->throttle * starpu_worker_get_count() + 8;
+    for (deg_t i = 0; i <= set->max_t && !failed; i++) {
+        if (!dist && admission_time_up(&run->admission)) break;
+        deg_t t = set->t_down ? set->max_t - i : i;
+        for (int s = 0; s <= set->max_s && s <= t && !failed; s++) {
+            const chain_kind *k = set->at(set->owner, s, t);
+            if (!k || (dist && !rt_dist_owns(dist, s, t))) continue;
+            if (!dist && set->failed(set->owner)) failed = 1;
+            else {
+                if (set->throttle) starpu_task_wait_for_n_submitted(most);
+                submit_with_deps(run, k, s, t);
+            }
+        }
+    }
+    if (dist) {                     /* the blobs between ranks, then every rank's tasks */
+        rt_dist_submit_exchanges(dist);
+        rt_dist_finish(dist, policy->verbose);
+    } else
+        starpu_task_wait_for_all();
+    for (size_t i = 0; i < run->ntags; i++) starpu_tag_remove(run->tags[i]);   /* the next set reuses them */
+    if (!mul) rt_mul_clear(&run->own);
+    int stopped = admission_stopped(&run->admission);
+    if (policy->admission_report)
+        fprintf(stderr, "extflow: at most %u bidegrees in flight; %llu times one waited for memory\n",
+                run->admission.max_in_flight, (unsigned long long)run->admission.deferred);
+    admission_clear(&run->admission);
+    pthread_mutex_destroy(&run->tags_lock);
+    free(run->tags);
+    free(run);
+    return set->failed(set->owner) ? -1 : stopped ? 1 : 0;
+}
+
+static int run_chains(const chain_runner *r, const chain_set *set)
+{
+    return rt_chains(set, &r->policy, NULL, NULL);
+}
+
+const chain_runner rt_chain_runner = { run_chains, { 0 }, NULL };
+
+void rt_chain_cuda_pairs(uint64_t *mod2, uint64_t *mod4)
+{
+    uint64_t cpu;
+    cl_milnor_mul_stats(&cpu, mod2);
+    cl_pair_mul_stats(&cpu, mod4);
+}

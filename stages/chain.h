@@ -1,0 +1,154 @@
+/* chain.h — one interface for every piece of work done per bidegree.
+ *
+ * A chain is the work of one kind at one bidegree (s, t): a resolution's step (stages/step.h:
+ * standard, Nassau's, the stem-edge kernel), the target step (i, t) of a batch of chain-map
+ * lifts (stages/lift.h: products, Massey products, d2's homotopy), the composites of d2 at a
+ * cell (stages/secondary.h). Every kind runs as
+ *
+ *     plan → [multiply] → [reduce → [multiply →]] finish
+ *
+ * plan fills the chain's build: Milnor products mod 2 (c->build, rows of a row_build) or
+ * mod 4 (c->batch, d2's composites); the multiply codelet fills their rows, on CPU or GPU
+ * workers; reduce (optional) row-reduces and may plan more rows; finish publishes. A kind also
+ * declares what it waits for (deps: chains of its own or other kinds at smaller degrees,
+ * declared before anything runs) and its predicted peak memory (footprint, for --memory). Its pieces work on a context of the kind's own type that begins with
+ * the chain (so `(T *)c` is the kind's view, `&x->ch` the chain's); the runner allocates
+ * kind->size bytes, zeroed, per chain.
+ *
+ * A chain set is what one run executes: an owner (the resolution, the lift batch, d2), the
+ * kind of the chain at each (s, t) of a box, if any, and how the run fails (the first failure
+ * is kept by the owner; every piece after it is skipped). Runners execute a set: chain_run_serial
+ * below (every chain in order on this thread: tests, no StarPU), or the StarPU dataflow
+ * (runtime/rt_chain.h), which adds the memory budget, the time limit and the multiply on
+ * GPUs, and never changes a bit of the results: every chain's result is a function of what
+ * its deps computed. Code in stages/ that runs a set is handed a chain_runner, so it never
+ * calls into runtime/.
+ */
+#ifndef EXTFLOW_CHAIN_H
+#define EXTFLOW_CHAIN_H
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "algebra/milnor.h"
+#include "stages/rowbuild.h"
+
+enum { CHAIN_FINISH = 0, CHAIN_MULTIPLY_AGAIN = 1 };
+
+/* Families of kinds: chains of one family at one (s, t) are one chain for the dependencies
+ * (the standard and Nassau steps of a resolution are both "the step at (s, t)"). */
+enum chain_family { CHAIN_STEP = 0, CHAIN_EDGE = 1, CHAIN_LIFT = 2, CHAIN_COMPOSITE = 3, CHAIN_FAMILIES = 4 };
+
+typedef struct chain_kind chain_kind;
+struct sec_batch;
+
+typedef struct chain {
+    const chain_kind *kind;
+    const struct chain_set *set;    /* the set it runs in (NULL when its pieces are called directly) */
+    void *owner;                /* the set's owner: the run's shared state (resolution, lift_set, ...) */
+    int s;
+    deg_t t;
+    row_build *build;           /* the mod-2 rows the next multiply fills (NULL: none) */
+    struct sec_batch *batch;    /* or the mod-4 rows (d2's composites; NULL: none) */
+    const struct chain_next *next;  /* what the runner does after each piece */
+    void *runtime;              /* the runner's own state of the chain */
+} chain;
+
+typedef struct chain_dep {
+    int family;                 /* enum chain_family */
+    int s;
+    deg_t t;
+    const chain_kind *make;     /* non-NULL: no chain of the set is there; the runner makes one
+                                 * of this kind for the chain that names it (one dependent each) */
+} chain_dep;
+#define CHAIN_MAX_DEPS 4
+typedef struct chain_deps {
+    int n;
+    chain_dep d[CHAIN_MAX_DEPS];
+} chain_deps;
+
+struct chain_kind {
+    const char *name;
+    int family;                 /* enum chain_family */
+    size_t size;                /* bytes of the kind's context (the chain first) */
+    int (*plan)(chain *c);      /* 0, or -1 after the owner's failure was recorded */
+    int (*reduce)(chain *c);    /* NULL: none; CHAIN_FINISH, CHAIN_MULTIPLY_AGAIN, or -1 */
+    int (*finish)(chain *c);    /* 0, or -1 */
+    void (*clear)(chain *c);    /* frees what the pieces allocated (not c); NULL: nothing */
+    /* The chains that must be finished before (s, t) plans (the runner skips those the set
+     * says are done). */
+    void (*deps)(void *owner, int s, deg_t t, chain_deps *out);
+    /* Predicted peak bytes of the chain once its deps are done (admission under --memory). */
+    uint64_t (*footprint)(void *owner, int s, deg_t t);
+    /* Where the rows planned are a small job (at most one CPU chunk, no GPU would take them),
+     * multiply them on the plan's worker and run the rest of the chain there: NULL, never (the
+     * rows always go through the multiply tasks); else how (it fills c->build's rows). */
+    void (*multiply_here)(chain *c);
+    int finish_priority;        /* of the task after a multiply (plans run at -t) */
+};
+
+/* What the runner does after each piece (set in c->next; chain_run_serial and the StarPU
+ * runner have their own). */
+typedef struct chain_next {
+    int (*admit)(chain *c);     /* before plan: 1 go on; 0 the runner keeps c and plans it later */
+    /* after plan: 1 when the runner took the rest (multiply tasks, then reduce or finish), 0
+     * when the plan's task is to run the rest itself (chain_rest_here) */
+    int (*after_plan)(chain *c, int planned_ok);
+    void (*after_reduce)(chain *c, int multiply_again);
+    void (*after_finish)(chain *c);     /* owns c from here */
+    /* 1 when the run stopped taking work (--time-limit) before c started: its pieces are not
+     * called, nothing is published */
+    int (*cancelled)(const chain *c);
+} chain_next;
+
+/* Is there nothing more to compute for c (its run failed, or stopped taking work)? */
+int chain_void(const chain *c);
+/* The rest of c after its plan, on this thread: multiply_here, reduce (and multiply_here
+ * again when it asks), finish, after_finish. */
+void chain_rest_here(chain *c, int planned_ok);
+/* Frees what c's pieces allocated and c. */
+void chain_free(chain *c);
+
+typedef struct chain_set chain_set;
+struct chain_set {
+    void *owner;
+    const milnor_basis *A;      /* the algebra of every multiply of the set */
+    int max_s;                  /* the box: s = 0..max_s, t = 0..max_t, visited by t, then s up */
+    deg_t max_t;
+    const chain_kind *(*at)(void *owner, int s, deg_t t);   /* the chain at (s, t), or NULL */
+    int t_down;                 /* visit t from max_t down (chains with no deps: largest first) */
+    unsigned throttle;          /* > 0: a chain is submitted only while fewer than throttle tasks
+                                 * per worker wait (chains whose plans would all hold memory at
+                                 * once; their deps must come earlier in the visit) */
+    /* NULL, or 1 when the chain of this family at (s, t) is finished (before the run, or during
+     * it): a dependency on it needs no waiting */
+    int (*done)(void *owner, int family, int s, deg_t t);
+    void (*fail)(void *owner, const char *msg);     /* records the run's failure (the first) */
+    int (*failed)(void *owner);     /* has it failed? */
+    _Atomic int *stopped_elsewhere; /* distributed resolution: another rank stopped (or NULL) */
+};
+
+/* How a run goes beyond its results (0: no limit). memory_budget: bytes the run keeps to; a
+ * chain is admitted (its plan runs) only when the memory account's lasting kinds, the
+ * footprints of the chains in flight and its own fit in it, and always when nothing is in
+ * flight. time_limit: seconds (from start, CLOCK_MONOTONIC; 0: the run's start) after which no
+ * chain is admitted; the run then returns 1, and what finished is kept for a rerun. */
+typedef struct chain_policy {
+    uint64_t memory_budget;
+    double time_limit;
+    double start;
+    int verbose;                /* at the end: the share of multiply work each worker kind did */
+    int admission_report;       /* at the end: the most chains in flight, how often one waited */
+} chain_policy;
+
+/* A way to run a set: 0, 1 stopped at the time limit, or -1 failed (the owner says why). */
+typedef struct chain_runner {
+    int (*run)(const struct chain_runner *r, const chain_set *set);
+    chain_policy policy;
+    void *ctx;
+} chain_runner;
+static inline int chain_run(const chain_runner *r, const chain_set *set) { return r->run(r, set); }
+
+/* Every chain of the set in the set's order on this thread (deps come first in it); no limits. */
+extern const chain_runner chain_serial;
+
+#endif
