@@ -11,7 +11,7 @@ static void fail(chain *c, const char *fmt, const char *why)
 {
     char msg[400];
     snprintf(msg, sizeof msg, fmt, c->kind->name, c->s, (int)c->t, why);
-    c->set->fail(c->owner, msg);
+    c->set->fail(c->set->owner, msg);
 }
 
 static void chain_plan_cpu(void *buffers[], void *cl_arg)

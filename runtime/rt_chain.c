@@ -9,6 +9,7 @@
 #include "runtime/admission.h"
 #include "runtime/rt_mul.h"
 #include "runtime/rt_tags.h"
+#include "stages/progress.h"
 
 /* --- memory account: StarPU's share (algebra/memacct.h, MEM_RUNTIME) ---
  * StarPU's allocations cannot be seen from here; what a task or a registered handle costs was
@@ -32,6 +33,7 @@ typedef struct rt_chain_run {
     admission admission;            /* --memory, --time-limit */
     int inline_given;               /* EXTFLOW_LIFT_INLINE_PAIRS is set: */
     uint64_t inline_pairs;          /* chains with fewer pairs multiply in their plan's task */
+    int progress;                   /* the progress line counts the chains */
     starpu_tag_t *tags;             /* every tag declared, removed at the end (a process runs */
     size_t ntags, captags;          /* several sets: lifts after lifts) */
     pthread_mutex_t tags_lock;
@@ -43,6 +45,7 @@ typedef struct chain_rt {
     admission_ticket ticket;
     int64_t bytes;                  /* its share of the memory account for the current multiply */
     int here;                       /* the rest ran in the plan's task: no task carries DONE */
+    double work;                    /* its weight on the progress line */
 } chain_rt;
 
 static chain_rt *rt_of(const chain *c) { return c->runtime; }
@@ -88,7 +91,7 @@ static void submit_multiply(chain *c, rt_chunks *k)
     if (rc != 0) {
         char msg[400];
         snprintf(msg, sizeof msg, "%s (%d, %d): %s", c->kind->name, c->s, (int)c->t, err);
-        c->set->fail(c->owner, msg);
+        c->set->fail(c->set->owner, msg);
     }
 }
 
@@ -177,6 +180,7 @@ static void free_chain(chain *c)
 static void after_finish(chain *c)
 {
     chain_rt *st = rt_of(c);
+    if (st->run->progress && !chain_void(c)) progress_item_done(st->work);
     if (st->here) starpu_tag_notify_from_apps(done_tag_of(c));     /* no task carries it */
     account_chunks(c, 0);
     release(c);
@@ -201,7 +205,8 @@ static void submit_plan(chain *c)
 }
 
 /* Submits the plan task of chain (kind, s, t) with its tag dependencies. */
-static void submit_chain(rt_chain_run *run, const chain_kind *kind, int s, deg_t t, starpu_tag_t *deps, int ndeps)
+static void submit_chain(rt_chain_run *run, const chain_kind *kind, void *owner, int s, deg_t t, starpu_tag_t *deps,
+                         int ndeps)
 {
     const chain_set *set = run->set;
     chain *c = calloc(1, kind->size);
@@ -216,8 +221,9 @@ static void submit_chain(rt_chain_run *run, const chain_kind *kind, int s, deg_t
         starpu_tag_notify_from_apps(done);
         return;
     }
-    *c = (chain){ .kind = kind, .set = set, .owner = set->owner, .s = s, .t = t, .next = &rt_next, .runtime = st };
+    *c = (chain){ .kind = kind, .set = set, .owner = owner, .s = s, .t = t, .next = &rt_next, .runtime = st };
     st->run = run;
+    st->work = run->progress ? (double)kind->footprint(owner, s, t) : 0;
     st->ticket.c = c;
     memacct_add(MEM_RUNTIME, chain_bytes(c));
     if (ndeps) starpu_tag_declare_deps_array(plan, (unsigned)ndeps, deps);
@@ -232,24 +238,41 @@ static void submit_chain(rt_chain_run *run, const chain_kind *kind, int s, deg_t
 
 /* Submits chain (kind, s, t) with tag dependencies on the chains its kind names that are not
  * done; one the kind asks to be made is submitted here first. */
-static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, int s, deg_t t)
+static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, void *owner, int s, deg_t t)
 {
     const chain_set *set = run->set;
     chain_deps need;
     starpu_tag_t deps[CHAIN_MAX_DEPS + 4];
     int n = 0;
-    kind->deps(set->owner, s, t, &need);
+    kind->deps(owner, s, t, &need);
     for (int k = 0; k < need.n; k++) {
         const chain_dep *d = &need.d[k];
         if (d->make) {
-            submit_with_deps(run, d->make, d->s, d->t);
+            submit_with_deps(run, d->make, owner, d->s, d->t);
             deps[n++] = tag_of(done_tag[d->family], d->s, (int)d->t);
         } else if (!set->done || !set->done(set->owner, d->family, d->s, d->t))
             deps[n++] = run->dist && d->family == CHAIN_STEP ? rt_dist_ready_tag(run->dist, d->s, d->t)
                                                              : tag_of(done_tag[d->family], d->s, (int)d->t);
     }
     if (run->dist) n += rt_dist_extra_deps(run->dist, s, t, deps + n);   /* rows read from other ranks */
-    submit_chain(run, kind, s, t, deps, n);
+    submit_chain(run, kind, owner, s, t, deps, n);
+}
+
+/* The progress line over the chains of the set (the resolution keeps its own: stages/progress.h). */
+static void start_progress(rt_chain_run *run, const chain_policy *policy)
+{
+    const chain_set *set = run->set;
+    long n = 0;
+    double work = 0;
+    for (deg_t t = 0; t <= set->max_t; t++)
+        for (int l = 0; l < (set->layers ? set->layers : 1); l++)
+            for (int s = 0; s <= set->max_s && s <= t; s++) {
+                chain_at a = set->at(set->owner, s, t, l);
+                if (a.kind && (!run->dist || rt_dist_owns(run->dist, s, t)))
+                    n++, work += (double)a.kind->footprint(a.owner, s, t);
+            }
+    progress_start_items(n, work, policy->progress_noun, policy->progress_line);
+    run->progress = 1;
 }
 
 int rt_chains(const chain_set *set, const chain_policy *policy, rt_mul *mul, rt_dist *dist)
@@ -281,26 +304,29 @@ int rt_chains(const chain_set *set, const chain_policy *policy, rt_mul *mul, rt_
     /* one process stops submitting once the time limit has passed (chains depend on smaller t
      * only) or the run failed; ranks submit every chain (the failed ones become no-ops), since
      * others wait for what they publish */
+    if (policy->progress_noun) start_progress(run, policy);
     int failed = 0;
     unsigned most = set->throttle * starpu_worker_get_count() + 8;
     for (deg_t i = 0; i <= set->max_t && !failed; i++) {
         if (!dist && admission_time_up(&run->admission)) break;
         deg_t t = set->t_down ? set->max_t - i : i;
-        for (int s = 0; s <= set->max_s && s <= t && !failed; s++) {
-            const chain_kind *k = set->at(set->owner, s, t);
-            if (!k || (dist && !rt_dist_owns(dist, s, t))) continue;
-            if (!dist && set->failed(set->owner)) failed = 1;
-            else {
-                if (set->throttle) starpu_task_wait_for_n_submitted(most);
-                submit_with_deps(run, k, s, t);
+        for (int l = 0; l < (set->layers ? set->layers : 1); l++)
+            for (int s = 0; s <= set->max_s && s <= t && !failed; s++) {
+                chain_at a = set->at(set->owner, s, t, l);
+                if (!a.kind || (dist && !rt_dist_owns(dist, s, t))) continue;
+                if (!dist && set->failed(set->owner)) failed = 1;
+                else {
+                    if (set->throttle) starpu_task_wait_for_n_submitted(most);
+                    submit_with_deps(run, a.kind, a.owner, s, t);
+                }
             }
-        }
     }
     if (dist) {                     /* the blobs between ranks, then every rank's tasks */
         rt_dist_submit_exchanges(dist);
         rt_dist_finish(dist, policy->verbose);
     } else
         starpu_task_wait_for_all();
+    if (run->progress) progress_finish();
     for (size_t i = 0; i < run->ntags; i++) starpu_tag_remove(run->tags[i]);   /* the next set reuses them */
     if (!mul) rt_mul_clear(&run->own);
     int stopped = admission_stopped(&run->admission);

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int chain_void(const chain *c) { return c->set->failed(c->owner) || c->next->cancelled(c); }
+int chain_void(const chain *c) { return c->set->failed(c->set->owner) || c->next->cancelled(c); }
 
 static void multiply_here(chain *c)
 {
-    if (c->build && c->kind->multiply_here) c->kind->multiply_here(c);
+    if ((c->build || c->batch) && c->kind->multiply_here) c->kind->multiply_here(c);
 }
 
 void chain_rest_here(chain *c, int planned_ok)
@@ -36,18 +36,18 @@ static int serial_cancelled(const chain *c) { (void)c; return 0; }
 static const chain_next serial_next = { serial_admit, serial_after_plan, serial_after_reduce, serial_after_finish,
                                         serial_cancelled };
 
-static int serial_one(const chain_set *set, const chain_kind *k, int s, deg_t t)
+static int serial_one(const chain_set *set, const chain_kind *k, void *owner, int s, deg_t t)
 {
     chain_deps need;
-    k->deps(set->owner, s, t, &need);
+    k->deps(owner, s, t, &need);
     for (int i = 0; i < need.n; i++)    /* the others came earlier in the order */
-        if (need.d[i].make && serial_one(set, need.d[i].make, need.d[i].s, need.d[i].t) != 0) return -1;
+        if (need.d[i].make && serial_one(set, need.d[i].make, owner, need.d[i].s, need.d[i].t) != 0) return -1;
     chain *c = calloc(1, k->size);
     if (!c) {
         set->fail(set->owner, "out of memory starting a chain");
         return -1;
     }
-    *c = (chain){ .kind = k, .set = set, .owner = set->owner, .s = s, .t = t, .next = &serial_next };
+    *c = (chain){ .kind = k, .set = set, .owner = owner, .s = s, .t = t, .next = &serial_next };
     int ok = !set->failed(set->owner) && k->plan(c) == 0;
     chain_rest_here(c, ok);
     return set->failed(set->owner) ? -1 : 0;
@@ -56,11 +56,12 @@ static int serial_one(const chain_set *set, const chain_kind *k, int s, deg_t t)
 static int serial_run(const chain_runner *r, const chain_set *set)
 {
     (void)r;
-    for (deg_t k = 0; k <= set->max_t; k++)
-        for (int s = 0, t = set->t_down ? set->max_t - k : k; s <= set->max_s && s <= t; s++) {
-            const chain_kind *k = set->at(set->owner, s, t);
-            if (k && serial_one(set, k, s, t) != 0) return -1;
-        }
+    for (deg_t i = 0; i <= set->max_t; i++)
+        for (int l = 0, t = set->t_down ? set->max_t - i : i; l < (set->layers ? set->layers : 1); l++)
+            for (int s = 0; s <= set->max_s && s <= t; s++) {
+                chain_at a = set->at(set->owner, s, t, l);
+                if (a.kind && serial_one(set, a.kind, a.owner, s, t) != 0) return -1;
+            }
     return 0;
 }
 

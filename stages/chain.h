@@ -16,7 +16,7 @@
  * kind->size bytes, zeroed, per chain.
  *
  * A chain set is what one run executes: an owner (the resolution, the lift batch, d2), the
- * kind of the chain at each (s, t) of a box, if any, and how the run fails (the first failure
+ * chains at each (s, t) of a box, if any (one per layer: d2's composites and homotopy steps), and how the run fails (the first failure
  * is kept by the owner; every piece after it is skipped). Runners execute a set: chain_run_serial
  * below (every chain in order on this thread: tests, no StarPU), or the StarPU dataflow
  * (runtime/rt_chain.h), which adds the memory budget, the time limit and the multiply on
@@ -44,7 +44,7 @@ struct sec_batch;
 typedef struct chain {
     const chain_kind *kind;
     const struct chain_set *set;    /* the set it runs in (NULL when its pieces are called directly) */
-    void *owner;                /* the set's owner: the run's shared state (resolution, lift_set, ...) */
+    void *owner;                /* what its pieces work on (resolution, lift_set, ...: chain_at) */
     int s;
     deg_t t;
     row_build *build;           /* the mod-2 rows the next multiply fills (NULL: none) */
@@ -108,13 +108,20 @@ void chain_rest_here(chain *c, int planned_ok);
 /* Frees what c's pieces allocated and c. */
 void chain_free(chain *c);
 
+/* A chain of a set: its kind, and the owner its pieces take (the set's, or a part of it). */
+typedef struct chain_at {
+    const chain_kind *kind;     /* NULL: none */
+    void *owner;
+} chain_at;
+
 typedef struct chain_set chain_set;
 struct chain_set {
     void *owner;
     const milnor_basis *A;      /* the algebra of every multiply of the set */
-    int max_s;                  /* the box: s = 0..max_s, t = 0..max_t, visited by t, then s up */
-    deg_t max_t;
-    const chain_kind *(*at)(void *owner, int s, deg_t t);   /* the chain at (s, t), or NULL */
+    int max_s;                  /* the box: s = 0..max_s, t = 0..max_t, visited by t, then layer, */
+    deg_t max_t;                /* then s up */
+    int layers;                 /* chains per (s, t), at most (0: 1) */
+    chain_at (*at)(void *owner, int s, deg_t t, int layer);     /* the chain of that layer at (s, t) */
     int t_down;                 /* visit t from max_t down (chains with no deps: largest first) */
     unsigned throttle;          /* > 0: a chain is submitted only while fewer than throttle tasks
                                  * per worker wait (chains whose plans would all hold memory at
@@ -138,6 +145,10 @@ typedef struct chain_policy {
     double start;
     int verbose;                /* at the end: the share of multiply work each worker kind did */
     int admission_report;       /* at the end: the most chains in flight, how often one waited */
+    /* non-NULL: the runner keeps the progress line (stages/progress.h) over the set's chains,
+     * each weighted by its footprint, naming them so ("lift steps"); drawn when progress_line */
+    const char *progress_noun;
+    int progress_line;
 } chain_policy;
 
 /* A way to run a set: 0, 1 stopped at the time limit, or -1 failed (the owner says why). */

@@ -13,7 +13,6 @@
 #include <unistd.h>
 #include "stages/durable.h"
 #include "stages/preimage.h"
-#include "stages/progress.h"
 #include "stages/rowbuild.h"
 #include "stages/stagefile.h"
 
@@ -627,12 +626,7 @@ static int kind_plan(chain *c)
     return rc;
 }
 static void kind_multiply(chain *c) { lift_plan_multiply(c->owner, &ctx_of(c)->plan); }
-static int kind_finish(chain *c)
-{
-    int rc = lift_step_finish(c->owner, c->s, c->t, &ctx_of(c)->plan);
-    if (rc == 0) progress_item_done((double)lift_step_footprint(c->owner, c->s, c->t));
-    return rc;
-}
+static int kind_finish(chain *c) { return lift_step_finish(c->owner, c->s, c->t, &ctx_of(c)->plan); }
 static void kind_clear(chain *c) { plan_clear(c->owner, &ctx_of(c)->plan); }
 static void kind_deps(void *owner, int i, deg_t t, chain_deps *out)
 {
@@ -649,9 +643,10 @@ static uint64_t kind_footprint(void *owner, int i, deg_t t) { return lift_step_f
 const chain_kind lift_step_kind = { "lift", CHAIN_LIFT, sizeof(lift_step_ctx), kind_plan, NULL, kind_finish, kind_clear,
                                     kind_deps, kind_footprint, kind_multiply, 1 };
 
-static const chain_kind *step_at(void *owner, int i, deg_t t)
+static chain_at step_at(void *owner, int i, deg_t t, int layer)
 {
-    return lift_in_region(owner, i, t) ? &lift_step_kind : NULL;
+    (void)layer;
+    return (chain_at){ lift_in_region(owner, i, t) ? &lift_step_kind : NULL, owner };
 }
 static void set_fail(void *owner, const char *msg) { lift_fail(owner, "%s", msg); }
 static int set_failed(void *owner) { return lift_failed(owner); }
@@ -667,6 +662,18 @@ int lift_run(lift_set *set, const chain_runner *runner)
     chain_set cs = lift_chain_set(set);
     int rc = chain_run(runner, &cs);
     return lift_failed(set) ? -1 : rc;
+}
+
+int lift_step_pending(const lift_set *set, int i, deg_t t)
+{
+    if (i < 0 || t < i || t - i > set->tgt->max_n) return 0;
+    for (int m = 0; m < set->nmaps; m++) {
+        const lift_map *f = &set->maps[m];
+        if (lift_map_in_region(set, m, i, t) && res_ngens(set->src, f->s0 + i, t + f->t0) && cell_cols(set, i, t) &&
+            f->have[lift_cell(set, i, t)] != 2)
+            return 1;
+    }
+    return 0;
 }
 
 uint64_t lift_step_footprint(const lift_set *set, int i, deg_t t)
@@ -686,15 +693,6 @@ uint64_t lift_step_footprint(const lift_set *set, int i, deg_t t)
     return 4096 + 8 * (rows * words + below * ((dim + rows + 63) / 64));
 }
 
-void lift_progress_start(const lift_set *set, const char *noun, int show_line)
-{
-    long n = 0;
-    double work = 0;
-    for (deg_t t = 0; t <= set->tgt->max_t; t++)
-        for (int i = 0; i <= set->tgt->max_s && i <= t; i++)
-            if (lift_in_region(set, i, t)) n++, work += (double)lift_step_footprint(set, i, t);
-    progress_start_items(n, work, noun, show_line);
-}
 
 int lift_flush(lift_set *set)
 {

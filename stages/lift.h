@@ -191,11 +191,11 @@ chain_set lift_chain_set(lift_set *set);
 /* Runs every step of the set with runner; 0, 1 (stopped at the time limit: what finished is in
  * the stage files) or -1 (set->error says why). */
 int lift_run(lift_set *set, const chain_runner *runner);
+/* Before a run: does step (i, t) have a map to compute (a generator, a non-zero target, no stage
+ * file to load)? */
+int lift_step_pending(const lift_set *set, int i, deg_t t);
 /* Predicted peak bytes of step (i, t) (the rows of f(d z), the y, the solve) for --memory. */
 uint64_t lift_step_footprint(const lift_set *set, int i, deg_t t);
-/* The progress line (stages/progress.h) over the steps of the set still to run, each weighted
- * by its footprint; the steps count themselves as they finish. */
-void lift_progress_start(const lift_set *set, const char *noun, int show_line);
 void lift_fail(lift_set *set, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int lift_failed(lift_set *set);
 /* 0, or -1 when a step has failed (set->error says why). */

@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void sec_fail(secondary *sec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sec_fail(secondary *sec, const char *fmt, ...)
@@ -35,6 +34,7 @@ int secondary_init(secondary *sec, const resolution *res, const char *outdir, ch
     memset(sec, 0, sizeof *sec);
     sec->res = res;
     pthread_mutex_init(&sec->lock, NULL);
+    pthread_mutex_init(&sec->late_lock, NULL);
     lift_set_init(&sec->set, res, res, outdir ? outdir : "");
     if (res->A.profile.len || res->A.profile.truncated) {
         snprintf(error, errlen, "d2 needs a resolution over the whole Steenrod algebra; this one is over a profile's "
@@ -91,6 +91,7 @@ void secondary_clear(secondary *sec)
     pair_ay_cache_clear(&sec->cache);
     lift_set_clear(&sec->set);
     pthread_mutex_destroy(&sec->lock);
+    pthread_mutex_destroy(&sec->late_lock);
     memset(sec, 0, sizeof *sec);
 }
 
@@ -453,6 +454,23 @@ static int composite_plan(chain *c)
     return c->batch || !ops->failed(ops->ctx) ? 0 : -1;
 }
 
+int sec_batch_multiply(sec_batch *b)
+{
+    if (sec_batch_cut(b, UINT64_MAX) != 0) return -1;
+    for (uint32_t k = 0; k < b->nchunks; k++) {
+        uint32_t j0 = b->gen_job[b->chunk_gen[k]], j1 = b->gen_job[b->chunk_gen[k + 1]];
+        pair_mul_mod4_batch(b->A, b->jobs + j0, j1 - j0, b->terms, b->rows + b->row_at[k], 0, b->twos_at[k]);
+        b->chunk_row[k] = b->rows + b->row_at[k];
+    }
+    return 0;
+}
+
+static void composite_multiply(chain *c)
+{
+    composite_ops *ops = c->owner;
+    if (sec_batch_multiply(c->batch) != 0) ops->fail(ops->ctx, "out of memory multiplying composites");
+}
+
 static int composite_finish(chain *c)
 {
     composite_ops *ops = c->owner;
@@ -485,12 +503,14 @@ static uint64_t composite_footprint(void *owner, int s, deg_t T)
 }
 
 const chain_kind composite_kind = { "composite", CHAIN_COMPOSITE, sizeof(composite_ctx), composite_plan, NULL,
-                                    composite_finish, composite_clear, composite_deps, composite_footprint, NULL, 0 };
+                                    composite_finish, composite_clear, composite_deps, composite_footprint,
+                                    composite_multiply, 0 };
 
-static const chain_kind *composite_at(void *owner, int s, deg_t T)
+static chain_at composite_at(void *owner, int s, deg_t T, int layer)
 {
     composite_ops *ops = owner;
-    return s >= 2 && ops->needs(ops->ctx, s, T) ? &composite_kind : NULL;
+    (void)layer;
+    return (chain_at){ s >= 2 && ops->needs(ops->ctx, s, T) ? &composite_kind : NULL, ops };
 }
 static void composite_fail(void *owner, const char *msg) { ((composite_ops *)owner)->fail(((composite_ops *)owner)->ctx, msg); }
 static int composite_failed(void *owner) { return ((composite_ops *)owner)->failed(((composite_ops *)owner)->ctx); }
@@ -508,28 +528,89 @@ static int sec_finish(void *ctx, sec_batch *b, const char *why) { return seconda
 static int sec_failed(void *ctx) { return secondary_failed(ctx); }
 static void sec_fail_msg(void *ctx, const char *msg) { sec_fail(ctx, "%s", msg); }
 
-static double now_seconds(void)
+/* ---- d2 as one DAG ----------------------------------------------------------------------------
+ * Layer 0: the composites at (s, T) that a homotopy step still to compute reads (all of them
+ * under all_composites); layer 1: the homotopy's lift steps, the step at target (i, t) after the
+ * composites at (i + 1, t) (it reads those at (i + 1, u), u <= t: the earlier ones through the
+ * steps at (i, u)) and the lift steps before it. A rerun after a stop computes only the
+ * composites of the steps not in the stage files, and each step starts as soon as its
+ * composites are there. */
+typedef struct d2_dag {
+    composite_ops ops;
+    secondary *sec;
+    uint8_t *need;              /* per cell res_cell(s, T): the composites there are computed */
+    chain_kind homotopy;        /* the lift's steps, with the composites among their deps */
+} d2_dag;
+
+static void homotopy_deps(void *owner, int i, deg_t t, chain_deps *out)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    lift_step_kind.deps(owner, i, t, out);
+    if (i + 1 >= 2) out->d[out->n++] = (chain_dep){ CHAIN_COMPOSITE, i + 1, t, NULL };
 }
+
+static chain_at d2_at(void *owner, int s, deg_t t, int layer)
+{
+    d2_dag *g = owner;
+    const resolution *res = g->sec->res;
+    if (layer == 0)
+        return (chain_at){ s >= 2 && t - s <= res->max_n && g->need[res_cell(res, s, t)] ? &composite_kind : NULL,
+                           &g->ops };
+    return (chain_at){ lift_in_region(&g->sec->set, s, t) ? &g->homotopy : NULL, &g->sec->set };
+}
+
+static int d2_done(void *owner, int family, int s, deg_t t)
+{
+    d2_dag *g = owner;
+    const resolution *res = g->sec->res;
+    return family == CHAIN_COMPOSITE && (t - s > res->max_n || !g->need[res_cell(res, s, t)]);
+}
+static void d2_fail(void *owner, const char *msg) { sec_fail(((d2_dag *)owner)->sec, "%s", msg); }
+static int d2_failed(void *owner) { return secondary_failed(((d2_dag *)owner)->sec); }
 
 int secondary_run(secondary *sec, const chain_runner *runner)
 {
-    composite_ops ops = { .res = sec->res, .ctx = sec, .needs = sec_needs, .plan = sec_plan, .finish = sec_finish,
-                          .failed = sec_failed, .fail = sec_fail_msg };
-    atomic_init(&ops.pairs, 0);
-    chain_set cs = composite_chain_set(&ops);
-    double t0 = now_seconds();
+    const resolution *res = sec->res;
+    d2_dag g = { .ops = { .res = res, .ctx = sec, .needs = sec_needs, .plan = sec_plan, .finish = sec_finish,
+                          .failed = sec_failed, .fail = sec_fail_msg },
+                 .sec = sec, .homotopy = lift_step_kind };
+    atomic_init(&g.ops.pairs, 0);
+    g.homotopy.name = "d2_homotopy";
+    g.homotopy.deps = homotopy_deps;
+    g.need = calloc((size_t)(res->max_s + 1) * ((size_t)res->max_n + 1), 1);
+    if (!g.need) {
+        sec_fail(sec, "out of memory planning d2");
+        return -1;
+    }
+    for (int s = 2; s <= res->max_s; s++)
+        for (deg_t T = s; T - s <= res->max_n; T++) {
+            int need = secondary_needs_composite(sec, s, T) && sec->all_composites;
+            for (deg_t t = T; !need && secondary_needs_composite(sec, s, T) && t <= res->max_t; t++)
+                need = lift_step_pending(&sec->set, s - 1, t);
+            g.need[res_cell(res, s, T)] = (uint8_t)need;
+        }
+    chain_set cs = { .owner = &g, .A = &res->A, .max_s = res->max_s, .max_t = res->max_t, .layers = 2, .at = d2_at,
+                     .done = d2_done, .fail = d2_fail, .failed = d2_failed, .throttle = 4 };
     int rc = chain_run(runner, &cs);
-    sec->composite_seconds = now_seconds() - t0;
-    sec->mod4_pairs += atomic_load(&ops.pairs);
-    if (rc != 0 || secondary_failed(sec)) return secondary_failed(sec) ? -1 : rc;
-    t0 = now_seconds();
-    rc = lift_run(&sec->set, runner);
-    sec->homotopy_seconds = now_seconds() - t0;
+    sec->mod4_pairs += atomic_load(&g.ops.pairs);
+    free(g.need);
     return secondary_failed(sec) ? -1 : rc;
+}
+
+/* The composites at (s, T): those computed, or (a step whose stage file was found damaged when
+ * it was loaded, after the run had left out the composites it reads) computed now, on this
+ * thread, once. NULL on failure (sec->error says why). */
+static const sec_composite *composite_now(secondary *sec, int s, deg_t T)
+{
+    const resolution *res = sec->res;
+    size_t cell = res_cell(res, s, T);
+    pthread_mutex_lock(&sec->late_lock);
+    if (!sec->comp[cell] && secondary_needs_composite(sec, s, T)) {
+        sec_batch *b = secondary_composite_plan(sec, s, T);
+        if (b && sec_batch_multiply(b) != 0) sec_fail(sec, "out of memory multiplying composites");
+        if (b) secondary_composite_finish(sec, b, NULL);
+    }
+    pthread_mutex_unlock(&sec->late_lock);
+    return sec->comp[cell];
 }
 
 /* The extra term of the homotopy at target (i, t): y ^= I(z_k), z_k the k-th generator of F_s,
@@ -563,7 +644,7 @@ static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
                 if (bit < z->bits && (z->img[bit >> 6] >> (bit & 63) & 1)) a[na++] = A->elts[T - u][e];
             }
             if (!na) continue;
-            const sec_composite *cells = sec->comp[res_cell(res, s - 1, u)];
+            const sec_composite *cells = composite_now(sec, s - 1, u);
             if (!cells) {
                 sec_fail(sec, "internal error: d2 needs the composites at (s=%d, t=%d) before they were computed",
                          s - 1, (int)u);

@@ -116,6 +116,9 @@ int sec_batch_gen_end(sec_batch *b, const freemod *Y);
  * join their neighbour), lays out their rows and sets the terms' columns. 0, or -1 (out of
  * memory, or a row past 2^32 columns). */
 int sec_batch_cut(sec_batch *b, uint64_t max_pairs);
+/* Multiplies the whole batch on this thread (one chunk) and points chunk_row at its rows. 0, or -1
+ * out of memory. */
+int sec_batch_multiply(sec_batch *b);
 /* The composites of the cell from the multiplied rows (chunk_row[k], chunk k's row): *out gets
  * one per generator (an array of ngens). Frees b (sec_batch_clear, free) in every case. 0; -1
  * out of memory; -2 a pair element with an odd part left (*bad_gen). */
@@ -127,10 +130,13 @@ typedef struct secondary {
     sec_composite **comp;       /* per cell res_cell(s, T), s >= 2: ngens(s, T) composites */
     lift_set set;               /* map 0: the homotopy h (key "d2") */
     pthread_mutex_t lock;
+    pthread_mutex_t late_lock;  /* composites computed late, by a homotopy step (secondary.c) */
     int failed;
     char error[600];
     long composites;            /* generators whose composite was computed */
-    double composite_seconds, homotopy_seconds;   /* wall time of the two phases (secondary_run) */
+    int all_composites;         /* set by the caller: compute every composite, also those whose
+                                 * homotopy steps are in the stage files (a secondary product reads
+                                 * them) */
     uint64_t mod4_pairs, mod4_pairs_cuda;         /* the composites' mod-4 products, those on CUDA workers */
 } secondary;
 
@@ -171,8 +177,9 @@ typedef struct composite_ops {
 } composite_ops;
 extern const chain_kind composite_kind;
 chain_set composite_chain_set(composite_ops *ops);
-/* d2 with runner: the composites, then the homotopy's lift. 0, 1 (stopped at the time limit:
- * the homotopy's finished steps are in its stage files) or -1 (secondary_failed). */
+/* d2 with runner, as one DAG: the composites that the homotopy's steps still to compute read,
+ * and those steps, each after its composites. 0, 1 (stopped at the time limit: the homotopy's
+ * finished steps are in its stage files) or -1 (secondary_failed). */
 int secondary_run(secondary *sec, const chain_runner *runner);
 
 /* Is d2 of the classes at (s, t) computed (both ends resolved, s >= 1)? */

@@ -95,10 +95,11 @@ const chain_kind *step_algo_for(const resolution *res, int s)
     return res->algorithm == ALG_NASSAU && s >= 2 ? &step_nassau : &step_standard;
 }
 
-static const chain_kind *step_at(void *owner, int s, deg_t t)
+static chain_at step_at(void *owner, int s, deg_t t, int layer)
 {
     resolution *res = owner;
-    return res_in_region(res, s, t) && !*res_done(res, s, t) ? step_algo_for(res, s) : NULL;
+    (void)layer;
+    return (chain_at){ res_in_region(res, s, t) && !*res_done(res, s, t) ? step_algo_for(res, s) : NULL, res };
 }
 
 static int step_done(void *owner, int family, int s, deg_t t)

@@ -412,6 +412,39 @@ static int refuse_if_too_big(uint64_t need, const char *what)
     return 2;
 }
 
+/* --memory and --time-limit (resolve, products, massey, d2): the run's limits, counting from
+ * began. 0, or a usage error's exit status. */
+static int parse_limits(const char *memory, const char *time_limit, double began, chain_policy *p)
+{
+    *p = (chain_policy){ .start = began };
+    long seconds = 0;
+    if (memory && parse_size(memory, &p->memory_budget) != 0)
+        return usage_error("--memory wants a size such as 2G, 512M or 1000000 (bytes), not '%s'", memory);
+    if (time_limit && (parse_count(time_limit, 100000000, &seconds) != 0 || seconds == 0))
+        return usage_error("--time-limit wants a number of seconds from 1 to 100000000, not '%s'", time_limit);
+    p->time_limit = (double)seconds;
+    return 0;
+}
+
+/* The runner of products, massey and d2: their limits (the memory budget defaults to 80% of the
+ * memory available, as resolve's), and the progress line over their steps unless quiet. */
+static chain_runner lift_runner(const chain_policy *limits, int quiet, const char *noun)
+{
+    chain_policy p = *limits;
+    if (!p.memory_budget) p.memory_budget = memory_available() / 10 * 8;
+    p.progress_noun = quiet ? NULL : noun;
+    p.progress_line = isatty(2);
+    return rt_chain_runner_with(p);
+}
+
+/* A command that stopped at --time-limit: one line, exit 3; its outputs are not written. */
+static int stopped_at_limit(const char *cmd, const char *dir, const chain_policy *limits)
+{
+    fprintf(stderr, "extflow: %s stopped at the time limit after %.1f s; its finished steps are kept under "
+            "%s/stages/lift (rerun to resume); no table was written\n", cmd, monotonic_s() - limits->start, dir);
+    return 3;
+}
+
 /* A stage file or the journal of empty bidegrees, told apart by their first bytes. */
 static int cmd_inspect(int argc, char **argv)
 {
@@ -967,14 +1000,8 @@ static int cmd_resolve(int argc, char **argv)
     if ((prc = opt_count(&o[STEM], MAX_STEM, &stem)) || (prc = opt_count(&o[MAX_S], MAX_STEM, &max_s)) ||
         (prc = opt_count(&o[MAX_T], MAX_STEM, &max_t)))
         return prc;
-    chain_policy limits = { 0 };
-    long seconds = 0;
-    if (o[MEMORY].arg && parse_size(o[MEMORY].arg, &limits.memory_budget) != 0)
-        return usage_error("--memory wants a size such as 2G, 512M or 1000000 (bytes), not '%s'", o[MEMORY].arg);
-    if (o[TIME_LIMIT].arg && (parse_count(o[TIME_LIMIT].arg, 100000000, &seconds) != 0 || seconds == 0))
-        return usage_error("--time-limit wants a number of seconds from 1 to 100000000, not '%s'", o[TIME_LIMIT].arg);
-    limits.time_limit = (double)seconds;
-    limits.start = began;
+    chain_policy limits;
+    if ((prc = parse_limits(o[MEMORY].arg, o[TIME_LIMIT].arg, began, &limits)) != 0) return prc;
     if (o[KEEP].arg && parse_keep_stages(o[KEEP].arg, &keep) != 0)
         return usage_error("--keep-stages wants matrix, kernel or matrix,kernel, not '%s'", o[KEEP].arg);
     int alg = !algorithm ? 0 : !strcmp(algorithm, "standard") ? ALG_STANDARD : !strcmp(algorithm, "nassau") ? ALG_NASSAU : -1;
@@ -1637,10 +1664,12 @@ static int check_class(const char *cmd, const product_class *c, const resolution
 /* extflow products DIR --class C ...: lifts the classes over DIR's resolution (stages/lift.h). */
 static int cmd_products(int argc, char **argv)
 {
-    enum { SSEQ, QUIET, CHART, UNIT, NOPTS };
+    enum { SSEQ, QUIET, CHART, UNIT, MEMORY, TIME_LIMIT, NOPTS };
     cli_opt o[NOPTS + 1] = { [SSEQ] = { "--sseq-formats", 0, NULL }, [QUIET] = { "--quiet", 0, NULL },
                              [CHART] = { "--chart-products", 1, NULL }, [UNIT] = { "--unit", 1, NULL },
+                             [MEMORY] = { "--memory", 1, NULL }, [TIME_LIMIT] = { "--time-limit", 1, NULL },
                              [NOPTS] = { NULL, 0, NULL } };
+    double began = monotonic_s();
     /* --class repeats: take them out before the common parser */
     static product_class classes[MAX_CLASSES];
     const char *names[MAX_CLASSES];
@@ -1688,6 +1717,8 @@ static int cmd_products(int argc, char **argv)
     if (prc >= 0) return prc;
     if (npos != 1) return usage_error("products: DIR expected");
     if (!ncl) return usage_error("products: give at least one --class");
+    chain_policy limits;
+    if ((prc = parse_limits(o[MEMORY].arg, o[TIME_LIMIT].arg, began, &limits)) != 0) return prc;
     char chart[sizeof ((resolution *)0)->chart_products] = "h0,h1,h2";
     if (o[CHART].arg) {   /* h0, h1, h2 or classes of this run, comma-separated */
         if (strlen(o[CHART].arg) >= sizeof chart) return usage_error("products: --chart-products: list too long");
@@ -1742,11 +1773,13 @@ static int cmd_products(int argc, char **argv)
     } else if (!rc) {
         uint64_t cuda0, cuda1, mod4;
         rt_chain_cuda_pairs(&cuda0, &mod4);
-        rc = lift_run(&set, &rt_chain_runner) != 0;
+        chain_runner runner = lift_runner(&limits, quiet, "lift steps");
+        int lr = lift_run(&set, &runner);
         rt_chain_cuda_pairs(&cuda1, &mod4);
         set.pairs_cuda = cuda1 - cuda0;
         rt_shutdown();
-        if (rc) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set.error);
+        if (lr < 0) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set.error);
+        rc = lr == 1 ? stopped_at_limit("products", dir, &limits) : lr != 0;
     }
     struct products_out out = { &set, names, 0, kept, keptlen };
     if (!rc) rc = write_output(dir, table, write_csv, &out);
@@ -1802,15 +1835,19 @@ static int write_massey_sseq(FILE *f, void *ctx)
 /* extflow massey DIR --a A --b B: <A, B, c> for every c in the kernel of B (stages/massey.h). */
 static int cmd_massey(int argc, char **argv)
 {
-    enum { A, B, SSEQ, QUIET, UNIT, NOPTS };
+    enum { A, B, SSEQ, QUIET, UNIT, MEMORY, TIME_LIMIT, NOPTS };
     cli_opt o[NOPTS + 1] = { [A] = { "--a", 1, NULL }, [B] = { "--b", 1, NULL }, [SSEQ] = { "--sseq-formats", 0, NULL },
                              [QUIET] = { "--quiet", 0, NULL }, [UNIT] = { "--unit", 1, NULL },
+                             [MEMORY] = { "--memory", 1, NULL }, [TIME_LIMIT] = { "--time-limit", 1, NULL },
                              [NOPTS] = { NULL, 0, NULL } };
+    double began = monotonic_s();
     const char *dir;
     int npos, prc = parse_args("massey", argc, argv, o, &dir, 1, &npos);
     if (prc >= 0) return prc;
     if (npos != 1) return usage_error("massey: DIR expected");
     if (!o[A].arg || !o[B].arg) return usage_error("massey: give --a CLASS and --b CLASS");
+    chain_policy limits;
+    if ((prc = parse_limits(o[MEMORY].arg, o[TIME_LIMIT].arg, began, &limits)) != 0) return prc;
     static product_class a, b;
     char err[800];
     if (products_parse_class(o[A].arg, &a, err, sizeof err) != 0 || products_parse_class(o[B].arg, &b, err, sizeof err) != 0)
@@ -1834,9 +1871,11 @@ static int cmd_massey(int argc, char **argv)
     int rc = rt_init(0, err, sizeof err) != 0;
     if (rc) fprintf(stderr, "extflow: %s\n", err);
     else {
-        int mr = massey_compute(&d.res, &ud->res, &a, &b, dir, &rt_chain_runner, &table, err, sizeof err);
+        chain_runner runner = lift_runner(&limits, o[QUIET].arg != NULL, "lift steps");
+        int mr = massey_compute(&d.res, &ud->res, &a, &b, dir, &runner, &table, err, sizeof err);
         rt_shutdown();
         if (mr == 1) rc = usage_error("massey: %s", err);
+        else if (mr == MASSEY_STOPPED) rc = stopped_at_limit("massey", dir, &limits);
         else if (mr) {
             fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", err);
             rc = 1;
@@ -1881,8 +1920,8 @@ static int write_sp(FILE *f, void *ctx)
 }
 
 /* d2 --product: the class's products in Mod_{Cλ²} into DIR/secondary_product-NAME.txt; 0, 1 on a
- * failure, 2 after a usage error (a class that supports a d2). Runs inside rt_init/shutdown. */
-static int d2_product(const char *dir, secondary *sec, const product_class *c)
+ * failure, 2 after a usage error (a class that supports a d2), 3 stopped at the time limit. */
+static int d2_product(const char *dir, secondary *sec, const product_class *c, const chain_runner *runner)
 {
     static sec_product p;
     char err[300];
@@ -1897,9 +1936,10 @@ static int d2_product(const char *dir, secondary *sec, const product_class *c)
         fprintf(stderr, "extflow: %s\n", err);
         rc = 1;
     } else {
-        rc = sec_product_run(&p, &rt_chain_runner) != 0;
+        int pr = sec_product_run(&p, runner);
         rt_shutdown();
-        if (rc)
+        rc = pr == 1 ? stopped_at_limit("d2 --product", dir, &runner->policy) : pr != 0;
+        if (pr < 0)
             fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n",
                     p.failed ? p.error : p.prim.failed ? p.prim.error : p.hom.error);
     }
@@ -1917,13 +1957,17 @@ static int d2_product(const char *dir, secondary *sec, const product_class *c)
 /* extflow d2 DIR: Adams d2 over DIR's resolved region (stages/secondary.h). */
 static int cmd_d2(int argc, char **argv)
 {
-    enum { SSEQ, QUIET, PRODUCT, NOPTS };
+    enum { SSEQ, QUIET, PRODUCT, MEMORY, TIME_LIMIT, NOPTS };
     cli_opt o[NOPTS + 1] = { [SSEQ] = { "--sseq-formats", 0, NULL }, [QUIET] = { "--quiet", 0, NULL },
-                             [PRODUCT] = { "--product", 1, NULL }, [NOPTS] = { NULL, 0, NULL } };
+                             [PRODUCT] = { "--product", 1, NULL }, [MEMORY] = { "--memory", 1, NULL },
+                             [TIME_LIMIT] = { "--time-limit", 1, NULL }, [NOPTS] = { NULL, 0, NULL } };
+    double began = monotonic_s();
     const char *dir;
     int npos, prc = parse_args("d2", argc, argv, o, &dir, 1, &npos);
     if (prc >= 0) return prc;
     if (npos != 1) return usage_error("d2: DIR expected");
+    static chain_policy limits;
+    if ((prc = parse_limits(o[MEMORY].arg, o[TIME_LIMIT].arg, began, &limits)) != 0) return prc;
     char err[700];
     static product_class pc;
     if (o[PRODUCT].arg && products_parse_class(o[PRODUCT].arg, &pc, err, sizeof err) != 0)
@@ -1951,22 +1995,29 @@ static int cmd_d2(int argc, char **argv)
         fprintf(stderr, "extflow: %s\n", err);
         return 1;
     }
+    sec.all_composites = o[PRODUCT].arg != NULL;
     int rc = rt_init(0, err, sizeof err) != 0;
     if (rc) fprintf(stderr, "extflow: %s\n", err);
     else {
         uint64_t cuda0, cuda1, mod2;
         rt_chain_cuda_pairs(&mod2, &cuda0);
-        rc = secondary_run(&sec, &rt_chain_runner) != 0;
+        chain_runner runner = lift_runner(&limits, o[QUIET].arg != NULL, "d2 steps");
+        int sr2 = secondary_run(&sec, &runner);
         rt_chain_cuda_pairs(&mod2, &cuda1);
         sec.mod4_pairs_cuda = cuda1 - cuda0;
         rt_shutdown();
-        if (rc && res->module && !sec.failed && strstr(sec.set.error, "is not in the image of d_1 "))
+        rc = sr2 != 0;
+        if (sr2 == 1) rc = stopped_at_limit("d2", dir, &limits);
+        else if (rc && res->module && !sec.failed && strstr(sec.set.error, "is not in the image of d_1 "))
             rc = usage_error("d2: %s holds %s, for which the first homotopy cannot be zero (its lift fails at s = 3); "
                              "d2 of such modules is not supported", dir, d.man.module);
         else if (rc) fprintf(stderr, "extflow: %s (finished homotopy bidegrees are kept; rerun to resume)\n",
                              sec.failed ? sec.error : sec.set.error);
     }
-    if (!rc && o[PRODUCT].arg) rc = d2_product(dir, &sec, &pc);
+    if (!rc && o[PRODUCT].arg) {   /* (its composites were all computed: sec.all_composites) */
+        chain_runner runner = lift_runner(&limits, o[QUIET].arg != NULL, "secondary product steps");
+        rc = d2_product(dir, &sec, &pc, &runner);
+    }
     if (!rc) rc = write_output(dir, "d2.csv", write_d2_csv, &sec);
     if (!rc && o[SSEQ].arg) rc = write_output(dir, "secondary.txt", write_d2_sseq, &sec);
     else if (!rc) remove_output(dir, "secondary.txt");
@@ -1988,12 +2039,11 @@ static int cmd_d2(int argc, char **argv)
                                 break;
                             }
                     }
-        fprintf(stderr, "extflow: d2 of %ld classes over %s (%ld non-zero): %ld composites in %.1f s (%.1fM mod-4 "
-                "products, %.0f%% on CUDA workers), %ld homotopy bidegrees computed and %ld loaded in %.1f s; %.1f s in "
-                "all; table %s/d2.csv\n", classes, dir, nonzero, sec.composites, sec.composite_seconds,
-                1e-6 * (double)sec.mod4_pairs,
-                sec.mod4_pairs ? 100.0 * (double)sec.mod4_pairs_cuda / (double)sec.mod4_pairs : 0.0, sec.set.computed, sec.set.loaded, sec.homotopy_seconds,
-                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir);
+        fprintf(stderr, "extflow: d2 of %ld classes over %s (%ld non-zero): %ld composites (%.1fM mod-4 products, "
+                "%.0f%% on CUDA workers), %ld homotopy bidegrees computed and %ld loaded; %.1f s in all; table "
+                "%s/d2.csv\n", classes, dir, nonzero, sec.composites, 1e-6 * (double)sec.mod4_pairs,
+                sec.mod4_pairs ? 100.0 * (double)sec.mod4_pairs_cuda / (double)sec.mod4_pairs : 0.0, sec.set.computed,
+                sec.set.loaded, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir);
     }
     secondary_clear(&sec);
     close_resolved_dir(&d);
