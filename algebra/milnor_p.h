@@ -1,0 +1,103 @@
+/* milnor_p.h — the Milnor basis of the mod p Steenrod algebra A_p, p an odd prime, and its
+ * product (docs/algorithms.md §9). The mod 2 algebra is milnor.h; nothing here touches it.
+ *
+ * Maths. A_p has the Milnor basis Q(E)P(R): E = {e_1 < ... < e_k} a finite set of integers
+ * >= 0 and Q(E) = Q_{e_1} Q_{e_2} ... Q_{e_k} in increasing order; R = (r_1, ..., r_l) as at
+ * p = 2 (trailing zeros removed). With q = 2(p - 1):
+ *     |Q_k| = 2p^k - 1,   |P(R)| = q · sum_i r_i (p^i - 1)/(p - 1),
+ * so |P(R)| is a multiple of q and |Q_k| = 1 mod q. The product (Milnor 1958):
+ *     Q_j Q_k = -Q_k Q_j,  Q_k Q_k = 0;
+ *     P(R) Q_k = Q_k P(R) + sum_{i>=1} Q_{k+i} P(R - p^k e_i)   (terms with r_i < p^k left out);
+ *     P(R) P(S) = sum over matrices X = (x_ij), i, j >= 0, x_00 unused, with
+ *         rows i >= 1: sum_j p^j x_ij = r_i,   columns j >= 1: sum_i x_ij = s_j,
+ *     of b(X) P(T), t_n = sum_{i+j=n} x_ij, b(X) = prod_n t_n! / prod_{i+j=n} x_ij!  mod p.
+ * By Lucas b(X) != 0 iff every anti-diagonal adds up in base p without a carry, and then it is
+ * the product over diagonals and base-p digits of the multinomials of the digits. So
+ * Q(E)P(R) · Q(F)P(S) = Q(E) (P(R) Q(F)) P(S): move the Q_k of F (k increasing) left past
+ * P(R) by the second rule, sort each Q_{k+i} into the Q's already there (a sign
+ * (-1)^{#larger ones passed}), then multiply the P parts by the third.
+ *
+ * Order (sseq's, docs/algorithms.md §9.2). P parts of P-degree e (|P(R)| = q e) are listed
+ * as milnor.h lists Sq(R) of degree e, with xi weights w_i = (p^i - 1)/(p - 1) in place of
+ * 2^i - 1: grouped by length, and inside the group of length i+1 in the order of P-degree
+ * e - w_{i+1} from which each comes by adding 1 to r_{i+1}. The basis of degree d is: for
+ * each Q part E with |Q(E)| <= d and |Q(E)| = d mod q, E in increasing order as a bit mask
+ * (= increasing |Q(E)|), the elements Q(E)P(R) for the P parts of P-degree (d - |Q(E)|)/q in
+ * their order. An element's index is its position there.
+ *
+ * Layout. A milnor_p_basis holds, for each degree 0..max_degree, the array of its elements
+ * (milnor_p_elt: E as a bit mask, bit k = Q_k; r[0..len-1], r[i] = r_{i+1}), and two tables
+ * that give the index without hashing: qoff[d * nq + E] = index of the first element with Q
+ * part E in degree d, and pseq_g, the seqno table of the P parts (docs/algorithms.md §1.3,
+ * with the weights w_i). Products accumulate into vectors of bytes: entry j (0..p-1) is the
+ * coefficient of basis element j of the target degree. The elements of all degrees are
+ * stored (dim grows fast: at p = 3 a basis through degree 300 is small, through 4095 it is
+ * not), so build only as far as needed.
+ */
+#ifndef EXTFLOW_MILNOR_P_H
+#define EXTFLOW_MILNOR_P_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algebra/milnor.h"          /* deg_t */
+
+#define MILNOR_P_MAX_LEN 8           /* xi_1..xi_8 and Q_0..Q_7: enough below degree 4096 */
+#define MILNOR_P_MAX_DEGREE 4095
+#define MILNOR_P_MAX_PRIME 251       /* odd primes 3 <= p <= 251: a coefficient fits a byte */
+
+/* Q(E)P(r[0], ..., r[len-1]); r[len-1] != 0 unless len == 0; entries beyond len are zero. */
+typedef struct milnor_p_elt {
+    uint32_t q;                      /* E: bit k set iff Q_k is a factor */
+    uint32_t len;
+    uint32_t r[MILNOR_P_MAX_LEN];
+    deg_t degree;
+} milnor_p_elt;
+
+typedef struct milnor_p_basis {
+    uint32_t p;
+    uint32_t qdeg;                   /* q = 2(p - 1) */
+    deg_t max_degree;
+    uint32_t max_pdeg;               /* max_degree / q */
+    uint32_t w[MILNOR_P_MAX_LEN];    /* w[i] = (p^{i+1} - 1)/(p - 1): P-degree of xi_{i+1} */
+    uint32_t tau[MILNOR_P_MAX_LEN];  /* tau[k] = |Q_k| = 2p^k - 1 */
+    uint32_t ppow[MILNOR_P_MAX_LEN]; /* p^k, or UINT32_MAX past what 32 bits hold */
+    uint32_t nq;                     /* Q parts are masks < nq = 2^(#k with |Q_k| <= max_degree) */
+    uint32_t *dim;                   /* dim[d], d = 0..max_degree */
+    milnor_p_elt **elts;             /* elts[d][i], i < dim[d], in index order */
+    uint32_t *pdim;                  /* pdim[e], P parts of P-degree e = 0..max_pdeg */
+    uint32_t *pseq_g;                /* seqno table of the P parts: (max_pdeg + 1) x MAX_LEN */
+    uint32_t *qoff;                  /* qoff[d * nq + E]; UINT32_MAX where no Q(E)P(R) has degree d */
+    uint8_t *binom;                  /* binom[a * p + b] = (a choose b) mod p, digits a, b < p */
+} milnor_p_basis;
+
+/* Is p an odd prime <= MILNOR_P_MAX_PRIME? */
+int milnor_p_prime_ok(uint32_t p);
+/* Builds the basis of A_p through max_degree (<= MILNOR_P_MAX_DEGREE). Returns 0, or -1 on
+ * bad arguments or out of memory (A zeroed then). milnor_p_basis_clear frees it (safe on a
+ * zeroed struct). */
+int milnor_p_basis_init(milnor_p_basis *A, uint32_t p, deg_t max_degree);
+void milnor_p_basis_clear(milnor_p_basis *A);
+
+/* dim[0..max_degree] of A_p without building the basis, from the generating function
+ * prod_i 1/(1 - x^{q w_i}) · prod_k (1 + x^{|Q_k|}). Returns 0, or -1 on bad arguments. */
+int milnor_p_count_dims(uint32_t p, deg_t max_degree, uint32_t *dim);
+
+/* Sets X = Q(E)P(r[0..n)) (q = E's mask; trailing zeros trimmed, degree computed for prime p). */
+void milnor_p_elt_set(milnor_p_elt *X, uint32_t p, uint32_t q, const uint32_t *r, int n);
+/* Index of X in its degree (X must be a basis element of degree <= max_degree). */
+uint32_t milnor_p_index(const milnor_p_basis *A, const milnor_p_elt *X);
+/* Writes X as sseq prints it ("Q_0 Q_2 P(1, 2)", "P(3)", "Q_1", the unit "1"); returns buf. */
+char *milnor_p_elt_format(const milnor_p_elt *X, char *buf, size_t size);
+
+/* X·Y: calls emit(c, T, ctx) for terms c·T, 0 < c < p, of the product. A basis element T may be
+ * emitted more than once (from different matrices); the product is the sum of all terms.
+ * Requires |X| + |Y| <= A->max_degree. No allocation; thread-safe on a shared const basis. */
+typedef void (*milnor_p_emit_fn)(uint32_t c, const milnor_p_elt *T, void *ctx);
+void milnor_p_mul_each(const milnor_p_basis *A, const milnor_p_elt *X, const milnor_p_elt *Y,
+                       milnor_p_emit_fn emit, void *ctx);
+/* out[j] = (out[j] + c · (X·Y)_j) mod p over the basis of degree |X| + |Y| (entries of out
+ * must be < p; c < p). */
+void milnor_p_mul_into(const milnor_p_basis *A, const milnor_p_elt *X, const milnor_p_elt *Y,
+                       uint32_t c, uint8_t *out);
+
+#endif

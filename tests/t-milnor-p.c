@@ -1,0 +1,295 @@
+/* t-milnor-p.c — TAP tests of the mod p Milnor basis and product (algebra/milnor_p.c), p odd.
+ * Against tests/milnor_p_ref.py (the product dual to the coproduct of A_*, the basis by brute
+ * force sorted by a key; run with python3 from the repository root, as make test does): the
+ * order of every degree and every product X·Y with |X| + |Y| <= N, for p = 3, 5, 7. Without it:
+ * dimensions against the generating function, the index round trip, Q_{k+1} = [P(p^k), Q_k],
+ * and associativity on random triples. Env: SEED (random triples; default time). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "algebra/milnor_p.h"
+#include "tests/tap.h"
+
+static const struct { uint32_t p; deg_t ref_n, basis_n, assoc_n; } CASES[] = {
+    { 3, 80, 400, 240 },
+    { 5, 160, 800, 480 },
+    { 7, 150, 1200, 700 },
+};
+
+static uint64_t rng;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* "E:r1,r2,..." at *s into X; advances *s past it. */
+static void parse_elt(uint32_t p, char **s, milnor_p_elt *X)
+{
+    uint32_t r[MILNOR_P_MAX_LEN + 4] = { 0 };
+    int n = 0;
+    char *e;
+    uint32_t E = (uint32_t)strtoul(*s, &e, 10);
+    if (*e == ':') ++e;
+    while (*e >= '0' && *e <= '9' && n < MILNOR_P_MAX_LEN + 4) {
+        r[n++] = (uint32_t)strtoul(e, &e, 10);
+        if (*e == ',') ++e;
+    }
+    milnor_p_elt_set(X, p, E, r, n);
+    *s = e;
+}
+
+static int elt_eq(const milnor_p_elt *a, const milnor_p_elt *b)
+{
+    return a->q == b->q && a->len == b->len && a->degree == b->degree &&
+           memcmp(a->r, b->r, a->len * sizeof *a->r) == 0;
+}
+
+/* Every line of the reference: B (the order of a degree) and M (one product). */
+static void check_reference(const milnor_p_basis *A, deg_t N)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "python3 tests/milnor_p_ref.py %u %d", A->p, (int)N);
+    FILE *f = popen(cmd, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    long nb = 0, nb_bad = 0, nm = 0, nm_bad = 0, nterms = 0;
+    uint32_t maxdim = 0;
+    for (deg_t d = 0; d <= N; ++d) maxdim = A->dim[d] > maxdim ? A->dim[d] : maxdim;
+    uint8_t *mine = malloc(maxdim + 1), *theirs = malloc(maxdim + 1);
+    while (f && getline(&line, &cap, f) > 0) {
+        char *s = line + 2;
+        if (line[0] == 'B') {
+            deg_t d = (deg_t)strtol(s, &s, 10);
+            uint32_t k = 0;
+            int bad = d > N;
+            while (!bad && *s == ' ' && s[1] != '\n' && s[1]) {
+                ++s;
+                milnor_p_elt X;
+                parse_elt(A->p, &s, &X);
+                if (k >= A->dim[d] || !elt_eq(&X, &A->elts[d][k])) bad = 1;
+                ++k;
+            }
+            if (!bad && k != A->dim[d]) bad = 1;
+            if (bad && nb_bad++ < 3) diag("p=%u: degree %d differs from the reference's order", A->p, (int)d);
+            ++nb;
+        } else if (line[0] == 'M') {
+            milnor_p_elt X, Y, Z;
+            parse_elt(A->p, &s, &X);
+            ++s;
+            parse_elt(A->p, &s, &Y);
+            deg_t d = X.degree + Y.degree;
+            memset(mine, 0, A->dim[d]);
+            memset(theirs, 0, A->dim[d]);
+            milnor_p_mul_into(A, &X, &Y, 1, mine);
+            int bad = 0;
+            while (*s == ' ' && s[1] != '\n' && s[1]) {
+                ++s;
+                uint32_t c = (uint32_t)strtoul(s, &s, 10);
+                if (*s == '@') ++s;
+                parse_elt(A->p, &s, &Z);
+                if (Z.degree != d) { bad = 1; break; }
+                uint32_t j = milnor_p_index(A, &Z);
+                theirs[j] = (uint8_t)((theirs[j] + c) % A->p);
+                ++nterms;
+            }
+            if (bad || memcmp(mine, theirs, A->dim[d]) != 0) {
+                char bx[128], by[128];
+                if (nm_bad++ < 5)
+                    diag("p=%u: %s · %s differs from the reference", A->p,
+                         milnor_p_elt_format(&X, bx, sizeof bx), milnor_p_elt_format(&Y, by, sizeof by));
+            }
+            ++nm;
+        }
+    }
+    int rc = f ? pclose(f) : -1;
+    free(line);
+    free(mine);
+    free(theirs);
+    ok(rc == 0 && nb == N + 1 && nb_bad == 0,
+       "p=%u: the basis of degrees 0..%d in the reference's order (%ld degrees, exit %d)", A->p, (int)N, nb, rc);
+    ok(rc == 0 && nm > 0 && nm_bad == 0,
+       "p=%u: all %ld products of total degree <= %d equal the dual-coproduct reference (%ld terms, %ld differ)",
+       A->p, nm, (int)N, nterms, nm_bad);
+}
+
+/* dim A_d from prod_{i>=1} 1/(1 - x^{2(p^i - 1)}) · prod_{k>=0} (1 + x^{2p^k - 1}), as a power series
+ * product computed here term by term. */
+static void check_dims(const milnor_p_basis *A)
+{
+    size_t n = (size_t)A->max_degree + 1;
+    uint64_t *s = calloc(n, sizeof *s), *t = calloc(n, sizeof *t);
+    s[0] = 1;
+    for (uint64_t pk = A->p; 2 * (pk - 1) < n; pk *= A->p) {       /* geometric series in x^{2(p^i-1)} */
+        size_t x = 2 * (pk - 1);
+        memset(t, 0, n * sizeof *t);
+        for (size_t a = 0; a < n; ++a)
+            for (size_t b = 0; a + b < n; b += x) t[a + b] += s[a];
+        memcpy(s, t, n * sizeof *t);
+    }
+    for (uint64_t pk = 1; 2 * pk - 1 < n; pk *= A->p) {
+        size_t x = 2 * pk - 1;
+        memcpy(t, s, n * sizeof *t);
+        for (size_t a = 0; a + x < n; ++a) t[a + x] += s[a];
+        memcpy(s, t, n * sizeof *t);
+    }
+    uint32_t *dims = calloc(n, sizeof *dims);
+    int count_ok = milnor_p_count_dims(A->p, A->max_degree, dims) == 0;
+    size_t bad = 0, bad_count = 0;
+    for (size_t d = 0; d < n; ++d) {
+        if (A->dim[d] != s[d]) ++bad;
+        if (dims[d] != s[d]) ++bad_count;
+    }
+    ok(bad == 0, "p=%u: dim of each degree 0..%d from the generating function (dim %u at the top)",
+       A->p, (int)A->max_degree, A->dim[n - 1]);
+    ok(count_ok && bad_count == 0, "p=%u: milnor_p_count_dims agrees", A->p);
+    free(s);
+    free(t);
+    free(dims);
+}
+
+/* Each element's degree, its Q part and P part valid, its index the position, none twice. */
+static void check_index(const milnor_p_basis *A)
+{
+    size_t bad = 0, total = 0;
+    for (deg_t d = 0; d <= A->max_degree; ++d)
+        for (uint32_t i = 0; i < A->dim[d]; ++i) {
+            const milnor_p_elt *X = &A->elts[d][i];
+            milnor_p_elt Y;
+            milnor_p_elt_set(&Y, A->p, X->q, X->r, (int)X->len);
+            if (!elt_eq(X, &Y) || X->degree != d || milnor_p_index(A, X) != i) ++bad;
+            if (i > 0 && A->elts[d][i - 1].q > X->q) ++bad;           /* Q parts increasing */
+            ++total;
+        }
+    ok(bad == 0, "p=%u: %zu elements through degree %d: degree, form and index round trip",
+       A->p, total, (int)A->max_degree);
+}
+
+/* Q_{k+1} = P(p^k) Q_k - Q_k P(p^k), Q_k Q_k = 0, Q_j Q_k = -Q_k Q_j, wherever defined. */
+static void check_q_relations(const milnor_p_basis *A)
+{
+    int bad = 0, n = 0;
+    uint8_t v[64], w[64];
+    for (uint32_t k = 0; k + 1 < 8; ++k) {
+        milnor_p_elt Qk, Qk1, Pk;
+        uint32_t pk = A->ppow[k];
+        milnor_p_elt_set(&Qk, A->p, 1u << k, NULL, 0);
+        milnor_p_elt_set(&Qk1, A->p, 1u << (k + 1), NULL, 0);
+        milnor_p_elt_set(&Pk, A->p, 0, &pk, 1);
+        if (Qk1.degree > A->max_degree || A->dim[Qk1.degree] > sizeof v) break;
+        memset(v, 0, sizeof v);
+        milnor_p_mul_into(A, &Pk, &Qk, 1, v);
+        milnor_p_mul_into(A, &Qk, &Pk, A->p - 1, v);
+        memset(w, 0, sizeof w);
+        w[milnor_p_index(A, &Qk1)] = 1;
+        bad += memcmp(v, w, A->dim[Qk1.degree]) != 0;
+        ++n;
+    }
+    for (uint32_t j = 0; j < 8; ++j)
+        for (uint32_t k = 0; k < 8; ++k) {
+            milnor_p_elt Qj, Qk;
+            milnor_p_elt_set(&Qj, A->p, 1u << j, NULL, 0);
+            milnor_p_elt_set(&Qk, A->p, 1u << k, NULL, 0);
+            deg_t d = Qj.degree + Qk.degree;
+            if (d > A->max_degree || A->dim[d] > sizeof v) continue;
+            memset(v, 0, sizeof v);
+            milnor_p_mul_into(A, &Qj, &Qk, 1, v);
+            milnor_p_mul_into(A, &Qk, &Qj, 1, v);
+            memset(w, 0, sizeof w);
+            bad += memcmp(v, w, A->dim[d]) != 0;
+            ++n;
+        }
+    ok(bad == 0 && n > 3, "p=%u: Q_{k+1} = [P(p^k), Q_k] and Q_j Q_k = -Q_k Q_j (%d identities)", A->p, n);
+}
+
+/* (XY)Z = X(YZ) for random basis elements with |X| + |Y| + |Z| <= N, until `trials` triples
+ * with a non-zero product have been seen (most random triples multiply to zero). */
+static void check_assoc(const milnor_p_basis *A, deg_t N, int trials)
+{
+    uint32_t maxdim = 0;
+    for (deg_t d = 0; d <= N; ++d) maxdim = A->dim[d] > maxdim ? A->dim[d] : maxdim;
+    uint8_t *xy = malloc(maxdim), *yz = malloc(maxdim), *l = malloc(maxdim), *r = malloc(maxdim);
+    int bad = 0, nonzero = 0, tries = 0;
+    while (nonzero < trials && tries < 50 * trials) {
+        deg_t total = (deg_t)(next_rand() % (uint64_t)(N + 1));
+        deg_t a = (deg_t)(next_rand() % (uint64_t)(total + 1));
+        deg_t b = (deg_t)(next_rand() % (uint64_t)(total - a + 1)), c = total - a - b;
+        if (!A->dim[a] || !A->dim[b] || !A->dim[c]) continue;
+        ++tries;
+        const milnor_p_elt *X = &A->elts[a][next_rand() % A->dim[a]];
+        const milnor_p_elt *Y = &A->elts[b][next_rand() % A->dim[b]];
+        const milnor_p_elt *Z = &A->elts[c][next_rand() % A->dim[c]];
+        memset(xy, 0, A->dim[a + b]);
+        memset(yz, 0, A->dim[b + c]);
+        memset(l, 0, A->dim[total]);
+        memset(r, 0, A->dim[total]);
+        milnor_p_mul_into(A, X, Y, 1, xy);
+        milnor_p_mul_into(A, Y, Z, 1, yz);
+        for (uint32_t i = 0; i < A->dim[a + b]; ++i)
+            if (xy[i]) milnor_p_mul_into(A, &A->elts[a + b][i], Z, xy[i], l);
+        for (uint32_t i = 0; i < A->dim[b + c]; ++i)
+            if (yz[i]) milnor_p_mul_into(A, X, &A->elts[b + c][i], yz[i], r);
+        if (memcmp(l, r, A->dim[total]) != 0) {
+            char bx[128], by[128], bz[128];
+            if (bad++ < 3)
+                diag("p=%u: (XY)Z != X(YZ) for %s, %s, %s", A->p, milnor_p_elt_format(X, bx, sizeof bx),
+                     milnor_p_elt_format(Y, by, sizeof by), milnor_p_elt_format(Z, bz, sizeof bz));
+        }
+        int nz = 0;
+        for (uint32_t i = 0; i < A->dim[total]; ++i) nz |= l[i] | r[i];
+        nonzero += nz != 0;
+    }
+    ok(bad == 0 && nonzero == trials,
+       "p=%u: associativity on %d random triples of total degree <= %d, %d of them with a non-zero product",
+       A->p, tries, (int)N, nonzero);
+    free(xy);
+    free(yz);
+    free(l);
+    free(r);
+}
+
+static void check_format(void)
+{
+    milnor_p_elt X;
+    uint32_t r[3] = { 1, 0, 2 };
+    char b[64];
+    milnor_p_elt_set(&X, 3, 5, r, 3);
+    int good = strcmp(milnor_p_elt_format(&X, b, sizeof b), "Q_0 Q_2 P(1, 0, 2)") == 0;
+    milnor_p_elt_set(&X, 3, 0, NULL, 0);
+    good &= strcmp(milnor_p_elt_format(&X, b, sizeof b), "1") == 0;
+    /* |Q_0 Q_2 P(1,0,2)| at p = 3: 1 + 17 + 4·1 + 4·13·2 = 126 */
+    milnor_p_elt_set(&X, 3, 5, r, 3);
+    good &= X.degree == 1 + 17 + 4 + 104;
+    ok(good, "names as sseq prints them, and degrees");
+    milnor_p_basis B;
+    ok(milnor_p_basis_init(&B, 2, 10) == -1 && milnor_p_basis_init(&B, 9, 10) == -1 &&
+       milnor_p_basis_init(&B, 3, MILNOR_P_MAX_DEGREE + 1) == -1 && milnor_p_basis_init(&B, 3, -1) == -1,
+       "p = 2, 9, and degrees out of range are refused");
+    milnor_p_basis_clear(&B);
+}
+
+int main(void)
+{
+    const char *seed = getenv("SEED");
+    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
+    if (!rng) rng = 1;
+    diag("seed=%llu", (unsigned long long)rng);
+    plan_lazy();
+    check_format();
+    for (size_t c = 0; c < sizeof CASES / sizeof *CASES; ++c) {
+        milnor_p_basis A;
+        if (milnor_p_basis_init(&A, CASES[c].p, CASES[c].basis_n) != 0) bail("milnor_p_basis_init failed");
+        check_dims(&A);
+        check_index(&A);
+        check_q_relations(&A);
+        check_reference(&A, CASES[c].ref_n);
+        check_assoc(&A, CASES[c].assoc_n, 300);
+        milnor_p_basis_clear(&A);
+    }
+    return done_testing();
+}
