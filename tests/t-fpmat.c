@@ -1,0 +1,233 @@
+/* t-fpmat.c — TAP tests of the F_p matrices (algebra/fpmat.c) for p = 3, 5, 7, 11 and 127 (the
+ * largest p the byte layout allows), on random matrices of many shapes and ranks: the RREF
+ * byte for byte against a plain Gauss-Jordan on ints written here, the row space kept, the
+ * kernel from [A | 0 | I] (K·A = 0, K of full rank, rank + nullity = rows) and the
+ * quasi-inverse (QI(x·A)·A = x·A). Env: SEED (default time). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "algebra/fpmat.h"
+#include "tests/tap.h"
+
+static uint64_t rng;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* ---------------------------------------------------------------- the reference, on ints */
+
+typedef struct imat { uint32_t p, rows, cols; int *a; } imat;
+
+static int *ient(const imat *m, uint32_t i, uint32_t c) { return &m->a[(size_t)i * m->cols + c]; }
+
+static imat imat_from(const fpmat *m)
+{
+    imat r = { m->p, m->rows, m->cols, calloc((size_t)m->rows * m->cols + 1, sizeof(int)) };
+    for (uint32_t i = 0; i < m->rows; ++i)
+        for (uint32_t c = 0; c < m->cols; ++c) *ient(&r, i, c) = (int)fpmat_get(m, i, c);
+    return r;
+}
+
+/* Textbook Gauss-Jordan mod p: returns the rank; m in RREF. */
+static uint32_t naive_rref(imat *m)
+{
+    int p = (int)m->p;
+    uint32_t rank = 0;
+    for (uint32_t c = 0; c < m->cols && rank < m->rows; ++c) {
+        uint32_t r = rank;
+        while (r < m->rows && *ient(m, r, c) == 0) ++r;
+        if (r == m->rows) continue;
+        for (uint32_t k = 0; k < m->cols; ++k) {
+            int t = *ient(m, r, k);
+            *ient(m, r, k) = *ient(m, rank, k);
+            *ient(m, rank, k) = t;
+        }
+        int inv = 1;
+        while (inv * *ient(m, rank, c) % p != 1) ++inv;
+        for (uint32_t k = 0; k < m->cols; ++k) *ient(m, rank, k) = *ient(m, rank, k) * inv % p;
+        for (uint32_t i = 0; i < m->rows; ++i) {
+            int f = *ient(m, i, c);
+            if (i == rank || f == 0) continue;
+            for (uint32_t k = 0; k < m->cols; ++k)
+                *ient(m, i, k) = ((*ient(m, i, k) - f * *ient(m, rank, k)) % p + p) % p;
+        }
+        ++rank;
+    }
+    return rank;
+}
+
+/* x (len rows) times m: out (m->cols entries). */
+static void vec_times(const fpmat *m, const uint8_t *x, uint32_t *out)
+{
+    for (uint32_t c = 0; c < m->cols; ++c) out[c] = 0;
+    for (uint32_t i = 0; i < m->rows; ++i)
+        for (uint32_t c = 0; c < m->cols; ++c) out[c] = (out[c] + x[i] * fpmat_get(m, i, c)) % m->p;
+}
+
+/* ---------------------------------------------------------------- random matrices */
+
+/* kind 0: uniform; 1: sparse (about 1 in 8 non-zero); 2: product of rows x k and k x cols,
+ * k small (rank at most k); 3: rows repeated as combinations of a few others. */
+static void fill_random(fpmat *m, int kind)
+{
+    uint32_t p = m->p;
+    if (kind == 2) {
+        uint32_t k = (uint32_t)(next_rand() % 8 + 1);
+        uint8_t *b = malloc((size_t)m->rows * k + 1), *c = malloc((size_t)k * m->cols + 1);
+        for (size_t i = 0; i < (size_t)m->rows * k; ++i) b[i] = (uint8_t)(next_rand() % p);
+        for (size_t i = 0; i < (size_t)k * m->cols; ++i) c[i] = (uint8_t)(next_rand() % p);
+        for (uint32_t i = 0; i < m->rows; ++i)
+            for (uint32_t j = 0; j < m->cols; ++j) {
+                uint32_t s = 0;
+                for (uint32_t l = 0; l < k; ++l) s += (uint32_t)b[i * k + l] * c[l * m->cols + j];
+                fpmat_set(m, i, j, s % p);
+            }
+        free(b);
+        free(c);
+        return;
+    }
+    for (uint32_t i = 0; i < m->rows; ++i)
+        for (uint32_t j = 0; j < m->cols; ++j)
+            fpmat_set(m, i, j, kind == 1 && next_rand() % 8 ? 0 : (uint32_t)(next_rand() % p));
+    if (kind == 3 && m->rows > 2)
+        for (uint32_t i = m->rows / 2; i < m->rows; ++i) {
+            memset(fpmat_row(m, i), 0, m->cols);
+            for (int t = 0; t < 3; ++t)
+                fpvec_addmul(fpmat_row(m, i), fpmat_row(m, (uint32_t)(next_rand() % (m->rows / 2))),
+                             (uint32_t)(next_rand() % p), m->cols, p);
+        }
+}
+
+/* ---------------------------------------------------------------- checks */
+
+typedef struct tally { int rref, span, kernel, qi, pad; long cases; } tally;
+
+static void check_one(uint32_t p, uint32_t rows, uint32_t cols, int kind, tally *t)
+{
+    fpmat a, r;
+    fpmat_init(&a, p, rows, cols);
+    fill_random(&a, kind);
+    fpmat_copy(&r, &a);
+    int32_t *piv = malloc((cols + 1) * sizeof *piv);
+    int rank = fpmat_rref(&r, piv);
+
+    /* RREF against the reference, byte for byte, and the pivots */
+    imat ref = imat_from(&a);
+    uint32_t rrank = naive_rref(&ref);
+    int good = rank == (int)rrank;
+    for (uint32_t i = 0; good && i < rows; ++i)
+        for (uint32_t c = 0; c < cols; ++c)
+            if ((int)fpmat_get(&r, i, c) != *ient(&ref, i, c)) { good = 0; break; }
+    uint32_t k = 0;                          /* pivots[c]: the reference's pivot columns, in order */
+    for (uint32_t c = 0; good && c < cols; ++c) {
+        int is_pivot = k < rrank && *ient(&ref, k, c) != 0;
+        for (uint32_t b = 0; is_pivot && b < c; ++b) is_pivot = *ient(&ref, k, b) == 0;
+        if (is_pivot != (piv[c] >= 0) || (is_pivot && (uint32_t)piv[c] != k)) good = 0;
+        k += is_pivot;
+    }
+    good &= k == rrank;
+    t->rref += !good;
+
+    /* row space: every row of A reduces to zero against the RREF's pivot rows, and the pivot
+     * rows are rank independent rows (the RREF has rank non-zero rows) */
+    int span = 1;
+    uint8_t *v = malloc(cols + 64);
+    for (uint32_t i = 0; span && i < rows; ++i) {
+        memcpy(v, fpmat_row(&a, i), cols);
+        for (uint32_t c = 0; c < cols; ++c)
+            if (piv[c] >= 0 && v[c]) fpvec_addmul(v, fpmat_row(&r, (uint32_t)piv[c]), p - v[c], cols, p);
+        for (uint32_t c = 0; c < cols; ++c) span &= v[c] == 0;
+    }
+    for (uint32_t i = (uint32_t)rank; span && i < rows; ++i)
+        for (uint32_t c = 0; c < cols; ++c) span &= fpmat_get(&r, i, c) == 0;
+    for (uint32_t i = 0; i < rows; ++i)         /* padding stays zero */
+        for (uint32_t c = cols; c < r.stride; ++c) t->pad += fpmat_row(&r, i)[c] != 0;
+    t->span += !span;
+
+    /* kernel and quasi-inverse from [A | 0 | I] */
+    fpmat aug, ker;
+    fpqi qi;
+    fpmat_augment_identity(&aug, &a);
+    int32_t *apiv = malloc((aug.cols + 1) * sizeof *apiv);
+    int arank = fpmat_rref(&aug, apiv);
+    int kgood = fpmat_kernel_from_rref(&aug, cols, (uint32_t)arank, apiv, &ker) == 0;
+    kgood &= ker.rows + (uint32_t)rank == rows;                   /* rank + nullity = rows */
+    uint32_t *img = malloc((cols + 1) * sizeof *img);
+    for (uint32_t k = 0; kgood && k < ker.rows; ++k) {            /* K·A = 0 */
+        vec_times(&a, fpmat_row(&ker, k), img);
+        for (uint32_t c = 0; c < cols; ++c) kgood &= img[c] == 0;
+    }
+    if (kgood && ker.rows) {                                      /* K has full rank */
+        fpmat kc;
+        fpmat_copy(&kc, &ker);
+        kgood &= fpmat_rref(&kc, NULL) == (int)ker.rows;
+        fpmat_clear(&kc);
+    }
+    t->kernel += !kgood;
+
+    int qgood = fpmat_quasi_inverse_from_rref(&aug, cols, (uint32_t)arank, apiv, &qi) == 0 &&
+                qi.preimage.rows == (uint32_t)rank;
+    uint8_t *x = malloc(rows + 1), *x2 = calloc(rows + 1, 1), *y = malloc(cols + 1);
+    uint32_t *img2 = malloc((cols + 1) * sizeof *img2);
+    for (int trial = 0; qgood && trial < 3; ++trial) {
+        for (uint32_t i = 0; i < rows; ++i) x[i] = (uint8_t)(next_rand() % p);
+        vec_times(&a, x, img);
+        for (uint32_t c = 0; c < cols; ++c) y[c] = (uint8_t)img[c];
+        memset(x2, 0, rows + 1);
+        fpqi_apply(&qi, y, x2);
+        vec_times(&a, x2, img2);
+        qgood &= memcmp(img, img2, cols * sizeof *img) == 0;
+    }
+    t->qi += !qgood;
+    t->cases++;
+
+    free(x); free(x2); free(y); free(img); free(img2); free(v); free(piv); free(apiv); free(ref.a);
+    fpqi_clear(&qi);
+    fpmat_clear(&ker);
+    fpmat_clear(&aug);
+    fpmat_clear(&a);
+    fpmat_clear(&r);
+}
+
+int main(void)
+{
+    const char *seed = getenv("SEED");
+    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
+    if (!rng) rng = 1;
+    diag("seed=%llu", (unsigned long long)rng);
+    static const uint32_t primes[] = { 3, 5, 7, 11, 127 };
+    static const uint32_t sizes[] = { 0, 1, 2, 31, 32, 33, 63, 64, 65, 97, 130 };
+    const size_t ns = sizeof sizes / sizeof *sizes;
+    plan_lazy();
+    for (size_t k = 0; k < sizeof primes / sizeof *primes; ++k) {
+        uint32_t p = primes[k];
+        tally t = { 0 };
+        for (size_t i = 0; i < ns; ++i)
+            for (size_t j = 0; j < ns; ++j)
+                check_one(p, sizes[i], sizes[j], (int)((i + j) % 4), &t);
+        for (int trial = 0; trial < 40; ++trial)                    /* random shapes up to 300 */
+            check_one(p, (uint32_t)(next_rand() % 300), (uint32_t)(next_rand() % 300), trial % 4, &t);
+        ok(t.rref == 0, "p=%u: RREF and pivots equal plain Gauss-Jordan on %ld matrices", p, t.cases);
+        ok(t.span == 0 && t.pad == 0, "p=%u: row space kept, zero rows below the rank, padding zero", p);
+        ok(t.kernel == 0, "p=%u: kernel from [A | 0 | I]: K·A = 0, K of full rank, rank + nullity = rows", p);
+        ok(t.qi == 0, "p=%u: quasi-inverse: QI(x·A)·A = x·A", p);
+    }
+    fpmat m;
+    ok(fpmat_init(&m, 2, 3, 3) == -1 && fpmat_init(&m, 9, 3, 3) == -1 && fpmat_init(&m, 131, 3, 3) == -1,
+       "p = 2, 9 and 131 are refused");
+    int inv_ok = 1;
+    for (uint32_t p = 3; p < 128; p += 2) {
+        int prime = 1;
+        for (uint32_t d = 3; d * d <= p; d += 2) prime &= p % d != 0;
+        for (uint32_t a = 1; prime && a < p; ++a) inv_ok &= fp_inverse(a, p) * a % p == 1;
+    }
+    ok(inv_ok, "fp_inverse for every odd prime below 128");
+    return done_testing();
+}
