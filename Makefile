@@ -179,6 +179,14 @@ $(TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(LIB)
 $(BENCH_BIN): $(B)/bench/%: $(B)/bench/%.o $(LIB)
 	$(CC) $< $(LIB) -o $@ $(LDFLAGS) $(LDLIBS)
 
+# bench/fpmat_bench times fpmat_rref against FLINT's nmod_mat_rref where FLINT's headers are
+# (Debian: libflint-dev, not a build dependency); without them it times fpmat alone.
+HAVE_FLINT := $(if $(wildcard /usr/include/flint/nmod_mat.h),yes)
+ifeq ($(HAVE_FLINT),yes)
+$(B)/bench/fpmat_bench.o: CFLAGS += -DHAVE_FLINT
+$(B)/bench/fpmat_bench: LDLIBS += -lflint
+endif
+
 $(B)/tests/t-milnor-cuda $(B)/tests/t-pair-cuda: $(B)/tests/%: $(B)/tests/%.o $(CUDA_OBJ) $(LIB)
 	$(CC) $^ -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
 
