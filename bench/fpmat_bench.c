@@ -72,7 +72,7 @@ int main(int argc, char **argv)
                     fpmat_clear(&a);
                     a = aug;
                 }
-                double tm[99], tf[99];
+                double tm[99];
                 int32_t *piv = malloc(a.cols * sizeof *piv);
                 for (int r = 0; r < reps; ++r) {
                     fpmat_copy(&work, &a);
@@ -85,6 +85,7 @@ int main(int argc, char **argv)
                 double flint_s = 0;
 #ifdef HAVE_FLINT
                 nmod_mat_t f, g;
+                double tf[99];
                 nmod_mat_init(f, a.rows, a.cols, p);
                 for (uint32_t i = 0; i < a.rows; ++i)
                     for (uint32_t c = 0; c < a.cols; ++c) nmod_mat_entry(f, i, c) = fpmat_get(&a, i, c);
