@@ -62,7 +62,7 @@ static void chain_reduce_cpu(void *buffers[], void *cl_arg)
     take_rows(c, buffers);
     int r = chain_void(c) ? CHAIN_FINISH : c->kind->reduce(c);
     cl_profile_stop(PIECE_REDUCE, t0, c->s, c->t);
-    c->next->after_reduce(c, r == CHAIN_MULTIPLY_AGAIN);
+    c->next->after_reduce(c, r < 0 ? CHAIN_FINISH : r);
 }
 
 static void chain_finish_cpu(void *buffers[], void *cl_arg)

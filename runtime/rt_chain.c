@@ -21,8 +21,8 @@
 #define RT_TASK_BYTES 1920
 /* --- end of the memory account's part (account_chunks below) */
 
-static const int plan_tag[CHAIN_FAMILIES] = { TAG_PLAN, TAG_EDGE_PLAN, TAG_LIFT_PLAN, TAG_COMPOSITE_PLAN };
-static const int done_tag[CHAIN_FAMILIES] = { TAG_DONE, TAG_EDGE, TAG_LIFT, TAG_COMPOSITE };
+static const int plan_tag[CHAIN_FAMILIES] = { TAG_PLAN, TAG_EDGE_PLAN, TAG_LIFT_PLAN, TAG_COMPOSITE_PLAN, TAG_CHECK_PLAN };
+static const int done_tag[CHAIN_FAMILIES] = { TAG_DONE, TAG_EDGE, TAG_LIFT, TAG_COMPOSITE, TAG_CHECK };
 
 /* One run of rt_chains: what its tasks share. */
 typedef struct rt_chain_run {
@@ -140,13 +140,15 @@ static int after_plan(chain *c, int planned_ok)
     return 1;
 }
 
-/* After reduce: the chunks of the rows it planned, if it wants them, then finish (tag DONE). */
-static void after_reduce(chain *c, int multiply_again)
+/* After reduce: the chunks of the rows it planned, if it wants them, then reduce again, or
+ * finish (tag DONE). */
+static void after_reduce(chain *c, int next)
 {
     rt_chunks k = { 0 };
-    if (multiply_again) submit_multiply(c, &k);
-    account_chunks(c, k.n);         /* the chunks of plan were read: only these remain */
-    submit_after_chunks(c, &cl_chain_finish, &k, done_tag_of(c), c->kind->finish_priority);
+    if (next != CHAIN_FINISH) submit_multiply(c, &k);
+    account_chunks(c, k.n);         /* the chunks before were read: only these remain */
+    if (next == CHAIN_REDUCE_AGAIN) submit_after_chunks(c, &cl_chain_reduce, &k, 0, c->kind->finish_priority);
+    else submit_after_chunks(c, &cl_chain_finish, &k, done_tag_of(c), c->kind->finish_priority);
 }
 
 /* Plans run lowest degrees first (largest first in a set visited downwards). */

@@ -15,6 +15,8 @@ enum tag_kind {
     TAG_LIFT_PLAN = 10, /* the plan task of target (i, t), which carries the deps */
     TAG_COMPOSITE = 11, /* d2's composites at (s, t) are done */
     TAG_COMPOSITE_PLAN = 12,
+    TAG_CHECK = 13,     /* verify's d∘d check at (s, t) is done */
+    TAG_CHECK_PLAN = 14,
 };
 
 static inline starpu_tag_t tag_of(int kind, int s, int t)

@@ -15,6 +15,10 @@ void chain_rest_here(chain *c, int planned_ok)
     if (planned_ok && !chain_void(c)) {
         multiply_here(c);
         int r = c->kind->reduce ? c->kind->reduce(c) : CHAIN_FINISH;
+        while (r == CHAIN_REDUCE_AGAIN && !chain_void(c)) {
+            multiply_here(c);
+            r = c->kind->reduce(c);
+        }
         if (r == CHAIN_MULTIPLY_AGAIN && !chain_void(c)) multiply_here(c);
         if (r >= 0 && !chain_void(c)) c->kind->finish(c);
     }
@@ -30,7 +34,7 @@ void chain_free(chain *c)
 /* --- the serial runner: each chain's pieces in a row, its multiply on this thread */
 static int serial_admit(chain *c) { (void)c; return 1; }
 static int serial_after_plan(chain *c, int ok) { (void)c, (void)ok; return 0; }
-static void serial_after_reduce(chain *c, int again) { (void)c, (void)again; }
+static void serial_after_reduce(chain *c, int next) { (void)c, (void)next; }
 static void serial_after_finish(chain *c) { chain_free(c); }
 static int serial_cancelled(const chain *c) { (void)c; return 0; }
 static const chain_next serial_next = { serial_admit, serial_after_plan, serial_after_reduce, serial_after_finish,

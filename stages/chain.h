@@ -3,9 +3,9 @@
  * A chain is the work of one kind at one bidegree (s, t): a resolution's step (stages/step.h:
  * standard, Nassau's, the stem-edge kernel), the target step (i, t) of a batch of chain-map
  * lifts (stages/lift.h: products, Massey products, d2's homotopy), the composites of d2 at a
- * cell (stages/secondary.h). Every kind runs as
+ * cell (stages/secondary.h), verify's d∘d check of a bidegree (stages/verify.c). Every kind runs as
  *
- *     plan → [multiply] → [reduce → [multiply →]] finish
+ *     plan → [multiply] → [reduce → [multiply → [reduce → multiply → ...]]] finish
  *
  * plan fills the chain's build: Milnor products mod 2 (c->build, rows of a row_build) or
  * mod 4 (c->batch, d2's composites); the multiply codelet fills their rows, on CPU or GPU
@@ -32,11 +32,14 @@
 #include "algebra/milnor.h"
 #include "stages/rowbuild.h"
 
-enum { CHAIN_FINISH = 0, CHAIN_MULTIPLY_AGAIN = 1 };
+/* What reduce asks for next: finish; multiply the rows it planned, then finish; or multiply
+ * them, then reduce again (a chain that works through its rows in chunks: verify's checks). */
+enum { CHAIN_FINISH = 0, CHAIN_MULTIPLY_AGAIN = 1, CHAIN_REDUCE_AGAIN = 2 };
 
 /* Families of kinds: chains of one family at one (s, t) are one chain for the dependencies
  * (the standard and Nassau steps of a resolution are both "the step at (s, t)"). */
-enum chain_family { CHAIN_STEP = 0, CHAIN_EDGE = 1, CHAIN_LIFT = 2, CHAIN_COMPOSITE = 3, CHAIN_FAMILIES = 4 };
+enum chain_family { CHAIN_STEP = 0, CHAIN_EDGE = 1, CHAIN_LIFT = 2, CHAIN_COMPOSITE = 3, CHAIN_CHECK = 4,
+                    CHAIN_FAMILIES = 5 };
 
 typedef struct chain_kind chain_kind;
 struct sec_batch;
@@ -71,7 +74,8 @@ struct chain_kind {
     int family;                 /* enum chain_family */
     size_t size;                /* bytes of the kind's context (the chain first) */
     int (*plan)(chain *c);      /* 0, or -1 after the owner's failure was recorded */
-    int (*reduce)(chain *c);    /* NULL: none; CHAIN_FINISH, CHAIN_MULTIPLY_AGAIN, or -1 */
+    int (*reduce)(chain *c);    /* NULL: none; CHAIN_FINISH, CHAIN_MULTIPLY_AGAIN, CHAIN_REDUCE_AGAIN
+                                 * or -1 */
     int (*finish)(chain *c);    /* 0, or -1 */
     void (*clear)(chain *c);    /* frees what the pieces allocated (not c); NULL: nothing */
     /* The chains that must be finished before (s, t) plans (the runner skips those the set
@@ -93,7 +97,7 @@ typedef struct chain_next {
     /* after plan: 1 when the runner took the rest (multiply tasks, then reduce or finish), 0
      * when the plan's task is to run the rest itself (chain_rest_here) */
     int (*after_plan)(chain *c, int planned_ok);
-    void (*after_reduce)(chain *c, int multiply_again);
+    void (*after_reduce)(chain *c, int next);   /* next: reduce's CHAIN_* */
     void (*after_finish)(chain *c);     /* owns c from here */
     /* 1 when the run stopped taking work (--time-limit) before c started: its pieces are not
      * called, nothing is published */
@@ -102,8 +106,8 @@ typedef struct chain_next {
 
 /* Is there nothing more to compute for c (its run failed, or stopped taking work)? */
 int chain_void(const chain *c);
-/* The rest of c after its plan, on this thread: multiply_here, reduce (and multiply_here
- * again when it asks), finish, after_finish. */
+/* The rest of c after its plan, on this thread: multiply_here, reduce (and multiply_here, and
+ * reduce, again as it asks), finish, after_finish. */
 void chain_rest_here(chain *c, int planned_ok);
 /* Frees what c's pieces allocated and c. */
 void chain_free(chain *c);

@@ -427,53 +427,85 @@ int res_check_dd(const resolution *res, int s, deg_t t)
     return zero;
 }
 
-/* Rows sel[0..n) of d_{s-1} at degree t (rb_append), multiplied, and added into the
- * accumulators of the generators whose images have them: acc[i] ^= row of bit sel[k]. */
-static int dd_chunk(const resolution *res, int s, deg_t t, const uint32_t *sel, uint32_t n, uint32_t width,
-                    uint64_t *acc, size_t words)
+/* The next chunk of rows sel[next..) of d_{s-1} at degree t (rb_append), zeroed, into d->b. */
+static int dd_plan_chunk(const resolution *res, int s, deg_t t, res_dd *d)
 {
-    row_build b = { 0 };
-    if (rb_append(&b, res, s - 1, t, sel, n) != 0 || b.nrows != n || rb_alloc(&b, width) != 0) {
-        rb_clear(&b);
+    uint32_t n = d->nsel - d->next < d->chunk ? d->nsel - d->next : d->chunk;
+    rb_clear(&d->b);
+    if (rb_append(&d->b, res, s - 1, t, d->sel + d->next, n) != 0 || d->b.nrows != n || rb_alloc(&d->b, d->width) != 0)
+        return -1;
+    return 0;
+}
+
+int res_dd_begin(const resolution *res, int s, deg_t t, res_dd *d)
+{
+    memset(d, 0, sizeof *d);
+    d->n = res->F[s].ngens[t];
+    if (s < 2 || !d->n) return 0;
+    uint32_t rows = (uint32_t)freemod_dim(&res->F[s - 1], t, t);
+    d->width = (uint32_t)freemod_dim(&res->F[s - 2], t, t);
+    d->words = f2vec_words(d->width);
+    /* about 32 MB of rows a chunk, and at least RES_DD_CHUNK rows */
+    uint64_t fit = (32ull << 20) / (8 * (uint64_t)d->words + 8);
+    d->chunk = fit > RES_DD_CHUNK ? (fit < UINT32_MAX ? (uint32_t)fit : UINT32_MAX) : RES_DD_CHUNK;
+    d->sel = malloc(((size_t)rows + 1) * sizeof *d->sel);
+    d->acc = calloc((size_t)d->n * d->words + 1, 8);
+    uint64_t *mask = calloc(f2vec_words(rows) + 1, 8);
+    if (!d->sel || !d->acc || !mask) {
+        free(mask);
         return -1;
     }
-    rb_multiply(&b, &res->A, 0, b.nrows);
-    for (uint32_t i = 0; i < res->F[s].ngens[t]; i++) {
+    for (uint32_t i = 0; i < d->n; i++) {       /* the bits some d(g) has */
         const fm_gen *g = &res->F[s].gens[t][i];
-        for (uint32_t k = 0; k < n; k++)
-            if (sel[k] < g->bits && f2vec_get(g->img, sel[k])) f2vec_xor(acc + (size_t)i * words, f2mat_row(&b.D, k), words);
+        for (size_t w = 0; w < f2vec_words(g->bits < rows ? g->bits : rows); w++) mask[w] |= g->img[w];
     }
-    rb_clear(&b);
-    return 0;
+    for (uint32_t j = 0; j < rows; j++)
+        if (f2vec_get(mask, j)) d->sel[d->nsel++] = j;
+    free(mask);
+    return d->nsel ? dd_plan_chunk(res, s, t, d) : 0;
+}
+
+int res_dd_next(const resolution *res, int s, deg_t t, res_dd *d)
+{
+    const uint32_t *sel = d->sel + d->next;
+    for (uint32_t i = 0; i < d->n && d->b.nrows; i++) {   /* acc[i] ^= the rows of the bits of d(g_i) */
+        const fm_gen *g = &res->F[s].gens[t][i];
+        for (uint32_t k = 0; k < d->b.nrows; k++)
+            if (sel[k] < g->bits && f2vec_get(g->img, sel[k]))
+                f2vec_xor(d->acc + (size_t)i * d->words, f2mat_row(&d->b.D, k), d->words);
+    }
+    d->next += d->b.nrows;
+    rb_clear(&d->b);
+    if (d->next >= d->nsel) return 0;
+    return dd_plan_chunk(res, s, t, d) == 0 ? 1 : -1;
+}
+
+int res_dd_result(res_dd *d)
+{
+    int zero = 1;
+    for (uint32_t i = 0; i < d->n && d->acc; i++)
+        if (!f2vec_is_zero(d->acc + (size_t)i * d->words, d->words)) zero = 0;
+    return zero;
+}
+
+void res_dd_clear(res_dd *d)
+{
+    rb_clear(&d->b);
+    free(d->sel);
+    free(d->acc);
+    memset(d, 0, sizeof *d);
 }
 
 int res_check_dd_batch(const resolution *res, int s, deg_t t)
 {
     if (s < 2) return res_check_dd(res, s, t);
-    uint32_t n = res->F[s].ngens[t];
-    if (!n) return 1;
-    uint32_t rows = (uint32_t)freemod_dim(&res->F[s - 1], t, t);
-    uint32_t width = (uint32_t)freemod_dim(&res->F[s - 2], t, t);
-    size_t words = f2vec_words(width);
-    uint32_t *sel = malloc(((size_t)rows + 1) * sizeof *sel);
-    uint64_t *acc = calloc((size_t)n * words + 1, 8);
-    int rc = sel && acc ? 1 : -1;
-    uint32_t nsel = 0;
-    uint64_t *mask = rc == 1 ? calloc(f2vec_words(rows) + 1, 8) : NULL;
-    if (!mask) rc = -1;
-    for (uint32_t i = 0; rc == 1 && i < n; i++) {       /* the bits some d(g) has */
-        const fm_gen *g = &res->F[s].gens[t][i];
-        for (size_t w = 0; w < f2vec_words(g->bits < rows ? g->bits : rows); w++) mask[w] |= g->img[w];
+    res_dd d;
+    int rc = res_dd_begin(res, s, t, &d);
+    while (rc == 0 && d.b.nrows) {
+        rb_multiply(&d.b, &res->A, 0, d.b.nrows);
+        rc = res_dd_next(res, s, t, &d) < 0 ? -1 : 0;
     }
-    for (uint32_t j = 0; rc == 1 && j < rows; j++)
-        if (f2vec_get(mask, j)) sel[nsel++] = j;
-    free(mask);
-    for (uint32_t k = 0; rc == 1 && k < nsel; k += RES_DD_CHUNK)
-        if (dd_chunk(res, s, t, sel + k, nsel - k < RES_DD_CHUNK ? nsel - k : RES_DD_CHUNK, width, acc, words) != 0)
-            rc = -1;
-    for (uint32_t i = 0; rc == 1 && i < n; i++)
-        if (!f2vec_is_zero(acc + (size_t)i * words, words)) rc = 0;
-    free(sel);
-    free(acc);
+    rc = rc ? -1 : res_dd_result(&d);
+    res_dd_clear(&d);
     return rc;
 }

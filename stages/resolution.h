@@ -173,6 +173,22 @@ int res_check_dd(const resolution *res, int s, deg_t t);
  * one writes. 1 if zero, 0 if not, -1 out of memory. */
 #define RES_DD_CHUNK 2048u
 int res_check_dd_batch(const resolution *res, int s, deg_t t);
+/* The same in pieces, for a chain (verify's tasks), s >= 2: begin selects the rows and plans the
+ * first chunk into d->b (about 32 MB of rows, at least RES_DD_CHUNK; none when no generator or
+ * no bit); once d->b is multiplied, next adds it into the generators' sums and plans the next
+ * chunk (1), or ends (0); result: 1 if every d(d(g)) is zero, else 0. begin and next: -1 out
+ * of memory. clear frees d. */
+typedef struct res_dd {
+    uint32_t n, width, nsel, next, chunk;
+    size_t words;
+    uint32_t *sel;              /* the basis elements of F_{s-1,t} some d(g) has */
+    uint64_t *acc;              /* n sums d(d(g)), words each */
+    row_build b;                /* the chunk being multiplied */
+} res_dd;
+int res_dd_begin(const resolution *res, int s, deg_t t, res_dd *d);
+int res_dd_next(const resolution *res, int s, deg_t t, res_dd *d);
+int res_dd_result(res_dd *d);
+void res_dd_clear(res_dd *d);
 /* Number of generators at (s, t) = dim Ext^{s,t}. */
 static inline uint32_t res_ngens(const resolution *res, int s, deg_t t)
 { return (s <= res->max_s && t >= 0 && t <= res->max_t) ? res->F[s].ngens[t] : 0; }

@@ -7,10 +7,7 @@
 #include <string.h>
 #include "stages/keepstages.h"
 #include "stages/manifest.h"
-#include "stages/progress.h"
 #include "stages/stagefile.h"
-#include <pthread.h>
-#include <stdatomic.h>
 
 enum { F_NONE = 0, F_VALID = 1, F_BAD = 2 };
 
@@ -215,74 +212,97 @@ static void verify_kept(verifier *v, resolution *res, long *ntmp)
     }
 }
 
-/* The d∘d checks, run by the workers before anything is reported: one per bidegree loaded
- * (s >= 2, or s = 1 over a module), each into its own cell of dd, so that the report, made
- * afterwards in the order of the cells, is the same for any number of workers. */
+/* The d∘d checks, run as chains (stages/chain.h) before anything is reported: one per bidegree
+ * loaded (s >= 2, or s = 1 over a module), plan (the rows of d_{s-1} that the generators' images
+ * select, in chunks: res_dd_begin) → multiply (the multiply codelet, CPU or GPU) → reduce (add
+ * them into the sums d(d(g)), plan the next chunk: res_dd_next) → ... → finish, each into its
+ * own cell of dd, so that the report, made afterwards in the order of the cells, is the same
+ * for any number of workers. */
 enum { DD_NONE = 2 };           /* dd[c]: not checked; else res_check_dd_batch's 1, 0 or -1 */
-typedef struct dd_job { int s, t; double work; } dd_job;
-typedef struct dd_pool {
+typedef struct dd_checks {
     const resolution *res;
     const verifier *v;
-    dd_job *jobs;               /* largest work first, so that no worker is left with a big one */
-    long n;
-    atomic_long next;
     int8_t *dd;
-} dd_pool;
+    int failed;                 /* a runner failure (the checks' own failures are their cells') */
+    char error[300];
+} dd_checks;
+typedef struct dd_ctx {
+    chain ch;
+    res_dd d;
+} dd_ctx;
 
-static void *dd_worker(void *arg)
+static int dd_plan(chain *c)
 {
-    dd_pool *p = arg;
-    for (long i; (i = atomic_fetch_add(&p->next, 1)) < p->n;) {
-        const dd_job *j = &p->jobs[i];
-        p->dd[cell(p->v, j->s, j->t)] = (int8_t)res_check_dd_batch(p->res, j->s, j->t);
-        progress_item_done(j->work);
-    }
-    return NULL;
+    dd_checks *k = c->owner;
+    dd_ctx *x = (dd_ctx *)c;
+    if (c->s >= 2 && res_dd_begin(k->res, c->s, c->t, &x->d) != 0) k->dd[cell(k->v, c->s, c->t)] = -1;
+    c->build = x->d.b.nrows ? &x->d.b : NULL;
+    return 0;
 }
-
-static int by_work(const void *a, const void *b)
+static void dd_multiply(chain *c)
 {
-    const dd_job *x = a, *y = b;
-    if (x->work != y->work) return x->work > y->work ? -1 : 1;
-    return x->s != y->s ? x->s - y->s : x->t - y->t;
+    dd_checks *k = c->owner;
+    rb_multiply(c->build, &k->res->A, 0, c->build->nrows);
 }
+static int dd_reduce(chain *c)
+{
+    dd_checks *k = c->owner;
+    dd_ctx *x = (dd_ctx *)c;
+    if (c->s < 2 || k->dd[cell(k->v, c->s, c->t)] == -1) return CHAIN_FINISH;
+    int r = res_dd_next(k->res, c->s, c->t, &x->d);
+    if (r < 0) k->dd[cell(k->v, c->s, c->t)] = -1;
+    c->build = r == 1 ? &x->d.b : NULL;
+    return r == 1 ? CHAIN_REDUCE_AGAIN : CHAIN_FINISH;
+}
+static int dd_finish(chain *c)
+{
+    dd_checks *k = c->owner;
+    int8_t *out = &k->dd[cell(k->v, c->s, c->t)];
+    if (*out != -1) *out = (int8_t)(c->s < 2 ? res_check_dd(k->res, c->s, c->t) : res_dd_result(&((dd_ctx *)c)->d));
+    return 0;
+}
+static void dd_clear(chain *c) { res_dd_clear(&((dd_ctx *)c)->d); }
+static void dd_deps(void *owner, int s, deg_t t, chain_deps *out) { (void)owner, (void)s, (void)t, out->n = 0; }
+/* The rows a generator's image can select, each a product per term of d of F_{s-1}'s generator:
+ * the sums and one chunk of rows, about. */
+static uint64_t dd_footprint(void *owner, int s, deg_t t)
+{
+    const resolution *res = ((dd_checks *)owner)->res;
+    if (s < 2) return 4096;
+    uint64_t width = freemod_dim(&res->F[s - 2], t, t), rows = freemod_dim(&res->F[s - 1], t, t);
+    uint64_t words = (width + 63) / 64, chunk = (32ull << 20) / (8 * words + 8);
+    if (chunk < RES_DD_CHUNK) chunk = RES_DD_CHUNK;
+    return 4096 + 8 * words * (res_ngens(res, s, t) + (rows < chunk ? rows : chunk));
+}
+static const chain_kind dd_kind = { "dd_check", CHAIN_CHECK, sizeof(dd_ctx), dd_plan, dd_reduce, dd_finish, dd_clear,
+                                    dd_deps, dd_footprint, dd_multiply, 0 };
 
-/* Fills dd (cells, DD_NONE where nothing is checked) on `workers` threads (this one among
- * them); 0, or -1 out of memory before any check ran. */
-static int check_all_dd(const verifier *v, const resolution *res, int8_t *dd, int workers, int show)
+static chain_at dd_at(void *owner, int s, deg_t t, int layer)
+{
+    dd_checks *k = owner;
+    (void)layer;
+    return (chain_at){ res_is_done(k->res, s, t) && (s >= 2 || (s == 1 && k->res->module)) ? &dd_kind : NULL, k };
+}
+static void dd_fail(void *owner, const char *msg)
+{
+    dd_checks *k = owner;
+    if (!k->failed) snprintf(k->error, sizeof k->error, "%s", msg);
+    k->failed = 1;
+}
+static int dd_failed(void *owner) { return ((dd_checks *)owner)->failed; }
+
+/* Fills dd (cells, DD_NONE where nothing is checked) with runner; 0, or -1 when the run failed
+ * (said on stderr). */
+static int check_all_dd(const verifier *v, const resolution *res, int8_t *dd, const chain_runner *runner)
 {
     size_t cells = (size_t)(v->max_s + 1) * (v->max_t + 1);
     memset(dd, DD_NONE, cells);
-    dd_pool p = { .res = res, .v = v, .dd = dd };
-    long cap = 0;
-    double work = 0;
-    for (int s = 1; s <= v->max_s; s++)
-        for (int t = s; t <= v->max_t; t++)
-            cap += res_is_done(res, s, t) && (s >= 2 || res->module);
-    p.jobs = malloc(((size_t)cap + 1) * sizeof *p.jobs);
-    if (!p.jobs) return -1;
-    for (int s = 1; s <= v->max_s; s++)
-        for (int t = s; t <= v->max_t; t++)
-            if (res_is_done(res, s, t) && (s >= 2 || res->module)) {
-                /* the rows d(g) can select, each a product per term of d of F_{s-1}'s generator */
-                double w = (double)res_ngens(res, s, t) * (double)freemod_dim(&res->F[s - 1], t, t) + 1;
-                p.jobs[p.n++] = (dd_job){ s, t, w };
-                work += w;
-            }
-    qsort(p.jobs, (size_t)p.n, sizeof *p.jobs, by_work);
-    atomic_init(&p.next, 0);
-    progress_start_items(p.n, work, "bidegrees checked", show);
-    if (workers > p.n) workers = p.n > 0 ? (int)p.n : 1;
-    pthread_t *th = workers > 1 ? malloc((size_t)(workers - 1) * sizeof *th) : NULL;
-    int started = 0;
-    for (; th && started < workers - 1; started++)
-        if (pthread_create(&th[started], NULL, dd_worker, &p) != 0) break;   /* fewer workers, same result */
-    dd_worker(&p);
-    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
-    progress_finish();
-    free(th);
-    free(p.jobs);
-    return 0;
+    dd_checks k = { .res = res, .v = v, .dd = dd };
+    chain_set set = { .owner = &k, .A = &res->A, .max_s = v->max_s, .max_t = v->max_t, .at = dd_at, .fail = dd_fail,
+                      .failed = dd_failed };
+    if (chain_run(runner, &set) == 0 && !k.failed) return 0;
+    fprintf(stderr, "extflow: verify: %s\n", k.failed ? k.error : "the checks stopped before the end");
+    return -1;
 }
 
 int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es)
@@ -314,7 +334,7 @@ int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *e
     return 0;
 }
 
-int verify_dir(const char *dir, FILE *out, int workers, int show_progress)
+int verify_dir(const char *dir, FILE *out, const chain_runner *runner)
 {
     verifier v = { .out = out, .dir = dir, .max_s = -1, .max_t = -1, .max_n = -1 };
     char err[4300], where[64] = "no run.json";
@@ -381,10 +401,11 @@ int verify_dir(const char *dir, FILE *out, int workers, int show_progress)
         goto oom;
     }
     stage_journal_read(dir, module, alg, mark_record, &v, &jbad);
-    if (!(dd = malloc(cells)) || check_all_dd(&v, &res, dd, workers, show_progress) != 0) {
+    if (!(dd = malloc(cells))) {
         fprintf(stderr, "extflow: out of memory verifying %s\n", dir);
         goto oom;
     }
+    if (check_all_dd(&v, &res, dd, runner) != 0) goto oom;
     if (jbad) problem(&v, "bad: %s/stages/empty.log: %ld invalid records", dir, jbad);
     for (int s = 0; s <= v.max_s; s++) {
         int last = -1;      /* without a manifest: the last bidegree of the row present */

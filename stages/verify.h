@@ -22,13 +22,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "algebra/fdmodule.h"
+#include "stages/chain.h"
 
 #define VERIFY_MAX_LINES 18
 
-/* The d∘d checks (res_check_dd_batch, one per bidegree loaded) run on `workers` threads; the
- * output is the same for any number. show_progress: the progress line (stages/progress.h) on
- * stderr while they run. */
-int verify_dir(const char *dir, FILE *out, int workers, int show_progress);
+/* The d∘d checks (one chain per bidegree loaded: res_dd_begin ...) run with runner (stages/chain.h:
+ * its policy gives the progress line); the output is the same for any runner and worker count. */
+int verify_dir(const char *dir, FILE *out, const chain_runner *runner);
 /* A module's directory: the module from DIR/module.json, which must be the one the stage
  * files were computed for (module: their module id). 0, or -1 with a reason in err. */
 int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es);

@@ -100,9 +100,10 @@ static const char *usage_text =
     "             that it loads, d∘d = 0), that DIR/run.json's complete region is\n"
     "             all there, and DIR/ext.csv against them; recomputes kept matrices\n"
     "             and kernels (--keep-stages); names each missing or bad bidegree\n"
-    "             once. The d∘d checks run on STARPU_NCPU threads (default: all\n"
-    "             CPUs), with a progress line on a terminal; the report is the same\n"
-    "             for any number. While another run holds DIR: one line, exit 2\n"
+    "             once. The d∘d checks run as StarPU tasks (their products on\n"
+    "             CPU or CUDA workers), with a progress line on a terminal; the\n"
+    "             report is the same for any number of workers. While another\n"
+    "             run holds DIR: one line, exit 2\n"
     "  export     DIR --json [--out FILE]: write the chart's JSON document\n"
     "             (classes, h0, h1, h2 products, DIR/products.csv and DIR/d2.csv\n"
     "             when present; the one chart.html embeds; schema/chart-json.md)\n"
@@ -137,7 +138,13 @@ static const char *usage_text =
     "                         run, comma-separated (default h0,h1,h2); chart.html\n"
     "                         has every layer, and names a class c0, Ph1, ...\n"
     "                         where a lifted class's bidegree holds only it\n"
-    "      --quiet            no closing summary\n"
+    "      --memory SIZE      as for resolve: steps start only while their\n"
+    "                         predicted memory fits (default: 80% of the\n"
+    "                         available memory)\n"
+    "      --time-limit SEC   as for resolve: after SEC seconds no step starts;\n"
+    "                         exit 3 with no table written; a rerun resumes from\n"
+    "                         the steps' stage files\n"
+    "      --quiet            no progress line and no closing summary\n"
     "  massey     DIR --a A --b B: the Massey products <A, B, c> for every class c\n"
     "             of DIR's resolved region with B·c = 0 (A·B must be 0), with their\n"
     "             indeterminacy, into DIR/massey-A-B.csv (A, B the classes' names);\n"
@@ -147,7 +154,7 @@ static const char *usage_text =
     "      --unit UNITDIR     as for products: required for a module's DIR\n"
     "      --sseq-formats     also write DIR/massey-A-B.txt, as sseq's massey\n"
     "                         example prints it\n"
-    "      --quiet            no closing summary\n"
+    "      --memory, --time-limit, --quiet  as for products\n"
     "  d2         DIR: the Adams d2 of every class of DIR's resolved region whose\n"
     "             target is resolved, from the secondary Steenrod algebra, into\n"
     "             DIR/d2.csv; chart.svg and chart.html are redrawn with d2 as\n"
@@ -161,7 +168,7 @@ static const char *usage_text =
     "                         Mod_{Cλ²}: DIR/secondary_product-NAME.txt, as sseq's\n"
     "                         secondary_product example prints them (h_j for a\n"
     "                         bare hj)\n"
-    "      --quiet            no closing summary\n"
+    "      --memory, --time-limit, --quiet  as for products\n"
     "  pack       TEXT FILE: write the matrix of an inspect-style text file as a\n"
     "             stage file\n"
     "  help       this text (as does --help after any command)\n"
@@ -176,7 +183,7 @@ static const char *usage_text =
     "                 workers exist), eager, ws, prio, dmda, dmdas...\n"
     "  STARPU_NCPU    number of CPU workers; STARPU_NCUDA: number of CUDA workers\n"
     "                 (1 CPU worker or more; these change the order of work\n"
-    "                 only, never a result); verify's threads\n"
+    "                 only, never a result)\n"
     "  STARPU_CALIBRATE  1: StarPU calibrates its performance models again;\n"
     "                 2: it also drops the history it had (0 to 2)\n"
     "  STARPU_HOME    where StarPU keeps its performance models (default\n"
@@ -437,11 +444,18 @@ static chain_runner lift_runner(const chain_policy *limits, int quiet, const cha
     return rt_chain_runner_with(p);
 }
 
-/* A command that stopped at --time-limit: one line, exit 3; its outputs are not written. */
-static int stopped_at_limit(const char *cmd, const char *dir, const chain_policy *limits)
+/* A command that stopped at --time-limit after finishing `done` steps (-1: not counted): one
+ * line, exit 3; its outputs are not written. */
+static int stopped_at_limit(const char *cmd, const char *dir, const chain_policy *limits, long done)
 {
-    fprintf(stderr, "extflow: %s stopped at the time limit after %.1f s; its finished steps are kept under "
-            "%s/stages/lift (rerun to resume); no table was written\n", cmd, monotonic_s() - limits->start, dir);
+    if (done != 0)
+        fprintf(stderr, "extflow: %s stopped at the time limit after %.1f s; its finished steps%s are kept under "
+                "%s/stages/lift (rerun to resume); no table was written\n", cmd, monotonic_s() - limits->start,
+                done > 0 ? "" : " (of its stored lifts)", dir);
+    else
+        fprintf(stderr, "extflow: %s stopped at the time limit after %.1f s with no step finished (reading DIR and "
+                "the start-up took the time: give a larger --time-limit); no table was written\n", cmd,
+                monotonic_s() - limits->start);
     return 3;
 }
 
@@ -1333,19 +1347,6 @@ static long outdir_holder(const char *dir)
     return pid;
 }
 
-/* Threads for the work of a command that does not start StarPU (verify): STARPU_NCPU (or
- * STARPU_NCPUS), as resolve's CPU workers, else the CPUs this process may run on. */
-static int cpu_workers(void)
-{
-    const char *v = getenv("STARPU_NCPU");
-    if (!v) v = getenv("STARPU_NCPUS");
-    if (v) return atoi(v) > 0 ? atoi(v) : 1;    /* checked by check_env */
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 /* extflow verify DIR: stages/verify.h. Exit 0 when all is well, 1 otherwise, 2 when another
  * run holds DIR (its files may be half written: nothing is checked). */
 static int cmd_verify(int argc, char **argv)
@@ -1364,7 +1365,16 @@ static int cmd_verify(int argc, char **argv)
                 "has ended\n", dir, pid);
         return 2;
     }
-    return verify_dir(dir, stdout, cpu_workers(), isatty(2));
+    char err[300];
+    if (rt_init(0, err, sizeof err) != 0) {
+        fprintf(stderr, "extflow: %s\n", err);
+        return 1;
+    }
+    chain_policy limits = { .start = monotonic_s() };
+    chain_runner runner = lift_runner(&limits, 0, "bidegrees checked");
+    int rc = verify_dir(dir, stdout, &runner);
+    rt_shutdown();
+    return rc;
 }
 
 /* extflow export DIR --json [--out FILE]: the chart's JSON document (stages/chart.h) of the
@@ -1779,7 +1789,7 @@ static int cmd_products(int argc, char **argv)
         set.pairs_cuda = cuda1 - cuda0;
         rt_shutdown();
         if (lr < 0) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set.error);
-        rc = lr == 1 ? stopped_at_limit("products", dir, &limits) : lr != 0;
+        rc = lr == 1 ? stopped_at_limit("products", dir, &limits, set.computed) : lr != 0;
     }
     struct products_out out = { &set, names, 0, kept, keptlen };
     if (!rc) rc = write_output(dir, table, write_csv, &out);
@@ -1875,7 +1885,7 @@ static int cmd_massey(int argc, char **argv)
         int mr = massey_compute(&d.res, &ud->res, &a, &b, dir, &runner, &table, err, sizeof err);
         rt_shutdown();
         if (mr == 1) rc = usage_error("massey: %s", err);
-        else if (mr == MASSEY_STOPPED) rc = stopped_at_limit("massey", dir, &limits);
+        else if (mr == MASSEY_STOPPED) rc = stopped_at_limit("massey", dir, &limits, -1);
         else if (mr) {
             fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", err);
             rc = 1;
@@ -1938,7 +1948,7 @@ static int d2_product(const char *dir, secondary *sec, const product_class *c, c
     } else {
         int pr = sec_product_run(&p, runner);
         rt_shutdown();
-        rc = pr == 1 ? stopped_at_limit("d2 --product", dir, &runner->policy) : pr != 0;
+        rc = pr == 1 ? stopped_at_limit("d2 --product", dir, &runner->policy, p.prim.computed + p.hom.computed) : pr != 0;
         if (pr < 0)
             fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n",
                     p.failed ? p.error : p.prim.failed ? p.prim.error : p.hom.error);
@@ -2007,7 +2017,7 @@ static int cmd_d2(int argc, char **argv)
         sec.mod4_pairs_cuda = cuda1 - cuda0;
         rt_shutdown();
         rc = sr2 != 0;
-        if (sr2 == 1) rc = stopped_at_limit("d2", dir, &limits);
+        if (sr2 == 1) rc = stopped_at_limit("d2", dir, &limits, sec.set.computed);
         else if (rc && res->module && !sec.failed && strstr(sec.set.error, "is not in the image of d_1 "))
             rc = usage_error("d2: %s holds %s, for which the first homotopy cannot be zero (its lift fails at s = 3); "
                              "d2 of such modules is not supported", dir, d.man.module);
