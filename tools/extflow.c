@@ -2006,6 +2006,11 @@ static int cmd_d2(int argc, char **argv)
         return 1;
     }
     sec.all_composites = o[PRODUCT].arg != NULL;
+    /* d2 read off a homotopy does not depend on which one (two differ by a null-homotopic chain
+     * map, whose values have no unit coefficient in a minimal resolution: docs/secondary.md), so
+     * any preimage will do; a secondary product reads the homotopy itself, and matches sseq's
+     * only over sseq's preimages */
+    sec.set.any_preimage = !o[PRODUCT].arg;
     int rc = rt_init(0, err, sizeof err) != 0;
     if (rc) fprintf(stderr, "extflow: %s\n", err);
     else {
