@@ -25,9 +25,8 @@ static void chain_plan_cpu(void *buffers[], void *cl_arg)
     if (!c->next->after_plan(c, ok)) chain_rest_here(c, ok);
 }
 
-const char *cl_rows_check(void *buffers[], const f2mat *D)
+const char *cl_rows_check(void *buffers[], unsigned n, const f2mat *D)
 {
-    unsigned n = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current());
     const uint64_t *next = D->data;
     for (unsigned k = 0; k < n; k++) {
         if ((const uint64_t *)STARPU_VECTOR_GET_PTR(buffers[k]) != next) return "rows that are not its matrix's";
@@ -43,16 +42,29 @@ const char *cl_rows_check(void *buffers[], const f2mat *D)
 static void take_rows(chain *c, void *buffers[])
 {
     const char *why = cl_milnor_mul_failed();
+    unsigned n = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - c->nparts;   /* the parts' last */
+    c->nparts = 0;
     if (why) fail(c, "%s (%d, %d): %s", why);
     if (chain_void(c)) return;
     if (c->batch) {
         sec_batch *b = c->batch;
-        if (STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) != b->nchunks)
+        if (n != b->nchunks)
             fail(c, "internal error: %s (%d, %d) was given %s", "not one row per chunk");
         else
             for (uint32_t k = 0; k < b->nchunks; k++) b->chunk_row[k] = (const uint64_t *)STARPU_VECTOR_GET_PTR(buffers[k]);
-    } else if (c->build && (why = cl_rows_check(buffers, &c->build->D)))
+    } else if (c->build && (why = cl_rows_check(buffers, n, &c->build->D)))
         fail(c, "internal error: %s (%d, %d) was given %s", why);
+}
+
+/* One part of a chain (chain_kind.part): cl_arg {c, k, n}; its one buffer (W, void) tells the
+ * piece after the multiply that it is done. */
+static void chain_part_cpu(void *buffers[], void *cl_arg)
+{
+    (void)buffers;
+    const struct cl_chain_part_args *a = cl_arg;
+    uint64_t t0 = cl_profile_start();
+    if (!chain_void(a->c)) a->c->kind->part(a->c, a->k, a->n);
+    cl_profile_stop(PIECE_PART, t0, a->c->s, a->c->t);
 }
 
 static void chain_reduce_cpu(void *buffers[], void *cl_arg)
@@ -77,6 +89,7 @@ static void chain_finish_cpu(void *buffers[], void *cl_arg)
 
 static struct starpu_perfmodel plan_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_chain_plan_v1" };
 static struct starpu_perfmodel reduce_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_chain_reduce_v1" };
+static struct starpu_perfmodel part_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_chain_part_v1" };
 static struct starpu_perfmodel finish_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_chain_finish_v1" };
 
 struct starpu_codelet cl_chain_plan = {
@@ -90,4 +103,8 @@ struct starpu_codelet cl_chain_reduce = {
 struct starpu_codelet cl_chain_finish = {
     .cpu_funcs = { chain_finish_cpu }, .cpu_funcs_name = { "chain_finish_cpu" },
     .nbuffers = STARPU_VARIABLE_NBUFFERS, .model = &finish_model, .name = "chain_finish",
+};
+struct starpu_codelet cl_chain_part = {
+    .cpu_funcs = { chain_part_cpu }, .cpu_funcs_name = { "chain_part_cpu" },
+    .nbuffers = 1, .modes = { STARPU_W }, .model = &part_model, .name = "chain_part",
 };

@@ -8,7 +8,7 @@ static _Atomic int enabled;
 static _Atomic uint64_t tasks[PIECE_COUNT], total_ns[PIECE_COUNT], max_ns[PIECE_COUNT];
 static _Atomic uint64_t max_at[PIECE_COUNT];    /* (s << 32) | t of the largest task */
 static const char *const piece_name[PIECE_COUNT] = { "plan", "multiply (CPU)", "multiply (CUDA launch)", "reduce",
-                                                     "finish" };
+                                                     "finish", "part" };
 
 /* per bidegree: work (all its tasks), serial (plan, reduce, finish), longest multiply chunk */
 static int cells_s = -1, cells_n = -1;

@@ -10,6 +10,8 @@
  *   cl_chain_plan  a chain's plan (stages/chain.h: a resolution's step, a lift's target step,
  *                  d2's composites at a cell); its continuation submits the rest of the chain,
  *                  or the task runs the rest itself (small rows); cl_arg: the chain.
+ *   cl_chain_part  one of a chain's parallel parts (chain_kind.part), beside its multiply;
+ *                  buffer: a void handle (W) that the next piece reads; cl_arg: {chain, k, n}.
  *   cl_chain_reduce a chain's reduce (RREF of [D | I] for a step). Buffers: the row chunks (R).
  *   cl_chain_finish a chain's finish (publication, stage files, the lift's solve); buffers: the
  *                  row chunks (R); its tag marks the chain done.
@@ -56,10 +58,17 @@ extern struct starpu_codelet cl_chain_plan;
 extern struct starpu_codelet cl_chain_reduce;
 extern struct starpu_codelet cl_chain_finish;
 
-/* NULL when the task's buffers (vector handles) are consecutive row slices tiling D exactly,
+/* NULL when the task's first n buffers (vector handles) are consecutive row slices tiling D exactly,
  * else what is wrong with them (for an "internal error" line): what StarPU handed a task that
  * reads multiply chunks is what it works on. */
-const char *cl_rows_check(void *buffers[], const f2mat *D);
+const char *cl_rows_check(void *buffers[], unsigned n, const f2mat *D);
+/* A part of a chain (stages/chain.h, chain_kind.part), beside its multiply. */
+struct chain;
+struct cl_chain_part_args {
+    struct chain *c;
+    uint32_t k, n;
+};
+extern struct starpu_codelet cl_chain_part;
 struct cl_exchange_args {
     struct resolution *res;
     int s;

@@ -112,9 +112,10 @@ static void submit_after_chunks(chain *c, struct starpu_codelet *cl, rt_chunks *
 }
 
 /* Does c multiply in its plan's task (rt_chain.h, "Small chains")? */
-static int multiply_inline(const rt_chain_run *run, const chain *c)
+static int multiply_inline(const rt_chain_run *run, chain *c)
 {
     if (!c->kind->multiply_here || c->batch) return 0;
+    if (c->kind->parts && c->kind->parts(c) >= 2) return 0;     /* worth their own workers */
     if (!c->build) return 1;
     uint64_t pairs;
     rt_chunking k = rt_mul_chunking(run->mul, c->build, &pairs);
@@ -123,8 +124,40 @@ static int multiply_inline(const rt_chain_run *run, const chain *c)
     return !(run->mul->ncuda && (k.where & STARPU_CUDA)) && pairs <= k.pairs;
 }
 
+/* The kind's parts (chain_kind.parts), one task each beside the multiply, each writing a void
+ * handle that the next piece reads (appended to k->descr; c->nparts tells the codelet). */
+static void submit_parts(chain *c, rt_chunks *k)
+{
+    uint32_t n = c->kind->parts ? c->kind->parts(c) : 0;
+    if (n < 2) {                /* one part is no split: it runs before the next piece, here */
+        if (n == 1) c->kind->part(c, 0, 1);
+        return;
+    }
+    struct starpu_data_descr *d = realloc(k->descr, (k->n + n) * sizeof *d);
+    if (!d) {
+        for (uint32_t i = 0; i < n; i++) c->kind->part(c, i, n);   /* no room to split: in order, here */
+        return;
+    }
+    k->descr = d;
+    for (uint32_t i = 0; i < n; i++) {
+        starpu_data_handle_t h;
+        starpu_void_data_register(&h);
+        struct cl_chain_part_args *a = malloc(sizeof *a);       /* freed by StarPU */
+        if (a) *a = (struct cl_chain_part_args){ c, i, n };
+        int ret = a ? starpu_task_insert(&cl_chain_part, STARPU_W, h, STARPU_CL_ARGS, a, sizeof *a, STARPU_PRIORITY,
+                                         c->kind->finish_priority, STARPU_NAME, "chain_part", 0)
+                    : -ENOMEM;
+        if (ret != 0) {
+            free(a);
+            run_fail(rt_of(c)->run, "StarPU refused a %s task: %s", "chain_part", ret);
+        }
+        d[k->n++] = (struct starpu_data_descr){ h, STARPU_R };
+        c->nparts++;
+    }
+}
+
 /* After plan: the rest in the plan's task (a failed plan, a small chain), or the multiply
- * chunks, then reduce (or finish, for a kind without reduce), which reads them. */
+ * chunks and the parts, then reduce (or finish, for a kind without reduce), which reads them. */
 static int after_plan(chain *c, int planned_ok)
 {
     chain_rt *st = rt_of(c);
@@ -135,6 +168,7 @@ static int after_plan(chain *c, int planned_ok)
     rt_chunks k = { 0 };
     submit_multiply(c, &k);
     account_chunks(c, k.n);
+    submit_parts(c, &k);
     if (c->kind->reduce) submit_after_chunks(c, &cl_chain_reduce, &k, 0, c->kind->finish_priority);
     else submit_after_chunks(c, &cl_chain_finish, &k, done_tag_of(c), c->kind->finish_priority);
     return 1;

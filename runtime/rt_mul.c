@@ -240,7 +240,7 @@ int rt_mul_submit_mod4(rt_mul *m, sec_batch *b, int prio, rt_chunks *out, char *
 void rt_chunks_release(rt_chunks *k)
 {
     for (uint32_t c = 0; c < k->n; c++) starpu_data_unregister_submit(k->descr[c].handle);
-    if (k->n) {
+    if (k->shared[0]) {
         starpu_data_unregister_submit(k->shared[0]);
         starpu_data_unregister_submit(k->shared[1]);
     }

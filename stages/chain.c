@@ -13,6 +13,8 @@ static void multiply_here(chain *c)
 void chain_rest_here(chain *c, int planned_ok)
 {
     if (planned_ok && !chain_void(c)) {
+        uint32_t n = c->kind->parts ? c->kind->parts(c) : 0;
+        for (uint32_t k = 0; k < n && !chain_void(c); k++) c->kind->part(c, k, n);
         multiply_here(c);
         int r = c->kind->reduce ? c->kind->reduce(c) : CHAIN_FINISH;
         while (r == CHAIN_REDUCE_AGAIN && !chain_void(c)) {

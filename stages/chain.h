@@ -5,7 +5,7 @@
  * lifts (stages/lift.h: products, Massey products, d2's homotopy), the composites of d2 at a
  * cell (stages/secondary.h), verify's d∘d check of a bidegree (stages/verify.c). Every kind runs as
  *
- *     plan → [multiply] → [reduce → [multiply → [reduce → multiply → ...]]] finish
+ *     plan → [multiply ∥ parts] → [reduce → [multiply → [reduce → multiply → ...]]] finish
  *
  * plan fills the chain's build: Milnor products mod 2 (c->build, rows of a row_build) or
  * mod 4 (c->batch, d2's composites); the multiply codelet fills their rows, on CPU or GPU
@@ -54,6 +54,8 @@ typedef struct chain {
     struct sec_batch *batch;    /* or the mod-4 rows (d2's composites; NULL: none) */
     const struct chain_next *next;  /* what the runner does after each piece */
     void *runtime;              /* the runner's own state of the chain */
+    uint32_t nparts;            /* set by the runner: the parts the next piece waits for (their
+                                 * handles follow the rows among its buffers) */
 } chain;
 
 typedef struct chain_dep {
@@ -88,6 +90,12 @@ struct chain_kind {
      * rows always go through the multiply tasks); else how (it fills c->build's rows). */
     void (*multiply_here)(chain *c);
     int finish_priority;        /* of the task after a multiply (plans run at -t) */
+    /* Optional parallel parts (a large chain's independent work, split so that its critical
+     * path shortens): after a successful plan, parts(c) says how many (0: none), and part(c, k,
+     * n) does part k of n, each on a worker of its own, beside the first multiply (so they must
+     * not read its rows); the piece after that multiply runs once they are all done. NULL: none. */
+    uint32_t (*parts)(chain *c);
+    void (*part)(chain *c, uint32_t k, uint32_t n);
 };
 
 /* What the runner does after each piece (set in c->next; chain_run_serial and the StarPU
@@ -106,8 +114,8 @@ typedef struct chain_next {
 
 /* Is there nothing more to compute for c (its run failed, or stopped taking work)? */
 int chain_void(const chain *c);
-/* The rest of c after its plan, on this thread: multiply_here, reduce (and multiply_here, and
- * reduce, again as it asks), finish, after_finish. */
+/* The rest of c after its plan, on this thread: its parts, multiply_here, reduce (and
+ * multiply_here, and reduce, again as it asks), finish, after_finish. */
 void chain_rest_here(chain *c, int planned_ok);
 /* Frees what c's pieces allocated and c. */
 void chain_free(chain *c);

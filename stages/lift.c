@@ -501,6 +501,8 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
         lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
         rc = -1;
     }
+    for (int m = 0; m < set->nmaps && !rc; m++)
+        if (p->maps[m].todo && set->maps[m].extra) p->extra_rows += p->maps[m].Y.rows;
     if (!rc) {
         uint64_t pairs = rb_pairs(&p->b);
         pthread_mutex_lock(&set->lock);
@@ -509,6 +511,43 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
     }
     p->cpu = cpu_now(set) - c0;
     return rc;
+}
+
+/* Extras are split from this many generators on (each is a sum over d z of products with
+ * composites, a few ms at stem 100: worth a task). */
+#define LIFT_SPLIT_ROWS 4
+#define LIFT_MAX_PARTS 64
+
+uint32_t lift_step_parts(const lift_set *set, lift_plan *p)
+{
+    (void)set;
+    if (p->extra_rows < LIFT_SPLIT_ROWS) return 0;
+    return p->extra_rows / 2 < LIFT_MAX_PARTS ? p->extra_rows / 2 : LIFT_MAX_PARTS;
+}
+
+int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint32_t n)
+{
+    uint32_t r0 = (uint32_t)((uint64_t)p->extra_rows * k / n), r1 = (uint32_t)((uint64_t)p->extra_rows * (k + 1) / n);
+    uint32_t at = 0;                    /* the first extra row of map m */
+    int rc = 0;
+    if (k == 0) p->split = 1;           /* (set before the finish reads it: it waits for every part) */
+    for (int m = 0; m < set->nmaps && !rc && at < r1; m++) {
+        lift_plan_map *pm = &p->maps[m];
+        if (!pm->todo || !set->maps[m].extra) continue;
+        uint32_t rows = pm->Y.rows;
+        if (at + rows > r0) {
+            if (!pm->E.data && rows && pm->Y.cols) {   /* the first part of this map allocates it */
+                pthread_mutex_lock(&set->lock);
+                if (!pm->E.data && f2mat_init(&pm->E, rows, pm->Y.cols) != 0) rc = -1;
+                pthread_mutex_unlock(&set->lock);
+            }
+            for (uint32_t r = r0 > at ? r0 - at : 0; !rc && pm->E.data && r < rows && at + r < r1; r++)
+                rc = set->maps[m].extra(set->maps[m].extra_ctx, i, t, r, f2mat_row(&pm->E, r));
+        }
+        at += rows;
+    }
+    if (rc) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
+    return rc ? -1 : 0;
 }
 
 void lift_plan_multiply(lift_set *set, lift_plan *p)
@@ -527,6 +566,7 @@ static void plan_clear(lift_set *set, lift_plan *p)
     for (int m = 0; p->maps && m < set->nmaps; m++) {
         f2mat_clear(&p->maps[m].V);
         f2mat_clear(&p->maps[m].Y);
+        f2mat_clear(&p->maps[m].E);
         free(p->maps[m].job_of);
     }
     free(p->maps);
@@ -550,7 +590,11 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
         f2mat *Y = &pm->Y;
         apply_combine(&pm->V, pm->job_of, &p->b.D, Y);
         for (uint32_t k = 0; k < Y->rows && !rc; k++) {
-            if (set->maps[m].extra) rc = set->maps[m].extra(set->maps[m].extra_ctx, i, t, k, f2mat_row(Y, k));
+            if (set->maps[m].extra && p->split) {
+                if (pm->E.data) f2vec_xor(f2mat_row(Y, k), f2mat_row(&pm->E, k), f2vec_words(tgt_dim));
+                else if (tgt_dim) rc = -1;  /* a part failed before it made E: the run has failed */
+            } else if (set->maps[m].extra)
+                rc = set->maps[m].extra(set->maps[m].extra_ctx, i, t, k, f2mat_row(Y, k));
             nonzero += !f2vec_is_zero(f2mat_row(Y, k), f2vec_words(tgt_dim));
         }
         if (rc) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
@@ -628,6 +672,8 @@ static int kind_plan(chain *c)
 static void kind_multiply(chain *c) { lift_plan_multiply(c->owner, &ctx_of(c)->plan); }
 static int kind_finish(chain *c) { return lift_step_finish(c->owner, c->s, c->t, &ctx_of(c)->plan); }
 static void kind_clear(chain *c) { plan_clear(c->owner, &ctx_of(c)->plan); }
+static uint32_t kind_parts(chain *c) { return lift_step_parts(c->owner, &ctx_of(c)->plan); }
+static void kind_part(chain *c, uint32_t k, uint32_t n) { lift_step_part(c->owner, c->s, c->t, &ctx_of(c)->plan, k, n); }
 static void kind_deps(void *owner, int i, deg_t t, chain_deps *out)
 {
     int di[2];
@@ -641,7 +687,7 @@ static uint64_t kind_footprint(void *owner, int i, deg_t t) { return lift_step_f
  * multiplied finishes, freeing them, before more steps are planned (peak RSS of products at
  * stem 100: 254 MB against 302 MB at -t; docs/perf.md) */
 const chain_kind lift_step_kind = { "lift", CHAIN_LIFT, sizeof(lift_step_ctx), kind_plan, NULL, kind_finish, kind_clear,
-                                    kind_deps, kind_footprint, kind_multiply, 1 };
+                                    kind_deps, kind_footprint, kind_multiply, 1, kind_parts, kind_part };
 
 static chain_at step_at(void *owner, int i, deg_t t, int layer)
 {

@@ -164,16 +164,25 @@ typedef struct lift_plan_map {
     f2mat V;                    /* rows d z_k over source F_{s0+i-1} in degree t + t0 (i >= 1) */
     int32_t *job_of;            /* per column of V: its row of b.D, or -1 (f(g') = 0) */
     f2mat Y;                    /* rows y_k, freemod_dim(F_{i-1}, t, t) bits */
+    f2mat E;                    /* split extras (lift_plan.split): rows extra(z_k), as Y */
 } lift_plan_map;
 typedef struct lift_plan {
     row_build b;
     lift_plan_map *maps;        /* per map of the set */
     double cpu;                 /* thread CPU seconds of the plan (set->timing) */
+    uint32_t extra_rows;        /* generators whose y gets an extra term, over all maps */
+    int split;                  /* their extras went to E in parallel parts (lift_step_part) */
 } lift_plan;
 /* 0, or -1 after lift_fail (finish must still run: it frees p). */
 int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p);
 /* Fills p->b.D on this thread (milnor_mul_batch). */
 void lift_plan_multiply(lift_set *set, lift_plan *p);
+/* The extra terms in parts, beside the multiply (the kind's chain parts): how many parts a
+ * planned step's extras make (0: they are added in the finish, one generator after another:
+ * few of them), and part k of n (the generators k n'th of the way along). 0, or -1 after
+ * lift_fail. */
+uint32_t lift_step_parts(const lift_set *set, lift_plan *p);
+int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint32_t n);
 /* 0, or -1 after lift_fail; p is cleared either way. */
 int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p);
 

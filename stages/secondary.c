@@ -122,11 +122,20 @@ int sec_batch_init(sec_batch *b, const milnor_basis *A, int s, deg_t T, uint32_t
     b->A = A, b->s = s, b->T = T, b->ngens = ngens;
     b->gen_tg = calloc((size_t)ngens + 1, sizeof *b->gen_tg);
     b->gen_job = calloc((size_t)ngens + 1, sizeof *b->gen_job);
-    return b->gen_tg && b->gen_job ? 0 : -1;
+    b->ye = calloc((size_t)ngens + 1, sizeof *b->ye);
+    return b->gen_tg && b->gen_job && b->ye ? 0 : -1;
+}
+
+static void free_targets(pair_elt *e, uint32_t nt)
+{
+    for (uint32_t t = 0; e && t < nt; t++) pair_elt_clear(&e[t]);
+    free(e);
 }
 
 void sec_batch_clear(sec_batch *b)
 {
+    for (uint32_t g = 0; b->ye && g < b->ngens; g++) free_targets(b->ye[g], b->gen_tg[g + 1] - b->gen_tg[g]);
+    free(b->ye);
     free(b->tg);
     free(b->gen_tg);
     free(b->jobs);
@@ -267,45 +276,68 @@ int sec_batch_finish(sec_batch *b, sec_composite **out, uint32_t *bad_gen)
     return rc;
 }
 
+/* Generator g's targets as pair elements with its Y terms added, group by group (a group's
+ * jobs share their terms). NULL out of memory. */
+static pair_elt *gen_y(sec_batch *b, uint32_t g)
+{
+    const milnor_basis *A = b->A;
+    uint32_t t0 = b->gen_tg[g], nt = b->gen_tg[g + 1] - t0;
+    pair_elt *e = calloc(nt + 1, sizeof *e);
+    milnor_elt *bs = NULL, *cs = NULL;
+    pair_elt **pt = NULL;
+    size_t bcap = 0, ccap = 0;
+    int rc = e ? 0 : -1;
+    for (uint32_t t = 0; t < nt && !rc; t++) rc = pair_elt_init(&e[t], A, b->tg[t0 + t].degree);
+    for (uint32_t j = b->gen_job[g]; j < b->gen_job[g + 1] && !rc;) {
+        uint32_t j1 = j, first = b->jobs[j].first_term, nc = b->jobs[j].n_terms;
+        while (j1 < b->gen_job[g + 1] && b->jobs[j1].first_term == first) j1++;
+        while (!rc && j1 - j > bcap) rc = grow((void **)&bs, &bcap, sizeof *bs);
+        while (!rc && nc > ccap) {
+            size_t cap = ccap;
+            if (grow((void **)&cs, &ccap, sizeof *cs) != 0 || grow((void **)&pt, &cap, sizeof *pt) != 0) rc = -1;
+        }
+        if (rc) break;
+        for (uint32_t i = j; i < j1; i++) bs[i - j] = A->elts[b->jobs[i].r_deg][b->jobs[i].r_idx];
+        for (uint32_t c = 0; c < nc; c++) {
+            const milnor_term *tm = &b->terms[first + c];
+            cs[c] = A->elts[tm->s_deg][tm->s_idx];
+            pt[c] = &e[b->term_tg[first + c] - t0];
+        }
+        rc = pair_sigma_y_add_all(A, bs, j1 - j, cs, pt, nc);
+        j = j1;
+    }
+    free(bs);
+    free(cs);
+    free(pt);
+    if (rc) {
+        free_targets(e, nt);
+        return NULL;
+    }
+    return e;
+}
+
+int sec_batch_y(sec_batch *b, uint32_t g0, uint32_t g1)
+{
+    for (uint32_t g = g0; g < g1 && g < b->ngens; g++)
+        if (!b->ye[g] && b->gen_tg[g + 1] > b->gen_tg[g] && !(b->ye[g] = gen_y(b, g))) return -1;
+    return 0;
+}
+
 static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
 {
     const milnor_basis *A = b->A;
     int rc = 0;
-    milnor_elt *bs = NULL, *cs = NULL;
-    pair_elt **pt = NULL;
-    size_t bcap = 0, ccap = 0;
-    pair_elt *e = NULL;
     uint32_t k = 0;                                     /* the chunk of generator g */
     for (uint32_t g = 0; g < b->ngens && !rc; g++) {
         while (k < b->nchunks && g >= b->chunk_gen[k + 1]) k++;
         uint32_t t0 = b->gen_tg[g], nt = b->gen_tg[g + 1] - t0;
         memset(&out[g], 0, sizeof out[g]);
         if (!nt) continue;
-        e = calloc(nt, sizeof *e);
-        if (!e) {
+        if (sec_batch_y(b, g, g + 1) != 0) {            /* (computed here unless a part did) */
             rc = -1;
             break;
         }
-        for (uint32_t t = 0; t < nt && !rc; t++) rc = pair_elt_init(&e[t], A, b->tg[t0 + t].degree);
-        /* the Y terms, group by group (a group's jobs share their terms) */
-        for (uint32_t j = b->gen_job[g]; j < b->gen_job[g + 1] && !rc;) {
-            uint32_t j1 = j, first = b->jobs[j].first_term, nc = b->jobs[j].n_terms;
-            while (j1 < b->gen_job[g + 1] && b->jobs[j1].first_term == first) j1++;
-            while (j1 - j > bcap) if (grow((void **)&bs, &bcap, sizeof *bs) != 0) { rc = -1; break; }
-            while (!rc && nc > ccap) {
-                size_t cap = ccap;
-                if (grow((void **)&cs, &ccap, sizeof *cs) != 0 || grow((void **)&pt, &cap, sizeof *pt) != 0) rc = -1;
-            }
-            if (rc) break;
-            for (uint32_t i = j; i < j1; i++) bs[i - j] = A->elts[b->jobs[i].r_deg][b->jobs[i].r_idx];
-            for (uint32_t c = 0; c < nc; c++) {
-                const milnor_term *tm = &b->terms[first + c];
-                cs[c] = A->elts[tm->s_deg][tm->s_idx];
-                pt[c] = &e[b->term_tg[first + c] - t0];
-            }
-            rc = pair_sigma_y_add_all(A, bs, j1 - j, cs, pt, nc);
-            j = j1;
-        }
+        pair_elt *e = b->ye[g];
         /* ones and twos from the chunk's row: the ones must have cancelled */
         for (uint32_t t = 0; t < nt && !rc; t++) {
             const uint64_t *ones = b->chunk_row[k] + b->tg[t0 + t].word, *twos = ones + b->twos_at[k];
@@ -329,13 +361,7 @@ static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
             out[g].terms[out[g].n++] = (sec_term){ b->tg[t0 + t].w, b->tg[t0 + t].index, e[t] };
             memset(&e[t], 0, sizeof e[t]);
         }
-        for (uint32_t t = 0; t < nt; t++) pair_elt_clear(&e[t]);
-        free(e);
-        e = NULL;
     }
-    free(bs);
-    free(cs);
-    free(pt);
     if (rc)
         for (uint32_t g = 0; g < b->ngens; g++) {
             for (uint32_t t = 0; t < out[g].n; t++) pair_elt_clear(&out[g].terms[t].e);
@@ -479,6 +505,25 @@ static int composite_finish(chain *c)
     return b ? ops->finish(ops->ctx, b, NULL) : 0;
 }
 
+/* Cells of this many mod-4 products on, with a few generators, split their Y terms. */
+#define COMPOSITE_SPLIT_PAIRS 65536
+#define COMPOSITE_MAX_PARTS 64
+
+static uint32_t composite_parts(chain *c)
+{
+    const sec_batch *b = c->batch;
+    if (!b || b->ngens < 4 || b->pairs < COMPOSITE_SPLIT_PAIRS) return 0;
+    return b->ngens / 2 < COMPOSITE_MAX_PARTS ? b->ngens / 2 : COMPOSITE_MAX_PARTS;
+}
+
+static void composite_part(chain *c, uint32_t k, uint32_t n)
+{
+    composite_ops *ops = c->owner;
+    sec_batch *b = c->batch;
+    uint32_t g0 = (uint32_t)((uint64_t)b->ngens * k / n), g1 = (uint32_t)((uint64_t)b->ngens * (k + 1) / n);
+    if (sec_batch_y(b, g0, g1) != 0) ops->fail(ops->ctx, "out of memory adding the composites' Y terms");
+}
+
 static void composite_clear(chain *c)
 {
     if (c->batch) sec_batch_clear(c->batch);
@@ -504,7 +549,7 @@ static uint64_t composite_footprint(void *owner, int s, deg_t T)
 
 const chain_kind composite_kind = { "composite", CHAIN_COMPOSITE, sizeof(composite_ctx), composite_plan, NULL,
                                     composite_finish, composite_clear, composite_deps, composite_footprint,
-                                    composite_multiply, 0 };
+                                    composite_multiply, 0, composite_parts, composite_part };
 
 static chain_at composite_at(void *owner, int s, deg_t T, int layer)
 {

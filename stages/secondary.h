@@ -83,6 +83,8 @@ typedef struct sec_batch {
     uint32_t *term_tg;          /* each term's target (index into tg) */
     size_t nterms, tcap;
     uint64_t pairs;             /* job x term pairs: the mod-4 products */
+    pair_elt **ye;              /* per generator: its targets' pair elements with the Y terms
+                                 * added (sec_batch_y), or NULL until then */
     /* sec_batch_cut: chunk k is generators chunk_gen[k] .. chunk_gen[k + 1] (jobs likewise), its
      * row rows + row_at[k], twos_at[k] words after it */
     uint32_t nchunks;
@@ -116,6 +118,9 @@ int sec_batch_gen_end(sec_batch *b, const freemod *Y);
  * join their neighbour), lays out their rows and sets the terms' columns. 0, or -1 (out of
  * memory, or a row past 2^32 columns). */
 int sec_batch_cut(sec_batch *b, uint64_t max_pairs);
+/* The Y terms (mod-2 products) of generators g0 .. g1 - 1 into b->ye, which no multiply reads:
+ * they may be computed beside it, in parts over the generators. 0, or -1 out of memory. */
+int sec_batch_y(sec_batch *b, uint32_t g0, uint32_t g1);
 /* Multiplies the whole batch on this thread (one chunk) and points chunk_row at its rows. 0, or -1
  * out of memory. */
 int sec_batch_multiply(sec_batch *b);

@@ -84,11 +84,11 @@ static int failed(void *owner) { return res_check_writes(owner); }
 static void fail(void *owner, const char *msg) { res_fail(owner, "%s", msg); }
 
 const chain_kind step_standard = { "standard", CHAIN_STEP, sizeof(step_ctx), standard_plan, standard_reduce,
-                                   standard_finish, clear, standard_deps, standard_footprint, NULL, 0 };
+                                   standard_finish, clear, standard_deps, standard_footprint, NULL, 0, NULL, NULL };
 const chain_kind step_nassau = { "nassau", CHAIN_STEP, sizeof(step_ctx), nassau_plan, nassau_reduce, nassau_finish,
-                                 clear, nassau_deps, nassau_footprint, NULL, 0 };
+                                 clear, nassau_deps, nassau_footprint, NULL, 0, NULL, NULL };
 const chain_kind step_edge_kernel = { "edge-kernel", CHAIN_EDGE, sizeof(step_ctx), standard_plan, standard_reduce,
-                                      edge_finish, clear, edge_deps, standard_footprint, NULL, 0 };
+                                      edge_finish, clear, edge_deps, standard_footprint, NULL, 0, NULL, NULL };
 
 const chain_kind *step_algo_for(const resolution *res, int s)
 {
