@@ -7,9 +7,10 @@
 #        DEBUG=1 (-O0 -g), JOBS (prove jobs), STEM (for `make run`),
 #        STARPU_PREFIX=.deps/starpu (StarPU from scripts/build-starpu; builds bin-starpu/extflow;
 #        a prefix built with MPI=yes, e.g. .deps/starpu-mpi, builds bin-starpu-mpi/extflow).
-#        PREFIX=/usr/local (for `make install`).
+#        PREFIX=/usr/local (for `make install`). SQLITE_STATIC=1 (link libsqlite3.a; the
+#        default with STARPU_PREFIX).
 
-PKGS      := starpu-1.3 libzstd m4ri jansson
+PKGS      := starpu-1.3 libzstd m4ri jansson sqlite3
 PKGCONF   := pkg-config
 # STARPU_PREFIX=<dir> (e.g. .deps/starpu, made by scripts/build-starpu): build against that
 # StarPU (maxcpus 128, CUDA) instead of Debian's, into build-starpu/ and bin-starpu/. The
@@ -87,6 +88,13 @@ endif
 # Library headers as system headers, so -Werror judges only our code.
 PKG_CFLAGS := $(shell $(PKGCONF) --cflags $(PKGS) 2>/dev/null | sed 's/-I/-isystem /g')
 PKG_LIBS   := $(shell $(PKGCONF) --libs $(PKGS) 2>/dev/null)
+# SQLite (`export --sqlite`). A STARPU_PREFIX binary travels to machines that may lack
+# libsqlite3, so it links Debian's libsqlite3.a (SQLITE_STATIC=1, its default there; 0: the
+# shared library, the default otherwise).
+SQLITE_STATIC ?= $(if $(STARPU_PREFIX),1,0)
+ifeq ($(SQLITE_STATIC),1)
+  PKG_LIBS := $(patsubst -lsqlite3,-l:libsqlite3.a,$(PKG_LIBS))
+endif
 CFLAGS    := -std=c11 -D_GNU_SOURCE $(OPT) $(ARCH) -Wall -Wextra -Werror $(SANFLAGS) \
              -I. $(PKG_CFLAGS) $(STARPU_CFLAGS) $(MPI_CFLAGS) $(EXTRA_CFLAGS)
 DEPFLAGS  := -MMD -MP

@@ -151,19 +151,19 @@ static int is_h_name(const char *name)
     return 1;
 }
 
-/* Names the table itself proves, as monomials in the h_j: h_j is the class at (2^j - 1, 1)
- * (the only one there), and when h_j · x (j = 0, 1, 2) has exactly one term y and x is the
- * monomial m, y = h_j m and takes that name (the first found, by s then n then i, when
- * several monomials reach y). A layer of products.csv (rows prod[0..np)) named L whose class
- * lies in a bidegree of dimension 1 names that class L (it is the only one there), and
- * monomials grow from it too (h1 c0). Writes [n,s,i,"name"] entries; 0, or -1 out of memory. */
+/* The names of chart.h's chart_names, with products.csv's rows prod[0..np): fn for each named
+ * class in the order s, n, i; 0, -1 out of memory (errno ENOMEM), or fn's non-zero return. */
 #define NAME_HS 12      /* h0..h11: stems up to 2^12 - 1 */
 #define NAME_BASES 255  /* products.csv names used as factors */
-static int json_names(FILE *out, const resolution *res, const product_row *prod, long np)
+static int names_walk(const resolution *res, const product_row *prod, long np, chart_name_fn fn, void *ctx)
 {
+    if (res->module) return 0;      /* h_j names are the sphere's */
     int maxn = report_max_stem(res), S = res->max_s + 1;
     long *first = malloc((size_t)S * (size_t)(maxn + 1) * sizeof *first), total = 0;
-    if (!first) return -1;
+    if (!first) {
+        errno = ENOMEM;
+        return -1;
+    }
     for (int s = 0; s < S; s++)
         for (int n = 0; n <= maxn; n++) {
             first[(size_t)s * (maxn + 1) + n] = total;
@@ -173,6 +173,7 @@ static int json_names(FILE *out, const resolution *res, const product_row *prod,
     uint8_t (*mono)[NAME_HS + 2] = calloc((size_t)total + 1, sizeof *mono);
     if (!mono) {
         free(first);
+        errno = ENOMEM;
         return -1;
     }
 #define IDX(n, s, i) (first[(size_t)(s) * (maxn + 1) + (n)] + (long)(i))
@@ -195,13 +196,12 @@ static int json_names(FILE *out, const resolution *res, const product_row *prod,
         mono[x][NAME_HS] = 1;
         mono[x][NAME_HS + 1] = (uint8_t)nbases;
     }
-    long count = 0;
-    for (int s = 0; s < S; s++)
-        for (int n = 0; n <= report_row_last_stem(res, s); n++)
-            for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++) {
+    int rc = 0;
+    for (int s = 0; s < S && !rc; s++)
+        for (int n = 0; n <= report_row_last_stem(res, s) && !rc; n++)
+            for (uint32_t i = 0; i < res_ngens(res, s, n + s) && !rc; i++) {
                 long x = IDX(n, s, i);
                 if (!mono[x][NAME_HS]) continue;
-                fprintf(out, "%s[%d,%d,%u,", count++ ? "," : "", n, s, i);
                 char name[600];
                 int len = 0;
                 for (int j = 0; j < NAME_HS; j++)
@@ -211,8 +211,7 @@ static int json_names(FILE *out, const resolution *res, const product_row *prod,
                 if (mono[x][NAME_HS + 1])
                     snprintf(name + len, sizeof name - (size_t)len, "%s%s", len ? " " : "",
                              prod[base_row[mono[x][NAME_HS + 1] - 1]].name);
-                json_string(out, name);
-                fputc(']', out);
+                rc = fn(ctx, n + res->shift, s, i, name);
                 for (int j = 0; j < 3 && s + 1 < S; j++) {
                     int n2 = n + (1 << j) - 1;
                     if (n2 > report_row_last_stem(res, s + 1)) continue;
@@ -229,7 +228,35 @@ static int json_names(FILE *out, const resolution *res, const product_row *prod,
 #undef IDX
     free(mono);
     free(first);
+    return rc;
+}
+
+typedef struct json_names_ctx {
+    FILE *out;
+    long count;
+} json_names_ctx;
+
+static int json_name(void *ctx, int n, int s, uint32_t i, const char *name)
+{
+    json_names_ctx *c = ctx;
+    fprintf(c->out, "%s[%d,%d,%u,", c->count++ ? "," : "", n, s, i);
+    json_string(c->out, name);
+    fputc(']', c->out);
     return 0;
+}
+
+int chart_names(const resolution *res, chart_name_fn fn, void *ctx)
+{
+    product_row *prod = NULL;
+    long ignored;
+    int present;
+    long np = read_rows(res, "products.csv", 0, &prod, &ignored, &present);
+    if (np < 0) return -1;
+    int rc = names_walk(res, prod, np, fn, ctx);
+    int e = errno;
+    free(prod);
+    errno = e;
+    return rc;
 }
 
 int chart_write_json(FILE *out, const resolution *res)
@@ -267,7 +294,8 @@ int chart_write_json(FILE *out, const resolution *res)
             for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++)
                 fprintf(out, "%s[%d,%d,%u]", count++ % 16 ? "," : count > 1 ? ",\n" : "", n + res->shift, s, i);
     fprintf(out, "],\n\"names\":[");
-    if (!res->module && json_names(out, res, prod, np) != 0) {   /* h_j names are the sphere's */
+    json_names_ctx nc = { out, 0 };
+    if (names_walk(res, prod, np, json_name, &nc) != 0) {
         free(prod);
         free(d2);
         errno = ENOMEM;

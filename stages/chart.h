@@ -20,6 +20,17 @@ int chart_write_html(FILE *out, const resolution *res);
  * neither draws nothing). 0 or -1 with errno. */
 int chart_write_svg(FILE *out, const resolution *res);
 
+/* The names the chart gives classes, as monomials in the h_j: h_j is the class at
+ * (2^j - 1, 1) (the only one there), and when h_j · x (j = 0, 1, 2) has exactly one term y
+ * and x is the monomial m, y = h_j m and takes that name (the first found, by s then n then
+ * i, when several monomials reach y). A layer of DIR/products.csv named L whose class lies in
+ * a bidegree of dimension 1 names that class L (it is the only one there), and monomials grow
+ * from it too (h1 c0). The sphere's only: a module's classes have none. fn(ctx, n, s, i,
+ * name) for each named class x_(n,s,i), by s, then n, then i, n in the module's degrees; 0,
+ * -1 with errno (reading products.csv, out of memory), or fn's non-zero return. */
+typedef int (*chart_name_fn)(void *ctx, int n, int s, uint32_t i, const char *name);
+int chart_names(const resolution *res, chart_name_fn fn, void *ctx);
+
 /* The page's text (generated from stages/chart.html at build time). */
 extern const char chart_html_template[];
 

@@ -75,7 +75,8 @@ ok $? "chart.html names c0, h1 c0, Ph1, h1 Ph1 from the lifted classes, and has 
 $EXTFLOW export "$D" >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q -- "--json" "$TMP/err"
 ok $? "export without --json is a usage error"
+mkdir "$TMP/nothing"
 $EXTFLOW export "$TMP/nothing" --json >/dev/null 2>"$TMP/err"
-[ $? -eq 1 ] && grep -q "run.json" "$TMP/err"
-ok $? "export of a directory without a resolution fails with exit 1 ($(head -1 "$TMP/err"))"
+[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "run.json" "$TMP/err"
+ok $? "export of a directory without a resolution is refused, exit 2, one line ($(head -1 "$TMP/err"))"
 done_testing

@@ -35,6 +35,7 @@
 #include "stages/massey.h"
 #include "stages/secondary.h"
 #include "stages/products.h"
+#include "stages/sqlexport.h"
 #include "stages/progress.h"
 #include "stages/report.h"
 #include "stages/stagefile.h"
@@ -108,6 +109,12 @@ static const char *usage_text =
     "             (classes, h0, h1, h2 products, DIR/products.csv and DIR/d2.csv\n"
     "             when present; the one chart.html embeds; schema/chart-json.md)\n"
     "             to stdout, or to FILE\n"
+    "             DIR --sqlite FILE: write one SQLite database instead: the Ext\n"
+    "             basis with the chart's names, the h0, h1, h2 products, run.json\n"
+    "             as keys and values, and the tables DIR/products.csv,\n"
+    "             module-products.csv, massey-*.csv and d2.csv where present, a\n"
+    "             row per line (schema/sqlite.md). FILE is replaced only once the\n"
+    "             whole database is written; FILE's directory must exist\n"
     "  products   DIR --class C [--class C ...]: products with the classes C over\n"
     "             the resolution of the sphere in DIR (from resolve, either\n"
     "             algorithm), by lifting each class to a chain map; writes\n"
@@ -1377,62 +1384,63 @@ static int cmd_verify(int argc, char **argv)
     return rc;
 }
 
-/* extflow export DIR --json [--out FILE]: the chart's JSON document (stages/chart.h) of the
- * region DIR/run.json says is complete, from the stage files. */
+/* extflow export DIR --json [--out FILE] | --sqlite FILE: the chart's JSON document
+ * (stages/chart.h) or one SQLite database (stages/sqlexport.h) of the region DIR/run.json
+ * says is complete, from the stage files. */
+static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m, fd_module *fdm);
 static int cmd_export(int argc, char **argv)
 {
-    enum { JSON, OUT, NOPTS };
-    cli_opt o[NOPTS + 1] = { [JSON] = { "--json", 0, NULL }, [OUT] = { "--out", 1, NULL }, [NOPTS] = { NULL, 0, NULL } };
+    enum { JSON, OUT, SQLITE, NOPTS };
+    cli_opt o[NOPTS + 1] = { [JSON] = { "--json", 0, NULL }, [OUT] = { "--out", 1, NULL },
+                             [SQLITE] = { "--sqlite", 1, NULL }, [NOPTS] = { NULL, 0, NULL } };
     const char *dir;
     int npos, prc = parse_args("export", argc, argv, o, &dir, 1, &npos);
     if (prc >= 0) return prc;
     if (npos != 1) return usage_error("export: DIR expected");
-    if (!o[JSON].arg) return usage_error("export: --json is required (the only format so far)");
-    char err[4300];
+    if (!o[JSON].arg == !o[SQLITE].arg) return usage_error("export: one of --json and --sqlite FILE is required");
+    if (o[OUT].arg && !o[JSON].arg) return usage_error("export: --out goes with --json (--sqlite names its FILE)");
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return usage_error("export: %s is not a directory", dir);
+    const char *file = o[SQLITE].arg ? o[SQLITE].arg : o[OUT].arg;
+    if (file) {     /* FILE's directory must exist, and FILE must not be one */
+        char *slash = strrchr(file, '/');
+        char parent[4200];
+        snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == file ? 1 : slash - file) : 1,
+                 slash ? file : ".");
+        if (!*file || (slash && !slash[1])) return usage_error("export: '%s' is not a file name", file);
+        if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode))
+            return usage_error("export: %s: no directory %s to write it in", file, parent);
+        if (stat(file, &st) == 0 && S_ISDIR(st.st_mode)) return usage_error("export: %s is a directory", file);
+    }
     run_manifest m;
-    int hm = manifest_read(dir, &m, err, sizeof err);
-    if (hm != 0) {
-        fprintf(stderr, "extflow: %s\n", hm > 0 ? "no run.json: not a finished resolution (run resolve)" : err);
-        return 1;
-    }
     fd_module fdm = { 0 };
-    int have_module = m.module_id != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));
-    if (have_module && verify_load_module(dir, m.module_id, &fdm, err, sizeof err) != 0) {
-        fprintf(stderr, "extflow: %s\n", err);
-        return 1;
-    }
     resolution res;
-    const run_region *r = &m.complete;
-    if (res_init(&res, r->kind, r->stem, r->max_s, r->kind == REGION_RECT ? r->max_t : 0, dir, 0, m.algorithm) != 0) {
-        fprintf(stderr, "extflow: out of memory loading %s\n", dir);
+    int rc = load_resolved_dir(dir, &res, &m, &fdm);
+    if (rc) {
         fdm_clear(&fdm);
-        return 1;
+        return rc;
     }
-    res.load_action = NULL;
-    if (have_module && res_set_module(&res, &fdm, m.module) != 0) res_fail(&res, "out of memory loading %s", dir);
-    if (!res_failed(&res)) res_load_stages(&res);
-    int rc = res_failed(&res) ? 1 : 0;
-    if (rc) fprintf(stderr, "extflow: %s\n", res.error);
-    for (int s = 0; s <= res.max_s && !rc; s++)
-        for (deg_t t = s; t - s <= report_row_last_stem(&res, s) && !rc; t++)
-            if (!res_is_done(&res, s, t)) {
-                fprintf(stderr, "extflow: %s: bidegree (s=%d, t=%d) is missing (extflow verify %s says more)\n",
-                        dir, s, (int)t, dir);
-                rc = 1;
-            }
-    char *buf = NULL;
+    char *buf = NULL, err[4400];
     size_t len = 0;
-    FILE *f = rc ? NULL : open_memstream(&buf, &len);
-    if (!rc && (!f || chart_write_json(f, &res) != 0 || fclose(f) != 0)) {
-        fprintf(stderr, "extflow: cannot write the chart of %s: %s\n", dir, strerror(errno));
-        rc = 1;
-    }
-    if (!rc && o[OUT].arg && durable_write_file(o[OUT].arg, buf, len, NULL, 0) != 0) {
-        fprintf(stderr, "extflow: cannot write %s: %s\n", o[OUT].arg, strerror(errno));
-        rc = 1;
-    } else if (!rc && !o[OUT].arg && (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)) {
-        fprintf(stderr, "extflow: cannot write to stdout: %s\n", strerror(errno));
-        rc = 1;
+    if (o[SQLITE].arg) {
+        if (sqlexport_write(&res, file, err, sizeof err) != 0) {
+            fprintf(stderr, "extflow: cannot export %s to %s: %s\n", dir, file, err);
+            rc = 1;
+        }
+    } else {
+        FILE *f = open_memstream(&buf, &len);
+        int bad = !f || chart_write_json(f, &res) != 0, e = errno;
+        if (f && fclose(f) != 0 && !bad) bad = 1, e = errno;
+        if (bad) {
+            fprintf(stderr, "extflow: cannot write the chart of %s: %s\n", dir, strerror(e));
+            rc = 1;
+        } else if (file && durable_write_file(file, buf, len, NULL, 0) != 0) {
+            fprintf(stderr, "extflow: cannot write %s: %s\n", file, strerror(errno));
+            rc = 1;
+        } else if (!file && (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)) {
+            fprintf(stderr, "extflow: cannot write to stdout: %s\n", strerror(errno));
+            rc = 1;
+        }
     }
     free(buf);
     res_clear(&res);
