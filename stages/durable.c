@@ -1,4 +1,4 @@
-/* durable.c — temporary, sync, rename, directory sync (see durable.h). */
+/* durable.c — temporary, sync, rename, directory sync; without the syncs for caches (see durable.h). */
 #include "stages/durable.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -52,7 +52,8 @@ static void say(char *err, size_t errlen, const char *path, const char *what, in
     if (err && errlen && !err[0]) snprintf(err, errlen, "%.3900s: %s: %s", path, what, strerror(e));
 }
 
-int durable_write_batch(const durable_item *items, size_t n, char *err, size_t errlen)
+/* The batch of durable.h; sync = 0: the cache mode, no sync_file_range, fdatasync or fsync. */
+static int write_batch(const durable_item *items, size_t n, int sync, char *err, size_t errlen)
 {
     static atomic_ulong seq;
     if (err && errlen) err[0] = 0;
@@ -85,13 +86,13 @@ int durable_write_batch(const durable_item *items, size_t n, char *err, size_t e
             e = errno;
             say(err, errlen, tmp[i], fds[i] < 0 ? "cannot create" : "cannot write", e);
             failed = 1;
-        } else
+        } else if (sync)
             sync_file_range(fds[i], 0, 0, SYNC_FILE_RANGE_WRITE);
     }
     /* 2. each on disk */
     for (size_t i = 0; i < n; i++) {
         if (fds[i] < 0) continue;
-        if (!failed && fdatasync(fds[i]) != 0) {
+        if (!failed && sync && fdatasync(fds[i]) != 0) {
             e = errno;
             say(err, errlen, tmp[i], "sync failed", e);
             failed = 1;
@@ -111,7 +112,7 @@ int durable_write_batch(const durable_item *items, size_t n, char *err, size_t e
             break;
         }
     /* 4. one fsync per distinct directory (a batch usually has one) */
-    for (size_t i = 0; i < n && !failed; i++) {
+    for (size_t i = 0; i < n && !failed && sync; i++) {
         size_t len = dir_len(items[i].path), j = 0;
         while (j < i && !(dir_len(items[j].path) == len && !strncmp(items[j].path, items[i].path, len))) j++;
         if (j == i && durable_fsync_dir(items[i].path) != 0) {
@@ -130,8 +131,19 @@ int durable_write_batch(const durable_item *items, size_t n, char *err, size_t e
     return failed ? -1 : 0;
 }
 
+int durable_write_batch(const durable_item *items, size_t n, char *err, size_t errlen)
+{
+    return write_batch(items, n, 1, err, errlen);
+}
+
 int durable_write_file(const char *path, const void *buf, size_t len, char *err, size_t errlen)
 {
     durable_item it = { path, buf, len };
-    return durable_write_batch(&it, 1, err, errlen);
+    return write_batch(&it, 1, 1, err, errlen);
+}
+
+int durable_write_cache(const char *path, const void *buf, size_t len, char *err, size_t errlen)
+{
+    durable_item it = { path, buf, len };
+    return write_batch(&it, 1, 0, err, errlen);
 }

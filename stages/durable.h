@@ -1,15 +1,22 @@
 /* durable.h — the one way extflow makes a file durable: write a temporary next to it, sync
  * it, rename it over the final name, sync the directory.
  *
- * Invariant kept for every file this writes: a file under its final name was complete and on
- * disk before it got that name. A crash leaves either the old file or the new one, plus at
- * worst a temporary "<path>.tmp.<pid>.<seq>" that is never read (stage_remove_temporaries
- * deletes them at the next run).
+ * Invariant kept for every file written durably (all but the cache mode below): a file under
+ * its final name was complete and on disk before it got that name. A crash leaves either the
+ * old file or the new one, plus at worst a temporary "<path>.tmp.<pid>.<seq>" that is never
+ * read (stage_remove_temporaries deletes them at the next run).
  *
  * The batch form is the group commit of stagecommit.c: all temporaries are written first
  * (their write-back started at once), then each is fdatasync'ed, then all are renamed, then
  * each distinct directory is fsync'ed once. N files cost N data syncs and one directory sync
  * instead of 2N syncs in series. A single file is a batch of one.
+ *
+ * The cache mode (durable_write_cache) is the same temporary and rename with no sync at all,
+ * for files whose reader detects damage and recomputes them (lift stage files: checksummed,
+ * a damaged one is named and recomputed). A killed process still leaves the old file or the
+ * whole new one; only a crash of the machine can leave a file under its final name empty or
+ * torn, which the reader then treats as damaged. It is not for anything a run cannot
+ * recompute (the resolution's stage files, the tables, run.json).
  *
  * Errors: -1 with errno kept from the failing call, and (err != NULL) a message naming the
  * file and the step that failed; every temporary of a failed batch is unlinked, and files
@@ -33,5 +40,7 @@ int durable_fsync_dir(const char *path);
 int durable_write_batch(const durable_item *items, size_t n, char *err, size_t errlen);
 /* One file: durable_write_batch of one item. */
 int durable_write_file(const char *path, const void *buf, size_t len, char *err, size_t errlen);
+/* One file in the cache mode (above): temporary, rename, no sync. */
+int durable_write_cache(const char *path, const void *buf, size_t len, char *err, size_t errlen);
 
 #endif

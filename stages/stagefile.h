@@ -17,8 +17,11 @@
  * without f2mat's stride padding. Header: "EXTFLOW\0", version, kind, prime, s, t, rows,
  * cols, aux, algorithm, module_id, zero reserved bytes, FNV-1a-32 of bytes 0..59 at 60.
  *
- * Writes go to "<path>.tmp.<pid>.<seq>", are fsync'ed, renamed over <path> and the directory
- * is fsync'ed: a crash never leaves a partial file under a final name. Reads treat the file
+ * Writes (stage_write, the committer of stagecommit.h) go through stages/durable.h: to
+ * "<path>.tmp.<pid>.<seq>", fdatasync'ed, renamed over <path>, the directory fsync'ed: a crash
+ * never leaves a partial file under a final name. Lift files (kind 4) are the exception, a
+ * cache: durable.h's cache mode, renamed whole but never synced (lift.c's write_cell), so a
+ * machine crash can leave one damaged, and its reader names and recomputes it. Reads treat the file
  * as untrusted: every size is checked before it is used, every failure is a status code plus
  * a message naming the file, never a crash.
  *

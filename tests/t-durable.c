@@ -1,5 +1,6 @@
 /* t-durable.c — the durable write (stages/durable.h): content, replacement of an old file,
- * no temporary left behind, errors reported with the file's name, a batch over two folders. */
+ * no temporary left behind, errors reported with the file's name, a batch over two folders;
+ * the syncs each write makes, and the cache mode's none. */
 #include "stages/durable.h"
 #include "tests/tap.h"
 
@@ -8,7 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+/* Counted syncs: these stand in for libc's in this binary, so durable.c's calls reach them. */
+static int fdatasyncs, fsyncs;
+int fdatasync(int fd)
+{
+    fdatasyncs++;
+    return (int)syscall(SYS_fdatasync, fd);
+}
+int fsync(int fd)
+{
+    fsyncs++;
+    return (int)syscall(SYS_fsync, fd);
+}
 
 static char dir[] = "/tmp/extflow-t-durable.XXXXXX";
 
@@ -35,25 +50,39 @@ static int temporaries(const char *d)
 int main(void)
 {
     char a[256], b[256], sub[128], c[256], bad[256], err[4096];
+    int r;
     if (!mkdtemp(dir)) bail("mkdtemp");
-    plan(9);
+    plan(12);
     snprintf(a, sizeof a, "%s/a.txt", dir);
     ok(durable_write_file(a, "first", 5, err, sizeof err) == 0 && has_content(a, "first"),
        "a file is written with its content");
     ok(durable_write_file(a, "second!", 7, err, sizeof err) == 0 && has_content(a, "second!"),
        "a second write replaces it");
     ok(temporaries(dir) == 0, "no temporary left");
+    fdatasyncs = fsyncs = 0;
+    r = durable_write_file(a, "synced", 6, err, sizeof err);
+    ok(r == 0 && fdatasyncs == 1 && fsyncs == 1, "a durable write syncs the file and its directory "
+       "(%d fdatasync, %d fsync)", fdatasyncs, fsyncs);
+
+    /* the cache mode: the same temporary and rename, no sync */
+    fdatasyncs = fsyncs = 0;
+    r = durable_write_cache(a, "cached", 6, err, sizeof err);
+    ok(r == 0 && has_content(a, "cached") && temporaries(dir) == 0 && fdatasyncs == 0 && fsyncs == 0,
+       "the cache mode replaces the file, leaves no temporary and syncs nothing (%d, %d)", fdatasyncs, fsyncs);
     ok(durable_write_file(a, "", 0, err, sizeof err) == 0 && has_content(a, ""), "an empty file");
 
     /* a folder that cannot hold files: a path under a regular file (fails even for root) */
     snprintf(bad, sizeof bad, "%s/a.txt/x", dir);
     errno = 0;
-    int r = durable_write_file(bad, "x", 1, err, sizeof err);
+    r = durable_write_file(bad, "x", 1, err, sizeof err);
     ok(r == -1 && errno == ENOTDIR && strstr(err, "a.txt/x") != NULL,
        "an unwritable folder: -1, errno kept, message names the file (%s)", err);
     snprintf(bad, sizeof bad, "%s/missing/x", dir);
     ok(durable_write_file(bad, "x", 1, err, sizeof err) == -1 && errno == ENOENT,
        "a missing folder: -1 with ENOENT");
+    errno = 0;
+    ok(durable_write_cache(bad, "x", 1, err, sizeof err) == -1 && errno == ENOENT && strstr(err, "missing/x") != NULL,
+       "the cache mode too: -1 with ENOENT, the message names the file (%s)", err);
 
     /* a batch over two folders */
     snprintf(sub, sizeof sub, "%s/sub", dir);
