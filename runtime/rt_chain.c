@@ -185,8 +185,8 @@ static void after_reduce(chain *c, int next)
     else submit_after_chunks(c, &cl_chain_finish, &k, done_tag_of(c), c->kind->finish_priority);
 }
 
-/* Plans run lowest degrees first (largest first in a set visited downwards). */
-static int plan_priority(const rt_chain_run *run, deg_t t) { return run->set->t_down ? (int)t : -(int)t; }
+/* Plans run lowest degrees first. */
+static int plan_priority(const rt_chain_run *run, deg_t t) { (void)run; return -(int)t; }
 
 /* --- admission under --memory and --time-limit (runtime/admission.h) */
 static void submit_plan(chain *c);
@@ -345,7 +345,7 @@ int rt_chains(const chain_set *set, const chain_policy *policy, rt_mul *mul, rt_
     unsigned most = set->throttle * starpu_worker_get_count() + 8;
     for (deg_t i = 0; i <= set->max_t && !failed; i++) {
         if (!dist && admission_time_up(&run->admission)) break;
-        deg_t t = set->t_down ? set->max_t - i : i;
+        deg_t t = i;
         for (int l = 0; l < (set->layers ? set->layers : 1); l++)
             for (int s = 0; s <= set->max_s && s <= t && !failed; s++) {
                 chain_at a = set->at(set->owner, s, t, l);

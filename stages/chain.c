@@ -63,7 +63,7 @@ static int serial_run(const chain_runner *r, const chain_set *set)
 {
     (void)r;
     for (deg_t i = 0; i <= set->max_t; i++)
-        for (int l = 0, t = set->t_down ? set->max_t - i : i; l < (set->layers ? set->layers : 1); l++)
+        for (int l = 0, t = i; l < (set->layers ? set->layers : 1); l++)
             for (int s = 0; s <= set->max_s && s <= t; s++) {
                 chain_at a = set->at(set->owner, s, t, l);
                 if (a.kind && serial_one(set, a.kind, a.owner, s, t) != 0) return -1;

@@ -133,11 +133,11 @@ struct chain_set {
     int max_s;                  /* the box: s = 0..max_s, t = 0..max_t, visited by t, then layer, */
     deg_t max_t;                /* then s up */
     int layers;                 /* chains per (s, t), at most (0: 1) */
-    chain_at (*at)(void *owner, int s, deg_t t, int layer);     /* the chain of that layer at (s, t) */
-    int t_down;                 /* visit t from max_t down (chains with no deps: largest first) */
     unsigned throttle;          /* > 0: a chain is submitted only while fewer than throttle tasks
-                                 * per worker wait (chains whose plans would all hold memory at
-                                 * once; their deps must come earlier in the visit) */
+                                 * per worker are pending (chains whose plans would otherwise all
+                                 * hold memory at once); the deps of a chain must come earlier in
+                                 * the visit */
+    chain_at (*at)(void *owner, int s, deg_t t, int layer);     /* the chain of that layer at (s, t) */
     /* NULL, or 1 when the chain of this family at (s, t) is finished (before the run, or during
      * it): a dependency on it needs no waiting */
     int (*done)(void *owner, int family, int s, deg_t t);

@@ -563,7 +563,7 @@ static int composite_failed(void *owner) { return ((composite_ops *)owner)->fail
 chain_set composite_chain_set(composite_ops *ops)
 {
     return (chain_set){ .owner = ops, .A = &ops->res->A, .max_s = ops->res->max_s, .max_t = ops->res->max_t,
-                        .at = composite_at, .fail = composite_fail, .failed = composite_failed, .t_down = 1,
+                        .at = composite_at, .fail = composite_fail, .failed = composite_failed,
                         .throttle = 4 };
 }
 
@@ -634,7 +634,8 @@ int secondary_run(secondary *sec, const chain_runner *runner)
             g.need[res_cell(res, s, T)] = (uint8_t)need;
         }
     chain_set cs = { .owner = &g, .A = &res->A, .max_s = res->max_s, .max_t = res->max_t, .layers = 2, .at = d2_at,
-                     .done = d2_done, .fail = d2_fail, .failed = d2_failed, .throttle = 4 };
+                     .done = d2_done, .fail = d2_fail, .failed = d2_failed,
+                     .throttle = 4 };
     int rc = chain_run(runner, &cs);
     sec->mod4_pairs += atomic_load(&g.ops.pairs);
     free(g.need);
