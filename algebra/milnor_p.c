@@ -418,3 +418,130 @@ void milnor_p_mul_into(const milnor_p_basis *A, const milnor_p_elt *X, const mil
     into_ctx x = { A, c % A->p, out };
     if (x.c) milnor_p_mul_each(A, X, Y, add_into, &x);
 }
+
+/* ---------------------------------------------------------------- sub-Hopf-algebras */
+
+milnor_p_profile milnor_p_profile_full(void)
+{
+    milnor_p_profile pr;
+    memset(&pr, 0, sizeof pr);
+    pr.qmask = UINT32_MAX;
+    return pr;
+}
+
+int milnor_p_profile_is_full(const milnor_p_profile *pr)
+{
+    if (pr->truncated || (pr->qmask & ((1u << L) - 1)) != ((1u << L) - 1)) return 0;
+    for (int i = 0; i < pr->len; ++i)
+        if (pr->h[i] < 32) return 0;     /* r_i < p^h with h >= 32: no bound below degree 4096 */
+    return 1;
+}
+
+int milnor_p_profile_has(const milnor_p_profile *pr, uint32_t p, const milnor_p_elt *X)
+{
+    if ((X->q & ~pr->qmask) != 0) return 0;
+    for (uint32_t i = 0; i < X->len; ++i) {
+        if ((int)i >= pr->len) {
+            if (pr->truncated && X->r[i]) return 0;
+            continue;
+        }
+        uint64_t bound = 1;
+        for (int k = 0; k < pr->h[i] && bound <= UINT32_MAX; ++k) bound *= p;
+        if (X->r[i] >= bound) return 0;
+    }
+    return 1;
+}
+
+void milnor_p_sub_clear(milnor_p_sub *B)
+{
+    for (deg_t d = 0; B->b2a && d <= B->max_degree; ++d) free(B->b2a[d]);
+    for (deg_t d = 0; B->a2b && d <= B->max_degree; ++d) free(B->a2b[d]);
+    free(B->b2a);
+    free(B->a2b);
+    if (!B->full) free(B->dim);
+    memset(B, 0, sizeof *B);
+}
+
+int milnor_p_sub_init(milnor_p_sub *B, const milnor_p_basis *A, const milnor_p_profile *pr)
+{
+    memset(B, 0, sizeof *B);
+    B->A = A;
+    B->profile = *pr;
+    B->max_degree = A->max_degree;
+    if (milnor_p_profile_is_full(pr)) {
+        B->full = 1;
+        B->dim = A->dim;
+        return 0;
+    }
+    size_t n = (size_t)A->max_degree + 1;
+    B->dim = calloc(n, sizeof *B->dim);
+    B->b2a = calloc(n, sizeof *B->b2a);
+    B->a2b = calloc(n, sizeof *B->a2b);
+    if (!B->dim || !B->b2a || !B->a2b) goto fail;
+    for (size_t d = 0; d < n; ++d) {
+        B->b2a[d] = malloc(((size_t)A->dim[d] + 1) * sizeof **B->b2a);
+        B->a2b[d] = malloc(((size_t)A->dim[d] + 1) * sizeof **B->a2b);
+        if (!B->b2a[d] || !B->a2b[d]) goto fail;
+        for (uint32_t j = 0; j < A->dim[d]; ++j) {
+            if (!milnor_p_profile_has(pr, A->p, &A->elts[d][j])) {
+                B->a2b[d][j] = UINT32_MAX;
+                continue;
+            }
+            B->a2b[d][j] = B->dim[d];
+            B->b2a[d][B->dim[d]++] = j;
+        }
+    }
+    return 0;
+fail:
+    milnor_p_sub_clear(B);
+    return -1;
+}
+
+typedef struct sub_into_ctx {
+    const milnor_p_sub *B;
+    const uint32_t *a2b;
+    uint32_t c;
+    uint8_t *out;
+    int outside;
+} sub_into_ctx;
+
+static void add_into_sub(uint32_t c, const milnor_p_elt *T, void *ctx)
+{
+    sub_into_ctx *x = ctx;
+    uint32_t j = x->a2b[milnor_p_index(x->B->A, T)], p = x->B->A->p;
+    if (j == UINT32_MAX) {
+        x->outside = 1;
+        return;
+    }
+    x->out[j] = (uint8_t)((x->out[j] + c * x->c) % p);
+}
+
+int milnor_p_sub_mul_into(const milnor_p_sub *B, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
+                          uint8_t *out)
+{
+    if (B->full) {
+        milnor_p_mul_into(B->A, X, Y, c, out);
+        return 0;
+    }
+    sub_into_ctx x = { B, B->a2b[X->degree + Y->degree], c % B->A->p, out, 0 };
+    if (x.c) milnor_p_mul_each(B->A, X, Y, add_into_sub, &x);
+    return x.outside ? -1 : 0;
+}
+
+int milnor_p_sub_closed(const milnor_p_sub *B, deg_t max_degree)
+{
+    if (B->full) return 1;
+    if (max_degree > B->max_degree) max_degree = B->max_degree;
+    uint32_t most = 0;
+    for (deg_t d = 0; d <= max_degree; ++d) most = B->A->dim[d] > most ? B->A->dim[d] : most;
+    uint8_t *scratch = calloc((size_t)most + 1, 1);
+    int ok = scratch != NULL;
+    for (deg_t dx = 1; ok && dx < max_degree; ++dx)
+        for (deg_t dy = 1; ok && dx + dy <= max_degree; ++dy)
+            for (uint32_t i = 0; ok && i < B->dim[dx]; ++i)
+                for (uint32_t j = 0; ok && j < B->dim[dy]; ++j)
+                    ok = milnor_p_sub_mul_into(B, milnor_p_sub_elt(B, dx, i), milnor_p_sub_elt(B, dy, j), 1,
+                                               scratch) == 0;
+    free(scratch);
+    return ok;
+}

@@ -100,4 +100,47 @@ void milnor_p_mul_each(const milnor_p_basis *A, const milnor_p_elt *X, const mil
 void milnor_p_mul_into(const milnor_p_basis *A, const milnor_p_elt *X, const milnor_p_elt *Y,
                        uint32_t c, uint8_t *out);
 
+/* Sub-Hopf-algebras B of A_p by profile (sseq's "profile": q_part, p_part, truncated): Q_k is in
+ * B iff bit k of qmask is set; P(R) is in B iff r_i < p^{h_i} for every slot i < len and, when
+ * truncated, r_i = 0 past len (not truncated: unbounded there). B's basis is A_p's elements that
+ * lie in B, in A_p's order; a product of two of them is a sum of elements of B when the profile
+ * is that of a sub-Hopf-algebra (milnor_p_sub_closed checks it through a degree). */
+typedef struct milnor_p_profile {
+    uint32_t qmask;                  /* default: all ones (every Q_k) */
+    int truncated;
+    int len;
+    uint8_t h[MILNOR_P_MAX_LEN];
+} milnor_p_profile;
+
+/* B's basis over a built A_p: dim[d] elements in degree d; b2a[d][i] = A_p-index of B's element
+ * i; a2b[d][j] = B-index of A_p's element j, or UINT32_MAX when it is not in B. With full = 1
+ * (the whole of A_p) the tables are the identity and left NULL. */
+typedef struct milnor_p_sub {
+    const milnor_p_basis *A;
+    milnor_p_profile profile;
+    int full;
+    deg_t max_degree;
+    uint32_t *dim;
+    uint32_t **b2a, **a2b;
+} milnor_p_sub;
+
+/* The profile of A_p itself. Is it that (nothing left out)? */
+milnor_p_profile milnor_p_profile_full(void);
+int milnor_p_profile_is_full(const milnor_p_profile *pr);
+/* Is X in the sub-algebra of profile pr (prime p)? */
+int milnor_p_profile_has(const milnor_p_profile *pr, uint32_t p, const milnor_p_elt *X);
+/* B's tables over A (kept by the caller while B lives), through A's max_degree. 0, or -1 out of
+ * memory (B zeroed). milnor_p_sub_clear is safe on a zeroed struct. */
+int milnor_p_sub_init(milnor_p_sub *B, const milnor_p_basis *A, const milnor_p_profile *pr);
+void milnor_p_sub_clear(milnor_p_sub *B);
+/* Are the products X·Y of elements of B with |X| + |Y| <= max_degree in B? 1 yes, 0 no. */
+int milnor_p_sub_closed(const milnor_p_sub *B, deg_t max_degree);
+/* The element i of B in degree d. */
+static inline const milnor_p_elt *milnor_p_sub_elt(const milnor_p_sub *B, deg_t d, uint32_t i)
+{ return &B->A->elts[d][B->full ? i : B->b2a[d][i]]; }
+/* out[j] += c · (X·Y)_j over B's basis of degree |X| + |Y| (X, Y in B). Returns 0, or -1 when a
+ * term lies outside B (the profile is not a sub-Hopf-algebra's). */
+int milnor_p_sub_mul_into(const milnor_p_sub *B, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
+                          uint8_t *out);
+
 #endif

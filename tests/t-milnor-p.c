@@ -3,7 +3,10 @@
  * force sorted by a key; run with python3 from the repository root, as make test does): the
  * order of every degree and every product X·Y with |X| + |Y| <= N, for p = 3, 5, 7. Without it:
  * dimensions against the generating function, the index round trip, Q_{k+1} = [P(p^k), Q_k],
- * and associativity on random triples. Env: SEED (random triples; default time). */
+ * and associativity on random triples. Sub-Hopf-algebras by profile (milnor_p_sub, p = 3, 5):
+ * B's dims against B's own generating function, its elements in A's order, products staying
+ * in B for sseq's profiles (C3's, y1_3's, t1's) and leaving it for one that is not a
+ * sub-Hopf-algebra. Env: SEED (random triples; default time). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,6 +276,46 @@ static void check_format(void)
     milnor_p_basis_clear(&B);
 }
 
+/* Dims of the sub-Hopf-algebra B of a profile from its own generating function: prod over the
+ * slots i of (1 - x^{q w_i p^{h_i}})/(1 - x^{q w_i}) (a truncated polynomial when bounded) times
+ * prod over the Q_k in B of (1 + x^{|Q_k|}); every element of B in the profile; B's order is A's. */
+static void check_sub(const milnor_p_basis *A, const milnor_p_profile *pr, const char *name, int closed)
+{
+    milnor_p_sub B;
+    if (milnor_p_sub_init(&B, A, pr) != 0) bail("milnor_p_sub_init failed");
+    size_t n = (size_t)A->max_degree + 1;
+    int64_t *want = calloc(n, sizeof *want);
+    if (!want) bail("out of memory");
+    want[0] = 1;
+    for (int i = 0; i < MILNOR_P_MAX_LEN; ++i) {
+        uint64_t x = (uint64_t)A->qdeg * A->w[i], bound = UINT64_MAX;   /* r_i < bound */
+        if (i < pr->len) { bound = 1; for (int k = 0; k < pr->h[i]; ++k) bound *= A->p; }
+        else if (pr->truncated) bound = 1;
+        for (size_t d = x; x < n && d < n; ++d) want[d] += want[d - x];          /* 1/(1 - x^a) */
+        if (bound != UINT64_MAX && x * bound < n)
+            for (size_t d = n - 1; d >= x * bound; --d) want[d] -= want[d - x * bound];   /* (1 - x^{a b}) */
+    }
+    for (int k = 0; k < MILNOR_P_MAX_LEN; ++k)
+        if (pr->qmask >> k & 1 && A->tau[k] < n)
+            for (size_t d = n - 1; d >= A->tau[k]; --d) want[d] += want[d - A->tau[k]];
+    int bad = 0, order = 0;
+    for (size_t d = 0; d < n; ++d) {
+        bad += want[d] != (int64_t)B.dim[d];
+        for (uint32_t i = 0; i < B.dim[d]; ++i) {
+            const milnor_p_elt *X = milnor_p_sub_elt(&B, (deg_t)d, i);
+            order += !milnor_p_profile_has(pr, A->p, X) ||
+                     (i > 0 && milnor_p_index(A, X) <= milnor_p_index(A, milnor_p_sub_elt(&B, (deg_t)d, i - 1)));
+        }
+    }
+    ok(bad == 0 && order == 0, "p = %u, %s: dims of B through degree %d from its generating function, its elements "
+       "in A's order", A->p, name, A->max_degree);
+    deg_t cd = A->p == 3 ? 60 : 100;
+    ok(milnor_p_sub_closed(&B, cd) == closed, "p = %u, %s: products through degree %d %s", A->p, name, cd,
+       closed ? "stay in B" : "leave B (not a sub-Hopf-algebra)");
+    free(want);
+    milnor_p_sub_clear(&B);
+}
+
 int main(void)
 {
     const char *seed = getenv("SEED");
@@ -289,6 +332,28 @@ int main(void)
         check_q_relations(&A);
         check_reference(&A, CASES[c].ref_n);
         check_assoc(&A, CASES[c].assoc_n, 300);
+        if (A.p <= 5) {     /* sseq's profiles: C3 (no Q_0), y1_3 / t1 (r_1 = 0), and one that is not closed */
+            milnor_p_profile pr = milnor_p_profile_full();
+            check_sub(&A, &pr, "the whole algebra", 1);
+            pr.qmask = ~1u;
+            check_sub(&A, &pr, "without Q_0", 1);
+            pr.len = 1;
+            pr.h[0] = 0;
+            check_sub(&A, &pr, "without Q_0 and P(r_1 > 0)", 1);
+            pr.qmask = ~0u;
+            check_sub(&A, &pr, "without P(r_1 > 0)", 1);
+            pr = milnor_p_profile_full();
+            pr.truncated = 1;
+            pr.len = 1;
+            pr.h[0] = 1;
+            pr.qmask = 3;
+            check_sub(&A, &pr, "A(1) (Q_0, Q_1, P(r_1 < p))", 1);
+            pr.qmask = 2;
+            check_sub(&A, &pr, "E(Q_1) and P(r_1 < p) (Q_1 commutes with them)", 1);
+            pr = milnor_p_profile_full();
+            pr.qmask = 2;
+            check_sub(&A, &pr, "Q_1 and every P(R), no Q_2 (P(p) Q_1 = Q_1 P(p) + Q_2)", 0);
+        }
         milnor_p_basis_clear(&A);
     }
     return done_testing();
