@@ -1,6 +1,8 @@
 /* stagefile.c — stage files (see stagefile.h and schema/stage-files.md). */
 #include "stages/stagefile.h"
 #include "stages/durable.h"
+#include "algebra/fpmat.h"
+#include "algebra/milnor_p.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -128,17 +130,24 @@ void stage_header_pack(const stage_header *h, unsigned char buf[STAGE_HEADER_SIZ
     put32(buf + 60, fnv1a32(buf, 60));
 }
 
-/* Payload bytes of a rows x cols matrix (no overflow: both are capped first). */
-static uint64_t payload_bytes(uint32_t rows, uint32_t cols)
+/* Payload bytes of a rows x cols matrix (no overflow: both are capped first): packed bits at
+ * p = 2 (version 1), a byte per entry at odd p (version 2). */
+static uint64_t payload_bytes_p(uint32_t prime, uint32_t rows, uint32_t cols)
 {
-    return (uint64_t)rows * f2vec_words(cols) * 8;
+    return prime == 2 ? (uint64_t)rows * f2vec_words(cols) * 8 : (uint64_t)rows * cols;
 }
 
-/* Memory f2mat_init will take: rows of ceil(cols/64) words rounded up to 8. */
-static uint64_t memory_bytes(uint32_t rows, uint32_t cols)
+/* Memory f2mat_init (fpmat_init) will take: rows of ceil(cols/64) words rounded up to 8 (of
+ * cols bytes rounded up to 64). */
+static uint64_t memory_bytes_p(uint32_t prime, uint32_t rows, uint32_t cols)
 {
+    if (prime != 2) return (uint64_t)rows * fpmat_segment_start(cols);
     return (uint64_t)rows * ((f2vec_words(cols) + 7) & ~(size_t)7) * 8;
 }
+static uint64_t memory_bytes(uint32_t rows, uint32_t cols) { return memory_bytes_p(2, rows, cols); }
+
+/* The format version of a file of this prime (1 at p = 2, 2 at odd p). */
+static uint16_t version_for(uint32_t prime) { return prime == 2 ? STAGE_FORMAT_VERSION : STAGE_FORMAT_VERSION_P; }
 
 int stage_header_unpack(const unsigned char buf[STAGE_HEADER_SIZE], stage_header *h,
                         const char *path, char *err, size_t errlen)
@@ -149,9 +158,11 @@ int stage_header_unpack(const unsigned char buf[STAGE_HEADER_SIZE], stage_header
     FAIL_IF(memcmp(buf, stage_magic, 8) != 0, STAGE_ECORRUPT,
             "%s: not an extflow stage file (bad magic)", path);
     x.version = get16(buf + 8);
-    FAIL_IF(x.version != STAGE_FORMAT_VERSION, STAGE_EMISMATCH,
-            "%s: stage file format version %u, this build reads version %d",
-            path, x.version, STAGE_FORMAT_VERSION);
+    FAIL_IF(x.version != STAGE_FORMAT_VERSION && x.version != STAGE_FORMAT_VERSION_P, STAGE_EMISMATCH,
+            "%s: stage file format version %u, this build reads versions %d and %d",
+            path, x.version, STAGE_FORMAT_VERSION, STAGE_FORMAT_VERSION_P);
+    FAIL_IF(x.version == STAGE_FORMAT_VERSION_P && get32(buf + 12) == 2, STAGE_EMISMATCH,
+            "%s: format version %d holds odd primes only, this file says prime 2", path, STAGE_FORMAT_VERSION_P);
     FAIL_IF(get32(buf + 60) != fnv1a32(buf, 60), STAGE_ECORRUPT,
             "%s: header checksum mismatch", path);
     x.kind = get16(buf + 10);
@@ -164,7 +175,10 @@ int stage_header_unpack(const unsigned char buf[STAGE_HEADER_SIZE], stage_header
     x.algorithm = get16(buf + 36);
     x.module_id = get64(buf + 40);
     FAIL_IF(!stage_kind_name(x.kind), STAGE_ECORRUPT, "%s: unknown kind %u", path, x.kind);
-    FAIL_IF(x.prime != 2, STAGE_ECORRUPT, "%s: prime %" PRIu32 ", only 2 is supported", path, x.prime);
+    FAIL_IF(x.version == STAGE_FORMAT_VERSION && x.prime != 2, STAGE_ECORRUPT,
+            "%s: prime %" PRIu32 " in a version-1 file (prime 2 only)", path, x.prime);
+    FAIL_IF(x.version == STAGE_FORMAT_VERSION_P && (x.prime > STAGE_MAX_PRIME || !milnor_p_prime_ok(x.prime)),
+            STAGE_ECORRUPT, "%s: prime %" PRIu32 ", not an odd prime below %d", path, x.prime, STAGE_MAX_PRIME + 1);
     FAIL_IF(!stage_algorithm_name(x.algorithm), STAGE_ECORRUPT, "%s: unknown algorithm %u",
             path, x.algorithm);
     for (int i = 38; i < 40; i++)
@@ -173,7 +187,7 @@ int stage_header_unpack(const unsigned char buf[STAGE_HEADER_SIZE], stage_header
         FAIL_IF(buf[i], STAGE_ECORRUPT, "%s: reserved header byte %d is not zero", path, i);
     FAIL_IF(x.rows > STAGE_MAX_DIM || x.cols > STAGE_MAX_DIM, STAGE_ECORRUPT,
             "%s: shape %" PRIu32 " x %" PRIu32 " exceeds the cap 2^28", path, x.rows, x.cols);
-    FAIL_IF(memory_bytes(x.rows, x.cols) > STAGE_MAX_BYTES, STAGE_ECORRUPT,
+    FAIL_IF(memory_bytes_p(x.prime, x.rows, x.cols) > STAGE_MAX_BYTES, STAGE_ECORRUPT,
             "%s: shape %" PRIu32 " x %" PRIu32 " exceeds the 8 GiB cap", path, x.rows, x.cols);
     *h = x;
 out:
@@ -253,17 +267,21 @@ out:
     return rc;
 }
 
-int stage_decode(const char *path, const unsigned char *file, size_t flen, stage_header *h,
-                 f2mat *m, char *err, size_t errlen)
+/* stage_decode into an F2 matrix (m, version 1) or an F_p one (mp, version 2): the one the
+ * file's header names must be given. */
+static int decode_any(const char *path, const unsigned char *file, size_t flen, stage_header *h, f2mat *m,
+                      fpmat *mp, char *err, size_t errlen)
 {
     int rc = STAGE_OK, done = 0, have_m = 0;
     unsigned char *chunk = NULL, hb[STAGE_HEADER_SIZE];
     ZSTD_DCtx *dc = NULL;
     stage_header x;
     f2mat mm = { 0 };
+    fpmat pm = { 0 };
+    int odd = 0;
 
     if (!path) path = "(memory)";
-    FAIL_IF(!h || !m || (!file && flen), STAGE_EINVAL, "%s: stage_decode: NULL argument", path);
+    FAIL_IF(!h || (!m && !mp) || (!file && flen), STAGE_EINVAL, "%s: stage_decode: NULL argument", path);
     /* The zstd frame: magic, content checksum flag, known content size, nothing after it. */
     FAIL_IF(flen < 6 || get32(file) != ZSTD_MAGIC, STAGE_ECORRUPT,
             "%s: not a zstd frame (bad magic)", path);
@@ -295,15 +313,19 @@ int stage_decode(const char *path, const unsigned char *file, size_t flen, stage
     }
     FAIL_IF(ho.pos < ho.size, STAGE_ECORRUPT, "%s: content shorter than the header", path);
     FORWARD_IF_ERROR(stage_header_unpack(hb, &x, path, err, errlen));
-    uint64_t total = payload_bytes(x.rows, x.cols);
+    odd = x.prime != 2;
+    FAIL_IF(odd && !mp, STAGE_EMISMATCH, "%s: a matrix over F_%" PRIu32 " (format version %u); F2 was expected",
+            path, x.prime, x.version);
+    FAIL_IF(!odd && !m, STAGE_EMISMATCH, "%s: a matrix over F2; one over an odd prime was expected", path);
+    uint64_t total = payload_bytes_p(x.prime, x.rows, x.cols);
     FAIL_IF(csize != STAGE_HEADER_SIZE + total, STAGE_ECORRUPT,
             "%s: header says %" PRIu32 " x %" PRIu32 " (%" PRIu64 " payload bytes) but the "
             "frame holds %llu", path, x.rows, x.cols, total, csize - STAGE_HEADER_SIZE);
 
-    FAIL_IF(f2mat_init(&mm, x.rows, x.cols) != 0, STAGE_ENOMEM,
-            "%s: out of memory for a %" PRIu32 " x %" PRIu32 " matrix", path, x.rows, x.cols);
+    FAIL_IF(odd ? fpmat_init(&pm, x.prime, x.rows, x.cols) != 0 : f2mat_init(&mm, x.rows, x.cols) != 0,
+            STAGE_ENOMEM, "%s: out of memory for a %" PRIu32 " x %" PRIu32 " matrix", path, x.rows, x.cols);
     have_m = 1;
-    size_t rowbytes = f2vec_words(x.cols) * 8;
+    size_t rowbytes = odd ? x.cols : f2vec_words(x.cols) * 8;
     uint64_t pos = 0;
     FAIL_IF(!(chunk = malloc(CHUNK)), STAGE_ENOMEM, "%s: out of memory", path);
     while (!done) {
@@ -317,7 +339,8 @@ int stage_decode(const char *path, const unsigned char *file, size_t flen, stage
             uint64_t rix = pos / rowbytes;
             size_t off = (size_t)(pos % rowbytes), n = rowbytes - off;
             if (n > o.pos - k) n = o.pos - k;
-            memcpy((unsigned char *)f2mat_row(&mm, (uint32_t)rix) + off, chunk + k, n);
+            unsigned char *dst = odd ? fpmat_row(&pm, (uint32_t)rix) : (unsigned char *)f2mat_row(&mm, (uint32_t)rix);
+            memcpy(dst + off, chunk + k, n);
             k += n;
             pos += n;
         }
@@ -326,7 +349,13 @@ int stage_decode(const char *path, const unsigned char *file, size_t flen, stage
     FAIL_IF(pos != total, STAGE_ECORRUPT, "%s: content %" PRIu64 " bytes short", path, total - pos);
     FAIL_IF(in.pos != in.size, STAGE_ECORRUPT, "%s: trailing data", path);
 
-    size_t words = rowbytes / 8;
+    for (uint32_t i = 0; odd && i < x.rows; i++) {
+        const uint8_t *rw = fpmat_row(&pm, i);
+        for (uint32_t col = 0; col < x.cols; col++)
+            FAIL_IF(rw[col] >= x.prime, STAGE_ECORRUPT, "%s: row %" PRIu32 " has entry %u >= p = %" PRIu32 " at "
+                    "column %" PRIu32, path, i, rw[col], x.prime, col);
+    }
+    size_t words = odd ? 0 : rowbytes / 8;
     uint64_t mask = x.cols & 63 ? ((uint64_t)1 << (x.cols & 63)) - 1 : ~(uint64_t)0;
     for (uint32_t i = 0; i < x.rows && words; i++) {
         uint64_t *rw = f2mat_row(&mm, i);
@@ -335,13 +364,50 @@ int stage_decode(const char *path, const unsigned char *file, size_t flen, stage
                 "%s: row %" PRIu32 " has bits set beyond column %" PRIu32, path, i, x.cols);
     }
     *h = x;
-    *m = mm;
+    if (odd) *mp = pm;
+    else *m = mm;
     have_m = 0;
 out:
-    if (have_m) f2mat_clear(&mm);
+    if (have_m) {
+        f2mat_clear(&mm);
+        fpmat_clear(&pm);
+    }
     ZSTD_freeDCtx(dc);
     free(chunk);
     return rc;
+}
+
+int stage_decode(const char *path, const unsigned char *file, size_t flen, stage_header *h,
+                 f2mat *m, char *err, size_t errlen)
+{
+    if (!m && h) return decode_any(path, file, flen, NULL, NULL, NULL, err, errlen);   /* EINVAL */
+    return decode_any(path, file, flen, h, m, NULL, err, errlen);
+}
+
+int stage_decode_p(const char *path, const unsigned char *file, size_t flen, stage_header *h, fpmat *m,
+                   char *err, size_t errlen)
+{
+    if (!m && h) return decode_any(path, file, flen, NULL, NULL, NULL, err, errlen);
+    return decode_any(path, file, flen, h, NULL, m, err, errlen);
+}
+
+int stage_read_any(const char *path, stage_header *h, f2mat *m, fpmat *mp, char *err, size_t errlen)
+{
+    int rc = STAGE_OK;
+    unsigned char *file = NULL;
+    size_t flen = 0;
+    if (!path) path = "(null)";
+    FAIL_IF(!h || (!m && !mp), STAGE_EINVAL, "%s: stage_read: NULL header or matrix", path);
+    FORWARD_IF_ERROR(slurp(path, &file, &flen, err, errlen));
+    rc = decode_any(path, file, flen, h, m, mp, err, errlen);
+out:
+    free(file);
+    return rc;
+}
+
+int stage_read_p(const char *path, stage_header *h, fpmat *m, char *err, size_t errlen)
+{
+    return stage_read_any(path, h, NULL, m, err, errlen);
 }
 
 int stage_expect(const stage_header *h, int kind, int s, int t, uint64_t module_id,
@@ -437,10 +503,32 @@ int stage_print(FILE *out, const char *path, int summary, char *err, size_t errl
     int rc = STAGE_OK;
     stage_header h;
     f2mat m = { 0 };
+    fpmat mp = { 0 };
     char *line = NULL;
-    FORWARD_IF_ERROR(stage_read(path, &h, &m, err, errlen));
+    FORWARD_IF_ERROR(stage_read_any(path, &h, &m, &mp, err, errlen));
     print_header(out, path, &h);
-    if (summary) {
+    if (h.prime != 2) {     /* digits 0..p-1; the summary's rank by fpmat_rref on a copy */
+        if (summary) {
+            uint64_t nonzero = 0, cells = (uint64_t)h.rows * h.cols;
+            for (uint32_t i = 0; i < h.rows; i++)
+                for (uint32_t c = 0; c < h.cols; c++) nonzero += fpmat_get(&mp, i, c) != 0;
+            fpmat copy;
+            FAIL_IF(fpmat_copy(&copy, &mp) != 0, STAGE_ENOMEM, "%s: out of memory computing the rank", path);
+            int rank = fpmat_rref(&copy, NULL);
+            fpmat_clear(&copy);
+            FAIL_IF(rank < 0, STAGE_ENOMEM, "%s: out of memory computing the rank", path);
+            fprintf(out, "shape: %" PRIu32 " x %" PRIu32 "\nrank: %d\n"
+                    "density: %.6f (%" PRIu64 " of %" PRIu64 " entries)\n", h.rows, h.cols, rank,
+                    cells ? (double)nonzero / (double)cells : 0.0, nonzero, cells);
+        } else if (h.cols) {
+            FAIL_IF(!(line = malloc((size_t)h.cols + 2)), STAGE_ENOMEM, "%s: out of memory", path);
+            for (uint32_t i = 0; i < h.rows; i++) {
+                for (uint32_t c = 0; c < h.cols; c++) line[c] = (char)('0' + fpmat_get(&mp, i, c));
+                line[h.cols] = '\n';
+                fwrite(line, 1, (size_t)h.cols + 1, out);
+            }
+        }
+    } else if (summary) {
         uint64_t ones = 0, cells = (uint64_t)h.rows * h.cols;
         size_t words = f2vec_words(h.cols);
         for (uint32_t i = 0; i < h.rows; i++)
@@ -462,6 +550,7 @@ int stage_print(FILE *out, const char *path, int summary, char *err, size_t errl
 out:
     free(line);
     f2mat_clear(&m);
+    fpmat_clear(&mp);
     return rc;
 }
 
@@ -616,6 +705,67 @@ int stage_remove_temporaries(const char *outdir)
     return removed;
 }
 
+/* The payload of an F2 matrix (version 1: its rows' words, little-endian, no padding) or of an
+ * F_p one (version 2: its rows' bytes). */
+static void fill_f2(unsigned char *payload, const void *mat)
+{
+    const f2mat *m = mat;
+    size_t words = f2vec_words(m->cols);
+    for (uint32_t i = 0; i < m->rows && words; i++) {
+        uint64_t *dst = (uint64_t *)(void *)payload + (size_t)i * words;
+        memcpy(dst, f2mat_row(m, i), words * 8);
+        words_le(dst, words);
+    }
+}
+
+static void fill_fp(unsigned char *payload, const void *mat)
+{
+    const fpmat *m = mat;
+    for (uint32_t i = 0; i < m->rows && m->cols; i++) memcpy(payload + (size_t)i * m->cols, fpmat_row(m, i), m->cols);
+}
+
+/* One zstd frame of [h with version, prime and shape set | payload filled by fill]. */
+static int encode_content(const stage_header *h, uint32_t prime, uint32_t rows, uint32_t cols,
+                          void (*fill)(unsigned char *, const void *), const void *m, void **buf, size_t *len,
+                          char *err, size_t errlen)
+{
+    size_t raw_len = STAGE_HEADER_SIZE + (size_t)payload_bytes_p(prime, rows, cols);
+    unsigned char *raw = malloc(raw_len);
+    stage_header x = *h;
+    x.version = version_for(prime);
+    x.prime = prime;
+    x.rows = rows;
+    x.cols = cols;
+    size_t cap = ZSTD_compressBound(raw_len);
+    void *out = malloc(cap);
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    int rc = STAGE_ENOMEM;
+    if (!raw || !out || !cc) {
+        if (err) snprintf(err, errlen, "out of memory encoding a stage file (%u x %u)", rows, cols);
+        goto done;
+    }
+    stage_header_pack(&x, raw);
+    fill(raw + STAGE_HEADER_SIZE, m);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, STAGE_ZSTD_LEVEL);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
+    size_t n = ZSTD_compress2(cc, out, cap, raw, raw_len);
+    if (ZSTD_isError(n)) {
+        rc = STAGE_EIO;
+        if (err) snprintf(err, errlen, "zstd: %s", ZSTD_getErrorName(n));
+        goto done;
+    }
+    *buf = out;
+    *len = n;
+    out = NULL;
+    rc = STAGE_OK;
+done:
+    ZSTD_freeCCtx(cc);
+    free(raw);
+    free(out);
+    return rc;
+}
+
 int stage_encode(const stage_header *h, const f2mat *m, void **buf, size_t *len, char *err,
                  size_t errlen)
 {
@@ -636,45 +786,23 @@ int stage_encode(const stage_header *h, const f2mat *m, void **buf, size_t *len,
             if (err) snprintf(err, errlen, "stage_write: row %u has bits beyond column %u (f2mat invariant broken)", i, m->cols);
             return STAGE_EINVAL;
         }
-    size_t raw_len = STAGE_HEADER_SIZE + (size_t)payload_bytes(m->rows, m->cols);
-    unsigned char *raw = malloc(raw_len);
-    stage_header x = *h;
-    x.version = STAGE_FORMAT_VERSION;
-    x.prime = 2;
-    x.rows = m->rows;
-    x.cols = m->cols;
-    size_t cap = ZSTD_compressBound(raw_len);
-    void *out = malloc(cap);
-    ZSTD_CCtx *cc = ZSTD_createCCtx();
-    int rc = STAGE_ENOMEM;
-    if (!raw || !out || !cc) {
-        if (err) snprintf(err, errlen, "out of memory encoding a stage file (%u x %u)", m->rows, m->cols);
-        goto done;
+    return encode_content(h, 2, m->rows, m->cols, fill_f2, m, buf, len, err, errlen);
+}
+
+int stage_encode_p(const stage_header *h, const fpmat *m, void **buf, size_t *len, char *err, size_t errlen)
+{
+    *buf = NULL;
+    *len = 0;
+    if (!stage_kind_name(h->kind) || !stage_algorithm_name(h->algorithm)) {
+        if (err) snprintf(err, errlen, "stage_write: unknown kind %u or algorithm %u", h->kind, h->algorithm);
+        return STAGE_EINVAL;
     }
-    stage_header_pack(&x, raw);
-    for (uint32_t i = 0; i < m->rows && words; i++) {
-        uint64_t *dst = (uint64_t *)(void *)(raw + STAGE_HEADER_SIZE) + (size_t)i * words;
-        memcpy(dst, f2mat_row(m, i), words * 8);
-        words_le(dst, words);
+    if (m->p > STAGE_MAX_PRIME || !milnor_p_prime_ok(m->p) || m->rows > STAGE_MAX_DIM || m->cols > STAGE_MAX_DIM ||
+        memory_bytes_p(m->p, m->rows, m->cols) > STAGE_MAX_BYTES) {
+        if (err) snprintf(err, errlen, "stage_write: matrix %u x %u over F_%u exceeds the caps", m->rows, m->cols, m->p);
+        return STAGE_EINVAL;
     }
-    ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, STAGE_ZSTD_LEVEL);
-    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
-    ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
-    size_t n = ZSTD_compress2(cc, out, cap, raw, raw_len);
-    if (ZSTD_isError(n)) {
-        rc = STAGE_EIO;
-        if (err) snprintf(err, errlen, "zstd: %s", ZSTD_getErrorName(n));
-        goto done;
-    }
-    *buf = out;
-    *len = n;
-    out = NULL;
-    rc = STAGE_OK;
-done:
-    ZSTD_freeCCtx(cc);
-    free(raw);
-    free(out);
-    return rc;
+    return encode_content(h, m->p, m->rows, m->cols, fill_fp, m, buf, len, err, errlen);
 }
 
 /* ---- journal of bidegrees with no new generator --------------------------------------- */

@@ -25,6 +25,11 @@
  * as untrusted: every size is checked before it is used, every failure is a status code plus
  * a message naming the file, never a crash.
  *
+ * Odd primes (format version 2, written by a resolution at p = 3, 5, ...): the same container
+ * and header, prime = p, and a payload of rows x cols bytes, each entry 0..p-1 (fpmat's rows
+ * without their padding). F2 files stay version 1, byte for byte as before; the *_p functions
+ * read and write fpmat, the others f2mat, and each refuses (STAGE_EMISMATCH) the other's files.
+ *
  * All functions return a stage_status; err (may be NULL) receives a message on failure.
  */
 #ifndef EXTFLOW_STAGEFILE_H
@@ -33,8 +38,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "algebra/f2mat.h"
+#include "algebra/fpmat.h"
 
-#define STAGE_FORMAT_VERSION 1
+#define STAGE_FORMAT_VERSION 1                          /* F2: packed bits (every p = 2 file) */
+#define STAGE_FORMAT_VERSION_P 2                        /* odd p: a byte per entry */
+#define STAGE_MAX_PRIME      127                        /* = FPMAT_MAX_PRIME */
 #define STAGE_HEADER_SIZE    64
 #define STAGE_MAX_DIM        (UINT32_C(1) << 28)         /* cap on rows and on cols */
 #define STAGE_MAX_BYTES      (UINT64_C(8) << 30)          /* cap on payload and on memory */
@@ -98,6 +106,14 @@ int stage_read(const char *path, stage_header *h, f2mat *m, char *err, size_t er
  * what stage_read does after reading the file, and what the fuzzer drives. */
 int stage_decode(const char *name, const unsigned char *file, size_t flen, stage_header *h,
                  f2mat *m, char *err, size_t errlen);
+
+/* Odd p (version 2): the same over fpmat; m->p is the header's prime. stage_read_any fills m
+ * for an F2 file, mp for an F_p one (either may be NULL: that kind is then a STAGE_EMISMATCH). */
+int stage_encode_p(const stage_header *h, const fpmat *m, void **buf, size_t *len, char *err, size_t errlen);
+int stage_read_p(const char *path, stage_header *h, fpmat *m, char *err, size_t errlen);
+int stage_decode_p(const char *name, const unsigned char *file, size_t flen, stage_header *h, fpmat *m,
+                   char *err, size_t errlen);
+int stage_read_any(const char *path, stage_header *h, f2mat *m, fpmat *mp, char *err, size_t errlen);
 
 /* STAGE_EMISMATCH unless h is for this kind, (s,t), module and algorithm
  * (algorithm STAGE_ALG_NONE = any). */

@@ -1,5 +1,6 @@
 /* t-stagefile.c — stage files: round trips, corruption is detected cleanly, atomic writes,
- * text print/parse. */
+ * text print/parse; odd-prime files (format version 2): round trips at p = 3, 5, 127, each
+ * reader refuses the other kind, and crafted headers and payloads are refused. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -538,6 +539,74 @@ static void test_text(void)
     }
 }
 
+/* Odd p (version 2): a byte per entry; stage_read_p round trip; F2 and F_p readers refuse each
+ * other's files; an entry >= p, a prime that is not one, and a short payload are refused. */
+static void test_odd_prime(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/odd.zst", dir);
+    static const uint32_t primes[] = { 3, 5, 127 };
+    for (size_t k = 0; k < sizeof primes / sizeof *primes; k++) {
+        uint32_t p = primes[k], rows = 5 + (uint32_t)k, cols = 70 + 3 * (uint32_t)k;
+        fpmat a, b = { 0 };
+        if (fpmat_init(&a, p, rows, cols) != 0) bail("fpmat_init failed");
+        for (uint32_t i = 0; i < rows; i++)
+            for (uint32_t c = 0; c < cols; c++) fpmat_set(&a, i, c, (uint32_t)(rnd() % p));
+        stage_header h = { .kind = STAGE_DIFFERENTIAL, .s = 3, .t = 17, .aux = cols, .algorithm = STAGE_ALG_STANDARD,
+                           .module_id = 0x1234 }, g;
+        void *buf = NULL;
+        size_t len = 0;
+        err[0] = 0;
+        int rc = stage_encode_p(&h, &a, &buf, &len, err, sizeof err);
+        if (rc == STAGE_OK) spit(path, buf, len);
+        free(buf);
+        rc = rc == STAGE_OK ? stage_read_p(path, &g, &b, err, sizeof err) : rc;
+        ok(rc == STAGE_OK && g.version == STAGE_FORMAT_VERSION_P && g.prime == p && g.rows == rows && g.cols == cols &&
+           g.s == 3 && g.t == 17 && g.module_id == 0x1234 && fpmat_equal(&a, &b),
+           "p = %u: a %u x %u matrix round-trips (version %u, prime %u) %s", p, rows, cols, g.version, g.prime, err);
+        fpmat_clear(&b);
+        f2mat m2 = { 0 };
+        ok(stage_read(path, &g, &m2, err, sizeof err) == STAGE_EMISMATCH && !m2.data,
+           "p = %u: the F2 reader refuses it (%s)", p, err);
+        fpmat_clear(&a);
+    }
+    f2mat m;
+    fpmat mp = { 0 };
+    random_matrix(&m, 3, 9, 2);
+    stage_header h = { .kind = STAGE_MATRIX };
+    if (stage_write(path, &h, &m, err, sizeof err) != STAGE_OK) bail(err);
+    ok(stage_read_p(path, &h, &mp, err, sizeof err) == STAGE_EMISMATCH && !mp.data,
+       "an F2 file is refused by the F_p reader (%s)", err);
+    f2mat_clear(&m);
+    /* crafted: 2 x 3 over F_3 */
+    unsigned char hb[64], pay[6] = { 0, 1, 2, 2, 1, 0 };
+    stage_header x = { .version = STAGE_FORMAT_VERSION_P, .kind = STAGE_MATRIX, .prime = 3, .rows = 2, .cols = 3 };
+    stage_header_pack(&x, hb);
+    craft(path, hb, pay, 6, 1, 1);
+    int rc = stage_read_p(path, &h, &mp, err, sizeof err);
+    ok(rc == STAGE_OK && fpmat_get(&mp, 0, 2) == 2 && fpmat_get(&mp, 1, 0) == 2, "a hand-built F_3 file reads back");
+    fpmat_clear(&mp);
+    pay[4] = 3;
+    craft(path, hb, pay, 6, 1, 1);
+    ok(stage_read_p(path, &h, &mp, err, sizeof err) == STAGE_ECORRUPT && !mp.data, "an entry 3 at p = 3: %s", err);
+    pay[4] = 1;
+    craft(path, hb, pay, 5, 1, 1);
+    ok(stage_read_p(path, &h, &mp, err, sizeof err) == STAGE_ECORRUPT && !mp.data, "a short payload: %s", err);
+    x.prime = 9;
+    stage_header_pack(&x, hb);
+    craft(path, hb, pay, 6, 1, 1);
+    ok(stage_read_p(path, &h, &mp, err, sizeof err) == STAGE_ECORRUPT && !mp.data, "prime 9: %s", err);
+    x.prime = 2;
+    stage_header_pack(&x, hb);
+    craft(path, hb, pay, 6, 1, 1);
+    ok(stage_read_p(path, &h, &mp, err, sizeof err) == STAGE_EMISMATCH && !mp.data, "version 2 with prime 2: %s", err);
+    x.version = 3;
+    x.prime = 3;
+    stage_header_pack(&x, hb);
+    craft(path, hb, pay, 6, 1, 1);
+    ok(stage_read_p(path, &h, &mp, err, sizeof err) == STAGE_EMISMATCH && !mp.data, "version 3: %s", err);
+}
+
 int main(void)
 {
     plan_lazy();
@@ -554,6 +623,7 @@ int main(void)
     test_expect();
     test_paths();
     test_text();
+    test_odd_prime();
     ok(count_tmp(dir) == 0, "no .tmp files left at the end");
     rm_rf(dir);
     return done_testing();
