@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "algebra/f2mat.h"
+#include "algebra/fpmat.h"
 #include "algebra/fpmodule.h"
 
 #define fail fdm_errorf
@@ -58,7 +59,7 @@ static uint64_t *act_mut(fd_module *m, deg_t u, uint32_t i, deg_t d, uint32_t r)
 
 int fdm_is_sphere(const fd_module *m)
 {
-    return !m->has_profile && !m->fp && !m->rp_open && !m->has_cofiber && m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
+    return fdm_prime(m) == 2 && !m->has_profile && !m->fp && !m->rp_open && !m->has_cofiber && m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
 }
 
 void fdm_clear(fd_module *m)
@@ -408,36 +409,85 @@ static int make_canonical(fd_module *m)
     return 0;
 }
 
-/* "profile": {"truncated": bool, "p_part": [h1, h2, ...]} (q_part: odd primes only, ignored):
- * the sub-Hopf-algebra of Sq(R) with r_i < 2^{h_i}; absent, or [] not truncated: A itself. */
-static int parse_profile(json_t *pj, milnor_profile *out, char *err, size_t es)
+/* The entries a "profile" may have, at every prime: truncated (*truncated), p_part (h[0..*len),
+ * at most maxlen entries 0..30) and q_part (*qmask; NULL where it is ignored, p = 2). */
+static int parse_profile_entries(json_t *pj, int *truncated, uint8_t *h, int maxlen, int *len, uint32_t *qmask,
+                                 char *err, size_t es)
 {
-    *out = milnor_profile_full();
-    if (!pj) return 0;
     if (!json_is_object(pj)) return fail(err, es, "key 'profile': not an object");
     const char *key;
     json_t *val;
     json_object_foreach(pj, key, val)
         if (strcmp(key, "truncated") && strcmp(key, "p_part") && strcmp(key, "q_part"))
             return fail(err, es, "key 'profile': unknown entry '%s' (truncated, p_part, q_part)", key);
-    json_t *tr = json_object_get(pj, "truncated"), *pp = json_object_get(pj, "p_part");
+    json_t *tr = json_object_get(pj, "truncated"), *pp = json_object_get(pj, "p_part"),
+           *qp = json_object_get(pj, "q_part");
     if (tr && !json_is_boolean(tr)) return fail(err, es, "key 'profile': 'truncated' is not true or false");
-    out->truncated = tr && json_is_true(tr);
+    *truncated = tr && json_is_true(tr);
+    if (qmask && qp && (!json_is_integer(qp) || json_integer_value(qp) < 0 || json_integer_value(qp) > (json_int_t)UINT32_MAX))
+        return fail(err, es, "key 'profile': 'q_part' is not an integer 0..2^32-1");
+    if (qmask && qp) *qmask = (uint32_t)json_integer_value(qp);
     if (pp && !json_is_array(pp)) return fail(err, es, "key 'profile': 'p_part' is not a list");
-    if (json_array_size(pp) > MILNOR_MAX_LEN)
-        return fail(err, es, "key 'profile': 'p_part' has more than %d entries", MILNOR_MAX_LEN);
+    if (json_array_size(pp) > (size_t)maxlen)
+        return fail(err, es, "key 'profile': 'p_part' has more than %d entries", maxlen);
     size_t i;
-    json_t *h;
-    json_array_foreach(pp, i, h) {
-        if (!json_is_integer(h) || json_integer_value(h) < 0 || json_integer_value(h) > 30)
+    json_t *v;
+    json_array_foreach(pp, i, v) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 30)
             return fail(err, es, "key 'profile': p_part entry %zu is not an integer 0..30", i);
-        out->h[i] = (uint8_t)json_integer_value(h);
+        h[i] = (uint8_t)json_integer_value(v);
     }
-    out->len = (int)json_array_size(pp);
+    *len = (int)json_array_size(pp);
+    return 0;
+}
+
+/* "profile": {"truncated": bool, "p_part": [h1, h2, ...]} (q_part: odd primes only, ignored):
+ * the sub-Hopf-algebra of Sq(R) with r_i < 2^{h_i}; absent, or [] not truncated: A itself. */
+static int parse_profile(json_t *pj, milnor_profile *out, char *err, size_t es)
+{
+    *out = milnor_profile_full();
+    if (!pj) return 0;
+    if (parse_profile_entries(pj, &out->truncated, out->h, MILNOR_MAX_LEN, &out->len, NULL, err, es) != 0) return -1;
     while (out->truncated && out->len > 0 && out->h[out->len - 1] == 0) out->len--;
     if (!milnor_profile_is_valid(out))
         return fail(err, es, "key 'profile': p_part is not the profile of a sub-Hopf-algebra (for i, j >= 1: "
                     "h_i <= j + h_{i+j} or h_j <= h_{i+j})");
+    return 0;
+}
+
+/* Odd p: "profile": {"truncated": bool, "q_part": mask, "p_part": [h1, h2, ...]}, the
+ * sub-Hopf-algebra of Q(E)P(R) with E in q_part (default: every Q_k) and r_i < p^{h_i}. */
+static int parse_profile_p(json_t *pj, milnor_p_profile *out, char *err, size_t es)
+{
+    *out = milnor_p_profile_full();
+    if (!pj) return 0;
+    return parse_profile_entries(pj, &out->truncated, out->h, MILNOR_P_MAX_LEN, &out->len, &out->qmask, err, es);
+}
+
+/* "p=3;gens=x0:0,;profile=q:fffffffe,infinite:0;actions=" (the profile only when there is one). */
+static int make_canonical_p(fd_module *m)
+{
+    char *buf = NULL, tmp[512];
+    size_t len = 0, cap = 0;
+    snprintf(tmp, sizeof tmp, "p=%u;gens=", m->p);
+    int bad = append(&buf, &len, &cap, tmp);
+    for (deg_t t = m->min_deg; t <= m->max_deg; t++)
+        for (uint32_t i = 0; i < fdm_dim(m, t); i++) {
+            snprintf(tmp, sizeof tmp, "%s:%d,", m->names[t - m->min_deg][i], t);
+            bad |= append(&buf, &len, &cap, tmp);
+        }
+    const milnor_p_profile *pr = &m->pprofile;
+    if (!milnor_p_profile_is_full(pr)) {
+        snprintf(tmp, sizeof tmp, ";profile=q:%x,%s:", pr->qmask, pr->truncated ? "truncated" : "infinite");
+        bad |= append(&buf, &len, &cap, tmp);
+        for (int i = 0; i < pr->len; i++) {
+            snprintf(tmp, sizeof tmp, "%s%d", i ? "," : "", pr->h[i]);
+            bad |= append(&buf, &len, &cap, tmp);
+        }
+    }
+    bad |= append(&buf, &len, &cap, ";actions=");
+    if (bad) { free(buf); return -1; }
+    m->canonical = buf;
     return 0;
 }
 
@@ -568,10 +618,12 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
     if (!json_is_object(root)) { fail(err, es, "bad JSON: the module is not an object"); goto out; }
     json_t *p = json_object_get(root, "p");
     if (!json_is_integer(p)) { fail(err, es, "key 'p': missing or not an integer"); goto out; }
-    if (json_integer_value(p) != 2) {
-        fail(err, es, "key 'p': p = %lld, only p = 2 is supported", (long long)json_integer_value(p));
+    json_int_t pv = json_integer_value(p);
+    if (pv != 2 && (pv < 3 || pv > FPMAT_MAX_PRIME || !milnor_p_prime_ok((uint32_t)pv))) {
+        fail(err, es, "key 'p': p = %lld, not 2 or an odd prime below %d", (long long)pv, FPMAT_MAX_PRIME + 1);
         goto out;
     }
+    m->p = (uint32_t)pv;
     json_t *type = json_object_get(root, "type");
     if (!json_is_string(type)) { fail(err, es, "key 'type': missing or not a string"); goto out; }
     if (strcmp(json_string_value(type), "finite dimensional module") &&
@@ -582,6 +634,14 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
         goto out;
     }
     if (check_keys(root, json_string_value(type), err, es) != 0) goto out;
+    if (m->p != 2 && strcmp(json_string_value(type), "finite dimensional module")) {
+        fail(err, es, "key 'type': at p = %u only finite dimensional modules are supported", m->p);
+        goto out;
+    }
+    if (m->p != 2 && json_object_get(root, "cofiber")) {
+        fail(err, es, "key 'cofiber': not supported at p = %u", m->p);
+        goto out;
+    }
     json_t *alg = json_object_get(root, "algebra");
     if (alg) {
         size_t k;
@@ -601,7 +661,9 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
         goto out;
     }
     milnor_profile profile = milnor_profile_full();
-    if (parse_profile(json_object_get(root, "profile"), &profile, err, es) != 0) goto out;
+    if (m->p != 2 ? parse_profile_p(json_object_get(root, "profile"), &m->pprofile, err, es) != 0
+                  : parse_profile(json_object_get(root, "profile"), &profile, err, es) != 0)
+        goto out;
     m->has_profile = profile.truncated || profile.len > 0;
     if (!strcmp(json_string_value(type), "finitely presented module")) {
         if (m->has_profile) {
@@ -653,9 +715,18 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
             fail(err, es, "out of memory");
             goto out;
         }
-    if (milnor_basis_init(&m->A, span, &profile) != 0) { fail(err, es, "out of memory"); goto out; }
     json_t *acts = json_object_get(root, "actions");
     if (acts && !json_is_array(acts)) { fail(err, es, "key 'actions': not a list"); goto out; }
+    if (m->p != 2) {        /* odd p: A_p (or B) acts trivially; nothing more to tabulate */
+        if (json_array_size(acts) > 0) {
+            fail(err, es, "key 'actions': at p = %u only modules with no actions (\"actions\": []) are supported "
+                 "yet", m->p);
+            goto out;
+        }
+        if (make_canonical_p(m) != 0) { fail(err, es, "out of memory"); goto out; }
+        goto keep_source;
+    }
+    if (milnor_basis_init(&m->A, span, &profile) != 0) { fail(err, es, "out of memory"); goto out; }
     gv = calloc(json_array_size(acts) + 1, sizeof *gv);
     if (!gv) { fail(err, es, "out of memory"); goto out; }
     size_t ai;

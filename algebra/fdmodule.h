@@ -20,13 +20,21 @@
  * over B's basis, and A (the basis above) is B's basis. Our own optional key "shift": k moves
  * every degree up by k (fdm_shift; `--module NAME[k]` writes it). "cofiber" {"s", "t", "idx"}
  * (sseq's key) asks for the cofiber of a class of Ext(M) (fields below). Every other key is
- * refused, except a fixed list of keys that carry no mathematics (docs/modules.md). */
+ * refused, except a fixed list of keys that carry no mathematics (docs/modules.md).
+ *
+ * Odd primes ("p": 3, 5, ... below 128): a finite dimensional module over A_p (or over the
+ * sub-Hopf-algebra of its "profile": q_part, p_part, truncated, as sseq reads them) on which
+ * the positive-degree elements act trivially ("actions": [], the spheres S_3, S_5 and the
+ * modules over profiles such as C3's); then p and pprofile are set, the mod-2 tables (A, act)
+ * stay empty, and stages/standard_p.c resolves it. Actions, cofibers, finitely presented
+ * modules and projective spaces at odd p are refused, naming the key. */
 #ifndef EXTFLOW_FDMODULE_H
 #define EXTFLOW_FDMODULE_H
 #include <stddef.h>
 #include <stdint.h>
 #include "algebra/f2mat.h"
 #include "algebra/milnor.h"
+#include "algebra/milnor_p.h"
 
 /* Largest shift (key "shift", or NAME[k] on the command line). */
 #define FDM_MAX_SHIFT 512
@@ -34,6 +42,8 @@
 #define FDM_MAX_SPAN 128
 
 typedef struct fd_module {
+    uint32_t p;                 /* the prime: 2 (0 in a module not made by fdm_parse), or odd */
+    milnor_p_profile pprofile;  /* odd p: the algebra's profile (all of A_p by default) */
     deg_t min_deg, max_deg;     /* degrees of the basis (max_deg < min_deg: M = 0) */
     uint32_t *dim;              /* dim[t - min_deg] */
     char ***names;              /* names[t - min_deg][i] */
@@ -85,6 +95,8 @@ int fdm_shift(fd_module *m, deg_t k, char *err, size_t errsize);
  * resolution reaching internal degree top needs nothing more); a finite module: nothing to
  * do. 0, or -1 with a reason in err. */
 int fdm_truncate(fd_module *m, deg_t top, char *err, size_t errsize);
+/* The module's prime (2 for every module that is not an odd-prime one). */
+static inline uint32_t fdm_prime(const fd_module *m) { return m->p > 2 ? m->p : 2; }
 /* Is M the sphere F2 (one class in degree 0)? */
 int fdm_is_sphere(const fd_module *m);
 

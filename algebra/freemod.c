@@ -7,6 +7,8 @@ int freemod_init(freemod *F, const milnor_basis *A, deg_t max_t)
 {
     F->max_t = max_t;
     F->A = A;
+    F->dim = A->dim;
+    F->bytewise = 0;
     F->ngens = calloc((size_t)max_t + 1, sizeof *F->ngens);
     F->gens = calloc((size_t)max_t + 1, sizeof *F->gens);
     if (!F->ngens || !F->gens) {
@@ -17,10 +19,11 @@ int freemod_init(freemod *F, const milnor_basis *A, deg_t max_t)
 }
 
 /* Bytes of the n generators' images and their table (as allocated: words + one spare). */
-static int64_t gens_bytes(uint32_t n, const fm_gen *gens)
+static int64_t gens_bytes(const freemod *F, uint32_t n, const fm_gen *gens)
 {
     int64_t b = (int64_t)(n ? n : 1) * (int64_t)sizeof *gens;
-    for (uint32_t i = 0; i < n; i++) b += (int64_t)(((size_t)gens[i].bits + 63) / 64 + 1) * 8;
+    for (uint32_t i = 0; i < n; i++)
+        b += F->bytewise ? (int64_t)gens[i].bits + 8 : (int64_t)(((size_t)gens[i].bits + 63) / 64 + 1) * 8;
     return b;
 }
 
@@ -28,7 +31,7 @@ void freemod_clear(freemod *F)
 {
     if (F->gens)
         for (deg_t t = 0; t <= F->max_t; t++) {
-            if (F->gens[t]) memacct_add(MEM_DIFFERENTIALS, -gens_bytes(F->ngens ? F->ngens[t] : 0, F->gens[t]));
+            if (F->gens[t]) memacct_add(MEM_DIFFERENTIALS, -gens_bytes(F, F->ngens ? F->ngens[t] : 0, F->gens[t]));
             for (uint32_t i = 0; F->ngens && i < F->ngens[t]; i++)
                 free(F->gens[t][i].img);
             free(F->gens[t]);
@@ -41,9 +44,15 @@ void freemod_clear(freemod *F)
 
 void freemod_set_gens(freemod *F, deg_t t, uint32_t n, fm_gen *gens)
 {
-    memacct_add(MEM_DIFFERENTIALS, gens_bytes(n, gens));
+    memacct_add(MEM_DIFFERENTIALS, gens_bytes(F, n, gens));
     F->gens[t] = gens;
     F->ngens[t] = n;
+}
+
+void freemod_use_dims(freemod *F, const uint32_t *dim)
+{
+    F->dim = dim;
+    F->bytewise = 1;
 }
 
 uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below)
@@ -52,6 +61,6 @@ uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below)
     if (below > t + 1) below = t + 1;
     if (below > F->max_t + 1) below = F->max_t + 1;
     for (deg_t u = 0; u < below; u++)   /* A->dim[t - u] is read only where there are generators */
-        if (F->ngens[u]) dim += (uint64_t)F->ngens[u] * F->A->dim[t - u];
+        if (F->ngens[u]) dim += (uint64_t)F->ngens[u] * F->dim[t - u];
     return dim;
 }

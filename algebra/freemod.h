@@ -8,6 +8,10 @@
  * resolution never hits a generator of the same degree with the unit), so its length is
  * freemod_dim(F_{s-1}, |g|, |g|). For F_0, d(g) is a vector of the module M in degree |g|.
  *
+ * At an odd prime p (stages/standard_p.h) the blocks are those of the basis of A_p (or of its
+ * sub-Hopf-algebra B), whose dims freemod_use_dims installs, and an image holds `bits` entries
+ * of one byte each (0..p-1) in the same order instead of bits (img is then read as uint8_t).
+ *
  * Concurrency. Generators of degree t are published once, by the step at (s, t); readers
  * only look at degrees whose step they depend on (the task DAG orders them). Nothing is
  * reallocated after publication.
@@ -27,16 +31,21 @@ typedef struct freemod {
     uint32_t *ngens;        /* ngens[t]: generators of degree t (0 until published) */
     fm_gen **gens;          /* gens[t][i] */
     const milnor_basis *A;
+    const uint32_t *dim;    /* dim[d] of the algebra's basis in degree d (A->dim at p = 2) */
+    int bytewise;           /* odd p: images are byte vectors (memory account) */
 } freemod;
 
 int freemod_init(freemod *F, const milnor_basis *A, deg_t max_t);
 void freemod_clear(freemod *F);
+/* Odd p, before any generator is published: the blocks are dim[d]-dimensional (dim kept by the
+ * caller), images byte vectors. */
+void freemod_use_dims(freemod *F, const uint32_t *dim);
 /* Publishes n generators of degree t with the given images (ownership of img passes). */
 void freemod_set_gens(freemod *F, deg_t t, uint32_t n, fm_gen *gens);
 /* dim of F in degree t counting only generators of degree < below. */
 uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below);
 /* Offset of generator (u, i) in the degree-t basis. */
 static inline uint64_t freemod_offset(const freemod *F, deg_t t, deg_t u, uint32_t i)
-{ return freemod_dim(F, t, u) + (uint64_t)i * F->A->dim[t - u]; }
+{ return freemod_dim(F, t, u) + (uint64_t)i * F->dim[t - u]; }
 
 #endif

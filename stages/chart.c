@@ -405,9 +405,9 @@ int chart_write_svg(FILE *out, const resolution *res)
     int w = margin * 2 + cell * (maxn + 1), h = margin * 2 + cell * (res->max_s + 1);
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
             "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"9\">\n", w, h, w, h);
-    fprintf(out, "<title>Ext_%s(%s, F2): stems %d..%d, s 0..%d</title>\n",
-            res->A.seq_g ? "A" : "B (a sub-Hopf-algebra)", res->module ? res->module_name : "F2", res->shift,
-            maxn + res->shift, res->max_s);
+    fprintf(out, "<title>Ext_%s(%s, F%u): stems %d..%d, s 0..%d</title>\n",
+            res_algebra_is_whole(res) ? "A" : "B (a sub-Hopf-algebra)", res->module ? res->module_name : "F2",
+            res->prime, res->shift, maxn + res->shift, res->max_s);
     fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     /* the layers' styles: one colour each, then the legend */
     fprintf(out, "<style>\n");

@@ -8,6 +8,7 @@
 #include "algebra/memacct.h"
 #include "stages/report.h"
 #include "stages/stagefile.h"
+#include "algebra/milnor_p.h"
 #include "stages/version.h"
 
 
@@ -48,7 +49,7 @@ static int write_json(FILE *f, const resolution *res)
     fprintf(f, "  \"program_version\": \"%s\",\n", EXTFLOW_VERSION);
     fprintf(f, "  \"module\": \"%s\",\n  \"module_id\": \"0x%016llx\",\n", res->module_name,
             (unsigned long long)res->module_id);
-    fprintf(f, "  \"algorithm\": \"%s\",\n  \"prime\": 2,\n", stage_algorithm_name(res->algorithm));
+    fprintf(f, "  \"algorithm\": \"%s\",\n  \"prime\": %u,\n", stage_algorithm_name(res->algorithm), res->prime);
     fprintf(f, "  \"memory\": { \"peak_rss_bytes\": %lld, \"accounted_peak_bytes\": %lld",
             (long long)memacct_peak_rss(), (long long)memacct_total_peak());
     for (int k = 0; k < MEM_NKINDS; k++)
@@ -129,7 +130,7 @@ int manifest_read(const char *dir, run_manifest *m, char *err, size_t errlen)
         m->complete.max_s = (int)max_s;
         if (strncmp(id, "0x", 2) || *end || end - id != 18) why = "bad module_id";
         else if (!m->algorithm) why = "unknown algorithm";
-        else if (prime != 2) why = "prime is not 2";
+        else if (prime != 2 && (prime > STAGE_MAX_PRIME || !milnor_p_prime_ok((uint32_t)prime))) why = "prime is not 2 or an odd prime below 128";
         else if (m->complete.kind < 0) why = "unknown region kind";
         else if (m->complete.kind == REGION_STEM && json_field(text, "stem", NULL, 0, &stem)) why = "no stem";
         else if (m->complete.kind == REGION_RECT && json_field(text, "max_t", NULL, 0, &max_t)) why = "no max_t";
@@ -147,9 +148,11 @@ int manifest_read(const char *dir, run_manifest *m, char *err, size_t errlen)
 static int sniff_file(const char *path, uint64_t *module_id, int *algorithm)
 {
     stage_header h;
-    f2mat m;
-    if (stage_read(path, &h, &m, NULL, 0) != STAGE_OK) return 0;
+    f2mat m = { 0 };
+    fpmat mp = { 0 };
+    if (stage_read_any(path, &h, &m, &mp, NULL, 0) != STAGE_OK) return 0;
     f2mat_clear(&m);
+    fpmat_clear(&mp);
     if (h.kind != STAGE_DIFFERENTIAL) return 0;
     *module_id = h.module_id;
     *algorithm = h.algorithm;

@@ -24,7 +24,7 @@ typedef struct run_manifest {
     char module[32];
     uint64_t module_id;
     int algorithm;              /* ALG_STANDARD or ALG_NASSAU */
-    int prime;                  /* 2 */
+    int prime;                  /* 2, or an odd prime (a module file's "p") */
     run_region complete;        /* every bidegree of it is in the stage files, ext.csv covers it */
     char version[32];           /* program that wrote it (informative) */
 } run_manifest;

@@ -45,6 +45,7 @@ int report_chart_txt(FILE *out, const resolution *res)
 int report_hj(const resolution *res, int j, int s, deg_t t, uint32_t i, uint32_t k)
 {
     deg_t t2 = t + (1 << j);
+    if (res->prime != 2) return 0;      /* h_j are classes of Ext over the mod 2 algebra */
     if ((1u << j) > milnor_profile_slot_max(&res->A.profile, 0)) return 0;  /* Sq(2^j) not in B */
     if (s + 1 > res->max_s || t2 > res->max_t || k >= res_ngens(res, s + 1, t2)) return 0;
     const fm_gen *y = &res->F[s + 1].gens[t2][k];

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "stages/resolution_p.h"
 #include "stages/stagefile.h"
 
 /* Hash of the module's definition: stage files of another module are refused. */
@@ -60,6 +61,7 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     region_shape(region, stem, max_s, rect_t, &res->max_t, &res->max_n, &milnor_degree);
     res->write_stages = write_stages;
     res->module_id = module_id_of(RES_MODULE_S2);
+    res->prime = 2;
     snprintf(res->module_name, sizeof res->module_name, "S_2");
     snprintf(res->outdir, sizeof res->outdir, "%s", outdir ? outdir : "");
     pthread_mutex_init(&res->lock, NULL);
@@ -91,10 +93,13 @@ int res_set_module(resolution *res, fd_module *m, const char *name)
     if (!res->F || !res->module) return 0;
     char err[256];
     if (fdm_truncate(m, res->max_n + res->shift, err, sizeof err) != 0) return -1;  /* presented: M_{<=max_n} */
+    if (fdm_prime(m) != 2) return res_odd_init(res, m);    /* A_p or its profile's B (resolution_p.h) */
     if (!m->has_profile) return 0;
     deg_t degree = res->A.max_degree;   /* over B: the free modules' blocks are B's basis */
     milnor_basis_clear(&res->A);
-    return milnor_basis_init(&res->A, degree, &m->A.profile);
+    int rc = milnor_basis_init(&res->A, degree, &m->A.profile);
+    for (int s = 0; rc == 0 && s <= res->max_s; s++) res->F[s].dim = res->A.dim;
+    return rc;
 }
 
 deg_t res_module_top(const resolution *res)
@@ -104,7 +109,12 @@ deg_t res_module_top(const resolution *res)
 
 int res_nassau_applies(const fd_module *m)
 {
-    return !m || fdm_is_sphere(m) || (!m->has_profile && !m->fp && !m->rp_open && !m->has_cofiber);
+    return !m || fdm_is_sphere(m) || (fdm_prime(m) == 2 && !m->has_profile && !m->fp && !m->rp_open && !m->has_cofiber);
+}
+
+int res_algebra_is_whole(const resolution *res)
+{
+    return res->odd ? res->odd->B.full : res->A.seq_g != NULL;
 }
 
 uint32_t res_module_dim(const resolution *res, deg_t t)
@@ -125,6 +135,7 @@ int res_flush_stages(resolution *res)
 void res_clear(resolution *res)
 {
     stage_committer_stop(res->committer, NULL, 0);
+    res_odd_clear(res);
     if (res->kernel) {
         size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
         for (size_t i = 0; i < cells; i++)
@@ -185,7 +196,8 @@ int res_kernel_wanted(const resolution *res, int s, deg_t t)
     return s + 1 <= res->max_s && t >= s + 1 && res_in_region(res, s + 1, t);
 }
 
-int res_queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, const f2mat *m)
+/* res_queue_stage of an F2 matrix m or (odd p) an F_p matrix mp. */
+static int queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, const f2mat *m, const fpmat *mp)
 {
     char path[4200], err[600];
     stage_header h = { .kind = (uint16_t)kind, .s = s, .t = t, .aux = aux, .algorithm = (uint16_t)res->algorithm,
@@ -194,7 +206,8 @@ int res_queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, con
     size_t len = 0;
     int rc = stage_path(path, sizeof path, res->outdir, kind, s, t);
     if (rc != STAGE_OK) snprintf(err, sizeof err, "%.500s: output path too long", res->outdir);
-    if (rc == STAGE_OK) rc = stage_encode(&h, m, &buf, &len, err, sizeof err);
+    if (rc == STAGE_OK) rc = mp ? stage_encode_p(&h, mp, &buf, &len, err, sizeof err)
+                                : stage_encode(&h, m, &buf, &len, err, sizeof err);
     if (rc == STAGE_OK && stage_committer_add(res->committer, path, buf, len) != 0) {
         snprintf(err, sizeof err, "%.500s: out of memory queueing the file", path);
         rc = STAGE_ENOMEM;
@@ -204,6 +217,11 @@ int res_queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, con
         return -1;
     }
     return 0;
+}
+
+int res_queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, const f2mat *m)
+{
+    return queue_stage(res, kind, s, t, aux, m, NULL);
 }
 
 int res_keep_stage(resolution *res, int kind, int s, deg_t t, const f2mat *m)
@@ -226,6 +244,16 @@ static int save_differential(resolution *res, int s, deg_t t, uint32_t n, const 
             return -1;
         }
         return 0;
+    }
+    if (res->prime != 2) {      /* a byte per entry, format version 2 */
+        fpmat mp;
+        if (res_p_gens_to_matrix(res->prime, n, gens, width, &mp) != 0) {
+            res_fail(res, "out of memory encoding the stage file of (%d,%d)", s, t);
+            return -1;
+        }
+        int rc = queue_stage(res, STAGE_DIFFERENTIAL, s, t, width, NULL, &mp);
+        fpmat_clear(&mp);
+        return rc;
     }
     f2mat m;
     if (f2mat_init(&m, n, width) != 0) {
@@ -274,9 +302,10 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
 {
     char path[4200], err[600], msg[4900];
     stage_header h;
-    f2mat m;
+    f2mat m = { 0 };
+    fpmat mp = { 0 };
     stage_path(path, sizeof path, res->outdir, STAGE_DIFFERENTIAL, s, t);
-    int rc = stage_read(path, &h, &m, err, sizeof err);
+    int rc = res->prime == 2 ? stage_read(path, &h, &m, err, sizeof err) : stage_read_p(path, &h, &mp, err, sizeof err);
     if (rc == STAGE_ENOENT) {   /* no file: done if the journal says it had no generator */
         if (!publish || !res->empty_done[res_cell(res, s, t)]) return 0;
         fm_gen *none = calloc(1, sizeof *none);
@@ -291,18 +320,33 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
         return 0;
     }
     rc = stage_expect(&h, STAGE_DIFFERENTIAL, s, t, res->module_id, res->algorithm, err, sizeof err);
+    if (rc == STAGE_OK && res->prime != 2 && h.prime != res->prime) {
+        snprintf(err, sizeof err, "prime %u, this resolution's is %u", h.prime, res->prime);
+        rc = STAGE_EMISMATCH;
+    }
+    uint32_t width = s == 0 ? res_module_dim(res, t) : (uint32_t)freemod_dim(&res->F[s - 1], t, t);
+    if (rc == STAGE_OK && publish && (res->prime == 2 ? m.cols : mp.cols) != width) {
+        snprintf(err, sizeof err, "width %u disagrees with the resolution (%u)", res->prime == 2 ? m.cols : mp.cols,
+                 width);
+        rc = STAGE_EMISMATCH;
+    }
     if (rc != STAGE_OK || !publish) {
         snprintf(msg, sizeof msg, "%s: %s", path, err);
         if (rc != STAGE_OK) load_problem(res, problems, msg, s, t);
         f2mat_clear(&m);
+        fpmat_clear(&mp);
         return 0;
     }
-    uint32_t width = s == 0 ? res_module_dim(res, t) : (uint32_t)freemod_dim(&res->F[s - 1], t, t);
-    if (m.cols != width) {
-        snprintf(msg, sizeof msg, "%s: width %u disagrees with the resolution (%u)", path, m.cols, width);
-        load_problem(res, problems, msg, s, t);
-        f2mat_clear(&m);
-        return 0;
+    if (res->prime != 2) {
+        fm_gen *pg;
+        if (res_p_gens_from_matrix(&mp, &pg) != 0) {
+            fpmat_clear(&mp);
+            return load_oom(res, s, t, NULL);
+        }
+        freemod_set_gens(&res->F[s], t, mp.rows, pg);
+        *res_done(res, s, t) = 1;
+        fpmat_clear(&mp);
+        return 1;
     }
     fm_gen *gens = calloc(m.rows ? m.rows : 1, sizeof *gens);
     if (!gens) return load_oom(res, s, t, &m);
@@ -411,6 +455,7 @@ static void add_d_term(deg_t u, const fm_gen *h, const milnor_elt *R, void *ctx)
  * (with a module at s = 1: d_0 into M), and check the sum vanishes. */
 int res_check_dd(const resolution *res, int s, deg_t t)
 {
+    if (res->prime != 2) return res_check_dd_p(res, s, t);
     int module0 = s == 1 && res->module;
     if (s < 2 && !module0) return 1;
     uint32_t width = module0 ? res_module_dim(res, t) : (uint32_t)freemod_dim(&res->F[s - 2], t, t);
@@ -498,7 +543,7 @@ void res_dd_clear(res_dd *d)
 
 int res_check_dd_batch(const resolution *res, int s, deg_t t)
 {
-    if (s < 2) return res_check_dd(res, s, t);
+    if (s < 2 || res->prime != 2) return res_check_dd(res, s, t);
     res_dd d;
     int rc = res_dd_begin(res, s, t, &d);
     while (rc == 0 && d.b.nrows) {

@@ -16,6 +16,12 @@
  * a step_ctx. Stage files (schema/stage-files.md) are encoded here and queued to the
  * committer (stages/stagecommit.h), which makes them durable at res_flush_stages.
  *
+ * Odd primes (stages/resolution_p.h, docs/algorithms.md §11): a module file with "p": 3, 5, ...
+ * makes res_set_module set prime and res->odd (the algebra A_p or its profile's B, and the
+ * kernel slots over F_p); the free modules' blocks are then B's basis, images byte vectors
+ * (freemod.h), stage files version 2 (schema/stage-files.md), and the steps those of
+ * stages/standard_p.h. Everything else in this header is the same at every prime.
+ *
  * --keep-stages: the steps hand the matrix they reduce and its kernel to res_keep_stage, which
  * passes them to the hook stages/keepstages.h installs in res->keep (save them as stage files,
  * or compare them with the files there); the core never calls keepstages.c.
@@ -26,6 +32,7 @@
 #include <stdint.h>
 #include "algebra/f2mat.h"
 #include "algebra/fdmodule.h"
+#include "algebra/fpmat.h"
 #include "algebra/freemod.h"
 #include "algebra/milnor.h"
 #include "stages/chain.h"
@@ -79,6 +86,8 @@ typedef struct resolution {
     /* a distributed run: another rank stopped at its time limit and sent a bidegree it never
      * computed (stages/exchange.c); this rank takes no more work either (runtime/admission.c) */
     _Atomic int stopped_elsewhere;
+    uint32_t prime;             /* 2, or the odd prime of the module (res_set_module) */
+    struct res_odd *odd;        /* odd prime: its algebra and kernel slots (resolution_p.h); else NULL */
 } resolution;
 
 enum algorithm { ALG_STANDARD = 1, ALG_NASSAU = 2 };   /* = enum stage_algorithm */
@@ -95,6 +104,7 @@ typedef struct step_ctx {
     struct nassau_state *ns;    /* Nassau's signature bookkeeping between tasks */
     fm_gen *new_gens;           /* Nassau: the new generators, published by finish */
     uint32_t n_new;
+    fpmat Dp;                   /* odd p: the matrix of d_s in degree t (build's shape, no jobs) */
 } step_ctx;
 
 /* 0, -1 out of memory, or MILNOR_STOPPED when the Milnor basis stopped at its deadline
@@ -118,6 +128,8 @@ deg_t res_module_top(const resolution *res);
 /* Does Nassau's algorithm apply to m (NULL: S_2)? Finite modules without a profile: yes;
  * modules over a sub-Hopf-algebra and finitely presented (infinite) ones: no. */
 int res_nassau_applies(const fd_module *m);
+/* Is the algebra the free modules are over the whole Steenrod algebra (A, or A_p), no profile's B? */
+int res_algebra_is_whole(const resolution *res);
 /* dim M_t of the module resolved (t internal). */
 uint32_t res_module_dim(const resolution *res, deg_t t);
 int res_in_region(const resolution *res, int s, deg_t t);

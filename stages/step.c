@@ -4,6 +4,7 @@
 #include "stages/nassau.h"
 #include "stages/progress.h"
 #include "stages/standard.h"
+#include "stages/standard_p.h"
 
 static step_ctx *ctx_of(chain *c) { return (step_ctx *)c; }
 
@@ -15,7 +16,8 @@ void step_init(step_ctx *c, resolution *res, const chain_kind *kind, int s, deg_
     c->ch.t = t;
     c->ch.build = &c->build;
     c->res = res;
-    c->kernel_only = kind == &step_edge_kernel;
+    c->kernel_only = kind == &step_edge_kernel || kind == &step_edge_kernel_p;
+    if (kind == &step_standard_p || kind == &step_edge_kernel_p) c->ch.build = NULL;   /* products in plan */
 }
 
 /* Every piece's context is set up by the first one (the runner zeroed it and set the chain). */
@@ -43,6 +45,20 @@ static int nassau_finish(chain *c)
     return rc;
 }
 static int edge_finish(chain *c) { (void)c; return 0; }
+/* odd p (standard_p.h): plan multiplies on its own worker; reduce and finish as at p = 2 */
+static int standard_plan_p(chain *c) { return res_step_plan_p(begin(c)); }
+static int standard_reduce_p(chain *c) { return res_step_reduce_p(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
+static int standard_finish_p(chain *c)
+{
+    int rc = res_step_finish_p(ctx_of(c));
+    if (rc == 0) progress_step_done(c->s, c->t);
+    return rc;
+}
+static void clear_p(chain *c)
+{
+    res_step_free_p(ctx_of(c));
+    step_free(ctx_of(c));
+}
 static void clear(chain *c) { step_free(ctx_of(c)); }
 
 static void add_dep(chain_deps *out, int family, int s, deg_t t, const chain_kind *make)
@@ -59,6 +75,14 @@ static void standard_deps(void *owner, int s, deg_t t, chain_deps *out)
     if (t - 1 >= s) add_dep(out, CHAIN_STEP, s, t - 1, NULL);
     if (s >= 1 && !res_in_region(res, s - 1, t)) add_dep(out, CHAIN_EDGE, s - 1, t, &step_edge_kernel);
     else if (s >= 1) add_dep(out, CHAIN_STEP, s - 1, t, NULL);
+}
+
+/* The same at odd p, with the odd-p stem-edge kernel job. */
+static void standard_deps_p(void *owner, int s, deg_t t, chain_deps *out)
+{
+    standard_deps(owner, s, t, out);
+    for (int k = 0; k < out->n; k++)
+        if (out->d[k].make) out->d[k].make = &step_edge_kernel_p;
 }
 
 /* Nassau's rows read F_{s-1} below t and F_{s-2} below t-1: (s, t-1) and (s-1, t-1) suffice. */
@@ -79,6 +103,7 @@ static void edge_deps(void *owner, int s, deg_t t, chain_deps *out)
 }
 
 static uint64_t standard_footprint(void *owner, int s, deg_t t) { return res_step_footprint(owner, s, t); }
+static uint64_t standard_footprint_p(void *owner, int s, deg_t t) { return res_step_footprint_p(owner, s, t); }
 static uint64_t nassau_footprint(void *owner, int s, deg_t t) { return res_nassau_footprint(owner, s, t); }
 static int failed(void *owner) { return res_check_writes(owner); }
 static void fail(void *owner, const char *msg) { res_fail(owner, "%s", msg); }
@@ -90,8 +115,15 @@ const chain_kind step_nassau = { "nassau", CHAIN_STEP, sizeof(step_ctx), nassau_
 const chain_kind step_edge_kernel = { "edge-kernel", CHAIN_EDGE, sizeof(step_ctx), standard_plan, standard_reduce,
                                       edge_finish, clear, edge_deps, standard_footprint, NULL, 0, NULL, NULL };
 
+const chain_kind step_standard_p = { "standard-p", CHAIN_STEP, sizeof(step_ctx), standard_plan_p, standard_reduce_p,
+                                     standard_finish_p, clear_p, standard_deps_p, standard_footprint_p, NULL, 0 };
+const chain_kind step_edge_kernel_p = { "edge-kernel-p", CHAIN_EDGE, sizeof(step_ctx), standard_plan_p,
+                                        standard_reduce_p, edge_finish, clear_p, edge_deps, standard_footprint_p,
+                                        NULL, 0 };
+
 const chain_kind *step_algo_for(const resolution *res, int s)
 {
+    if (res->prime != 2) return &step_standard_p;
     return res->algorithm == ALG_NASSAU && s >= 2 ? &step_nassau : &step_standard;
 }
 

@@ -22,6 +22,9 @@
 #include "stages/resolution.h"
 
 extern const chain_kind step_standard, step_nassau, step_edge_kernel;
+/* At an odd prime (res->prime != 2; stages/standard_p.h): every row, and the stem-edge kernel
+ * job; their plan multiplies the rows itself (no multiply tasks), c->build is NULL. */
+extern const chain_kind step_standard_p, step_edge_kernel_p;
 
 /* The algorithm of the step at row s (the edge kernel job is asked for by name). */
 const chain_kind *step_algo_for(const resolution *res, int s);

@@ -173,10 +173,26 @@ def restrict(path, maxn, maxs):
                 print(line)
 
 
+def num_gens(path, maxn, maxs):
+    """sseq's num_gens text (tests/ref/oddprimes/: a line of arguments, then n,s,dim) as an
+    ext.csv (s,n,dim, non-zero dims, by s then n) for n <= maxn, s <= maxs."""
+    rows = []
+    for line in open(path).read().split("\n")[1:]:
+        if line:
+            n, s, d = map(int, line.split(","))
+            if d and n <= maxn and s <= maxs:
+                rows.append((s, n, d))
+    print("s,n,dim")
+    for s, n, d in sorted(rows):
+        print("%d,%d,%d" % (s, n, d))
+
+
 def main():
     cmd, a = sys.argv[1], sys.argv[2:]
     if cmd == "fp-over-a":
         fp_over_a(a[0], a[1])
+    elif cmd == "num-gens":
+        num_gens(a[0], int(a[1]), int(a[2]))
     elif cmd == "rp-finite":
         rp_finite(int(a[0]), int(a[1]), a[2], a[3] if len(a) > 3 else None)
     elif cmd == "cofiber-les":

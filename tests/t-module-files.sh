@@ -58,6 +58,12 @@ while read -r name expect checks; do
             $PY restrict "$REF/ext_S_2_stem60.csv" 40 40 > "$TMP/want" &&
                 same_table "$TMP/want" "$out/ext.csv"
             ok $? "$name: equals Weinan Lin's table through stem 40" ;;
+        sseqnum:*)  # sseqnum:M-N-S: sseq's num_gens table (odd primes), through stem 40 and its s <= S
+            ref=$REF/oddprimes/num_gens-${c#sseqnum:}
+            maxs=${c##*-}
+            $PY num-gens "$ref" 40 "$maxs" > "$TMP/want" && $PY restrict "$out/ext.csv" 40 "$maxs" > "$TMP/got" &&
+                same_table "$TMP/want" "$TMP/got"
+            ok $? "$name: equals sseq's num_gens table through stem 40, s <= $maxs" ;;
         sseq20:*)
             $PY restrict "$out/ext.csv" 20 35 > "$TMP/got" &&
                 same_table "$TMP/got" "$REF/modules/${c#sseq20:}_stem20.csv"

@@ -1,0 +1,190 @@
+/* standard_p.c — the standard step at an odd prime in pieces: plan (the rows, multiplied),
+ * reduce, finish (see standard_p.h). */
+#include "stages/standard_p.h"
+#include "algebra/memacct.h"
+#include <stdlib.h>
+#include <string.h>
+#include "stages/resolution_p.h"
+
+static uint64_t fp_bytes(const fpmat *m) { return (uint64_t)m->rows * m->stride; }
+static uint64_t fp_bytes_for(uint64_t rows, uint64_t cols) { return rows * ((cols + 63) & ~(uint64_t)63); }
+
+/* A matrix of the step enters (sign 1) or leaves (-1) the memory account's bidegrees in flight. */
+static void account(const fpmat *m, int sign) { memacct_add(MEM_INFLIGHT, sign * (int64_t)fp_bytes(m)); }
+
+int res_step_plan_p(step_ctx *c)
+{
+    resolution *res = c->res;
+    int s = c->ch.s;
+    deg_t t = c->ch.t;
+    const milnor_p_sub *B = &res->odd->B;
+    uint32_t nrows = (uint32_t)freemod_dim(&res->F[s], t, t);
+    uint32_t ncols = s == 0 ? res_module_dim(res, t) : (uint32_t)freemod_dim(&res->F[s - 1], t, t - 1);
+    c->build.nrows = nrows;
+    c->build.ncols = ncols;
+    if (fpmat_init(&c->Dp, res->prime, nrows, ncols) != 0) goto oom;
+    account(&c->Dp, 1);
+    if (s == 0 || ncols == 0) return 0;     /* row 0: B acts trivially on M, D = 0 */
+    res_p_term *terms = NULL;
+    size_t cap = 0;
+    uint32_t row = 0;
+    for (deg_t u = s; u < t; u++)           /* F_s has generators in degrees >= s only */
+        for (uint32_t i = 0; i < res->F[s].ngens[u]; i++) {
+            uint32_t bits = res->F[s].gens[u][i].bits;
+            if (bits + 1 > cap) {
+                res_p_term *nt = realloc(terms, ((size_t)bits + 1) * sizeof *nt);
+                if (!nt) {
+                    free(terms);
+                    goto oom;
+                }
+                terms = nt;
+                cap = (size_t)bits + 1;
+            }
+            size_t n = res_p_terms(res, s, u, i, t, terms);
+            for (uint32_t r = 0; r < B->dim[t - u]; r++, row++)
+                if (res_p_row_add(res, terms, n, milnor_p_sub_elt(B, t - u, r), 1, fpmat_row(&c->Dp, row)) != 0) {
+                    free(terms);
+                    res_fail(res, "step (%d,%d): a product of the profile's algebra leaves it (the profile is not "
+                             "that of a sub-Hopf-algebra)", s, t);
+                    return -1;
+                }
+        }
+    free(terms);
+    return 0;
+oom:
+    res_fail(res, "out of memory planning step (%d,%d)", s, t);
+    return -1;
+}
+
+uint64_t res_step_footprint_p(const resolution *res, int s, deg_t t)
+{
+    uint64_t rows = freemod_dim(&res->F[s], t, t);
+    uint64_t cols = s == 0 ? res_module_dim(res, t) : freemod_dim(&res->F[s - 1], t, t - 1);
+    uint64_t seg = (cols + 63) & ~(uint64_t)63;
+    return fp_bytes_for(rows, cols) + fp_bytes_for(rows, seg + rows) + fp_bytes_for(rows, rows);
+}
+
+int res_step_reduce_p(step_ctx *c)
+{
+    resolution *res = c->res;
+    int want_kernel = c->kernel_only || res_kernel_wanted(res, c->ch.s, c->ch.t);
+    uint32_t ncols = c->build.ncols;
+    fpmat aug = { 0 };
+    int32_t *pivots = NULL;
+    fpmat *kernel = NULL;
+    c->is_image_pivot = calloc(ncols ? ncols : 1, 1);
+    if (!c->is_image_pivot) goto oom;
+    if (c->build.nrows == 0) {
+        if (want_kernel && (!(kernel = calloc(1, sizeof *kernel)) || fpmat_init(kernel, res->prime, 0, 0) != 0))
+            goto oom;
+    } else if (!want_kernel) {      /* the image pivots alone: RREF of D */
+        if (!(pivots = malloc(sizeof *pivots * ((size_t)ncols + 1)))) goto oom;
+        if (fpmat_rref(&c->Dp, pivots) < 0) goto oom;
+        for (uint32_t col = 0; col < ncols; col++) c->is_image_pivot[col] = pivots[col] >= 0;
+    } else {                        /* RREF [D | 0 | I]: image pivots in D, the kernel in I */
+        if (fpmat_augment_identity(&aug, &c->Dp) != 0) goto oom;
+        account(&aug, 1);
+        if (!(pivots = malloc(sizeof *pivots * ((size_t)aug.cols + 1)))) goto oom;
+        int rank = fpmat_rref(&aug, pivots);
+        if (rank < 0) goto oom;
+        for (uint32_t col = 0; col < ncols; col++) c->is_image_pivot[col] = pivots[col] >= 0;
+        if (!(kernel = calloc(1, sizeof *kernel)) ||
+            fpmat_kernel_from_rref(&aug, ncols, (uint32_t)rank, pivots, kernel) != 0)
+            goto oom;
+        account(&aug, -1);
+        fpmat_clear(&aug);
+    }
+    account(&c->Dp, -1);
+    fpmat_clear(&c->Dp);
+    free(pivots);
+    if (kernel) {
+        memacct_add(MEM_KERNELS, (int64_t)fp_bytes(kernel));
+        *res_kernel_slot_p(res, c->ch.s, c->ch.t) = kernel;
+    }
+    return 0;
+oom:
+    if (aug.data) account(&aug, -1);
+    fpmat_clear(&aug);
+    free(pivots);
+    if (kernel) {
+        fpmat_clear(kernel);
+        free(kernel);
+    }
+    res_fail(res, "out of memory reducing step (%d,%d)", c->ch.s, c->ch.t);
+    return -1;
+}
+
+/* The kernel of d_{s-1} at (s-1, t): handed over in memory, or computed now. */
+static fpmat *take_kernel(resolution *res, int s, deg_t t)
+{
+    fpmat **slot = res_kernel_slot_p(res, s, t);
+    if (!*slot && res_compute_kernel_p(res, s, t) != 0) return NULL;
+    fpmat *k = *slot;
+    *slot = NULL;
+    memacct_add(MEM_KERNELS, -(int64_t)fp_bytes(k));
+    return k;
+}
+
+int res_step_finish_p(step_ctx *c)
+{
+    resolution *res = c->res;
+    int s = c->ch.s;
+    deg_t t = c->ch.t;
+    fm_gen *gens = NULL;
+    fpmat *K = NULL;
+    uint32_t n = 0, width;
+    if (s == 0) {       /* a generator of F_0 for each basis vector of M_t that is not hit */
+        width = res_module_dim(res, t);
+        if (!(gens = calloc(width ? width : 1, sizeof *gens))) goto oom;
+        for (uint32_t j = 0; j < width; j++) {
+            if (c->is_image_pivot[j]) continue;
+            if (!(gens[n].img = calloc((size_t)width / 8 + 2, 8))) goto oom;
+            gens[n].bits = width;
+            ((uint8_t *)gens[n].img)[j] = 1;
+            n++;
+        }
+    } else {            /* kernel vectors of d_{s-1} (RREF) whose pivot is no image pivot */
+        if (!(K = take_kernel(res, s - 1, t))) return -1;
+        width = K->cols;
+        if (!(gens = calloc((size_t)K->rows + 1, sizeof *gens))) goto oom;
+        for (uint32_t r = 0; r < K->rows; r++) {
+            const uint8_t *row = fpmat_row(K, r);
+            uint32_t pv = 0;
+            while (pv < width && !row[pv]) pv++;
+            if (pv == width || (pv < c->build.ncols && c->is_image_pivot[pv])) continue;
+            if (!(gens[n].img = malloc((size_t)width + 8))) goto oom;
+            memcpy(gens[n].img, row, width);
+            gens[n].bits = width;
+            n++;
+        }
+        fpmat_clear(K);
+        free(K);
+        K = NULL;
+    }
+    return res_publish(res, s, t, n, gens, width);
+oom:
+    for (uint32_t k = 0; gens && k < n; k++) free(gens[k].img);
+    free(gens);
+    if (K) {
+        fpmat_clear(K);
+        free(K);
+    }
+    res_fail(res, "out of memory finishing step (%d,%d)", s, t);
+    return -1;
+}
+
+void res_step_free_p(step_ctx *c)
+{
+    if (c->Dp.data) account(&c->Dp, -1);
+    fpmat_clear(&c->Dp);
+}
+
+int res_compute_kernel_p(resolution *res, int s, deg_t t)
+{
+    step_ctx c = { .ch = { .s = s, .t = t }, .res = res, .kernel_only = 1 };
+    int rc = res_step_plan_p(&c);
+    if (rc == 0) rc = res_step_reduce_p(&c);
+    res_step_free_p(&c);
+    free(c.is_image_pivot);
+    return rc;
+}

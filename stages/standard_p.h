@@ -1,0 +1,34 @@
+/* standard_p.h — the standard step (s, t) at an odd prime p (stages/resolution_p.h): every row
+ * of a resolution whose module file says "p": 3, 5, ... (step_standard_p and the stem-edge
+ * kernel job step_edge_kernel_p in stages/step.h).
+ *
+ * Maths (docs/algorithms.md §11): as at p = 2 (standard.h), over F_p. The matrix D of d_s in
+ * degree t has a row per basis element x·h of F_{s,t} (|h| < t, x in B's basis of degree
+ * t - |h|): the vector x·d(h) over F_{s-1,t}, each term c·y·g' of d(h) giving c·(x·y) in g''s
+ * block by Milnor's product mod p. The RREF of [D | 0 | I] (fpmat) gives the image pivots
+ * (pivot columns inside D) and the kernel (rows with their pivot in I), which waits in its slot
+ * for step (s+1, t). The new generators of F_s in degree t are the kernel vectors of d_{s-1}
+ * at (s-1, t), in RREF, whose pivot is not an image pivot: with the image they span the
+ * kernel, so the resolution is exact at F_{s-1}, and none lies in the image, so it is
+ * minimal; their number is dim Ext^{s,t}. Row 0: the module is acted on trivially
+ * (fdmodule.h), so D = 0 and every basis vector of M_t is a new generator of F_0.
+ *
+ * Layout. c->Dp: dim F_{s,t} (generators < t) rows x dim F_{s-1,t} (generators <= t-2)
+ * columns, as c->build.D at p = 2 (c->build keeps its shape, no jobs: the products are done
+ * in plan, on the plan's worker). After reduce, c->is_image_pivot flags D's columns and the
+ * kernel (rows over F_{s,t}, RREF) sits in res_kernel_slot_p(res, s, t).
+ */
+#ifndef EXTFLOW_STANDARD_P_H
+#define EXTFLOW_STANDARD_P_H
+#include "stages/resolution.h"
+
+/* The pieces of a step at odd p. Each returns 0 or -1 (after res_fail). */
+int res_step_plan_p(step_ctx *c);               /* D, its rows multiplied */
+int res_step_reduce_p(step_ctx *c);             /* RREF; image pivots; kernel if wanted */
+int res_step_finish_p(step_ctx *c);             /* new gens, publish, stage file */
+uint64_t res_step_footprint_p(const resolution *res, int s, deg_t t);
+void res_step_free_p(step_ctx *c);
+/* Kernel of d_s at (s, t) computed on the spot (stem edge, resume). */
+int res_compute_kernel_p(resolution *res, int s, deg_t t);
+
+#endif
