@@ -93,7 +93,13 @@ int res_set_module(resolution *res, fd_module *m, const char *name)
     if (!res->F || !res->module) return 0;
     char err[256];
     if (fdm_truncate(m, res->max_n + res->shift, err, sizeof err) != 0) return -1;  /* presented: M_{<=max_n} */
-    if (fdm_prime(m) != 2) return res_odd_init(res, m);    /* A_p or its profile's B (resolution_p.h) */
+    if (fdm_prime(m) != 2) {    /* A_p or its profile's B (resolution_p.h) through the same degree */
+        int rc = res_odd_init(res, m);
+        deg_t degree = res->A.max_degree;   /* the mod 2 tables shrink to degree 0 (the runner's handle) */
+        memacct_add(MEM_MILNOR, (int64_t)milnor_basis_bytes(0, NULL) - (int64_t)milnor_basis_bytes(degree, NULL));
+        milnor_basis_clear(&res->A);
+        return rc != 0 ? rc : milnor_basis_init(&res->A, 0, NULL);
+    }
     if (!m->has_profile) return 0;
     deg_t degree = res->A.max_degree;   /* over B: the free modules' blocks are B's basis */
     milnor_basis_clear(&res->A);

@@ -59,7 +59,9 @@ static const char *usage_text =
     "                         of the modules/ folder (C2, Ceta, Cnu, C2_eta, Joker,\n"
     "                         RP4, ko, tmf2, A-mod-Sq1-Sq2, ...) or a module file\n"
     "                         (JSON, docs/modules.md); NAME[k] moves it up k degrees\n"
-    "                         (C2[-2])\n"
+    "                         (C2[-2]). At an odd prime (\"p\": 3, ...: S_3, C3,\n"
+    "                         S_5): Ext over A_p, standard algorithm, one process;\n"
+    "                         verify, products, massey and d2 refuse it so far\n"
     "      --stem N           every bidegree with stem n = t - s <= N (default 40)\n"
     "      --max-s S          and s <= S (default (N - c)/2 + 2, c the module's\n"
     "                         bottom degree)\n"
@@ -1039,8 +1041,12 @@ static int cmd_resolve(int argc, char **argv)
         } else if (alg == ALG_NASSAU && !res_nassau_applies(&fdm)) {
             fdm_clear(&fdm);
             fprintf(stderr, "extflow: --algorithm nassau resolves S_2 and finite modules without a profile or a "
-                    "cofiber, not %s (use --algorithm standard, its default)\n", module);
+                    "cofiber, at p = 2, not %s (use --algorithm standard, its default)\n", module);
             return 2;
+        } else if (fdm_prime(&fdm) != 2 && keep) {
+            unsigned p = fdm_prime(&fdm);
+            fdm_clear(&fdm);
+            return usage_error("--keep-stages: not at p = %u yet (%s)", p, module);
         }
     }
     if (!alg) alg = !have_module || res_nassau_applies(&fdm) ? ALG_NASSAU : ALG_STANDARD;
@@ -1204,6 +1210,8 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     /* Under MPI, rank 0 alone prepares the directory (lock, manifest, temporaries, folders)
      * and tells the others the outcome and the region; only rank 0 prints. */
     int rank = rt_mpi_rank(), nranks = rt_mpi_size();
+    if (nranks > 1 && fdm && fdm_prime(fdm) != 2)     /* the exchanges carry F2 rows */
+        return usage_error("a resolution at p = %u runs in one process so far (not under mpirun)", fdm_prime(fdm));
     if (rank != 0) quiet = 1;
     struct { int status; run_region want; } setup = { 0, { region, (int)stem, (int)max_t, (int)max_s } };
     int lockfd = -1;
@@ -1325,7 +1333,8 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
     };
     int wrc = 0;
     for (size_t i = 0; i < sizeof files / sizeof *files && !wrc; i++) {
-        if (files[i].sseq && !sseq_formats) {   /* a stale one would contradict ext.csv */
+        /* a stale one would contradict ext.csv; sseq's differentials text is written at p = 2 only */
+        if ((files[i].sseq && !sseq_formats) || (res.prime != 2 && files[i].write == report_differentials)) {
             remove_output(out, files[i].name);
             continue;
         }
@@ -1372,7 +1381,12 @@ static int cmd_verify(int argc, char **argv)
                 "has ended\n", dir, pid);
         return 2;
     }
-    char err[300];
+    run_manifest man;
+    char err[4300];
+    if (manifest_read(dir, &man, err, sizeof err) == 0 && man.prime != 2) {
+        fprintf(stderr, "extflow: %s holds a resolution at p = %d: verify checks p = 2 only so far\n", dir, man.prime);
+        return 2;
+    }
     if (rt_init(0, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         return 1;
@@ -1458,6 +1472,11 @@ static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m, 
     if (hm != 0) {
         fprintf(stderr, "extflow: %s\n", hm > 0 ? "no run.json: not a finished resolution (run resolve)" : err);
         return hm > 0 ? 2 : 1;
+    }
+    if (m->prime != 2) {
+        fprintf(stderr, "extflow: %s holds a resolution at p = %d: products, massey and d2 work at p = 2 only\n", dir,
+                m->prime);
+        return 2;
     }
     int have_module = m->module_id != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));
     if (have_module && verify_load_module(dir, m->module_id, fdm, err, sizeof err) != 0) {

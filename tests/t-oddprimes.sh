@@ -1,0 +1,87 @@
+#!/bin/sh
+# Resolutions at odd primes through the command line (issue #27 item 3): `resolve --module S_3`
+# and C3 through stem 60 (s <= 20), S_5 through stem 100 (s <= 15), each table equal to sseq's
+# num_gens (tests/ref/oddprimes/) and --sseq-formats' num_gens.txt equal to sseq's stdout byte
+# for byte; run.json says prime 3; the stage files are format version 2; a run killed at a
+# random moment and rerun ends with the same outputs as an uninterrupted one; a smaller run
+# extended reuses its stage files; verify, products, massey, d2 and the options that do not
+# work at odd p yet refuse, exit 2 and one line, and the directory is left as it was.
+. tests/lib.sh
+ODD=$REF/oddprimes
+PY="python3 tests/module_files.py"
+ROUNDS=${RESUME_TEST_ROUNDS:-3}
+plan $((14 + ROUNDS))
+table() {   # table MODULE N S: resolve through stem N, s <= S, compare with sseq's table
+    $EXTFLOW resolve --quiet --module "$1" --stem "$2" --max-s "$3" --sseq-formats --out "$TMP/$1" 2>"$TMP/err" &&
+        $PY num-gens "$ODD/num_gens-$1-$2-$3" "$2" "$3" > "$TMP/want" && cmp -s "$TMP/want" "$TMP/$1/ext.csv" &&
+        tail -n +2 "$ODD/num_gens-$1-$2-$3" | cmp -s - "$TMP/$1/num_gens.txt"
+    ok $? "$1 through stem $2, s <= $3: ext.csv ($(grep -c . "$TMP/$1/ext.csv") rows) and num_gens.txt equal sseq's table $(head -1 "$TMP/err")"
+}
+t0=$(date +%s.%N)
+table S_3 60 20
+span=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { d = b - a; printf "%.2f", (d > 0.2 ? d : 0.2) }')
+diag "S_3 through stem 60 took ${span}s"
+table C3 60 20
+table S_5 100 15
+grep -q '"prime": 3' "$TMP/S_3/run.json" && grep -q '"prime": 5' "$TMP/S_5/run.json" && [ -s "$TMP/S_3/chart.txt" ] &&
+    [ -s "$TMP/S_3/chart.svg" ] && [ ! -e "$TMP/S_3/differentials.txt" ]
+ok $? "run.json says the prime; chart.txt and chart.svg are written; no differentials.txt (p = 2 only)"
+f=$(ls "$TMP/S_3/stages/differential" | head -1)
+$EXTFLOW inspect "$TMP/S_3/stages/differential/$f" > "$TMP/insp" && grep -q '^version: 2$' "$TMP/insp" &&
+    grep -q '^prime: 3$' "$TMP/insp"
+ok $? "a stage file is format version 2, prime 3 ($f)"
+
+# resume after kill -9 at a random moment (as tests/t-resume.sh), S_3 through stem 100
+$EXTFLOW resolve --quiet --module S_3 --stem 100 --out "$TMP/full"
+t1=$(date +%s.%N)
+$EXTFLOW resolve --quiet --module S_3 --stem 100 --out "$TMP/full2"
+span=$(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { d = b - a; printf "%.2f", (d > 0.2 ? d : 0.2) }')
+same_outputs "$TMP/full" "$TMP/full2"
+ok $? "S_3 through stem 100 twice: identical outputs (${span}s a run)"
+seed=${SEED:-$$}
+diag "seed $seed"
+i=0
+while [ $i -lt "$ROUNDS" ]; do
+    i=$((i + 1))
+    d="$TMP/r$i"
+    delay=$(awk -v s="$seed" -v i=$i -v span="$span" 'BEGIN { srand(s * 31 + i); printf "%.2f", 0.05 + rand() * (span - 0.05) }')
+    $EXTFLOW resolve --quiet --module S_3 --stem 100 --out "$d" &
+    pid=$!
+    sleep "$delay"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    partial=$(ls "$d/stages/differential" 2>/dev/null | wc -l)
+    $EXTFLOW resolve --quiet --module S_3 --stem 100 --out "$d" 2>"$TMP/err" && same_outputs "$TMP/full" "$d" &&
+        ! ls "$d/stages/differential" | grep -q tmp
+    ok $? "killed after ${delay}s ($partial stage files), resumed: identical outputs $(head -1 "$TMP/err")"
+    rm -rf "$d"
+done
+$EXTFLOW resolve --quiet --module C3 --stem 30 --out "$TMP/grow" &&
+    $EXTFLOW resolve --module C3 --stem 40 --out "$TMP/grow" 2>"$TMP/grow.err" </dev/null &&
+    $EXTFLOW resolve --quiet --module C3 --stem 40 --out "$TMP/fresh" && same_outputs "$TMP/fresh" "$TMP/grow" &&
+    grep -q "resumed" "$TMP/grow.err"
+ok $? "C3 through stem 30 extended to 40 reuses its stage files and equals a fresh run ($(head -1 "$TMP/grow.err"))"
+
+# refusals: exit 2, one line, nothing changed
+refused() {     # refused DESCRIPTION PATTERN COMMAND...
+    what=$1 pat=$2
+    shift 2
+    (cd "$TMP/S_3" && find . -type f ! -name .lock | sort | xargs md5sum) > "$TMP/before"
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    (cd "$TMP/S_3" && find . -type f ! -name .lock | sort | xargs md5sum) > "$TMP/after"
+    [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "$pat" "$TMP/err" && cmp -s "$TMP/before" "$TMP/after"
+    ok $? "$what: exit $rc, one line, the directory unchanged but its lock ($(head -1 "$TMP/err"))"
+}
+refused "verify of a resolution at p = 3" "p = 3" $EXTFLOW verify "$TMP/S_3"
+refused "products over it" "p = 2 only" $EXTFLOW products "$TMP/S_3" --class h0=0,1
+refused "massey over it" "p = 2 only" $EXTFLOW massey "$TMP/S_3" --a h0=0,1 --b h0=0,1
+refused "d2 over it" "p = 2 only" $EXTFLOW d2 "$TMP/S_3"
+refused "S_2 into its directory" "another\|S_2" $EXTFLOW resolve --quiet --stem 20 --out "$TMP/S_3"
+$EXTFLOW resolve --quiet --module S_3 --stem 10 --algorithm nassau --out "$TMP/n" 2>"$TMP/err"
+[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && [ ! -e "$TMP/n" ]
+ok $? "--algorithm nassau at p = 3: refused, nothing created ($(head -1 "$TMP/err"))"
+$EXTFLOW resolve --quiet --module S_3 --stem 10 --keep-stages matrix --out "$TMP/k" 2>"$TMP/err"
+[ $? -eq 2 ] && head -1 "$TMP/err" | grep -q "keep-stages" && [ ! -e "$TMP/k" ]
+ok $? "--keep-stages at p = 3: refused, nothing created ($(head -1 "$TMP/err"))"
+done_testing
