@@ -277,7 +277,7 @@ int chart_write_json(FILE *out, const resolution *res)
     json_string(out, EXTFLOW_VERSION);
     fprintf(out, ",\n\"module\":");
     json_string(out, res->module_name);
-    fprintf(out, ",\"prime\":2,\"algorithm\":");
+    fprintf(out, ",\"prime\":%u,\"algorithm\":", res->prime);
     json_string(out, stage_algorithm_name(res->algorithm));
     if (r.kind == REGION_STEM)
         fprintf(out, ",\n\"range\":{\"kind\":\"stem\",\"stem\":%d,\"max_s\":%d,\"max_n\":%d", r.stem + res->shift,

@@ -24,8 +24,9 @@ diag "S_3 through stem 60 took ${span}s"
 table C3 60 20
 table S_5 100 15
 grep -q '"prime": 3' "$TMP/S_3/run.json" && grep -q '"prime": 5' "$TMP/S_5/run.json" && [ -s "$TMP/S_3/chart.txt" ] &&
-    [ -s "$TMP/S_3/chart.svg" ] && [ ! -e "$TMP/S_3/differentials.txt" ]
-ok $? "run.json says the prime; chart.txt and chart.svg are written; no differentials.txt (p = 2 only)"
+    [ -s "$TMP/S_3/chart.svg" ] && [ ! -e "$TMP/S_3/differentials.txt" ] &&
+    $EXTFLOW export "$TMP/S_3" --json | grep -q '"prime":3,'
+ok $? "run.json and export --json say the prime; chart.txt and chart.svg are written; no differentials.txt (p = 2 only)"
 f=$(ls "$TMP/S_3/stages/differential" | head -1)
 $EXTFLOW inspect "$TMP/S_3/stages/differential/$f" > "$TMP/insp" && grep -q '^version: 2$' "$TMP/insp" &&
     grep -q '^prime: 3$' "$TMP/insp"
