@@ -145,7 +145,7 @@ int manifest_read(const char *dir, run_manifest *m, char *err, size_t errlen)
     return 0;
 }
 
-static int sniff_file(const char *path, uint64_t *module_id, int *algorithm)
+static int sniff_file(const char *path, uint64_t *module_id, int *algorithm, uint32_t *prime)
 {
     stage_header h;
     f2mat m = { 0 };
@@ -156,14 +156,16 @@ static int sniff_file(const char *path, uint64_t *module_id, int *algorithm)
     if (h.kind != STAGE_DIFFERENTIAL) return 0;
     *module_id = h.module_id;
     *algorithm = h.algorithm;
+    *prime = h.prime;
     return 1;
 }
 
-int manifest_sniff(const char *dir, uint64_t *module_id, int *algorithm)
+/* The first valid differential file's module, algorithm and prime (0_0 first: small, always there). */
+static int sniff(const char *dir, uint64_t *module_id, int *algorithm, uint32_t *prime)
 {
     char path[4200];
     stage_path(path, sizeof path, dir, STAGE_DIFFERENTIAL, 0, 0);   /* small, always there */
-    if (sniff_file(path, module_id, algorithm)) return 1;
+    if (sniff_file(path, module_id, algorithm, prime)) return 1;
     snprintf(path, sizeof path, "%s/stages/differential", dir);
     DIR *d = opendir(path);
     int found = 0;
@@ -171,8 +173,25 @@ int manifest_sniff(const char *dir, uint64_t *module_id, int *algorithm)
         if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp.")) continue;
         char file[4500];
         snprintf(file, sizeof file, "%s/%s", path, e->d_name);
-        found = sniff_file(file, module_id, algorithm);
+        found = sniff_file(file, module_id, algorithm, prime);
     }
     if (d) closedir(d);
     return found;
+}
+
+int manifest_sniff(const char *dir, uint64_t *module_id, int *algorithm)
+{
+    uint32_t prime;
+    return sniff(dir, module_id, algorithm, &prime);
+}
+
+uint32_t manifest_prime(const char *dir)
+{
+    run_manifest m;
+    char err[64];
+    uint64_t id;
+    int alg;
+    uint32_t prime = 2;
+    if (manifest_read(dir, &m, err, sizeof err) == 0) return (uint32_t)m.prime;
+    return sniff(dir, &id, &alg, &prime) ? prime : 2;
 }

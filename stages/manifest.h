@@ -38,6 +38,8 @@ int manifest_write(const char *dir, const resolution *res);
  * resolved from (verify rebuilds the module from it). */
 #define MODULE_COPY_NAME "module.json"
 int manifest_sniff(const char *dir, uint64_t *module_id, int *algorithm);
+/* The prime of DIR's resolution: run.json's, else its first valid differential file's, else 2. */
+uint32_t manifest_prime(const char *dir);
 
 /* Largest stem of row s in the region, -1 if row s is outside it. */
 int region_last_stem(const run_region *r, int s);

@@ -10,7 +10,7 @@
 ODD=$REF/oddprimes
 PY="python3 tests/module_files.py"
 ROUNDS=${RESUME_TEST_ROUNDS:-3}
-plan $((14 + ROUNDS))
+plan $((15 + ROUNDS))
 table() {   # table MODULE N S: resolve through stem N, s <= S, compare with sseq's table
     $EXTFLOW resolve --quiet --module "$1" --stem "$2" --max-s "$3" --sseq-formats --out "$TMP/$1" 2>"$TMP/err" &&
         $PY num-gens "$ODD/num_gens-$1-$2-$3" "$2" "$3" > "$TMP/want" && cmp -s "$TMP/want" "$TMP/$1/ext.csv" &&
@@ -75,6 +75,10 @@ refused() {     # refused DESCRIPTION PATTERN COMMAND...
     ok $? "$what: exit $rc, one line, the directory unchanged but its lock ($(head -1 "$TMP/err"))"
 }
 refused "verify of a resolution at p = 3" "p = 3" $EXTFLOW verify "$TMP/S_3"
+cp -r "$TMP/S_3" "$TMP/S_3-killed" && rm "$TMP/S_3-killed/run.json" "$TMP/S_3-killed/ext.csv"
+$EXTFLOW verify "$TMP/S_3-killed" >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "p = 3" "$TMP/err"
+ok $? "verify of an unfinished one (no run.json: the prime from its stage files): exit 2, one line"
 refused "products over it" "p = 2 only" $EXTFLOW products "$TMP/S_3" --class h0=0,1
 refused "massey over it" "p = 2 only" $EXTFLOW massey "$TMP/S_3" --a h0=0,1 --b h0=0,1
 refused "d2 over it" "p = 2 only" $EXTFLOW d2 "$TMP/S_3"

@@ -1381,10 +1381,9 @@ static int cmd_verify(int argc, char **argv)
                 "has ended\n", dir, pid);
         return 2;
     }
-    run_manifest man;
-    char err[4300];
-    if (manifest_read(dir, &man, err, sizeof err) == 0 && man.prime != 2) {
-        fprintf(stderr, "extflow: %s holds a resolution at p = %d: verify checks p = 2 only so far\n", dir, man.prime);
+    uint32_t prime = manifest_prime(dir);
+    if (prime != 2) {
+        fprintf(stderr, "extflow: %s holds a resolution at p = %u: verify checks p = 2 only so far\n", dir, prime);
         return 2;
     }
     if (rt_init(0, err, sizeof err) != 0) {
