@@ -116,10 +116,11 @@ const chain_kind step_edge_kernel = { "edge-kernel", CHAIN_EDGE, sizeof(step_ctx
                                       edge_finish, clear, edge_deps, standard_footprint, NULL, 0, NULL, NULL };
 
 const chain_kind step_standard_p = { "standard-p", CHAIN_STEP, sizeof(step_ctx), standard_plan_p, standard_reduce_p,
-                                     standard_finish_p, clear_p, standard_deps_p, standard_footprint_p, NULL, 0 };
+                                     standard_finish_p, clear_p, standard_deps_p, standard_footprint_p, NULL, 0,
+                                     NULL, NULL };
 const chain_kind step_edge_kernel_p = { "edge-kernel-p", CHAIN_EDGE, sizeof(step_ctx), standard_plan_p,
                                         standard_reduce_p, edge_finish, clear_p, edge_deps, standard_footprint_p,
-                                        NULL, 0 };
+                                        NULL, 0, NULL, NULL };
 
 const chain_kind *step_algo_for(const resolution *res, int s)
 {

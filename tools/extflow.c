@@ -1386,6 +1386,7 @@ static int cmd_verify(int argc, char **argv)
         fprintf(stderr, "extflow: %s holds a resolution at p = %u: verify checks p = 2 only so far\n", dir, prime);
         return 2;
     }
+    char err[300];
     if (rt_init(0, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         return 1;
