@@ -1401,7 +1401,7 @@ static int cmd_verify(int argc, char **argv)
 /* extflow export DIR --json [--out FILE] | --sqlite FILE: the chart's JSON document
  * (stages/chart.h) or one SQLite database (stages/sqlexport.h) of the region DIR/run.json
  * says is complete, from the stage files. */
-static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m, fd_module *fdm);
+static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m, fd_module *fdm, int odd_ok);
 static int cmd_export(int argc, char **argv)
 {
     enum { JSON, OUT, SQLITE, NOPTS };
@@ -1429,7 +1429,7 @@ static int cmd_export(int argc, char **argv)
     run_manifest m;
     fd_module fdm = { 0 };
     resolution res;
-    int rc = load_resolved_dir(dir, &res, &m, &fdm);
+    int rc = load_resolved_dir(dir, &res, &m, &fdm, 1);
     if (rc) {
         fdm_clear(&fdm);
         return rc;
@@ -1464,8 +1464,8 @@ static int cmd_export(int argc, char **argv)
 
 /* Loads the complete region of DIR (run.json) into res, read-only, a module's definition into
  * *fdm (kept by the caller while res lives); 0, or 1 after a message, 2 for a directory
- * products cannot use. */
-static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m, fd_module *fdm)
+ * products cannot use (an odd prime's unless odd_ok: export reads those). */
+static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m, fd_module *fdm, int odd_ok)
 {
     char err[4300];
     int hm = manifest_read(dir, m, err, sizeof err);
@@ -1473,7 +1473,7 @@ static int load_resolved_dir(const char *dir, resolution *res, run_manifest *m, 
         fprintf(stderr, "extflow: %s\n", hm > 0 ? "no run.json: not a finished resolution (run resolve)" : err);
         return hm > 0 ? 2 : 1;
     }
-    if (m->prime != 2) {
+    if (m->prime != 2 && !odd_ok) {
         fprintf(stderr, "extflow: %s holds a resolution at p = %d: products, massey and d2 work at p = 2 only\n", dir,
                 m->prime);
         return 2;
@@ -1564,7 +1564,7 @@ static int open_resolved_dir(const char *cmd, const char *dir, opened_dir *d)
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return usage_error("%s: %s is not a directory", cmd, dir);
     if ((d->lockfd = lock_outdir(dir)) < 0) return 1;
-    if ((rc = load_resolved_dir(dir, &d->res, &d->man, &d->fdm)) != 0) {
+    if ((rc = load_resolved_dir(dir, &d->res, &d->man, &d->fdm, 0)) != 0) {
         close(d->lockfd);
         fdm_clear(&d->fdm);
     }
