@@ -612,68 +612,116 @@ static int mul_batch_job(mul_batch *b, deg_t d, uint32_t idx, size_t first)
     return 0;
 }
 
-/* The Y terms of all σ(b_i)σ(c_j) (see pair_sigma_mul_add), grouped by (k, n, m): the terms are
- * Sq(c_j - e_{k+1}) at their target's Y_{m+k,n+k}, the jobs Sq(b_i - 2^k e_n - 2^k e_m). The
- * row is a scratch copy of the distinct targets' allocations end to end, XORed back at the end. */
+int pair_sigma_y_visit(const milnor_elt *b, uint32_t nb, const milnor_elt *c, const deg_t *target_degree, uint32_t nc,
+                       const pair_y_visitor *v)
+{
+    uint32_t lenb = 0, lenc = 0;
+    for (uint32_t j = 0; j < nc; j++)
+        if (c[j].len > lenc) lenc = c[j].len;
+    for (uint32_t i = 0; i < nb; i++)
+        if (b[i].len > lenb) lenb = b[i].len;
+    for (int k = 0; k < (int)lenc; k++)
+        for (int n = 1; n <= (int)lenb; n++)
+            for (int m = 0; m < n; m++) {
+                int ya = m + k, yb = n + k, terms = 0, jobs = 0;
+                for (uint32_t j = 0; j < nc; j++) {
+                    milnor_elt S1 = c[j];
+                    deg_t d = target_degree[j];
+                    /* the target's ys[ya][yb] exists: ya < nk(d), yb < nl[ya](d) (pair_elt_init) */
+                    if (!sub_slot(&S1, k + 1, 0) || ya > log2_floor((uint32_t)d) ||
+                        d + 1 < (deg_t)(1u << ya) + 1 || yb > log2_floor((uint32_t)d + 1 - (1u << ya)))
+                        continue;
+                    if (v->term(v->ctx, j, ya, yb, &S1) != 0) return -1;
+                    terms++;
+                }
+                if (!terms) continue;
+                for (uint32_t i = 0; i < nb; i++) {
+                    milnor_elt R2 = b[i];
+                    if (sub_slot(&R2, n, k) && sub_slot(&R2, m, k)) {
+                        if (v->job(v->ctx, &R2) != 0) return -1;
+                        jobs++;
+                    }
+                }
+                if (v->end(v->ctx, jobs) != 0) return -1;
+            }
+    return 0;
+}
+
+/* pair_sigma_y_add_all's visitor: a mul_batch whose one row is the distinct targets'
+ * allocations end to end. */
+typedef struct y_into_row {
+    const milnor_basis *A;
+    mul_batch mb;
+    pair_elt **tg;
+    uint32_t *tj;               /* c_j's target: tg[tj[j]] */
+    size_t *tw;                 /* tg[t]'s first word in the row */
+    size_t first;               /* the group's first term */
+} y_into_row;
+
+static int y_term(void *ctx, uint32_t j, int ya, int yb, const milnor_elt *S1)
+{
+    y_into_row *y = ctx;
+    const pair_elt *t = y->tg[y->tj[j]];
+    uint64_t col = 64 * (y->tw[y->tj[j]] + (size_t)(t->ys[ya][yb] - t->mem));
+    return mul_batch_term(&y->mb, S1->degree, milnor_index(y->A, S1), col);
+}
+
+static int y_job(void *ctx, const milnor_elt *R2)
+{
+    y_into_row *y = ctx;
+    return mul_batch_job(&y->mb, R2->degree, milnor_index(y->A, R2), y->first);
+}
+
+static int y_end(void *ctx, int jobs)
+{
+    y_into_row *y = ctx;
+    if (!jobs) y->mb.nterms = y->first;            /* no left factor: drop the terms */
+    y->first = y->mb.nterms;
+    return 0;
+}
+
+/* The Y terms of all σ(b_i)σ(c_j) (see pair_sigma_mul_add): pair_sigma_y_visit's products into
+ * one batch whose row is a scratch copy of the distinct targets' allocations end to end, XORed
+ * back at the end. */
 int pair_sigma_y_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
                          pair_elt *const *target, uint32_t nc)
 {
     if (!nb || !nc) return 0;
     int rc = -1;
-    mul_batch mb = { 0 };
-    pair_elt **tg = malloc((size_t)nc * sizeof *tg);
-    uint32_t *tj = malloc((size_t)nc * sizeof *tj);             /* c_j's target: tg[tj[j]] */
-    size_t *tw = malloc((size_t)nc * sizeof *tw);               /* tg[t]'s first word in the row */
+    y_into_row y = { .A = A };
+    y.tg = malloc((size_t)nc * sizeof *y.tg);
+    y.tj = malloc((size_t)nc * sizeof *y.tj);
+    y.tw = malloc((size_t)nc * sizeof *y.tw);
+    deg_t *deg = malloc((size_t)nc * sizeof *deg);
     uint64_t *row = NULL;
-    uint32_t nt = 0, lenb = 0, lenc = 0;
+    uint32_t nt = 0;
     size_t words = 0;
-    if (!tg || !tj || !tw) goto done;
+    if (!y.tg || !y.tj || !y.tw || !deg) goto done;
     for (uint32_t j = 0; j < nc; j++) {
         uint32_t t = 0;
-        while (t < nt && tg[t] != target[j]) t++;
-        if (t == nt) tg[nt] = target[j], tw[nt++] = words, words += target[j]->words;
-        tj[j] = t;
-        if (c[j].len > lenc) lenc = c[j].len;
+        while (t < nt && y.tg[t] != target[j]) t++;
+        if (t == nt) y.tg[nt] = target[j], y.tw[nt++] = words, words += target[j]->words;
+        y.tj[j] = t;
+        deg[j] = target[j]->degree;
     }
-    for (uint32_t i = 0; i < nb; i++)
-        if (b[i].len > lenb) lenb = b[i].len;
     if (((uint64_t)words << 6) > UINT32_MAX) goto done;         /* columns are 32-bit */
-    for (int k = 0; k < (int)lenc; k++)
-        for (int n = 1; n <= (int)lenb; n++)
-            for (int m = 0; m < n; m++) {
-                int ya = m + k, yb = n + k;
-                size_t first = mb.nterms;
-                for (uint32_t j = 0; j < nc; j++) {
-                    milnor_elt S1 = c[j];
-                    const pair_elt *t = tg[tj[j]];
-                    if (!sub_slot(&S1, k + 1, 0) || ya >= t->nk || yb >= t->nl[ya]) continue;
-                    uint64_t col = 64 * (tw[tj[j]] + (size_t)(t->ys[ya][yb] - t->mem));
-                    if (mul_batch_term(&mb, S1.degree, milnor_index(A, &S1), col) != 0) goto done;
-                }
-                if (mb.nterms == first) continue;
-                size_t jobs = mb.njobs;
-                for (uint32_t i = 0; i < nb; i++) {
-                    milnor_elt R2 = b[i];
-                    if (sub_slot(&R2, n, k) && sub_slot(&R2, m, k) &&
-                        mul_batch_job(&mb, R2.degree, milnor_index(A, &R2), first) != 0)
-                        goto done;
-                }
-                if (mb.njobs == jobs) mb.nterms = first;            /* no left factor: drop them */
-            }
-    if (mb.njobs) {
+    pair_y_visitor v = { y_term, y_job, y_end, &y };
+    if (pair_sigma_y_visit(b, nb, c, deg, nc, &v) != 0) goto done;
+    if (y.mb.njobs) {
         row = calloc(words + 1, sizeof *row);
         if (!row) goto done;
-        milnor_mul_batch(A, mb.jobs, mb.njobs, mb.terms, row, 0);
+        milnor_mul_batch(A, y.mb.jobs, y.mb.njobs, y.mb.terms, row, 0);
         for (uint32_t t = 0; t < nt; t++)
-            for (size_t w = 0; w < tg[t]->words; w++) tg[t]->mem[w] ^= row[tw[t] + w];
+            for (size_t w = 0; w < y.tg[t]->words; w++) y.tg[t]->mem[w] ^= row[y.tw[t] + w];
     }
     rc = 0;
 done:
     free(row);
-    free(tg);
-    free(tj);
-    free(tw);
-    mul_batch_clear(&mb);
+    free(y.tg);
+    free(y.tj);
+    free(y.tw);
+    free(deg);
+    mul_batch_clear(&y.mb);
     return rc;
 }
 

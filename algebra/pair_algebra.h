@@ -98,6 +98,20 @@ void pair_sigma_mul_add(const milnor_basis *A, pair_elt *e, const milnor_elt *R,
  * memory (targets then partly updated). */
 int pair_sigma_mul_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
                            pair_elt *const *target, uint32_t nc);
+/* The Y terms of σ(b_i)σ(c_j) as Milnor products, for a caller that multiplies them itself
+ * (d2's composites put them beside the mod-4 products, whose ones plane is the mod-2 product):
+ * group by group, term(ctx, j, ya, yb, S) for each c_j whose product lands in its target's
+ * ys[ya][yb] (target_degree[j]: the degree of c_j's target pair element) as Sq(R)·S, then
+ * job(ctx, R) for each left factor R of the group, then end(ctx, number of jobs) (0 jobs: drop
+ * the group's terms). Callbacks return 0, or -1 to stop (returned). */
+typedef struct pair_y_visitor {
+    int (*term)(void *ctx, uint32_t j, int ya, int yb, const milnor_elt *S);
+    int (*job)(void *ctx, const milnor_elt *R);
+    int (*end)(void *ctx, int jobs);
+    void *ctx;
+} pair_y_visitor;
+int pair_sigma_y_visit(const milnor_elt *b, uint32_t nb, const milnor_elt *c, const deg_t *target_degree, uint32_t nc,
+                       const pair_y_visitor *v);
 /* The Y terms of pair_sigma_mul_add_all alone (its mod-2 part; the mod-4 part, into ones and
  * twos, can then go through pair_mul_mod4_batch or its GPU kernel). 0, or -1 out of memory. */
 int pair_sigma_y_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,

@@ -177,30 +177,120 @@ int64_t sec_batch_target(sec_batch *b, deg_t w, uint32_t index)
     return d;
 }
 
+/* One term S into target id, one job R on the terms from first on. 0, or -1 out of memory. */
+static int push_term(sec_batch *b, const milnor_elt *S, uint32_t id)
+{
+    if (b->nterms == b->tcap) {
+        size_t cap = b->tcap;                       /* terms and term_tg grow together */
+        if (grow((void **)&b->terms, &b->tcap, sizeof *b->terms) != 0 ||
+            grow((void **)&b->term_tg, &cap, sizeof *b->term_tg) != 0)
+            return -1;
+    }
+    b->terms[b->nterms] = (milnor_term){ (uint32_t)S->degree, milnor_index(b->A, S), 0 };
+    b->term_tg[b->nterms++] = id;
+    return 0;
+}
+
+static int push_job(sec_batch *b, const milnor_elt *R, size_t first)
+{
+    if (b->njobs == b->jcap && grow((void **)&b->jobs, &b->jcap, sizeof *b->jobs) != 0) return -1;
+    b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)R->degree, milnor_index(b->A, R), (uint32_t)first,
+                                            (uint32_t)(b->nterms - first) };
+    b->pairs += b->nterms - first;
+    return 0;
+}
+
 int sec_batch_group(sec_batch *b, const milnor_elt *bs, uint32_t nb, const milnor_elt *cs, const uint32_t *ids,
                     uint32_t nc, int times)
 {
     size_t first = b->nterms;
     for (uint32_t j = 0; j < nc; j++)
-        for (int r = 0; r < times; r++) {
-            if (b->nterms == b->tcap) {
-                size_t cap = b->tcap;                       /* terms and term_tg grow together */
-                if (grow((void **)&b->terms, &b->tcap, sizeof *b->terms) != 0 ||
-                    grow((void **)&b->term_tg, &cap, sizeof *b->term_tg) != 0)
-                    return -1;
-            }
-            b->terms[b->nterms] = (milnor_term){ (uint32_t)cs[j].degree, milnor_index(b->A, &cs[j]), 0 };
-            b->term_tg[b->nterms++] = ids[j];
-        }
-    uint32_t n = (uint32_t)(b->nterms - first);
-    if (!n) return 0;
-    for (uint32_t i = 0; i < nb; i++) {
-        if (b->njobs == b->jcap && grow((void **)&b->jobs, &b->jcap, sizeof *b->jobs) != 0) return -1;
-        b->jobs[b->njobs++] =
-            (milnor_row_job){ (uint32_t)bs[i].degree, milnor_index(b->A, &bs[i]), (uint32_t)first, n };
-    }
-    b->pairs += (uint64_t)nb * n;
+        for (int r = 0; r < times; r++)
+            if (push_term(b, &cs[j], ids[j]) != 0) return -1;
+    for (uint32_t i = 0; i < nb && b->nterms > first; i++)
+        if (push_job(b, &bs[i], first) != 0) return -1;
     return 0;
+}
+
+/* sec_batch_plan_y's visitor over one group of generator g's jobs. */
+typedef struct y_plan {
+    sec_batch *b;
+    uint32_t t0;                /* g's first target */
+    const uint32_t *real;       /* per term of the group: its target (index in tg) */
+    int32_t *plane;             /* per (target - t0, ya, yb): its Y plane's index in tg, or -1 */
+    size_t first;               /* the group's first Y term */
+} y_plan;
+
+static int y_plan_term(void *ctx, uint32_t j, int ya, int yb, const milnor_elt *S)
+{
+    y_plan *y = ctx;
+    sec_batch *b = y->b;
+    uint32_t r = y->real[j];
+    int32_t *p = &y->plane[((size_t)(r - y->t0) * PAIR_MAX_K + (size_t)ya) * PAIR_MAX_K + (size_t)yb];
+    if (*p < 0) {
+        if (b->ntg == b->tgcap && grow((void **)&b->tg, &b->tgcap, sizeof *b->tg) != 0) return -1;
+        deg_t d = b->tg[r].degree + 1 - (deg_t)(1u << ya) - (deg_t)(1u << yb);
+        b->tg[b->ntg] = (sec_target){ b->tg[r].w, b->tg[r].index, d, 0, (int32_t)r, (int8_t)ya, (int8_t)yb };
+        *p = (int32_t)b->ntg++;
+    }
+    return push_term(b, S, (uint32_t)*p);
+}
+
+static int y_plan_job(void *ctx, const milnor_elt *R) { y_plan *y = ctx; return push_job(y->b, R, y->first); }
+
+static int y_plan_end(void *ctx, int jobs)
+{
+    y_plan *y = ctx;
+    if (!jobs) y->b->nterms = y->first;         /* no left factor: drop the terms (their planes stay, zero) */
+    y->first = y->b->nterms;
+    return 0;
+}
+
+int sec_batch_plan_y(sec_batch *b, uint32_t g)
+{
+    const milnor_basis *A = b->A;
+    uint32_t t0 = b->gen_tg[g], nreal = b->gen_tg[g + 1] - t0, j1 = b->gen_job[g + 1];
+    int32_t *plane = malloc(((size_t)nreal * PAIR_MAX_K * PAIR_MAX_K + 1) * sizeof *plane);
+    milnor_elt *bs = NULL, *cs = NULL;
+    deg_t *deg = NULL;
+    uint32_t *real = NULL;
+    size_t bcap = 0, ccap = 0;
+    int rc = plane ? 0 : -1;
+    for (size_t i = 0; plane && i < (size_t)nreal * PAIR_MAX_K * PAIR_MAX_K; i++) plane[i] = -1;
+    y_plan y = { b, t0, NULL, plane, 0 };
+    pair_y_visitor v = { y_plan_term, y_plan_job, y_plan_end, &y };
+    for (uint32_t j = b->gen_job[g]; j < j1 && !rc;) {     /* the mod-4 groups planned so far */
+        uint32_t je = j, first = b->jobs[j].first_term, nc = b->jobs[j].n_terms;
+        while (je < j1 && b->jobs[je].first_term == first) je++;
+        while (!rc && je - j > bcap) rc = grow((void **)&bs, &bcap, sizeof *bs);
+        while (!rc && nc > ccap) {
+            size_t c1 = ccap, c2 = ccap;
+            if (grow((void **)&cs, &ccap, sizeof *cs) != 0 || grow((void **)&deg, &c1, sizeof *deg) != 0 ||
+                grow((void **)&real, &c2, sizeof *real) != 0)
+                rc = -1;
+        }
+        if (rc) break;
+        for (uint32_t i = j; i < je; i++) bs[i - j] = A->elts[b->jobs[i].r_deg][b->jobs[i].r_idx];
+        for (uint32_t c = 0; c < nc; c++) {
+            const milnor_term *tm = &b->terms[first + c];
+            cs[c] = A->elts[tm->s_deg][tm->s_idx];
+            real[c] = b->term_tg[first + c];
+            deg[c] = b->tg[real[c]].degree;
+        }
+        y.real = real;
+        y.first = b->nterms;
+        rc = pair_sigma_y_visit(bs, je - j, cs, deg, nc, &v);
+        j = je;
+    }
+    b->gen_tg[g + 1] = (uint32_t)b->ntg;
+    b->gen_job[g + 1] = (uint32_t)b->njobs;
+    b->y_planned = 1;
+    free(plane);
+    free(bs);
+    free(cs);
+    free(deg);
+    free(real);
+    return rc;
 }
 
 /* Numbers the generator's targets in basis order and points its terms at them. */
@@ -212,7 +302,7 @@ int sec_batch_gen_end(sec_batch *b, const freemod *Y)
             if (b->dense[d] == UINT32_MAX) continue;
             if (b->ntg == b->tgcap && grow((void **)&b->tg, &b->tgcap, sizeof *b->tg) != 0) return -1;
             b->dense[d] = (uint32_t)b->ntg;
-            b->tg[b->ntg++] = (sec_target){ w, i, b->top - w, 0 };
+            b->tg[b->ntg++] = (sec_target){ w, i, b->top - w, 0, -1, 0, 0 };
         }
     for (size_t k = b->term0; k < b->nterms; k++) b->term_tg[k] = b->dense[b->term_tg[k]];
     b->gen_tg[b->cur + 1] = (uint32_t)b->ntg;
@@ -323,6 +413,27 @@ int sec_batch_y(sec_batch *b, uint32_t g0, uint32_t g1)
     return 0;
 }
 
+/* A y_planned batch: generator g's targets as zero pair elements (its Y planes' stay empty),
+ * each plane's ones (the mod-2 products) added into its target's ys[ya][yb]. 0, or -1. */
+static int planned_y(sec_batch *b, uint32_t g, uint32_t k)
+{
+    const milnor_basis *A = b->A;
+    uint32_t t0 = b->gen_tg[g], nt = b->gen_tg[g + 1] - t0;
+    pair_elt *e = calloc(nt + 1, sizeof *e);
+    if (!e) return -1;
+    b->ye[g] = e;
+    for (uint32_t t = 0; t < nt; t++)
+        if (b->tg[t0 + t].real < 0 && pair_elt_init(&e[t], A, b->tg[t0 + t].degree) != 0) return -1;
+    for (uint32_t t = 0; t < nt; t++) {
+        const sec_target *p = &b->tg[t0 + t];
+        if (p->real < 0) continue;
+        pair_elt *into = &e[(uint32_t)p->real - t0];
+        const uint64_t *ones = b->chunk_row[k] + p->word;
+        for (size_t w = 0; w < words_of(A->dim[p->degree]); w++) into->ys[p->ya][p->yb][w] ^= ones[w];
+    }
+    return 0;
+}
+
 static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
 {
     const milnor_basis *A = b->A;
@@ -333,13 +444,14 @@ static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
         uint32_t t0 = b->gen_tg[g], nt = b->gen_tg[g + 1] - t0;
         memset(&out[g], 0, sizeof out[g]);
         if (!nt) continue;
-        if (sec_batch_y(b, g, g + 1) != 0) {            /* (computed here unless a part did) */
+        if (b->y_planned ? planned_y(b, g, k) != 0 : sec_batch_y(b, g, g + 1) != 0) {   /* (unless a part did) */
             rc = -1;
             break;
         }
         pair_elt *e = b->ye[g];
         /* ones and twos from the chunk's row: the ones must have cancelled */
         for (uint32_t t = 0; t < nt && !rc; t++) {
+            if (b->tg[t0 + t].real >= 0) continue;      /* a Y plane: in its target already */
             const uint64_t *ones = b->chunk_row[k] + b->tg[t0 + t].word, *twos = ones + b->twos_at[k];
             size_t nw = words_of(A->dim[b->tg[t0 + t].degree]);
             for (size_t w = 0; w < nw; w++)
@@ -351,7 +463,7 @@ static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
             memcpy(e[t].twos, twos, nw * sizeof *twos);
         }
         for (uint32_t t = 0; t < nt && !rc; t++) {
-            if (pair_elt_is_zero(&e[t])) continue;
+            if (b->tg[t0 + t].real >= 0 || pair_elt_is_zero(&e[t])) continue;
             sec_term *nt2 = realloc(out[g].terms, ((size_t)out[g].n + 1) * sizeof *nt2);
             if (!nt2) {
                 rc = -1;
@@ -434,7 +546,10 @@ sec_batch *secondary_composite_plan(secondary *sec, int s, deg_t T)
     if (!n || secondary_failed(sec)) return NULL;
     sec_batch *b = malloc(sizeof *b);
     int rc = b ? sec_batch_init(b, &res->A, s, T, n) : -1;
-    for (uint32_t g = 0; g < n && !rc; g++) rc = plan_generator(sec, b, s, T, g);
+    for (uint32_t g = 0; g < n && !rc; g++) {
+        rc = plan_generator(sec, b, s, T, g);
+        if (!rc && sec->y_in_batch) rc = sec_batch_plan_y(b, g);      /* the Y terms go to the multiply too */
+    }
     if (rc) {
         if (b) sec_batch_clear(b);
         free(b);
@@ -512,7 +627,7 @@ static int composite_finish(chain *c)
 static uint32_t composite_parts(chain *c)
 {
     const sec_batch *b = c->batch;
-    if (!b || b->ngens < 4 || b->pairs < COMPOSITE_SPLIT_PAIRS) return 0;
+    if (!b || b->y_planned || b->ngens < 4 || b->pairs < COMPOSITE_SPLIT_PAIRS) return 0;
     return b->ngens / 2 < COMPOSITE_MAX_PARTS ? b->ngens / 2 : COMPOSITE_MAX_PARTS;
 }
 

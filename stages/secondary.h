@@ -64,8 +64,11 @@ typedef struct sec_composite {
 typedef struct sec_target {
     deg_t w;                    /* g'' = generator (w, index) of the composite's target module */
     uint32_t index;
-    deg_t degree;               /* of its pair element: top - w */
+    deg_t degree;               /* of its pair element: top - w (a Y plane: that plane's degree) */
     uint64_t word;              /* its ones plane's first word in its chunk's row (sec_batch_cut) */
+    int32_t real;               /* -1; or a Y plane (sec_batch_plan_y): the index in tg of the
+                                 * target whose ys[ya][yb] its ones plane is added into */
+    int8_t ya, yb;
 } sec_target;
 
 typedef struct sec_batch {
@@ -85,6 +88,7 @@ typedef struct sec_batch {
     uint64_t pairs;             /* job x term pairs: the mod-4 products */
     pair_elt **ye;              /* per generator: its targets' pair elements with the Y terms
                                  * added (sec_batch_y), or NULL until then */
+    int y_planned;              /* the Y terms are in the batch (sec_batch_plan_y) */
     /* sec_batch_cut: chunk k is generators chunk_gen[k] .. chunk_gen[k + 1] (jobs likewise), its
      * row rows + row_at[k], twos_at[k] words after it */
     uint32_t nchunks;
@@ -118,6 +122,12 @@ int sec_batch_gen_end(sec_batch *b, const freemod *Y);
  * join their neighbour), lays out their rows and sets the terms' columns. 0, or -1 (out of
  * memory, or a row past 2^32 columns). */
 int sec_batch_cut(sec_batch *b, uint64_t max_pairs);
+/* After sec_batch_gen_end of generator g: its Y terms (pair_sigma_y_visit) as more jobs and
+ * terms of the batch, into Y planes (targets with real >= 0) whose ones plane, the product mod
+ * 2, the finish adds into the Y part of the target pair element; so the multiply codelet (GPU
+ * or CPU) does them beside the mod-4 products. Every generator of a batch, or none. 0, or -1
+ * out of memory. */
+int sec_batch_plan_y(sec_batch *b, uint32_t g);
 /* The Y terms (mod-2 products) of generators g0 .. g1 - 1 into b->ye, which no multiply reads:
  * they may be computed beside it, in parts over the generators. 0, or -1 out of memory. */
 int sec_batch_y(sec_batch *b, uint32_t g0, uint32_t g1);
@@ -139,6 +149,11 @@ typedef struct secondary {
     int failed;
     char error[600];
     long composites;            /* generators whose composite was computed */
+    int y_in_batch;             /* set by the caller: the composites' Y terms go into their batches
+                                 * (sec_batch_plan_y: mod-4 products, seven times as many pairs as
+                                 * the σ terms at stem 80, for the GPU); 0 (the default, the faster
+                                 * on CPUs and no slower on the H200): batched mod-2 products in
+                                 * the finish */
     int all_composites;         /* set by the caller: compute every composite, also those whose
                                  * homotopy steps are in the stage files (a secondary product reads
                                  * them) */

@@ -10,7 +10,7 @@
 # at stem 60 against extflow's own kept outputs.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((22 + ROUNDS))
+plan $((23 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -73,6 +73,10 @@ $EXTFLOW resolve --stem 60 --out "$D" --quiet && $EXTFLOW d2 "$D" --sseq-formats
     cmp -s "$R/secondary-S_2-stem60" "$D/secondary.txt" &&
     cmp -s "$R/secondary_product-h0-S_2-stem60" "$D/secondary_product-h0.txt"
 ok $? "stem 60: d2.csv and secondary.txt (by any preimages, and by sseq's with --product) and secondary_product-h0.txt equal the kept references byte for byte"
+rm -rf "$D/stages/lift"
+EXTFLOW_D2_Y=batch $EXTFLOW d2 "$D" --sseq-formats --quiet && cmp -s "$R/d2-S_2-stem60.csv" "$D/d2.csv" &&
+    cmp -s "$R/secondary-S_2-stem60" "$D/secondary.txt"
+ok $? "stem 60, the composites' Y terms as mod-4 products in their batches (EXTFLOW_D2_Y=batch): the same d2.csv and secondary.txt"
 
 # Stem 40, s <= 12: d2 and the products by h0..h3 and the named classes.
 D="$TMP/s40"

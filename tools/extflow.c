@@ -224,6 +224,10 @@ static const char *usage_text =
     "                 cost, rows accumulated in shared memory)\n"
     "  EXTFLOW_GPU_VERIFY  1: every GPU chunk is computed again on the CPU, and\n"
     "                 the first difference fails the run (exit 1, one line); 0: off\n"
+    "  EXTFLOW_D2_Y   where d2's composites multiply their Y terms: cpu (default:\n"
+    "                 batched mod-2 products in the finish) or batch (as mod-4\n"
+    "                 products beside the others, on the GPU where there is one;\n"
+    "                 same results, not faster so far: docs/perf.md)\n"
     "  EXTFLOW_LIFT_INLINE_PAIRS  a lift step (products, massey, d2) with fewer\n"
     "                 (job x term) pairs multiplies in its own task, others in\n"
     "                 multiply tasks (default: one CPU chunk, 12288, that no GPU\n"
@@ -563,6 +567,7 @@ static const env_var env_table[] = {
     { "EXTFLOW_GPU_VERIFY", ENV_WORD, 0, 0, "0|1", "0 or 1" },
     { "EXTFLOW_GPU_SPLIT", ENV_SPLIT, 0, 0, NULL, "T,P: T threads per job dividing 256, P parts, 1 to 1024" },
     { "EXTFLOW_GPU_KERNEL", ENV_WORD, 0, 0, "atomic|shared", "atomic or shared" },
+    { "EXTFLOW_D2_Y", ENV_WORD, 0, 0, "batch|cpu", "batch or cpu" },
     COUNT("EXTFLOW_LIFT_INLINE_PAIRS", 0, "a number of (job x term) pairs, 0 or more"),
     { "EXTFLOW_MPI_OWNER", ENV_WORD, 0, 0, "pairs|rows|blocks", "pairs, rows or blocks" },
     { "EXTFLOW_MPI_BIND", ENV_WORD, 0, 0, "yes|no", "yes (the default) or no" },
@@ -2033,6 +2038,7 @@ static int cmd_d2(int argc, char **argv)
         return 1;
     }
     sec.all_composites = o[PRODUCT].arg != NULL;
+    const char *yw = getenv("EXTFLOW_D2_Y");             /* checked by check_env */
     /* d2 read off a homotopy does not depend on which one (two differ by a null-homotopic chain
      * map, whose values have no unit coefficient in a minimal resolution: docs/secondary.md), so
      * any preimage will do; a secondary product reads the homotopy itself, and matches sseq's
@@ -2041,6 +2047,7 @@ static int cmd_d2(int argc, char **argv)
     int rc = rt_init(0, err, sizeof err) != 0;
     if (rc) fprintf(stderr, "extflow: %s\n", err);
     else {
+        sec.y_in_batch = yw && !strcmp(yw, "batch");
         uint64_t cuda0, cuda1, mod2;
         rt_chain_cuda_pairs(&mod2, &cuda0);
         chain_runner runner = lift_runner(&limits, o[QUIET].arg != NULL, "d2 steps");
