@@ -13,7 +13,7 @@ if ! command -v mpirun >/dev/null 2>&1 || ! ldd "$EXTFLOW" 2>/dev/null | grep -q
     echo "1..0 # SKIP $why"
     exit 0
 fi
-plan 23
+plan 26
 # yield_when_idle: the ranks share 2 cores, so StarPU-MPI's polling thread yields to the workers
 export OMPI_MCA_pml=ob1 STARPU_MPI_NOBIND=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 # as root Open MPI wants both of these; they do nothing for other users
@@ -128,4 +128,37 @@ rm -rf "$d"
 EXTFLOW_MPI_BIND=no EXTFLOW_STATS=1 mpi 2 $EXTFLOW resolve --stem $STEM --out "$d" --quiet 2>"$TMP/err" &&
     same_all "$TMP/one-nassau" "$d" && grep -q "^extflow: rank 1: .*left to StarPU (EXTFLOW_MPI_BIND=no)" "$TMP/err"
 ok $? "EXTFLOW_MPI_BIND=no: the binding is left to StarPU, identical outputs"
+
+# products on 2 ranks: each lifts its share of the classes, rank 0 reads them all and writes the
+# tables, byte-identical to one process's
+for n in 1 2; do
+    rm -rf "$TMP/prod$n"
+    cp -r "$TMP/one-nassau" "$TMP/prod$n"
+done
+classes="--class h0 --class h1 --class h2 --class c0=8,3 --class d0=14,4"
+$EXTFLOW products "$TMP/prod1" $classes --sseq-formats --quiet &&
+    mpi 2 $EXTFLOW products "$TMP/prod2" $classes --sseq-formats 2>"$TMP/err" &&
+    for f in products.csv chart.svg chart.html lift_hom-h0.txt lift_hom-c0.txt lift_hom-d0.txt; do
+        cmp -s "$TMP/prod1/$f" "$TMP/prod2/$f" || exit 1
+    done && grep -q "lifted by 2 ranks" "$TMP/err"
+ok $? "products on 2 ranks: products.csv, the charts and the lift_hom files equal one process's ($(grep -m1 'ranks' "$TMP/err" | cut -c1-90))"
+rm -rf "$TMP/prod2"
+cp -r "$TMP/one-nassau" "$TMP/prod2"
+python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.lockf(f, fcntl.LOCK_EX); time.sleep(30)' \
+    "$TMP/prod2/.lock" &
+holder=$!
+sleep 0.5
+mpi 2 $EXTFLOW products "$TMP/prod2" --class h0 2>"$TMP/err"
+rc=$?
+kill $holder 2>/dev/null
+[ $rc -eq 1 ] && [ "$(grep -c 'in use' "$TMP/err")" -eq 1 ] && [ ! -e "$TMP/prod2/products.csv" ]
+ok $? "products on 2 ranks while DIR is held: one line, exit 1, nothing written ($(head -1 "$TMP/err"))"
+bad=0
+for cmd in "d2 $TMP/prod1" "massey $TMP/prod1 --a h0 --b h1" "verify $TMP/prod1"; do
+    mpi 2 $EXTFLOW $cmd >/dev/null 2>"$TMP/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(grep -c 'runs on one process' "$TMP/err")" -eq 1 ] || bad=1
+done
+[ $bad -eq 0 ] && [ ! -e "$TMP/prod1/d2.csv" ]
+ok $? "d2, massey and verify on 2 ranks: one line from rank 0, exit 2, nothing written"
 done_testing

@@ -252,7 +252,10 @@ static const char *usage_text =
     "  mpirun -np N extflow resolve ... (or srun) runs one resolution on N ranks,\n"
     "  each computing whole rows into the same (shared) DIR; rank 0 prints and\n"
     "  writes the tables. Same files as one process; a stopped run resumes with\n"
-    "  any N. docs/cluster.md.\n"
+    "  any N. docs/cluster.md. mpirun -np N extflow products ... shares the\n"
+    "  classes among the ranks (each lifts its own into DIR's stage files, rank 0\n"
+    "  reads them all and writes the tables); massey, d2 and verify run on one\n"
+    "  process.\n"
     "\n"
     "exit status:\n"
     "  0 done, 1 runtime failure (finished bidegrees are kept: rerun to resume),\n"
@@ -1568,9 +1571,11 @@ static int open_resolved_dir(const char *cmd, const char *dir, opened_dir *d)
     if (rc) return rc;
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return usage_error("%s: %s is not a directory", cmd, dir);
-    if ((d->lockfd = lock_outdir(dir)) < 0) return 1;
+    /* several ranks (products): rank 0 holds the lock for all, and they all stop if it cannot */
+    d->lockfd = rt_mpi_rank() == 0 ? lock_outdir(dir) : -1;
+    if (rt_mpi_max(rt_mpi_rank() == 0 && d->lockfd < 0)) return 1;
     if ((rc = load_resolved_dir(dir, &d->res, &d->man, &d->fdm, 0)) != 0) {
-        close(d->lockfd);
+        if (d->lockfd >= 0) close(d->lockfd);
         fdm_clear(&d->fdm);
     }
     return rc;
@@ -1580,7 +1585,7 @@ static void close_resolved_dir(opened_dir *d)
 {
     res_clear(&d->res);
     fdm_clear(&d->fdm);
-    close(d->lockfd);
+    if (d->lockfd >= 0) close(d->lockfd);
 }
 
 /* close_resolved_dir of DIR's and, when it was opened, the unit's. */
@@ -1803,25 +1808,57 @@ static int cmd_products(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     lift_set set;
-    int rc = lift_set_init(&set, res, have_unit ? &u.res : res, dir) != 0;
-    set.timing = getenv("EXTFLOW_STATS") != NULL;
-    set.any_preimage = 1;                    /* products do not depend on the preimages */
-    for (int k = 0; k < ncl && !rc; k++)
-        rc = lift_add_class(&set, classes[k].s, classes[k].n + classes[k].s, classes[k].coords, classes[k].len) < 0;
-    if (rc) fprintf(stderr, "extflow: out of memory (or cannot create %s/stages/lift) setting up the lifts\n", dir);
-    if (!rc && rt_init(0, err, sizeof err) != 0) {
+    memset(&set, 0, sizeof set);
+    int rc = 0, rank = rt_mpi_rank(), nranks = rt_mpi_size(), started = rt_init(0, err, sizeof err) == 0, have_set = 0;
+    if (!started) {
         fprintf(stderr, "extflow: %s\n", err);
         rc = 1;
-    } else if (!rc) {
-        uint64_t cuda0, cuda1, mod4;
-        rt_chain_cuda_pairs(&cuda0, &mod4);
-        chain_runner runner = lift_runner(&limits, quiet, "lift steps");
-        int lr = lift_run(&set, &runner);
-        rt_chain_cuda_pairs(&cuda1, &mod4);
-        set.pairs_cuda = cuda1 - cuda0;
-        rt_shutdown();
-        if (lr < 0) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set.error);
-        rc = lr == 1 ? stopped_at_limit("products", dir, &limits, set.computed) : lr != 0;
+    }
+    /* several ranks: rank r lifts the classes k = r mod N into their stage files, then rank 0
+     * lifts them all, which loads what the ranks computed, and writes the tables: the same
+     * files as one process */
+    for (int pass = nranks > 1 ? 0 : 1; pass < 2; pass++) {
+        if (pass == 1 && nranks > 1) {
+            int mine = rc;
+            rc = rt_mpi_max(rc);
+            if (rank == 0 && rc && !mine)
+                fprintf(stderr, "extflow: products: another rank %s (the finished lift bidegrees are kept; rerun to "
+                        "resume)\n", rc == 3 ? "stopped at the time limit" : "failed");
+            if (rank != 0) break;
+        }
+        if (rc) break;
+        have_set = 1;
+        int setup = lift_set_init(&set, res, have_unit ? &u.res : res, dir) != 0;
+        set.timing = getenv("EXTFLOW_STATS") != NULL;
+        set.any_preimage = 1;                    /* products do not depend on the preimages */
+        for (int k = 0; k < ncl && !setup; k++)
+            if (pass == 1 || k % nranks == rank)
+                setup = lift_add_class(&set, classes[k].s, classes[k].n + classes[k].s, classes[k].coords,
+                                       classes[k].len) < 0;
+        if (setup) {
+            fprintf(stderr, "extflow: out of memory (or cannot create %s/stages/lift) setting up the lifts\n", dir);
+            rc = 1;
+        } else {
+            uint64_t cuda0, cuda1, mod4;
+            rt_chain_cuda_pairs(&cuda0, &mod4);
+            chain_runner runner = lift_runner(&limits, quiet || pass == 0, "lift steps");
+            int lr = lift_run(&set, &runner);
+            rt_chain_cuda_pairs(&cuda1, &mod4);
+            set.pairs_cuda = cuda1 - cuda0;
+            if (lr < 0) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set.error);
+            rc = lr == 1 ? stopped_at_limit("products", dir, &limits, set.computed) : lr != 0;
+        }
+        if (pass == 0) {
+            lift_set_clear(&set);
+            have_set = 0;
+        }
+    }
+    if (started) rt_shutdown();
+    if (rank != 0 || !have_set) {       /* rank 0 writes the tables, from the lifts of all classes */
+        if (have_set) lift_set_clear(&set);
+        free(kept);
+        close_dir_and_unit(&d, &u, have_unit);
+        return rc;
     }
     struct products_out out = { &set, names, 0, kept, keptlen };
     if (!rc) rc = write_output(dir, table, write_csv, &out);
@@ -1838,6 +1875,9 @@ static int cmd_products(int argc, char **argv)
         else remove_output(dir, name);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!rc && !quiet && nranks > 1)
+        fprintf(stderr, "extflow: the classes were lifted by %d ranks, each into its stage files; rank 0 loaded "
+                "them:\n", nranks);
     if (!rc && !quiet)
         fprintf(stderr, "extflow: %d class%s lifted over %s (%s): %ld bidegrees computed, %ld loaded, %ld solves of d "
                 "in %.1f s; %.1f s in all; table %s/%s\n", ncl, ncl > 1 ? "es" : "", dir,
@@ -2121,10 +2161,20 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "algebra")) return cmd_algebra(argc - 2, argv + 2);
     if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
     if (!strcmp(cmd, "pack")) return cmd_pack(argc - 2, argv + 2);
-    if (!strcmp(cmd, "verify")) return cmd_verify(argc - 2, argv + 2);
-    if (!strcmp(cmd, "export")) return cmd_export(argc - 2, argv + 2);
-    if (!strcmp(cmd, "products")) return cmd_products(argc - 2, argv + 2);
-    if (!strcmp(cmd, "massey")) return cmd_massey(argc - 2, argv + 2);
-    if (!strcmp(cmd, "d2")) return cmd_d2(argc - 2, argv + 2);
+    int (*single)(int, char **) = !strcmp(cmd, "verify") ? cmd_verify : !strcmp(cmd, "export") ? cmd_export
+                                : !strcmp(cmd, "massey") ? cmd_massey : !strcmp(cmd, "d2") ? cmd_d2 : NULL;
+    if (single) {   /* these run on one process: under mpirun -np N > 1, one line and exit 2 */
+        if (rt_mpi_start(&argc, &argv) != 0) return 1;
+        int rc = rt_mpi_size() > 1 ? usage_error("%s runs on one process (mpirun is for resolve and products)", cmd)
+                                   : single(argc - 2, argv + 2);
+        rt_mpi_finish();
+        return rc;
+    }
+    if (!strcmp(cmd, "products")) {    /* under mpirun: the classes shared among the ranks */
+        if (rt_mpi_start(&argc, &argv) != 0) return 1;
+        int rc = cmd_products(argc - 2, argv + 2);
+        rt_mpi_finish();
+        return rc;
+    }
     return usage_error("unknown command '%s'", cmd);
 }
