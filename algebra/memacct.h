@@ -4,7 +4,7 @@
  * when it allocates and frees them; each such place adds or subtracts the bytes under its
  * kind, so at any moment the account says what the resolution holds, and at the end (with
  * the process's peak RSS) where the memory went (`resolve --verbose`, run.json "memory").
- * The admission of bidegrees under `--memory` (runtime/rt.c) reads it too.
+ * The admission of chains under `--memory` (runtime/admission.c) reads it too.
  *
  * Layout. One atomic counter of current bytes and one of the peak per kind, and the same for
  * their sum (the peak of the sum is not the sum of the peaks: kinds peak at different times).

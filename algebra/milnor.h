@@ -152,7 +152,7 @@ void milnor_mul_batch_halves(const milnor_basis *A, const milnor_row_job *jobs, 
  *                                       index tables (hash_first[max_degree+1] words),
  *                                       then the profile: truncated, len, h[0..9]
  * The GPU kernel reads whole-algebra buffers only (the seqno index); a profile's buffer is read
- * by the CPU implementation alone (runtime/rt.c submits its multiply tasks to CPU workers). */
+ * by the CPU implementation alone (runtime/rt_mul.c submits its multiply tasks to CPU workers). */
 #define MILNOR_FLAT_MAGIC 0x4d464c31u     /* "MFL1" */
 #define MILNOR_FLAT_MAGIC_PROFILE 0x4d465031u     /* "MFP1" */
 #define MILNOR_FLAT_HEADER 4u

@@ -2,7 +2,7 @@
  * (--time-limit) of a run. Plain bookkeeping, no StarPU: runtime/rt_chain.c asks it from each
  * plan task and tells it when a chain finishes (a "step" below is any chain, stages/chain.h).
  *
- * Rule. A step's predicted footprint (step_algo.footprint, from the dimensions, known once its
+ * Rule. A step's predicted footprint (chain_kind.footprint, from the dimensions, known once its
  * prerequisites are done) is admitted when the memory taken plus it fits in the budget, where
  * the memory taken is the larger of the resident set now and (the baseline the process held
  * beyond the account at the start + the memory account's lasting kinds, everything but "in

@@ -112,7 +112,7 @@ typedef struct lift_set {
     uint64_t pairs, pairs_inline;       /* (job x term) pairs of f(d z), and those multiplied
                                          * inside the step's own task (lift_plan_multiply) */
     uint64_t pairs_cuda;                /* those the multiply codelet did on CUDA workers (set
-                                         * by runtime/rt_lift.c; the rest went to CPU workers) */
+                                         * by the products command; the rest went to CPU workers) */
 } lift_set;
 
 /* A set over src -> tgt (both kept by the caller), free over the same algebra (A, or one

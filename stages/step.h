@@ -29,7 +29,7 @@ extern const chain_kind step_standard_p, step_edge_kernel_p;
 /* The algorithm of the step at row s (the edge kernel job is asked for by name). */
 const chain_kind *step_algo_for(const resolution *res, int s);
 /* The resolution's chains: every step of the region not done yet (to run with a chain_runner;
- * the memory budget predicts each from step_algo's footprint). */
+ * the memory budget predicts each from its kind's footprint). */
 chain_set step_chain_set(resolution *res);
 /* Sets up c (zeroed, c->ch.kind one of the three) for the step at (s, t) of res: its pieces can
  * then be called directly (keepstages.c, cofiber.c). */
