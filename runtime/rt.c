@@ -95,9 +95,9 @@ static void report_dag(const resolution *res)
             cl_profile_cell(s, (int)t, &work, &span);
             total += 1e-9 * (double)work;
             if (row) row[s] += 1e-9 * (double)work;
-            own[0][s / 2 % 2] += 1e-9 * (double)work;     /* pairs, 2 ranks */
-            own[1][s % 2] += 1e-9 * (double)work;         /* rows, 2 ranks */
-            own[2][s / 2 % 4] += 1e-9 * (double)work;     /* pairs, 4 ranks */
+            own[0][rt_mpi_owner(OWNER_PAIRS, s, 2, res->max_s)] += 1e-9 * (double)work;
+            own[1][rt_mpi_owner(OWNER_ROWS, s, 2, res->max_s)] += 1e-9 * (double)work;
+            own[2][rt_mpi_owner(OWNER_PAIRS, s, 4, res->max_s)] += 1e-9 * (double)work;
         }
     if (end < 0) goto out;
     int steps = 0, hops_pairs = 0, hops_rows = 0, s_end = (int)(end / (res->max_n + 1)), s_start = s_end, prev = -1;
@@ -105,8 +105,10 @@ static void report_dag(const resolution *res)
     for (long k = end; k >= 0; k = pred[k], steps++) {
         int s = (int)(k / (res->max_n + 1));
         if (s <= 1) low += L[k] - (pred[k] >= 0 ? L[pred[k]] : 0);
-        if (prev >= 0 && s / 2 % 2 != prev / 2 % 2) hops_pairs++;
-        if (prev >= 0 && s % 2 != prev % 2) hops_rows++;
+        if (prev >= 0 && rt_mpi_owner(OWNER_PAIRS, s, 2, res->max_s) != rt_mpi_owner(OWNER_PAIRS, prev, 2, res->max_s))
+            hops_pairs++;
+        if (prev >= 0 && rt_mpi_owner(OWNER_ROWS, s, 2, res->max_s) != rt_mpi_owner(OWNER_ROWS, prev, 2, res->max_s))
+            hops_rows++;
         prev = s_start = s;
     }
     fprintf(stderr, "extflow: critical path (each job at its span: plan + reduce + finish + its longest multiply chunk): "

@@ -10,6 +10,17 @@
 #include "stages/progress.h"
 #include "stages/step.h"
 
+/* pairs (the default): floor(s/2) mod N; rows: s mod N; blocks: N bands of consecutive rows
+ * (docs/design.md, "Ownership", and docs/perf.md for the measurements behind the choice) */
+int rt_mpi_owner(int rule, int s, int ranks, int max_s)
+{
+    switch (rule) {
+    case OWNER_ROWS: return s % ranks;
+    case OWNER_BLOCKS: return (int)((int64_t)s * ranks / (max_s + 1));
+    default: return s / 2 % ranks;
+    }
+}
+
 #ifdef EXTFLOW_MPI
 #include <hwloc.h>
 #include <mpi.h>
@@ -223,18 +234,7 @@ struct rt_dist {
     unsigned inserted;              /* starpu_mpi_task_insert calls it made */
 };
 
-enum owner_rule { OWNER_ROWS, OWNER_PAIRS, OWNER_BLOCKS };
-
-/* pairs (the default): floor(s/2) mod N; rows: s mod N; blocks: N bands of consecutive rows
- * (docs/design.md, "Ownership", and docs/perf.md for the measurements behind the choice) */
-static int owner_of(const rt_dist *d, int s)
-{
-    switch (d->rule) {
-    case OWNER_ROWS: return s % d->size;
-    case OWNER_BLOCKS: return (int)((int64_t)s * d->size / (d->res->max_s + 1));
-    default: return s / 2 % d->size;
-    }
-}
+static int owner_of(const rt_dist *d, int s) { return rt_mpi_owner(d->rule, s, d->size, d->res->max_s); }
 
 rt_dist *rt_dist_new(resolution *res)
 {

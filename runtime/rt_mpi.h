@@ -42,6 +42,12 @@ int rt_mpi_agree_failure(resolution *res);
 /* Sum over ranks of the bytes each published to other ranks, gathered on rank 0 (stats). */
 void rt_mpi_gather_bytes(unsigned long long mine, unsigned long long *per_rank);
 
+/* The rank that owns row s among `ranks` under an ownership rule (EXTFLOW_MPI_OWNER; rows
+ * 0..max_s): the one rule, which the distributed runs and the report of one process's DAG
+ * (what 2 and 4 ranks would do) both use. */
+enum owner_rule { OWNER_ROWS, OWNER_PAIRS, OWNER_BLOCKS };
+int rt_mpi_owner(int rule, int s, int ranks, int max_s);
+
 /* Runtime hooks (rt.c). NULL / no-ops for one rank. */
 typedef struct rt_dist rt_dist;
 int rt_mpi_starpu_init(struct starpu_conf *conf);   /* starpu_mpi_init_conf */
