@@ -10,7 +10,7 @@
 # at stem 60 against extflow's own kept outputs.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((23 + ROUNDS))
+plan $((24 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -77,6 +77,13 @@ rm -rf "$D/stages/lift"
 EXTFLOW_D2_Y=batch $EXTFLOW d2 "$D" --sseq-formats --quiet && cmp -s "$R/d2-S_2-stem60.csv" "$D/d2.csv" &&
     cmp -s "$R/secondary-S_2-stem60" "$D/secondary.txt"
 ok $? "stem 60, the composites' Y terms as mod-4 products in their batches (EXTFLOW_D2_Y=batch): the same d2.csv and secondary.txt"
+
+# Stem 80: the homotopy's larger steps split their extra terms, and the larger cells their
+# composites' Y terms, into parallel parts (none does at stem 60); d2.csv as before they did.
+D="$TMP/s80"
+$EXTFLOW resolve --stem 80 --out "$D" --quiet && $EXTFLOW d2 "$D" --quiet && cmp -s "$R/d2-S_2-stem80.csv" "$D/d2.csv"
+ok $? "stem 80 (steps split into parts): d2.csv equals the kept reference byte for byte"
+rm -rf "$D"
 
 # Stem 40, s <= 12: d2 and the products by h0..h3 and the named classes.
 D="$TMP/s40"
