@@ -7,19 +7,8 @@
 # Skipped without mpirun or without MPI in the binary (EXTFLOW_REQUIRE_MPI=1: a failure).
 . tests/lib.sh
 STEM=${MPI_TEST_STEM:-60}
-if ! command -v mpirun >/dev/null 2>&1 || ! ldd "$EXTFLOW" 2>/dev/null | grep -q libstarpumpi; then
-    why="no mpirun, or $EXTFLOW built without StarPU-MPI (scripts/install-deps installs Open MPI)"
-    if [ "${EXTFLOW_REQUIRE_MPI:-0}" = 1 ]; then plan 1; ok 1 "EXTFLOW_REQUIRE_MPI=1: $why"; done_testing; fi
-    echo "1..0 # SKIP $why"
-    exit 0
-fi
+. tests/mpi.sh
 plan 26
-# yield_when_idle: the ranks share 2 cores, so StarPU-MPI's polling thread yields to the workers
-export OMPI_MCA_pml=ob1 STARPU_MPI_NOBIND=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
-# as root Open MPI wants both of these; they do nothing for other users
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-LIMIT=${MPI_TEST_LIMIT:-240}
-mpi() { np=$1; shift; timeout -k 10 $LIMIT mpirun --timeout $LIMIT -np $np "$@"; }
 same_all() {   # same_outputs, and the charts and manifest rank 0 wrote (but the manifest's
                # "memory" line: the memory account of the run that wrote it, schema/run-json.md)
     same_outputs "$1" "$2" && for f in chart.txt chart.svg chart.html; do cmp -s "$1/$f" "$2/$f" || return 1; done &&
