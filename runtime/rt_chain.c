@@ -278,7 +278,7 @@ static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, void *ow
 {
     const chain_set *set = run->set;
     chain_deps need;
-    starpu_tag_t deps[CHAIN_MAX_DEPS + 4];
+    starpu_tag_t deps[CHAIN_MAX_DEPS + CHAIN_MAX_READS];
     int n = 0;
     kind->deps(owner, s, t, &need);
     for (int k = 0; k < need.n; k++) {
@@ -290,7 +290,11 @@ static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, void *ow
             deps[n++] = run->dist && d->family == CHAIN_STEP ? rt_dist_ready_tag(run->dist, d->s, d->t)
                                                              : tag_of(done_tag[d->family], d->s, (int)d->t);
     }
-    if (run->dist) n += rt_dist_extra_deps(run->dist, s, t, deps + n);   /* rows read from other ranks */
+    if (run->dist && kind->reads) {     /* rows it reads, which may come from other ranks */
+        chain_reads reads;
+        kind->reads(owner, s, t, &reads);
+        n += rt_dist_read_deps(run->dist, &reads, deps, n);
+    }
     submit_chain(run, kind, owner, s, t, deps, n);
 }
 

@@ -229,12 +229,23 @@ struct rt_dist {
     int rank, size, rule;           /* enum owner_rule */
     unsigned long long bytes_sent;  /* blob bytes times the readers on other ranks, this rank */
     uint8_t *done;                  /* res->done before anything ran: the same on every rank */
+    uint8_t *reader;                /* (max_s + 1) x size: 1 when rank k reads row s (find_readers) */
     struct cl_exchange_lat lat;     /* this rank's receives (EXTFLOW_STATS) */
     double submit_s;                /* time rt_dist_submit_exchanges took */
     unsigned inserted;              /* starpu_mpi_task_insert calls it made */
 };
 
 static int owner_of(const rt_dist *d, int s) { return rt_mpi_owner(d->rule, s, d->size, d->res->max_s); }
+
+static void rt_dist_finish_free(rt_dist *d)
+{
+    free(d->done);
+    free(d->reader);
+    free(d->lat.us);
+    free(d);
+}
+
+static void find_readers(rt_dist *d);
 
 rt_dist *rt_dist_new(resolution *res)
 {
@@ -259,6 +270,12 @@ rt_dist *rt_dist_new(resolution *res)
     d->rank = mpi_rank;
     d->size = mpi_size;
     d->rule = !o ? OWNER_PAIRS : !strcmp(o, "rows") ? OWNER_ROWS : !strcmp(o, "blocks") ? OWNER_BLOCKS : OWNER_PAIRS;
+    if (!(d->reader = calloc((size_t)(res->max_s + 1) * (size_t)d->size, 1))) {
+        rt_dist_finish_free(d);
+        res_fail(res, "out of memory starting the run");
+        return NULL;
+    }
+    find_readers(d);
     return d;
 }
 
@@ -279,28 +296,60 @@ static int pending(const rt_dist *d, int s, deg_t t)
     return s >= 0 && res_in_region(d->res, s, t) && !d->done[res_cell(d->res, s, t)];
 }
 
-int rt_dist_extra_deps(const rt_dist *d, int s, deg_t t, starpu_tag_t *deps)
+int rt_dist_read_deps(const rt_dist *d, const chain_reads *reads, starpu_tag_t *deps, int n)
 {
-    int n = 0;
-    /* row s-1 up to degree t-1 (Nassau; the stem edge: up to t-2), row s-2 up to t-2 */
-    if (pending(d, s - 1, t - 1)) deps[n++] = rt_dist_ready_tag(d, s - 1, t - 1);
-    else if (pending(d, s - 1, t - 2)) deps[n++] = rt_dist_ready_tag(d, s - 1, t - 2);
-    if (pending(d, s - 2, t - 2)) deps[n++] = rt_dist_ready_tag(d, s - 2, t - 2);
-    return n;
+    int n0 = n;
+    for (int k = 0; k < reads->n; k++) {
+        const chain_read *r = &reads->r[k];
+        if (r->family != CHAIN_STEP) continue;
+        /* a row arrives in order of degree: its last pending bidegree up to r->t is enough */
+        deg_t u = r->t;
+        while (u >= r->s && !pending(d, r->s, u)) u--;
+        if (u < r->s) continue;
+        starpu_tag_t tag = rt_dist_ready_tag(d, r->s, u);
+        int seen = 0;
+        for (int j = 0; j < n && !seen; j++) seen = deps[j] == tag;
+        if (!seen) deps[n++] = tag;
+    }
+    return n - n0;
+}
+
+/* Marks the rows the chain (kind, s, t) of rank `rank` reads (its reads and deps, and those of
+ * the jobs it makes). */
+static void mark_reads(rt_dist *d, const chain_kind *kind, int s, deg_t t, int rank)
+{
+    chain_reads reads = { 0 };
+    chain_deps deps = { 0 };
+    if (kind->reads) kind->reads(d->res, s, t, &reads);
+    kind->deps(d->res, s, t, &deps);
+    for (int k = 0; k < reads.n; k++)
+        if (reads.r[k].family == CHAIN_STEP) d->reader[(size_t)reads.r[k].s * d->size + rank] = 1;
+    for (int k = 0; k < deps.n; k++) {
+        const chain_dep *e = &deps.d[k];
+        if (e->make) mark_reads(d, e->make, e->s, e->t, rank);
+        else if (e->family == CHAIN_STEP && e->s >= 0) d->reader[(size_t)e->s * d->size + rank] = 1;
+    }
+}
+
+/* Which ranks read which rows: derived from what every pending step of the region reads
+ * (chain_kind.reads and deps), the same on every rank; rank 0 reads every row (it writes the
+ * reports). */
+static void find_readers(rt_dist *d)
+{
+    resolution *res = d->res;
+    for (int s = 0; s <= res->max_s; s++) {
+        d->reader[(size_t)s * d->size] = 1;
+        for (deg_t t = s; t <= res->max_t; t++)
+            if (pending(d, s, t)) mark_reads(d, step_algo_for(res, s), s, t, owner_of(d, s));
+    }
 }
 
 /* The ranks other than row s's owner that read (s, t), ascending; returns how many. */
 static int readers_of(const rt_dist *d, int s, int *r)
 {
     int n = 0, own = owner_of(d, s);
-    int cand[3] = { 0, s + 1 <= d->res->max_s ? owner_of(d, s + 1) : own,
-                    s + 2 <= d->res->max_s ? owner_of(d, s + 2) : own };
     for (int k = 0; k < d->size; k++)
-        for (int c = 0; c < 3; c++)
-            if (cand[c] == k && k != own) {
-                r[n++] = k;
-                break;
-            }
+        if (k != own && d->reader[(size_t)s * d->size + k]) r[n++] = k;
     return n;
 }
 
@@ -319,7 +368,7 @@ static void submit_failed(resolution *res, int ret, const char *what)
 static void submit_exchange(rt_dist *d, int s, deg_t t)
 {
     resolution *res = d->res;
-    int readers[3], nr = readers_of(d, s, readers), own = owner_of(d, s);
+    int readers[d->size], nr = readers_of(d, s, readers), own = owner_of(d, s);
     if (nr == 0) return;
     /* the kernel goes with it when the standard step of row s+1 is elsewhere, except at row 0:
      * d_0 has no Milnor products, so the reader recomputes that kernel on the spot
@@ -459,9 +508,7 @@ void rt_dist_finish(rt_dist *d, int verbose)
         for (int r = 0; r < d->size && d->rank == 0; r++)
             fprintf(stderr, "extflow: rank %d sent %.3f MB of generators to other ranks\n", r, per_rank[r] / 1e6);
     }
-    free(d->done);
-    free(d->lat.us);
-    free(d);
+    rt_dist_finish_free(d);
 }
 
 #else   /* a build without MPI: one rank */
@@ -480,8 +527,8 @@ void rt_mpi_starpu_shutdown(void) { starpu_shutdown(); }
 rt_dist *rt_dist_new(resolution *res) { (void)res; return NULL; }
 int rt_dist_owns(const rt_dist *d, int s, deg_t t) { (void)d; (void)s; (void)t; return 1; }
 starpu_tag_t rt_dist_ready_tag(const rt_dist *d, int s, deg_t t) { (void)d; return tag_of(TAG_DONE, s, t); }
-int rt_dist_extra_deps(const rt_dist *d, int s, deg_t t, starpu_tag_t *deps)
-{ (void)d; (void)s; (void)t; (void)deps; return 0; }
+int rt_dist_read_deps(const rt_dist *d, const chain_reads *reads, starpu_tag_t *deps, int n)
+{ (void)d; (void)reads; (void)deps; (void)n; return 0; }
 void rt_dist_submit_exchanges(rt_dist *d) { (void)d; }
 void rt_dist_finish(rt_dist *d, int verbose) { (void)d; (void)verbose; }
 

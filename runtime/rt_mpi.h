@@ -9,13 +9,14 @@
  * writes their stage files. Each bidegree (s, t) that another rank reads gets one StarPU-MPI
  * handle, a blob (codelets/blob.h), registered on every rank with the same data tag and owner:
  * a publish task on the owner (after DONE(s, t)) packs the new generators (and the kernel the
- * standard step of row s+1 takes) into it; a receive task on each reader (the owners of rows
- * s+1 and s+2, and rank 0, which writes the reports) unpacks it into that rank's resolution
+ * standard step of row s+1 takes) into it; a receive task on each reader (the owners of the
+ * steps that read row s, derived from chain_kind.reads and deps: rows s+1 and s+2; and rank 0,
+ * which writes the reports) unpacks it into that rank's resolution
  * and fires RECEIVED(s, t). StarPU-MPI moves the blob. These exchange tasks are the same on
  * every rank and known before anything runs, so every rank submits them in the same order
  * (t, then s); only the rank-local chains grow while running.
  *
- * Readiness on a rank: a job reads rows s, s-1, s-2 below some degree; on this rank row r is
+ * Readiness on a rank: a job reads rows below some degree (chain_kind.reads); on this rank row r is
  * available up to degree u when DONE(r, u) (own row) or RECEIVED(r, u) fired, and RECEIVED
  * tasks of one row are chained by degree, so one tag per row read suffices.
  */
@@ -23,6 +24,7 @@
 #define EXTFLOW_RT_MPI_H
 #include <stddef.h>
 #include <starpu.h>
+#include "stages/chain.h"
 #include "stages/resolution.h"
 
 /* Initialises MPI when the process was started by an MPI launcher (mpirun, srun); call
@@ -56,9 +58,11 @@ rt_dist *rt_dist_new(resolution *res);           /* NULL when one rank, or out o
 int rt_dist_owns(const rt_dist *d, int s, deg_t t);
 /* The tag that says (s, t) is available on this rank (DONE here, RECEIVED from its owner). */
 starpu_tag_t rt_dist_ready_tag(const rt_dist *d, int s, deg_t t);
-/* Tags a job at (s, t) must wait for on this rank besides its algorithm's: the rows s-1 and
- * s-2 it reads, which one process gets through the algorithm's dependencies transitively. */
-int rt_dist_extra_deps(const rt_dist *d, int s, deg_t t, starpu_tag_t *deps);
+/* The tags a chain must wait for on this rank besides its deps: for each row it reads
+ * (chain_kind.reads), the readiness of the row's last bidegree in the run up to the degree
+ * read (one process orders those reads through the deps transitively). Appends them to
+ * deps[0..n) where not there yet; returns how many. */
+int rt_dist_read_deps(const rt_dist *d, const chain_reads *reads, starpu_tag_t *deps, int n);
 /* Submits every publish and receive task of the region (the same calls on every rank). */
 void rt_dist_submit_exchanges(rt_dist *d);
 /* Waits for every task and transfer of every rank; then frees d. */

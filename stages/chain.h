@@ -11,7 +11,8 @@
  * mod 4 (c->batch, d2's composites); the multiply codelet fills their rows, on CPU or GPU
  * workers; reduce (optional) row-reduces and may plan more rows; finish publishes. A kind also
  * declares what it waits for (deps: chains of its own or other kinds at smaller degrees,
- * declared before anything runs) and its predicted peak memory (footprint, for --memory). Its pieces work on a context of the kind's own type that begins with
+ * declared before anything runs), what else it reads (reads: rows of finished chains) and its
+ * predicted peak memory (footprint, for --memory). Its pieces work on a context of the kind's own type that begins with
  * the chain (so `(T *)c` is the kind's view, `&x->ch` the chain's); the runner allocates
  * kind->size bytes, zeroed, per chain.
  *
@@ -71,6 +72,20 @@ typedef struct chain_deps {
     chain_dep d[CHAIN_MAX_DEPS];
 } chain_deps;
 
+/* What a chain reads of finished chains beyond the results of its deps: the chains of `family`
+ * at row s in every degree up to t (a step reads rows of the resolution below its degree; one
+ * process orders those reads through its deps transitively). */
+typedef struct chain_read {
+    int family;                 /* enum chain_family */
+    int s;
+    deg_t t;
+} chain_read;
+#define CHAIN_MAX_READS 4
+typedef struct chain_reads {
+    int n;
+    chain_read r[CHAIN_MAX_READS];
+} chain_reads;
+
 struct chain_kind {
     const char *name;
     int family;                 /* enum chain_family */
@@ -96,6 +111,12 @@ struct chain_kind {
      * not read its rows); the piece after that multiply runs once they are all done. NULL: none. */
     uint32_t (*parts)(chain *c);
     void (*part)(chain *c, uint32_t k, uint32_t n);
+    /* What the chain at (s, t) reads (chain_read; rows below 0 are not named), declared once:
+     * a distributed run derives from it which ranks receive a row and what a chain waits for
+     * on its rank (runtime/rt_mpi.c); verify, what must be loaded before it recomputes a step
+     * (stages/keepstages.c). NULL: nothing beyond what its deps (and theirs) computed and what
+     * was finished before the run. */
+    void (*reads)(void *owner, int s, deg_t t, chain_reads *out);
 };
 
 /* What the runner does after each piece (set in c->next; chain_run_serial and the StarPU

@@ -1,7 +1,8 @@
 /* exchange.h — what one bidegree hands to the other ranks of a distributed run (runtime/rt_mpi.c).
  *
  * When step (s, t) has finished on the rank that owns row s, the ranks that read F_s (the
- * owners of rows s+1 and s+2, and rank 0, which writes the reports) need its new generators;
+ * owners of the steps whose reads or deps name row s, i.e. rows s+1 and s+2, and rank 0, which
+ * writes the reports) need its new generators;
  * under the standard algorithm the owner of row s+1 also needs the kernel of d_s at (s, t),
  * which its finish turns into new generators. exchange_pack writes both into one byte buffer,
  * exchange_unpack publishes them in another rank's resolution, exactly as the owner holds them

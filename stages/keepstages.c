@@ -53,17 +53,27 @@ void keep_stages_save(resolution *res, unsigned kinds)
     res->keep = kinds ? save_kept : NULL;
 }
 
+/* Is every bidegree of the rows the step (algo, s, t) reads (chain_kind.reads) loaded? */
+static int reads_loaded(resolution *res, const chain_kind *algo, int s, deg_t t)
+{
+    chain_reads reads;
+    algo->reads(res, s, t, &reads);
+    for (int k = 0; k < reads.n; k++)
+        for (deg_t u = reads.r[k].s; u <= reads.r[k].t; u++)
+            if (res_in_region(res, reads.r[k].s, u) && !res_is_done(res, reads.r[k].s, u)) return 0;
+    return 1;
+}
+
 int keep_stages_check(resolution *res, int kind, int s, deg_t t)
 {
-    if ((t - 1 >= s && !res_is_done(res, s, t - 1)) ||
-        (s >= 1 && t - 1 >= s - 1 && !res_is_done(res, s - 1, t - 1))) {
+    const chain_kind *algo = step_algo_for(res, s);
+    if (!reads_loaded(res, algo, s, t)) {
         snprintf(res->keep_error, sizeof res->keep_error, "the differentials step (%d,%d) is computed "
                  "from are missing or bad", s, t);
         return -1;
     }
     res->keep_stages = 1u << kind;
     res->keep = compare_kept;
-    const chain_kind *algo = step_algo_for(res, s);
     step_ctx c = { 0 };
     step_init(&c, res, algo, s, t);
     int rc = algo->plan(&c.ch);

@@ -678,7 +678,7 @@ static uint64_t kind_footprint(void *owner, int i, deg_t t) { return lift_step_f
  * multiplied finishes, freeing them, before more steps are planned (peak RSS of products at
  * stem 100: 254 MB against 302 MB at -t; docs/perf.md) */
 const chain_kind lift_step_kind = { "lift", CHAIN_LIFT, sizeof(lift_step_ctx), kind_plan, NULL, kind_finish, kind_clear,
-                                    kind_deps, kind_footprint, kind_multiply, 1, kind_parts, kind_part };
+                                    kind_deps, kind_footprint, kind_multiply, 1, kind_parts, kind_part, NULL };
 
 static chain_at step_at(void *owner, int i, deg_t t, int layer)
 {

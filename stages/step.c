@@ -108,19 +108,43 @@ static uint64_t nassau_footprint(void *owner, int s, deg_t t) { return res_nassa
 static int failed(void *owner) { return res_check_writes(owner); }
 static void fail(void *owner, const char *msg) { res_fail(owner, "%s", msg); }
 
-const chain_kind step_standard = { "standard", CHAIN_STEP, sizeof(step_ctx), standard_plan, standard_reduce,
-                                   standard_finish, clear, standard_deps, standard_footprint, NULL, 0, NULL, NULL };
-const chain_kind step_nassau = { "nassau", CHAIN_STEP, sizeof(step_ctx), nassau_plan, nassau_reduce, nassau_finish,
-                                 clear, nassau_deps, nassau_footprint, NULL, 0, NULL, NULL };
-const chain_kind step_edge_kernel = { "edge-kernel", CHAIN_EDGE, sizeof(step_ctx), standard_plan, standard_reduce,
-                                      edge_finish, clear, edge_deps, standard_footprint, NULL, 0, NULL, NULL };
+static void add_read(chain_reads *out, int s, deg_t t)
+{
+    if (s >= 0 && t >= s) out->r[out->n++] = (chain_read){ CHAIN_STEP, s, t };
+}
 
-const chain_kind step_standard_p = { "standard-p", CHAIN_STEP, sizeof(step_ctx), standard_plan_p, standard_reduce_p,
-                                     standard_finish_p, clear_p, standard_deps_p, standard_footprint_p, NULL, 0,
-                                     NULL, NULL };
-const chain_kind step_edge_kernel_p = { "edge-kernel-p", CHAIN_EDGE, sizeof(step_ctx), standard_plan_p,
-                                        standard_reduce_p, edge_finish, clear_p, edge_deps, standard_footprint_p,
-                                        NULL, 0, NULL, NULL };
+/* The standard step at (s, t) (and the stem-edge kernel job, which is its plan and reduce)
+ * reads F_s and F_{s-1} below degree t: D's rows and columns; the kernel of d_{s-1} at t that
+ * its finish takes comes from a dep. */
+static void standard_reads(void *owner, int s, deg_t t, chain_reads *out)
+{
+    (void)owner;
+    out->n = 0;
+    add_read(out, s, t - 1);
+    add_read(out, s - 1, t - 1);
+}
+
+/* Nassau's step at (s, t) reads F_s and F_{s-1} below t and F_{s-2} below t-1. */
+static void nassau_reads(void *owner, int s, deg_t t, chain_reads *out)
+{
+    standard_reads(owner, s, t, out);
+    add_read(out, s - 2, t - 2);
+}
+
+#define STEP_KIND(NAME, FAMILY, PLAN, REDUCE, FINISH, CLEAR, DEPS, FOOTPRINT, READS)                              \
+    { .name = NAME, .family = FAMILY, .size = sizeof(step_ctx), .plan = PLAN, .reduce = REDUCE, .finish = FINISH, \
+      .clear = CLEAR, .deps = DEPS, .footprint = FOOTPRINT, .reads = READS }
+const chain_kind step_standard = STEP_KIND("standard", CHAIN_STEP, standard_plan, standard_reduce, standard_finish,
+                                           clear, standard_deps, standard_footprint, standard_reads);
+const chain_kind step_nassau = STEP_KIND("nassau", CHAIN_STEP, nassau_plan, nassau_reduce, nassau_finish, clear,
+                                         nassau_deps, nassau_footprint, nassau_reads);
+const chain_kind step_edge_kernel = STEP_KIND("edge-kernel", CHAIN_EDGE, standard_plan, standard_reduce, edge_finish,
+                                              clear, edge_deps, standard_footprint, standard_reads);
+const chain_kind step_standard_p = STEP_KIND("standard-p", CHAIN_STEP, standard_plan_p, standard_reduce_p,
+                                             standard_finish_p, clear_p, standard_deps_p, standard_footprint_p,
+                                             standard_reads);
+const chain_kind step_edge_kernel_p = STEP_KIND("edge-kernel-p", CHAIN_EDGE, standard_plan_p, standard_reduce_p,
+                                                edge_finish, clear_p, edge_deps, standard_footprint_p, standard_reads);
 
 const chain_kind *step_algo_for(const resolution *res, int s)
 {
