@@ -18,7 +18,8 @@
  * XORs run from the window's word to the largest "last nonzero word" of the panel rows
  * (tracked per row), which skips the untouched part of the I block of [A | 0 | I].
  * The pivot rows end at the top in pivot-column order and the rows below are zero, so the
- * result is the canonical RREF with no final sort.
+ * result is the canonical RREF with no final sort. Each phase is a function below over the
+ * reduction's state (m4rm: parameters, scratch, matrix) and the panel's (m4rm_panel).
  */
 #include "algebra/f2mat.h"
 #include "algebra/memacct.h"
@@ -165,6 +166,227 @@ static void choose_params(uint32_t rows, size_t nw, int *k, int *g, int *tile, i
     *rowblock = 1024;
 }
 
+/* One reduction's parameters, scratch (one block) and matrix. */
+typedef struct m4rm {
+    uint64_t *data;             /* the matrix: rows of stride words, nw of them in use */
+    size_t stride, nw;
+    uint32_t rows;
+    int k, groups;              /* k pivots per group, G groups: K = k G pivots per panel */
+    uint32_t K, RB;             /* RB: rows per block of phase 4 */
+    size_t TW, nent;            /* words per column tile of phase 4; 2^k table entries */
+    char *scratch;              /* tables | window words | row list | indices | hi | block offsets */
+    size_t scratch_bytes;
+    uint64_t *tab, *win;
+    uint32_t *list, *hi;        /* hi[j]: row j is zero from word hi[j] on (a multiple of 4):
+                                 * XORs of a panel stop at the largest hi of its rows, which for
+                                 * [A | 0 | I] skips the identity columns of rows not yet mixed
+                                 * in (about half the work of the A-part phase) */
+    uint8_t *idx, *nsrc;
+    size_t *offs;
+} m4rm;
+
+/* One panel: up to K pivots found in the window [c, c + 64). */
+typedef struct m4rm_panel {
+    uint32_t c, np, next_c;     /* window, pivots found, where the next panel's window starts */
+    uint32_t pc[64];            /* the pivots' columns, increasing */
+    size_t w0, he;              /* its XORs span words [w0, he) */
+    uint32_t ng;                /* groups in use */
+    uint64_t gmask[M4RM_GMAX];  /* each group's pivot columns, as bits of the window */
+    uint32_t nlist;             /* rows phase 3 listed for phase 4 */
+} m4rm_panel;
+
+/* Row i, through the function's own copies of data and stride: the rows are uint64_t, as
+ * size_t is, so a store to a row could change w->stride as far as the compiler knows. */
+#define ROW(w, i) (data + (size_t)(i) * stride)
+#define MATRIX(w) uint64_t *const data = (w)->data; const size_t stride = (w)->stride
+
+/* The parameters (k, groups, tile, rowblock: 0 = default) and the scratch; -1 out of memory. */
+static int m4rm_setup(m4rm *w, f2mat *m, int k, int groups, int tile, int rowblock)
+{
+    *w = (m4rm){ .data = m->data, .stride = m->stride, .nw = f2vec_words(m->cols), .rows = m->rows };
+    int dk, dg, dt, drb;
+    choose_params(w->rows, w->nw, &dk, &dg, &dt, &drb);
+    w->k = k <= 0 ? dk : k > M4RM_KMAX ? M4RM_KMAX : k;
+    w->groups = groups <= 0 ? dg : groups > M4RM_GMAX ? M4RM_GMAX : groups;
+    w->RB = (uint32_t)(rowblock <= 0 ? drb : rowblock);
+    w->TW = ((size_t)(tile <= 0 ? dt : tile) + 3) & ~(size_t)3;
+    w->K = (uint32_t)(w->k * w->groups);
+    w->nent = (size_t)1 << w->k;
+    const uint32_t rows = w->rows;
+    size_t tab_bytes = (size_t)w->groups * w->nent * ((w->nw + 3) & ~(size_t)3) * sizeof(uint64_t);
+    size_t offs_bytes = (size_t)w->RB * M4RM_GMAX * sizeof(size_t) + ((w->RB + 63) & ~(size_t)63);
+    size_t win_bytes = ((size_t)rows * sizeof(uint64_t) + 63) & ~(size_t)63;
+    size_t list_bytes = ((size_t)rows * sizeof(uint32_t) + 63) & ~(size_t)63;
+    size_t idx_bytes = ((size_t)rows * (size_t)w->groups + 63) & ~(size_t)63;
+    w->scratch_bytes = tab_bytes + win_bytes + 2 * list_bytes + idx_bytes + offs_bytes;
+    if (!(w->scratch = aligned_alloc(64, w->scratch_bytes))) return -1;
+    memacct_add(MEM_INFLIGHT, (int64_t)w->scratch_bytes);
+    char *at = w->scratch;
+    w->tab = (uint64_t *)at, at += tab_bytes;
+    w->win = (uint64_t *)at, at += win_bytes;
+    w->list = (uint32_t *)at, at += list_bytes;
+    w->idx = (uint8_t *)at, at += idx_bytes;
+    w->hi = (uint32_t *)at, at += list_bytes;
+    w->offs = (size_t *)at;
+    w->nsrc = (uint8_t *)(w->offs + (size_t)w->RB * M4RM_GMAX);
+    MATRIX(w);
+    for (uint32_t j = 0; j < rows; j++) {
+        const uint64_t *r = ROW(w, j);
+        size_t n = w->nw;
+        while (n && !r[n - 1]) n--;
+        w->hi[j] = (uint32_t)((n + 3) & ~(size_t)3);
+    }
+    return 0;
+}
+
+static void m4rm_free(m4rm *w)
+{
+    free(w->scratch);
+    memacct_add(MEM_INFLIGHT, -(int64_t)w->scratch_bytes);
+}
+
+/* 1. Pivot search on the window [p->c, p->c + 64) of rows rank..: the panel's pivot rows end
+ * at [rank, rank + np) in column order; returns np (0: the window is zero below rank). */
+static uint32_t find_pivots(m4rm *w, uint32_t rank, m4rm_panel *p)
+{
+    MATRIX(w);
+    const uint32_t nrem = w->rows - rank, c = p->c;
+    const size_t nw = w->nw;
+    uint64_t *win = w->win, any = 0;
+    for (uint32_t j = 0; j < nrem; j++) any |= win[j] = window(ROW(w, rank + j), c, nw);
+    p->w0 = (c >> 6) & ~(size_t)3;   /* rows >= rank are zero before word c/64 */
+    uint32_t np = 0;
+    while (any && np < w->K) {
+        unsigned b = (unsigned)__builtin_ctzll(any);
+        uint32_t q = np;
+        while (!(win[q] >> b & 1)) q++;
+        if (q != np) {
+            uint64_t t = win[q];
+            win[q] = win[np];
+            win[np] = t;
+            uint64_t *x = ROW(w, rank + q), *y = ROW(w, rank + np);
+            uint32_t hx = w->hi[rank + q], hy = w->hi[rank + np], h = hx > hy ? hx : hy;
+            for (size_t i = p->w0; i < h; i++) { t = x[i]; x[i] = y[i]; y[i] = t; }
+            w->hi[rank + q] = hy;
+            w->hi[rank + np] = hx;
+        }
+        any = eliminate_window(win + np + 1, nrem - np - 1, win[np], b);
+        p->pc[np++] = c + b;
+    }
+    p->np = np;
+    p->next_c = np == w->K && any ? p->pc[np - 1] + 1 : c + 64;
+    return np;
+}
+
+/* 2. The panel rows reduced among themselves (forward, then backward). */
+static void reduce_panel(m4rm *w, uint32_t rank, m4rm_panel *p)
+{
+    MATRIX(w);
+    const uint32_t np = p->np;
+    const size_t w0 = p->w0;
+    size_t he = w0 + 4;   /* panel rows are zero from word he on */
+    for (uint32_t i = 0; i < np; i++)
+        if (w->hi[rank + i] > he) he = w->hi[rank + i];
+    for (uint32_t i = 0; i < np; i++) w->hi[rank + i] = (uint32_t)he;
+    p->he = he;
+    const size_t len = he - w0;
+    for (uint32_t i = 1; i < np; i++) {
+        uint64_t *ri = ROW(w, rank + i);
+        for (uint32_t s = 0; s < i; s++)
+            if (ri[p->pc[s] >> 6] >> (p->pc[s] & 63) & 1) xor_one(ri + w0, ROW(w, rank + s) + w0, len);
+    }
+    for (uint32_t i = np; i-- > 1;) {
+        const uint64_t *ri = ROW(w, rank + i);
+        for (uint32_t s = 0; s < i; s++) {
+            uint64_t *rs = ROW(w, rank + s);
+            if (rs[p->pc[i] >> 6] >> (p->pc[i] & 63) & 1) xor_one(rs + w0, ri + w0, len);
+        }
+    }
+}
+
+/* 3. Every other row's table indices (k bits per group at the panel's pivot columns); the rows
+ * with an index other than zero are listed for phase 4. */
+static void list_rows(m4rm *w, uint32_t rank, m4rm_panel *p)
+{
+    MATRIX(w);
+    const uint32_t k = (uint32_t)w->k, np = p->np;
+    p->ng = (np + k - 1) / k;
+    uint64_t allmask = 0;
+    for (uint32_t g = 0; g < p->ng; g++) {
+        p->gmask[g] = 0;
+        for (uint32_t i = g * k; i < np && i < (g + 1) * k; i++) p->gmask[g] |= (uint64_t)1 << (p->pc[i] - p->c);
+        allmask |= p->gmask[g];
+    }
+    const size_t nw = w->nw;
+    const uint32_t rows = w->rows;
+    uint32_t *const hi = w->hi;
+    uint32_t nlist = 0;
+    for (uint32_t j = 0; j < rows; j++) {
+        if (j == rank) {
+            j += np - 1;
+            continue;
+        }
+        uint64_t x = window(ROW(w, j), p->c, nw);
+        if (!(x & allmask)) continue;
+        uint8_t *ix = w->idx + (size_t)nlist * (size_t)w->groups;
+        unsigned nz = 0;
+        for (uint32_t g = 0; g < p->ng; g++) nz |= ix[g] = (uint8_t)gather_bits(x, p->gmask[g]);
+        if (nz) {
+            w->list[nlist++] = j;
+            if (hi[j] < p->he) hi[j] = (uint32_t)p->he;
+        }
+    }
+    p->nlist = nlist;
+}
+
+/* 4. The 2^k combinations of each group's panel rows (over words [w0, he)), by doubling; then
+ * XORed into the listed rows, a block of RB rows by a column tile of TW words at a time, so
+ * that a block's rows and the tables' tile stay in cache together. Not inlined: inlined into
+ * the panel loop, its inner loops lost registers (1-3.5% more instructions, callgrind). */
+static __attribute__((noinline)) void apply_tables(m4rm *w, uint32_t rank, const m4rm_panel *p)
+{
+    MATRIX(w);
+    /* the state in locals: the XOR calls could otherwise change it as far as the compiler knows */
+    const size_t w0 = p->w0, TL = p->he - w0, nent = w->nent, TW = w->TW, groups = (size_t)w->groups;
+    const uint32_t k = (uint32_t)w->k, np = p->np, nlist = p->nlist, RB = w->RB;
+    uint64_t *const tab = w->tab;
+    const uint32_t *const list = w->list;
+    const uint8_t *const idx = w->idx;
+    uint8_t *const nsrc = w->nsrc;
+    size_t *const offs = w->offs;
+    for (uint32_t g = 0; g < p->ng && nlist; g++) {
+        uint64_t *T = tab + (size_t)g * nent * TL;
+        memset(T, 0, TL * sizeof(uint64_t));
+        uint32_t kg = np - g * k < k ? np - g * k : k;
+        for (uint32_t n = 0; n < kg; n++) {
+            const uint64_t *src = ROW(w, rank + g * k + n) + w0;
+            size_t half = (size_t)1 << n;
+            for (size_t e = 0; e < half; e++) xor_into(T + (half + e) * TL, T + e * TL, src, TL);
+        }
+    }
+    for (uint32_t l0 = 0; l0 < nlist; l0 += RB) {
+        const uint32_t l1 = nlist - l0 < RB ? nlist : l0 + w->RB;
+        for (uint32_t l = l0; l < l1; l++) {
+            const uint8_t *ix = idx + (size_t)l * groups;
+            size_t *o = offs + (size_t)(l - l0) * M4RM_GMAX;
+            uint32_t ns = 0;
+            for (uint32_t g = 0; g < p->ng; g++)
+                if (ix[g]) o[ns++] = ((size_t)g * nent + ix[g]) * TL;
+            nsrc[l - l0] = (uint8_t)ns;
+        }
+        for (size_t t0 = 0; t0 < TL; t0 += TW) {
+            const size_t tl = TL - t0 < TW ? TL - t0 : TW;
+            for (uint32_t l = l0; l < l1; l++) {
+                const size_t *o = offs + (size_t)(l - l0) * M4RM_GMAX;
+                const uint64_t *src[M4RM_GMAX];
+                int ns = nsrc[l - l0];
+                for (int q = 0; q < ns; q++) src[q] = tab + o[q] + t0;
+                xor_sum(ROW(w, list[l]) + w0 + t0, src, ns, tl);
+            }
+        }
+    }
+}
+
 int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock)
 {
     const uint32_t rows = m->rows, cols = m->cols;
@@ -172,175 +394,27 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
         for (uint32_t c = 0; c < cols; c++) pivots[c] = -1;
     if (!rows || !cols) return 0;
     if (rows > INT32_MAX) return -1;
-    const size_t nw = f2vec_words(cols);
-    {
-        int dk, dg, dt, drb;
-        choose_params(rows, nw, &dk, &dg, &dt, &drb);
-        if (k <= 0) k = dk;
-        if (groups <= 0) groups = dg;
-        if (tile <= 0) tile = dt;
-        if (rowblock <= 0) rowblock = drb;
-    }
-    if (k > M4RM_KMAX) k = M4RM_KMAX;
-    if (groups > M4RM_GMAX) groups = M4RM_GMAX;
-    const uint32_t RB = (uint32_t)rowblock;
-    const size_t TW = ((size_t)tile + 3) & ~(size_t)3;
-    const uint32_t K = (uint32_t)(k * groups);
-    const size_t nent = (size_t)1 << k;
-
-    /* scratch: tables | window words | row list | indices | hi | block offsets */
-    size_t tab_bytes = (size_t)groups * nent * ((nw + 3) & ~(size_t)3) * sizeof(uint64_t);
-    size_t offs_bytes = (size_t)RB * M4RM_GMAX * sizeof(size_t) + ((RB + 63) & ~(size_t)63);
-    size_t win_bytes = ((size_t)rows * sizeof(uint64_t) + 63) & ~(size_t)63;
-    size_t list_bytes = ((size_t)rows * sizeof(uint32_t) + 63) & ~(size_t)63;
-    size_t idx_bytes = ((size_t)rows * (size_t)groups + 63) & ~(size_t)63;
-    const size_t scratch_bytes = tab_bytes + win_bytes + 2 * list_bytes + idx_bytes + offs_bytes;
-    char *scratch = aligned_alloc(64, scratch_bytes);
-    if (!scratch) return -1;
-    memacct_add(MEM_INFLIGHT, (int64_t)scratch_bytes);
-    uint64_t *tab = (uint64_t *)scratch;
-    uint64_t *win = (uint64_t *)(scratch + tab_bytes);
-    uint32_t *list = (uint32_t *)(scratch + tab_bytes + win_bytes);
-    uint8_t *idx = (uint8_t *)(scratch + tab_bytes + win_bytes + list_bytes);
-    /* hi[j]: row j is zero from word hi[j] on (a multiple of 4, <= nw4). XORs of a panel
-     * stop at the largest hi of its rows, which for [A | 0 | I] skips the identity columns
-     * of rows not yet mixed in (about half the work of the A-part phase). */
-    uint32_t *hi = (uint32_t *)(scratch + tab_bytes + win_bytes + list_bytes + idx_bytes);
-    size_t *offs = (size_t *)(scratch + tab_bytes + win_bytes + 2 * list_bytes + idx_bytes);
-    uint8_t *nsrc = (uint8_t *)(offs + (size_t)RB * M4RM_GMAX);
-
-    const size_t stride = m->stride;
-    uint64_t *const data = m->data;
-#define ROW(i) (data + (size_t)(i) * stride)
-    for (uint32_t j = 0; j < rows; j++) {
-        const uint64_t *r = ROW(j);
-        size_t w = nw;
-        while (w && !r[w - 1]) w--;
-        hi[j] = (uint32_t)((w + 3) & ~(size_t)3);
-    }
+    m4rm w;
+    if (m4rm_setup(&w, m, k, groups, tile, rowblock) != 0) return -1;
     uint32_t rank = 0, c = 0;
-    uint32_t pc[64];
     while (rank < rows && c < cols) {
-        /* 1. pivot search on the window [c, c + 64) */
-        const uint32_t nrem = rows - rank;
-        uint64_t any = 0;
-        for (uint32_t j = 0; j < nrem; j++) any |= win[j] = window(ROW(rank + j), c, nw);
-        const size_t w0 = (c >> 6) & ~(size_t)3;   /* rows >= rank are zero before word c/64 */
-        uint32_t np = 0;
-        while (any && np < K) {
-            unsigned b = (unsigned)__builtin_ctzll(any);
-            uint32_t p = np;
-            while (!(win[p] >> b & 1)) p++;
-            if (p != np) {
-                uint64_t t = win[p];
-                win[p] = win[np];
-                win[np] = t;
-                uint64_t *x = ROW(rank + p), *y = ROW(rank + np);
-                uint32_t hx = hi[rank + p], hy = hi[rank + np], h = hx > hy ? hx : hy;
-                for (size_t w = w0; w < h; w++) { t = x[w]; x[w] = y[w]; y[w] = t; }
-                hi[rank + p] = hy;
-                hi[rank + np] = hx;
-            }
-            any = eliminate_window(win + np + 1, nrem - np - 1, win[np], b);
-            pc[np++] = c + b;
-        }
-        if (np == 0) {
+        m4rm_panel p = { .c = c };
+        if (!find_pivots(&w, rank, &p)) {
             c += 64;
             continue;
         }
-        const uint32_t next_c = np == K && any ? pc[np - 1] + 1 : c + 64;
-
-        /* 2. reduce the panel rows among themselves (forward, then backward) */
-        size_t he = w0 + 4;   /* panel rows are zero from word he on */
-        for (uint32_t i = 0; i < np; i++)
-            if (hi[rank + i] > he) he = hi[rank + i];
-        for (uint32_t i = 0; i < np; i++) hi[rank + i] = (uint32_t)he;
-        const size_t len = he - w0;
-        for (uint32_t i = 1; i < np; i++) {
-            uint64_t *ri = ROW(rank + i);
-            for (uint32_t s = 0; s < i; s++)
-                if (ri[pc[s] >> 6] >> (pc[s] & 63) & 1) xor_one(ri + w0, ROW(rank + s) + w0, len);
-        }
-        for (uint32_t i = np; i-- > 1;) {
-            const uint64_t *ri = ROW(rank + i);
-            for (uint32_t s = 0; s < i; s++) {
-                uint64_t *rs = ROW(rank + s);
-                if (rs[pc[i] >> 6] >> (pc[i] & 63) & 1) xor_one(rs + w0, ri + w0, len);
-            }
-        }
-
-        /* 3. table indices of every other row; rows with all-zero indices are skipped */
-        const uint32_t ng = (np + (uint32_t)k - 1) / (uint32_t)k;
-        uint64_t gmask[M4RM_GMAX];
-        for (uint32_t g = 0; g < ng; g++) {
-            gmask[g] = 0;
-            for (uint32_t i = g * (uint32_t)k; i < np && i < (g + 1) * (uint32_t)k; i++)
-                gmask[g] |= (uint64_t)1 << (pc[i] - c);
-        }
-        uint64_t allmask = 0;
-        for (uint32_t g = 0; g < ng; g++) allmask |= gmask[g];
-        uint32_t nlist = 0;
-        for (uint32_t j = 0; j < rows; j++) {
-            if (j == rank) {
-                j += np - 1;
-                continue;
-            }
-            uint64_t x = window(ROW(j), c, nw);
-            if (!(x & allmask)) continue;
-            uint8_t *ix = idx + (size_t)nlist * (size_t)groups;
-            unsigned nz = 0;
-            for (uint32_t g = 0; g < ng; g++) nz |= ix[g] = (uint8_t)gather_bits(x, gmask[g]);
-            if (nz) {
-                list[nlist++] = j;
-                if (hi[j] < he) hi[j] = (uint32_t)he;
-            }
-        }
-
-        /* 4. build the tables (entries over words [w0, he)), then apply them to the listed
-         *    rows, block of RB rows by column tile of TW words, so a block's rows and the
-         *    tables' tile stay in cache together. */
-        const size_t TL = he - w0;
-        for (uint32_t g = 0; g < ng && nlist; g++) {
-            uint64_t *T = tab + (size_t)g * nent * TL;
-            memset(T, 0, TL * sizeof(uint64_t));
-            uint32_t kg = np - g * (uint32_t)k < (uint32_t)k ? np - g * (uint32_t)k : (uint32_t)k;
-            for (uint32_t n = 0; n < kg; n++) {
-                const uint64_t *src = ROW(rank + g * (uint32_t)k + n) + w0;
-                size_t half = (size_t)1 << n;
-                for (size_t e = 0; e < half; e++) xor_into(T + (half + e) * TL, T + e * TL, src, TL);
-            }
-        }
-        for (uint32_t l0 = 0; l0 < nlist; l0 += RB) {
-            const uint32_t l1 = nlist - l0 < RB ? nlist : l0 + RB;
-            for (uint32_t l = l0; l < l1; l++) {
-                const uint8_t *ix = idx + (size_t)l * (size_t)groups;
-                size_t *o = offs + (size_t)(l - l0) * M4RM_GMAX;
-                uint32_t ns = 0;
-                for (uint32_t g = 0; g < ng; g++)
-                    if (ix[g]) o[ns++] = ((size_t)g * nent + ix[g]) * TL;
-                nsrc[l - l0] = (uint8_t)ns;
-            }
-            for (size_t t0 = 0; t0 < TL; t0 += TW) {
-                const size_t tl = TL - t0 < TW ? TL - t0 : TW;
-                for (uint32_t l = l0; l < l1; l++) {
-                    const size_t *o = offs + (size_t)(l - l0) * M4RM_GMAX;
-                    const uint64_t *src[M4RM_GMAX];
-                    int ns = nsrc[l - l0];
-                    for (int q = 0; q < ns; q++) src[q] = tab + o[q] + t0;
-                    xor_sum(ROW(list[l]) + w0 + t0, src, ns, tl);
-                }
-            }
-        }
-
+        reduce_panel(&w, rank, &p);
+        list_rows(&w, rank, &p);
+        apply_tables(&w, rank, &p);
         if (pivots)
-            for (uint32_t i = 0; i < np; i++) pivots[pc[i]] = (int32_t)(rank + i);
-        rank += np;
-        c = next_c;
+            for (uint32_t i = 0; i < p.np; i++) pivots[p.pc[i]] = (int32_t)(rank + i);
+        rank += p.np;
+        c = p.next_c;
     }
-#undef ROW
-    free(scratch);
-    memacct_add(MEM_INFLIGHT, -(int64_t)scratch_bytes);
+    m4rm_free(&w);
     return (int)rank;
 }
+#undef ROW
+#undef MATRIX
 
 int f2mat_rref_m4rm(f2mat *m, int32_t *pivots) { return f2mat_rref_m4rm_tuned(m, pivots, 0, 0, 0, 0); }

@@ -6,6 +6,10 @@
  *                              own M4RM vs M4RI
  *        f2mat_bench tune k groups tile rowblock [...]   the own routine with those
  *                              parameters (0 = default) on those shapes
+ *        f2mat_bench once ROWS COLS DENS   one [D | I], D random ROWS x COLS with 1/2^DENS
+ *                              of its bits set (0: half), reduced once by the own routine;
+ *                              prints its rank and a hash of the result (for callgrind:
+ *                              --toggle-collect=f2mat_rref_m4rm_tuned, docs/perf.md)
  *        f2mat_bench stage FILE...   each matrix stage file D (resolve --keep-stages matrix)
  *                              reduced alone and as [D | 0 | I] (reps: REPS, default 3) */
 #include "algebra/f2mat.h"
@@ -217,6 +221,17 @@ int main(int argc, char **argv)
             printf("# k=%d groups=%d tile=%d rowblock=%d\n", tune_k, tune_g, tune_tile, tune_rb);
             own_shapes(1u << V_OWN, 3);
         }
+        return 0;
+    }
+    if (argc == 5 && !strcmp(argv[1], "once")) {
+        f2mat d, aug;
+        make(&d, (uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]), atoi(argv[4]), 0);
+        if (f2mat_augment_identity(&aug, &d)) return 1;
+        int rank = f2mat_rref_m4rm(&aug, NULL);
+        uint64_t h = 0;
+        for (uint32_t i = 0; i < aug.rows; i++)
+            for (size_t w = 0; w < f2vec_words(aug.cols); w++) h = h * 31 + f2mat_row(&aug, i)[w];
+        printf("rank %d hash %016llx\n", rank, (unsigned long long)h);
         return 0;
     }
     if (argc > 2 && !strcmp(argv[1], "stage")) {
