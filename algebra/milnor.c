@@ -1,6 +1,7 @@
 /* milnor.c — Milnor basis of the mod 2 Steenrod algebra, its index and its product.
  * See milnor.h and docs/algorithms.md §1 (basis, order, index) and §2 (product). */
 #include "algebra/milnor.h"
+#include "algebra/clock.h"
 #include "algebra/milnor_search.h"
 
 #include <stdio.h>
@@ -230,9 +231,7 @@ void milnor_set_deadline(double deadline) { deadline_s = deadline; }
 int milnor_deadline_passed(void)
 {
     if (deadline_s <= 0) return 0;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec >= deadline_s;
+    return clock_now() >= deadline_s;
 }
 
 static int build_elements(milnor_basis *A)

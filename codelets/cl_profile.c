@@ -1,5 +1,6 @@
 /* cl_profile.c — per-piece task time (see cl_profile.h). */
 #include "codelets/cl_profile.h"
+#include "algebra/clock.h"
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -47,12 +48,7 @@ void cl_profile_cell(int s, int t, uint64_t *work_ns, uint64_t *span_ns)
     *span_ns = k < 0 ? 0 : cell_serial[k] + cell_mul[k];
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+static uint64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 
 uint64_t cl_profile_start(void) { return enabled ? now_ns() : 0; }
 

@@ -1,17 +1,12 @@
 /* admission.c — the memory budget and the time limit of a run (admission.h). */
 #include "runtime/admission.h"
+#include "algebra/clock.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 #include "algebra/memacct.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The process's resident set now (/proc/self/statm), or 0 when unreadable. */
 static int64_t rss_now(void)
@@ -30,7 +25,7 @@ uint64_t admission_min_budget(uint64_t setup_bytes)
 
 void admission_init(admission *a, uint64_t budget, double time_limit, double start, _Atomic int *stopped_elsewhere)
 {
-    *a = (admission){ .budget = budget, .time_limit = time_limit, .start = start > 0 ? start : now_s(),
+    *a = (admission){ .budget = budget, .time_limit = time_limit, .start = start > 0 ? start : clock_now(),
                       .baseline = memacct_peak_rss() - memacct_total(), .stopped_elsewhere = stopped_elsewhere };
     pthread_mutex_init(&a->lock, NULL);
 }
@@ -48,7 +43,7 @@ int admission_stopped(const admission *a) { return a->stopped; }
  * come and go: a step racing with the moment it passes may still be admitted. */
 static int time_is_up(admission *a, const admission_ticket *k)
 {
-    if (a->time_limit > 0 && !a->stopped && now_s() - a->start >= a->time_limit) a->stopped = 1;
+    if (a->time_limit > 0 && !a->stopped && clock_now() - a->start >= a->time_limit) a->stopped = 1;
     if (k && a->stopped_elsewhere && *a->stopped_elsewhere) a->stopped = 1;
     return a->stopped;
 }

@@ -1,5 +1,6 @@
 /* rt.c — StarPU glue: initialisation, tags, submission of the resolution DAG (see rt.h). */
 #include "runtime/rt.h"
+#include "algebra/clock.h"
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,19 +133,18 @@ int rt_resolve(resolution *res, const chain_policy *progress)
 {
     cl_profile_enable(progress->verbose);
     if (progress->verbose) cl_profile_cells(res->max_s, res->max_n);
-    struct timespec began, ended;
-    clock_gettime(CLOCK_MONOTONIC, &began);
+    double began = clock_now();
     rt_dist *dist = rt_dist_new(res);   /* before any task: it takes the done set all ranks share */
     chain_set set = step_chain_set(res);
     int rc = rt_chains(&set, progress, NULL, dist);
-    clock_gettime(CLOCK_MONOTONIC, &ended);
+    double ended = clock_now();
     res_flush_stages(res);      /* what finished is kept, even after a failure */
     if (progress->verbose) {
         uint64_t cpu, cuda;
         cl_milnor_mul_stats(&cpu, &cuda);
         fprintf(stderr, "extflow: Milnor products: %llu (job x term) pairs, %.1f%% on CUDA workers\n",
                 (unsigned long long)(cpu + cuda), cpu + cuda ? 100.0 * (double)cuda / (double)(cpu + cuda) : 0.0);
-        cl_profile_report(stderr, (double)(ended.tv_sec - began.tv_sec) + 1e-9 * (double)(ended.tv_nsec - began.tv_nsec),
+        cl_profile_report(stderr, ended - began,
                           starpu_worker_get_count());
         if (!dist) report_dag(res);
         cl_profile_cells(-1, -1);

@@ -1,5 +1,6 @@
 /* lift.c — chain maps by lifting, batched per target bidegree (see lift.h). */
 #include "stages/lift.h"
+#include "algebra/clock.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -408,13 +409,6 @@ static int boundaries(lift_set *set, const lift_map *f, int i, deg_t t, f2mat *V
     return 0;
 }
 
-static double clock_seconds(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-static double now(void) { return clock_seconds(CLOCK_MONOTONIC); }
 static double cpu_now(const lift_set *set) { return set->timing ? clock_seconds(CLOCK_THREAD_CPUTIME_ID) : 0; }
 
 /* *acc += seconds, under the set's lock. */
@@ -600,13 +594,13 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
                 if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim)))
                     memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim) * 8);
         uint32_t bad = 0;
-        double t1 = now(), c1 = cpu_now(set);
+        double t1 = clock_now(), c1 = cpu_now(set);
         int sr = rc ? -1 : !set->any_preimage ? 1 : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
         if (sr == 1) sr = preimage_solve(set->tgt, i, t, &all, &X, &bad);
         pthread_mutex_lock(&set->lock);
         set->qis += sr == 0;
         set->qis_by_signature += by_signature;
-        set->qi_seconds += now() - t1;
+        set->qi_seconds += clock_now() - t1;
         set->cpu_solves += cpu_now(set) - c1;
         pthread_mutex_unlock(&set->lock);
         if (sr == -2) {             /* name the map and generator of the stacked row */

@@ -1,5 +1,6 @@
 /* progress.c — progress line with a work-weighted ETA (see progress.h). */
 #include "stages/progress.h"
+#include "algebra/clock.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +21,6 @@ static struct {
     pthread_mutex_t lock;
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 double progress_estimate(const resolution *res, int s, deg_t t)
 {
@@ -49,7 +44,7 @@ void progress_start(resolution *res, int show_line)
     P.show = show_line;
     P.total = P.done = 0;
     P.work_done = 0;
-    P.start = now();
+    P.start = clock_now();
     P.last_draw = P.start;
     free(P.finished);
     P.finished = calloc((size_t)(res->max_s + 1) * (res->max_t + 1), 1);
@@ -82,7 +77,7 @@ static double work_left(void)
 /* Redraws the line (P.lock held), at most four times a second. */
 static void redraw(void)
 {
-    double tnow = now();
+    double tnow = clock_now();
     if (!P.show || tnow - P.last_draw < 0.25) return;
     P.last_draw = tnow;
     double el = tnow - P.start, left = work_left(), frac = P.work_done / (P.work_done + left);
@@ -124,7 +119,7 @@ void progress_start_items(long total, double work, const char *noun, int show_li
     P.work_done = 0;
     P.work_total = work;
     snprintf(P.noun, sizeof P.noun, "%s", noun);
-    P.start = P.last_draw = now();
+    P.start = P.last_draw = clock_now();
     if (P.show) {
         char line[96];
         snprintf(line, sizeof line, "extflow: 0/%ld %s, estimating", P.total, P.noun);
@@ -159,7 +154,7 @@ double progress_finish(void)
         draw("");
         fputc('\r', stderr);
     }
-    double el = now() - P.start;
+    double el = clock_now() - P.start;
     free(P.finished);
     P.finished = NULL;
     P.res = NULL;
