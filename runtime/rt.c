@@ -18,7 +18,8 @@
 #endif
 
 
-int rt_init(int verbose, char *err, size_t errlen)
+/* rt_init, with StarPU-MPI (mpi) or without. */
+static int rt_start(int verbose, int mpi, char *err, size_t errlen)
 {
     struct starpu_conf conf;
     starpu_conf_init(&conf);
@@ -35,7 +36,7 @@ int rt_init(int verbose, char *err, size_t errlen)
      * CUDA worker unless the user chose otherwise. */
     if (gpus > 0 && !getenv("STARPU_SCHED")) conf.sched_policy_name = "eager";
     if (gpus > 0) setenv("STARPU_CUDA_PIPELINE", "4", 0);
-    int ret = rt_mpi_size() > 1 ? rt_mpi_starpu_init(&conf) : starpu_init(&conf);
+    int ret = mpi ? rt_mpi_starpu_init(&conf) : starpu_init(&conf);
     if (ret != 0) {
         snprintf(err, errlen, "StarPU failed to start: %s", strerror(-ret));
         return -1;
@@ -47,6 +48,10 @@ int rt_init(int verbose, char *err, size_t errlen)
                 conf.sched_policy_name ? " (chosen because CUDA workers exist; set STARPU_SCHED to override)" : "");
     return 0;
 }
+
+int rt_init(int verbose, char *err, size_t errlen) { return rt_start(verbose, rt_mpi_size() > 1, err, errlen); }
+int rt_init_local(int verbose, char *err, size_t errlen) { return rt_start(verbose, 0, err, errlen); }
+void rt_shutdown_local(void) { starpu_shutdown(); }
 
 void rt_shutdown(void)
 {

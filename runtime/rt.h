@@ -16,6 +16,10 @@
  * exists (then eager unless STARPU_SCHED is set). verbose: one line saying what started. */
 int rt_init(int verbose, char *err, size_t errlen);
 void rt_shutdown(void);
+/* The same without StarPU-MPI, also under mpirun: a session whose tasks never cross ranks (d2),
+ * which no StarPU-MPI barrier at its shutdown ties to the other ranks'. */
+int rt_init_local(int verbose, char *err, size_t errlen);
+void rt_shutdown_local(void);
 /* Runs every step of the region not already done under the policy (stages/chain.h: memory
  * budget, time limit, verbose reports); returns 0, 1 when it stopped at the time limit (what
  * finished is in the stage files: a rerun resumes), or -1 (see res->error). */

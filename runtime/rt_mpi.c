@@ -1,5 +1,6 @@
 /* rt_mpi.c — the resolution over several MPI ranks with StarPU-MPI (see rt_mpi.h). */
 #include "runtime/rt_mpi.h"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <dirent.h>
@@ -19,6 +20,21 @@ int rt_mpi_owner(int rule, int s, int ranks, int max_s)
     case OWNER_BLOCKS: return (int)((int64_t)s * ranks / (max_s + 1));
     default: return s / 2 % ranks;
     }
+}
+
+/* rt_mpi_gatherv on one rank: a copy. */
+static int gather_copy(const void *buf, size_t len, void **all, size_t **at)
+{
+    *all = malloc(len ? len : 1);
+    *at = malloc(2 * sizeof **at);
+    if (!*all || !*at) {
+        free(*all), free(*at);
+        *all = NULL, *at = NULL;
+        return -1;
+    }
+    if (len) memcpy(*all, buf, len);
+    (*at)[0] = 0, (*at)[1] = len;
+    return 0;
 }
 
 #ifdef EXTFLOW_MPI
@@ -215,6 +231,36 @@ void rt_mpi_gather_bytes(unsigned long long mine, unsigned long long *per_rank)
         return;
     }
     MPI_Gather(&mine, 1, MPI_UNSIGNED_LONG_LONG, per_rank, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+}
+
+int rt_mpi_gatherv(const void *buf, size_t len, void **all, size_t **at)
+{
+    *all = NULL, *at = NULL;
+    if (mpi_size <= 1) return gather_copy(buf, len, all, at);
+    unsigned long long mine = len, *lens = calloc((size_t)mpi_size, sizeof *lens), total = 0;
+    int *counts = calloc((size_t)mpi_size, sizeof *counts), *displs = calloc((size_t)mpi_size, sizeof *displs);
+    int ok = !rt_mpi_max(!lens || !counts || !displs);
+    if (ok) MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, lens, 1, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD);
+    for (int r = 0; r < mpi_size && ok; r++) {     /* the same on every rank */
+        counts[r] = (int)lens[r], displs[r] = (int)total;
+        total += lens[r];
+        ok = total < INT_MAX;
+    }
+    if (ok && mpi_rank == 0) {
+        *all = malloc(total ? total : 1);
+        *at = malloc(((size_t)mpi_size + 1) * sizeof **at);
+    }
+    if (ok) ok = !rt_mpi_max(mpi_rank == 0 && (!*all || !*at));
+    if (ok) MPI_Gatherv(buf, (int)len, MPI_BYTE, *all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    for (int r = 0; r <= mpi_size && ok && *at; r++) (*at)[r] = r < mpi_size ? (size_t)displs[r] : total;
+    free(lens);
+    free(counts);
+    free(displs);
+    if (!ok) {
+        free(*all), free(*at);
+        *all = NULL, *at = NULL;
+    }
+    return ok ? 0 : -1;
 }
 
 int rt_mpi_starpu_init(struct starpu_conf *conf)
@@ -522,6 +568,7 @@ void rt_mpi_barrier(void) {}
 int rt_mpi_max(int v) { return v; }
 int rt_mpi_agree_failure(resolution *res) { return res_failed(res); }
 void rt_mpi_gather_bytes(unsigned long long mine, unsigned long long *per_rank) { per_rank[0] = mine; }
+int rt_mpi_gatherv(const void *buf, size_t len, void **all, size_t **at) { return gather_copy(buf, len, all, at); }
 int rt_mpi_starpu_init(struct starpu_conf *conf) { return starpu_init(conf); }
 void rt_mpi_starpu_shutdown(void) { starpu_shutdown(); }
 rt_dist *rt_dist_new(resolution *res) { (void)res; return NULL; }

@@ -41,6 +41,11 @@ int rt_mpi_max(int v);                           /* the largest v over all ranks
 /* After a run: every rank gets res's failure from the lowest rank that failed first-hand
  * (else the lowest that failed because another did), with "rank R: " in front; 1 if any failed. */
 int rt_mpi_agree_failure(resolution *res);
+/* Every rank's len bytes at buf, gathered on rank 0 (MPI_Gatherv; every rank calls it): there
+ * *all (malloc'd) holds rank r's bytes from (*at)[r] to (*at)[r + 1] (*at: size + 1 offsets,
+ * malloc'd); elsewhere both NULL. One rank: a copy. The same answer on every rank: 0, or -1
+ * (out of memory on rank 0, or INT_MAX bytes or more in all). */
+int rt_mpi_gatherv(const void *buf, size_t len, void **all, size_t **at);
 /* Sum over ranks of the bytes each published to other ranks, gathered on rank 0 (stats). */
 void rt_mpi_gather_bytes(unsigned long long mine, unsigned long long *per_rank);
 
