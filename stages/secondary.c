@@ -72,20 +72,23 @@ oom:
     return -1;
 }
 
+/* The n composites of a cell (NULL: none). */
+static void comp_free(sec_composite *c, uint32_t n)
+{
+    for (uint32_t g = 0; c && g < n; g++) {
+        for (uint32_t k = 0; k < c[g].n; k++) pair_elt_clear(&c[g].terms[k].e);
+        free(c[g].terms);
+    }
+    free(c);
+}
+
 void secondary_clear(secondary *sec)
 {
     const resolution *res = sec->res;
     if (sec->comp) {
         for (int s = 2; s <= res->max_s; s++)
-            for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++) {
-                sec_composite *c = sec->comp[res_cell(res, s, T)];
-                if (!c) continue;
-                for (uint32_t g = 0; g < res_ngens(res, s, T); g++) {
-                    for (uint32_t k = 0; k < c[g].n; k++) pair_elt_clear(&c[g].terms[k].e);
-                    free(c[g].terms);
-                }
-                free(c);
-            }
+            for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++)
+                comp_free(sec->comp[res_cell(res, s, T)], res_ngens(res, s, T));
         free(sec->comp);
     }
     pair_ay_cache_clear(&sec->cache);
@@ -99,6 +102,18 @@ int secondary_needs_composite(const secondary *sec, int s, deg_t T)
 {
     /* read by I(z) for z in F_{s+1} of degree > T, i.e. by homotopy steps at target row s - 1 */
     return s >= 2 && s + 1 <= sec->res->max_s && res_is_done(sec->res, s, T) && res_ngens(sec->res, s, T);
+}
+
+void secondary_needed(const secondary *sec, uint8_t *need)
+{
+    const resolution *res = sec->res;
+    for (int s = 2; s <= res->max_s; s++)
+        for (deg_t T = s; T - s <= res->max_n; T++) {
+            int need1 = secondary_needs_composite(sec, s, T) && sec->all_composites;
+            for (deg_t t = T; !need1 && secondary_needs_composite(sec, s, T) && t <= res->max_t; t++)
+                need1 = lift_step_pending(&sec->set, s - 1, t);
+            need[res_cell(res, s, T)] = (uint8_t)need1;
+        }
 }
 
 /* Doubles the array *p of *cap elements of size sz (to 64 at first). 0, or -1 out of memory. */
@@ -581,6 +596,104 @@ int secondary_composite_finish(secondary *sec, sec_batch *b, const char *why)
     pthread_mutex_unlock(&sec->lock);
     return 0;
 }
+
+/* ---- the composites as bytes (secondary.h) ------------------------------------------------------ */
+
+static int put(FILE *out, const void *p, size_t n) { return fwrite(p, 1, n, out) == n ? 0 : -1; }
+static int get(FILE *in, void *p, size_t n) { return fread(p, 1, n, in) == n ? 0 : -1; }
+
+static int put_term(FILE *out, const sec_term *tm)
+{
+    const pair_elt *e = &tm->e;
+    uint32_t head[3] = { (uint32_t)tm->w, tm->index, 0 };
+    for (size_t w = 0; w < e->words; w++) head[2] += e->mem[w] != 0;
+    int rc = put(out, head, sizeof head);
+    for (uint32_t w = 0; w < e->words && !rc; w++)
+        if (e->mem[w]) rc = put(out, &w, sizeof w);
+    for (size_t w = 0; w < e->words && !rc; w++)
+        if (e->mem[w]) rc = put(out, &e->mem[w], sizeof e->mem[w]);
+    return rc;
+}
+
+int secondary_pack_composites(const secondary *sec, const uint8_t *cells, FILE *out)
+{
+    const resolution *res = sec->res;
+    int rc = 0;
+    for (int s = 2; s <= res->max_s && !rc; s++)
+        for (deg_t T = s; T - s <= res->max_n && !rc; T++) {
+            const sec_composite *c = sec->comp[res_cell(res, s, T)];
+            if (!c || !cells[res_cell(res, s, T)]) continue;
+            int32_t head[3] = { s, T, (int32_t)res_ngens(res, s, T) };
+            rc = put(out, head, sizeof head);
+            for (uint32_t g = 0; g < res_ngens(res, s, T) && !rc; g++) {
+                rc = put(out, &c[g].n, sizeof c[g].n);
+                for (uint32_t k = 0; k < c[g].n && !rc; k++) rc = put_term(out, &c[g].terms[k]);
+            }
+        }
+    return rc;
+}
+
+/* One generator's composite at (s, T) from in: 0, -1 out of memory, -2 bytes not of the form. */
+static int get_generator(const secondary *sec, int s, deg_t T, FILE *in, sec_composite *c)
+{
+    const freemod *F2 = &sec->res->F[s - 2];
+    uint32_t below = 0, *at = NULL;
+    for (deg_t w = 0; w < T && w <= F2->max_t; w++) below += F2->ngens[w];
+    if (get(in, &c->n, sizeof c->n) || c->n > below) return c->n = 0, -2;
+    if (!(c->terms = calloc(c->n + 1, sizeof *c->terms))) return c->n = 0, -1;
+    int rc = 0;
+    for (uint32_t k = 0; k < c->n && !rc; k++) {
+        sec_term *tm = &c->terms[k];
+        uint32_t head[3];
+        if (get(in, head, sizeof head) || (deg_t)head[0] >= T || (deg_t)head[0] > F2->max_t ||
+            head[1] >= F2->ngens[head[0]]) {
+            rc = -2;
+            break;
+        }
+        tm->w = (deg_t)head[0], tm->index = head[1];
+        if (pair_elt_init(&tm->e, &sec->res->A, T - tm->w) != 0 || !(at = realloc(at, (head[2] + 1) * sizeof *at))) {
+            rc = -1;
+            break;
+        }
+        rc = head[2] > tm->e.words || get(in, at, head[2] * sizeof *at) ? -2 : 0;
+        for (uint32_t j = 0; j < head[2] && !rc; j++)
+            if (at[j] >= tm->e.words || (j && at[j] <= at[j - 1]) || get(in, &tm->e.mem[at[j]], sizeof *tm->e.mem))
+                rc = -2;
+    }
+    free(at);
+    return rc;
+}
+
+int secondary_unpack_composites(secondary *sec, FILE *in)
+{
+    const resolution *res = sec->res;
+    int32_t head[3];
+    size_t got;
+    while ((got = fread(head, 1, sizeof head, in)) == sizeof head) {
+        int s = head[0];
+        deg_t T = head[1];
+        uint32_t n = (uint32_t)head[2];
+        if (s < 2 || s > res->max_s || T < s || T - s > res->max_n || !n || n != res_ngens(res, s, T) ||
+            sec->comp[res_cell(res, s, T)])
+            break;
+        sec_composite *c = calloc(n, sizeof *c);
+        int rc = c ? 0 : -1;
+        for (uint32_t g = 0; g < n && !rc; g++) rc = get_generator(sec, s, T, in, &c[g]);
+        if (rc) {
+            comp_free(c, n);
+            if (rc == -1) sec_fail(sec, "out of memory reading the composites at (s=%d, t=%d)", s, (int)T);
+            else sec_fail(sec, "internal error: the composites at (s=%d, t=%d) from another rank are not "
+                          "d2's bytes", s, (int)T);
+            return -1;
+        }
+        sec->comp[res_cell(res, s, T)] = c;
+        sec->composites += n;
+    }
+    if (got == 0 && !ferror(in)) return 0;
+    sec_fail(sec, "internal error: composites from another rank are not d2's bytes (at a cell's head)");
+    return -1;
+}
+
 /* ---- the composites as chains --------------------------------------------------------------- */
 
 typedef struct composite_ctx {
@@ -669,8 +782,10 @@ const chain_kind composite_kind = { "composite", CHAIN_COMPOSITE, sizeof(composi
 static chain_at composite_at(void *owner, int s, deg_t T, int layer)
 {
     composite_ops *ops = owner;
+    const resolution *res = ops->res;
     (void)layer;
-    return (chain_at){ s >= 2 && ops->needs(ops->ctx, s, T) ? &composite_kind : NULL, ops };
+    int on = s >= 2 && (ops->only ? T - s <= res->max_n && ops->only[res_cell(res, s, T)] : ops->needs(ops->ctx, s, T));
+    return (chain_at){ on ? &composite_kind : NULL, ops };
 }
 static void composite_fail(void *owner, const char *msg) { ((composite_ops *)owner)->fail(((composite_ops *)owner)->ctx, msg); }
 static int composite_failed(void *owner) { return ((composite_ops *)owner)->failed(((composite_ops *)owner)->ctx); }
@@ -688,11 +803,31 @@ static int sec_finish(void *ctx, sec_batch *b, const char *why) { return seconda
 static int sec_failed(void *ctx) { return secondary_failed(ctx); }
 static void sec_fail_msg(void *ctx, const char *msg) { sec_fail(ctx, "%s", msg); }
 
+/* d2's composite ops over sec. */
+static void sec_ops_init(composite_ops *ops, secondary *sec)
+{
+    *ops = (composite_ops){ .res = sec->res, .ctx = sec, .needs = sec_needs, .plan = sec_plan, .finish = sec_finish,
+                            .failed = sec_failed, .fail = sec_fail_msg };
+    atomic_init(&ops->pairs, 0);
+}
+
+int secondary_run_composites(secondary *sec, const uint8_t *cells, const chain_runner *runner)
+{
+    composite_ops ops;
+    sec_ops_init(&ops, sec);
+    ops.only = cells;
+    chain_set cs = composite_chain_set(&ops);
+    int rc = chain_run(runner, &cs);
+    sec->mod4_pairs += atomic_load(&ops.pairs);
+    return secondary_failed(sec) ? -1 : rc;
+}
+
 /* ---- d2 as one DAG ----------------------------------------------------------------------------
  * Layer 0: the composites at (s, T) that a homotopy step still to compute reads (all of them
- * under all_composites); layer 1: the homotopy's lift steps, the step at target (i, t) after the
- * composites at (i + 1, t) (it reads those at (i + 1, u), u <= t: the earlier ones through the
- * steps at (i, u)) and the lift steps before it. A rerun after a stop computes only the
+ * under all_composites), less those sec->comp holds already (from other ranks); layer 1: the
+ * homotopy's lift steps, the step at target (i, t) after the composites at (i + 1, t) (it reads
+ * those at (i + 1, u), u <= t: the earlier ones through the steps at (i, u)) and the lift steps
+ * before it. A rerun after a stop computes only the
  * composites of the steps not in the stage files, and each step starts as soon as its
  * composites are there. */
 typedef struct d2_dag {
@@ -730,10 +865,8 @@ static int d2_failed(void *owner) { return secondary_failed(((d2_dag *)owner)->s
 int secondary_run(secondary *sec, const chain_runner *runner)
 {
     const resolution *res = sec->res;
-    d2_dag g = { .ops = { .res = res, .ctx = sec, .needs = sec_needs, .plan = sec_plan, .finish = sec_finish,
-                          .failed = sec_failed, .fail = sec_fail_msg },
-                 .sec = sec, .homotopy = lift_step_kind };
-    atomic_init(&g.ops.pairs, 0);
+    d2_dag g = { .sec = sec, .homotopy = lift_step_kind };
+    sec_ops_init(&g.ops, sec);
     g.homotopy.name = "d2_homotopy";
     g.homotopy.deps = homotopy_deps;
     g.need = calloc((size_t)(res->max_s + 1) * ((size_t)res->max_n + 1), 1);
@@ -741,13 +874,9 @@ int secondary_run(secondary *sec, const chain_runner *runner)
         sec_fail(sec, "out of memory planning d2");
         return -1;
     }
-    for (int s = 2; s <= res->max_s; s++)
-        for (deg_t T = s; T - s <= res->max_n; T++) {
-            int need = secondary_needs_composite(sec, s, T) && sec->all_composites;
-            for (deg_t t = T; !need && secondary_needs_composite(sec, s, T) && t <= res->max_t; t++)
-                need = lift_step_pending(&sec->set, s - 1, t);
-            g.need[res_cell(res, s, T)] = (uint8_t)need;
-        }
+    secondary_needed(sec, g.need);
+    for (size_t c = 0; c < (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1); c++)
+        g.need[c] &= !sec->comp[c];             /* given (secondary_unpack_composites): done */
     chain_set cs = { .owner = &g, .A = &res->A, .max_s = res->max_s, .max_t = res->max_t, .layers = 2, .at = d2_at,
                      .done = d2_done, .fail = d2_fail, .failed = d2_failed,
                      .throttle = 4 };

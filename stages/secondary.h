@@ -195,13 +195,37 @@ typedef struct composite_ops {
     int (*failed)(void *ctx);
     void (*fail)(void *ctx, const char *msg);
     _Atomic uint64_t pairs;     /* mod-4 (job x term) pairs planned */
+    const uint8_t *only;        /* non-NULL: the cells computed are those set here (res_cell),
+                                 * instead of those needs names */
 } composite_ops;
 extern const chain_kind composite_kind;
 chain_set composite_chain_set(composite_ops *ops);
-/* d2 with runner, as one DAG: the composites that the homotopy's steps still to compute read,
- * and those steps, each after its composites. 0, 1 (stopped at the time limit: the homotopy's
+/* d2 with runner, as one DAG: the composites that the homotopy's steps still to compute read
+ * (but those sec->comp holds already: another rank's, secondary_unpack_composites), and those
+ * steps, each after its composites. 0, 1 (stopped at the time limit: the homotopy's
  * finished steps are in its stage files) or -1 (secondary_failed). */
 int secondary_run(secondary *sec, const chain_runner *runner);
+
+/* The cells whose composites d2 computes (secondary_run) into need (res_cell(s, T), one byte
+ * each, s >= 2; rows 0 and 1 untouched): those that a homotopy step still to compute reads,
+ * every one under all_composites. */
+void secondary_needed(const secondary *sec, uint8_t *need);
+/* The composites of the cells set in cells (res_cell), as a chain set of the composite layer
+ * alone, into sec->comp: 0, 1 (stopped at the time limit) or -1 (secondary_failed). */
+int secondary_run_composites(secondary *sec, const uint8_t *cells, const chain_runner *runner);
+
+/* Composites between processes (d2 under mpirun, tools/extflow.c): the bytes of the cells set
+ * in cells that sec->comp holds, in this build's byte order (the ranks run one build on one
+ * kind of machine). Per cell: int32 s, int32 T, uint32 ngens; per generator: uint32 n, its
+ * term count; per term: int32 w, uint32 index (g'' = generator (w, index) of F_{s-2}), uint32 m,
+ * then m uint32 positions (ascending) and the m uint64 words there of the pair element's words
+ * (pair_elt.mem, laid out by pair_elt_init for degree T - w), its non-zero ones. 0, or -1 (a
+ * write failed). */
+int secondary_pack_composites(const secondary *sec, const uint8_t *cells, FILE *out);
+/* The composites of such bytes into sec->comp (counted in sec->composites); their cells count
+ * as done for secondary_run. 0, or -1 (out of memory, bytes not of that form, or a cell that
+ * sec->comp holds already: sec->error says which). */
+int secondary_unpack_composites(secondary *sec, FILE *in);
 
 /* Is d2 of the classes at (s, t) computed (both ends resolved, s >= 1)? */
 int secondary_in_range(const secondary *sec, int s, deg_t t);
