@@ -209,7 +209,9 @@ static const char *usage_text =
     "                 each rank's worker CPUs, exchange latency and the bytes it\n"
     "                 sent to the others); products prints the lifts' CPU seconds\n"
     "                 in products f(d z), solves and stage files, and the share of\n"
-    "                 their Milnor products done inline, on CPU and on CUDA workers\n"
+    "                 their Milnor products done inline, on CPU and on CUDA\n"
+    "                 workers; d2 on several ranks, each rank's composite cells,\n"
+    "                 their time and the bytes it sent to rank 0\n"
     "  EXTFLOW_GPU_STEP_PAIRS  with CUDA workers: steps of at least this many\n"
     "                 (job x term) pairs multiply on the GPUs, smaller ones on the\n"
     "                 CPUs (default 262144; off: any worker takes any chunk);\n"
@@ -254,7 +256,9 @@ static const char *usage_text =
     "  writes the tables. Same files as one process; a stopped run resumes with\n"
     "  any N. docs/cluster.md. mpirun -np N extflow products ... shares the\n"
     "  classes among the ranks (each lifts its own into DIR's stage files, rank 0\n"
-    "  reads them all and writes the tables); massey, d2 and verify run on one\n"
+    "  reads them all and writes the tables). mpirun -np N extflow d2 ... shares\n"
+    "  d2's composites among the ranks; rank 0 gathers them, runs the homotopy\n"
+    "  (and --product) alone and writes the tables. massey and verify run on one\n"
     "  process.\n"
     "\n"
     "exit status:\n"
@@ -2014,12 +2018,12 @@ static int d2_product(const char *dir, secondary *sec, const product_class *c, c
         return 1;
     }
     if (!sec_product_survives(&p)) rc = usage_error("d2: --product: %s supports a non-zero d2 (see d2.csv)", c->name);
-    else if (rt_init(0, err, sizeof err) != 0) {
+    else if (rt_init_local(0, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         rc = 1;
     } else {
         int pr = sec_product_run(&p, runner);
-        rt_shutdown();
+        rt_shutdown_local();
         rc = pr == 1 ? stopped_at_limit("d2 --product", dir, &runner->policy, p.prim.computed + p.hom.computed) : pr != 0;
         if (pr < 0)
             fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n",
@@ -2033,6 +2037,104 @@ static int d2_product(const char *dir, secondary *sec, const product_class *c, c
     struct sp_out out = { &p, name };
     if (!rc) rc = write_output(dir, file, write_sp, &out);
     sec_product_clear(&p);
+    return rc;
+}
+
+/* What each rank of d2 under mpirun sends rank 0 before its composites (or its error). */
+typedef struct d2_share {
+    int status;                 /* 0; 1 failed (the message follows); 3 stopped at the time limit */
+    long cells, gens;           /* composite cells and generators it computed */
+    uint64_t pairs, cuda;       /* their mod-4 products, those on CUDA workers */
+    double seconds;
+} d2_share;
+
+/* d2 under N > 1 ranks (docs/cluster.md): the composite cells of the run (rank 0's
+ * secondary_needed) shared among the ranks, cell (s, T) to rank rt_mpi_owner(OWNER_PAIRS, s,
+ * N, max_s); each computes its own as a chain set of the composite layer, and the others send
+ * theirs to rank 0 as bytes (secondary_pack_composites), a d2_share in front, where they count
+ * as done for the homotopy, which runs there alone. Every rank returns the same: 0, or the exit
+ * status after one line from rank 0. */
+static int d2_share_composites(secondary *sec, const char *dir, const chain_policy *limits, int quiet)
+{
+    const resolution *res = sec->res;
+    int rank = rt_mpi_rank(), nranks = rt_mpi_size();
+    size_t ncells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
+    uint8_t *cells = calloc(ncells, 1);
+    char err[700] = "out of memory sharing the composites", *buf = NULL;
+    size_t len = 0;
+    d2_share me = { 0 };
+    double t0 = monotonic_s();
+    if (rt_mpi_max(!cells)) {
+        me.status = 1;
+    } else {
+        if (rank == 0) secondary_needed(sec, cells);
+        rt_mpi_bcast(cells, ncells);
+        for (int s = 2; s <= res->max_s; s++)
+            for (deg_t T = s; T - s <= res->max_n; T++) {
+                uint8_t *c = &cells[res_cell(res, s, T)];
+                *c = *c && rt_mpi_owner(OWNER_PAIRS, s, nranks, res->max_s) == rank;
+                me.cells += *c, me.gens += *c ? res_ngens(res, s, T) : 0;
+            }
+        uint64_t cuda0, cuda1, mod2;
+        rt_chain_cuda_pairs(&mod2, &cuda0);
+        if (rt_init_local(0, err, sizeof err) != 0) {
+            me.status = 1;
+        } else {
+            chain_runner runner = lift_runner(limits, quiet || rank != 0, "composite cells");
+            int r = secondary_run_composites(sec, cells, &runner);
+            rt_shutdown_local();
+            me.status = r == 1 ? 3 : r != 0;
+            if (r < 0) snprintf(err, sizeof err, "%s", sec->error);
+        }
+        rt_chain_cuda_pairs(&mod2, &cuda1);
+        me.pairs = sec->mod4_pairs, me.cuda = cuda1 - cuda0;
+    }
+    me.seconds = monotonic_s() - t0;
+    FILE *f = open_memstream(&buf, &len);
+    int bad = !f || fwrite(&me, sizeof me, 1, f) != 1 ||
+              (me.status == 1 ? fputs(err, f) < 0 : !me.status && rank && secondary_pack_composites(sec, cells, f));
+    if (f && fclose(f) != 0) bad = 1;
+    if (bad) {          /* the head alone, failed (rank 0 reads "out of memory") */
+        me.status = 1;
+        free(buf);
+        buf = malloc(sizeof me);
+        len = buf ? sizeof me : 0;
+        if (buf) memcpy(buf, &me, sizeof me);
+    }
+    free(cells);
+    void *all;
+    size_t *at;
+    int rc = rt_mpi_gatherv(buf, len, &all, &at) != 0;
+    free(buf);
+    if (rank == 0 && rc) fprintf(stderr, "extflow: d2: the composites could not be gathered on rank 0 (out of memory, "
+                                 "or 2 GiB or more)\n");
+    for (int r = 0; r < nranks && all; r++) {
+        const char *p = (const char *)all + at[r];
+        size_t n = at[r + 1] - at[r];
+        d2_share h = { .status = 1 };
+        if (n >= sizeof h) memcpy(&h, p, sizeof h);
+        if (getenv("EXTFLOW_STATS"))
+            fprintf(stderr, "extflow: rank %d computed %ld composite cells (%ld generators, %.1fM mod-4 products) in "
+                    "%.2f s; %.3f MB to rank 0\n", r, h.cells, h.gens, 1e-6 * (double)h.pairs, h.seconds,
+                    1e-6 * (double)n);
+        if (r) sec->mod4_pairs += h.pairs;
+        sec->mod4_pairs_cuda += h.cuda;
+        if (h.status == 1 && rc != 1)
+            fprintf(stderr, "extflow: rank %d: %.*s (finished homotopy bidegrees are kept; rerun to resume)\n", r,
+                    n > sizeof h ? (int)(n - sizeof h) : 13, n > sizeof h ? p + sizeof h : "out of memory");
+        rc = h.status == 1 || rc == 1 ? 1 : h.status == 3 ? 3 : rc;
+        if (rc || !r || n <= sizeof h) continue;
+        FILE *in = fmemopen((void *)(p + sizeof h), n - sizeof h, "r");
+        if (!in || secondary_unpack_composites(sec, in) != 0) {
+            fprintf(stderr, "extflow: %s\n", in ? sec->error : "out of memory reading the composites");
+            rc = 1;
+        }
+        if (in) fclose(in);
+    }
+    if (rank == 0 && rc == 3) stopped_at_limit("d2", dir, limits, -1);
+    free(all);
+    free(at);
+    rt_mpi_bcast(&rc, sizeof rc);
     return rc;
 }
 
@@ -2069,22 +2171,29 @@ static int cmd_d2(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     static secondary sec;
-    int sr = secondary_init(&sec, res, dir, err, sizeof err);
+    /* several ranks: the others only compute composites (d2_share_composites), no stage file */
+    int rank = rt_mpi_rank(), nranks = rt_mpi_size(), sr = secondary_init(&sec, res, rank ? NULL : dir, err, sizeof err);
+    if (rt_mpi_max(sr == -1) && !sr) sr = -1, snprintf(err, sizeof err, "another rank ran out of memory setting up d2");
     if (sr != 0) {
         secondary_clear(&sec);
         close_resolved_dir(&d);
         if (sr == -2) return usage_error("d2: %s holds %s: %s", dir, d.man.module, err);
-        fprintf(stderr, "extflow: %s\n", err);
+        if (rank == 0) fprintf(stderr, "extflow: %s\n", err);
         return 1;
     }
     sec.all_composites = o[PRODUCT].arg != NULL;
+    if (nranks > 1 && ((prc = d2_share_composites(&sec, dir, &limits, o[QUIET].arg != NULL)) != 0 || rank != 0)) {
+        secondary_clear(&sec);
+        close_resolved_dir(&d);
+        return prc;
+    }
     const char *yw = getenv("EXTFLOW_D2_Y");             /* checked by check_env */
     /* d2 read off a homotopy does not depend on which one (two differ by a null-homotopic chain
      * map, whose values have no unit coefficient in a minimal resolution: docs/secondary.md), so
      * any preimage will do; a secondary product reads the homotopy itself, and matches sseq's
      * only over sseq's preimages */
     sec.set.any_preimage = !o[PRODUCT].arg;
-    int rc = rt_init(0, err, sizeof err) != 0;
+    int rc = rt_init_local(0, err, sizeof err) != 0;
     if (rc) fprintf(stderr, "extflow: %s\n", err);
     else {
         sec.y_in_batch = yw && !strcmp(yw, "batch");
@@ -2093,8 +2202,8 @@ static int cmd_d2(int argc, char **argv)
         chain_runner runner = lift_runner(&limits, o[QUIET].arg != NULL, "d2 steps");
         int sr2 = secondary_run(&sec, &runner);
         rt_chain_cuda_pairs(&mod2, &cuda1);
-        sec.mod4_pairs_cuda = cuda1 - cuda0;
-        rt_shutdown();
+        sec.mod4_pairs_cuda += cuda1 - cuda0;
+        rt_shutdown_local();
         rc = sr2 != 0;
         if (sr2 == 1) rc = stopped_at_limit("d2", dir, &limits, sec.set.computed);
         else if (rc && res->module && !sec.failed && strstr(sec.set.error, "is not in the image of d_1 "))
@@ -2115,6 +2224,9 @@ static int cmd_d2(int argc, char **argv)
         if ((rc = report_write_file(dir, charts[k], res, k ? chart_write_html : chart_write_svg)) != 0)
             fprintf(stderr, "extflow: cannot write %s/%s: %s\n", dir, charts[k], strerror(errno));
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!rc && !o[QUIET].arg && nranks > 1)
+        fprintf(stderr, "extflow: the composites were shared among %d ranks and gathered on rank 0, which ran the "
+                "homotopy:\n", nranks);
     if (!rc && !o[QUIET].arg) {
         long classes = 0, nonzero = 0;
         for (int n = 0; n <= res->max_n; n++)
@@ -2162,17 +2274,19 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
     if (!strcmp(cmd, "pack")) return cmd_pack(argc - 2, argv + 2);
     int (*single)(int, char **) = !strcmp(cmd, "verify") ? cmd_verify : !strcmp(cmd, "export") ? cmd_export
-                                : !strcmp(cmd, "massey") ? cmd_massey : !strcmp(cmd, "d2") ? cmd_d2 : NULL;
+                                : !strcmp(cmd, "massey") ? cmd_massey : NULL;
     if (single) {   /* these run on one process: under mpirun -np N > 1, one line and exit 2 */
         if (rt_mpi_start(&argc, &argv) != 0) return 1;
-        int rc = rt_mpi_size() > 1 ? usage_error("%s runs on one process (mpirun is for resolve and products)", cmd)
+        int rc = rt_mpi_size() > 1 ? usage_error("%s runs on one process (mpirun is for resolve, products and d2)", cmd)
                                    : single(argc - 2, argv + 2);
         rt_mpi_finish();
         return rc;
     }
-    if (!strcmp(cmd, "products")) {    /* under mpirun: the classes shared among the ranks */
+    /* under mpirun: products' classes, d2's composites shared among the ranks */
+    int (*shared)(int, char **) = !strcmp(cmd, "products") ? cmd_products : !strcmp(cmd, "d2") ? cmd_d2 : NULL;
+    if (shared) {
         if (rt_mpi_start(&argc, &argv) != 0) return 1;
-        int rc = cmd_products(argc - 2, argv + 2);
+        int rc = shared(argc - 2, argv + 2);
         rt_mpi_finish();
         return rc;
     }
