@@ -13,6 +13,14 @@ ok() {   # ok CONDITION-EXIT-STATUS DESCRIPTION
     if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=1; fi
 }
 diag() { echo "# $*"; }
+hold_lock() {   # hold_lock DIR: another process holds DIR/.lock (as a run would) until
+                # `kill $holder`, 60 s at most; returns once the lock is taken
+    python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1] + "/.lock", "a"); fcntl.lockf(f, fcntl.LOCK_EX); print("locked", flush=True); time.sleep(60)' \
+        "$1" > "$TMP/holder.out" &
+    holder=$!
+    while ! grep -q locked "$TMP/holder.out" 2>/dev/null && kill -0 $holder 2>/dev/null; do sleep 0.05; done
+}
 done_testing() { exit $tap_failed; }
 # Compares two output directories: ext.csv and every differential stage file, byte for byte.
 same_outputs() {

@@ -133,10 +133,7 @@ $EXTFLOW products "$TMP/prod1" $classes --sseq-formats --quiet &&
 ok $? "products on 2 ranks: products.csv, the charts and the lift_hom files equal one process's ($(grep -m1 'ranks' "$TMP/err" | cut -c1-90))"
 rm -rf "$TMP/prod2"
 cp -r "$TMP/one-nassau" "$TMP/prod2"
-python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.lockf(f, fcntl.LOCK_EX); time.sleep(30)' \
-    "$TMP/prod2/.lock" &
-holder=$!
-sleep 0.5
+hold_lock "$TMP/prod2"
 mpi 2 $EXTFLOW products "$TMP/prod2" --class h0 2>"$TMP/err"
 rc=$?
 kill $holder 2>/dev/null
