@@ -26,9 +26,25 @@
 
 #define VERIFY_MAX_LINES 18
 
+/* How verify_dir shares its checks among processes that all see DIR (tools/extflow.c: MPI's
+ * ranks). Each loads DIR and checks the stage files and d∘d of its rows (owner(s, size, max_s)
+ * == rank); process 0 gathers the results (gather: every process's len bytes into *all on
+ * process 0, rank r's from (*at)[r] to (*at)[r + 1], both malloc'ed, NULL elsewhere; 0, or -1
+ * on every process: runtime/rt_mpi.h's rt_mpi_gatherv), alone writes the report, and max (the
+ * largest v over the processes) gives each process its exit status. */
+typedef struct verify_share {
+    int rank, size;
+    int (*owner)(int s, int size, int max_s);
+    int (*gather)(const void *mine, size_t len, void **all, size_t **at);
+    int (*max)(int v);
+} verify_share;
+
 /* The d∘d checks (one chain per bidegree loaded: res_dd_begin ...) run with runner (stages/chain.h:
- * its policy gives the progress line); the output is the same for any runner and worker count. */
-int verify_dir(const char *dir, FILE *out, const chain_runner *runner);
+ * its policy gives the progress line); the output is the same for any runner and worker count,
+ * and for any number of processes sharing the checks (share; NULL: one process). A failure
+ * (out of memory, a process that failed, or that found other files) is one line on process
+ * 0's stderr, no report; the return is 1 then, on every process. */
+int verify_dir(const char *dir, FILE *out, const chain_runner *runner, const verify_share *share);
 /* A module's directory: the module from DIR/module.json, which must be the one the stage
  * files were computed for (module: their module id). 0, or -1 with a reason in err. */
 int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es);

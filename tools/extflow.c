@@ -1375,8 +1375,11 @@ static long outdir_holder(const char *dir)
     return pid;
 }
 
+static int verify_owner(int s, int ranks, int max_s) { return rt_mpi_owner(OWNER_PAIRS, s, ranks, max_s); }
+
 /* extflow verify DIR: stages/verify.h. Exit 0 when all is well, 1 otherwise, 2 when another
- * run holds DIR (its files may be half written: nothing is checked). */
+ * run holds DIR (its files may be half written: nothing is checked). Under several ranks each
+ * checks the rows it owns and rank 0 alone prints: the same report and status as one process. */
 static int cmd_verify(int argc, char **argv)
 {
     cli_opt o[] = { { NULL, 0, NULL } };
@@ -1385,27 +1388,34 @@ static int cmd_verify(int argc, char **argv)
     if (prc >= 0) return prc;
     if (npos != 1) return usage_error("verify: DIR expected");
     if ((prc = check_env(0)) != 0) return prc;
-    long holder = outdir_holder(dir);
-    if (holder) {
+    int rank = rt_mpi_rank();
+    struct { long holder; uint32_t prime; } seen = { 0, 2 };   /* rank 0 looks for all */
+    if (rank == 0 && !(seen.holder = outdir_holder(dir))) seen.prime = manifest_prime(dir);
+    rt_mpi_bcast(&seen, sizeof seen);
+    if (seen.holder) {
         char pid[32] = "?";
-        if (holder > 0) snprintf(pid, sizeof pid, "%ld", holder);
-        fprintf(stderr, "extflow: %s is in use by another extflow run (pid %s): verify it when that run "
-                "has ended\n", dir, pid);
+        if (seen.holder > 0) snprintf(pid, sizeof pid, "%ld", seen.holder);
+        if (rank == 0) fprintf(stderr, "extflow: %s is in use by another extflow run (pid %s): verify it when that "
+                               "run has ended\n", dir, pid);
         return 2;
     }
-    uint32_t prime = manifest_prime(dir);
-    if (prime != 2) {
-        fprintf(stderr, "extflow: %s holds a resolution at p = %u: verify checks p = 2 only so far\n", dir, prime);
+    if (seen.prime != 2) {
+        if (rank == 0) fprintf(stderr, "extflow: %s holds a resolution at p = %u: verify checks p = 2 only so far\n",
+                               dir, seen.prime);
         return 2;
     }
     char err[300];
-    if (rt_init(0, err, sizeof err) != 0) {
-        fprintf(stderr, "extflow: %s\n", err);
+    int started = rt_init(0, err, sizeof err) == 0;
+    if (rt_mpi_max(!started)) {
+        if (rank == 0)
+            fprintf(stderr, "extflow: %s\n", started ? "verify: StarPU failed to start on another rank" : err);
+        if (started) rt_shutdown();
         return 1;
     }
     chain_policy limits = { .start = monotonic_s() };
-    chain_runner runner = lift_runner(&limits, 0, "bidegrees checked");
-    int rc = verify_dir(dir, stdout, &runner);
+    chain_runner runner = lift_runner(&limits, rank != 0, "bidegrees checked");
+    verify_share share = { rank, rt_mpi_size(), verify_owner, rt_mpi_gatherv, rt_mpi_max };
+    int rc = verify_dir(dir, stdout, &runner, &share);
     rt_shutdown();
     return rc;
 }
@@ -2273,17 +2283,17 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "algebra")) return cmd_algebra(argc - 2, argv + 2);
     if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
     if (!strcmp(cmd, "pack")) return cmd_pack(argc - 2, argv + 2);
-    int (*single)(int, char **) = !strcmp(cmd, "verify") ? cmd_verify : !strcmp(cmd, "export") ? cmd_export
-                                : !strcmp(cmd, "massey") ? cmd_massey : NULL;
+    int (*single)(int, char **) = !strcmp(cmd, "export") ? cmd_export : !strcmp(cmd, "massey") ? cmd_massey : NULL;
     if (single) {   /* these run on one process: under mpirun -np N > 1, one line and exit 2 */
         if (rt_mpi_start(&argc, &argv) != 0) return 1;
-        int rc = rt_mpi_size() > 1 ? usage_error("%s runs on one process (mpirun is for resolve, products and d2)", cmd)
-                                   : single(argc - 2, argv + 2);
+        int rc = rt_mpi_size() > 1 ? usage_error("%s runs on one process (mpirun is for resolve, products, d2 and "
+                                                 "verify)", cmd) : single(argc - 2, argv + 2);
         rt_mpi_finish();
         return rc;
     }
-    /* under mpirun: products' classes, d2's composites shared among the ranks */
-    int (*shared)(int, char **) = !strcmp(cmd, "products") ? cmd_products : !strcmp(cmd, "d2") ? cmd_d2 : NULL;
+    /* under mpirun: products' classes, d2's composites, verify's rows shared among the ranks */
+    int (*shared)(int, char **) = !strcmp(cmd, "products") ? cmd_products : !strcmp(cmd, "d2") ? cmd_d2
+                                : !strcmp(cmd, "verify") ? cmd_verify : NULL;
     if (shared) {
         if (rt_mpi_start(&argc, &argv) != 0) return 1;
         int rc = shared(argc - 2, argv + 2);
