@@ -37,6 +37,15 @@ static int gather_copy(const void *buf, size_t len, void **all, size_t **at)
     return 0;
 }
 
+/* One rank's allgather: a copy of its bytes. */
+static int copy_bytes(const void *mine, size_t len, void **all, size_t *alllen)
+{
+    if (!(*all = malloc(len ? len : 1))) return -1;
+    if (len) memcpy(*all, mine, len);
+    *alllen = len;
+    return 0;
+}
+
 #ifdef EXTFLOW_MPI
 #include <hwloc.h>
 #include <mpi.h>
@@ -205,6 +214,35 @@ int rt_mpi_max(int v)
     int m = v;
     if (mpi_size > 1) MPI_Allreduce(&v, &m, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return m;
+}
+
+int rt_mpi_allgather(const void *mine, size_t len, void **all, size_t *alllen)
+{
+    *all = NULL;
+    *alllen = 0;
+    if (mpi_size <= 1) return copy_bytes(mine, len, all, alllen);
+    unsigned long long l = len, *lens = malloc((size_t)mpi_size * sizeof *lens), total = 0;
+    int *counts = malloc((size_t)mpi_size * sizeof *counts), *displs = malloc((size_t)mpi_size * sizeof *displs);
+    int bad = rt_mpi_max(!lens || !counts || !displs);
+    if (!bad) {
+        MPI_Allgather(&l, 1, MPI_UNSIGNED_LONG_LONG, lens, 1, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD);
+        for (int r = 0; r < mpi_size; r++) {
+            displs[r] = (int)total;
+            counts[r] = (int)lens[r];
+            total += lens[r];
+        }
+        bad = total > INT_MAX || !(*all = malloc(total ? total : 1));
+        bad = rt_mpi_max(bad);
+    }
+    if (!bad) {
+        MPI_Allgatherv(mine, (int)len, MPI_BYTE, *all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+        *alllen = total;
+    } else {
+        free(*all);
+        *all = NULL;
+    }
+    free(lens), free(counts), free(displs);
+    return bad ? -1 : 0;
 }
 
 int rt_mpi_agree_failure(resolution *res)
@@ -566,6 +604,8 @@ int rt_mpi_size(void) { return 1; }
 void rt_mpi_bcast(void *buf, size_t len) { (void)buf; (void)len; }
 void rt_mpi_barrier(void) {}
 int rt_mpi_max(int v) { return v; }
+int rt_mpi_allgather(const void *mine, size_t len, void **all, size_t *alllen)
+{ return copy_bytes(mine, len, all, alllen); }
 int rt_mpi_agree_failure(resolution *res) { return res_failed(res); }
 void rt_mpi_gather_bytes(unsigned long long mine, unsigned long long *per_rank) { per_rank[0] = mine; }
 int rt_mpi_gatherv(const void *buf, size_t len, void **all, size_t **at) { return gather_copy(buf, len, all, at); }

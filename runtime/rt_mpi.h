@@ -38,6 +38,9 @@ int rt_mpi_size(void);
 void rt_mpi_bcast(void *buf, size_t len);        /* from rank 0 */
 void rt_mpi_barrier(void);
 int rt_mpi_max(int v);                           /* the largest v over all ranks */
+/* Every rank's len bytes at mine to every rank: *all (malloc'd, *alllen bytes) holds the ranks'
+ * buffers in rank order. 0, or -1 on every rank (one is out of memory, or over 2 GiB in all). */
+int rt_mpi_allgather(const void *mine, size_t len, void **all, size_t *alllen);
 /* After a run: every rank gets res's failure from the lowest rank that failed first-hand
  * (else the lowest that failed because another did), with "rank R: " in front; 1 if any failed. */
 int rt_mpi_agree_failure(resolution *res);
