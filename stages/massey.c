@@ -106,8 +106,151 @@ static int run_set(lift_set *set, const chain_runner *runner, char *err, size_t 
     return rc < 0 ? -1 : rc == 1 ? MASSEY_STOPPED : 0;
 }
 
+/* ---- sharing among ranks (massey_share) ---------------------------------------------------- */
+
+/* What the other ranks read of a set: up to two target cells (i, t) of every map, map m being
+ * lifted by rank m mod nranks. */
+typedef struct shared_cells {
+    lift_set *set;
+    int ncells;
+    int i[2];
+    deg_t t[2];
+} shared_cells;
+
+typedef struct bytes { unsigned char *p; size_t len, cap; int oom; } bytes;
+
+static void put(bytes *b, const void *v, size_t len)
+{
+    if (b->oom) return;
+    if (b->len + len > b->cap) {
+        size_t cap = (b->len + len) * 2;
+        unsigned char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->p = p, b->cap = cap;
+    }
+    memcpy(b->p + b->len, v, len);
+    b->len += len;
+}
+
+static void put_u32(bytes *b, uint32_t v) { put(b, &v, sizeof v); }
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static int mine(const massey_share *sh, int m) { return !sh || m % sh->nranks == sh->rank; }
+
+/* Cell (i, t) of map m lies in the target's range. */
+static int cell_ok(const lift_set *set, int i, deg_t t)
+{
+    return i >= 0 && i <= set->tgt->max_s && t >= i && t - i <= set->tgt->max_n;
+}
+
+/* One exchange: this rank's status rc (0, 1, MASSEY_STOPPED, or -1 with err set) and, when 0,
+ * the cells its maps of sh[0..n) have, to every rank, which takes those of the other ranks'
+ * maps into its sets. A block per rank: its length, status, message, then per cell (set, map,
+ * cell, rows, cols, the rows' words). Returns the status all ranks agree on: a failure (the
+ * lowest failing rank's message in err, "rank R: " in front), else the largest. */
+static int exchange(const massey_share *share, int rc, const shared_cells *sh, int n, char *err, size_t errlen)
+{
+    bytes b = { 0 };
+    uint32_t msglen = rc ? (uint32_t)strlen(err) : 0;
+    put_u32(&b, 0);                                 /* the block's length, set below */
+    put_u32(&b, (uint32_t)rc);
+    put_u32(&b, msglen);
+    put(&b, err, msglen);
+    for (int q = 0; q < n && !rc; q++)
+        for (int m = 0; m < sh[q].set->nmaps; m++)
+            for (int c = 0; c < sh[q].ncells && mine(share, m); c++) {
+                if (!cell_ok(sh[q].set, sh[q].i[c], sh[q].t[c])) continue;
+                size_t cell = lift_cell(sh[q].set, sh[q].i[c], sh[q].t[c]);
+                const lift_map *f = &sh[q].set->maps[m];
+                if (f->have[cell] != 1) continue;
+                const f2mat *v = &f->val[cell];
+                uint32_t rec[5] = { (uint32_t)q, (uint32_t)m, (uint32_t)cell, v->rows, v->cols };
+                put(&b, rec, sizeof rec);
+                for (uint32_t r = 0; r < v->rows; r++) put(&b, f2mat_row(v, r), f2vec_words(v->cols) * 8);
+            }
+    static const char oom[] = "out of memory sharing the lifts among the ranks";
+    uint32_t small[3 + sizeof oom / 4 + 1] = { sizeof small, (uint32_t)-1, sizeof oom - 1 };   /* b's failure */
+    memcpy(small + 3, oom, sizeof oom - 1);
+    if (!b.oom) memcpy(b.p, &(uint32_t){ (uint32_t)b.len }, 4);
+    const void *block = b.oom ? (const void *)small : b.p;
+    size_t len = b.oom ? sizeof small : b.len;
+    void *all = NULL;
+    size_t alllen = 0;
+    int got = share->allgather(block, len, &all, &alllen);
+    free(b.p);
+    if (got != 0) {
+        snprintf(err, errlen, "%s", oom);
+        return -1;
+    }
+    /* the agreed status: failure first, then a stop, then a refusal */
+    int agreed = 0, from = -1, r = 0;
+    for (size_t off = 0; off + 12 <= alllen; off += get_u32((unsigned char *)all + off), r++) {
+        int st = (int)get_u32((unsigned char *)all + off + 4);
+        int worse = (st < 0) > (agreed < 0) || ((st < 0) == (agreed < 0) && st > agreed);
+        if (worse) agreed = st, from = r;
+    }
+    if (agreed && from != share->rank) {
+        const unsigned char *blk = all;
+        for (r = 0; r < from; r++) blk += get_u32(blk);
+        int ml = (int)get_u32(blk + 8);
+        if (agreed < 0) snprintf(err, errlen, "rank %d: %.*s", from, ml, (const char *)blk + 12);
+        else snprintf(err, errlen, "%.*s", ml, (const char *)blk + 12);
+    }
+    r = 0;
+    for (size_t off = 0; off < alllen && !agreed; off += get_u32((unsigned char *)all + off), r++) {
+        const unsigned char *p = (unsigned char *)all + off, *end = p + get_u32(p);
+        p += 12 + get_u32(p + 8);
+        while (r != share->rank && p < end) {   /* the cells of the other ranks' maps */
+            uint32_t rec[5];
+            memcpy(rec, p, sizeof rec);
+            p += sizeof rec;
+            lift_map *f = &sh[rec[0]].set->maps[rec[1]];
+            f2mat *v = &f->val[rec[2]];
+            f2mat_clear(v);
+            if (f2mat_init(v, rec[3], rec[4]) != 0) {
+                snprintf(err, errlen, "%s", oom);
+                agreed = -1;
+                break;
+            }
+            for (uint32_t k = 0; k < rec[3]; k++, p += f2vec_words(rec[4]) * 8)
+                memcpy(f2mat_row(v, k), p, f2vec_words(rec[4]) * 8);
+            f->have[rec[2]] = 1;
+        }
+    }
+    free(all);
+    return agreed;
+}
+
+/* Shared over S_2 with stage files: rank 0 lifts f_a and rank 1 f_b (b = a: rank 0 alone) into
+ * their files, which every rank's set of both then loads. 0, MASSEY_STOPPED or -1. */
+static int lift_ab_apart(const resolution *unit, const product_class *a, const product_class *b, const char *lift_dir,
+                         const chain_runner *runner, int rank, char *err, size_t errlen)
+{
+    int same = a->s == b->s && a->n == b->n && a->len == b->len && !memcmp(a->coords, b->coords, a->len), rc = 0;
+    const product_class *x = rank == 0 ? a : rank == 1 && !same ? b : NULL;
+    lift_set set;
+    lift_set_init(&set, unit, unit, lift_dir);
+    set.any_preimage = 1;
+    if (x && lift_add_class(&set, x->s, x->n + x->s, x->coords, x->len) < 0) {
+        snprintf(err, errlen, "out of memory (or cannot create the lift folders) setting up the lift of %s", x->name);
+        rc = -1;
+    } else if (x) rc = run_set(&set, runner, err, errlen);
+    lift_set_clear(&set);
+    return rc;
+}
+
 int massey_compute(const resolution *res, const resolution *unit, const product_class *a, const product_class *b,
-                   const char *lift_dir, const chain_runner *runner, massey_table *out, char *err, size_t errlen)
+                   const char *lift_dir, const chain_runner *runner, const massey_share *share, massey_table *out,
+                   char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     int sa = a->s, sb = b->s, na = a->n, nb = b->n;
@@ -122,11 +265,20 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     int *mcs = NULL, *mhs = NULL;
     f2mat M = { 0 }, aug = { 0 }, ker = { 0 };
     int32_t *piv = NULL;
+    if (share && share->nranks < 2) share = NULL;
+    /* the exchanges among the ranks still to make: the same number on every rank */
+    int exchanges = share ? 1 + (module || lift_dir[0]) : 0;
     lift_set_init(&set1, unit, unit, module ? "" : lift_dir);
     set1.any_preimage = 1;                  /* brackets do not depend on the preimages */
+    if (share && !module && lift_dir[0]) {
+        rc = lift_ab_apart(unit, a, b, lift_dir, runner, share->rank, err, errlen);
+        exchanges--;
+        if ((rc = exchange(share, rc, NULL, 0, err, errlen)) != 0) goto out;
+    }
     int ma = lift_add_class(&set1, sa, ta, a->coords, a->len), mb = lift_add_class(&set1, sb, tb, b->coords, b->len);
     if (ma < 0 || mb < 0) {
         snprintf(err, errlen, "out of memory (or cannot create the lift folders) setting up the lifts of a and b");
+        rc = -1;
         goto out;
     }
     out->lifts = 2;
@@ -172,13 +324,19 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
                         free(e);
                         goto oom;
                     }
-                    basis.maps[m].max_i = sa > sb ? sa : sb;
+                    basis.maps[m].max_i = !mine(share, m) ? -1 : sa > sb ? sa : sb;   /* -1: another rank's */
                     if (!j) first[cell] = m;
                 }
                 free(e);
             }
         out->lifts += basis.nmaps;
-        if (basis.nmaps && (rc = run_set(&basis, runner, err, errlen)) != 0) goto out;
+        if (basis.nmaps) rc = run_set(&basis, runner, err, errlen);
+        if (share) {   /* each rank's basis lifts' products with a and b to every rank */
+            shared_cells products = { &basis, 2, { sa, sb }, { ta, tb } };
+            exchanges--;
+            rc = exchange(share, rc, &products, 1, err, errlen);
+        }
+        if (rc) goto out;
         fs.basis = &basis;
         fs.first = first;
     }
@@ -220,7 +378,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     if (!mcs || !mhs || !hctx) goto oom;
     for (size_t k = 0; k < ncs; k++) {
         if ((mcs[k] = lift_add_class(&set2, cs[k].s, cs[k].n + cs[k].s, cs[k].c, cs[k].len)) < 0) goto oom;
-        set2.maps[mcs[k]].max_i = sa + sb - 1;
+        set2.maps[mcs[k]].max_i = mine(share, mcs[k]) ? sa + sb - 1 : -1;
     }
     out->lifts += (long)ncs;
     if (ncs && (rc = run_set(&set2, runner, err, errlen)) != 0) goto out;
@@ -240,11 +398,16 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         if (mhs[k] < 0) goto oom;
         hctx[k] = (homotopy_ctx){ &set3, &set1, &set2, mb, mcs[k], sb, cs[k].s, tb, cs[k].n + cs[k].s };
         lift_map *h = &set3.maps[mhs[k]];
-        h->max_i = sa;
+        h->max_i = mine(share, mhs[k]) ? sa : -1;   /* on f_c's rank (mhs[k] = mcs[k] = k) */
         h->extra = homotopy_extra;
         h->extra_ctx = &hctx[k];
     }
     if (ncs && (rc = run_set(&set3, runner, err, errlen)) != 0) goto out;
+    if (share) {   /* what rank 0 reads of each c's maps: f_c's products and the bracket */
+        shared_cells brackets[2] = { { &set2, 1, { sa + sb - 1 }, { ta + tb } }, { &set3, 1, { sa }, { ta } } };
+        exchanges--;
+        if ((rc = exchange(share, 0, brackets, 2, err, errlen)) != 0 || share->rank != 0) goto out;
+    }
     /* read the brackets off */
     out->b = calloc(ncs + 1, sizeof *out->b);
     if (!out->b) goto oom;
@@ -293,6 +456,7 @@ oom:
     snprintf(err, errlen, "out of memory computing Massey products");
     rc = -1;
 out:
+    while (exchanges-- > 0) rc = exchange(share, rc, NULL, 0, err, errlen);   /* rc != 0: the others stop too */
     f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
     free(piv);
     for (size_t k = 0; k < ncs; k++) free(cs[k].c);

@@ -54,16 +54,34 @@ typedef struct massey_table {
  * in their stage files). */
 #define MASSEY_STOPPED 2
 
+/* One of several processes (MPI ranks) computing the same brackets, each calling massey_compute
+ * with the same arguments but rank. Rank r lifts the f_c and homotopies of the c's k ≡ r mod
+ * nranks (in the order above, so a homotopy reads its f_c on its own rank) and, over a module,
+ * M's basis classes k ≡ r; over S_2 with stage files, rank 0 lifts f_a and rank 1 f_b, which
+ * every rank then loads. The cells the others read (a basis lift's products with a and b, a
+ * bracket's cells of f_c and of its homotopy) and each rank's status pass through allgather,
+ * which every rank calls at the same points: its len bytes at mine go to every rank, *all (*alllen
+ * bytes, malloc'd) the ranks' buffers in rank order; 0, or -1 on every rank (out of memory). A
+ * failure, stop or refusal on one rank is every rank's at the next exchange; rank 0 gets the
+ * table, the others an empty one (its lifts counted). */
+typedef struct massey_share {
+    int rank, nranks;
+    int (*allgather)(const void *mine, size_t len, void **all, size_t *alllen);
+} massey_share;
+
 /* <a, b, c> for every c described above, over res, whose region is complete: a resolution of
  * S_2 (then unit == res) or of a module M, with unit a resolution of S_2 covering res's region
  * (a, b in Ext(F2, F2), c in Ext(M, F2), the bracket in Ext(M, F2)). a and b must lie in
  * unit's region with s >= 1. f_a and f_b (the maps a products
  * run lifts too) keep their stage files under lift_dir ("" : none); the f_c and the homotopies
- * keep none (hundreds of partial maps: recomputing them beats thousands of small files). The lift
- * sets are run by runner (stages/chain.h). Returns 0; 1 when a·b != 0 (no bracket is defined:
- * err says so); MASSEY_STOPPED; -1 on a runtime failure (err says why). */
+ * keep none (hundreds of partial maps: recomputing them beats thousands of small files; at stem
+ * 70 writing the f_c's 41k cells took 3.4 s more than computing them, loading them as long). The
+ * lift sets are run by runner (stages/chain.h); share: NULL alone, or this rank's part (above).
+ * Returns 0; 1 when a·b != 0 (no bracket is defined: err says so); MASSEY_STOPPED; -1 on a
+ * runtime failure (err says why; another rank's: "rank R: " in front). */
 int massey_compute(const resolution *res, const resolution *unit, const product_class *a, const product_class *b,
-                   const char *lift_dir, const chain_runner *runner, massey_table *out, char *err, size_t errlen);
+                   const char *lift_dir, const chain_runner *runner, const massey_share *share, massey_table *out,
+                   char *err, size_t errlen);
 void massey_table_clear(massey_table *t);
 
 /* sseq's massey output, one line per bracket that does not contain 0:

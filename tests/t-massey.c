@@ -7,7 +7,10 @@
  *     indeterminacy) and <h0, h1, h2^2> = 0;
  *   - a·b != 0 is refused (<h0, h0, c>);
  *   - the StarPU DAG (rt_chain_runner over lift_chain_set) gives the serial run's table, also with every lift step's
- *     products in multiply tasks (EXTFLOW_LIFT_INLINE_PAIRS=0). */
+ *     products in multiply tasks (EXTFLOW_LIFT_INLINE_PAIRS=0);
+ *   - shared among 3 threads as ranks (massey_share), rank 0 gets the serial table, the others
+ *     none, all with the same count of chain maps. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/rt.h"
@@ -62,7 +65,7 @@ static void bracket_is(const resolution *res, const char *alg, product_class a, 
 {
     massey_table t;
     char err[700];
-    int rc = massey_compute(res, res, &a, &b, "", &chain_serial, &t, err, sizeof err);
+    int rc = massey_compute(res, res, &a, &b, "", &chain_serial, NULL, &t, err, sizeof err);
     const massey_bracket *br = rc == 0 ? find(&t, cn, cs) : NULL;
     int good = br && br->n == n && br->s == s && br->dim == 1 && br->nindet == 0 && br->rep[0] == want;
     ok(good, "%s: %s", alg, what);
@@ -83,6 +86,63 @@ static int same_table(const massey_table *a, const massey_table *b)
     return same;
 }
 
+/* Threads as ranks (massey_share): allgather through a barrier. */
+#define RANKS 3
+static pthread_barrier_t gate;
+static const void *gathered[RANKS];
+static size_t gathered_len[RANKS];
+static _Thread_local int thread_rank;
+
+static int thread_allgather(const void *mine, size_t len, void **all, size_t *alllen)
+{
+    gathered[thread_rank] = mine, gathered_len[thread_rank] = len;
+    pthread_barrier_wait(&gate);
+    size_t total = 0;
+    for (int r = 0; r < RANKS; r++) total += gathered_len[r];
+    unsigned char *p = malloc(total + 1);
+    for (size_t r = 0, off = 0; p && r < RANKS; off += gathered_len[r++]) memcpy(p + off, gathered[r], gathered_len[r]);
+    pthread_barrier_wait(&gate);                 /* every copy made before a buffer is freed */
+    *all = p, *alllen = total;
+    return p ? 0 : -1;
+}
+
+typedef struct rank_job {
+    const resolution *res;
+    product_class a, b;
+    massey_share share;
+    massey_table t;
+    int rc;
+} rank_job;
+
+static void *rank_main(void *v)
+{
+    rank_job *j = v;
+    char err[700];
+    thread_rank = j->share.rank;
+    j->rc = massey_compute(j->res, j->res, &j->a, &j->b, "", &chain_serial, &j->share, &j->t, err, sizeof err);
+    return NULL;
+}
+
+/* <a, b, c> shared among RANKS threads: rank 0's table is want's, the others' empty. */
+static int shared_is(const resolution *res, product_class a, product_class b, const massey_table *want)
+{
+    rank_job jobs[RANKS];
+    pthread_t th[RANKS];
+    pthread_barrier_init(&gate, NULL, RANKS);
+    for (int r = 0; r < RANKS; r++) {
+        jobs[r] = (rank_job){ res, a, b, { r, RANKS, thread_allgather }, { 0 }, -1 };
+        if (pthread_create(&th[r], NULL, rank_main, &jobs[r]) != 0) bail("pthread_create");
+    }
+    int good = 1;
+    for (int r = 0; r < RANKS; r++) {
+        pthread_join(th[r], NULL);
+        good &= jobs[r].rc == 0 && jobs[r].t.lifts == want->lifts && (r ? jobs[r].t.n == 0 : same_table(&jobs[r].t, want));
+        massey_table_clear(&jobs[r].t);
+    }
+    pthread_barrier_destroy(&gate);
+    return good;
+}
+
 static void check(int algorithm, const char *alg)
 {
     resolution res;
@@ -94,18 +154,20 @@ static void check(int algorithm, const char *alg)
 
     product_class h3 = h(3), h0_4 = cls("h0_4=0,4");
     massey_table serial, dag;
-    int rc = massey_compute(&res, &res, &h3, &h0_4, "", &chain_serial, &serial, err, sizeof err);
+    int rc = massey_compute(&res, &res, &h3, &h0_4, "", &chain_serial, NULL, &serial, err, sizeof err);
     ok(rc == 0 && serial.n > 30, "%s: <h3, h0^4, c> for %zu classes c (%ld chain maps)", alg, serial.n, serial.lifts);
     char *text = sseq_text(&serial);
     ok(!strcmp(text, read_ref("massey-S_2-P")), "%s: equal to sseq's massey-S_2-P byte for byte", alg);
     free(text);
-    int rc2 = massey_compute(&res, &res, &h3, &h0_4, "", &rt_chain_runner, &dag, err, sizeof err);
+    int rc2 = massey_compute(&res, &res, &h3, &h0_4, "", &rt_chain_runner, NULL, &dag, err, sizeof err);
     ok(rc2 == 0 && same_table(&dag, &serial), "%s: the StarPU DAG gives the serial table", alg);
     massey_table_clear(&dag);
     setenv("EXTFLOW_LIFT_INLINE_PAIRS", "0", 1);     /* every f(d z) through multiply tasks */
-    rc2 = massey_compute(&res, &res, &h3, &h0_4, "", &rt_chain_runner, &dag, err, sizeof err);
+    rc2 = massey_compute(&res, &res, &h3, &h0_4, "", &rt_chain_runner, NULL, &dag, err, sizeof err);
     unsetenv("EXTFLOW_LIFT_INLINE_PAIRS");
     ok(rc2 == 0 && same_table(&dag, &serial), "%s: with every lift step's products in multiply tasks too", alg);
+    ok(shared_is(&res, h3, h0_4, &serial), "%s: shared among %d threads as ranks, rank 0 gets the serial table", alg,
+       RANKS);
     massey_table_clear(&serial);
     massey_table_clear(&dag);
 
@@ -120,7 +182,7 @@ static void check(int algorithm, const char *alg)
 
     product_class h0 = h(0);
     massey_table t;
-    rc = massey_compute(&res, &res, &h0, &h0, "", &chain_serial, &t, err, sizeof err);
+    rc = massey_compute(&res, &res, &h0, &h0, "", &chain_serial, NULL, &t, err, sizeof err);
     ok(rc == 1 && strstr(err, "not zero"), "%s: <h0, h0, c> is refused: %s", alg, err);
     rt_shutdown();
     res_clear(&res);
@@ -129,7 +191,7 @@ static void check(int algorithm, const char *alg)
 int main(void)
 {
     setenv("STARPU_SILENT", "1", 0);
-    plan(2 * 13);
+    plan(2 * 14);
     check(ALG_STANDARD, "standard");
     check(ALG_NASSAU, "nassau");
     return done_testing();

@@ -1970,7 +1970,7 @@ static int cmd_massey(int argc, char **argv)
     if (rc) fprintf(stderr, "extflow: %s\n", err);
     else {
         chain_runner runner = lift_runner(&limits, o[QUIET].arg != NULL, "lift steps");
-        int mr = massey_compute(&d.res, &ud->res, &a, &b, dir, &runner, &table, err, sizeof err);
+        int mr = massey_compute(&d.res, &ud->res, &a, &b, dir, &runner, NULL, &table, err, sizeof err);
         rt_shutdown();
         if (mr == 1) rc = usage_error("massey: %s", err);
         else if (mr == MASSEY_STOPPED) rc = stopped_at_limit("massey", dir, &limits, -1);
