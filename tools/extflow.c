@@ -257,11 +257,13 @@ static const char *usage_text =
     "  writes the tables. Same files as one process; a stopped run resumes with\n"
     "  any N. docs/cluster.md. mpirun -np N extflow products ... shares the\n"
     "  classes among the ranks (each lifts its own into DIR's stage files, rank 0\n"
-    "  reads them all and writes the tables). mpirun -np N extflow d2 ... shares\n"
-    "  d2's composites among the ranks; rank 0 gathers them, runs the homotopy\n"
-    "  (and --product) alone and writes the tables. mpirun -np N extflow verify\n"
-    "  DIR shares the rows (each rank checks its own, rank 0 prints one process's\n"
-    "  report and exit status). massey and export run on one process.\n"
+    "  reads them all and writes the tables); massey ... shares the classes c\n"
+    "  (each rank lifts its f_c and homotopies, rank 0 gathers the brackets and\n"
+    "  writes the tables); d2 ... shares d2's composites (rank 0 gathers them,\n"
+    "  runs the homotopy and --product alone and writes the tables); verify DIR\n"
+    "  shares the rows (each rank checks its own, rank 0 prints one process's\n"
+    "  report and exit status). Always the files of one process. export runs on\n"
+    "  one process.\n"
     "\n"
     "exit status:\n"
     "  0 done, 1 runtime failure (finished bidegrees are kept: rerun to resume),\n"
@@ -1966,18 +1968,26 @@ static int cmd_massey(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     massey_table table = { 0 };
-    int rc = rt_init(0, err, sizeof err) != 0;
-    if (rc) fprintf(stderr, "extflow: %s\n", err);
-    else {
-        chain_runner runner = lift_runner(&limits, o[QUIET].arg != NULL, "lift steps");
-        int mr = massey_compute(&d.res, &ud->res, &a, &b, dir, &runner, NULL, &table, err, sizeof err);
-        rt_shutdown();
+    /* several ranks: each lifts its share of the c's (massey_share), rank 0 writes the tables
+     * and says what went wrong, for all of them (they agree on it) */
+    int rank = rt_mpi_rank(), nranks = rt_mpi_size(), started = rt_init(0, err, sizeof err) == 0;
+    if (!started) fprintf(stderr, "extflow: %s\n", err);
+    int rc = rt_mpi_max(!started);
+    if (!rc) {
+        massey_share share = { rank, nranks, rt_mpi_allgather };
+        chain_runner runner = lift_runner(&limits, o[QUIET].arg != NULL || rank != 0, "lift steps");
+        int mr = massey_compute(&d.res, &ud->res, &a, &b, dir, &runner, &share, &table, err, sizeof err);
         if (mr == 1) rc = usage_error("massey: %s", err);
-        else if (mr == MASSEY_STOPPED) rc = stopped_at_limit("massey", dir, &limits, -1);
+        else if (mr == MASSEY_STOPPED) rc = rank ? 3 : stopped_at_limit("massey", dir, &limits, -1);
         else if (mr) {
-            fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", err);
+            if (!rank) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", err);
             rc = 1;
         }
+    }
+    if (started) rt_shutdown();
+    if (rank != 0) {   /* rank 0 has the brackets */
+        close_dir_and_unit(&d, &u, have_unit);
+        return rc;
     }
     char csv[200], txt[200];
     snprintf(csv, sizeof csv, "massey-%s-%s.csv", a.name, b.name);
@@ -1987,6 +1997,9 @@ static int cmd_massey(int argc, char **argv)
     if (!rc && o[SSEQ].arg) rc = write_output(dir, txt, write_massey_sseq, &out);
     else if (!rc) remove_output(dir, txt);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!rc && !o[QUIET].arg && nranks > 1)
+        fprintf(stderr, "extflow: the classes c were shared among %d ranks, each lifting its f_c and homotopies; "
+                "rank 0 gathered the brackets:\n", nranks);
     if (!rc && !o[QUIET].arg) {
         size_t nonzero = 0;
         for (size_t k = 0; k < table.n; k++)
@@ -2285,17 +2298,16 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "algebra")) return cmd_algebra(argc - 2, argv + 2);
     if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
     if (!strcmp(cmd, "pack")) return cmd_pack(argc - 2, argv + 2);
-    int (*single)(int, char **) = !strcmp(cmd, "export") ? cmd_export : !strcmp(cmd, "massey") ? cmd_massey : NULL;
-    if (single) {   /* these run on one process: under mpirun -np N > 1, one line and exit 2 */
+    if (!strcmp(cmd, "export")) {   /* one process: under mpirun -np N > 1, one line and exit 2 */
         if (rt_mpi_start(&argc, &argv) != 0) return 1;
-        int rc = rt_mpi_size() > 1 ? usage_error("%s runs on one process (mpirun is for resolve, products, d2 and "
-                                                 "verify)", cmd) : single(argc - 2, argv + 2);
+        int rc = rt_mpi_size() > 1 ? usage_error("export runs on one process (mpirun is for resolve, products, massey, "
+                                                 "d2 and verify)") : cmd_export(argc - 2, argv + 2);
         rt_mpi_finish();
         return rc;
     }
-    /* under mpirun: products' classes, d2's composites, verify's rows shared among the ranks */
-    int (*shared)(int, char **) = !strcmp(cmd, "products") ? cmd_products : !strcmp(cmd, "d2") ? cmd_d2
-                                : !strcmp(cmd, "verify") ? cmd_verify : NULL;
+    /* under mpirun: products' classes, massey's c's, d2's composites, verify's rows shared among the ranks */
+    int (*shared)(int, char **) = !strcmp(cmd, "products") ? cmd_products : !strcmp(cmd, "massey") ? cmd_massey
+                                : !strcmp(cmd, "d2") ? cmd_d2 : !strcmp(cmd, "verify") ? cmd_verify : NULL;
     if (shared) {
         if (rt_mpi_start(&argc, &argv) != 0) return 1;
         int rc = shared(argc - 2, argv + 2);
