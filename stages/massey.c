@@ -281,6 +281,10 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         rc = -1;
         goto out;
     }
+    if (module) {   /* a·y and b·y come from the basis lifts: f_a is read at level sb (a·b), f_b below sa */
+        set1.maps[ma].max_i = sb;
+        set1.maps[mb].max_i = sa - 1;
+    }
     out->lifts = 2;
     if ((rc = run_set(&set1, runner, err, errlen)) != 0) goto out;
     if (done(unit, sa + sb, na + nb)) {   /* a·b must vanish for the bracket to be defined */

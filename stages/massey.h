@@ -26,7 +26,8 @@
  * and f_b are maps of S_2's resolution, and h : F^M_s -> F^{S_2}_{s+1-sb-sc}: the same
  * construction with M's generators as the source. What f_b cannot give over M is b·y for y in
  * Ext(M) (f_b maps S_2's resolution), so the kernel of b and the indeterminacy a·Ext(M) are
- * read off one lift per basis class y of Ext(M) (x·y = x ∘ f_y), through level max(sa, sb).
+ * read off one lift per basis class y of Ext(M) (x·y = x ∘ f_y), through level max(sa, sb);
+ * f_a is then lifted through level sb only (a·b) and f_b below sa (the homotopies' f_b f_c).
  */
 #ifndef EXTFLOW_MASSEY_H
 #define EXTFLOW_MASSEY_H
