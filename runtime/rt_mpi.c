@@ -37,15 +37,6 @@ static int gather_copy(const void *buf, size_t len, void **all, size_t **at)
     return 0;
 }
 
-/* One rank's allgather: a copy of its bytes. */
-static int copy_bytes(const void *mine, size_t len, void **all, size_t *alllen)
-{
-    if (!(*all = malloc(len ? len : 1))) return -1;
-    if (len) memcpy(*all, mine, len);
-    *alllen = len;
-    return 0;
-}
-
 #ifdef EXTFLOW_MPI
 #include <hwloc.h>
 #include <mpi.h>
@@ -216,35 +207,6 @@ int rt_mpi_max(int v)
     return m;
 }
 
-int rt_mpi_allgather(const void *mine, size_t len, void **all, size_t *alllen)
-{
-    *all = NULL;
-    *alllen = 0;
-    if (mpi_size <= 1) return copy_bytes(mine, len, all, alllen);
-    unsigned long long l = len, *lens = malloc((size_t)mpi_size * sizeof *lens), total = 0;
-    int *counts = malloc((size_t)mpi_size * sizeof *counts), *displs = malloc((size_t)mpi_size * sizeof *displs);
-    int bad = rt_mpi_max(!lens || !counts || !displs);
-    if (!bad) {
-        MPI_Allgather(&l, 1, MPI_UNSIGNED_LONG_LONG, lens, 1, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD);
-        for (int r = 0; r < mpi_size; r++) {
-            displs[r] = (int)total;
-            counts[r] = (int)lens[r];
-            total += lens[r];
-        }
-        bad = total > INT_MAX || !(*all = malloc(total ? total : 1));
-        bad = rt_mpi_max(bad);
-    }
-    if (!bad) {
-        MPI_Allgatherv(mine, (int)len, MPI_BYTE, *all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
-        *alllen = total;
-    } else {
-        free(*all);
-        *all = NULL;
-    }
-    free(lens), free(counts), free(displs);
-    return bad ? -1 : 0;
-}
-
 int rt_mpi_agree_failure(resolution *res)
 {
     if (mpi_size <= 1) return res_failed(res);
@@ -271,10 +233,12 @@ void rt_mpi_gather_bytes(unsigned long long mine, unsigned long long *per_rank)
     MPI_Gather(&mine, 1, MPI_UNSIGNED_LONG_LONG, per_rank, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
 }
 
-int rt_mpi_gatherv(const void *buf, size_t len, void **all, size_t **at)
+/* Every rank's bytes to rank 0 (to_all: to every rank), as rt_mpi_gatherv says. */
+static int gather_bytes(const void *buf, size_t len, void **all, size_t **at, int to_all)
 {
     *all = NULL, *at = NULL;
     if (mpi_size <= 1) return gather_copy(buf, len, all, at);
+    int receives = to_all || mpi_rank == 0;
     unsigned long long mine = len, *lens = calloc((size_t)mpi_size, sizeof *lens), total = 0;
     int *counts = calloc((size_t)mpi_size, sizeof *counts), *displs = calloc((size_t)mpi_size, sizeof *displs);
     int ok = !rt_mpi_max(!lens || !counts || !displs);
@@ -284,12 +248,15 @@ int rt_mpi_gatherv(const void *buf, size_t len, void **all, size_t **at)
         total += lens[r];
         ok = total < INT_MAX;
     }
-    if (ok && mpi_rank == 0) {
+    if (ok && receives) {
         *all = malloc(total ? total : 1);
         *at = malloc(((size_t)mpi_size + 1) * sizeof **at);
     }
-    if (ok) ok = !rt_mpi_max(mpi_rank == 0 && (!*all || !*at));
-    if (ok) MPI_Gatherv(buf, (int)len, MPI_BYTE, *all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (ok) ok = !rt_mpi_max(receives && (!*all || !*at));
+    if (ok && to_all)
+        MPI_Allgatherv(buf, (int)len, MPI_BYTE, *all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+    else if (ok)
+        MPI_Gatherv(buf, (int)len, MPI_BYTE, *all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
     for (int r = 0; r <= mpi_size && ok && *at; r++) (*at)[r] = r < mpi_size ? (size_t)displs[r] : total;
     free(lens);
     free(counts);
@@ -300,6 +267,8 @@ int rt_mpi_gatherv(const void *buf, size_t len, void **all, size_t **at)
     }
     return ok ? 0 : -1;
 }
+
+int rt_mpi_gatherv(const void *buf, size_t len, void **all, size_t **at) { return gather_bytes(buf, len, all, at, 0); }
 
 int rt_mpi_starpu_init(struct starpu_conf *conf)
 {
@@ -604,11 +573,14 @@ int rt_mpi_size(void) { return 1; }
 void rt_mpi_bcast(void *buf, size_t len) { (void)buf; (void)len; }
 void rt_mpi_barrier(void) {}
 int rt_mpi_max(int v) { return v; }
-int rt_mpi_allgather(const void *mine, size_t len, void **all, size_t *alllen)
-{ return copy_bytes(mine, len, all, alllen); }
 int rt_mpi_agree_failure(resolution *res) { return res_failed(res); }
 void rt_mpi_gather_bytes(unsigned long long mine, unsigned long long *per_rank) { per_rank[0] = mine; }
 int rt_mpi_gatherv(const void *buf, size_t len, void **all, size_t **at) { return gather_copy(buf, len, all, at); }
+static int gather_bytes(const void *buf, size_t len, void **all, size_t **at, int to_all)
+{
+    (void)to_all;
+    return gather_copy(buf, len, all, at);
+}
 int rt_mpi_starpu_init(struct starpu_conf *conf) { return starpu_init(conf); }
 void rt_mpi_starpu_shutdown(void) { starpu_shutdown(); }
 rt_dist *rt_dist_new(resolution *res) { (void)res; return NULL; }
@@ -620,3 +592,12 @@ void rt_dist_submit_exchanges(rt_dist *d) { (void)d; }
 void rt_dist_finish(rt_dist *d, int verbose) { (void)d; (void)verbose; }
 
 #endif
+
+int rt_mpi_allgather(const void *mine, size_t len, void **all, size_t *alllen)
+{
+    size_t *at;
+    int rc = gather_bytes(mine, len, all, &at, 1);
+    *alllen = rc == 0 ? at[rt_mpi_size()] : 0;
+    free(at);
+    return rc;
+}

@@ -3,12 +3,12 @@
 # ranks write the massey files and stdout of one process, and say on stderr that they shared
 # the c's; a·b != 0 is refused in one line, exit 2; a 2-rank run stopped by --time-limit (exit
 # 3, one line, no table) and rerun until it ends writes the files of one process (through stem
-# 60: a run long enough to stop). Every mpirun has a time limit. Skipped without mpirun or
+# 70: a run long enough to stop, 2 ranks on 2 idle cores included). Every mpirun has a time limit. Skipped without mpirun or
 # without MPI in the binary (EXTFLOW_REQUIRE_MPI=1: a failure).
 . tests/lib.sh
 . tests/mpi.sh
 STEM=${MPI_MASSEY_STEM:-40}
-STOP_STEM=${MPI_MASSEY_STOP_STEM:-60}
+STOP_STEM=${MPI_MASSEY_STOP_STEM:-70}
 plan 11
 $EXTFLOW resolve --stem $STEM --out "$TMP/S_2" --quiet &&
     $EXTFLOW resolve --module C2 --stem $STEM --out "$TMP/C2" --quiet
