@@ -123,6 +123,16 @@ typedef struct milnor_term {
     uint32_t col_offset;            /* column of bit 0 of the product vector */
 } milnor_term;
 
+/* Where a planner appends jobs and terms (a row_build's group, a batch of pair_algebra.c):
+ * nterms says how many terms it holds, so that a job's first_term can name those appended
+ * after it; term and job append one (0, or -1 out of memory). */
+typedef struct milnor_sink {
+    void *ctx;
+    size_t (*nterms)(void *ctx);
+    int (*term)(void *ctx, milnor_term t);
+    int (*job)(void *ctx, milnor_row_job j);
+} milnor_sink;
+
 /* rows: njobs rows of stride_words words each, XORed into (caller zeroes them); with
  * stride_words 0 every job XORs into the one row at rows.
  * Jobs with several terms enumerate the R-halves of their Sq(R) once and test all terms

@@ -251,25 +251,38 @@ extern "C" int milnor_cuda_device_count(void)
     return n;
 }
 
+/* The launch behind both entries: a row per job (stride_words apart), or with one_row all the
+ * jobs into one row of stride_words words (the atomic kernel at stride 0: its rows coincide). */
+static int launch(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs, const milnor_term *terms,
+                  uint64_t *rows, uint32_t stride_words, int one_row, const milnor_cuda_cfg *cfg, cudaStream_t st)
+{
+    milnor_cuda_cfg c = cfg ? *cfg : default_cfg();
+    if (c.kernel == 0) c.kernel = default_cfg().kernel;
+    if (njobs == 0) return one_row ? (int)cudaMemsetAsync(rows, 0, (size_t)stride_words * sizeof *rows, st) : 0;
+    if (c.threads_per_job < 1 || c.threads_per_job > BLOCK || BLOCK % c.threads_per_job || c.nparts < 1)
+        return (int)cudaErrorInvalidValue;
+    if (c.kernel == MILNOR_CUDA_KERNEL_SHARED && !one_row)
+        return launch_shared(flat_basis, jobs, njobs, terms, rows, stride_words, &c, st);
+    uint64_t blocks = ((uint64_t)njobs * c.threads_per_job + BLOCK - 1) / BLOCK;
+    if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
+    cudaError_t e = cudaMemsetAsync(rows, 0, (size_t)(one_row ? 1 : njobs) * stride_words * sizeof *rows, st);
+    if (e != cudaSuccess) return (int)e;
+    mul_batch_kernel<<<(uint32_t)blocks, BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms, (unsigned long long *)rows,
+                                                         one_row ? 0 : stride_words, c.threads_per_job, c.nparts);
+    return (int)cudaGetLastError();
+}
+
 extern "C" int milnor_mul_batch_cuda_cfg(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
                                          const milnor_term *terms, uint64_t *rows, uint32_t stride_words,
                                          const milnor_cuda_cfg *cfg, void *stream)
 {
-    cudaStream_t st = (cudaStream_t)stream;
-    milnor_cuda_cfg c = cfg ? *cfg : default_cfg();
-    if (c.kernel == 0) c.kernel = default_cfg().kernel;
-    if (njobs == 0) return 0;
-    if (c.threads_per_job < 1 || c.threads_per_job > BLOCK || BLOCK % c.threads_per_job || c.nparts < 1)
-        return (int)cudaErrorInvalidValue;
-    if (c.kernel == MILNOR_CUDA_KERNEL_SHARED)
-        return launch_shared(flat_basis, jobs, njobs, terms, rows, stride_words, &c, st);
-    uint64_t blocks = ((uint64_t)njobs * c.threads_per_job + BLOCK - 1) / BLOCK;
-    if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
-    cudaError_t e = cudaMemsetAsync(rows, 0, (size_t)njobs * stride_words * sizeof *rows, st);
-    if (e != cudaSuccess) return (int)e;
-    mul_batch_kernel<<<(uint32_t)blocks, BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms, (unsigned long long *)rows,
-                                                         stride_words, c.threads_per_job, c.nparts);
-    return (int)cudaGetLastError();
+    return launch(flat_basis, jobs, njobs, terms, rows, stride_words, 0, cfg, (cudaStream_t)stream);
+}
+
+extern "C" int milnor_mul_batch_cuda_row(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
+                                         const milnor_term *terms, uint64_t *row, uint32_t row_words, void *stream)
+{
+    return launch(flat_basis, jobs, njobs, terms, row, row_words, 1, NULL, (cudaStream_t)stream);
 }
 
 extern "C" int milnor_mul_batch_cuda(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
@@ -291,8 +304,8 @@ extern "C" int milnor_mul_batch_cuda(const uint32_t *flat_basis, const milnor_ro
 
 extern "C" int milnor_mul_batch_cuda_host(const uint32_t *flat, size_t flat_words, const milnor_row_job *jobs,
                                           uint32_t njobs, const milnor_term *terms, size_t nterms,
-                                          uint64_t *rows, uint32_t stride_words, const milnor_cuda_cfg *cfg,
-                                          double *kernel_ms, char *err, size_t errlen)
+                                          uint64_t *rows, uint32_t stride_words, int one_row,
+                                          const milnor_cuda_cfg *cfg, double *kernel_ms, char *err, size_t errlen)
 {
     int rc = 0;
     uint32_t *d_flat = NULL;
@@ -300,7 +313,7 @@ extern "C" int milnor_mul_batch_cuda_host(const uint32_t *flat, size_t flat_word
     milnor_term *d_terms = NULL;
     uint64_t *d_rows = NULL;
     cudaEvent_t ev[2] = {NULL, NULL};
-    size_t rows_bytes = (size_t)njobs * stride_words * sizeof *rows;
+    size_t rows_bytes = (size_t)(one_row ? 1 : njobs) * stride_words * sizeof *rows;
     float ms = 0;
     CK(cudaMalloc((void **)&d_flat, flat_words * sizeof *flat));
     CK(cudaMalloc((void **)&d_jobs, (njobs ? njobs : 1) * sizeof *jobs));
@@ -313,7 +326,7 @@ extern "C" int milnor_mul_batch_cuda_host(const uint32_t *flat, size_t flat_word
     CK(cudaEventCreate(&ev[0]));
     CK(cudaEventCreate(&ev[1]));
     CK(cudaEventRecord(ev[0], 0));
-    CK((cudaError_t)milnor_mul_batch_cuda_cfg(d_flat, d_jobs, njobs, d_terms, d_rows, stride_words, cfg, NULL));
+    CK((cudaError_t)launch(d_flat, d_jobs, njobs, d_terms, d_rows, stride_words, one_row, cfg, NULL));
     CK(cudaEventRecord(ev[1], 0));
     CK(cudaEventSynchronize(ev[1]));
     CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
@@ -336,11 +349,13 @@ static __thread size_t verify_flat_words;
 
 extern "C" long milnor_mul_batch_cuda_verify(const uint32_t *flat_basis, const milnor_row_job *jobs,
                                              uint32_t njobs, const milnor_term *terms, size_t nterms,
-                                             const uint64_t *rows, uint32_t stride_words, void *stream)
+                                             const uint64_t *rows, uint32_t stride_words, int one_row,
+                                             void *stream)
 {
     cudaStream_t st = (cudaStream_t)stream;
     long result = -2;
-    size_t nwords = (size_t)njobs * stride_words;
+    uint32_t nrows = one_row ? 1 : njobs;
+    size_t nwords = (size_t)nrows * stride_words;
     milnor_row_job *h_jobs = (milnor_row_job *)malloc((njobs ? njobs : 1) * sizeof *h_jobs);
     milnor_term *h_terms = (milnor_term *)malloc((nterms ? nterms : 1) * sizeof *h_terms);
     uint64_t *gpu = (uint64_t *)malloc((nwords ? nwords : 1) * sizeof *gpu);
@@ -368,9 +383,9 @@ extern "C" long milnor_mul_batch_cuda_verify(const uint32_t *flat_basis, const m
         cudaMemcpy(gpu, rows, nwords * sizeof *gpu, cudaMemcpyDeviceToHost) != cudaSuccess)
         goto out;
     if (milnor_flat_view(verify_flat, verify_flat_words, &view, view_elts, view_dim) < 0) goto out;
-    milnor_mul_batch_search(&view, h_jobs, njobs, h_terms, cpu, stride_words);
+    milnor_mul_batch_search(&view, h_jobs, njobs, h_terms, cpu, one_row ? 0 : stride_words);
     result = -1;
-    for (uint32_t i = 0; i < njobs && result == -1; ++i)
+    for (uint32_t i = 0; i < nrows && result == -1; ++i)
         if (memcmp(gpu + (size_t)i * stride_words, cpu + (size_t)i * stride_words,
                    stride_words * sizeof *gpu) != 0)
             result = (long)i;

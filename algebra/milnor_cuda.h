@@ -68,20 +68,27 @@ int milnor_mul_batch_cuda_cfg(const uint32_t *flat_basis, const milnor_row_job *
 int milnor_mul_batch_cuda(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
                           const milnor_term *terms, uint64_t *rows, uint32_t stride_words, void *stream);
 
+/* The XOR of all njobs products into the one row of row_words words at row (zeroed first): a
+ * row_build's grouped row (stages/rowbuild.h). The atomic kernel, whatever the default. */
+int milnor_mul_batch_cuda_row(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
+                              const milnor_term *terms, uint64_t *row, uint32_t row_words, void *stream);
+
 /* Host arrays in, host rows out: copies to the device, launches, copies back, synchronously
- * (tests and benchmarks). flat is a host flat basis of flat_words words. On failure returns a
- * CUDA error code and writes a message into err. *kernel_ms gets the kernel's time (events). */
+ * (tests and benchmarks); one_row: as milnor_mul_batch_cuda_row (rows: one row of stride_words
+ * words). flat is a host flat basis of flat_words words. On failure returns a CUDA error code
+ * and writes a message into err. *kernel_ms gets the kernel's time (events). */
 int milnor_mul_batch_cuda_host(const uint32_t *flat, size_t flat_words, const milnor_row_job *jobs,
                                uint32_t njobs, const milnor_term *terms, size_t nterms,
-                               uint64_t *rows, uint32_t stride_words, const milnor_cuda_cfg *cfg,
+                               uint64_t *rows, uint32_t stride_words, int one_row, const milnor_cuda_cfg *cfg,
                                double *kernel_ms, char *err, size_t errlen);
 
 /* EXTFLOW_GPU_VERIFY: recomputes on the CPU the rows a launch on stream produced (waits for
- * it) and compares. Returns -1 if all rows agree, else the first differing row; a CUDA failure
- * returns -2. The basis is copied back once per calling thread. */
+ * it) and compares (one_row: the one row of milnor_mul_batch_cuda_row). Returns -1 if all rows
+ * agree, else the first differing row; a CUDA failure returns -2. The basis is copied back
+ * once per calling thread. */
 long milnor_mul_batch_cuda_verify(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
                                   const milnor_term *terms, size_t nterms, const uint64_t *rows,
-                                  uint32_t stride_words, void *stream);
+                                  uint32_t stride_words, int one_row, void *stream);
 
 #ifdef __cplusplus
 }

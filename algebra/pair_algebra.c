@@ -595,15 +595,6 @@ static int mul_batch_term(mul_batch *b, deg_t d, uint32_t idx, uint64_t col)
     return 0;
 }
 
-/* Appends the terms (d, j) for the bits j of v (dim A_d bits), product j at column col. */
-static int mul_batch_vector(mul_batch *b, const milnor_basis *A, const uint64_t *v, deg_t d, uint64_t col)
-{
-    for (size_t w = 0; w < words_of(A->dim[d]); w++)
-        for (uint64_t bits = v[w]; bits; bits &= bits - 1)
-            if (mul_batch_term(b, d, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), col) != 0) return -1;
-    return 0;
-}
-
 /* A job: Sq(R) (degree d, index idx) times the terms from position first on. */
 static int mul_batch_job(mul_batch *b, deg_t d, uint32_t idx, size_t first)
 {
@@ -737,44 +728,64 @@ int pair_sigma_mul_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t 
     return 0;
 }
 
+/* The sink of a mul_batch. */
+static size_t batch_nterms(void *ctx) { return ((mul_batch *)ctx)->nterms; }
+static int batch_term(void *ctx, milnor_term t) { return mul_batch_term(ctx, (deg_t)t.s_deg, t.s_idx, t.col_offset); }
+static int batch_job(void *ctx, milnor_row_job j)
+{
+    mul_batch *b = ctx;
+    if (b->njobs == b->jcap && grow_array((void **)&b->jobs, &b->jcap, sizeof *b->jobs) != 0) return -1;
+    b->jobs[b->njobs++] = j;
+    return 0;
+}
+
+/* A term per set bit of v (degree d) at column col, into the sink. */
+static int sink_vector(const milnor_sink *k, const milnor_basis *A, const uint64_t *v, deg_t d, uint64_t col)
+{
+    for (size_t w = 0; w < words_of(A->dim[d]); w++)
+        for (uint64_t bits = v[w]; bits; bits &= bits - 1)
+            if (k->term(k->ctx, (milnor_term){ (uint32_t)d, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)),
+                                              (uint32_t)col }) != 0)
+                return -1;
+    return 0;
+}
+
+/* A job: Sq(R) (degree d, index idx) times the sink's terms from position first on. */
+static int sink_job(const milnor_sink *k, deg_t d, uint32_t idx, size_t first)
+{
+    return k->job(k->ctx, (milnor_row_job){ (uint32_t)d, idx, (uint32_t)first, (uint32_t)(k->nterms(k->ctx) - first) });
+}
+
 /* A(a, e_i) for all i: the left factors Sq(R - e_1) (R in a) meet every e_i's twos, and the
  * basis elements of sum_R A(Sq R, Y_{k,l}) every e_i's ys[k][l]; one job per left factor and
  * term list (twos, then each (k, l)), the terms of all e_i in it. */
-int pair_a_mul_add_many(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
-                        const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, uint64_t *out)
+int pair_a_mul_plan(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                    const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, const milnor_sink *sink)
 {
     if (!n || !ne || a[0].degree == 0) return 0;
     deg_t da = a[0].degree;
-    uint64_t lo = UINT64_MAX;
-    for (uint32_t i = 0; i < ne; i++)
-        if (col_offset[i] < lo) lo = col_offset[i];
-    lo &= ~(uint64_t)63;
-    for (uint32_t i = 0; i < ne; i++)
-        if (col_offset[i] - lo + ((uint64_t)A->dim[da + e[i]->degree - 1]) > UINT32_MAX) return -1;
-    mul_batch b = { 0 };
     uint64_t *sum = NULL;
     int rc = -1;
     /* twos: Sq(R - e_1)·twos */
-    size_t first = 0;
+    size_t first = sink->nterms(sink->ctx);
     for (uint32_t i = 0; i < ne; i++)
-        if (mul_batch_vector(&b, A, e[i]->twos, e[i]->degree, col_offset[i] - lo) != 0) goto done;
-    if (b.nterms > first)
+        if (sink_vector(sink, A, e[i]->twos, e[i]->degree, col_offset[i]) != 0) goto done;
+    if (sink->nterms(sink->ctx) > first)
         for (uint32_t r = 0; r < n; r++) {
             milnor_elt R1 = a[r];
-            if (sub_slot(&R1, 1, 0) && mul_batch_job(&b, R1.degree, milnor_index(A, &R1), first) != 0) goto done;
+            if (sub_slot(&R1, 1, 0) && sink_job(sink, R1.degree, milnor_index(A, &R1), first) != 0) goto done;
         }
     /* Y terms: (sum over a's terms of A(Sq R, Y_{k,l}))·ys[k][l] */
     size_t sumw = 0;
     for (int k = 0; k < PAIR_MAX_K; k++)
         for (int l = k + 1; l < PAIR_MAX_K; l++) {
             deg_t day = da + (1 << k) + (1 << l) - 2;
-            first = b.nterms;
+            first = sink->nterms(sink->ctx);
             for (uint32_t i = 0; i < ne; i++)
                 if (k < e[i]->nk && l < e[i]->nl[k] &&
-                    mul_batch_vector(&b, A, e[i]->ys[k][l], e[i]->degree + 1 - (1 << k) - (1 << l),
-                                     col_offset[i] - lo) != 0)
+                    sink_vector(sink, A, e[i]->ys[k][l], e[i]->degree + 1 - (1 << k) - (1 << l), col_offset[i]) != 0)
                     goto done;
-            if (b.nterms == first) continue;
+            if (sink->nterms(sink->ctx) == first) continue;
             size_t aw = words_of(A->dim[day]);
             if (aw > sumw) {
                 uint64_t *ns = realloc(sum, (aw + 1) * sizeof *ns);
@@ -789,13 +800,39 @@ int pair_a_mul_add_many(const milnor_basis *A, pair_ay_cache *cache, const milno
             }
             for (size_t w = 0; w < aw; w++)
                 for (uint64_t bits = sum[w]; bits; bits &= bits - 1)
-                    if (mul_batch_job(&b, day, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), first) != 0)
-                        goto done;
+                    if (sink_job(sink, day, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), first) != 0) goto done;
         }
-    milnor_mul_batch(A, b.jobs, b.njobs, b.terms, out + (lo >> 6), 0);
     rc = 0;
 done:
     free(sum);
+    return rc;
+}
+
+/* pair_a_mul_plan into a batch whose columns start at the word of the lowest offset, multiplied
+ * into out from there. */
+int pair_a_mul_add_many(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                        const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, uint64_t *out)
+{
+    if (!n || !ne || a[0].degree == 0) return 0;
+    deg_t da = a[0].degree;
+    uint64_t lo = UINT64_MAX;
+    for (uint32_t i = 0; i < ne; i++)
+        if (col_offset[i] < lo) lo = col_offset[i];
+    lo &= ~(uint64_t)63;
+    uint64_t *rel = malloc(ne * sizeof *rel);
+    if (!rel) return -1;
+    for (uint32_t i = 0; i < ne; i++) {
+        rel[i] = col_offset[i] - lo;
+        if (rel[i] + ((uint64_t)A->dim[da + e[i]->degree - 1]) > UINT32_MAX) {
+            free(rel);
+            return -1;
+        }
+    }
+    mul_batch b = { 0 };
+    milnor_sink sink = { &b, batch_nterms, batch_term, batch_job };
+    int rc = pair_a_mul_plan(A, cache, a, n, e, rel, ne, &sink);
+    if (rc == 0) milnor_mul_batch(A, b.jobs, b.njobs, b.terms, out + (lo >> 6), 0);
+    free(rel);
     mul_batch_clear(&b);
     return rc;
 }

@@ -146,6 +146,12 @@ int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt
  * share them). The offsets lie within 2^32 bits of each other. 0, or -1 out of memory. */
 int pair_a_mul_add_many(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
                         const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, uint64_t *out);
+/* The products of pair_a_mul_add_many as jobs and terms into sink (every job XORs into one row;
+ * a term's column is col_offset[i] plus the product's index), for a multiply elsewhere (the
+ * codelet: d2's homotopy). The offsets and the products' widths must fit in 32 bits. 0, or -1
+ * out of memory. */
+int pair_a_mul_plan(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                    const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, const milnor_sink *sink);
 /* The same bits as pair_a_mul_add, one milnor_mul_into per pair of basis elements: the
  * reference path for the tests. */
 int pair_a_mul_add_pairwise(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,

@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         double ms[3];
         for (int rep = 0; rep < 3; ++rep)
             if (milnor_mul_batch_cuda_host(flat.data(), flat_words, jobs.data(), (uint32_t)jobs.size(), terms.data(),
-                                           terms.size(), rows2.data(), twos_at, NULL, &ms[rep], err,
+                                           terms.size(), rows2.data(), twos_at, 0, NULL, &ms[rep], err,
                                            sizeof err) != 0) {
                 fprintf(stderr, "pair_gpu_bench: %s\n", err);
                 return 1;

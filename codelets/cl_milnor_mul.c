@@ -82,7 +82,7 @@ static mul_buffers unpack(void *buffers[], const struct cl_milnor_mul_args *a)
         .terms = (const milnor_term *)STARPU_VECTOR_GET_PTR(buffers[2]),
         .nterms = STARPU_VECTOR_GET_NX(buffers[2]),
         .rows = (uint64_t *)STARPU_VECTOR_GET_PTR(buffers[3]),
-        .nrows = STARPU_VECTOR_GET_NX(buffers[3]) / a->stride,
+        .nrows = a->njobs ? a->njobs : STARPU_VECTOR_GET_NX(buffers[3]) / a->stride,
     };
 }
 
@@ -108,8 +108,8 @@ static void milnor_mul_cpu(void *buffers[], void *cl_arg)
     uint64_t t0 = cl_profile_start();
     mul_buffers m = unpack(buffers, a);
     if (!basis_view(m.flat, m.flat_words)) return;
-    memset(m.rows, 0, (size_t)m.nrows * a->stride * sizeof *m.rows);    /* W access: not zeroed */
-    milnor_mul_batch(&view, m.jobs, m.nrows, m.terms, m.rows, a->stride);
+    memset(m.rows, 0, (size_t)(a->njobs ? 1 : m.nrows) * a->stride * sizeof *m.rows);  /* W access: not zeroed */
+    milnor_mul_batch(&view, m.jobs, m.nrows, m.terms, m.rows, a->njobs ? 0 : a->stride);
     pairs_on_cpu += a->pairs;
     cl_profile_stop(PIECE_MUL_CPU, t0, a->s, a->t);
 }
@@ -121,7 +121,8 @@ static void milnor_mul_cuda(void *buffers[], void *cl_arg)
     uint64_t t0 = cl_profile_start();
     mul_buffers m = unpack(buffers, a);
     void *stream = starpu_cuda_get_local_stream();
-    int err = milnor_mul_batch_cuda(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, stream);
+    int err = a->njobs ? milnor_mul_batch_cuda_row(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, stream)
+                       : milnor_mul_batch_cuda(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, stream);
     if (err) {  /* StarPU cannot fail a task: the step that reads these rows fails the run */
         record_failure("a CUDA launch of the Milnor multiply failed (CUDA error %d)", err);
         return;
@@ -130,7 +131,7 @@ static void milnor_mul_cuda(void *buffers[], void *cl_arg)
     cl_profile_stop(PIECE_MUL_CUDA, t0, a->s, a->t);
     if (a->verify) {
         long bad = milnor_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride,
-                                                stream);
+                                                a->njobs != 0, stream);
         if (bad != -1)
             record_failure("EXTFLOW_GPU_VERIFY: %s (chunk at job %u, row %ld of %u)",
                            bad == -2 ? "could not read the GPU's result back" : "GPU and CPU rows differ",

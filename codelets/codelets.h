@@ -4,8 +4,9 @@
  *   cl_milnor_mul  rows of a packed F2 matrix = batched Milnor products (milnor_mul_batch).
  *                  Buffers: the flat Milnor basis (R, vector of uint32, milnor_flat_write;
  *                  registered once per run), jobs (R, vector of milnor_row_job), terms (R,
- *                  vector of milnor_term), rows (W, vector of uint64 words, nrows x stride).
- *                  cl_arg: struct cl_milnor_mul_args (scalars only). CPU and, where StarPU
+ *                  vector of milnor_term), rows (W, vector of uint64 words, nrows x stride;
+ *                  or one row of stride words, the XOR of all the chunk's njobs products: a
+ *                  row_build's grouped row). cl_arg: struct cl_milnor_mul_args (scalars only). CPU and, where StarPU
  *                  has CUDA, CUDA implementations (algebra/milnor_cuda.h), same bits.
  *   cl_chain_plan  a chain's plan (stages/chain.h: a resolution's step, a lift's target step,
  *                  d2's composites at a cell); its continuation submits the rest of the chain,
@@ -37,6 +38,7 @@ struct cl_milnor_mul_args {
     uint64_t pairs;             /* (job x term) pairs of the chunk: the perfmodel's size */
     int verify;                 /* EXTFLOW_GPU_VERIFY: recheck a CUDA result on the CPU */
     int s, t;                   /* the step's bidegree (cl_profile's per-bidegree times) */
+    uint32_t njobs;             /* 0: a row per job; else njobs jobs from row0 on, all into the one row */
 };
 
 extern struct starpu_codelet cl_milnor_mul;

@@ -28,6 +28,7 @@
 #define GPU_CHUNK_PAIRS (1u << 26)
 #define GPU_CHUNK_MAX_ROWS (1u << 20)
 #define SHARE_CHUNK_PAIRS (1u << 16)    /* CPU chunks of a GPU build's CPU share: ~10 ms each */
+#define GROUP_GPU_PAIRS (1u << 16)      /* a grouped row this large may go to a GPU */
 
 /* The mod-4 products of d2's composites (cl_pair_mul) by the same rule as a build's: with CUDA
  * workers a cell of at least PAIR_GPU_STEP_PAIRS pairs (EXTFLOW_GPU_PAIR_STEP_PAIRS) goes to
@@ -131,11 +132,48 @@ uint32_t rt_mul_chunk_rows(const row_build *b, uint32_t row0, uint64_t done, con
     return n;
 }
 
+/* One multiply task: rows [row0, row0 + n) of b (a row per job from job row0 on), or (njobs)
+ * the grouped row row0 of b, the XOR of njobs jobs from job0 on; its chunk handle is out's k-th. */
+static int submit_chunk(rt_mul *m, row_build *b, uint32_t k, uint32_t row0, uint32_t n, uint32_t job0, uint32_t njobs,
+                        uint64_t pairs, unsigned where, int s, int t, rt_chunks *out, char *err, size_t errlen)
+{
+    starpu_data_handle_t h;
+    starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&b->D, row0), n * b->D.stride,
+                                sizeof(uint64_t));
+    out->descr[k] = (struct starpu_data_descr){ h, STARPU_R };
+    out->n = k + 1;
+    struct cl_milnor_mul_args *args = malloc(sizeof *args);   /* freed by StarPU */
+    if (!args) {
+        snprintf(err, errlen, "out of memory submitting a multiply");
+        return -1;
+    }
+    *args = (struct cl_milnor_mul_args){ job0, b->D.stride, pairs, m->gpu_verify, s, t, njobs };
+    if (m->capture && !njobs) capture_chunk(m, b->jobs + row0, n, b->terms, b->D.stride);
+    int ret = starpu_task_insert(&cl_milnor_mul, STARPU_R, m->basis, STARPU_R, out->shared[0], STARPU_R,
+                                 out->shared[1], STARPU_W, h, STARPU_CL_ARGS, args, sizeof *args,
+                                 STARPU_EXECUTE_WHERE, (unsigned long long)where, STARPU_NAME, "milnor_mul", 0);
+    if (ret != 0) {
+        snprintf(err, errlen, "StarPU refused a milnor_mul task: %s", strerror(-ret));
+        return -1;
+    }
+    return 0;
+}
+
+/* Where a grouped row of this many pairs may run: as a build of its size would (rt_mul_chunking),
+ * on the GPUs from GROUP_GPU_PAIRS pairs on (one launch each: smaller ones cost more to launch
+ * than to compute on a CPU worker). */
+static unsigned group_where(const rt_mul *m, uint64_t pairs)
+{
+    if (m->basis_words[0] == MILNOR_FLAT_MAGIC_PROFILE || !m->ncuda || pairs < GROUP_GPU_PAIRS) return STARPU_CPU;
+    return m->gpu_by_size ? (m->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA) : STARPU_CPU | STARPU_CUDA;
+}
+
 int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (b->nrows == 0 || b->ncols == 0 || b->nterms == 0) return 0;
+    if (b->nrows + b->ngroups == 0 || b->ncols == 0 || b->nterms == 0) return 0;
     uint32_t nchunks = 0;
+    for (uint32_t g = 0; g < b->ngroups; g++) nchunks += b->group_job[g + 1] > b->group_job[g];
     uint64_t pairs, done = 0;
     unsigned where;
     rt_chunking cut = rt_mul_chunking(m, b, &pairs);
@@ -145,32 +183,22 @@ int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *e
         snprintf(err, errlen, "out of memory submitting a multiply");
         return -1;
     }
-    starpu_vector_data_register(&out->shared[0], STARPU_MAIN_RAM, (uintptr_t)b->jobs, b->nrows, sizeof *b->jobs);
+    starpu_vector_data_register(&out->shared[0], STARPU_MAIN_RAM, (uintptr_t)b->jobs, rb_njobs(b), sizeof *b->jobs);
     starpu_vector_data_register(&out->shared[1], STARPU_MAIN_RAM, (uintptr_t)b->terms, (uint32_t)b->nterms,
                                 sizeof *b->terms);
     done = 0;
-    for (uint32_t k = 0, row0 = 0; k < nchunks; k++, done += pairs) {
+    uint32_t k = 0;
+    for (uint32_t row0 = 0; row0 < b->nrows; k++, done += pairs) {
         uint32_t n = rt_mul_chunk_rows(b, row0, done, &cut, &pairs, &where);
-        starpu_data_handle_t h;
-        starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&b->D, row0), n * b->D.stride,
-                                    sizeof(uint64_t));
-        out->descr[k] = (struct starpu_data_descr){ h, STARPU_R };
-        out->n = k + 1;
-        struct cl_milnor_mul_args *args = malloc(sizeof *args);   /* freed by StarPU */
-        if (!args) {
-            snprintf(err, errlen, "out of memory submitting a multiply");
-            return -1;
-        }
-        *args = (struct cl_milnor_mul_args){ row0, b->D.stride, pairs, m->gpu_verify, s, t };
-        if (m->capture) capture_chunk(m, b->jobs + row0, n, b->terms, b->D.stride);
-        int ret = starpu_task_insert(&cl_milnor_mul, STARPU_R, m->basis, STARPU_R, out->shared[0], STARPU_R,
-                                     out->shared[1], STARPU_W, h, STARPU_CL_ARGS, args, sizeof *args,
-                                     STARPU_EXECUTE_WHERE, (unsigned long long)where, STARPU_NAME, "milnor_mul", 0);
-        if (ret != 0) {
-            snprintf(err, errlen, "StarPU refused a milnor_mul task: %s", strerror(-ret));
-            return -1;
-        }
+        if (submit_chunk(m, b, k, row0, n, row0, 0, pairs, where, s, t, out, err, errlen) != 0) return -1;
         row0 += n;
+    }
+    for (uint32_t g = 0; g < b->ngroups; g++) {     /* an empty one stays zero, as D was made */
+        uint32_t job0 = b->group_job[g], nj = b->group_job[g + 1] - job0;
+        pairs = rb_group_pairs(b, g);
+        if (nj && submit_chunk(m, b, k++, b->nrows + g, 1, job0, nj, pairs, group_where(m, pairs), s, t, out, err,
+                               errlen) != 0)
+            return -1;
     }
     return 0;
 }

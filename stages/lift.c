@@ -482,12 +482,23 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
             if (!rc) rc = apply_plan(set, f, i - 1, t + f->t0, &pm->V, tgt_dim, &p->b, pm->job_of);
         }
     }
+    for (int m = 0; m < set->nmaps && !rc; m++) {     /* planned extras: grouped rows, after every single one */
+        lift_plan_map *pm = &p->maps[m];
+        if (!pm->todo || !set->maps[m].extra_plan) continue;
+        pm->group0 = p->b.ngroups;
+        milnor_sink sink = rb_group_sink(&p->b);
+        for (uint32_t k = 0; k < pm->Y.rows && !rc; k++)
+            if (set->maps[m].extra_plan(set->maps[m].extra_ctx, i, t, k, &sink) != 0 || rb_group_end(&p->b) != 0) {
+                if (!lift_failed(set)) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
+                rc = -1;
+            }
+    }
     if (!rc && rb_alloc(&p->b, tgt_dim) != 0) {
         lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
         rc = -1;
     }
     for (int m = 0; m < set->nmaps && !rc; m++)
-        if (p->maps[m].todo && set->maps[m].extra) p->extra_rows += p->maps[m].Y.rows;
+        if (p->maps[m].todo && set->maps[m].extra && !set->maps[m].extra_plan) p->extra_rows += p->maps[m].Y.rows;
     if (!rc) {
         uint64_t pairs = rb_pairs(&p->b);
         pthread_mutex_lock(&set->lock);
@@ -518,7 +529,7 @@ int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint
     if (k == 0) p->split = 1;           /* (set before the finish reads it: it waits for every part) */
     for (int m = 0; m < set->nmaps && !rc && at < r1; m++) {
         lift_plan_map *pm = &p->maps[m];
-        if (!pm->todo || !set->maps[m].extra) continue;
+        if (!pm->todo || !set->maps[m].extra || set->maps[m].extra_plan) continue;
         uint32_t rows = pm->Y.rows;
         if (at + rows > r0) {
             if (!pm->E.data && rows && pm->Y.cols) {   /* the first part of this map allocates it */
@@ -538,7 +549,7 @@ int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint
 void lift_plan_multiply(lift_set *set, lift_plan *p)
 {
     double c0 = cpu_now(set);
-    rb_multiply(&p->b, &set->tgt->A, 0, p->b.nrows);
+    rb_multiply_all(&p->b, &set->tgt->A);
     p->cpu += cpu_now(set) - c0;
     uint64_t pairs = rb_pairs(&p->b);
     pthread_mutex_lock(&set->lock);
@@ -575,7 +586,9 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
         f2mat *Y = &pm->Y;
         apply_combine(&pm->V, pm->job_of, &p->b.D, Y);
         for (uint32_t k = 0; k < Y->rows && !rc; k++) {
-            if (set->maps[m].extra && p->split) {
+            if (set->maps[m].extra_plan)
+                f2vec_xor(f2mat_row(Y, k), f2mat_row(&p->b.D, p->b.nrows + pm->group0 + k), f2vec_words(tgt_dim));
+            else if (set->maps[m].extra && p->split) {
                 if (pm->E.data) f2vec_xor(f2mat_row(Y, k), f2mat_row(&pm->E, k), f2vec_words(tgt_dim));
                 else if (tgt_dim) rc = -1;  /* a part failed before it made E: the run has failed */
             } else if (set->maps[m].extra)
@@ -719,6 +732,7 @@ uint64_t lift_step_footprint(const lift_set *set, int i, deg_t t)
         deg_t T = t + f->t0;
         uint64_t z = res_ngens(set->src, s, T);
         rows += z + (i ? freemod_dim(&set->src->F[s - 1], T, T) : 0);   /* y, and the rows of f(d z) */
+        if (f->extra_plan) rows += z;                                       /* and of the extras */
     }
     /* the solve: [D^T | Y^T], dim F_{i-1} rows of dim F_i + y columns */
     return 4096 + 8 * (rows * words + below * ((dim + rows + 63) / 64));

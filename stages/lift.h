@@ -76,6 +76,12 @@ typedef struct lift_map {
                                  * it: a Massey product needs a few levels of a map) */
     lift_extra_fn extra;        /* NULL for a plain lift */
     void *extra_ctx;
+    /* NULL, or the extra term as Milnor products (set by the caller after lift_add_map): the
+     * jobs and terms whose products XOR to extra(z_k), columns over y's bits, appended to
+     * sink; the step plans them as one grouped row of its row_build per generator
+     * (stages/rowbuild.h), so the multiply codelet computes them with f(d z), on CPU or GPU
+     * workers. 0, or -1 to fail the step. */
+    int (*extra_plan)(void *extra_ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
     int (*in_region)(void *extra_ctx, int i, deg_t t);   /* NULL, or a further condition on the
                                  * steps (i, t) of this map (what its extra term reads must exist);
                                  * it must hold at (i-1, t-1) and (i, t-1) where it holds at (i, t) */
@@ -165,6 +171,7 @@ typedef struct lift_plan_map {
     int32_t *job_of;            /* per column of V: its row of b.D, or -1 (f(g') = 0) */
     f2mat Y;                    /* rows y_k, freemod_dim(F_{i-1}, t, t) bits */
     f2mat E;                    /* split extras (lift_plan.split): rows extra(z_k), as Y */
+    uint32_t group0;            /* extra_plan: extra(z_k) is grouped row group0 + k of b */
 } lift_plan_map;
 typedef struct lift_plan {
     row_build b;

@@ -103,28 +103,76 @@ int rb_push_term(row_build *b, milnor_term term)
     return rc;
 }
 
-int rb_push_job(row_build *b, milnor_row_job job)
+/* Appends a job at position n of b->jobs (grown and accounted as needed). */
+static int put_job(row_build *b, size_t n, milnor_row_job job)
 {
     size_t cap = b->jobcap;
-    milnor_row_job *nj = grow(b->jobs, b->nrows, &b->jobcap, sizeof *nj, 64);
+    milnor_row_job *nj = grow(b->jobs, n, &b->jobcap, sizeof *nj, 64);
     if (!nj) return -1;
     b->jobs = nj;
     if (b->jobcap != cap) account(b);
-    b->jobs[b->nrows++] = job;
+    b->jobs[n] = job;
     return 0;
+}
+
+int rb_push_job(row_build *b, milnor_row_job job)
+{
+    if (b->ngroups || put_job(b, b->nrows, job) != 0) return -1;   /* single rows come first */
+    b->nrows++;
+    return 0;
+}
+
+/* The grouped row being built: its jobs so far end at group_job[ngroups + 1] (kept there). */
+static int open_group(row_build *b)
+{
+    if (b->group_job && b->groupcap >= (size_t)b->ngroups + 2) return 0;
+    size_t cap = b->groupcap ? 2 * b->groupcap : 16;
+    uint32_t *g = realloc(b->group_job, cap * sizeof *g);
+    if (!g) return -1;
+    if (!b->group_job) g[0] = g[1] = b->nrows;
+    b->group_job = g;
+    b->groupcap = cap;
+    return 0;
+}
+
+static size_t sink_nterms(void *ctx) { return ((row_build *)ctx)->nterms; }
+static int sink_term(void *ctx, milnor_term t) { return rb_push_term(ctx, t); }
+static int sink_job(void *ctx, milnor_row_job j)
+{
+    row_build *b = ctx;
+    if (open_group(b) != 0 || put_job(b, b->group_job[b->ngroups + 1], j) != 0) return -1;
+    b->group_job[b->ngroups + 1]++;
+    return 0;
+}
+
+milnor_sink rb_group_sink(row_build *b) { return (milnor_sink){ b, sink_nterms, sink_term, sink_job }; }
+
+int rb_group_end(row_build *b)
+{
+    if (open_group(b) != 0) return -1;
+    b->ngroups++;
+    b->group_job[b->ngroups + 1] = b->group_job[b->ngroups];   /* the next group starts empty */
+    return 0;
+}
+
+uint64_t rb_group_pairs(const row_build *b, uint32_t g)
+{
+    uint64_t pairs = 0;
+    for (uint32_t j = b->group_job[g]; j < b->group_job[g + 1]; j++) pairs += b->jobs[j].n_terms;
+    return pairs;
 }
 
 uint64_t rb_pairs(const row_build *b)
 {
     uint64_t pairs = 0;
-    for (uint32_t r = 0; r < b->nrows; r++) pairs += b->jobs[r].n_terms;
+    for (uint32_t j = 0; j < rb_njobs(b); j++) pairs += b->jobs[j].n_terms;
     return pairs;
 }
 
 int rb_alloc(row_build *b, uint32_t ncols)
 {
     b->ncols = ncols;
-    return f2mat_init(&b->D, b->nrows, ncols);
+    return f2mat_init(&b->D, b->nrows + b->ngroups, ncols);
 }
 
 void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint32_t nrows)
@@ -133,11 +181,20 @@ void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint3
     milnor_mul_batch(A, b->jobs + row0, nrows, b->terms, f2mat_row(&b->D, row0), b->D.stride);
 }
 
+void rb_multiply_all(const row_build *b, const milnor_basis *A)
+{
+    rb_multiply(b, A, 0, b->nrows);
+    for (uint32_t g = 0; g < b->ngroups && b->ncols; g++)
+        milnor_mul_batch(A, b->jobs + b->group_job[g], b->group_job[g + 1] - b->group_job[g], b->terms,
+                         f2mat_row(&b->D, b->nrows + g), 0);
+}
+
 void rb_clear(row_build *b)
 {
     memacct_add(MEM_INFLIGHT, -(int64_t)b->accounted);
     free(b->jobs);
     free(b->terms);
+    free(b->group_job);
     f2mat_clear(&b->D);
     memset(b, 0, sizeof *b);
 }

@@ -28,6 +28,7 @@ int secondary_failed(secondary *sec)
 }
 
 static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y);
+static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
 
 int secondary_init(secondary *sec, const resolution *res, const char *outdir, char *error, size_t errlen)
 {
@@ -866,6 +867,7 @@ int secondary_run(secondary *sec, const chain_runner *runner)
 {
     const resolution *res = sec->res;
     d2_dag g = { .sec = sec, .homotopy = lift_step_kind };
+    sec->set.maps[0].extra_plan = sec->intermediates_cpu ? NULL : d2_extra_plan;
     sec_ops_init(&g.ops, sec);
     g.homotopy.name = "d2_homotopy";
     g.homotopy.deps = homotopy_deps;
@@ -903,9 +905,10 @@ static const sec_composite *composite_now(secondary *sec, int s, deg_t T)
     return sec->comp[cell];
 }
 
-/* The extra term of the homotopy at target (i, t): y ^= I(z_k), z_k the k-th generator of F_s,
- * s = i + 2, in degree T = t + 1; y over F_{s-3} in degree t. */
-static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
+/* The extra term of the homotopy at target (i, t): I(z_k), z_k the k-th generator of F_s,
+ * s = i + 2, in degree T = t + 1, over F_{s-3} in degree t: XORed into y (sink NULL), or its
+ * products planned into sink (pair_a_mul_plan: the multiply codelet's grouped row). */
+static int d2_intermediate(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y, const milnor_sink *sink)
 {
     secondary *sec = ctx;
     const resolution *res = sec->res;
@@ -957,7 +960,8 @@ static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
                 es[m] = &c->terms[m].e;
                 eoff[m] = freemod_offset(F3, t, c->terms[m].w, c->terms[m].index);
             }
-            rc = pair_a_mul_add_many(A, &sec->cache, a, na, es, eoff, c->n, y);
+            rc = sink ? pair_a_mul_plan(A, &sec->cache, a, na, es, eoff, c->n, sink)
+                      : pair_a_mul_add_many(A, &sec->cache, a, na, es, eoff, c->n, y);
         }
     }
     free(a);
@@ -965,6 +969,12 @@ static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
     free(eoff);
     if (rc && !secondary_failed(sec)) sec_fail(sec, "out of memory in d2's intermediate at (s=%d, t=%d)", s, (int)T);
     return rc;
+}
+
+static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y) { return d2_intermediate(ctx, i, t, k, y, NULL); }
+static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink)
+{
+    return d2_intermediate(ctx, i, t, k, NULL, sink);
 }
 
 int secondary_in_range(const secondary *sec, int s, deg_t t)

@@ -154,6 +154,10 @@ typedef struct secondary {
                                  * the σ terms at stem 80, for the GPU); 0 (the default, the faster
                                  * on CPUs and no slower on the H200): batched mod-2 products in
                                  * the finish */
+    int intermediates_cpu;      /* set by the caller: the homotopy's intermediate terms I(z) as
+                                 * batched products on the step's own worker (its parts); 0 (the
+                                 * default): planned as grouped rows of the step's multiply
+                                 * (lift_map.extra_plan), on CPU or GPU workers */
     int all_composites;         /* set by the caller: compute every composite, also those whose
                                  * homotopy steps are in the stage files (a secondary product reads
                                  * them) */

@@ -46,6 +46,24 @@ static void batch_random(const milnor_basis *A, batch *b, uint32_t ngens, uint32
     free(gdeg);
 }
 
+/* One row (milnor_mul_batch_cuda_row's path): the XOR of every job's products, GPU vs the CPU's
+ * search at stride 0; 1 equal, 0 not, -2 on CUDA failure. */
+static int compare_gpu_one_row(const milnor_basis *A, const uint32_t *flat, size_t words, const batch *b)
+{
+    uint64_t *cpu = rows_alloc(b->stride), *gpu = rows_alloc(b->stride);
+    char err[256] = "";
+    int same = -2;
+    milnor_mul_batch_search(A, b->jobs, b->njobs, b->terms, cpu, 0);
+    if (milnor_mul_batch_cuda_host(flat, words, b->jobs, b->njobs, b->terms, b->nterms, gpu, b->stride, 1, NULL, NULL,
+                                   err, sizeof err) == 0)
+        same = !memcmp(cpu, gpu, b->stride * sizeof *cpu);
+    else
+        diag("CUDA: %s", err);
+    free(cpu);
+    free(gpu);
+    return same;
+}
+
 /* GPU rows vs the CPU's search; returns the first differing row or -1 (-2 on CUDA failure). */
 static long compare_gpu(const milnor_basis *A, const uint32_t *flat, size_t words, const batch *b,
                         const milnor_cuda_cfg *cfg, double *ms)
@@ -53,7 +71,7 @@ static long compare_gpu(const milnor_basis *A, const uint32_t *flat, size_t word
     uint64_t *cpu = batch_search_rows(A, b), *gpu = rows_alloc((size_t)b->njobs * b->stride);
     char err[256] = "";
     long bad = -2;
-    if (milnor_mul_batch_cuda_host(flat, words, b->jobs, b->njobs, b->terms, b->nterms, gpu, b->stride, cfg, ms,
+    if (milnor_mul_batch_cuda_host(flat, words, b->jobs, b->njobs, b->terms, b->nterms, gpu, b->stride, 0, cfg, ms,
                                    err, sizeof err) == 0)
         bad = first_diff_row(cpu, gpu, b->njobs, b->stride);
     else
@@ -150,9 +168,16 @@ int main(void)
             if (bad >= 0) diag("row %ld differs", bad);
             batch_free(&b);
         }
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {  /* all jobs into one contended row */
+        batch_random(&A, &b, shapes[i][0], shapes[i][1], (deg_t)shapes[i][2], (deg_t)shapes[i][3]);
+        ok(compare_gpu_one_row(&A, flat, words, &b) == 1, "one row (a row_build's grouped row): %u jobs of a random "
+           "batch %u gens x <= %u terms XORed into it, GPU = CPU", b.njobs, shapes[i][0], shapes[i][1]);
+        batch_free(&b);
+    }
     b = (batch){ 0 };
     b.stride = 1;
     ok(compare_gpu(&A, flat, words, &b, NULL, &ms) == -1, "an empty batch launches nothing and succeeds");
+    ok(compare_gpu_one_row(&A, flat, words, &b) == 1, "an empty batch into one row zeroes it");
     free(flat);
     milnor_basis_clear(&A);
     return done_testing();

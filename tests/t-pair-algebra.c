@@ -321,11 +321,37 @@ static void random_bits(uint64_t *v, uint32_t bits)
     if (bits & 63) v[bits / 64] &= ((uint64_t)1 << (bits & 63)) - 1;
 }
 
-/* pair_a_mul_add_many (one milnor_mul_batch for several pair elements) against
+/* A sink into plain arrays (pair_a_mul_plan's jobs and terms). */
+typedef struct test_sink {
+    milnor_row_job jobs[4096];
+    milnor_term terms[16384];
+    size_t njobs, nterms;
+} test_sink;
+static size_t ts_nterms(void *ctx) { return ((test_sink *)ctx)->nterms; }
+static int ts_term(void *ctx, milnor_term t)
+{
+    test_sink *k = ctx;
+    if (k->nterms == sizeof k->terms / sizeof *k->terms) return -1;
+    k->terms[k->nterms++] = t;
+    return 0;
+}
+static int ts_job(void *ctx, milnor_row_job j)
+{
+    test_sink *k = ctx;
+    if (k->njobs == sizeof k->jobs / sizeof *k->jobs) return -1;
+    k->jobs[k->njobs++] = j;
+    return 0;
+}
+
+/* pair_a_mul_add_many (one milnor_mul_batch for several pair elements), and pair_a_mul_plan's
+ * jobs multiplied into one row by the reference search (the codelet's grouped row), against
  * pair_a_mul_add_pairwise on each, on random pair elements (random twos and Y vectors of
  * random degrees) and random sums a, at random column offsets. */
 static void test_a_mul_batched(void)
 {
+    static test_sink sink;
+    milnor_sink to = { &sink, ts_nterms, ts_term, ts_job };
+    int planned_bad = 0;
     pair_ay_cache cache;
     if (pair_ay_cache_init(&cache) != 0) bail("out of memory");
     int bad = 0, nonzero = 0, trials = 300;
@@ -352,6 +378,13 @@ static void test_a_mul_batched(void)
         int rc = pair_a_mul_add_many(&A, &cache, a, n, pe, off, ne, fast);
         for (uint32_t i = 0; i < ne; i++) rc |= pair_a_mul_add_pairwise(&A, &cache, a, n, &P[i], slow, off[i]);
         if (rc || memcmp(fast, slow, sizeof fast)) bad++;
+        uint64_t planned[VW + 8] = { 0 };
+        sink.njobs = sink.nterms = 0;
+        if (pair_a_mul_plan(&A, &cache, a, n, pe, off, ne, &to) != 0) planned_bad++;
+        else {
+            milnor_mul_batch_search(&A, sink.jobs, sink.njobs, sink.terms, planned, 0);
+            planned_bad += memcmp(planned, slow, sizeof planned) != 0;
+        }
         for (int w = 0; w < VW + 8; w++)
             if (fast[w]) {
                 nonzero++;
@@ -361,6 +394,8 @@ static void test_a_mul_batched(void)
     }
     ok(bad == 0 && nonzero > trials / 2, "batched A(a, e) equals the pairwise one on %d random cases of 1-3 pair "
        "elements (%d non-zero, %d differ)", trials, nonzero, bad);
+    ok(planned_bad == 0, "A(a, e) planned as jobs (pair_a_mul_plan) and multiplied into one row by the reference "
+       "search equals the pairwise one on the same %d cases (%d differ)", trials, planned_bad);
     pair_ay_cache_clear(&cache);
 }
 

@@ -10,7 +10,7 @@
 # at stem 60 against extflow's own kept outputs.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((24 + ROUNDS))
+plan $((25 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -77,6 +77,11 @@ rm -rf "$D/stages/lift"
 EXTFLOW_D2_Y=batch $EXTFLOW d2 "$D" --sseq-formats --quiet && cmp -s "$R/d2-S_2-stem60.csv" "$D/d2.csv" &&
     cmp -s "$R/secondary-S_2-stem60" "$D/secondary.txt"
 ok $? "stem 60, the composites' Y terms as mod-4 products in their batches (EXTFLOW_D2_Y=batch): the same d2.csv and secondary.txt"
+rm -rf "$D/stages/lift"
+EXTFLOW_D2_INTERMEDIATE=cpu $EXTFLOW d2 "$D" --product h0 --sseq-formats --quiet &&
+    cmp -s "$R/d2-S_2-stem60.csv" "$D/d2.csv" && cmp -s "$R/secondary-S_2-stem60" "$D/secondary.txt" &&
+    cmp -s "$R/secondary_product-h0-S_2-stem60" "$D/secondary_product-h0.txt"
+ok $? "stem 60, the homotopy's intermediate terms batched on the step's own worker (EXTFLOW_D2_INTERMEDIATE=cpu) instead of the multiply's grouped rows: the same d2.csv, secondary.txt and secondary_product-h0.txt"
 
 # Stem 80: the homotopy's larger steps split their extra terms, and the larger cells their
 # composites' Y terms, into parallel parts (none does at stem 60); d2.csv as before they did.

@@ -231,6 +231,10 @@ static const char *usage_text =
     "                 batched mod-2 products in the finish) or batch (as mod-4\n"
     "                 products beside the others, on the GPU where there is one;\n"
     "                 same results, not faster so far: docs/perf.md)\n"
+    "  EXTFLOW_D2_INTERMEDIATE  where d2's homotopy multiplies its intermediate\n"
+    "                 terms: multiply (default: planned as rows of the step's\n"
+    "                 multiply tasks, on the GPU where large) or cpu (batched in\n"
+    "                 the step's own tasks; same results)\n"
     "  EXTFLOW_LIFT_INLINE_PAIRS  a lift step (products, massey, d2) with fewer\n"
     "                 (job x term) pairs multiplies in its own task, others in\n"
     "                 multiply tasks (default: one CPU chunk, 12288, that no GPU\n"
@@ -579,6 +583,7 @@ static const env_var env_table[] = {
     { "EXTFLOW_GPU_SPLIT", ENV_SPLIT, 0, 0, NULL, "T,P: T threads per job dividing 256, P parts, 1 to 1024" },
     { "EXTFLOW_GPU_KERNEL", ENV_WORD, 0, 0, "atomic|shared", "atomic or shared" },
     { "EXTFLOW_D2_Y", ENV_WORD, 0, 0, "batch|cpu", "batch or cpu" },
+    { "EXTFLOW_D2_INTERMEDIATE", ENV_WORD, 0, 0, "multiply|cpu", "multiply or cpu" },
     COUNT("EXTFLOW_LIFT_INLINE_PAIRS", 0, "a number of (job x term) pairs, 0 or more"),
     { "EXTFLOW_MPI_OWNER", ENV_WORD, 0, 0, "pairs|rows|blocks", "pairs, rows or blocks" },
     { "EXTFLOW_MPI_BIND", ENV_WORD, 0, 0, "yes|no", "yes (the default) or no" },
@@ -2222,6 +2227,8 @@ static int cmd_d2(int argc, char **argv)
     if (rc) fprintf(stderr, "extflow: %s\n", err);
     else {
         sec.y_in_batch = yw && !strcmp(yw, "batch");
+        const char *iw = getenv("EXTFLOW_D2_INTERMEDIATE");    /* checked by check_env */
+        sec.intermediates_cpu = iw && !strcmp(iw, "cpu");
         uint64_t cuda0, cuda1, mod2;
         rt_chain_cuda_pairs(&mod2, &cuda0);
         chain_runner runner = lift_runner(&limits, o[QUIET].arg != NULL, "d2 steps");
