@@ -341,15 +341,17 @@ static void dd_fail(void *owner, const char *msg)
 static int dd_failed(void *owner) { return ((dd_checks *)owner)->failed; }
 
 /* Fills v->dd (DD_NONE where nothing is checked) at the bidegrees of this process's rows with
- * runner; 0, or -1 when the run failed or a check ran out of memory. */
+ * runner; 0, VERIFY_STOPPED (the runner stopped at its time limit), or -1 when the run failed or
+ * a check ran out of memory. */
 static int check_all_dd(verifier *v, const resolution *res, const chain_runner *runner)
 {
     memset(v->dd, DD_NONE, (size_t)(v->max_s + 1) * (v->max_t + 1));
     dd_checks k = { .res = res, .v = v, .dd = v->dd };
     chain_set set = { .owner = &k, .A = &res->A, .max_s = v->max_s, .max_t = v->max_t, .at = dd_at, .fail = dd_fail,
                       .failed = dd_failed };
-    if (chain_run(runner, &set) != 0 || k.failed)
-        return fail(v, "verify: %s", k.failed ? k.error : "the checks stopped before the end");
+    int rc = chain_run(runner, &set);
+    if (rc == 1 && !k.failed) return VERIFY_STOPPED;
+    if (rc != 0 || k.failed) return fail(v, "verify: %s", k.failed ? k.error : "the checks stopped before the end");
     for (int s = 0; s <= v->max_s; s++)
         for (int t = s; t <= v->max_t; t++)
             if (v->dd[cell(v, s, t)] == -1) return fail(v, "out of memory checking d∘d at (%d,%d)", s, t);
@@ -399,7 +401,7 @@ static int verdict_now(verifier *v, const char *fmt, ...)
 }
 
 /* Loads DIR as every process does and runs the checks of this process's rows. 0; 1 after a
- * verdict (verdict_now); -1 on a failure (v->error). */
+ * verdict (verdict_now); VERIFY_STOPPED at the runner's time limit; -1 on a failure (v->error). */
 static int load_and_check(verifier *v, resolution *res, const chain_runner *runner)
 {
     char err[4300];
@@ -439,7 +441,8 @@ static int load_and_check(verifier *v, resolution *res, const chain_runner *runn
     v->loaded = res_load_stages(res);
     if (res_failed(res)) return fail(v, "%s", res->error);
     stage_journal_read(v->dir, v->module, v->alg, mark_record, v, &v->jbad);
-    return check_all_dd(v, res, runner) != 0 || check_files(v, res, 1) != 0 ? -1 : 0;
+    int rc = check_all_dd(v, res, runner);
+    return rc != 0 ? rc : check_files(v, res, 1) != 0 ? -1 : 0;
 }
 
 /* Which bidegrees res holds, with the extents: what every process must have loaded alike. */
@@ -495,6 +498,8 @@ static int take_checks(verifier *v, const resolution *res, entry **byname[NKINDS
     if (!f || fread(&theirs, sizeof theirs, 1, f) != 1 || fread(&fp, sizeof fp, 1, f) != 1 ||
         getdelim(&msg, &cap, '\0', f) < 0)
         rc = fail(v, "rank %d: out of memory verifying %s", r, v->dir);
+    else if (theirs == VERIFY_STOPPED)
+        rc = VERIFY_STOPPED;
     else if (theirs != 0)
         rc = fail(v, "rank %d: %s", r, msg);
     else if (fp != fingerprint(v, res))
@@ -622,7 +627,7 @@ int verify_dir(const char *dir, FILE *out, const chain_runner *runner, const ver
     if (share->size > 1) rc = combine(&v, &res, rc);
     if (share->rank == 0 && rc == 0) rc = report(&v, &res);
     else if (share->rank == 0 && rc < 0) fprintf(stderr, "extflow: %s\n", v.error);
-    rc = rc != 0;
+    rc = rc == VERIFY_STOPPED ? VERIFY_STOPPED : rc != 0;
     if (share->size > 1) rc = share->max(share->rank == 0 ? rc : 0);     /* process 0's verdict */
     if (v.have_res) res_clear(&res);
     for (int k = 0; k < NKINDS; k++) {

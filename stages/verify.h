@@ -45,6 +45,9 @@ typedef struct verify_share {
  * (out of memory, a process that failed, or that found other files) is one line on process
  * 0's stderr, no report; the return is 1 then, on every process. */
 int verify_dir(const char *dir, FILE *out, const chain_runner *runner, const verify_share *share);
+/* verify_dir's return when its runner stopped at the time limit (--time-limit; on any process)
+ * before the checks ended: no report, nothing on stderr (the caller says it), on every process. */
+#define VERIFY_STOPPED 3
 /* A module's directory: the module from DIR/module.json, which must be the one the stage
  * files were computed for (module: their module id). 0, or -1 with a reason in err. */
 int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es);

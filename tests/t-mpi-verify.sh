@@ -10,7 +10,7 @@
 STEM=${MPI_VERIFY_STEM:-40}
 . tests/mpi.sh
 SHIM=${FAULT_SHIM:-build/tests/faultshim.so}
-plan 10
+plan 11
 # verify DIR on NP ranks (1: no mpirun): stdout, then "exit N", into FILE; stderr into FILE.err
 verify_on() {   # verify_on NP DIR FILE
     if [ "$1" = 1 ]; then $EXTFLOW verify "$2" > "$3" 2> "$3.err"; else mpi "$1" -q $EXTFLOW verify "$2" > "$3" 2> "$3.err"; fi
@@ -96,4 +96,11 @@ for q in 1 2 3 4; do
 done
 [ -n "$count" ] && [ $bad -eq 0 ]
 ok $? "rank 1 out of memory at 4 points of its $count allocations: one line from rank 0, exit 1$seen"
+# --time-limit on 2 ranks, a run long enough to stop: exit 3 on every rank, one line from rank 0,
+# no report
+$EXTFLOW resolve --stem ${MPI_VERIFY_STOP_STEM:-100} --out "$TMP/big" --quiet
+mpi 2 -q $EXTFLOW verify "$TMP/big" --time-limit 1 > "$TMP/o" 2> "$TMP/e"
+rc=$?
+[ $rc -eq 3 ] && [ ! -s "$TMP/o" ] && [ "$(wc -l < "$TMP/e")" -eq 1 ] && grep -q "^extflow: verify stopped at the time limit" "$TMP/e"
+ok $? "2 ranks, --time-limit 1 at stem ${MPI_VERIFY_STOP_STEM:-100}: exit 3, one line from rank 0, no report (exit $rc)"
 done_testing

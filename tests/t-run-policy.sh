@@ -1,12 +1,12 @@
 #!/bin/sh
-# The run policy of products, massey and d2 (the chain runner's, as resolve's): runs stopped by
+# The run policy of products, massey, d2 and verify (the chain runner's, as resolve's): runs stopped by
 # --time-limit (exit 3, one line, no table written) and rerun until done, and runs killed at a
 # random moment and rerun, end with tables byte-identical to an uninterrupted run's; a small
 # --memory gives the same tables; a bad --memory or --time-limit is a usage error; on a terminal
 # the progress line names the steps.
 . tests/lib.sh
 STEM=${POLICY_TEST_STEM:-70}
-plan 16
+plan 19
 $EXTFLOW resolve --stem $STEM --out "$TMP/res" --quiet
 ok $? "resolve through stem $STEM"
 seed=${SEED:-$$}
@@ -60,6 +60,25 @@ run_case products products.csv --class h0 --class h1 --class h2 --class c0=8,3 -
 run_case massey massey-h0-h1.csv --a h0 --b h1
 run_case d2 d2.csv
 
+# verify keeps no state: under --memory it reports the same; stopped by --time-limit it writes no
+# report (exit 3, one line) on a run long enough to stop (stem 100); killed, a rerun reports the same
+$EXTFLOW verify "$TMP/res" --quiet > "$TMP/verify-full" && $EXTFLOW verify "$TMP/res" --quiet --memory 40M > "$TMP/verify-mem" &&
+    cmp -s "$TMP/verify-full" "$TMP/verify-mem" && grep -q "0 problems: ok" "$TMP/verify-full"
+ok $? "verify --memory 40M: the same report ($(sed 's/.*; //' "$TMP/verify-full"))"
+$EXTFLOW resolve --stem ${POLICY_VERIFY_STEM:-100} --out "$TMP/res100" --quiet
+$EXTFLOW verify "$TMP/res100" --quiet --time-limit 1 > "$TMP/verify-tl" 2> "$TMP/err"
+rc=$?
+[ $rc -eq 3 ] && [ ! -s "$TMP/verify-tl" ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] &&
+    grep -q "^extflow: verify stopped at the time limit" "$TMP/err" &&
+    $EXTFLOW verify "$TMP/res100" --quiet --time-limit 100000 > "$TMP/verify-tl" && grep -q "0 problems: ok" "$TMP/verify-tl"
+ok $? "verify --time-limit 1 at stem ${POLICY_VERIFY_STEM:-100}: exit 3, one line, no report (exit $rc; $(cut -c1-60 "$TMP/err")); with time enough: ok"
+$EXTFLOW verify "$TMP/res100" --quiet > /dev/null &
+pid=$!
+sleep 1
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+$EXTFLOW verify "$TMP/res100" --quiet > "$TMP/verify-again" && cmp -s "$TMP/verify-tl" "$TMP/verify-again"
+ok $? "verify killed after 1 s and rerun: the same report"
 $EXTFLOW products "$TMP/res" --class h0 --time-limit 0 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "time-limit" "$TMP/err"
 ok $? "products --time-limit 0: usage error"
@@ -72,6 +91,6 @@ if command -v script >/dev/null 2>&1; then
     grep -q "lift steps" "$TMP/tty.out"
     ok $? "products on a terminal: a progress line over the lift steps"
 else
-    echo "ok 16 # skip no script(1)"
+    echo "ok 19 # skip no script(1)"
 fi
 done_testing

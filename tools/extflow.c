@@ -108,6 +108,10 @@ static const char *usage_text =
     "             report is the same for any number of workers, and of ranks\n"
     "             (mpirun: several machines below). While another run holds\n"
     "             DIR: one line, exit 2\n"
+    "      --memory SIZE      as for resolve: the checks wait to stay under it\n"
+    "      --time-limit SEC   after SEC seconds no check starts; exit 3, one line,\n"
+    "                         no report (a rerun checks everything again)\n"
+    "      --quiet            no progress line\n"
     "  export     DIR --json [--out FILE]: write the chart's JSON document\n"
     "             (classes, h0, h1, h2 products, DIR/products.csv and DIR/d2.csv\n"
     "             when present; the one chart.html embeds; schema/chart-json.md)\n"
@@ -1391,12 +1395,17 @@ static int verify_owner(int s, int ranks, int max_s) { return rt_mpi_owner(OWNER
  * checks the rows it owns and rank 0 alone prints: the same report and status as one process. */
 static int cmd_verify(int argc, char **argv)
 {
-    cli_opt o[] = { { NULL, 0, NULL } };
+    enum { MEMORY, TIME_LIMIT, QUIET, NOPTS };
+    cli_opt o[] = { [MEMORY] = { "--memory", 1, NULL }, [TIME_LIMIT] = { "--time-limit", 1, NULL },
+                    [QUIET] = { "--quiet", 0, NULL }, [NOPTS] = { NULL, 0, NULL } };
+    double began = monotonic_s();      /* --time-limit counts from here */
     const char *dir;
+    chain_policy limits;
     int npos, prc = parse_args("verify", argc, argv, o, &dir, 1, &npos);
     if (prc >= 0) return prc;
     if (npos != 1) return usage_error("verify: DIR expected");
     if ((prc = check_env(0)) != 0) return prc;
+    if ((prc = parse_limits(o[MEMORY].arg, o[TIME_LIMIT].arg, began, &limits)) != 0) return prc;
     int rank = rt_mpi_rank();
     struct { long holder; uint32_t prime; } seen = { 0, 2 };   /* rank 0 looks for all */
     if (rank == 0 && !(seen.holder = outdir_holder(dir))) seen.prime = manifest_prime(dir);
@@ -1421,11 +1430,13 @@ static int cmd_verify(int argc, char **argv)
         if (started) rt_shutdown();
         return 1;
     }
-    chain_policy limits = { .start = monotonic_s() };
-    chain_runner runner = lift_runner(&limits, rank != 0, "bidegrees checked");
+    chain_runner runner = lift_runner(&limits, rank != 0 || o[QUIET].arg, "bidegrees checked");
     verify_share share = { rank, rt_mpi_size(), verify_owner, rt_mpi_gatherv, rt_mpi_max };
     int rc = verify_dir(dir, stdout, &runner, &share);
     rt_shutdown();
+    if (rc == VERIFY_STOPPED && rank == 0)
+        fprintf(stderr, "extflow: verify stopped at the time limit after %.1f s, before its checks ended; no report "
+                "(verify keeps nothing: a rerun checks everything again)\n", monotonic_s() - limits.start);
     return rc;
 }
 
