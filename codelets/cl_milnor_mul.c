@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "algebra/latch.h"
 #include "algebra/pair_algebra.h"
 #ifdef STARPU_USE_CUDA
 #include "algebra/milnor_cuda.h"
@@ -34,24 +35,9 @@ void cl_pair_mul_stats(uint64_t *cpu_pairs, uint64_t *cuda_pairs)
 
 /* The first failure of a multiply task (its rows are then wrong): the next piece of the step
  * reads it (cl_milnor_mul_failed) and fails the run, so no result is built on those rows. */
-static pthread_mutex_t failure_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic int failed;
-static char failure[256];
+static fail_latch failure = FAIL_LATCH_INIT;
 
-static void record_failure(const char *fmt, ...)
-{
-    va_list ap;
-    pthread_mutex_lock(&failure_lock);
-    if (!failed) {
-        va_start(ap, fmt);
-        vsnprintf(failure, sizeof failure, fmt, ap);
-        va_end(ap);
-        failed = 1;
-    }
-    pthread_mutex_unlock(&failure_lock);
-}
-
-const char *cl_milnor_mul_failed(void) { return failed ? failure : NULL; }
+const char *cl_milnor_mul_failed(void) { return latch_is_set(&failure) ? failure.msg : NULL; }
 
 /* The basis view of the flat buffer, rebuilt only when a worker meets another buffer: another
  * address, or (a later run's buffer at a freed one's address) another size or degree. */
@@ -91,7 +77,7 @@ static const milnor_basis *basis_view(const uint32_t *flat, size_t words)
 {
     if (view_of != flat || view_words != words || view_degree != flat[1]) {
         if (milnor_flat_view(flat, words, &view, view_elts, view_dim) < 0) {
-            record_failure("internal error: the Milnor basis buffer is malformed");
+            latch_set(&failure, "internal error: the Milnor basis buffer is malformed");
             view_of = NULL;
             return NULL;
         }
@@ -124,7 +110,7 @@ static void milnor_mul_cuda(void *buffers[], void *cl_arg)
     int err = a->njobs ? milnor_mul_batch_cuda_row(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, stream)
                        : milnor_mul_batch_cuda(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, stream);
     if (err) {  /* StarPU cannot fail a task: the step that reads these rows fails the run */
-        record_failure("a CUDA launch of the Milnor multiply failed (CUDA error %d)", err);
+        latch_set(&failure, "a CUDA launch of the Milnor multiply failed (CUDA error %d)", err);
         return;
     }
     pairs_on_cuda += a->pairs;
@@ -133,7 +119,7 @@ static void milnor_mul_cuda(void *buffers[], void *cl_arg)
         long bad = milnor_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride,
                                                 a->njobs != 0, stream);
         if (bad != -1)
-            record_failure("EXTFLOW_GPU_VERIFY: %s (chunk at job %u, row %ld of %u)",
+            latch_set(&failure, "EXTFLOW_GPU_VERIFY: %s (chunk at job %u, row %ld of %u)",
                            bad == -2 ? "could not read the GPU's result back" : "GPU and CPU rows differ",
                            a->row0, bad, m.nrows);
     }
@@ -202,7 +188,7 @@ static void pair_mul_cuda(void *buffers[], void *cl_arg)
                                        (uint64_t *)STARPU_VECTOR_GET_PTR(buffers[3]), 0, a->twos_at, NULL,
                                        starpu_cuda_get_local_stream());
     if (err) {
-        record_failure("a CUDA launch of the mod-4 Milnor multiply failed (CUDA error %d)", err);
+        latch_set(&failure, "a CUDA launch of the mod-4 Milnor multiply failed (CUDA error %d)", err);
         return;
     }
     mod4_on_cuda += a->pairs;

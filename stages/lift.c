@@ -19,24 +19,13 @@
 
 void lift_fail(lift_set *set, const char *fmt, ...)
 {
-    pthread_mutex_lock(&set->lock);
-    if (!set->failed) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(set->error, sizeof set->error, fmt, ap);
-        va_end(ap);
-        set->failed = 1;
-    }
-    pthread_mutex_unlock(&set->lock);
+    va_list ap;
+    va_start(ap, fmt);
+    latch_vset(&set->fail, fmt, ap);
+    va_end(ap);
 }
 
-int lift_failed(lift_set *set)
-{
-    pthread_mutex_lock(&set->lock);
-    int f = set->failed;
-    pthread_mutex_unlock(&set->lock);
-    return f;
-}
+int lift_failed(lift_set *set) { return latch_is_set(&set->fail); }
 
 uint32_t lift_key_hash(const char *key)
 {
@@ -62,6 +51,7 @@ int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, c
     set->tgt = tgt;
     set->ncells = ((size_t)tgt->max_s + 1) * ((size_t)tgt->max_n + 1);
     pthread_mutex_init(&set->lock, NULL);
+    latch_init(&set->fail);
     if (outdir && *outdir) snprintf(set->outdir, sizeof set->outdir, "%s", outdir);
     set->preimage_cache = preimage_cache_new(tgt);
     return set->preimage_cache ? 0 : -1;
@@ -79,6 +69,7 @@ void lift_set_clear(lift_set *set)
     free(set->maps);
     preimage_cache_free(set->preimage_cache);
     pthread_mutex_destroy(&set->lock);
+    latch_destroy(&set->fail);
     memset(set, 0, sizeof *set);
 }
 

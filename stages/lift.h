@@ -56,6 +56,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "algebra/f2mat.h"
+#include "algebra/latch.h"
 #include "stages/chain.h"
 #include "stages/preimage.h"
 #include "stages/resolution.h"
@@ -96,9 +97,8 @@ typedef struct lift_set {
     lift_map *maps;
     size_t ncells;              /* (tgt->max_s + 1) x (tgt->max_n + 1) */
     char outdir[4096];          /* "" : no stage files */
-    pthread_mutex_t lock;
-    int failed;
-    char error[600];
+    pthread_mutex_t lock;       /* the statistics below */
+    fail_latch fail;            /* the first failure (lift_fail): fail.msg says why */
     long loaded, computed, damaged, qis;   /* statistics: non-zero cells loaded / computed, files
                                          * found bad, solves of d_i (either way) */
     double qi_seconds;          /* wall time spent solving (all threads added) */
@@ -205,7 +205,7 @@ typedef struct lift_step_ctx {
 extern const chain_kind lift_step_kind;
 chain_set lift_chain_set(lift_set *set);
 /* Runs every step of the set with runner; 0, 1 (stopped at the time limit: what finished is in
- * the stage files) or -1 (set->error says why). */
+ * the stage files) or -1 (set->fail.msg says why). */
 int lift_run(lift_set *set, const chain_runner *runner);
 /* Before a run: does step (i, t) have a map to compute (a generator, a non-zero target, no stage
  * file to load)? */
@@ -214,7 +214,7 @@ int lift_step_pending(const lift_set *set, int i, deg_t t);
 uint64_t lift_step_footprint(const lift_set *set, int i, deg_t t);
 void lift_fail(lift_set *set, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int lift_failed(lift_set *set);
-/* 0, or -1 when a step has failed (set->error says why). */
+/* 0, or -1 when a step has failed (set->fail.msg says why). */
 int lift_flush(lift_set *set);
 
 /* Y's row k = f_j(v_k) for map f, v_k = V's row k: an element of source F_{s0+j} in degree T

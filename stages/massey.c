@@ -40,7 +40,7 @@ static int homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, uint64_t *y)
     }
     memcpy(f2mat_row(&V, 0), f2mat_row(v, k), f2vec_words(v->cols) * sizeof(uint64_t));
     int rc = lift_apply(h->set1, &h->set1->maps[h->mb], i - 1, tcdeg, &V, &Y);
-    if (rc != 0) lift_fail(h->home, "%s", h->set1->error);
+    if (rc != 0) lift_fail(h->home, "%s", h->set1->fail.msg);
     for (uint32_t c = below; c < all && !rc; c++)
         if (f2mat_get(&Y, 0, c)) {
             lift_fail(h->home, "internal error: f_b f_c(z) at (%d, %d) has a unit component", i, (int)t);
@@ -101,7 +101,7 @@ static void factor_rows(const factor_src *fs, int mx, const product_class *x, in
 static int run_set(lift_set *set, const chain_runner *runner, char *err, size_t errlen)
 {
     int rc = lift_run(set, runner);
-    if (rc < 0) snprintf(err, errlen, "%s", set->error);
+    if (rc < 0) snprintf(err, errlen, "%s", set->fail.msg);
     if (rc == 1) snprintf(err, errlen, "stopped at the time limit");
     return rc < 0 ? -1 : rc == 1 ? MASSEY_STOPPED : 0;
 }

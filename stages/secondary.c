@@ -8,23 +8,15 @@
 static void sec_fail(secondary *sec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sec_fail(secondary *sec, const char *fmt, ...)
 {
-    pthread_mutex_lock(&sec->lock);
-    if (!sec->failed) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(sec->error, sizeof sec->error, fmt, ap);
-        va_end(ap);
-        sec->failed = 1;
-    }
-    pthread_mutex_unlock(&sec->lock);
+    va_list ap;
+    va_start(ap, fmt);
+    latch_vset(&sec->fail, fmt, ap);
+    va_end(ap);
 }
 
 int secondary_failed(secondary *sec)
 {
-    pthread_mutex_lock(&sec->lock);
-    int f = sec->failed;
-    pthread_mutex_unlock(&sec->lock);
-    return f || lift_failed(&sec->set);
+    return latch_is_set(&sec->fail) || lift_failed(&sec->set);
 }
 
 static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y);
@@ -35,6 +27,7 @@ int secondary_init(secondary *sec, const resolution *res, const char *outdir, ch
     memset(sec, 0, sizeof *sec);
     sec->res = res;
     pthread_mutex_init(&sec->lock, NULL);
+    latch_init(&sec->fail);
     pthread_mutex_init(&sec->late_lock, NULL);
     lift_set_init(&sec->set, res, res, outdir ? outdir : "");
     if (res->A.profile.len || res->A.profile.truncated) {
@@ -95,6 +88,7 @@ void secondary_clear(secondary *sec)
     pair_ay_cache_clear(&sec->cache);
     lift_set_clear(&sec->set);
     pthread_mutex_destroy(&sec->lock);
+    latch_destroy(&sec->fail);
     pthread_mutex_destroy(&sec->late_lock);
     memset(sec, 0, sizeof *sec);
 }
@@ -890,7 +884,7 @@ int secondary_run(secondary *sec, const chain_runner *runner)
 
 /* The composites at (s, T): those computed, or (a step whose stage file was found damaged when
  * it was loaded, after the run had left out the composites it reads) computed now, on this
- * thread, once. NULL on failure (sec->error says why). */
+ * thread, once. NULL on failure (sec->fail.msg says why). */
 static const sec_composite *composite_now(secondary *sec, int s, deg_t T)
 {
     const resolution *res = sec->res;

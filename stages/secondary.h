@@ -144,10 +144,9 @@ typedef struct secondary {
     pair_ay_cache cache;
     sec_composite **comp;       /* per cell res_cell(s, T), s >= 2: ngens(s, T) composites */
     lift_set set;               /* map 0: the homotopy h (key "d2") */
-    pthread_mutex_t lock;
+    pthread_mutex_t lock;       /* composites (the count) */
     pthread_mutex_t late_lock;  /* composites computed late, by a homotopy step (secondary.c) */
-    int failed;
-    char error[600];
+    fail_latch fail;            /* the first failure: fail.msg says why */
     long composites;            /* generators whose composite was computed */
     int y_in_batch;             /* set by the caller: the composites' Y terms go into their batches
                                  * (sec_batch_plan_y: mod-4 products, seven times as many pairs as
@@ -174,11 +173,11 @@ void secondary_clear(secondary *sec);
 /* Does the composite of cell (s, T) have to be computed (some homotopy step reads it)? */
 int secondary_needs_composite(const secondary *sec, int s, deg_t T);
 /* The plan of the composites at (s, T), s >= 2 (a batch, see above; NULL when the cell has no
- * generator or on failure: sec->error says why). */
+ * generator or on failure: sec->fail.msg says why). */
 sec_batch *secondary_composite_plan(secondary *sec, int s, deg_t T);
 /* The finish: the composites of the cell from b's multiplied rows, into sec->comp; frees b.
  * why non-NULL: the multiply failed (why says how), recorded as the run's failure. 0, or -1
- * (sec->error says why). */
+ * (sec->fail.msg says why). */
 int secondary_composite_finish(secondary *sec, sec_batch *b, const char *why);
 int secondary_failed(secondary *sec);
 
@@ -228,7 +227,7 @@ int secondary_run_composites(secondary *sec, const uint8_t *cells, const chain_r
 int secondary_pack_composites(const secondary *sec, const uint8_t *cells, FILE *out);
 /* The composites of such bytes into sec->comp (counted in sec->composites); their cells count
  * as done for secondary_run. 0, or -1 (out of memory, bytes not of that form, or a cell that
- * sec->comp holds already: sec->error says which). */
+ * sec->comp holds already: sec->fail.msg says which). */
 int secondary_unpack_composites(secondary *sec, FILE *in);
 
 /* Is d2 of the classes at (s, t) computed (both ends resolved, s >= 1)? */

@@ -7,23 +7,15 @@
 static void sp_fail(sec_product *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sp_fail(sec_product *p, const char *fmt, ...)
 {
-    pthread_mutex_lock(&p->lock);
-    if (!p->failed) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(p->error, sizeof p->error, fmt, ap);
-        va_end(ap);
-        p->failed = 1;
-    }
-    pthread_mutex_unlock(&p->lock);
+    va_list ap;
+    va_start(ap, fmt);
+    latch_vset(&p->fail, fmt, ap);
+    va_end(ap);
 }
 
 int sec_product_failed(sec_product *p)
 {
-    pthread_mutex_lock(&p->lock);
-    int f = p->failed;
-    pthread_mutex_unlock(&p->lock);
-    return f || lift_failed(&p->prim) || lift_failed(&p->hom);
+    return latch_is_set(&p->fail) || lift_failed(&p->prim) || lift_failed(&p->hom);
 }
 
 /* Map 0 of set has run at target (i, t). */
@@ -323,7 +315,7 @@ int sec_product_init(sec_product *p, secondary *sec, int s0, deg_t t0, const uin
     memset(p, 0, sizeof *p);
     p->sec = sec;
     p->s0 = s0, p->t0 = t0;
-    pthread_mutex_init(&p->lock, NULL);
+    latch_init(&p->fail);
     const resolution *res = sec->res;
     lift_set_init(&p->prim, res, res, outdir);
     lift_set_init(&p->hom, res, res, outdir);
@@ -362,7 +354,7 @@ void sec_product_clear(sec_product *p)
     free(p->comp);
     lift_set_clear(&p->prim);
     lift_set_clear(&p->hom);
-    pthread_mutex_destroy(&p->lock);
+    latch_destroy(&p->fail);
     memset(p, 0, sizeof *p);
 }
 

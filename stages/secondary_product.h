@@ -38,9 +38,7 @@ typedef struct sec_product {
     lift_set prim;              /* map 0: f, the class's chain map */
     lift_set hom;               /* map 0: H */
     sec_composite **comp;       /* C^f per cell res_cell(s, T), s >= s0 + 1 */
-    pthread_mutex_t lock;
-    int failed;
-    char error[600];
+    fail_latch fail;            /* the first failure of the product itself: fail.msg */
 } sec_product;
 
 /* The class coords[0..n) at (s0, t0) (s0 >= 1) over sec's resolution (a resolution of S_2).
@@ -57,7 +55,7 @@ int sec_product_survives(const sec_product *p);
  * (sec_product_needs_composite / sec_product_composite_plan, the multiply, sec_product_composite_finish), then p->hom. */
 int sec_product_needs_composite(const sec_product *p, int s, deg_t T);
 /* The plan of the composites at (s, T) (a batch, stages/secondary.h; NULL: no generator, or a
- * failure that p->error gives) and their finish from its multiplied rows (frees it; why non-NULL:
+ * failure that p->fail.msg gives) and their finish from its multiplied rows (frees it; why non-NULL:
  * the multiply failed, recorded as the run's failure; 0 or -1). */
 sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T);
 int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why);

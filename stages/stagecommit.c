@@ -1,5 +1,6 @@
 /* stagecommit.c — group commit of stage files (see stagecommit.h). */
 #include "stages/stagecommit.h"
+#include "algebra/latch.h"
 #include "algebra/memacct.h"
 #include "stages/durable.h"
 #include <errno.h>
@@ -27,8 +28,7 @@ struct stage_committer {
     double delay;
     int stopping, busy;
     unsigned long flush_requests, flushes_done;
-    _Atomic int failed;
-    char error[512];
+    fail_latch fail;            /* the first write that failed */
 };
 
 /* Appends the batch's journal records (all to one journal in practice) in one write each
@@ -82,12 +82,7 @@ static void commit_batch(stage_committer *sc, pending *items, size_t n)
         free(items[i].buf);
         memacct_add(MEM_COMMITTER, -(int64_t)items[i].len);
     }
-    if (msg[0]) {
-        pthread_mutex_lock(&sc->lock);
-        if (!sc->error[0]) snprintf(sc->error, sizeof sc->error, "%s", msg);
-        sc->failed = 1;
-        pthread_mutex_unlock(&sc->lock);
-    }
+    if (msg[0]) latch_set(&sc->fail, "%s", msg);
 }
 
 static void *committer_main(void *arg)
@@ -132,6 +127,7 @@ stage_committer *stage_committer_start(double delay_seconds, size_t batch)
     sc->delay = delay_seconds;
     sc->batch = batch ? batch : 1;
     pthread_mutex_init(&sc->lock, NULL);
+    latch_init(&sc->fail);
     pthread_cond_init(&sc->wake, NULL);
     pthread_cond_init(&sc->done, NULL);
     if (pthread_create(&sc->thread, NULL, committer_main, sc) != 0) {
@@ -141,7 +137,7 @@ stage_committer *stage_committer_start(double delay_seconds, size_t batch)
     return sc;
 }
 
-int stage_committer_failed(const stage_committer *sc) { return sc && sc->failed; }
+int stage_committer_failed(stage_committer *sc) { return sc && latch_is_set(&sc->fail); }
 
 static int add_entry(stage_committer *sc, const char *final, void *buf, size_t len, int record)
 {
@@ -189,8 +185,8 @@ int stage_committer_flush(stage_committer *sc, char *err, size_t errlen)
     unsigned long ticket = ++sc->flush_requests;
     pthread_cond_signal(&sc->wake);
     while (sc->flushes_done < ticket) pthread_cond_wait(&sc->done, &sc->lock);
-    int rc = sc->error[0] ? -1 : 0;
-    if (rc && err) snprintf(err, errlen, "%s", sc->error);
+    int rc = latch_is_set(&sc->fail) ? -1 : 0;
+    if (rc && err) snprintf(err, errlen, "%s", sc->fail.msg);
     pthread_mutex_unlock(&sc->lock);
     return rc;
 }
@@ -205,6 +201,7 @@ int stage_committer_stop(stage_committer *sc, char *err, size_t errlen)
     pthread_mutex_unlock(&sc->lock);
     pthread_join(sc->thread, NULL);
     pthread_mutex_destroy(&sc->lock);
+    latch_destroy(&sc->fail);
     pthread_cond_destroy(&sc->wake);
     pthread_cond_destroy(&sc->done);
     free(sc->items);

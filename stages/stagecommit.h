@@ -25,7 +25,7 @@ int stage_committer_add_record(stage_committer *sc, const char *journal, const v
 /* Commits everything queued now; returns 0, or -1 with the first error in err. */
 int stage_committer_flush(stage_committer *sc, char *err, size_t errlen);
 /* 1 once a commit has failed (the message comes with flush or stop); cheap, lock-free. */
-int stage_committer_failed(const stage_committer *sc);
+int stage_committer_failed(stage_committer *sc);
 /* Flushes, stops the thread and frees; same return as flush. NULL is a no-op. */
 int stage_committer_stop(stage_committer *sc, char *err, size_t errlen);
 

@@ -279,8 +279,8 @@ static void check(int algorithm, const char *name)
         same_maps = ex.maps[0].have[c] == set.maps[1].have[c] &&
                     (!ex.maps[0].have[c] || f2mat_equal(&ex.maps[0].val[c], &set.maps[1].val[c]));
     ok(same_maps, "%s: a map with an extra term that adds nothing equals the lift of h1 (%d calls)", name, calls);
-    ok(lift_run(&off, &chain_serial) != 0 && pushed > 0 && strstr(off.error, "internal error") &&
-       strstr(off.error, "not in the image"), "%s: a y outside the image fails the lift: %s", name, off.error);
+    ok(lift_run(&off, &chain_serial) != 0 && pushed > 0 && strstr(off.fail.msg, "internal error") &&
+       strstr(off.fail.msg, "not in the image"), "%s: a y outside the image fails the lift: %s", name, off.fail.msg);
     lift_set_clear(&ex);
     lift_set_clear(&off);
 

@@ -1879,7 +1879,7 @@ static int cmd_products(int argc, char **argv)
             int lr = lift_run(&set, &runner);
             rt_chain_cuda_pairs(&cuda1, &mod4);
             set.pairs_cuda = cuda1 - cuda0;
-            if (lr < 0) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set.error);
+            if (lr < 0) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set.fail.msg);
             rc = lr == 1 ? stopped_at_limit("products", dir, &limits, set.computed) : lr != 0;
         }
         if (pass == 0) {
@@ -2068,7 +2068,7 @@ static int d2_product(const char *dir, secondary *sec, const product_class *c, c
         rc = pr == 1 ? stopped_at_limit("d2 --product", dir, &runner->policy, p.prim.computed + p.hom.computed) : pr != 0;
         if (pr < 0)
             fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n",
-                    p.failed ? p.error : p.prim.failed ? p.prim.error : p.hom.error);
+                    p.fail.set ? p.fail.msg : p.prim.fail.set ? p.prim.fail.msg : p.hom.fail.msg);
     }
     char name[80], file[128];
     if (c->name[0] == 'h' && c->name[1] >= '0' && c->name[1] <= '9' && !c->name[2])   /* sseq's h_j */
@@ -2125,7 +2125,7 @@ static int d2_share_composites(secondary *sec, const char *dir, const chain_poli
             int r = secondary_run_composites(sec, cells, &runner);
             rt_shutdown_local();
             me.status = r == 1 ? 3 : r != 0;
-            if (r < 0) snprintf(err, sizeof err, "%s", sec->error);
+            if (r < 0) snprintf(err, sizeof err, "%s", sec->fail.msg);
         }
         rt_chain_cuda_pairs(&mod2, &cuda1);
         me.pairs = sec->mod4_pairs, me.cuda = cuda1 - cuda0;
@@ -2167,7 +2167,7 @@ static int d2_share_composites(secondary *sec, const char *dir, const chain_poli
         if (rc || !r || n <= sizeof h) continue;
         FILE *in = fmemopen((void *)(p + sizeof h), n - sizeof h, "r");
         if (!in || secondary_unpack_composites(sec, in) != 0) {
-            fprintf(stderr, "extflow: %s\n", in ? sec->error : "out of memory reading the composites");
+            fprintf(stderr, "extflow: %s\n", in ? sec->fail.msg : "out of memory reading the composites");
             rc = 1;
         }
         if (in) fclose(in);
@@ -2249,11 +2249,11 @@ static int cmd_d2(int argc, char **argv)
         rt_shutdown_local();
         rc = sr2 != 0;
         if (sr2 == 1) rc = stopped_at_limit("d2", dir, &limits, sec.set.computed);
-        else if (rc && res->module && !sec.failed && strstr(sec.set.error, "is not in the image of d_1 "))
+        else if (rc && res->module && !sec.fail.set && strstr(sec.set.fail.msg, "is not in the image of d_1 "))
             rc = usage_error("d2: %s holds %s, for which the first homotopy cannot be zero (its lift fails at s = 3); "
                              "d2 of such modules is not supported", dir, d.man.module);
         else if (rc) fprintf(stderr, "extflow: %s (finished homotopy bidegrees are kept; rerun to resume)\n",
-                             sec.failed ? sec.error : sec.set.error);
+                             sec.fail.set ? sec.fail.msg : sec.set.fail.msg);
     }
     if (!rc && o[PRODUCT].arg) {   /* (its composites were all computed: sec.all_composites) */
         chain_runner runner = lift_runner(&limits, o[QUIET].arg != NULL, "secondary product steps");
