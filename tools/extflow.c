@@ -20,6 +20,7 @@
 #include <fnmatch.h>
 #include <ftw.h>
 #include <starpu.h>
+#include "algebra/clock.h"
 #include "algebra/fdmodule.h"
 #include "algebra/memacct.h"
 #include "runtime/admission.h"
@@ -307,13 +308,6 @@ static int parse_count(const char *s, long max, long *out)
     return 0;
 }
 
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* A size: digits, then optionally K, M, G or T (powers of 1024); > 0. */
 static int parse_size(const char *s, uint64_t *out)
 {
@@ -482,12 +476,12 @@ static int stopped_at_limit(const char *cmd, const char *dir, const chain_policy
 {
     if (done != 0)
         fprintf(stderr, "extflow: %s stopped at the time limit after %.1f s; its finished steps%s are kept under "
-                "%s/stages/lift (rerun to resume); no table was written\n", cmd, monotonic_s() - limits->start,
+                "%s/stages/lift (rerun to resume); no table was written\n", cmd, clock_now() - limits->start,
                 done > 0 ? "" : " (of its stored lifts)", dir);
     else
         fprintf(stderr, "extflow: %s stopped at the time limit after %.1f s with no step finished (reading DIR and "
                 "the start-up took the time: give a larger --time-limit); no table was written\n", cmd,
-                monotonic_s() - limits->start);
+                clock_now() - limits->start);
     return 3;
 }
 
@@ -1034,7 +1028,7 @@ static int cmd_resolve(int argc, char **argv)
         [KEEP] = { "--keep-stages", 1, NULL },   [MEMORY] = { "--memory", 1, NULL },
         [TIME_LIMIT] = { "--time-limit", 1, NULL }, [NOPTS] = { NULL, 0, NULL },
     };
-    double began = monotonic_s();      /* --time-limit counts from here */
+    double began = clock_now();      /* --time-limit counts from here */
     const char *pos[1];
     int npos, prc = parse_args("resolve", argc, argv, o, pos, 0, &npos);
     if (prc >= 0) return prc;
@@ -1262,7 +1256,7 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
         if (irc == MILNOR_STOPPED)
             fprintf(stderr, "extflow: stopped at the time limit after %.1f s, still building the Milnor tables: "
                     "no bidegree computed (the start-up alone takes longer: give a larger --time-limit)\n",
-                    monotonic_s() - limits->start);
+                    clock_now() - limits->start);
         else fprintf(stderr, "extflow: out of memory setting up the resolution\n");
         res_clear(&res);
         if (lockfd >= 0) close(lockfd);
@@ -1329,9 +1323,9 @@ static int cmd_resolve_with(fd_module *fdm, const char *module_name, int alg, co
             snprintf(rate, sizeof rate, "about %.0f s more at this run's rate (estimated work left %.3g, done %.3g; "
                      "rerun to resume)", seconds * work_left / work_done, work_left, work_done);
         else snprintf(rate, sizeof rate, "no estimate of the time left, as this run computed nothing (start-up "
-                      "%.1f s; rerun to resume, with a larger --time-limit)", monotonic_s() - limits->start - seconds);
+                      "%.1f s; rerun to resume, with a larger --time-limit)", clock_now() - limits->start - seconds);
         if (rank == 0) fprintf(stderr, "extflow: stopped at the time limit after %.1f s: %ld of %ld bidegrees done, "
-                "%s; %s\n", monotonic_s() - limits->start, loaded + total - left, loaded + total, stems, rate);
+                "%s; %s\n", clock_now() - limits->start, loaded + total - left, loaded + total, stems, rate);
         res_clear(&res);
         if (lockfd >= 0) close(lockfd);
         return 3;
@@ -1398,7 +1392,7 @@ static int cmd_verify(int argc, char **argv)
     enum { MEMORY, TIME_LIMIT, QUIET, NOPTS };
     cli_opt o[] = { [MEMORY] = { "--memory", 1, NULL }, [TIME_LIMIT] = { "--time-limit", 1, NULL },
                     [QUIET] = { "--quiet", 0, NULL }, [NOPTS] = { NULL, 0, NULL } };
-    double began = monotonic_s();      /* --time-limit counts from here */
+    double began = clock_now();      /* --time-limit counts from here */
     const char *dir;
     chain_policy limits;
     int npos, prc = parse_args("verify", argc, argv, o, &dir, 1, &npos);
@@ -1436,7 +1430,7 @@ static int cmd_verify(int argc, char **argv)
     rt_shutdown();
     if (rc == VERIFY_STOPPED && rank == 0)
         fprintf(stderr, "extflow: verify stopped at the time limit after %.1f s, before its checks ended; no report "
-                "(verify keeps nothing: a rerun checks everything again)\n", monotonic_s() - limits.start);
+                "(verify keeps nothing: a rerun checks everything again)\n", clock_now() - limits.start);
     return rc;
 }
 
@@ -1750,7 +1744,7 @@ static int cmd_products(int argc, char **argv)
                              [CHART] = { "--chart-products", 1, NULL }, [UNIT] = { "--unit", 1, NULL },
                              [MEMORY] = { "--memory", 1, NULL }, [TIME_LIMIT] = { "--time-limit", 1, NULL },
                              [NOPTS] = { NULL, 0, NULL } };
-    double began = monotonic_s();
+    double began = clock_now();
     /* --class repeats: take them out before the common parser */
     static product_class classes[MAX_CLASSES];
     const char *names[MAX_CLASSES];
@@ -1839,8 +1833,7 @@ static int cmd_products(int argc, char **argv)
         close_dir_and_unit(&d, &u, have_unit);
         return prc;
     }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = clock_now(), t1;
     lift_set set;
     memset(&set, 0, sizeof set);
     int rc = 0, rank = rt_mpi_rank(), nranks = rt_mpi_size(), started = rt_init(0, err, sizeof err) == 0, have_set = 0;
@@ -1908,7 +1901,7 @@ static int cmd_products(int argc, char **argv)
         if (o[SSEQ].arg) rc = write_output(dir, name, write_lift_hom, &out);
         else remove_output(dir, name);
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    t1 = clock_now();
     if (!rc && !quiet && nranks > 1)
         fprintf(stderr, "extflow: the classes were lifted by %d ranks, each into its stage files; rank 0 loaded "
                 "them:\n", nranks);
@@ -1916,7 +1909,7 @@ static int cmd_products(int argc, char **argv)
         fprintf(stderr, "extflow: %d class%s lifted over %s (%s): %ld bidegrees computed, %ld loaded, %ld solves of d "
                 "in %.1f s; %.1f s in all; table %s/%s\n", ncl, ncl > 1 ? "es" : "", dir,
                 stage_algorithm_name(res->algorithm), set.computed, set.loaded, set.qis, set.qi_seconds,
-                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir, table);
+                t1 - t0, dir, table);
     if (!rc && set.timing)
         fprintf(stderr, "extflow: lift CPU s: products f(d z) %.2f, solves %.2f (%ld of %ld by signature blocks), "
                 "stage files %.2f\n", set.cpu_products, set.cpu_solves, set.qis_by_signature, set.qis, set.cpu_files);
@@ -1956,7 +1949,7 @@ static int cmd_massey(int argc, char **argv)
                              [QUIET] = { "--quiet", 0, NULL }, [UNIT] = { "--unit", 1, NULL },
                              [MEMORY] = { "--memory", 1, NULL }, [TIME_LIMIT] = { "--time-limit", 1, NULL },
                              [NOPTS] = { NULL, 0, NULL } };
-    double began = monotonic_s();
+    double began = clock_now();
     const char *dir;
     int npos, prc = parse_args("massey", argc, argv, o, &dir, 1, &npos);
     if (prc >= 0) return prc;
@@ -1981,8 +1974,7 @@ static int cmd_massey(int argc, char **argv)
         close_dir_and_unit(&d, &u, have_unit);
         return prc;
     }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = clock_now(), t1;
     massey_table table = { 0 };
     /* several ranks: each lifts its share of the c's (massey_share), rank 0 writes the tables
      * and says what went wrong, for all of them (they agree on it) */
@@ -2012,7 +2004,7 @@ static int cmd_massey(int argc, char **argv)
     if (!rc) rc = write_output(dir, csv, write_massey_csv, &out);
     if (!rc && o[SSEQ].arg) rc = write_output(dir, txt, write_massey_sseq, &out);
     else if (!rc) remove_output(dir, txt);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    t1 = clock_now();
     if (!rc && !o[QUIET].arg && nranks > 1)
         fprintf(stderr, "extflow: the classes c were shared among %d ranks, each lifting its f_c and homotopies; "
                 "rank 0 gathered the brackets:\n", nranks);
@@ -2026,7 +2018,7 @@ static int cmd_massey(int argc, char **argv)
                 }
         fprintf(stderr, "extflow: <%s, %s, c> for %zu classes c over %s (%zu not containing 0; %ld chain maps) in "
                 "%.1f s; table %s/%s\n", a.name, b.name, table.n, dir, nonzero, table.lifts,
-                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir, csv);
+                t1 - t0, dir, csv);
     }
     massey_table_clear(&table);
     close_dir_and_unit(&d, &u, have_unit);
@@ -2104,7 +2096,7 @@ static int d2_share_composites(secondary *sec, const char *dir, const chain_poli
     char err[700] = "out of memory sharing the composites", *buf = NULL;
     size_t len = 0;
     d2_share me = { 0 };
-    double t0 = monotonic_s();
+    double t0 = clock_now();
     if (rt_mpi_max(!cells)) {
         me.status = 1;
     } else {
@@ -2130,7 +2122,7 @@ static int d2_share_composites(secondary *sec, const char *dir, const chain_poli
         rt_chain_cuda_pairs(&mod2, &cuda1);
         me.pairs = sec->mod4_pairs, me.cuda = cuda1 - cuda0;
     }
-    me.seconds = monotonic_s() - t0;
+    me.seconds = clock_now() - t0;
     FILE *f = open_memstream(&buf, &len);
     int bad = !f || fwrite(&me, sizeof me, 1, f) != 1 ||
               (me.status == 1 ? fputs(err, f) < 0 : !me.status && rank && secondary_pack_composites(sec, cells, f));
@@ -2186,7 +2178,7 @@ static int cmd_d2(int argc, char **argv)
     cli_opt o[NOPTS + 1] = { [SSEQ] = { "--sseq-formats", 0, NULL }, [QUIET] = { "--quiet", 0, NULL },
                              [PRODUCT] = { "--product", 1, NULL }, [MEMORY] = { "--memory", 1, NULL },
                              [TIME_LIMIT] = { "--time-limit", 1, NULL }, [NOPTS] = { NULL, 0, NULL } };
-    double began = monotonic_s();
+    double began = clock_now();
     const char *dir;
     int npos, prc = parse_args("d2", argc, argv, o, &dir, 1, &npos);
     if (prc >= 0) return prc;
@@ -2209,8 +2201,7 @@ static int cmd_d2(int argc, char **argv)
             return prc;
         }
     }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = clock_now(), t1;
     static secondary sec;
     /* several ranks: the others only compute composites (d2_share_composites), no stage file */
     int rank = rt_mpi_rank(), nranks = rt_mpi_size(), sr = secondary_init(&sec, res, rank ? NULL : dir, err, sizeof err);
@@ -2266,7 +2257,7 @@ static int cmd_d2(int argc, char **argv)
     for (int k = 0; k < 2 && !rc; k++)
         if ((rc = report_write_file(dir, charts[k], res, k ? chart_write_html : chart_write_svg)) != 0)
             fprintf(stderr, "extflow: cannot write %s/%s: %s\n", dir, charts[k], strerror(errno));
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    t1 = clock_now();
     if (!rc && !o[QUIET].arg && nranks > 1)
         fprintf(stderr, "extflow: the composites were shared among %d ranks and gathered on rank 0, which ran the "
                 "homotopy:\n", nranks);
@@ -2287,7 +2278,7 @@ static int cmd_d2(int argc, char **argv)
                 "%.0f%% on CUDA workers), %ld homotopy bidegrees computed and %ld loaded; %.1f s in all; table "
                 "%s/d2.csv\n", classes, dir, nonzero, sec.composites, 1e-6 * (double)sec.mod4_pairs,
                 sec.mod4_pairs ? 100.0 * (double)sec.mod4_pairs_cuda / (double)sec.mod4_pairs : 0.0, sec.set.computed,
-                sec.set.loaded, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), dir);
+                sec.set.loaded, t1 - t0, dir);
     }
     secondary_clear(&sec);
     close_resolved_dir(&d);
