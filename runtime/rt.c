@@ -1,5 +1,6 @@
 /* rt.c — StarPU glue: initialisation, tags, submission of the resolution DAG (see rt.h). */
 #include "runtime/rt.h"
+#include "algebra/f2mat.h"
 #include "algebra/clock.h"
 #include <stdatomic.h>
 #include <stdio.h>
@@ -42,6 +43,10 @@ static int rt_start(int verbose, int mpi, char *err, size_t errlen)
         return -1;
     }
     unsigned ncuda = starpu_cuda_worker_get_count();
+    /* A large reduction may use as many threads as there are CPU workers: large ones sit at
+     * the top of the DAG, where the other workers wait for them (docs/perf.md). */
+    const char *rrt = getenv("EXTFLOW_RREF_THREADS");   /* checked by the CLI's check_env */
+    f2mat_set_threads(rrt ? atoi(rrt) : (int)starpu_cpu_worker_get_count());
     if (verbose)
         fprintf(stderr, "extflow: %u CPU workers, %u CUDA workers, scheduler %s%s\n", starpu_cpu_worker_get_count(),
                 ncuda, getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : conf.sched_policy_name ? conf.sched_policy_name : "lws",

@@ -240,6 +240,8 @@ static const char *usage_text =
     "                 terms: multiply (default: planned as rows of the step's\n"
     "                 multiply tasks, on the GPU where large) or cpu (batched in\n"
     "                 the step's own tasks; same results)\n"
+    "  EXTFLOW_RREF_THREADS  threads one large row reduction may use (default:\n"
+    "                 the number of CPU workers; 1: each in its task's thread)\n"
     "  EXTFLOW_LIFT_INLINE_PAIRS  a lift step (products, massey, d2) with fewer\n"
     "                 (job x term) pairs multiplies in its own task, others in\n"
     "                 multiply tasks (default: one CPU chunk, 12288, that no GPU\n"
@@ -582,6 +584,7 @@ static const env_var env_table[] = {
     { "EXTFLOW_GPU_KERNEL", ENV_WORD, 0, 0, "atomic|shared", "atomic or shared" },
     { "EXTFLOW_D2_Y", ENV_WORD, 0, 0, "batch|cpu", "batch or cpu" },
     { "EXTFLOW_D2_INTERMEDIATE", ENV_WORD, 0, 0, "multiply|cpu", "multiply or cpu" },
+    COUNT("EXTFLOW_RREF_THREADS", 1, "a number of threads, 1 or more"),
     COUNT("EXTFLOW_LIFT_INLINE_PAIRS", 0, "a number of (job x term) pairs, 0 or more"),
     { "EXTFLOW_MPI_OWNER", ENV_WORD, 0, 0, "pairs|rows|blocks", "pairs, rows or blocks" },
     { "EXTFLOW_MPI_BIND", ENV_WORD, 0, 0, "yes|no", "yes (the default) or no" },
