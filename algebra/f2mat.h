@@ -71,9 +71,8 @@ int f2mat_rref_m4rm(f2mat *m, int32_t *pivots);
 int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock,
                           int threads);
 /* Threads one large reduction may use (default 1): phase 4 of a panel that XORs at least 2^18
- * words is split by column ranges over OpenMP threads. The runtime sets it to its CPU worker
- * count, so a large reduction at the top of the DAG, where other workers idle, uses them. The
- * result does not depend on it (each word gets the same XORs). */
+ * words is split by column ranges over OpenMP threads. The runtime sets it from
+ * EXTFLOW_RREF_THREADS. The result does not depend on it (each word gets the same XORs). */
 void f2mat_set_threads(int n);
 int f2mat_threads(void);
 

@@ -43,10 +43,11 @@ static int rt_start(int verbose, int mpi, char *err, size_t errlen)
         return -1;
     }
     unsigned ncuda = starpu_cuda_worker_get_count();
-    /* A large reduction may use as many threads as there are CPU workers: large ones sit at
-     * the top of the DAG, where the other workers wait for them (docs/perf.md). */
+    /* Threads per large reduction: 1 unless asked. StarPU's idle workers poll and are bound to
+     * their cores (the threads inherit the binding), so on 16 cores they made the standard
+     * algorithm slower (docs/perf.md). */
     const char *rrt = getenv("EXTFLOW_RREF_THREADS");   /* checked by the CLI's check_env */
-    f2mat_set_threads(rrt ? atoi(rrt) : (int)starpu_cpu_worker_get_count());
+    f2mat_set_threads(rrt ? atoi(rrt) : 1);
     if (verbose)
         fprintf(stderr, "extflow: %u CPU workers, %u CUDA workers, scheduler %s%s\n", starpu_cpu_worker_get_count(),
                 ncuda, getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : conf.sched_policy_name ? conf.sched_policy_name : "lws",
@@ -75,19 +76,22 @@ static double path_to(const resolution *res, int s, deg_t t, int edge, double *L
     const chain_kind *algo = edge ? &step_edge_kernel : step_algo_for(res, s);
     chain_deps need;
     algo->deps((resolution *)res, s, t, &need);
+    uint64_t work, span;
+    cl_profile_cell(s, (int)t, &work, &span);
     double best = 0;
     long from = -1;
     for (int i = 0; i < need.n; i++) {
         const chain_dep *d = &need.d[i];
         if (d->s < 0 || d->s > res->max_s || d->t < d->s || d->t - d->s > res->max_n) continue;
-        double l = path_to(res, d->s, d->t, d->family == CHAIN_EDGE, L, pred, seen);
+        /* a late dep waits only for the finish, whose time is counted in the span: the job's
+         * end is at least the dep's; an early dep's end plus the whole span */
+        double l = path_to(res, d->s, d->t, d->family == CHAIN_EDGE, L, pred, seen) + (d->late ? 0 : 1e-9 * (double)span);
         if (l > best || from < 0) best = l, from = (long)res_cell(res, d->s, d->t);
     }
-    uint64_t work, span;
-    cl_profile_cell(s, (int)t, &work, &span);
+    if (best < 1e-9 * (double)span) best = 1e-9 * (double)span;
     seen[k] = 1;
     pred[k] = from;
-    return L[k] = best + 1e-9 * (double)span;
+    return L[k] = best;
 }
 
 static void report_dag(const resolution *res)

@@ -10,20 +10,24 @@ static void multiply_here(chain *c)
     if ((c->build || c->batch) && c->kind->multiply_here) c->kind->multiply_here(c);
 }
 
+int chain_reduce_here(chain *c)
+{
+    if (chain_void(c)) return -1;
+    uint32_t n = c->kind->parts ? c->kind->parts(c) : 0;
+    for (uint32_t k = 0; k < n && !chain_void(c); k++) c->kind->part(c, k, n);
+    multiply_here(c);
+    int r = c->kind->reduce ? c->kind->reduce(c) : CHAIN_FINISH;
+    while (r == CHAIN_REDUCE_AGAIN && !chain_void(c)) {
+        multiply_here(c);
+        r = c->kind->reduce(c);
+    }
+    if (r == CHAIN_MULTIPLY_AGAIN && !chain_void(c)) multiply_here(c);
+    return r >= 0 && !chain_void(c) ? CHAIN_FINISH : -1;
+}
+
 void chain_rest_here(chain *c, int planned_ok)
 {
-    if (planned_ok && !chain_void(c)) {
-        uint32_t n = c->kind->parts ? c->kind->parts(c) : 0;
-        for (uint32_t k = 0; k < n && !chain_void(c); k++) c->kind->part(c, k, n);
-        multiply_here(c);
-        int r = c->kind->reduce ? c->kind->reduce(c) : CHAIN_FINISH;
-        while (r == CHAIN_REDUCE_AGAIN && !chain_void(c)) {
-            multiply_here(c);
-            r = c->kind->reduce(c);
-        }
-        if (r == CHAIN_MULTIPLY_AGAIN && !chain_void(c)) multiply_here(c);
-        if (r >= 0 && !chain_void(c)) c->kind->finish(c);
-    }
+    if (planned_ok && chain_reduce_here(c) == CHAIN_FINISH) c->kind->finish(c);
     c->next->after_finish(c);
 }
 

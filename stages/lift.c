@@ -668,7 +668,7 @@ static void kind_deps(void *owner, int i, deg_t t, chain_deps *out)
     int di[2];
     deg_t dt[2];
     out->n = lift_deps(owner, i, t, di, dt);
-    for (int k = 0; k < out->n; k++) out->d[k] = (chain_dep){ CHAIN_LIFT, di[k], dt[k], NULL };
+    for (int k = 0; k < out->n; k++) out->d[k] = (chain_dep){ .family = CHAIN_LIFT, .s = di[k], .t = dt[k] };
 }
 static uint64_t kind_footprint(void *owner, int i, deg_t t) { return lift_step_footprint(owner, i, t); }
 

@@ -835,7 +835,7 @@ typedef struct d2_dag {
 static void homotopy_deps(void *owner, int i, deg_t t, chain_deps *out)
 {
     lift_step_kind.deps(owner, i, t, out);
-    if (i + 1 >= 2) out->d[out->n++] = (chain_dep){ CHAIN_COMPOSITE, i + 1, t, NULL };
+    if (i + 1 >= 2) out->d[out->n++] = (chain_dep){ .family = CHAIN_COMPOSITE, .s = i + 1, .t = t };
 }
 
 static chain_at d2_at(void *owner, int s, deg_t t, int layer)
