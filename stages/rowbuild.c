@@ -33,18 +33,20 @@ static int add_generator_terms(row_build *b, const resolution *res, int src, deg
 {
     const freemod *tgt = &res->F[src - 1];
     const fm_gen *g = &res->F[src].gens[u][i];
-    uint64_t off = 0;
+    uint64_t off = 0, vbase = 0;    /* vbase = freemod_dim(tgt, t, v), kept as v grows */
     for (deg_t v = 0; v < u && off < g->bits; v++) {
         if (!tgt->ngens[v]) continue;   /* (A.dim[u - v] need not exist for such v) */
         uint32_t blen = res->A.dim[u - v];
+        const uint64_t tlen = tgt->dim[t - v];
         for (uint32_t k = 0; k < tgt->ngens[v] && off < g->bits; k++, off += blen) {
-            uint64_t col = freemod_offset(tgt, t, v, k);
+            uint64_t col = vbase + (uint64_t)k * tlen;      /* freemod_offset(tgt, t, v, k) */
             for (uint32_t j = 0; j < blen && off + j < g->bits; j++) {
                 uint64_t bit = off + j;
                 if (!f2vec_get(g->img, bit)) continue;
                 if (push_term(b, (milnor_term){ (uint32_t)(u - v), j, (uint32_t)col }) != 0) return -1;
             }
         }
+        vbase += (uint64_t)tgt->ngens[v] * tlen;
     }
     return 0;
 }
