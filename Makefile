@@ -121,6 +121,11 @@ PROG_CUDA := $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ) $(CUDA_LIBS))
 LIB_SRC   := $(wildcard algebra/*.c codelets/*.c runtime/*.c stages/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/chart_html.o
 LIB       := $(B)/libextflow.a
+# The command line: tools/extflow.c (main) and one file per command (tools/cmd-*.c) with the
+# option parser and help (tools/cli.c, help.c), the environment check (env.c) and what
+# products, massey, d2 and export share (resolved.c).
+TOOL_SRC  := $(wildcard tools/*.c)
+TOOL_OBJ  := $(TOOL_SRC:%.c=$(B)/%.o)
 GPU_TEST_SRC := tests/t-milnor-cuda.c tests/t-pair-cuda.c
 TEST_SRC  := $(filter-out $(GPU_TEST_SRC),$(wildcard tests/t-*.c))
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%)
@@ -141,7 +146,7 @@ $(B)/tests/faultshim.so: tests/faultshim.c
 
 # Every object records the headers it includes in its .d file (-MMD -MP); an object without
 # one (built before, or the file lost) is rebuilt.
-DEP_FILES := $(patsubst %.c,$(B)/%.d,$(LIB_SRC) $(TEST_SRC) $(GPU_TEST_SRC) $(BENCH_SRC) tools/extflow.c) \
+DEP_FILES := $(patsubst %.c,$(B)/%.d,$(LIB_SRC) $(TEST_SRC) $(GPU_TEST_SRC) $(BENCH_SRC) $(TOOL_SRC)) \
              $(patsubst %.cu,$(B)/%.d,$(CUDA_SRC) bench/milnor_gpu_bench.cu bench/pair_gpu_bench.cu)
 $(B)/%.o: %.cu $(B)/%.d
 	@mkdir -p $(dir $@)
@@ -166,7 +171,7 @@ $(B)/runtime/rt_mpi.o: $(MPI_STAMP)
 $(DEP_FILES):
 -include $(DEP_FILES)
 # --module NAME also looks in this tree's modules/ (for the binaries of build-san/, bin-starpu/)
-$(B)/tools/extflow.o: CFLAGS += -DEXTFLOW_MODULES_DIR='"$(CURDIR)/modules"'
+$(B)/tools/cmd-resolve.o: CFLAGS += -DEXTFLOW_MODULES_DIR='"$(CURDIR)/modules"'
 
 # The chart page (stages/chart.html) compiled in as one string: stages/chart.h.
 $(B)/gen/chart_html.c: stages/chart.html scripts/embed-text
@@ -179,9 +184,9 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN)/extflow: $(B)/tools/extflow.o $(LIB) $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ))
+$(BIN)/extflow: $(TOOL_OBJ) $(LIB) $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ))
 	@mkdir -p $(BIN)
-	$(CC) $< $(LIB) -o $@ $(LDFLAGS) $(PROG_CUDA) $(LDLIBS)
+	$(CC) $(TOOL_OBJ) $(LIB) -o $@ $(LDFLAGS) $(PROG_CUDA) $(LDLIBS)
 
 $(TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(LIB)
 	$(CC) $< $(LIB) -o $@ $(LDFLAGS) $(LDLIBS)

@@ -1,0 +1,208 @@
+/* runpolicy.c — memory budget, time limit and agreement over ranks (runtime/runpolicy.h). */
+#include "runtime/runpolicy.h"
+#include <errno.h>
+#include <limits.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "algebra/clock.h"
+#include "runtime/rt.h"
+#include "runtime/rt_chain.h"
+#include "runtime/rt_mpi.h"
+#include "stages/manifest.h"
+#include "stages/stagefile.h"
+
+int runpolicy_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9') return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    case 'T': case 't': shift = 40; end++; break;
+    default: break;
+    }
+    if (errno || *end || v == 0 || v > (UINT64_MAX >> shift)) return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+int runpolicy_limits(const char *memory, const char *time_limit, double began, chain_policy *p, char *err,
+                     size_t errlen)
+{
+    *p = (chain_policy){ .start = began };
+    char *end = NULL;
+    if (memory && runpolicy_parse_size(memory, &p->memory_budget) != 0) {
+        snprintf(err, errlen, "--memory wants a size such as 2G, 512M or 1000000 (bytes), not '%s'", memory);
+        return -1;
+    }
+    if (time_limit) {       /* digits only, 1 to 100000000 */
+        errno = 0;
+        long seconds = *time_limit >= '0' && *time_limit <= '9' ? strtol(time_limit, &end, 10) : 0;
+        if (errno || !end || *end || seconds < 1 || seconds > 100000000) {
+            snprintf(err, errlen, "--time-limit wants a number of seconds from 1 to 100000000, not '%s'", time_limit);
+            return -1;
+        }
+        p->time_limit = (double)seconds;
+    }
+    return 0;
+}
+
+/* MemAvailable (else physical RAM), the room below a cgroup v2 limit and below `ulimit -v`. */
+uint64_t runpolicy_memory_available(void)
+{
+    uint64_t avail = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) avail = (uint64_t)kb * 1024;
+    if (f) fclose(f);
+    struct rlimit rl;
+    unsigned long long pages = 0;
+    f = fopen("/proc/self/statm", "r");
+    if (f && fscanf(f, "%llu", &pages) != 1) pages = 0;
+    if (f) fclose(f);
+    unsigned long long limit, usage;
+    f = fopen("/sys/fs/cgroup/memory.max", "r");
+    if (f && fscanf(f, "%llu", &limit) == 1) {
+        FILE *g = fopen("/sys/fs/cgroup/memory.current", "r");
+        if (g && fscanf(g, "%llu", &usage) == 1 && limit - (usage < limit ? usage : limit) < avail)
+            avail = limit - (usage < limit ? usage : limit);
+        if (g) fclose(g);
+    }
+    if (f) fclose(f);
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        uint64_t used = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+        uint64_t room = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+        if (room < avail) avail = room;
+    }
+    return avail;
+}
+
+int runpolicy_refuse_if_too_big(uint64_t need, const char *what)
+{
+    uint64_t avail = runpolicy_memory_available();
+    if (need <= avail) return 0;
+    if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: %s needs %.1f GiB for its Milnor tables and bookkeeping alone, "
+            "more than the %.1f GiB available\n", what, need / 1073741824.0, avail / 1073741824.0);
+    return 2;
+}
+
+/* The budget: --memory, else 80% of what is available. */
+static uint64_t budget(const chain_policy *limits)
+{
+    return limits->memory_budget ? limits->memory_budget : runpolicy_memory_available() / 10 * 8;
+}
+
+chain_runner runpolicy_runner(const chain_policy *limits, int quiet, const char *noun)
+{
+    chain_policy p = *limits;
+    p.memory_budget = budget(limits);
+    p.progress_noun = quiet ? NULL : noun;
+    p.progress_line = isatty(2);
+    return rt_chain_runner_with(p);
+}
+
+int runpolicy_start_all(const char *cmd)
+{
+    char err[300];
+    int started = rt_init(0, err, sizeof err) == 0;
+    if (!rt_mpi_max(!started)) return 0;
+    if (rt_mpi_rank() == 0)
+        fprintf(stderr, "extflow: %s%s\n", started ? cmd : err, started ? ": StarPU failed to start on another rank" : "");
+    if (started) rt_shutdown();
+    return 1;
+}
+
+int runpolicy_stopped(const char *cmd, const char *dir, const chain_policy *limits, long done)
+{
+    if (done != 0)
+        fprintf(stderr, "extflow: %s stopped at the time limit after %.1f s; its finished steps%s are kept under "
+                "%s/stages/lift (rerun to resume); no table was written\n", cmd, clock_now() - limits->start,
+                done > 0 ? "" : " (of its stored lifts)", dir);
+    else
+        fprintf(stderr, "extflow: %s stopped at the time limit after %.1f s with no step finished (reading DIR and "
+                "the start-up took the time: give a larger --time-limit); no table was written\n", cmd,
+                clock_now() - limits->start);
+    return 3;
+}
+
+chain_policy runpolicy_resolve(const chain_policy *limits, int verbose)
+{
+    /* EXTFLOW_MMAP_THRESHOLD=BYTES (checked with the environment: 0 or a size): allocations of
+     * that size and more straight from mmap; 0: glibc's own dynamic rule. Unset: 4 MB under an
+     * explicit --memory (memory first), glibc's rule otherwise (speed first). */
+    const char *mt = getenv("EXTFLOW_MMAP_THRESHOLD");
+    uint64_t mmap_threshold = limits->memory_budget ? 4u << 20 : 0;
+    if (mt && runpolicy_parse_size(mt, &mmap_threshold) != 0) mmap_threshold = 0;
+    if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, (int)(mmap_threshold < INT_MAX ? mmap_threshold : INT_MAX));
+    chain_policy p = *limits;
+    p.verbose = getenv("EXTFLOW_STATS") != NULL;
+    p.admission_report = verbose;
+    p.memory_budget = budget(limits);
+    if (verbose && rt_mpi_rank() == 0)
+        fprintf(stderr, "extflow: memory budget %.0f MB%s\n", (double)p.memory_budget / 1048576.0,
+                limits->memory_budget ? "" : " (80% of the memory available)");
+    return p;
+}
+
+/* The stop at the time limit: how many bidegrees are done, through which stem, and the time
+ * left at this run's rate. */
+static void resolve_stopped(const resolution *res, const chain_policy *limits, long loaded, long computed,
+                            double seconds, double work_done, double work_left)
+{
+    long left = 0;
+    int through = -1;   /* every bidegree of stem <= through is done */
+    for (deg_t t = 0; t <= res->max_t; t++)
+        for (int s = 0; s <= res->max_s && s <= t; s++) left += res_in_region(res, s, t) && !res_is_done(res, s, t);
+    for (int n = 0, full = 1; full && n <= res->max_n; n++) {
+        for (int s = 0; s <= res->max_s && full; s++) full = !res_in_region(res, s, s + n) || res_is_done(res, s, s + n);
+        if (full) through = n;
+    }
+    /* nothing complete or nothing computed yet: say so, never a stem -1 or -1 s */
+    char stems[64], rate[160];
+    if (through >= 0) snprintf(stems, sizeof stems, "complete through stem %d", through + (int)res->shift);
+    else snprintf(stems, sizeof stems, "no stem complete yet");
+    if (work_done > 0)
+        snprintf(rate, sizeof rate, "about %.0f s more at this run's rate (estimated work left %.3g, done %.3g; "
+                 "rerun to resume)", seconds * work_left / work_done, work_left, work_done);
+    else snprintf(rate, sizeof rate, "no estimate of the time left, as this run computed nothing (start-up "
+                  "%.1f s; rerun to resume, with a larger --time-limit)", clock_now() - limits->start - seconds);
+    if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: stopped at the time limit after %.1f s: %ld of %ld bidegrees "
+            "done, %s; %s\n", clock_now() - limits->start, loaded + computed - left, loaded + computed, stems, rate);
+}
+
+int runpolicy_resolve_outcome(resolution *res, int rc, const chain_policy *limits, long loaded, long computed,
+                              double seconds, double work_done, double work_left)
+{
+    /* a failure on any rank, else a stop on any rank (ranks count their time limits apart; one
+     * may have finished its last step in time) */
+    int failed = rt_mpi_agree_failure(res);
+    if (!failed && rt_mpi_max(rc == 1)) {
+        resolve_stopped(res, limits, loaded, computed, seconds, work_done, work_left);
+        return 3;
+    }
+    if (failed || rc != 0) {
+        if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: %s (finished bidegrees are kept; rerun to resume)\n", res->error);
+        return 1;
+    }
+    return 0;
+}
+
+void runpolicy_resolve_report(const resolution *res, const char *out, long bidegrees, long computed, double seconds)
+{
+    char where[64];
+    run_region r = region_of(res);
+    region_describe(where, sizeof where, &r, res->shift);
+    char loaded[48] = "";
+    if (bidegrees > computed) snprintf(loaded, sizeof loaded, " (%ld loaded)", bidegrees - computed);
+    fprintf(stderr, "extflow: %s to %s, %s: %ld bidegrees%s in %.1f s; table %s/ext.csv\n", res->module_name, where,
+            stage_algorithm_name(res->algorithm), bidegrees, loaded, seconds, out);
+}

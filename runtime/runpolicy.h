@@ -1,0 +1,58 @@
+/* runpolicy.h — the policy every command that computes runs under, written once:
+ *
+ *   memory  --memory SIZE is the budget admission keeps to (runtime/admission.h); without it
+ *           the budget is 80% of the memory available (MemAvailable, a cgroup v2 limit's room,
+ *           a `ulimit -v`'s room: the smallest). A region whose fixed tables alone exceed
+ *           what is available is refused (exit 2). Under an explicit budget allocations of
+ *           4 MB and more come from mmap, so that a finished step's memory goes back at once
+ *           (EXTFLOW_MMAP_THRESHOLD overrides; docs/perf.md "Where the memory goes").
+ *   time    --time-limit SEC counts from the command's start (chain_policy.start); a run
+ *           stopped there exits 3 with one line saying what is kept.
+ *   ranks   under mpirun every rank takes the same branch: a failure on any rank fails all,
+ *           else a stop on any rank stops all; rank 0 alone prints.
+ *
+ * Messages go to stderr as "extflow: ..." lines (rank 0 only where ranks agree). */
+#ifndef EXTFLOW_RUNPOLICY_H
+#define EXTFLOW_RUNPOLICY_H
+#include <stdint.h>
+#include "stages/chain.h"
+#include "stages/resolution.h"
+
+/* A size: digits, then optionally K, M, G or T (powers of 1024); > 0. 0, or -1. */
+int runpolicy_parse_size(const char *s, uint64_t *out);
+/* --memory and --time-limit (either may be NULL), counting from began, into *p: 0, or -1 with
+ * what is wrong (a usage error) in err. */
+int runpolicy_limits(const char *memory, const char *time_limit, double began, chain_policy *p, char *err,
+                     size_t errlen);
+
+/* Bytes this process may still take (above). */
+uint64_t runpolicy_memory_available(void);
+/* 0 when `need` bytes of fixed tables fit what is available, else 2 after one line (rank 0). */
+int runpolicy_refuse_if_too_big(uint64_t need, const char *what);
+
+/* The runner of products, massey, d2 and verify: limits with the default budget, and the
+ * progress line over their steps (named by noun) unless quiet. */
+chain_runner runpolicy_runner(const chain_policy *limits, int quiet, const char *noun);
+/* StarPU started on every rank (rt_init): 0, or 1 after one line from rank 0 (its own error,
+ * or that another rank's StarPU did not start); StarPU is shut down again where it started. */
+int runpolicy_start_all(const char *cmd);
+/* A command stopped at --time-limit after finishing `done` steps (-1: not counted): one line,
+ * returns 3; its tables are not written. */
+int runpolicy_stopped(const char *cmd, const char *dir, const chain_policy *limits, long done);
+
+/* resolve: the policy rt_resolve runs under (budget, EXTFLOW_STATS, admission report under
+ * verbose, with a line naming the budget on rank 0), and glibc's mmap threshold (above). */
+chain_policy runpolicy_resolve(const chain_policy *limits, int verbose);
+/* resolve's outcome, agreed over the ranks: 0 done, 1 failed (res's error, one line from rank 0,
+ * finished bidegrees kept), 3 stopped at the time limit (one line from rank 0 with where the
+ * run stands and an estimate of the time left). rc is rt_resolve's; loaded and computed count
+ * the bidegrees loaded and left to compute at the start, seconds the run's time, work_done and
+ * work_left the progress line's estimate (progress_work). */
+int runpolicy_resolve_outcome(resolution *res, int rc, const chain_policy *limits, long loaded, long computed,
+                              double seconds, double work_done, double work_left);
+/* resolve's closing line (stderr): the region, the algorithm, how many bidegrees (loaded) and
+ * how long; the table. */
+void runpolicy_resolve_report(const resolution *res, const char *out, long bidegrees, long computed,
+                              double seconds);
+
+#endif

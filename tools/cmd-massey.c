@@ -1,0 +1,118 @@
+/* extflow massey DIR --a A --b B: <A, B, c> for every c in the kernel of B (stages/massey.h). */
+#include "algebra/clock.h"
+#include "runtime/rt.h"
+#include "runtime/rt_mpi.h"
+#include "runtime/runpolicy.h"
+#include "stages/massey.h"
+#include "tools/resolved.h"
+
+enum { A, B, UNIT, SSEQ, MEMORY, TIME_LIMIT, QUIET, NOPTS };
+static cli_option opts[NOPTS + 1] = {
+    [A] = { "a", "A", "the class a (NAME=n,s[,vector] or h0..h7, as for products)", NULL, NULL },
+    [B] = { "b", "B", "the class b, with a·b = 0", NULL, NULL },
+    [UNIT] = { "unit", "UNITDIR", "as for products: required for a module's DIR", NULL, NULL },
+    [SSEQ] = { "sseq-formats", NULL, "also write DIR/massey-A-B.txt, as sseq's massey example prints it", NULL, NULL },
+    [MEMORY] = { "memory", "SIZE", "as for products", NULL, NULL },
+    [TIME_LIMIT] = { "time-limit", "SEC", "as for products", NULL, NULL },
+    [QUIET] = { "quiet", NULL, "as for products", NULL, NULL },
+};
+
+struct massey_out {
+    const massey_table *t;
+    const char *a, *b;
+};
+static int write_massey_csv(FILE *f, void *ctx)
+{
+    struct massey_out *o = ctx;
+    return massey_write_csv(f, o->t, o->a, o->b);
+}
+static int write_massey_sseq(FILE *f, void *ctx)
+{
+    struct massey_out *o = ctx;
+    return massey_write_sseq(f, o->t);
+}
+
+/* The brackets over the ranks (each lifts its share of the c's, massey_share): 0, 1, 2 or 3;
+ * rank 0 says what went wrong, for all of them (they agree on it). */
+static int compute(opened_dir *d, const opened_dir *ud, const product_class *a, const product_class *b,
+                   const char *dir, const chain_policy *limits, massey_table *table)
+{
+    char err[800];
+    int rank = rt_mpi_rank(), rc = runpolicy_start_all("massey");
+    if (rc) return rc;
+    massey_share share = { rank, rt_mpi_size(), rt_mpi_allgather };
+    chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL || rank != 0, "lift steps");
+    int mr = massey_compute(&d->res, &ud->res, a, b, dir, &runner, &share, table, err, sizeof err);
+    if (mr == 1) rc = cli_usage_error("massey: %s", err);
+    else if (mr == MASSEY_STOPPED) rc = rank ? 3 : runpolicy_stopped("massey", dir, limits, -1);
+    else if (mr) {
+        if (!rank) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", err);
+        rc = 1;
+    }
+    rt_shutdown();
+    return rc;
+}
+
+static int run(const char **operands, int n)
+{
+    double began = clock_now();
+    if (n != 1) return cli_usage_error("massey: DIR expected");
+    const char *dir = operands[0];
+    if (!opts[A].arg || !opts[B].arg) return cli_usage_error("massey: give --a CLASS and --b CLASS");
+    chain_policy limits;
+    int prc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits);
+    if (prc) return prc;
+    static product_class a, b;
+    char err[800];
+    if (products_parse_class(opts[A].arg, &a, err, sizeof err) != 0 ||
+        products_parse_class(opts[B].arg, &b, err, sizeof err) != 0)
+        return cli_usage_error("massey: %s", err);
+    if (a.s < 1 || b.s < 1) return cli_usage_error("massey: the classes a and b must have s >= 1");
+    static opened_dir d, u;
+    int have_unit;
+    if ((prc = resolved_open("massey", dir, &d)) != 0) return prc;
+    prc = resolved_open_unit("massey", dir, &d, opts[UNIT].arg, &u, &have_unit);
+    const opened_dir *ud = have_unit ? &u : &d;          /* a and b are classes of S_2 */
+    const char *udir = have_unit ? opts[UNIT].arg : dir;
+    if (!prc && !(prc = resolved_check_class("massey", &a, &ud->res, &ud->man, udir)))
+        prc = resolved_check_class("massey", &b, &ud->res, &ud->man, udir);
+    double t0 = clock_now();
+    massey_table table = { 0 };
+    int rc = prc ? prc : compute(&d, ud, &a, &b, dir, &limits, &table);
+    if (!prc && rt_mpi_rank() == 0) {   /* rank 0 has the brackets */
+        char csv[200], txt[200];
+        snprintf(csv, sizeof csv, "massey-%s-%s.csv", a.name, b.name);
+        snprintf(txt, sizeof txt, "massey-%s-%s.txt", a.name, b.name);
+        struct massey_out out = { &table, a.name, b.name };
+        if (!rc) rc = resolved_write(dir, csv, write_massey_csv, &out);
+        if (!rc && opts[SSEQ].arg) rc = resolved_write(dir, txt, write_massey_sseq, &out);
+        else if (!rc) outdir_remove(dir, txt);
+        if (!rc && !opts[QUIET].arg && rt_mpi_size() > 1)
+            fprintf(stderr, "extflow: the classes c were shared among %d ranks, each lifting its f_c and homotopies; "
+                    "rank 0 gathered the brackets:\n", rt_mpi_size());
+        if (!rc && !opts[QUIET].arg) {
+            size_t nonzero = 0;
+            for (size_t k = 0; k < table.n; k++)
+                for (uint32_t z = 0; z < table.b[k].dim; z++)
+                    if (table.b[k].rep[z]) {
+                        nonzero++;
+                        break;
+                    }
+            fprintf(stderr, "extflow: <%s, %s, c> for %zu classes c over %s (%zu not containing 0; %ld chain maps) in "
+                    "%.1f s; table %s/%s\n", a.name, b.name, table.n, dir, nonzero, table.lifts, clock_now() - t0, dir,
+                    csv);
+        }
+    }
+    massey_table_clear(&table);
+    resolved_close_both(&d, &u, have_unit);
+    return rc;
+}
+
+const cli_command cmd_massey = {
+    "massey",
+    "DIR --a A --b B: the Massey products <A, B, c> for every class c of DIR's resolved region with B·c = 0 (A·B "
+    "must be 0), with their indeterminacy, into DIR/massey-A-B.csv (A, B the classes' names); a class is "
+    "NAME=n,s[,vector] or h0..h7, as for products; over a module M, c runs over Ext(M, F2) and a, b are classes of "
+    "the unit (S_2, or F2 over M's profile algebra)",
+    opts, 1, CLI_SHARED, run,
+};

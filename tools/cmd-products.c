@@ -1,0 +1,232 @@
+/* extflow products DIR --class C ...: lifts the classes over DIR's resolution to chain maps
+ * and reads off their products (stages/lift.h, stages/products.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "algebra/clock.h"
+#include "runtime/rt.h"
+#include "runtime/rt_chain.h"
+#include "runtime/rt_mpi.h"
+#include "runtime/runpolicy.h"
+#include "stages/stagefile.h"
+#include "tools/resolved.h"
+
+#define MAX_CLASSES 64
+
+static product_class classes[MAX_CLASSES];
+static const char *names[MAX_CLASSES];
+static int nclasses;
+
+/* --class C, in the order given: parsed at once, names distinct. */
+static int add_class(const char *value)
+{
+    char err[600];
+    if (nclasses == MAX_CLASSES) return cli_usage_error("products: at most %d classes at once", MAX_CLASSES);
+    product_class *c = &classes[nclasses];
+    if (products_parse_class(value, c, err, sizeof err) != 0) return cli_usage_error("products: %s", err);
+    for (int k = 0; k < nclasses; k++)
+        if (!strcmp(classes[k].name, c->name)) return cli_usage_error("products: two classes named '%s'", c->name);
+    names[nclasses++] = c->name;
+    return 0;
+}
+
+enum { UNIT, CLASS, SSEQ, CHART, MEMORY, TIME_LIMIT, QUIET, NOPTS };
+static cli_option opts[NOPTS + 1] = {
+    [UNIT] = { "unit", "UNITDIR", "(a module's DIR only, required there) a resolution of F2 over DIR's algebra "
+               "covering DIR's region: S_2 over A, ko over A(1), tmf2 over A(2); a unit over another algebra is "
+               "refused", NULL, NULL },
+    [CLASS] = { "class", "C", "NAME=n,s[,vector]: the class of Ext^{s,n+s} with these coordinates over the "
+                "generators there, as [1,0] or 10 (default [1]); or a bare h0..h7. NAME: letters, digits, _ . ^ + - "
+                "(at most 63); up to 64 classes", add_class, NULL },
+    [SSEQ] = { "sseq-formats", NULL, "also write DIR/lift_hom-NAME.txt per class: sseq's lift_hom output", NULL, NULL },
+    [CHART] = { "chart-products", "L", "the product lines DIR/chart.svg draws (rewritten, with chart.html): h0, h1, "
+                "h2 and classes of this run, comma-separated (default h0,h1,h2); chart.html has every layer, and "
+                "names a class c0, Ph1, ... where a lifted class's bidegree holds only it", NULL, NULL },
+    [MEMORY] = { "memory", "SIZE", "as for resolve: steps start only while their predicted memory fits (default: "
+                 "80% of the available memory)", NULL, NULL },
+    [TIME_LIMIT] = { "time-limit", "SEC", "as for resolve: after SEC seconds no step starts; exit 3 with no table "
+                     "written; a rerun resumes from the steps' stage files", NULL, NULL },
+    [QUIET] = { "quiet", NULL, "no progress line and no closing summary", NULL, NULL },
+};
+
+struct products_out {
+    const lift_set *set;
+    int m;
+    const char *kept;       /* earlier runs' rows of other classes (products_read_kept) */
+    size_t keptlen;
+};
+static int write_csv(FILE *f, void *ctx)
+{
+    struct products_out *o = ctx;
+    return products_write_csv(f, o->set, names, o->kept, o->keptlen);
+}
+static int write_lift_hom(FILE *f, void *ctx)
+{
+    struct products_out *o = ctx;
+    return products_write_lift_hom(f, o->set, o->m, names[o->m]);
+}
+
+/* --chart-products: h0, h1, h2 or classes of this run, comma-separated, into chart. */
+static int chart_list(char *chart, size_t size)
+{
+    const char *arg = opts[CHART].arg;
+    if (!arg) return 0;
+    if (strlen(arg) >= size) return cli_usage_error("products: --chart-products: list too long");
+    snprintf(chart, size, "%s", arg);
+    char list[sizeof ((resolution *)0)->chart_products];
+    snprintf(list, sizeof list, "%s", chart);
+    for (char *save = NULL, *nm = strtok_r(list, ",", &save); nm; nm = strtok_r(NULL, ",", &save)) {
+        int known = !strcmp(nm, "h0") || !strcmp(nm, "h1") || !strcmp(nm, "h2");
+        for (int k = 0; k < nclasses && !known; k++) known = !strcmp(nm, classes[k].name);
+        if (!known) return cli_usage_error("products: --chart-products: '%s' is neither h0, h1, h2 nor a --class of "
+                                           "this run", nm);
+    }
+    return 0;
+}
+
+/* The lifts of every class (pass 1; under N ranks first pass 0, where rank r lifts the classes
+ * k = r mod N into their stage files, then rank 0 lifts them all, which loads what the ranks
+ * computed): 0, 1 or 3; *set holds rank 0's lifts when have_set. */
+static int lift_all(lift_set *set, int *have_set, resolution *res, resolution *unit, const char *dir,
+                    const chain_policy *limits, int rc)
+{
+    int rank = rt_mpi_rank(), nranks = rt_mpi_size();
+    for (int pass = nranks > 1 ? 0 : 1; pass < 2; pass++) {
+        if (pass == 1 && nranks > 1) {
+            int mine = rc;
+            rc = rt_mpi_max(rc);
+            if (rank == 0 && rc && !mine)
+                fprintf(stderr, "extflow: products: another rank %s (the finished lift bidegrees are kept; rerun to "
+                        "resume)\n", rc == 3 ? "stopped at the time limit" : "failed");
+            if (rank != 0) break;
+        }
+        if (rc) break;
+        *have_set = 1;
+        int setup = lift_set_init(set, res, unit, dir) != 0;
+        set->timing = getenv("EXTFLOW_STATS") != NULL;
+        set->any_preimage = 1;                    /* products do not depend on the preimages */
+        for (int k = 0; k < nclasses && !setup; k++)
+            if (pass == 1 || k % nranks == rank)
+                setup = lift_add_class(set, classes[k].s, classes[k].n + classes[k].s, classes[k].coords,
+                                       classes[k].len) < 0;
+        if (setup) {
+            fprintf(stderr, "extflow: out of memory (or cannot create %s/stages/lift) setting up the lifts\n", dir);
+            rc = 1;
+        } else {
+            uint64_t cuda0, cuda1, mod4;
+            rt_chain_cuda_pairs(&cuda0, &mod4);
+            chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg || pass == 0, "lift steps");
+            int lr = lift_run(set, &runner);
+            rt_chain_cuda_pairs(&cuda1, &mod4);
+            set->pairs_cuda = cuda1 - cuda0;
+            if (lr < 0) fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", set->fail.msg);
+            rc = lr == 1 ? runpolicy_stopped("products", dir, limits, set->computed) : lr != 0;
+        }
+        if (pass == 0) {
+            lift_set_clear(set);
+            *have_set = 0;
+        }
+    }
+    return rc;
+}
+
+/* The closing lines (stderr): what was lifted, and under EXTFLOW_STATS where the time went. */
+static void report(const lift_set *set, const resolution *res, const char *dir, const char *table, double seconds)
+{
+    if (!opts[QUIET].arg && rt_mpi_size() > 1)
+        fprintf(stderr, "extflow: the classes were lifted by %d ranks, each into its stage files; rank 0 loaded "
+                "them:\n", rt_mpi_size());
+    if (!opts[QUIET].arg)
+        fprintf(stderr, "extflow: %d class%s lifted over %s (%s): %ld bidegrees computed, %ld loaded, %ld solves of d "
+                "in %.1f s; %.1f s in all; table %s/%s\n", nclasses, nclasses > 1 ? "es" : "", dir,
+                stage_algorithm_name(res->algorithm), set->computed, set->loaded, set->qis, set->qi_seconds,
+                seconds, dir, table);
+    if (!set->timing) return;
+    fprintf(stderr, "extflow: lift CPU s: products f(d z) %.2f, solves %.2f (%ld of %ld by signature blocks), "
+            "stage files %.2f\n", set->cpu_products, set->cpu_solves, set->qis_by_signature, set->qis, set->cpu_files);
+    double all = set->pairs ? (double)set->pairs : 1;
+    fprintf(stderr, "extflow: lift Milnor products: %llu (job x term) pairs, %.1f%% inline in the lift's own "
+            "tasks, %.1f%% on CPU workers' and %.1f%% on CUDA workers' multiply tasks\n",
+            (unsigned long long)set->pairs, 100.0 * (double)set->pairs_inline / all,
+            100.0 * (double)(set->pairs - set->pairs_inline - set->pairs_cuda) / all,
+            100.0 * (double)set->pairs_cuda / all);
+}
+
+static int run(const char **operands, int n)
+{
+    double began = clock_now();
+    if (n != 1) return cli_usage_error("products: DIR expected");
+    if (!nclasses) return cli_usage_error("products: give at least one --class");
+    const char *dir = operands[0];
+    chain_policy limits;
+    char chart[sizeof ((resolution *)0)->chart_products] = "h0,h1,h2", err[600];
+    int prc;
+    if ((prc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits)) || (prc = chart_list(chart, sizeof chart)))
+        return prc;
+    static opened_dir d, u;
+    int have_unit;
+    if ((prc = resolved_open("products", dir, &d)) != 0) return prc;
+    resolution *res = &d.res;
+    prc = resolved_open_unit("products", dir, &d, opts[UNIT].arg, &u, &have_unit);
+    for (int k = 0; k < nclasses && !prc; k++) {   /* stems as the module's degrees give them -> internal */
+        classes[k].n -= res->shift;
+        prc = resolved_check_class("products", &classes[k], res, &d.man, dir);
+    }
+    if (!prc && have_unit && opts[CHART].arg) prc = cli_usage_error("products: --chart-products: not for a module's DIR");
+    /* over a module the rows multiply M's classes by S_2's: not the chart's lines, another file */
+    const char *table = have_unit ? "module-products.csv" : "products.csv";
+    char *kept = NULL, tpath[4400];
+    size_t keptlen = 0;
+    snprintf(tpath, sizeof tpath, "%s/%s", dir, table);
+    if (!prc) {   /* an earlier run's table: its other classes' rows are kept (schema/products-csv.md) */
+        int krc = products_read_kept(tpath, names, nclasses, &kept, &keptlen, err, sizeof err);
+        if (krc == -2) fprintf(stderr, "extflow: products: %s: refused, nothing computed (move the file away)\n", err);
+        else if (krc) fprintf(stderr, "extflow: %s\n", err);
+        prc = krc == -2 ? 2 : krc ? 1 : 0;
+    }
+    if (prc) {
+        resolved_close_both(&d, &u, have_unit);
+        return prc;
+    }
+    double t0 = clock_now();
+    lift_set set;
+    memset(&set, 0, sizeof set);
+    int rc = 0, have_set = 0, started = rt_init(0, err, sizeof err) == 0;
+    if (!started) {
+        fprintf(stderr, "extflow: %s\n", err);
+        rc = 1;
+    }
+    rc = lift_all(&set, &have_set, res, have_unit ? &u.res : res, dir, &limits, rc);
+    if (started) rt_shutdown();
+    if (rt_mpi_rank() == 0 && have_set) {       /* rank 0 writes the tables, from the lifts of all classes */
+        struct products_out out = { &set, 0, kept, keptlen };
+        if (!rc) rc = resolved_write(dir, table, write_csv, &out);
+        snprintf(res->chart_products, sizeof res->chart_products, "%s", chart);
+        if (!rc && !have_unit) rc = resolved_write_charts(dir, res);    /* they draw products.csv */
+        for (int k = 0; k < nclasses && !rc; k++) {
+            char name[128];
+            snprintf(name, sizeof name, "lift_hom-%.63s.txt", classes[k].name);
+            out.m = k;
+            if (opts[SSEQ].arg) rc = resolved_write(dir, name, write_lift_hom, &out);
+            else outdir_remove(dir, name);
+        }
+        if (!rc) report(&set, res, dir, table, clock_now() - t0);
+    }
+    if (have_set) lift_set_clear(&set);
+    free(kept);
+    resolved_close_both(&d, &u, have_unit);
+    return rc;
+}
+
+const cli_command cmd_products = {
+    "products",
+    "DIR --class C [--class C ...]: products with the classes C over the resolution of the sphere in DIR (from "
+    "resolve, either algorithm), by lifting each class to a chain map; writes DIR/products.csv "
+    "(name,name_n,name_s,n,s,i,k: the coefficient of x_(n+name_n, s+name_s, k) in name · x_(n,s,i) is 1; the chart "
+    "draws it) and the lifts' stage files under DIR/stages/lift/ (a rerun resumes from them). Over a module M the "
+    "classes are of Ext(M, F2), lifted into a resolution of the unit F2: the table is DIR/module-products.csv "
+    "(x_(n,s,i) of the unit times name, in M's Ext). F2 over a profile's algebra (ko, tmf2) is its own unit, as S_2 "
+    "is. A table from an earlier run keeps its rows of other classes, first and in their order; this run's classes "
+    "replace their rows, after them. A table whose first line is not that header, or with a line that is no such "
+    "row, is refused (exit 2) before anything is lifted",
+    opts, 1, CLI_SHARED, run,
+};

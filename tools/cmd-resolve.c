@@ -1,0 +1,398 @@
+/* extflow resolve: a minimal resolution of a module over a region, into an output directory
+ * (stages/resolution.h; under mpirun one resolution over the ranks, runtime/rt_mpi.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "algebra/clock.h"
+#include "algebra/memacct.h"
+#include "runtime/admission.h"
+#include "runtime/rt.h"
+#include "runtime/rt_mpi.h"
+#include "runtime/runpolicy.h"
+#include "stages/chart.h"
+#include "stages/cofiber.h"
+#include "stages/keepstages.h"
+#include "stages/outdir.h"
+#include "stages/progress.h"
+#include "stages/report.h"
+#include "stages/stagefile.h"
+#include "tools/resolved.h"
+
+#define MAX_STEM 1000
+
+enum { MODULE, STEM, MAX_S, MAX_T, ALGORITHM, OUT, SSEQ, QUIET, VERBOSE, FORCE, KEEP, MEMORY, TIME_LIMIT, NOPTS };
+static cli_option opts[NOPTS + 1] = {
+    [MODULE] = { "module", "NAME|FILE",
+                 "module to resolve: S_2 (default, the sphere), a module of the modules/ folder (C2, Ceta, Cnu, "
+                 "C2_eta, Joker, RP4, ko, tmf2, A-mod-Sq1-Sq2, ...) or a module file (JSON, docs/modules.md); "
+                 "NAME[k] moves it up k degrees (C2[-2]). At an odd prime (\"p\": 3, ...: S_3, C3, S_5): Ext over "
+                 "A_p, standard algorithm, one process; verify, products, massey and d2 refuse it so far", NULL, NULL },
+    [STEM] = { "stem", "N", "every bidegree with stem n = t - s <= N (default 40)", NULL, NULL },
+    [MAX_S] = { "max-s", "S", "and s <= S (default (N - c)/2 + 2, c the module's bottom degree)", NULL, NULL },
+    [MAX_T] = { "max-t", "T", "instead: every bidegree with t <= T (and s <= S)", NULL, NULL },
+    [ALGORITHM] = { "algorithm", "NAME", "nassau (Nassau's algorithm: the default for S_2 and finite modules "
+                    "without a profile) or standard (the default for the others)", NULL, NULL },
+    [OUT] = { "out", "DIR", "output directory (default out/NAME); an existing one must be empty or hold an "
+              "extflow resolution", NULL, NULL },
+    [SSEQ] = { "sseq-formats", NULL, "also write differentials.txt, num_gens.txt, resolution_size.txt", NULL, NULL },
+    [QUIET] = { "quiet", NULL, "no progress line and no closing summary", NULL, NULL },
+    [VERBOSE] = { "verbose", NULL, "also show StarPU's own messages (calibration, warnings), which workers and "
+                  "scheduler it started, and at the end the memory account (MB by kind: docs/perf.md)", NULL, NULL },
+    [FORCE] = { "force", NULL, "DIR holds another module's or algorithm's resolution: delete it (stage files, "
+                "tables, run.json) and start afresh", NULL, NULL },
+    [KEEP] = { "keep-stages", "LIST", "also save each step's matrix and/or kernel (LIST: matrix,kernel) under "
+               "DIR/stages/matrix/ and DIR/stages/kernel/ (inspect, verify)", NULL, NULL },
+    [MEMORY] = { "memory", "SIZE", "memory the run keeps to (bytes, or with K, M, G, T); bidegrees start only while "
+                 "their predicted matrices fit, one at a time if need be (default: 80% of the available memory or "
+                 "cgroup limit; less than the region's tables and one bidegree is refused)", NULL, NULL },
+    [TIME_LIMIT] = { "time-limit", "SEC", "SEC seconds after the start (the start-up counts, and stops there too) "
+                     "start no more bidegrees: those running finish, the stage files are flushed, and the exit "
+                     "status is 3 (rerun to resume)", NULL, NULL },
+};
+
+/* What a run resolves and how, once the options are read. */
+typedef struct resolve_args {
+    fd_module *fdm;             /* NULL: S_2 */
+    const char *module_name, *out;
+    int alg, region, stem, max_s, max_t, quiet, verbose;
+    unsigned keep;
+    chain_policy limits;
+} resolve_args;
+
+/* The folders searched for --module NAME: beside the binary ($ORIGIN/../modules in the source
+ * tree, $ORIGIN/../share/extflow/modules once installed), then the source tree's modules/ as
+ * the build saw it (EXTFLOW_MODULES_DIR: other build folders, such as build-san/bin). */
+static int find_module_file(const char *name, char *path, size_t size)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0 && !strchr(name, '/')) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = 0;
+        static const char *dirs[] = { "../modules", "../share/extflow/modules" };
+        for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+            snprintf(path, size, "%s/%s/%s.json", exe, dirs[i], name);
+            if (access(path, R_OK) == 0) return 0;
+        }
+    }
+#ifdef EXTFLOW_MODULES_DIR
+    if (!strchr(name, '/')) {
+        snprintf(path, size, "%s/%s.json", EXTFLOW_MODULES_DIR, name);
+        if (access(path, R_OK) == 0) return 0;
+    }
+#endif
+    snprintf(path, size, "%s", name);
+    return access(path, R_OK) == 0 ? 0 : -1;
+}
+
+/* --module NAME|FILE: reads and checks the module (exit 2 with one line when it cannot be
+ * used); *name gets its short name (the file's base name without .json). */
+static int load_module(const char *arg, fd_module *m, char *name, size_t nsize)
+{
+    char path[PATH_MAX + 1100], err[600], file[1024];
+    long shift = 0;
+    const char *open_br = strrchr(arg, '[');
+    size_t alen = strlen(arg);
+    snprintf(file, sizeof file, "%s", arg);
+    if (open_br && alen > 0 && arg[alen - 1] == ']') {     /* NAME[k]: Σ^k of the module NAME */
+        char *end;
+        shift = strtol(open_br + 1, &end, 10);
+        if (end == open_br + 1 || *end != ']' || shift < -FDM_MAX_SHIFT || shift > FDM_MAX_SHIFT)
+            return cli_usage_error("--module '%s': the shift in NAME[k] must be an integer in -%d..%d", arg,
+                                   FDM_MAX_SHIFT, FDM_MAX_SHIFT);
+        file[open_br - arg] = 0;
+    }
+    if (find_module_file(file, path, sizeof path) != 0)
+        return cli_usage_error("unknown module '%s' (not in the modules folder, and no such file)", file);
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    if (f) {
+        for (;;) {
+            if (len + 4096 > cap) {
+                char *nb = realloc(buf, cap = cap * 2 + 4096);
+                if (!nb) break;
+                buf = nb;
+            }
+            size_t got = fread(buf + len, 1, cap - len, f);
+            len += got;
+            if (got == 0 || len > (1u << 24)) break;
+        }
+    }
+    if (!f || ferror(f) || !buf) {
+        fprintf(stderr, "extflow: %s: cannot read: %s\n", path, strerror(errno));
+        if (f) fclose(f);
+        free(buf);
+        return 2;
+    }
+    fclose(f);
+    int rc = fdm_parse(buf, len, m, err, sizeof err);
+    free(buf);
+    if (rc == 0 && fdm_shift(m, (deg_t)shift, err, sizeof err) != 0) rc = -1;    /* m is cleared then */
+    if (rc == 0 && cofiber_prepare(m, err, sizeof err) != 0) {
+        fdm_clear(m);
+        rc = -1;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "extflow: %s: %s\n", path, err);
+        return 2;
+    }
+    const char *base = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
+    size_t k = 0;
+    for (; base[k] && k + 1 < nsize && k < 31; k++)
+        name[k] = isalnum((unsigned char)base[k]) || strchr("_-.[]", base[k]) ? base[k] : '_';
+    name[k] = 0;
+    if (k > 5 && !strcmp(name + k - 5, ".json")) name[k - 5] = 0;
+    char *dot = strstr(name, ".json[");     /* FILE.json[k]: keep the [k] */
+    if (dot) memmove(dot, dot + 5, strlen(dot + 5) + 1);
+    if (!name[0]) snprintf(name, nsize, "module");
+    return 0;
+}
+
+/* --keep-stages LIST: comma-separated kind names (matrix, kernel) → bits 1 << kind. */
+static int parse_keep_stages(const char *list, unsigned *kinds)
+{
+    char buf[64];
+    if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf || !buf[0]) return -1;
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(w, "matrix")) *kinds |= 1u << STAGE_MATRIX;
+        else if (!strcmp(w, "kernel")) *kinds |= 1u << STAGE_KERNEL;
+        else return -1;
+    }
+    return *kinds ? 0 : -1;
+}
+
+/* Loads the finished bidegrees of res's directory: rank 0 first (it may rewrite a damaged
+ * journal), then the others, which must find the same ones (a directory that is not shared
+ * fails the run here). Returns how many, or -1 with res's error set on every rank. */
+static long load_everywhere(resolution *res, int rank, int nranks)
+{
+    long loaded = 0;
+    if (rank == 0) loaded = res_load_stages(res);
+    if (nranks > 1) {
+        rt_mpi_barrier();
+        if (rank != 0) {
+            res->load_action = NULL;        /* rank 0 has said it */
+            loaded = res_load_stages(res);
+        }
+        size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
+        uint8_t *first = malloc(cells);
+        int differ = !first;
+        if (first) {
+            memcpy(first, res->done, cells);
+            rt_mpi_bcast(first, cells);
+            differ = memcmp(first, res->done, cells) != 0;
+            free(first);
+        }
+        if (rt_mpi_max(differ || res_failed(res))) {
+            if (!res_failed(res)) res_fail(res, "the ranks do not find the same finished bidegrees in %s "
+                                           "(it must be one directory that every rank sees)", res->outdir);
+            return -1;
+        }
+    }
+    return res_failed(res) ? -1 : loaded;
+}
+
+/* The region's shape in the resolution's degrees (a.region, stem or max_t, max_s), from the
+ * options: 0, or 2 after a usage error. */
+static int resolve_region(resolve_args *a, long stem, long max_s, long max_t, deg_t shift)
+{
+    if (stem >= 0 && max_t >= 0) return cli_usage_error("give --stem or --max-t, not both");
+    a->region = max_t >= 0 ? REGION_RECT : REGION_STEM;
+    if (a->region == REGION_STEM && stem < 0) stem = 40;
+    /* The region is given in the module's degrees; inside, degrees start at its bottom class
+     * when that is negative (res_module_shift). The default max s follows the connectivity c
+     * (the bottom degree): (N - c) / 2 + 2, above the vanishing line of slope 1/2 from there. */
+    deg_t conn = a->fdm && !fdm_is_sphere(a->fdm) ? a->fdm->min_deg : 0;
+    if (max_s < 0) {
+        long span = (a->region == REGION_STEM ? stem : max_t) - conn;
+        max_s = (span > 0 ? span : 0) / 2 + 2;
+    }
+    if (a->region == REGION_STEM) stem -= shift;
+    else max_t -= shift;
+    if (a->region == REGION_RECT && max_s > max_t) max_s = max_t;
+    if ((a->region == REGION_STEM ? stem + max_s + 1 : max_t) > MILNOR_MAX_DEGREE)
+        return cli_usage_error("region too large: t would exceed %d", MILNOR_MAX_DEGREE);
+    a->stem = (int)stem, a->max_s = (int)max_s, a->max_t = (int)max_t;
+    return 0;
+}
+
+/* The tables of a finished run (rank 0), ext.csv last (its presence means the run is complete)
+ * and run.json after it; 0, or 1 after a line. */
+static int write_tables(const resolution *res, const char *out, int sseq_formats)
+{
+    static const struct { const char *name; int (*write)(FILE *, const resolution *); int sseq; } files[] = {
+        { "chart.txt", report_chart_txt, 0 },
+        { "chart.svg", chart_write_svg, 0 },
+        { "chart.html", chart_write_html, 0 },
+        { "differentials.txt", report_differentials, 1 },
+        { "num_gens.txt", report_num_gens, 1 },
+        { "resolution_size.txt", report_resolution_size, 1 },
+        { "ext.csv", report_ext_csv, 0 },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        /* a stale one would contradict ext.csv; sseq's differentials text is written at p = 2 only */
+        if ((files[i].sseq && !sseq_formats) || (res->prime != 2 && files[i].write == report_differentials)) {
+            outdir_remove(out, files[i].name);
+            continue;
+        }
+        if (report_write_file(out, files[i].name, res, files[i].write) != 0) {
+            fprintf(stderr, "extflow: cannot write %s/%s: %s\n", out, files[i].name, strerror(errno));
+            return 1;
+        }
+    }
+    if (manifest_write(out, res) != 0) {
+        fprintf(stderr, "extflow: cannot write %s/%s: %s\n", out, MANIFEST_NAME, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+/* The run itself, once DIR is ready (rank 0) and every rank knows the region: set up, load
+ * what is done, start StarPU, resolve, agree on the outcome, write the tables. */
+static int resolve_run(resolve_args *a, outdir *dir)
+{
+    int rank = rt_mpi_rank(), nranks = rt_mpi_size();
+    char err[600];
+    resolution res;
+    /* --time-limit counts from the command's start; one process checks it during the start-up
+     * too (the Milnor tables and their flat copy: seconds at stem 400), ranks from their steps */
+    if (a->limits.time_limit > 0 && nranks == 1) milnor_set_deadline(a->limits.start + a->limits.time_limit);
+    int rc = res_init(&res, a->region, a->stem, a->max_s, (deg_t)a->max_t, a->out, 1, a->alg);
+    if (rc == 0) keep_stages_save(&res, a->keep);
+    if (rc == 0) rc = res_set_module(&res, a->fdm, a->module_name);
+    if (rc != 0) {
+        if (rc == MILNOR_STOPPED)
+            fprintf(stderr, "extflow: stopped at the time limit after %.1f s, still building the Milnor tables: "
+                    "no bidegree computed (the start-up alone takes longer: give a larger --time-limit)\n",
+                    clock_now() - a->limits.start);
+        else fprintf(stderr, "extflow: out of memory setting up the resolution\n");
+        res_clear(&res);
+        return rc == MILNOR_STOPPED ? 3 : 1;
+    }
+    long loaded = load_everywhere(&res, rank, nranks), total = 0;
+    if (loaded < 0) {
+        if (rank == 0) fprintf(stderr, "extflow: %s\n", res.error);
+        res_clear(&res);
+        return 1;
+    }
+    for (deg_t t = 0; t <= res.max_t; t++)
+        for (int s = 0; s <= res.max_s && s <= t; s++) total += res_in_region(&res, s, t) && !*res_done(&res, s, t);
+    if (!a->quiet && loaded) fprintf(stderr, "extflow: resumed %ld bidegrees from %s/stages\n", loaded, a->out);
+    if (rt_init(a->verbose, err, sizeof err) != 0) {
+        fprintf(stderr, "extflow: %s\n", err);
+        res_clear(&res);
+        outdir_undo(dir);      /* nothing was computed: DIR as it was found */
+        return 1;
+    }
+    chain_policy policy = runpolicy_resolve(&a->limits, a->verbose);
+    /* under mpirun a rank's stderr is a pipe, but its stdout is a terminal when mpirun's is */
+    progress_start(&res, !a->quiet && (isatty(2) || (nranks > 1 && isatty(1))));
+    rc = rt_resolve(&res, &policy);
+    double work_done, work_left;
+    progress_work(&work_done, &work_left);
+    double seconds = progress_finish();
+    rt_shutdown();
+    if (a->verbose && rank == 0) memacct_print(stderr);
+    /* every rank's stage files are durable (rt_resolve flushed them) before this returns */
+    rc = runpolicy_resolve_outcome(&res, rc, &a->limits, loaded, total, seconds, work_done, work_left);
+    if (rc == 0 && rank == 0) {        /* rank 0 writes the reports: it received every bidegree */
+        rc = write_tables(&res, a->out, opts[SSEQ].arg != NULL);
+        if (!rc && !a->quiet) runpolicy_resolve_report(&res, a->out, loaded + total, total, seconds);
+    }
+    res_clear(&res);
+    return rc;
+}
+
+/* The run's checks (environment, memory), DIR made ready by rank 0 (the others learn the
+ * outcome and the region, perhaps widened to DIR's), then resolve_run. */
+static int resolve_with(resolve_args *a, long stem, long max_s, long max_t)
+{
+    int prc;
+    deg_t shift = res_module_shift(a->fdm);
+    if ((prc = resolve_region(a, stem, max_s, max_t, shift)) != 0) return prc;
+    if ((prc = cli_check_env(a->verbose)) != 0) return prc;
+    uint64_t setup_bytes = res_setup_bytes(a->region, a->stem, a->max_s, (deg_t)a->max_t);
+    uint64_t least = admission_min_budget(setup_bytes);
+    if (a->limits.memory_budget && a->limits.memory_budget < least)
+        return cli_usage_error("--memory: %llu bytes are less than this region needs for its tables and one "
+                               "bidegree (at least %lluM)", (unsigned long long)a->limits.memory_budget,
+                               (unsigned long long)((least + (1u << 20) - 1) >> 20));
+    if (runpolicy_refuse_if_too_big(setup_bytes, "this region")) return 2;
+    int rank = rt_mpi_rank(), nranks = rt_mpi_size();
+    if (nranks > 1 && a->fdm && fdm_prime(a->fdm) != 2)     /* the exchanges carry F2 rows */
+        return cli_usage_error("a resolution at p = %u runs in one process so far (not under mpirun)",
+                               fdm_prime(a->fdm));
+    if (rank != 0) a->quiet = 1;
+    struct { int status; run_region want; } setup = { 0, { a->region, a->stem, a->max_t, a->max_s } };
+    outdir dir;
+    outdir_init(&dir, a->out);
+    if (rank == 0) {
+        char err[4400];
+        setup.status = outdir_prepare(&dir, a->fdm, a->module_name, a->alg, opts[FORCE].arg != NULL,
+                                      a->quiet ? NULL : stderr, a->keep, &setup.want, shift, err, sizeof err);
+        if (setup.status) fprintf(stderr, "extflow: %s\n", err);
+    }
+    rt_mpi_bcast(&setup, sizeof setup);
+    if (setup.status == 0) {
+        a->region = setup.want.kind, a->stem = setup.want.stem, a->max_t = setup.want.max_t;
+        a->max_s = setup.want.max_s;
+        setup.status = resolve_run(a, &dir);
+    }
+    outdir_release(&dir);
+    return setup.status;
+}
+
+static int run(const char **operands, int n)
+{
+    (void)operands, (void)n;
+    double began = clock_now();      /* --time-limit counts from here */
+    const char *module = opts[MODULE].arg ? opts[MODULE].arg : "S_2", *algorithm = opts[ALGORITHM].arg;
+    long stem = -1, max_s = -1, max_t = -1;
+    resolve_args a = { .quiet = opts[QUIET].arg != NULL, .verbose = opts[VERBOSE].arg != NULL };
+    int prc;
+    if ((prc = cli_opt_count(&opts[STEM], MAX_STEM, &stem)) || (prc = cli_opt_count(&opts[MAX_S], MAX_STEM, &max_s)) ||
+        (prc = cli_opt_count(&opts[MAX_T], MAX_STEM, &max_t)) ||
+        (prc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &a.limits)))
+        return prc;
+    if (opts[KEEP].arg && parse_keep_stages(opts[KEEP].arg, &a.keep) != 0)
+        return cli_usage_error("--keep-stages wants matrix, kernel or matrix,kernel, not '%s'", opts[KEEP].arg);
+    a.alg = !algorithm ? 0 : !strcmp(algorithm, "standard") ? ALG_STANDARD : !strcmp(algorithm, "nassau") ? ALG_NASSAU : -1;
+    if (a.alg < 0) return cli_usage_error("unknown algorithm '%s' (choose standard or nassau)", algorithm);
+    fd_module fdm;
+    char module_name[64] = "S_2", default_out[96];
+    if (strcmp(module, "S_2") != 0) {
+        if ((prc = load_module(module, &fdm, module_name, sizeof module_name)) != 0) return prc;
+        a.fdm = &fdm;
+        if (fdm_is_sphere(&fdm)) {          /* the sphere from a file: the built-in S_2 */
+            a.fdm = NULL;
+        } else if (a.alg == ALG_NASSAU && !res_nassau_applies(&fdm)) {
+            fprintf(stderr, "extflow: --algorithm nassau resolves S_2 and finite modules without a profile or a "
+                    "cofiber, at p = 2, not %s (use --algorithm standard, its default)\n", module);
+            prc = 2;
+        } else if (fdm_prime(&fdm) != 2 && a.keep) {
+            prc = cli_usage_error("--keep-stages: not at p = %u yet (%s)", fdm_prime(&fdm), module);
+        }
+        if (!a.fdm || prc) fdm_clear(&fdm);
+        if (prc) return prc;
+    }
+    if (!a.alg) a.alg = !a.fdm || res_nassau_applies(a.fdm) ? ALG_NASSAU : ALG_STANDARD;
+    snprintf(default_out, sizeof default_out, "out/%s", module_name);
+    a.module_name = module_name;
+    a.out = opts[OUT].arg ? opts[OUT].arg : default_out;
+    prc = resolve_with(&a, stem, max_s, max_t);
+    if (a.fdm) fdm_clear(a.fdm);
+    return prc;
+}
+
+const cli_command cmd_resolve = {
+    "resolve",
+    "resolve a module; writes DIR/ext.csv, DIR/chart.txt, DIR/chart.svg, DIR/chart.html (the chart to explore in "
+    "a browser), per-bidegree stage files under DIR/stages/ (a rerun resumes from them) and DIR/run.json (which "
+    "resolution DIR holds, how far it is complete)",
+    opts, 0, CLI_SHARED, run,
+};

@@ -1,0 +1,65 @@
+/* extflow verify DIR: stages/verify.h. Exit 0 when all is well, 1 otherwise, 2 when another
+ * run holds DIR (its files may be half written: nothing is checked), 3 stopped at the time
+ * limit. Under several ranks each checks the rows it owns and rank 0 alone prints: the same
+ * report and status as one process. */
+#include "algebra/clock.h"
+#include "runtime/rt.h"
+#include "runtime/rt_mpi.h"
+#include "runtime/runpolicy.h"
+#include "stages/verify.h"
+#include "tools/resolved.h"
+
+enum { MEMORY, TIME_LIMIT, QUIET, NOPTS };
+static cli_option opts[NOPTS + 1] = {
+    [MEMORY] = { "memory", "SIZE", "as for resolve: the checks wait to stay under it", NULL, NULL },
+    [TIME_LIMIT] = { "time-limit", "SEC", "after SEC seconds no check starts; exit 3, one line, no report (a rerun "
+                     "checks everything again)", NULL, NULL },
+    [QUIET] = { "quiet", NULL, "no progress line", NULL, NULL },
+};
+
+static int verify_owner(int s, int ranks, int max_s) { return rt_mpi_owner(OWNER_PAIRS, s, ranks, max_s); }
+
+static int run(const char **operands, int n)
+{
+    double began = clock_now();      /* --time-limit counts from here */
+    if (n != 1) return cli_usage_error("verify: DIR expected");
+    const char *dir = operands[0];
+    chain_policy limits;
+    int rc = cli_check_env(0);
+    if (rc || (rc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits)) != 0) return rc;
+    int rank = rt_mpi_rank();
+    struct { long holder; uint32_t prime; } seen = { 0, 2 };   /* rank 0 looks for all */
+    if (rank == 0 && !(seen.holder = outdir_holder(dir))) seen.prime = manifest_prime(dir);
+    rt_mpi_bcast(&seen, sizeof seen);
+    if (seen.holder) {
+        char pid[32] = "?";
+        if (seen.holder > 0) snprintf(pid, sizeof pid, "%ld", seen.holder);
+        if (rank == 0) fprintf(stderr, "extflow: %s is in use by another extflow run (pid %s): verify it when that "
+                               "run has ended\n", dir, pid);
+        return 2;
+    }
+    if (seen.prime != 2) {
+        if (rank == 0) fprintf(stderr, "extflow: %s holds a resolution at p = %u: verify checks p = 2 only so far\n",
+                               dir, seen.prime);
+        return 2;
+    }
+    if (runpolicy_start_all("verify")) return 1;
+    chain_runner runner = runpolicy_runner(&limits, rank != 0 || opts[QUIET].arg, "bidegrees checked");
+    verify_share share = { rank, rt_mpi_size(), verify_owner, rt_mpi_gatherv, rt_mpi_max };
+    rc = verify_dir(dir, stdout, &runner, &share);
+    rt_shutdown();
+    if (rc == VERIFY_STOPPED && rank == 0)
+        fprintf(stderr, "extflow: verify stopped at the time limit after %.1f s, before its checks ended; no report "
+                "(verify keeps nothing: a rerun checks everything again)\n", clock_now() - limits.start);
+    return rc;
+}
+
+const cli_command cmd_verify = {
+    "verify",
+    "DIR: check every stage file of a resolution (checksums, headers, that it loads, d∘d = 0), that "
+    "DIR/run.json's complete region is all there, and DIR/ext.csv against them; recomputes kept matrices and "
+    "kernels (--keep-stages); names each missing or bad bidegree once. The d∘d checks run as StarPU tasks (their "
+    "products on CPU or CUDA workers), with a progress line on a terminal; the report is the same for any number "
+    "of workers, and of ranks (mpirun: several machines below). While another run holds DIR: one line, exit 2",
+    opts, 1, CLI_SHARED, run,
+};

@@ -1,0 +1,179 @@
+/* resolved.c — a finished resolution opened for products, massey, d2 (tools/resolved.h). */
+#include "tools/resolved.h"
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "runtime/rt_mpi.h"
+#include "runtime/runpolicy.h"
+#include "stages/chart.h"
+#include "stages/report.h"
+#include "stages/stagefile.h"
+
+int resolved_limits(const cli_option *memory, const cli_option *time_limit, double began, chain_policy *limits)
+{
+    char err[300];
+    if (runpolicy_limits(memory->arg, time_limit->arg, began, limits, err, sizeof err) != 0)
+        return cli_usage_error("%s", err);
+    return 0;
+}
+
+int resolved_open(const char *cmd, const char *dir, opened_dir *d)
+{
+    memset(d, 0, sizeof *d);
+    outdir_init(&d->dir, dir);
+    int rc = cli_check_env(0);
+    if (rc) return rc;
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return cli_usage_error("%s: %s is not a directory", cmd, dir);
+    /* several ranks: rank 0 holds the lock for all, and they all stop if it cannot */
+    char err[4400];
+    int locked = rt_mpi_rank() == 0 ? outdir_lock(&d->dir, err, sizeof err) == 0 : 1;
+    if (!locked) fprintf(stderr, "extflow: %s\n", err);
+    if (rt_mpi_max(!locked)) return 1;
+    if ((rc = outdir_load(dir, &d->res, &d->man, &d->fdm, 0, err, sizeof err)) != 0) {
+        fprintf(stderr, "extflow: %s\n", err);
+        outdir_release(&d->dir);
+        fdm_clear(&d->fdm);
+    }
+    return rc;
+}
+
+void resolved_close(opened_dir *d)
+{
+    res_clear(&d->res);
+    fdm_clear(&d->fdm);
+    outdir_release(&d->dir);
+}
+
+void resolved_close_both(opened_dir *d, opened_dir *u, int have_unit)
+{
+    if (have_unit) resolved_close(u);
+    resolved_close(d);
+}
+
+/* Is d's module the unit of the algebra it is resolved over: S_2, or F2 (one class, in degree
+ * 0) over a profile's sub-Hopf-algebra B (ko, tmf2)? Such a directory is its own unit. */
+static int dir_is_unit(const opened_dir *d)
+{
+    if (d->man.module_id == stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2))) return 1;
+    const fd_module *m = &d->fdm;
+    return m->dim && !m->fp && !m->rp_open && m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
+}
+
+/* The algebra a resolution's free modules are free over: "A", "A(n)", or "the subalgebra of
+ * profile [h1,h2,...]" (", ..." where it is not truncated: the later h_i are unbounded). */
+static void algebra_describe(char *buf, size_t size, const milnor_profile *p)
+{
+    milnor_profile full = milnor_profile_full();
+    if (milnor_profile_equal(p, &full)) {
+        snprintf(buf, size, "A");
+        return;
+    }
+    for (int n = 0; n < MILNOR_MAX_LEN; n++) {
+        milnor_profile an = milnor_profile_an(n);
+        if (milnor_profile_equal(p, &an)) {
+            snprintf(buf, size, "A(%d)", n);
+            return;
+        }
+    }
+    size_t k = (size_t)snprintf(buf, size, "the subalgebra of profile [");
+    for (int i = 0; i < p->len && k < size; i++)
+        k += (size_t)snprintf(buf + k, size - k, "%s%d", i ? "," : "", p->h[i]);
+    if (k < size) snprintf(buf + k, size - k, "%s]", p->truncated ? "" : ",...");
+}
+
+static int same_directory(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Why UNITDIR (opened in u) cannot serve DIR: a usage error, or 0 when it can. */
+static int unit_mismatch(const char *cmd, const char *dir, const opened_dir *d, const char *unitdir,
+                         const opened_dir *u, const char *alg, int own)
+{
+    char ualg[96];
+    algebra_describe(ualg, sizeof ualg, &u->res.A.profile);
+    if (!dir_is_unit(u))
+        return cli_usage_error("%s: --unit %s holds a resolution of %s, not of the unit F2 over %s%s", cmd, unitdir,
+                               u->man.module, alg, strcmp(alg, "A") ? "" : " (S_2)");
+    if (!milnor_profile_equal(&u->res.A.profile, &d->res.A.profile))
+        return cli_usage_error("%s: --unit %s resolves %s over %s, but %s (%s) is resolved over %s: the unit must be "
+                               "F2 over the same algebra%s", cmd, unitdir, u->man.module, ualg, dir, d->man.module,
+                               alg, own ? ", and DIR is its own (drop --unit)" : "");
+    if (own)
+        return cli_usage_error("%s: --unit is for a module's DIR; %s holds %s over %s, its own unit (drop --unit)", cmd,
+                               dir, d->man.module, alg);
+    for (int s = 0; s <= d->res.max_s; s++) {
+        int need = report_row_last_stem(&d->res, s);
+        int have = s <= u->res.max_s ? report_row_last_stem(&u->res, s) : -1;
+        if (need >= 0 && have < need)
+            return cli_usage_error("%s: --unit %s resolves %s at s=%d only through stem %d; %s needs stem %d there "
+                                   "(resolve the unit further)", cmd, unitdir, u->man.module, s, have, dir, need);
+    }
+    return 0;
+}
+
+int resolved_open_unit(const char *cmd, const char *dir, const opened_dir *d, const char *unitdir, opened_dir *u,
+                       int *have_unit)
+{
+    char alg[96];
+    algebra_describe(alg, sizeof alg, &d->res.A.profile);
+    int own = dir_is_unit(d);
+    *have_unit = 0;
+    if (unitdir && same_directory(dir, unitdir)) {
+        if (own) return 0;
+        return cli_usage_error("%s: --unit %s is DIR itself, a resolution of %s: the unit is F2 over %s", cmd, unitdir,
+                               d->man.module, alg);
+    }
+    if (!unitdir) {
+        if (own) return 0;
+        return cli_usage_error("%s: %s holds a resolution of %s over %s: give --unit UNITDIR, a resolution of F2 over "
+                               "%s%s over the same range", cmd, dir, d->man.module, alg, alg,
+                               strcmp(alg, "A") ? "" : " (S_2)");
+    }
+    int rc = resolved_open(cmd, unitdir, u);
+    if (rc) return rc;
+    if ((rc = unit_mismatch(cmd, dir, d, unitdir, u, alg, own)) != 0) {
+        resolved_close(u);
+        return rc;
+    }
+    *have_unit = 1;
+    return 0;
+}
+
+int resolved_check_class(const char *cmd, const product_class *c, const resolution *res, const run_manifest *man,
+                         const char *dir)
+{
+    char where[64];
+    region_describe(where, sizeof where, &man->complete, res->shift);
+    int n = c->n + (int)res->shift;   /* c->n is internal; messages in the module's stems */
+    if (c->n < 0 || c->s > res->max_s || c->n > report_row_last_stem(res, c->s))
+        return cli_usage_error("%s: class %s at (n=%d, s=%d) lies outside %s's resolved region (%s)", cmd, c->name, n,
+                               c->s, dir, where);
+    uint32_t dim = res_ngens(res, c->s, c->n + c->s);
+    if (dim == 0) return cli_usage_error("%s: class %s: Ext at (n=%d, s=%d) is zero", cmd, c->name, n, c->s);
+    if (c->len != dim)
+        return cli_usage_error("%s: class %s: %u coordinates given, but Ext at (n=%d, s=%d) has dimension %u", cmd,
+                               c->name, c->len, n, c->s, dim);
+    return 0;
+}
+
+int resolved_write(const char *dir, const char *name, int (*write_fn)(FILE *, void *), void *ctx)
+{
+    char err[4600];
+    if (outdir_write(dir, name, write_fn, ctx, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "extflow: %s\n", err);
+    return 1;
+}
+
+int resolved_write_charts(const char *dir, const resolution *res)
+{
+    static const char *charts[] = { "chart.svg", "chart.html" };
+    for (int k = 0; k < 2; k++)
+        if (report_write_file(dir, charts[k], res, k ? chart_write_html : chart_write_svg) != 0) {
+            fprintf(stderr, "extflow: cannot write %s/%s: %s\n", dir, charts[k], strerror(errno));
+            return 1;
+        }
+    return 0;
+}

@@ -1,0 +1,40 @@
+/* resolved.h — what products, massey, d2 and export share: a finished resolution opened for
+ * reading (its directory locked under every rank, its complete region loaded: stages/outdir.h),
+ * the unit a module's products act through (--unit), class arguments checked against the
+ * region, tables written, and --memory/--time-limit read. Each function prints its one line
+ * (a usage error through cli_usage_error) and returns the exit status, 0 to go on. */
+#ifndef EXTFLOW_RESOLVED_H
+#define EXTFLOW_RESOLVED_H
+#include "stages/outdir.h"
+#include "stages/products.h"
+#include "tools/cli.h"
+
+typedef struct opened_dir {
+    outdir dir;             /* locked by rank 0 */
+    resolution res;
+    run_manifest man;
+    fd_module fdm;
+} opened_dir;
+
+/* --memory and --time-limit (options that may be absent) counting from began, into *limits. */
+int resolved_limits(const cli_option *memory, const cli_option *time_limit, double began, chain_policy *limits);
+/* The environment checked, DIR locked (rank 0, for all ranks) and its complete region loaded. */
+int resolved_open(const char *cmd, const char *dir, opened_dir *d);
+void resolved_close(opened_dir *d);
+/* The unit F2 resolved over DIR's algebra that products over DIR's module act through: DIR
+ * itself when its module is that unit (*have_unit = 0), else UNITDIR's, opened into *u, which
+ * must hold F2 over the same algebra and cover DIR's region row by row (docs/products.md
+ * "Modules"). Nothing is left open on an error. */
+int resolved_open_unit(const char *cmd, const char *dir, const opened_dir *d, const char *unitdir, opened_dir *u,
+                       int *have_unit);
+/* resolved_close of u (when have_unit) and d. */
+void resolved_close_both(opened_dir *d, opened_dir *u, int have_unit);
+/* A class argument in DIR's complete region, with as many coordinates as there are generators. */
+int resolved_check_class(const char *cmd, const product_class *c, const resolution *res, const run_manifest *man,
+                         const char *dir);
+/* DIR/name from write_fn (outdir_write): 0, or 1 after a line. */
+int resolved_write(const char *dir, const char *name, int (*write_fn)(FILE *, void *), void *ctx);
+/* chart.svg and chart.html written again (they draw products.csv and d2.csv): 0, or 1. */
+int resolved_write_charts(const char *dir, const resolution *res);
+
+#endif
