@@ -2,7 +2,7 @@
 # The command line: help, exit status 2 for usage errors and 1 for runtime failures, one clear
 # line on stderr, the algebra table, and one writer per output directory.
 . tests/lib.sh
-plan 34
+plan 38
 $EXTFLOW --help | grep -q "usage: extflow"
 ok $? "--help prints usage and exits 0"
 for cmd in resolve algebra inspect verify export pack help; do
@@ -37,6 +37,22 @@ usage_err "--keep-stages given twice" resolve --keep-stages matrix --keep-stages
 $EXTFLOW resolve --help > "$TMP/rhelp" && grep -q -- "--force " "$TMP/rhelp" && grep -q -- "--keep-stages LIST" "$TMP/rhelp" &&
     grep -q -- "--verbose " "$TMP/rhelp" && grep -q "^  EXTFLOW_STATS " "$TMP/rhelp"
 ok $? "resolve --help names --force, --keep-stages, --verbose and EXTFLOW_STATS"
+# options come from one table per command (tools/cli.h), read by getopt_long, whose prefixes
+# (--st for --stem) are refused as before; the same table writes the help
+usage_err "an abbreviated option" resolve --st 4 --out "$TMP/x"
+$EXTFLOW resolve --st 4 --out "$TMP/x" 2>&1 | grep -q "^extflow: resolve: unknown option '--st'$"
+ok $? "an abbreviated option is named as written"
+$EXTFLOW help > "$TMP/help" && awk '{ n = 0; for (i = 1; i <= length($0); i++) { c = substr($0, i, 1); if (c < "\200" || c > "\277") n++ } if (n > 80) bad = 1 } END { exit bad }' "$TMP/help"
+ok $? "help lines are at most 80 columns"
+ok=0
+for cmd in resolve algebra inspect verify export products massey d2 pack; do
+    for opt in $(sed -n 's/^ *\[[A-Z_0-9]*\] = { "\([a-z0-9-]*\)".*/\1/p' "tools/cmd-$cmd.c"); do
+        awk -v c="  $cmd " -v o="      --$opt" 'index($0, c) == 1 { in_cmd = 1; next } /^  [a-z]/ { in_cmd = 0 }
+            in_cmd && (index($0, o " ") == 1 || $0 == o) { found = 1 } END { exit !found }' "$TMP/help" ||
+            { diag "$cmd --$opt is not in its help"; ok=1; }
+    done
+done
+ok $ok "every option of every command's table has its line under that command in the help"
 $EXTFLOW --version > "$TMP/version" &&
     [ "$(cat "$TMP/version")" = "extflow $(sed -n 's/^#define EXTFLOW_VERSION "\(.*\)"$/\1/p' stages/version.h)" ]
 ok $? "--version prints the version of stages/version.h ($(cat "$TMP/version"))"
