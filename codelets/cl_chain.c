@@ -87,24 +87,10 @@ static void chain_finish_cpu(void *buffers[], void *cl_arg)
     c->next->after_finish(c);
 }
 
-static struct starpu_perfmodel plan_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_chain_plan_v1" };
-static struct starpu_perfmodel reduce_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_chain_reduce_v1" };
-static struct starpu_perfmodel part_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_chain_part_v1" };
-static struct starpu_perfmodel finish_model = { .type = STARPU_HISTORY_BASED, .symbol = "extflow_chain_finish_v1" };
-
-struct starpu_codelet cl_chain_plan = {
-    .cpu_funcs = { chain_plan_cpu }, .cpu_funcs_name = { "chain_plan_cpu" },
-    .nbuffers = 0, .model = &plan_model, .name = "chain_plan",
-};
-struct starpu_codelet cl_chain_reduce = {
-    .cpu_funcs = { chain_reduce_cpu }, .cpu_funcs_name = { "chain_reduce_cpu" },
-    .nbuffers = STARPU_VARIABLE_NBUFFERS, .model = &reduce_model, .name = "chain_reduce",
-};
-struct starpu_codelet cl_chain_finish = {
-    .cpu_funcs = { chain_finish_cpu }, .cpu_funcs_name = { "chain_finish_cpu" },
-    .nbuffers = STARPU_VARIABLE_NBUFFERS, .model = &finish_model, .name = "chain_finish",
-};
-struct starpu_codelet cl_chain_part = {
-    .cpu_funcs = { chain_part_cpu }, .cpu_funcs_name = { "chain_part_cpu" },
-    .nbuffers = 1, .modes = { STARPU_W }, .model = &part_model, .name = "chain_part",
-};
+CL_CODELET(cl_chain_plan, chain_plan_cpu, "chain_plan", (.symbol = "extflow_chain_plan_v1"), .nbuffers = 0);
+CL_CODELET(cl_chain_reduce, chain_reduce_cpu, "chain_reduce", (.symbol = "extflow_chain_reduce_v1"),
+           .nbuffers = STARPU_VARIABLE_NBUFFERS);
+CL_CODELET(cl_chain_finish, chain_finish_cpu, "chain_finish", (.symbol = "extflow_chain_finish_v1"),
+           .nbuffers = STARPU_VARIABLE_NBUFFERS);
+CL_CODELET(cl_chain_part, chain_part_cpu, "chain_part", (.symbol = "extflow_chain_part_v1"), .nbuffers = 1,
+           .modes = { STARPU_W });

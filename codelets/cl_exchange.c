@@ -53,10 +53,8 @@ static void receive_cpu(void *buffers[], void *cl_arg)
 }
 
 struct starpu_codelet cl_publish = {
-    .cpu_funcs = { publish_cpu }, .cpu_funcs_name = { "publish_cpu" },
-    .nbuffers = 1, .modes = { STARPU_W }, .name = "publish",
+    CL_CPU(publish_cpu) .nbuffers = 1, .modes = { STARPU_W }, .name = "publish",
 };
 struct starpu_codelet cl_receive = {
-    .cpu_funcs = { receive_cpu }, .cpu_funcs_name = { "receive_cpu" },
-    .nbuffers = 1, .modes = { STARPU_R }, .name = "receive",
+    CL_CPU(receive_cpu) .nbuffers = 1, .modes = { STARPU_R }, .name = "receive",
 };

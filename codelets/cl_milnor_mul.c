@@ -142,25 +142,9 @@ static uint32_t milnor_mul_footprint(struct starpu_task *task)
     return pairs_bucket(((const struct cl_milnor_mul_args *)task->cl_arg)->pairs);
 }
 
-static struct starpu_perfmodel milnor_mul_model = {
-    .type = STARPU_HISTORY_BASED,
-    .symbol = "extflow_milnor_mul_v2",
-    .size_base = milnor_mul_size,
-    .footprint = milnor_mul_footprint,
-};
-
-struct starpu_codelet cl_milnor_mul = {
-    .cpu_funcs = { milnor_mul_cpu },
-    .cpu_funcs_name = { "milnor_mul_cpu" },
-#ifdef STARPU_USE_CUDA
-    .cuda_funcs = { milnor_mul_cuda },
-    .cuda_flags = { STARPU_CUDA_ASYNC },
-#endif
-    .nbuffers = 4,
-    .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W },
-    .model = &milnor_mul_model,
-    .name = "milnor_mul",
-};
+CL_CODELET(cl_milnor_mul, milnor_mul_cpu, "milnor_mul",
+           (.symbol = "extflow_milnor_mul_v2", .size_base = milnor_mul_size, .footprint = milnor_mul_footprint),
+           CL_CUDA(milnor_mul_cuda) .nbuffers = 4, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W });
 
 /* ---- cl_pair_mul: the mod-4 products of a batch (algebra/pair_cuda.h's layout) ------------------
  * Buffers: 0 the flat basis, 1 the batch's jobs, 2 its terms, 3 the chunk's row (RW: the
@@ -206,22 +190,6 @@ static uint32_t pair_mul_footprint(struct starpu_task *task)
     return pairs_bucket(((const struct cl_pair_mul_args *)task->cl_arg)->pairs);
 }
 
-static struct starpu_perfmodel pair_mul_model = {
-    .type = STARPU_HISTORY_BASED,
-    .symbol = "extflow_pair_mul_v1",
-    .size_base = pair_mul_size,
-    .footprint = pair_mul_footprint,
-};
-
-struct starpu_codelet cl_pair_mul = {
-    .cpu_funcs = { pair_mul_cpu },
-    .cpu_funcs_name = { "pair_mul_cpu" },
-#ifdef STARPU_USE_CUDA
-    .cuda_funcs = { pair_mul_cuda },
-    .cuda_flags = { STARPU_CUDA_ASYNC },
-#endif
-    .nbuffers = 4,
-    .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_RW },
-    .model = &pair_mul_model,
-    .name = "pair_mul",
-};
+CL_CODELET(cl_pair_mul, pair_mul_cpu, "pair_mul",
+           (.symbol = "extflow_pair_mul_v1", .size_base = pair_mul_size, .footprint = pair_mul_footprint),
+           CL_CUDA(pair_mul_cuda) .nbuffers = 4, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_RW });

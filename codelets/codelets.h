@@ -24,13 +24,34 @@
  *   cl_publish     (distributed runs) a finished bidegree packed into its blob (W,
  *                  codelets/blob.h) on the rank that owns it (stages/exchange.h).
  *   cl_receive     (distributed runs) the blob (R) unpacked on a rank that reads it.
- * Every codelet has a history-based perfmodel (files under $STARPU_HOME/.starpu/sampling).
+ * Every codelet but cl_publish and cl_receive has a history-based perfmodel (files under
+ * $STARPU_HOME/.starpu/sampling), and each is declared with CL_CODELET below (those two with
+ * CL_CPU alone).
  */
 #ifndef EXTFLOW_CODELETS_H
 #define EXTFLOW_CODELETS_H
 #include <starpu.h>
 #include "algebra/f2mat.h"
 #include "algebra/milnor.h"
+
+/* CL_CODELET(cl, cpu_fn, name, (model fields), codelet fields...): the codelet `cl` running
+ * cpu_fn on CPU workers, with its history-based perfmodel `cl_model` (the parenthesised
+ * fields: .symbol, the file name StarPU keeps its history under, and where the task's size is
+ * not its buffers' .size_base and .footprint) and the codelet's other fields (.nbuffers,
+ * .modes, CL_CUDA(fn) for a CUDA implementation). */
+#define CL_FIELDS(...) __VA_ARGS__
+#define CL_CODELET(cl, cpu_fn, cl_name, model_fields, ...)                                           \
+    static struct starpu_perfmodel cl##_model = { .type = STARPU_HISTORY_BASED, CL_FIELDS model_fields }; \
+    struct starpu_codelet cl = { CL_CPU(cpu_fn) .model = &cl##_model, .name = cl_name, __VA_ARGS__ }
+/* The CPU implementation of a codelet, by pointer and by name (cpu_funcs_name). */
+#define CL_CPU(fn) .cpu_funcs = { fn }, .cpu_funcs_name = { #fn },
+/* The CUDA implementation of a CL_CODELET (asynchronous on the worker's stream), where StarPU
+ * has CUDA; nothing otherwise. */
+#ifdef STARPU_USE_CUDA
+#define CL_CUDA(fn) .cuda_funcs = { fn }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#else
+#define CL_CUDA(fn)
+#endif
 
 struct cl_milnor_mul_args {
     uint32_t row0;              /* first job of this chunk in the jobs buffer */

@@ -4,7 +4,7 @@
 # those B's object defines, T/D/B/R), has no circle; Nassau's step calls the resolution's core
 # only; the core calls no step and not --keep-stages (the steps reach it through res->keep).
 . tests/lib.sh
-plan 5
+plan 6
 B=build
 [ "${SAN:-}" = 1 ] && B=build-san
 graph() {   # lines "A B": A's object uses a symbol B's object defines (A != B)
@@ -36,4 +36,7 @@ ok $? "the core (resolution.c, rowbuild.c) calls no step, no --keep-stages, no l
 bad=$(awk '$2 == "keepstages" && $1 != "verify"' "$TMP/edges" | tr '\n' ' ')
 [ -z "$bad" ] && ! grep -l 'stages/keepstages.h' stages/*.c | grep -qv '^stages/\(keepstages\|verify\)\.c$'
 ok $? "keepstages.c is reached from verify.c only within stages/ (the steps hand matrices to res_keep_stage)${bad:+: $bad}"
+bad=$(grep -ln 'struct starpu_perfmodel\|\.cpu_funcs_name' codelets/*.c runtime/*.c | tr '\n' ' ')
+[ -z "$bad" ]
+ok $? "every codelet is declared with CL_CODELET or CL_CPU (codelets/codelets.h), no perfmodel by hand${bad:+: $bad}"
 done_testing
