@@ -393,29 +393,6 @@ int sec_product_survives(const sec_product *p)
     return 1;
 }
 
-/* Rows of an n x m 0/1 matrix (uint8) to reduced row echelon form in place; returns the rank;
- * pivot[r] = the pivot column of row r (increasing). */
-static int rref(uint8_t *a, int n, int m, int *pivot)
-{
-    int r = 0;
-    for (int c = 0; c < m && r < n; c++) {
-        int q = r;
-        while (q < n && !a[q * m + c]) q++;
-        if (q == n) continue;
-        if (q != r)
-            for (int j = 0; j < m; j++) {
-                uint8_t tmp = a[q * m + j];
-                a[q * m + j] = a[r * m + j];
-                a[r * m + j] = tmp;
-            }
-        for (int q2 = 0; q2 < n; q2++)
-            if (q2 != r && a[q2 * m + c])
-                for (int j = 0; j < m; j++) a[q2 * m + j] ^= a[r * m + j];
-        pivot[r++] = c;
-    }
-    return r;
-}
-
 static void print_vec(FILE *out, const uint8_t *v, uint32_t n)
 {
     fputc('[', out);
@@ -440,31 +417,30 @@ int sec_product_write(FILE *out, const sec_product *p, const char *name)
             if (!res_is_done(res, sl, tl) || !res_is_done(res, sx - 1, tx)) continue;
             uint32_t nx = res_ngens(res, sx, tx), nl = res_ngens(res, sl, tl);
             if (!nx && !nl) continue;
-            /* the kernel of d2 at (s, t), in RREF, and the indices off its pivots */
+            /* the kernel of d2 at (s, t), in RREF (f2mat), and the indices off its pivots */
             uint32_t nd = secondary_in_range(sec, s, t) ? res_ngens(res, s + 2, t + 1) : 0;
-            uint32_t m = nd + dim;
-            uint8_t *aug = calloc((size_t)dim * m + 1, 1), *ker = calloc((size_t)dim * dim + 1, 1);
-            int *piv = calloc((size_t)dim + nd + 1, sizeof *piv), *kpiv = calloc((size_t)dim + 1, sizeof *kpiv);
+            uint32_t nsrc = sl - 2 >= 1 && secondary_in_range(sec, sl - 2, tl - 1) ? res_ngens(res, sl - 2, tl - 1) : 0;
+            f2mat d2 = { 0 }, aug = { 0 }, ker = { 0 }, img = { 0 };
+            int32_t *piv = NULL, *ipiv = calloc((size_t)nl + 1, sizeof *ipiv);
             uint8_t *ext = calloc((size_t)nx + 1, 1), *lam = calloc((size_t)nl + 1, 1);
-            int *scratch = calloc((size_t)nx + 1, sizeof *scratch);
-            if (!aug || !ker || !piv || !kpiv || !ext || !lam || !scratch) {
-                free(aug), free(ker), free(piv), free(kpiv), free(ext), free(lam), free(scratch);
+            int *scratch = calloc((size_t)nx + 1, sizeof *scratch), rank = -1, ir = 0;
+            if (ipiv && ext && lam && scratch && f2mat_init(&d2, dim, nd) == 0 && f2mat_init(&img, nsrc, nl) == 0) {
+                for (uint32_t i = 0; i < dim; i++)
+                    for (uint32_t k = 0; k < nd; k++) f2mat_set(&d2, i, k, secondary_d2_bit(sec, s, t, i, k));
+                /* the image of d2 into the λ bidegree, in RREF */
+                for (uint32_t j = 0; j < nsrc; j++)
+                    for (uint32_t k = 0; k < nl; k++) f2mat_set(&img, j, k, secondary_d2_bit(sec, sl - 2, tl - 1, j, k));
+                rank = f2mat_rref_augmented(&d2, &aug, &piv);
+                ir = rank < 0 ? -1 : f2mat_rref(&img, ipiv);
+            }
+            if (rank < 0 || ir < 0 || f2mat_kernel_from_rref(&aug, nd, (uint32_t)rank, piv, &ker) != 0) {
+                f2mat_clear(&d2), f2mat_clear(&aug), f2mat_clear(&ker), f2mat_clear(&img);
+                free(piv), free(ipiv), free(ext), free(lam), free(scratch);
                 return -1;
             }
-            for (uint32_t i = 0; i < dim; i++) {
-                for (uint32_t k = 0; k < nd; k++) aug[i * m + k] = (uint8_t)secondary_d2_bit(sec, s, t, i, k);
-                aug[i * m + nd + i] = 1;
-            }
-            int rank = rref(aug, (int)dim, (int)m, piv), nk = 0;
-            for (int r = 0; r < (int)dim; r++)
-                if (r >= rank || piv[r] >= (int)nd) {         /* kernel rows: no pivot in the d2 part */
-                    memcpy(&ker[(size_t)nk * dim], &aug[(size_t)r * m + nd], dim);
-                    nk++;
-                }
-            int kr = rref(ker, nk, (int)dim, kpiv);
-            /* classes that support a d2: λ times the ordinary product */
+            /* classes that support a d2: λ times the ordinary product (i off the kernel's pivots) */
             for (uint32_t i = 0, r = 0; nx && i < dim; i++) {
-                if ((int)r < kr && kpiv[r] == (int)i) {
+                if (r < ker.rows && f2vec_first_bit(f2mat_row(&ker, r), dim) == (int64_t)i) {
                     r++;
                     continue;
                 }
@@ -473,24 +449,13 @@ int sec_product_write(FILE *out, const sec_product *p, const char *name)
                 print_vec(out, ext, nx);
                 fputc('\n', out);
             }
-            /* the image of d2 into the λ bidegree, in RREF */
-            uint32_t nsrc = sl - 2 >= 1 && secondary_in_range(sec, sl - 2, tl - 1) ? res_ngens(res, sl - 2, tl - 1) : 0;
-            uint8_t *img = calloc((size_t)nsrc * nl + 1, 1);
-            int *ipiv = calloc((size_t)nsrc + 1, sizeof *ipiv);
-            if (!img || !ipiv) {
-                free(aug), free(ker), free(piv), free(kpiv), free(ext), free(lam), free(scratch), free(img), free(ipiv);
-                return -1;
-            }
-            for (uint32_t j = 0; j < nsrc; j++)
-                for (uint32_t k = 0; k < nl; k++) img[j * nl + k] = (uint8_t)secondary_d2_bit(sec, sl - 2, tl - 1, j, k);
-            int ir = rref(img, (int)nsrc, (int)nl, ipiv);
             int sign = (s0 * t) % 2 ? 3 : 1;
-            for (int r = 0; r < kr; r++) {
-                const uint8_t *y = &ker[(size_t)r * dim];
+            for (uint32_t r = 0; r < ker.rows; r++) {
+                const uint64_t *y = f2mat_row(&ker, r);
                 memset(scratch, 0, (size_t)nx * sizeof *scratch);
                 memset(lam, 0, nl);
                 for (uint32_t i = 0; i < dim; i++) {
-                    if (!y[i]) continue;
+                    if (!f2vec_get(y, i)) continue;
                     for (uint32_t k = 0; k < nx; k++) scratch[k] += lift_product_bit(&p->prim, 0, s, t, i, k) * sign;
                     for (uint32_t k = 0; k < nl; k++) lam[k] ^= (uint8_t)lift_product_bit(&p->hom, 0, s, t, i, k);
                 }
@@ -503,12 +468,12 @@ int sec_product_write(FILE *out, const sec_product *p, const char *name)
                             if (bit < zz->bits && f2vec_get(zz->img, bit)) lam[k2] ^= 1;
                         }
                 }
-                for (int q = 0; q < ir; q++)
-                    if (lam[ipiv[q]])
-                        for (uint32_t k = 0; k < nl; k++) lam[k] ^= img[(size_t)q * nl + k];
+                for (uint32_t c = 0; c < nl; c++)     /* λ's class modulo the image of d2 */
+                    if (ipiv[c] >= 0 && lam[c])
+                        for (uint32_t k = 0; k < nl; k++) lam[k] ^= (uint8_t)f2mat_get(&img, (uint32_t)ipiv[c], k);
                 fprintf(out, "[%s] [", name);
                 for (uint32_t i = 0, first = 1; i < dim; i++)
-                    if (y[i]) {
+                    if (f2vec_get(y, i)) {
                         fprintf(out, "%sx_(%d, %d, %u)", first ? "" : " + ", n + shift, s, i);
                         first = 0;
                     }
@@ -518,7 +483,8 @@ int sec_product_write(FILE *out, const sec_product *p, const char *name)
                 print_vec(out, lam, nl);
                 fputc('\n', out);
             }
-            free(aug), free(ker), free(piv), free(kpiv), free(ext), free(lam), free(scratch), free(img), free(ipiv);
+            f2mat_clear(&d2), f2mat_clear(&aug), f2mat_clear(&ker), f2mat_clear(&img);
+            free(piv), free(ipiv), free(ext), free(lam), free(scratch);
         }
     return ferror(out) ? -1 : 0;
 }
