@@ -17,6 +17,7 @@
  *                              reduced alone and as [D | 0 | I] (reps: REPS, default 3) */
 #include "algebra/f2mat.h"
 #include "stages/stagefile.h"
+#include "bench/bench.h"
 
 #include <m4ri/m4ri.h>
 #include <stdio.h>
@@ -34,12 +35,7 @@ static uint64_t rnd(void)
     return z ^ (z >> 31);
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
+static double now_ms(void) { return 1e3 * clock_now(); }
 
 static int cmpd(const void *a, const void *b)
 {

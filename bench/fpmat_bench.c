@@ -11,25 +11,15 @@
 #include <time.h>
 
 #include "algebra/fpmat.h"
+#include "bench/bench.h"
 #ifdef HAVE_FLINT
 #include <flint/nmod_mat.h>
 #endif
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next_rand(void) { return bench_xorshift(&rng); }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now(void) { return clock_now(); }
 
 static int cmp_double(const void *a, const void *b)
 {

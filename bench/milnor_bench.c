@@ -17,17 +17,13 @@
 #include <time.h>
 
 #include "algebra/milnor.h"
+#include "bench/bench.h"
 
 #define MIN_SECONDS 1.0
 
 static volatile uint64_t sink;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now(void) { return clock_now(); }
 
 static size_t words_for(uint32_t bits) { return (bits + 63) / 64; }
 
@@ -177,13 +173,7 @@ static void recs_load(recs *v, const char *path)
 }
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t rnd(void) { return bench_xorshift(&rng); }
 
 /* Random batches: one per generator, all R of one degree against its terms. */
 static void recs_synth(recs *v, const milnor_basis *A, int ngen)

@@ -27,6 +27,7 @@
 
 #include "algebra/milnor.h"
 #include "algebra/milnor_cuda.h"
+#include "bench/bench.h"
 
 #define CK(call)                                                                           \
     do {                                                                                   \
@@ -44,21 +45,10 @@ struct rec {
     size_t rows_at;             /* word offset of its rows in the concatenated output */
 };
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now(void) { return clock_now(); }
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t rnd(void) { return bench_xorshift(&rng); }
 
 static std::vector<rec> synth(const milnor_basis *A, int nbatches)
 {

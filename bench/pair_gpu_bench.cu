@@ -18,22 +18,12 @@
 #include "algebra/milnor_cuda.h"
 #include "algebra/pair_algebra.h"
 #include "algebra/pair_cuda.h"
+#include "bench/bench.h"
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t rnd(void) { return bench_xorshift(&rng); }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now(void) { return clock_now(); }
 
 int main(int argc, char **argv)
 {

@@ -21,13 +21,10 @@
 #include "stages/manifest.h"
 #include "stages/report.h"
 #include "stages/stagefile.h"
+#include "bench/bench.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);   /* CPU time: the VM is shared */
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* CPU time: the VM is shared */
+static double now(void) { return clock_seconds(CLOCK_PROCESS_CPUTIME_ID); }
 
 /* Storing the QI: its preimage rows as one stage file (the pivots add 4 bytes a row). Returns
  * the file's bytes; *decode_s gets the CPU time to read it back from memory (stage_decode). */

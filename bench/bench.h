@@ -1,0 +1,19 @@
+/* bench.h — what the benchmarks share: the clock (algebra/clock.h: clock_now for wall time,
+ * clock_seconds(CLOCK_PROCESS_CPUTIME_ID) for CPU time) and a xorshift64 generator on a state
+ * each benchmark seeds itself, so that its inputs stay the same from run to run. */
+#ifndef EXTFLOW_BENCH_H
+#define EXTFLOW_BENCH_H
+#include <stdint.h>
+#include "algebra/clock.h"
+
+/* xorshift64 (Marsaglia's 13, 7, 17): the next state, which is also the value. */
+static inline uint64_t bench_xorshift(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
+
+#endif
