@@ -3,6 +3,7 @@
  * tests/t-pair-search.c checks on the CPU against milnor_mul_mod4_each. */
 #include "algebra/pair_cuda.h"
 #include "algebra/pair_search.h"
+#include "algebra/cuda_host.cuh"
 
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -44,54 +45,15 @@ extern "C" int pair_mul_mod4_batch_cuda(const uint32_t *flat_basis, const milnor
     return (int)cudaGetLastError();
 }
 
-#define CK(call)                                                                              \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));                   \
-            rc = (int)e_;                                                                     \
-            goto out;                                                                         \
-        }                                                                                     \
-    } while (0)
-
 extern "C" int pair_mul_mod4_batch_cuda_host(const uint32_t *flat, size_t flat_words, const milnor_row_job *jobs,
                                              uint32_t njobs, const milnor_term *terms, size_t nterms,
                                              uint64_t *rows, size_t rows_words, uint32_t stride_words,
                                              uint32_t twos_at, const milnor_cuda_cfg *cfg, double *kernel_ms,
                                              char *err, size_t errlen)
 {
-    int rc = 0;
-    uint32_t *d_flat = NULL;
-    milnor_row_job *d_jobs = NULL;
-    milnor_term *d_terms = NULL;
-    uint64_t *d_rows = NULL;
-    cudaEvent_t ev[2] = {NULL, NULL};
-    size_t rows_bytes = rows_words * sizeof *rows;
-    float ms = 0;
-    CK(cudaMalloc((void **)&d_flat, flat_words * sizeof *flat));
-    CK(cudaMalloc((void **)&d_jobs, (njobs ? njobs : 1) * sizeof *jobs));
-    CK(cudaMalloc((void **)&d_terms, (nterms ? nterms : 1) * sizeof *terms));
-    CK(cudaMalloc((void **)&d_rows, rows_bytes ? rows_bytes : 8));
-    CK(cudaMemcpy(d_flat, flat, flat_words * sizeof *flat, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_jobs, jobs, njobs * sizeof *jobs, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_terms, terms, nterms * sizeof *terms, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_rows, rows, rows_bytes, cudaMemcpyHostToDevice));
-    CK(cudaEventCreate(&ev[0]));
-    CK(cudaEventCreate(&ev[1]));
-    CK(cudaEventRecord(ev[0], 0));
-    CK((cudaError_t)pair_mul_mod4_batch_cuda(d_flat, d_jobs, njobs, d_terms, d_rows, stride_words, twos_at, cfg,
-                                             NULL));
-    CK(cudaEventRecord(ev[1], 0));
-    CK(cudaEventSynchronize(ev[1]));
-    CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
-    if (kernel_ms) *kernel_ms = ms;
-    CK(cudaMemcpy(rows, d_rows, rows_bytes, cudaMemcpyDeviceToHost));
-out:
-    for (int i = 0; i < 2; ++i)
-        if (ev[i]) cudaEventDestroy(ev[i]);
-    cudaFree(d_flat);
-    cudaFree(d_jobs);
-    cudaFree(d_terms);
-    cudaFree(d_rows);
-    return rc;
+    auto run = [&](const cuda_host_arrays &d) {
+        return pair_mul_mod4_batch_cuda(d.flat, d.jobs, njobs, d.terms, d.rows, stride_words, twos_at, cfg, NULL);
+    };
+    return cuda_host_round_trip(flat, flat_words, jobs, njobs, terms, nterms, rows, rows_words, true, run, kernel_ms,
+                                err, errlen);
 }
