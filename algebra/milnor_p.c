@@ -1,6 +1,7 @@
 /* milnor_p.c — the Milnor basis of A_p (p odd), its index and its product. See milnor_p.h and
  * docs/algorithms.md §9. */
 #include "algebra/milnor_p.h"
+#include "algebra/milnor_p_search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,33 +260,10 @@ typedef struct pp_mul {
     uint32_t m[2 * L + 1];           /* m[n]: sum of the entries placed on anti-diagonal n */
 } pp_mul;
 
-/* The factor (m + v choose v) mod p that adding v to a diagonal sum m brings, by Lucas: the
- * product of the digits' binomials, 0 when some digit carries. */
+/* The factor (m + v choose v) mod p that adding v to a diagonal sum m brings (Lucas). */
 static inline uint32_t add_factor(const pp_mul *M, uint32_t m, uint32_t v)
 {
-    uint32_t p = M->p, f = 1;
-    while (v) {
-        uint32_t dm = m % p, dv = v % p;
-        if (dm + dv >= p) return 0;
-        f = f * M->binom[(dm + dv) * p + dv] % p;
-        m /= p;
-        v /= p;
-    }
-    return f;
-}
-
-/* The least v' > v whose digits add to m's without a carry, given that v's do (a mixed-radix
- * increment: digit k runs over 0 .. p - 1 - (digit k of m)). */
-static inline uint32_t next_nocarry(uint32_t p, uint32_t m, uint32_t v)
-{
-    uint64_t pw = 1;
-    for (;;) {
-        uint32_t dv = (uint32_t)(v / pw % p), dm = (uint32_t)(m / pw % p);
-        if (dv + 1 + dm < p) return (uint32_t)(v + pw);
-        v -= (uint32_t)(dv * pw);
-        pw *= p;
-        if (pw > UINT32_MAX) return UINT32_MAX;
-    }
+    return mps_lucas_factor(M->p, M->binom, m, v);
 }
 
 /* Row i (1..nr) of the matrix, cell j (ns..1, then x_i0), rowrem = what row i still needs
@@ -327,7 +305,7 @@ static void pp_rec(pp_mul *M, uint32_t i, uint32_t j, uint32_t rowrem, uint32_t 
     uint32_t vmax = pj == UINT32_MAX ? 0 : rowrem / pj;
     if (vmax > M->colrem[j]) vmax = M->colrem[j];
     uint32_t n = i + j;
-    for (uint32_t v = 0; v <= vmax; v = next_nocarry(M->p, M->m[n], v)) {
+    for (uint32_t v = 0; v <= vmax; v = mps_next_nocarry(M->p, M->m[n], v)) {
         uint32_t f = v ? add_factor(M, M->m[n], v) : 1;
         M->m[n] += v;
         M->colrem[j] -= v;
@@ -417,6 +395,100 @@ void milnor_p_mul_into(const milnor_p_basis *A, const milnor_p_elt *X, const mil
 {
     into_ctx x = { A, c % A->p, out };
     if (x.c) milnor_p_mul_each(A, X, Y, add_into, &x);
+}
+
+void milnor_p_mul_batch(const milnor_p_basis *A, const milnor_row_job *jobs, size_t njobs, const milnor_p_term *terms,
+                        uint8_t *rows, size_t stride)
+{
+    for (size_t i = 0; i < njobs; ++i) {
+        const milnor_p_elt *X = &A->elts[jobs[i].r_deg][jobs[i].r_idx];
+        uint8_t *row = rows + i * stride;
+        for (uint32_t k = 0; k < jobs[i].n_terms; ++k) {
+            const milnor_p_term *tm = &terms[jobs[i].first_term + k];
+            milnor_p_mul_into(A, X, &A->elts[tm->s_deg][tm->s_idx], tm->coef, row + tm->col_offset);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- flat basis (milnor_p_search.h) */
+
+/* The header of A's flat buffer (the offsets follow from it). */
+static void flat_header(const milnor_p_basis *A, uint32_t *h)
+{
+    memset(h, 0, MILNOR_P_FLAT_HEADER * sizeof *h);
+    uint64_t total = 0;
+    for (deg_t d = 0; d <= A->max_degree; ++d) total += A->dim[d];
+    h[0] = MILNOR_P_FLAT_MAGIC;
+    h[1] = A->p;
+    h[2] = (uint32_t)A->max_degree;
+    h[4] = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+    h[5] = A->nq;
+    h[6] = A->max_pdeg;
+    memcpy(h + 8, A->w, sizeof A->w);
+    memcpy(h + 16, A->tau, sizeof A->tau);
+    memcpy(h + 24, A->ppow, sizeof A->ppow);
+    size_t words = mpf_words(h);
+    h[3] = words > UINT32_MAX ? 0 : (uint32_t)words;
+}
+
+size_t milnor_p_flat_words(const milnor_p_basis *A)
+{
+    uint32_t h[MILNOR_P_FLAT_HEADER];
+    flat_header(A, h);
+    return h[3];
+}
+
+int milnor_p_flat_write(const milnor_p_basis *A, uint32_t *buf, size_t words)
+{
+    uint32_t h[MILNOR_P_FLAT_HEADER];
+    flat_header(A, h);
+    if (h[3] == 0 || words != h[3]) return -1;
+    memset(buf, 0, words * sizeof *buf);
+    memcpy(buf, h, sizeof h);
+    uint32_t *first = buf + mpf_first_at(), at = 0;
+    milnor_p_elt *elts = (milnor_p_elt *)(buf + mpf_elts_at(h));
+    for (deg_t d = 0; d <= A->max_degree; ++d) {
+        first[d] = at;
+        memcpy(elts + at, A->elts[d], A->dim[d] * sizeof *elts);
+        at += A->dim[d];
+    }
+    first[A->max_degree + 1] = at;
+    memcpy(buf + mpf_qoff_at(h), A->qoff, ((size_t)A->max_degree + 1) * A->nq * sizeof *A->qoff);
+    memcpy(buf + mpf_pseq_at(h), A->pseq_g, ((size_t)A->max_pdeg + 1) * L * sizeof *A->pseq_g);
+    memcpy(buf + mpf_pdim_at(h), A->pdim, ((size_t)A->max_pdeg + 1) * sizeof *A->pdim);
+    memcpy(buf + mpf_binom_at(h), A->binom, (size_t)A->p * A->p);
+    return 0;
+}
+
+int milnor_p_flat_view(const uint32_t *buf, size_t words, milnor_p_basis *view, milnor_p_elt **elts_scratch,
+                       uint32_t *dim_scratch)
+{
+    if (words < MILNOR_P_FLAT_HEADER || buf[0] != MILNOR_P_FLAT_MAGIC || buf[3] != words ||
+        !milnor_p_prime_ok(buf[1]) || buf[2] > MILNOR_P_MAX_DEGREE || mpf_words(buf) != words)
+        return -1;
+    const uint32_t *first = buf + mpf_first_at();
+    memset(view, 0, sizeof *view);
+    view->p = buf[1];
+    view->qdeg = 2 * (buf[1] - 1);
+    view->max_degree = (deg_t)buf[2];
+    view->nq = buf[5];
+    view->max_pdeg = buf[6];
+    memcpy(view->w, buf + 8, sizeof view->w);
+    memcpy(view->tau, buf + 16, sizeof view->tau);
+    memcpy(view->ppow, buf + 24, sizeof view->ppow);
+    milnor_p_elt *elts = (milnor_p_elt *)(buf + mpf_elts_at(buf));
+    for (uint32_t d = 0; d <= buf[2]; ++d) {
+        if (first[d + 1] < first[d] || first[d + 1] > buf[4]) return -1;
+        dim_scratch[d] = first[d + 1] - first[d];
+        elts_scratch[d] = elts + first[d];
+    }
+    view->dim = dim_scratch;
+    view->elts = elts_scratch;
+    view->qoff = (uint32_t *)(buf + mpf_qoff_at(buf));
+    view->pseq_g = (uint32_t *)(buf + mpf_pseq_at(buf));
+    view->pdim = (uint32_t *)(buf + mpf_pdim_at(buf));
+    view->binom = (uint8_t *)(buf + mpf_binom_at(buf));
+    return 0;
 }
 
 /* ---------------------------------------------------------------- sub-Hopf-algebras */

@@ -100,6 +100,32 @@ void milnor_p_mul_each(const milnor_p_basis *A, const milnor_p_elt *X, const mil
 void milnor_p_mul_into(const milnor_p_basis *A, const milnor_p_elt *X, const milnor_p_elt *Y,
                        uint32_t c, uint8_t *out);
 
+/* Batched product: the odd-p form of milnor_mul_batch (milnor.h), what the multiply codelet
+ * at odd p computes (codelets/cl_milnor_mul.c). Row i of the output gets, for each of its
+ * terms k, coef_k · (X_i · Y_k), the product's entry j landing at byte col_offset_k + j:
+ * rows are bytes (entries 0..p-1, stride bytes apart, as fpmat.h's), added into mod p. X_i and
+ * Y_k are given by (degree, index) in A_p's basis (jobs are milnor.h's milnor_row_job). */
+typedef struct milnor_p_term {
+    uint32_t s_deg, s_idx;          /* Y */
+    uint32_t col_offset;            /* byte (column) of the product's entry 0 */
+    uint32_t coef;                  /* 1..p-1 */
+} milnor_p_term;
+/* rows (njobs x stride bytes) += the jobs' products; the caller zeroes them. Thread-safe on a
+ * shared const basis. */
+void milnor_p_mul_batch(const milnor_p_basis *A, const milnor_row_job *jobs, size_t njobs, const milnor_p_term *terms,
+                        uint8_t *rows, size_t stride);
+
+/* A_p flattened into one read-only array of 32-bit words (a StarPU data handle, copied to a
+ * GPU as it is); layout in milnor_p_search.h. milnor_p_flat_words: words needed.
+ * milnor_p_flat_write: 0, or -1 when words is not that. milnor_p_flat_view: a basis reading
+ * the buffer in place (dim and elts are the caller's arrays of max_degree + 1 entries,
+ * MILNOR_P_MAX_DEGREE + 1 always suffice; never milnor_p_basis_clear it): 0, or -1 when buf
+ * is not a flat basis of that many words. */
+size_t milnor_p_flat_words(const milnor_p_basis *A);
+int milnor_p_flat_write(const milnor_p_basis *A, uint32_t *buf, size_t words);
+int milnor_p_flat_view(const uint32_t *buf, size_t words, milnor_p_basis *view, milnor_p_elt **elts_scratch,
+                       uint32_t *dim_scratch);
+
 /* Sub-Hopf-algebras B of A_p by profile (sseq's "profile": q_part, p_part, truncated): Q_k is in
  * B iff bit k of qmask is set; P(R) is in B iff r_i < p^{h_i} for every slot i < len and, when
  * truncated, r_i = 0 past len (not truncated: unbounded there). B's basis is A_p's elements that

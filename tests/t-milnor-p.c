@@ -6,7 +6,10 @@
  * and associativity on random triples. Sub-Hopf-algebras by profile (milnor_p_sub, p = 3, 5):
  * B's dims against B's own generating function, its elements in A's order, products staying
  * in B for sseq's profiles (C3's, y1_3's, t1's) and leaving it for one that is not a
- * sub-Hopf-algebra. Env: SEED (random triples; default time). */
+ * sub-Hopf-algebra. The flat basis (milnor_p_flat_*) read back, and the iterative search
+ * the GPU runs (milnor_p_search.h, whole and cut in parts, read from the flat buffer) against
+ * milnor_p_mul_into on every pair of a range and on random pairs up to the basis's degree; the
+ * batch (milnor_p_mul_batch) against products one by one. Env: SEED (random triples; default time). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 #include <time.h>
 
 #include "algebra/milnor_p.h"
+#include "algebra/milnor_p_search.h"
 #include "tests/tap.h"
 
 static const struct { uint32_t p; deg_t ref_n, basis_n, assoc_n; } CASES[] = {
@@ -316,6 +320,117 @@ static void check_sub(const milnor_p_basis *A, const milnor_p_profile *pr, const
     milnor_p_sub_clear(&B);
 }
 
+/* out[j] += c·(X·Y)_j by the iterative search, parts 0..nparts-1 of it. */
+static void search_into(const mps_tables *T, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c, uint32_t nparts,
+                        uint8_t *out)
+{
+    for (uint32_t part = 0; part < nparts; ++part) {
+        mps_search s;
+        mps_term t;
+        mps_start(&s, T, X, Y, part, nparts);
+        while (mps_next(&s, &t)) out[t.index] = (uint8_t)((out[t.index] + t.c * c) % T->p);
+    }
+}
+
+/* The flat buffer's view is A; the search (1 and 3 parts, its tables read from the buffer)
+ * equals milnor_p_mul_into on every pair with |X| + |Y| <= N and on random pairs up to the
+ * basis's degree; milnor_p_mul_batch equals products one by one. */
+static void check_flat_search(const milnor_p_basis *A, deg_t N, int trials)
+{
+    size_t words = milnor_p_flat_words(A);
+    uint32_t *flat = malloc(words * sizeof *flat);
+    static milnor_p_elt *vel[MILNOR_P_MAX_DEGREE + 1];
+    static uint32_t vdim[MILNOR_P_MAX_DEGREE + 1];
+    milnor_p_basis V;
+    if (!flat) bail("out of memory");
+    ok(milnor_p_flat_write(A, flat, words) == 0 && milnor_p_flat_write(A, flat, words - 1) < 0,
+       "p=%u: flatten through degree %d (%zu words), a wrong size refused", A->p, (int)A->max_degree, words);
+    int same = milnor_p_flat_view(flat, words, &V, vel, vdim) == 0 && V.max_degree == A->max_degree && V.nq == A->nq;
+    for (deg_t d = 0; same && d <= A->max_degree; ++d)
+        same = V.dim[d] == A->dim[d] && !memcmp(V.elts[d], A->elts[d], A->dim[d] * sizeof *A->elts[d]) &&
+               !memcmp(V.qoff + (size_t)d * A->nq, A->qoff + (size_t)d * A->nq, A->nq * sizeof *A->qoff);
+    same = same && !memcmp(V.pseq_g, A->pseq_g, ((size_t)A->max_pdeg + 1) * MILNOR_P_MAX_LEN * 4) &&
+           !memcmp(V.binom, A->binom, (size_t)A->p * A->p);
+    ok(same, "p=%u: the flat view has the basis's dims, elements and tables", A->p);
+    flat[5] ^= 1;
+    ok(milnor_p_flat_view(flat, words, &V, vel, vdim) < 0, "p=%u: a damaged header is refused", A->p);
+    flat[5] ^= 1;
+    mps_tables T;
+    mps_tables_of_flat(&T, flat);
+    uint32_t maxdim = 1;
+    for (deg_t d = 0; d <= A->max_degree; ++d) maxdim = A->dim[d] > maxdim ? A->dim[d] : maxdim;
+    uint8_t *ref = malloc(maxdim), *got = malloc(maxdim), *got3 = malloc(maxdim);
+    if (!ref || !got || !got3) bail("out of memory");
+    uint64_t pairs = 0, bad = 0, nonzero = 0;
+    for (int k = 0; k < trials + 1; ++k) {      /* k = trials: every pair of the range */
+        for (deg_t a = 0; a <= N; ++a)
+            for (deg_t b = 0; a + b <= N; ++b)
+                for (uint32_t i = 0; i < A->dim[a]; ++i)
+                    for (uint32_t j = 0; j < A->dim[b]; ++j) {
+                        const milnor_p_elt *X = &A->elts[a][i], *Y = &A->elts[b][j];
+                        if (k < trials) {       /* one random pair of the whole range */
+                            deg_t total = (deg_t)(next_rand() % (uint64_t)(A->max_degree + 1));
+                            deg_t da = (deg_t)(next_rand() % (uint64_t)(total + 1));
+                            if (!A->dim[da] || !A->dim[total - da]) goto next;
+                            X = &A->elts[da][next_rand() % A->dim[da]];
+                            Y = &A->elts[total - da][next_rand() % A->dim[total - da]];
+                        }
+                        uint32_t c = 1 + (uint32_t)(next_rand() % (A->p - 1)), dim = A->dim[X->degree + Y->degree];
+                        memset(ref, 0, dim);
+                        memset(got, 0, dim);
+                        memset(got3, 0, dim);
+                        milnor_p_mul_into(A, X, Y, c, ref);
+                        search_into(&T, X, Y, c, 1, got);
+                        search_into(&T, X, Y, c, 3, got3);
+                        ++pairs;
+                        for (uint32_t e = 0; e < dim; ++e) nonzero += ref[e] != 0;
+                        if (memcmp(ref, got, dim) || memcmp(ref, got3, dim)) {
+                            char bx[128], by[128];
+                            if (bad++ < 3)
+                                diag("p=%u: search != milnor_p_mul_into for %s * %s", A->p,
+                                     milnor_p_elt_format(X, bx, sizeof bx), milnor_p_elt_format(Y, by, sizeof by));
+                        }
+                        if (k < trials) goto next;
+                    }
+    next:;
+    }
+    ok(bad == 0 && nonzero > 0, "p=%u: the iterative search (1 and 3 parts) = milnor_p_mul_into on %llu pairs "
+       "(all with |X|+|Y| <= %d, random ones to %d; %llu nonzero entries)", A->p, (unsigned long long)pairs, (int)N,
+       (int)A->max_degree, (unsigned long long)nonzero);
+    /* the batch: rows of random jobs over random terms, against products one by one */
+    enum { NJ = 40, NT = 30 };
+    milnor_row_job jobs[NJ];
+    milnor_p_term terms[NT];
+    deg_t dr = 1 + (deg_t)(next_rand() % (uint64_t)(N / 2)), ds = (deg_t)(next_rand() % (uint64_t)(N / 2));
+    while (!A->dim[dr]) ++dr;
+    while (!A->dim[ds]) ++ds;
+    uint32_t cols = 0, width = A->dim[dr + ds];
+    for (int k = 0; k < NT; ++k) {
+        terms[k] = (milnor_p_term){ (uint32_t)ds, (uint32_t)(next_rand() % A->dim[ds]), cols,
+                                    1 + (uint32_t)(next_rand() % (A->p - 1)) };
+        cols += (uint32_t)(next_rand() % 2) * width;        /* some terms share a block */
+    }
+    size_t stride = ((cols + width) + 63) & ~(size_t)63;
+    uint8_t *rows = calloc((size_t)NJ * stride, 1), *one = calloc((size_t)NJ * stride, 1);
+    if (!rows || !one) bail("out of memory");
+    for (int i = 0; i < NJ; ++i) {
+        uint32_t f = (uint32_t)(next_rand() % NT);
+        jobs[i] = (milnor_row_job){ (uint32_t)dr, (uint32_t)(next_rand() % A->dim[dr]), f, (uint32_t)(next_rand() % (NT - f + 1)) };
+        for (uint32_t k = 0; k < jobs[i].n_terms; ++k)
+            milnor_p_mul_into(A, &A->elts[dr][jobs[i].r_idx], &A->elts[ds][terms[f + k].s_idx], terms[f + k].coef,
+                              one + i * stride + terms[f + k].col_offset);
+    }
+    milnor_p_mul_batch(&V, jobs, NJ, terms, rows, stride);
+    ok(!memcmp(rows, one, (size_t)NJ * stride), "p=%u: milnor_p_mul_batch through the flat view = products one by "
+       "one (%d rows, degrees %d x %d)", A->p, NJ, (int)dr, (int)ds);
+    free(rows);
+    free(one);
+    free(ref);
+    free(got);
+    free(got3);
+    free(flat);
+}
+
 int main(void)
 {
     const char *seed = getenv("SEED");
@@ -332,6 +447,7 @@ int main(void)
         check_q_relations(&A);
         check_reference(&A, CASES[c].ref_n);
         check_assoc(&A, CASES[c].assoc_n, 300);
+        check_flat_search(&A, CASES[c].ref_n, 20000);
         if (A.p <= 5) {     /* sseq's profiles: C3 (no Q_0), y1_3 / t1 (r_1 = 0), and one that is not closed */
             milnor_p_profile pr = milnor_p_profile_full();
             check_sub(&A, &pr, "the whole algebra", 1);
