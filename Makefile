@@ -126,14 +126,14 @@ LIB       := $(B)/libextflow.a
 # products, massey, d2 and export share (resolved.c).
 TOOL_SRC  := $(wildcard tools/*.c)
 TOOL_OBJ  := $(TOOL_SRC:%.c=$(B)/%.o)
-GPU_TEST_SRC := tests/t-milnor-cuda.c tests/t-pair-cuda.c
+GPU_TEST_SRC := tests/t-milnor-cuda.c tests/t-pair-cuda.c tests/t-milnor-p-cuda.c
 TEST_SRC  := $(filter-out $(GPU_TEST_SRC),$(wildcard tests/t-*.c))
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 TEST_SH   := $(wildcard tests/t-*.sh)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 # Built only where nvcc is: they link the CUDA objects and cudart.
-GPU_TEST  := $(if $(HAVE_NVCC),$(B)/tests/t-milnor-cuda $(B)/tests/t-pair-cuda)
+GPU_TEST  := $(if $(HAVE_NVCC),$(B)/tests/t-milnor-cuda $(B)/tests/t-pair-cuda $(B)/tests/t-milnor-p-cuda)
 GPU_BENCH := $(if $(HAVE_NVCC),$(B)/bench/milnor_gpu_bench $(B)/bench/pair_gpu_bench)
 
 .PHONY: all deps run run-only test test-only bench clean install cuda-check faultsweep carry-mpi
@@ -202,7 +202,7 @@ $(B)/bench/fpmat_bench.o: CFLAGS += -DHAVE_FLINT
 $(B)/bench/fpmat_bench: LDLIBS += -lflint
 endif
 
-$(B)/tests/t-milnor-cuda $(B)/tests/t-pair-cuda: $(B)/tests/%: $(B)/tests/%.o $(CUDA_OBJ) $(LIB)
+$(B)/tests/t-milnor-cuda $(B)/tests/t-pair-cuda $(B)/tests/t-milnor-p-cuda: $(B)/tests/%: $(B)/tests/%.o $(CUDA_OBJ) $(LIB)
 	$(CC) $^ -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
 
 $(B)/bench/milnor_gpu_bench $(B)/bench/pair_gpu_bench: $(B)/bench/%: $(B)/bench/%.o $(CUDA_OBJ) $(LIB)

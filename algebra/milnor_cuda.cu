@@ -5,7 +5,7 @@
 #include "algebra/milnor_sched.h"
 #include "algebra/cuda_host.cuh"
 
-#include <cuda_runtime.h>
+#include "algebra/cuda_host.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,12 +225,7 @@ static pthread_once_t default_cfg_once = PTHREAD_ONCE_INIT;
 
 static void read_default_cfg(void)
 {
-    const char *e = getenv("EXTFLOW_GPU_SPLIT");
-    unsigned a, b;
-    if (e && sscanf(e, "%u,%u", &a, &b) == 2 && a >= 1 && a <= BLOCK && BLOCK % a == 0 && b >= 1 && b <= 1024) {
-        the_default_cfg.threads_per_job = a;
-        the_default_cfg.nparts = b;
-    }
+    cuda_split_from_env("EXTFLOW_GPU_SPLIT", BLOCK, &the_default_cfg.threads_per_job, &the_default_cfg.nparts);
     const char *k = getenv("EXTFLOW_GPU_KERNEL");
     if (k && strcmp(k, "atomic") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_ATOMIC;
     else if (k && strcmp(k, "shared") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_SHARED;

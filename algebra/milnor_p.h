@@ -41,6 +41,10 @@
 
 #include "algebra/milnor.h"          /* deg_t */
 
+#ifdef __cplusplus
+extern "C" {       /* algebra/milnor_p_cuda.cu calls the CPU path to verify the GPU's */
+#endif
+
 #define MILNOR_P_MAX_LEN 8           /* xi_1..xi_8 and Q_0..Q_7: enough below degree 4096 */
 #define MILNOR_P_MAX_DEGREE 4095
 #define MILNOR_P_MAX_PRIME 251       /* odd primes 3 <= p <= 251: a coefficient fits a byte */
@@ -169,4 +173,7 @@ static inline const milnor_p_elt *milnor_p_sub_elt(const milnor_p_sub *B, deg_t 
 int milnor_p_sub_mul_into(const milnor_p_sub *B, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
                           uint8_t *out);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

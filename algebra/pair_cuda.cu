@@ -5,7 +5,7 @@
 #include "algebra/pair_search.h"
 #include "algebra/cuda_host.cuh"
 
-#include <cuda_runtime.h>
+#include "algebra/cuda_host.h"
 #include <stdio.h>
 
 /* Block size: several jobs per block when a job has fewer threads (threads_per_job divides it). */

@@ -1,0 +1,91 @@
+/* cuda_host.h — host-side helpers the CUDA files of algebra/ share (CUDA C++ only: included by
+ * the .cu files, never by C). Nothing here knows StarPU.
+ *   cuda_split_from_env  a thread mapping "threads_per_job,parts" from the environment
+ *   CK(call)            a CUDA call that, failing, writes "call: reason" into err (errlen),
+ *                       sets rc and jumps to the caller's label `out`
+ *   cuda_upload         cudaMalloc (at least 8 bytes) and a copy of host bytes to it
+ *   cuda_timed          events around a launch on the default stream: its time in ms
+ *   flat_cache_get      a host copy of a flat basis that lives on the device, kept per
+ *                       calling thread (EXTFLOW_GPU_VERIFY recomputes chunks on the CPU) and
+ *                       fetched again when the device buffer's address or header changes (a
+ *                       later run's basis may reuse a freed one's address) */
+#ifndef EXTFLOW_CUDA_HOST_H
+#define EXTFLOW_CUDA_HOST_H
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "threads_per_job,parts" from environment variable `name` into *tpj, *parts when it is valid
+ * (threads_per_job divides block, parts 1..1024); else they are left as they are. */
+static inline void cuda_split_from_env(const char *name, uint32_t block, uint32_t *tpj, uint32_t *parts)
+{
+    const char *e = getenv(name);
+    unsigned a, b;
+    if (e && sscanf(e, "%u,%u", &a, &b) == 2 && a >= 1 && a <= block && block % a == 0 && b >= 1 && b <= 1024) {
+        *tpj = a;
+        *parts = b;
+    }
+}
+
+#define CK(call)                                                                              \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));                   \
+            rc = (int)e_;                                                                     \
+            goto out;                                                                         \
+        }                                                                                     \
+    } while (0)
+
+template <class T>
+static inline cudaError_t cuda_upload(T **dev, const T *host, size_t n)
+{
+    cudaError_t e = cudaMalloc((void **)dev, n * sizeof(T) > 8 ? n * sizeof(T) : 8);
+    return e != cudaSuccess || n == 0 ? e : cudaMemcpy(*dev, host, n * sizeof(T), cudaMemcpyHostToDevice);
+}
+
+/* launch() (returning a CUDA error code) between two events on the default stream; *ms its time. */
+template <class F>
+static inline cudaError_t cuda_timed(F launch, double *ms)
+{
+    cudaEvent_t ev[2] = {NULL, NULL};
+    float t = 0;
+    cudaError_t e = cudaEventCreate(&ev[0]);
+    if (e == cudaSuccess) e = cudaEventCreate(&ev[1]);
+    if (e == cudaSuccess) e = cudaEventRecord(ev[0], 0);
+    if (e == cudaSuccess) e = (cudaError_t)launch();
+    if (e == cudaSuccess) e = cudaEventRecord(ev[1], 0);
+    if (e == cudaSuccess) e = cudaEventSynchronize(ev[1]);
+    if (e == cudaSuccess) e = cudaEventElapsedTime(&t, ev[0], ev[1]);
+    if (e == cudaSuccess && ms) *ms = t;
+    for (int i = 0; i < 2; ++i)
+        if (ev[i]) cudaEventDestroy(ev[i]);
+    return e;
+}
+
+typedef struct flat_cache {
+    uint32_t *host;
+    const uint32_t *src;
+    size_t words;
+} flat_cache;
+
+/* The host copy of dev, a flat basis whose first head_words words are its header and whose
+ * word words_at holds its size in words; NULL on a CUDA failure or out of memory. */
+static inline const uint32_t *flat_cache_get(flat_cache *c, const uint32_t *dev, size_t head_words, size_t words_at)
+{
+    uint32_t head[64];
+    if (head_words > 64 || cudaMemcpy(head, dev, head_words * 4, cudaMemcpyDeviceToHost) != cudaSuccess) return NULL;
+    if (c->src == dev && c->words == head[words_at] && c->host && !memcmp(head, c->host, head_words * 4))
+        return c->host;
+    free(c->host);
+    c->src = NULL;
+    c->words = head[words_at];
+    c->host = (uint32_t *)malloc(c->words * 4 > head_words * 4 ? c->words * 4 : head_words * 4);
+    if (!c->host || cudaMemcpy(c->host, dev, c->words * 4, cudaMemcpyDeviceToHost) != cudaSuccess) return NULL;
+    c->src = dev;
+    return c->host;
+}
+
+#endif
