@@ -1,4 +1,5 @@
-/* cl_milnor_mul.c — the Milnor-multiply codelet: one chunk of rows of a differential's matrix.
+/* cl_milnor_mul.c — the Milnor-multiply codelet: one chunk of rows of a differential's matrix
+ * (cl_milnor_mul at p = 2, cl_milnor_mul_p at an odd prime, rows of bytes mod p).
  * Buffers: 0 the flat basis (milnor_flat_write), 1 the step's jobs, 2 the step's terms, 3 the
  * chunk's rows; cl_arg: row0 (the chunk's first job) and the row stride. Both implementations
  * only unpack buffers and call algebra/ (milnor_mul_batch, milnor_mul_batch_cuda). */
@@ -12,9 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "algebra/latch.h"
+#include "algebra/milnor_p.h"
+#include "algebra/milnor_p_search.h"
 #include "algebra/pair_algebra.h"
 #ifdef STARPU_USE_CUDA
 #include "algebra/milnor_cuda.h"
+#include "algebra/milnor_p_cuda.h"
 #include "algebra/pair_cuda.h"
 #endif
 
@@ -145,6 +149,109 @@ static uint32_t milnor_mul_footprint(struct starpu_task *task)
 CL_CODELET(cl_milnor_mul, milnor_mul_cpu, "milnor_mul",
            (.symbol = "extflow_milnor_mul_v2", .size_base = milnor_mul_size, .footprint = milnor_mul_footprint),
            CL_CUDA(milnor_mul_cuda) .nbuffers = 4, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W });
+
+/* ---- cl_milnor_mul_p: the same at an odd prime (rows of bytes mod p; codelets.h) ----------------- */
+
+/* This worker's view of the flat A_p buffer (rebuilt when it meets another one), or NULL. */
+static __thread const uint32_t *pview_of;
+static __thread uint32_t pview_head[MILNOR_P_FLAT_HEADER];
+static __thread milnor_p_basis pview;
+static __thread milnor_p_elt *pview_elts[MILNOR_P_MAX_DEGREE + 1];
+static __thread uint32_t pview_dim[MILNOR_P_MAX_DEGREE + 1];
+
+static const milnor_p_basis *basis_p_view(const uint32_t *flat, size_t words)
+{
+    if (pview_of != flat || memcmp(pview_head, flat, sizeof pview_head) != 0) {
+        if (words < MILNOR_P_FLAT_HEADER || milnor_p_flat_view(flat, words, &pview, pview_elts, pview_dim) < 0) {
+            latch_set(&failure, "internal error: the odd-p Milnor basis buffer is malformed");
+            pview_of = NULL;
+            return NULL;
+        }
+        pview_of = flat;
+        memcpy(pview_head, flat, sizeof pview_head);
+    }
+    return &pview;
+}
+
+typedef struct mul_p_buffers {
+    const uint32_t *flat;
+    size_t flat_words;
+    const milnor_row_job *jobs;     /* the chunk's first job */
+    const milnor_p_term *terms;
+    size_t nterms;
+    uint8_t *rows;
+    uint32_t nrows;
+} mul_p_buffers;
+
+static mul_p_buffers unpack_p(void *buffers[], const struct cl_milnor_mul_args *a)
+{
+    return (mul_p_buffers){
+        .flat = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[0]),
+        .flat_words = STARPU_VECTOR_GET_NX(buffers[0]),
+        .jobs = (const milnor_row_job *)STARPU_VECTOR_GET_PTR(buffers[1]) + a->row0,
+        .terms = (const milnor_p_term *)STARPU_VECTOR_GET_PTR(buffers[2]),
+        .nterms = STARPU_VECTOR_GET_NX(buffers[2]),
+        .rows = (uint8_t *)STARPU_VECTOR_GET_PTR(buffers[3]),
+        .nrows = (uint32_t)(STARPU_VECTOR_GET_NX(buffers[3]) / a->stride),
+    };
+}
+
+static void milnor_mul_p_cpu(void *buffers[], void *cl_arg)
+{
+    const struct cl_milnor_mul_args *a = cl_arg;
+    uint64_t t0 = cl_profile_start();
+    mul_p_buffers m = unpack_p(buffers, a);
+    const milnor_p_basis *A = basis_p_view(m.flat, m.flat_words);
+    if (!A) return;
+    memset(m.rows, 0, (size_t)m.nrows * a->stride);     /* W access: not zeroed */
+    milnor_p_mul_batch(A, m.jobs, m.nrows, m.terms, m.rows, a->stride);
+    pairs_on_cpu += a->pairs;
+    cl_profile_stop(PIECE_MUL_CPU, t0, a->s, a->t);
+}
+
+#ifdef STARPU_USE_CUDA
+static void milnor_mul_p_cuda(void *buffers[], void *cl_arg)
+{
+    const struct cl_milnor_mul_args *a = cl_arg;
+    uint64_t t0 = cl_profile_start();
+    mul_p_buffers m = unpack_p(buffers, a);
+    void *stream = starpu_cuda_get_local_stream();
+    int err = milnor_p_mul_batch_cuda(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, NULL, stream);
+    if (err) {  /* StarPU cannot fail a task: the step that reads these rows fails the run */
+        latch_set(&failure, "a CUDA launch of the odd-p Milnor multiply failed (CUDA error %d)", err);
+        return;
+    }
+    pairs_on_cuda += a->pairs;
+    cl_profile_stop(PIECE_MUL_CUDA, t0, a->s, a->t);
+    if (a->verify) {
+        long bad = milnor_p_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride, stream);
+        if (bad != -1)
+            latch_set(&failure, "EXTFLOW_GPU_VERIFY: %s (odd-p chunk at job %u, row %ld of %u)",
+                      bad == -2 ? "could not read the GPU's result back" : "GPU and CPU rows differ", a->row0, bad,
+                      m.nrows);
+    }
+}
+#endif
+
+static struct starpu_perfmodel milnor_mul_p_model = {
+    .type = STARPU_HISTORY_BASED,
+    .symbol = "extflow_milnor_mul_p_v1",
+    .size_base = milnor_mul_size,
+    .footprint = milnor_mul_footprint,
+};
+
+struct starpu_codelet cl_milnor_mul_p = {
+    .cpu_funcs = { milnor_mul_p_cpu },
+    .cpu_funcs_name = { "milnor_mul_p_cpu" },
+#ifdef STARPU_USE_CUDA
+    .cuda_funcs = { milnor_mul_p_cuda },
+    .cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+    .nbuffers = 4,
+    .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W },
+    .model = &milnor_mul_p_model,
+    .name = "milnor_mul_p",
+};
 
 /* ---- cl_pair_mul: the mod-4 products of a batch (algebra/pair_cuda.h's layout) ------------------
  * Buffers: 0 the flat basis, 1 the batch's jobs, 2 its terms, 3 the chunk's row (RW: the

@@ -8,6 +8,12 @@
  *                  or one row of stride words, the XOR of all the chunk's njobs products: a
  *                  row_build's grouped row). cl_arg: struct cl_milnor_mul_args (scalars only). CPU and, where StarPU
  *                  has CUDA, CUDA implementations (algebra/milnor_cuda.h), same bits.
+ *   cl_milnor_mul_p the same at an odd prime p (a standard step's rows over A_p): the
+ *                  flat A_p (R, milnor_p_flat_write), jobs (R, milnor_row_job), terms (R,
+ *                  milnor_p_term), rows (W, bytes, nrows x stride: fpmat rows, entries mod
+ *                  p); cl_arg: struct cl_milnor_mul_args (stride in bytes, njobs 0).
+ *                  milnor_p_mul_batch on a CPU, the CUDA kernel (algebra/milnor_p_cuda.h)
+ *                  on a GPU, same bytes.
  *   cl_chain_plan  a chain's plan (stages/chain.h: a resolution's step, a lift's target step,
  *                  d2's composites at a cell); its continuation submits the rest of the chain,
  *                  or the task runs the rest itself (small rows); cl_arg: the chain.
@@ -55,14 +61,14 @@
 
 struct cl_milnor_mul_args {
     uint32_t row0;              /* first job of this chunk in the jobs buffer */
-    uint32_t stride;            /* words per output row */
+    uint32_t stride;            /* words per output row (cl_milnor_mul_p: bytes) */
     uint64_t pairs;             /* (job x term) pairs of the chunk: the perfmodel's size */
     int verify;                 /* EXTFLOW_GPU_VERIFY: recheck a CUDA result on the CPU */
     int s, t;                   /* the step's bidegree (cl_profile's per-bidegree times) */
     uint32_t njobs;             /* 0: a row per job; else njobs jobs from row0 on, all into the one row */
 };
 
-extern struct starpu_codelet cl_milnor_mul;
+extern struct starpu_codelet cl_milnor_mul, cl_milnor_mul_p;
 /* The first multiply task's failure (a CUDA launch error, a GPU result that differs under
  * EXTFLOW_GPU_VERIFY), or NULL: the steps that read the rows check it before using them. */
 const char *cl_milnor_mul_failed(void);

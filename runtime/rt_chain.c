@@ -83,13 +83,15 @@ static void account_chunks(chain *c, uint32_t nchunks)
     st->bytes = now;
 }
 
-/* The multiply chunks of what c planned (mod-2 rows or a mod-4 batch); a failure fails the run. */
+/* The multiply chunks of what c planned (mod-2 rows, a mod-4 batch or mod-p rows); a failure
+ * fails the run. */
 static void submit_multiply(chain *c, rt_chunks *k)
 {
     char err[160];
     rt_chain_run *run = rt_of(c)->run;
     int rc = c->batch ? rt_mul_submit_mod4(run->mul, c->batch, (int)c->t, k, err, sizeof err)
-           : c->build ? rt_mul_submit(run->mul, c->build, c->s, (int)c->t, k, err, sizeof err) : 0;
+           : c->build ? rt_mul_submit(run->mul, c->build, c->s, (int)c->t, k, err, sizeof err)
+           : c->build_p ? rt_mul_submit_p(run->mul, c->build_p, c->s, (int)c->t, k, err, sizeof err) : 0;
     if (rc != 0) {
         char msg[400];
         snprintf(msg, sizeof msg, "%s (%d, %d): %s", c->kind->name, c->s, (int)c->t, err);
@@ -126,9 +128,9 @@ static int multiply_inline(const rt_chain_run *run, chain *c)
 {
     if (!c->kind->multiply_here || c->batch) return 0;
     if (c->kind->parts && c->kind->parts(c) >= 2) return 0;     /* worth their own workers */
-    if (!c->build) return 1;
+    if (!c->build && (!c->build_p || !run->mul->pbasis_words)) return 1;
     uint64_t pairs;
-    rt_chunking k = rt_mul_chunking(run->mul, c->build, &pairs);
+    rt_chunking k = c->build ? rt_mul_chunking(run->mul, c->build, &pairs) : rt_mul_chunking_p(run->mul, c->build_p, &pairs);
     if (pairs == 0) return 1;
     if (run->inline_given) return pairs < run->inline_pairs;
     return !(run->mul->ncuda && (k.where & STARPU_CUDA)) && pairs <= k.pairs;
@@ -356,6 +358,10 @@ int rt_chains(const chain_set *set, const chain_policy *policy, rt_mul *mul, rt_
     /* the start-up deadline is set on one rank only (tools/extflow.c): there a limit that has
      * passed before the first task ends the run now, or during the basis's flat copy */
     int mrc = mul ? 0 : milnor_deadline_passed() ? MILNOR_STOPPED : rt_mul_init(&run->own, set->A, err, sizeof err);
+    if (mrc == 0 && !mul && set->Ap && rt_mul_init_p(&run->own, set->Ap, err, sizeof err) != 0) {
+        rt_mul_clear(&run->own);
+        mrc = -1;
+    }
     if (mrc != 0) {
         if (mrc != MILNOR_STOPPED) set->fail(set->owner, err);
         admission_clear(&run->admission);

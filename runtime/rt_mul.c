@@ -79,8 +79,30 @@ int rt_mul_init(rt_mul *m, const milnor_basis *A, char *err, size_t errlen)
     return 0;
 }
 
+int rt_mul_init_p(rt_mul *m, const milnor_p_basis *A, char *err, size_t errlen)
+{
+    m->pwords = milnor_p_flat_words(A);
+    m->pbasis_words = m->pwords ? malloc(m->pwords * sizeof *m->pbasis_words) : NULL;
+    if (!m->pbasis_words || milnor_p_flat_write(A, m->pbasis_words, m->pwords) != 0) {
+        free(m->pbasis_words);
+        m->pbasis_words = NULL;
+        snprintf(err, errlen, "out of memory flattening the odd-p Milnor basis (%zu MB)", m->pwords * 4 >> 20);
+        return -1;
+    }
+    starpu_vector_data_register(&m->pbasis, STARPU_MAIN_RAM, (uintptr_t)m->pbasis_words, (uint32_t)m->pwords,
+                                sizeof *m->pbasis_words);
+    memacct_add(MEM_MILNOR, (int64_t)(m->pwords * sizeof *m->pbasis_words));
+    return 0;
+}
+
 void rt_mul_clear(rt_mul *m)
 {
+    if (m->pbasis_words) {
+        starpu_data_unregister(m->pbasis);
+        memacct_add(MEM_MILNOR, -(int64_t)(m->pwords * sizeof *m->pbasis_words));
+        free(m->pbasis_words);
+        m->pbasis_words = NULL;
+    }
     if (!m->basis_words) return;
     starpu_data_unregister(m->basis);
     if (m->capture) fclose(m->capture);
@@ -103,6 +125,19 @@ static void capture_chunk(rt_mul *m, const milnor_row_job *jobs, uint32_t n, con
     pthread_mutex_unlock(&m->capture_lock);
 }
 
+/* The chunking of a build of `pairs` pairs (cpu_share: the last EXTFLOW_GPU_CPU_SHARE of a
+ * GPU build may go to CPU chunks). */
+static rt_chunking chunking_of(const rt_mul *m, uint64_t pairs, int cpu_share)
+{
+    if (!m->gpu_by_size) return (rt_chunking){ m->chunk_pairs, CHUNK_MAX_ROWS, STARPU_CPU | STARPU_CUDA, UINT64_MAX };
+    if (pairs >= m->gpu_step_pairs)
+        return (rt_chunking){ m->gpu_chunk_pairs, GPU_CHUNK_MAX_ROWS,
+                              m->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA,
+                              cpu_share && m->gpu_cpu_share > 0 ? (uint64_t)((double)pairs * (1 - m->gpu_cpu_share))
+                                                                : UINT64_MAX };
+    return (rt_chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU, UINT64_MAX };
+}
+
 rt_chunking rt_mul_chunking(const rt_mul *m, const row_build *b, uint64_t *pairs)
 {
     *pairs = rb_pairs(b);
@@ -110,16 +145,18 @@ rt_chunking rt_mul_chunking(const rt_mul *m, const row_build *b, uint64_t *pairs
      * kernel indexes products by the whole algebra's seqno table (algebra/milnor.h) */
     if (m->basis_words[0] == MILNOR_FLAT_MAGIC_PROFILE)
         return (rt_chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU, UINT64_MAX };
-    if (!m->gpu_by_size) return (rt_chunking){ m->chunk_pairs, CHUNK_MAX_ROWS, STARPU_CPU | STARPU_CUDA, UINT64_MAX };
-    if (*pairs >= m->gpu_step_pairs)
-        return (rt_chunking){ m->gpu_chunk_pairs, GPU_CHUNK_MAX_ROWS,
-                              m->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA,
-                              m->gpu_cpu_share > 0 ? (uint64_t)((double)*pairs * (1 - m->gpu_cpu_share)) : UINT64_MAX };
-    return (rt_chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU, UINT64_MAX };
+    return chunking_of(m, *pairs, 1);
 }
 
-uint32_t rt_mul_chunk_rows(const row_build *b, uint32_t row0, uint64_t done, const rt_chunking *k,
-                           uint64_t *pairs, unsigned *where)
+rt_chunking rt_mul_chunking_p(const rt_mul *m, const row_build_p *b, uint64_t *pairs)
+{
+    *pairs = rbp_pairs(b);
+    return chunking_of(m, *pairs, 0);
+}
+
+/* rt_mul_chunk_rows over the jobs of any build (a row per job). */
+static uint32_t chunk_rows(const milnor_row_job *jobs, uint32_t nrows, uint32_t row0, uint64_t done,
+                           const rt_chunking *k, uint64_t *pairs, unsigned *where)
 {
     int first = done < k->split;
     uint64_t limit = first ? (k->split - done < k->pairs ? k->split - done : k->pairs) : SHARE_CHUNK_PAIRS;
@@ -127,36 +164,53 @@ uint32_t rt_mul_chunk_rows(const row_build *b, uint32_t row0, uint64_t done, con
     uint32_t n = 0;
     *where = first ? k->where : STARPU_CPU;
     *pairs = 0;
-    while (row0 + n < b->nrows && n < max_rows && (*pairs < limit || n == 0))
-        *pairs += b->jobs[row0 + n++].n_terms;
+    while (row0 + n < nrows && n < max_rows && (*pairs < limit || n == 0))
+        *pairs += jobs[row0 + n++].n_terms;
     return n;
+}
+
+uint32_t rt_mul_chunk_rows(const row_build *b, uint32_t row0, uint64_t done, const rt_chunking *k,
+                           uint64_t *pairs, unsigned *where)
+{
+    return chunk_rows(b->jobs, b->nrows, row0, done, k, pairs, where);
 }
 
 /* One multiply task: rows [row0, row0 + n) of b (a row per job from job row0 on), or (njobs)
  * the grouped row row0 of b, the XOR of njobs jobs from job0 on; its chunk handle is out's k-th. */
-static int submit_chunk(rt_mul *m, row_build *b, uint32_t k, uint32_t row0, uint32_t n, uint32_t job0, uint32_t njobs,
-                        uint64_t pairs, unsigned where, int s, int t, rt_chunks *out, char *err, size_t errlen)
+/* A chunk's task: its rows (n elements of elemsize bytes at rows) registered as out's k-th
+ * handle (mode R for the task that reads them), then cl over basis, the build's shared jobs
+ * and terms and those rows (mode), with a copy of arg (freed by StarPU). 0, or -1 (err set). */
+static int insert_chunk(struct starpu_codelet *cl, starpu_data_handle_t basis, rt_chunks *out, uint32_t k, void *rows,
+                        uint32_t n, size_t elemsize, enum starpu_data_access_mode mode, const void *arg,
+                        size_t argsize, int prio, unsigned where, char *err, size_t errlen)
 {
     starpu_data_handle_t h;
-    starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)f2mat_row(&b->D, row0), n * b->D.stride,
-                                sizeof(uint64_t));
+    starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)rows, n, elemsize);
     out->descr[k] = (struct starpu_data_descr){ h, STARPU_R };
     out->n = k + 1;
-    struct cl_milnor_mul_args *args = malloc(sizeof *args);   /* freed by StarPU */
+    void *args = malloc(argsize);   /* freed by StarPU */
     if (!args) {
-        snprintf(err, errlen, "out of memory submitting a multiply");
+        snprintf(err, errlen, "out of memory submitting a %s task", cl->name);
         return -1;
     }
-    *args = (struct cl_milnor_mul_args){ job0, b->D.stride, pairs, m->gpu_verify, s, t, njobs };
-    if (m->capture && !njobs) capture_chunk(m, b->jobs + row0, n, b->terms, b->D.stride);
-    int ret = starpu_task_insert(&cl_milnor_mul, STARPU_R, m->basis, STARPU_R, out->shared[0], STARPU_R,
-                                 out->shared[1], STARPU_W, h, STARPU_CL_ARGS, args, sizeof *args,
-                                 STARPU_EXECUTE_WHERE, (unsigned long long)where, STARPU_NAME, "milnor_mul", 0);
+    memcpy(args, arg, argsize);
+    int ret = starpu_task_insert(cl, STARPU_R, basis, STARPU_R, out->shared[0], STARPU_R, out->shared[1], mode, h,
+                                 STARPU_CL_ARGS, args, argsize, STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE,
+                                 (unsigned long long)where, STARPU_NAME, cl->name, 0);
     if (ret != 0) {
-        snprintf(err, errlen, "StarPU refused a milnor_mul task: %s", strerror(-ret));
+        snprintf(err, errlen, "StarPU refused a %s task: %s", cl->name, strerror(-ret));
         return -1;
     }
     return 0;
+}
+
+static int submit_chunk(rt_mul *m, row_build *b, uint32_t k, uint32_t row0, uint32_t n, uint32_t job0, uint32_t njobs,
+                        uint64_t pairs, unsigned where, int s, int t, rt_chunks *out, char *err, size_t errlen)
+{
+    struct cl_milnor_mul_args args = { job0, b->D.stride, pairs, m->gpu_verify, s, t, njobs };
+    if (m->capture && !njobs) capture_chunk(m, b->jobs + row0, n, b->terms, b->D.stride);
+    return insert_chunk(&cl_milnor_mul, m->basis, out, k, f2mat_row(&b->D, row0), n * b->D.stride, sizeof(uint64_t),
+                        STARPU_W, &args, sizeof args, 0, where, err, errlen);
 }
 
 /* Where a grouped row of this many pairs may run: as a build of its size would (rt_mul_chunking),
@@ -203,6 +257,41 @@ int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *e
     return 0;
 }
 
+int rt_mul_submit_p(rt_mul *m, row_build_p *b, int s, int t, rt_chunks *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (b->nrows == 0 || b->ncols == 0 || b->nterms == 0) return 0;    /* D stays zero */
+    if (!m->pbasis_words) {
+        snprintf(err, errlen, "internal error: no odd-p basis registered for the multiply");
+        return -1;
+    }
+    uint64_t pairs, done = 0;
+    unsigned where;
+    rt_chunking cut = rt_mul_chunking_p(m, b, &pairs);
+    const uint32_t stride = b->D->stride, fit = (1u << 30) / stride;   /* a chunk's bytes fit 32 bits */
+    if (cut.max_rows > fit) cut.max_rows = fit ? fit : 1;
+    uint32_t nchunks = 0;
+    for (uint32_t r = 0; r < b->nrows; nchunks++, done += pairs)
+        r += chunk_rows(b->jobs, b->nrows, r, done, &cut, &pairs, &where);
+    if (!(out->descr = calloc(nchunks, sizeof *out->descr))) {
+        snprintf(err, errlen, "out of memory submitting a multiply");
+        return -1;
+    }
+    starpu_vector_data_register(&out->shared[0], STARPU_MAIN_RAM, (uintptr_t)b->jobs, b->nrows, sizeof *b->jobs);
+    starpu_vector_data_register(&out->shared[1], STARPU_MAIN_RAM, (uintptr_t)b->terms, (uint32_t)b->nterms,
+                                sizeof *b->terms);
+    done = 0;
+    for (uint32_t row0 = 0, k = 0; row0 < b->nrows; k++, done += pairs) {
+        uint32_t n = chunk_rows(b->jobs, b->nrows, row0, done, &cut, &pairs, &where);
+        struct cl_milnor_mul_args args = { row0, stride, pairs, m->gpu_verify, s, t, 0 };
+        if (insert_chunk(&cl_milnor_mul_p, m->pbasis, out, k, fpmat_row(b->D, row0), n * stride, 1, STARPU_W, &args,
+                         sizeof args, 0, where, err, errlen) != 0)
+            return -1;
+        row0 += n;
+    }
+    return 0;
+}
+
 uint64_t rt_mul_mod4_chunking(const rt_mul *m, uint64_t pairs, unsigned *where)
 {
     if (m->ncuda == 0) {
@@ -241,26 +330,11 @@ int rt_mul_submit_mod4(rt_mul *m, sec_batch *b, int prio, rt_chunks *out, char *
     starpu_vector_data_register(&out->shared[1], STARPU_MAIN_RAM, (uintptr_t)b->terms, (uint32_t)b->nterms,
                                 sizeof *b->terms);
     for (uint32_t k = 0; k < b->nchunks; k++) {
-        starpu_data_handle_t h;
-        starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)(b->rows + b->row_at[k]),
-                                    (uint32_t)(2 * b->twos_at[k]), sizeof *b->rows);
-        out->descr[k] = (struct starpu_data_descr){ h, STARPU_R };
-        out->n = k + 1;
         uint32_t j0 = b->gen_job[b->chunk_gen[k]], j1 = b->gen_job[b->chunk_gen[k + 1]];
-        struct cl_pair_mul_args *args = malloc(sizeof *args);    /* freed by StarPU */
-        if (!args) {
-            snprintf(err, errlen, "out of memory submitting composites");
+        struct cl_pair_mul_args args = { j0, j1 - j0, b->twos_at[k], b->chunk_pairs[k] };
+        if (insert_chunk(&cl_pair_mul, m->basis, out, k, b->rows + b->row_at[k], (uint32_t)(2 * b->twos_at[k]),
+                         sizeof *b->rows, STARPU_RW, &args, sizeof args, prio, where, err, errlen) != 0)
             return -1;
-        }
-        *args = (struct cl_pair_mul_args){ j0, j1 - j0, b->twos_at[k], b->chunk_pairs[k] };
-        int ret = starpu_task_insert(&cl_pair_mul, STARPU_R, m->basis, STARPU_R, out->shared[0], STARPU_R,
-                                     out->shared[1], STARPU_RW, h, STARPU_CL_ARGS, args, sizeof *args,
-                                     STARPU_PRIORITY, prio, STARPU_EXECUTE_WHERE, (unsigned long long)where,
-                                     STARPU_NAME, "pair_mul", 0);
-        if (ret != 0) {
-            snprintf(err, errlen, "StarPU refused a pair_mul task: %s", strerror(-ret));
-            return -1;
-        }
     }
     return 0;
 }

@@ -16,18 +16,24 @@
  * measurements; EXTFLOW_CHUNK_PAIRS, EXTFLOW_GPU_STEP_PAIRS, EXTFLOW_GPU_CHUNK_PAIRS,
  * EXTFLOW_GPU_CPU_HELP override; EXTFLOW_GPU_CPU_SHARE=f puts the last f of a GPU build's pairs
  * in CPU-only chunks of 65536 pairs; EXTFLOW_GPU_VERIFY rechecks GPU chunks on the CPU;
- * EXTFLOW_CAPTURE_MUL (every EXTFLOW_CAPTURE_EVERY-th chunk) records chunks for the benches. */
+ * EXTFLOW_CAPTURE_MUL (every EXTFLOW_CAPTURE_EVERY-th chunk) records chunks for the benches.
+ * At an odd prime a standard step's rows (rowbuild_p.h) are cut by the same rules into
+ * cl_milnor_mul_p tasks over the flat A_p (rt_mul_init_p; whole algebra only). */
 #ifndef EXTFLOW_RT_MUL_H
 #define EXTFLOW_RT_MUL_H
 #include <pthread.h>
 #include <starpu.h>
 #include <stdio.h>
 #include "stages/rowbuild.h"
+#include "stages/rowbuild_p.h"
 
 typedef struct rt_mul {
     starpu_data_handle_t basis;     /* the flat Milnor basis, read by every multiply task */
     uint32_t *basis_words;
     size_t words;
+    starpu_data_handle_t pbasis;    /* odd p: the flat A_p (rt_mul_init_p), read by cl_milnor_mul_p */
+    uint32_t *pbasis_words;
+    size_t pwords;
     unsigned ncuda;                 /* CUDA workers */
     uint64_t chunk_pairs;           /* pairs per chunk where any worker may take it */
     int gpu_by_size;                /* CUDA workers exist and EXTFLOW_GPU_STEP_PAIRS is not "off" */
@@ -63,7 +69,10 @@ typedef struct rt_chunks {
  * MILNOR_STOPPED past the start-up deadline (milnor_set_deadline); err says which. StarPU must
  * be started. */
 int rt_mul_init(rt_mul *m, const milnor_basis *A, char *err, size_t errlen);
-/* Unregisters the basis (after every task that reads it has run) and frees it. */
+/* Odd p: also registers A_p's flat copy (the caller keeps A), for rt_mul_submit_p. 0, or -1
+ * out of memory (err says so). */
+int rt_mul_init_p(rt_mul *m, const milnor_p_basis *A, char *err, size_t errlen);
+/* Unregisters the bases (after every task that reads them has run) and frees them. */
 void rt_mul_clear(rt_mul *m);
 /* The chunking of b; *pairs = its (job x term) pairs. */
 rt_chunking rt_mul_chunking(const rt_mul *m, const row_build *b, uint64_t *pairs);
@@ -76,6 +85,11 @@ uint32_t rt_mul_chunk_rows(const row_build *b, uint32_t row0, uint64_t done, con
  * the resolution's bidegree the tasks' times are credited to (cl_profile), or -1. 0, or -1
  * (err set) when a task could not be made; the chunks made so far are in *out either way. */
 int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *err, size_t errlen);
+/* The same at an odd prime: b's rows (a standard step's, stages/rowbuild_p.h) cut as a mod-2
+ * build of as many pairs would be (rt_mul_chunking_p; no CPU share), one cl_milnor_mul_p task
+ * per chunk. Needs rt_mul_init_p. 0, or -1 (err set). */
+rt_chunking rt_mul_chunking_p(const rt_mul *m, const row_build_p *b, uint64_t *pairs);
+int rt_mul_submit_p(rt_mul *m, row_build_p *b, int s, int t, rt_chunks *out, char *err, size_t errlen);
 /* After the task that reads the chunks was submitted: StarPU unregisters them when it is done. */
 void rt_chunks_release(rt_chunks *k);
 

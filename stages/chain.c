@@ -7,7 +7,7 @@ int chain_void(const chain *c) { return c->set->failed(c->set->owner) || c->next
 
 static void multiply_here(chain *c)
 {
-    if ((c->build || c->batch) && c->kind->multiply_here) c->kind->multiply_here(c);
+    if ((c->build || c->batch || c->build_p) && c->kind->multiply_here) c->kind->multiply_here(c);
 }
 
 int chain_reduce_here(chain *c)

@@ -7,8 +7,8 @@
  *
  *     plan → [multiply ∥ parts] → [reduce → [multiply → [reduce → multiply → ...]]] finish
  *
- * plan fills the chain's build: Milnor products mod 2 (c->build, rows of a row_build) or
- * mod 4 (c->batch, d2's composites); the multiply codelet fills their rows, on CPU or GPU
+ * plan fills the chain's build: Milnor products mod 2 (c->build, rows of a row_build),
+ * mod 4 (c->batch, d2's composites) or mod an odd prime (c->build_p, a standard step's rows); the multiply codelet fills their rows, on CPU or GPU
  * workers; reduce (optional) row-reduces and may plan more rows; finish publishes. A kind also
  * declares what it waits for (deps: chains of its own or other kinds at smaller degrees,
  * declared before anything runs), what else it reads (reads: rows of finished chains) and its
@@ -53,6 +53,7 @@ typedef struct chain {
     deg_t t;
     row_build *build;           /* the mod-2 rows the next multiply fills (NULL: none) */
     struct sec_batch *batch;    /* or the mod-4 rows (d2's composites; NULL: none) */
+    struct row_build_p *build_p;    /* or the mod-p rows, p odd (stages/rowbuild_p.h; NULL: none) */
     const struct chain_next *next;  /* what the runner does after each piece */
     void *runtime;              /* the runner's own state of the chain */
     uint32_t nparts;            /* set by the runner: the parts the next piece waits for (their
@@ -156,6 +157,7 @@ typedef struct chain_set chain_set;
 struct chain_set {
     void *owner;
     const milnor_basis *A;      /* the algebra of every multiply of the set */
+    const struct milnor_p_basis *Ap;    /* odd p: the algebra of its build_p multiplies (or NULL) */
     int max_s;                  /* the box: s = 0..max_s, t = 0..max_t, visited by t, then layer, */
     deg_t max_t;                /* then s up */
     int layers;                 /* chains per (s, t), at most (0: 1) */

@@ -37,6 +37,7 @@
 #include "algebra/milnor.h"
 #include "stages/chain.h"
 #include "stages/rowbuild.h"
+#include "stages/rowbuild_p.h"
 #include "stages/stagecommit.h"
 
 enum region_kind { REGION_STEM = 0, REGION_RECT = 1 };
@@ -105,6 +106,7 @@ typedef struct step_ctx {
     fm_gen *new_gens;           /* Nassau: the new generators, published by finish */
     uint32_t n_new;
     fpmat Dp;                   /* odd p: the matrix of d_s in degree t (build's shape, no jobs) */
+    row_build_p build_p;        /* odd p over A_p: Dp's rows as multiply jobs (rowbuild_p.h) */
 } step_ctx;
 
 /* 0, -1 out of memory, or MILNOR_STOPPED when the Milnor basis stopped at its deadline

@@ -25,6 +25,11 @@ int res_step_plan_p(step_ctx *c)
     if (fpmat_init(&c->Dp, res->prime, nrows, ncols) != 0) goto oom;
     account(&c->Dp, 1);
     if (s == 0 || ncols == 0) return 0;     /* row 0: B acts trivially on M, D = 0 */
+    if (B->full) {                          /* the rows as jobs of the multiply codelet */
+        if (rbp_plan(&c->build_p, res, s, t, &c->Dp) != 0) goto oom;
+        c->ch.build_p = &c->build_p;
+        return 0;
+    }
     res_p_term *terms = NULL;
     size_t cap = 0;
     uint32_t row = 0;
@@ -64,9 +69,15 @@ uint64_t res_step_footprint_p(const resolution *res, int s, deg_t t)
     return fp_bytes_for(rows, cols) + fp_bytes_for(rows, seg + rows) + fp_bytes_for(rows, rows);
 }
 
+void res_step_multiply_p(step_ctx *c)
+{
+    rbp_multiply(&c->build_p, &c->res->odd->A, 0, c->build_p.nrows);
+}
+
 int res_step_reduce_p(step_ctx *c)
 {
     resolution *res = c->res;
+    rbp_clear(&c->build_p);                 /* D's rows are multiplied: the jobs are done */
     int want_kernel = c->kernel_only || res_kernel_wanted(res, c->ch.s, c->ch.t);
     uint32_t ncols = c->build.ncols;
     fpmat aug = { 0 };
@@ -175,6 +186,7 @@ oom:
 
 void res_step_free_p(step_ctx *c)
 {
+    rbp_clear(&c->build_p);
     if (c->Dp.data) account(&c->Dp, -1);
     fpmat_clear(&c->Dp);
 }
@@ -183,7 +195,10 @@ int res_compute_kernel_p(resolution *res, int s, deg_t t)
 {
     step_ctx c = { .ch = { .s = s, .t = t }, .res = res, .kernel_only = 1 };
     int rc = res_step_plan_p(&c);
-    if (rc == 0) rc = res_step_reduce_p(&c);
+    if (rc == 0) {
+        res_step_multiply_p(&c);
+        rc = res_step_reduce_p(&c);
+    }
     res_step_free_p(&c);
     free(c.is_image_pivot);
     return rc;

@@ -14,8 +14,12 @@
  * (fdmodule.h), so D = 0 and every basis vector of M_t is a new generator of F_0.
  *
  * Layout. c->Dp: dim F_{s,t} (generators < t) rows x dim F_{s-1,t} (generators <= t-2)
- * columns, as c->build.D at p = 2 (c->build keeps its shape, no jobs: the products are done
- * in plan, on the plan's worker). After reduce, c->is_image_pivot flags D's columns and the
+ * columns, as c->build.D at p = 2 (c->build keeps its shape). Over A_p itself, plan writes
+ * the rows as jobs (c->build_p, stages/rowbuild_p.h; c->ch.build_p points to it) and the
+ * runner multiplies them as at p = 2: multiply tasks (cl_milnor_mul_p, on CPU or CUDA
+ * workers: runtime/rt_mul.h) or, for a small step, on the plan's worker
+ * (res_step_multiply_p, the kind's multiply_here). Over a profile's B the plan multiplies the
+ * rows itself (B's indices are not A_p's, which the codelet reads). After reduce, c->is_image_pivot flags D's columns and the
  * kernel (rows over F_{s,t}, RREF) sits in res_kernel_slot_p(res, s, t).
  */
 #ifndef EXTFLOW_STANDARD_P_H
@@ -23,7 +27,8 @@
 #include "stages/resolution.h"
 
 /* The pieces of a step at odd p. Each returns 0 or -1 (after res_fail). */
-int res_step_plan_p(step_ctx *c);               /* D, its rows multiplied */
+int res_step_plan_p(step_ctx *c);               /* D; its rows as jobs, or multiplied (profile) */
+void res_step_multiply_p(step_ctx *c);          /* D's rows from the jobs, on this thread */
 int res_step_reduce_p(step_ctx *c);             /* RREF; image pivots; kernel if wanted */
 int res_step_finish_p(step_ctx *c);             /* new gens, publish, stage file */
 uint64_t res_step_footprint_p(const resolution *res, int s, deg_t t);

@@ -4,6 +4,7 @@
 #include "stages/nassau.h"
 #include "stages/progress.h"
 #include "stages/standard.h"
+#include "stages/resolution_p.h"
 #include "stages/standard_p.h"
 
 static step_ctx *ctx_of(chain *c) { return (step_ctx *)c; }
@@ -54,6 +55,7 @@ static int standard_finish_p(chain *c)
     if (rc == 0) progress_step_done(c->s, c->t);
     return rc;
 }
+static void multiply_here_p(chain *c) { res_step_multiply_p(ctx_of(c)); }
 static void clear_p(chain *c)
 {
     res_step_free_p(ctx_of(c));
@@ -144,11 +146,13 @@ const chain_kind step_nassau = STEP_KIND("nassau", CHAIN_STEP, nassau_plan, nass
                                          nassau_deps, nassau_footprint, nassau_reads);
 const chain_kind step_edge_kernel = STEP_KIND("edge-kernel", CHAIN_EDGE, standard_plan, standard_reduce, edge_finish,
                                               clear, edge_deps, standard_footprint, standard_reads);
-const chain_kind step_standard_p = STEP_KIND("standard-p", CHAIN_STEP, standard_plan_p, standard_reduce_p,
-                                             standard_finish_p, clear_p, standard_deps_p, standard_footprint_p,
-                                             standard_reads);
-const chain_kind step_edge_kernel_p = STEP_KIND("edge-kernel-p", CHAIN_EDGE, standard_plan_p, standard_reduce_p,
-                                                edge_finish, clear_p, edge_deps, standard_footprint_p, standard_reads);
+/* odd p: the rows go to multiply tasks, or a small step's to its plan's worker (multiply_here) */
+#define STEP_KIND_P(NAME, FAMILY, FINISH, DEPS)                                                       \
+    { .name = NAME, .family = FAMILY, .size = sizeof(step_ctx), .plan = standard_plan_p,              \
+      .reduce = standard_reduce_p, .finish = FINISH, .clear = clear_p, .deps = DEPS,                  \
+      .footprint = standard_footprint_p, .multiply_here = multiply_here_p, .reads = standard_reads }
+const chain_kind step_standard_p = STEP_KIND_P("standard-p", CHAIN_STEP, standard_finish_p, standard_deps_p);
+const chain_kind step_edge_kernel_p = STEP_KIND_P("edge-kernel-p", CHAIN_EDGE, edge_finish, edge_deps);
 
 const chain_kind *step_algo_for(const resolution *res, int s)
 {
@@ -170,7 +174,8 @@ static int step_done(void *owner, int family, int s, deg_t t)
 
 chain_set step_chain_set(resolution *res)
 {
-    return (chain_set){ .owner = res, .A = &res->A, .max_s = res->max_s, .max_t = res->max_t, .at = step_at,
+    const milnor_p_basis *Ap = res->odd && res->odd->B.full ? &res->odd->A : NULL;  /* standard_p.h */
+    return (chain_set){ .owner = res, .A = &res->A, .Ap = Ap, .max_s = res->max_s, .max_t = res->max_t, .at = step_at,
                         .done = step_done, .fail = fail, .failed = failed, .stopped_elsewhere = &res->stopped_elsewhere };
 }
 

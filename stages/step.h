@@ -23,7 +23,9 @@
 
 extern const chain_kind step_standard, step_nassau, step_edge_kernel;
 /* At an odd prime (res->prime != 2; stages/standard_p.h): every row, and the stem-edge kernel
- * job; their plan multiplies the rows itself (no multiply tasks), c->build is NULL. */
+ * job; c->build is NULL: over A_p their rows are c->build_p (multiply tasks of
+ * cl_milnor_mul_p, or the plan's worker for a small step), over a profile's B the plan
+ * multiplies them itself. */
 extern const chain_kind step_standard_p, step_edge_kernel_p;
 
 /* The algorithm of the step at row s (the edge kernel job is asked for by name). */

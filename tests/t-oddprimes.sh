@@ -4,13 +4,15 @@
 # num_gens (tests/ref/oddprimes/) and --sseq-formats' num_gens.txt equal to sseq's stdout byte
 # for byte; run.json says prime 3; the stage files are format version 2; a run killed at a
 # random moment and rerun ends with the same outputs as an uninterrupted one; a smaller run
-# extended reuses its stage files; verify, products, massey, d2 and the options that do not
+# extended reuses its stage files; the rows multiplied in cl_milnor_mul_p tasks (every step:
+# EXTFLOW_LIFT_INLINE_PAIRS=0) and on the plan's worker give the same stage files, and those
+# of S_3 through stem 60 equal the ones the in-plan path wrote (tests/ref/oddprimes/); verify, products, massey, d2 and the options that do not
 # work at odd p yet refuse, exit 2 and one line, and the directory is left as it was.
 . tests/lib.sh
 ODD=$REF/oddprimes
 PY="python3 tests/module_files.py"
 ROUNDS=${RESUME_TEST_ROUNDS:-3}
-plan $((15 + ROUNDS))
+plan $((19 + ROUNDS))
 table() {   # table MODULE N S: resolve through stem N, s <= S, compare with sseq's table
     $EXTFLOW resolve --quiet --module "$1" --stem "$2" --max-s "$3" --sseq-formats --out "$TMP/$1" 2>"$TMP/err" &&
         $PY num-gens "$ODD/num_gens-$1-$2-$3" "$2" "$3" > "$TMP/want" && cmp -s "$TMP/want" "$TMP/$1/ext.csv" &&
@@ -27,6 +29,10 @@ grep -q '"prime": 3' "$TMP/S_3/run.json" && grep -q '"prime": 5' "$TMP/S_5/run.j
     [ -s "$TMP/S_3/chart.svg" ] && [ ! -e "$TMP/S_3/differentials.txt" ] &&
     $EXTFLOW export "$TMP/S_3" --json | grep -q '"prime":3,'
 ok $? "run.json and export --json say the prime; chart.txt and chart.svg are written; no differentials.txt (p = 2 only)"
+sums="$(cd "$ODD" && pwd)/S_3-60-20-stages.md5"
+(cd "$TMP/S_3/stages/differential" && md5sum -c --quiet "$sums") >/dev/null 2>&1 &&
+    [ "$(ls "$TMP/S_3/stages/differential" | wc -l)" -eq "$(wc -l < "$sums")" ]
+ok $? "S_3 through stem 60, s <= 20: the stage files equal those of the in-plan multiply (commit f60fa24)"
 f=$(ls "$TMP/S_3/stages/differential" | head -1)
 $EXTFLOW inspect "$TMP/S_3/stages/differential/$f" > "$TMP/insp" && grep -q '^version: 2$' "$TMP/insp" &&
     grep -q '^prime: 3$' "$TMP/insp"
@@ -39,6 +45,16 @@ $EXTFLOW resolve --quiet --module S_3 --stem 100 --out "$TMP/full2"
 span=$(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { d = b - a; printf "%.2f", (d > 0.2 ? d : 0.2) }')
 same_outputs "$TMP/full" "$TMP/full2"
 ok $? "S_3 through stem 100 twice: identical outputs (${span}s a run)"
+# the multiply codelet at odd p: every step's rows in tasks, or all on the plan's worker
+EXTFLOW_STATS=1 EXTFLOW_LIFT_INLINE_PAIRS=0 $EXTFLOW resolve --quiet --module S_3 --stem 100 --out "$TMP/tasks" \
+    2>"$TMP/stats" && same_outputs "$TMP/full" "$TMP/tasks"
+ok $? "S_3 through stem 100 with every step's rows in multiply tasks: identical outputs ($(grep -o '[0-9]* (job x term) pairs' "$TMP/stats"))"
+grep -q '^extflow: Milnor products: [1-9][0-9]* (job x term) pairs' "$TMP/stats"
+ok $? "those rows went through the odd-p multiply codelet (EXTFLOW_STATS counts its pairs)"
+EXTFLOW_LIFT_INLINE_PAIRS=18446744073709551615 $EXTFLOW resolve --quiet --module S_5 --stem 100 --out "$TMP/here5" &&
+    EXTFLOW_LIFT_INLINE_PAIRS=0 $EXTFLOW resolve --quiet --module S_5 --stem 100 --out "$TMP/tasks5" &&
+    same_outputs "$TMP/here5" "$TMP/tasks5"
+ok $? "S_5 through stem 100: rows on the plans' workers and in multiply tasks give identical outputs"
 seed=${SEED:-$$}
 diag "seed $seed"
 i=0

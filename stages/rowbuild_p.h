@@ -1,0 +1,43 @@
+/* rowbuild_p.h — the rows of a standard step's matrix at an odd prime as jobs for the
+ * multiply codelet at odd p (cl_milnor_mul_p): the odd-p form of rowbuild.h.
+ *
+ * Maths (standard_p.h). Row x·h of D, for a generator h of F_{s,u} (u < t) and x in A_p's
+ * basis of degree t - u, is x·d(h) = sum over the terms c·y·g' of d(h) of c·(x·y), landing in
+ * the block of g' in F_{s-1} in degree t: one odd-p Milnor product per term.
+ *
+ * Layout. jobs[i] = (|x|, index of x, first term, number of terms) (milnor.h's milnor_row_job),
+ * rows in D's order (generators by degree, then x in basis order); the terms of one generator
+ * (milnor_p_term: |y|, index of y, column of g''s block, c) are shared by all its rows. D is
+ * the step's fpmat (nrows x ncols bytes, zero), whose rows the multiply fills:
+ * milnor_p_mul_batch on a CPU (rbp_multiply) or the CUDA kernel (milnor_p_cuda.h). Over A_p
+ * itself only (the indices are A_p's): a profile's steps multiply in their plan
+ * (standard_p.c). The jobs and terms are in the memory account (in flight) while they live.
+ */
+#ifndef EXTFLOW_ROWBUILD_P_H
+#define EXTFLOW_ROWBUILD_P_H
+#include <stddef.h>
+#include <stdint.h>
+#include "algebra/fpmat.h"
+#include "algebra/milnor_p.h"
+
+struct resolution;
+
+typedef struct row_build_p {
+    uint32_t nrows, ncols;
+    milnor_row_job *jobs;       /* nrows */
+    milnor_p_term *terms;
+    size_t nterms;
+    size_t accounted;           /* bytes of jobs and terms in the memory account */
+    fpmat *D;                   /* nrows x ncols, the rows the multiply fills */
+} row_build_p;
+
+/* The jobs of every row of D = the matrix of d_s in degree t (s >= 1, over A_p itself), D
+ * initialised by the caller (dim F_{s,t} rows). 0, or -1 out of memory (b cleared then). */
+int rbp_plan(row_build_p *b, const struct resolution *res, int s, deg_t t, fpmat *D);
+/* (job x term) pairs: the multiply's work. */
+uint64_t rbp_pairs(const row_build_p *b);
+/* Fills rows row0 .. row0 + nrows - 1 of D on this thread (no runtime). */
+void rbp_multiply(const row_build_p *b, const milnor_p_basis *A, uint32_t row0, uint32_t nrows);
+void rbp_clear(row_build_p *b);
+
+#endif
