@@ -25,6 +25,10 @@
  * many CPU workers share it and none holds the step up for long (at stem 160, f = 0.3 saved
  * 6%, within noise: the default is 0). Figures: docs/perf.md. */
 #define GPU_STEP_PAIRS (1u << 18)
+/* An odd-p pair costs ~1.4 µs on one core (S_3 at stem 200: 19.3M pairs, 26.7 s), some 15x a
+ * mod-2 one: its builds go to the GPUs from GPU_P_STEP_PAIRS pairs on (EXTFLOW_GPU_P_STEP_PAIRS;
+ * scaled from the mod-2 threshold by that ratio, not yet measured on a GPU: bench/gpu oddp). */
+#define GPU_P_STEP_PAIRS (1u << 14)
 #define GPU_CHUNK_PAIRS (1u << 26)
 #define GPU_CHUNK_MAX_ROWS (1u << 20)
 #define SHARE_CHUNK_PAIRS (1u << 16)    /* CPU chunks of a GPU build's CPU share: ~10 ms each */
@@ -61,6 +65,8 @@ int rt_mul_init(rt_mul *m, const milnor_basis *A, char *err, size_t errlen)
     const char *gs = getenv("EXTFLOW_GPU_STEP_PAIRS");
     m->gpu_by_size = m->ncuda > 0 && !(gs && strcmp(gs, "off") == 0);
     m->gpu_step_pairs = gs && *gs && strcmp(gs, "off") != 0 ? strtoull(gs, NULL, 10) : GPU_STEP_PAIRS;
+    const char *gp = getenv("EXTFLOW_GPU_P_STEP_PAIRS");
+    m->gpu_step_pairs_p = gp && atol(gp) > 0 ? (uint64_t)atol(gp) : GPU_P_STEP_PAIRS;
     const char *gc = getenv("EXTFLOW_GPU_CHUNK_PAIRS"), *gh = getenv("EXTFLOW_GPU_CPU_HELP");
     m->gpu_chunk_pairs = gc && atol(gc) > 0 ? (uint64_t)atol(gc) : GPU_CHUNK_PAIRS;
     m->gpu_cpu_help = gh && *gh && strcmp(gh, "0") != 0;
@@ -125,12 +131,12 @@ static void capture_chunk(rt_mul *m, const milnor_row_job *jobs, uint32_t n, con
     pthread_mutex_unlock(&m->capture_lock);
 }
 
-/* The chunking of a build of `pairs` pairs (cpu_share: the last EXTFLOW_GPU_CPU_SHARE of a
+/* The chunking of a build of `pairs` pairs, on the GPUs from step_pairs on (cpu_share: the last EXTFLOW_GPU_CPU_SHARE of a
  * GPU build may go to CPU chunks). */
-static rt_chunking chunking_of(const rt_mul *m, uint64_t pairs, int cpu_share)
+static rt_chunking chunking_of(const rt_mul *m, uint64_t pairs, uint64_t step_pairs, int cpu_share)
 {
     if (!m->gpu_by_size) return (rt_chunking){ m->chunk_pairs, CHUNK_MAX_ROWS, STARPU_CPU | STARPU_CUDA, UINT64_MAX };
-    if (pairs >= m->gpu_step_pairs)
+    if (pairs >= step_pairs)
         return (rt_chunking){ m->gpu_chunk_pairs, GPU_CHUNK_MAX_ROWS,
                               m->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA,
                               cpu_share && m->gpu_cpu_share > 0 ? (uint64_t)((double)pairs * (1 - m->gpu_cpu_share))
@@ -145,13 +151,13 @@ rt_chunking rt_mul_chunking(const rt_mul *m, const row_build *b, uint64_t *pairs
      * kernel indexes products by the whole algebra's seqno table (algebra/milnor.h) */
     if (m->basis_words[0] == MILNOR_FLAT_MAGIC_PROFILE)
         return (rt_chunking){ CHUNK_PAIRS_CPU, CHUNK_MAX_ROWS, STARPU_CPU, UINT64_MAX };
-    return chunking_of(m, *pairs, 1);
+    return chunking_of(m, *pairs, m->gpu_step_pairs, 1);
 }
 
 rt_chunking rt_mul_chunking_p(const rt_mul *m, const row_build_p *b, uint64_t *pairs)
 {
     *pairs = rbp_pairs(b);
-    return chunking_of(m, *pairs, 0);
+    return chunking_of(m, *pairs, m->gpu_step_pairs_p, 0);
 }
 
 /* rt_mul_chunk_rows over the jobs of any build (a row per job). */

@@ -18,7 +18,8 @@
  * in CPU-only chunks of 65536 pairs; EXTFLOW_GPU_VERIFY rechecks GPU chunks on the CPU;
  * EXTFLOW_CAPTURE_MUL (every EXTFLOW_CAPTURE_EVERY-th chunk) records chunks for the benches.
  * At an odd prime a standard step's rows (rowbuild_p.h) are cut by the same rules into
- * cl_milnor_mul_p tasks over the flat A_p (rt_mul_init_p; whole algebra only). */
+ * cl_milnor_mul_p tasks over the flat A_p (rt_mul_init_p; whole algebra only), with its own
+ * GPU threshold (EXTFLOW_GPU_P_STEP_PAIRS, 16384 pairs: an odd-p pair costs more). */
 #ifndef EXTFLOW_RT_MUL_H
 #define EXTFLOW_RT_MUL_H
 #include <pthread.h>
@@ -38,6 +39,7 @@ typedef struct rt_mul {
     uint64_t chunk_pairs;           /* pairs per chunk where any worker may take it */
     int gpu_by_size;                /* CUDA workers exist and EXTFLOW_GPU_STEP_PAIRS is not "off" */
     uint64_t gpu_step_pairs;        /* gpu_by_size: builds this large run on the GPUs only */
+    uint64_t gpu_step_pairs_p;      /* the same at odd p (EXTFLOW_GPU_P_STEP_PAIRS) */
     uint64_t gpu_chunk_pairs;       /* pairs per chunk of such a build (EXTFLOW_GPU_CHUNK_PAIRS) */
     int gpu_cpu_help;               /* EXTFLOW_GPU_CPU_HELP: CPU workers may take those chunks too */
     double gpu_cpu_share;           /* EXTFLOW_GPU_CPU_SHARE: share of a GPU build's pairs in CPU chunks */
