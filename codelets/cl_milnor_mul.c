@@ -224,7 +224,8 @@ static void milnor_mul_p_cuda(void *buffers[], void *cl_arg)
     pairs_on_cuda += a->pairs;
     cl_profile_stop(PIECE_MUL_CUDA, t0, a->s, a->t);
     if (a->verify) {
-        long bad = milnor_p_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride, stream);
+        long bad =
+            milnor_p_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride, stream);
         if (bad != -1)
             latch_set(&failure, "EXTFLOW_GPU_VERIFY: %s (odd-p chunk at job %u, row %ld of %u)",
                       bad == -2 ? "could not read the GPU's result back" : "GPU and CPU rows differ", a->row0, bad,

@@ -130,7 +130,8 @@ static int multiply_inline(const rt_chain_run *run, chain *c)
     if (c->kind->parts && c->kind->parts(c) >= 2) return 0;     /* worth their own workers */
     if (!c->build && (!c->build_p || !run->mul->pbasis_words)) return 1;
     uint64_t pairs;
-    rt_chunking k = c->build ? rt_mul_chunking(run->mul, c->build, &pairs) : rt_mul_chunking_p(run->mul, c->build_p, &pairs);
+    rt_chunking k = c->build ? rt_mul_chunking(run->mul, c->build, &pairs)
+                             : rt_mul_chunking_p(run->mul, c->build_p, &pairs);
     if (pairs == 0) return 1;
     if (run->inline_given) return pairs < run->inline_pairs;
     return !(run->mul->ncuda && (k.where & STARPU_CUDA)) && pairs <= k.pairs;
