@@ -5,6 +5,7 @@
  *                       sets rc and jumps to the caller's label `out`
  *   cuda_upload         cudaMalloc (at least 8 bytes) and a copy of host bytes to it
  *   cuda_timed          events around a launch on the default stream: its time in ms
+ *   cuda_host_round_trip  the synchronous round trip of the multiplies' tests and benchmarks
  *   flat_cache_get      a host copy of a flat basis that lives on the device, kept per
  *                       calling thread (EXTFLOW_GPU_VERIFY recomputes chunks on the CPU) and
  *                       fetched again when the device buffer's address or header changes (a
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "algebra/milnor.h"
 
 /* "threads_per_job,parts" from environment variable `name` into *tpj, *parts when it is valid
  * (threads_per_job divides block, parts 1..1024); else they are left as they are. */
@@ -63,6 +65,39 @@ static inline cudaError_t cuda_timed(F launch, double *ms)
     for (int i = 0; i < 2; ++i)
         if (ev[i]) cudaEventDestroy(ev[i]);
     return e;
+}
+
+/* The synchronous host round trip of the tests and benchmarks of the GPU multiplies: the flat
+ * basis, jobs and terms copied to the device, n_rows units of rows (Row: 64-bit words, or bytes
+ * at an odd prime) there, copied from the host rows when rows_in, else poisoned with 0xa5 bytes
+ * (the launch must write every entry); launch(d_flat, d_jobs, d_terms, d_rows) between two
+ * events (*kernel_ms its time); the rows copied back. 0 or the first CUDA error, with
+ * "call: message" in err. */
+template <class Term, class Row, class Launch>
+static int cuda_host_round_trip(const uint32_t *flat, size_t flat_words, const milnor_row_job *jobs, uint32_t njobs,
+                                const Term *terms, size_t nterms, Row *rows, size_t n_rows, bool rows_in,
+                                Launch launch, double *kernel_ms, char *err, size_t errlen)
+{
+    int rc = 0;
+    uint32_t *d_flat = NULL;
+    milnor_row_job *d_jobs = NULL;
+    Term *d_terms = NULL;
+    Row *d_rows = NULL;
+    const size_t rows_bytes = n_rows * sizeof(Row);
+    CK(cuda_upload(&d_flat, flat, flat_words));
+    CK(cuda_upload(&d_jobs, jobs, njobs));
+    CK(cuda_upload(&d_terms, terms, nterms));
+    CK(cudaMalloc((void **)&d_rows, rows_bytes ? rows_bytes : 8));
+    if (rows_in) CK(cudaMemcpy(d_rows, rows, rows_bytes, cudaMemcpyHostToDevice));
+    else CK(cudaMemset(d_rows, 0xa5, rows_bytes));
+    CK(cuda_timed([&] { return launch(d_flat, d_jobs, d_terms, d_rows); }, kernel_ms));
+    CK(cudaMemcpy(rows, d_rows, rows_bytes, cudaMemcpyDeviceToHost));
+out:
+    cudaFree(d_flat);
+    cudaFree(d_jobs);
+    cudaFree(d_terms);
+    cudaFree(d_rows);
+    return rc;
 }
 
 typedef struct flat_cache {

@@ -3,7 +3,6 @@
  * are milnor_sched.h's, all compiled for the device and the host alike. */
 #include "algebra/milnor_cuda.h"
 #include "algebra/milnor_sched.h"
-#include "algebra/cuda_host.cuh"
 
 #include "algebra/cuda_host.h"
 #include <pthread.h>
@@ -293,8 +292,8 @@ extern "C" int milnor_mul_batch_cuda_host(const uint32_t *flat, size_t flat_word
                                           uint64_t *rows, uint32_t stride_words, int one_row,
                                           const milnor_cuda_cfg *cfg, double *kernel_ms, char *err, size_t errlen)
 {
-    auto run = [&](const cuda_host_arrays &d) {
-        return launch(d.flat, d.jobs, njobs, d.terms, d.rows, stride_words, one_row, cfg, NULL);
+    auto run = [&](const uint32_t *d_flat, const milnor_row_job *d_jobs, const milnor_term *d_terms, uint64_t *d_rows) {
+        return launch(d_flat, d_jobs, njobs, d_terms, d_rows, stride_words, one_row, cfg, NULL);
     };
     /* rows poisoned: the launch must zero them */
     return cuda_host_round_trip(flat, flat_words, jobs, njobs, terms, nterms, rows,

@@ -83,26 +83,11 @@ extern "C" int milnor_p_mul_batch_cuda_host(const uint32_t *flat, size_t flat_wo
                                             uint32_t stride, const milnor_p_cuda_cfg *cfg, double *kernel_ms,
                                             char *err, size_t errlen)
 {
-    int rc = 0;
-    uint32_t *d_flat = NULL;
-    milnor_row_job *d_jobs = NULL;
-    milnor_p_term *d_terms = NULL;
-    uint8_t *d_rows = NULL;
-    const size_t rows_bytes = (size_t)njobs * stride;
-    CK(cuda_upload(&d_flat, flat, flat_words));
-    CK(cuda_upload(&d_jobs, jobs, njobs));
-    CK(cuda_upload(&d_terms, terms, nterms));
-    CK(cudaMalloc((void **)&d_rows, rows_bytes ? rows_bytes : 8));
-    CK(cudaMemset(d_rows, 0xa5, rows_bytes));                   /* poison: the launch must zero */
-    CK(cuda_timed([&] { return milnor_p_mul_batch_cuda(d_flat, d_jobs, njobs, d_terms, d_rows, stride, cfg, NULL); },
-                  kernel_ms));
-    CK(cudaMemcpy(rows, d_rows, rows_bytes, cudaMemcpyDeviceToHost));
-out:
-    cudaFree(d_flat);
-    cudaFree(d_jobs);
-    cudaFree(d_terms);
-    cudaFree(d_rows);
-    return rc;
+    auto run = [&](const uint32_t *d_flat, const milnor_row_job *d_jobs, const milnor_p_term *d_terms, uint8_t *d_rows) {
+        return milnor_p_mul_batch_cuda(d_flat, d_jobs, njobs, d_terms, d_rows, stride, cfg, NULL);
+    };
+    return cuda_host_round_trip(flat, flat_words, jobs, njobs, terms, nterms, rows, (size_t)njobs * stride, false, run,
+                                kernel_ms, err, errlen);
 }
 
 static __thread flat_cache verify_cache;    /* the basis's host copy, per CUDA worker */

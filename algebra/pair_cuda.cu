@@ -3,7 +3,6 @@
  * tests/t-pair-search.c checks on the CPU against milnor_mul_mod4_each. */
 #include "algebra/pair_cuda.h"
 #include "algebra/pair_search.h"
-#include "algebra/cuda_host.cuh"
 
 #include "algebra/cuda_host.h"
 #include <stdio.h>
@@ -51,8 +50,8 @@ extern "C" int pair_mul_mod4_batch_cuda_host(const uint32_t *flat, size_t flat_w
                                              uint32_t twos_at, const milnor_cuda_cfg *cfg, double *kernel_ms,
                                              char *err, size_t errlen)
 {
-    auto run = [&](const cuda_host_arrays &d) {
-        return pair_mul_mod4_batch_cuda(d.flat, d.jobs, njobs, d.terms, d.rows, stride_words, twos_at, cfg, NULL);
+    auto run = [&](const uint32_t *d_flat, const milnor_row_job *d_jobs, const milnor_term *d_terms, uint64_t *d_rows) {
+        return pair_mul_mod4_batch_cuda(d_flat, d_jobs, njobs, d_terms, d_rows, stride_words, twos_at, cfg, NULL);
     };
     return cuda_host_round_trip(flat, flat_words, jobs, njobs, terms, nterms, rows, rows_words, true, run, kernel_ms,
                                 err, errlen);
