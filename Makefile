@@ -98,7 +98,7 @@ endif
 CFLAGS    := -std=c11 -D_GNU_SOURCE $(OPT) $(ARCH) -Wall -Wextra -Werror $(SANFLAGS) \
              -I. $(PKG_CFLAGS) $(STARPU_CFLAGS) $(MPI_CFLAGS) $(EXTRA_CFLAGS)
 DEPFLAGS  := -MMD -MP
-LDLIBS    := $(PKG_LIBS) -lpthread -lm -fopenmp
+LDLIBS    := $(PKG_LIBS) -lpthread -lm
 LDFLAGS   := $(SANFLAGS) $(STARPU_RPATH)
 
 # CUDA. Where nvcc is (every machine here; no GPU needed), algebra/*.cu compile for sm_90
@@ -159,8 +159,6 @@ cuda-check: $(if $(HAVE_NVCC),$(CUDA_ALL))
 $(B)/%.o: %.c $(B)/%.d
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
-# The own M4RM splits a large panel's table work over OpenMP threads (f2mat_set_threads).
-$(B)/algebra/f2mat_m4rm.o: CFLAGS += -fopenmp
 # rt_mpi.c is the one file whose code depends on whether MPI was found: rebuilt when that changes.
 MPI_STAMP := $(B)/mpi-$(if $(MPI_CFLAGS),on,off).stamp
 $(MPI_STAMP):

@@ -65,16 +65,9 @@ int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method);
  * Returns the rank, or -1 when out of memory (m untouched then). */
 int f2mat_rref_m4rm(f2mat *m, int32_t *pivots);
 /* The same with explicit parameters, for tuning (0 = default): k bits per table (<= 8),
- * groups tables per panel (<= 8; panel = k * groups pivots), tile = words per column tile,
- * rowblock = rows per block of the table application, threads = at most this many threads
- * for the table application of a large panel (0: f2mat_threads()). */
-int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock,
-                          int threads);
-/* Threads one large reduction may use (default 1): phase 4 of a panel that XORs at least 2^18
- * words is split by column ranges over OpenMP threads. The runtime sets it from
- * EXTFLOW_RREF_THREADS. The result does not depend on it (each word gets the same XORs). */
-void f2mat_set_threads(int n);
-int f2mat_threads(void);
+ * groups tables per panel (<= 8; panel = k * groups pivots), tile = words per column tile
+ * and rowblock = rows per block of the table application. */
+int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock);
 
 /* [A | 0 | I_rows]: aug is initialised here, with cols = segment_start(A.cols) + A.rows. */
 int f2mat_augment_identity(f2mat *aug, const f2mat *a);

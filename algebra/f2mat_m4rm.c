@@ -32,10 +32,6 @@
 
 #define M4RM_KMAX 8
 #define M4RM_GMAX 8
-/* Phase 4 runs in threads only when a panel XORs at least this many words (list rows x span),
- * each thread over at least M4RM_PAR_MIN_COLS words of columns. */
-#define M4RM_PAR_MIN_WORDS ((uint64_t)1 << 18)
-#define M4RM_PAR_MIN_COLS 64
 
 /* dst ^= src[0] ^ ... ^ src[n-1] over len words (len a multiple of 4; 32-byte aligned). */
 static void xor_sum(uint64_t *restrict dst, const uint64_t *const *src, int n, size_t len)
@@ -186,9 +182,7 @@ typedef struct m4rm {
                                  * [A | 0 | I] skips the identity columns of rows not yet mixed
                                  * in (about half the work of the A-part phase) */
     uint8_t *idx, *nsrc;
-    size_t *offs;               /* offs and nsrc: one block of part_bytes per thread of phase 4 */
-    size_t part_bytes;
-    int threads;                /* phase 4's threads at most */
+    size_t *offs;
 } m4rm;
 
 /* One panel: up to K pivots found in the window [c, c + 64). */
@@ -207,7 +201,7 @@ typedef struct m4rm_panel {
 #define MATRIX(w) uint64_t *const data = (w)->data; const size_t stride = (w)->stride
 
 /* The parameters (k, groups, tile, rowblock: 0 = default) and the scratch; -1 out of memory. */
-static int m4rm_setup(m4rm *w, f2mat *m, int k, int groups, int tile, int rowblock, int threads)
+static int m4rm_setup(m4rm *w, f2mat *m, int k, int groups, int tile, int rowblock)
 {
     *w = (m4rm){ .data = m->data, .stride = m->stride, .nw = f2vec_words(m->cols), .rows = m->rows };
     int dk, dg, dt, drb;
@@ -224,10 +218,7 @@ static int m4rm_setup(m4rm *w, f2mat *m, int k, int groups, int tile, int rowblo
     size_t win_bytes = ((size_t)rows * sizeof(uint64_t) + 63) & ~(size_t)63;
     size_t list_bytes = ((size_t)rows * sizeof(uint32_t) + 63) & ~(size_t)63;
     size_t idx_bytes = ((size_t)rows * (size_t)w->groups + 63) & ~(size_t)63;
-    w->threads = threads > 0 ? threads : f2mat_threads();
-    if ((uint64_t)rows * w->nw < M4RM_PAR_MIN_WORDS) w->threads = 1;
-    w->part_bytes = offs_bytes;
-    w->scratch_bytes = tab_bytes + win_bytes + 2 * list_bytes + idx_bytes + offs_bytes * (size_t)w->threads;
+    w->scratch_bytes = tab_bytes + win_bytes + 2 * list_bytes + idx_bytes + offs_bytes;
     if (!(w->scratch = aligned_alloc(64, w->scratch_bytes))) return -1;
     memacct_add(MEM_INFLIGHT, (int64_t)w->scratch_bytes);
     char *at = w->scratch;
@@ -348,14 +339,11 @@ static void list_rows(m4rm *w, uint32_t rank, m4rm_panel *p)
     p->nlist = nlist;
 }
 
-/* 4. The 2^k combinations of each group's panel rows, by doubling; then XORed into the listed
- * rows, a block of RB rows by a column tile of TW words at a time, so that a block's rows and
- * the tables' tile stay in cache together. All of it over the words [w0 + c0, w0 + c1) of the
- * panel's span: the columns are independent, so threads take disjoint column ranges, each with
- * its own offs/nsrc scratch (part). Not inlined: inlined into the panel loop, its inner loops
- * lost registers (1-3.5% more instructions, callgrind). */
-static __attribute__((noinline)) void apply_tables(m4rm *w, uint32_t rank, const m4rm_panel *p,
-                                                   size_t c0, size_t c1, int part)
+/* 4. The 2^k combinations of each group's panel rows (over words [w0, he)), by doubling; then
+ * XORed into the listed rows, a block of RB rows by a column tile of TW words at a time, so
+ * that a block's rows and the tables' tile stay in cache together. Not inlined: inlined into
+ * the panel loop, its inner loops lost registers (1-3.5% more instructions, callgrind). */
+static __attribute__((noinline)) void apply_tables(m4rm *w, uint32_t rank, const m4rm_panel *p)
 {
     MATRIX(w);
     /* the state in locals: the XOR calls could otherwise change it as far as the compiler knows */
@@ -364,17 +352,16 @@ static __attribute__((noinline)) void apply_tables(m4rm *w, uint32_t rank, const
     uint64_t *const tab = w->tab;
     const uint32_t *const list = w->list;
     const uint8_t *const idx = w->idx;
-    uint8_t *const nsrc = w->nsrc + (size_t)part * w->part_bytes;
-    size_t *const offs = (size_t *)((char *)w->offs + (size_t)part * w->part_bytes);
-    const size_t CL = c1 - c0;
+    uint8_t *const nsrc = w->nsrc;
+    size_t *const offs = w->offs;
     for (uint32_t g = 0; g < p->ng && nlist; g++) {
-        uint64_t *T = tab + (size_t)g * nent * TL + c0;
-        memset(T, 0, CL * sizeof(uint64_t));
+        uint64_t *T = tab + (size_t)g * nent * TL;
+        memset(T, 0, TL * sizeof(uint64_t));
         uint32_t kg = np - g * k < k ? np - g * k : k;
         for (uint32_t n = 0; n < kg; n++) {
-            const uint64_t *src = ROW(w, rank + g * k + n) + w0 + c0;
+            const uint64_t *src = ROW(w, rank + g * k + n) + w0;
             size_t half = (size_t)1 << n;
-            for (size_t e = 0; e < half; e++) xor_into(T + (half + e) * TL, T + e * TL, src, CL);
+            for (size_t e = 0; e < half; e++) xor_into(T + (half + e) * TL, T + e * TL, src, TL);
         }
     }
     for (uint32_t l0 = 0; l0 < nlist; l0 += RB) {
@@ -387,8 +374,8 @@ static __attribute__((noinline)) void apply_tables(m4rm *w, uint32_t rank, const
                 if (ix[g]) o[ns++] = ((size_t)g * nent + ix[g]) * TL;
             nsrc[l - l0] = (uint8_t)ns;
         }
-        for (size_t t0 = c0; t0 < c1; t0 += TW) {
-            const size_t tl = c1 - t0 < TW ? c1 - t0 : TW;
+        for (size_t t0 = 0; t0 < TL; t0 += TW) {
+            const size_t tl = TL - t0 < TW ? TL - t0 : TW;
             for (uint32_t l = l0; l < l1; l++) {
                 const size_t *o = offs + (size_t)(l - l0) * M4RM_GMAX;
                 const uint64_t *src[M4RM_GMAX];
@@ -400,30 +387,7 @@ static __attribute__((noinline)) void apply_tables(m4rm *w, uint32_t rank, const
     }
 }
 
-/* Phase 4 over the panel's span, split into column ranges (multiples of 8 words: no two
- * threads write one cache line) when the panel is large enough to pay for waking threads. */
-static void apply_panel(m4rm *w, uint32_t rank, const m4rm_panel *p)
-{
-    const size_t TL = p->he - p->w0;
-    int nt = w->threads;
-    if ((uint64_t)p->nlist * TL < M4RM_PAR_MIN_WORDS) nt = 1;
-    size_t chunk = ((TL + (size_t)nt - 1) / (size_t)nt + 7) & ~(size_t)7;   /* parts <= nt */
-    if (chunk < M4RM_PAR_MIN_COLS) chunk = M4RM_PAR_MIN_COLS;
-    int parts = (int)((TL + chunk - 1) / chunk);
-    if (parts <= 1) {
-        apply_tables(w, rank, p, 0, TL, 0);
-        return;
-    }
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(parts) schedule(static, 1)
-#endif
-    for (int q = 0; q < parts; q++) {
-        size_t c0 = (size_t)q * chunk, c1 = c0 + chunk < TL ? c0 + chunk : TL;
-        apply_tables(w, rank, p, c0, c1, q);
-    }
-}
-
-int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock, int threads)
+int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock)
 {
     const uint32_t rows = m->rows, cols = m->cols;
     if (pivots)
@@ -431,7 +395,7 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
     if (!rows || !cols) return 0;
     if (rows > INT32_MAX) return -1;
     m4rm w;
-    if (m4rm_setup(&w, m, k, groups, tile, rowblock, threads) != 0) return -1;
+    if (m4rm_setup(&w, m, k, groups, tile, rowblock) != 0) return -1;
     uint32_t rank = 0, c = 0;
     while (rank < rows && c < cols) {
         m4rm_panel p = { .c = c };
@@ -441,7 +405,7 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
         }
         reduce_panel(&w, rank, &p);
         list_rows(&w, rank, &p);
-        apply_panel(&w, rank, &p);
+        apply_tables(&w, rank, &p);
         if (pivots)
             for (uint32_t i = 0; i < p.np; i++) pivots[p.pc[i]] = (int32_t)(rank + i);
         rank += p.np;
@@ -453,11 +417,4 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
 #undef ROW
 #undef MATRIX
 
-int f2mat_rref_m4rm(f2mat *m, int32_t *pivots) { return f2mat_rref_m4rm_tuned(m, pivots, 0, 0, 0, 0, 0); }
-
-/* The process's thread count for large reductions: set once at start-up (rt_init), read by
- * every reduction; relaxed atomics keep the read race-free. */
-static int m4rm_threads = 1;
-
-void f2mat_set_threads(int n) { __atomic_store_n(&m4rm_threads, n > 0 ? n : 1, __ATOMIC_RELAXED); }
-int f2mat_threads(void) { return __atomic_load_n(&m4rm_threads, __ATOMIC_RELAXED); }
+int f2mat_rref_m4rm(f2mat *m, int32_t *pivots) { return f2mat_rref_m4rm_tuned(m, pivots, 0, 0, 0, 0); }

@@ -10,9 +10,6 @@
  *                              of its bits set (0: half), reduced once by the own routine;
  *                              prints its rank and a hash of the result (for callgrind:
  *                              --toggle-collect=f2mat_rref_m4rm_tuned, docs/perf.md)
- *        f2mat_bench threads ROWS COLS T...   one [D | I] (D random, half its bits set)
- *                              reduced by the own routine with at most T threads each
- *                              (median of 3 ms, and whether the result equals 1 thread's)
  *        f2mat_bench stage FILE...   each matrix stage file D (resolve --keep-stages matrix)
  *                              reduced alone and as [D | 0 | I] (reps: REPS, default 3) */
 #include "algebra/f2mat.h"
@@ -93,7 +90,7 @@ static double run_once(const f2mat *src, int v, int *rank)
                                                     F2_RREF_ECHELONIZE, F2_RREF_OWN };
         if (f2mat_copy(&m, src)) exit(1);
         t0 = now_ms();
-        *rank = v == V_OWN ? f2mat_rref_m4rm_tuned(&m, piv, tune_k, tune_g, tune_tile, tune_rb, 1)
+        *rank = v == V_OWN ? f2mat_rref_m4rm_tuned(&m, piv, tune_k, tune_g, tune_tile, tune_rb)
                            : f2mat_rref_with(&m, piv, meth[v]);
         t1 = now_ms();
         f2mat_clear(&m);
@@ -231,36 +228,6 @@ int main(int argc, char **argv)
         for (uint32_t i = 0; i < aug.rows; i++)
             for (size_t w = 0; w < f2vec_words(aug.cols); w++) h = h * 31 + f2mat_row(&aug, i)[w];
         printf("rank %d hash %016llx\n", rank, (unsigned long long)h);
-        return 0;
-    }
-    if (argc > 4 && !strcmp(argv[1], "threads")) {
-        f2mat d, aug, ref = { 0 };
-        make(&d, (uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]), 0, 0);
-        if (f2mat_augment_identity(&aug, &d)) return 1;
-        printf("# [D | I], D %s x %s: own M4RM, ms (median of 3)\nthreads  ms       same as 1 thread\n",
-               argv[2], argv[3]);
-        for (int i = 4; i < argc; i++) {
-            int t = atoi(argv[i]);
-            double ms[3];
-            int same = 1;
-            for (int r = 0; r < 3; r++) {
-                f2mat m;
-                if (f2mat_copy(&m, &aug)) return 1;
-                double t0 = now_ms();
-                if (f2mat_rref_m4rm_tuned(&m, NULL, 0, 0, 0, 0, t) < 0) return 1;
-                ms[r] = now_ms() - t0;
-                if (!ref.rows) ref = m;
-                else {
-                    for (uint32_t j = 0; j < m.rows; j++)
-                        same &= !memcmp(f2mat_row(&m, j), f2mat_row(&ref, j), f2vec_words(m.cols) * 8);
-                    f2mat_clear(&m);
-                }
-            }
-            for (int a = 0; a < 3; a++)
-                for (int b = a + 1; b < 3; b++)
-                    if (ms[b] < ms[a]) { double x = ms[a]; ms[a] = ms[b]; ms[b] = x; }
-            printf("%-8d %-8.1f %s\n", t, ms[1], same ? "yes" : "NO");
-        }
         return 0;
     }
     if (argc > 2 && !strcmp(argv[1], "stage")) {

@@ -1,6 +1,5 @@
 /* rt.c — StarPU glue: initialisation, tags, submission of the resolution DAG (see rt.h). */
 #include "runtime/rt.h"
-#include "algebra/f2mat.h"
 #include "algebra/clock.h"
 #include <stdatomic.h>
 #include <stdio.h>
@@ -43,11 +42,6 @@ static int rt_start(int verbose, int mpi, char *err, size_t errlen)
         return -1;
     }
     unsigned ncuda = starpu_cuda_worker_get_count();
-    /* Threads per large reduction: 1 unless asked. StarPU's idle workers poll and are bound to
-     * their cores (the threads inherit the binding), so on 16 cores they made the standard
-     * algorithm slower (docs/perf.md). */
-    const char *rrt = getenv("EXTFLOW_RREF_THREADS");   /* checked by the CLI's check_env */
-    f2mat_set_threads(rrt ? atoi(rrt) : 1);
     if (verbose)
         fprintf(stderr, "extflow: %u CPU workers, %u CUDA workers, scheduler %s%s\n", starpu_cpu_worker_get_count(),
                 ncuda, getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : conf.sched_policy_name ? conf.sched_policy_name : "lws",

@@ -344,7 +344,7 @@ int main(void)
                 for (int tile = 4; tile <= 64; tile *= 4) {
                     f2mat m;
                     must(f2mat_copy(&m, &a));
-                    int r = f2mat_rref_m4rm_tuned(&m, pp, k, g, tile, tile == 4 ? 7 : 0, 1);
+                    int r = f2mat_rref_m4rm_tuned(&m, pp, k, g, tile, tile == 4 ? 7 : 0);
                     if (r != rr || !f2mat_equal(&m, &ref) || memcmp(pp, rp, a.cols * sizeof *pp)) {
                         diag("m4rm k=%d groups=%d tile=%d differs", k, g, tile);
                         good = 0;
@@ -354,32 +354,6 @@ int main(void)
         ok(good, "own M4RM: all k / groups / tile parameters agree with naive");
         free(rp); free(pp);
         f2mat_clear(&a); f2mat_clear(&ref);
-    }
-    /* threads: panels large enough to split (rows x span >= 2^18 words) by column ranges,
-     * including spans that do not divide evenly, give the one-thread result bit for bit */
-    {
-        static const uint32_t shapes[][3] = { { 2600, 2300, 256 }, { 3100, 900, 100 }, { 600, 16000, 512 } };
-        int good = 1;
-        for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
-            f2mat a, one;
-            make_resolution_like(&a, shapes[t][0], shapes[t][1], shapes[t][2], 1);
-            must(f2mat_copy(&one, &a));
-            int32_t *p1 = malloc(a.cols * sizeof *p1), *pn = malloc(a.cols * sizeof *pn);
-            int r1 = f2mat_rref_m4rm_tuned(&one, p1, 0, 0, 0, 0, 1);
-            for (int nt = 2; nt <= 7; nt += 5) {
-                f2mat m;
-                must(f2mat_copy(&m, &a));
-                int rn = f2mat_rref_m4rm_tuned(&m, pn, 0, 0, 0, 0, nt);
-                if (rn != r1 || !f2mat_equal(&m, &one) || memcmp(pn, p1, a.cols * sizeof *pn)) {
-                    diag("m4rm with %d threads differs on %ux%u", nt, a.rows, a.cols);
-                    good = 0;
-                }
-                f2mat_clear(&m);
-            }
-            free(p1); free(pn);
-            f2mat_clear(&a); f2mat_clear(&one);
-        }
-        ok(good, "own M4RM: 2 and 7 threads give the one-thread RREF on large shapes");
     }
 
     /* column gather (PEXT path) against the bit-by-bit reference: increasing selections of

@@ -59,7 +59,6 @@ static const env_var env_table[] = {
     { "EXTFLOW_GPU_KERNEL", ENV_WORD, 0, 0, "atomic|shared", "atomic or shared" },
     { "EXTFLOW_D2_Y", ENV_WORD, 0, 0, "batch|cpu", "batch or cpu" },
     { "EXTFLOW_D2_INTERMEDIATE", ENV_WORD, 0, 0, "multiply|cpu", "multiply or cpu" },
-    COUNT("EXTFLOW_RREF_THREADS", 1, "a number of threads, 1 or more"),
     COUNT("EXTFLOW_LIFT_INLINE_PAIRS", 0, "a number of (job x term) pairs, 0 or more"),
     { "EXTFLOW_MPI_OWNER", ENV_WORD, 0, 0, "pairs|rows|blocks", "pairs, rows or blocks" },
     { "EXTFLOW_MPI_BIND", ENV_WORD, 0, 0, "yes|no", "yes (the default) or no" },

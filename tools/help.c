@@ -73,8 +73,6 @@ static const char *const tail =
     "                 terms: multiply (default: planned as rows of the step's\n"
     "                 multiply tasks, on the GPU where large) or cpu (batched in\n"
     "                 the step's own tasks; same results)\n"
-    "  EXTFLOW_RREF_THREADS  threads one large row reduction may use (default 1:\n"
-    "                 each in its task's thread; more were slower so far)\n"
     "  EXTFLOW_LIFT_INLINE_PAIRS  a lift step (products, massey, d2) with fewer\n"
     "                 (job x term) pairs multiplies in its own task, others in\n"
     "                 multiply tasks (default: one CPU chunk, 12288, that no GPU\n"
