@@ -8,6 +8,7 @@
 #include <string.h>
 #include "algebra/f2mat.h"
 #include "algebra/fpmat.h"
+#include "algebra/fdmodule_p.h"
 #include "algebra/fpmodule.h"
 
 #define fail fdm_errorf
@@ -44,7 +45,7 @@ static size_t span_of(const fd_module *m) { return (size_t)(m->max_deg - m->min_
 
 const uint64_t *fdm_act(const fd_module *m, deg_t u, uint32_t i, deg_t d, uint32_t r)
 {
-    if (u < m->min_deg || d < 0 || u + d > m->max_deg || i >= fdm_dim(m, u)) return NULL;
+    if (!m->act || u < m->min_deg || d < 0 || u + d > m->max_deg || i >= fdm_dim(m, u)) return NULL;
     const uint64_t *blk = m->act[(size_t)(u - m->min_deg) * (span_of(m) + 1) + (size_t)d];
     if (!blk) return NULL;      /* a presented module: not tabulated off the generators' degrees */
     size_t words = f2vec_words(fdm_dim(m, u + d));
@@ -78,6 +79,9 @@ void fdm_clear(fd_module *m)
     free(m->dim);
     for (uint32_t k = 0; m->cofiber_rows && k < m->cofiber_nrows; k++) f2mat_clear(&m->cofiber_rows[k]);
     free(m->cofiber_rows);
+    for (uint32_t k = 0; m->cofiber_prows && k < m->cofiber_nrows; k++) fpmat_clear(&m->cofiber_prows[k]);
+    free(m->cofiber_prows);
+    fdm_p_clear(m);
     free(m->canonical);
     free(m->source);
     fpm_free(m->fp);
@@ -101,49 +105,24 @@ static uint32_t pos_in_degree(const cls *c, int k)
     return p;
 }
 
-/* "SqN x = y + z" (or "= 0"; terms may carry an integer coefficient, taken mod 2). */
-static int parse_action(const char *a, const cls *c, int n, const fd_module *m, given *g, char *err,
-                        size_t es)
+/* The sum after the '=' of action a (at p): "y + 2 z" or "0", classes of degree tdeg with
+ * integer coefficients taken mod prime, into coef (one entry per class of that degree, by
+ * position). lhs names the left side in messages ("Sq2 x0"). */
+static int parse_sum(const char *a, const char *p, const cls *c, int n, deg_t tdeg, const char *lhs, uint32_t prime,
+                     uint8_t *coef, char *err, size_t es)
 {
-    const char *p = a;
-    while (isspace((unsigned char)*p)) p++;
-    if (strncmp(p, "Sq", 2) != 0 || !isdigit((unsigned char)p[2]))
-        return fail(err, es, "action '%s': expected 'SqN class = ...'", a);
-    char *end;
-    unsigned long N = strtoul(p + 2, &end, 10);
-    if (N == 0 || (N & (N - 1)) || N > 1024)
-        return fail(err, es, "action '%s': only Sq1, Sq2, Sq4, Sq8, ... (the algebra generators) may be given", a);
-    int k = 0;
-    while ((1ul << k) < N) k++;
-    if (N > milnor_profile_slot_max(&m->A.profile, 0))
-        return fail(err, es, "action '%s': Sq%lu is not in the sub-Hopf-algebra of key 'profile'", a, N);
-    p = end;
-    while (isspace((unsigned char)*p)) p++;
-    const char *x0 = p;
-    while (*p && !isspace((unsigned char)*p) && *p != '=') p++;
-    int src = find_cls(c, n, x0, (size_t)(p - x0));
-    if (p == x0) return fail(err, es, "action '%s': no class after Sq%lu", a, N);
-    if (src < 0) return fail(err, es, "action '%s': unknown class '%.*s'", a, (int)(p - x0), x0);
-    while (isspace((unsigned char)*p)) p++;
-    if (*p != '=') return fail(err, es, "action '%s': '=' expected", a);
-    p++;
-    deg_t tdeg = c[src].deg + (deg_t)N;
-    uint32_t tdim = fdm_dim(m, tdeg);
-    g->k = k;
-    g->src = src;
-    g->img = calloc(f2vec_words(tdim) + 1, 8);
-    if (!g->img) return fail(err, es, "out of memory");
     int terms = 0;
+    char *end;
     for (;;) {
         while (isspace((unsigned char)*p)) p++;
         if (!*p) break;
-        unsigned long coef = 1;
+        unsigned long k = 1;
         if (isdigit((unsigned char)*p)) {
-            coef = strtoul(p, &end, 10);
+            k = strtoul(p, &end, 10);
             p = end;
             while (isspace((unsigned char)*p)) p++;
             if (!*p || *p == '+') {         /* a bare number: only 0 means anything */
-                if (coef != 0) return fail(err, es, "action '%s': a number is not a class", a);
+                if (k != 0) return fail(err, es, "action '%s': a number is not a class", a);
                 terms++;
                 if (*p == '+') p++;
                 continue;
@@ -154,9 +133,10 @@ static int parse_action(const char *a, const cls *c, int n, const fd_module *m, 
         int dst = find_cls(c, n, y0, (size_t)(p - y0));
         if (dst < 0) return fail(err, es, "action '%s': unknown class '%.*s'", a, (int)(p - y0), y0);
         if (c[dst].deg != tdeg)
-            return fail(err, es, "action '%s': class '%s' has degree %d, Sq%lu %s has degree %d", a,
-                        c[dst].name, c[dst].deg, N, c[src].name, tdeg);
-        if (coef & 1) f2vec_flip(g->img, pos_in_degree(c, dst));
+            return fail(err, es, "action '%s': class '%s' has degree %d, %s has degree %d", a, c[dst].name,
+                        c[dst].deg, lhs, tdeg);
+        uint32_t at = pos_in_degree(c, dst);
+        coef[at] = (uint8_t)((coef[at] + k % prime) % prime);
         terms++;
         while (isspace((unsigned char)*p)) p++;
         if (*p == '+') p++;
@@ -166,8 +146,98 @@ static int parse_action(const char *a, const cls *c, int n, const fd_module *m, 
     return 0;
 }
 
+/* "OP x = sum": the operation's name at *op (its length in *oplen), the class x (its index in
+ * c), and the position of the sum; 0, or -1 with a reason. */
+static int split_action(const char *a, const cls *c, int n, const char **op, size_t *oplen, int *src,
+                        const char **sum, char *err, size_t es)
+{
+    const char *p = a;
+    while (isspace((unsigned char)*p)) p++;
+    *op = p;
+    while (*p && !isspace((unsigned char)*p) && *p != '=') p++;
+    *oplen = (size_t)(p - *op);
+    while (isspace((unsigned char)*p)) p++;
+    const char *x0 = p;
+    while (*p && !isspace((unsigned char)*p) && *p != '=') p++;
+    if (p == x0) return fail(err, es, "action '%s': no class after %.*s", a, (int)*oplen, *op);
+    *src = find_cls(c, n, x0, (size_t)(p - x0));
+    if (*src < 0) return fail(err, es, "action '%s': unknown class '%.*s'", a, (int)(p - x0), x0);
+    while (isspace((unsigned char)*p)) p++;
+    if (*p != '=') return fail(err, es, "action '%s': '=' expected", a);
+    *sum = p + 1;
+    return 0;
+}
+
+/* "SqN x = y + z" (or "= 0"; terms may carry an integer coefficient, taken mod 2). */
+static int parse_action(const char *a, const cls *c, int n, const fd_module *m, given *g, char *err,
+                        size_t es)
+{
+    const char *op, *sum;
+    size_t oplen;
+    int src;
+    if (strncmp(a + strspn(a, " \t\n"), "Sq", 2) != 0 || !isdigit((unsigned char)a[strspn(a, " \t\n") + 2]))
+        return fail(err, es, "action '%s': expected 'SqN class = ...'", a);
+    if (split_action(a, c, n, &op, &oplen, &src, &sum, err, es) != 0) return -1;
+    char *end;
+    unsigned long N = strtoul(op + 2, &end, 10);
+    if (end != op + oplen || N == 0 || (N & (N - 1)) || N > 1024)
+        return fail(err, es, "action '%s': only Sq1, Sq2, Sq4, Sq8, ... (the algebra generators) may be given", a);
+    int k = 0;
+    while ((1ul << k) < N) k++;
+    if (N > milnor_profile_slot_max(&m->A.profile, 0))
+        return fail(err, es, "action '%s': Sq%lu is not in the sub-Hopf-algebra of key 'profile'", a, N);
+    deg_t tdeg = c[src].deg + (deg_t)N;
+    uint32_t tdim = fdm_dim(m, tdeg);
+    char lhs[160];
+    snprintf(lhs, sizeof lhs, "Sq%lu %s", N, c[src].name);
+    uint8_t *coef = calloc((size_t)tdim + 1, 1);
+    g->k = k;
+    g->src = src;
+    g->img = calloc(f2vec_words(tdim) + 1, 8);
+    if (!g->img || !coef) {
+        free(coef);
+        return fail(err, es, "out of memory");
+    }
+    int rc = parse_sum(a, sum, c, n, tdeg, lhs, 2, coef, err, es);
+    for (uint32_t b = 0; b < tdim; b++)
+        if (coef[b]) f2vec_flip(g->img, b);
+    free(coef);
+    return rc;
+}
+
+/* At an odd p: "b x = ..." (β) or "PN x = ..." (N = p^k), written into m's table; given[]
+ * (FDM_P_MAX_GENS x n flags: generator k, class) refuses an action given twice. */
+static int parse_action_p(const char *a, const cls *c, int n, fd_module *m, uint8_t *given, char *err, size_t es)
+{
+    const char *op, *sum;
+    size_t oplen;
+    int src;
+    if (split_action(a, c, n, &op, &oplen, &src, &sum, err, es) != 0) return -1;
+    deg_t gdeg;
+    uint32_t g;
+    int k = fdm_p_generator(m, op, oplen, &gdeg, &g), rc;
+    if (k == -1)
+        return fail(err, es, "action '%s': only b (the Bockstein, Q_0) and P1, P%u, P%u, ... (the P^(p^k)) may be "
+                    "given at p = %u", a, m->p, m->p * m->p, m->p);
+    if (k == -2) return fail(err, es, "action '%s': %.*s is not in the sub-Hopf-algebra of key 'profile'", a,
+                              (int)oplen, op);
+    deg_t tdeg = c[src].deg + gdeg;
+    uint32_t tdim = fdm_dim(m, tdeg);
+    char lhs[160];
+    snprintf(lhs, sizeof lhs, "%.*s %s", (int)oplen, op, c[src].name);
+    uint8_t *coef = calloc((size_t)tdim + 1, 1);
+    if (!coef) return fail(err, es, "out of memory");
+    rc = parse_sum(a, sum, c, n, tdeg, lhs, m->p, coef, err, es);
+    size_t flag = (size_t)k * (size_t)n + (size_t)src;
+    if (rc == 0 && given[flag]) rc = fail(err, es, "action '%s': %s is given twice", a, lhs);
+    if (rc == 0 && tdim) memcpy(fdm_p_act_mut(m, c[src].deg, pos_in_degree(c, src), gdeg, g), coef, tdim);
+    given[flag] = 1;
+    free(coef);
+    return rc;
+}
+
 /* Does some Sq(R) of degree d act between two non-zero degrees of M? (Else its table is zero.) */
-static int degree_acts(const fd_module *m, deg_t d)
+int fdm_degree_acts(const fd_module *m, deg_t d)
 {
     for (deg_t u = m->min_deg; u + d <= m->max_deg; u++)
         if (fdm_dim(m, u) && fdm_dim(m, u + d)) return 1;
@@ -209,7 +279,7 @@ static int fill_degree(fd_module *m, deg_t d, const given *gv, int ngiven, const
             if (dst) memcpy(dst, gv[j].img, f2vec_words(fdm_dim(m, c[gv[j].src].deg + d)) * 8);
         }
     }
-    if (!degree_acts(m, d)) return 0;
+    if (!fdm_degree_acts(m, d)) return 0;
     /* items: Sq(2^k)·Sq(S), 2^k < d, and the generator itself */
     size_t nitems = 0;
     for (int k = 0; (1 << k) < d && has_sq(m, k); k++) nitems += A->dim[d - (1 << k)];
@@ -310,7 +380,7 @@ static int check_module(const fd_module *m, char *err, size_t es)
     if (!prod || !lhs || !rhs) { fail(err, es, "out of memory"); goto out; }
     for (deg_t d1 = 1; d1 < span; d1++)
         for (deg_t d2 = 1; d1 + d2 <= span; d2++) {
-            if (!degree_acts(m, d1 + d2)) continue;     /* both sides land in zero */
+            if (!fdm_degree_acts(m, d1 + d2)) continue;     /* both sides land in zero */
             size_t pw = f2vec_words(A->dim[d1 + d2]);
             uint64_t *np = realloc(prod, (pw + 1) * 8);
             if (!np) { fail(err, es, "out of memory"); goto out; }
@@ -349,7 +419,7 @@ out:
     return rc;
 }
 
-static int append(char **buf, size_t *len, size_t *cap, const char *s)
+int fdm_append(char **buf, size_t *len, size_t *cap, const char *s)
 {
     size_t n = strlen(s);
     if (*len + n + 1 > *cap) {
@@ -369,22 +439,22 @@ static int make_canonical(fd_module *m)
 {
     char *buf = NULL, tmp[512];
     size_t len = 0, cap = 0;
-    int bad = append(&buf, &len, &cap, "p=2;gens=");
+    int bad = fdm_append(&buf, &len, &cap, "p=2;gens=");
     for (deg_t t = m->min_deg; t <= m->max_deg; t++)
         for (uint32_t i = 0; i < fdm_dim(m, t); i++) {
             snprintf(tmp, sizeof tmp, "%s:%d,", m->names[t - m->min_deg][i], t);
-            bad |= append(&buf, &len, &cap, tmp);
+            bad |= fdm_append(&buf, &len, &cap, tmp);
         }
     if (m->has_profile) {   /* modules without a profile keep the ids they had before profiles */
         const milnor_profile *pr = &m->A.profile;
         snprintf(tmp, sizeof tmp, ";profile=%s:", pr->truncated ? "truncated" : "infinite");
-        bad |= append(&buf, &len, &cap, tmp);
+        bad |= fdm_append(&buf, &len, &cap, tmp);
         for (int i = 0; i < pr->len; i++) {
             snprintf(tmp, sizeof tmp, "%s%d", i ? "," : "", pr->h[i]);
-            bad |= append(&buf, &len, &cap, tmp);
+            bad |= fdm_append(&buf, &len, &cap, tmp);
         }
     }
-    bad |= append(&buf, &len, &cap, ";actions=");
+    bad |= fdm_append(&buf, &len, &cap, ";actions=");
     for (deg_t d = 1; d <= m->max_deg - m->min_deg && (uint32_t)d <= milnor_profile_slot_max(&m->A.profile, 0); d <<= 1) {
         milnor_elt G;
         uint32_t r1 = (uint32_t)d;
@@ -395,13 +465,13 @@ static int make_canonical(fd_module *m)
                 const uint64_t *y = fdm_act(m, u, i, d, g);
                 if (f2vec_is_zero(y, f2vec_words(fdm_dim(m, u + d)))) continue;
                 snprintf(tmp, sizeof tmp, "Sq%d %s=", d, m->names[u - m->min_deg][i]);
-                bad |= append(&buf, &len, &cap, tmp);
+                bad |= fdm_append(&buf, &len, &cap, tmp);
                 for (uint32_t b = 0; b < fdm_dim(m, u + d); b++)
                     if (f2vec_get(y, b)) {
                         snprintf(tmp, sizeof tmp, "%s+", m->names[u + d - m->min_deg][b]);
-                        bad |= append(&buf, &len, &cap, tmp);
+                        bad |= fdm_append(&buf, &len, &cap, tmp);
                     }
-                bad |= append(&buf, &len, &cap, ";");
+                bad |= fdm_append(&buf, &len, &cap, ";");
             }
     }
     if (bad) { free(buf); return -1; }
@@ -462,33 +532,6 @@ static int parse_profile_p(json_t *pj, milnor_p_profile *out, char *err, size_t 
     *out = milnor_p_profile_full();
     if (!pj) return 0;
     return parse_profile_entries(pj, &out->truncated, out->h, MILNOR_P_MAX_LEN, &out->len, &out->qmask, err, es);
-}
-
-/* "p=3;gens=x0:0,;profile=q:fffffffe,infinite:0;actions=" (the profile only when there is one). */
-static int make_canonical_p(fd_module *m)
-{
-    char *buf = NULL, tmp[512];
-    size_t len = 0, cap = 0;
-    snprintf(tmp, sizeof tmp, "p=%u;gens=", m->p);
-    int bad = append(&buf, &len, &cap, tmp);
-    for (deg_t t = m->min_deg; t <= m->max_deg; t++)
-        for (uint32_t i = 0; i < fdm_dim(m, t); i++) {
-            snprintf(tmp, sizeof tmp, "%s:%d,", m->names[t - m->min_deg][i], t);
-            bad |= append(&buf, &len, &cap, tmp);
-        }
-    const milnor_p_profile *pr = &m->pprofile;
-    if (!milnor_p_profile_is_full(pr)) {
-        snprintf(tmp, sizeof tmp, ";profile=q:%x,%s:", pr->qmask, pr->truncated ? "truncated" : "infinite");
-        bad |= append(&buf, &len, &cap, tmp);
-        for (int i = 0; i < pr->len; i++) {
-            snprintf(tmp, sizeof tmp, "%s%d", i ? "," : "", pr->h[i]);
-            bad |= append(&buf, &len, &cap, tmp);
-        }
-    }
-    bad |= append(&buf, &len, &cap, ";actions=");
-    if (bad) { free(buf); return -1; }
-    m->canonical = buf;
-    return 0;
 }
 
 /* Moves every degree up by k (M becomes Σ^k M); the canonical text says so. */
@@ -638,10 +681,6 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
         fail(err, es, "key 'type': at p = %u only finite dimensional modules are supported", m->p);
         goto out;
     }
-    if (m->p != 2 && json_object_get(root, "cofiber")) {
-        fail(err, es, "key 'cofiber': not supported at p = %u", m->p);
-        goto out;
-    }
     json_t *alg = json_object_get(root, "algebra");
     if (alg) {
         size_t k;
@@ -717,13 +756,20 @@ int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t 
         }
     json_t *acts = json_object_get(root, "actions");
     if (acts && !json_is_array(acts)) { fail(err, es, "key 'actions': not a list"); goto out; }
-    if (m->p != 2) {        /* odd p: A_p (or B) acts trivially; nothing more to tabulate */
-        if (json_array_size(acts) > 0) {
-            fail(err, es, "key 'actions': at p = %u only modules with no actions (\"actions\": []) are supported "
-                 "yet", m->p);
-            goto out;
+    if (m->p != 2) {        /* odd p: the action of A_p or of B (fdmodule_p.h) */
+        uint8_t *given = calloc(FDM_P_MAX_GENS * (size_t)ncls + 1, 1);
+        int bad = !given || fdm_p_tables(m) != 0;
+        if (bad) fail(err, es, "out of memory");
+        size_t ai;
+        json_t *a;
+        json_array_foreach(acts, ai, a) {
+            if (bad) break;
+            if (!json_is_string(a)) bad = fail(err, es, "key 'actions': entry %zu is not a string", ai);
+            else bad = parse_action_p(json_string_value(a), c, ncls, m, given, err, es);
         }
-        if (make_canonical_p(m) != 0) { fail(err, es, "out of memory"); goto out; }
+        free(given);
+        if (bad || fdm_p_complete(m, json_array_size(acts) > 0, err, es) != 0) goto out;
+        if (fdm_p_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
         goto keep_source;
     }
     if (milnor_basis_init(&m->A, span, &profile) != 0) { fail(err, es, "out of memory"); goto out; }

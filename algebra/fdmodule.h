@@ -23,11 +23,12 @@
  * refused, except a fixed list of keys that carry no mathematics (docs/modules.md).
  *
  * Odd primes ("p": 3, 5, ... below 128): a finite dimensional module over A_p (or over the
- * sub-Hopf-algebra of its "profile": q_part, p_part, truncated, as sseq reads them) on which
- * the positive-degree elements act trivially ("actions": [], the spheres S_3, S_5 and the
- * modules over profiles such as C3's); then p and pprofile are set, the mod-2 tables (A, act)
- * stay empty, and stages/standard_p.c resolves it. Actions, cofibers, finitely presented
- * modules and projective spaces at odd p are refused, naming the key. */
+ * sub-Hopf-algebra B of its "profile": q_part, p_part, truncated, as sseq reads them), its
+ * action given by β ("b x0 = x1") and the P^(p^k) ("P1 x1 = x5"), worked out and checked by
+ * fdmodule_p.h (no actions: the trivial module, as the spheres S_3, S_5 and C3's file); then p
+ * and pprofile are set, the mod-2 tables (A, act) stay empty, the action is in pA, pB, pact
+ * (fdm_act_p), and stages/standard_p.c resolves it; a "cofiber" as at p = 2 (cofiber_prows).
+ * Finitely presented modules and projective spaces at odd p are refused, naming the key. */
 #ifndef EXTFLOW_FDMODULE_H
 #define EXTFLOW_FDMODULE_H
 #include <stddef.h>
@@ -69,7 +70,14 @@ typedef struct fd_module {
     deg_t cofiber_t;
     uint32_t cofiber_idx;
     struct f2mat *cofiber_rows;
+    struct fpmat *cofiber_prows;/* odd p: the same over F_p (cofiber_nrows of them) */
     uint32_t cofiber_nrows;
+    /* odd p (algebra/fdmodule_p.h): A_p through the span, the profile's B over it, and the
+     * action: pact[(u - min_deg) * (span + 1) + d] holds X·x for x = class i of M_u and X = element
+     * r of B_d as dim M_{u+d} bytes, row i * pB->dim[d] + r (fdm_act_p) */
+    milnor_p_basis *pA;
+    milnor_p_sub *pB;
+    uint8_t **pact;
     char *canonical;            /* the canonical text of M (hashed into the module id) */
     char *source;               /* the module file as parsed (resolve keeps it in DIR/module.json) */
     size_t source_len;
@@ -87,6 +95,9 @@ static inline uint32_t fdm_dim(const fd_module *m, deg_t t)
  * a packed vector over M_{u+d}; NULL when u + d lies past the top of M (the product is 0) or,
  * for a finitely presented module, when u is not a degree of its generators (not tabulated). */
 const uint64_t *fdm_act(const fd_module *m, deg_t u, uint32_t i, deg_t d, uint32_t r);
+/* Odd p: X·x for x = class i of M_u and X = element r of B_d (B-index, the order of A_p's basis
+ * restricted to B): dim M_{u+d} bytes, entries 0..p-1; NULL past the top of M. */
+const uint8_t *fdm_act_p(const fd_module *m, deg_t u, uint32_t i, deg_t d, uint32_t r);
 /* Σ^k M: every degree moved up by k (k may be negative). The module's source text gains (or
  * updates) the key "shift", so the copy a resolution keeps reloads as the same module, and its
  * canonical text (its id) says ";shift=k". 0, or -1 with a reason in err. */

@@ -123,6 +123,13 @@ int res_algebra_is_whole(const resolution *res)
     return res->odd ? res->odd->B.full : res->A.seq_g != NULL;
 }
 
+int res_cofiber_row(const resolution *res, int s, deg_t t)
+{
+    const fd_module *m = res->module;
+    deg_t k = m && m->has_cofiber && s == m->cofiber_s ? t - (m->cofiber_t - res->shift) : -1;
+    return k >= 0 && (uint32_t)k < m->cofiber_nrows ? (int)k : -1;
+}
+
 uint32_t res_module_dim(const resolution *res, deg_t t)
 {
     return res->module ? fdm_dim(res->module, t + res->shift) : t == 0;

@@ -65,6 +65,17 @@ int res_p_row_add(const resolution *res, const res_p_term *terms, size_t n, cons
     return 0;
 }
 
+void res_p_row0_add(const resolution *res, deg_t u, const fm_gen *h, deg_t t, uint32_t r, uint32_t c, uint8_t *row)
+{
+    const fd_module *m = res->module;
+    uint32_t p = res->prime, width = res_module_dim(res, t);
+    const uint8_t *img = (const uint8_t *)h->img;
+    for (uint32_t j = 0; m && j < h->bits; j++) {
+        const uint8_t *a = img[j] ? fdm_act_p(m, u + res->shift, j, t - u, r) : NULL;
+        if (a) fpvec_addmul(row, a, img[j] * c % p, width, p);
+    }
+}
+
 int res_p_gens_to_matrix(uint32_t p, uint32_t n, const fm_gen *gens, uint32_t width, fpmat *out)
 {
     if (fpmat_init(out, p, n, width) != 0) return -1;
@@ -91,12 +102,11 @@ int res_p_gens_from_matrix(const fpmat *m, fm_gen **gens)
 
 int res_check_dd_p(const resolution *res, int s, deg_t t)
 {
-    if (s < 2) return 1;
     uint32_t n = res->F[s].ngens[t], p = res->prime;
-    if (!n) return 1;
+    if (s < 1 || !n) return 1;
     const milnor_p_sub *B = &res->odd->B;
     const freemod *F1 = &res->F[s - 1];
-    size_t width = (size_t)freemod_dim(&res->F[s - 2], t, t);
+    size_t width = s == 1 ? res_module_dim(res, t) : (size_t)freemod_dim(&res->F[s - 2], t, t);
     uint8_t *acc = calloc(width + 1, 1);
     res_p_term *terms = NULL;
     size_t cap = 0;
@@ -108,17 +118,23 @@ int res_check_dd_p(const resolution *res, int s, deg_t t)
         uint64_t off = 0;
         for (deg_t u = 0; rc == 1 && u < t && off < g->bits; u++)
             for (uint32_t k = 0; rc == 1 && k < F1->ngens[u] && off < g->bits; k++) {
-                uint32_t bits = F1->gens[u][k].bits;
-                if (bits + 1 > cap) {
-                    res_p_term *nt = realloc(terms, ((size_t)bits + 1) * sizeof *nt);
-                    if (!nt) { rc = -1; break; }
-                    terms = nt;
-                    cap = (size_t)bits + 1;
+                const fm_gen *h = &F1->gens[u][k];
+                size_t nterms = 0;
+                if (s >= 2) {
+                    if (h->bits + 1 > cap) {
+                        res_p_term *nt = realloc(terms, ((size_t)h->bits + 1) * sizeof *nt);
+                        if (!nt) { rc = -1; break; }
+                        terms = nt;
+                        cap = (size_t)h->bits + 1;
+                    }
+                    nterms = res_p_terms(res, s - 1, u, k, t, terms);
                 }
-                size_t nterms = res_p_terms(res, s - 1, u, k, t, terms);
-                for (uint32_t r = 0; rc == 1 && r < B->dim[t - u] && off < g->bits; r++, off++)
-                    if (img[off] && res_p_row_add(res, terms, nterms, milnor_p_sub_elt(B, t - u, r), img[off], acc) != 0)
+                for (uint32_t r = 0; rc == 1 && r < B->dim[t - u] && off < g->bits; r++, off++) {
+                    if (!img[off]) continue;
+                    if (s == 1) res_p_row0_add(res, u, h, t, r, img[off], acc);     /* d_0 into M */
+                    else if (res_p_row_add(res, terms, nterms, milnor_p_sub_elt(B, t - u, r), img[off], acc) != 0)
                         rc = 0;     /* a product outside B: not a resolution over B */
+                }
             }
         for (size_t c = 0; rc == 1 && c < width; c++)
             if (acc[c] % p) rc = 0;

@@ -6,9 +6,10 @@
  * generators g added degree by degree, with basis {x·g : x in B's basis of degree t - |g|}
  * (milnor_p.h: B's elements in A_p's order), and d_s is stored by the images d(g). The rows of
  * d_s in degree t are d(x·h) = x·d(h) = sum over the terms c·y·g' of d(h) of c·(x·y)·g', each
- * x·y a Milnor product in A_p (milnor_p_sub_mul_into: it lands in B). Only modules on which
- * B's positive-degree elements act trivially are read so far (fdmodule.h), so d_0 is zero
- * on every row x·h with |x| > 0: row 0's matrix is zero and its generators are M_t's basis.
+ * x·y a Milnor product in A_p (milnor_p_sub_mul_into: it lands in B). Row 0 maps F_0 onto M:
+ * a generator h of F_0 is sent to a vector d(h) of M_u, and d(x·h) = x·d(h) by the module's
+ * action (fdm_act_p, algebra/fdmodule_p.h); for a trivial module (the spheres) that is 0
+ * whenever |x| > 0, and row 0's generators are M_t's basis.
  *
  * Layout. res->odd holds A_p through the tables' degree (res->A.max_degree, the same bound as
  * at p = 2: stem + 2), B over it, and the kernel slots: the kernel of d_s at (s, t) (fpmat,
@@ -57,12 +58,16 @@ size_t res_p_terms(const resolution *res, int s, deg_t u, uint32_t i, deg_t t, r
 int res_p_row_add(const resolution *res, const res_p_term *terms, size_t n, const milnor_p_elt *x, uint32_t c,
                   uint8_t *row);
 
+/* row += c·x·d(h) for h a generator of F_0 in degree u (d(h) over M_u), x = element r of B_{t-u}
+ * (row over M_t; c in 0..p-1). */
+void res_p_row0_add(const resolution *res, deg_t u, const fm_gen *h, deg_t t, uint32_t r, uint32_t c, uint8_t *row);
+
 /* The generators' images as an n x width fpmat (stage file) and back (images of width bytes,
  * malloc'ed, owned by the caller). 0, or -1 out of memory. */
 int res_p_gens_to_matrix(uint32_t p, uint32_t n, const fm_gen *gens, uint32_t width, fpmat *out);
 int res_p_gens_from_matrix(const fpmat *m, fm_gen **gens);
-/* d_{s-1} ∘ d_s on the generators of (s, t) (s >= 2; d_0 ∘ d_1 vanishes, the module being
- * acted on trivially): 1 if zero, 0 if not, -1 out of memory. */
+/* d_{s-1} ∘ d_s on the generators of (s, t), s >= 1 (s = 1: d_0 ∘ d_1 into M, by the module's
+ * action), by one-by-one Milnor products: 1 if zero, 0 if not, -1 out of memory. */
 int res_check_dd_p(const resolution *res, int s, deg_t t);
 
 #endif

@@ -159,10 +159,8 @@ int res_step_finish(step_ctx *c)
         if (!gens) goto oom;
         /* a cofiber (stages/cofiber.h): in degrees t0 .. t0 + top of M, row s0 hits a given
          * subspace of the kernel, not all of it */
-        const fd_module *m = res->module;
-        const f2mat *src = K;
-        deg_t k = m && m->has_cofiber && s == m->cofiber_s ? t - (m->cofiber_t - res->shift) : -1;
-        if (k >= 0 && (uint32_t)k < m->cofiber_nrows) src = &m->cofiber_rows[k];
+        int k = res_cofiber_row(res, s, t);
+        const f2mat *src = k >= 0 ? &res->module->cofiber_rows[k] : K;
         if (src->cols != K->cols) {
             f2mat_clear(K);
             free(K);

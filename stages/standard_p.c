@@ -24,8 +24,8 @@ int res_step_plan_p(step_ctx *c)
     c->build.ncols = ncols;
     if (fpmat_init(&c->Dp, res->prime, nrows, ncols) != 0) goto oom;
     account(&c->Dp, 1);
-    if (s == 0 || ncols == 0) return 0;     /* row 0: B acts trivially on M, D = 0 */
-    if (B->full) {                          /* the rows as jobs of the multiply codelet */
+    if (ncols == 0) return 0;
+    if (s > 0 && B->full) {                 /* the rows as jobs of the multiply codelet */
         if (rbp_plan(&c->build_p, res, s, t, &c->Dp) != 0) goto oom;
         c->ch.build_p = &c->build_p;
         return 0;
@@ -35,6 +35,11 @@ int res_step_plan_p(step_ctx *c)
     uint32_t row = 0;
     for (deg_t u = s; u < t; u++)           /* F_s has generators in degrees >= s only */
         for (uint32_t i = 0; i < res->F[s].ngens[u]; i++) {
+            if (s == 0) {                   /* row 0: x·d(h) = the action of x on d(h) in M */
+                for (uint32_t r = 0; r < B->dim[t - u]; r++, row++)
+                    res_p_row0_add(res, u, &res->F[0].gens[u][i], t, r, 1, fpmat_row(&c->Dp, row));
+                continue;
+            }
             uint32_t bits = res->F[s].gens[u][i].bits;
             if (bits + 1 > cap) {
                 res_p_term *nt = realloc(terms, ((size_t)bits + 1) * sizeof *nt);
@@ -158,8 +163,15 @@ int res_step_finish_p(step_ctx *c)
         if (!(K = take_kernel(res, s - 1, t))) return -1;
         width = K->cols;
         if (!(gens = calloc((size_t)K->rows + 1, sizeof *gens))) goto oom;
-        for (uint32_t r = 0; r < K->rows; r++) {
-            const uint8_t *row = fpmat_row(K, r);
+        int k = res_cofiber_row(res, s, t);     /* a cofiber's row s0 hits a subspace of the kernel */
+        const fpmat *src = k >= 0 ? &res->module->cofiber_prows[k] : K;
+        if (src->cols != width) {
+            res_fail(res, "internal error: the cofiber's subspace at (%d,%d) has %u columns, the kernel %u", s, t,
+                     src->cols, width);
+            goto fail;
+        }
+        for (uint32_t r = 0; r < src->rows; r++) {
+            const uint8_t *row = fpmat_row(src, r);
             uint32_t pv = 0;
             while (pv < width && !row[pv]) pv++;
             if (pv == width || (pv < c->build.ncols && c->is_image_pivot[pv])) continue;
@@ -174,13 +186,14 @@ int res_step_finish_p(step_ctx *c)
     }
     return res_publish(res, s, t, n, gens, width);
 oom:
+    res_fail(res, "out of memory finishing step (%d,%d)", s, t);
+fail:
     for (uint32_t k = 0; gens && k < n; k++) free(gens[k].img);
     free(gens);
     if (K) {
         fpmat_clear(K);
         free(K);
     }
-    res_fail(res, "out of memory finishing step (%d,%d)", s, t);
     return -1;
 }
 

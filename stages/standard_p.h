@@ -10,8 +10,11 @@
  * for step (s+1, t). The new generators of F_s in degree t are the kernel vectors of d_{s-1}
  * at (s-1, t), in RREF, whose pivot is not an image pivot: with the image they span the
  * kernel, so the resolution is exact at F_{s-1}, and none lies in the image, so it is
- * minimal; their number is dim Ext^{s,t}. Row 0: the module is acted on trivially
- * (fdmodule.h), so D = 0 and every basis vector of M_t is a new generator of F_0.
+ * minimal; their number is dim Ext^{s,t}. Row 0: D's rows are x·d(h) in M_t by the module's
+ * action (zero for a trivial module), and the basis vectors of M_t that are no image pivot
+ * become the new generators of F_0. A cofiber (module key "cofiber", stages/cofiber.h): in
+ * the degrees t0 .. t0 + top of M, row s0 takes its new generators from the subspace
+ * m->cofiber_prows[t - t0] of the kernel instead of the whole kernel, as at p = 2.
  *
  * Layout. c->Dp: dim F_{s,t} (generators < t) rows x dim F_{s-1,t} (generators <= t-2)
  * columns, as c->build.D at p = 2 (c->build keeps its shape). Over A_p itself, plan writes

@@ -23,6 +23,17 @@ extflow that the first route does not use, or computes Ext from other tables:
                            Ext^{s,n}) + dim ker(.x on Ext^{s-S0+1, n-N0-1}); printed as an
                            ext.csv (s,n,dim, non-zero, s then n) for n <= MAXN, s <= MAXS.
   restrict CSV MAXN MAXS   the rows of an ext.csv with n <= MAXN and s <= MAXS.
+  les-ranks TMAX A B C     the dims of a long exact sequence 0 -> A_0 -> B_0 -> C_0 -> A_1 ->
+                           B_1 -> C_1 -> A_2 -> ... (s = 0, 1, ..., one internal degree t at a
+                           time) admit ranks: each of A, B, C is an ext.csv, optionally with
+                           ":DS,DT" (its dims taken at (s - DS, t - DT)). The rank r_s of
+                           A_s -> B_s follows from exactness, r_0 = a_0 and r_{s+1} = a_{s+1} -
+                           (c_s - b_s + r_s), and must satisfy 0 <= r_s <= min(a_s, b_s),
+                           b_s - r_s <= c_s, and end at 0; checked for every t <= TMAX (the
+                           tables must hold every s <= t there). Prints one line; exit 1 on a
+                           violation. For the cofiber C of a class x in Ext^{S,T}(M): A = M
+                           shifted by (S, T), B = M, C; for 0 -> M' -> M -> M'' -> 0: A = M'',
+                           B = M, C = M'.
 """
 import json
 import sys
@@ -187,6 +198,36 @@ def num_gens(path, maxn, maxs):
         print("%d,%d,%d" % (s, n, d))
 
 
+def les_ranks(tmax, specs):
+    tables = []
+    for spec in specs:
+        path, _, shift = spec.partition(":")
+        ds, dt = map(int, shift.split(",")) if shift else (0, 0)
+        d = {}
+        for (s, n), k in read_ext(path).items():
+            d[(s + ds, n + s + dt)] = k        # keyed by (s, t) after the shift
+        tables.append(d)
+    a, b, c = [lambda s, t, d=d: d.get((s, t), 0) for d in tables]
+    checked = 0
+    for t in range(tmax + 1):
+        r = a(0, t)
+        for s in range(t + 3):
+            bad = None
+            if not (0 <= r <= min(a(s, t), b(s, t))):
+                bad = "rank %d of A -> B outside 0..min(%d, %d)" % (r, a(s, t), b(s, t))
+            elif b(s, t) - r > c(s, t):
+                bad = "B/im = %d exceeds C = %d" % (b(s, t) - r, c(s, t))
+            if bad:
+                print("not exact at (s, t) = (%d, %d): %s" % (s, t, bad))
+                sys.exit(1)
+            r = a(s + 1, t) - (c(s, t) - b(s, t) + r)
+            checked += 1
+        if r != 0:
+            print("not exact at t = %d: the sequence does not end (rank %d)" % (t, r))
+            sys.exit(1)
+    print("exact ranks exist at all %d (s, t) with t <= %d" % (checked, tmax))
+
+
 def main():
     cmd, a = sys.argv[1], sys.argv[2:]
     if cmd == "fp-over-a":
@@ -197,6 +238,8 @@ def main():
         rp_finite(int(a[0]), int(a[1]), a[2], a[3] if len(a) > 3 else None)
     elif cmd == "cofiber-les":
         cofiber_les(a[0], a[1], a[2], int(a[3]), int(a[4]), int(a[5]), int(a[6]))
+    elif cmd == "les-ranks":
+        les_ranks(int(a[0]), a[1:4])
     elif cmd == "restrict":
         restrict(a[0], int(a[1]), int(a[2]))
     else:

@@ -108,6 +108,33 @@ while read -r name expect checks; do
             $EXTFLOW resolve --quiet --module "$file" --max-t 30 --max-s 15 --out "$TMP/$name-chart" 2>"$TMP/err" &&
                 tail -n +2 "$REF/modules/${c#sseqchart:}" | cmp -s - "$TMP/$name-chart/chart.txt"
             ok $? "$name: chart.txt (t <= 30, s <= 15) equals sseq's ${c#sseqchart:} $(head -1 "$TMP/err")" ;;
+        quot:*)    # odd p: F_p over the profile without the Q_k of the mask's zero bits
+            p=$(sed -n 's/.*"p": *\([0-9]*\).*/\1/p' "$file" | head -1)
+            printf '{"p": %s, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": [], "profile": {"q_part": %s}}\n' \
+                "$p" "${c#quot:}" > "$TMP/$name-quot.json" &&
+                res --module "$TMP/$name-quot.json" --out "$TMP/$name-quot" 2>"$TMP/err" &&
+                same_table "$out/ext.csv" "$TMP/$name-quot/ext.csv"
+            ok $? "$name: change of rings, F_$p over the profile with q_part ${c#quot:}, gives the same table $(head -1 "$TMP/err")" ;;
+        cofof:*)   # cofof:F,S,T: module F with the key "cofiber" at (S, T)
+            set -- $(echo "${c#cofof:}" | tr , ' ')
+            python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); m["cofiber"] = {"s": int(sys.argv[2]), "t": int(sys.argv[3]), "idx": 0}; json.dump(m, open(sys.argv[4], "w"))' \
+                "$DIRM/$1.json" "$2" "$3" "$TMP/$name-cof.json" &&
+                res --module "$TMP/$name-cof.json" --out "$TMP/$name-cof" 2>"$TMP/err" &&
+                same_table "$out/ext.csv" "$TMP/$name-cof/ext.csv"
+            ok $? "$name: the same table as the cofiber of the class at (s, t) = ($2, $3) of Ext($1) $(head -1 "$TMP/err")" ;;
+        lescof:*)  # lescof:F,S,T: the LES of the cofiber of a class at (S, T) of Ext(F)
+            set -- $(echo "${c#lescof:}" | tr , ' ')
+            $PY les-ranks 40 "$DIRM/ext/$1.csv:$2,$3" "$DIRM/ext/$1.csv" "$out/ext.csv" > "$TMP/les" 2>&1
+            ok $? "$name: the long exact sequence of the cofiber of a class at ($2, $3) of Ext($1): $(cat "$TMP/les")" ;;
+        ses:*)     # ses:Q,S[:DS,DT]: 0 -> S -> M -> Q -> 0
+            q=${c#ses:}
+            sub=${q#*,}
+            q=${q%%,*}
+            tab=${sub%%:*}
+            shift_=
+            [ "$tab" != "$sub" ] && shift_=":${sub#*:}"
+            $PY les-ranks 40 "$DIRM/ext/$q.csv" "$out/ext.csv" "$DIRM/ext/$tab.csv$shift_" > "$TMP/les" 2>&1
+            ok $? "$name: the long exact sequence of 0 -> $sub -> $name -> $q -> 0: $(cat "$TMP/les")" ;;
         same:*)
             same_table "$out/ext.csv" "$DIRM/ext/${c#same:}.csv"
             ok $? "$name: the same table as ${c#same:} (change of rings)" ;;

@@ -138,7 +138,7 @@ bad "unknown class in an action" '{"p": 2, "type": "finite dimensional module", 
 bad "action of the wrong degree" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1}, "actions": ["Sq2 x0 = x1"]}'
 bad "not a module (Sq1 Sq1 = 0 broken)" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1, "x2": 2}, "actions": ["Sq1 x0 = x1", "Sq1 x1 = x2"]}'
 bad "not a module (Sq2 Sq2 = Sq3 Sq1 broken)" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x2": 2, "x4": 4}, "actions": ["Sq2 x0 = x2", "Sq2 x2 = x4"]}'
-bad "p = 3" '{"p": 3, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1}, "actions": ["b x0 = x1"]}'
+bad "p = 3, not a module (bb = 0 broken)" '{"p": 3, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1, "x2": 2}, "actions": ["b x0 = x1", "b x1 = x2"]}'
 bad "a profile that is no sub-Hopf-algebra" '{"p": 2, "profile": {"truncated": true, "p_part": [3, 1]}, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}'
 bad "an action outside the profile" '{"p": 2, "profile": {"truncated": true, "p_part": [2, 1]}, "type": "finite dimensional module", "gens": {"x0": 0, "x4": 4}, "actions": ["Sq4 x0 = x4"]}'
 bad "a profile entry that is not a number" '{"p": 2, "profile": {"truncated": true, "p_part": [2, "1"]}, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}'
