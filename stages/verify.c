@@ -145,14 +145,20 @@ static int check_entry(verifier *v, resolution *res, int k, entry *x)
     x->checked = 1;
     if (kinds[k] == STAGE_DIFFERENTIAL) {
         stage_header h;
-        f2mat m;
-        x->rc = stage_read(path, &h, &m, err, sizeof err);
+        f2mat m = { 0 };
+        fpmat mp = { 0 };       /* at an odd prime the files are over F_p (format version 2) */
+        int odd = res->prime != 2;
+        x->rc = stage_read_any(path, &h, odd ? NULL : &m, odd ? &mp : NULL, err, sizeof err);
         if (x->rc == STAGE_ENOMEM) return fail(v, "%s", err);
         if (x->rc == STAGE_OK) {
             f2mat_clear(&m);
+            fpmat_clear(&mp);
             char why[400];
             if (stage_expect(&h, STAGE_DIFFERENTIAL, x->s, x->t, v->module, v->alg, why, sizeof why) != STAGE_OK) {
                 snprintf(err, sizeof err, "%.4000s: %s", path, why);
+                x->rc = STAGE_EMISMATCH;
+            } else if (odd && h.prime != res->prime) {
+                snprintf(err, sizeof err, "%.4000s: prime %u, the resolution's is %u", path, h.prime, res->prime);
                 x->rc = STAGE_EMISMATCH;
             }
         }
@@ -265,7 +271,8 @@ static void report_entries(verifier *v, int k)
  * select, in chunks: res_dd_begin) → multiply (the multiply codelet, CPU or GPU) → reduce (add
  * them into the sums d(d(g)), plan the next chunk: res_dd_next) → ... → finish, each into its
  * own cell of dd, so that the report, made afterwards in the order of the cells, is the same
- * for any number of workers and processes. */
+ * for any number of workers and processes. At an odd prime a chain is its finish alone:
+ * res_check_dd_p's one-by-one Milnor products mod p (stages/resolution_p.h), on the worker. */
 enum { DD_NONE = 2 };           /* dd[c]: not checked; else res_check_dd_batch's 1, 0 or -1 */
 typedef struct dd_checks {
     const resolution *res;
@@ -283,7 +290,8 @@ static int dd_plan(chain *c)
 {
     dd_checks *k = c->owner;
     dd_ctx *x = (dd_ctx *)c;
-    if (c->s >= 2 && res_dd_begin(k->res, c->s, c->t, &x->d) != 0) k->dd[cell(k->v, c->s, c->t)] = -1;
+    if (c->s >= 2 && k->res->prime == 2 && res_dd_begin(k->res, c->s, c->t, &x->d) != 0)
+        k->dd[cell(k->v, c->s, c->t)] = -1;
     c->build = x->d.b.nrows ? &x->d.b : NULL;
     return 0;
 }
@@ -296,7 +304,7 @@ static int dd_reduce(chain *c)
 {
     dd_checks *k = c->owner;
     dd_ctx *x = (dd_ctx *)c;
-    if (c->s < 2 || k->dd[cell(k->v, c->s, c->t)] == -1) return CHAIN_FINISH;
+    if (c->s < 2 || k->res->prime != 2 || k->dd[cell(k->v, c->s, c->t)] == -1) return CHAIN_FINISH;
     int r = res_dd_next(k->res, c->s, c->t, &x->d);
     if (r < 0) k->dd[cell(k->v, c->s, c->t)] = -1;
     c->build = r == 1 ? &x->d.b : NULL;
@@ -306,7 +314,9 @@ static int dd_finish(chain *c)
 {
     dd_checks *k = c->owner;
     int8_t *out = &k->dd[cell(k->v, c->s, c->t)];
-    if (*out != -1) *out = (int8_t)(c->s < 2 ? res_check_dd(k->res, c->s, c->t) : res_dd_result(&((dd_ctx *)c)->d));
+    if (*out != -1)     /* s = 1 (a module), or odd p: one-by-one products (res_check_dd) */
+        *out = (int8_t)(c->s < 2 || k->res->prime != 2 ? res_check_dd(k->res, c->s, c->t)
+                                                       : res_dd_result(&((dd_ctx *)c)->d));
     return 0;
 }
 static void dd_clear(chain *c) { res_dd_clear(&((dd_ctx *)c)->d); }
