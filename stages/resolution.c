@@ -35,11 +35,11 @@ static void region_shape(int region, int stem, int max_s, deg_t rect_t, deg_t *m
     }
 }
 
-uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t)
+uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t, uint32_t p)
 {
     deg_t max_t, max_n, md;
     region_shape(region, stem, max_s, rect_t, &max_t, &max_n, &md);
-    uint64_t milnor = milnor_basis_bytes(md, NULL);
+    uint64_t milnor = milnor_basis_bytes(p == 2 ? md : 0, NULL);
     if (milnor == UINT64_MAX) return UINT64_MAX;
     milnor *= 2;        /* the runtime hands StarPU a flat copy of the basis (milnor_flat_write) */
     uint64_t cells = (uint64_t)(max_s + 1) * ((uint64_t)max_n + 1);
@@ -50,6 +50,12 @@ uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t)
 int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
              const char *outdir, int write_stages, int algorithm)
 {
+    return res_init_prime(res, region, stem, max_s, rect_t, outdir, write_stages, algorithm, 2);
+}
+
+int res_init_prime(resolution *res, int region, int stem, int max_s, deg_t rect_t,
+                   const char *outdir, int write_stages, int algorithm, uint32_t p)
+{
     memset(res, 0, sizeof *res);
     res->algorithm = algorithm;
     res->load_action = "recomputing";
@@ -59,6 +65,8 @@ int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
     res->rect_t = rect_t;
     deg_t milnor_degree;
     region_shape(region, stem, max_s, rect_t, &res->max_t, &res->max_n, &milnor_degree);
+    res->milnor_degree = milnor_degree;
+    if (p != 2) milnor_degree = 0;      /* A_p comes with the module (res_set_module) */
     res->write_stages = write_stages;
     res->module_id = module_id_of(RES_MODULE_S2);
     res->prime = 2;

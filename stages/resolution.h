@@ -88,6 +88,7 @@ typedef struct resolution {
      * computed (stages/exchange.c); this rank takes no more work either (runtime/admission.c) */
     _Atomic int stopped_elsewhere;
     uint32_t prime;             /* 2, or the odd prime of the module (res_set_module) */
+    deg_t milnor_degree;        /* the degree the algebra's tables must reach (stem + 2, or T) */
     struct res_odd *odd;        /* odd prime: its algebra and kernel slots (resolution_p.h); else NULL */
 } resolution;
 
@@ -113,6 +114,11 @@ typedef struct step_ctx {
  * (milnor_set_deadline); res_clear either way. */
 int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
              const char *outdir, int write_stages, int algorithm);
+/* The same for a module at the prime p (fdm_prime): at an odd p the mod 2 tables are built
+ * through degree 0 only (res_set_module builds A_p; at stem 400 the mod 2 ones would cost
+ * 1 GB and most of the start-up). res_init is res_init_prime(..., 2). */
+int res_init_prime(resolution *res, int region, int stem, int max_s, deg_t rect_t,
+                   const char *outdir, int write_stages, int algorithm, uint32_t p);
 void res_clear(resolution *res);
 /* Resolves the finite module m (kept by the caller until res_clear) instead of S_2: row 0 maps
  * F_0 onto m, and the module id becomes the hash of m's canonical text (the sphere keeps
@@ -145,9 +151,10 @@ static inline int res_is_done(const resolution *res, int s, deg_t t)
 { return s >= 0 && s <= res->max_s && t >= s && t - s <= res->max_n && res->done[res_cell(res, s, t)]; }
 static inline f2mat **res_kernel_slot(resolution *res, int s, deg_t t)
 { return &res->kernel[res_cell(res, s, t)]; }
-/* Bytes that res_init would allocate for this region before any step runs (the Milnor
- * tables and the per-bidegree arrays); the matrices of the steps come on top. */
-uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t);
+/* Bytes that res_init_prime would allocate for this region before any step runs (the Milnor
+ * tables and the per-bidegree arrays; at an odd p, A_p's tables are not counted: a few MB
+ * at stem 400); the matrices of the steps come on top. */
+uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t, uint32_t p);
 void res_fail(resolution *res, const char *fmt, ...);
 /* Has the run failed (res_fail)? Only reads the flag. */
 int res_failed(resolution *res);

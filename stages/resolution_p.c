@@ -13,7 +13,7 @@ int res_odd_init(resolution *res, const fd_module *m)
     res->odd = o;
     res->prime = m->p;
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
-    if (milnor_p_basis_init(&o->A, m->p, res->A.max_degree) != 0) return -1;
+    if (milnor_p_basis_init(&o->A, m->p, res->milnor_degree) != 0) return -1;
     if (milnor_p_sub_init(&o->B, &o->A, &m->pprofile) != 0) return -1;
     if (!(o->kernel = calloc(cells, sizeof *o->kernel))) return -1;
     for (int s = 0; s <= res->max_s; s++) freemod_use_dims(&res->F[s], o->B.dim);

@@ -17,7 +17,7 @@
 ODD=$REF/oddprimes
 PY="python3 tests/module_files.py"
 ROUNDS=${RESUME_TEST_ROUNDS:-3}
-plan $((19 + ROUNDS))
+plan $((20 + ROUNDS))
 table() {   # table MODULE N S: resolve through stem N, s <= S, compare with sseq's table
     $EXTFLOW resolve --quiet --module "$1" --stem "$2" --max-s "$3" --sseq-formats --out "$TMP/$1" 2>"$TMP/err" &&
         $PY num-gens "$ODD/num_gens-$1-$2-$3" "$2" "$3" > "$TMP/want" && cmp -s "$TMP/want" "$TMP/$1/ext.csv" &&
@@ -84,6 +84,11 @@ $EXTFLOW resolve --quiet --module C3 --stem 30 --out "$TMP/grow" &&
     grep -q "resumed" "$TMP/grow.err"
 ok $? "C3 through stem 30 extended to 40 reuses its stage files and equals a fresh run ($(head -1 "$TMP/grow.err"))"
 
+# the mod 2 tables are not built at an odd prime (res_init_prime): at stem 400 they were 1.17 GB
+$EXTFLOW resolve --quiet --module S_5 --stem 400 --max-s 2 --out "$TMP/s5wide" &&
+    tr ',' '\n' < "$TMP/s5wide/run.json" | awk -F': *' '/"milnor_tables_peak_bytes"/ { m = $NF } /"peak_rss_bytes"/ { r = $NF }
+        END { printf "milnor tables %d bytes, peak RSS %d MB\n", m, r / 1048576; exit !(m < 1048576 && r < 200 * 1048576) }' > "$TMP/wide"
+ok $? "S_5 through stem 400, s <= 2: no mod 2 tables built at p = 5 ($(cat "$TMP/wide"))"
 $EXTFLOW resolve --quiet --module S_3 --max-t 50 --max-s 10 --out "$TMP/chart" &&
     tail -n +2 "$ODD/resolve-S_3" | cmp -s - "$TMP/chart/chart.txt"
 ok $? "S_3, t <= 50, s <= 10: chart.txt equals sseq's resolve chart"
