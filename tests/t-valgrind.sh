@@ -1,13 +1,14 @@
 #!/bin/sh
 # valgrind (memcheck) on stem-20 resolutions, both algorithms, modules (finite, over A(1),
-# finitely presented and shifted, an open projective space) and a refused module file, on
+# finitely presented and shifted, an open projective space; at p = 3 one with actions and a
+# cofiber) and refused module files (p = 2 and 3), on
 # inspect/verify, and on products (lifts, inline and through multiply tasks): no invalid
 # access, no use of uninitialised memory, no leak ("definitely lost") of ours.
 . tests/lib.sh
 command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind not installed"; exit 0; }
 # an AddressSanitizer build (make test SAN=1) cannot run under valgrind
 nm -D "$EXTFLOW" 2>/dev/null | grep -q __asan_init && { echo "1..0 # SKIP sanitizer build"; exit 0; }
-plan 12
+plan 15
 VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 --suppressions=tests/valgrind.supp"
 for alg in standard nassau; do
     STARPU_NCPU=2 $VG $EXTFLOW resolve --algorithm $alg --stem 20 --out "$TMP/$alg" --quiet 2>"$TMP/vg-$alg"
@@ -20,6 +21,15 @@ for m in ko "A-mod-Sq1-Sq2[-2]" RP_-4_inf; do    # a profile; finitely presented
         $VG $EXTFLOW verify "$TMP/vg-$m" >/dev/null 2>>"$TMP/vg-m"
     ok $? "$m, stem 12, and verify: valgrind clean"
 done
+for m in X3 C3v1b1; do                          # p = 3: actions; a cofiber of C3v1
+    STARPU_NCPU=2 $VG $EXTFLOW resolve --module "$m" --stem 20 --out "$TMP/vg-$m" --quiet 2>"$TMP/vg-m" &&
+        $VG $EXTFLOW verify "$TMP/vg-$m" >/dev/null 2>>"$TMP/vg-m"
+    ok $? "$m (p = 3), stem 20, and verify: valgrind clean"
+done
+printf '{"p":3,"type":"finite dimensional module","gens":{"x0":0,"x4":4,"x8":8,"x12":12},"actions":["P1 x0 = x4","P1 x4 = x8","P1 x8 = x12"]}' > "$TMP/bad3.json"
+$VG $EXTFLOW resolve --module "$TMP/bad3.json" --out "$TMP/bad3" --quiet >/dev/null 2>"$TMP/vg-b3"
+[ $? -eq 2 ]
+ok $? "a module file at p = 3 refused (not a module): valgrind clean"
 printf '{"p":2,"type":"finite dimensional module","gens":{"x0":0,"x2":2,"x4":4},"actions":["Sq2 x0 = x2","Sq2 x2 = x4"]}' > "$TMP/bad.json"
 $VG $EXTFLOW resolve --module "$TMP/bad.json" --out "$TMP/bad" --quiet >/dev/null 2>"$TMP/vg-b"
 [ $? -eq 2 ]
