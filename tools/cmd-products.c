@@ -10,24 +10,12 @@
 #include "stages/stagefile.h"
 #include "tools/resolved.h"
 
-#define MAX_CLASSES 64
-
-static product_class classes[MAX_CLASSES];
-static const char *names[MAX_CLASSES];
+static product_class classes[RESOLVED_MAX_CLASSES];
+static const char *names[RESOLVED_MAX_CLASSES];
 static int nclasses;
 
 /* --class C, in the order given: parsed at once, names distinct. */
-static int add_class(const char *value)
-{
-    char err[600];
-    if (nclasses == MAX_CLASSES) return cli_usage_error("products: at most %d classes at once", MAX_CLASSES);
-    product_class *c = &classes[nclasses];
-    if (products_parse_class(value, c, err, sizeof err) != 0) return cli_usage_error("products: %s", err);
-    for (int k = 0; k < nclasses; k++)
-        if (!strcmp(classes[k].name, c->name)) return cli_usage_error("products: two classes named '%s'", c->name);
-    names[nclasses++] = c->name;
-    return 0;
-}
+static int add_class(const char *value) { return resolved_add_class("products", value, classes, names, &nclasses); }
 
 enum { UNIT, CLASS, SSEQ, CHART, MEMORY, TIME_LIMIT, QUIET, NOPTS };
 static cli_option opts[NOPTS + 1] = {

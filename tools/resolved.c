@@ -1,4 +1,5 @@
-/* resolved.c — a finished resolution opened for products, massey, d2 (tools/resolved.h). */
+/* resolved.c — a finished resolution opened for products, massey, d2, export, steenrod and sq0
+ * (tools/resolved.h). */
 #include "tools/resolved.h"
 #include <errno.h>
 #include <string.h>
@@ -51,11 +52,16 @@ void resolved_close_both(opened_dir *d, opened_dir *u, int have_unit)
     resolved_close(d);
 }
 
+int resolved_is_sphere(const opened_dir *d)
+{
+    return d->man.module_id == stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));
+}
+
 /* Is d's module the unit of the algebra it is resolved over: S_2, or F2 (one class, in degree
  * 0) over a profile's sub-Hopf-algebra B (ko, tmf2)? Such a directory is its own unit. */
 static int dir_is_unit(const opened_dir *d)
 {
-    if (d->man.module_id == stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2))) return 1;
+    if (resolved_is_sphere(d)) return 1;
     const fd_module *m = &d->fdm;
     return m->dim && !m->fp && !m->rp_open && m->min_deg == 0 && m->max_deg == 0 && m->dim[0] == 1;
 }
@@ -139,6 +145,18 @@ int resolved_open_unit(const char *cmd, const char *dir, const opened_dir *d, co
         return rc;
     }
     *have_unit = 1;
+    return 0;
+}
+
+int resolved_add_class(const char *cmd, const char *value, product_class *classes, const char **names, int *n)
+{
+    char err[600];
+    if (*n == RESOLVED_MAX_CLASSES) return cli_usage_error("%s: at most %d classes at once", cmd, RESOLVED_MAX_CLASSES);
+    product_class *c = &classes[*n];
+    if (products_parse_class(value, c, err, sizeof err) != 0) return cli_usage_error("%s: %s", cmd, err);
+    for (int k = 0; k < *n; k++)
+        if (!strcmp(classes[k].name, c->name)) return cli_usage_error("%s: two classes named '%s'", cmd, c->name);
+    names[(*n)++] = c->name;
     return 0;
 }
 

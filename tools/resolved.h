@@ -1,7 +1,8 @@
-/* resolved.h — what products, massey, d2 and export share: a finished resolution opened for
- * reading (its directory locked under every rank, its complete region loaded: stages/outdir.h),
- * the unit a module's products act through (--unit), class arguments checked against the
- * region, tables written, and --memory/--time-limit read. Each function prints its one line
+/* resolved.h — what products, massey, d2, export, steenrod and sq0 share: a finished
+ * resolution opened for reading (its directory locked under every rank, its complete region
+ * loaded: stages/outdir.h), the unit a module's products act through (--unit), --class
+ * arguments parsed and checked against the region, tables written, and --memory/--time-limit
+ * read. Each function prints its one line
  * (a usage error through cli_usage_error) and returns the exit status, 0 to go on. */
 #ifndef EXTFLOW_RESOLVED_H
 #define EXTFLOW_RESOLVED_H
@@ -29,6 +30,12 @@ int resolved_open_unit(const char *cmd, const char *dir, const opened_dir *d, co
                        int *have_unit);
 /* resolved_close of u (when have_unit) and d. */
 void resolved_close_both(opened_dir *d, opened_dir *u, int have_unit);
+/* Is DIR's module the sphere S_2? */
+int resolved_is_sphere(const opened_dir *d);
+/* One --class VALUE of cmd (products, steenrod) parsed into classes[*n] (names[*n] its name,
+ * distinct from the earlier ones), at most RESOLVED_MAX_CLASSES: 0, or 2 after a usage error. */
+#define RESOLVED_MAX_CLASSES 64
+int resolved_add_class(const char *cmd, const char *value, product_class *classes, const char **names, int *n);
 /* A class argument in DIR's complete region, with as many coordinates as there are generators. */
 int resolved_check_class(const char *cmd, const product_class *c, const resolution *res, const run_manifest *man,
                          const char *dir);

@@ -1,0 +1,798 @@
+/* steenrod.c — algebraic Steenrod operations on Ext_A(F2, F2) (see steenrod.h). */
+#include "stages/steenrod.h"
+#include <stdlib.h>
+#include <string.h>
+#include "algebra/f2mat.h"
+#include "stages/preimage.h"
+
+/* ---- the free modules F_k ------------------------------------------------------------- */
+
+/* Basis element `bit` of F in degree T (generators in order, each with its Milnor block): its
+ * generator's degree *u and index *g, and the index *r of its Milnor element in degree T - u.
+ * 0, or -1 past the generators of degree <= T. */
+static int fm_locate(const freemod *F, deg_t T, uint64_t bit, deg_t *u, uint32_t *g, uint32_t *r)
+{
+    uint64_t off = 0;
+    for (deg_t v = 0; v <= T && v <= F->max_t; v++) {
+        uint64_t block = F->dim[T - v], n = F->ngens[v];
+        if (bit < off + n * block) {
+            *u = v;
+            *g = (uint32_t)((bit - off) / block);
+            *r = (uint32_t)((bit - off) % block);
+            return 0;
+        }
+        off += n * block;
+    }
+    return -1;
+}
+
+/* out (over F_k in degree T + |R|) ^= Sq(R)·(basis element p of F_k in degree T). */
+static void fm_act_basis(const resolution *res, int k, deg_t T, uint64_t p, const milnor_elt *R, uint64_t *out)
+{
+    const freemod *F = &res->F[k];
+    deg_t u;
+    uint32_t g, r;
+    if (fm_locate(F, T, p, &u, &g, &r) != 0) return;
+    milnor_mul_into(&res->A, R, &res->A.elts[T - u][r], out, freemod_offset(F, T + R->degree, u, g));
+}
+
+/* out (over F_{k-1} in degree T) ^= d(basis element p of F_k in degree T), k >= 1. */
+static void fm_d_basis(const resolution *res, int k, deg_t T, uint64_t p, uint64_t *out)
+{
+    const freemod *F = &res->F[k], *G = &res->F[k - 1];
+    deg_t u, w;
+    uint32_t g, r, h, q;
+    if (fm_locate(F, T, p, &u, &g, &r) != 0) return;
+    const milnor_elt *Q = &res->A.elts[T - u][r];
+    const fm_gen *gen = &F->gens[u][g];
+    for (uint32_t b = 0; b < gen->bits; b++)
+        if (f2vec_get(gen->img, b) && fm_locate(G, u, b, &w, &h, &q) == 0)
+            milnor_mul_into(&res->A, Q, &res->A.elts[u - w][q], out, freemod_offset(G, T, w, h));
+}
+
+static uint32_t fm_dim(const resolution *res, int k, deg_t T)
+{
+    return T < 0 || T > res->max_t ? 0 : (uint32_t)freemod_dim(&res->F[k], T, T + 1);
+}
+
+/* ---- Sq^0 through the Verschiebung ---------------------------------------------------- */
+
+/* V(Sq(S)) = Sq(S/2) when every entry of S is even: 1 and *half set; else 0. */
+static int verschiebung(const milnor_elt *S, milnor_elt *half)
+{
+    uint32_t r[MILNOR_MAX_LEN];
+    for (uint32_t i = 0; i < S->len; i++) {
+        if (S->r[i] & 1) return 0;
+        r[i] = S->r[i] / 2;
+    }
+    milnor_elt_set(half, r, (int)S->len);
+    return 1;
+}
+
+void steenrod_sq0_clear(steenrod_sq0 *q)
+{
+    if (q->phi && q->res) {
+        size_t cells = (size_t)(q->res->max_s + 1) * ((size_t)q->res->max_n + 1);
+        for (size_t c = 0; c < cells; c++) f2mat_clear(&q->phi[c]);
+    }
+    free(q->phi);
+    free(q->have);
+    memset(q, 0, sizeof *q);
+}
+
+int steenrod_sq0_compute(const resolution *res, steenrod_sq0 *q, char *err, size_t errlen)
+{
+    memset(q, 0, sizeof *q);
+    q->res = res;
+    size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
+    q->phi = calloc(cells, sizeof *q->phi);
+    q->have = calloc(cells, 1);
+    if (!q->phi || !q->have) return -1;
+    const milnor_basis *A = &res->A;
+    for (int s = 0; s <= res->max_s; s++)
+        for (deg_t T = s; T - s <= res->max_n; T++) {
+            if (!res_is_done(res, s, T)) continue;
+            size_t c = res_cell(res, s, T);
+            uint32_t ng = res_ngens(res, s, T);
+            deg_t h = T / 2;
+            if (ng == 0 || T % 2) {     /* nothing, or phi = 0 (odd degrees vanish) */
+                q->have[c] = 1;
+                continue;
+            }
+            if (s == 0) {               /* phi(iota) = iota */
+                if (f2mat_init(&q->phi[c], ng, fm_dim(res, 0, h)) != 0) return -1;
+                for (uint32_t j = 0; j < ng && j < q->phi[c].cols; j++) f2mat_set(&q->phi[c], j, j, 1);
+                q->have[c] = 1;
+                continue;
+            }
+            if (h >= s && !res_is_done(res, s, h)) continue;
+            const freemod *F = &res->F[s], *G = &res->F[s - 1];
+            f2mat Y;
+            if (f2mat_init(&Y, ng, (uint32_t)freemod_dim(G, h, h)) != 0) return -1;
+            int ok = 1;
+            for (uint32_t j = 0; j < ng && ok; j++) {   /* y_j = phi(d z_j) */
+                const fm_gen *z = &F->gens[T][j];
+                uint64_t *y = f2mat_row(&Y, j);
+                for (uint32_t b = 0; b < z->bits && ok; b++) {
+                    deg_t u, w;
+                    uint32_t g, r, g2, r2;
+                    milnor_elt half;
+                    if (!f2vec_get(z->img, b) || fm_locate(G, T, b, &u, &g, &r) != 0) continue;
+                    if (u % 2 || !verschiebung(&A->elts[T - u][r], &half)) continue;
+                    size_t cu = res_cell(res, s - 1, u);
+                    if (!q->have[cu]) {
+                        ok = 0;
+                        break;
+                    }
+                    const f2mat *P = &q->phi[cu];
+                    for (uint32_t p = 0; p < P->cols; p++)
+                        if (f2mat_get(P, g, p) && fm_locate(G, u / 2, p, &w, &g2, &r2) == 0)
+                            milnor_mul_into(A, &half, &A->elts[u / 2 - w][r2], y, freemod_offset(G, h, w, g2));
+                }
+            }
+            if (!ok) {
+                f2mat_clear(&Y);
+                continue;
+            }
+            if (fm_dim(res, s, h) == 0 || h < s) {
+                int zero = 1;
+                for (uint32_t j = 0; j < ng; j++) zero &= f2vec_is_zero(f2mat_row(&Y, j), Y.stride);
+                f2mat_clear(&Y);
+                if (!zero) {
+                    snprintf(err, errlen, "Sq^0: phi(d z) is not zero at (s=%d, t=%d), where F_%d is zero", s,
+                             (int)T, s);
+                    return -2;
+                }
+                q->have[c] = 1;
+                continue;
+            }
+            uint32_t bad = 0;
+            int rc = preimage_solve(res, s, h, &Y, &q->phi[c], &bad);
+            f2mat_clear(&Y);
+            if (rc == -2) {
+                snprintf(err, errlen, "Sq^0: phi(d z_%u) at (s=%d, t=%d) is not in the image of d", bad, s, (int)T);
+                return -2;
+            }
+            if (rc) return -1;
+            q->have[c] = 1;
+        }
+    return 0;
+}
+
+int steenrod_sq0_known(const steenrod_sq0 *q, int n, int s)
+{
+    const resolution *res = q->res;
+    deg_t t = n + s;
+    return n >= 0 && s >= 0 && s <= res->max_s && res_is_done(res, s, t) && res_is_done(res, s, 2 * t) &&
+           q->have[res_cell(res, s, 2 * t)];
+}
+
+void steenrod_sq0_of(const steenrod_sq0 *q, int n, int s, uint32_t i, uint8_t *out)
+{
+    const resolution *res = q->res;
+    deg_t t = n + s;
+    uint32_t dim = res_ngens(res, s, 2 * t);
+    const f2mat *P = &q->phi[res_cell(res, s, 2 * t)];
+    uint64_t col = freemod_dim(&res->F[s], t, t) + i;
+    for (uint32_t j = 0; j < dim; j++) out[j] = col < P->cols && j < P->rows ? (uint8_t)f2mat_get(P, j, (uint32_t)col) : 0;
+}
+
+/* Calls row(n, s, i, vector, dim) for every class with Sq^0 known, by stem then s. */
+static int sq0_each(const steenrod_sq0 *q, int (*row)(FILE *, int, int, uint32_t, const uint8_t *, uint32_t),
+                    FILE *f)
+{
+    const resolution *res = q->res;
+    uint8_t *v = NULL;
+    int rc = 0;
+    for (int n = 0; n <= res->max_n && !rc; n++)
+        for (int s = 0; s <= res->max_s && !rc; s++) {
+            if (!steenrod_sq0_known(q, n, s)) continue;
+            uint32_t ng = res_ngens(res, s, n + s), dim = res_ngens(res, s, 2 * (n + s));
+            uint8_t *nv = realloc(v, dim + 1);
+            if (!nv) {
+                rc = -1;
+                break;
+            }
+            v = nv;
+            for (uint32_t i = 0; i < ng && !rc; i++) {
+                steenrod_sq0_of(q, n, s, i, v);
+                rc = row(f, n, s, i, v, dim);
+            }
+        }
+    free(v);
+    return rc;
+}
+
+static int print_vector(FILE *f, const uint8_t *v, uint32_t dim)
+{
+    fputc('[', f);
+    for (uint32_t j = 0; j < dim; j++) fprintf(f, "%s%u", j ? ", " : "", v[j]);
+    fputc(']', f);
+    return 0;
+}
+
+static int sq0_sseq_row(FILE *f, int n, int s, uint32_t i, const uint8_t *v, uint32_t dim)
+{
+    fprintf(f, "Sq^0 x_(%d, %d, %u) = ", n, s, i);
+    print_vector(f, v, dim);
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+static int sq0_csv_row(FILE *f, int n, int s, uint32_t i, const uint8_t *v, uint32_t dim)
+{
+    for (uint32_t j = 0; j < dim; j++)
+        if (v[j] && fprintf(f, "%d,%d,%u,%u\n", n, s, i, j) < 0) return -1;
+    return 0;
+}
+
+int steenrod_sq0_write_sseq(FILE *f, const steenrod_sq0 *q) { return sq0_each(q, sq0_sseq_row, f); }
+
+int steenrod_sq0_write_csv(FILE *f, const steenrod_sq0 *q)
+{
+    if (fprintf(f, "%s\n", STEENROD_SQ0_CSV_HEADER) < 0) return -1;
+    return sq0_each(q, sq0_csv_row, f);
+}
+
+/* ---- the Yoneda representative E of a class -------------------------------------------- */
+
+/* E_k in degree u (k = 0..s, u = 0..t), as a quotient of F_k in degree u (steenrod.h): every
+ * basis element of F_k for k <= s - 2; the columns that are not pivots of W(u) = d(ker x) for
+ * k = s - 1; for k = s one class, in degree t, the image of x's first generator. */
+typedef struct ecomplex {
+    const resolution *res;
+    int s;
+    deg_t t;
+    const uint8_t *x;
+    uint32_t xgen;              /* a generator j with x_j = 1 */
+    uint32_t *edim;             /* [k * (t + 1) + u] */
+    f2mat *W;                   /* k = s - 1: RREF of W(u), rows = rank */
+    int32_t **wpiv;             /* its pivots (per column of F_{s-1}(u), -1: none) */
+    uint32_t **basis;           /* the columns of F_{s-1}(u) that are E's basis */
+    /* act[(k * (t + 1) + u) * (t + 1) + d]: row i * dim A_d + r = Sq(R_r)·e_i over E_k(u + d) */
+    f2mat *act;
+    f2mat *dmat;                /* [k * (t + 1) + u], k >= 1: row i = d(e_i) over E_{k-1}(u) */
+} ecomplex;
+
+static size_t ec_cell(const ecomplex *E, int k, deg_t u) { return (size_t)k * ((size_t)E->t + 1) + (size_t)u; }
+static uint32_t ec_dim(const ecomplex *E, int k, deg_t u)
+{
+    return k < 0 || k > E->s || u < 0 || u > E->t ? 0 : E->edim[ec_cell(E, k, u)];
+}
+
+/* out (over E_k(u), zeroed by the caller) = the class of v (over F_k(u); v is destroyed). */
+static void ec_project(const ecomplex *E, int k, deg_t u, uint64_t *v, uint64_t *out)
+{
+    const resolution *res = E->res;
+    if (u > E->t) return;
+    if (k == E->s) {
+        if (u != E->t) return;
+        uint64_t below = freemod_dim(&res->F[k], u, u);
+        int bit = 0;
+        for (uint32_t j = 0; j < res_ngens(res, k, u); j++) bit ^= E->x[j] & f2vec_get(v, below + j);
+        if (bit) out[0] |= 1;
+        return;
+    }
+    uint32_t fd = fm_dim(res, k, u);
+    if (k == E->s - 1) {
+        const f2mat *W = &E->W[u];
+        for (uint32_t r = 0; r < W->rows; r++) {
+            const uint64_t *row = f2mat_row(W, r);
+            int64_t p = f2vec_first_bit(row, fd);
+            if (p >= 0 && f2vec_get(v, (uint64_t)p)) f2vec_xor(v, row, f2vec_words(fd));
+        }
+        uint32_t ed = ec_dim(E, k, u);
+        for (uint32_t b = 0; b < ed; b++)
+            if (f2vec_get(v, E->basis[u][b])) f2vec_flip(out, b);
+        return;
+    }
+    memcpy(out, v, f2vec_words(fd) * sizeof *v);
+}
+
+/* The basis element of F_k(u) that stands for e_b. */
+static uint64_t ec_rep(const ecomplex *E, int k, deg_t u, uint32_t b)
+{
+    if (k == E->s) return freemod_dim(&E->res->F[k], u, u) + E->xgen;
+    if (k == E->s - 1) return E->basis[u][b];
+    return b;
+}
+
+static void ec_clear(ecomplex *E)
+{
+    size_t cells = (size_t)(E->s + 1) * ((size_t)E->t + 1);
+    if (E->act)
+        for (size_t c = 0; c < cells * ((size_t)E->t + 1); c++) f2mat_clear(&E->act[c]);
+    if (E->dmat)
+        for (size_t c = 0; c < cells; c++) f2mat_clear(&E->dmat[c]);
+    if (E->W)
+        for (deg_t u = 0; u <= E->t; u++) {
+            f2mat_clear(&E->W[u]);
+            free(E->wpiv[u]);
+            free(E->basis[u]);
+        }
+    free(E->act);
+    free(E->dmat);
+    free(E->W);
+    free(E->wpiv);
+    free(E->basis);
+    free(E->edim);
+}
+
+/* W(u) = d(ker x) in F_{s-1}(u), in RREF, and E_{s-1}'s basis. 0 or -1. */
+static int ec_quotient(ecomplex *E)
+{
+    const resolution *res = E->res;
+    int s = E->s;
+    for (deg_t u = 0; u <= E->t; u++) {
+        uint32_t fs = fm_dim(res, s, u), fd = fm_dim(res, s - 1, u);
+        uint64_t below = freemod_dim(&res->F[s], u, u);
+        f2mat M;
+        if (f2mat_init(&M, fs, fd) != 0) return -1;
+        for (uint32_t p = 0; p < fs; p++) {   /* a spanning set of ker x in degree u, then d */
+            uint64_t *row = f2mat_row(&M, p);
+            if (u == E->t && p >= below) {
+                uint32_t j = (uint32_t)(p - below);
+                if (j == E->xgen) continue;
+                fm_d_basis(res, s, u, p, row);
+                if (E->x[j]) fm_d_basis(res, s, u, below + E->xgen, row);
+            } else
+                fm_d_basis(res, s, u, p, row);
+        }
+        int32_t *piv = malloc(((size_t)fd + 1) * sizeof *piv);
+        int rank = piv ? f2mat_rref(&M, piv) : -1;
+        if (rank < 0) {
+            free(piv);
+            f2mat_clear(&M);
+            return -1;
+        }
+        if (f2mat_init(&E->W[u], (uint32_t)rank, fd) != 0) {
+            free(piv);
+            f2mat_clear(&M);
+            return -1;
+        }
+        for (int r = 0; r < rank; r++) memcpy(f2mat_row(&E->W[u], (uint32_t)r), f2mat_row(&M, (uint32_t)r),
+                                              f2vec_words(fd) * sizeof(uint64_t));
+        f2mat_clear(&M);
+        E->wpiv[u] = piv;
+        E->basis[u] = malloc(((size_t)fd - (size_t)rank + 1) * sizeof *E->basis[u]);
+        if (!E->basis[u]) return -1;
+        uint32_t nb = 0;
+        for (uint32_t c = 0; c < fd; c++)
+            if (piv[c] < 0) E->basis[u][nb++] = c;
+        E->edim[ec_cell(E, s - 1, u)] = nb;
+    }
+    return 0;
+}
+
+/* Builds E, its action tables and its differential. 0 or -1. */
+static int ec_build(ecomplex *E)
+{
+    const resolution *res = E->res;
+    int s = E->s;
+    deg_t t = E->t;
+    size_t cells = (size_t)(s + 1) * ((size_t)t + 1);
+    E->edim = calloc(cells, sizeof *E->edim);
+    E->act = calloc(cells * ((size_t)t + 1), sizeof *E->act);
+    E->dmat = calloc(cells, sizeof *E->dmat);
+    E->W = calloc((size_t)t + 1, sizeof *E->W);
+    E->wpiv = calloc((size_t)t + 1, sizeof *E->wpiv);
+    E->basis = calloc((size_t)t + 1, sizeof *E->basis);
+    if (!E->edim || !E->act || !E->dmat || !E->W || !E->wpiv || !E->basis) return -1;
+    for (int k = 0; k <= s - 2; k++)
+        for (deg_t u = 0; u <= t; u++) E->edim[ec_cell(E, k, u)] = fm_dim(res, k, u);
+    E->edim[ec_cell(E, s, t)] = 1;
+    if (s >= 1 && ec_quotient(E) != 0) return -1;
+    size_t fw = f2vec_words(fm_dim(res, s, t)) + 1;
+    for (int k = 0; k <= s; k++) fw = fw > f2vec_words(fm_dim(res, k, t)) + 1 ? fw : f2vec_words(fm_dim(res, k, t)) + 1;
+    uint64_t *v = calloc(fw, sizeof *v);
+    if (!v) return -1;
+    const milnor_basis *A = &res->A;
+    for (int k = 0; k <= s; k++)
+        for (deg_t u = 0; u <= t; u++) {
+            uint32_t ed = ec_dim(E, k, u);
+            if (!ed) continue;
+            for (deg_t d = 0; u + d <= t; d++) {   /* Sq(R)·e_i */
+                f2mat *T = &E->act[ec_cell(E, k, u) * ((size_t)t + 1) + (size_t)d];
+                uint32_t na = A->dim[d], ed2 = ec_dim(E, k, u + d);
+                if (f2mat_init(T, ed * na, ed2) != 0) {
+                    free(v);
+                    return -1;
+                }
+                if (!ed2) continue;
+                for (uint32_t i = 0; i < ed; i++)
+                    for (uint32_t r = 0; r < na; r++) {
+                        memset(v, 0, fw * sizeof *v);
+                        fm_act_basis(res, k, u, ec_rep(E, k, u, i), &A->elts[d][r], v);
+                        ec_project(E, k, u + d, v, f2mat_row(T, i * na + r));
+                    }
+            }
+            if (k == 0) continue;
+            f2mat *D = &E->dmat[ec_cell(E, k, u)];
+            if (f2mat_init(D, ed, ec_dim(E, k - 1, u)) != 0) {
+                free(v);
+                return -1;
+            }
+            for (uint32_t i = 0; i < ed; i++) {
+                memset(v, 0, fw * sizeof *v);
+                fm_d_basis(res, k, u, ec_rep(E, k, u, i), v);
+                ec_project(E, k - 1, u, v, f2mat_row(D, i));
+            }
+        }
+    free(v);
+    return 0;
+}
+
+/* ---- the tensor square E (x) E --------------------------------------------------------- */
+
+/* (E (x) E)_m in degree T: blocks E_a(u) (x) E_{m-a}(T-u), element (i, j) at off + i db + j. */
+typedef struct tblock {
+    int a;
+    deg_t u;
+    uint32_t da, db;
+    uint64_t off;
+} tblock;
+typedef struct tspace {
+    uint64_t dim;
+    uint32_t nblocks;
+    tblock *blocks;
+    int64_t *where;             /* [a * (t + 1) + u]: its block, or -1 */
+    f2mat D;                    /* d : (m, T) -> (m - 1, T), rows over this space (once built) */
+    f2qi qi;
+    int have_qi;
+} tspace;
+
+typedef struct tensor {
+    const ecomplex *E;
+    int ms;                     /* m = 0..2s */
+    deg_t mt;                   /* T = 0..2t */
+    tspace *sp;
+} tensor;
+
+static tspace *tsp(const tensor *X, int m, deg_t T) { return &X->sp[(size_t)m * ((size_t)X->mt + 1) + (size_t)T]; }
+
+static void tensor_clear(tensor *X)
+{
+    if (!X->sp) return;
+    for (int m = 0; m <= X->ms; m++)
+        for (deg_t T = 0; T <= X->mt; T++) {
+            tspace *S = tsp(X, m, T);
+            free(S->blocks);
+            free(S->where);
+            f2mat_clear(&S->D);
+            if (S->have_qi) f2qi_clear(&S->qi);
+        }
+    free(X->sp);
+}
+
+static int tensor_init(tensor *X, const ecomplex *E)
+{
+    int s = E->s;
+    deg_t t = E->t;
+    X->E = E;
+    X->ms = 2 * s;
+    X->mt = 2 * t;
+    X->sp = calloc((size_t)(X->ms + 1) * ((size_t)X->mt + 1), sizeof *X->sp);
+    if (!X->sp) return -1;
+    size_t nw = (size_t)(s + 1) * ((size_t)t + 1);
+    for (int m = 0; m <= X->ms; m++)
+        for (deg_t T = 0; T <= X->mt; T++) {
+            tspace *S = tsp(X, m, T);
+            S->where = malloc(nw * sizeof *S->where);
+            S->blocks = malloc(nw * sizeof *S->blocks);
+            if (!S->where || !S->blocks) return -1;
+            for (size_t w = 0; w < nw; w++) S->where[w] = -1;
+            for (int a = 0; a <= s; a++)
+                for (deg_t u = 0; u <= t; u++) {
+                    uint32_t da = ec_dim(E, a, u), db = ec_dim(E, m - a, T - u);
+                    if (!da || !db) continue;
+                    S->where[(size_t)a * ((size_t)t + 1) + (size_t)u] = S->nblocks;
+                    S->blocks[S->nblocks++] = (tblock){ a, u, da, db, S->dim };
+                    S->dim += (uint64_t)da * db;
+                }
+            if (S->dim > UINT32_MAX / 2) return -1;
+        }
+    return 0;
+}
+
+static const tblock *tblock_at(const tensor *X, const tspace *S, int a, deg_t u)
+{
+    if (a < 0 || a > X->E->s || u < 0 || u > X->E->t) return NULL;
+    int64_t w = S->where[(size_t)a * ((size_t)X->E->t + 1) + (size_t)u];
+    return w < 0 ? NULL : &S->blocks[w];
+}
+
+/* The block of element p of S (binary search on the offsets). */
+static const tblock *tblock_of(const tspace *S, uint64_t p)
+{
+    uint32_t lo = 0, hi = S->nblocks;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (S->blocks[mid].off <= p) lo = mid;
+        else hi = mid;
+    }
+    return &S->blocks[lo];
+}
+
+/* out (over (m, T)) ^= p (x) q, p over E_a(u), q over E_{m-a}(T-u) (dims of that block). */
+static void tensor_add_product(const tblock *B, const uint64_t *p, const uint64_t *q, uint64_t *out)
+{
+    for (uint32_t i = 0; i < B->da; i++) {
+        if (!f2vec_get(p, i)) continue;
+        for (uint32_t j = 0; j < B->db; j++)
+            if (f2vec_get(q, j)) f2vec_flip(out, B->off + (uint64_t)i * B->db + j);
+    }
+}
+
+/* out (over (m, T + |R|)) ^= Sq(R)·v, v over (m, T): the diagonal action. */
+static void tensor_act(const tensor *X, int m, deg_t T, const uint64_t *v, const milnor_elt *R, uint64_t *out)
+{
+    const ecomplex *E = X->E;
+    const milnor_basis *A = &E->res->A;
+    deg_t t = E->t;
+    if (T + R->degree > X->mt) return;
+    const tspace *S = tsp(X, m, T), *S2 = tsp(X, m, T + R->degree);
+    uint32_t c[MILNOR_MAX_LEN] = { 0 }, c2[MILNOR_MAX_LEN];
+    for (;;) {   /* every split R = R' + R'' */
+        milnor_elt R1, R2;
+        for (uint32_t i = 0; i < R->len; i++) c2[i] = R->r[i] - c[i];
+        milnor_elt_set(&R1, c, (int)R->len);
+        milnor_elt_set(&R2, c2, (int)R->len);
+        uint32_t i1 = milnor_index(A, &R1), i2 = milnor_index(A, &R2);
+        for (uint32_t bi = 0; bi < S->nblocks; bi++) {
+            const tblock *B = &S->blocks[bi];
+            deg_t v1 = T - B->u, u2 = B->u + R1.degree, v2 = v1 + R2.degree;
+            if (u2 > t || v2 > t) continue;
+            const tblock *B2 = tblock_at(X, S2, B->a, u2);
+            if (!B2) continue;
+            const f2mat *P = &E->act[ec_cell(E, B->a, B->u) * ((size_t)t + 1) + (size_t)R1.degree];
+            const f2mat *Q = &E->act[ec_cell(E, m - B->a, v1) * ((size_t)t + 1) + (size_t)R2.degree];
+            uint32_t na1 = A->dim[R1.degree], na2 = A->dim[R2.degree];
+            for (uint32_t i = 0; i < B->da; i++)
+                for (uint32_t j = 0; j < B->db; j++)
+                    if (f2vec_get(v, B->off + (uint64_t)i * B->db + j))
+                        tensor_add_product(B2, f2mat_row(P, i * na1 + i1), f2mat_row(Q, j * na2 + i2), out);
+        }
+        uint32_t i = 0;
+        while (i < R->len && c[i] == R->r[i]) c[i++] = 0;
+        if (i == R->len) break;
+        c[i]++;
+    }
+}
+
+/* out (over (m, T)) ^= tau v: e (x) e' -> e' (x) e. */
+static void tensor_swap(const tensor *X, int m, deg_t T, const uint64_t *v, uint64_t *out)
+{
+    const tspace *S = tsp(X, m, T);
+    for (uint64_t p = 0; p < S->dim; p++) {
+        if (!f2vec_get(v, p)) continue;
+        const tblock *B = tblock_of(S, p), *B2 = tblock_at(X, S, m - B->a, T - B->u);
+        uint64_t i = (p - B->off) / B->db, j = (p - B->off) % B->db;
+        f2vec_flip(out, B2->off + j * B2->db + i);
+    }
+}
+
+/* The matrix of d : (m, T) -> (m - 1, T) and its quasi-inverse. 0 or -1. */
+static int tensor_qi(tensor *X, int m, deg_t T)
+{
+    tspace *S = tsp(X, m, T);
+    if (S->have_qi) return 0;
+    const ecomplex *E = X->E;
+    deg_t t = E->t;
+    const tspace *S1 = tsp(X, m - 1, T);
+    if (f2mat_init(&S->D, (uint32_t)S->dim, (uint32_t)S1->dim) != 0) return -1;
+    for (uint32_t bi = 0; bi < S->nblocks; bi++) {
+        const tblock *B = &S->blocks[bi];
+        int b = m - B->a;
+        deg_t v = T - B->u;
+        const tblock *L = tblock_at(X, S1, B->a - 1, B->u), *Rb = tblock_at(X, S1, B->a, B->u);
+        for (uint32_t i = 0; i < B->da; i++)
+            for (uint32_t j = 0; j < B->db; j++) {
+                uint64_t *row = f2mat_row(&S->D, (uint32_t)(B->off + (uint64_t)i * B->db + j));
+                if (L) {   /* d e_i (x) e_j */
+                    const uint64_t *de = f2mat_row(&E->dmat[ec_cell(E, B->a, B->u)], i);
+                    for (uint32_t i2 = 0; i2 < L->da; i2++)
+                        if (f2vec_get(de, i2)) f2vec_flip(row, L->off + (uint64_t)i2 * L->db + j);
+                }
+                if (Rb) {  /* e_i (x) d e_j */
+                    const uint64_t *de = f2mat_row(&E->dmat[ec_cell(E, b, v)], j);
+                    for (uint32_t j2 = 0; j2 < Rb->db; j2++)
+                        if (f2vec_get(de, j2)) f2vec_flip(row, Rb->off + (uint64_t)i * Rb->db + j2);
+                }
+            }
+    }
+    (void)t;
+    f2mat aug = { 0 };
+    int32_t *piv = NULL;
+    int rank = f2mat_rref_augmented(&S->D, &aug, &piv);
+    int rc = rank < 0 ? -1 : f2mat_quasi_inverse_from_rref(&aug, S->D.cols, (uint32_t)rank, piv, &S->qi);
+    f2mat_clear(&aug);
+    free(piv);
+    if (rc) return -1;
+    S->have_qi = 1;
+    return 0;
+}
+
+/* ---- the maps Delta_i ------------------------------------------------------------------- */
+
+void steenrod_result_clear(steenrod_result *r)
+{
+    if (r->val)
+        for (int k = 0; k <= r->s; k++) free(r->val[k]);
+    free(r->val);
+    free(r->dim);
+    free(r->known);
+    free(r->edim);
+    free(r->coords);
+    memset(r, 0, sizeof *r);
+}
+
+/* Is every bidegree with row <= kmax, t <= tmax and stem <= nmax resolved? */
+static int region_resolved(const resolution *res, int kmax, deg_t tmax, deg_t nmax)
+{
+    if (kmax > res->max_s) return 0;
+    for (int k = 0; k <= kmax; k++)
+        for (deg_t T = k; T <= tmax && T - k <= nmax; T++)
+            if (!res_is_done(res, k, T)) return 0;
+    return 1;
+}
+
+int steenrod_class(const resolution *res, int n, int s, const uint8_t *coords, uint32_t len, steenrod_result *r,
+                   char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    deg_t t = n + s;
+    r->n = n;
+    r->s = s;
+    r->len = len;
+    r->coords = malloc(len + 1);
+    r->edim = calloc((size_t)s + 1, sizeof *r->edim);
+    r->known = calloc((size_t)s + 1, 1);
+    r->dim = calloc((size_t)s + 1, sizeof *r->dim);
+    r->val = calloc((size_t)s + 1, sizeof *r->val);
+    if (!r->coords || !r->edim || !r->known || !r->dim || !r->val) return -1;
+    memcpy(r->coords, coords, len);
+    /* Sq^{s-i} needs Delta_i on rows <= 2s - i through degree 2t and stem 2t - 2s + i, and E (rows
+     * <= s through degree t) */
+    int want[64] = { 0 }, imax = -1, nonzero = 0;
+    for (uint32_t j = 0; j < len; j++) nonzero |= coords[j];
+    int e_ok = region_resolved(res, s, t, t);
+    for (int i = 0; i <= s && i < 64; i++) {
+        want[i] = e_ok && region_resolved(res, 2 * s - i, 2 * t, 2 * t - 2 * s + i);
+        if (!want[i]) continue;
+        imax = i;
+        r->known[s - i] = 1;
+        r->dim[s - i] = res_ngens(res, 2 * s - i, 2 * t);
+        if (!(r->val[s - i] = calloc((size_t)r->dim[s - i] + 1, 1))) return -1;
+    }
+    if (imax < 0 || !nonzero) return 0;
+    ecomplex E = { .res = res, .s = s, .t = t, .x = coords };
+    while (!coords[E.xgen]) E.xgen++;
+    tensor X = { 0 };
+    f2mat *delta = NULL;
+    uint64_t *rhs = NULL, *chk = NULL;
+    size_t ncell = (size_t)(imax + 1) * (2 * (size_t)s + 1) * (2 * (size_t)t + 1);
+    int rc = -1;
+    if (ec_build(&E) != 0 || tensor_init(&X, &E) != 0) goto out;
+    for (int k = 0; k <= s; k++)
+        for (deg_t u = 0; u <= t; u++) r->edim[k] += ec_dim(&E, k, u);
+    uint64_t maxdim = 0;
+    for (int m = 0; m <= X.ms; m++)
+        for (deg_t T = 0; T <= X.mt; T++) maxdim = tsp(&X, m, T)->dim > maxdim ? tsp(&X, m, T)->dim : maxdim;
+    size_t words = f2vec_words((uint32_t)maxdim) + 1;
+    delta = calloc(ncell, sizeof *delta);
+    rhs = malloc(words * sizeof *rhs);
+    chk = malloc(words * sizeof *chk);
+    if (!delta || !rhs || !chk) goto out;
+#define DELTA(j, k, T) delta[((size_t)(j) * (2 * (size_t)s + 1) + (size_t)(k)) * (2 * (size_t)t + 1) + (size_t)(T)]
+    for (int j = 0; j <= imax; j++)
+        for (int k = 0; k + j <= 2 * s; k++)
+            for (deg_t T = k; T <= 2 * t; T++) {
+                int need = 0;   /* some wanted i >= j reads Delta_j here */
+                for (int i = j; i <= imax && !need; i++)
+                    need = want[i] && k <= 2 * s - i && T - k <= 2 * t - 2 * s + i;
+                uint32_t ng = res_ngens(res, k, T);
+                if (!need || !ng) continue;
+                int m = k + j;
+                tspace *S = tsp(&X, m, T);
+                f2mat *Dl = &DELTA(j, k, T);
+                if (f2mat_init(Dl, ng, (uint32_t)S->dim) != 0) goto out;
+                if (m == 0) {   /* Delta_0(iota) = e0 (x) e0 */
+                    if (S->dim) f2mat_set(Dl, 0, 0, 1);
+                    continue;
+                }
+                const tspace *S1 = tsp(&X, m - 1, T);
+                size_t w1 = f2vec_words((uint32_t)S1->dim) + 1;
+                if (S->dim && tensor_qi(&X, m, T) != 0) goto out;
+                for (uint32_t g = 0; g < ng; g++) {
+                    memset(rhs, 0, w1 * sizeof *rhs);
+                    if (j >= 1) {   /* Delta_{j-1}(z) + tau Delta_{j-1}(z) */
+                        const uint64_t *prev = f2mat_row(&DELTA(j - 1, k, T), g);
+                        f2vec_xor(rhs, prev, f2vec_words((uint32_t)S1->dim));
+                        tensor_swap(&X, m - 1, T, prev, rhs);
+                    }
+                    if (k >= 1) {   /* Delta_j(d z) */
+                        const fm_gen *z = &res->F[k].gens[T][g];
+                        for (uint32_t b = 0; b < z->bits; b++) {
+                            deg_t u;
+                            uint32_t gi, ri;
+                            if (!f2vec_get(z->img, b) || fm_locate(&res->F[k - 1], T, b, &u, &gi, &ri) != 0) continue;
+                            const f2mat *P = &DELTA(j, k - 1, u);
+                            if (!P->rows) continue;
+                            tensor_act(&X, m - 1, u, f2mat_row(P, gi), &res->A.elts[T - u][ri], rhs);
+                        }
+                    }
+                    if (!S->dim) {
+                        if (!f2vec_is_zero(rhs, w1)) {
+                            snprintf(err, errlen, "steenrod: Delta_%d at (s=%d, t=%d): a cycle of E(x)E where "
+                                     "there is nothing", j, k, (int)T);
+                            rc = -2;
+                            goto out;
+                        }
+                        continue;
+                    }
+                    uint64_t *x = f2mat_row(Dl, g);
+                    f2qi_apply(&S->qi, rhs, x);
+                    memset(chk, 0, w1 * sizeof *chk);   /* d x must give back the right side */
+                    for (uint64_t p = 0; p < S->dim; p++)
+                        if (f2vec_get(x, p)) f2vec_xor(chk, f2mat_row(&S->D, (uint32_t)p), f2vec_words((uint32_t)S1->dim));
+                    if (memcmp(chk, rhs, f2vec_words((uint32_t)S1->dim) * sizeof *chk)) {
+                        snprintf(err, errlen, "steenrod: Delta_%d at (s=%d, t=%d): the right side is not a "
+                                 "boundary of E(x)E", j, k, (int)T);
+                        rc = -2;
+                        goto out;
+                    }
+                }
+            }
+    for (int i = 0; i <= imax; i++) {
+        if (!want[i]) continue;
+        const f2mat *P = &DELTA(i, 2 * s - i, 2 * t);
+        for (uint32_t g = 0; g < r->dim[s - i]; g++) r->val[s - i][g] = P->cols ? (uint8_t)f2mat_get(P, g, 0) : 0;
+    }
+#undef DELTA
+    rc = 0;
+out:
+    if (delta)
+        for (size_t c = 0; c < ncell; c++) f2mat_clear(&delta[c]);
+    free(delta);
+    free(rhs);
+    free(chk);
+    tensor_clear(&X);
+    ec_clear(&E);
+    return rc;
+}
+
+/* x_(n, s, i) + ... for the class's non-zero coordinates (sseq's basis string). */
+static void print_class(FILE *f, const steenrod_result *r)
+{
+    int first = 1;
+    for (uint32_t j = 0; j < r->len; j++)
+        if (r->coords[j]) {
+            fprintf(f, "%sx_(%d, %d, %u)", first ? "" : " + ", r->n, r->s, j);
+            first = 0;
+        }
+}
+
+int steenrod_write_sseq(FILE *f, const steenrod_result *r)
+{
+    fprintf(f, "Dimensions of Yoneda representative: 1");
+    for (int k = 0; k <= r->s; k++) fprintf(f, " %llu", (unsigned long long)r->edim[k]);
+    fputc('\n', f);
+    for (int k = r->s; k >= 0; k--) {
+        if (!r->known[k]) continue;
+        fprintf(f, "Sq^%d ", k);
+        print_class(f, r);
+        fprintf(f, " = ");
+        print_vector(f, r->val[k], r->dim[k]);
+        if (fputc('\n', f) == EOF) return -1;
+    }
+    return 0;
+}
+
+int steenrod_write_csv_rows(FILE *f, const steenrod_result *r, const char *name)
+{
+    for (int k = 0; k <= r->s; k++)
+        for (uint32_t j = 0; r->known[k] && j < r->dim[k]; j++)
+            if (r->val[k][j] &&
+                fprintf(f, "%s,%d,%d,%d,%d,%d,%u\n", name, r->n, r->s, k, 2 * r->n + r->s - k, r->s + k, j) < 0)
+                return -1;
+    return 0;
+}

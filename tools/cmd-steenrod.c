@@ -1,0 +1,98 @@
+/* extflow steenrod DIR --class C ...: every Sq^k of each class by cup-i products over the
+ * sphere's resolution in DIR (stages/steenrod.h). */
+#include <stdio.h>
+#include <string.h>
+#include "algebra/clock.h"
+#include "stages/steenrod.h"
+#include "tools/resolved.h"
+
+static product_class classes[RESOLVED_MAX_CLASSES];
+static const char *names[RESOLVED_MAX_CLASSES];
+static int nclasses;
+
+/* --class C, in the order given: parsed at once, names distinct. */
+static int add_class(const char *value) { return resolved_add_class("steenrod", value, classes, names, &nclasses); }
+
+enum { CLASS, SSEQ, QUIET, NOPTS };
+static cli_option opts[NOPTS + 1] = {
+    [CLASS] = { "class", "C", "a class of Ext^{s,t}, as for products (up to 64 classes)", add_class, NULL },
+    [SSEQ] = { "sseq-formats", NULL, "also write DIR/steenrod-NAME.txt per class, as sseq's steenrod example prints "
+               "it", NULL, NULL },
+    [QUIET] = { "quiet", NULL, "no closing summary", NULL, NULL },
+};
+
+struct steenrod_out {
+    const steenrod_result *r;
+    int n;
+};
+static int write_csv(FILE *f, void *ctx)
+{
+    struct steenrod_out *o = ctx;
+    if (fprintf(f, "%s\n", STEENROD_CSV_HEADER) < 0) return -1;
+    for (int k = 0; k < o->n; k++)
+        if (steenrod_write_csv_rows(f, &o->r[k], names[k]) != 0) return -1;
+    return 0;
+}
+static int write_sseq(FILE *f, void *ctx) { return steenrod_write_sseq(f, ctx); }
+
+/* Sq^k of each class into r[0..nclasses): 0, 1 after a failure, 2 when no Sq^k of a class has
+ * its target in DIR's resolved region. */
+static int compute(const resolution *res, const char *dir, steenrod_result *r)
+{
+    char err[600];
+    for (int k = 0; k < nclasses; k++) {
+        int sr = steenrod_class(res, classes[k].n, classes[k].s, classes[k].coords, classes[k].len, &r[k], err,
+                                sizeof err);
+        if (sr == -1) fprintf(stderr, "extflow: out of memory computing the Steenrod squares of %s\n", names[k]);
+        else if (sr) fprintf(stderr, "extflow: internal error: %s\n", err);
+        if (sr) return 1;
+        int any = 0;
+        for (int i = 0; i <= r[k].s; i++) any |= r[k].known[i];
+        if (!any) {
+            fprintf(stderr, "extflow: steenrod: no Sq^k %s has its target in %s's resolved region (it needs stem %d "
+                    "at s=%d for Sq^0): resolve further\n", names[k], dir, 2 * classes[k].n + classes[k].s,
+                    classes[k].s);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+static int run(const char **operands, int n)
+{
+    if (n != 1) return cli_usage_error("steenrod: DIR expected");
+    if (!nclasses) return cli_usage_error("steenrod: give at least one --class");
+    const char *dir = operands[0];
+    static opened_dir d;
+    int rc = resolved_open("steenrod", dir, &d);
+    if (rc) return rc;
+    if (!resolved_is_sphere(&d))
+        rc = cli_usage_error("steenrod: %s holds %s: Steenrod operations are for S_2 only", dir, d.man.module);
+    for (int k = 0; k < nclasses && !rc; k++) rc = resolved_check_class("steenrod", &classes[k], &d.res, &d.man, dir);
+    static steenrod_result r[RESOLVED_MAX_CLASSES];   /* zero, or cleared, until computed */
+    double t0 = clock_now();
+    if (!rc) rc = compute(&d.res, dir, r);
+    struct steenrod_out out = { r, nclasses };
+    if (!rc) rc = resolved_write(dir, "steenrod.csv", write_csv, &out);
+    for (int k = 0; k < nclasses && !rc; k++) {
+        char name[128];
+        snprintf(name, sizeof name, "steenrod-%.63s.txt", classes[k].name);
+        if (opts[SSEQ].arg) rc = resolved_write(dir, name, write_sseq, &r[k]);
+        else outdir_remove(dir, name);
+    }
+    if (!rc && !opts[QUIET].arg)
+        fprintf(stderr, "extflow: Sq^k of %d class%s over %s in %.1f s; table %s/steenrod.csv\n", nclasses,
+                nclasses > 1 ? "es" : "", dir, clock_now() - t0, dir);
+    for (int k = 0; k < nclasses; k++) steenrod_result_clear(&r[k]);
+    resolved_close(&d);
+    return rc;
+}
+
+const cli_command cmd_steenrod = {
+    "steenrod",
+    "DIR --class C [--class C ...]: the algebraic Steenrod squares Sq^k C, k = 0..s, of each class C of "
+    "Ext^{s,t} over the sphere's resolution in DIR, those whose target (s + k, 2t) is resolved, by cup-i products "
+    "on a finite quotient of the resolution (docs/products.md); writes DIR/steenrod.csv (name,name_n,name_s,k,n,s,j: "
+    "the coefficient of x_(n,s,j) in Sq^k name is 1), replaced by each run. C as for products",
+    opts, 1, CLI_LOCAL, run,
+};
