@@ -174,7 +174,8 @@ void steenrod_sq0_of(const steenrod_sq0 *q, int n, int s, uint32_t i, uint8_t *o
     uint32_t dim = res_ngens(res, s, 2 * t);
     const f2mat *P = &q->phi[res_cell(res, s, 2 * t)];
     uint64_t col = freemod_dim(&res->F[s], t, t) + i;
-    for (uint32_t j = 0; j < dim; j++) out[j] = col < P->cols && j < P->rows ? (uint8_t)f2mat_get(P, j, (uint32_t)col) : 0;
+    for (uint32_t j = 0; j < dim; j++)
+        out[j] = col < P->cols && j < P->rows ? (uint8_t)f2mat_get(P, j, (uint32_t)col) : 0;
 }
 
 /* Calls row(n, s, i, vector, dim) for every class with Sq^0 known, by stem then s. */
@@ -235,9 +236,59 @@ int steenrod_sq0_write_csv(FILE *f, const steenrod_sq0 *q)
 
 /* ---- the Yoneda representative E of a class -------------------------------------------- */
 
-/* E_k in degree u (k = 0..s, u = 0..t), as a quotient of F_k in degree u (steenrod.h): every
- * basis element of F_k for k <= s - 2; the columns that are not pivots of W(u) = d(ker x) for
- * k = s - 1; for k = s one class, in degree t, the image of x's first generator. */
+/* A subspace W of F2^dim kept fully reduced: row r has its lowest bit at pivot[r], a column
+ * no other row has. */
+typedef struct subspace {
+    uint32_t dim, rank;
+    f2mat rows;                 /* dim x dim, the first rank in use */
+    uint32_t *pivot;
+    int32_t *row_of;            /* per column: the row whose pivot it is, or -1 */
+} subspace;
+
+static int subspace_init(subspace *W, uint32_t dim)
+{
+    memset(W, 0, sizeof *W);
+    W->dim = dim;
+    W->pivot = malloc(((size_t)dim + 1) * sizeof *W->pivot);
+    W->row_of = malloc(((size_t)dim + 1) * sizeof *W->row_of);
+    if (!W->pivot || !W->row_of || f2mat_init(&W->rows, dim, dim) != 0) return -1;
+    for (uint32_t c = 0; c < dim; c++) W->row_of[c] = -1;
+    return 0;
+}
+
+static void subspace_clear(subspace *W)
+{
+    f2mat_clear(&W->rows);
+    free(W->pivot);
+    free(W->row_of);
+}
+
+/* v (dim bits) reduced modulo W: zero at every pivot column. */
+static void subspace_reduce(const subspace *W, uint64_t *v)
+{
+    for (uint32_t r = 0; r < W->rank; r++)
+        if (f2vec_get(v, W->pivot[r])) f2vec_xor(v, f2mat_row(&W->rows, r), f2vec_words(W->dim));
+}
+
+/* W += v (v is destroyed); 1 when W grew. */
+static int subspace_add(subspace *W, uint64_t *v)
+{
+    size_t words = f2vec_words(W->dim);
+    subspace_reduce(W, v);
+    int64_t p = f2vec_first_bit(v, W->dim);
+    if (p < 0) return 0;
+    for (uint32_t r = 0; r < W->rank; r++)
+        if (f2vec_get(f2mat_row(&W->rows, r), (uint64_t)p)) f2vec_xor(f2mat_row(&W->rows, r), v, words);
+    memcpy(f2mat_row(&W->rows, W->rank), v, words * sizeof *v);
+    W->pivot[W->rank] = (uint32_t)p;
+    W->row_of[p] = (int32_t)W->rank++;
+    return 1;
+}
+
+/* E_k in degree u (k = 0..s, u = 0..t) is F_k in degree u modulo W_k(u) (k < s), the columns
+ * that are no pivot of W_k(u) its basis; E_s is one class, in degree t, the image of x's first
+ * generator. W starts as d(ker x) in row s - 1 (zero below) and grows by the reduction
+ * (ec_reduce). */
 typedef struct ecomplex {
     const resolution *res;
     int s;
@@ -245,9 +296,8 @@ typedef struct ecomplex {
     const uint8_t *x;
     uint32_t xgen;              /* a generator j with x_j = 1 */
     uint32_t *edim;             /* [k * (t + 1) + u] */
-    f2mat *W;                   /* k = s - 1: RREF of W(u), rows = rank */
-    int32_t **wpiv;             /* its pivots (per column of F_{s-1}(u), -1: none) */
-    uint32_t **basis;           /* the columns of F_{s-1}(u) that are E's basis */
+    subspace *W;                /* [k * (t + 1) + u], k < s */
+    uint32_t **basis;           /* [k * (t + 1) + u], k < s: the columns of F_k(u) that are E's basis */
     /* act[(k * (t + 1) + u) * (t + 1) + d]: row i * dim A_d + r = Sq(R_r)·e_i over E_k(u + d) */
     f2mat *act;
     f2mat *dmat;                /* [k * (t + 1) + u], k >= 1: row i = d(e_i) over E_{k-1}(u) */
@@ -272,28 +322,28 @@ static void ec_project(const ecomplex *E, int k, deg_t u, uint64_t *v, uint64_t 
         if (bit) out[0] |= 1;
         return;
     }
-    uint32_t fd = fm_dim(res, k, u);
-    if (k == E->s - 1) {
-        const f2mat *W = &E->W[u];
-        for (uint32_t r = 0; r < W->rows; r++) {
-            const uint64_t *row = f2mat_row(W, r);
-            int64_t p = f2vec_first_bit(row, fd);
-            if (p >= 0 && f2vec_get(v, (uint64_t)p)) f2vec_xor(v, row, f2vec_words(fd));
-        }
-        uint32_t ed = ec_dim(E, k, u);
-        for (uint32_t b = 0; b < ed; b++)
-            if (f2vec_get(v, E->basis[u][b])) f2vec_flip(out, b);
-        return;
-    }
-    memcpy(out, v, f2vec_words(fd) * sizeof *v);
+    size_t c = ec_cell(E, k, u);
+    subspace_reduce(&E->W[c], v);
+    for (uint32_t b = 0; b < E->edim[c]; b++)
+        if (f2vec_get(v, E->basis[c][b])) f2vec_flip(out, b);
 }
 
 /* The basis element of F_k(u) that stands for e_b. */
 static uint64_t ec_rep(const ecomplex *E, int k, deg_t u, uint32_t b)
 {
     if (k == E->s) return freemod_dim(&E->res->F[k], u, u) + E->xgen;
-    if (k == E->s - 1) return E->basis[u][b];
-    return b;
+    return E->basis[ec_cell(E, k, u)][b];
+}
+
+/* E_k(u)'s basis: the columns that are no pivot of W_k(u). */
+static void ec_rebasis(ecomplex *E, int k, deg_t u)
+{
+    size_t c = ec_cell(E, k, u);
+    const subspace *W = &E->W[c];
+    uint32_t nb = 0;
+    for (uint32_t col = 0; col < W->dim; col++)
+        if (W->row_of[col] < 0) E->basis[c][nb++] = col;
+    E->edim[c] = nb;
 }
 
 static void ec_clear(ecomplex *E)
@@ -303,64 +353,131 @@ static void ec_clear(ecomplex *E)
         for (size_t c = 0; c < cells * ((size_t)E->t + 1); c++) f2mat_clear(&E->act[c]);
     if (E->dmat)
         for (size_t c = 0; c < cells; c++) f2mat_clear(&E->dmat[c]);
-    if (E->W)
-        for (deg_t u = 0; u <= E->t; u++) {
-            f2mat_clear(&E->W[u]);
-            free(E->wpiv[u]);
-            free(E->basis[u]);
-        }
+    for (size_t c = 0; E->W && c < cells; c++) {
+        subspace_clear(&E->W[c]);
+        free(E->basis[c]);
+    }
     free(E->act);
     free(E->dmat);
     free(E->W);
-    free(E->wpiv);
     free(E->basis);
     free(E->edim);
 }
 
-/* W(u) = d(ker x) in F_{s-1}(u), in RREF, and E_{s-1}'s basis. 0 or -1. */
-static int ec_quotient(ecomplex *E)
+/* W_{s-1} = d(ker x): ker x is every element of F_s outside degree t, and in degree t the
+ * decomposables, the generators j with x_j = 0 and j + xgen for the others. 0 or -1. */
+static int ec_kernel_image(ecomplex *E, uint64_t *v)
 {
     const resolution *res = E->res;
     int s = E->s;
     for (deg_t u = 0; u <= E->t; u++) {
         uint32_t fs = fm_dim(res, s, u), fd = fm_dim(res, s - 1, u);
         uint64_t below = freemod_dim(&res->F[s], u, u);
-        f2mat M;
-        if (f2mat_init(&M, fs, fd) != 0) return -1;
-        for (uint32_t p = 0; p < fs; p++) {   /* a spanning set of ker x in degree u, then d */
-            uint64_t *row = f2mat_row(&M, p);
+        subspace *W = &E->W[ec_cell(E, s - 1, u)];
+        for (uint32_t p = 0; p < fs; p++) {
+            memset(v, 0, f2vec_words(fd) * sizeof *v);
             if (u == E->t && p >= below) {
                 uint32_t j = (uint32_t)(p - below);
                 if (j == E->xgen) continue;
-                fm_d_basis(res, s, u, p, row);
-                if (E->x[j]) fm_d_basis(res, s, u, below + E->xgen, row);
+                fm_d_basis(res, s, u, p, v);
+                if (E->x[j]) fm_d_basis(res, s, u, below + E->xgen, v);
             } else
-                fm_d_basis(res, s, u, p, row);
+                fm_d_basis(res, s, u, p, v);
+            subspace_add(W, v);
         }
-        int32_t *piv = malloc(((size_t)fd + 1) * sizeof *piv);
-        int rank = piv ? f2mat_rref(&M, piv) : -1;
-        if (rank < 0) {
-            free(piv);
-            f2mat_clear(&M);
-            return -1;
-        }
-        if (f2mat_init(&E->W[u], (uint32_t)rank, fd) != 0) {
-            free(piv);
-            f2mat_clear(&M);
-            return -1;
-        }
-        for (int r = 0; r < rank; r++) memcpy(f2mat_row(&E->W[u], (uint32_t)r), f2mat_row(&M, (uint32_t)r),
-                                              f2vec_words(fd) * sizeof(uint64_t));
-        f2mat_clear(&M);
-        E->wpiv[u] = piv;
-        E->basis[u] = malloc(((size_t)fd - (size_t)rank + 1) * sizeof *E->basis[u]);
-        if (!E->basis[u]) return -1;
-        uint32_t nb = 0;
-        for (uint32_t c = 0; c < fd; c++)
-            if (piv[c] < 0) E->basis[u][nb++] = c;
-        E->edim[ec_cell(E, s - 1, u)] = nb;
     }
     return 0;
+}
+
+/* The reduction: from the top degree down, and in each degree from row s - 1 down to 1, the
+ * elements v of E_k(u) that every Sq(2^j) sends to zero (so F2·v is a submodule) with d v != 0:
+ * a complement of the cycles among them is removed from E_k(u) and its image under d from
+ * E_{k-1}(u). Each removal is the quotient by an acyclic subcomplex (v -> d v, injective), so
+ * E keeps its homology (F2 in degree 0) and x still factors through E_s. 0 or -1. */
+static int ec_reduce(ecomplex *E, uint64_t *v, size_t vwords)
+{
+    const resolution *res = E->res;
+    int rc = -1;
+    f2mat M = { 0 }, aug = { 0 }, K = { 0 }, Dk = { 0 }, aug2 = { 0 };
+    int32_t *piv = NULL, *piv2 = NULL;
+    for (deg_t u = E->t; u >= 0; u--)
+        for (int k = E->s - 1; k >= 1; k--) {
+            size_t c = ec_cell(E, k, u);
+            uint32_t ed = E->edim[c], fd = fm_dim(res, k, u), fd1 = fm_dim(res, k - 1, u);
+            if (!ed) continue;
+            /* the columns: Sq(2^j) e_b over F_k(u + 2^j) reduced mod W, side by side */
+            uint32_t cols = 0;
+            for (deg_t d = 1; u + d <= E->t; d *= 2) cols += fm_dim(res, k, u + d);
+            if (f2mat_init(&M, ed, cols) != 0) goto out;
+            for (uint32_t b = 0; b < ed; b++) {
+                uint32_t off = 0;
+                for (deg_t d = 1; u + d <= E->t; d *= 2) {
+                    uint32_t fdd = fm_dim(res, k, u + d);
+                    milnor_elt R;
+                    uint32_t r1 = (uint32_t)d;
+                    milnor_elt_set(&R, &r1, 1);
+                    memset(v, 0, vwords * sizeof *v);
+                    fm_act_basis(res, k, u, E->basis[c][b], &R, v);
+                    subspace_reduce(&E->W[ec_cell(E, k, u + d)], v);
+                    for (uint32_t q = 0; q < fdd; q++)
+                        if (f2vec_get(v, q)) f2mat_flip(&M, b, off + q);
+                    off += fdd;
+                }
+            }
+            int rank = f2mat_rref_augmented(&M, &aug, &piv);
+            if (rank < 0 || f2mat_kernel_from_rref(&aug, M.cols, (uint32_t)rank, piv, &K) != 0) goto out;
+            f2mat_clear(&M);
+            f2mat_clear(&aug);
+            free(piv);
+            piv = NULL;
+            /* d on that kernel; rows with their pivot among d's columns: a complement of the cycles */
+            if (K.rows && f2mat_init(&Dk, K.rows, fd1) != 0) goto out;
+            for (uint32_t r = 0; r < K.rows; r++) {
+                memset(v, 0, vwords * sizeof *v);
+                for (uint32_t b = 0; b < ed; b++)
+                    if (f2mat_get(&K, r, b)) fm_d_basis(res, k, u, E->basis[c][b], v);
+                subspace_reduce(&E->W[ec_cell(E, k - 1, u)], v);
+                memcpy(f2mat_row(&Dk, r), v, f2vec_words(fd1) * sizeof *v);
+            }
+            int rank2 = K.rows ? f2mat_rref_augmented(&Dk, &aug2, &piv2) : 0;
+            if (rank2 < 0) goto out;
+            uint32_t seg = f2mat_segment_start(fd1), killed = 0;
+            for (int r = 0; r < rank2; r++) {
+                const uint64_t *row = f2mat_row(&aug2, (uint32_t)r);
+                int64_t p = f2vec_first_bit(row, fd1);
+                if (p < 0 || (uint64_t)p >= fd1) break;
+                /* kill v = sum of the kernel rows named in the identity part, and d v */
+                uint64_t *w = v + f2vec_words(fd) + 1;
+                memset(v, 0, vwords * sizeof *v);
+                for (uint32_t q = 0; q < K.rows; q++)
+                    if (f2mat_get(&aug2, (uint32_t)r, seg + q))
+                        for (uint32_t b = 0; b < ed; b++)
+                            if (f2mat_get(&K, q, b)) f2vec_flip(v, E->basis[c][b]);
+                memcpy(w, row, f2vec_words(fd1) * sizeof *w);   /* d v (the bits up to seg are 0) */
+                subspace_add(&E->W[c], v);
+                subspace_add(&E->W[ec_cell(E, k - 1, u)], w);
+                killed++;
+            }
+            f2mat_clear(&K);
+            f2mat_clear(&Dk);
+            f2mat_clear(&aug2);
+            free(piv2);
+            piv2 = NULL;
+            if (killed) {
+                ec_rebasis(E, k, u);
+                ec_rebasis(E, k - 1, u);
+            }
+        }
+    rc = 0;
+out:
+    f2mat_clear(&M);
+    f2mat_clear(&aug);
+    f2mat_clear(&K);
+    f2mat_clear(&Dk);
+    f2mat_clear(&aug2);
+    free(piv);
+    free(piv2);
+    return rc;
 }
 
 /* Builds E, its action tables and its differential. 0 or -1. */
@@ -373,18 +490,27 @@ static int ec_build(ecomplex *E)
     E->edim = calloc(cells, sizeof *E->edim);
     E->act = calloc(cells * ((size_t)t + 1), sizeof *E->act);
     E->dmat = calloc(cells, sizeof *E->dmat);
-    E->W = calloc((size_t)t + 1, sizeof *E->W);
-    E->wpiv = calloc((size_t)t + 1, sizeof *E->wpiv);
-    E->basis = calloc((size_t)t + 1, sizeof *E->basis);
-    if (!E->edim || !E->act || !E->dmat || !E->W || !E->wpiv || !E->basis) return -1;
-    for (int k = 0; k <= s - 2; k++)
-        for (deg_t u = 0; u <= t; u++) E->edim[ec_cell(E, k, u)] = fm_dim(res, k, u);
-    E->edim[ec_cell(E, s, t)] = 1;
-    if (s >= 1 && ec_quotient(E) != 0) return -1;
-    size_t fw = f2vec_words(fm_dim(res, s, t)) + 1;
+    E->W = calloc(cells, sizeof *E->W);
+    E->basis = calloc(cells, sizeof *E->basis);
+    if (!E->edim || !E->act || !E->dmat || !E->W || !E->basis) return -1;
+    /* v: a vector of F_k(u) for any k <= s, u <= t, and room for a second one after it */
+    size_t fw = 1;
     for (int k = 0; k <= s; k++) fw = fw > f2vec_words(fm_dim(res, k, t)) + 1 ? fw : f2vec_words(fm_dim(res, k, t)) + 1;
-    uint64_t *v = calloc(fw, sizeof *v);
+    uint64_t *v = calloc(2 * fw, sizeof *v);
     if (!v) return -1;
+    int rc = -1;
+    for (int k = 0; k < s; k++)
+        for (deg_t u = 0; u <= t; u++) {
+            size_t c = ec_cell(E, k, u);
+            if (subspace_init(&E->W[c], fm_dim(res, k, u)) != 0 ||
+                !(E->basis[c] = malloc(((size_t)fm_dim(res, k, u) + 1) * sizeof *E->basis[c])))
+                goto out;
+        }
+    E->edim[ec_cell(E, s, t)] = 1;
+    if (s >= 1 && ec_kernel_image(E, v) != 0) goto out;
+    for (int k = 0; k < s; k++)
+        for (deg_t u = 0; u <= t; u++) ec_rebasis(E, k, u);
+    if (ec_reduce(E, v, 2 * fw) != 0) goto out;
     const milnor_basis *A = &res->A;
     for (int k = 0; k <= s; k++)
         for (deg_t u = 0; u <= t; u++) {
@@ -393,10 +519,7 @@ static int ec_build(ecomplex *E)
             for (deg_t d = 0; u + d <= t; d++) {   /* Sq(R)·e_i */
                 f2mat *T = &E->act[ec_cell(E, k, u) * ((size_t)t + 1) + (size_t)d];
                 uint32_t na = A->dim[d], ed2 = ec_dim(E, k, u + d);
-                if (f2mat_init(T, ed * na, ed2) != 0) {
-                    free(v);
-                    return -1;
-                }
+                if (f2mat_init(T, ed * na, ed2) != 0) goto out;
                 if (!ed2) continue;
                 for (uint32_t i = 0; i < ed; i++)
                     for (uint32_t r = 0; r < na; r++) {
@@ -407,18 +530,17 @@ static int ec_build(ecomplex *E)
             }
             if (k == 0) continue;
             f2mat *D = &E->dmat[ec_cell(E, k, u)];
-            if (f2mat_init(D, ed, ec_dim(E, k - 1, u)) != 0) {
-                free(v);
-                return -1;
-            }
+            if (f2mat_init(D, ed, ec_dim(E, k - 1, u)) != 0) goto out;
             for (uint32_t i = 0; i < ed; i++) {
                 memset(v, 0, fw * sizeof *v);
                 fm_d_basis(res, k, u, ec_rep(E, k, u, i), v);
                 ec_project(E, k - 1, u, v, f2mat_row(D, i));
             }
         }
+    rc = 0;
+out:
     free(v);
-    return 0;
+    return rc;
 }
 
 /* ---- the tensor square E (x) E --------------------------------------------------------- */
@@ -733,7 +855,8 @@ int steenrod_class(const resolution *res, int n, int s, const uint8_t *coords, u
                     f2qi_apply(&S->qi, rhs, x);
                     memset(chk, 0, w1 * sizeof *chk);   /* d x must give back the right side */
                     for (uint64_t p = 0; p < S->dim; p++)
-                        if (f2vec_get(x, p)) f2vec_xor(chk, f2mat_row(&S->D, (uint32_t)p), f2vec_words((uint32_t)S1->dim));
+                        if (f2vec_get(x, p))
+                            f2vec_xor(chk, f2mat_row(&S->D, (uint32_t)p), f2vec_words((uint32_t)S1->dim));
                     if (memcmp(chk, rhs, f2vec_words((uint32_t)S1->dim) * sizeof *chk)) {
                         snprintf(err, errlen, "steenrod: Delta_%d at (s=%d, t=%d): the right side is not a "
                                  "boundary of E(x)E", j, k, (int)T);
