@@ -1,0 +1,76 @@
+#!/bin/sh
+# extflow steenrod and sq0 from the command line: sseq's steenrod-c_0-S_2 Sq lines and sq0-milnor
+# byte for byte (both algorithms), the Yoneda line's form, steenrod.csv and sq0.csv agreeing with
+# the texts, a rerun without --sseq-formats removing them, and bad arguments refused with one
+# line and exit 2.
+. tests/lib.sh
+plan 17
+P="$REF/products"
+
+for alg in standard nassau; do
+    D="$TMP/s-$alg"
+    ref="$P/steenrod-c_0-S_2-milnor"
+    [ $alg = nassau ] && ref="$P/steenrod-c_0-S_2-nassau"
+    $EXTFLOW resolve --algorithm $alg --stem 30 --max-s 7 --out "$D" --quiet &&
+        $EXTFLOW steenrod "$D" --class c0=8,3 --sseq-formats --quiet &&
+        tail -n +2 "$D/steenrod-c0.txt" > "$TMP/sq" && tail -n +3 "$ref" | cmp -s - "$TMP/sq"
+    ok $? "$alg: steenrod-c0.txt's Sq lines equal sseq's $(basename "$ref") byte for byte"
+    $EXTFLOW sq0 "$D" --sseq-formats --quiet && tail -n +2 "$P/sq0-milnor" | cmp -s - "$D/sq0.txt"
+    ok $? "$alg: sq0.txt equals sseq's sq0-milnor (30, 7) byte for byte"
+done
+D="$TMP/s-nassau"
+# the Yoneda line: "1 d_0 .. d_s" of a complex with Euler characteristic 0 (sseq's numbers, 1 5 7 4
+# 1, come from its own reduction: ours may differ)
+head -1 "$D/steenrod-c0.txt" | awk '$1 $2 $3 $4 == "DimensionsofYonedarepresentative:" && NF == 9 && $5 == 1 {
+    e = 0; for (i = 5; i <= NF; i++) e += (i % 2 ? 1 : -1) * $i; exit e != 0 } { exit 1 }'
+ok $? "the Yoneda line: $(head -1 "$D/steenrod-c0.txt")"
+# steenrod.csv against the text: every coefficient 1 is a row
+python3 - "$D/steenrod-c0.txt" "$D/steenrod.csv" <<'PY'
+import re, sys
+rows = set()
+for line in open(sys.argv[1]).read().splitlines()[1:]:
+    m = re.match(r"Sq\^(\d+) x_\(8, 3, 0\) = \[([0-9, ]*)\]$", line)
+    k = int(m.group(1))
+    for j, b in enumerate(m.group(2).split(", ")):
+        if b == "1": rows.add("c0,8,3,%d,%d,%d,%d" % (k, 19 - k, 3 + k, j))
+lines = open(sys.argv[2]).read().splitlines()
+sys.exit(0 if lines[0] == "name,name_n,name_s,k,n,s,j" and set(lines[1:]) == rows and len(rows) == 4 else 1)
+PY
+ok $? "steenrod.csv has a row per coefficient 1 of the text"
+python3 - "$D/sq0.txt" "$D/sq0.csv" <<'PY'
+import re, sys
+rows = []
+for line in open(sys.argv[1]):
+    m = re.match(r"Sq\^0 x_\((\d+), (\d+), (\d+)\) = \[([0-9, ]*)\]$", line.strip())
+    for j, b in enumerate(m.group(4).split(", ") if m.group(4) else []):
+        if b == "1": rows.append("%s,%s,%s,%d" % (m.group(1), m.group(2), m.group(3), j))
+lines = open(sys.argv[2]).read().splitlines()
+sys.exit(0 if lines[0] == "n,s,i,k" and lines[1:] == rows and len(rows) > 20 else 1)
+PY
+ok $? "sq0.csv has a row per coefficient 1 of sq0.txt, in its order"
+$EXTFLOW steenrod "$D" --class c0=8,3 --class h1 --class iota=0,0 --quiet &&
+    [ ! -e "$D/steenrod-c0.txt" ] && grep -q '^h1,1,1,0,3,1,0$' "$D/steenrod.csv" &&
+    grep -q '^h1,1,1,1,2,2,0$' "$D/steenrod.csv" && grep -q '^iota,0,0,0,0,0,0$' "$D/steenrod.csv" &&
+    grep -q '^c0,8,3,0,19,3,0$' "$D/steenrod.csv"
+ok $? "several classes: Sq^0 h1 = h2, Sq^1 h1 = h1^2, Sq^0 1 = 1, Sq^0 c0 = c1; the old text removed"
+$EXTFLOW sq0 "$D" --quiet && [ ! -e "$D/sq0.txt" ] && [ -s "$D/sq0.csv" ]
+ok $? "sq0 without --sseq-formats removes sq0.txt"
+
+usage() {   # usage DESCRIPTION ARGS...: exit 2 and one line on stderr before "try"
+    what=$1
+    shift
+    $EXTFLOW "$@" 2>"$TMP/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(grep -vc '^try ' "$TMP/err")" -eq 1 ]
+    ok $? "$what: exit $rc, $(head -1 "$TMP/err")"
+}
+usage "a class outside the region" steenrod "$D" --class x=40,2
+usage "a class of a zero group" steenrod "$D" --class x=4,4
+usage "a class with the wrong number of coordinates" steenrod "$D" --class x=18,4,[1]
+usage "bad syntax" steenrod "$D" --class x=8,three
+usage "no Sq^k in range" steenrod "$D" --class x=15,5,11
+usage "no --class" steenrod "$D"
+$EXTFLOW resolve --module C2 --stem 10 --out "$TMP/C2" --quiet
+usage "a module's DIR (steenrod)" steenrod "$TMP/C2" --class i=0,0
+usage "a module's DIR (sq0)" sq0 "$TMP/C2"
+done_testing
