@@ -43,8 +43,9 @@ static void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* One row of products.csv (name,name_n,name_s,n,s,i,k) or one coefficient of d2.csv (n,s,i,k, or
- * a 1 of the value of n,s,i,target_n,target_s,value: name empty, name_n = -1, name_s = 2). */
+/* One row of products.csv (name,name_n,name_s,n,s,i,k), one coefficient of d2.csv (n,s,i,k, or
+ * a 1 of the value of n,s,i,target_n,target_s,value: name empty, name_n = -1, name_s = 2), or one
+ * row of sq0.csv (n,s,i,k, the target x_(2n+s,s,k): name empty, name_n = n + s, name_s = 0). */
 typedef struct product_row {
     char name[64];
     int name_n, name_s, n, s;
@@ -58,11 +59,14 @@ static int has_class(const resolution *res, int n, int s, long i)
            i < (long)res_ngens(res, s, n + s);
 }
 
-/* Reads DIR/file's rows (the header line skipped); rows that do not parse or name a class
- * outside the table are counted in *ignored. Returns the row count, 0 with *rows NULL when
- * the file is absent (*present = 0), -1 on a read or memory error. */
-static long read_rows(const resolution *res, const char *file, int d2, product_row **rows, long *ignored, int *present)
+enum { ROWS_PRODUCTS = 0, ROWS_D2 = 1, ROWS_SQ0 = 2 };
+/* Reads DIR/file's rows of that kind (the header line skipped); rows that do not parse or name
+ * a class outside the table are counted in *ignored. Returns the row count, 0 with *rows NULL
+ * when the file is absent (*present = 0), -1 on a read or memory error. */
+static long read_rows(const resolution *res, const char *file, int kind, product_row **rows, long *ignored,
+                      int *present)
 {
+    int d2 = kind == ROWS_D2;
     char path[4200], line[512];
     snprintf(path, sizeof path, "%s/%s", res->outdir, file);
     *rows = NULL;
@@ -87,6 +91,11 @@ static long read_rows(const resolution *res, const char *file, int d2, product_r
             ok = tn == r.n - 1 && ts == r.s + 2;
         } else if (d2)
             ok = sscanf(line, "%d,%d,%ld,%ld %n", &r.n, &r.s, &r.i, &r.k, &used) == 4;
+        else if (kind == ROWS_SQ0) {
+            ok = sscanf(line, "%d,%d,%ld,%ld %n", &r.n, &r.s, &r.i, &r.k, &used) == 4;
+            r.name_n = r.n + r.s;
+            r.name_s = 0;
+        }
         else ok = sscanf(line, "%63[^,],%d,%d,%d,%d,%ld,%ld %n", r.name, &r.name_n, &r.name_s, &r.n, &r.s,
                          &r.i, &r.k, &used) == 7;
         ok = ok && (line[used] == 0 || !ones) && has_class(res, r.n, r.s, r.i) &&
@@ -250,7 +259,7 @@ int chart_names(const resolution *res, chart_name_fn fn, void *ctx)
     product_row *prod = NULL;
     long ignored;
     int present;
-    long np = read_rows(res, "products.csv", 0, &prod, &ignored, &present);
+    long np = read_rows(res, "products.csv", ROWS_PRODUCTS, &prod, &ignored, &present);
     if (np < 0) return -1;
     int rc = names_walk(res, prod, np, fn, ctx);
     int e = errno;
@@ -261,14 +270,16 @@ int chart_names(const resolution *res, chart_name_fn fn, void *ctx)
 
 int chart_write_json(FILE *out, const resolution *res)
 {
-    product_row *prod = NULL, *d2 = NULL;
-    long pign = 0, dign = 0;
-    int have_p, have_d2;
-    long np = read_rows(res, "products.csv", 0, &prod, &pign, &have_p);
-    long nd = np < 0 ? -1 : read_rows(res, "d2.csv", 1, &d2, &dign, &have_d2);
-    if (np < 0 || nd < 0) {
+    product_row *prod = NULL, *d2 = NULL, *sq0 = NULL;
+    long pign = 0, dign = 0, qign = 0;
+    int have_p, have_d2, have_sq0 = 0;
+    long np = read_rows(res, "products.csv", ROWS_PRODUCTS, &prod, &pign, &have_p);
+    long nd = np < 0 ? -1 : read_rows(res, "d2.csv", ROWS_D2, &d2, &dign, &have_d2);
+    long nq = nd < 0 ? -1 : read_rows(res, "sq0.csv", ROWS_SQ0, &sq0, &qign, &have_sq0);
+    if (np < 0 || nd < 0 || nq < 0) {
         int e = errno;
         free(prod);
+        free(d2);
         errno = e;
         return -1;
     }
@@ -326,9 +337,18 @@ int chart_write_json(FILE *out, const resolution *res)
         fprintf(out, "]");
     } else
         fprintf(out, "null");
-    fprintf(out, ",\n\"ignored_rows\":{\"products.csv\":%ld,\"d2.csv\":%ld}}\n", have_p ? pign : 0, have_d2 ? dign : 0);
+    fprintf(out, ",\n\"sq0\":");
+    if (have_sq0) {
+        fprintf(out, "[");
+        json_pairs(out, sq0, nq, NULL);
+        fprintf(out, "]");
+    } else
+        fprintf(out, "null");
+    fprintf(out, ",\n\"ignored_rows\":{\"products.csv\":%ld,\"d2.csv\":%ld,\"sq0.csv\":%ld}}\n", have_p ? pign : 0,
+            have_d2 ? dign : 0, have_sq0 ? qign : 0);
     free(prod);
     free(d2);
+    free(sq0);
     return ferror(out) ? -1 : 0;
 }
 
@@ -388,12 +408,12 @@ int chart_write_svg(FILE *out, const resolution *res)
     product_row *prod = NULL;
     long pign;
     int have_p;
-    long np = read_rows(res, "products.csv", 0, &prod, &pign, &have_p);
+    long np = read_rows(res, "products.csv", ROWS_PRODUCTS, &prod, &pign, &have_p);
     if (np < 0) return -1;
     product_row *d2 = NULL;       /* d2 arrows, when DIR/d2.csv exists */
     long dign;
     int have_d2;
-    long nd = read_rows(res, "d2.csv", 1, &d2, &dign, &have_d2);
+    long nd = read_rows(res, "d2.csv", ROWS_D2, &d2, &dign, &have_d2);
     if (nd < 0) {
         free(prod);
         return -1;

@@ -41,7 +41,7 @@ printf 'n,s,i,k\n15,1,0,0\n' > "$D/d2.csv"
 $EXTFLOW export "$D" --json | python3 -c 'import json, sys; d = json.load(sys.stdin)
 p = d["products"][3]
 assert (p["name"], p["stem"], p["s"], p["source"], p["pairs"]) == ("h3", 7, 1, "products.csv", [[7, 1, 0, 0]]), p
-assert d["ignored_rows"] == {"products.csv": 2, "d2.csv": 0}, d["ignored_rows"]
+assert d["ignored_rows"] == {"products.csv": 2, "d2.csv": 0, "sq0.csv": 0}, d["ignored_rows"]
 assert d["d2"] == [[15, 1, 0, 0]], d["d2"]'
 ok $? "products.csv and d2.csv become layers; a row naming a class outside the table and one that does not parse are ignored and counted"
 printf 'name\n"</script><script>alert(1)</script>",7,1,7,1,0,0\n' > "$D/products.csv"

@@ -4,7 +4,7 @@
 # the texts, a rerun without --sseq-formats removing them, and bad arguments refused with one
 # line and exit 2.
 . tests/lib.sh
-plan 17
+plan 21
 P="$REF/products"
 
 for alg in standard nassau; do
@@ -55,6 +55,21 @@ $EXTFLOW steenrod "$D" --class c0=8,3 --class h1 --class iota=0,0 --quiet &&
 ok $? "several classes: Sq^0 h1 = h2, Sq^1 h1 = h1^2, Sq^0 1 = 1, Sq^0 c0 = c1; the old text removed"
 $EXTFLOW sq0 "$D" --quiet && [ ! -e "$D/sq0.txt" ] && [ -s "$D/sq0.csv" ]
 ok $? "sq0 without --sseq-formats removes sq0.txt"
+# chart.html's Sq^0 layer: sq0.csv's rows, and the hover text where a browser is installed
+python3 - "$D/chart.html" "$D/sq0.csv" <<'PY'
+import json, re, sys
+doc = json.loads(re.search(r'id="extflow-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+rows = [[int(v) for v in line.split(",")] for line in open(sys.argv[2]).read().splitlines()[1:]]
+sys.exit(0 if doc["sq0"] == rows and doc["ignored_rows"]["sq0.csv"] == 0 and [8, 3, 0, 0] in rows else 1)
+PY
+ok $? "chart.html's document has sq0.csv's $(($(wc -l < "$D/sq0.csv") - 1)) rows as its sq0 layer"
+if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
+    python3 tests/chart_browser.py hover "$D/chart.html" 8 3 0 > "$TMP/hover" 2>/dev/null &&
+        grep -qx 'Sq^0(x_(8,3,0)) = x_(19,3,0)' "$TMP/hover"
+    ok $? "hovering c0 in chart.html says Sq^0(x_(8,3,0)) = x_(19,3,0)"
+else
+    ok 0 "# SKIP no chromium for the hover"
+fi
 
 usage() {   # usage DESCRIPTION ARGS...: exit 2 and one line on stderr before "try"
     what=$1
@@ -70,6 +85,10 @@ usage "a class with the wrong number of coordinates" steenrod "$D" --class x=18,
 usage "bad syntax" steenrod "$D" --class x=8,three
 usage "no Sq^k in range" steenrod "$D" --class x=15,5,11
 usage "no --class" steenrod "$D"
+for cmd in steenrod sq0; do
+    $EXTFLOW $cmd --help > "$TMP/out" 2>"$TMP/err" && grep -q "^  $cmd " "$TMP/out" && [ ! -s "$TMP/err" ]
+    ok $? "$cmd --help: the help on stdout, exit 0"
+done
 $EXTFLOW resolve --module C2 --stem 10 --out "$TMP/C2" --quiet
 usage "a module's DIR (steenrod)" steenrod "$TMP/C2" --class i=0,0
 usage "a module's DIR (sq0)" sq0 "$TMP/C2"

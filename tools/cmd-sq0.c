@@ -1,7 +1,11 @@
 /* extflow sq0 DIR: Sq^0 of every class of the sphere's resolution in DIR whose target is
  * resolved, through the Verschiebung (stages/steenrod.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include "algebra/clock.h"
+#include "stages/chart.h"
+#include "stages/report.h"
 #include "stages/steenrod.h"
 #include "tools/resolved.h"
 
@@ -34,6 +38,10 @@ static int run(const char **operands, int n)
     if (sr == -1) fprintf(stderr, "extflow: out of memory computing Sq^0\n");
     else if (sr) fprintf(stderr, "extflow: internal error: %s\n", err);
     if (!rc) rc = resolved_write(dir, "sq0.csv", write_csv, &q);
+    if (!rc && report_write_file(dir, "chart.html", &d.res, chart_write_html) != 0) {   /* its Sq^0 layer */
+        fprintf(stderr, "extflow: cannot write %s/chart.html: %s\n", dir, strerror(errno));
+        rc = 1;
+    }
     if (!rc && opts[SSEQ].arg) rc = resolved_write(dir, "sq0.txt", write_sseq, &q);
     else if (!rc) outdir_remove(dir, "sq0.txt");
     if (!rc && !opts[QUIET].arg)
@@ -47,6 +55,6 @@ const cli_command cmd_sq0 = {
     "sq0",
     "DIR: Sq^0 of every class x_(n,s,i) of DIR's resolved region whose target (2n + s, s) is resolved, into "
     "DIR/sq0.csv (n,s,i,k: the coefficient of x_(2n+s,s,k) in Sq^0 x_(n,s,i) is 1), through the Verschiebung "
-    "Sq(2R) -> Sq(R) (S_2 only)",
+    "Sq(2R) -> Sq(R) (S_2 only); chart.html gets a Sq^0 layer (off until ticked in its legend)",
     opts, 1, CLI_LOCAL, run,
 };
