@@ -389,87 +389,202 @@ static int ec_kernel_image(ecomplex *E, uint64_t *v)
     return 0;
 }
 
-/* The reduction: from the top degree down, and in each degree from row s - 1 down to 1, the
- * elements v of E_k(u) that every Sq(2^j) sends to zero (so F2·v is a submodule) with d v != 0:
- * a complement of the cycles among them is removed from E_k(u) and its image under d from
- * E_{k-1}(u). Each removal is the quotient by an acyclic subcomplex (v -> d v, injective), so
- * E keeps its homology (F2 in degree 0) and x still factors through E_s. 0 or -1. */
-static int ec_reduce(ecomplex *E, uint64_t *v, size_t vwords)
+/* Removes, from E_k, the submodule A·g of each generator g of F_k (by degree, then index) on
+ * which d is injective (it meets no cycle, and E is exact: no boundary), and its image from
+ * E_{k-1}: a quotient by an acyclic subcomplex. 0 or -1. */
+static int ec_kill_generators(ecomplex *E, int k, uint64_t *v, size_t vwords)
 {
     const resolution *res = E->res;
+    const milnor_basis *A = &res->A;
+    const freemod *F = &res->F[k];
+    f2mat *M = calloc((size_t)E->t + 1, sizeof *M);
+    int32_t *piv = NULL;
     int rc = -1;
-    f2mat M = { 0 }, aug = { 0 }, K = { 0 }, Dk = { 0 }, aug2 = { 0 };
-    int32_t *piv = NULL, *piv2 = NULL;
-    for (deg_t u = E->t; u >= 0; u--)
-        for (int k = E->s - 1; k >= 1; k--) {
-            size_t c = ec_cell(E, k, u);
-            uint32_t ed = E->edim[c], fd = fm_dim(res, k, u), fd1 = fm_dim(res, k - 1, u);
-            if (!ed) continue;
-            /* the columns: Sq(2^j) e_b over F_k(u + 2^j) reduced mod W, side by side */
-            uint32_t cols = 0;
-            for (deg_t d = 1; u + d <= E->t; d *= 2) cols += fm_dim(res, k, u + d);
-            if (f2mat_init(&M, ed, cols) != 0) goto out;
-            for (uint32_t b = 0; b < ed; b++) {
-                uint32_t off = 0;
-                for (deg_t d = 1; u + d <= E->t; d *= 2) {
-                    uint32_t fdd = fm_dim(res, k, u + d);
-                    milnor_elt R;
-                    uint32_t r1 = (uint32_t)d;
-                    milnor_elt_set(&R, &r1, 1);
+    if (!M) return -1;
+    for (deg_t ug = 0; ug <= E->t; ug++)
+        for (uint32_t g = 0; g < res_ngens(res, k, ug); g++) {
+            int injective = 1, any = 0;
+            for (deg_t u = ug; u <= E->t && injective; u++) {   /* rows [d v | v], v = Sq(R) g mod W */
+                uint32_t fd = fm_dim(res, k, u), fd1 = fm_dim(res, k - 1, u), na = A->dim[u - ug];
+                uint32_t seg = f2mat_segment_start(fd1);
+                f2mat_clear(&M[u]);
+                if (f2mat_init(&M[u], na, seg + fd) != 0) goto out;
+                for (uint32_t r = 0; r < na; r++) {
+                    uint64_t *row = f2mat_row(&M[u], r), p = freemod_offset(F, u, ug, g) + r;
                     memset(v, 0, vwords * sizeof *v);
-                    fm_act_basis(res, k, u, E->basis[c][b], &R, v);
-                    subspace_reduce(&E->W[ec_cell(E, k, u + d)], v);
-                    for (uint32_t q = 0; q < fdd; q++)
-                        if (f2vec_get(v, q)) f2mat_flip(&M, b, off + q);
-                    off += fdd;
+                    v[p >> 6] |= (uint64_t)1 << (p & 63);
+                    subspace_reduce(&E->W[ec_cell(E, k, u)], v);
+                    memcpy(row + (seg >> 6), v, f2vec_words(fd) * sizeof *v);
+                    memset(v, 0, vwords * sizeof *v);
+                    for (uint32_t b = 0; b < fd; b++)
+                        if (f2vec_get(row + (seg >> 6), b)) fm_d_basis(res, k, u, b, v);
+                    subspace_reduce(&E->W[ec_cell(E, k - 1, u)], v);
+                    memcpy(row, v, f2vec_words(fd1) * sizeof *v);
                 }
+                f2mat T;
+                if (f2mat_copy(&T, &M[u]) != 0) goto out;
+                free(piv);
+                piv = malloc(((size_t)T.cols + 1) * sizeof *piv);
+                int rank = piv ? f2mat_rref(&T, piv) : -1;
+                for (int r = 0; r < rank && injective; r++)   /* a pivot among v's columns: d v = 0, v != 0 */
+                    injective = f2vec_first_bit(f2mat_row(&T, (uint32_t)r), T.cols) < (int64_t)fd1;
+                any |= rank > 0;
+                f2mat_clear(&T);
+                if (rank < 0) goto out;
             }
-            int rank = f2mat_rref_augmented(&M, &aug, &piv);
-            if (rank < 0 || f2mat_kernel_from_rref(&aug, M.cols, (uint32_t)rank, piv, &K) != 0) goto out;
-            f2mat_clear(&M);
-            f2mat_clear(&aug);
-            free(piv);
-            piv = NULL;
-            /* d on that kernel; rows with their pivot among d's columns: a complement of the cycles */
-            if (K.rows && f2mat_init(&Dk, K.rows, fd1) != 0) goto out;
-            for (uint32_t r = 0; r < K.rows; r++) {
-                memset(v, 0, vwords * sizeof *v);
-                for (uint32_t b = 0; b < ed; b++)
-                    if (f2mat_get(&K, r, b)) fm_d_basis(res, k, u, E->basis[c][b], v);
-                subspace_reduce(&E->W[ec_cell(E, k - 1, u)], v);
-                memcpy(f2mat_row(&Dk, r), v, f2vec_words(fd1) * sizeof *v);
-            }
-            int rank2 = K.rows ? f2mat_rref_augmented(&Dk, &aug2, &piv2) : 0;
-            if (rank2 < 0) goto out;
-            uint32_t seg = f2mat_segment_start(fd1), killed = 0;
-            for (int r = 0; r < rank2; r++) {
-                const uint64_t *row = f2mat_row(&aug2, (uint32_t)r);
-                int64_t p = f2vec_first_bit(row, fd1);
-                if (p < 0 || (uint64_t)p >= fd1) break;
-                /* kill v = sum of the kernel rows named in the identity part, and d v */
-                uint64_t *w = v + f2vec_words(fd) + 1;
-                memset(v, 0, vwords * sizeof *v);
-                for (uint32_t q = 0; q < K.rows; q++)
-                    if (f2mat_get(&aug2, (uint32_t)r, seg + q))
-                        for (uint32_t b = 0; b < ed; b++)
-                            if (f2mat_get(&K, q, b)) f2vec_flip(v, E->basis[c][b]);
-                memcpy(w, row, f2vec_words(fd1) * sizeof *w);   /* d v (the bits up to seg are 0) */
-                subspace_add(&E->W[c], v);
-                subspace_add(&E->W[ec_cell(E, k - 1, u)], w);
-                killed++;
-            }
-            f2mat_clear(&K);
-            f2mat_clear(&Dk);
-            f2mat_clear(&aug2);
-            free(piv2);
-            piv2 = NULL;
-            if (killed) {
+            if (!injective || !any) continue;
+            for (deg_t u = ug; u <= E->t; u++) {
+                uint32_t fd = fm_dim(res, k, u), fd1 = fm_dim(res, k - 1, u), seg = f2mat_segment_start(fd1);
+                for (uint32_t r = 0; r < M[u].rows; r++) {
+                    const uint64_t *row = f2mat_row(&M[u], r);
+                    memcpy(v, row + (seg >> 6), f2vec_words(fd) * sizeof *v);
+                    subspace_add(&E->W[ec_cell(E, k, u)], v);
+                    memset(v, 0, vwords * sizeof *v);
+                    memcpy(v, row, f2vec_words(fd1) * sizeof *v);
+                    subspace_add(&E->W[ec_cell(E, k - 1, u)], v);
+                }
                 ec_rebasis(E, k, u);
                 ec_rebasis(E, k - 1, u);
             }
         }
     rc = 0;
 out:
+    for (deg_t u = 0; u <= E->t; u++) f2mat_clear(&M[u]);
+    free(M);
+    free(piv);
+    return rc;
+}
+
+/* Which of E_k(u)'s columns the reduction would rather keep: the column's Milnor element
+ * Sq(R) rated sum_j popcount(r_j) 2^j (cheap operations first), plus a large penalty per row of
+ * W_k(u) with a 1 there. */
+typedef struct pref_col {
+    long pref;
+    uint32_t col, row;
+} pref_col;
+
+static long column_preference(const ecomplex *E, int k, deg_t u, uint32_t col)
+{
+    deg_t ug;
+    uint32_t g, r;
+    long pref = 0;
+    if (fm_locate(&E->res->F[k], u, col, &ug, &g, &r) == 0) {
+        const milnor_elt *R = &E->res->A.elts[u - ug][r];
+        for (uint32_t j = 0; j < R->len; j++) pref += (long)__builtin_popcount(R->r[j]) << j;
+    }
+    const subspace *W = &E->W[ec_cell(E, k, u)];
+    for (uint32_t q = 0; q < W->rank; q++) pref += 10000L * f2vec_get(f2mat_row(&W->rows, q), col);
+    return pref;
+}
+
+static int pref_cmp(const void *a, const void *b)
+{
+    const pref_col *x = a, *y = b;
+    return x->pref != y->pref ? (x->pref < y->pref ? -1 : 1) : (x->col > y->col) - (x->col < y->col);
+}
+
+/* In E_k(u): the elements v that every Sq(2^j) sends to zero (so F2·v is a submodule) with
+ * d v != 0: a complement of the cycles among them is removed from E_k(u), and its image under
+ * d from E_{k-1}(u). 0 or -1. */
+static int ec_reduce_degree(ecomplex *E, int k, deg_t u, uint64_t *v, size_t vwords)
+{
+    const resolution *res = E->res;
+    int rc = -1;
+    f2mat M = { 0 }, aug = { 0 }, K = { 0 }, Dk = { 0 }, aug2 = { 0 }, Z = { 0 }, Img = { 0 };
+    int32_t *piv = NULL, *piv2 = NULL;
+    pref_col *order = NULL;
+    uint8_t *kept = NULL, *used = NULL;
+    size_t c = ec_cell(E, k, u);
+    uint32_t ed = E->edim[c], fd = fm_dim(res, k, u), fd1 = fm_dim(res, k - 1, u);
+    if (!ed) return 0;
+    /* the columns: Sq(2^j) e_b over F_k(u + 2^j) reduced mod W, side by side */
+    uint32_t cols = 0;
+    for (deg_t d = 1; u + d <= E->t; d *= 2) cols += fm_dim(res, k, u + d);
+    if (f2mat_init(&M, ed, cols) != 0) goto out;
+    for (uint32_t b = 0; b < ed; b++) {
+        uint32_t off = 0;
+        for (deg_t d = 1; u + d <= E->t; d *= 2) {
+            uint32_t fdd = fm_dim(res, k, u + d);
+            milnor_elt R;
+            uint32_t r1 = (uint32_t)d;
+            milnor_elt_set(&R, &r1, 1);
+            memset(v, 0, vwords * sizeof *v);
+            fm_act_basis(res, k, u, E->basis[c][b], &R, v);
+            subspace_reduce(&E->W[ec_cell(E, k, u + d)], v);
+            for (uint32_t q = 0; q < fdd; q++)
+                if (f2vec_get(v, q)) f2mat_flip(&M, b, off + q);
+            off += fdd;
+        }
+    }
+    int rank = f2mat_rref_augmented(&M, &aug, &piv);
+    if (rank < 0 || f2mat_kernel_from_rref(&aug, M.cols, (uint32_t)rank, piv, &K) != 0) goto out;
+    f2mat_clear(&M);
+    f2mat_clear(&aug);
+    free(piv);
+    piv = NULL;
+    /* d on that kernel; rows with their pivot among d's columns: a complement of the cycles */
+    if (K.rows && f2mat_init(&Dk, K.rows, fd1) != 0) goto out;
+    for (uint32_t r = 0; r < K.rows; r++) {
+        memset(v, 0, vwords * sizeof *v);
+        for (uint32_t b = 0; b < ed; b++)
+            if (f2mat_get(&K, r, b)) fm_d_basis(res, k, u, E->basis[c][b], v);
+        subspace_reduce(&E->W[ec_cell(E, k - 1, u)], v);
+        memcpy(f2mat_row(&Dk, r), v, f2vec_words(fd1) * sizeof *v);
+    }
+    /* the cycles among them (Z: combinations of K's rows), as vectors over E_k(u) */
+    int rank2 = K.rows ? f2mat_rref_augmented(&Dk, &aug2, &piv2) : 0;
+    if (rank2 < 0 || (K.rows && f2mat_kernel_from_rref(&aug2, fd1, (uint32_t)rank2, piv2, &Z) != 0) ||
+        f2mat_init(&Img, Z.rows, ed) != 0)
+        goto out;
+    for (uint32_t r = 0; r < Z.rows; r++)
+        for (uint32_t q = 0; q < K.rows; q++)
+            if (f2mat_get(&Z, r, q)) f2vec_xor(f2mat_row(&Img, r), f2mat_row(&K, q), f2vec_words(ed));
+    /* K's rows by preference of their pivot columns (cheap Milnor elements, columns free of W's
+     * rows, first); the cycles take, greedily in that order, the columns they need: the rows
+     * whose pivot they did not take span a complement of the cycles, which goes */
+    order = malloc(((size_t)K.rows + 1) * sizeof *order);
+    kept = calloc((size_t)K.rows + 1, 1);
+    used = calloc((size_t)Img.rows + 1, 1);
+    if (!order || !kept || !used) goto out;
+    for (uint32_t q = 0; q < K.rows; q++) {
+        uint32_t b = (uint32_t)f2vec_first_bit(f2mat_row(&K, q), ed), col = E->basis[c][b];
+        order[q] = (pref_col){ column_preference(E, k, u, col), col, q };
+    }
+    qsort(order, K.rows, sizeof *order, pref_cmp);
+    for (uint32_t o = 0; o < K.rows; o++) {
+        uint32_t q = order[o].row, b = (uint32_t)f2vec_first_bit(f2mat_row(&K, q), ed);
+        int64_t hit = -1;
+        for (uint32_t r = 0; r < Img.rows && hit < 0; r++)
+            if (!used[r] && f2mat_get(&Img, r, b)) hit = r;
+        if (hit < 0) continue;
+        used[hit] = kept[q] = 1;
+        for (uint32_t r = 0; r < Img.rows; r++)
+            if (!used[r] && f2mat_get(&Img, r, b))
+                f2vec_xor(f2mat_row(&Img, r), f2mat_row(&Img, (uint32_t)hit), f2vec_words(ed));
+    }
+    uint32_t killed = 0;
+    for (uint32_t q = 0; q < K.rows; q++) {
+        if (kept[q]) continue;
+        uint64_t *w = v + f2vec_words(fd) + 1;
+        memset(v, 0, vwords * sizeof *v);
+        for (uint32_t b = 0; b < ed; b++)
+            if (f2mat_get(&K, q, b)) f2vec_flip(v, E->basis[c][b]);
+        memcpy(w, f2mat_row(&Dk, q), f2vec_words(fd1) * sizeof *w);   /* d v */
+        subspace_add(&E->W[c], v);
+        subspace_add(&E->W[ec_cell(E, k - 1, u)], w);
+        killed++;
+    }
+    if (killed) {
+        ec_rebasis(E, k, u);
+        ec_rebasis(E, k - 1, u);
+    }
+    rc = 0;
+out:
+    f2mat_clear(&Z);
+    f2mat_clear(&Img);
+    free(order);
+    free(kept);
+    free(used);
     f2mat_clear(&M);
     f2mat_clear(&aug);
     f2mat_clear(&K);
@@ -478,6 +593,20 @@ out:
     free(piv);
     free(piv2);
     return rc;
+}
+
+/* The reduction, row by row from s - 1 down to 1: whole generators (ec_kill_generators), then
+ * degree by degree from the top (ec_reduce_degree). Each removal is the quotient by an acyclic
+ * subcomplex (a piece on which d is injective, with its image), so E keeps its homology (F2 in
+ * degree 0) and x still factors through E_s. 0 or -1. */
+static int ec_reduce(ecomplex *E, uint64_t *v, size_t vwords)
+{
+    for (int k = E->s - 1; k >= 1; k--) {
+        if (ec_kill_generators(E, k, v, vwords) != 0) return -1;
+        for (deg_t u = E->t; u >= 0; u--)
+            if (ec_reduce_degree(E, k, u, v, vwords) != 0) return -1;
+    }
+    return 0;
 }
 
 /* Builds E, its action tables and its differential. 0 or -1. */
