@@ -14,7 +14,9 @@ static int fm_locate(const freemod *F, deg_t T, uint64_t bit, deg_t *u, uint32_t
 {
     uint64_t off = 0;
     for (deg_t v = 0; v <= T && v <= F->max_t; v++) {
-        uint64_t block = F->dim[T - v], n = F->ngens[v];
+        uint64_t n = F->ngens[v];
+        if (!n) continue;   /* (the algebra's table may stop short of T - v there) */
+        uint64_t block = F->dim[T - v];
         if (bit < off + n * block) {
             *u = v;
             *g = (uint32_t)((bit - off) / block);
