@@ -140,11 +140,11 @@ kill $holder 2>/dev/null
 [ $rc -eq 1 ] && [ "$(grep -c 'in use' "$TMP/err")" -eq 1 ] && [ ! -e "$TMP/prod2/products.csv" ]
 ok $? "products on 2 ranks while DIR is held: one line, exit 1, nothing written ($(head -1 "$TMP/err"))"
 bad=0
-for cmd in "export $TMP/prod1"; do
+for cmd in "export $TMP/prod1" "sq0 $TMP/prod1" "steenrod $TMP/prod1 --class h1"; do
     mpi 2 $EXTFLOW $cmd >/dev/null 2>"$TMP/err"
     rc=$?
     [ $rc -eq 2 ] && [ "$(grep -c 'runs on one process' "$TMP/err")" -eq 1 ] || bad=1
 done
 [ $bad -eq 0 ]
-ok $? "export on 2 ranks: one line from rank 0, exit 2 (massey, d2, verify: t-mpi-massey.sh, t-mpi-d2.sh, t-mpi-verify.sh)"
+ok $? "export, sq0 and steenrod on 2 ranks: one line from rank 0, exit 2 (massey, d2, verify: t-mpi-massey.sh, t-mpi-d2.sh, t-mpi-verify.sh)"
 done_testing

@@ -56,5 +56,5 @@ const cli_command cmd_sq0 = {
     "DIR: Sq^0 of every class x_(n,s,i) of DIR's resolved region whose target (2n + s, s) is resolved, into "
     "DIR/sq0.csv (n,s,i,k: the coefficient of x_(2n+s,s,k) in Sq^0 x_(n,s,i) is 1), through the Verschiebung "
     "Sq(2R) -> Sq(R) (S_2 only); chart.html gets a Sq^0 layer (off until ticked in its legend)",
-    opts, 1, CLI_LOCAL, run,
+    opts, 1, CLI_ONE_PROCESS, run,
 };

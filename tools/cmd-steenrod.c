@@ -94,5 +94,5 @@ const cli_command cmd_steenrod = {
     "Ext^{s,t} over the sphere's resolution in DIR, those whose target (s + k, 2t) is resolved, by cup-i products "
     "on a finite quotient of the resolution (docs/products.md); writes DIR/steenrod.csv (name,name_n,name_s,k,n,s,j: "
     "the coefficient of x_(n,s,j) in Sq^k name is 1), replaced by each run. C as for products",
-    opts, 1, CLI_LOCAL, run,
+    opts, 1, CLI_ONE_PROCESS, run,
 };
