@@ -775,40 +775,96 @@ static void tensor_add_product(const tblock *B, const uint64_t *p, const uint64_
     }
 }
 
-/* out (over (m, T + |R|)) ^= Sq(R)·v, v over (m, T): the diagonal action. */
-static void tensor_act(const tensor *X, int m, deg_t T, const uint64_t *v, const milnor_elt *R, uint64_t *out)
+/* The diagonal action on one vector: its blocks with a bit set, and the degrees |R'| a split
+ * R = R' + R'' may have for any of them to land in E (x) E. */
+typedef struct act_ctx {
+    const tensor *X;
+    int m;
+    deg_t T;
+    const uint64_t *v;
+    const milnor_elt *R;
+    uint64_t *out;
+    const tblock **active;
+    uint32_t nactive;
+    deg_t lo, hi;
+    uint32_t c[MILNOR_MAX_LEN];
+} act_ctx;
+
+/* Sq(R')·e (x) Sq(R'')·e' for R' = c, over the active blocks. */
+static void act_split(act_ctx *x)
 {
+    const tensor *X = x->X;
     const ecomplex *E = X->E;
     const milnor_basis *A = &E->res->A;
     deg_t t = E->t;
-    if (T + R->degree > X->mt) return;
-    const tspace *S = tsp(X, m, T), *S2 = tsp(X, m, T + R->degree);
-    uint32_t c[MILNOR_MAX_LEN] = { 0 }, c2[MILNOR_MAX_LEN];
-    for (;;) {   /* every split R = R' + R'' */
-        milnor_elt R1, R2;
-        for (uint32_t i = 0; i < R->len; i++) c2[i] = R->r[i] - c[i];
-        milnor_elt_set(&R1, c, (int)R->len);
-        milnor_elt_set(&R2, c2, (int)R->len);
-        uint32_t i1 = milnor_index(A, &R1), i2 = milnor_index(A, &R2);
-        for (uint32_t bi = 0; bi < S->nblocks; bi++) {
-            const tblock *B = &S->blocks[bi];
-            deg_t v1 = T - B->u, u2 = B->u + R1.degree, v2 = v1 + R2.degree;
-            if (u2 > t || v2 > t) continue;
-            const tblock *B2 = tblock_at(X, S2, B->a, u2);
-            if (!B2) continue;
-            const f2mat *P = &E->act[ec_cell(E, B->a, B->u) * ((size_t)t + 1) + (size_t)R1.degree];
-            const f2mat *Q = &E->act[ec_cell(E, m - B->a, v1) * ((size_t)t + 1) + (size_t)R2.degree];
-            uint32_t na1 = A->dim[R1.degree], na2 = A->dim[R2.degree];
-            for (uint32_t i = 0; i < B->da; i++)
-                for (uint32_t j = 0; j < B->db; j++)
-                    if (f2vec_get(v, B->off + (uint64_t)i * B->db + j))
-                        tensor_add_product(B2, f2mat_row(P, i * na1 + i1), f2mat_row(Q, j * na2 + i2), out);
-        }
-        uint32_t i = 0;
-        while (i < R->len && c[i] == R->r[i]) c[i++] = 0;
-        if (i == R->len) break;
-        c[i]++;
+    uint32_t c2[MILNOR_MAX_LEN];
+    milnor_elt R1, R2;
+    for (uint32_t i = 0; i < x->R->len; i++) c2[i] = x->R->r[i] - x->c[i];
+    milnor_elt_set(&R1, x->c, (int)x->R->len);
+    milnor_elt_set(&R2, c2, (int)x->R->len);
+    uint32_t i1 = milnor_index(A, &R1), i2 = milnor_index(A, &R2), na1 = A->dim[R1.degree], na2 = A->dim[R2.degree];
+    const tspace *S2 = tsp(X, x->m, x->T + x->R->degree);
+    for (uint32_t bi = 0; bi < x->nactive; bi++) {
+        const tblock *B = x->active[bi];
+        deg_t v1 = x->T - B->u, u2 = B->u + R1.degree, v2 = v1 + R2.degree;
+        if (u2 > t || v2 > t) continue;
+        const tblock *B2 = tblock_at(X, S2, B->a, u2);
+        if (!B2) continue;
+        const f2mat *P = &E->act[ec_cell(E, B->a, B->u) * ((size_t)t + 1) + (size_t)R1.degree];
+        const f2mat *Q = &E->act[ec_cell(E, x->m - B->a, v1) * ((size_t)t + 1) + (size_t)R2.degree];
+        for (uint32_t i = 0; i < B->da; i++)
+            for (uint32_t j = 0; j < B->db; j++)
+                if (f2vec_get(x->v, B->off + (uint64_t)i * B->db + j))
+                    tensor_add_product(B2, f2mat_row(P, i * na1 + i1), f2mat_row(Q, j * na2 + i2), x->out);
     }
+}
+
+/* Every R' <= R (entrywise) with lo <= |R'| <= hi: slot i and those below are still free, deg
+ * is the degree of the slots above; rest[i] the most the slots 0..i can add. */
+static void act_splits(act_ctx *x, int i, deg_t deg, const deg_t *rest)
+{
+    if (i < 0) {
+        if (deg >= x->lo) act_split(x);
+        return;
+    }
+    for (uint32_t ci = 0; ci <= x->R->r[i]; ci++) {
+        deg_t d = deg + (deg_t)ci * (deg_t)milnor_xi_degree[i];
+        if (d > x->hi) break;
+        x->c[i] = ci;
+        if (d + (i ? rest[i - 1] : 0) >= x->lo) act_splits(x, i - 1, d, rest);
+    }
+    x->c[i] = 0;
+}
+
+/* out (over (m, T + |R|)) ^= Sq(R)·v, v over (m, T): the diagonal action, Sq(R)(e (x) e') =
+ * sum over R = R' + R'' of Sq(R')e (x) Sq(R'')e'. */
+static void tensor_act(const tensor *X, int m, deg_t T, const uint64_t *v, const milnor_elt *R, uint64_t *out)
+{
+    const ecomplex *E = X->E;
+    deg_t t = E->t, d = R->degree;
+    if (T + d > X->mt) return;
+    const tspace *S = tsp(X, m, T);
+    const tblock *active[256], **act = S->nblocks <= 256 ? active : malloc(S->nblocks * sizeof *act);
+    act_ctx x = { X, m, T, v, R, out, act, 0, d + 1, -1, { 0 } };
+    if (!act) return;   /* (a set with that many blocks does not fit anyway) */
+    for (uint32_t bi = 0; bi < S->nblocks; bi++) {
+        const tblock *B = &S->blocks[bi];
+        int any = 0;
+        for (uint64_t p = B->off; p < B->off + (uint64_t)B->da * B->db && !any; p++) any = f2vec_get(v, p);
+        if (!any) continue;
+        act[x.nactive++] = B;
+        deg_t lo = d - (t - (T - B->u)), hi = t - B->u;   /* |R'| <= t - u, |R''| <= t - v */
+        if (lo < x.lo) x.lo = lo;
+        if (hi > x.hi) x.hi = hi;
+    }
+    if (x.lo < 0) x.lo = 0;
+    if (x.hi > d) x.hi = d;
+    if (x.nactive && x.lo <= x.hi) {
+        deg_t rest[MILNOR_MAX_LEN];
+        for (uint32_t i = 0; i < R->len; i++) rest[i] = (i ? rest[i - 1] : 0) + (deg_t)(R->r[i] * milnor_xi_degree[i]);
+        act_splits(&x, (int)R->len - 1, 0, rest);
+    }
+    if (act != active) free(act);
 }
 
 /* out (over (m, T)) ^= tau v: e (x) e' -> e' (x) e. */
