@@ -79,86 +79,129 @@ void steenrod_sq0_clear(steenrod_sq0 *q)
     }
     free(q->phi);
     free(q->have);
+    if (q->res) latch_destroy(&q->fail);
     memset(q, 0, sizeof *q);
 }
 
-int steenrod_sq0_compute(const resolution *res, steenrod_sq0 *q, char *err, size_t errlen)
+/* phi at (s, T): 0; -1 after the failure was latched (out of memory, or an internal error). */
+static int sq0_step(steenrod_sq0 *q, int s, deg_t T)
+{
+    const resolution *res = q->res;
+    const milnor_basis *A = &res->A;
+    size_t c = res_cell(res, s, T);
+    uint32_t ng = res_ngens(res, s, T);
+    deg_t h = T / 2;
+    if (ng == 0 || T % 2) {     /* nothing, or phi = 0 (odd degrees vanish) */
+        q->have[c] = 1;
+        return 0;
+    }
+    if (s == 0) {               /* phi(iota) = iota (the sphere: iota, in degree 0, is all of row 0) */
+        if (f2mat_init(&q->phi[c], ng, fm_dim(res, 0, h)) != 0) goto oom;
+        for (uint32_t j = 0; j < ng && j < q->phi[c].cols; j++) f2mat_set(&q->phi[c], j, j, 1);
+        q->have[c] = 1;
+        return 0;
+    }
+    if (h >= s && !res_is_done(res, s, h)) return 0;
+    const freemod *F = &res->F[s], *G = &res->F[s - 1];
+    f2mat Y;
+    if (f2mat_init(&Y, ng, (uint32_t)freemod_dim(G, h, h)) != 0) goto oom;
+    for (uint32_t j = 0; j < ng; j++) {   /* y_j = phi(d z_j) */
+        const fm_gen *z = &F->gens[T][j];
+        uint64_t *y = f2mat_row(&Y, j);
+        for (uint32_t b = 0; b < z->bits; b++) {
+            deg_t u, w;
+            uint32_t g, r, g2, r2;
+            milnor_elt half;
+            if (!f2vec_get(z->img, b) || fm_locate(G, T, b, &u, &g, &r) != 0) continue;
+            if (u % 2 || !verschiebung(&A->elts[T - u][r], &half)) continue;
+            size_t cu = res_cell(res, s - 1, u);
+            if (!q->have[cu]) {   /* (u, s - 1) is outside the region: so is phi here */
+                f2mat_clear(&Y);
+                return 0;
+            }
+            const f2mat *P = &q->phi[cu];
+            for (uint32_t p = 0; p < P->cols; p++)
+                if (f2mat_get(P, g, p) && fm_locate(G, u / 2, p, &w, &g2, &r2) == 0)
+                    milnor_mul_into(A, &half, &A->elts[u / 2 - w][r2], y, freemod_offset(G, h, w, g2));
+        }
+    }
+    if (fm_dim(res, s, h) == 0) {
+        int zero = 1;
+        for (uint32_t j = 0; j < ng; j++) zero &= f2vec_is_zero(f2mat_row(&Y, j), Y.stride);
+        f2mat_clear(&Y);
+        if (!zero) {
+            latch_set(&q->fail, "internal error: Sq^0: phi(d z) is not zero at (s=%d, t=%d), where F_%d is zero", s,
+                      (int)T, s);
+            return -1;
+        }
+        q->have[c] = 1;
+        return 0;
+    }
+    uint32_t bad = 0;
+    int rc = preimage_solve(res, s, h, &Y, &q->phi[c], &bad);
+    f2mat_clear(&Y);
+    if (rc == -2) {
+        latch_set(&q->fail, "internal error: Sq^0: phi(d z_%u) at (s=%d, t=%d) is not in the image of d", bad, s, (int)T);
+        return -1;
+    }
+    if (rc) goto oom;
+    q->have[c] = 1;
+    return 0;
+oom:
+    latch_set(&q->fail, "out of memory computing Sq^0 at (s=%d, t=%d)", s, (int)T);
+    return -1;
+}
+
+/* The steps as chains: plan does all (no rows to multiply), after (s-1, T-1) and (s, T-1). */
+static int sq0_plan(chain *c)
+{
+    steenrod_sq0 *q = c->owner;
+    c->build = NULL;
+    return latch_is_set(&q->fail) ? -1 : sq0_step(q, c->s, c->t);
+}
+static int sq0_finish(chain *c) { (void)c; return 0; }
+static int sq0_in_region(const steenrod_sq0 *q, int s, deg_t T) { return s >= 0 && res_is_done(q->res, s, T); }
+static void sq0_deps(void *owner, int s, deg_t T, chain_deps *out)
+{
+    out->n = 0;
+    for (int row = s - 1; row <= s; row++)
+        if (sq0_in_region(owner, row, T - 1)) out->d[out->n++] = (chain_dep){ .family = CHAIN_LIFT, .s = row, .t = T - 1 };
+}
+/* preimage_solve's matrices at (s, T/2): D and its transpose beside the y. */
+static uint64_t sq0_footprint(void *owner, int s, deg_t T)
+{
+    const steenrod_sq0 *q = owner;
+    if (s < 1) return 4096;
+    uint64_t rows = fm_dim(q->res, s, T / 2), cols = fm_dim(q->res, s - 1, T / 2);
+    return 4096 + 3 * f2mat_bytes_for(rows + 64, cols + res_ngens(q->res, s, T) + 64);
+}
+const chain_kind sq0_step_kind = { "sq0", CHAIN_LIFT, sizeof(chain), sq0_plan, NULL, sq0_finish, NULL,
+                                   sq0_deps, sq0_footprint, NULL, 0, NULL, NULL, NULL };
+
+static chain_at sq0_at(void *owner, int s, deg_t T, int layer)
+{
+    (void)layer;
+    return (chain_at){ sq0_in_region(owner, s, T) ? &sq0_step_kind : NULL, owner };
+}
+static void sq0_fail(void *owner, const char *msg) { latch_set(&((steenrod_sq0 *)owner)->fail, "%s", msg); }
+static int sq0_failed(void *owner) { return latch_is_set(&((steenrod_sq0 *)owner)->fail); }
+
+int steenrod_sq0_compute(const resolution *res, steenrod_sq0 *q, const chain_runner *runner)
 {
     memset(q, 0, sizeof *q);
+    latch_init(&q->fail);
     q->res = res;
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     q->phi = calloc(cells, sizeof *q->phi);
     q->have = calloc(cells, 1);
-    if (!q->phi || !q->have) return -1;
-    const milnor_basis *A = &res->A;
-    for (int s = 0; s <= res->max_s; s++)
-        for (deg_t T = s; T - s <= res->max_n; T++) {
-            if (!res_is_done(res, s, T)) continue;
-            size_t c = res_cell(res, s, T);
-            uint32_t ng = res_ngens(res, s, T);
-            deg_t h = T / 2;
-            if (ng == 0 || T % 2) {     /* nothing, or phi = 0 (odd degrees vanish) */
-                q->have[c] = 1;
-                continue;
-            }
-            if (s == 0) {               /* phi(iota) = iota */
-                if (f2mat_init(&q->phi[c], ng, fm_dim(res, 0, h)) != 0) return -1;
-                for (uint32_t j = 0; j < ng && j < q->phi[c].cols; j++) f2mat_set(&q->phi[c], j, j, 1);
-                q->have[c] = 1;
-                continue;
-            }
-            if (h >= s && !res_is_done(res, s, h)) continue;
-            const freemod *F = &res->F[s], *G = &res->F[s - 1];
-            f2mat Y;
-            if (f2mat_init(&Y, ng, (uint32_t)freemod_dim(G, h, h)) != 0) return -1;
-            int ok = 1;
-            for (uint32_t j = 0; j < ng && ok; j++) {   /* y_j = phi(d z_j) */
-                const fm_gen *z = &F->gens[T][j];
-                uint64_t *y = f2mat_row(&Y, j);
-                for (uint32_t b = 0; b < z->bits && ok; b++) {
-                    deg_t u, w;
-                    uint32_t g, r, g2, r2;
-                    milnor_elt half;
-                    if (!f2vec_get(z->img, b) || fm_locate(G, T, b, &u, &g, &r) != 0) continue;
-                    if (u % 2 || !verschiebung(&A->elts[T - u][r], &half)) continue;
-                    size_t cu = res_cell(res, s - 1, u);
-                    if (!q->have[cu]) {
-                        ok = 0;
-                        break;
-                    }
-                    const f2mat *P = &q->phi[cu];
-                    for (uint32_t p = 0; p < P->cols; p++)
-                        if (f2mat_get(P, g, p) && fm_locate(G, u / 2, p, &w, &g2, &r2) == 0)
-                            milnor_mul_into(A, &half, &A->elts[u / 2 - w][r2], y, freemod_offset(G, h, w, g2));
-                }
-            }
-            if (!ok) {
-                f2mat_clear(&Y);
-                continue;
-            }
-            if (fm_dim(res, s, h) == 0 || h < s) {
-                int zero = 1;
-                for (uint32_t j = 0; j < ng; j++) zero &= f2vec_is_zero(f2mat_row(&Y, j), Y.stride);
-                f2mat_clear(&Y);
-                if (!zero) {
-                    snprintf(err, errlen, "Sq^0: phi(d z) is not zero at (s=%d, t=%d), where F_%d is zero", s,
-                             (int)T, s);
-                    return -2;
-                }
-                q->have[c] = 1;
-                continue;
-            }
-            uint32_t bad = 0;
-            int rc = preimage_solve(res, s, h, &Y, &q->phi[c], &bad);
-            f2mat_clear(&Y);
-            if (rc == -2) {
-                snprintf(err, errlen, "Sq^0: phi(d z_%u) at (s=%d, t=%d) is not in the image of d", bad, s, (int)T);
-                return -2;
-            }
-            if (rc) return -1;
-            q->have[c] = 1;
-        }
-    return 0;
+    if (!q->phi || !q->have) {
+        latch_set(&q->fail, "out of memory computing Sq^0");
+        return -1;
+    }
+    chain_set set = { .owner = q, .A = &res->A, .max_s = res->max_s, .max_t = res->max_t, .at = sq0_at,
+                      .fail = sq0_fail, .failed = sq0_failed };
+    int rc = chain_run(runner, &set);
+    return latch_is_set(&q->fail) ? -1 : rc;
 }
 
 int steenrod_sq0_known(const steenrod_sq0 *q, int n, int s)

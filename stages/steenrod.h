@@ -30,13 +30,15 @@
  *    Delta_i(z).
  *
  * Layout. Results are vectors over the generators of the target bidegree, one byte per
- * coordinate (0 or 1). The operations run serially on the calling thread; the cost is that of
- * E (x) E (small ranges).
+ * coordinate (0 or 1). Sq^0's steps run as chains (stages/chain.h); a class's Sq^k run serially
+ * on the calling thread, at the cost of E (x) E (small ranges).
  */
 #ifndef EXTFLOW_STEENROD_H
 #define EXTFLOW_STEENROD_H
 #include <stdint.h>
 #include <stdio.h>
+#include "algebra/latch.h"
+#include "stages/chain.h"
 #include "stages/resolution.h"
 
 /* Sq^0 on a resolution of S_2: phi at (s, T) for every even T with (s, T) and (s, T / 2)
@@ -46,10 +48,17 @@ typedef struct steenrod_sq0 {
     f2mat *phi;                 /* per cell res_cell(s, T): rows = generators at (s, T), cols =
                                  * freemod_dim(F_s, T/2, T/2 + 1); cols 0 where not computed */
     uint8_t *have;              /* per cell: phi computed there */
+    fail_latch fail;            /* the first failure */
 } steenrod_sq0;
 
-/* 0; -1 out of memory; -2 internal error (a y outside the image: names the bidegree in err). */
-int steenrod_sq0_compute(const resolution *res, steenrod_sq0 *q, char *err, size_t errlen);
+/* phi with runner (chain_serial, or runtime/rt_chain.h's StarPU runner): a chain of kind
+ * sq0_step_kind (family CHAIN_LIFT) per resolved (s, T), after (s-1, T-1) and (s, T-1) (phi at
+ * (s, T) reads phi on row s-1 below degree T), whose plan solves there (no rows to multiply).
+ * 0; 1 stopped at the runner's time limit (phi only in part: steenrod_sq0_known says where); -1
+ * failed (q->fail.msg: out of memory, or an internal error naming the bidegree). q must be
+ * cleared after either. */
+extern const chain_kind sq0_step_kind;
+int steenrod_sq0_compute(const resolution *res, steenrod_sq0 *q, const chain_runner *runner);
 void steenrod_sq0_clear(steenrod_sq0 *q);
 /* Is Sq^0 of the classes at (n, s) known (both (s, n+s) and (s, 2(n+s)) resolved)? */
 int steenrod_sq0_known(const steenrod_sq0 *q, int n, int s);

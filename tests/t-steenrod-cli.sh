@@ -5,7 +5,7 @@
 # chart.html's Sq^0 layer, a rerun without --sseq-formats removing the texts, and bad arguments
 # refused with one line and exit 2.
 . tests/lib.sh
-plan 23
+plan 25
 P="$REF/products"
 
 for alg in standard nassau; do
@@ -97,6 +97,8 @@ usage "a class with the wrong number of coordinates" steenrod "$D" --class x=18,
 usage "bad syntax" steenrod "$D" --class x=8,three
 usage "no Sq^k in range" steenrod "$D" --class x=15,5,11
 usage "no --class" steenrod "$D"
+usage "a bad --time-limit" sq0 "$D" --time-limit soon
+usage "a bad --memory" sq0 "$D" --memory lots
 for cmd in steenrod sq0; do
     $EXTFLOW $cmd --help > "$TMP/out" 2>"$TMP/err" && grep -q "^  $cmd " "$TMP/out" && [ ! -s "$TMP/err" ]
     ok $? "$cmd --help: the help on stdout, exit 0"

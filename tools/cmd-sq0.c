@@ -1,30 +1,53 @@
 /* extflow sq0 DIR: Sq^0 of every class of the sphere's resolution in DIR whose target is
- * resolved, through the Verschiebung (stages/steenrod.h). */
+ * resolved, through the Verschiebung, as StarPU tasks (stages/steenrod.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "algebra/clock.h"
+#include "runtime/rt.h"
+#include "runtime/runpolicy.h"
 #include "stages/chart.h"
 #include "stages/report.h"
 #include "stages/steenrod.h"
 #include "tools/resolved.h"
 
-enum { SSEQ, QUIET, NOPTS };
+enum { SSEQ, MEMORY, TIME_LIMIT, QUIET, NOPTS };
 static cli_option opts[NOPTS + 1] = {
     [SSEQ] = { "sseq-formats", NULL, "also write DIR/sq0.txt, as sseq's sq0 example prints it", NULL, NULL },
-    [QUIET] = { "quiet", NULL, "no closing summary", NULL, NULL },
+    [MEMORY] = { "memory", "SIZE", "as for resolve", NULL, NULL },
+    [TIME_LIMIT] = { "time-limit", "SEC", "after SEC seconds no step starts; exit 3, no table (nothing is kept: a "
+                     "rerun starts again)", NULL, NULL },
+    [QUIET] = { "quiet", NULL, "no progress line and no closing summary", NULL, NULL },
 };
 
 static int write_csv(FILE *f, void *ctx) { return steenrod_sq0_write_csv(f, ctx); }
 static int write_sseq(FILE *f, void *ctx) { return steenrod_sq0_write_sseq(f, ctx); }
 
+/* Sq^0 on StarPU, one chain per bidegree, into *q: 0, 1 after a failure, 3 stopped at the time
+ * limit (nothing kept). */
+static int compute(const resolution *res, steenrod_sq0 *q, const chain_policy *limits)
+{
+    if (runpolicy_start_all("sq0") != 0) return 1;
+    chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL, "Sq^0 steps");
+    int sr = steenrod_sq0_compute(res, q, &runner);
+    rt_shutdown();
+    if (sr < 0) fprintf(stderr, "extflow: %s\n", q->fail.msg);
+    else if (sr == 1)
+        fprintf(stderr, "extflow: sq0 stopped at the time limit after %.1f s; Sq^0 keeps nothing between runs (give a "
+                "larger --time-limit); no table was written\n", clock_now() - limits->start);
+    return sr < 0 ? 1 : sr == 1 ? 3 : 0;
+}
+
 static int run(const char **operands, int n)
 {
+    double began = clock_now();
     if (n != 1) return cli_usage_error("sq0: DIR expected");
     const char *dir = operands[0];
-    static opened_dir d;
-    int rc = resolved_open("sq0", dir, &d);
+    chain_policy limits;
+    int rc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits);
     if (rc) return rc;
+    static opened_dir d;
+    if ((rc = resolved_open("sq0", dir, &d)) != 0) return rc;
     if (!resolved_is_sphere(&d)) {
         rc = cli_usage_error("sq0: %s holds %s: Sq^0 is for S_2 only", dir, d.man.module);
         resolved_close(&d);
@@ -32,11 +55,8 @@ static int run(const char **operands, int n)
     }
     double t0 = clock_now();
     steenrod_sq0 q;
-    char err[600];
-    int sr = steenrod_sq0_compute(&d.res, &q, err, sizeof err);
-    rc = sr != 0;
-    if (sr == -1) fprintf(stderr, "extflow: out of memory computing Sq^0\n");
-    else if (sr) fprintf(stderr, "extflow: internal error: %s\n", err);
+    memset(&q, 0, sizeof q);
+    rc = compute(&d.res, &q, &limits);
     if (!rc) rc = resolved_write(dir, "sq0.csv", write_csv, &q);
     if (!rc && report_write_file(dir, "chart.html", &d.res, chart_write_html) != 0) {   /* its Sq^0 layer */
         fprintf(stderr, "extflow: cannot write %s/chart.html: %s\n", dir, strerror(errno));
@@ -55,6 +75,7 @@ const cli_command cmd_sq0 = {
     "sq0",
     "DIR: Sq^0 of every class x_(n,s,i) of DIR's resolved region whose target (2n + s, s) is resolved, into "
     "DIR/sq0.csv (n,s,i,k: the coefficient of x_(2n+s,s,k) in Sq^0 x_(n,s,i) is 1), through the Verschiebung "
-    "Sq(2R) -> Sq(R) (S_2 only); chart.html gets a Sq^0 layer (off until ticked in its legend)",
+    "Sq(2R) -> Sq(R) (S_2 only), one StarPU task per bidegree; chart.html gets a Sq^0 layer (off until ticked in "
+    "its legend)",
     opts, 1, CLI_ONE_PROCESS, run,
 };
