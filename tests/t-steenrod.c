@@ -1,6 +1,7 @@
 /* t-steenrod.c — algebraic Steenrod squares on Ext of the sphere (stages/steenrod.h), on the
  * resolution through stem 30, s <= 10, with both algorithms, against answers computed another
  * way:
+ *   - Sq^0 through the Verschiebung as StarPU tasks gives the serial run's maps;
  *   - Sq^0 of every basis class by the cup-i construction equals Sq^0 through the
  *     Verschiebung (two unrelated constructions);
  *   - Sq^s x = x·x (the product from a lifted chain map, stages/lift.h) for every basis class,
