@@ -1,14 +1,14 @@
 #!/bin/sh
 # valgrind (memcheck) on stem-20 resolutions, both algorithms, modules (finite, over A(1),
 # finitely presented and shifted, an open projective space; at p = 3 one with actions and a
-# cofiber) and refused module files (p = 2 and 3), on
-# inspect/verify, and on products (lifts, inline and through multiply tasks): no invalid
-# access, no use of uninitialised memory, no leak ("definitely lost") of ours.
+# cofiber) and refused module files (p = 2 and 3), on inspect/verify, on products (lifts,
+# inline and through multiply tasks), and on sq0 and steenrod: no invalid access, no use of
+# uninitialised memory, no leak ("definitely lost") of ours.
 . tests/lib.sh
 command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind not installed"; exit 0; }
 # an AddressSanitizer build (make test SAN=1) cannot run under valgrind
 nm -D "$EXTFLOW" 2>/dev/null | grep -q __asan_init && { echo "1..0 # SKIP sanitizer build"; exit 0; }
-plan 15
+plan 16
 VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 --suppressions=tests/valgrind.supp"
 for alg in standard nassau; do
     STARPU_NCPU=2 $VG $EXTFLOW resolve --algorithm $alg --stem 20 --out "$TMP/$alg" --quiet 2>"$TMP/vg-$alg"
@@ -46,4 +46,7 @@ ok $? "products with every lift step's products in multiply tasks: valgrind clea
 $VG $EXTFLOW products "$TMP/nassau" --class c0=8,3,[1,1] 2>"$TMP/vg-pb"
 [ $? -eq 2 ]
 ok $? "products with a bad class (refused): valgrind clean"
+STARPU_NCPU=2 $VG $EXTFLOW sq0 "$TMP/nassau" --sseq-formats --quiet 2>"$TMP/vg-q" &&
+    $VG $EXTFLOW steenrod "$TMP/nassau" --class c0=8,3 --class h1 --sseq-formats --quiet 2>>"$TMP/vg-q"
+ok $? "sq0 (StarPU tasks) and steenrod (c0, h1; stem 20): valgrind clean"
 done_testing
