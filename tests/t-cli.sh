@@ -45,8 +45,9 @@ ok $? "an abbreviated option is named as written"
 $EXTFLOW help > "$TMP/help" && awk '{ n = 0; for (i = 1; i <= length($0); i++) { c = substr($0, i, 1); if (c < "\200" || c > "\277") n++ } if (n > 80) bad = 1 } END { exit bad }' "$TMP/help"
 ok $? "help lines are at most 80 columns"
 ok=0
-for cmd in resolve algebra inspect verify export products massey d2 pack; do
-    for opt in $(sed -n 's/^ *\[[A-Z_0-9]*\] = { "\([a-z0-9-]*\)".*/\1/p' "tools/cmd-$cmd.c"); do
+for file in tools/cmd-*.c; do
+    cmd=${file#tools/cmd-}; cmd=${cmd%.c}
+    for opt in $(sed -n 's/^ *\[[A-Z_0-9]*\] = { "\([a-z0-9-]*\)".*/\1/p' "$file"); do
         awk -v c="  $cmd " -v o="      --$opt" 'index($0, c) == 1 { in_cmd = 1; next } /^  [a-z]/ { in_cmd = 0 }
             in_cmd && (index($0, o " ") == 1 || $0 == o) { found = 1 } END { exit !found }' "$TMP/help" ||
             { diag "$cmd --$opt is not in its help"; ok=1; }
