@@ -234,25 +234,9 @@ static void milnor_mul_p_cuda(void *buffers[], void *cl_arg)
 }
 #endif
 
-static struct starpu_perfmodel milnor_mul_p_model = {
-    .type = STARPU_HISTORY_BASED,
-    .symbol = "extflow_milnor_mul_p_v1",
-    .size_base = milnor_mul_size,
-    .footprint = milnor_mul_footprint,
-};
-
-struct starpu_codelet cl_milnor_mul_p = {
-    .cpu_funcs = { milnor_mul_p_cpu },
-    .cpu_funcs_name = { "milnor_mul_p_cpu" },
-#ifdef STARPU_USE_CUDA
-    .cuda_funcs = { milnor_mul_p_cuda },
-    .cuda_flags = { STARPU_CUDA_ASYNC },
-#endif
-    .nbuffers = 4,
-    .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W },
-    .model = &milnor_mul_p_model,
-    .name = "milnor_mul_p",
-};
+CL_CODELET(cl_milnor_mul_p, milnor_mul_p_cpu, "milnor_mul_p",
+           (.symbol = "extflow_milnor_mul_p_v1", .size_base = milnor_mul_size, .footprint = milnor_mul_footprint),
+           CL_CUDA(milnor_mul_p_cuda) .nbuffers = 4, .modes = { STARPU_R, STARPU_R, STARPU_R, STARPU_W });
 
 /* ---- cl_pair_mul: the mod-4 products of a batch (algebra/pair_cuda.h's layout) ------------------
  * Buffers: 0 the flat basis, 1 the batch's jobs, 2 its terms, 3 the chunk's row (RW: the
