@@ -198,6 +198,7 @@ int cofiber_prepare(fd_module *m, char *err, size_t es)
                 rb_multiply(&c.build, &r.A, 0, c.build.nrows);
                 if (want && f2mat_copy(&D, &c.build.D) != 0) rc = -1;
             }
+            if (rc == 0 && odd) res_step_multiply_p(&c);   /* the rows the plan left as jobs */
             if (rc == 0 && odd && want && fpmat_copy(&Dp, &c.Dp) != 0) rc = -1;
             if (rc == 0) rc = odd ? res_step_reduce_p(&c) : res_step_reduce(&c);
             if (rc == 0) rc = odd ? res_step_finish_p(&c) : res_step_finish(&c);

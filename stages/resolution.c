@@ -138,11 +138,6 @@ int res_cofiber_row(const resolution *res, int s, deg_t t)
     return k >= 0 && (uint32_t)k < m->cofiber_nrows ? (int)k : -1;
 }
 
-uint32_t res_module_dim(const resolution *res, deg_t t)
-{
-    return res->module ? fdm_dim(res->module, t + res->shift) : t == 0;
-}
-
 int res_flush_stages(resolution *res)
 {
     char err[512];
@@ -476,7 +471,7 @@ static void add_d_term(deg_t u, const fm_gen *h, const milnor_elt *R, void *ctx)
  * (with a module at s = 1: d_0 into M), and check the sum vanishes. */
 int res_check_dd(const resolution *res, int s, deg_t t)
 {
-    if (res->prime != 2) return res_check_dd_p(res, s, t);
+    if (res->prime != 2) return -1;     /* odd p: res_check_dd_p (stages/resolution_p.h) */
     int module0 = s == 1 && res->module;
     if (s < 2 && !module0) return 1;
     uint32_t width = module0 ? res_module_dim(res, t) : (uint32_t)freemod_dim(&res->F[s - 2], t, t);
@@ -564,7 +559,7 @@ void res_dd_clear(res_dd *d)
 
 int res_check_dd_batch(const resolution *res, int s, deg_t t)
 {
-    if (s < 2 || res->prime != 2) return res_check_dd(res, s, t);
+    if (s < 2 || res->prime != 2) return res_check_dd(res, s, t);    /* odd p: -1 */
     res_dd d;
     int rc = res_dd_begin(res, s, t, &d);
     while (rc == 0 && d.b.nrows) {

@@ -138,8 +138,12 @@ deg_t res_module_top(const resolution *res);
 int res_nassau_applies(const fd_module *m);
 /* Is the algebra the free modules are over the whole Steenrod algebra (A, or A_p), no profile's B? */
 int res_algebra_is_whole(const resolution *res);
-/* dim M_t of the module resolved (t internal). */
-uint32_t res_module_dim(const resolution *res, deg_t t);
+/* dim M_t of the module resolved (t internal); inline, so resolution_p.c reads it without
+ * calling into resolution.c (which calls resolution_p.c). */
+static inline uint32_t res_module_dim(const resolution *res, deg_t t)
+{
+    return res->module ? fdm_dim(res->module, t + res->shift) : t == 0;
+}
 int res_in_region(const resolution *res, int s, deg_t t);
 /* Cell of (s, t) in the per-bidegree arrays; requires 0 <= s <= max_s, 0 <= t - s <= max_n. */
 static inline size_t res_cell(const resolution *res, int s, deg_t t)
@@ -188,7 +192,8 @@ int res_flush_stages(resolution *res);
  * memory: res_fail (check res_failed), nothing partial is published. */
 long res_load_stages(resolution *res);
 /* d_{s-1} ∘ d_s on the generators of (s, t), by one-by-one products (s >= 2; s = 1 with a
- * module: d_0 ∘ d_1 into M by its action table): 1 if zero, 0 if not, -1 out of memory. */
+ * module: d_0 ∘ d_1 into M by its action table): 1 if zero, 0 if not, -1 out of memory or at
+ * an odd prime (res_check_dd_p there, stages/resolution_p.h, which calls into this file). */
 int res_check_dd(const resolution *res, int s, deg_t t);
 /* The same check by the batched multiply (verify): the basis elements Sq(R)·h of F_{s-1,t}
  * that occur in some d(g), g a new generator at (s, t), become rows d_{s-1}(Sq(R)·h) built with

@@ -1,5 +1,6 @@
 /* verify.c — check a resolution directory against its manifest (see verify.h). */
 #include "stages/verify.h"
+#include "stages/resolution_p.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -315,8 +316,9 @@ static int dd_finish(chain *c)
     dd_checks *k = c->owner;
     int8_t *out = &k->dd[cell(k->v, c->s, c->t)];
     if (*out != -1)     /* s = 1 (a module), or odd p: one-by-one products (res_check_dd) */
-        *out = (int8_t)(c->s < 2 || k->res->prime != 2 ? res_check_dd(k->res, c->s, c->t)
-                                                       : res_dd_result(&((dd_ctx *)c)->d));
+        *out = (int8_t)(k->res->prime != 2 ? res_check_dd_p(k->res, c->s, c->t)
+                        : c->s < 2        ? res_check_dd(k->res, c->s, c->t)
+                                          : res_dd_result(&((dd_ctx *)c)->d));
     return 0;
 }
 static void dd_clear(chain *c) { res_dd_clear(&((dd_ctx *)c)->d); }

@@ -93,7 +93,7 @@ static void identities(const char *name, fd_module *m, resolution *res, int stem
     long ddbad = 0, flipped = 0, caught = 0, zero = 0;
     for (int s = 1; s <= max_s; s++)
         for (deg_t t = s; t - s <= stem; t++) {
-            ddbad += res_check_dd(res, s, t) != 1;
+            ddbad += res_check_dd_p(res, s, t) != 1;
             for (uint32_t i = 0; i < res_ngens(res, s, t); i++) {
                 fm_gen *g = &res->F[s].gens[t][i];
                 uint8_t *img = (uint8_t *)g->img;
@@ -103,7 +103,7 @@ static void identities(const char *name, fd_module *m, resolution *res, int stem
                 if (!g->bits || (s == 1 && !acts)) continue;
                 for (uint32_t at = 0; at < g->bits; at++) {     /* every entry in turn */
                     img[at] = (uint8_t)((img[at] + 1) % m->p);
-                    caught += res_check_dd(res, s, t) == 0;
+                    caught += res_check_dd_p(res, s, t) == 0;
                     img[at] = (uint8_t)((img[at] + m->p - 1) % m->p);
                     flipped++;
                 }
