@@ -169,7 +169,7 @@ $(B)/runtime/rt_mpi.o: $(MPI_STAMP)
 $(DEP_FILES):
 -include $(DEP_FILES)
 # --module NAME also looks in this tree's modules/ (for the binaries of build-san/, bin-starpu/)
-$(B)/tools/cmd-resolve.o: CFLAGS += -DEXTFLOW_MODULES_DIR='"$(CURDIR)/modules"'
+$(B)/tools/modulearg.o: CFLAGS += -DEXTFLOW_MODULES_DIR='"$(CURDIR)/modules"'
 
 # The chart page (stages/chart.html) compiled in as one string: stages/chart.h.
 $(B)/gen/chart_html.c: stages/chart.html scripts/embed-text

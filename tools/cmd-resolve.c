@@ -1,11 +1,8 @@
 /* extflow resolve: a minimal resolution of a module over a region, into an output directory
  * (stages/resolution.h; under mpirun one resolution over the ranks, runtime/rt_mpi.h). */
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "algebra/clock.h"
 #include "algebra/memacct.h"
 #include "runtime/admission.h"
@@ -13,12 +10,12 @@
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
 #include "stages/chart.h"
-#include "stages/cofiber.h"
 #include "stages/keepstages.h"
 #include "stages/outdir.h"
 #include "stages/progress.h"
 #include "stages/report.h"
 #include "stages/stagefile.h"
+#include "tools/modulearg.h"
 #include "tools/resolved.h"
 
 #define MAX_STEM 1000
@@ -28,9 +25,10 @@ static cli_option opts[NOPTS + 1] = {
     [MODULE] = { "module", "NAME|FILE",
                  "module to resolve: S_2 (default, the sphere), a module of the modules/ folder (C2, Ceta, Cnu, "
                  "C2_eta, Joker, RP4, ko, tmf2, A-mod-Sq1-Sq2, ...) or a module file (JSON, docs/modules.md); "
-                 "NAME[k] moves it up k degrees (C2[-2]). At an odd prime (\"p\": 3, ...: S_3, C3, S_5, S_7, "
-                 "Calpha, X3, C3v1, C5v1, C9, C3v1b1, l, t1, y1_3, y2_3): Ext over A_p, standard algorithm, one "
-                 "process; products, massey and d2 refuse it so far", NULL, NULL },
+                 "NAME[k] moves it up k degrees (C2[-2]); M*N is the tensor product of two finite modules (C2*Ceta: "
+                 "out/C2_sm_Ceta). At an odd prime (\"p\": 3, ...: S_3, C3, S_5, S_7, Calpha, X3, C3v1, C5v1, C9, "
+                 "C3v1b1, l, t1, y1_3, y2_3): Ext over A_p, standard algorithm, one process; products, massey and "
+                 "d2 refuse it so far", NULL, NULL },
     [STEM] = { "stem", "N", "every bidegree with stem n = t - s <= N (default 40)", NULL, NULL },
     [MAX_S] = { "max-s", "S", "and s <= S (default (N - c)/2 + 2, c the module's bottom degree)", NULL, NULL },
     [MAX_T] = { "max-t", "T", "instead: every bidegree with t <= T (and s <= S)", NULL, NULL },
@@ -62,97 +60,6 @@ typedef struct resolve_args {
     unsigned keep;
     chain_policy limits;
 } resolve_args;
-
-/* The folders searched for --module NAME: beside the binary ($ORIGIN/../modules in the source
- * tree, $ORIGIN/../share/extflow/modules once installed), then the source tree's modules/ as
- * the build saw it (EXTFLOW_MODULES_DIR: other build folders, such as build-san/bin). */
-static int find_module_file(const char *name, char *path, size_t size)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0 && !strchr(name, '/')) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = 0;
-        static const char *dirs[] = { "../modules", "../share/extflow/modules" };
-        for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
-            snprintf(path, size, "%s/%s/%s.json", exe, dirs[i], name);
-            if (access(path, R_OK) == 0) return 0;
-        }
-    }
-#ifdef EXTFLOW_MODULES_DIR
-    if (!strchr(name, '/')) {
-        snprintf(path, size, "%s/%s.json", EXTFLOW_MODULES_DIR, name);
-        if (access(path, R_OK) == 0) return 0;
-    }
-#endif
-    snprintf(path, size, "%s", name);
-    return access(path, R_OK) == 0 ? 0 : -1;
-}
-
-/* --module NAME|FILE: reads and checks the module (exit 2 with one line when it cannot be
- * used); *name gets its short name (the file's base name without .json). */
-static int load_module(const char *arg, fd_module *m, char *name, size_t nsize)
-{
-    char path[PATH_MAX + 1100], err[600], file[1024];
-    long shift = 0;
-    const char *open_br = strrchr(arg, '[');
-    size_t alen = strlen(arg);
-    snprintf(file, sizeof file, "%s", arg);
-    if (open_br && alen > 0 && arg[alen - 1] == ']') {     /* NAME[k]: Σ^k of the module NAME */
-        char *end;
-        shift = strtol(open_br + 1, &end, 10);
-        if (end == open_br + 1 || *end != ']' || shift < -FDM_MAX_SHIFT || shift > FDM_MAX_SHIFT)
-            return cli_usage_error("--module '%s': the shift in NAME[k] must be an integer in -%d..%d", arg,
-                                   FDM_MAX_SHIFT, FDM_MAX_SHIFT);
-        file[open_br - arg] = 0;
-    }
-    if (find_module_file(file, path, sizeof path) != 0)
-        return cli_usage_error("unknown module '%s' (not in the modules folder, and no such file)", file);
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    if (f) {
-        for (;;) {
-            if (len + 4096 > cap) {
-                char *nb = realloc(buf, cap = cap * 2 + 4096);
-                if (!nb) break;
-                buf = nb;
-            }
-            size_t got = fread(buf + len, 1, cap - len, f);
-            len += got;
-            if (got == 0 || len > (1u << 24)) break;
-        }
-    }
-    if (!f || ferror(f) || !buf) {
-        fprintf(stderr, "extflow: %s: cannot read: %s\n", path, strerror(errno));
-        if (f) fclose(f);
-        free(buf);
-        return 2;
-    }
-    fclose(f);
-    int rc = fdm_parse(buf, len, m, err, sizeof err);
-    free(buf);
-    if (rc == 0 && fdm_shift(m, (deg_t)shift, err, sizeof err) != 0) rc = -1;    /* m is cleared then */
-    if (rc == 0 && cofiber_prepare(m, err, sizeof err) != 0) {
-        fdm_clear(m);
-        rc = -1;
-    }
-    if (rc != 0) {
-        fprintf(stderr, "extflow: %s: %s\n", path, err);
-        return 2;
-    }
-    const char *base = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
-    size_t k = 0;
-    for (; base[k] && k + 1 < nsize && k < 31; k++)
-        name[k] = isalnum((unsigned char)base[k]) || strchr("_-.[]", base[k]) ? base[k] : '_';
-    name[k] = 0;
-    if (k > 5 && !strcmp(name + k - 5, ".json")) name[k - 5] = 0;
-    char *dot = strstr(name, ".json[");     /* FILE.json[k]: keep the [k] */
-    if (dot) memmove(dot, dot + 5, strlen(dot + 5) + 1);
-    if (!name[0]) snprintf(name, nsize, "module");
-    return 0;
-}
 
 /* --keep-stages LIST: comma-separated kind names (matrix, kernel) → bits 1 << kind. */
 static int parse_keep_stages(const char *list, unsigned *kinds)
@@ -368,7 +275,7 @@ static int run(const char **operands, int n)
     fd_module fdm;
     char module_name[64] = "S_2", default_out[96];
     if (strcmp(module, "S_2") != 0) {
-        if ((prc = load_module(module, &fdm, module_name, sizeof module_name)) != 0) return prc;
+        if ((prc = modulearg_load(module, &fdm, module_name, sizeof module_name)) != 0) return prc;
         a.fdm = &fdm;
         if (fdm_is_sphere(&fdm)) {          /* the sphere from a file: the built-in S_2 */
             a.fdm = NULL;
