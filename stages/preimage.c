@@ -11,16 +11,19 @@
 
 /* The matrix of d_i on the whole basis of F_{i,t} (generators of degree <= t: the products for
  * those below t, the generators' own images for those of degree t) into b->D, whose columns
- * are F_{i-1,t} on generators of degree < t. 0, or -1 out of memory. */
+ * are F_{i-1,t} on generators of degree < t; for i = 0, the augmentation F_{0,t} -> M_t (its
+ * rows from the module's action, no products). 0, or -1 out of memory. */
 static int build_differential(const resolution *res, int i, deg_t t, row_build *b)
 {
-    const freemod *F = &res->F[i], *G = &res->F[i - 1];
-    uint32_t below = (uint32_t)freemod_dim(F, t, t), top = res_ngens(res, i, t), cols = (uint32_t)freemod_dim(G, t, t);
+    const freemod *F = &res->F[i];
+    uint32_t below = (uint32_t)freemod_dim(F, t, t), top = res_ngens(res, i, t);
+    uint32_t cols = i ? (uint32_t)freemod_dim(&res->F[i - 1], t, t) : res_module_dim(res, t);
     memset(b, 0, sizeof *b);
-    if (rb_append(b, res, i, t, NULL, 0) != 0) return -1;
+    if (i && rb_append(b, res, i, t, NULL, 0) != 0) return -1;
     b->nrows = below + top;
     if (rb_alloc(b, cols) != 0) return -1;
-    rb_multiply(b, &res->A, 0, below);
+    if (i) rb_multiply(b, &res->A, 0, below);
+    else res_module_rows(res, t, &b->D);
     for (uint32_t k = 0; k < top; k++) {
         const fm_gen *g = &F->gens[t][k];
         uint32_t bits = g->bits < cols ? g->bits : cols;

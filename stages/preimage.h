@@ -36,7 +36,8 @@
 
 /* X (initialised here, Y->rows x dim F_{i,t}) gets sseq's preimage of each row of Y, by one RREF
  * of [D^T | Y^T]. Returns 0, -1 out of memory, or -2 when y_{*bad} is not in the image (X is
- * then not initialised). */
+ * then not initialised). i = 0 solves the augmentation F_{0,t} -> M_t instead (Y over M_t:
+ * res_module_dim(res, t) columns), for the bottom of a map of modules (stages/lift.h). */
 int preimage_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, uint32_t *bad);
 
 /* The quasi-inverses of zero-signature blocks preimage_by_signature builds, kept for the later

@@ -138,6 +138,28 @@ int res_cofiber_row(const resolution *res, int s, deg_t t)
     return k >= 0 && (uint32_t)k < m->cofiber_nrows ? (int)k : -1;
 }
 
+void res_module_rows(const resolution *res, deg_t t, f2mat *D)
+{
+    const fd_module *m = res->module;
+    const freemod *F = &res->F[0];
+    uint32_t row = 0, words = (uint32_t)f2vec_words(D->cols);
+    for (deg_t u = 0; u < t; u++)
+        for (uint32_t i = 0; i < F->ngens[u]; i++) {
+            deg_t d = t - u;
+            const fm_gen *g = &F->gens[u][i];
+            for (uint32_t r = 0; r < res->A.dim[d]; r++, row++) {
+                if (!m || D->cols == 0 || d > m->max_deg - m->min_deg) continue;
+                uint32_t mr = milnor_index(&m->A, &res->A.elts[d][r]);
+                uint64_t *dst = f2mat_row(D, row);
+                for (uint32_t b = 0; b < g->bits; b++)
+                    if (f2vec_get(g->img, b)) {
+                        const uint64_t *y = fdm_act(m, u + res->shift, b, d, mr);
+                        if (y) f2vec_xor(dst, y, words);
+                    }
+            }
+        }
+}
+
 int res_flush_stages(resolution *res)
 {
     char err[512];

@@ -144,6 +144,10 @@ static inline uint32_t res_module_dim(const resolution *res, deg_t t)
 {
     return res->module ? fdm_dim(res->module, t + res->shift) : t == 0;
 }
+/* The rows Sq(R)·g of d_0 : F_{0,t} -> M_t for the generators g of degree < t (basis order), by
+ * Sq(R)·d(g) read off the module's action table, into D's first rows (zeroed by the caller,
+ * res_module_dim(res, t) columns); for S_2 they are zero. */
+void res_module_rows(const resolution *res, deg_t t, f2mat *D);
 int res_in_region(const resolution *res, int s, deg_t t);
 /* Cell of (s, t) in the per-bidegree arrays; requires 0 <= s <= max_s, 0 <= t - s <= max_n. */
 static inline size_t res_cell(const resolution *res, int s, deg_t t)

@@ -6,31 +6,6 @@
 #include <string.h>
 #include "stages/stagefile.h"
 
-/* Row 0 with a module: the rows Sq(R)·g of F_{0,t} (g of degree u < t) mapped to M_t by
- * Sq(R)·d(g), d(g) in M_u, read off the module's action table on the CPU (no products). */
-static void fill_module_rows(step_ctx *c)
-{
-    resolution *res = c->res;
-    const fd_module *m = res->module;
-    const freemod *F = &res->F[0];
-    uint32_t row = 0, words = (uint32_t)f2vec_words(c->build.ncols);
-    for (deg_t u = 0; u < c->ch.t; u++)
-        for (uint32_t i = 0; i < F->ngens[u]; i++) {
-            deg_t d = c->ch.t - u;
-            const fm_gen *g = &F->gens[u][i];
-            for (uint32_t r = 0; r < res->A.dim[d]; r++, row++) {
-                if (!m || c->build.ncols == 0 || d > m->max_deg - m->min_deg) continue;
-                uint32_t mr = milnor_index(&m->A, &res->A.elts[d][r]);
-                uint64_t *dst = f2mat_row(&c->build.D, row);
-                for (uint32_t b = 0; b < g->bits; b++)
-                    if (f2vec_get(g->img, b)) {
-                        const uint64_t *y = fdm_act(m, u + res->shift, b, d, mr);
-                        if (y) f2vec_xor(dst, y, words);
-                    }
-            }
-        }
-}
-
 int res_step_plan(step_ctx *c)
 {
     resolution *res = c->res;
@@ -43,7 +18,7 @@ int res_step_plan(step_ctx *c)
         ncols = (uint32_t)freemod_dim(&res->F[c->ch.s - 1], c->ch.t, c->ch.t - 1);
     }
     if (rb_alloc(&c->build, ncols) != 0) goto oom;
-    if (c->ch.s == 0 && res->module) fill_module_rows(c);
+    if (c->ch.s == 0 && res->module) res_module_rows(res, c->ch.t, &c->build.D);    /* no products */
     return 0;
 oom:
     res_fail(res, "out of memory planning step (%d,%d)", c->ch.s, c->ch.t);
