@@ -122,11 +122,31 @@ int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
     return lift_add_map(set, s0, t0, coords, n, NULL, NULL, NULL);
 }
 
+static int add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n, const char *key,
+                   lift_extra_fn extra, void *extra_ctx, int module_map);
+
 int lift_add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n, const char *key,
                  lift_extra_fn extra, void *extra_ctx)
 {
-    /* a homotopy's bottom (n = 0) may lie below the region: d2's h_2 at t0 = 1 < s0 = 2 */
-    if (s0 < 0 || s0 > set->src->max_s || (t0 < s0 && n) || n != res_ngens(set->src, s0, t0)) return -1;
+    return add_map(set, s0, t0, coords, n, key, extra, extra_ctx, 0);
+}
+
+int lift_add_module_map(lift_set *set, deg_t t0, const char *key, int (*bottom)(void *, deg_t, uint32_t, uint64_t *),
+                        void *bottom_ctx)
+{
+    if (!key || !bottom) return -1;
+    int m = add_map(set, 0, t0, NULL, 0, key, NULL, NULL, 1);
+    if (m >= 0) set->maps[m].bottom = bottom, set->maps[m].bottom_ctx = bottom_ctx;
+    return m;
+}
+
+static int add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n, const char *key,
+                   lift_extra_fn extra, void *extra_ctx, int module_map)
+{
+    /* a homotopy's bottom (n = 0) may lie below the region: d2's h_2 at t0 = 1 < s0 = 2; a map of
+     * modules has generators in several degrees of its bottom row, and t0 may be negative */
+    if (s0 < 0 || s0 > set->src->max_s || (t0 < s0 && n) || (!module_map && n != res_ngens(set->src, s0, t0)))
+        return -1;
     if (key && (!*key || strlen(key) >= sizeof set->maps[0].key || strchr(key, '/') || key[0] == '.')) return -1;
     lift_map *nm = realloc(set->maps, ((size_t)set->nmaps + 1) * sizeof *nm);
     if (!nm) return -1;
@@ -144,7 +164,7 @@ int lift_add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_
         free(f->coords), free(f->val), free(f->have);
         return -1;
     }
-    memcpy(f->coords, coords, n);
+    if (n) memcpy(f->coords, coords, n);
     f->extra = extra;
     f->extra_ctx = extra_ctx;
     /* the key: stem, s, then the vector in hex, 4 coordinates a digit, lowest first; a vector
@@ -200,6 +220,13 @@ int lift_deps(const lift_set *set, int i, deg_t t, int dep_i[2], deg_t dep_t[2])
 }
 
 /* ---- one step ------------------------------------------------------------------------------ */
+
+/* Bits of a step's y: target F_{i-1} in degree t on generators below t; at i = 0 (the bottom
+ * of maps of modules) the target's module in degree t. */
+static uint32_t y_dim(const lift_set *set, int i, deg_t t)
+{
+    return i ? (uint32_t)freemod_dim(&set->tgt->F[i - 1], t, t) : res_module_dim(set->tgt, t);
+}
 
 /* Columns of a map's cell (i, t): the basis of target F_i in degree t, generators <= t. */
 static uint32_t cell_cols(const lift_set *set, int i, deg_t t)
@@ -438,7 +465,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
     memset(p, 0, sizeof *p);
     if (lift_failed(set)) return -1;
     double c0 = cpu_now(set);
-    uint32_t cols = cell_cols(set, i, t), tgt_dim = i ? (uint32_t)freemod_dim(&set->tgt->F[i - 1], t, t) : 0;
+    uint32_t cols = cell_cols(set, i, t), tgt_dim = y_dim(set, i, t);
     size_t cell = lift_cell(set, i, t);
     p->maps = calloc((size_t)set->nmaps, sizeof *p->maps);
     int rc = p->maps ? 0 : -1;
@@ -457,9 +484,16 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
             continue;
         }
         pm->todo = 1;
-        if (f2mat_init(&f->val[cell], rows, cols) != 0 || f2mat_init(&pm->Y, i && cols ? rows : 0, tgt_dim) != 0) {
+        if (f2mat_init(&f->val[cell], rows, cols) != 0 ||
+            f2mat_init(&pm->Y, (i || f->bottom) && cols ? rows : 0, tgt_dim) != 0) {
             lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
             rc = -1;
+        } else if (rows && cols && i == 0 && f->bottom) {   /* a map of modules: y = φ ε(z_k) in N_t */
+            for (uint32_t k = 0; k < rows && !rc; k++)
+                if (f->bottom(f->bottom_ctx, t, k, f2mat_row(&pm->Y, k)) != 0) {
+                    lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
+                    rc = -1;
+                }
         } else if (rows && cols && i == 0) {          /* the bottom: f_0(z_k) = x_k ι at t0 */
             for (uint32_t k = 0; k < rows && t == 0; k++)
                 if (k < f->nclass && f->coords[k]) f2mat_flip(&f->val[cell], k, 0);
@@ -567,7 +601,7 @@ static void plan_clear(lift_set *set, lift_plan *p)
 int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
 {
     int rc = lift_failed(set) || !p->maps ? -1 : 0;
-    uint32_t cols = cell_cols(set, i, t), tgt_dim = i ? (uint32_t)freemod_dim(&set->tgt->F[i - 1], t, t) : 0;
+    uint32_t cols = cell_cols(set, i, t), tgt_dim = y_dim(set, i, t);
     size_t cell = lift_cell(set, i, t);
     uint32_t nonzero = 0;
     double c0 = cpu_now(set);
@@ -599,7 +633,7 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
                     memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim) * 8);
         uint32_t bad = 0;
         double t1 = clock_now(), c1 = cpu_now(set);
-        int sr = rc ? -1 : !set->any_preimage ? 1 : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
+        int sr = rc ? -1 : !set->any_preimage || i == 0 ? 1 : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
         if (sr == 1) sr = preimage_solve(set->tgt, i, t, &all, &X, &bad);
         pthread_mutex_lock(&set->lock);
         set->qis += sr == 0;

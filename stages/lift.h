@@ -39,6 +39,12 @@
  * multiply codelet's (CPU or GPU) where the rows are large. A homotopy (Massey products) is a map whose y gets an extra term before the QI:
  * lift_map.extra.
  *
+ * Maps of modules. A map φ : M -> N of A-modules (an Ext^0 class of Ext(M, N)) lifts the same
+ * way from M's resolution to N's, the bottom row by preimages under N's augmentation
+ * (f_0(z) with ε_N f_0(z) = φ ε_M(z), preimage_solve at i = 0): lift_add_module_map. The
+ * products read off are then y ∘ f for the classes y of Ext(N, F2): the induced map
+ * Ext(N, F2) -> Ext(M, F2).
+ *
  * Layout. Per map, per target cell (i, t) (index lift_cell: i x (target max_n + 1) + t - i), an
  * f2mat whose row k is f_i of the k-th generator of source F_{s0+i} in degree t + t0, over the
  * basis of target F_i in degree t on generators of degree <= t (the generators' units last),
@@ -86,6 +92,13 @@ typedef struct lift_map {
     int (*in_region)(void *extra_ctx, int i, deg_t t);   /* NULL, or a further condition on the
                                  * steps (i, t) of this map (what its extra term reads must exist);
                                  * it must hold at (i-1, t-1) and (i, t-1) where it holds at (i, t) */
+    /* NULL for a class; else (lift_add_module_map) s0 = 0 and the bottom row is a cocycle with
+     * values in the target's module N: bottom(bottom_ctx, t, k, y) sets y (res_module_dim(tgt,
+     * t) bits, zeroed by the caller) to its value on the k-th generator of source F_0 in degree
+     * t + t0, and f_0 of that generator is a preimage of y under N's augmentation F_0 -> N (a
+     * map of modules M -> N, composed with M's augmentation). 0, or -1 to fail the step. */
+    int (*bottom)(void *bottom_ctx, deg_t t, uint32_t k, uint64_t *y);
+    void *bottom_ctx;
     f2mat *val;                 /* per target cell; rows 0 until the step has run */
     uint8_t *have;              /* per target cell: 1 the step has set val; 2 (before the step)
                                  * a stage file is there to load */
@@ -140,6 +153,11 @@ int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
  * '/', not starting with '.'), so give each map that is not a plain class lift a key of its own. */
 int lift_add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n, const char *key,
                  lift_extra_fn extra, void *extra_ctx);
+/* A chain map lifting a map of modules M -> N (src resolves M, tgt N) whose bottom row is given
+ * by bottom (lift_map.bottom), of internal degree t0 (a generator of source F_i in degree T goes
+ * to target degree T - t0); key as for lift_add_map (required). Its index, or -1. */
+int lift_add_module_map(lift_set *set, deg_t t0, const char *key, int (*bottom)(void *, deg_t, uint32_t, uint64_t *),
+                        void *bottom_ctx);
 /* FNV-1a 32 of a map's key. */
 uint32_t lift_key_hash(const char *key);
 /* The aux field of map f's stage files: lift_key_hash(key) when source and target are the same

@@ -20,6 +20,20 @@ static int parse_int(const char **p, int max)
     return (int)v;
 }
 
+int products_check_name(const char *arg, size_t nlen, const char *what, char *err, size_t errlen)
+{
+    if (nlen == 0 || nlen > PRODUCT_NAME_MAX) {
+        snprintf(err, errlen, "%s '%.80s': the name must have 1 to %d characters", what, arg, PRODUCT_NAME_MAX);
+        return -1;
+    }
+    for (size_t k = 0; k < nlen; k++)
+        if (!isalnum((unsigned char)arg[k]) && !strchr("_.^+-", arg[k])) {
+            snprintf(err, errlen, "%s '%.80s': the name may hold only letters, digits and _ . ^ + -", what, arg);
+            return -1;
+        }
+    return 0;
+}
+
 int products_parse_class(const char *arg, product_class *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -37,15 +51,7 @@ int products_parse_class(const char *arg, product_class *c, char *err, size_t er
         snprintf(err, errlen, "class '%.80s': expected NAME=n,s[,vector] or one of h0..h7", arg);
         return -1;
     }
-    if (nlen == 0 || nlen > PRODUCT_NAME_MAX) {
-        snprintf(err, errlen, "class '%.80s': the name must have 1 to %d characters", arg, PRODUCT_NAME_MAX);
-        return -1;
-    }
-    for (size_t k = 0; k < nlen; k++)
-        if (!isalnum((unsigned char)arg[k]) && !strchr("_.^+-", arg[k])) {
-            snprintf(err, errlen, "class '%.80s': the name may hold only letters, digits and _ . ^ + -", arg);
-            return -1;
-        }
+    if (products_check_name(arg, nlen, "class", err, errlen) != 0) return -1;
     memcpy(c->name, arg, nlen);
     const char *p = eq + 1;
     int neg = *p == '-';   /* a module's classes may sit at negative stems */
@@ -95,7 +101,10 @@ static void each_row(FILE *out, const lift_set *set, int m, const char *name, ro
     for (int n = 0; n <= tgt->max_n; n++)
         for (int s = 0; s <= tgt->max_s; s++) {
             deg_t t = n + s;
-            if (!lift_map_in_region(set, m, s, t)) continue;
+            /* a map of modules raising degrees: a source bidegree below the source's stems has
+             * no classes, and its rows are printed empty, as sseq's lift_hom does */
+            int below = f->bottom && res_is_done(tgt, s, t) && f->s0 + s <= set->src->max_s && t + f->t0 < f->s0 + s;
+            if (!below && !lift_map_in_region(set, m, s, t)) continue;
             uint32_t nz = res_ngens(set->src, f->s0 + s, t + f->t0);
             for (uint32_t j = 0; j < res_ngens(tgt, s, t); j++) fn(out, set, m, name, n, s, j, nz);
         }
@@ -103,7 +112,7 @@ static void each_row(FILE *out, const lift_set *set, int m, const char *name, ro
 
 static void lift_hom_row(FILE *out, const lift_set *set, int m, const char *name, int n, int s, uint32_t j, uint32_t nz)
 {
-    fprintf(out, "%s x_(%d, %d, %u) = [", name, n, s, j);
+    fprintf(out, "%s x_(%d, %d, %u) = [", name, n + (int)set->tgt->shift, s, j);
     for (uint32_t k = 0; k < nz; k++) fprintf(out, "%s%d", k ? ", " : "", lift_product_bit(set, m, s, n + s, j, k));
     fputs("]\n", out);
 }
@@ -113,7 +122,8 @@ static void csv_rows(FILE *out, const lift_set *set, int m, const char *name, in
     const lift_map *f = &set->maps[m];
     for (uint32_t k = 0; k < nz; k++)
         if (lift_product_bit(set, m, s, n + s, j, k))
-            fprintf(out, "%s,%d,%d,%d,%d,%u,%u\n", name, (int)(f->t0 - f->s0 + set->src->shift), f->s0, n, s, j, k);
+            fprintf(out, "%s,%d,%d,%d,%d,%u,%u\n", name, (int)(f->t0 - f->s0 + set->src->shift - set->tgt->shift), f->s0,
+                    n + (int)set->tgt->shift, s, j, k);
 }
 
 int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *name)
@@ -224,4 +234,90 @@ void products_multiply(const lift_set *set, int m, int n, int s, const uint8_t *
     for (uint32_t j = 0; j < ny; j++)
         if (ycoords[j])
             for (uint32_t k = 0; k < dim; k++) prod[k] ^= (uint8_t)lift_product_bit(set, m, s, n + s, j, k);
+}
+
+/* ---- maps of modules ------------------------------------------------------------------------- */
+
+/* The bottom of the lift of pm (lift_map.bottom): φ ε(z_k) for the k-th generator z_k of M's F_0
+ * in degree t + t0, ε(z_k) a class of M (the generator's image). */
+static int map_bottom(void *ctx, deg_t t, uint32_t k, uint64_t *y)
+{
+    const products_module_map *pm = ctx;
+    deg_t T = t + pm->t0;
+    if (T < 0 || T > pm->src->max_t || k >= res_ngens(pm->src, 0, T)) return -1;
+    modops_map_apply(&pm->map, pm->M, T + pm->src->shift, pm->src->F[0].gens[T][k].img, y);
+    return 0;
+}
+
+/* The module a resolution resolves, as the map file names its classes: module, or F2 for S_2
+ * (parsed into *sphere). 0, or -1 with a reason. */
+static int map_module(const resolution *res, const fd_module *module, fd_module *sphere, const fd_module **out,
+                      char *err, size_t errlen)
+{
+    if (!res->module) {
+        if (fdm_parse(modops_sphere_text, strlen(modops_sphere_text), sphere, err, errlen) != 0) return -1;
+        *out = sphere;
+        return 0;
+    }
+    if (fdm_prime(module) != 2 || module->has_profile || module->fp || module->rp_open || module->has_cofiber) {
+        snprintf(err, errlen, "%s: maps are between finite modules over A at p = 2 (no profile, presentation, "
+                 "RP_n^inf or cofiber)", res->module_name);
+        return -1;
+    }
+    *out = module;
+    return 0;
+}
+
+int products_map_load(const char *path, const resolution *src, const fd_module *src_module, const resolution *tgt,
+                      const fd_module *tgt_module, products_module_map *pm, char *err, size_t errlen)
+{
+    memset(pm, 0, sizeof *pm);
+    pm->src = src;
+    pm->tgt = tgt;
+    if (map_module(src, src_module, &pm->sphere[0], &pm->M, err, errlen) != 0 ||
+        map_module(tgt, tgt_module, &pm->sphere[1], &pm->N, err, errlen) != 0)
+        return -1;
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0;
+    if (f) {
+        buf = malloc(1 << 20);
+        if (buf) len = fread(buf, 1, 1 << 20, f);
+    }
+    int bad = !f || !buf || ferror(f) || len == 1 << 20;
+    if (bad && f && !buf) snprintf(err, errlen, "%s: out of memory reading it", path);
+    else if (bad) snprintf(err, errlen, "%s: cannot read it%s", path, f && !ferror(f) ? " (over 1 MB)" : "");
+    if (f) fclose(f);
+    char why[600];
+    int rc = bad ? (f && !buf ? -2 : -1) : modops_map_parse(buf, len, pm->M, pm->N, &pm->map, why, sizeof why);
+    if (!bad && !rc) rc = modops_map_check(&pm->map, pm->M, pm->N, why, sizeof why);
+    if (!bad && rc) snprintf(err, errlen, "%s: %s", path, why);
+    free(buf);
+    if (rc) return rc;
+    pm->t0 = tgt->shift - src->shift - pm->map.degree;
+    uint64_t h = 14695981039346656037ull;   /* FNV-1a 64 over the degree and the matrices */
+    char head[32];
+    snprintf(head, sizeof head, "%d;", (int)pm->map.degree);
+    for (const char *c = head; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    for (deg_t u = pm->map.min_deg; u <= pm->map.max_deg; u++) {
+        const f2mat *R = &pm->map.rows[u - pm->map.min_deg];
+        for (uint32_t r = 0; r < R->rows; r++)
+            for (uint32_t c = 0; c < R->cols; c++) h = (h ^ (uint64_t)(f2mat_get(R, r, c) + 2 * (c == 0))) * 1099511628211ull;
+        h = (h ^ 7u) * 1099511628211ull;
+    }
+    snprintf(pm->key, sizeof pm->key, "map-%016llx", (unsigned long long)h);
+    return 0;
+}
+
+void products_map_clear(products_module_map *pm)
+{
+    modops_map_clear(&pm->map);
+    fdm_clear(&pm->sphere[0]);
+    fdm_clear(&pm->sphere[1]);
+    memset(pm, 0, sizeof *pm);
+}
+
+int products_add_module_map(lift_set *set, products_module_map *pm)
+{
+    return lift_add_module_map(set, pm->t0, pm->key, map_bottom, pm);
 }

@@ -13,10 +13,18 @@
  * name and the product are classes of Ext(M), x_(n,s,i) one of S_2's; the command writes this
  * table as module-products.csv). lift_hom text: what sseq's lift_hom example
  * prints for the same class and region (docs/products.md of the reference, §2.8).
+ *
+ * Maps of modules (`products DIR --map NAME=FILE --target DIR_N`): φ : M -> N from a map file
+ * (algebra/modops.h), lifted from M's resolution (DIR) to N's (lift_add_module_map); the rows
+ * are then the induced map Ext(N, F2) -> Ext(M, F2), x_(n,s,i) a class of Ext(N) and k one of
+ * Ext(M) at (n + name_n, s), name_n = -(degree of φ), name_s = 0: the table maps.csv, and
+ * lift_hom text as sseq's lift_hom with two modules. Every target bidegree whose source
+ * bidegree lies below the source's stems (a map raising degrees) is printed, empty, as sseq does.
  */
 #ifndef EXTFLOW_PRODUCTS_H
 #define EXTFLOW_PRODUCTS_H
 #include <stdio.h>
+#include "algebra/modops.h"
 #include "stages/lift.h"
 
 #define PRODUCT_NAME_MAX 63
@@ -29,6 +37,9 @@ typedef struct product_class {
     uint8_t coords[PRODUCT_VECTOR_MAX];
 } product_class;
 
+/* Is arg[0..nlen) a class name (1..63 characters of [A-Za-z0-9_.^+-])? 0, or -1 with a one-line
+ * message in err about the `what` arg (the whole argument). */
+int products_check_name(const char *arg, size_t nlen, const char *what, char *err, size_t errlen);
 /* Parses one class argument; 0, or -1 with a one-line message in err. */
 int products_parse_class(const char *arg, product_class *c, char *err, size_t errlen);
 
@@ -46,6 +57,25 @@ int products_read_kept(const char *path, const char *const *names, int nnames, c
                        char *err, size_t errlen);
 /* sseq's lift_hom output (without its command line) for map m named name; 0 or -1. */
 int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *name);
+/* A map of modules for a lift set: φ and the two modules, F2's (modops_sphere_text) for S_2. */
+typedef struct products_module_map {
+    module_map map;
+    fd_module sphere[2];        /* F2 where the source or the target is S_2 (else empty) */
+    const fd_module *M, *N;
+    const resolution *src, *tgt;
+    deg_t t0;                   /* the lift's internal degree: tgt->shift - src->shift - degree */
+    char key[64];               /* the lift's stage-file directory: "map-<hash of φ>" */
+} products_module_map;
+/* Reads the map file at path for src -> tgt (their modules, or F2), refusing one that is not a
+ * map of A-modules of the degree it states; the modules must be finite, over A, at p = 2.
+ * 0; -1 with a one-line reason in err (a refusal, an unreadable file included: exit 2); -2 out
+ * of memory. products_map_clear frees it either way. */
+int products_map_load(const char *path, const resolution *src, const fd_module *src_module, const resolution *tgt,
+                      const fd_module *tgt_module, products_module_map *pm, char *err, size_t errlen);
+void products_map_clear(products_module_map *pm);
+/* Adds the chain map lifting pm (kept by the caller while the set lives); its index, or -1. */
+int products_add_module_map(lift_set *set, products_module_map *pm);
+
 /* The vector of x·y for map m (class x) and the target class y (n, s, coords ycoords[0..ny)),
  * into prod[0..dim) (dim = generators at the product's bidegree); requires the steps of the
  * target bidegree (s, n + s) to have run. */

@@ -10,18 +10,54 @@
 #include "stages/stagefile.h"
 #include "tools/resolved.h"
 
-static product_class classes[RESOLVED_MAX_CLASSES];
+static product_class classes[RESOLVED_MAX_CLASSES];    /* a map's entry holds only its name */
 static const char *names[RESOLVED_MAX_CLASSES];
 static int nclasses;
+static products_module_map pmaps[RESOLVED_MAX_CLASSES];
+static const char *map_files[RESOLVED_MAX_CLASSES];
+static int nmap;
+
+/* A name not yet taken by a class or a map of this run. */
+static int name_unused(const char *name)
+{
+    for (int k = 0; k < nclasses; k++)
+        if (!strcmp(classes[k].name, name)) return cli_usage_error("products: two classes named '%s'", name);
+    return 0;
+}
 
 /* --class C, in the order given: parsed at once, names distinct. */
 static int add_class(const char *value) { return resolved_add_class("products", value, classes, names, &nclasses); }
 
-enum { UNIT, CLASS, SSEQ, CHART, MEMORY, TIME_LIMIT, QUIET, NOPTS };
+/* --map NAME=FILE, in the order given: the name as a class's, the file read once DIR is open. */
+static int add_map(const char *value)
+{
+    char err[600];
+    if (nclasses == RESOLVED_MAX_CLASSES)
+        return cli_usage_error("products: at most %d classes or maps at once", RESOLVED_MAX_CLASSES);
+    const char *eq = strchr(value, '=');
+    if (!eq || !eq[1]) return cli_usage_error("products: --map '%.80s': expected NAME=FILE", value);
+    if (products_check_name(value, (size_t)(eq - value), "map", err, sizeof err) != 0)
+        return cli_usage_error("products: %s", err);
+    product_class *c = &classes[nclasses];
+    memset(c, 0, sizeof *c);
+    memcpy(c->name, value, (size_t)(eq - value));
+    int rc = name_unused(c->name);
+    if (rc) return rc;
+    map_files[nmap++] = eq + 1;
+    names[nclasses++] = c->name;
+    return 0;
+}
+
+enum { UNIT, MAP, TARGET, CLASS, SSEQ, CHART, MEMORY, TIME_LIMIT, QUIET, NOPTS };
 static cli_option opts[NOPTS + 1] = {
     [UNIT] = { "unit", "UNITDIR", "(a module's DIR only, required there) a resolution of F2 over DIR's algebra "
                "covering DIR's region: S_2 over A, ko over A(1), tmf2 over A(2); a unit over another algebra is "
                "refused", NULL, NULL },
+    [MAP] = { "map", "NAME=FILE", "instead of classes: the map of modules M -> N of the map file FILE "
+              "({\"degree\": d, \"images\": {...}}, docs/modules.md), M DIR's module, N TARGETDIR's, lifted to a "
+              "chain map: the induced map Ext(N, F2) -> Ext(M, F2) into DIR/maps.csv (as products.csv, name_n = -d). "
+              "A map that is not A-linear or not of degree d is refused (exit 2); repeatable", add_map, NULL },
+    [TARGET] = { "target", "TARGETDIR", "(with --map) a resolution of N over A (default DIR)", NULL, NULL },
     [CLASS] = { "class", "C", "NAME=n,s[,vector]: the class of Ext^{s,n+s} with these coordinates over the "
                 "generators there, as [1,0] or 10 (default [1]); or a bare h0..h7. NAME: letters, digits, _ . ^ + - "
                 "(at most 63); up to 64 classes", add_class, NULL },
@@ -93,7 +129,9 @@ static int lift_all(lift_set *set, int *have_set, resolution *res, resolution *u
         set->timing = getenv("EXTFLOW_STATS") != NULL;
         set->any_preimage = 1;                    /* products do not depend on the preimages */
         for (int k = 0; k < nclasses && !setup; k++)
-            if (pass == 1 || k % nranks == rank)
+            if ((pass == 1 || k % nranks == rank) && nmap)
+                setup = products_add_module_map(set, &pmaps[k]) < 0;
+            else if (pass == 1 || k % nranks == rank)
                 setup = lift_add_class(set, classes[k].s, classes[k].n + classes[k].s, classes[k].coords,
                                        classes[k].len) < 0;
         if (setup) {
@@ -121,11 +159,12 @@ static int lift_all(lift_set *set, int *have_set, resolution *res, resolution *u
 static void report(const lift_set *set, const resolution *res, const char *dir, const char *table, double seconds)
 {
     if (!opts[QUIET].arg && rt_mpi_size() > 1)
-        fprintf(stderr, "extflow: the classes were lifted by %d ranks, each into its stage files; rank 0 loaded "
-                "them:\n", rt_mpi_size());
+        fprintf(stderr, "extflow: the %s were lifted by %d ranks, each into its stage files; rank 0 loaded "
+                "them:\n", nmap ? "maps" : "classes", rt_mpi_size());
     if (!opts[QUIET].arg)
-        fprintf(stderr, "extflow: %d class%s lifted over %s (%s): %ld bidegrees computed, %ld loaded, %ld solves of d "
-                "in %.1f s; %.1f s in all; table %s/%s\n", nclasses, nclasses > 1 ? "es" : "", dir,
+        fprintf(stderr, "extflow: %d %s lifted over %s (%s): %ld bidegrees computed, %ld loaded, %ld solves of d "
+                "in %.1f s; %.1f s in all; table %s/%s\n", nclasses,
+                nmap ? nclasses > 1 ? "maps" : "map" : nclasses > 1 ? "classes" : "class", dir,
                 stage_algorithm_name(res->algorithm), set->computed, set->loaded, set->qis, set->qi_seconds,
                 seconds, dir, table);
     if (!set->timing) return;
@@ -143,7 +182,11 @@ static int run(const char **operands, int n)
 {
     double began = clock_now();
     if (n != 1) return cli_usage_error("products: DIR expected");
-    if (!nclasses) return cli_usage_error("products: give at least one --class");
+    if (!nclasses) return cli_usage_error("products: give at least one --class (or --map)");
+    if (nmap && nmap != nclasses) return cli_usage_error("products: --class and --map: one kind at a time");
+    if (nmap && (opts[UNIT].arg || opts[CHART].arg))
+        return cli_usage_error("products: --map takes --target, not %s", opts[UNIT].arg ? "--unit" : "--chart-products");
+    if (!nmap && opts[TARGET].arg) return cli_usage_error("products: --target is for --map");
     const char *dir = operands[0];
     chain_policy limits;
     char chart[sizeof ((resolution *)0)->chart_products] = "h0,h1,h2", err[600];
@@ -154,14 +197,16 @@ static int run(const char **operands, int n)
     int have_unit;
     if ((prc = resolved_open("products", dir, &d)) != 0) return prc;
     resolution *res = &d.res;
-    prc = resolved_open_unit("products", dir, &d, opts[UNIT].arg, &u, &have_unit);
-    for (int k = 0; k < nclasses && !prc; k++) {   /* stems as the module's degrees give them -> internal */
+    if (nmap) prc = resolved_open_map_target(dir, &d, opts[TARGET].arg, &u, &have_unit, pmaps, map_files, nmap);
+    else prc = resolved_open_unit("products", dir, &d, opts[UNIT].arg, &u, &have_unit);
+    for (int k = 0; k < nclasses && !prc && !nmap; k++) {   /* stems as the module's degrees give them -> internal */
         classes[k].n -= res->shift;
         prc = resolved_check_class("products", &classes[k], res, &d.man, dir);
     }
     if (!prc && have_unit && opts[CHART].arg) prc = cli_usage_error("products: --chart-products: not for a module's DIR");
-    /* over a module the rows multiply M's classes by S_2's: not the chart's lines, another file */
-    const char *table = have_unit ? "module-products.csv" : "products.csv";
+    /* over a module the rows multiply M's classes by S_2's: not the chart's lines, another file;
+     * a map's rows are its induced map */
+    const char *table = nmap ? "maps.csv" : have_unit ? "module-products.csv" : "products.csv";
     char *kept = NULL, tpath[4400];
     size_t keptlen = 0;
     snprintf(tpath, sizeof tpath, "%s/%s", dir, table);
@@ -172,6 +217,7 @@ static int run(const char **operands, int n)
         prc = krc == -2 ? 2 : krc ? 1 : 0;
     }
     if (prc) {
+        resolved_close_maps(pmaps, nmap);
         resolved_close_both(&d, &u, have_unit);
         return prc;
     }
@@ -189,7 +235,7 @@ static int run(const char **operands, int n)
         struct products_out out = { &set, 0, kept, keptlen };
         if (!rc) rc = resolved_write(dir, table, write_csv, &out);
         snprintf(res->chart_products, sizeof res->chart_products, "%s", chart);
-        if (!rc && !have_unit) rc = resolved_write_charts(dir, res);    /* they draw products.csv */
+        if (!rc && !have_unit && !nmap) rc = resolved_write_charts(dir, res);    /* they draw products.csv */
         for (int k = 0; k < nclasses && !rc; k++) {
             char name[128];
             snprintf(name, sizeof name, "lift_hom-%.63s.txt", classes[k].name);
@@ -201,6 +247,7 @@ static int run(const char **operands, int n)
     }
     if (have_set) lift_set_clear(&set);
     free(kept);
+    resolved_close_maps(pmaps, nmap);
     resolved_close_both(&d, &u, have_unit);
     return rc;
 }

@@ -160,6 +160,35 @@ int resolved_add_class(const char *cmd, const char *value, product_class *classe
     return 0;
 }
 
+void resolved_close_maps(products_module_map *pmaps, int nmap)
+{
+    for (int k = 0; k < nmap; k++) products_map_clear(&pmaps[k]);
+}
+
+int resolved_open_map_target(const char *dir, opened_dir *d, const char *target, opened_dir *u, int *have_unit,
+                             products_module_map *pmaps, const char *const *files, int nmap)
+{
+    *have_unit = 0;
+    if (target && !same_directory(dir, target)) {
+        int rc = resolved_open("products", target, u);
+        if (rc) return rc;
+        *have_unit = 1;
+    }
+    const opened_dir *t = *have_unit ? u : d;
+    char err[4700];
+    for (int k = 0; k < nmap; k++) {
+        int rc = products_map_load(files[k], &d->res, &d->fdm, &t->res, &t->fdm, &pmaps[k], err, sizeof err);
+        if (rc) {
+            resolved_close_maps(pmaps, k + 1);
+            if (*have_unit) resolved_close(u);
+            *have_unit = 0;
+            if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: products: --map %s\n", err);
+            return rc == -1 ? 2 : 1;     /* a refusal (one line), or the file unreadable */
+        }
+    }
+    return 0;
+}
+
 int resolved_check_class(const char *cmd, const product_class *c, const resolution *res, const run_manifest *man,
                          const char *dir)
 {

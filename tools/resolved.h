@@ -28,6 +28,13 @@ void resolved_close(opened_dir *d);
  * "Modules"). Nothing is left open on an error. */
 int resolved_open_unit(const char *cmd, const char *dir, const opened_dir *d, const char *unitdir, opened_dir *u,
                        int *have_unit);
+/* For --map: TARGETDIR (DIR itself when absent or the same) opened into *u (*have_unit = 1
+ * when it is another directory), and the map files files[0..nmap) read into pmaps for DIR's
+ * module -> TARGETDIR's (stages/products.h). Nothing is left open on an error. */
+int resolved_open_map_target(const char *dir, opened_dir *d, const char *target, opened_dir *u, int *have_unit,
+                             products_module_map *pmaps, const char *const *files, int nmap);
+/* products_map_clear of pmaps[0..nmap). */
+void resolved_close_maps(products_module_map *pmaps, int nmap);
 /* resolved_close of u (when have_unit) and d. */
 void resolved_close_both(opened_dir *d, opened_dir *u, int have_unit);
 /* Is DIR's module the sphere S_2? */
