@@ -36,7 +36,7 @@ static const uint64_t *sq_of(const fd_module *m, deg_t u, uint32_t k, deg_t i, u
     return r == UINT32_MAX ? NULL : fdm_act(m, u, k, i, r);
 }
 
-static int is_finite_over_A(const fd_module *m)
+int modops_finite_over_A(const fd_module *m)
 {
     return fdm_prime(m) == 2 && !m->has_profile && !m->fp && !m->rp_open && !m->has_cofiber;
 }
@@ -53,7 +53,7 @@ static uint32_t pair_pos(const fd_module *M, const fd_module *N, deg_t D, deg_t 
 int modops_tensor(const fd_module *M, const fd_module *N, fd_module *out, char *err, size_t es)
 {
     memset(out, 0, sizeof *out);
-    if (!is_finite_over_A(M) || !is_finite_over_A(N))
+    if (!modops_finite_over_A(M) || !modops_finite_over_A(N))
         return fail(err, es, "a tensor product takes finite modules over A at p = 2 (no profile, presentation, "
                     "projective space RP_n^inf or cofiber)");
     deg_t lo = M->min_deg + N->min_deg, hi = M->max_deg + N->max_deg;

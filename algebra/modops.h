@@ -30,6 +30,9 @@
  * reason in err (out is then empty). */
 int modops_tensor(const fd_module *M, const fd_module *N, fd_module *out, char *err, size_t errsize);
 
+/* Is m a finite module over A at p = 2 (no profile, presentation, RP_n^inf or cofiber)? */
+int modops_finite_over_A(const fd_module *m);
+
 /* The module file text of F2 (one class x0 in degree 0), the module of S_2's resolution. */
 extern const char modops_sphere_text[];
 

@@ -259,7 +259,7 @@ static int map_module(const resolution *res, const fd_module *module, fd_module 
         *out = sphere;
         return 0;
     }
-    if (fdm_prime(module) != 2 || module->has_profile || module->fp || module->rp_open || module->has_cofiber) {
+    if (!modops_finite_over_A(module)) {
         snprintf(err, errlen, "%s: maps are between finite modules over A at p = 2 (no profile, presentation, "
                  "RP_n^inf or cofiber)", res->module_name);
         return -1;

@@ -12,8 +12,8 @@ static const char *const head =
     "commands:\n";
 
 const cli_command *const cli_commands[] = { &cmd_resolve, &cmd_algebra, &cmd_inspect, &cmd_verify, &cmd_export,
-                                           &cmd_products, &cmd_massey, &cmd_d2, &cmd_steenrod, &cmd_sq0, &cmd_pack,
-                                           NULL };
+                                           &cmd_products, &cmd_ext, &cmd_massey, &cmd_d2, &cmd_steenrod, &cmd_sq0,
+                                           &cmd_pack, NULL };
 
 static const char *const tail =
     "  help       this text (as does --help after any command)\n"
@@ -105,8 +105,8 @@ static const char *const tail =
     "  writes the tables); d2 ... shares d2's composites (rank 0 gathers them,\n"
     "  runs the homotopy and --product alone and writes the tables); verify DIR\n"
     "  shares the rows (each rank checks its own, rank 0 prints one process's\n"
-    "  report and exit status). Always the files of one process. export, steenrod\n"
-    "  and sq0 run on one process.\n"
+    "  report and exit status). Always the files of one process. export, ext,\n"
+    "  steenrod and sq0 run on one process.\n"
     "\n"
     "exit status:\n"
     "  0 done, 1 runtime failure (finished bidegrees are kept: rerun to resume),\n"
