@@ -4,11 +4,12 @@
 # Checked: sseq's lift_hom with two modules byte for byte (Cnu -> F2 onto the bottom class and
 # F2 -> Cnu onto the top class, degree 4), maps.csv against the lift_hom text, the map Cnu -> F2
 # against the lift of the same Ext^0 class into S_2 (--unit --class, another path), identity
-# maps inducing the identity, resume from the stage files, the table kept across runs, and
+# maps inducing the identity, a shifted target, exactness of Ext on a short exact sequence of
+# modules (the cells of C2 ⊗ Ceta), resume from the stage files, the table kept across runs, and
 # refusals (not A-linear, wrong degree, unknown classes, option mixes, profile modules) with
 # one line and exit 2, nothing written.
 . tests/lib.sh
-plan 13
+plan 15
 P="$REF/products"
 res() { $EXTFLOW resolve --quiet "$@"; }
 res --stem 15 --max-s 15 --out "$TMP/S15" && res --stem 11 --max-s 15 --out "$TMP/S11" &&
@@ -75,6 +76,56 @@ for args in "--map q=$TMP/top.json --class h0" "--map q=$TMP/top.json --unit $TM
     [ $? -eq 2 ] || { bad=1; diag "$args: not refused"; }
 done
 ok $bad "--map with --class or --unit, --target without --map, NAME without FILE, a missing file: exit 2"
+# a shifted target: F2 -> Cnu[-4] onto x4 (now of degree 0) is the same map, stems of Cnu moved by 4
+res --module "Cnu[-4]" --stem 11 --max-s 15 --out "$TMP/Cnu-4" &&
+    echo '{"degree": 0, "images": {"x0": "x4"}}' > "$TMP/top0.json" &&
+    $EXTFLOW products "$TMP/S11" --map p0="$TMP/top0.json" --target "$TMP/Cnu-4" --sseq-formats --quiet &&
+    tail -n +2 "$P/lift_hom-Cnu-S_2" | python3 -c 'import re, sys
+for line in sys.stdin:
+    n, rest = re.match(r"p x_\((-?\d+), (.*)", line).groups()
+    sys.stdout.write("p0 x_(%d, %s\n" % (int(n) - 4, rest))' | cmp -s - "$TMP/S11/lift_hom-p0.txt" &&
+    grep -q "^p0,0,0,0,3,0,0$" "$TMP/S11/maps.csv"
+ok $? "F2 -> Cnu[-4] (degree 0): sseq's lines with Cnu's stems moved by -4, name_n 0 in maps.csv"
+# 0 -> Σ^2 C2 -i-> C2 ⊗ Ceta -q-> C2 -> 0 (the cells of Ceta, smashed with C2) is exact, so
+# Ext(C2) -q*-> Ext(C2 ⊗ Ceta) -i*-> Ext(Σ^2 C2) is exact in the middle: i* q* = 0 and
+# rank q* = dim Ext(C2 ⊗ Ceta) - rank i* at every bidegree
+cat > "$TMP/exact.py" <<'PY'
+import sys
+def table(path):
+    return {(int(n), int(s)): int(d) for s, n, d in (l.split(",") for l in open(path).readlines()[1:])}
+def matrix(path, name, n, s, rows):
+    out = [0] * rows
+    for l in open(path).readlines()[1:]:
+        f = l.strip().split(",")
+        if f[0] == name and (int(f[3]), int(f[4])) == (n, s): out[int(f[5])] |= 1 << int(f[6])
+    return out
+def rank(rows):
+    rows, r = [x for x in rows if x], 0
+    while rows:
+        p = rows.pop(); low = p & -p
+        rows = [y for y in (x ^ p if x & low else x for x in rows) if y]; r += 1
+    return r
+B, C = table(sys.argv[1]), table(sys.argv[4])
+checked = both = 0
+for (n, s), dB in B.items():
+    Q = matrix(sys.argv[2], "q", n, s, C.get((n, s), 0))     # C's classes -> B's
+    I = matrix(sys.argv[3], "i", n, s, dB)                   # B's classes -> A's
+    comp = [0] * len(Q)
+    for r, row in enumerate(Q):
+        for b in range(dB):
+            if row >> b & 1: comp[r] ^= I[b]
+    if any(comp) or rank(Q) != dB - rank(I): sys.exit("not exact at (n, s) = (%d, %d)" % (n, s))
+    checked += 1; both += rank(Q) > 0 and rank(I) > 0
+print("%d bidegrees, %d with q* and i* both non-zero" % (checked, both))
+PY
+res --module "C2*Ceta" --stem 20 --max-s 10 --out "$TMP/CE" && res --module C2 --stem 20 --max-s 10 --out "$TMP/C2s0" &&
+    res --module "C2[2]" --stem 20 --max-s 10 --out "$TMP/C2s2" &&
+    echo '{"degree": 0, "images": {"x0*x0": "x0", "x1*x0": "x1"}}' > "$TMP/q.json" &&
+    echo '{"degree": 0, "images": {"x0": "x0*x2", "x1": "x1*x2"}}' > "$TMP/i.json" &&
+    $EXTFLOW products "$TMP/CE" --map q="$TMP/q.json" --target "$TMP/C2s0" --quiet &&
+    $EXTFLOW products "$TMP/C2s2" --map i="$TMP/i.json" --target "$TMP/CE" --quiet &&
+    python3 "$TMP/exact.py" "$TMP/CE/ext.csv" "$TMP/CE/maps.csv" "$TMP/C2s2/maps.csv" "$TMP/C2s0/ext.csv" > "$TMP/exact" 2>&1
+ok $? "Ext(C2) -> Ext(C2 ⊗ Ceta) -> Ext(Σ^2 C2) is exact in the middle through stem 20: $(cat "$TMP/exact")"
 res --module ko --stem 10 --out "$TMP/ko" && $EXTFLOW products "$TMP/S11" --map q="$TMP/collapse.json" --target "$TMP/ko" 2> "$TMP/err"
 [ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "finite modules over A" "$TMP/err"
 ok $? "a module over a profile (ko) as the target is refused: $(cat "$TMP/err")"
