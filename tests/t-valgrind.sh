@@ -1,14 +1,15 @@
 #!/bin/sh
 # valgrind (memcheck) on stem-20 resolutions, both algorithms, modules (finite, over A(1),
-# finitely presented and shifted, an open projective space; at p = 3 one with actions and a
-# cofiber) and refused module files (p = 2 and 3), on inspect/verify, on products (lifts,
-# inline and through multiply tasks), and on sq0 and steenrod: no invalid access, no use of
-# uninitialised memory, no leak ("definitely lost") of ours.
+# finitely presented and shifted, an open projective space, a tensor product; at p = 3 one
+# with actions and a cofiber) and refused module files (p = 2 and 3), on inspect/verify, on
+# products (lifts, inline and through multiply tasks; a map of modules, and one refused), on
+# ext --coefficients, and on sq0 and steenrod: no invalid access, no use of uninitialised
+# memory, no leak ("definitely lost") of ours.
 . tests/lib.sh
 command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind not installed"; exit 0; }
 # an AddressSanitizer build (make test SAN=1) cannot run under valgrind
 nm -D "$EXTFLOW" 2>/dev/null | grep -q __asan_init && { echo "1..0 # SKIP sanitizer build"; exit 0; }
-plan 16
+plan 20
 VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 --suppressions=tests/valgrind.supp"
 for alg in standard nassau; do
     STARPU_NCPU=2 $VG $EXTFLOW resolve --algorithm $alg --stem 20 --out "$TMP/$alg" --quiet 2>"$TMP/vg-$alg"
@@ -49,4 +50,16 @@ ok $? "products with a bad class (refused): valgrind clean"
 STARPU_NCPU=2 $VG $EXTFLOW sq0 "$TMP/nassau" --sseq-formats --quiet 2>"$TMP/vg-q" &&
     $VG $EXTFLOW steenrod "$TMP/nassau" --class c0=8,3 --class h1 --sseq-formats --quiet 2>>"$TMP/vg-q"
 ok $? "sq0 (StarPU tasks) and steenrod (c0, h1; stem 20): valgrind clean"
+# a tensor product, a map of modules lifted from it into S_2, a refused map, Ext(M, N)
+STARPU_NCPU=2 $VG $EXTFLOW resolve --module "C2*Ceta" --stem 12 --out "$TMP/ce" --quiet 2>"$TMP/vg-t"
+ok $? "a tensor product (C2*Ceta), stem 12: valgrind clean"
+echo '{"degree": 0, "images": {"x0*x0": "x0"}}' > "$TMP/q.json"
+echo '{"degree": -1, "images": {"x1*x0": "x0"}}' > "$TMP/bad-map.json"
+STARPU_NCPU=2 $VG $EXTFLOW products "$TMP/ce" --map q="$TMP/q.json" --target "$TMP/nassau" --sseq-formats --quiet 2>"$TMP/vg-q"
+ok $? "products --map (C2*Ceta -> F2 into S_2's resolution): valgrind clean"
+$VG $EXTFLOW products "$TMP/ce" --map q="$TMP/bad-map.json" --target "$TMP/nassau" 2>"$TMP/vg-qb"
+[ $? -eq 2 ]
+ok $? "products --map with a map that is not A-linear (refused): valgrind clean"
+$VG $EXTFLOW ext "$TMP/ce" --coefficients Joker --quiet 2>"$TMP/vg-e"
+ok $? "ext --coefficients Joker: valgrind clean"
 done_testing
