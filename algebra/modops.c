@@ -41,6 +41,66 @@ int modops_finite_over_A(const fd_module *m)
     return fdm_prime(m) == 2 && !m->has_profile && !m->fp && !m->rp_open && !m->has_cofiber;
 }
 
+/* A module file being written: its gens and its actions ("SqN x = y + z", one per (N, x)). */
+typedef struct module_text {
+    json_t *root, *gens, *acts;
+    char *line;                 /* the action being written; len 0: none */
+    size_t len, cap;
+} module_text;
+
+static int mt_init(module_text *t)
+{
+    memset(t, 0, sizeof *t);
+    t->root = json_object(), t->gens = json_object(), t->acts = json_array();
+    if (!t->root || !t->gens || !t->acts) {
+        json_decref(t->root), json_decref(t->gens), json_decref(t->acts);
+        return -1;
+    }
+    json_object_set_new(t->root, "p", json_integer(2));
+    json_object_set_new(t->root, "type", json_string("finite dimensional module"));
+    json_object_set_new(t->root, "gens", t->gens);
+    json_object_set_new(t->root, "actions", t->acts);
+    return 0;
+}
+
+/* One term y of Sq^n x (the action's head written on its first term). 0, or -1 out of memory. */
+static int mt_term(module_text *t, deg_t n, const char *x, const char *y)
+{
+    size_t need = t->len + strlen(x) + strlen(y) + 32;
+    if (need > t->cap) {
+        char *nl = realloc(t->line, need * 2);
+        if (!nl) return -1;
+        t->line = nl, t->cap = need * 2;
+    }
+    if (!t->len) t->len = (size_t)snprintf(t->line, t->cap, "Sq%d %s =", n, x);
+    t->len += (size_t)snprintf(t->line + t->len, t->cap - t->len, "%s %s", t->line[t->len - 1] == '=' ? "" : " +", y);
+    return 0;
+}
+
+/* Ends the action being written (nothing when it has no term). 0, or -1 out of memory. */
+static int mt_end(module_text *t)
+{
+    int rc = t->len && json_array_append_new(t->acts, json_string(t->line)) != 0 ? -1 : 0;
+    t->len = 0;
+    return rc;
+}
+
+/* The text, parsed and checked by fdm_parse into out: 0, -1 (err says why) or -2 out of memory. */
+static int mt_parse(module_text *t, fd_module *out, char *err, size_t es)
+{
+    char *text = json_dumps(t->root, JSON_INDENT(4) | JSON_PRESERVE_ORDER);
+    if (!text) return -2;
+    int rc = fdm_parse(text, strlen(text), out, err, es);
+    free(text);
+    return rc;
+}
+
+static void mt_clear(module_text *t)
+{
+    json_decref(t->root);
+    free(t->line);
+}
+
 /* Position of the pair (class p of M_a, class q of N_{D-a}) in the listing of the pairs of
  * degree D: a ascending, then p, then q. */
 static uint32_t pair_pos(const fd_module *M, const fd_module *N, deg_t D, deg_t a, uint32_t p, uint32_t q)
@@ -59,17 +119,22 @@ int modops_tensor(const fd_module *M, const fd_module *N, fd_module *out, char *
     deg_t lo = M->min_deg + N->min_deg, hi = M->max_deg + N->max_deg;
     if (hi - lo > FDM_MAX_SPAN)
         return fail(err, es, "the tensor product spans degrees %d..%d, more than %d", lo, hi, FDM_MAX_SPAN);
-    json_t *root = json_object(), *gens = json_object(), *acts = json_array();
-    char *name = NULL, *line = NULL;
-    size_t namecap = 0, linecap = 0;
+    module_text t;
+    if (mt_init(&t) != 0) return fail(err, es, "out of memory building a tensor product");
+    char *name = NULL, *name2 = NULL;
+    size_t namecap = 0;
     uint64_t *acc = NULL, *ua = NULL, *ub = NULL;
     int rc = -2;
-    if (!root || !gens || !acts) goto out;
-    json_object_set_new(root, "p", json_integer(2));
-    json_object_set_new(root, "type", json_string("finite dimensional module"));
-    json_object_set_new(root, "gens", gens);
-    json_object_set_new(root, "actions", acts);
-    uint32_t maxdim = 0;
+    uint32_t maxdim = 0, maxname = 0;
+    for (deg_t u = M->min_deg; u <= M->max_deg; u++)
+        for (uint32_t i = 0; i < fdm_dim(M, u); i++)
+            for (deg_t v = N->min_deg; v <= N->max_deg; v++)
+                for (uint32_t j = 0; j < fdm_dim(N, v); j++) {
+                    uint32_t len = (uint32_t)(strlen(M->names[u - M->min_deg][i]) + strlen(N->names[v - N->min_deg][j]));
+                    if (len > maxname) maxname = len;
+                }
+    namecap = maxname + 2;
+    if (!(name = malloc(namecap)) || !(name2 = malloc(namecap))) goto out;
     for (deg_t D = lo; D <= hi; D++) {
         uint32_t dim = 0;
         for (deg_t a = M->min_deg; a <= M->max_deg; a++) dim += fdm_dim(M, a) * fdm_dim(N, D - a);
@@ -77,19 +142,12 @@ int modops_tensor(const fd_module *M, const fd_module *N, fd_module *out, char *
         for (deg_t a = M->min_deg; a <= M->max_deg; a++)
             for (uint32_t p = 0; p < fdm_dim(M, a); p++)
                 for (uint32_t q = 0; q < fdm_dim(N, D - a); q++) {
-                    const char *x = M->names[a - M->min_deg][p], *y = N->names[D - a - N->min_deg][q];
-                    size_t need = strlen(x) + strlen(y) + 2;
-                    if (need > namecap) {
-                        char *nn = realloc(name, need);
-                        if (!nn) goto out;
-                        name = nn, namecap = need;
-                    }
-                    snprintf(name, namecap, "%s*%s", x, y);
-                    if (json_object_get(gens, name)) {
+                    snprintf(name, namecap, "%s*%s", M->names[a - M->min_deg][p], N->names[D - a - N->min_deg][q]);
+                    if (json_object_get(t.gens, name)) {
                         rc = fail(err, es, "two classes of the tensor product are both named '%s'", name);
                         goto out;
                     }
-                    if (json_object_set_new(gens, name, json_integer(D)) != 0) goto out;
+                    if (json_object_set_new(t.gens, name, json_integer(D)) != 0) goto out;
                 }
     }
     acc = calloc(f2vec_words(maxdim) + 1, 8);
@@ -104,47 +162,115 @@ int modops_tensor(const fd_module *M, const fd_module *N, fd_module *out, char *
                     for (uint32_t q = 0; q < fdm_dim(N, b); q++) {
                         deg_t D = a + b + n;
                         memset(acc, 0, (f2vec_words(maxdim) + 1) * 8);
-                        int any = 0;
                         for (deg_t i = 0; i <= n; i++) {
                             const uint64_t *x = sq_of(M, a, p, i, ua), *y = sq_of(N, b, q, n - i, ub);
                             if (!x || !y || !fdm_dim(M, a + i) || !fdm_dim(N, b + n - i)) continue;
                             for (uint32_t p2 = 0; p2 < fdm_dim(M, a + i); p2++)
                                 for (uint32_t q2 = 0; f2vec_get(x, p2) && q2 < fdm_dim(N, b + n - i); q2++)
-                                    if (f2vec_get(y, q2)) {
-                                        f2vec_flip(acc, pair_pos(M, N, D, a + i, p2, q2));
-                                        any = 1;
-                                    }
+                                    if (f2vec_get(y, q2)) f2vec_flip(acc, pair_pos(M, N, D, a + i, p2, q2));
                         }
-                        if (!any) continue;
-                        size_t len = 0;
+                        snprintf(name, namecap, "%s*%s", M->names[a - M->min_deg][p], N->names[b - N->min_deg][q]);
                         for (deg_t a2 = M->min_deg; a2 <= M->max_deg; a2++)
                             for (uint32_t p2 = 0; p2 < fdm_dim(M, a2); p2++)
                                 for (uint32_t q2 = 0; q2 < fdm_dim(N, D - a2); q2++) {
                                     if (!f2vec_get(acc, pair_pos(M, N, D, a2, p2, q2))) continue;
-                                    const char *x = M->names[a2 - M->min_deg][p2], *y = N->names[D - a2 - N->min_deg][q2];
-                                    size_t need = len + strlen(x) + strlen(y) + 64 + strlen(M->names[a - M->min_deg][p]) +
-                                                  strlen(N->names[b - N->min_deg][q]);
-                                    if (need > linecap) {
-                                        char *nl = realloc(line, need * 2);
-                                        if (!nl) goto out;
-                                        line = nl, linecap = need * 2;
-                                    }
-                                    if (!len)
-                                        len = (size_t)snprintf(line, linecap, "Sq%d %s*%s =", n, M->names[a - M->min_deg][p],
-                                                               N->names[b - N->min_deg][q]);
-                                    len += (size_t)snprintf(line + len, linecap - len, "%s %s*%s",
-                                                            line[len - 1] == '=' ? "" : " +", x, y);
+                                    snprintf(name2, namecap, "%s*%s", M->names[a2 - M->min_deg][p2],
+                                             N->names[D - a2 - N->min_deg][q2]);
+                                    if (mt_term(&t, n, name, name2) != 0) goto out;
                                 }
-                        if (len && json_array_append_new(acts, json_string(line)) != 0) goto out;
+                        if (mt_end(&t) != 0) goto out;
                     }
-    char *text = json_dumps(root, JSON_INDENT(4) | JSON_PRESERVE_ORDER);
-    if (!text) goto out;
-    rc = fdm_parse(text, strlen(text), out, err, es);
-    free(text);
+    rc = mt_parse(&t, out, err, es);
 out:
     if (rc == -2) fail(err, es, "out of memory building a tensor product");
-    json_decref(root);
-    free(name), free(line), free(acc), free(ua), free(ub);
+    mt_clear(&t);
+    free(name), free(name2), free(acc), free(ua), free(ub);
+    return rc ? -1 : 0;
+}
+
+/* ---- the dual ------------------------------------------------------------------------------- */
+
+/* χ(Sq^n) on N: chi[n][u - min] is dim N_u packed rows (one per class of N_u) over N_{u+n}. */
+typedef struct chi_table {
+    deg_t span, min;
+    size_t words;               /* per row: the largest N_u's */
+    uint64_t **op;              /* op[n * (span + 1) + (u - min)] */
+} chi_table;
+
+static uint64_t *chi_row(const chi_table *c, deg_t n, deg_t u, uint32_t k)
+{
+    return c->op[(size_t)n * (size_t)(c->span + 1) + (size_t)(u - c->min)] + (size_t)k * c->words;
+}
+
+static void chi_clear(chi_table *c)
+{
+    for (size_t k = 0; c->op && k < (size_t)(c->span + 1) * (size_t)(c->span + 1); k++) free(c->op[k]);
+    free(c->op);
+}
+
+/* χ(Sq^n) for n = 0 .. span: X_0 = 1, X_n x = Σ_{i=1..n} Sq^i (X_{n-i} x). 0, or -1 out of memory. */
+static int chi_build(const fd_module *N, chi_table *c)
+{
+    c->span = span_of(N);
+    c->min = N->min_deg;
+    uint32_t big = 1;
+    for (deg_t u = N->min_deg; u <= N->max_deg; u++)
+        if (fdm_dim(N, u) > big) big = fdm_dim(N, u);
+    c->words = f2vec_words(big) + 1;
+    size_t n_ops = (size_t)(c->span + 1) * (size_t)(c->span + 1);
+    if (!(c->op = calloc(n_ops, sizeof *c->op))) return -1;
+    for (size_t k = 0; k < n_ops; k++)
+        if (!(c->op[k] = calloc((size_t)big * c->words, 8))) return -1;
+    uint64_t unit[2];
+    for (deg_t n = 0; n <= c->span; n++)
+        for (deg_t u = N->min_deg; u + n <= N->max_deg; u++)
+            for (uint32_t k = 0; k < fdm_dim(N, u); k++) {
+                uint64_t *row = chi_row(c, n, u, k);
+                if (n == 0) {
+                    f2vec_flip(row, k);
+                    continue;
+                }
+                for (deg_t i = 1; i <= n; i++) {
+                    const uint64_t *prev = chi_row(c, n - i, u, k);   /* X_{n-i} x in N_{u+n-i} */
+                    for (uint32_t b = 0; b < fdm_dim(N, u + n - i); b++) {
+                        if (!f2vec_get(prev, b)) continue;
+                        const uint64_t *y = sq_of(N, u + n - i, b, i, unit);
+                        if (y) f2vec_xor(row, y, f2vec_words(fdm_dim(N, u + n)));
+                    }
+                }
+            }
+    return 0;
+}
+
+int modops_dual(const fd_module *N, fd_module *out, char *err, size_t es)
+{
+    memset(out, 0, sizeof *out);
+    if (!modops_finite_over_A(N))
+        return fail(err, es, "a dual takes a finite module over A at p = 2 (no profile, presentation, projective "
+                    "space RP_n^inf or cofiber)");
+    chi_table chi = { 0 };
+    module_text t;
+    if (mt_init(&t) != 0) return fail(err, es, "out of memory building a dual module");
+    int rc = -2;
+    if (chi_build(N, &chi) != 0) goto out;
+    for (deg_t u = N->min_deg; u <= N->max_deg; u++)
+        for (uint32_t k = 0; k < fdm_dim(N, u); k++)
+            if (json_object_set_new(t.gens, N->names[u - N->min_deg][k], json_integer(-u)) != 0) goto out;
+    /* Sq^n on the dual of x' in N_u: Σ over x in N_{u-n} with x' in χ(Sq^n) x of the dual of x */
+    for (deg_t n = 1; n <= chi.span; n <<= 1)
+        for (deg_t u = N->min_deg + n; u <= N->max_deg; u++)
+            for (uint32_t k = 0; k < fdm_dim(N, u); k++) {
+                for (uint32_t j = 0; j < fdm_dim(N, u - n); j++)
+                    if (f2vec_get(chi_row(&chi, n, u - n, j), k) &&
+                        mt_term(&t, n, N->names[u - N->min_deg][k], N->names[u - n - N->min_deg][j]) != 0)
+                        goto out;
+                if (mt_end(&t) != 0) goto out;
+            }
+    rc = mt_parse(&t, out, err, es);
+out:
+    if (rc == -2) fail(err, es, "out of memory building a dual module");
+    chi_clear(&chi);
+    mt_clear(&t);
     return rc ? -1 : 0;
 }
 

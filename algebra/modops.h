@@ -11,6 +11,9 @@
  * axioms; so the module kept beside a resolution (DIR/module.json) is an ordinary module file.
  * tests/t-modops.c checks the full table against the coproduct formula for every Sq(R).
  *
+ * Dual. modops_dual below: Hom_A(F, N) = Hom_A(F ⊗ DN, F2) for a finite N, which is how the tests
+ * check Ext(M, N) (stages/extmn.h) against the resolution of M ⊗ DN.
+ *
  * Module maps. f : M -> N of degree δ (|f(x)| = |x| + δ) is F2-linear on the bases, given by a
  * JSON object {"degree": δ, "images": {"x": "y + z", ...}} over the classes of M and N as
  * their module files name them (a class not listed maps to 0; "0" is allowed). It is a map
@@ -29,6 +32,13 @@
  * at p = 2: no profile, presentation, projective space or cofiber). 0, or -1 with a one-line
  * reason in err (out is then empty). */
 int modops_tensor(const fd_module *M, const fd_module *N, fd_module *out, char *err, size_t errsize);
+
+/* The dual DN of a finite module N over A: (DN)_{-k} = Hom(N_k, F2), each class x of N giving the
+ * dual class of degree -|x| under the same name, and (Sq(R)·f)(x) = f(χ(Sq(R))·x) with χ the
+ * antipode of A. Only the Sq(2^k) are written: χ(Sq^n) = Σ_{i=1..n} Sq^i χ(Sq^{n-i}) (from
+ * Σ_{i+j=n} Sq^i χ(Sq^j) = 0 for n > 0), as maps of N degree by degree, and the file is read
+ * by fdm_parse like a tensor product's. 0, or -1 with a reason in err (out empty). */
+int modops_dual(const fd_module *N, fd_module *out, char *err, size_t errsize);
 
 /* Is m a finite module over A at p = 2 (no profile, presentation, RP_n^inf or cofiber)? */
 int modops_finite_over_A(const fd_module *m);

@@ -6,6 +6,8 @@
  *     onto M ⊗ (N ⊗ P) (same names) are A-linear: modops_map_check accepts them;
  *   - modops_map_check agrees with a naive check through the generators Sq(2^k) only, on
  *     random linear maps between shipped modules (most of them not A-linear);
+ *   - D(D(N)) = N and D(M ⊗ N) = DM ⊗ DN for the dual (modops_dual, through the antipode), D(C2)
+ *     = C2[-1] and D(Joker) = the Joker with Sq4 x0 = x4, moved down 4;
  *   - bad map files: unknown keys and classes, wrong degree, malformed sums. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +166,7 @@ static int naive_linear(const module_map *f, const fd_module *M, const fd_module
 
 int main(void)
 {
-    plan(13);
+    plan(17);
     static const char *names[] = { "S_2", "C2", "Ceta", "Cnu", "Joker", "RP4", "C2_eta", "RP_-4_4" };
     enum { NM = sizeof names / sizeof *names };
     fd_module mods[NM];
@@ -218,6 +220,45 @@ int main(void)
     ok(unit, "F2 ⊗ M -> M and M ⊗ F2 -> F2 ⊗ M (by names) are A-linear");
     ok(swap, "the swap M ⊗ N -> N ⊗ M is A-linear");
     ok(assoc, "(M ⊗ N) ⊗ C2 -> M ⊗ (N ⊗ C2) is A-linear");
+
+    /* duals: D(D(N)) = N, D(M ⊗ N) = DM ⊗ DN (identity by names), D(C2) = C2[-1], and the
+     * Joker's dual is the Joker with Sq4 x0 = x4 (not the shipped Joker, whose Sq4 is 0) */
+    int dd = 1, dtensor = 1;
+    for (int k = 0; k < NM; k++) {
+        fd_module D1, D2, T, DT, DD;
+        dd &= modops_dual(&mods[k], &D1, err, sizeof err) == 0 && modops_dual(&D1, &D2, err, sizeof err) == 0 &&
+              map_ok(identity_file(&mods[k], same_name), &mods[k], &D2, err, sizeof err) == 0 &&
+              map_ok(identity_file(&D2, same_name), &D2, &mods[k], err, sizeof err) == 0;
+        int j = (k + 3) % NM;
+        if (mods[k].max_deg - mods[k].min_deg + mods[j].max_deg - mods[j].min_deg <= 12) {
+            fd_module Dj;
+            dtensor &= modops_tensor(&mods[k], &mods[j], &T, err, sizeof err) == 0 &&
+                       modops_dual(&T, &DT, err, sizeof err) == 0 && modops_dual(&mods[j], &Dj, err, sizeof err) == 0 &&
+                       modops_tensor(&D1, &Dj, &DD, err, sizeof err) == 0 &&
+                       map_ok(identity_file(&DT, same_name), &DT, &DD, err, sizeof err) == 0;
+            fdm_clear(&T), fdm_clear(&DT), fdm_clear(&Dj), fdm_clear(&DD);
+        }
+        fdm_clear(&D1), fdm_clear(&D2);
+    }
+    ok(dd, "D(D(N)) = N for every shipped finite module N");
+    ok(dtensor, "D(M ⊗ N) = DM ⊗ DN (by names)");
+    fd_module DC2, C2m1, DJ, J1;
+    static const char joker1[] = "{\"p\": 2, \"type\": \"finite dimensional module\", \"gens\": {\"x0\": 0, \"x1\": 1, "
+        "\"x2\": 2, \"x3\": 3, \"x4\": 4}, \"actions\": [\"Sq1 x0 = x1\", \"Sq2 x0 = x2\", \"Sq2 x1 = x3\", "
+        "\"Sq2 x2 = x4\", \"Sq1 x3 = x4\", \"Sq4 x0 = x4\"]}";
+    int base = modops_dual(&mods[1], &DC2, err, sizeof err) == 0 && load("C2", &C2m1) == 0 &&
+               fdm_shift(&C2m1, -1, err, sizeof err) == 0 && modops_dual(&mods[4], &DJ, err, sizeof err) == 0 &&
+               fdm_parse(joker1, strlen(joker1), &J1, err, sizeof err) == 0 && fdm_shift(&J1, -4, err, sizeof err) == 0;
+    const char *flip2 = "{\"degree\": 0, \"images\": {\"x0\": \"x1\", \"x1\": \"x0\"}}";
+    const char *flip5 = "{\"degree\": 0, \"images\": {\"x0\": \"x4\", \"x1\": \"x3\", \"x2\": \"x2\", \"x3\": \"x1\", "
+                        "\"x4\": \"x0\"}}";
+    ok(base && map_ok(flip2, &DC2, &C2m1, err, sizeof err) == 0 && map_ok(flip5, &DJ, &J1, err, sizeof err) == 0,
+       "D(C2) = C2[-1] and D(Joker) = Joker'[-4] (Sq4 x0 = x4), classes x_k <-> x_(top-k)");
+    fd_module Jm4;
+    ok(load("Joker", &Jm4) == 0 && fdm_shift(&Jm4, -4, err, sizeof err) == 0 &&
+       map_ok(flip5, &DJ, &Jm4, err, sizeof err) == -1 && strstr(err, "Sq(4)"),
+       "but D(Joker) is not the shipped Joker[-4] (%s)", err);
+    fdm_clear(&DC2), fdm_clear(&C2m1), fdm_clear(&DJ), fdm_clear(&J1), fdm_clear(&Jm4);
 
     /* random maps: the full check against the naive one through the Sq(2^k) */
     srand(7);

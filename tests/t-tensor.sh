@@ -1,10 +1,11 @@
 #!/bin/sh
 # Tensor products of finite modules (--module "M*N", algebra/modops.h): C2*Ceta against sseq's
 # C2_sm_Ceta.json (the Ext tables of resolving both, and the module file itself), M*N against
-# N*M, (M*N)*P against M*(N*P) through the module copies DIR/module.json, a shifted factor, and
-# refusals (a factor that is not a finite module over A, an empty factor) with exit 2.
+# N*M, (M*N)*P against M*(N*P) through the module copies DIR/module.json, a shifted factor, the
+# dual D(C2) against C2[-1], and refusals (a factor that is not a finite module over A, its
+# dual, an empty factor) with exit 2.
 . tests/lib.sh
-plan 9
+plan 11
 res() { $EXTFLOW resolve --quiet "$@"; }
 res --module "C2*Ceta" --stem 30 --out "$TMP/a" && res --module "$REF/module-files/C2_sm_Ceta.json" --stem 30 --out "$TMP/b" &&
     cmp -s "$TMP/a/ext.csv" "$TMP/b/ext.csv"
@@ -38,6 +39,12 @@ ok $? "a factor over a profile (ko) is refused with one line, exit 2: $(cat "$TM
 res --module "A-mod-Sq1-Sq2*C2" --stem 10 --out "$TMP/x2" 2> "$TMP/err"
 [ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && [ ! -e "$TMP/x2" ]
 ok $? "a finitely presented factor is refused with one line, exit 2: $(cat "$TMP/err")"
+res --module "C2*D(ko)" --stem 10 --out "$TMP/x4" 2> "$TMP/err"
+[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "a dual takes a finite module" "$TMP/err" && [ ! -e "$TMP/x4" ]
+ok $? "the dual of a module over a profile is refused with one line, exit 2: $(cat "$TMP/err")"
+res --module "D(C2)" --stem 20 --out "$TMP/dc2" && res --module "C2[-1]" --stem 20 --out "$TMP/c2m1" &&
+    cmp -s "$TMP/dc2/ext.csv" "$TMP/c2m1/ext.csv" && grep -q '"module": "D_C2"' "$TMP/dc2/run.json"
+ok $? "D(C2) (named D_C2) has the Ext of C2[-1] through stem 20"
 res --module "C2*" --stem 10 --out "$TMP/x3" 2> "$TMP/err"
 [ $? -eq 2 ] && grep -q "a module on each side" "$TMP/err"
 ok $? "an empty factor is refused, exit 2: $(head -1 "$TMP/err")"

@@ -101,12 +101,34 @@ static int load_one_module(const char *arg, fd_module *m, char *name, size_t nsi
     return 0;
 }
 
+/* A factor of --module: NAME|FILE|NAME[k], or D(that): its dual (algebra/modops.h), named D_NAME. */
+static int load_factor(const char *arg, fd_module *m, char *name, size_t nsize)
+{
+    size_t len = strlen(arg);
+    if (len < 4 || strncmp(arg, "D(", 2) || arg[len - 1] != ')') return load_one_module(arg, m, name, nsize);
+    char inner[1024], iname[64], err[600];
+    if (len - 3 >= sizeof inner) return cli_usage_error("--module '%.80s...': too long", arg);
+    memcpy(inner, arg + 2, len - 3);
+    inner[len - 3] = 0;
+    fd_module n;
+    int rc = load_one_module(inner, &n, iname, sizeof iname);
+    if (rc) return rc;
+    rc = modops_dual(&n, m, err, sizeof err);
+    fdm_clear(&n);
+    if (rc) {
+        fprintf(stderr, "extflow: --module '%s': %s\n", arg, err);
+        return 2;
+    }
+    snprintf(name, nsize, "D_%.40s", iname);
+    return 0;
+}
+
 /* --module M or M*N*...: a tensor product of finite modules, taken left to right
  * (algebra/modops.h); its name joins the factors' with "_sm_" (sseq's C2_sm_Ceta). */
 int modulearg_load(const char *arg, fd_module *m, char *name, size_t nsize)
 {
     const char *star = strchr(arg, '*');
-    if (!star) return load_one_module(arg, m, name, nsize);
+    if (!star) return load_factor(arg, m, name, nsize);
     char factor[1024], fname[64], err[600];
     fd_module acc = { 0 }, next, prod;
     int rc = 0;
@@ -120,7 +142,7 @@ int modulearg_load(const char *arg, fd_module *m, char *name, size_t nsize)
         }
         memcpy(factor, p, len);
         factor[len] = 0;
-        if ((rc = load_one_module(factor, p == arg ? &acc : &next, fname, sizeof fname)) != 0) break;
+        if ((rc = load_factor(factor, p == arg ? &acc : &next, fname, sizeof fname)) != 0) break;
         if (strlen(name) + strlen(fname) + 5 < nsize) snprintf(name + strlen(name), nsize - strlen(name), "%s%s",
                                                                   p == arg ? "" : "_sm_", fname);
         if (p != arg) {

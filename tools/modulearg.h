@@ -4,11 +4,13 @@
  *               binary, then in the source tree's modules/ (EXTFLOW_MODULES_DIR)
  *   FILE        a module file by its path (JSON, docs/modules.md)
  *   NAME[k]     either of those moved up k degrees (Σ^k)
- *   M*N*...     the tensor product of finite modules, left to right (algebra/modops.h)
+ *   D(X)        the dual of a finite module X given as one of those (algebra/modops.h)
+ *   M*N*...     the tensor product of finite modules (each one of those), left to right
  *
  * The module is read, checked and prepared (a cofiber's presentation) into an fd_module the
  * caller clears; its short name (the file's base name without .json; a product's factors
- * joined by "_sm_", as sseq names C2_sm_Ceta) names the default output directory. */
+ * joined by "_sm_", as sseq names C2_sm_Ceta; D_NAME for a dual) names the default output
+ * directory. */
 #ifndef EXTFLOW_MODULEARG_H
 #define EXTFLOW_MODULEARG_H
 #include <stddef.h>
