@@ -1,10 +1,13 @@
 /* libFuzzer harness: arbitrary bytes as a module file (`extflow resolve --module FILE`).
  * fdm_parse must accept or refuse with a reason, never crash; an accepted module (a finitely
  * presented one truncated 12 degrees above its bottom, as a resolution would) must answer for
- * the unit on every class of a degree its action table covers (at odd p: fdm_act_p). Seeds:
- * the shipped modules (modules/: finite, with profiles, finitely presented, odd primes). */
+ * the unit on every class of a degree its action table covers (at odd p: fdm_act_p); a small
+ * finite module over A must have a dual whose dual is accepted again, and a tensor square that
+ * is accepted (algebra/modops.h). Seeds: the shipped modules (modules/: finite, with profiles,
+ * finitely presented, odd primes). */
 #include <stdio.h>
 #include "algebra/fdmodule.h"
+#include "algebra/modops.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
@@ -23,6 +26,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
             } else if (!fdm_act(&m, t, i, 0, 0) && (!m.fp || t == m.min_deg))
                 __builtin_trap();
         }
+    if (modops_finite_over_A(&m) && m.max_deg - m.min_deg <= 16) {
+        fd_module d, dd, sq;
+        if (modops_dual(&m, &d, err, sizeof err) != 0) __builtin_trap();
+        if (modops_dual(&d, &dd, err, sizeof err) != 0) __builtin_trap();
+        fdm_clear(&d), fdm_clear(&dd);
+        if (m.max_deg - m.min_deg <= 6 && modops_tensor(&m, &m, &sq, err, sizeof err) == 0) fdm_clear(&sq);
+    }
     fdm_clear(&m);
     return 0;
 }
