@@ -1,6 +1,6 @@
 #!/bin/sh
-# The environment: every command that starts StarPU checks, from one table (check_env in
-# tools/extflow.c), extflow's variables and each one StarPU reads as a number or a CPU list
+# The environment: every command that starts StarPU checks, from one table (cli_check_env in
+# tools/env.c), extflow's variables and each one StarPU reads as a number or a CPU list
 # (StarPU would abort on a bad value), STARPU_SCHED against StarPU's own list and
 # STARPU_MPI_IDLE_SLEEP_US (read by our StarPU-MPI build) before anything is created: a bad
 # value is a usage error. A resolve whose StarPU does not start leaves DIR as it found it.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# extflow d2 under mpirun (tools/extflow.c, d2_share_composites): the composites are shared
+# extflow d2 under mpirun (tools/cmd-d2.c, d2_share_composites): the composites are shared
 # among the ranks and gathered on rank 0, which runs the homotopy; on 2 and 3 ranks d2.csv,
 # secondary.txt, the charts, the homotopy's stage files and --product h0's table equal one
 # process's byte for byte; a rerun computes no composite and loads every homotopy step; a

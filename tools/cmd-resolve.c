@@ -160,59 +160,61 @@ static int write_tables(const resolution *res, const char *out, int sseq_formats
     return 0;
 }
 
-/* The run itself, once DIR is ready (rank 0) and every rank knows the region: set up, load
- * what is done, start StarPU, resolve, agree on the outcome, write the tables. */
-static int resolve_run(resolve_args *a, outdir *dir)
+/* The run on a set-up resolution: load what is done, start StarPU, resolve, agree on the
+ * outcome, write the tables. */
+static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
 {
     int rank = rt_mpi_rank(), nranks = rt_mpi_size();
     char err[600];
-    resolution res;
-    /* --time-limit counts from the command's start; one process checks it during the start-up
-     * too (the Milnor tables and their flat copy: seconds at stem 400), ranks from their steps */
-    if (a->limits.time_limit > 0 && nranks == 1) milnor_set_deadline(a->limits.start + a->limits.time_limit);
-    int rc = res_init_prime(&res, a->region, a->stem, a->max_s, (deg_t)a->max_t, a->out, 1, a->alg,
-                            a->fdm ? fdm_prime(a->fdm) : 2);
-    if (rc == 0) keep_stages_save(&res, a->keep);
-    if (rc == 0) rc = res_set_module(&res, a->fdm, a->module_name);
-    if (rc != 0) {
-        if (rc == MILNOR_STOPPED)
-            fprintf(stderr, "extflow: stopped at the time limit after %.1f s, still building the Milnor tables: "
-                    "no bidegree computed (the start-up alone takes longer: give a larger --time-limit)\n",
-                    clock_now() - a->limits.start);
-        else fprintf(stderr, "extflow: out of memory setting up the resolution\n");
-        res_clear(&res);
-        return rc == MILNOR_STOPPED ? 3 : 1;
-    }
-    long loaded = load_everywhere(&res, rank, nranks), total = 0;
+    long loaded = load_everywhere(res, rank, nranks), total = 0;
     if (loaded < 0) {
-        if (rank == 0) fprintf(stderr, "extflow: %s\n", res.error);
-        res_clear(&res);
+        if (rank == 0) fprintf(stderr, "extflow: %s\n", res->error);
         return 1;
     }
-    for (deg_t t = 0; t <= res.max_t; t++)
-        for (int s = 0; s <= res.max_s && s <= t; s++) total += res_in_region(&res, s, t) && !*res_done(&res, s, t);
+    for (deg_t t = 0; t <= res->max_t; t++)
+        for (int s = 0; s <= res->max_s && s <= t; s++) total += res_in_region(res, s, t) && !res_is_done(res, s, t);
     if (!a->quiet && loaded) fprintf(stderr, "extflow: resumed %ld bidegrees from %s/stages\n", loaded, a->out);
     if (rt_init(a->verbose, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
-        res_clear(&res);
         outdir_undo(dir);      /* nothing was computed: DIR as it was found */
         return 1;
     }
     chain_policy policy = runpolicy_resolve(&a->limits, a->verbose);
     /* under mpirun a rank's stderr is a pipe, but its stdout is a terminal when mpirun's is */
-    progress_start(&res, !a->quiet && (isatty(2) || (nranks > 1 && isatty(1))));
-    rc = rt_resolve(&res, &policy);
+    progress_start(res, !a->quiet && (isatty(2) || (nranks > 1 && isatty(1))));
+    int rc = rt_resolve(res, &policy);
     double work_done, work_left;
     progress_work(&work_done, &work_left);
     double seconds = progress_finish();
     rt_shutdown();
     if (a->verbose && rank == 0) memacct_print(stderr);
     /* every rank's stage files are durable (rt_resolve flushed them) before this returns */
-    rc = runpolicy_resolve_outcome(&res, rc, &a->limits, loaded, total, seconds, work_done, work_left);
+    rc = runpolicy_resolve_outcome(res, rc, &a->limits, loaded, total, seconds, work_done, work_left);
     if (rc == 0 && rank == 0) {        /* rank 0 writes the reports: it received every bidegree */
-        rc = write_tables(&res, a->out, opts[SSEQ].arg != NULL);
-        if (!rc && !a->quiet) runpolicy_resolve_report(&res, a->out, loaded + total, total, seconds);
+        rc = write_tables(res, a->out, opts[SSEQ].arg != NULL);
+        if (!rc && !a->quiet) runpolicy_resolve_report(res, a->out, loaded + total, total, seconds);
     }
+    return rc;
+}
+
+/* The run itself, once DIR is ready (rank 0) and every rank knows the region: the resolution
+ * set up (the Milnor tables, the module), resolve_compute, the resolution cleared. */
+static int resolve_run(resolve_args *a, outdir *dir)
+{
+    resolution res;
+    /* --time-limit counts from the command's start; one process checks it during the start-up
+     * too (the Milnor tables and their flat copy: seconds at stem 400), ranks from their steps */
+    if (a->limits.time_limit > 0 && rt_mpi_size() == 1) milnor_set_deadline(a->limits.start + a->limits.time_limit);
+    int rc = res_init_prime(&res, a->region, a->stem, a->max_s, (deg_t)a->max_t, a->out, 1, a->alg,
+                            a->fdm ? fdm_prime(a->fdm) : 2);
+    if (rc == 0) keep_stages_save(&res, a->keep);
+    if (rc == 0) rc = res_set_module(&res, a->fdm, a->module_name);
+    if (rc == MILNOR_STOPPED)
+        fprintf(stderr, "extflow: stopped at the time limit after %.1f s, still building the Milnor tables: no "
+                "bidegree computed (the start-up alone takes longer: give a larger --time-limit)\n",
+                clock_now() - a->limits.start);
+    else if (rc != 0) fprintf(stderr, "extflow: out of memory setting up the resolution\n");
+    rc = rc == MILNOR_STOPPED ? 3 : rc != 0 ? 1 : resolve_compute(a, dir, &res);
     res_clear(&res);
     return rc;
 }
