@@ -136,6 +136,29 @@ int durable_write_batch(const durable_item *items, size_t n, char *err, size_t e
     return write_batch(items, n, 1, err, errlen);
 }
 
+int durable_write_rendered(const char *path, int (*render)(FILE *out, void *ctx), void *ctx, char *err,
+                           size_t errlen)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    errno = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int rc = !f || render(f, ctx) != 0 ? -1 : 0;
+    if (f && fclose(f) != 0) rc = -1;
+    if (rc != 0) {
+        int e = errno ? errno : EIO;
+        if (err) snprintf(err, errlen, "cannot render %s: %s", path, strerror(e));
+        free(buf);
+        errno = e;
+        return -1;
+    }
+    rc = durable_write_file(path, buf, len, err, errlen);
+    int e = errno;
+    free(buf);
+    errno = e;
+    return rc;
+}
+
 int durable_write_file(const char *path, const void *buf, size_t len, char *err, size_t errlen)
 {
     durable_item it = { path, buf, len };

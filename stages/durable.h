@@ -25,6 +25,7 @@
 #ifndef EXTFLOW_DURABLE_H
 #define EXTFLOW_DURABLE_H
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct durable_item {
     const char *path;           /* final name */
@@ -42,5 +43,10 @@ int durable_write_batch(const durable_item *items, size_t n, char *err, size_t e
 int durable_write_file(const char *path, const void *buf, size_t len, char *err, size_t errlen);
 /* One file in the cache mode (above): temporary, rename, no sync. */
 int durable_write_cache(const char *path, const void *buf, size_t len, char *err, size_t errlen);
+/* One file rendered in memory by render(out, ctx) (0 when it wrote everything), then written as
+ * durable_write_file does; a failed rendering writes nothing (-1, errno as the rendering left
+ * it, or EIO). The one way tables and charts reach their files. */
+int durable_write_rendered(const char *path, int (*render)(FILE *out, void *ctx), void *ctx, char *err,
+                           size_t errlen);
 
 #endif

@@ -301,14 +301,9 @@ int outdir_load(const char *dir, resolution *res, run_manifest *m, fd_module *fd
 int outdir_write(const char *dir, const char *name, int (*write_fn)(FILE *, void *), void *ctx, char *err,
                  size_t errlen)
 {
-    char path[4400], *buf = NULL;
-    size_t len = 0;
+    char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = open_memstream(&buf, &len);
-    int rc = !f || write_fn(f, ctx) != 0;
-    if (f && fclose(f) != 0) rc = 1;
-    if (!rc && durable_write_file(path, buf, len, NULL, 0) != 0) rc = 1;
-    if (rc) snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    free(buf);
-    return rc;
+    if (durable_write_rendered(path, write_fn, ctx, NULL, 0) == 0) return 0;
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return 1;
 }

@@ -130,20 +130,21 @@ int report_resolution_size(FILE *out, const resolution *res)
     return ferror(out) ? -1 : 0;
 }
 
+struct report_render {
+    const resolution *res;
+    int (*write)(FILE *, const resolution *);
+};
+static int render_report(FILE *out, void *ctx)
+{
+    const struct report_render *r = ctx;
+    return r->write(out, r->res);
+}
+
 int report_write_file(const char *dir, const char *name, const resolution *res,
                       int (*write)(FILE *, const resolution *))
 {
     char path[4200];
-    char *buf = NULL;
-    size_t len = 0;
+    struct report_render r = { res, write };
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = open_memstream(&buf, &len);      /* rendered in memory, then written durably */
-    if (!f) return -1;
-    int rc = write(f, res);
-    if (fclose(f) != 0) rc = -1;
-    if (rc == 0) rc = durable_write_file(path, buf, len, NULL, 0);
-    int e = errno;
-    free(buf);
-    errno = e;
-    return rc;
+    return durable_write_rendered(path, render_report, &r, NULL, 0);
 }

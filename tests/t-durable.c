@@ -38,6 +38,20 @@ static int has_content(const char *path, const char *want)
 }
 
 /* Number of "*.tmp.*" names in d. */
+/* Renderings for durable_write_rendered: a few lines, or a failure after some of them. */
+static int render_lines(FILE *out, void *ctx)
+{
+    for (int i = 0; i < *(const int *)ctx; i++) fprintf(out, "line %d\n", i);
+    return 0;
+}
+static int render_fails(FILE *out, void *ctx)
+{
+    (void)ctx;
+    fputs("half", out);
+    errno = ENOSPC;
+    return -1;
+}
+
 static int temporaries(const char *d)
 {
     DIR *h = opendir(d);
@@ -52,7 +66,7 @@ int main(void)
     char a[256], b[256], sub[128], c[256], bad[256], err[4096];
     int r;
     if (!mkdtemp(dir)) bail("mkdtemp");
-    plan(12);
+    plan(14);
     snprintf(a, sizeof a, "%s/a.txt", dir);
     ok(durable_write_file(a, "first", 5, err, sizeof err) == 0 && has_content(a, "first"),
        "a file is written with its content");
@@ -98,6 +112,15 @@ int main(void)
     ok(durable_write_batch(mixed, 2, err, sizeof err) == -1 && has_content(b, "bee") && temporaries(dir) == 0,
        "a failing batch renames nothing and leaves no temporary (%s)", err);
     ok(durable_write_batch(NULL, 0, err, sizeof err) == 0, "an empty batch");
+    /* a rendered file: what the rendering wrote, durably; a failed rendering writes nothing */
+    int nlines = 3;
+    fdatasyncs = fsyncs = 0;
+    ok(durable_write_rendered(b, render_lines, &nlines, err, sizeof err) == 0 &&
+       has_content(b, "line 0\nline 1\nline 2\n") && fdatasyncs == 1 && fsyncs == 1 && temporaries(dir) == 0,
+       "a rendered file has the rendering's bytes, synced with its directory");
+    r = durable_write_rendered(b, render_fails, NULL, err, sizeof err);
+    ok(r == -1 && errno == ENOSPC && has_content(b, "line 0\nline 1\nline 2\n") && temporaries(dir) == 0 &&
+       strstr(err, "b.txt") != NULL, "a failed rendering writes nothing and keeps its errno (%s)", err);
 
     unlink(a); unlink(b); unlink(c); rmdir(sub); rmdir(dir);
     return done_testing();
