@@ -64,7 +64,7 @@ static int run(const char **operands, int n)
 
 const cli_command cmd_ext = {
     "ext",
-    "DIR --coefficients N: Ext_A(M, N) for DIR's module M and a finite module N (a name, file, NAME[k] or M*N as "
+    "DIR --coefficients N: Ext_A(M, N) for DIR's module M and a finite module N (a name, file, NAME[k], M*N or D(N) as "
     "for resolve), the cohomology of Hom_A(F_s, N) over DIR's resolution, into DIR/ext-NAME.csv (s,n,dim as "
     "ext.csv): rows s below DIR's max s, stems through DIR's last stem minus N's top degree. One process, serial; "
     "over A at p = 2 only",
