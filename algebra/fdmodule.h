@@ -108,6 +108,10 @@ int fdm_shift(fd_module *m, deg_t k, char *err, size_t errsize);
 int fdm_truncate(fd_module *m, deg_t top, char *err, size_t errsize);
 /* The module's prime (2 for every module that is not an odd-prime one). */
 static inline uint32_t fdm_prime(const fd_module *m) { return m->p > 2 ? m->p : 2; }
+/* Are two modules over the same odd-prime algebra (A_p, or equal profiles' B)? 1 at p = 2 (the
+ * mod-2 profiles are compared apart) and for a module not loaded (S_2). */
+static inline int fdm_same_odd_algebra(const fd_module *a, const fd_module *b)
+{ return fdm_prime(a) == 2 || fdm_prime(b) == 2 || milnor_p_profile_equal(&a->pprofile, &b->pprofile); }
 /* Is M the sphere F2 (one class in degree 0)? */
 int fdm_is_sphere(const fd_module *m);
 

@@ -617,3 +617,13 @@ int milnor_p_sub_closed(const milnor_p_sub *B, deg_t max_degree)
     free(scratch);
     return ok;
 }
+
+int milnor_p_profile_equal(const milnor_p_profile *a, const milnor_p_profile *b)
+{
+    if (a->qmask != b->qmask || a->truncated != b->truncated) return 0;
+    for (int i = 0; i < MILNOR_P_MAX_LEN; i++) {
+        int ha = i < a->len ? a->h[i] : a->truncated ? 0 : -1, hb = i < b->len ? b->h[i] : b->truncated ? 0 : -1;
+        if (ha != hb) return 0;
+    }
+    return 1;
+}

@@ -157,6 +157,8 @@ typedef struct milnor_p_sub {
 /* The profile of A_p itself. Is it that (nothing left out)? */
 milnor_p_profile milnor_p_profile_full(void);
 int milnor_p_profile_is_full(const milnor_p_profile *pr);
+/* Do two profiles give the same sub-algebra (same Q's, same bounds, trailing ones alike)? */
+int milnor_p_profile_equal(const milnor_p_profile *a, const milnor_p_profile *b);
 /* Is X in the sub-algebra of profile pr (prime p)? */
 int milnor_p_profile_has(const milnor_p_profile *pr, uint32_t p, const milnor_p_elt *X);
 /* B's tables over A (kept by the caller while B lives), through A's max_degree. 0, or -1 out of

@@ -43,9 +43,10 @@ static void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* One row of products.csv (name,name_n,name_s,n,s,i,k), one coefficient of d2.csv (n,s,i,k, or
- * a 1 of the value of n,s,i,target_n,target_s,value: name empty, name_n = -1, name_s = 2), or one
- * row of sq0.csv (n,s,i,k, the target x_(2n+s,s,k): name empty, name_n = n + s, name_s = 0). */
+/* One row of products.csv (name,name_n,name_s,n,s,i,k; at odd p also c), one coefficient of
+ * d2.csv (n,s,i,k, or a 1 of the value of n,s,i,target_n,target_s,value: name empty, name_n = -1,
+ * name_s = 2), or one row of sq0.csv (n,s,i,k, the target x_(2n+s,s,k): name empty,
+ * name_n = n + s, name_s = 0). */
 typedef struct product_row {
     char name[64];
     int name_n, name_s, n, s;
@@ -96,8 +97,15 @@ static long read_rows(const resolution *res, const char *file, int kind, product
             r.name_n = r.n + r.s;
             r.name_s = 0;
         }
-        else ok = sscanf(line, "%63[^,],%d,%d,%d,%d,%ld,%ld %n", r.name, &r.name_n, &r.name_s, &r.n, &r.s,
-                         &r.i, &r.k, &used) == 7;
+        else {
+            long c = 1;             /* odd p: a last column, the coefficient 1..p-1 (non-zero: a line) */
+            int more = 0;
+            ok = sscanf(line, "%63[^,],%d,%d,%d,%d,%ld,%ld %n", r.name, &r.name_n, &r.name_s, &r.n, &r.s,
+                        &r.i, &r.k, &used) == 7;
+            if (ok && res->prime != 2 && line[used] == ',' && sscanf(line + used, ",%ld %n", &c, &more) == 1)
+                used += more;
+            ok = ok && c > 0 && c < (long)res->prime;
+        }
         ok = ok && (line[used] == 0 || !ones) && has_class(res, r.n, r.s, r.i) &&
              (!ones || value[0] || has_class(res, r.n + r.name_n, r.s + r.name_s, r.k));
         if (!ok) {

@@ -49,10 +49,13 @@ int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, c
     memset(set, 0, sizeof *set);
     set->src = src;
     set->tgt = tgt;
+    set->prime = tgt->prime;
     set->ncells = ((size_t)tgt->max_s + 1) * ((size_t)tgt->max_n + 1);
     pthread_mutex_init(&set->lock, NULL);
     latch_init(&set->fail);
     if (outdir && *outdir) snprintf(set->outdir, sizeof set->outdir, "%s", outdir);
+    if (src->prime != tgt->prime) return -1;
+    if (set->prime != 2) return 0;      /* odd p solves without signature blocks (lift_p.c) */
     set->preimage_cache = preimage_cache_new(tgt);
     return set->preimage_cache ? 0 : -1;
 }
@@ -62,7 +65,9 @@ void lift_set_clear(lift_set *set)
     for (int m = 0; m < set->nmaps; m++) {
         lift_map *f = &set->maps[m];
         for (size_t c = 0; f->val && c < set->ncells; c++) f2mat_clear(&f->val[c]);
+        for (size_t c = 0; f->valp && c < set->ncells; c++) fpmat_clear(&f->valp[c]);
         free(f->val);
+        free(f->valp);
         free(f->have);
         free(f->coords);
     }
@@ -148,6 +153,9 @@ static int add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
     if (s0 < 0 || s0 > set->src->max_s || (t0 < s0 && n) || (!module_map && n != res_ngens(set->src, s0, t0)))
         return -1;
     if (key && (!*key || strlen(key) >= sizeof set->maps[0].key || strchr(key, '/') || key[0] == '.')) return -1;
+    if (set->prime != 2 && extra) return -1;    /* no homotopies at odd p yet */
+    for (uint32_t k = 0; k < n; k++)
+        if (coords[k] >= set->prime) return -1;
     lift_map *nm = realloc(set->maps, ((size_t)set->nmaps + 1) * sizeof *nm);
     if (!nm) return -1;
     set->maps = nm;
@@ -160,8 +168,9 @@ static int add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
     f->coords = malloc(n ? n : 1);
     f->val = calloc(set->ncells, sizeof *f->val);
     f->have = calloc(set->ncells, 1);
-    if (!f->coords || !f->val || !f->have) {
-        free(f->coords), free(f->val), free(f->have);
+    if (set->prime != 2) f->valp = calloc(set->ncells, sizeof *f->valp);
+    if (!f->coords || !f->val || !f->have || (set->prime != 2 && !f->valp)) {
+        free(f->coords), free(f->val), free(f->have), free(f->valp);
         return -1;
     }
     if (n) memcpy(f->coords, coords, n);
@@ -172,7 +181,16 @@ static int add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
      * most 255 bytes) */
     int len = snprintf(f->key, sizeof f->key, "%d_%d_", (int)(t0 - s0), s0);
     if (key) snprintf(f->key, sizeof f->key, "%s", key);
-    else if (n > 256) {
+    else if (set->prime != 2) {     /* odd p: a digit per coordinate, or a hash of them */
+        if (set->prime <= 13 && n <= 128) {
+            for (uint32_t k = 0; k < n; k++) f->key[len++] = "0123456789abc"[coords[k]];
+            f->key[len] = 0;
+        } else {
+            uint64_t h = 14695981039346656037ull;
+            for (uint32_t k = 0; k < n; k++) h = (h ^ coords[k]) * 1099511628211ull;
+            snprintf(f->key + len, sizeof f->key - (size_t)len, "h%016llx", (unsigned long long)h);
+        }
+    } else if (n > 256) {
         uint64_t h = 14695981039346656037ull;
         for (uint32_t k = 0; k < n; k++) h = (h ^ (coords[k] & 1)) * 1099511628211ull;
         snprintf(f->key + len, sizeof f->key - (size_t)len, "h%016llx", (unsigned long long)h);
@@ -188,7 +206,7 @@ static int add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
         char dir[4400];
         lift_dir(set, f, dir, sizeof dir);
         if (mkdir_p(dir) != 0) {
-            free(f->coords), free(f->val), free(f->have);
+            free(f->coords), free(f->val), free(f->have), free(f->valp);
             return -1;
         }
         stage_remove_temporaries(dir);   /* a killed lift's leftovers (the caller holds DIR's lock) */
@@ -251,23 +269,25 @@ static uint32_t any_preimage_aux(const lift_set *set, const lift_map *f)
     return h;
 }
 
-/* Loads map f's file at target (i, t) into m if it is there and valid: 1 loaded, 0 absent or
- * bad (a bad one is named on stderr), -1 out of memory. */
-static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, f2mat *m)
+/* Loads map f's file at target (i, t) into m (p = 2) or mp (odd p; the other NULL) if it is
+ * there and valid: 1 loaded, 0 absent or bad (a bad one is named on stderr), -1 out of memory. */
+static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, f2mat *m,
+                     fpmat *mp)
 {
     char path[4500], err[700];
     int s = f->s0 + i;
     deg_t T = t + f->t0;
     lift_path(set, f, s, T, path, sizeof path);
     stage_header h;
-    int rc = stage_read(path, &h, m, err, sizeof err);
+    int rc = mp ? stage_read_p(path, &h, mp, err, sizeof err) : stage_read(path, &h, m, err, sizeof err);
     if (rc == STAGE_ENOENT) return 0;
     if (rc == STAGE_ENOMEM) return -1;
     if (rc == STAGE_OK) {
         rc = stage_expect(&h, STAGE_LIFT, s, T, set->src->module_id, set->src->algorithm, err, sizeof err);
         if (rc == STAGE_OK && !set->any_preimage && h.aux == any_preimage_aux(set, f) && h.rows == rows &&
             h.cols == cols) {
-            f2mat_clear(m);              /* a products run's preimages: valid, but not sseq's */
+            if (m) f2mat_clear(m);       /* a products run's preimages: valid, but not sseq's */
+            if (mp) fpmat_clear(mp);
             return 0;
         }
         uint32_t own = lift_file_aux(set, f), other = set->any_preimage ? any_preimage_aux(set, f) : own;
@@ -276,7 +296,12 @@ static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t 
                      "%u x %u)", path, h.aux, h.rows, h.cols, rows, cols);
             rc = STAGE_EMISMATCH;
         }
-        if (rc != STAGE_OK) f2mat_clear(m);
+        if (rc == STAGE_OK && mp && mp->p != set->prime) {
+            snprintf(err, sizeof err, "%.500s: a lift file at p = %u, expected %u", path, mp->p, set->prime);
+            rc = STAGE_EMISMATCH;
+        }
+        if (rc != STAGE_OK && m) f2mat_clear(m);
+        if (rc != STAGE_OK && mp) fpmat_clear(mp);
     }
     if (rc == STAGE_OK) return 1;
     fprintf(stderr, "extflow: %s; recomputing\n", err);
@@ -290,15 +315,17 @@ static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t 
  * into place, no sync (lift files are a cache: a kill never leaves a partial file under the
  * final name, and after a power failure a damaged one fails the reader's checksums and is
  * recomputed; syncing each file made products at stem 80 1.8 times slower, docs/perf.md). */
-static int write_cell(lift_set *set, const lift_map *f, int i, deg_t t, const f2mat *m)
+int lift_write_cell(lift_set *set, const lift_map *f, int i, deg_t t)
 {
+    size_t cell = lift_cell(set, i, t);
     char path[4500], err[4200] = "";
     stage_header h = { .kind = STAGE_LIFT, .s = f->s0 + i, .t = t + f->t0, .aux = set->any_preimage ? any_preimage_aux(set, f) : lift_file_aux(set, f),
                        .algorithm = (uint16_t)set->src->algorithm, .module_id = set->src->module_id };
     lift_path(set, f, h.s, h.t, path, sizeof path);
     void *buf = NULL;
     size_t len = 0;
-    int rc = stage_encode(&h, m, &buf, &len, err, sizeof err);
+    int rc = f->valp ? stage_encode_p(&h, &f->valp[cell], &buf, &len, err, sizeof err)
+                     : stage_encode(&h, &f->val[cell], &buf, &len, err, sizeof err);
     if (rc == STAGE_OK && durable_write_cache(path, buf, len, err, sizeof err) != 0) rc = STAGE_EIO;
     free(buf);
     if (rc != STAGE_OK) lift_fail(set, "%s", err);
@@ -427,10 +454,10 @@ static int boundaries(lift_set *set, const lift_map *f, int i, deg_t t, f2mat *V
     return 0;
 }
 
-static double cpu_now(const lift_set *set) { return set->timing ? clock_seconds(CLOCK_THREAD_CPUTIME_ID) : 0; }
+double lift_cpu_now(const lift_set *set) { return set->timing ? clock_seconds(CLOCK_THREAD_CPUTIME_ID) : 0; }
 
 /* *acc += seconds, under the set's lock. */
-static void add_seconds(lift_set *set, double *acc, double seconds)
+void lift_add_seconds(lift_set *set, double *acc, double seconds)
 {
     if (!set->timing) return;
     pthread_mutex_lock(&set->lock);
@@ -438,13 +465,11 @@ static void add_seconds(lift_set *set, double *acc, double seconds)
     pthread_mutex_unlock(&set->lock);
 }
 
-/* Map f's values at target (i, t) from its file, when a previous run left a valid one: 1, 0
- * (absent or bad: compute), -1 after lift_fail. */
-static int try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols)
+int lift_try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols)
 {
     size_t cell = lift_cell(set, i, t);
     if (!rows || !cols || f->have[cell] != 2) return 0;
-    int lr = load_cell(set, f, i, t, rows, cols, &f->val[cell]);
+    int lr = load_cell(set, f, i, t, rows, cols, f->valp ? NULL : &f->val[cell], f->valp ? &f->valp[cell] : NULL);
     if (lr < 0) {
         lift_fail(set, "out of memory loading a lift file at target (%d, %d)", i, (int)t);
         return -1;
@@ -464,7 +489,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
 {
     memset(p, 0, sizeof *p);
     if (lift_failed(set)) return -1;
-    double c0 = cpu_now(set);
+    double c0 = lift_cpu_now(set);
     uint32_t cols = cell_cols(set, i, t), tgt_dim = y_dim(set, i, t);
     size_t cell = lift_cell(set, i, t);
     p->maps = calloc((size_t)set->nmaps, sizeof *p->maps);
@@ -475,10 +500,10 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
         lift_plan_map *pm = &p->maps[m];
         if (!lift_map_in_region(set, m, i, t)) continue;
         uint32_t rows = res_ngens(set->src, f->s0 + i, t + f->t0);
-        double c1 = cpu_now(set);
-        int lr = try_load(set, f, i, t, rows, cols);
-        add_seconds(set, &set->cpu_files, cpu_now(set) - c1);
-        c0 += cpu_now(set) - c1;                  /* the files' time is not the products' */
+        double c1 = lift_cpu_now(set);
+        int lr = lift_try_load(set, f, i, t, rows, cols);
+        lift_add_seconds(set, &set->cpu_files, lift_cpu_now(set) - c1);
+        c0 += lift_cpu_now(set) - c1;                  /* the files' time is not the products' */
         if (lr != 0) {
             rc = lr < 0 ? -1 : 0;
             continue;
@@ -530,7 +555,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
         set->pairs += pairs;
         pthread_mutex_unlock(&set->lock);
     }
-    p->cpu = cpu_now(set) - c0;
+    p->cpu = lift_cpu_now(set) - c0;
     return rc;
 }
 
@@ -573,9 +598,9 @@ int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint
 
 void lift_plan_multiply(lift_set *set, lift_plan *p)
 {
-    double c0 = cpu_now(set);
+    double c0 = lift_cpu_now(set);
     rb_multiply_all(&p->b, &set->tgt->A);
-    p->cpu += cpu_now(set) - c0;
+    p->cpu += lift_cpu_now(set) - c0;
     uint64_t pairs = rb_pairs(&p->b);
     pthread_mutex_lock(&set->lock);
     set->pairs_inline += pairs;
@@ -604,7 +629,7 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
     uint32_t cols = cell_cols(set, i, t), tgt_dim = y_dim(set, i, t);
     size_t cell = lift_cell(set, i, t);
     uint32_t nonzero = 0;
-    double c0 = cpu_now(set);
+    double c0 = lift_cpu_now(set);
     for (int m = 0; m < set->nmaps && !rc; m++) {
         lift_plan_map *pm = &p->maps[m];
         if (!pm->todo || !pm->Y.rows) continue;
@@ -623,7 +648,7 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
         if (rc) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
     }
     rb_clear(&p->b);                /* the products' rows are in the y now: not held through the solve */
-    add_seconds(set, &set->cpu_products, p->cpu + cpu_now(set) - c0);
+    lift_add_seconds(set, &set->cpu_products, p->cpu + lift_cpu_now(set) - c0);
     if (!rc && nonzero) {                             /* the y of all maps, stacked: one solve */
         f2mat all, X;
         if (f2mat_init(&all, nonzero, tgt_dim) != 0) rc = -1;
@@ -632,14 +657,14 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
                 if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim)))
                     memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim) * 8);
         uint32_t bad = 0;
-        double t1 = clock_now(), c1 = cpu_now(set);
+        double t1 = clock_now(), c1 = lift_cpu_now(set);
         int sr = rc ? -1 : !set->any_preimage || i == 0 ? 1 : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
         if (sr == 1) sr = preimage_solve(set->tgt, i, t, &all, &X, &bad);
         pthread_mutex_lock(&set->lock);
         set->qis += sr == 0;
         set->qis_by_signature += by_signature;
         set->qi_seconds += clock_now() - t1;
-        set->cpu_solves += cpu_now(set) - c1;
+        set->cpu_solves += lift_cpu_now(set) - c1;
         pthread_mutex_unlock(&set->lock);
         if (sr == -2) {             /* name the map and generator of the stacked row */
             int bm = 0;
@@ -663,22 +688,25 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
         if (!sr) f2mat_clear(&X);
         f2mat_clear(&all);
     }
-    for (int m = 0; m < set->nmaps && !rc; m++) {
-        if (!p->maps[m].todo) continue;
-        lift_map *f = &set->maps[m];
-        const f2mat *out = &f->val[cell];
-        double c2 = cpu_now(set);
-        if (out->rows && out->cols && set->outdir[0]) rc = write_cell(set, f, i, t, out);
-        add_seconds(set, &set->cpu_files, cpu_now(set) - c2);
-        if (!rc) {
-            f->have[cell] = 1;
-            pthread_mutex_lock(&set->lock);
-            set->computed += out->rows && out->cols;
-            pthread_mutex_unlock(&set->lock);
-        }
-    }
+    for (int m = 0; m < set->nmaps && !rc; m++)
+        if (p->maps[m].todo) rc = lift_publish_cell(set, &set->maps[m], i, t);
     plan_clear(set, p);
     return rc ? -1 : 0;
+}
+
+int lift_publish_cell(lift_set *set, lift_map *f, int i, deg_t t)
+{
+    size_t cell = lift_cell(set, i, t);
+    int nonzero = f->valp ? f->valp[cell].rows && f->valp[cell].cols : f->val[cell].rows && f->val[cell].cols;
+    double c2 = lift_cpu_now(set);
+    int rc = nonzero && set->outdir[0] ? lift_write_cell(set, f, i, t) : 0;
+    lift_add_seconds(set, &set->cpu_files, lift_cpu_now(set) - c2);
+    if (rc) return -1;
+    f->have[cell] = 1;
+    pthread_mutex_lock(&set->lock);
+    set->computed += nonzero;
+    pthread_mutex_unlock(&set->lock);
+    return 0;
 }
 
 /* ---- the steps as chains ------------------------------------------------------------------ */
@@ -705,6 +733,10 @@ static void kind_deps(void *owner, int i, deg_t t, chain_deps *out)
     for (int k = 0; k < out->n; k++) out->d[k] = (chain_dep){ .family = CHAIN_LIFT, .s = di[k], .t = dt[k] };
 }
 static uint64_t kind_footprint(void *owner, int i, deg_t t) { return lift_step_footprint(owner, i, t); }
+static int kind_plan_p(chain *c) { return lift_step_plan_p(c->owner, c->s, c->t, (lift_step_ctx_p *)c); }
+static int kind_finish_p(chain *c) { return lift_step_finish_p(c->owner, c->s, c->t, (lift_step_ctx_p *)c); }
+static void kind_clear_p(chain *c) { lift_step_clear_p(c->owner, (lift_step_ctx_p *)c); }
+static uint64_t kind_footprint_p(void *owner, int i, deg_t t) { return lift_step_footprint_p(owner, i, t); }
 
 /* priority 1 after a multiply, above every plan (-t) and chunk (0): a step whose rows are
  * multiplied finishes, freeing them, before more steps are planned (peak RSS of products at
@@ -712,10 +744,15 @@ static uint64_t kind_footprint(void *owner, int i, deg_t t) { return lift_step_f
 const chain_kind lift_step_kind = { "lift", CHAIN_LIFT, sizeof(lift_step_ctx), kind_plan, NULL, kind_finish, kind_clear,
                                     kind_deps, kind_footprint, kind_multiply, 1, kind_parts, kind_part, NULL };
 
+/* odd p (lift_p.c): plan (the products, on its worker) → finish (the solve), no multiply tasks */
+const chain_kind lift_step_kind_p = { "lift-p", CHAIN_LIFT, sizeof(lift_step_ctx_p), kind_plan_p, NULL, kind_finish_p,
+                                      kind_clear_p, kind_deps, kind_footprint_p, NULL, 1, NULL, NULL, NULL };
+
 static chain_at step_at(void *owner, int i, deg_t t, int layer)
 {
     (void)layer;
-    return (chain_at){ lift_in_region(owner, i, t) ? &lift_step_kind : NULL, owner };
+    const lift_set *set = owner;
+    return (chain_at){ lift_in_region(set, i, t) ? set->prime == 2 ? &lift_step_kind : &lift_step_kind_p : NULL, owner };
 }
 static void set_fail(void *owner, const char *msg) { lift_fail(owner, "%s", msg); }
 static int set_failed(void *owner) { return lift_failed(owner); }
@@ -776,4 +813,14 @@ int lift_product_bit(const lift_set *set, int m, int i, deg_t t, uint32_t j, uin
     if (f->have[cell] != 1 || k >= f->val[cell].rows || j >= res_ngens(set->tgt, i, t)) return 0;
     uint64_t bit = freemod_offset(&set->tgt->F[i], t, t, j);
     return bit < f->val[cell].cols && f2mat_get(&f->val[cell], k, (uint32_t)bit);
+}
+
+uint32_t lift_product_coef(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k)
+{
+    if (set->prime == 2) return (uint32_t)lift_product_bit(set, m, i, t, j, k);
+    const lift_map *f = &set->maps[m];
+    size_t cell = lift_cell(set, i, t);
+    if (f->have[cell] != 1 || k >= f->valp[cell].rows || j >= res_ngens(set->tgt, i, t)) return 0;
+    uint64_t col = freemod_offset(&set->tgt->F[i], t, t, j);
+    return col < f->valp[cell].cols ? fpmat_get(&f->valp[cell], k, (uint32_t)col) : 0;
 }

@@ -50,6 +50,16 @@
  * basis of target F_i in degree t on generators of degree <= t (the generators' units last),
  * i.e. freemod_dim(F_i, t, t + 1) columns. Cells are written by their step only.
  *
+ * Odd primes (stages/lift_p.c). Over resolutions at an odd prime p (both at the same p, over
+ * the same algebra A_p or profile B) the maps are the same chain maps over F_p: a class is a
+ * vector of coefficients 0..p-1, f_0(z_k) = x_k·ι, f_i(z) = a preimage of f_{i-1}(d z) under d_i,
+ * and <x·y_j, z_k> is the coefficient (0..p-1) of y_j's unit in f_i(z_k) (lift_product_coef),
+ * with no sign: d ∘ f = f ∘ d on the nose. A step's kind is then lift_step_kind_p: its plan
+ * computes f(d z) by Milnor products mod p on its own worker (no row_build: the multiply
+ * codelet is mod 2), its finish solves d_i once for all the y by the RREF of [D | 0 | I] over
+ * F_p, D the matrix of d_i on the whole of F_{i,t}. The cells are fpmats (lift_map.valp), the
+ * stage files version 2 (entries mod p). No extra terms (homotopies) at odd p yet.
+ *
  * Stage files (schema/stage-files.md, kind "lift"): one per map and source bidegree with at
  * least one generator and a non-zero target, DIR/stages/lift/<key>/<s>_<T>.zst, key =
  * "<n0>_<s0>_<hex of the class vector>" (over 256 coordinates "<n0>_<s0>_h<FNV-1a 64 of
@@ -99,13 +109,15 @@ typedef struct lift_map {
      * map of modules M -> N, composed with M's augmentation). 0, or -1 to fail the step. */
     int (*bottom)(void *bottom_ctx, deg_t t, uint32_t k, uint64_t *y);
     void *bottom_ctx;
-    f2mat *val;                 /* per target cell; rows 0 until the step has run */
+    f2mat *val;                 /* per target cell; rows 0 until the step has run (p = 2) */
+    fpmat *valp;                /* odd p: the same cells over F_p (val unused); NULL at p = 2 */
     uint8_t *have;              /* per target cell: 1 the step has set val; 2 (before the step)
                                  * a stage file is there to load */
 } lift_map;
 
 typedef struct lift_set {
     const resolution *src, *tgt;
+    uint32_t prime;             /* tgt->prime: 2, or the odd prime of both resolutions */
     int nmaps;
     lift_map *maps;
     size_t ncells;              /* (tgt->max_s + 1) x (tgt->max_n + 1) */
@@ -136,8 +148,9 @@ typedef struct lift_set {
 
 /* A set over src -> tgt (both kept by the caller), free over the same algebra (A, or one
  * profile's B: a term Sq(S)·g' of d z is multiplied by f(g') in tgt's basis, so src's index of
- * Sq(S) must be tgt's; the command line refuses other pairs). outdir non-empty: stage files are
- * read and written there. 0, or -1 out of memory. */
+ * Sq(S) must be tgt's; the command line refuses other pairs; at an odd prime both at that
+ * prime). outdir non-empty: stage files are read and written there. 0, or -1 out of memory (or
+ * resolutions at two primes). */
 int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, const char *outdir);
 void lift_set_clear(lift_set *set);
 /* set (no step run yet) solves through from's preimage cache from now on, so that sets lifting
@@ -147,6 +160,8 @@ int lift_set_share_preimages(lift_set *set, const lift_set *from);
 /* Adds the lift of the class coords[0..n) at (s0, t0) (n = generators there); returns its index,
  * or -1 (out of memory, or n does not match). */
 int lift_add_class(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_t n);
+/* (At an odd prime the coordinates are 0..p-1 and the key's vector one hex digit per
+ * coordinate, p <= 13 and at most 128 coordinates, else "h" and the FNV-1a 64 of them.) */
 /* The general form (Massey products' homotopies): a map whose bottom row is coords as above
  * (all zero for a homotopy) and whose every y gets extra(...) added (NULL: none); key names its
  * stage-file directory (NULL: the class's, as lift_add_class; else at most 127 characters, no
@@ -244,7 +259,36 @@ int lift_flush(lift_set *set);
 int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V, f2mat *Y);
 
 /* Coefficient of the unit of target generator j at (i, t) in f_i(source generator k at
- * (s0+i, t+t0)) of map m: <x·y_j, z_k>. The step must have run (0 otherwise). */
+ * (s0+i, t+t0)) of map m: <x·y_j, z_k>. The step must have run (0 otherwise). p = 2 only. */
 int lift_product_bit(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k);
+/* The same at any prime: the coefficient 0..p-1. */
+uint32_t lift_product_coef(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k);
+
+/* ---- odd primes (stages/lift_p.c) ---- */
+typedef struct lift_plan_map_p {
+    int todo;                   /* computed at this step (not loaded, in region) */
+    fpmat Y;                    /* rows y_k = f_{i-1}(d z_k) over target F_{i-1} in degree t */
+} lift_plan_map_p;
+/* The step (i, t) at an odd prime as a chain: plan loads files, sets the bottom, computes every
+ * y; finish solves d_i for them, writes the cells and their files. Its context: */
+typedef struct lift_step_ctx_p {
+    chain ch;                   /* s = i, t; build NULL (the products are done in plan) */
+    lift_plan_map_p *maps;      /* per map of the set */
+} lift_step_ctx_p;
+extern const chain_kind lift_step_kind_p;
+int lift_step_plan_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x);
+int lift_step_finish_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x);
+void lift_step_clear_p(lift_set *set, lift_step_ctx_p *x);
+uint64_t lift_step_footprint_p(const lift_set *set, int i, deg_t t);
+/* Shared with lift.c: map f's cell (i, t) (rows x cols) from its stage file if a valid one is
+ * there (1; 0 absent or bad: compute; -1 after lift_fail), and the cell written as its file
+ * (0, or -1 after lift_fail); either prime (the cell is f->val's or f->valp's). */
+int lift_try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols);
+int lift_write_cell(lift_set *set, const lift_map *f, int i, deg_t t);
+/* After a step computed map f's cell (i, t): its file written (a non-zero cell, a set with an
+ * outdir), the cell marked done and counted. 0, or -1 after lift_fail. */
+int lift_publish_cell(lift_set *set, lift_map *f, int i, deg_t t);
+double lift_cpu_now(const lift_set *set);
+void lift_add_seconds(lift_set *set, double *acc, double seconds);
 
 #endif

@@ -36,19 +36,33 @@ int products_check_name(const char *arg, size_t nlen, const char *what, char *er
 
 int products_parse_class(const char *arg, product_class *c, char *err, size_t errlen)
 {
+    return products_parse_class_p(arg, 2, c, err, errlen);
+}
+
+int products_parse_class_p(const char *arg, uint32_t prime, product_class *c, char *err, size_t errlen)
+{
     memset(c, 0, sizeof *c);
     const char *eq = strchr(arg, '=');
     size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
-    if (!eq) {   /* a bare h_j */
-        if (nlen == 2 && arg[0] == 'h' && arg[1] >= '0' && arg[1] <= '7') {
+    if (!eq) {   /* a bare h_j (or a0 at an odd prime) */
+        int h = nlen == 2 && arg[0] == 'h' && arg[1] >= '0' && arg[1] <= '7', a0 = prime != 2 && !strcmp(arg, "a0");
+        if (h || a0) {
             snprintf(c->name, sizeof c->name, "%s", arg);
-            c->n = (1 << (arg[1] - '0')) - 1;
+            long n = 0, pj = 1;                     /* |h_j| = 2^j (p = 2), q p^j (odd p) */
+            for (int j = 0; h && j < arg[1] - '0'; j++) pj *= prime;
+            if (h) n = prime == 2 ? pj - 1 : 2 * (long)(prime - 1) * pj - 1;
+            if (n > 100000) {
+                snprintf(err, errlen, "class '%.80s': its stem %ld is out of range", arg, n);
+                return -1;
+            }
+            c->n = (int)n;
             c->s = 1;
             c->len = 1;
             c->coords[0] = 1;
             return 0;
         }
-        snprintf(err, errlen, "class '%.80s': expected NAME=n,s[,vector] or one of h0..h7", arg);
+        snprintf(err, errlen, "class '%.80s': expected NAME=n,s[,vector] or one of %sh0..h7", arg,
+                 prime != 2 ? "a0, " : "");
         return -1;
     }
     if (products_check_name(arg, nlen, "class", err, errlen) != 0) return -1;
@@ -78,13 +92,14 @@ int products_parse_class(const char *arg, product_class *c, char *err, size_t er
             p++;
             continue;
         }
-        if ((*p != '0' && *p != '1') || c->len == PRODUCT_VECTOR_MAX) break;
+        if (*p < '0' || (unsigned)(*p - '0') >= prime || c->len == PRODUCT_VECTOR_MAX) break;
         c->coords[c->len++] = (uint8_t)(*p++ - '0');
     }
     if (bracket && *p == ']') p++;
     else if (bracket) p = "?";
     if (*p || c->len == 0) {
-        snprintf(err, errlen, "class '%.80s': the vector must be 0s and 1s, as [1,0,1] or 101", arg);
+        if (prime == 2) snprintf(err, errlen, "class '%.80s': the vector must be 0s and 1s, as [1,0,1] or 101", arg);
+        else snprintf(err, errlen, "class '%.80s': the vector must be digits 0..%u, as [1,0,2] or 102", arg, prime - 1);
         return -1;
     }
     return 0;
@@ -113,17 +128,21 @@ static void each_row(FILE *out, const lift_set *set, int m, const char *name, ro
 static void lift_hom_row(FILE *out, const lift_set *set, int m, const char *name, int n, int s, uint32_t j, uint32_t nz)
 {
     fprintf(out, "%s x_(%d, %d, %u) = [", name, n + (int)set->tgt->shift, s, j);
-    for (uint32_t k = 0; k < nz; k++) fprintf(out, "%s%d", k ? ", " : "", lift_product_bit(set, m, s, n + s, j, k));
+    for (uint32_t k = 0; k < nz; k++) fprintf(out, "%s%u", k ? ", " : "", lift_product_coef(set, m, s, n + s, j, k));
     fputs("]\n", out);
 }
 
 static void csv_rows(FILE *out, const lift_set *set, int m, const char *name, int n, int s, uint32_t j, uint32_t nz)
 {
     const lift_map *f = &set->maps[m];
-    for (uint32_t k = 0; k < nz; k++)
-        if (lift_product_bit(set, m, s, n + s, j, k))
-            fprintf(out, "%s,%d,%d,%d,%d,%u,%u\n", name, (int)(f->t0 - f->s0 + set->src->shift - set->tgt->shift), f->s0,
-                    n + (int)set->tgt->shift, s, j, k);
+    for (uint32_t k = 0; k < nz; k++) {
+        uint32_t c = lift_product_coef(set, m, s, n + s, j, k);
+        if (!c) continue;
+        fprintf(out, "%s,%d,%d,%d,%d,%u,%u", name, (int)(f->t0 - f->s0 + set->src->shift - set->tgt->shift), f->s0,
+                n + (int)set->tgt->shift, s, j, k);
+        if (set->prime != 2) fprintf(out, ",%u", c);
+        fputc('\n', out);
+    }
 }
 
 int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *name)
@@ -134,16 +153,16 @@ int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *n
 
 int products_write_csv(FILE *out, const lift_set *set, const char *const *names, const char *kept, size_t keptlen)
 {
-    fputs(PRODUCTS_CSV_HEADER "\n", out);
+    fputs(set->prime == 2 ? PRODUCTS_CSV_HEADER "\n" : PRODUCTS_CSV_HEADER_P "\n", out);
     if (keptlen) fwrite(kept, 1, keptlen, out);
     for (int m = 0; m < set->nmaps; m++) each_row(out, set, m, names[m], csv_rows);
     return ferror(out) ? -1 : 0;
 }
 
-/* Is line (without its newline) a row NAME,a,b,c,d,e,f of a products table, NAME as a class
- * name (products.h) and a..f decimal integers (a sign on any, at most 9 digits)? On success
- * *namelen is NAME's length. */
-static int is_row(const char *line, size_t *namelen)
+/* Is line (without its newline) a row NAME,a,b,c,d,e,f of a products table (nints integers
+ * after NAME: 6, or 7 at an odd prime), NAME as a class name (products.h) and a..f decimal
+ * integers (a sign on any, at most 9 digits)? On success *namelen is NAME's length. */
+static int is_row(const char *line, int nints, size_t *namelen)
 {
     size_t k = 0;
     while (line[k] && line[k] != ',') {
@@ -153,7 +172,7 @@ static int is_row(const char *line, size_t *namelen)
     if (k == 0 || k > PRODUCT_NAME_MAX) return 0;
     *namelen = k;
     const char *p = line + k;
-    for (int f = 0; f < 6; f++) {
+    for (int f = 0; f < nints; f++) {
         if (*p++ != ',') return 0;
         p += *p == '-';
         int digits = 0;
@@ -164,9 +183,10 @@ static int is_row(const char *line, size_t *namelen)
     return *p == 0;
 }
 
-int products_read_kept(const char *path, const char *const *names, int nnames, char **kept, size_t *keptlen,
-                       char *err, size_t errlen)
+int products_read_kept(const char *path, uint32_t prime, const char *const *names, int nnames, char **kept,
+                       size_t *keptlen, char *err, size_t errlen)
 {
+    const char *header = prime == 2 ? PRODUCTS_CSV_HEADER : PRODUCTS_CSV_HEADER_P;
     *kept = NULL;
     *keptlen = 0;
     FILE *f = fopen(path, "r");
@@ -186,17 +206,17 @@ int products_read_kept(const char *path, const char *const *names, int nnames, c
         lineno++;
         if (got > 0 && line[got - 1] == '\n') line[--got] = 0;
         if ((size_t)got != strlen(line)) {   /* a NUL byte: not a text table */
-            snprintf(err, errlen, "%s, line %ld: not a row %s", path, lineno, PRODUCTS_CSV_HEADER);
+            snprintf(err, errlen, "%s, line %ld: not a row %s", path, lineno, header);
             rc = -2;
         } else if (lineno == 1) {
-            if (strcmp(line, PRODUCTS_CSV_HEADER) != 0) {
-                snprintf(err, errlen, "%s does not start with the header %s", path, PRODUCTS_CSV_HEADER);
+            if (strcmp(line, header) != 0) {
+                snprintf(err, errlen, "%s does not start with the header %s", path, header);
                 rc = -2;
             }
         } else {
             size_t nl;
-            if (!is_row(line, &nl)) {
-                snprintf(err, errlen, "%s, line %ld: not a row %s", path, lineno, PRODUCTS_CSV_HEADER);
+            if (!is_row(line, prime == 2 ? 6 : 7, &nl)) {
+                snprintf(err, errlen, "%s, line %ld: not a row %s", path, lineno, header);
                 rc = -2;
                 break;
             }
@@ -210,7 +230,7 @@ int products_read_kept(const char *path, const char *const *names, int nnames, c
         rc = -1;
     }
     if (!rc && lineno == 0) {
-        snprintf(err, errlen, "%s is empty: it has no header %s", path, PRODUCTS_CSV_HEADER);
+        snprintf(err, errlen, "%s is empty: it has no header %s", path, header);
         rc = -2;
     }
     free(line);
@@ -233,7 +253,8 @@ void products_multiply(const lift_set *set, int m, int n, int s, const uint8_t *
     memset(prod, 0, dim);
     for (uint32_t j = 0; j < ny; j++)
         if (ycoords[j])
-            for (uint32_t k = 0; k < dim; k++) prod[k] ^= (uint8_t)lift_product_bit(set, m, s, n + s, j, k);
+            for (uint32_t k = 0; k < dim; k++)
+                prod[k] = (uint8_t)((prod[k] + ycoords[j] * lift_product_coef(set, m, s, n + s, j, k)) % set->prime);
 }
 
 /* ---- maps of modules ------------------------------------------------------------------------- */

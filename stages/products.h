@@ -5,6 +5,9 @@
  * generators of F_s in degree t = n + s (that is the basis of Ext^{s,t}), written [1,0,1] or
  * 101 (default [1]); or a bare h0 .. h7 (h_j = the generator at (2^j - 1, 1)). NAME is 1..63
  * characters from [A-Za-z0-9_.^+-] (it names files and is a products.csv column).
+ * At an odd prime p the coordinates are 0..p-1 ([1,2] or 12), and the bare names are sseq's
+ * filtration-one classes there: a0 at (0, 1) (dual to Q_0 = the Bockstein) and h_j at
+ * (q p^j - 1, 1), q = 2(p - 1) (dual to P(p^j)): h0 at (2p - 3, 1), at p = 3 h0 (3, 1), h1 (11, 1).
  *
  * Outputs. products.csv (schema/products-csv.md; the columns the chart reads,
  * name,name_n,name_s,n,s,i,k): for each lifted class `name` at (name_n, name_s) and each class
@@ -40,21 +43,27 @@ typedef struct product_class {
 /* Is arg[0..nlen) a class name (1..63 characters of [A-Za-z0-9_.^+-])? 0, or -1 with a one-line
  * message in err about the `what` arg (the whole argument). */
 int products_check_name(const char *arg, size_t nlen, const char *what, char *err, size_t errlen);
-/* Parses one class argument; 0, or -1 with a one-line message in err. */
+/* Parses one class argument (p = 2); 0, or -1 with a one-line message in err. */
 int products_parse_class(const char *arg, product_class *c, char *err, size_t errlen);
+/* The same at the prime p (2, or odd: coordinates below p, the bare names a0, h0 .. h7 of p). */
+int products_parse_class_p(const char *arg, uint32_t p, product_class *c, char *err, size_t errlen);
 
+/* products.csv's header: at p = 2 a row says the coefficient is 1; at an odd prime a last
+ * column c (1..p-1) gives it (schema/products-csv.md). */
 #define PRODUCTS_CSV_HEADER "name,name_n,name_s,n,s,i,k"
+#define PRODUCTS_CSV_HEADER_P "name,name_n,name_s,n,s,i,k,c"
 
-/* products.csv for the maps of set, named names[m]: the header line, then kept[0..keptlen)
+/* products.csv for the maps of set, named names[m] (the header of set's prime): the header line, then kept[0..keptlen)
  * (earlier rows to keep, whole lines: products_read_kept), then the maps' rows; 0 or -1. */
 int products_write_csv(FILE *out, const lift_set *set, const char *const *names, const char *kept, size_t keptlen);
 /* An existing table at path (products.csv or module-products.csv) read for a merge: its rows
  * whose name is none of names[0..nnames), in their order, as lines into *kept (malloc'd,
  * *keptlen bytes; NULL and 0 when there are none). 0 (an absent file keeps nothing); -1
  * when it cannot be read; -2 when it is not such a table: its first line is not exactly
- * PRODUCTS_CSV_HEADER, or a later line is not NAME and six integers. err gets one line. */
-int products_read_kept(const char *path, const char *const *names, int nnames, char **kept, size_t *keptlen,
-                       char *err, size_t errlen);
+ * PRODUCTS_CSV_HEADER (at p = 2; PRODUCTS_CSV_HEADER_P at an odd prime), or a later line is
+ * not NAME and six integers (seven). err gets one line. */
+int products_read_kept(const char *path, uint32_t prime, const char *const *names, int nnames, char **kept,
+                       size_t *keptlen, char *err, size_t errlen);
 /* sseq's lift_hom output (without its command line) for map m named name; 0 or -1. */
 int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *name);
 /* A map of modules for a lift set: φ and the two modules, F2's (modops_sphere_text) for S_2. */
@@ -77,8 +86,8 @@ void products_map_clear(products_module_map *pm);
 int products_add_module_map(lift_set *set, products_module_map *pm);
 
 /* The vector of x·y for map m (class x) and the target class y (n, s, coords ycoords[0..ny)),
- * into prod[0..dim) (dim = generators at the product's bidegree); requires the steps of the
- * target bidegree (s, n + s) to have run. */
+ * into prod[0..dim) (dim = generators at the product's bidegree; coefficients mod the set's
+ * prime); requires the steps of the target bidegree (s, n + s) to have run. */
 void products_multiply(const lift_set *set, int m, int n, int s, const uint8_t *ycoords, uint32_t ny,
                        uint8_t *prod, uint32_t dim);
 

@@ -239,7 +239,7 @@ static int run(const char **operands, int n)
         return cli_usage_error("d2: --product: %s", err);
     if (product && pc.s < 1) return cli_usage_error("d2: --product: the class must have s >= 1");
     static opened_dir d;
-    if ((prc = resolved_open("d2", dir, &d)) != 0) return prc;
+    if ((prc = resolved_open("d2", dir, &d, 0)) != 0) return prc;
     resolution *res = &d.res;
     if (product && (prc = res->module ? cli_usage_error("d2: --product is for a resolution of S_2; %s holds %s", dir,
                                                         d.man.module)

@@ -41,7 +41,7 @@ static int run(const char **operands, int n)
         return 2;
     }
     static opened_dir d;
-    if ((rc = resolved_open("ext", dir, &d)) != 0) {
+    if ((rc = resolved_open("ext", dir, &d, 0)) != 0) {
         fdm_clear(&N);
         return rc;
     }

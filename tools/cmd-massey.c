@@ -70,7 +70,7 @@ static int run(const char **operands, int n)
     if (a.s < 1 || b.s < 1) return cli_usage_error("massey: the classes a and b must have s >= 1");
     static opened_dir d, u;
     int have_unit;
-    if ((prc = resolved_open("massey", dir, &d)) != 0) return prc;
+    if ((prc = resolved_open("massey", dir, &d, 0)) != 0) return prc;
     prc = resolved_open_unit("massey", dir, &d, opts[UNIT].arg, &u, &have_unit);
     const opened_dir *ud = have_unit ? &u : &d;          /* a and b are classes of S_2 */
     const char *udir = have_unit ? opts[UNIT].arg : dir;

@@ -11,13 +11,13 @@
 #include "tools/resolved.h"
 
 static product_class classes[RESOLVED_MAX_CLASSES];    /* a map's entry holds only its name */
-static const char *names[RESOLVED_MAX_CLASSES];
-static int nclasses;
+static const char *names[RESOLVED_MAX_CLASSES], *values[RESOLVED_MAX_CLASSES];
+static int nvalues, nclasses;
 static products_module_map pmaps[RESOLVED_MAX_CLASSES];
 static const char *map_files[RESOLVED_MAX_CLASSES];
 static int nmap;
 
-/* A name not yet taken by a class or a map of this run. */
+/* A name not yet taken by a map of this run (classes are checked when parsed). */
 static int name_unused(const char *name)
 {
     for (int k = 0; k < nclasses; k++)
@@ -25,8 +25,26 @@ static int name_unused(const char *name)
     return 0;
 }
 
-/* --class C, in the order given: parsed at once, names distinct. */
-static int add_class(const char *value) { return resolved_add_class("products", value, classes, names, &nclasses); }
+/* --class C, in the order given: kept, and parsed once DIR's prime is known (parse_classes). */
+static int add_class(const char *value)
+{
+    if (nvalues == RESOLVED_MAX_CLASSES)
+        return cli_usage_error("products: at most %d classes at once", RESOLVED_MAX_CLASSES);
+    values[nvalues++] = value;
+    return 0;
+}
+
+/* The --class values parsed at DIR's prime (coordinates and bare names depend on it), names
+ * distinct: 0, or 2 after a usage error. */
+static int parse_classes(const char *dir)
+{
+    uint32_t prime = manifest_prime(dir);
+    for (int k = 0; k < nvalues; k++) {
+        int rc = resolved_add_class("products", values[k], prime, classes, names, &nclasses);
+        if (rc) return rc;
+    }
+    return 0;
+}
 
 /* --map NAME=FILE, in the order given: the name as a class's, the file read once DIR is open. */
 static int add_map(const char *value)
@@ -182,8 +200,8 @@ static int run(const char **operands, int n)
 {
     double began = clock_now();
     if (n != 1) return cli_usage_error("products: DIR expected");
-    if (!nclasses) return cli_usage_error("products: give at least one --class (or --map)");
-    if (nmap && nmap != nclasses) return cli_usage_error("products: --class and --map: one kind at a time");
+    if (!nvalues && !nmap) return cli_usage_error("products: give at least one --class (or --map)");
+    if (nmap && nvalues) return cli_usage_error("products: --class and --map: one kind at a time");
     if (nmap && (opts[UNIT].arg || opts[CHART].arg))
         return cli_usage_error("products: --map takes --target, not %s", opts[UNIT].arg ? "--unit" : "--chart-products");
     if (!nmap && opts[TARGET].arg) return cli_usage_error("products: --target is for --map");
@@ -191,11 +209,11 @@ static int run(const char **operands, int n)
     chain_policy limits;
     char chart[sizeof ((resolution *)0)->chart_products] = "h0,h1,h2", err[600];
     int prc;
-    if ((prc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits)) || (prc = chart_list(chart, sizeof chart)))
+    if ((prc = parse_classes(dir)) || (prc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits)) || (prc = chart_list(chart, sizeof chart)))
         return prc;
     static opened_dir d, u;
     int have_unit;
-    if ((prc = resolved_open("products", dir, &d)) != 0) return prc;
+    if ((prc = resolved_open("products", dir, &d, 1)) != 0) return prc;
     resolution *res = &d.res;
     if (nmap) prc = resolved_open_map_target(dir, &d, opts[TARGET].arg, &u, &have_unit, pmaps, map_files, nmap);
     else prc = resolved_open_unit("products", dir, &d, opts[UNIT].arg, &u, &have_unit);
@@ -211,7 +229,7 @@ static int run(const char **operands, int n)
     size_t keptlen = 0;
     snprintf(tpath, sizeof tpath, "%s/%s", dir, table);
     if (!prc) {   /* an earlier run's table: its other classes' rows are kept (schema/products-csv.md) */
-        int krc = products_read_kept(tpath, names, nclasses, &kept, &keptlen, err, sizeof err);
+        int krc = products_read_kept(tpath, res->prime, names, nclasses, &kept, &keptlen, err, sizeof err);
         if (krc == -2) fprintf(stderr, "extflow: products: %s: refused, nothing computed (move the file away)\n", err);
         else if (krc) fprintf(stderr, "extflow: %s\n", err);
         prc = krc == -2 ? 2 : krc ? 1 : 0;
@@ -262,6 +280,8 @@ const cli_command cmd_products = {
     "(x_(n,s,i) of the unit times name, in M's Ext). F2 over a profile's algebra (ko, tmf2) is its own unit, as S_2 "
     "is. A table from an earlier run keeps its rows of other classes, first and in their order; this run's classes "
     "replace their rows, after them. A table whose first line is not that header, or with a line that is no such "
-    "row, is refused (exit 2) before anything is lifted",
+    "row, is refused (exit 2) before anything is lifted. At an odd prime p the coordinates are 0..p-1, the bare "
+    "classes a0 (0,1) and h_j (2(p-1)p^j - 1, 1), and the tables have a last column c: the coefficient 1..p-1 "
+    "(header name,name_n,name_s,n,s,i,k,c)",
     opts, 1, CLI_SHARED, run,
 };

@@ -47,7 +47,7 @@ static int run(const char **operands, int n)
     int rc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits);
     if (rc) return rc;
     static opened_dir d;
-    if ((rc = resolved_open("sq0", dir, &d)) != 0) return rc;
+    if ((rc = resolved_open("sq0", dir, &d, 0)) != 0) return rc;
     if (!resolved_is_sphere(&d)) {
         rc = cli_usage_error("sq0: %s holds %s: Sq^0 is for S_2 only", dir, d.man.module);
         resolved_close(&d);

@@ -11,7 +11,7 @@ static const char *names[RESOLVED_MAX_CLASSES];
 static int nclasses;
 
 /* --class C, in the order given: parsed at once, names distinct. */
-static int add_class(const char *value) { return resolved_add_class("steenrod", value, classes, names, &nclasses); }
+static int add_class(const char *value) { return resolved_add_class("steenrod", value, 2, classes, names, &nclasses); }
 
 enum { CLASS, SSEQ, QUIET, NOPTS };
 static cli_option opts[NOPTS + 1] = {
@@ -64,7 +64,7 @@ static int run(const char **operands, int n)
     if (!nclasses) return cli_usage_error("steenrod: give at least one --class");
     const char *dir = operands[0];
     static opened_dir d;
-    int rc = resolved_open("steenrod", dir, &d);
+    int rc = resolved_open("steenrod", dir, &d, 0);
     if (rc) return rc;
     if (!resolved_is_sphere(&d))
         rc = cli_usage_error("steenrod: %s holds %s: Steenrod operations are for S_2 only", dir, d.man.module);

@@ -18,7 +18,7 @@ int resolved_limits(const cli_option *memory, const cli_option *time_limit, doub
     return 0;
 }
 
-int resolved_open(const char *cmd, const char *dir, opened_dir *d)
+int resolved_open(const char *cmd, const char *dir, opened_dir *d, int odd_ok)
 {
     memset(d, 0, sizeof *d);
     outdir_init(&d->dir, dir);
@@ -31,7 +31,7 @@ int resolved_open(const char *cmd, const char *dir, opened_dir *d)
     int locked = rt_mpi_rank() == 0 ? outdir_lock(&d->dir, err, sizeof err) == 0 : 1;
     if (!locked) fprintf(stderr, "extflow: %s\n", err);
     if (rt_mpi_max(!locked)) return 1;
-    if ((rc = outdir_load(dir, &d->res, &d->man, &d->fdm, 0, err, sizeof err)) != 0) {
+    if ((rc = outdir_load(dir, &d->res, &d->man, &d->fdm, odd_ok, err, sizeof err)) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         outdir_release(&d->dir);
         fdm_clear(&d->fdm);
@@ -99,6 +99,11 @@ static int unit_mismatch(const char *cmd, const char *dir, const opened_dir *d, 
                          const opened_dir *u, const char *alg, int own)
 {
     char ualg[96];
+    uint32_t up = u->res.prime;
+    if (up != d->res.prime || !fdm_same_odd_algebra(&u->fdm, &d->fdm))
+        return cli_usage_error("%s: --unit %s is a resolution at p = %u%s, %s one at p = %u: the unit must be F_p over "
+                               "the same algebra", cmd, unitdir, up, up == d->res.prime ? " over another profile" : "",
+                               dir, d->res.prime);
     algebra_describe(ualg, sizeof ualg, &u->res.A.profile);
     if (!dir_is_unit(u))
         return cli_usage_error("%s: --unit %s holds a resolution of %s, not of the unit F2 over %s%s", cmd, unitdir,
@@ -138,7 +143,7 @@ int resolved_open_unit(const char *cmd, const char *dir, const opened_dir *d, co
                                "%s%s over the same range", cmd, dir, d->man.module, alg, alg,
                                strcmp(alg, "A") ? "" : " (S_2)");
     }
-    int rc = resolved_open(cmd, unitdir, u);
+    int rc = resolved_open(cmd, unitdir, u, d->res.prime != 2);
     if (rc) return rc;
     if ((rc = unit_mismatch(cmd, dir, d, unitdir, u, alg, own)) != 0) {
         resolved_close(u);
@@ -148,12 +153,13 @@ int resolved_open_unit(const char *cmd, const char *dir, const opened_dir *d, co
     return 0;
 }
 
-int resolved_add_class(const char *cmd, const char *value, product_class *classes, const char **names, int *n)
+int resolved_add_class(const char *cmd, const char *value, uint32_t p, product_class *classes, const char **names,
+                       int *n)
 {
     char err[600];
     if (*n == RESOLVED_MAX_CLASSES) return cli_usage_error("%s: at most %d classes at once", cmd, RESOLVED_MAX_CLASSES);
     product_class *c = &classes[*n];
-    if (products_parse_class(value, c, err, sizeof err) != 0) return cli_usage_error("%s: %s", cmd, err);
+    if (products_parse_class_p(value, p, c, err, sizeof err) != 0) return cli_usage_error("%s: %s", cmd, err);
     for (int k = 0; k < *n; k++)
         if (!strcmp(classes[k].name, c->name)) return cli_usage_error("%s: two classes named '%s'", cmd, c->name);
     names[(*n)++] = c->name;
@@ -170,7 +176,7 @@ int resolved_open_map_target(const char *dir, opened_dir *d, const char *target,
 {
     *have_unit = 0;
     if (target && !same_directory(dir, target)) {
-        int rc = resolved_open("products", target, u);
+        int rc = resolved_open("products", target, u, 0);
         if (rc) return rc;
         *have_unit = 1;
     }

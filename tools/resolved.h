@@ -19,13 +19,15 @@ typedef struct opened_dir {
 
 /* --memory and --time-limit (options that may be absent) counting from began, into *limits. */
 int resolved_limits(const cli_option *memory, const cli_option *time_limit, double began, chain_policy *limits);
-/* The environment checked, DIR locked (rank 0, for all ranks) and its complete region loaded. */
-int resolved_open(const char *cmd, const char *dir, opened_dir *d);
+/* The environment checked, DIR locked (rank 0, for all ranks) and its complete region loaded
+ * (a resolution at an odd prime only with odd_ok). */
+int resolved_open(const char *cmd, const char *dir, opened_dir *d, int odd_ok);
 void resolved_close(opened_dir *d);
-/* The unit F2 resolved over DIR's algebra that products over DIR's module act through: DIR
+/* The unit F_p resolved over DIR's algebra that products over DIR's module act through: DIR
  * itself when its module is that unit (*have_unit = 0), else UNITDIR's, opened into *u, which
- * must hold F2 over the same algebra and cover DIR's region row by row (docs/products.md
- * "Modules"). Nothing is left open on an error. */
+ * must hold F_p over the same algebra (the same prime, and at an odd one the same profile) and
+ * cover DIR's region row by row (docs/products.md "Modules"). Nothing is left open on an
+ * error. */
 int resolved_open_unit(const char *cmd, const char *dir, const opened_dir *d, const char *unitdir, opened_dir *u,
                        int *have_unit);
 /* For --map: TARGETDIR (DIR itself when absent or the same) opened into *u (*have_unit = 1
@@ -39,10 +41,12 @@ void resolved_close_maps(products_module_map *pmaps, int nmap);
 void resolved_close_both(opened_dir *d, opened_dir *u, int have_unit);
 /* Is DIR's module the sphere S_2? */
 int resolved_is_sphere(const opened_dir *d);
-/* One --class VALUE of cmd (products, steenrod) parsed into classes[*n] (names[*n] its name,
- * distinct from the earlier ones), at most RESOLVED_MAX_CLASSES: 0, or 2 after a usage error. */
+/* One --class VALUE of cmd (products, steenrod) parsed at the prime p (coordinates 0..p-1, the
+ * bare names of products_parse_class_p) into classes[*n] (names[*n] its name, distinct from the
+ * earlier ones), at most RESOLVED_MAX_CLASSES: 0, or 2 after a usage error. */
 #define RESOLVED_MAX_CLASSES 64
-int resolved_add_class(const char *cmd, const char *value, product_class *classes, const char **names, int *n);
+int resolved_add_class(const char *cmd, const char *value, uint32_t p, product_class *classes, const char **names,
+                       int *n);
 /* A class argument in DIR's complete region, with as many coordinates as there are generators. */
 int resolved_check_class(const char *cmd, const product_class *c, const resolution *res, const run_manifest *man,
                          const char *dir);
