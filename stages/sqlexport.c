@@ -57,6 +57,10 @@ typedef struct csv_table {
 static const csv_table h_products_table = { "h_products", PRODUCT_COLUMNS };
 static const csv_table products_table = { "products", PRODUCT_COLUMNS };
 static const csv_table module_products_table = { "module_products", PRODUCT_COLUMNS };
+/* at an odd prime products.csv and module-products.csv have the coefficient c last */
+#define PRODUCT_COLUMNS_P "name,name_n,name_s,n,s,i,k,c", "wiiiiiii"
+static const csv_table products_table_p = { "products", PRODUCT_COLUMNS_P };
+static const csv_table module_products_table_p = { "module_products", PRODUCT_COLUMNS_P };
 static const csv_table massey_table = { "massey", "a,b,c_n,c_s,c,n,s,value,indeterminacy,contains_zero", "wwiibiibri" };
 static const csv_table d2_table = { "d2", "n,s,i,target_n,target_s,value", "iiiiib" };
 
@@ -322,8 +326,10 @@ static const char views_sql[] =
 /* Every table, in one transaction of the in-memory database. */
 static int fill(exporter *x)
 {
-    const csv_table *tables[] = { &h_products_table, &products_table, &module_products_table, &massey_table,
-                                  &d2_table };
+    int odd = x->res->prime != 2;
+    const csv_table *prod = odd ? &products_table_p : &products_table;
+    const csv_table *mod = odd ? &module_products_table_p : &module_products_table;
+    const csv_table *tables[] = { &h_products_table, prod, mod, &massey_table, &d2_table };
     char pragmas[128];
     snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = %d;", SQLEXPORT_APP_ID,
              SQLEXPORT_VERSION);
@@ -342,8 +348,8 @@ static int fill(exporter *x)
     if (insert_stmt(x, &h_products_table, &c.st) != 0) return -1;
     rc = report_h_lines(x->res, add_h_line, &c);
     sqlite3_finalize(c.st);
-    if (rc != 0 || read_csv(x, &products_table, "products.csv") != 0 ||
-        read_csv(x, &module_products_table, "module-products.csv") != 0 || read_massey(x) != 0 ||
+    if (rc != 0 || read_csv(x, prod, "products.csv") != 0 || read_csv(x, mod, "module-products.csv") != 0 ||
+        read_massey(x) != 0 ||
         read_csv(x, &d2_table, "d2.csv") != 0)
         return -1;
     return exec(x, "COMMIT");

@@ -9,7 +9,7 @@
 # a p = 3 directory, a unit over another profile, massey at p = 3) refused: exit 2, one line;
 # over the module Σ^4 F_3 with S_3 as unit, the class Σ^4 h0 multiplies as h0.
 . tests/lib.sh
-plan 11
+plan 12
 export STARPU_SILENT=1
 D="$TMP/S_3"
 $EXTFLOW resolve --module S_3 --stem 22 --max-s 6 --out "$D" --quiet
@@ -65,6 +65,18 @@ $EXTFLOW resolve --module S_5 --stem 40 --max-s 4 --out "$D5" --quiet &&
     python3 tests/lift_p_ref.py "$EXTFLOW" "$D5" 40 4 a0=0,1 h0=7,1 > "$TMP/ref5" &&
     tail -n +2 "$D5/products.csv" | cmp -s - "$TMP/ref5"
 ok $? "S_5 (40, 4): bare h0 at (7, 1); products.csv equals the naive lift's $(wc -l < "$TMP/ref5") rows"
+
+# the chart and the SQL export read the column c
+$EXTFLOW export "$D" --json > "$TMP/chart.json" && $EXTFLOW export "$D" --sqlite "$TMP/p.db" &&
+    python3 - "$TMP/chart.json" "$TMP/p.db" "$D/products.csv" <<'PY'
+import json, sqlite3, sys
+doc = json.load(open(sys.argv[1]))
+rows = [tuple(int(v) if k else v for k, v in enumerate(l.strip().split(","))) for l in open(sys.argv[3]).readlines()[1:]]
+db = sqlite3.connect(sys.argv[2]).execute("SELECT * FROM products").fetchall()
+pairs = sum(len(p["pairs"]) for p in doc["products"] if p.get("source") == "products.csv")
+sys.exit(0 if doc["ignored_rows"]["products.csv"] == 0 and pairs == len(rows) and sorted(db) == sorted(rows) else 1)
+PY
+ok $? "export --json draws every row of products.csv (none ignored); export --sqlite's products table has them with c"
 
 refused() {     # refused DESCRIPTION PATTERN COMMAND...
     what=$1 pat=$2
