@@ -4,12 +4,13 @@
 # (tests/lift_p_ref.py: chain maps from the differentials, A_p from tests/milnor_p_ref.py) for
 # a0, h0, h1, b0 and two more classes of S_3 through stem 22, s <= 6, and a0, h0 of S_5 through
 # stem 40, s <= 4; lift_hom-NAME.txt the same numbers in sseq's format; the bare names at p = 3
-# and 5 (a0, h0, h1 at their bidegrees); a rerun loads its lifts and writes the same table;
+# and 5 (a0, h0, h1 at their bidegrees); a rerun loads its lifts and writes the same table, a
+# damaged lift file is recomputed;
 # runs merge by class name; bad arguments (a coordinate >= p, a0 at p = 2, a p = 2 table in
 # a p = 3 directory, a unit over another profile, massey at p = 3) refused: exit 2, one line;
 # over the module Σ^4 F_3 with S_3 as unit, the class Σ^4 h0 multiplies as h0.
 . tests/lib.sh
-plan 12
+plan 13
 export STARPU_SILENT=1
 D="$TMP/S_3"
 $EXTFLOW resolve --module S_3 --stem 22 --max-s 6 --out "$D" --quiet
@@ -58,6 +59,12 @@ $EXTFLOW products "$D" $args 2>"$TMP/err"
 [ $rc -eq 0 ] && grep -q ' 0 bidegrees computed' "$TMP/err" && cmp -s "$D/products.csv" "$TMP/first.csv" &&
     ls "$D/stages/lift" | grep -qx '7_2_1'
 ok $? "a rerun loads its lifts (stage files at p = 3) and writes the same table ($(head -1 "$TMP/err"))"
+
+f=$(ls "$D/stages/lift/10_2_1" | head -1)
+printf 'damaged' | dd of="$D/stages/lift/10_2_1/$f" bs=1 seek=70 conv=notrunc 2>/dev/null
+$EXTFLOW products "$D" $args 2>"$TMP/err"
+[ $? -eq 0 ] && grep -q "10_2_1/$f.*recomputing" "$TMP/err" && cmp -s "$D/products.csv" "$TMP/first.csv"
+ok $? "a damaged lift file at p = 3 is named, recomputed, and the table is the same ($(grep -c recomputing "$TMP/err") line)"
 
 D5="$TMP/S_5"
 $EXTFLOW resolve --module S_5 --stem 40 --max-s 4 --out "$D5" --quiet &&

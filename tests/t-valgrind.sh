@@ -2,14 +2,14 @@
 # valgrind (memcheck) on stem-20 resolutions, both algorithms, modules (finite, over A(1),
 # finitely presented and shifted, an open projective space, a tensor product; at p = 3 one
 # with actions and a cofiber) and refused module files (p = 2 and 3), on inspect/verify, on
-# products (lifts, inline and through multiply tasks; a map of modules, and one refused), on
-# ext --coefficients, and on sq0 and steenrod: no invalid access, no use of uninitialised
-# memory, no leak ("definitely lost") of ours.
+# products (lifts, inline and through multiply tasks; a map of modules, and one refused; at
+# p = 3), on ext --coefficients, and on sq0 and steenrod: no invalid access, no use of
+# uninitialised memory, no leak ("definitely lost") of ours.
 . tests/lib.sh
 command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind not installed"; exit 0; }
 # an AddressSanitizer build (make test SAN=1) cannot run under valgrind
 nm -D "$EXTFLOW" 2>/dev/null | grep -q __asan_init && { echo "1..0 # SKIP sanitizer build"; exit 0; }
-plan 20
+plan 21
 VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 --suppressions=tests/valgrind.supp"
 for alg in standard nassau; do
     STARPU_NCPU=2 $VG $EXTFLOW resolve --algorithm $alg --stem 20 --out "$TMP/$alg" --quiet 2>"$TMP/vg-$alg"
@@ -62,4 +62,9 @@ $VG $EXTFLOW products "$TMP/ce" --map q="$TMP/bad-map.json" --target "$TMP/nassa
 ok $? "products --map with a map that is not A-linear (refused): valgrind clean"
 $VG $EXTFLOW ext "$TMP/ce" --coefficients Joker --quiet 2>"$TMP/vg-e"
 ok $? "ext --coefficients Joker: valgrind clean"
+$EXTFLOW resolve --module S_3 --stem 20 --out "$TMP/s3" --quiet &&
+    STARPU_NCPU=2 $VG $EXTFLOW products "$TMP/s3" --class a0 --class h0 --class b0=10,2 --sseq-formats --quiet \
+        2>"$TMP/vg-p3" &&
+    STARPU_NCPU=2 $VG $EXTFLOW products "$TMP/s3" --class a0 --class h0 --class b0=10,2 --quiet 2>>"$TMP/vg-p3"
+ok $? "products at p = 3 (three lifts, stem 20, then a rerun loading them): valgrind clean"
 done_testing
