@@ -58,7 +58,8 @@
  * computes f(d z) by Milnor products mod p on its own worker (no row_build: the multiply
  * codelet is mod 2), its finish solves d_i once for all the y by the RREF of [D | 0 | I] over
  * F_p, D the matrix of d_i on the whole of F_{i,t}. The cells are fpmats (lift_map.valp), the
- * stage files version 2 (entries mod p). No extra terms (homotopies) at odd p yet.
+ * stage files version 2 (entries mod p). A null-homotopy (Massey products) is a map with
+ * lift_map.extra_p: y = F(z) − h(d z), the sign that makes d h + h d = F over F_p.
  *
  * Stage files (schema/stage-files.md, kind "lift"): one per map and source bidegree with at
  * least one generator and a non-zero target, DIR/stages/lift/<key>/<s>_<T>.zst, key =
@@ -99,6 +100,13 @@ typedef struct lift_map {
      * (stages/rowbuild.h), so the multiply codelet computes them with f(d z), on CPU or GPU
      * workers. 0, or -1 to fail the step. */
     int (*extra_plan)(void *extra_ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
+    /* odd p: NULL, or the map is a null-homotopy of the chain map F that extra_p adds (set by the
+     * caller after lift_add_map, extra_ctx its context): y = F(z) − f_{i-1}(d z) over F_p, so that
+     * d h + h d = F (at p = 2 the same with no sign: lift_map.extra). extra_p adds F(z_k), z_k the
+     * k-th generator of source F_{s0+i} in degree t + t0, into y (entries 0..p-1 over
+     * freemod_dim(F_{i-1}, t, t) columns: F(z) is a boundary, so it has no component on the
+     * generators of degree t; the callback checks that). 0, or -1 after lift_fail. */
+    int (*extra_p)(void *extra_ctx, int i, deg_t t, uint32_t k, uint8_t *y);
     int (*in_region)(void *extra_ctx, int i, deg_t t);   /* NULL, or a further condition on the
                                  * steps (i, t) of this map (what its extra term reads must exist);
                                  * it must hold at (i-1, t-1) and (i, t-1) where it holds at (i, t) */
@@ -289,6 +297,11 @@ int lift_write_cell(lift_set *set, const lift_map *f, int i, deg_t t);
  * outdir), the cell marked done and counted. 0, or -1 after lift_fail. */
 int lift_publish_cell(lift_set *set, lift_map *f, int i, deg_t t);
 double lift_cpu_now(const lift_set *set);
+/* y += f_j(v) at an odd prime: v an element of source F_{s0+j} in degree T (entries over its
+ * basis there, the first vlen), y over target F_j in degree T - t0 (generators of degree <= that,
+ * freemod's order); the cells of f at target (j, u - t0) for the generators' degrees u < T must
+ * have been computed. 0, or -1 after lift_fail. */
+int lift_apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8_t *v, uint32_t vlen, uint8_t *y);
 void lift_add_seconds(lift_set *set, double *acc, double seconds);
 
 #endif

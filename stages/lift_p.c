@@ -101,6 +101,14 @@ static int apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8
     return 0;
 }
 
+int lift_apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8_t *v, uint32_t vlen, uint8_t *y)
+{
+    term_buf tb = { 0 };
+    int rc = apply_p(set, f, j, T, v, vlen, y, &tb);
+    free(tb.v);
+    return rc;
+}
+
 static uint32_t cell_cols_p(const lift_set *set, int i, deg_t t) { return (uint32_t)freemod_dim(&set->tgt->F[i], t, t + 1); }
 
 int lift_step_plan_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
@@ -140,7 +148,12 @@ int lift_step_plan_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
             uint32_t width = (uint32_t)freemod_dim(&set->src->F[s - 1], T, T);
             for (uint32_t k = 0; k < pm->Y.rows && !rc; k++) {
                 const fm_gen *z = &set->src->F[s].gens[T][k];
-                rc = apply_p(set, f, i - 1, T, (const uint8_t *)z->img, z->bits < width ? z->bits : width, fpmat_row(&pm->Y, k), &tb);
+                uint8_t *y = fpmat_row(&pm->Y, k);
+                rc = apply_p(set, f, i - 1, T, (const uint8_t *)z->img, z->bits < width ? z->bits : width, y, &tb);
+                if (rc || !f->extra_p) continue;
+                for (uint32_t c = 0; c < pm->Y.cols; c++) y[c] = (uint8_t)((set->prime - y[c]) % set->prime);
+                if ((rc = f->extra_p(f->extra_ctx, i, t, k, y)) != 0 && !lift_failed(set))
+                    lift_fail(set, "lifting %s at target (%d, %d) failed", f->key, i, (int)t);
             }
         }
     }

@@ -3,14 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the extra term of one homotopy reads: f_b (map mb of set1) after f_c (map mc of set2). */
-typedef struct homotopy_ctx {
-    lift_set *home;             /* the set the homotopy runs in (failures are reported there) */
-    lift_set *set1, *set2;
-    int mb, mc;
-    int sb, sc;
-    deg_t tb, tc;
-} homotopy_ctx;
+
 
 /* y ^= f_b(f_c(z)) for the generator z = k of source F_{s0+i} in degree t + t0 of the homotopy
  * (s0 = sb + sc - 1, t0 = tb + tc): f_c(z) sits in f_c's cell at target (s0 + i - sc, T - tc),
@@ -18,7 +11,7 @@ typedef struct homotopy_ctx {
  * y is a boundary in a minimal resolution: checked. */
 static int homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, uint64_t *y)
 {
-    homotopy_ctx *h = vctx;
+    massey_homotopy *h = vctx;
     const resolution *res = h->home->tgt;
     deg_t T = t + h->tb + h->tc, tcdeg = T - h->tc;
     int ic = h->sb - 1 + i;                     /* f_c's level: F_{s0+i} -> F_{ic} */
@@ -62,7 +55,7 @@ static int rref_rows(f2mat *space, const f2mat *rows)
     return 0;
 }
 
-static int done(const resolution *res, int s, int n) { return s >= 0 && n >= 0 && res_is_done(res, s, n + s); }
+int massey_done(const resolution *res, int s, int n) { return s >= 0 && n >= 0 && res_is_done(res, s, n + s); }
 
 /* Row j of the products of map m: <x·y_j, z> for the source generators z at (s0 + i, t + t0). */
 static void product_row(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t nz, f2mat *out, uint32_t r)
@@ -71,7 +64,7 @@ static void product_row(const lift_set *set, int m, int i, deg_t t, uint32_t j, 
         if (lift_product_bit(set, m, i, t, j, z)) f2mat_flip(out, r, z);
 }
 
-typedef struct pending { int n, s; uint32_t len; uint8_t *c; } pending;
+typedef massey_pending pending;
 
 /* The products x·y_j (x = a or b, lifted as map mx of set1) for the generators y_j of the
  * source at (s, t), as rows r0.. of out over the source generators at the product's bidegree.
@@ -97,8 +90,7 @@ static void factor_rows(const factor_src *fs, int mx, const product_class *x, in
             if (x->coords[l]) product_row(fs->basis, m0 + (int)j, x->s, x->n + x->s, l, nz, out, r0 + j);
 }
 
-/* Runs a lift set: 0; MASSEY_STOPPED at the time limit; -1 with err set. */
-static int run_set(lift_set *set, const chain_runner *runner, char *err, size_t errlen)
+int massey_run_set(lift_set *set, const chain_runner *runner, char *err, size_t errlen)
 {
     int rc = lift_run(set, runner);
     if (rc < 0) snprintf(err, errlen, "%s", set->fail.msg);
@@ -243,9 +235,72 @@ static int lift_ab_apart(const resolution *unit, const product_class *a, const p
     if (x && lift_add_class(&set, x->s, x->n + x->s, x->coords, x->len) < 0) {
         snprintf(err, errlen, "out of memory (or cannot create the lift folders) setting up the lift of %s", x->name);
         rc = -1;
-    } else if (x) rc = run_set(&set, runner, err, errlen);
+    } else if (x) rc = massey_run_set(&set, runner, err, errlen);
     lift_set_clear(&set);
     return rc;
+}
+
+int massey_ab_check(const lift_set *set1, int ma, const product_class *a, const product_class *b, char *err,
+                    size_t errlen)
+{
+    const resolution *unit = set1->tgt;
+    if (!massey_done(unit, a->s + b->s, a->n + b->n)) return 0;
+    uint32_t dim = res_ngens(unit, a->s + b->s, a->n + a->s + b->n + b->s);
+    uint8_t *ab = calloc(dim + 1, 1);
+    if (!ab) return -1;
+    products_multiply(set1, ma, b->n, b->s, b->coords, b->len, ab, dim);
+    int nonzero = 0;
+    for (uint32_t k = 0; k < dim; k++) nonzero |= ab[k];
+    free(ab);
+    if (nonzero) snprintf(err, errlen, "%s·%s is not zero: <%s, %s, c> is not defined", a->name, b->name, a->name, b->name);
+    return nonzero;
+}
+
+int massey_pending_push(massey_pending **cs, size_t *ncs, int n, int s, uint32_t len, const uint8_t *c)
+{
+    massey_pending *np = realloc(*cs, (*ncs + 1) * sizeof *np);
+    if (!np) return -1;
+    *cs = np;
+    np[*ncs] = (massey_pending){ n, s, len, calloc(len + 1, 1) };
+    if (!np[*ncs].c) return -1;
+    if (c) memcpy(np[*ncs].c, c, len);
+    ++*ncs;
+    return 0;
+}
+
+void massey_pending_free(massey_pending *cs, size_t ncs, int *mcs, int *mhs)
+{
+    for (size_t k = 0; k < ncs; k++) free(cs[k].c);
+    free(cs);
+    free(mcs);
+    free(mhs);
+}
+
+int massey_add_homotopy(lift_set *set3, lift_set *set1, lift_set *set2, int mb, int mc, const product_class *b,
+                        const massey_pending *c, massey_homotopy *ctx)
+{
+    int s0 = b->s + c->s - 1;
+    deg_t t0 = b->n + b->s + c->n + c->s;
+    uint32_t n0 = res_ngens(set3->src, s0, t0);
+    uint8_t *zero = calloc(n0 + 1, 1);
+    if (!zero) return -1;
+    int m = lift_add_class(set3, s0, t0, zero, n0);
+    free(zero);
+    if (m < 0) return -1;
+    *ctx = (massey_homotopy){ set3, set1, set2, mb, mc, b->s, c->s, b->n + b->s, c->n + c->s };
+    set3->maps[m].extra_ctx = ctx;
+    return m;
+}
+
+int massey_bracket_start(massey_bracket *br, const resolution *res, massey_pending *c, int ts, deg_t tt)
+{
+    /* stems in the module's degrees (internal + shift), as its ext.csv prints them */
+    *br = (massey_bracket){ .cn = c->n + (int)res->shift, .cs = c->s, .clen = c->len, .c = c->c,
+                            .n = (int)(tt - ts + res->shift), .s = ts };
+    c->c = NULL;
+    br->dim = res_ngens(res, ts, tt);
+    br->rep = calloc(br->dim + 1, 1);
+    return br->rep ? 0 : -1;
 }
 
 int massey_compute(const resolution *res, const resolution *unit, const product_class *a, const product_class *b,
@@ -261,7 +316,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     int module = res->module_id != unit->module_id;
     pending *cs = NULL;
     size_t ncs = 0;
-    homotopy_ctx *hctx = NULL;
+    massey_homotopy *hctx = NULL;
     int *mcs = NULL, *mhs = NULL;
     f2mat M = { 0 }, aug = { 0 }, ker = { 0 };
     int32_t *piv = NULL;
@@ -286,20 +341,10 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         set1.maps[mb].max_i = sa - 1;
     }
     out->lifts = 2;
-    if ((rc = run_set(&set1, runner, err, errlen)) != 0) goto out;
-    if (done(unit, sa + sb, na + nb)) {   /* a·b must vanish for the bracket to be defined */
-        uint32_t dim = res_ngens(unit, sa + sb, ta + tb);
-        uint8_t *ab = calloc(dim + 1, 1);
-        if (!ab) goto oom;
-        products_multiply(&set1, ma, nb, sb, b->coords, b->len, ab, dim);
-        int nonzero = 0;
-        for (uint32_t k = 0; k < dim; k++) nonzero |= ab[k];
-        free(ab);
-        if (nonzero) {
-            snprintf(err, errlen, "%s·%s is not zero: <%s, %s, c> is not defined", a->name, b->name, a->name, b->name);
-            rc = 1;
-            goto out;
-        }
+    if ((rc = massey_run_set(&set1, runner, err, errlen)) != 0) goto out;
+    if ((rc = massey_ab_check(&set1, ma, a, b, err, errlen)) != 0) {
+        if (rc < 0) goto oom;
+        goto out;
     }
     /* over a module M: every basis class of Ext(M) lifted into S_2 through level max(sa, sb),
      * for b·y (the kernel) and a·y (the indeterminacy) with y in Ext(M) */
@@ -315,7 +360,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
             for (int n = 0; n <= res->max_n; n++) {
                 size_t cell = (size_t)s * fs.stride + (size_t)n;
                 first[cell] = -1;
-                uint32_t nc = done(res, s, n) ? res_ngens(res, s, n + s) : 0;
+                uint32_t nc = massey_done(res, s, n) ? res_ngens(res, s, n + s) : 0;
                 uint8_t *e = calloc(nc + 1, 1);
                 if (!e) goto oom;
                 for (uint32_t j = 0; j < nc; j++) {
@@ -334,7 +379,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
                 free(e);
             }
         out->lifts += basis.nmaps;
-        if (basis.nmaps) rc = run_set(&basis, runner, err, errlen);
+        if (basis.nmaps) rc = massey_run_set(&basis, runner, err, errlen);
         if (share) {   /* each rank's basis lifts' products with a and b to every rank */
             shared_cells products = { &basis, 2, { sa, sb }, { ta, tb } };
             exchanges--;
@@ -347,8 +392,8 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     /* the c's: kernel of multiplication by b at every bidegree where b·c is resolved */
     for (int n = 0; n <= res->max_n; n++)
         for (int s = 0; s <= res->max_s; s++) {
-            uint32_t nc = done(res, s, n) ? res_ngens(res, s, n + s) : 0;
-            if (!nc || !done(res, s + sb, n + nb)) continue;
+            uint32_t nc = massey_done(res, s, n) ? res_ngens(res, s, n + s) : 0;
+            if (!nc || !massey_done(res, s + sb, n + nb)) continue;
             uint32_t w = res_ngens(res, s + sb, n + nb + s + sb);
             if (f2mat_init(&M, nc, w) != 0) goto oom;
             factor_rows(&fs, mb, b, s, n + s, nc, w, &M, 0);
@@ -357,14 +402,9 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
             int rank = f2mat_rref(&aug, piv);
             if (rank < 0 || f2mat_kernel_from_rref(&aug, w, (uint32_t)rank, piv, &ker) != 0) goto oom;
             for (uint32_t r = 0; r < ker.rows; r++) {
-                if (!done(res, s + sa + sb - 1, n + na + nb + 1)) continue;
-                pending *np = realloc(cs, (ncs + 1) * sizeof *np);
-                if (!np) goto oom;
-                cs = np;
-                cs[ncs] = (pending){ n, s, nc, malloc(nc) };
-                if (!cs[ncs].c) goto oom;
-                for (uint32_t k = 0; k < nc; k++) cs[ncs].c[k] = (uint8_t)f2mat_get(&ker, r, k);
-                ncs++;
+                if (!massey_done(res, s + sa + sb - 1, n + na + nb + 1)) continue;
+                if (massey_pending_push(&cs, &ncs, n, s, nc, NULL) != 0) goto oom;
+                for (uint32_t k = 0; k < nc; k++) cs[ncs - 1].c[k] = (uint8_t)f2mat_get(&ker, r, k);
             }
             f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
             free(piv);
@@ -385,28 +425,19 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         set2.maps[mcs[k]].max_i = mine(share, mcs[k]) ? sa + sb - 1 : -1;
     }
     out->lifts += (long)ncs;
-    if (ncs && (rc = run_set(&set2, runner, err, errlen)) != 0) goto out;
+    if (ncs && (rc = massey_run_set(&set2, runner, err, errlen)) != 0) goto out;
     /* every homotopy, through level sa (no stage files: they are cheap and keyed by two maps) */
     lift_set_init(&set3, res, unit, "");
     lift_set_share_preimages(&set3, &set1);   /* the same target: one preimage cache */
     set3.any_preimage = 1;
     have3 = 1;
     for (size_t k = 0; k < ncs; k++) {
-        int s0 = sb + cs[k].s - 1;
-        deg_t t0 = tb + cs[k].n + cs[k].s;
-        uint32_t n0 = res_ngens(res, s0, t0);
-        uint8_t *zero = calloc(n0 + 1, 1);
-        if (!zero) goto oom;
-        mhs[k] = lift_add_class(&set3, s0, t0, zero, n0);
-        free(zero);
-        if (mhs[k] < 0) goto oom;
-        hctx[k] = (homotopy_ctx){ &set3, &set1, &set2, mb, mcs[k], sb, cs[k].s, tb, cs[k].n + cs[k].s };
+        if ((mhs[k] = massey_add_homotopy(&set3, &set1, &set2, mb, mcs[k], b, &cs[k], &hctx[k])) < 0) goto oom;
         lift_map *h = &set3.maps[mhs[k]];
         h->max_i = mine(share, mhs[k]) ? sa : -1;   /* on f_c's rank (mhs[k] = mcs[k] = k) */
         h->extra = homotopy_extra;
-        h->extra_ctx = &hctx[k];
     }
-    if (ncs && (rc = run_set(&set3, runner, err, errlen)) != 0) goto out;
+    if (ncs && (rc = massey_run_set(&set3, runner, err, errlen)) != 0) goto out;
     if (share) {   /* what rank 0 reads of each c's maps: f_c's products and the bracket */
         shared_cells brackets[2] = { { &set2, 1, { sa + sb - 1 }, { ta + tb } }, { &set3, 1, { sa }, { ta } } };
         exchanges--;
@@ -421,13 +452,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         deg_t tc = cs[k].n + sc;
         int ts = sa + sb + sc - 1;
         deg_t tt = ta + tb + tc;
-        /* stems in the module's degrees (internal + shift), as its ext.csv prints them */
-        *br = (massey_bracket){ .cn = cs[k].n + (int)res->shift, .cs = sc, .clen = cs[k].len, .c = cs[k].c,
-                                .n = (int)(tt - ts + res->shift), .s = ts };
-        cs[k].c = NULL;
-        br->dim = res_ngens(res, ts, tt);
-        br->rep = calloc(br->dim + 1, 1);
-        if (!br->rep) goto oom;
+        if (massey_bracket_start(br, res, &cs[k], ts, tt) != 0) goto oom;
         for (uint32_t z = 0; z < br->dim; z++) {
             int bit = 0;
             for (uint32_t j = 0; j < a->len; j++) bit ^= a->coords[j] & lift_product_bit(&set3, mhs[k], sa, ta, j, z);
@@ -463,10 +488,7 @@ out:
     while (exchanges-- > 0) rc = exchange(share, rc, NULL, 0, err, errlen);   /* rc != 0: the others stop too */
     f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
     free(piv);
-    for (size_t k = 0; k < ncs; k++) free(cs[k].c);
-    free(cs);
-    free(mcs);
-    free(mhs);
+    massey_pending_free(cs, ncs, mcs, mhs);
     if (have3) lift_set_clear(&set3);
     if (have2) lift_set_clear(&set2);
     if (have_basis) lift_set_clear(&basis);

@@ -85,10 +85,52 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
                    char *err, size_t errlen);
 void massey_table_clear(massey_table *t);
 
+/* ---- shared by massey.c and massey_p.c ---- */
+/* A class c whose bracket is to be computed: (stem, s) and its coordinates (malloc'd). */
+typedef struct massey_pending { int n, s; uint32_t len; uint8_t *c; } massey_pending;
+/* What the extra term of one homotopy reads: f_b (map mb of set1) after f_c (map mc of set2). */
+typedef struct massey_homotopy {
+    lift_set *home;             /* the set the homotopy runs in (failures are reported there) */
+    lift_set *set1, *set2;
+    int mb, mc;
+    int sb, sc;
+    deg_t tb, tc;
+} massey_homotopy;
+/* Is (s, n) resolved in res? */
+int massey_done(const resolution *res, int s, int n);
+/* Runs a lift set: 0; MASSEY_STOPPED at the time limit; -1 with err set. */
+int massey_run_set(lift_set *set, const chain_runner *runner, char *err, size_t errlen);
+/* a·b (a lifted as map ma of set1, into the unit set1->tgt) where it is resolved: 0 zero or
+ * outside the region, 1 not zero (err says so), -1 out of memory. */
+int massey_ab_check(const lift_set *set1, int ma, const product_class *a, const product_class *b, char *err,
+                    size_t errlen);
+/* Appends c (len coordinates; NULL: zeros) to cs[0..*ncs). 0, or -1 out of memory. */
+int massey_pending_push(massey_pending **cs, size_t *ncs, int n, int s, uint32_t len, const uint8_t *c);
+/* Frees cs[0..ncs) with their vectors, and the per-c map indices mcs, mhs (any may be NULL). */
+void massey_pending_free(massey_pending *cs, size_t ncs, int *mcs, int *mhs);
+/* The homotopy of f_b f_c (f_c = map mc of set2) as a map of set3 with a zero bottom at
+ * (sb + sc - 1, tb + tc), its context *ctx (extra_ctx; the caller sets extra or extra_p and
+ * max_i). Its index, or -1 out of memory. */
+int massey_add_homotopy(lift_set *set3, lift_set *set1, lift_set *set2, int mb, int mc, const product_class *b,
+                        const massey_pending *c, massey_homotopy *ctx);
+/* br for c's bracket at (ts, tt): bidegrees (in the module's stems), c's vector (taken from c),
+ * rep zeroed over the generators there. 0, or -1 out of memory. */
+int massey_bracket_start(massey_bracket *br, const resolution *res, massey_pending *c, int ts, deg_t tt);
+
+/* Odd primes (stages/massey_p.c): the same brackets over F_p for res at an odd prime, its own
+ * unit (F_p over its algebra: S_3, S_5), in one process; a and b in res's region with s >= 1,
+ * coordinates 0..p-1. The homotopy h satisfies d h + h d = f_b f_c (y = f_b f_c(z) − h(d z)),
+ * the representative is a ∘ h with no further sign, vectors and indeterminacy rows have entries
+ * 0..p-1 (the indeterminacy in RREF, the representative reduced by it). Returns as
+ * massey_compute. */
+int massey_compute_p(const resolution *res, const product_class *a, const product_class *b, const char *lift_dir,
+                     const chain_runner *runner, massey_table *out, char *err, size_t errlen);
+
 /* sseq's massey output, one line per bracket that does not contain 0:
  * "<a, b, x_(n, s, [c])> = [rep] + {indeterminacy rows joined by ", "}". 0 or -1. */
 int massey_write_sseq(FILE *out, const massey_table *t);
-/* massey-A-B.csv (schema/massey-csv.md): every bracket computed. 0 or -1. */
+/* massey-A-B.csv (schema/massey-csv.md): every bracket computed (at an odd prime p < 10 the
+ * vectors are strings of digits 0..p-1). 0 or -1. */
 int massey_write_csv(FILE *out, const massey_table *t, const char *aname, const char *bname);
 
 #endif

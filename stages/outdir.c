@@ -263,7 +263,7 @@ int outdir_load(const char *dir, resolution *res, run_manifest *m, fd_module *fd
         return hm > 0 ? 2 : 1;
     }
     if (m->prime != 2 && !odd_ok) {
-        snprintf(err, errlen, "%s holds a resolution at p = %d: massey, d2, steenrod and sq0 work at p = 2 only", dir,
+        snprintf(err, errlen, "%s holds a resolution at p = %d: d2, steenrod and sq0 work at p = 2 only", dir,
                  m->prime);
         return 2;
     }

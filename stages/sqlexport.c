@@ -48,7 +48,8 @@ static int step(exporter *x, sqlite3_stmt *st)
 /* A table read from a CSV file: the header line names the columns; types has a letter per
  * column: i an integer, w a name (1 to 63 of [A-Za-z0-9_.^+-], as products' --class takes),
  * b a string of 0 and 1 (maybe empty), r such strings separated by single spaces (maybe
- * empty). i columns are INTEGER, the others TEXT (so "01" stays "01"). */
+ * empty); d and e the same with any digits (vectors mod an odd prime). i columns are INTEGER,
+ * the others TEXT (so "01" stays "01"). */
 typedef struct csv_table {
     const char *table, *header, *types;
 } csv_table;
@@ -62,6 +63,7 @@ static const csv_table module_products_table = { "module_products", PRODUCT_COLU
 static const csv_table products_table_p = { "products", PRODUCT_COLUMNS_P };
 static const csv_table module_products_table_p = { "module_products", PRODUCT_COLUMNS_P };
 static const csv_table massey_table = { "massey", "a,b,c_n,c_s,c,n,s,value,indeterminacy,contains_zero", "wwiibiibri" };
+static const csv_table massey_table_p = { "massey", "a,b,c_n,c_s,c,n,s,value,indeterminacy,contains_zero", "wwiidiidei" };
 static const csv_table d2_table = { "d2", "n,s,i,target_n,target_s,value", "iiiiib" };
 
 /* CREATE TABLE t(col TYPE NOT NULL, ...) from t's header and types. */
@@ -109,9 +111,10 @@ static int field_ok(char type, const char *f, size_t len, long long *v)
                 return 0;
         return 1;
     }
-    for (size_t j = 0; j < len; j++)    /* b, r: 0s and 1s; r: rows apart by one space */
-        if (f[j] != '0' && f[j] != '1' &&
-            !(type == 'r' && f[j] == ' ' && j > 0 && j + 1 < len && f[j - 1] != ' '))
+    int digits = type == 'd' || type == 'e', rows = type == 'r' || type == 'e';
+    for (size_t j = 0; j < len; j++)    /* b, r: 0s and 1s (d, e: digits); r, e: rows apart by one space */
+        if (f[j] != '0' && f[j] != '1' && !(digits && f[j] >= '0' && f[j] <= '9') &&
+            !(rows && f[j] == ' ' && j > 0 && j + 1 < len && f[j - 1] != ' '))
             return 0;
     return 1;
 }
@@ -205,7 +208,7 @@ static int read_massey(exporter *x)
         return -1;
     }
     for (int k = 0; k < n; k++) {
-        if (rc == 0) rc = read_csv(x, &massey_table, names[k]->d_name);
+        if (rc == 0) rc = read_csv(x, x->res->prime != 2 ? &massey_table_p : &massey_table, names[k]->d_name);
         free(names[k]);
     }
     free(names);
@@ -329,7 +332,7 @@ static int fill(exporter *x)
     int odd = x->res->prime != 2;
     const csv_table *prod = odd ? &products_table_p : &products_table;
     const csv_table *mod = odd ? &module_products_table_p : &module_products_table;
-    const csv_table *tables[] = { &h_products_table, prod, mod, &massey_table, &d2_table };
+    const csv_table *tables[] = { &h_products_table, prod, mod, odd ? &massey_table_p : &massey_table, &d2_table };
     char pragmas[128];
     snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = %d;", SQLEXPORT_APP_ID,
              SQLEXPORT_VERSION);

@@ -7,7 +7,7 @@
 # and 5 (a0, h0, h1 at their bidegrees); a rerun loads its lifts and writes the same table, a
 # damaged lift file is recomputed;
 # runs merge by class name; bad arguments (a coordinate >= p, a0 at p = 2, a p = 2 table in
-# a p = 3 directory, a unit over another profile, massey at p = 3) refused: exit 2, one line;
+# a p = 3 directory, a unit over another profile, d2 at p = 3) refused: exit 2, one line;
 # over the module Σ^4 F_3 with S_3 as unit, the class Σ^4 h0 multiplies as h0.
 . tests/lib.sh
 plan 13
@@ -102,7 +102,7 @@ refused "a p = 2 table in a p = 3 directory" "header name,name_n,name_s,n,s,i,k,
 cp "$TMP/keep.csv" "$D/products.csv"
 $EXTFLOW resolve --module C3 --stem 10 --max-s 4 --out "$TMP/C3" --quiet
 refused "C3 (over a profile) with S_3 (over A_3) as unit" "another profile" $EXTFLOW products "$TMP/C3" --unit "$D" --class i=0,0
-refused "massey at p = 3" "p = 2 only" $EXTFLOW massey "$D" --a h0 --b h0
+refused "d2 at p = 3" "p = 2 only" $EXTFLOW d2 "$D"
 
 # a module at p = 3 with S_3 as its unit: Σ^4 F_3, whose class at (7, 1) is Σ^4 h0
 # (internal degrees are the module's: through stem 22 its products reach the unit's stem 15)

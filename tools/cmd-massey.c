@@ -42,7 +42,8 @@ static int compute(opened_dir *d, const opened_dir *ud, const product_class *a, 
     if (rc) return rc;
     massey_share share = { rank, rt_mpi_size(), rt_mpi_allgather };
     chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL || rank != 0, "lift steps");
-    int mr = massey_compute(&d->res, &ud->res, a, b, dir, &runner, &share, table, err, sizeof err);
+    int mr = d->res.prime != 2 ? massey_compute_p(&d->res, a, b, dir, &runner, table, err, sizeof err)
+                               : massey_compute(&d->res, &ud->res, a, b, dir, &runner, &share, table, err, sizeof err);
     if (mr == 1) rc = cli_usage_error("massey: %s", err);
     else if (mr == MASSEY_STOPPED) rc = rank ? 3 : runpolicy_stopped("massey", dir, limits, -1);
     else if (mr) {
@@ -64,13 +65,23 @@ static int run(const char **operands, int n)
     if (prc) return prc;
     static product_class a, b;
     char err[800];
-    if (products_parse_class(opts[A].arg, &a, err, sizeof err) != 0 ||
-        products_parse_class(opts[B].arg, &b, err, sizeof err) != 0)
+    uint32_t prime = manifest_prime(dir);               /* coordinates and bare names depend on it */
+    if (products_parse_class_p(opts[A].arg, prime, &a, err, sizeof err) != 0 ||
+        products_parse_class_p(opts[B].arg, prime, &b, err, sizeof err) != 0)
         return cli_usage_error("massey: %s", err);
     if (a.s < 1 || b.s < 1) return cli_usage_error("massey: the classes a and b must have s >= 1");
+    if (prime != 2 && rt_mpi_size() > 1) return cli_usage_error("massey: at p = %u in one process so far", prime);
+    if (prime > 9)
+        return cli_usage_error("massey: at p = %u not yet (its tables write a digit per coefficient)", prime);
     static opened_dir d, u;
     int have_unit;
-    if ((prc = resolved_open("massey", dir, &d, 0)) != 0) return prc;
+    if ((prc = resolved_open("massey", dir, &d, 1)) != 0) return prc;
+    if (d.res.prime != 2 && !resolved_is_unit(&d)) {
+        uint32_t dp = d.res.prime;
+        resolved_close(&d);
+        return cli_usage_error("massey: %s holds a module at p = %u: Massey products over modules at odd primes are "
+                               "not done yet", dir, dp);
+    }
     prc = resolved_open_unit("massey", dir, &d, opts[UNIT].arg, &u, &have_unit);
     const opened_dir *ud = have_unit ? &u : &d;          /* a and b are classes of S_2 */
     const char *udir = have_unit ? opts[UNIT].arg : dir;
@@ -113,6 +124,7 @@ const cli_command cmd_massey = {
     "DIR --a A --b B: the Massey products <A, B, c> for every class c of DIR's resolved region with B·c = 0 (A·B "
     "must be 0), with their indeterminacy, into DIR/massey-A-B.csv (A, B the classes' names); a class is "
     "NAME=n,s[,vector] or h0..h7, as for products; over a module M, c runs over Ext(M, F2) and a, b are classes of "
-    "the unit (S_2, or F2 over M's profile algebra)",
+    "the unit (S_2, or F2 over M's profile algebra). At an odd prime p < 10 (S_3, S_5; not over modules, one "
+    "process) the same over F_p: vectors are digits 0..p-1; a0 and h_j as for products",
     opts, 1, CLI_SHARED, run,
 };

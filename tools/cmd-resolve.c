@@ -28,7 +28,7 @@ static cli_option opts[NOPTS + 1] = {
                  "NAME[k] moves it up k degrees (C2[-2]); M*N is the tensor product of two finite modules (C2*Ceta: "
                  "out/C2_sm_Ceta), D(M) the dual of a finite module (D(Joker): out/D_Joker). At an odd prime "
                  "(\"p\": 3, ...: S_3, C3, S_5, S_7, Calpha, X3, C3v1, C5v1, C9, C3v1b1, l, t1, y1_3, y2_3): Ext "
-                 "over A_p, standard algorithm, one process; products work there; massey and d2 refuse it so far",
+                 "over A_p, standard algorithm, one process; products and massey work there; d2 refuses it so far",
                  NULL, NULL },
     [STEM] = { "stem", "N", "every bidegree with stem n = t - s <= N (default 40)", NULL, NULL },
     [MAX_S] = { "max-s", "S", "and s <= S (default (N - c)/2 + 2, c the module's bottom degree)", NULL, NULL },

@@ -57,9 +57,7 @@ int resolved_is_sphere(const opened_dir *d)
     return d->man.module_id == stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));
 }
 
-/* Is d's module the unit of the algebra it is resolved over: S_2, or F2 (one class, in degree
- * 0) over a profile's sub-Hopf-algebra B (ko, tmf2)? Such a directory is its own unit. */
-static int dir_is_unit(const opened_dir *d)
+int resolved_is_unit(const opened_dir *d)
 {
     if (resolved_is_sphere(d)) return 1;
     const fd_module *m = &d->fdm;
@@ -105,7 +103,7 @@ static int unit_mismatch(const char *cmd, const char *dir, const opened_dir *d, 
                                "the same algebra", cmd, unitdir, up, up == d->res.prime ? " over another profile" : "",
                                dir, d->res.prime);
     algebra_describe(ualg, sizeof ualg, &u->res.A.profile);
-    if (!dir_is_unit(u))
+    if (!resolved_is_unit(u))
         return cli_usage_error("%s: --unit %s holds a resolution of %s, not of the unit F2 over %s%s", cmd, unitdir,
                                u->man.module, alg, strcmp(alg, "A") ? "" : " (S_2)");
     if (!milnor_profile_equal(&u->res.A.profile, &d->res.A.profile))
@@ -130,7 +128,7 @@ int resolved_open_unit(const char *cmd, const char *dir, const opened_dir *d, co
 {
     char alg[96];
     algebra_describe(alg, sizeof alg, &d->res.A.profile);
-    int own = dir_is_unit(d);
+    int own = resolved_is_unit(d);
     *have_unit = 0;
     if (unitdir && same_directory(dir, unitdir)) {
         if (own) return 0;

@@ -41,6 +41,10 @@ void resolved_close_maps(products_module_map *pmaps, int nmap);
 void resolved_close_both(opened_dir *d, opened_dir *u, int have_unit);
 /* Is DIR's module the sphere S_2? */
 int resolved_is_sphere(const opened_dir *d);
+/* Is DIR's module the unit of the algebra it is resolved over: S_2, or F_p (one class, in
+ * degree 0) over A_p or a profile's sub-Hopf-algebra B (ko, tmf2, S_3)? Such a directory is
+ * its own unit. */
+int resolved_is_unit(const opened_dir *d);
 /* One --class VALUE of cmd (products, steenrod) parsed at the prime p (coordinates 0..p-1, the
  * bare names of products_parse_class_p) into classes[*n] (names[*n] its name, distinct from the
  * earlier ones), at most RESOLVED_MAX_CLASSES: 0, or 2 after a usage error. */
