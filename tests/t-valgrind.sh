@@ -3,13 +3,13 @@
 # finitely presented and shifted, an open projective space, a tensor product; at p = 3 one
 # with actions and a cofiber) and refused module files (p = 2 and 3), on inspect/verify, on
 # products (lifts, inline and through multiply tasks; a map of modules, and one refused; at
-# p = 3), on ext --coefficients, and on sq0 and steenrod: no invalid access, no use of
-# uninitialised memory, no leak ("definitely lost") of ours.
+# p = 3), on massey at p = 3, on ext --coefficients, and on sq0 and steenrod: no invalid
+# access, no use of uninitialised memory, no leak ("definitely lost") of ours.
 . tests/lib.sh
 command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind not installed"; exit 0; }
 # an AddressSanitizer build (make test SAN=1) cannot run under valgrind
 nm -D "$EXTFLOW" 2>/dev/null | grep -q __asan_init && { echo "1..0 # SKIP sanitizer build"; exit 0; }
-plan 21
+plan 22
 VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 --suppressions=tests/valgrind.supp"
 for alg in standard nassau; do
     STARPU_NCPU=2 $VG $EXTFLOW resolve --algorithm $alg --stem 20 --out "$TMP/$alg" --quiet 2>"$TMP/vg-$alg"
@@ -67,4 +67,6 @@ $EXTFLOW resolve --module S_3 --stem 20 --out "$TMP/s3" --quiet &&
         2>"$TMP/vg-p3" &&
     STARPU_NCPU=2 $VG $EXTFLOW products "$TMP/s3" --class a0 --class h0 --class b0=10,2 --quiet 2>>"$TMP/vg-p3"
 ok $? "products at p = 3 (three lifts, stem 20, then a rerun loading them): valgrind clean"
+STARPU_NCPU=2 $VG $EXTFLOW massey "$TMP/s3" --a h0 --b h0 --sseq-formats --quiet 2>"$TMP/vg-m3"
+ok $? "massey at p = 3 (<h0, h0, c>, stem 20): valgrind clean"
 done_testing
