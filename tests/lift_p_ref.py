@@ -15,15 +15,25 @@ Gaussian elimination over F_p on the matrix of d_i in degree t (a row a·d(h) pe
 a·h). <x·y_j, z_k> is the coefficient of the unit on y_j in f_i(z_k). Printed for every class y_j
 at (n, s) with n + n0 <= N and s + s0 <= S: "NAME,n0,s0,n,s,j,k,c" for each non-zero c, in the
 order of products.csv (classes in argument order, then n, s, j, k).
+
+lift_p_ref.py --massey L EXTFLOW DIR N S A=n,s B=n,s checks DIR/massey-A-B.csv instead: for each
+row with c_n <= L, f_a, f_b, f_c and the null-homotopy h of f_b f_c (d h + h d = f_b f_c: each
+y = f_b f_c(z) - h(d z)) are lifted here, the representative a∘h read at level s_a, the
+indeterminacy a·Ext + Ext·c put in RREF mod p and the representative reduced by it; both must
+equal the row's. Prints a summary line; exit status 1 when a row differs.
 """
 import subprocess
 import sys
 
 
 def main():
-    extflow, d, N, S = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    args = sys.argv[1:]
+    massey, massey_limit = False, 0
+    if args[0] == "--massey":
+        massey, massey_limit, args = True, int(args[1]), args[2:]
+    extflow, d, N, S = args[0], args[1], int(args[2]), int(args[3])
     classes = []
-    for arg in sys.argv[5:]:
+    for arg in args[4:]:
         name, rest = arg.split("=")
         parts = rest.split(",")
         vec = [int(ch) for ch in parts[2]] if len(parts) > 2 else [1]
@@ -126,10 +136,29 @@ def main():
             x[c] = A[i][n]
         return x
 
-    for (name, n0, s0, vec) in classes:
+    def apply(f, s0, t0, j, T, v):
+        """f_j(v), v over source F_{s0+j} in degree T: over F_j in degree T - t0."""
+        t = T - t0
+        _, ny = offsets(j, t)
+        y = [0] * ny
+        offs, _ = offsets(s0 + j, T)
+        for (u, g), o in offs.items():
+            fg = f.get((j, u, g))
+            if fg is None or u == T:
+                continue
+            for e in range(dim(T - u)):
+                c = v[o + e] if o + e < len(v) else 0
+                if c:
+                    prod = times(basis[T - u][e], fg, j, u - t0, t)
+                    y = [(a + c * b) % p for a, b in zip(y, prod)]
+        return y
+
+    def lift(n0, s0, vec, max_i=99, extra=None):
+        """f[(i, T, k)]: f_i of generator k of F_{s0+i} in degree T, over F_i in degree T - t0.
+        extra: a null-homotopy of F, y = F(z) - f(d z), extra(i, T, k) = F(z) over F_{i-1}."""
         t0 = n0 + s0
-        f = {}      # f[(i, T, k)]: f_i of generator k of F_{s0+i} in degree T, over F_i in degree T - t0
-        for i in range(0, S - s0 + 1):
+        f = {}
+        for i in range(0, min(S - s0, max_i) + 1):
             for T in range(t0 + i, t0 + i + N - n0 + 1):
                 t = T - t0
                 for k in range(ngens.get((s0 + i, T), 0)):
@@ -140,31 +169,81 @@ def main():
                             v[0] = vec[k] % p
                         f[(i, T, k)] = v
                         continue
-                    _, ny = offsets(i - 1, t)
-                    y = [0] * ny
-                    dz = d_of(s0 + i, T, k, T)
-                    offs, _ = offsets(s0 + i - 1, T)
-                    for (u, g), o in offs.items():
-                        if u == T:
-                            continue
-                        fg = f.get((i - 1, u, g))
-                        if fg is None:
-                            continue
-                        for e in range(dim(T - u)):
-                            c = dz[o + e] if o + e < len(dz) else 0
-                            if c:
-                                prod = times(basis[T - u][e], fg, i - 1, u - t0, t)
-                                y = [(a + c * b) % p for a, b in zip(y, prod)]
+                    y = apply(f, s0, t0, i - 1, T, d_of(s0 + i, T, k, T))
+                    if extra:
+                        y = [(e - a) % p for a, e in zip(y, extra(i, T, k))]
                     f[(i, T, k)] = solve(i, t, y) if any(y) else [0] * ncol
+        return f
+
+    def coef(f, i, T, j, t, k):
+        """<x·y_j, z_k>: the unit of generator j of F_i in degree t in f_i(z_k), z_k at degree T."""
+        v = f.get((i, T, k))
+        off, _ = offsets(i, t)
+        return v[off[(t, j)]] if v is not None and off[(t, j)] < len(v) else 0
+
+    def rref(rows):
+        rows, piv, r = [list(x) for x in rows], [], 0
+        for c in range(len(rows[0]) if rows else 0):
+            pr = next((i for i in range(r, len(rows)) if rows[i][c]), None)
+            if pr is None:
+                continue
+            rows[r], rows[pr] = rows[pr], rows[r]
+            inv = pow(rows[r][c], p - 2, p)
+            rows[r] = [x * inv % p for x in rows[r]]
+            for i in range(len(rows)):
+                if i != r and rows[i][c]:
+                    fc = rows[i][c]
+                    rows[i] = [(x - fc * y) % p for x, y in zip(rows[i], rows[r])]
+            piv.append(c)
+            r += 1
+        return rows[:r], piv
+
+    if massey:      # check DIR/massey-A-B.csv's rows with c_n <= the limit against a naive bracket
+        (an, na, sa, va), (bn, nb, sb, vb) = classes[0], classes[1]
+        ta, tb = na + sa, nb + sb
+        fa, fb = lift(na, sa, va), lift(nb, sb, vb)
+        checked = bad = 0
+        for line in open("%s/massey-%s-%s.csv" % (d, an, bn)).readlines()[1:]:
+            w = line.rstrip("\n").split(",")
+            cn, cs, cv, n, s, value, indet = int(w[2]), int(w[3]), [int(x) for x in w[4]], int(w[5]), int(w[6]), w[7], w[8]
+            if cn > massey_limit:
+                continue
+            tc, sc = cn + cs, cs
+            fc = lift(cn, cs, cv)
+            def extra(i, T, k, fc=fc, tc=tc):
+                ic = sb - 1 + i
+                v = fc.get((ic, T, k))
+                if v is None:
+                    return [0] * offsets(i - 1, T - tb - tc)[1]
+                return apply(fb, sb, tb, i - 1, T - tc, v)
+            h = lift(nb + cn + 1, sb + cs - 1, [0] * 99, max_i=sa, extra=extra)
+            ts, tt = s, n + s
+            nz = ngens.get((ts, tt), 0)
+            rep = [sum(va[j] * coef(h, sa, tt, j, ta, z) for j in range(len(va))) % p for z in range(nz)]
+            rows = [[coef(fa, ts - sa, tt, j, tt - ta, z) for z in range(nz)] for j in range(ngens.get((ts - sa, tt - ta), 0))]
+            rows += [[coef(fc, ts - sc, tt, j, tt - tc, z) for z in range(nz)] for j in range(ngens.get((ts - sc, tt - tc), 0))]
+            red, piv = rref(rows)
+            for r, c in zip(red, piv):
+                f0 = rep[c]
+                rep = [(x - f0 * y) % p for x, y in zip(rep, r)]
+            want_ind = " ".join("".join(map(str, r)) for r in red)
+            checked += 1
+            if "".join(map(str, rep)) != value or want_ind != indet:
+                bad += 1
+                print("# c = %s at (%d, %d): naive %s + {%s}, table %s + {%s}" % (w[4], cn, cs, "".join(map(str, rep)), want_ind, value, indet))
+        print("# %d brackets checked, %d differ" % (checked, bad))
+        sys.exit(1 if bad or not checked else 0)
+
+    for (name, n0, s0, vec) in classes:
+        t0 = n0 + s0
+        f = lift(n0, s0, vec)
         for n in range(0, N - n0 + 1):
             for s in range(0, S - s0 + 1):
                 t = n + s
-                off, _ = offsets(s, t)
                 for j in range(ngens.get((s, t), 0)):
                     for k in range(ngens.get((s + s0, t + t0), 0)):
-                        c = f[(s, t + t0, k)][off[(t, j)]]
+                        c = coef(f, s, t + t0, j, t, k)
                         if c:
                             print("%s,%d,%d,%d,%d,%d,%d,%d" % (name, n0, s0, n, s, j, k, c))
-
 
 main()

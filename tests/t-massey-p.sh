@@ -3,10 +3,11 @@
 # <h0, h0, h0> = ±b0 at (10, 2) with no indeterminacy (b0 is the 3-fold Massey product of h0,
 # Ravenel's green book §3.2/4.4, the p = 3 case of <h0, ..., h0> with p entries); the
 # symmetry <h0, h0, a0> = ±<a0, h0, h0>; the juggling a0·<h0, h0, h0> = ±<a0, h0, h0>·h0 (both
-# non-zero, products from `extflow products`); sseq's text equal to the csv; export --sqlite
+# non-zero, products from `extflow products`); the brackets through stem 12 equal a naive
+# computation (tests/lift_p_ref.py --massey); sseq's text equal to the csv; export --sqlite
 # reads the digits; a·b != 0 refused (exit 2, one line); a module DIR at p = 3 refused.
 . tests/lib.sh
-plan 7
+plan 8
 export STARPU_SILENT=1
 D="$TMP/S_3"
 $EXTFLOW resolve --module S_3 --stem 30 --max-s 10 --out "$D" --quiet
@@ -56,6 +57,14 @@ rows = sqlite3.connect(sys.argv[1]).execute("SELECT value FROM massey WHERE a = 
 sys.exit(0 if rows and rows[0][0] in ("1", "2") else 1)
 PY
 ok $? "export --sqlite reads the brackets' digits"
+# against a naive bracket (tests/lift_p_ref.py --massey: f_a, f_b, f_c and the homotopy lifted
+# in Python from the differentials, the representative reduced by the indeterminacy's RREF)
+E="$TMP/small"
+$EXTFLOW resolve --module S_3 --stem 20 --max-s 6 --out "$E" --quiet &&
+    $EXTFLOW massey "$E" --a h0 --b h0 --quiet && $EXTFLOW massey "$E" --a a0 --b h0 --quiet &&
+    python3 tests/lift_p_ref.py --massey 12 "$EXTFLOW" "$E" 20 6 h0=3,1 h0=3,1 > "$TMP/m1" &&
+    python3 tests/lift_p_ref.py --massey 12 "$EXTFLOW" "$E" 20 6 a0=0,1 h0=3,1 > "$TMP/m2"
+ok $? "<h0, h0, c> and <a0, h0, c> for c through stem 12 equal a naive computation ($(cat "$TMP/m1" "$TMP/m2" | tr '\n' ' '))"
 $EXTFLOW massey "$D" --a a0 --b a0 >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "not zero" "$TMP/err" && [ "$(wc -l < "$TMP/err")" -le 2 ]
 ok $? "a0·a0 != 0: refused, exit 2 ($(head -1 "$TMP/err"))"
