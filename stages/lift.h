@@ -55,8 +55,8 @@
  * vector of coefficients 0..p-1, f_0(z_k) = x_k·ι, f_i(z) = a preimage of f_{i-1}(d z) under d_i,
  * and <x·y_j, z_k> is the coefficient (0..p-1) of y_j's unit in f_i(z_k) (lift_product_coef),
  * with no sign: d ∘ f = f ∘ d on the nose. A step's kind is then lift_step_kind_p: its plan
- * computes f(d z) by Milnor products mod p on its own worker (no row_build: the multiply
- * codelet is mod 2), its finish solves d_i once for all the y by the RREF of [D | 0 | I] over
+ * computes f(d z) by Milnor products mod p on its own worker (no row_build: the odd-p multiply
+ * codelet, cl_milnor_mul_p, is not used here yet), its finish solves d_i once for all the y by the RREF of [D | 0 | I] over
  * F_p, D the matrix of d_i on the whole of F_{i,t}. The cells are fpmats (lift_map.valp), the
  * stage files version 2 (entries mod p). A null-homotopy (Massey products) is a map with
  * lift_map.extra_p: y = F(z) − h(d z), the sign that makes d h + h d = F over F_p.
@@ -233,12 +233,14 @@ uint32_t lift_step_parts(const lift_set *set, lift_plan *p);
 int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint32_t n);
 /* 0, or -1 after lift_fail; p is cleared either way. */
 int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p);
+/* Frees what a plan holds and zeroes it (the kind's clear; finish calls it itself). */
+void lift_plan_clear(lift_set *set, lift_plan *p);
 
-/* The steps as a chain set (stages/chain.h): one chain of kind lift_step_kind (family
- * CHAIN_LIFT) per target bidegree where some map has a step, after (i-1, t-1) and (i, t-1)
- * (lift_deps); plan → [multiply] → finish with the pieces above; a small step multiplies and
- * finishes in its plan's task. Its context is a lift_step_ctx. The set is kept by the caller
- * while it runs. */
+/* The steps as a chain set (stages/chain.h; in stages/lift_chain.c, above lift.c and lift_p.c):
+ * one chain of kind lift_step_kind (family CHAIN_LIFT; lift_step_kind_p at an odd prime) per
+ * target bidegree where some map has a step, after (i-1, t-1) and (i, t-1) (lift_deps); plan →
+ * [multiply] → finish with the pieces above; a small step multiplies and finishes in its plan's
+ * task. Its context is a lift_step_ctx. The set is kept by the caller while it runs. */
 typedef struct lift_step_ctx {
     chain ch;                   /* s = i, t; build = &plan.b */
     lift_plan plan;
