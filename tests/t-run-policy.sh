@@ -24,12 +24,12 @@ run_case() {   # run_case NAME TABLE ARGS...
     diag "$name took ${span}s"
 
     # --time-limit 1, rerun until it ends: every run exits 3 (one line, no table) or 0 (on a
-    # loaded machine the start-up alone may take the second: the limit grows every 5 tries)
+    # loaded machine the start-up alone may take the second: the limit grows, 1 + tries²/20 s)
     cp -r "$TMP/res" "$TMP/$name-tl"
     tries=0 bad=0 stops=0
     while [ $tries -lt 30 ]; do
         tries=$((tries + 1))
-        $EXTFLOW $name "$TMP/$name-tl" "$@" --quiet --time-limit $((1 + tries / 5)) 2>"$TMP/err"
+        $EXTFLOW $name "$TMP/$name-tl" "$@" --quiet --time-limit $((1 + tries * tries / 20)) 2>"$TMP/err"
         rc=$?
         if [ $rc -eq 0 ]; then break; fi
         stops=$((stops + 1))
