@@ -71,16 +71,17 @@ static void add_dep(chain_deps *out, int family, int s, deg_t t, const chain_kin
 /* (s, t) plans and reduces once F_s and F_{s-1} below degree t are known: (s, t-1), which
  * waited for (s-1, t-1) (at t = s, (s-1, t-1) itself). Only its finish needs the kernel of
  * d_{s-1} at (s-1, t) (a late dep): from the step there when it is in the region, else from the
- * stem-edge kernel job there. So the large reduces of a row need not wait for the row below
- * at the same degree (the critical path at 16 cores: docs/perf.md). */
+ * stem-edge kernel job there. It is not marked late: under --memory a chain admitted with its
+ * plan's memory could then wait at its finish for a chain the budget keeps out (t-budget hung),
+ * so the whole step waits for (s-1, t) until admission knows about late deps (docs/perf.md). */
 static void standard_deps(void *owner, int s, deg_t t, chain_deps *out)
 {
     resolution *res = owner;
     out->n = 0;
     if (t - 1 >= s) add_dep(out, CHAIN_STEP, s, t - 1, NULL, 0);
     else if (s >= 1) add_dep(out, CHAIN_STEP, s - 1, t - 1, NULL, 0);   /* F_{s-1} below t */
-    if (s >= 1 && !res_in_region(res, s - 1, t)) add_dep(out, CHAIN_EDGE, s - 1, t, &step_edge_kernel, 1);
-    else if (s >= 1) add_dep(out, CHAIN_STEP, s - 1, t, NULL, 1);
+    if (s >= 1 && !res_in_region(res, s - 1, t)) add_dep(out, CHAIN_EDGE, s - 1, t, &step_edge_kernel, 0);
+    else if (s >= 1) add_dep(out, CHAIN_STEP, s - 1, t, NULL, 0);
 }
 
 /* The same at odd p, with the odd-p stem-edge kernel job. */
