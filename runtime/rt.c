@@ -77,9 +77,7 @@ static double path_to(const resolution *res, int s, deg_t t, int edge, double *L
     for (int i = 0; i < need.n; i++) {
         const chain_dep *d = &need.d[i];
         if (d->s < 0 || d->s > res->max_s || d->t < d->s || d->t - d->s > res->max_n) continue;
-        /* a late dep waits only for the finish, whose time is counted in the span: the job's
-         * end is at least the dep's; an early dep's end plus the whole span */
-        double l = path_to(res, d->s, d->t, d->family == CHAIN_EDGE, L, pred, seen) + (d->late ? 0 : 1e-9 * (double)span);
+        double l = path_to(res, d->s, d->t, d->family == CHAIN_EDGE, L, pred, seen) + 1e-9 * (double)span;
         if (l > best || from < 0) best = l, from = (long)res_cell(res, d->s, d->t);
     }
     if (best < 1e-9 * (double)span) best = 1e-9 * (double)span;

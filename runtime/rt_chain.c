@@ -46,8 +46,6 @@ typedef struct chain_rt {
     int64_t bytes;                  /* its share of the memory account for the current multiply */
     int here;                       /* the rest ran in the plan's task: no task carries DONE */
     double work;                    /* its weight on the progress line */
-    int nlate;                      /* the tags only its finish waits for (chain_dep.late) */
-    starpu_tag_t late[CHAIN_MAX_DEPS];
 } chain_rt;
 
 static chain_rt *rt_of(const chain *c) { return c->runtime; }
@@ -115,11 +113,9 @@ static void submit_after_chunks(chain *c, struct starpu_codelet *cl, rt_chunks *
     rt_chunks_release(k);
 }
 
-/* The finish task (tag DONE), after the chunks and the chain's late deps. */
+/* The finish task (tag DONE), after the chunks. */
 static void submit_finish(chain *c, rt_chunks *k)
 {
-    chain_rt *st = rt_of(c);
-    if (st->nlate) starpu_tag_declare_deps_array(done_tag_of(c), (unsigned)st->nlate, st->late);
     submit_after_chunks(c, &cl_chain_finish, k, done_tag_of(c), c->kind->finish_priority);
 }
 
@@ -176,13 +172,8 @@ static int after_plan(chain *c, int planned_ok)
     chain_rt *st = rt_of(c);
     rt_chunks k = { 0 };
     if (!planned_ok || multiply_inline(st->run, c)) {
-        if (!planned_ok || !st->nlate) {
-            st->here = 1;
-            return 0;
-        }
-        chain_reduce_here(c);       /* a failure is the owner's: the finish task skips then */
-        submit_finish(c, &k);       /* it waits for the late deps */
-        return 1;
+        st->here = 1;
+        return 0;
     }
     submit_multiply(c, &k);
     account_chunks(c, k.n);
@@ -260,7 +251,7 @@ static void submit_plan(chain *c)
 
 /* Submits the plan task of chain (kind, s, t) with its tag dependencies. */
 static void submit_chain(rt_chain_run *run, const chain_kind *kind, void *owner, int s, deg_t t, starpu_tag_t *deps,
-                         int ndeps, const starpu_tag_t *late, int nlate)
+                         int ndeps)
 {
     const chain_set *set = run->set;
     chain *c = calloc(1, kind->size);
@@ -277,8 +268,6 @@ static void submit_chain(rt_chain_run *run, const chain_kind *kind, void *owner,
     }
     *c = (chain){ .kind = kind, .set = set, .owner = owner, .s = s, .t = t, .next = &rt_next, .runtime = st };
     st->run = run;
-    st->nlate = nlate;
-    if (nlate) memcpy(st->late, late, (size_t)nlate * sizeof *late);
     st->work = run->progress ? (double)kind->footprint(owner, s, t) : 0;
     st->ticket.c = c;
     memacct_add(MEM_RUNTIME, chain_bytes(c));
@@ -298,8 +287,8 @@ static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, void *ow
 {
     const chain_set *set = run->set;
     chain_deps need;
-    starpu_tag_t deps[CHAIN_MAX_DEPS + CHAIN_MAX_READS], late[CHAIN_MAX_DEPS];
-    int n = 0, nlate = 0;
+    starpu_tag_t deps[CHAIN_MAX_DEPS + CHAIN_MAX_READS];
+    int n = 0;
     kind->deps(owner, s, t, &need);
     for (int k = 0; k < need.n; k++) {
         const chain_dep *d = &need.d[k];
@@ -312,15 +301,14 @@ static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, void *ow
                                                        : tag_of(done_tag[d->family], d->s, (int)d->t);
         else
             continue;
-        if (d->late) late[nlate++] = tag;
-        else deps[n++] = tag;
+        deps[n++] = tag;
     }
     if (run->dist && kind->reads) {     /* rows it reads, which may come from other ranks */
         chain_reads reads;
         kind->reads(owner, s, t, &reads);
         n += rt_dist_read_deps(run->dist, &reads, deps, n);
     }
-    submit_chain(run, kind, owner, s, t, deps, n, late, nlate);
+    submit_chain(run, kind, owner, s, t, deps, n);
 }
 
 /* The progress line over the chains of the set (the resolution keeps its own: stages/progress.h). */

@@ -10,7 +10,9 @@ static void multiply_here(chain *c)
     if ((c->build || c->batch || c->build_p) && c->kind->multiply_here) c->kind->multiply_here(c);
 }
 
-int chain_reduce_here(chain *c)
+/* parts, multiply, reduce: CHAIN_FINISH after a success, -1 after a failure (the owner's) or
+ * when the set failed */
+static int reduce_here(chain *c)
 {
     if (chain_void(c)) return -1;
     uint32_t n = c->kind->parts ? c->kind->parts(c) : 0;
@@ -27,7 +29,7 @@ int chain_reduce_here(chain *c)
 
 void chain_rest_here(chain *c, int planned_ok)
 {
-    if (planned_ok && chain_reduce_here(c) == CHAIN_FINISH) c->kind->finish(c);
+    if (planned_ok && reduce_here(c) == CHAIN_FINISH) c->kind->finish(c);
     c->next->after_finish(c);
 }
 

@@ -66,8 +66,6 @@ typedef struct chain_dep {
     deg_t t;
     const chain_kind *make;     /* non-NULL: no chain of the set is there; the runner makes one
                                  * of this kind for the chain that names it (one dependent each) */
-    int late;                   /* only the finish waits for it: plan, multiply and reduce may
-                                 * run before (the standard step's kernel of d_{s-1}) */
 } chain_dep;
 #define CHAIN_MAX_DEPS 4
 typedef struct chain_deps {
@@ -141,9 +139,6 @@ int chain_void(const chain *c);
 /* The rest of c after its plan, on this thread: its parts, multiply_here, reduce (and
  * multiply_here, and reduce, again as it asks), finish, after_finish. */
 void chain_rest_here(chain *c, int planned_ok);
-/* The same up to the finish (parts, multiply, reduce): CHAIN_FINISH after a success, -1 after a
- * failure (recorded in the owner) or when the set failed; the caller finishes it later. */
-int chain_reduce_here(chain *c);
 /* Frees what c's pieces allocated and c. */
 void chain_free(chain *c);
 

@@ -63,25 +63,24 @@ static void clear_p(chain *c)
 }
 static void clear(chain *c) { step_free(ctx_of(c)); }
 
-static void add_dep(chain_deps *out, int family, int s, deg_t t, const chain_kind *make, int late)
+static void add_dep(chain_deps *out, int family, int s, deg_t t, const chain_kind *make)
 {
-    out->d[out->n++] = (chain_dep){ family, s, t, make, late };
+    out->d[out->n++] = (chain_dep){ family, s, t, make };
 }
 
 /* (s, t) plans and reduces once F_s and F_{s-1} below degree t are known: (s, t-1), which
- * waited for (s-1, t-1) (at t = s, (s-1, t-1) itself). Only its finish needs the kernel of
- * d_{s-1} at (s-1, t) (a late dep): from the step there when it is in the region, else from the
- * stem-edge kernel job there. It is not marked late: under --memory a chain admitted with its
- * plan's memory could then wait at its finish for a chain the budget keeps out (t-budget hung),
- * so the whole step waits for (s-1, t) until admission knows about late deps (docs/perf.md). */
+ * waited for (s-1, t-1) (at t = s, (s-1, t-1) itself); its finish needs the kernel of d_{s-1} at
+ * (s-1, t): from the step there when it is in the region, else from the stem-edge kernel job
+ * there. (Only the finish needs that kernel, but a step that waited for it after its plan held
+ * its memory while admission kept the step below out: t-budget hung; docs/perf.md.) */
 static void standard_deps(void *owner, int s, deg_t t, chain_deps *out)
 {
     resolution *res = owner;
     out->n = 0;
-    if (t - 1 >= s) add_dep(out, CHAIN_STEP, s, t - 1, NULL, 0);
-    else if (s >= 1) add_dep(out, CHAIN_STEP, s - 1, t - 1, NULL, 0);   /* F_{s-1} below t */
-    if (s >= 1 && !res_in_region(res, s - 1, t)) add_dep(out, CHAIN_EDGE, s - 1, t, &step_edge_kernel, 0);
-    else if (s >= 1) add_dep(out, CHAIN_STEP, s - 1, t, NULL, 0);
+    if (t - 1 >= s) add_dep(out, CHAIN_STEP, s, t - 1, NULL);
+    else if (s >= 1) add_dep(out, CHAIN_STEP, s - 1, t - 1, NULL);   /* F_{s-1} below t */
+    if (s >= 1 && !res_in_region(res, s - 1, t)) add_dep(out, CHAIN_EDGE, s - 1, t, &step_edge_kernel);
+    else if (s >= 1) add_dep(out, CHAIN_STEP, s - 1, t, NULL);
 }
 
 /* The same at odd p, with the odd-p stem-edge kernel job. */
@@ -97,8 +96,8 @@ static void nassau_deps(void *owner, int s, deg_t t, chain_deps *out)
 {
     (void)owner;
     out->n = 0;
-    if (t - 1 >= s) add_dep(out, CHAIN_STEP, s, t - 1, NULL, 0);
-    if (t - 1 >= s - 1) add_dep(out, CHAIN_STEP, s - 1, t - 1, NULL, 0);
+    if (t - 1 >= s) add_dep(out, CHAIN_STEP, s, t - 1, NULL);
+    if (t - 1 >= s - 1) add_dep(out, CHAIN_STEP, s - 1, t - 1, NULL);
 }
 
 /* The kernel at (s, t) on the stem edge needs F_s below t: (s, t-1) when that is in the region. */
@@ -106,7 +105,7 @@ static void edge_deps(void *owner, int s, deg_t t, chain_deps *out)
 {
     resolution *res = owner;
     out->n = 0;
-    if (res_in_region(res, s, t - 1)) add_dep(out, CHAIN_STEP, s, t - 1, NULL, 0);
+    if (res_in_region(res, s, t - 1)) add_dep(out, CHAIN_STEP, s, t - 1, NULL);
 }
 
 static uint64_t standard_footprint(void *owner, int s, deg_t t) { return res_step_footprint(owner, s, t); }
