@@ -231,6 +231,72 @@ int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method)
 
 int f2mat_rref(f2mat *m, int32_t *pivots) { return f2mat_rref_with(m, pivots, F2_RREF_AUTO); }
 
+int f2mat_rref_extend(f2mat *m, uint32_t rank0, int32_t *pivots)
+{
+    const uint32_t rows = m->rows, fresh = rows - rank0;
+    const size_t nw = f2vec_words(m->cols);
+    uint32_t *pc = malloc(sizeof *pc * ((size_t)rows + 1));     /* pivot column of each pivot row */
+    uint64_t *hold = NULL;
+    if (!pc) return -1;
+    for (uint32_t i = 0; i < rank0; i++) pc[i] = (uint32_t)f2vec_first_bit(f2mat_row(m, i), m->cols);
+    /* 1. the new rows reduced by the old pivot rows (whose pivots no other old row has) */
+    for (uint32_t i = 0; i < rank0; i++) {
+        const uint64_t *p = f2mat_row(m, i), bit = (uint64_t)1 << (pc[i] & 63);
+        const size_t w = pc[i] >> 6;
+        for (uint32_t r = rank0; r < rows; r++) {
+            uint64_t *x = f2mat_row(m, r);
+            if (x[w] & bit) f2vec_xor(x + w, p + w, nw - w);
+        }
+    }
+    /* 2. the new rows among themselves: zero on the old pivot columns, so their RREF is too */
+    f2mat tail = { fresh, m->cols, m->stride, f2mat_row(m, rank0) };
+    int added = f2mat_rref_naive(&tail, NULL);
+    if (added < 0) goto oom;
+    for (uint32_t j = 0; j < (uint32_t)added; j++)
+        pc[rank0 + j] = (uint32_t)f2vec_first_bit(f2mat_row(m, rank0 + j), m->cols);
+    /* 3. the old rows cleared at the new pivots */
+    for (uint32_t j = 0; j < (uint32_t)added; j++) {
+        const uint64_t *p = f2mat_row(m, rank0 + j), bit = (uint64_t)1 << (pc[rank0 + j] & 63);
+        const size_t w = pc[rank0 + j] >> 6;
+        for (uint32_t i = 0; i < rank0; i++) {
+            uint64_t *x = f2mat_row(m, i);
+            if (x[w] & bit) f2vec_xor(x + w, p + w, nw - w);
+        }
+    }
+    /* 4. merged in pivot order from the bottom up: the new pivot rows wait in hold, old rows
+     * only move down */
+    if (added) {
+        hold = malloc((size_t)added * m->stride * sizeof *hold);
+        uint32_t *hpc = malloc(sizeof *hpc * (size_t)added);
+        if (!hold || !hpc) { free(hpc); goto oom; }
+        memcpy(hold, f2mat_row(m, rank0), (size_t)added * m->stride * sizeof *hold);
+        memcpy(hpc, pc + rank0, sizeof *hpc * (size_t)added);
+        int64_t i = (int64_t)rank0 - 1, j = added - 1;
+        for (int64_t k = (int64_t)rank0 + added - 1; j >= 0; k--) {
+            if (i >= 0 && pc[i] > hpc[j]) {
+                if (k != i) memcpy(f2mat_row(m, (uint32_t)k), f2mat_row(m, (uint32_t)i), m->stride * sizeof *hold);
+                pc[k] = pc[i--];
+            } else {
+                memcpy(f2mat_row(m, (uint32_t)k), hold + (size_t)j * m->stride, m->stride * sizeof *hold);
+                pc[k] = hpc[j--];
+            }
+        }
+        free(hpc);
+    }
+    uint32_t rank = rank0 + (uint32_t)added;
+    if (pivots) {
+        for (uint32_t c = 0; c < m->cols; c++) pivots[c] = -1;
+        for (uint32_t r = 0; r < rank; r++) pivots[pc[r]] = (int32_t)r;
+    }
+    free(hold);
+    free(pc);
+    return (int)rank;
+oom:
+    free(hold);
+    free(pc);
+    return -1;
+}
+
 int f2mat_augment_identity(f2mat *aug, const f2mat *a)
 {
     uint32_t seg = f2mat_segment_start(a->cols);

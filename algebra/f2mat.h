@@ -69,6 +69,15 @@ int f2mat_rref_m4rm(f2mat *m, int32_t *pivots);
  * and rowblock = rows per block of the table application. */
 int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock);
 
+/* RREF of m when its first rank0 rows are already a matrix in RREF (nonzero rows sorted by
+ * pivot column, each pivot column zero in the other rows among them) and the rows after them
+ * are new: the new rows are reduced by the old pivots, reduced among themselves, and the old
+ * rows cleared at the new pivots, then all merged in pivot order. The result is the RREF of
+ * m's row space (unique, so it equals f2mat_rref's), in O((rows - rank0) * rank0 * words) for
+ * few new rows instead of a whole elimination: the standard step's lookahead (stages/standard.h).
+ * pivots: m->cols ints, or NULL. Returns the rank, or -1 out of memory (m unspecified then). */
+int f2mat_rref_extend(f2mat *m, uint32_t rank0, int32_t *pivots);
+
 /* [A | 0 | I_rows]: aug is initialised here, with cols = segment_start(A.cols) + A.rows. */
 int f2mat_augment_identity(f2mat *aug, const f2mat *a);
 /* RREF of [A | 0 | I_rows] (f2mat_augment_identity, then f2mat_rref): aug is initialised here,

@@ -423,5 +423,37 @@ int main(void)
         }
         ok(good, "%d threads x %d concurrent f2mat_rref / own M4RM reductions match naive", NT, 6);
     }
+    /* f2mat_rref_extend: an RREF'd top and new rows below give f2mat_rref's result */
+    {
+        static const uint32_t shapes[][3] = { { 1, 1, 0 }, { 40, 70, 37 }, { 130, 200, 127 }, { 300, 129, 297 },
+                                              { 200, 700, 150 }, { 64, 64, 0 }, { 90, 300, 90 }, { 500, 1100, 493 } };
+        int good = 1;
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+            for (int d = 0; d < 3; d++) {
+                uint32_t r = shapes[k][0], c = shapes[k][1], r0 = shapes[k][2];
+                f2mat a, ref, m;
+                must(f2mat_init(&a, r, c));
+                fill_random(&a, (unsigned[]){ 512, 30, 4 }[d]);
+                if (d == 2 && r > 4) /* new rows in the old span, and repeated */
+                    for (uint32_t i = r0; i < r; i++) memcpy(f2mat_row(&a, i), f2mat_row(&a, (i - r0) % (r0 ? r0 : 1)), a.stride * 8);
+                must(f2mat_copy(&ref, &a));
+                must(f2mat_copy(&m, &a));
+                int32_t *p1 = malloc(sizeof *p1 * (c + 1)), *p2 = malloc(sizeof *p2 * (c + 1));
+                int rank = f2mat_rref(&ref, p1);
+                f2mat top = { r0, c, m.stride, m.data };
+                int rank0 = f2mat_rref(&top, NULL);
+                int rank2 = f2mat_rref_extend(&m, (uint32_t)rank0, p2);
+                int same = rank == rank2 && f2mat_equal(&ref, &m) && !memcmp(p1, p2, sizeof *p1 * c);
+                if (!same) diag("extend %ux%u top %u dens %d: rank %d against %d", r, c, r0, d, rank2, rank);
+                good &= same;
+                free(p1);
+                free(p2);
+                f2mat_clear(&a);
+                f2mat_clear(&ref);
+                f2mat_clear(&m);
+            }
+        ok(good, "f2mat_rref_extend equals f2mat_rref on 24 matrices (new rows random, in the old span, repeated)");
+    }
+
     return done_testing();
 }
