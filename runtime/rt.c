@@ -74,6 +74,12 @@ static double path_to(const resolution *res, int s, deg_t t, int edge, double *L
     cl_profile_cell(s, (int)t, &work, &span);
     double best = 0;
     long from = -1;
+    for (int i = 0; i < need.n; i++)
+        if (need.d[i].family == CHAIN_PRE) {    /* its span is counted in (s, t)'s: what it waits for */
+            chain_deps pre;
+            step_standard_pre.deps((resolution *)res, s, t, &pre);
+            need.d[i] = pre.d[0];
+        }
     for (int i = 0; i < need.n; i++) {
         const chain_dep *d = &need.d[i];
         if (d->s < 0 || d->s > res->max_s || d->t < d->s || d->t - d->s > res->max_n) continue;
@@ -135,12 +141,22 @@ out:
     free(seen);
 }
 
+/* The standard step's lookahead (stages/standard.h): EXTFLOW_LOOKAHEAD, else 4 where many CPU
+ * workers wait on the chain of reductions along t (one process: ranks must agree on the DAG). */
+static int lookahead_of(const rt_dist *dist)
+{
+    const char *e = getenv("EXTFLOW_LOOKAHEAD");
+    if (e && *e) return atoi(e) >= 2 ? atoi(e) : 0;
+    return !dist && starpu_cpu_worker_get_count() >= 8 ? 4 : 0;
+}
+
 int rt_resolve(resolution *res, const chain_policy *progress)
 {
     cl_profile_enable(progress->verbose);
     if (progress->verbose) cl_profile_cells(res->max_s, res->max_n);
     double began = clock_now();
     rt_dist *dist = rt_dist_new(res);   /* before any task: it takes the done set all ranks share */
+    res->lookahead = lookahead_of(dist);
     chain_set set = step_chain_set(res);
     int rc = rt_chains(&set, progress, NULL, dist);
     double ended = clock_now();

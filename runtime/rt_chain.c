@@ -21,8 +21,9 @@
 #define RT_TASK_BYTES 1920
 /* --- end of the memory account's part (account_chunks below) */
 
-static const int plan_tag[CHAIN_FAMILIES] = { TAG_PLAN, TAG_EDGE_PLAN, TAG_LIFT_PLAN, TAG_COMPOSITE_PLAN, TAG_CHECK_PLAN };
-static const int done_tag[CHAIN_FAMILIES] = { TAG_DONE, TAG_EDGE, TAG_LIFT, TAG_COMPOSITE, TAG_CHECK };
+static const int plan_tag[CHAIN_FAMILIES] = { TAG_PLAN, TAG_EDGE_PLAN, TAG_LIFT_PLAN, TAG_COMPOSITE_PLAN, TAG_CHECK_PLAN,
+                                              TAG_PRE_PLAN };
+static const int done_tag[CHAIN_FAMILIES] = { TAG_DONE, TAG_EDGE, TAG_LIFT, TAG_COMPOSITE, TAG_CHECK, TAG_PRE };
 
 /* One run of rt_chains: what its tasks share. */
 typedef struct rt_chain_run {

@@ -40,7 +40,7 @@ enum { CHAIN_FINISH = 0, CHAIN_MULTIPLY_AGAIN = 1, CHAIN_REDUCE_AGAIN = 2 };
 /* Families of kinds: chains of one family at one (s, t) are one chain for the dependencies
  * (the standard and Nassau steps of a resolution are both "the step at (s, t)"). */
 enum chain_family { CHAIN_STEP = 0, CHAIN_EDGE = 1, CHAIN_LIFT = 2, CHAIN_COMPOSITE = 3, CHAIN_CHECK = 4,
-                    CHAIN_FAMILIES = 5 };
+                    CHAIN_PRE = 5, CHAIN_FAMILIES = 6 };
 
 typedef struct chain_kind chain_kind;
 struct sec_batch;

@@ -81,7 +81,8 @@ int res_init_prime(resolution *res, int region, int stem, int max_s, deg_t rect_
     res->F = calloc((size_t)max_s + 1, sizeof *res->F);
     res->done = calloc(cells, 1);
     res->kernel = calloc(cells, sizeof *res->kernel);
-    if (!res->F || !res->done || !res->kernel) return -1;
+    res->pre = calloc(cells, sizeof *res->pre);
+    if (!res->F || !res->done || !res->kernel || !res->pre) return -1;
     for (int s = 0; s <= max_s; s++)
         if (freemod_init(&res->F[s], &res->A, res->max_t) != 0) return -1;
     return 0;
@@ -170,6 +171,22 @@ int res_flush_stages(resolution *res)
     return 0;
 }
 
+void res_prereduced_free(res_prereduced *p)
+{
+    if (!p) return;
+    f2mat_clear(&p->m);
+    free(p);
+}
+
+res_prereduced *res_prereduced_take(resolution *res, int s, deg_t t)
+{
+    if (!res->pre) return NULL;
+    res_prereduced **slot = &res->pre[res_cell(res, s, t)], *p = *slot;
+    *slot = NULL;
+    if (p) memacct_move(MEM_KERNELS, MEM_INFLIGHT, (int64_t)f2mat_bytes(&p->m));
+    return p;
+}
+
 void res_clear(resolution *res)
 {
     stage_committer_stop(res->committer, NULL, 0);
@@ -182,6 +199,11 @@ void res_clear(resolution *res)
                 f2mat_clear(res->kernel[i]);
                 free(res->kernel[i]);
             }
+        for (size_t i = 0; res->pre && i < cells; i++)     /* a stopped run's */
+            if (res->pre[i]) {
+                memacct_move(MEM_KERNELS, MEM_INFLIGHT, (int64_t)f2mat_bytes(&res->pre[i]->m));
+                res_prereduced_free(res->pre[i]);
+            }
     }
     if (res->F)
         for (int s = 0; s <= res->max_s; s++) freemod_clear(&res->F[s]);
@@ -189,6 +211,7 @@ void res_clear(resolution *res)
     free(res->done);
     free(res->empty_done);
     free(res->kernel);
+    free(res->pre);
     if (res->A.dim) memacct_add(MEM_MILNOR, -(int64_t)milnor_basis_bytes(res->A.max_degree, NULL));
     milnor_basis_clear(&res->A);
     pthread_mutex_destroy(&res->lock);

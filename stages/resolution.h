@@ -62,6 +62,10 @@ typedef struct resolution {
     uint8_t *done;              /* (s, t) finished and published */
     uint8_t *empty_done;        /* journal: (s, t) finished with no generator (resume only) */
     f2mat **kernel;             /* kernel of d_s at (s, t), waiting for step (s+1, t) */
+    struct res_prereduced **pre;    /* the lookahead's early reduction at (s, t), waiting for the
+                                 * step there (stages/standard.h) */
+    int lookahead;              /* j >= 2: standard steps reduce their rows from generators of
+                                 * degree <= t-j early (stages/standard.h); 0: never */
     char outdir[4096];
     uint64_t module_id;
     const fd_module *module;    /* the module resolved; NULL: the sphere S_2 (res_set_module) */
@@ -92,7 +96,22 @@ typedef struct resolution {
     struct res_odd *odd;        /* odd prime: its algebra and kernel slots (resolution_p.h); else NULL */
 } resolution;
 
-enum algorithm { ALG_STANDARD = 1, ALG_NASSAU = 2 };   /* = enum stage_algorithm */
+enum algorithm { ALG_STANDARD = 1, ALG_NASSAU = 2 };
+
+/* The lookahead's early reduction at (s, t) (stages/standard.h): m is the RREF of the first
+ * `rows` rows of the step's D (those of generators of degree <= t-j; `cols`, the columns of
+ * generators of F_{s-1} of degree < t-j, a prefix of D's), augmented by the identity [D | 0 | I]
+ * when the step extracts a kernel; rank: its nonzero rows. In res->pre it counts as MEM_KERNELS
+ * in the memory account, taken by the step as in flight. */
+typedef struct res_prereduced {
+    f2mat m;
+    uint32_t rows, cols, rank;
+    int augmented;
+} res_prereduced;
+/* Frees p (in flight; NULL: nothing). */
+void res_prereduced_free(res_prereduced *p);
+/* The early reduction waiting in res->pre at (s, t), taken out (NULL: none). */
+res_prereduced *res_prereduced_take(resolution *res, int s, deg_t t);   /* = enum stage_algorithm */
 
 /* Work of one bidegree, carried through its tasks: a chain (stages/chain.h) whose owner is the
  * resolution. */
@@ -101,7 +120,9 @@ typedef struct step_ctx {
     resolution *res;
     int kernel_only;            /* stem-edge job: compute the kernel, add nothing */
     row_build build;            /* what the multiply tasks of the current phase fill; standard:
-                                 * D is dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2) */
+                                 * D is dim F_{s,t} (gens < t) x dim F_{s-1,t} (gens <= t-2), or
+                                 * only the rows after pre's */
+    struct res_prereduced *pre; /* standard, lookahead: the early reduction of D's first rows */
     uint8_t *is_image_pivot;    /* build.ncols flags after reduction */
     struct nassau_state *ns;    /* Nassau's signature bookkeeping between tasks */
     fm_gen *new_gens;           /* Nassau: the new generators, published by finish */

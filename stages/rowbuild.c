@@ -59,25 +59,34 @@ static void account(row_build *b)
     b->accounted = now;
 }
 
-static int append_rows(row_build *b, const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel);
+static int append_rows(row_build *b, const resolution *res, int src, deg_t t, deg_t below, const uint32_t *sel,
+                       uint32_t nsel);
 
 int rb_append(row_build *b, const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel)
 {
-    int rc = append_rows(b, res, src, t, sel, nsel);
+    int rc = append_rows(b, res, src, t, t, sel, nsel);
     account(b);
     return rc;
 }
 
-static int append_rows(row_build *b, const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel)
+int rb_append_below(row_build *b, const resolution *res, int src, deg_t t, deg_t below)
+{
+    int rc = append_rows(b, res, src, t, below, NULL, 0);
+    account(b);
+    return rc;
+}
+
+static int append_rows(row_build *b, const resolution *res, int src, deg_t t, deg_t below, const uint32_t *sel,
+                       uint32_t nsel)
 {
     const freemod *F = &res->F[src];
-    uint32_t total = sel ? nsel : (uint32_t)freemod_dim(F, t, t);
+    uint32_t total = sel ? nsel : (uint32_t)freemod_dim(F, t, below);
     milnor_row_job *nj = realloc(b->jobs, ((size_t)b->nrows + total + 1) * sizeof *nj);
     if (!nj) return -1;
     b->jobs = nj;
     b->jobcap = (size_t)b->nrows + total + 1;
     uint32_t base = 0, k = 0;   /* base: index of the current block's first element */
-    for (deg_t u = 0; u < t; u++)
+    for (deg_t u = 0; u < below; u++)
         for (uint32_t i = 0; i < F->ngens[u]; i++) {
             uint32_t blen = res->A.dim[t - u];
             if (sel && (k >= nsel || sel[k] >= base + blen)) {

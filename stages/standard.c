@@ -6,6 +6,33 @@
 #include <string.h>
 #include "stages/stagefile.h"
 
+int res_lookahead_at(const resolution *res, int s, deg_t t)
+{
+    int j = res->lookahead;
+    if (j < 2 || s < 1 || res->prime != 2 || t - s < RES_LOOKAHEAD_MIN_STEM || t - j < s) return 0;
+    if (res->keep_stages & 1u << STAGE_MATRIX) return 0;   /* the kept matrix is the whole D */
+    return res_in_region(res, s, t - j) ? j : 0;
+}
+
+/* Rows of F_{s,t} from generators below `below`, columns of F_{s-1,t}'s below `cbelow`. */
+static int plan_rows(step_ctx *c, deg_t below, deg_t cbelow, const uint32_t *sel, uint32_t nsel)
+{
+    resolution *res = c->res;
+    int rc = below < c->ch.t ? rb_append_below(&c->build, res, c->ch.s, c->ch.t, below)
+                             : rb_append(&c->build, res, c->ch.s, c->ch.t, sel, nsel);
+    if (rc != 0 || rb_alloc(&c->build, (uint32_t)freemod_dim(&res->F[c->ch.s - 1], c->ch.t, cbelow)) != 0) {
+        res_fail(res, "out of memory planning step (%d,%d)", c->ch.s, c->ch.t);
+        return -1;
+    }
+    return 0;
+}
+
+int res_pre_plan(step_ctx *c)
+{
+    deg_t t = c->ch.t, j = res_lookahead_at(c->res, c->ch.s, t);
+    return plan_rows(c, t - j + 1, t - j, NULL, 0);
+}
+
 int res_step_plan(step_ctx *c)
 {
     resolution *res = c->res;
@@ -13,6 +40,15 @@ int res_step_plan(step_ctx *c)
     if (c->ch.s == 0) {    /* d_0: F_{0,t} (generators below t) → M_t; for S_2, D = 0 */
         c->build.nrows = (uint32_t)freemod_dim(&res->F[0], c->ch.t, c->ch.t);
         ncols = res_module_dim(res, c->ch.t);
+    } else if (!c->kernel_only && (c->pre = res_prereduced_take(res, c->ch.s, c->ch.t))) {
+        /* the rows after the early reduction's: generators of degree > t-j */
+        uint32_t all = (uint32_t)freemod_dim(&res->F[c->ch.s], c->ch.t, c->ch.t), n = all - c->pre->rows;
+        uint32_t *sel = malloc(sizeof *sel * ((size_t)n + 1));
+        if (!sel) goto oom;
+        for (uint32_t k = 0; k < n; k++) sel[k] = c->pre->rows + k;
+        int rc = plan_rows(c, c->ch.t, c->ch.t - 1, sel, n);
+        free(sel);
+        return rc;
     } else {
         if (rb_append(&c->build, res, c->ch.s, c->ch.t, NULL, 0) != 0) goto oom;
         ncols = (uint32_t)freemod_dim(&res->F[c->ch.s - 1], c->ch.t, c->ch.t - 1);
@@ -32,14 +68,90 @@ static int reduces_for_kernel(const resolution *res, int s, deg_t t, int kernel_
     return kernel_only || res_kernel_wanted(res, s, t) || (res->keep_stages & 1u << STAGE_KERNEL);
 }
 
-uint64_t res_step_footprint(const resolution *res, int s, deg_t t)
+/* D, the reduced matrix, the kernel and the jobs of a step of rows x cols. */
+static uint64_t footprint_of(const resolution *res, int s, deg_t t, uint64_t rows, uint64_t cols)
 {
-    uint64_t rows = freemod_dim(&res->F[s], t, t);
-    uint64_t cols = s == 0 ? res_module_dim(res, t) : freemod_dim(&res->F[s - 1], t, t - 1);
     uint64_t seg = (cols + 63) & ~(uint64_t)63;
     uint64_t jobs = rows * sizeof(milnor_row_job);
     if (!reduces_for_kernel(res, s, t, 0)) return f2mat_bytes_for(rows, cols) + jobs;   /* D alone */
     return f2mat_bytes_for(rows, cols) + f2mat_bytes_for(rows, seg + rows) + f2mat_bytes_for(rows, rows) + jobs;
+}
+
+uint64_t res_step_footprint(const resolution *res, int s, deg_t t)
+{
+    uint64_t rows = freemod_dim(&res->F[s], t, t);
+    uint64_t cols = s == 0 ? res_module_dim(res, t) : freemod_dim(&res->F[s - 1], t, t - 1);
+    return footprint_of(res, s, t, rows, cols);
+}
+
+uint64_t res_pre_footprint(const resolution *res, int s, deg_t t)
+{
+    deg_t j = res_lookahead_at(res, s, t);
+    return footprint_of(res, s, t, freemod_dim(&res->F[s], t, t - j + 1), freemod_dim(&res->F[s - 1], t, t - j));
+}
+
+int res_pre_reduce(step_ctx *c)
+{
+    resolution *res = c->res;
+    res_prereduced *p = calloc(1, sizeof *p);
+    if (!p) goto oom;
+    p->rows = c->build.nrows;
+    p->cols = c->build.ncols;
+    p->augmented = reduces_for_kernel(res, c->ch.s, c->ch.t, 0);
+    if (p->augmented) {
+        if (f2mat_augment_identity(&p->m, &c->build.D) != 0) goto oom;
+        f2mat_clear(&c->build.D);
+    } else {
+        p->m = c->build.D;      /* reduced in place */
+        c->build.D = (f2mat){ 0 };
+    }
+    int rank = f2mat_rref(&p->m, NULL);
+    if (rank < 0) goto oom;
+    p->rank = (uint32_t)rank;
+    memacct_move(MEM_INFLIGHT, MEM_KERNELS, (int64_t)f2mat_bytes(&p->m));
+    c->res->pre[res_cell(res, c->ch.s, c->ch.t)] = p;
+    return 0;
+oom:
+    res_prereduced_free(p);
+    res_fail(res, "out of memory reducing the early rows of step (%d,%d)", c->ch.s, c->ch.t);
+    return -1;
+}
+
+/* The RREF of the step's whole matrix from the early reduction c->pre and the rows planned
+ * after it (c->build.D): both widened into m, the early rows' RREF extended by the new ones
+ * (f2mat_rref_extend; RREF is unique, so m is what reducing all at once gives). The same
+ * layout as [D | 0 | I] (augmented) or D's nonzero rows; c->pre is freed. Returns the rank, or
+ * -1 out of memory. */
+static int reduce_extended(step_ctx *c, f2mat *m, int32_t **pivots)
+{
+    res_prereduced *p = c->pre;
+    const f2mat *D = &c->build.D;
+    uint32_t nnew = c->build.nrows, cols = c->build.ncols, seg = f2mat_segment_start(cols);
+    uint32_t top = p->augmented ? p->rows : p->rank, rows = top + nnew;
+    uint32_t pseg = f2mat_segment_start(p->cols);
+    c->pre = NULL;
+    if (f2mat_init(m, rows, p->augmented ? seg + p->rows + nnew : cols) != 0) goto oom;
+    size_t dw = pseg / 64, iw = f2vec_words(p->rows), nw = f2vec_words(cols);
+    for (uint32_t r = 0; r < top; r++) {
+        const uint64_t *src = f2mat_row(&p->m, r);
+        uint64_t *dst = f2mat_row(m, r);
+        memcpy(dst, src, (p->augmented ? dw : f2vec_words(p->cols)) * 8);
+        if (p->augmented) memcpy(dst + seg / 64, src + dw, iw * 8);
+    }
+    res_prereduced_free(p);
+    p = NULL;
+    for (uint32_t k = 0; k < nnew; k++) {
+        uint64_t *dst = f2mat_row(m, top + k);
+        memcpy(dst, f2mat_row(D, k), nw * 8);
+        if (m->cols > cols) f2vec_flip(dst, (uint64_t)seg + top + k);
+    }
+    f2mat_clear(&c->build.D);
+    *pivots = malloc(sizeof **pivots * ((size_t)m->cols + 1));
+    if (!*pivots) goto oom;
+    return f2mat_rref_extend(m, top, *pivots);
+oom:
+    res_prereduced_free(p);
+    return -1;
 }
 
 int res_step_reduce(step_ctx *c)
@@ -53,7 +165,20 @@ int res_step_reduce(step_ctx *c)
     if (!c->kernel_only && res_keep_stage(res, STAGE_MATRIX, c->ch.s, c->ch.t, &c->build.D) != 0) return -1;
     c->is_image_pivot = calloc(c->build.ncols ? c->build.ncols : 1, 1);
     if (!c->is_image_pivot) goto oom;
-    if (c->build.nrows == 0) {
+    if (c->pre) {           /* the lookahead: the early rows are reduced already */
+        if (c->pre->augmented != reduces_for_kernel(res, c->ch.s, c->ch.t, c->kernel_only)) {
+            res_fail(res, "internal error: the early reduction at (%d,%d) has the wrong shape", c->ch.s, c->ch.t);
+            return -1;
+        }
+        int rank = reduce_extended(c, &aug, &pivots);
+        if (rank < 0) goto oom;
+        for (uint32_t col = 0; col < c->build.ncols; col++)
+            c->is_image_pivot[col] = pivots[col] >= 0;
+        kernel = aug.cols > c->build.ncols ? calloc(1, sizeof *kernel) : NULL;
+        if (aug.cols > c->build.ncols &&
+            (!kernel || f2mat_kernel_from_rref(&aug, c->build.ncols, (uint32_t)rank, pivots, kernel) != 0))
+            goto oom;
+    } else if (c->build.nrows == 0) {
         if ((want_kernel || keep_kernel) && !(kernel = calloc(1, sizeof *kernel))) goto oom;
         if (kernel && f2mat_init(kernel, 0, 0) != 0) goto oom;
     } else if (!reduces_for_kernel(res, c->ch.s, c->ch.t, c->kernel_only)) {
@@ -172,6 +297,7 @@ oom:
 
 void res_step_free(step_ctx *c)
 {
+    res_prereduced_free(c->pre);
     rb_clear(&c->build);
     free(c->is_image_pivot);
     for (uint32_t k = 0; k < c->n_new; k++) free(c->new_gens ? c->new_gens[k].img : NULL);

@@ -25,6 +25,18 @@
  * columns (dim M_t for s = 0); after reduce, c->is_image_pivot flags its columns, and the
  * kernel (rows over F_{s,t}, RREF) waits in res_kernel_slot(res, s, t) for step (s+1, t).
  *
+ * Lookahead (res->lookahead = j >= 2, res_lookahead_at). The step at (s, t) waits for (s, t-1),
+ * so along a row the large reductions run one after another: on many cores that chain is the
+ * run's critical path. But the rows of D from generators of degree <= t-j are a prefix of D's
+ * rows (the basis is ordered by generator degree), and their images only meet generators of
+ * F_{s-1} of degree < t-j, a prefix of D's columns: they are known once (s, t-j) is done. A
+ * chain of its own at (s, t) (family CHAIN_PRE, made for the step; res_pre_plan,
+ * res_pre_reduce) reduces them then, [D' | 0 | I] or D' alone, into res->pre; the step plans
+ * only its other rows (few: generators of degree t-j+1 .. t-1 times A in degrees < j) and
+ * extends that RREF by them (f2mat_rref_extend). RREF is unique: the results are those of one
+ * whole reduction, bit for bit. Steps called outside the runner (verify, cofibers, the stem
+ * edge) find no early reduction and reduce everything.
+ *
  * The pieces, which the runtime (runtime/rt.c) turns into StarPU tasks: res_step_plan
  * (marshal Milnor-multiply jobs), the batched multiply (codelets/), res_step_reduce (RREF,
  * image pivots, kernel) and res_step_finish (new generators, res_publish).
@@ -42,6 +54,14 @@ int res_step_finish(step_ctx *c);               /* new gens, publish, stage file
 uint64_t res_step_footprint(const resolution *res, int s, deg_t t);
 /* Frees what the standard pieces allocated in c (not c->ns: step_free in step.h frees all). */
 void res_step_free(step_ctx *c);
+/* Lookahead: the j of the step at (s, t) (0: none; only rows s >= 1 at p = 2, stems from
+ * RES_LOOKAHEAD_MIN_STEM, where (s, t-j) is in the region, not under --keep-stages matrix);
+ * the early chain's plan and reduce; its predicted peak bytes. */
+#define RES_LOOKAHEAD_MIN_STEM 20
+int res_lookahead_at(const resolution *res, int s, deg_t t);
+int res_pre_plan(step_ctx *c);
+int res_pre_reduce(step_ctx *c);
+uint64_t res_pre_footprint(const resolution *res, int s, deg_t t);
 /* Kernel of d_s at (s, t) computed on the spot (stem edge, resume). */
 int res_compute_kernel(resolution *res, int s, deg_t t);
 

@@ -46,6 +46,8 @@ static int nassau_finish(chain *c)
     return rc;
 }
 static int edge_finish(chain *c) { (void)c; return 0; }
+static int pre_plan(chain *c) { return res_pre_plan(begin(c)); }
+static int pre_reduce(chain *c) { return res_pre_reduce(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
 /* odd p (standard_p.h): plan multiplies on its own worker; reduce and finish as at p = 2 */
 static int standard_plan_p(chain *c) { return res_step_plan_p(begin(c)); }
 static int standard_reduce_p(chain *c) { return res_step_reduce_p(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
@@ -81,6 +83,15 @@ static void standard_deps(void *owner, int s, deg_t t, chain_deps *out)
     else if (s >= 1) add_dep(out, CHAIN_STEP, s - 1, t - 1, NULL);   /* F_{s-1} below t */
     if (s >= 1 && !res_in_region(res, s - 1, t)) add_dep(out, CHAIN_EDGE, s - 1, t, &step_edge_kernel);
     else if (s >= 1) add_dep(out, CHAIN_STEP, s - 1, t, NULL);
+    if (res_lookahead_at(res, s, t)) add_dep(out, CHAIN_PRE, s, t, &step_standard_pre);
+}
+
+/* The early reduction at (s, t) (standard.h, lookahead j) reads F_s up to degree t-j and F_{s-1}
+ * below it: (s, t-j), which waited for (s-1, t-j). */
+static void pre_deps(void *owner, int s, deg_t t, chain_deps *out)
+{
+    out->n = 0;
+    add_dep(out, CHAIN_STEP, s, t - res_lookahead_at(owner, s, t), NULL);
 }
 
 /* The same at odd p, with the odd-p stem-edge kernel job. */
@@ -110,6 +121,7 @@ static void edge_deps(void *owner, int s, deg_t t, chain_deps *out)
 
 static uint64_t standard_footprint(void *owner, int s, deg_t t) { return res_step_footprint(owner, s, t); }
 static uint64_t standard_footprint_p(void *owner, int s, deg_t t) { return res_step_footprint_p(owner, s, t); }
+static uint64_t pre_footprint(void *owner, int s, deg_t t) { return res_pre_footprint(owner, s, t); }
 static uint64_t nassau_footprint(void *owner, int s, deg_t t) { return res_nassau_footprint(owner, s, t); }
 static int failed(void *owner) { return res_check_writes(owner); }
 static void fail(void *owner, const char *msg) { res_fail(owner, "%s", msg); }
@@ -130,6 +142,14 @@ static void standard_reads(void *owner, int s, deg_t t, chain_reads *out)
     add_read(out, s - 1, t - 1);
 }
 
+static void pre_reads(void *owner, int s, deg_t t, chain_reads *out)
+{
+    deg_t j = res_lookahead_at(owner, s, t);
+    out->n = 0;
+    add_read(out, s, t - j);
+    add_read(out, s - 1, t - j - 1);
+}
+
 /* Nassau's step at (s, t) reads F_s and F_{s-1} below t and F_{s-2} below t-1. */
 static void nassau_reads(void *owner, int s, deg_t t, chain_reads *out)
 {
@@ -144,6 +164,8 @@ const chain_kind step_standard = STEP_KIND("standard", CHAIN_STEP, standard_plan
                                            clear, standard_deps, standard_footprint, standard_reads);
 const chain_kind step_nassau = STEP_KIND("nassau", CHAIN_STEP, nassau_plan, nassau_reduce, nassau_finish, clear,
                                          nassau_deps, nassau_footprint, nassau_reads);
+const chain_kind step_standard_pre = STEP_KIND("standard-early", CHAIN_PRE, pre_plan, pre_reduce, edge_finish, clear,
+                                               pre_deps, pre_footprint, pre_reads);
 const chain_kind step_edge_kernel = STEP_KIND("edge-kernel", CHAIN_EDGE, standard_plan, standard_reduce, edge_finish,
                                               clear, edge_deps, standard_footprint, standard_reads);
 /* odd p: the rows go to multiply tasks, or a small step's to its plan's worker (multiply_here) */

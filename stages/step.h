@@ -22,6 +22,9 @@
 #include "stages/resolution.h"
 
 extern const chain_kind step_standard, step_nassau, step_edge_kernel;
+/* The standard step's early reduction of its first rows (stages/standard.h, lookahead): family
+ * CHAIN_PRE, made by the runner for the step at the same (s, t). */
+extern const chain_kind step_standard_pre;
 /* At an odd prime (res->prime != 2; stages/standard_p.h): every row, and the stem-edge kernel
  * job; c->build is NULL: over A_p their rows are c->build_p (multiply tasks of
  * cl_milnor_mul_p, or the plan's worker for a small step), over a profile's B the plan
