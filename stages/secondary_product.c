@@ -126,7 +126,7 @@ static const uint64_t *image_f(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
 static const uint64_t *image_d(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
 {
     const image_ctx *c = vctx;
-    const fm_gen *g = &c->p->sec->res->F[c->level].gens[u][g1];
+    const fm_gen *g = &c->p->unit->res->F[c->level].gens[u][g1];
     *bits = g->bits;
     return g->bits ? g->img : NULL;
 }
@@ -154,7 +154,7 @@ sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T)
     if (!n || sec_product_failed(p)) return NULL;
     int s0 = p->s0;
     deg_t t0 = p->t0, top = T - t0;
-    const freemod *Y = &res->F[s - s0 - 1];
+    const freemod *Y = &p->unit->res->F[s - s0 - 1];
     sec_batch *bt = malloc(sizeof *bt);
     int rc = bt ? sec_batch_init(bt, &res->A, s, T, n) : -1;
     for (uint32_t g = 0; g < n && !rc; g++) {
@@ -166,7 +166,7 @@ sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T)
         /* +σ(a)σ(b): a·g1 in f_s(g) (over G_{s-s0}, units included), b·g2 in d g1 */
         uint32_t fb = 0;
         const uint64_t *fg = map_row(&p->prim, s - s0, top, g, &fb);
-        if (!rc && fg) rc = add_products(bt, &res->F[s - s0], top, fg, fb, 0, image_d, &cb, 1);
+        if (!rc && fg) rc = add_products(bt, &p->unit->res->F[s - s0], top, fg, fb, 0, image_d, &cb, 1);
         if (!rc) rc = sec_batch_gen_end(bt, Y);
     }
     if (rc) {
@@ -202,13 +202,14 @@ int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why)
 /* ---- the homotopy H ------------------------------------------------------------------------------ */
 
 /* y += sum over the terms a·g1 of v (over X in degree D, generators below D only) of
- * A(a, comp(g1)), comp of level s_comp, into y over the composites' target module in degree
- * D - 1 - shift (the pair elements' generators). */
-static int add_actions(const sec_product *p, sec_composite **comp, int s_comp, const freemod *X, deg_t D,
-                       const uint64_t *v, uint64_t vbits, const freemod *Yt, deg_t ydeg, uint64_t *y)
+ * A(a, comp(g1)), comp of level s_comp, kept per cell of cres (the product's own C^f over F,
+ * or the unit's C^G over G), into y over the composites' target module in degree D - 1 -
+ * shift (the pair elements' generators). */
+static int add_actions(const sec_product *p, sec_composite **comp, const resolution *cres, int s_comp,
+                       const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, const freemod *Yt, deg_t ydeg,
+                       uint64_t *y)
 {
-    const resolution *res = p->sec->res;
-    const milnor_basis *A = &res->A;
+    const milnor_basis *A = &p->sec->res->A;
     uint32_t amax = 1;
     for (deg_t u = 0; u < D; u++)
         if (X->ngens[u] && A->dim[D - u] > amax) amax = A->dim[D - u];
@@ -224,7 +225,7 @@ static int add_actions(const sec_product *p, sec_composite **comp, int s_comp, c
             for (uint32_t e = 0; e < blen; e++)
                 if (off + e < vbits && f2vec_get(v, off + e)) a[na++] = A->elts[D - u][e];
             if (!na) continue;
-            const sec_composite *cells = comp[res_cell(res, s_comp, u)];
+            const sec_composite *cells = comp[res_cell(cres, s_comp, u)];
             if (!cells && comp == p->comp && u - p->t0 < s_comp - p->s0) continue;   /* f = 0 there: C^f = 0 */
             if (!cells) {
                 rc = -2;
@@ -263,23 +264,23 @@ static int apply_row(lift_set *set, int j, deg_t T, const uint64_t *row, uint32_
 static int product_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
 {
     sec_product *p = ctx;
-    secondary *sec = p->sec;
-    const resolution *res = sec->res;
+    secondary *sec = p->sec, *unit = p->unit;
+    const resolution *res = sec->res, *ures = unit->res;
     int s0 = p->s0, s = s0 + 1 + i;
     deg_t t0 = p->t0, T = t + t0 + 1, D = T - t0;
-    const freemod *Yt = &res->F[i - 1];
+    const freemod *Yt = &ures->F[i - 1];
     uint32_t ywidth = (uint32_t)freemod_dim(Yt, t, t), wwidth = (uint32_t)freemod_dim(Yt, t, t + 1);
     f2mat wide;
     if (f2mat_init(&wide, 1, wwidth) != 0) return -1;
     uint64_t *w = f2mat_row(&wide, 0);
     /* A(a, C^f(g1)) over the terms of d z */
     const fm_gen *z = &res->F[s].gens[T][k];
-    int rc = add_actions(p, p->comp, s - 1, &res->F[s - 1], T, z->img, z->bits, Yt, t, w);
+    int rc = add_actions(p, p->comp, res, s - 1, &res->F[s - 1], T, z->img, z->bits, Yt, t, w);
     /* A(a, C^G(g1)) over the terms of f_s(z), and h^G(f_s(z)) */
     uint32_t fb = 0;
     const uint64_t *fz = map_row(&p->prim, s - s0, D, k, &fb);
-    if (!rc && fz) rc = add_actions(p, sec->comp, s - s0, &res->F[s - s0], D, fz, fb, Yt, t, w);
-    if (!rc && fz) rc = apply_row(&sec->set, s - s0 - 2, D, fz, fb, &wide);
+    if (!rc && fz) rc = add_actions(p, unit->comp, ures, s - s0, &ures->F[s - s0], D, fz, fb, Yt, t, w);
+    if (!rc && fz) rc = apply_row(&unit->set, s - s0 - 2, D, fz, fb, &wide);
     /* f(h^F(z)) */
     uint32_t hb = 0;
     const uint64_t *hz = map_row(&sec->set, s - 2, T - 1, k, &hb);
@@ -305,27 +306,28 @@ static int product_in_region(void *ctx, int i, deg_t t)
     if (i == 0) return 1;
     int s = p->s0 + 1 + i;
     deg_t T = t + p->t0 + 1;
-    return cell_ready(&p->sec->set, s - 2, T - 1) && cell_ready(&p->sec->set, i - 1, t) &&
+    return cell_ready(&p->sec->set, s - 2, T - 1) && cell_ready(&p->unit->set, i - 1, t) &&
            cell_ready(&p->prim, s - p->s0, T - p->t0);
 }
 
-int sec_product_init(sec_product *p, secondary *sec, int s0, deg_t t0, const uint8_t *coords, uint32_t n,
-                     const char *outdir, char *error, size_t errlen)
+int sec_product_init(sec_product *p, secondary *sec, secondary *unit, int s0, deg_t t0, const uint8_t *coords,
+                     uint32_t n, const char *outdir, char *error, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     p->sec = sec;
+    p->unit = unit;
     p->s0 = s0, p->t0 = t0;
     latch_init(&p->fail);
-    const resolution *res = sec->res;
-    lift_set_init(&p->prim, res, res, outdir);
-    lift_set_init(&p->hom, res, res, outdir);
+    const resolution *res = sec->res, *ures = unit->res;
+    lift_set_init(&p->prim, res, ures, outdir);
+    lift_set_init(&p->hom, res, ures, outdir);
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     p->comp = calloc(cells, sizeof *p->comp);
     /* f under a key of its own ("d2f-<class>"): homotopies read f off the generators' units, so
      * it must be the lift with sseq's preimages, never a file `products` wrote (another preimage,
      * the same products) */
     lift_set named;             /* only to name the class as lift_add_class does */
-    lift_set_init(&named, res, res, "");
+    lift_set_init(&named, res, ures, "");
     int m = p->comp ? lift_add_class(&named, s0, t0, coords, n) : -1;
     char key[160], fkey[160];
     snprintf(fkey, sizeof fkey, "d2f-%.100s", m == 0 ? named.maps[0].key : "");
@@ -402,23 +404,24 @@ static void print_vec(FILE *out, const uint8_t *v, uint32_t n)
 
 int sec_product_write(FILE *out, const sec_product *p, const char *name)
 {
-    const secondary *sec = p->sec;
-    const resolution *res = sec->res;
+    const secondary *sec = p->sec, *unit = p->unit;
+    const resolution *res = sec->res, *ures = unit->res;
     int s0 = p->s0;
     deg_t t0 = p->t0;
-    int shift = (int)res->shift;
-    for (int n = 0; n <= res->max_n; n++)
-        for (int s = 0; s <= res->max_s; s++) {
+    int shift = (int)ures->shift;
+    /* y runs over the unit's classes (G); x·y and the λ part are classes of F */
+    for (int n = 0; n <= ures->max_n; n++)
+        for (int s = 0; s <= ures->max_s; s++) {
             deg_t t = n + s;
-            uint32_t dim = res_ngens(res, s, t);
-            if (!dim || !res_is_done(res, s, t)) continue;
+            uint32_t dim = res_ngens(ures, s, t);
+            if (!dim || !res_is_done(ures, s, t)) continue;
             int sx = s + s0, sl = sx + 1;
             deg_t tx = t + t0, tl = tx + 1;
             if (!res_is_done(res, sl, tl) || !res_is_done(res, sx - 1, tx)) continue;
             uint32_t nx = res_ngens(res, sx, tx), nl = res_ngens(res, sl, tl);
             if (!nx && !nl) continue;
             /* the kernel of d2 at (s, t), in RREF (f2mat), and the indices off its pivots */
-            uint32_t nd = secondary_in_range(sec, s, t) ? res_ngens(res, s + 2, t + 1) : 0;
+            uint32_t nd = secondary_in_range(unit, s, t) ? res_ngens(ures, s + 2, t + 1) : 0;
             uint32_t nsrc = sl - 2 >= 1 && secondary_in_range(sec, sl - 2, tl - 1) ? res_ngens(res, sl - 2, tl - 1) : 0;
             f2mat d2 = { 0 }, aug = { 0 }, ker = { 0 }, img = { 0 };
             int32_t *piv = NULL, *ipiv = calloc((size_t)nl + 1, sizeof *ipiv);
@@ -426,7 +429,7 @@ int sec_product_write(FILE *out, const sec_product *p, const char *name)
             int *scratch = calloc((size_t)nx + 1, sizeof *scratch), rank = -1, ir = 0;
             if (ipiv && ext && lam && scratch && f2mat_init(&d2, dim, nd) == 0 && f2mat_init(&img, nsrc, nl) == 0) {
                 for (uint32_t i = 0; i < dim; i++)
-                    for (uint32_t k = 0; k < nd; k++) f2mat_set(&d2, i, k, secondary_d2_bit(sec, s, t, i, k));
+                    for (uint32_t k = 0; k < nd; k++) f2mat_set(&d2, i, k, secondary_d2_bit(unit, s, t, i, k));
                 /* the image of d2 into the λ bidegree, in RREF */
                 for (uint32_t j = 0; j < nsrc; j++)
                     for (uint32_t k = 0; k < nl; k++) f2mat_set(&img, j, k, secondary_d2_bit(sec, sl - 2, tl - 1, j, k));

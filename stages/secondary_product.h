@@ -1,9 +1,10 @@
 /* secondary_product.h — products in Mod_{Cλ²} by a class x that survives d2: the secondary lift of
  * x's chain map (stages/secondary.h for the resolution's own lift; docs/secondary.md).
  *
- * Maths. x in Ext^{s0,t0} lifts to a chain map f_s : F_s -> G_{s-s0} (stages/lift.h; here F and
- * G are the same resolution of S_2). Its secondary lift is a homotopy H_s : F_s -> G_{s-s0-1} of
- * degree -1, H_{s0+1} = 0, built like d2's homotopy from
+ * Maths. x in Ext^{s0,t0}(M) lifts to a chain map f_s : F_s -> G_{s-s0} (stages/lift.h), F the
+ * resolution of M and G that of the unit S_2 (the same resolution when M = S_2). Its secondary
+ * lift is a homotopy H_s : F_s -> G_{s-s0-1} of degree -1, H_{s0+1} = 0, built like d2's
+ * homotopy from
  *
  *   COMPOSITE  C^f(g) = -sum σ(a)σ(b) over a·g' in d g, b·g'' in f(g')
  *                       + sum σ(a)σ(b) over a·g' in f(g), b·g'' in d g'     (g'' in G_{s-s0-1})
@@ -11,16 +12,18 @@
  *                       + sum over a·g' in f(g) of A(a, C^G(g'))  +  h^G(f(g))  +  f(h^F(g))
  *   HOMOTOPY   d H_s(g) = I^f(g) + H_{s-1}(d g)
  *
- * (h^F, h^G, C^G: the resolution's own homotopy and composites; -1 is taken mod 4, signs vanish
- * mod 2 elsewhere). For y in Ext^{s,t} surviving d2, the product x·y in Mod_{Cλ²} is an Ext
- * part, the ordinary product (at (s+s0, t+t0)), plus λ times a class at (s+s0+1, t+t0+1): the
- * coefficient of y's unit in H(z) over the generators z there, plus h0 times the Ext part's
- * "carry" when s0·t is odd (the sign (-1)^{s0 t} taken mod 4: -1 = 1 - 2, and 2 = λ h0), reduced
- * modulo the image of d2. A class y that supports a d2 multiplies to λ times its ordinary
- * product. This is what sseq's secondary_product example prints, and secondary_product_write
- * prints it in the same words.
+ * (h^F, h^G: the two resolutions' own d2 homotopies, C^G: G's composites; -1 is taken mod 4,
+ * signs vanish mod 2 elsewhere). For y in Ext^{s,t}(S_2) surviving d2, the product x·y in
+ * Mod_{Cλ²} is an Ext(M) part, the ordinary product (at (s+s0, t+t0)), plus λ times a class
+ * of Ext(M) at (s+s0+1, t+t0+1): the coefficient of y's unit in H(z) over the generators z
+ * there, plus h0 times the Ext part's "carry" when s0·t is odd (the sign (-1)^{s0 t} taken mod
+ * 4: -1 = 1 - 2, and 2 = λ h0, h0 acting on Ext(M)), reduced modulo the image of M's d2. A
+ * class y that supports a d2 (of S_2) multiplies to λ times its ordinary product. This is what
+ * sseq's secondary_product example prints, and secondary_product_write prints it in the same
+ * words.
  *
- * Runs: sec (d2 of the resolution, secondary_run...) must have run; then the primary lift of x,
+ * Runs: sec and unit (d2 of F and of G, secondary_run; G's with every composite, all_composites;
+ * both with sseq's preimages, not any_preimage) must have run; then the primary lift of x,
  * the composites C^f (per bidegree, independent), then H as a lift (s0' = s0 + 1, t0' = t0 + 1,
  * zero bottom, I^f as its extra term, steps only where h^F and h^G are there to read). Lift
  * stage files: "d2f-<key>" for f (not the class's own directory, which `products` fills with
@@ -32,7 +35,9 @@
 #include "stages/secondary.h"
 
 typedef struct sec_product {
-    secondary *sec;             /* the resolution's d2 data (F = G) */
+    secondary *sec;             /* F's d2 data: its homotopy h^F and its d2 (x must survive it) */
+    secondary *unit;            /* G's: its homotopy h^G, every composite C^G, its d2; sec itself
+                                 * when M = S_2 */
     int s0;
     deg_t t0;
     lift_set prim;              /* map 0: f, the class's chain map */
@@ -41,10 +46,10 @@ typedef struct sec_product {
     fail_latch fail;            /* the first failure of the product itself: fail.msg */
 } sec_product;
 
-/* The class coords[0..n) at (s0, t0) (s0 >= 1) over sec's resolution (a resolution of S_2).
- * 0, or -1 (error says why). */
-int sec_product_init(sec_product *p, secondary *sec, int s0, deg_t t0, const uint8_t *coords, uint32_t n,
-                     const char *outdir, char *error, size_t errlen);
+/* The class coords[0..n) at (s0, t0) (s0 >= 1) of Ext(M), M sec's module, lifted into unit's
+ * resolution of S_2 (unit = sec when M = S_2). 0, or -1 (error says why). */
+int sec_product_init(sec_product *p, secondary *sec, secondary *unit, int s0, deg_t t0, const uint8_t *coords,
+                     uint32_t n, const char *outdir, char *error, size_t errlen);
 void sec_product_clear(sec_product *p);
 int sec_product_failed(sec_product *p);
 
@@ -63,7 +68,8 @@ int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why)
  * 0, 1 (stopped at the time limit) or -1 (sec_product_failed). */
 int sec_product_run(sec_product *p, const chain_runner *runner);
 
-/* sseq's secondary_product output for the class named name: 0 or -1. */
+/* sseq's secondary_product output for the class named name (x_(n,s,i): the unit's classes y): 0
+ * or -1. */
 int sec_product_write(FILE *out, const sec_product *p, const char *name);
 
 #endif

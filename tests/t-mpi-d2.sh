@@ -2,7 +2,7 @@
 # extflow d2 under mpirun (tools/cmd-d2.c, d2_share_composites): the composites are shared
 # among the ranks and gathered on rank 0, which runs the homotopy; on 2 and 3 ranks d2.csv,
 # secondary.txt, the charts, the homotopy's stage files and --product h0's table equal one
-# process's byte for byte; a rerun computes no composite and loads every homotopy step; a
+# process's byte for byte (C2's --product v_1 with a unit: sseq's table); a rerun computes no composite and loads every homotopy step; a
 # damaged homotopy file is recomputed on rank 0 (its composites computed late there); a rank
 # out of memory ends every rank with exit 1 and one line from rank 0; d2's refusals (a
 # profile's resolution, the Joker) are one line from rank 0 and exit 2. Every
@@ -10,7 +10,7 @@
 . tests/lib.sh
 . tests/mpi.sh
 STEM=${MPI_D2_TEST_STEM:-45}
-plan 9
+plan 10
 $EXTFLOW resolve --stem $STEM --out "$TMP/res" --quiet && cp -r "$TMP/res" "$TMP/one" &&
     $EXTFLOW d2 "$TMP/one" --sseq-formats --quiet
 ok $? "stem $STEM: resolved, d2 on one process"
@@ -28,6 +28,12 @@ cp -r "$TMP/res" "$TMP/p1" && cp -r "$TMP/res" "$TMP/p2"
 $EXTFLOW d2 "$TMP/p1" --product h0 --quiet && mpi 2 $EXTFLOW d2 "$TMP/p2" --product h0 --quiet &&
     cmp -s "$TMP/p1/secondary_product-h0.txt" "$TMP/p2/secondary_product-h0.txt" && cmp -s "$TMP/p1/d2.csv" "$TMP/p2/d2.csv"
 ok $? "2 ranks, --product h0: secondary_product-h0.txt and d2.csv equal one process's"
+# a module's product: the unit's d2 runs on rank 0 alone, after the shared composites of C2's
+$EXTFLOW resolve --module C2 --stem 30 --max-s 7 --out "$TMP/c2" --quiet &&
+    $EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$TMP/unit" --quiet &&
+    mpi 2 $EXTFLOW d2 "$TMP/c2" --product v_1=2,1 --unit "$TMP/unit" --quiet &&
+    tail -n +2 "$REF/secondary/secondary_product-v_1-C2" | cmp -s - "$TMP/c2/secondary_product-v_1.txt"
+ok $? "2 ranks, C2 --product v_1=2,1 --unit S_2: sseq's secondary_product-v_1-C2 byte for byte"
 EXTFLOW_STATS=1 mpi 2 $EXTFLOW d2 "$TMP/np2" --sseq-formats 2>"$TMP/again" && same_d2 "$TMP/one" "$TMP/np2" &&
     grep -q " 0 composites .* 0 homotopy bidegrees computed" "$TMP/again" &&
     grep -q "^extflow: rank 1 computed 0 composite cells" "$TMP/again"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # extflow d2: Adams d2 from the secondary Steenrod algebra against known answers (sseq's
 # secondary example for S_2 with both algorithms, C2 and the tmf module, byte for byte; its
-# secondary_product for h0, products in Mod_{Cλ²}, over the standard resolution), the
+# secondary_product for h0, products in Mod_{Cλ²}, over the standard resolution, and for v_1 of
+# C2 times the classes of S_2's), the
 # verified d2s of the sphere named through products (d2(h4) = h0 h3^2, d2(e0) = h1^2 d0,
 # d2(f0) = h0^2 e0), identities over stem 40 (Leibniz d2(xy) = d2(x) y + x d2(y) for
 # x = h0..h4, c0, d0, e0 and every y; d2∘d2 = 0), d2.csv drawn by both charts, resume (a rerun loads, a damaged stage file is
@@ -10,7 +11,7 @@
 # at stem 60 against extflow's own kept outputs.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((25 + ROUNDS))
+plan $((29 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -33,26 +34,29 @@ ok $? "EXTFLOW_LIFT_INLINE_PAIRS=0 (lift products in multiply tasks): the same d
 $EXTFLOW d2 "$D" --product h4 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "supports a non-zero d2" "$TMP/err"
 ok $? "d2 --product h4: refused, h4 supports a d2 ($(head -1 "$TMP/err"))"
-$EXTFLOW d2 "$D" --product c0=8,3 --quiet && $EXTFLOW products "$D" --class c0=8,3 --quiet &&
-python3 - "$D" <<'PY'
+# ext_parts DIR TABLE NAME: the Ext parts of DIR/secondary_product-NAME.txt (and the λ multiples of
+# the classes with a d2) are the products of DIR/TABLE (products.csv, module-products.csv)
+cat > "$TMP/ext_parts.py" <<'PY'
 import csv, re, sys
-d = sys.argv[1]
+d, table, name = sys.argv[1:4]
 prod = {}
-for r in csv.DictReader(open(d + "/products.csv")):
-    prod.setdefault((int(r["n"]), int(r["s"]), int(r["i"])), set()).add(int(r["k"]))
-lines = open(d + "/secondary_product-c0.txt").read().splitlines()
+for r in csv.DictReader(open(d + "/" + table)):
+    if r["name"] == name: prod.setdefault((int(r["n"]), int(r["s"]), int(r["i"])), set()).add(int(r["k"]))
+lines = open(d + "/secondary_product-" + name + ".txt").read().splitlines()
 checked = 0
 for l in lines:   # the Ext part (or the λ multiple of a class with a d2) is the ordinary product
-    m = re.match(r"\[c0\] (?:λ x_\((\d+), (\d+), (\d+)\) = λ |\[x_\((\d+), (\d+), (\d+)\)\] = )\[([01, ]*)\]", l)
+    m = re.match(r"\[\w+\] (?:λ x_\((\d+), (\d+), (\d+)\) = λ |\[x_\((\d+), (\d+), (\d+)\)\] = )\[([01, ]*)\]", l)
     if not m: sys.exit("unparsed: " + l)
     g = m.groups()
     n, s_, i = (int(x) for x in (g[0:3] if g[0] else g[3:6]))
     v = [int(x) for x in g[6].split(", ")] if g[6] else []
     if [1 if k in prod.get((n, s_, i), ()) else 0 for k in range(len(v))] != v: sys.exit("differs: " + l)
     checked += 1
-print("# checked", checked, "lines against products.csv")
+print("# checked", checked, "lines against", table)
 sys.exit(0 if checked > 5 else 1)
 PY
+$EXTFLOW d2 "$D" --product c0=8,3 --quiet && $EXTFLOW products "$D" --class c0=8,3 --quiet &&
+    python3 "$TMP/ext_parts.py" "$D" products.csv c0
 ok $? "d2 --product c0=8,3: its Ext parts (and the λ multiples for classes with a d2) are the products of products.csv"
 for m in C2:secondary-C2 A-mod-Sq1-Sq2-Sq4:secondary-tmf; do
     mod=${m%%:*} ref=${m#*:}
@@ -61,6 +65,20 @@ for m in C2:secondary-C2 A-mod-Sq1-Sq2-Sq4:secondary-tmf; do
         $EXTFLOW d2 "$D" --sseq-formats --quiet && tail -n +2 "$R/$ref" | cmp -s - "$D/secondary.txt"
     ok $? "$mod: secondary.txt equals sseq's $ref byte for byte"
 done
+# A module's class times the unit's classes: v_1 in Ext(C2) at (n, s) = (2, 1) lifted into the
+# standard resolution of S_2 (sseq's unit is its own standard resolution; over Nassau's, the λ
+# parts of classes that d2 hits, which depend on the lifts, may differ)
+D="$TMP/C2" U="$TMP/s2-standard"
+$EXTFLOW d2 "$D" --product v_1=2,1 --unit "$U" --quiet &&
+    tail -n +2 "$R/secondary_product-v_1-C2" | cmp -s - "$D/secondary_product-v_1.txt"
+ok $? "C2, d2 --product v_1=2,1 --unit S_2: secondary_product-v_1.txt equals sseq's secondary_product-v_1-C2 byte for byte"
+$EXTFLOW products "$D" --unit "$U" --class v_1=2,1 --quiet && python3 "$TMP/ext_parts.py" "$D" module-products.csv v_1
+ok $? "C2, d2 --product v_1: its Ext parts are the products of module-products.csv"
+rm "$D/secondary_product-v_1.txt"
+$EXTFLOW d2 "$D" --product v_1=2,1 --unit "$U" 2>"$TMP/err" &&
+    tail -n +2 "$R/secondary_product-v_1-C2" | cmp -s - "$D/secondary_product-v_1.txt" &&
+    grep -q " 0 homotopy bidegrees computed" "$TMP/err"
+ok $? "C2, d2 --product v_1 again: every homotopy step loaded, the same table ($(cut -c1-60 "$TMP/err"))"
 
 # Stem 60 (Nassau, every s): d2.csv, secondary.txt and secondary_product-h0.txt as extflow wrote
 # them before the composites' mod-4 products went to the multiply codelet (tests/ref/README.md).
@@ -221,7 +239,8 @@ done
 # Bad arguments: one line on stderr, exit 2.
 $EXTFLOW resolve --module ko --stem 10 --out "$TMP/ko" --quiet
 $EXTFLOW resolve --module Joker --stem 12 --out "$TMP/joker" --quiet
-for args in "d2" "d2 $TMP/nowhere" "d2 $TMP/ko" "d2 $TMP/joker" "d2 $D --bogus" "d2 $TMP/C2 --product h0"; do
+for args in "d2" "d2 $TMP/nowhere" "d2 $TMP/ko" "d2 $TMP/joker" "d2 $D --bogus" "d2 $TMP/C2 --product h0" \
+    "d2 $TMP/C2 --unit $TMP/s2-standard"; do
     $EXTFLOW $args 2>"$TMP/err"
     rc=$?
     [ $rc -eq 2 ] && [ "$(grep -vc "^try 'extflow help'" "$TMP/err")" -eq 1 ]

@@ -11,12 +11,16 @@
 #include "stages/secondary_product.h"
 #include "tools/resolved.h"
 
-enum { SSEQ, PRODUCT, MEMORY, TIME_LIMIT, QUIET, NOPTS };
+enum { SSEQ, PRODUCT, UNIT, MEMORY, TIME_LIMIT, QUIET, NOPTS };
 static cli_option opts[NOPTS + 1] = {
     [SSEQ] = { "sseq-formats", NULL, "also write DIR/secondary.txt, as sseq's secondary example prints it", NULL, NULL },
-    [PRODUCT] = { "product", "C", "(S_2 only) also the products of the class C (NAME=n,s[,vector] or h0..h7; it "
-                  "must survive d2) in Mod_{Cλ²}: DIR/secondary_product-NAME.txt, as sseq's secondary_product "
-                  "example prints them (h_j for a bare hj)", NULL, NULL },
+    [PRODUCT] = { "product", "C", "also the products of the class C of DIR's Ext (NAME=n,s[,vector] or h0..h7; "
+                  "it must survive d2) with the classes of Ext(S_2) that survive d2, in Mod_{Cλ²}: "
+                  "DIR/secondary_product-NAME.txt, as sseq's secondary_product example prints them (h_j for a bare "
+                  "hj). Over a module's DIR it needs --unit", NULL, NULL },
+    [UNIT] = { "unit", "UNITDIR", "with --product over a module's DIR (required there): a resolution of S_2 covering "
+               "DIR's region, whose classes multiply C; its own d2 homotopy is computed, or resumed, under "
+               "UNITDIR/stages/lift/d2/", NULL, NULL },
     [MEMORY] = { "memory", "SIZE", "as for products", NULL, NULL },
     [TIME_LIMIT] = { "time-limit", "SEC", "as for products", NULL, NULL },
     [QUIET] = { "quiet", NULL, "as for products", NULL, NULL },
@@ -35,14 +39,16 @@ static int write_sp(FILE *f, void *ctx)
     return sec_product_write(f, o->p, o->name);
 }
 
-/* d2 --product: the class's products in Mod_{Cλ²} into DIR/secondary_product-NAME.txt; 0, 1 on a
+/* d2 --product: the class's products in Mod_{Cλ²} (with the classes of unit's resolution, sec's
+ * own for S_2) into DIR/secondary_product-NAME.txt; 0, 1 on a
  * failure, 2 after a usage error (a class that supports a d2), 3 stopped at the time limit. */
-static int d2_product(const char *dir, secondary *sec, const product_class *c, const chain_runner *runner)
+static int d2_product(const char *dir, secondary *sec, secondary *unit, const product_class *c,
+                      const chain_runner *runner)
 {
     static sec_product p;
     char err[300];
     int rc = 0;
-    if (sec_product_init(&p, sec, c->s, c->n + c->s, c->coords, c->len, dir, err, sizeof err) != 0) {
+    if (sec_product_init(&p, sec, unit, c->s, c->n + c->s, c->coords, c->len, dir, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         sec_product_clear(&p);
         return 1;
@@ -238,27 +244,33 @@ static int run(const char **operands, int n)
     if (product && products_parse_class(product, &pc, err, sizeof err) != 0)
         return cli_usage_error("d2: --product: %s", err);
     if (product && pc.s < 1) return cli_usage_error("d2: --product: the class must have s >= 1");
-    static opened_dir d;
+    if (opts[UNIT].arg && !product) return cli_usage_error("d2: --unit goes with --product");
+    static opened_dir d, u;
     if ((prc = resolved_open("d2", dir, &d, 0)) != 0) return prc;
     resolution *res = &d.res;
-    if (product && (prc = res->module ? cli_usage_error("d2: --product is for a resolution of S_2; %s holds %s", dir,
-                                                        d.man.module)
-                                      : resolved_check_class("d2", &pc, res, &d.man, dir)) != 0) {
+    /* a module's class multiplies the classes of the unit's resolution (UNITDIR) */
+    int have_unit = 0;
+    if (product && (prc = resolved_open_unit("d2 --product", dir, &d, opts[UNIT].arg, &u, &have_unit)) != 0) {
         resolved_close(&d);
         return prc;
     }
+    if (product && (prc = resolved_check_class("d2", &pc, res, &d.man, dir)) != 0) {
+        resolved_close_both(&d, &u, have_unit);
+        return prc;
+    }
     double t0 = clock_now();
-    static secondary sec;
+    static secondary sec, usec;
     /* several ranks: the others only compute composites (d2_share_composites), no stage file */
     int rank = rt_mpi_rank(), nranks = rt_mpi_size(), sr = secondary_init(&sec, res, rank ? NULL : dir, err, sizeof err);
     if (rt_mpi_max(sr == -1) && !sr) sr = -1, snprintf(err, sizeof err, "another rank ran out of memory setting up d2");
-    int rc = 0;
+    int rc = 0, have_usec = 0;
     if (sr == -2) rc = cli_usage_error("d2: %s holds %s: %s", dir, d.man.module, err);
     else if (sr) {
         if (rank == 0) fprintf(stderr, "extflow: %s\n", err);
         rc = 1;
     } else {
-        sec.all_composites = product != NULL;
+        /* the product reads every composite of the unit's resolution, none of a module's */
+        sec.all_composites = product && !have_unit;
         if (nranks > 1) rc = d2_share_composites(&sec, dir, &limits, opts[QUIET].arg != NULL);
         /* d2 read off a homotopy does not depend on which one (two differ by a null-homotopic
          * chain map, whose values have no unit coefficient in a minimal resolution:
@@ -267,9 +279,19 @@ static int run(const char **operands, int n)
         sec.set.any_preimage = !product;
         if (!rc && rank == 0) rc = homotopy(&sec, &d, dir, &limits);
     }
-    if (!rc && rank == 0 && product) {   /* (its composites were all computed: sec.all_composites) */
+    if (!rc && rank == 0 && have_unit) {    /* the unit's d2, on this process alone */
+        const char *udir = opts[UNIT].arg;
+        sr = secondary_init(&usec, &u.res, udir, err, sizeof err);
+        have_usec = 1;
+        if (sr) fprintf(stderr, "extflow: %s\n", err), rc = 1;
+        else {
+            usec.all_composites = 1;
+            rc = homotopy(&usec, &u, udir, &limits);
+        }
+    }
+    if (!rc && rank == 0 && product) {   /* (its composites were all computed: all_composites) */
         chain_runner runner = runpolicy_runner(&limits, opts[QUIET].arg != NULL, "secondary product steps");
-        rc = d2_product(dir, &sec, &pc, &runner);
+        rc = d2_product(dir, &sec, have_unit ? &usec : &sec, &pc, &runner);
     }
     if (!rc && rank == 0) {
         rc = resolved_write(dir, "d2.csv", write_d2_csv, &sec);
@@ -278,8 +300,9 @@ static int run(const char **operands, int n)
         if (!rc) rc = resolved_write_charts(dir, res);    /* they draw d2.csv */
         if (!rc && !opts[QUIET].arg) report(&sec, dir, clock_now() - t0);
     }
+    if (have_usec) secondary_clear(&usec);
     secondary_clear(&sec);
-    resolved_close(&d);
+    resolved_close_both(&d, &u, have_unit);
     return rc;
 }
 
