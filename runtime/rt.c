@@ -18,8 +18,8 @@
 #endif
 
 
-/* rt_init, with StarPU-MPI (mpi) or without. */
-static int rt_start(int verbose, int mpi, char *err, size_t errlen)
+/* rt_init, with StarPU-MPI (mpi) or without, with CUDA workers where there are GPUs (cuda). */
+static int rt_start(int verbose, int mpi, int cuda, char *err, size_t errlen)
 {
     struct starpu_conf conf;
     starpu_conf_init(&conf);
@@ -27,8 +27,10 @@ static int rt_start(int verbose, int mpi, char *err, size_t errlen)
     int gpus = 0;
 #ifdef STARPU_USE_CUDA
     const char *nc = getenv("STARPU_NCUDA");
-    gpus = nc && atoi(nc) == 0 ? 0 : milnor_cuda_device_count();
+    gpus = !cuda || (nc && atoi(nc) == 0) ? 0 : milnor_cuda_device_count();
+    if (!cuda) conf.ncuda = 0;
 #else
+    (void)cuda;
     conf.ncuda = 0;
 #endif
     /* With CUDA workers: eager (lws/ws/prio of StarPU 1.3 can stall on CUDA workers; dmda kept
@@ -49,8 +51,9 @@ static int rt_start(int verbose, int mpi, char *err, size_t errlen)
     return 0;
 }
 
-int rt_init(int verbose, char *err, size_t errlen) { return rt_start(verbose, rt_mpi_size() > 1, err, errlen); }
-int rt_init_local(int verbose, char *err, size_t errlen) { return rt_start(verbose, 0, err, errlen); }
+int rt_init(int verbose, char *err, size_t errlen) { return rt_start(verbose, rt_mpi_size() > 1, 1, err, errlen); }
+int rt_init_cpu(int verbose, char *err, size_t errlen) { return rt_start(verbose, rt_mpi_size() > 1, 0, err, errlen); }
+int rt_init_local(int verbose, char *err, size_t errlen) { return rt_start(verbose, 0, 1, err, errlen); }
 void rt_shutdown_local(void) { starpu_shutdown(); }
 
 void rt_shutdown(void)

@@ -15,6 +15,9 @@
 /* Starts StarPU: CPU workers, and CUDA workers where StarPU was built with CUDA and a device
  * exists (then eager unless STARPU_SCHED is set). verbose: one line saying what started. */
 int rt_init(int verbose, char *err, size_t errlen);
+/* The same with no CUDA worker: for a run whose multiply tasks are all CPU-only (a module
+ * over a profile's sub-Hopf algebra, runtime/rt_mul.c), so that no CUDA context is made. */
+int rt_init_cpu(int verbose, char *err, size_t errlen);
 void rt_shutdown(void);
 /* The same without StarPU-MPI, also under mpirun: a session whose tasks never cross ranks (d2),
  * which no StarPU-MPI barrier at its shutdown ties to the other ranks'. */

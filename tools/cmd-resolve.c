@@ -175,7 +175,9 @@ static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
     for (deg_t t = 0; t <= res->max_t; t++)
         for (int s = 0; s <= res->max_s && s <= t; s++) total += res_in_region(res, s, t) && !res_is_done(res, s, t);
     if (!a->quiet && loaded) fprintf(stderr, "extflow: resumed %ld bidegrees from %s/stages\n", loaded, a->out);
-    if (rt_init(a->verbose, err, sizeof err) != 0) {
+    /* over a profile's B every multiply task is CPU-only: no CUDA context (time, memory) */
+    int cuda = res_algebra_is_whole(res);
+    if ((cuda ? rt_init : rt_init_cpu)(a->verbose, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         outdir_undo(dir);      /* nothing was computed: DIR as it was found */
         return 1;
