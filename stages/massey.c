@@ -9,7 +9,7 @@
  * (s0 = sb + sc - 1, t0 = tb + tc): f_c(z) sits in f_c's cell at target (s0 + i - sc, T - tc),
  * and f_b maps it to F_{i-1} in degree t. Its units (generators of degree t) must vanish, since
  * y is a boundary in a minimal resolution: checked. */
-static int homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, uint64_t *y)
+int massey_homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, uint64_t *y)
 {
     massey_homotopy *h = vctx;
     const resolution *res = h->home->tgt;
@@ -435,7 +435,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         if ((mhs[k] = massey_add_homotopy(&set3, &set1, &set2, mb, mcs[k], b, &cs[k], &hctx[k])) < 0) goto oom;
         lift_map *h = &set3.maps[mhs[k]];
         h->max_i = mine(share, mhs[k]) ? sa : -1;   /* on f_c's rank (mhs[k] = mcs[k] = k) */
-        h->extra = homotopy_extra;
+        h->extra = massey_homotopy_extra;
     }
     if (ncs && (rc = massey_run_set(&set3, runner, err, errlen)) != 0) goto out;
     if (share) {   /* what rank 0 reads of each c's maps: f_c's products and the bracket */

@@ -113,6 +113,10 @@ void massey_pending_free(massey_pending *cs, size_t ncs, int *mcs, int *mhs);
  * max_i). Its index, or -1 out of memory. */
 int massey_add_homotopy(lift_set *set3, lift_set *set1, lift_set *set2, int mb, int mc, const product_class *b,
                         const massey_pending *c, massey_homotopy *ctx);
+/* The extra term of such a homotopy at p = 2 (lift_map.extra, its ctx a massey_homotopy): y ^=
+ * f_b(f_c(z)) for the k-th generator z of the source at target (i, t). The maps' cells it reads
+ * must have run (checked: the home set fails otherwise). 0, or -1 after lift_fail. */
+int massey_homotopy_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y);
 /* br for c's bracket at (ts, tt): bidegrees (in the module's stems), c's vector (taken from c),
  * rep zeroed over the generators there. 0, or -1 out of memory. */
 int massey_bracket_start(massey_bracket *br, const resolution *res, massey_pending *c, int ts, deg_t tt);

@@ -18,18 +18,16 @@ int sec_product_failed(sec_product *p)
     return latch_is_set(&p->fail) || lift_failed(&p->prim) || lift_failed(&p->hom);
 }
 
-/* Map 0 of set has run at target (i, t). */
-static int cell_ready(const lift_set *set, int i, deg_t t)
+int sec_cell_ready(const lift_set *set, int m, int i, deg_t t)
 {
-    return i >= 0 && t >= i && lift_map_in_region(set, 0, i, t) && set->maps[0].have[lift_cell(set, i, t)] == 1;
+    return i >= 0 && t >= i && lift_map_in_region(set, m, i, t) && set->maps[m].have[lift_cell(set, i, t)] == 1;
 }
+static int cell_ready(const lift_set *set, int i, deg_t t) { return sec_cell_ready(set, 0, i, t); }
 
-/* Map 0's value on generator k at target (i, t): a row over target F_i in degree t (units
- * included), or NULL when that cell does not exist (F_i is zero below degree i). */
-static const uint64_t *map_row(const lift_set *set, int i, deg_t t, uint32_t k, uint32_t *bits)
+const uint64_t *sec_map_row(const lift_set *set, int mi, int i, deg_t t, uint32_t k, uint32_t *bits)
 {
-    if (!cell_ready(set, i, t)) return NULL;
-    const f2mat *m = &set->maps[0].val[lift_cell(set, i, t)];
+    if (!sec_cell_ready(set, mi, i, t)) return NULL;
+    const f2mat *m = &set->maps[mi].val[lift_cell(set, i, t)];
     if (k >= m->rows || !m->cols) return NULL;
     *bits = m->cols;
     return f2mat_row(m, k);
@@ -37,8 +35,10 @@ static const uint64_t *map_row(const lift_set *set, int i, deg_t t, uint32_t k, 
 
 /* ---- composites C^f ----------------------------------------------------------------------------- */
 
-/* The image of generator g1 (degree u) of X, over Y in degree u - shift (NULL: zero). */
-typedef const uint64_t *(*image_fn)(void *ctx, deg_t u, uint32_t g1, uint32_t *bits);
+static const uint64_t *map_row(const lift_set *set, int i, deg_t t, uint32_t k, uint32_t *bits)
+{
+    return sec_map_row(set, 0, i, t, k, bits);
+}
 
 /* Doubles *p of *cap elements of size sz (to 64 at first). 0, or -1 out of memory. */
 static int grow(void **p, size_t *cap, size_t sz)
@@ -51,11 +51,8 @@ static int grow(void **p, size_t *cap, size_t sz)
     return 0;
 }
 
-/* For every term a·g1 of v (over X in degree D) and every term b·g2 of img(g1) (over Y in degree
- * u - shift): times · σ(a)σ(b) into the target g2 of the generator being planned (one group per
- * g1). 0, -1 out of memory, -2 a product that hits a generator. */
-static int add_products(sec_batch *bt, const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, deg_t shift,
-                        image_fn img, void *ctx, int times)
+int sec_add_products(sec_batch *bt, const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, deg_t shift,
+                     sec_image_fn img, void *ctx, int times, int skip_units)
 {
     const milnor_basis *A = bt->A;
     const freemod *Y = bt->Y;
@@ -87,6 +84,7 @@ static int add_products(sec_batch *bt, const freemod *X, deg_t D, const uint64_t
                     for (uint32_t e2 = 0; e2 < clen && !rc; e2++) {
                         if (off2 + e2 >= ib || !f2vec_get(iv, off2 + e2)) continue;
                         int64_t id = sec_batch_target(bt, w, g2);
+                        if (id < 0 && skip_units) continue;     /* σ(1)σ(1) on a generator: the caller's */
                         if (id < 0) {
                             rc = -2;                            /* a composite that hits a generator */
                             break;
@@ -138,7 +136,7 @@ int sec_product_needs_composite(const sec_product *p, int s, deg_t T)
            cell_ready(&p->prim, s - p->s0, T - p->t0);
 }
 
-static void composite_free(sec_composite *c, uint32_t n)
+void sec_composites_free(sec_composite *c, uint32_t n)
 {
     for (uint32_t g = 0; c && g < n; g++) {
         for (uint32_t k = 0; k < c[g].n; k++) pair_elt_clear(&c[g].terms[k].e);
@@ -162,54 +160,56 @@ sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T)
         /* -σ(a)σ(b): a·g1 in d g (over F_{s-1}), b·g2 in f_{s-1}(g1) */
         image_ctx ca = { p, s - 1 - s0 }, cb = { p, s - s0 };
         const fm_gen *z = &res->F[s].gens[T][g];
-        if (!rc) rc = add_products(bt, &res->F[s - 1], T, z->img, z->bits, t0, image_f, &ca, 3);
+        if (!rc) rc = sec_add_products(bt, &res->F[s - 1], T, z->img, z->bits, t0, image_f, &ca, 3, 0);
         /* +σ(a)σ(b): a·g1 in f_s(g) (over G_{s-s0}, units included), b·g2 in d g1 */
         uint32_t fb = 0;
         const uint64_t *fg = map_row(&p->prim, s - s0, top, g, &fb);
-        if (!rc && fg) rc = add_products(bt, &p->unit->res->F[s - s0], top, fg, fb, 0, image_d, &cb, 1);
+        if (!rc && fg) rc = sec_add_products(bt, &p->unit->res->F[s - s0], top, fg, fb, 0, image_d, &cb, 1, 0);
         if (!rc) rc = sec_batch_gen_end(bt, Y);
     }
-    if (rc) {
-        if (bt) sec_batch_clear(bt);
-        free(bt);
-        if (rc == -2) sp_fail(p, "internal error: a product's composite at (s=%d, t=%d) hits a generator", s, (int)T);
-        else sp_fail(p, "out of memory computing the product's composites at (s=%d, t=%d)", s, (int)T);
-        return NULL;
-    }
-    return bt;
+    return rc ? sec_plan_failed(bt, rc, &p->fail, "the product's composite", s, T) : bt;
+}
+
+sec_batch *sec_plan_failed(sec_batch *bt, int rc, fail_latch *fail, const char *what, int s, deg_t T)
+{
+    if (bt) sec_batch_clear(bt);
+    free(bt);
+    if (rc == -2) latch_set(fail, "internal error: %s at (s=%d, t=%d) hits a generator", what, s, (int)T);
+    else latch_set(fail, "out of memory computing %s at (s=%d, t=%d)", what, s, (int)T);
+    return NULL;
+}
+
+int sec_cell_finish(sec_batch *bt, const char *why, int failed, fail_latch *fail, const char *what, sec_composite **slot)
+{
+    int s = bt->s;
+    deg_t T = bt->T;
+    uint32_t bad = 0;
+    if (why) latch_set(fail, "%s", why);
+    sec_composite *c = NULL;
+    int rc = failed || why ? -3 : sec_batch_finish(bt, &c, &bad);
+    if (rc == -3) sec_batch_clear(bt), free(bt);
+    else if (rc == -2)
+        latch_set(fail, "internal error: %s of generator %u at (s=%d, t=%d) has an odd part", what, bad, s, (int)T);
+    else if (rc)
+        latch_set(fail, "out of memory computing %s at (s=%d, t=%d)", what, s, (int)T);
+    if (rc) return -1;
+    *slot = c;
+    return 0;
 }
 
 int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why)
 {
-    const resolution *res = p->sec->res;
-    int s = bt->s;
-    deg_t T = bt->T;
-    uint32_t bad = 0;
-    if (why) sp_fail(p, "%s", why);
-    sec_composite *c = NULL;
-    int rc = sec_product_failed(p) ? -3 : sec_batch_finish(bt, &c, &bad);
-    if (rc == -3) sec_batch_clear(bt), free(bt);
-    else if (rc == -2)
-        sp_fail(p, "internal error: the product's composite of generator %u at (s=%d, t=%d) has an odd "
-                "part (d f != f d there)", bad, s, (int)T);
-    else if (rc)
-        sp_fail(p, "out of memory computing the product's composites at (s=%d, t=%d)", s, (int)T);
-    if (rc) return -1;
-    p->comp[res_cell(res, s, T)] = c;
-    return 0;
+    return sec_cell_finish(bt, why, sec_product_failed(p), &p->fail, "the product's composite (d f != f d there?)",
+                           &p->comp[res_cell(p->sec->res, bt->s, bt->T)]);
 }
 
 /* ---- the homotopy H ------------------------------------------------------------------------------ */
 
-/* y += sum over the terms a·g1 of v (over X in degree D, generators below D only) of
- * A(a, comp(g1)), comp of level s_comp, kept per cell of cres (the product's own C^f over F,
- * or the unit's C^G over G), into y over the composites' target module in degree D - 1 -
- * shift (the pair elements' generators). */
-static int add_actions(const sec_product *p, sec_composite **comp, const resolution *cres, int s_comp,
-                       const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, const freemod *Yt, deg_t ydeg,
-                       uint64_t *y)
+int sec_add_actions(secondary *sec, sec_composite **comp, const resolution *cres, int s_comp, int zs0, deg_t zt0,
+                    const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, const freemod *Yt, deg_t ydeg,
+                    uint64_t *y)
 {
-    const milnor_basis *A = &p->sec->res->A;
+    const milnor_basis *A = &sec->res->A;
     uint32_t amax = 1;
     for (deg_t u = 0; u < D; u++)
         if (X->ngens[u] && A->dim[D - u] > amax) amax = A->dim[D - u];
@@ -226,14 +226,14 @@ static int add_actions(const sec_product *p, sec_composite **comp, const resolut
                 if (off + e < vbits && f2vec_get(v, off + e)) a[na++] = A->elts[D - u][e];
             if (!na) continue;
             const sec_composite *cells = comp[res_cell(cres, s_comp, u)];
-            if (!cells && comp == p->comp && u - p->t0 < s_comp - p->s0) continue;   /* f = 0 there: C^f = 0 */
+            if (!cells && zs0 >= 0 && u - zt0 < s_comp - zs0) continue;   /* the map is 0 there: so is C */
             if (!cells) {
                 rc = -2;
                 break;
             }
             const sec_composite *c = &cells[g1];
             for (uint32_t m = 0; m < c->n && !rc; m++)
-                rc = pair_a_mul_add(A, &p->sec->cache, a, na, &c->terms[m].e, y,
+                rc = pair_a_mul_add(A, &sec->cache, a, na, &c->terms[m].e, y,
                                     freemod_offset(Yt, ydeg, c->terms[m].w, c->terms[m].index));
         }
     }
@@ -241,9 +241,24 @@ static int add_actions(const sec_product *p, sec_composite **comp, const resolut
     return rc;
 }
 
-/* One row through map 0 of set (lift_apply), XORed into wide (over target F_j in degree
- * T - set's t0, units included). */
-static int apply_row(lift_set *set, int j, deg_t T, const uint64_t *row, uint32_t bits, f2mat *wide)
+int sec_wide_init(f2mat *wide, const freemod *Yt, deg_t t)
+{
+    return f2mat_init(wide, 1, (uint32_t)freemod_dim(Yt, t, t + 1));
+}
+
+int sec_wide_end(f2mat *wide, const freemod *Yt, deg_t t, uint64_t *y, int take)
+{
+    uint32_t ywidth = (uint32_t)freemod_dim(Yt, t, t);
+    const uint64_t *w = f2mat_row(wide, 0);
+    int meets = 0;
+    for (uint32_t b = ywidth; b < wide->cols && take && !meets; b++) meets = f2vec_get(w, b) != 0;
+    for (uint32_t b = 0; b < ywidth && take && !meets; b++)
+        if (f2vec_get(w, b)) f2vec_flip(y, b);
+    f2mat_clear(wide);
+    return meets;
+}
+
+int sec_apply_row(lift_set *set, int m, int j, deg_t T, const uint64_t *row, uint32_t bits, f2mat *wide)
 {
     f2mat V, Y;
     if (f2mat_init(&V, 1, bits) != 0) return -1;
@@ -252,7 +267,7 @@ static int apply_row(lift_set *set, int j, deg_t T, const uint64_t *row, uint32_
         f2mat_clear(&V);
         return -1;
     }
-    int rc = lift_apply(set, &set->maps[0], j, T, &V, &Y);
+    int rc = lift_apply(set, &set->maps[m], j, T, &V, &Y);
     if (!rc) f2vec_xor(f2mat_row(wide, 0), f2mat_row(&Y, 0), f2vec_words(wide->cols));
     f2mat_clear(&V);
     f2mat_clear(&Y);
@@ -269,29 +284,22 @@ static int product_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
     int s0 = p->s0, s = s0 + 1 + i;
     deg_t t0 = p->t0, T = t + t0 + 1, D = T - t0;
     const freemod *Yt = &ures->F[i - 1];
-    uint32_t ywidth = (uint32_t)freemod_dim(Yt, t, t), wwidth = (uint32_t)freemod_dim(Yt, t, t + 1);
     f2mat wide;
-    if (f2mat_init(&wide, 1, wwidth) != 0) return -1;
+    if (sec_wide_init(&wide, Yt, t) != 0) return -1;
     uint64_t *w = f2mat_row(&wide, 0);
     /* A(a, C^f(g1)) over the terms of d z */
     const fm_gen *z = &res->F[s].gens[T][k];
-    int rc = add_actions(p, p->comp, res, s - 1, &res->F[s - 1], T, z->img, z->bits, Yt, t, w);
+    int rc = sec_add_actions(sec, p->comp, res, s - 1, s0, t0, &res->F[s - 1], T, z->img, z->bits, Yt, t, w);
     /* A(a, C^G(g1)) over the terms of f_s(z), and h^G(f_s(z)) */
     uint32_t fb = 0;
     const uint64_t *fz = map_row(&p->prim, s - s0, D, k, &fb);
-    if (!rc && fz) rc = add_actions(p, unit->comp, ures, s - s0, &ures->F[s - s0], D, fz, fb, Yt, t, w);
-    if (!rc && fz) rc = apply_row(&unit->set, s - s0 - 2, D, fz, fb, &wide);
+    if (!rc && fz) rc = sec_add_actions(sec, unit->comp, ures, s - s0, -1, 0, &ures->F[s - s0], D, fz, fb, Yt, t, w);
+    if (!rc && fz) rc = sec_apply_row(&unit->set, 0, s - s0 - 2, D, fz, fb, &wide);
     /* f(h^F(z)) */
     uint32_t hb = 0;
     const uint64_t *hz = map_row(&sec->set, s - 2, T - 1, k, &hb);
-    if (!rc && hz) rc = apply_row(&p->prim, s - 2 - s0, T - 1, hz, hb, &wide);
-    if (!rc)
-        for (uint32_t b = ywidth; b < wwidth && !rc; b++)
-            if (f2vec_get(w, b)) rc = -3;
-    if (!rc)
-        for (uint32_t b = 0; b < ywidth; b++)
-            if (f2vec_get(w, b)) f2vec_flip(y, b);
-    f2mat_clear(&wide);
+    if (!rc && hz) rc = sec_apply_row(&p->prim, 0, s - 2 - s0, T - 1, hz, hb, &wide);
+    if (sec_wide_end(&wide, Yt, t, y, !rc)) rc = -3;
     if (rc == -2) sp_fail(p, "internal error: the product needs composites not computed (at s=%d, t=%d)", s, (int)T);
     else if (rc == -3)
         sp_fail(p, "internal error: the product's intermediate at (s=%d, t=%d) meets a generator", s, (int)T);
@@ -352,7 +360,7 @@ void sec_product_clear(sec_product *p)
     if (p->comp && res)
         for (int s = 0; s <= res->max_s; s++)
             for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++)
-                composite_free(p->comp[res_cell(res, s, T)], res_ngens(res, s, T));
+                sec_composites_free(p->comp[res_cell(res, s, T)], res_ngens(res, s, T));
     free(p->comp);
     lift_set_clear(&p->prim);
     lift_set_clear(&p->hom);

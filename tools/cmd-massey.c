@@ -4,12 +4,19 @@
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
 #include "stages/massey.h"
+#include "stages/secondary_massey.h"
 #include "tools/resolved.h"
+#include <string.h>
 
-enum { A, B, UNIT, SSEQ, MEMORY, TIME_LIMIT, QUIET, NOPTS };
+enum { A, B, SECONDARY, UNIT, SSEQ, MEMORY, TIME_LIMIT, QUIET, NOPTS };
 static cli_option opts[NOPTS + 1] = {
-    [A] = { "a", "A", "the class a (NAME=n,s[,vector] or h0..h7, as for products)", NULL, NULL },
+    [A] = { "a", "A", "the class a (NAME=n,s[,vector] or h0..h7, as for products; with --secondary a class of "
+            "Mod_{Cλ²}: EXT, EXT+λLAM or λLAM, LAM a class one filtration above EXT, e.g. h2+λh_0h_2=3,2)", NULL, NULL },
     [B] = { "b", "B", "the class b, with a·b = 0", NULL, NULL },
+    [SECONDARY] = { "secondary", NULL, "(S_2, one process) the secondary Massey products <A, B, -> in Mod_{Cλ²} with "
+                    "their λ parts, as sseq's secondary_massey example prints them, into "
+                    "DIR/secondary_massey-A-B.txt (the Ext parts of A and B must survive d2, A·B = 0 in Mod_{Cλ²})",
+                    NULL, NULL },
     [UNIT] = { "unit", "UNITDIR", "as for products: required for a module's DIR", NULL, NULL },
     [SSEQ] = { "sseq-formats", NULL, "also write DIR/massey-A-B.txt, as sseq's massey example prints it", NULL, NULL },
     [MEMORY] = { "memory", "SIZE", "as for products", NULL, NULL },
@@ -54,12 +61,119 @@ static int compute(opened_dir *d, const opened_dir *ud, const product_class *a, 
     return rc;
 }
 
+/* A class of Mod_{Cλ²}: EXT, EXT+λLAM or λLAM (LAM at EXT's bidegree + (0, 1)), into *c with
+ * sseq's name; parts[0], parts[1] the parsed Ext and λ parts. 0, or 2 after a usage error. */
+static const char LAMBDA[] = "λ";
+static int parse_mclass(const char *arg, sec_mclass *c, product_class parts[2])
+{
+    char buf[300], err[400];
+    memset(c, 0, sizeof *c);
+    if (snprintf(buf, sizeof buf, "%s", arg) >= (int)sizeof buf) return cli_usage_error("massey: class '%.80s' is too long", arg);
+    char *lam = !strncmp(buf, LAMBDA, strlen(LAMBDA)) ? buf : strstr(buf, "+λ");
+    const char *ext = lam == buf ? NULL : buf;
+    if (lam && lam != buf) *lam++ = 0;
+    if (lam) lam += strlen(LAMBDA);
+    if ((ext && products_parse_class(ext, &parts[0], err, sizeof err) != 0) ||
+        (lam && products_parse_class(lam, &parts[1], err, sizeof err) != 0))
+        return cli_usage_error("massey: --secondary: %s", err);
+    if (ext && lam && (parts[1].n != parts[0].n || parts[1].s != parts[0].s + 1))
+        return cli_usage_error("massey: --secondary: class '%.80s': the λ part must sit at (%d, %d), one filtration above "
+                               "the Ext part", arg, parts[0].n, parts[0].s + 1);
+    c->has_ext = ext != NULL, c->has_lam = lam != NULL;
+    c->n = ext ? parts[0].n : parts[1].n;
+    c->s = ext ? parts[0].s : parts[1].s - 1;
+    if (c->s < 1) return cli_usage_error("massey: --secondary: class '%.80s' must have s >= 1", arg);
+    c->next = ext ? parts[0].len : 0, c->nlam = lam ? parts[1].len : 0;
+    memcpy(c->ext, parts[0].coords, c->next);
+    memcpy(c->lam, parts[1].coords, c->nlam);
+    char en[80], ln[80];    /* sseq's h_j for a bare hj */
+    for (int k = 0; k < 2; k++) {
+        char *o = k ? ln : en;
+        const char *nm = parts[k].name;
+        if (nm[0] == 'h' && nm[1] >= '0' && nm[1] <= '9' && !nm[2]) snprintf(o, 80, "h_%c", nm[1]);
+        else snprintf(o, 80, "%s", nm);
+    }
+    if (ext && lam) snprintf(c->name, sizeof c->name, "[%s] + λ%s", en, ln);
+    else if (ext) snprintf(c->name, sizeof c->name, "[%s]", en);
+    else snprintf(c->name, sizeof c->name, "λ%s", ln);
+    return 0;
+}
+
+struct sm_out { sec_massey *m; };
+static int write_sm(FILE *f, void *ctx) { return sec_massey_write(f, ((struct sm_out *)ctx)->m); }
+
+/* massey --secondary: 0, or the exit status after one line. */
+static int run_secondary(const char *dir, const chain_policy *limits)
+{
+    static sec_mclass a, b;
+    static product_class pa[2], pb[2];
+    int rc = parse_mclass(opts[A].arg, &a, pa);
+    if (!rc) rc = parse_mclass(opts[B].arg, &b, pb);
+    if (rc) return rc;
+    if (opts[UNIT].arg) return cli_usage_error("massey: --secondary is for a resolution of S_2 (no --unit)");
+    if (rt_mpi_size() > 1) return cli_usage_error("massey: --secondary runs in one process");
+    static opened_dir d;
+    if ((rc = resolved_open("massey", dir, &d, 0)) != 0) return rc;
+    if (!resolved_is_sphere(&d)) {
+        rc = cli_usage_error("massey: --secondary is for a resolution of S_2; %s holds %s", dir, d.man.module);
+        resolved_close(&d);
+        return rc;
+    }
+    for (int k = 0; k < 4 && !rc; k++) {
+        const sec_mclass *c = k < 2 ? &a : &b;
+        const product_class *p = k < 2 ? &pa[k] : &pb[k - 2];
+        if (k % 2 ? c->has_lam : c->has_ext) rc = resolved_check_class("massey", p, &d.res, &d.man, dir);
+    }
+    double t0 = clock_now();
+    static secondary sec;
+    static sec_massey m;
+    char err[800];
+    int sr = rc ? 0 : secondary_init(&sec, &d.res, dir, err, sizeof err);
+    if (!rc && sr) rc = sr == -2 ? cli_usage_error("massey: %s", err) : (fprintf(stderr, "extflow: %s\n", err), 1);
+    if (!rc && rt_init_local(0, err, sizeof err) != 0) {
+        fprintf(stderr, "extflow: %s\n", err);
+        rc = 1;
+    } else if (!rc) {
+        sec.all_composites = 1;             /* the products read every composite, */
+        sec.set.any_preimage = 0;           /* and the homotopy itself: sseq's preimages */
+        chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL, "secondary Massey steps");
+        int r = secondary_run(&sec, &runner);
+        if (r < 0) snprintf(err, sizeof err, "%s", sec.fail.set ? sec.fail.msg : sec.set.fail.msg);
+        if (!r && (r = sec_massey_init(&m, &sec, &a, &b, dir, err, sizeof err)) == 0) r = sec_massey_run(&m, &runner, err, sizeof err);
+        rt_shutdown_local();
+        if (r == 2) rc = cli_usage_error("massey: %s", m.why);
+        else if (r == 1) rc = runpolicy_stopped("massey --secondary", dir, limits, -1);
+        else if (r) {
+            fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", err);
+            rc = 1;
+        }
+    }
+    if (!rc) {
+        char file[400];
+        snprintf(file, sizeof file, "secondary_massey-%s-%s.txt", opts[A].arg, opts[B].arg);
+        struct sm_out out = { &m };
+        rc = resolved_write(dir, file, write_sm, &out);
+        if (!rc && !opts[QUIET].arg)
+            fprintf(stderr, "extflow: <%s, %s, -> in Mod_{Cλ²} over %s in %.1f s; %s/%s\n", a.name, b.name, dir,
+                    clock_now() - t0, dir, file);
+    }
+    sec_massey_clear(&m);
+    if (sec.res) secondary_clear(&sec);
+    resolved_close(&d);
+    return rc;
+}
+
 static int run(const char **operands, int n)
 {
     double began = clock_now();
     if (n != 1) return cli_usage_error("massey: DIR expected");
     const char *dir = operands[0];
     if (!opts[A].arg || !opts[B].arg) return cli_usage_error("massey: give --a CLASS and --b CLASS");
+    if (opts[SECONDARY].arg) {
+        chain_policy limits;
+        int prc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits);
+        return prc ? prc : run_secondary(dir, &limits);
+    }
     chain_policy limits;
     int prc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits);
     if (prc) return prc;
@@ -124,7 +238,9 @@ const cli_command cmd_massey = {
     "DIR --a A --b B: the Massey products <A, B, c> for every class c of DIR's resolved region with B·c = 0 (A·B "
     "must be 0), with their indeterminacy, into DIR/massey-A-B.csv (A, B the classes' names); a class is "
     "NAME=n,s[,vector] or h0..h7, as for products; over a module M, c runs over Ext(M, F2) and a, b are classes of "
-    "the unit (S_2, or F2 over M's profile algebra). At an odd prime p < 10 (S_3, S_5; not over modules, one "
+    "the unit (S_2, or F2 over M's profile algebra). With --secondary (S_2): the secondary Massey products <A, B, c> "
+    "in Mod_{Cλ²} for every class c = c_x + λ c_y with B·c = 0 there, Ext and λ parts, into "
+    "DIR/secondary_massey-A-B.txt in sseq's words. At an odd prime p < 10 (S_3, S_5; not over modules, one "
     "process) the same over F_p: vectors are digits 0..p-1; a0 and h_j as for products",
     opts, 1, CLI_SHARED, run,
 };
