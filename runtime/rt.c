@@ -131,6 +131,9 @@ static void report_dag(const resolution *res)
             "%.2f s over %d jobs (%.2f s of it in rows 0 and 1), row %d to row %d (at (%d,%d)); rank changes along it with "
             "2 ranks: %d (pairs), %d (rows)\n", L[end], steps, low, s_start, s_end, s_end,
             s_end + (int)(end % (res->max_n + 1)), hops_pairs, hops_rows);
+    if (res->lookahead)
+        fprintf(stderr, "extflow: (lookahead %d: each early reduction's time is counted in its step's span, so this path "
+                "is an upper bound)\n", res->lookahead);
     fprintf(stderr, "extflow: work %.1f s; by owner with 2 ranks: pairs %.1f / %.1f s, rows %.1f / %.1f s; "
             "4 ranks, pairs: %.1f / %.1f / %.1f / %.1f s\n", total, own[0][0], own[0][1], own[1][0], own[1][1],
             own[2][0], own[2][1], own[2][2], own[2][3]);

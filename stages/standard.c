@@ -10,6 +10,7 @@ int res_lookahead_at(const resolution *res, int s, deg_t t)
 {
     int j = res->lookahead;
     if (j < 2 || s < 1 || res->prime != 2 || t - s < RES_LOOKAHEAD_MIN_STEM || t - j < s) return 0;
+    if (!res_algebra_is_whole(res)) return 0;   /* over a profile's B the matrices stay small: tmf2 lost */
     if (res->keep_stages & 1u << STAGE_MATRIX) return 0;   /* the kept matrix is the whole D */
     return res_in_region(res, s, t - j) ? j : 0;
 }

@@ -54,8 +54,9 @@ int res_step_finish(step_ctx *c);               /* new gens, publish, stage file
 uint64_t res_step_footprint(const resolution *res, int s, deg_t t);
 /* Frees what the standard pieces allocated in c (not c->ns: step_free in step.h frees all). */
 void res_step_free(step_ctx *c);
-/* Lookahead: the j of the step at (s, t) (0: none; only rows s >= 1 at p = 2, stems from
- * RES_LOOKAHEAD_MIN_STEM, where (s, t-j) is in the region, not under --keep-stages matrix);
+/* Lookahead: the j of the step at (s, t) (0: none; only rows s >= 1 at p = 2 over the whole of
+ * A, stems from RES_LOOKAHEAD_MIN_STEM, where (s, t-j) is in the region, not under
+ * --keep-stages matrix);
  * the early chain's plan and reduce; its predicted peak bytes. */
 #define RES_LOOKAHEAD_MIN_STEM 20
 int res_lookahead_at(const resolution *res, int s, deg_t t);

@@ -23,7 +23,7 @@ for m in C2 tmf2 A-mod-Sq1-Sq2 C2v14; do
         same_outputs "$TMP/m0-$m" "$TMP/m3-$m" || bad="$bad $m"
 done
 [ -z "$bad" ]
-ok $? "modules C2 (finite), tmf2 (profile), A-mod-Sq1-Sq2 (finitely presented), C2v14 (cofiber): the same with lookahead 3${bad:+; differ:$bad}"
+ok $? "modules C2 (finite), tmf2 (profile: no lookahead there), A-mod-Sq1-Sq2 (finitely presented), C2v14 (cofiber): the same with lookahead 3${bad:+; differ:$bad}"
 res --stem 60 --out "$TMP/tight" --memory 1K 2>"$TMP/tight.err"
 least=$(sed -n 's/.*at least \([0-9]*M\).*/\1/p' "$TMP/tight.err")
 EXTFLOW_LOOKAHEAD=3 res --stem 60 --out "$TMP/tight" --memory "${least:-none}" --verbose 2>"$TMP/tight.err" &&
