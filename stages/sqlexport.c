@@ -4,6 +4,7 @@
 #include "stages/durable.h"
 #include "stages/manifest.h"
 #include "stages/report.h"
+#include "stages/steenrod.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -65,6 +66,11 @@ static const csv_table module_products_table_p = { "module_products", PRODUCT_CO
 static const csv_table massey_table = { "massey", "a,b,c_n,c_s,c,n,s,value,indeterminacy,contains_zero", "wwiibiibri" };
 static const csv_table massey_table_p = { "massey", "a,b,c_n,c_s,c,n,s,value,indeterminacy,contains_zero", "wwiidiidei" };
 static const csv_table d2_table = { "d2", "n,s,i,target_n,target_s,value", "iiiiib" };
+/* maps.csv (products --map) has products.csv's columns; steenrod.csv and sq0.csv: S_2 only */
+static const csv_table maps_table = { "maps", PRODUCT_COLUMNS };
+static const csv_table maps_table_p = { "maps", PRODUCT_COLUMNS_P };
+static const csv_table steenrod_table = { "steenrod", STEENROD_CSV_HEADER, "wiiiiii" };
+static const csv_table sq0_table = { "sq0", STEENROD_SQ0_CSV_HEADER, "iiii" };
 
 /* CREATE TABLE t(col TYPE NOT NULL, ...) from t's header and types. */
 static int create_table(exporter *x, const csv_table *t)
@@ -332,7 +338,9 @@ static int fill(exporter *x)
     int odd = x->res->prime != 2;
     const csv_table *prod = odd ? &products_table_p : &products_table;
     const csv_table *mod = odd ? &module_products_table_p : &module_products_table;
-    const csv_table *tables[] = { &h_products_table, prod, mod, odd ? &massey_table_p : &massey_table, &d2_table };
+    const csv_table *maps = odd ? &maps_table_p : &maps_table;
+    const csv_table *tables[] = { &h_products_table, prod, mod, odd ? &massey_table_p : &massey_table, &d2_table,
+                                  maps, &steenrod_table, &sq0_table };
     char pragmas[128];
     snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = %d;", SQLEXPORT_APP_ID,
              SQLEXPORT_VERSION);
@@ -352,8 +360,8 @@ static int fill(exporter *x)
     rc = report_h_lines(x->res, add_h_line, &c);
     sqlite3_finalize(c.st);
     if (rc != 0 || read_csv(x, prod, "products.csv") != 0 || read_csv(x, mod, "module-products.csv") != 0 ||
-        read_massey(x) != 0 ||
-        read_csv(x, &d2_table, "d2.csv") != 0)
+        read_massey(x) != 0 || read_csv(x, &d2_table, "d2.csv") != 0 || read_csv(x, maps, "maps.csv") != 0 ||
+        read_csv(x, &steenrod_table, "steenrod.csv") != 0 || read_csv(x, &sq0_table, "sq0.csv") != 0)
         return -1;
     return exec(x, "COMMIT");
 }

@@ -12,6 +12,8 @@
  *   products, module_products             DIR/products.csv, DIR/module-products.csv
  *   massey                                every DIR/massey-*.csv
  *   d2, and the view d2_terms             DIR/d2.csv; d2_terms: one row per 1 of its value
+ *   maps                                  DIR/maps.csv (products --map), products.csv's columns
+ *   steenrod, sq0                         DIR/steenrod.csv, DIR/sq0.csv (extflow steenrod, sq0)
  *   manifest(key, value)                  DIR/run.json, nested keys joined by '.'
  *   region(kind, stem, max_t, max_s, min_n, max_n)   the complete region, module degrees
  *   sources(file, tbl, rows)              each optional file read and its row count

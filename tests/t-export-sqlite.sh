@@ -2,19 +2,22 @@
 # export --sqlite (schema/sqlite.md), read back with the sqlite3 command-line tool: every CSV
 # table holds its file's rows, the Ext basis is ext.csv's, the names and h0, h1, h2 lines are
 # export --json's, the lines agree with the lifted h0, h1 products, and known values come out
-# of it (h1 c0 at (9, 4), d2(h4) = h0 h3^2, <h0, h1, h0> = h1^2); modules (module-products.csv,
-# a negative bottom cell), the manifest, atomic replacement, and the usage errors.
+# of it (h1 c0 at (9, 4), d2(h4) = h0 h3^2, <h0, h1, h0> = h1^2, Sq^0 h_j = h_(j+1), the squares
+# of c0 as sseq's steenrod example gives them, Sq^3 c0 = c0^2, Sq^1 h1 = h1^2); modules
+# (module-products.csv, maps.csv of the identity, a negative bottom cell), the manifest, atomic
+# replacement, and the usage errors.
 . tests/lib.sh
 if ! command -v sqlite3 >/dev/null; then echo "1..0 # skip no sqlite3 (scripts/install-deps installs it)"; exit 0; fi
-plan 25
+plan 32
 D="$TMP/s"
 DB="$TMP/s.db"
 q() { sqlite3 -batch -noheader -separator , "$DB" "$@"; }       # q SQL: the rows, comma-separated
 rows() { echo $(($(wc -l < "$1") - 1)); }                         # rows FILE: lines after the header
 $EXTFLOW resolve --stem 40 --out "$D" --quiet &&
     $EXTFLOW products "$D" --class h0 --class h1 --class c0=8,3 --quiet && $EXTFLOW d2 "$D" --quiet &&
-    $EXTFLOW massey "$D" --a h0 --b h1 --quiet
-ok $? "resolve --stem 40, products h0, h1, c0, d2, massey <h0, h1, ->"
+    $EXTFLOW massey "$D" --a h0 --b h1 --quiet && $EXTFLOW sq0 "$D" --quiet &&
+    $EXTFLOW steenrod "$D" --class c0=8,3 --class h1 --class h2 --quiet
+ok $? "resolve --stem 40, products h0, h1, c0, d2, massey <h0, h1, ->, sq0, steenrod c0, h1, h2"
 $EXTFLOW export "$D" --sqlite "$DB" 2>"$TMP/err" && [ ! -s "$TMP/err" ] &&
     [ "$(q 'PRAGMA integrity_check')" = ok ] && [ "$(q 'PRAGMA user_version')" = 1 ] &&
     [ "$(printf '%x' "$(q 'PRAGMA application_id')")" = 45787446 ]
@@ -31,15 +34,17 @@ same_table() {   # same_table TABLE FILE COLUMNS...: the table, in rowid order, 
 }
 for spec in "products products.csv name name_n name_s n s i k" \
             "d2 d2.csv n s i target_n target_s value" \
-            "massey massey-h0-h1.csv a b c_n c_s c n s value indeterminacy contains_zero"; do
+            "massey massey-h0-h1.csv a b c_n c_s c n s value indeterminacy contains_zero" \
+            "steenrod steenrod.csv name name_n name_s k n s j" "sq0 sq0.csv n s i k"; do
     set -- $spec
     table=$1 file=$2
     shift 2
     same_table "$table" "$D/$file" "$@"
     ok $? "table $table: the $(rows "$D/$file") rows of $file, line for line, and counted in sources"
 done
-[ "$(q 'SELECT count(*) FROM module_products')" = 0 ] && [ "$(q 'SELECT count(*) FROM sources')" = 3 ]
-ok $? "no module-products.csv: module_products is empty and sources lists the three files read"
+[ "$(q 'SELECT count(*) FROM module_products')" = 0 ] && [ "$(q 'SELECT count(*) FROM maps')" = 0 ] &&
+    [ "$(q 'SELECT count(*) FROM sources')" = 5 ]
+ok $? "no module-products.csv, no maps.csv: module_products and maps are empty; sources lists the five files read"
 
 # the Ext basis
 dims=$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$D/ext.csv")
@@ -93,6 +98,33 @@ ok $? "d2_terms: one row per 1 of d2.csv's values ($(q 'SELECT count(*) FROM d2_
         WHERE m.a = 'h0' AND m.b = 'h1' AND m.c_n = 0 AND m.c_s = 1 AND m.c = '1'")" = "2,2,,0,h1^2" ]
 ok $? "<h0, h1, h0> = h1^2, with no indeterminacy"
 
+# the Steenrod squares: Sq^0 on the h_j (sq0's Verschiebung), the squares of c0 (steenrod's
+# cup-i products) against sseq's steenrod example, Sq^0 c0 by both constructions, Sq^s x = x^2
+[ "$(q "SELECT a.name || '>' || b.name FROM sq0 q JOIN classes a ON a.n = q.n AND a.s = q.s AND a.idx = q.i
+        JOIN classes b ON b.n = 2 * q.n + q.s AND b.s = q.s AND b.idx = q.k WHERE q.s = 1 ORDER BY q.n" | tr '\n' ' ')" = \
+  "h0>h1 h1>h2 h2>h3 h3>h4 h4>h5 " ]
+ok $? "Sq^0 h_j = h_(j+1) for j = 0..4, read off sq0 and the names"
+alg=$(q "SELECT value FROM manifest WHERE key = 'algorithm'")
+ref="$REF/products/steenrod-c_0-S_2-milnor"
+[ "$alg" = nassau ] && ref="$REF/products/steenrod-c_0-S_2-nassau"
+awk '/^Sq\^/ { k = substr($1, 4); gsub(/[][,]/, ""); for (j = 6; j <= NF; j++) if ($j == 1) print k "," 19 - k "," 3 + k "," j - 6 }' \
+    "$ref" | sort > "$TMP/want" &&
+    q "SELECT k, n, s, j FROM steenrod WHERE name = 'c0' AND name_n = 8 AND name_s = 3" | sort > "$TMP/got" &&
+    [ "$(wc -l < "$TMP/got")" = 4 ] && cmp -s "$TMP/want" "$TMP/got"
+ok $? "steenrod: Sq^0..Sq^3 c0 are sseq's $(basename "$ref") ($(tr '\n' ' ' < "$TMP/got"))"
+[ "$(q "SELECT n, s, j FROM steenrod WHERE name = 'c0' AND k = 0")" = \
+  "$(q "SELECT 2 * n + s, s, k FROM sq0 WHERE n = 8 AND s = 3 AND i = 0")" ] &&
+    [ "$(q "SELECT c.name FROM steenrod st JOIN classes c ON c.n = st.n AND c.s = st.s AND c.idx = st.j
+            WHERE st.name = 'c0' AND st.k = 0")" = "" ] && [ -n "$(q "SELECT j FROM steenrod WHERE name = 'c0' AND k = 0")" ]
+ok $? "Sq^0 c0 by cup-i products is sq0's Sq^0 x_(8,3,0) (through the Verschiebung): x_(19,3,0)"
+[ "$(q "SELECT n, s, j FROM steenrod WHERE name = 'c0' AND k = 3")" = \
+  "$(q "SELECT n + name_n, s + name_s, k FROM products WHERE name = 'c0' AND n = 8 AND s = 3 AND i = 0")" ] &&
+    [ "$(q "SELECT c.name FROM steenrod st JOIN classes c ON c.n = st.n AND c.s = st.s AND c.idx = st.j
+            WHERE st.name = 'h1' AND st.k = 1")" = "h1^2" ] &&
+    [ "$(q "SELECT c.name FROM steenrod st JOIN classes c ON c.n = st.n AND c.s = st.s AND c.idx = st.j
+            WHERE st.name = 'h2' AND st.k = 1")" = "h2^2" ]
+ok $? "Sq^3 c0 = c0 · c0 (products), Sq^1 h1 = h1^2, Sq^1 h2 = h2^2"
+
 # the manifest is run.json's keys and values
 python3 -c 'import json, sys
 def walk(k, v):
@@ -137,6 +169,13 @@ $EXTFLOW resolve --module C2 --stem 20 --out "$M" --quiet && $EXTFLOW products "
     $EXTFLOW export "$M" --sqlite "$DB" && same_table module_products "$M/module-products.csv" name name_n name_s n s i k &&
     [ "$(q "SELECT value FROM manifest WHERE key = 'module'")" = C2 ] && [ "$(q 'SELECT count(*) FROM products')" = 0 ]
 ok $? "C2 (stem 20): module_products holds module-products.csv's $(rows "$M/module-products.csv") rows; manifest module C2"
+echo '{"degree": 0, "images": {"x0": "x0", "x1": "x1"}}' > "$TMP/id.json" &&
+    $EXTFLOW products "$M" --map id="$TMP/id.json" --quiet && $EXTFLOW export "$M" --sqlite "$DB" &&
+    same_table maps "$M/maps.csv" name name_n name_s n s i k &&
+    [ "$(q 'SELECT count(*) FROM maps')" = "$(q 'SELECT count(*) FROM classes')" ] &&
+    [ "$(q "SELECT count(*) FROM maps m JOIN classes c ON c.n = m.n AND c.s = m.s AND c.idx = m.i
+            WHERE m.name = 'id' AND m.name_n = 0 AND m.name_s = 0 AND m.k = m.i")" = "$(q 'SELECT count(*) FROM classes')" ]
+ok $? "C2's identity map (products --map): maps holds maps.csv's $(rows "$M/maps.csv") rows, the identity of every class"
 tail -n +2 "$M/ext.csv" > "$TMP/ext"
 q 'SELECT s, n, dim FROM ext' | cmp -s - "$TMP/ext" && [ "$(q 'SELECT count(*) FROM classes WHERE name IS NOT NULL')" = 0 ] &&
     [ "$(q 'SELECT count(*) FROM h_products')" -gt 0 ]

@@ -17,7 +17,8 @@ static cli_option opts[NOPTS + 1] = {
     [OUT] = { "out", "FILE", "with --json: to FILE instead", NULL, NULL },
     [SQLITE] = { "sqlite", "FILE", "write one SQLite database instead: the Ext basis with the chart's names, the h0, "
                  "h1, h2 products, run.json as keys and values, and the tables DIR/products.csv, "
-                 "module-products.csv, massey-*.csv and d2.csv where present, a row per line (schema/sqlite.md). "
+                 "module-products.csv, massey-*.csv, d2.csv, maps.csv, steenrod.csv and sq0.csv where present, a row per line "
+                 "(schema/sqlite.md). "
                  "FILE is replaced only once the whole database is written; FILE's directory must exist", NULL,
                  NULL },
 };
