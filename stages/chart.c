@@ -45,8 +45,11 @@ static void json_string(FILE *out, const char *s)
 
 /* One row of products.csv (name,name_n,name_s,n,s,i,k; at odd p also c), one coefficient of
  * d2.csv (n,s,i,k, or a 1 of the value of n,s,i,target_n,target_s,value: name empty, name_n = -1,
- * name_s = 2), or one row of sq0.csv (n,s,i,k, the target x_(2n+s,s,k): name empty,
- * name_n = n + s, name_s = 0). */
+ * name_s = 2), one row of sq0.csv (n,s,i,k, the target x_(2n+s,s,k): name empty,
+ * name_n = n + s, name_s = 0), or one Sq^1 row of steenrod.csv (name,name_n,name_s,1,n',s',j:
+ * the class x_(name_n,name_s,0), alone in its bidegree, and the target x_(n',s',j) with
+ * (n', s') = (2 name_n + name_s - 1, name_s + 1): name the class's, n = name_n, s = name_s,
+ * i = 0, k = j, then name_n = n + s - 1, name_s = 1). */
 typedef struct product_row {
     char name[64];
     int name_n, name_s, n, s;
@@ -60,9 +63,10 @@ static int has_class(const resolution *res, int n, int s, long i)
            i < (long)res_ngens(res, s, n + s);
 }
 
-enum { ROWS_PRODUCTS = 0, ROWS_D2 = 1, ROWS_SQ0 = 2 };
+enum { ROWS_PRODUCTS = 0, ROWS_D2 = 1, ROWS_SQ0 = 2, ROWS_SQ1 = 3 };
 /* Reads DIR/file's rows of that kind (the header line skipped); rows that do not parse or name
- * a class outside the table are counted in *ignored. Returns the row count, 0 with *rows NULL
+ * a class outside the table are counted in *ignored (of steenrod.csv, also the Sq^1 rows of a class not alone
+ * in its bidegree; its other squares are skipped). Returns the row count, 0 with *rows NULL
  * when the file is absent (*present = 0), -1 on a read or memory error. */
 static long read_rows(const resolution *res, const char *file, int kind, product_row **rows, long *ignored,
                       int *present)
@@ -96,8 +100,16 @@ static long read_rows(const resolution *res, const char *file, int kind, product
             ok = sscanf(line, "%d,%d,%ld,%ld %n", &r.n, &r.s, &r.i, &r.k, &used) == 4;
             r.name_n = r.n + r.s;
             r.name_s = 0;
-        }
-        else {
+        } else if (kind == ROWS_SQ1) {
+            int sq = -1;
+            ok = sscanf(line, "%63[^,],%d,%d,%d,%d,%d,%ld %n", r.name, &r.n, &r.s, &sq, &tn, &ts, &r.k, &used) == 7;
+            if (ok && sq != 1) continue;        /* another square: not this layer's */
+            r.i = 0;
+            r.name_n = r.n + r.s - 1;
+            r.name_s = 1;
+            ok = ok && tn == r.n + r.name_n && ts == r.s + 1 && has_class(res, r.n, r.s, 0) &&
+                 res_ngens(res, r.s, r.n - res->shift + r.s) == 1;
+        } else {
             long c = 1;             /* odd p: a last column, the coefficient 1..p-1 (non-zero: a line) */
             int more = 0;
             ok = sscanf(line, "%63[^,],%d,%d,%d,%d,%ld,%ld %n", r.name, &r.name_n, &r.name_s, &r.n, &r.s,
@@ -276,21 +288,24 @@ int chart_names(const resolution *res, chart_name_fn fn, void *ctx)
     return rc;
 }
 
-int chart_write_json(FILE *out, const resolution *res)
+/* A layer of rows, or null when its file is absent (n < 0). */
+static void json_layer(FILE *out, const char *key, const product_row *rows, long n)
 {
-    product_row *prod = NULL, *d2 = NULL, *sq0 = NULL;
-    long pign = 0, dign = 0, qign = 0;
-    int have_p, have_d2, have_sq0 = 0;
-    long np = read_rows(res, "products.csv", ROWS_PRODUCTS, &prod, &pign, &have_p);
-    long nd = np < 0 ? -1 : read_rows(res, "d2.csv", ROWS_D2, &d2, &dign, &have_d2);
-    long nq = nd < 0 ? -1 : read_rows(res, "sq0.csv", ROWS_SQ0, &sq0, &qign, &have_sq0);
-    if (np < 0 || nd < 0 || nq < 0) {
-        int e = errno;
-        free(prod);
-        free(d2);
-        errno = e;
-        return -1;
+    fprintf(out, ",\n\"%s\":", key);
+    if (n < 0) {
+        fprintf(out, "null");
+        return;
     }
+    fprintf(out, "[");
+    json_pairs(out, rows, n, NULL);
+    fprintf(out, "]");
+}
+
+/* The document up to its last key (ignored_rows); nd, nq, nq1 < 0: that file is absent. 0, or
+ * -1 with errno. */
+static int write_document(FILE *out, const resolution *res, const product_row *prod, long np, const product_row *d2,
+                          long nd, const product_row *sq0, long nq, const product_row *sq1, long nq1)
+{
     run_region r = region_of(res);
     fprintf(out, "{\"format\":\"extflow-chart\",\"format_version\":1,\"program\":\"extflow\",\"version\":");
     json_string(out, EXTFLOW_VERSION);
@@ -315,8 +330,6 @@ int chart_write_json(FILE *out, const resolution *res)
     fprintf(out, "],\n\"names\":[");
     json_names_ctx nc = { out, 0 };
     if (names_walk(res, prod, np, json_name, &nc) != 0) {
-        free(prod);
-        free(d2);
         errno = ENOMEM;
         return -1;
     }
@@ -338,26 +351,37 @@ int chart_write_json(FILE *out, const resolution *res)
         json_pairs(out, prod + a, np - a, prod[a].name);
         fprintf(out, "]}");
     }
-    fprintf(out, "],\n\"d2\":");
-    if (have_d2) {
-        fprintf(out, "[");
-        json_pairs(out, d2, nd, NULL);
-        fprintf(out, "]");
-    } else
-        fprintf(out, "null");
-    fprintf(out, ",\n\"sq0\":");
-    if (have_sq0) {
-        fprintf(out, "[");
-        json_pairs(out, sq0, nq, NULL);
-        fprintf(out, "]");
-    } else
-        fprintf(out, "null");
-    fprintf(out, ",\n\"ignored_rows\":{\"products.csv\":%ld,\"d2.csv\":%ld,\"sq0.csv\":%ld}}\n", have_p ? pign : 0,
-            have_d2 ? dign : 0, have_sq0 ? qign : 0);
+    fprintf(out, "]");
+    json_layer(out, "d2", d2, nd);
+    json_layer(out, "sq0", sq0, nq);
+    json_layer(out, "sq1", sq1, nq1);
+    return 0;
+}
+
+int chart_write_json(FILE *out, const resolution *res)
+{
+    product_row *prod = NULL, *d2 = NULL, *sq0 = NULL, *sq1 = NULL;
+    long pign = 0, dign = 0, qign = 0, q1ign = 0;
+    int have_p, have_d2, have_sq0 = 0, have_sq1 = 0;
+    long np = read_rows(res, "products.csv", ROWS_PRODUCTS, &prod, &pign, &have_p);
+    long nd = np < 0 ? -1 : read_rows(res, "d2.csv", ROWS_D2, &d2, &dign, &have_d2);
+    long nq = nd < 0 ? -1 : read_rows(res, "sq0.csv", ROWS_SQ0, &sq0, &qign, &have_sq0);
+    long nq1 = nq < 0 ? -1 : read_rows(res, "steenrod.csv", ROWS_SQ1, &sq1, &q1ign, &have_sq1);
+    int rc = np < 0 || nd < 0 || nq < 0 || nq1 < 0 ? -1 : 0;
+    if (rc == 0) rc = write_document(out, res, prod, np, d2, have_d2 ? nd : -1, sq0, have_sq0 ? nq : -1, sq1,
+                                     have_sq1 ? nq1 : -1);
+    if (rc == 0) {
+        long ign[4] = { have_p ? pign : 0, have_d2 ? dign : 0, have_sq0 ? qign : 0, have_sq1 ? q1ign : 0 };
+        fprintf(out, ",\n\"ignored_rows\":{\"products.csv\":%ld,\"d2.csv\":%ld,\"sq0.csv\":%ld,\"steenrod.csv\":%ld}}\n",
+                ign[0], ign[1], ign[2], ign[3]);
+    }
+    int e = errno;
     free(prod);
     free(d2);
     free(sq0);
-    return ferror(out) ? -1 : 0;
+    free(sq1);
+    errno = e;
+    return rc == 0 && ferror(out) ? -1 : rc;
 }
 
 int chart_write_html(FILE *out, const resolution *res)

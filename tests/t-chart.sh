@@ -2,9 +2,10 @@
 # The interactive chart's data: `export --json` parses, has one class per dimension of
 # ext.csv and chart.svg's h0/h1/h2 lines, reads products.csv and d2.csv, and chart.html
 # embeds the same document; extflow products redraws chart.svg with the layers asked for and
-# names the lifted classes in chart.html.
+# names the lifted classes in chart.html; extflow steenrod gives chart.html its Sq^1 layer
+# (steenrod.csv's Sq^1 rows: Sq^1 h_j = h_j^2, Sq^1 c0 at (18, 4)).
 . tests/lib.sh
-plan 17
+plan 19
 D="$TMP/r"
 $EXTFLOW resolve --stem 20 --out "$D" --quiet
 ok $? "resolve --stem 20"
@@ -41,7 +42,8 @@ printf 'n,s,i,k\n15,1,0,0\n' > "$D/d2.csv"
 $EXTFLOW export "$D" --json | python3 -c 'import json, sys; d = json.load(sys.stdin)
 p = d["products"][3]
 assert (p["name"], p["stem"], p["s"], p["source"], p["pairs"]) == ("h3", 7, 1, "products.csv", [[7, 1, 0, 0]]), p
-assert d["ignored_rows"] == {"products.csv": 2, "d2.csv": 0, "sq0.csv": 0}, d["ignored_rows"]
+assert d["ignored_rows"] == {"products.csv": 2, "d2.csv": 0, "sq0.csv": 0, "steenrod.csv": 0}, d["ignored_rows"]
+assert d["sq0"] is None and d["sq1"] is None
 assert d["d2"] == [[15, 1, 0, 0]], d["d2"]'
 ok $? "products.csv and d2.csv become layers; a row naming a class outside the table and one that does not parse are ignored and counted"
 printf 'name\n"</script><script>alert(1)</script>",7,1,7,1,0,0\n' > "$D/products.csv"
@@ -72,6 +74,29 @@ for name in ([8, 3, 0, "c0"], [9, 4, 0, "h1 c0"], [9, 5, 0, "Ph1"], [10, 6, 0, "
     assert name in d["names"], name
 assert [p["name"] for p in d["products"]] == ["h0", "h1", "h2", "c0", "Ph1", "h3"], d["products"]'
 ok $? "chart.html names c0, h1 c0, Ph1, h1 Ph1 from the lifted classes, and has a layer for each"
+# the Sq^1 layer: steenrod.csv's rows with k = 1, from the class (alone in its bidegree) to
+# x_(2n+s-1, s+1, j); chart.html rewritten by steenrod
+$EXTFLOW steenrod "$P" --class h0 --class h1 --class h2 --class h3 --class c0=8,3 --quiet &&
+    python3 - "$P/chart.html" "$P/steenrod.csv" <<'PY'
+import json, re, sys
+d = json.loads(re.search(r'id="extflow-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+rows = [l.split(",") for l in open(sys.argv[2]).read().splitlines()[1:]]
+want = [[int(r[1]), int(r[2]), 0, int(r[6])] for r in rows if r[3] == "1"]
+assert all(int(r[4]) == 2 * int(r[1]) + int(r[2]) - int(r[3]) for r in rows)
+assert d["sq1"] == want and len(want) == 5 and d["ignored_rows"]["steenrod.csv"] == 0, (d["sq1"], want)
+assert [8, 3, 0, 1] in want, want                  # Sq^1 c0 = x_(18,4,1), sseq's steenrod example
+names = {(n, s, i): name for n, s, i, name in d["names"]}
+for n, s, i, k in want[:3]:                        # Sq^1 h_j = h_j^2 (Sq^s x = x^2 at s = 1; h3^2 is unnamed)
+    assert names[(2 * n + s - 1, s + 1, k)] == names[(n, s, i)] + "^2", (n, s, names.get((2 * n + s - 1, s + 1, k)))
+assert d["sq0"] is None
+PY
+ok $? "steenrod: chart.html's sq1 layer is steenrod.csv's Sq^1 rows (Sq^1 h_j = h_j^2 for j < 3, Sq^1 c0 = x_(18,4,1))"
+cp "$P/steenrod.csv" "$TMP/steenrod.csv"
+printf 'x,4,2,1,9,3,0\ny,1,1,1,3,2,0\nz,1,1\nw,40,1,1,80,2,0\n' >> "$P/steenrod.csv"   # (4,2) is zero; wrong target; short; outside
+$EXTFLOW export "$P" --json | python3 -c 'import json, sys; d = json.load(sys.stdin)
+assert len(d["sq1"]) == 5 and d["ignored_rows"]["steenrod.csv"] == 4, (d["sq1"], d["ignored_rows"])'
+ok $? "steenrod.csv rows of a zero bidegree, a wrong target, too few fields, outside the table: ignored and counted; Sq^0, Sq^2, Sq^3 rows skipped"
+cp "$TMP/steenrod.csv" "$P/steenrod.csv"
 $EXTFLOW export "$D" >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q -- "--json" "$TMP/err"
 ok $? "export without --json is a usage error"

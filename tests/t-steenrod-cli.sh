@@ -2,7 +2,7 @@
 # extflow steenrod and sq0 from the command line: sseq's steenrod-c_0-S_2 and sq0-milnor
 # byte for byte (both algorithms, the Yoneda line included), the Yoneda representatives of g and r
 # with the dimensions of sseq's yoneda examples, steenrod.csv and sq0.csv agreeing with the texts,
-# chart.html's Sq^0 layer, a rerun without --sseq-formats removing the texts, and bad arguments
+# chart.html's Sq^0 and Sq^1 layers, a rerun without --sseq-formats removing the texts, and bad arguments
 # refused with one line and exit 2.
 . tests/lib.sh
 plan 25
@@ -77,8 +77,8 @@ PY
 ok $? "chart.html's document has sq0.csv's $(($(wc -l < "$D/sq0.csv") - 1)) rows as its sq0 layer"
 if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
     python3 tests/chart_browser.py hover "$D/chart.html" 8 3 0 > "$TMP/hover" 2>/dev/null &&
-        grep -qx 'Sq^0(x_(8,3,0)) = x_(19,3,0)' "$TMP/hover"
-    ok $? "hovering c0 in chart.html says Sq^0(x_(8,3,0)) = x_(19,3,0)"
+        grep -qx 'Sq^0(x_(8,3,0)) = x_(19,3,0)' "$TMP/hover" && grep -qx 'Sq^1(x_(8,3,0)) = x_(18,4,1)' "$TMP/hover"
+    ok $? "hovering c0 in chart.html says Sq^0(x_(8,3,0)) = x_(19,3,0) and Sq^1(x_(8,3,0)) = x_(18,4,1)"
 else
     ok 0 "# SKIP no chromium for the hover"
 fi

@@ -1,13 +1,10 @@
 /* extflow sq0 DIR: Sq^0 of every class of the sphere's resolution in DIR whose target is
  * resolved, through the Verschiebung, as StarPU tasks (stages/steenrod.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "algebra/clock.h"
 #include "runtime/rt.h"
 #include "runtime/runpolicy.h"
-#include "stages/chart.h"
-#include "stages/report.h"
 #include "stages/steenrod.h"
 #include "tools/resolved.h"
 
@@ -58,10 +55,7 @@ static int run(const char **operands, int n)
     memset(&q, 0, sizeof q);
     rc = compute(&d.res, &q, &limits);
     if (!rc) rc = resolved_write(dir, "sq0.csv", write_csv, &q);
-    if (!rc && report_write_file(dir, "chart.html", &d.res, chart_write_html) != 0) {   /* its Sq^0 layer */
-        fprintf(stderr, "extflow: cannot write %s/chart.html: %s\n", dir, strerror(errno));
-        rc = 1;
-    }
+    if (!rc) rc = resolved_write_html(dir, &d.res);     /* its Sq^0 layer */
     if (!rc && opts[SSEQ].arg) rc = resolved_write(dir, "sq0.txt", write_sseq, &q);
     else if (!rc) outdir_remove(dir, "sq0.txt");
     if (!rc && !opts[QUIET].arg)

@@ -74,6 +74,7 @@ static int run(const char **operands, int n)
     if (!rc) rc = compute(&d.res, dir, r);
     struct steenrod_out out = { r, nclasses };
     if (!rc) rc = resolved_write(dir, "steenrod.csv", write_csv, &out);
+    if (!rc) rc = resolved_write_html(dir, &d.res);     /* its Sq^1 layer */
     for (int k = 0; k < nclasses && !rc; k++) {
         char name[128];
         snprintf(name, sizeof name, "steenrod-%.63s.txt", classes[k].name);
@@ -93,6 +94,7 @@ const cli_command cmd_steenrod = {
     "DIR --class C [--class C ...]: the algebraic Steenrod squares Sq^k C, k = 0..s, of each class C of "
     "Ext^{s,t} over the sphere's resolution in DIR, those whose target (s + k, 2t) is resolved, by cup-i products "
     "on a finite quotient of the resolution (docs/products.md); writes DIR/steenrod.csv (name,name_n,name_s,k,n,s,j: "
-    "the coefficient of x_(n,s,j) in Sq^k name is 1), replaced by each run. C as for products",
+    "the coefficient of x_(n,s,j) in Sq^k name is 1), replaced by each run; chart.html gets a Sq^1 layer (off until "
+    "ticked in its legend) for the classes alone in their bidegree. C as for products",
     opts, 1, CLI_ONE_PROCESS, run,
 };

@@ -218,13 +218,17 @@ int resolved_write(const char *dir, const char *name, int (*write_fn)(FILE *, vo
     return 1;
 }
 
-int resolved_write_charts(const char *dir, const resolution *res)
+/* charts[first..2) written again. */
+static int write_charts(const char *dir, const resolution *res, int first)
 {
     static const char *charts[] = { "chart.svg", "chart.html" };
-    for (int k = 0; k < 2; k++)
+    for (int k = first; k < 2; k++)
         if (report_write_file(dir, charts[k], res, k ? chart_write_html : chart_write_svg) != 0) {
             fprintf(stderr, "extflow: cannot write %s/%s: %s\n", dir, charts[k], strerror(errno));
             return 1;
         }
     return 0;
 }
+
+int resolved_write_charts(const char *dir, const resolution *res) { return write_charts(dir, res, 0); }
+int resolved_write_html(const char *dir, const resolution *res) { return write_charts(dir, res, 1); }

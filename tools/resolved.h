@@ -58,5 +58,7 @@ int resolved_check_class(const char *cmd, const product_class *c, const resoluti
 int resolved_write(const char *dir, const char *name, int (*write_fn)(FILE *, void *), void *ctx);
 /* chart.svg and chart.html written again (they draw products.csv and d2.csv): 0, or 1. */
 int resolved_write_charts(const char *dir, const resolution *res);
+/* chart.html alone written again (its Sq^0 and Sq^1 layers: sq0.csv, steenrod.csv): 0, or 1. */
+int resolved_write_html(const char *dir, const resolution *res);
 
 #endif
