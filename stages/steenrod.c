@@ -987,8 +987,9 @@ static int region_resolved(const resolution *res, int kmax, deg_t tmax, deg_t nm
     return 1;
 }
 
-int steenrod_class(const resolution *res, int n, int s, const uint8_t *coords, uint32_t len, steenrod_result *r,
-                   char *err, size_t errlen)
+/* Which of Sq^0..Sq^s of r's class are in range: Sq^{s-i} needs Delta_i on rows <= 2s - i
+ * through degree 2t and stem 2t - 2s + i, and E (rows <= s through degree t). */
+int steenrod_result_init(steenrod_result *r, const resolution *res, int n, int s, const uint8_t *coords, uint32_t len)
 {
     memset(r, 0, sizeof *r);
     deg_t t = n + s;
@@ -1002,115 +1003,268 @@ int steenrod_class(const resolution *res, int n, int s, const uint8_t *coords, u
     r->val = calloc((size_t)s + 1, sizeof *r->val);
     if (!r->coords || !r->edim || !r->known || !r->dim || !r->val) return -1;
     memcpy(r->coords, coords, len);
-    /* Sq^{s-i} needs Delta_i on rows <= 2s - i through degree 2t and stem 2t - 2s + i, and E (rows
-     * <= s through degree t) */
-    int want[64] = { 0 }, imax = -1, nonzero = 0;
-    for (uint32_t j = 0; j < len; j++) nonzero |= coords[j];
     int e_ok = region_resolved(res, s, t, t);
     for (int i = 0; i <= s && i < 64; i++) {
-        want[i] = e_ok && region_resolved(res, 2 * s - i, 2 * t, 2 * t - 2 * s + i);
-        if (!want[i]) continue;
-        imax = i;
+        if (!e_ok || !region_resolved(res, 2 * s - i, 2 * t, 2 * t - 2 * s + i)) continue;
         r->known[s - i] = 1;
         r->dim[s - i] = res_ngens(res, 2 * s - i, 2 * t);
         if (!(r->val[s - i] = calloc((size_t)r->dim[s - i] + 1, 1))) return -1;
     }
-    if (imax < 0 || !nonzero) return 0;
-    ecomplex E = { .res = res, .s = s, .t = t, .x = coords };
-    while (!coords[E.xgen]) E.xgen++;
-    tensor X = { 0 };
-    f2mat *delta = NULL;
-    uint64_t *rhs = NULL, *chk = NULL;
-    size_t ncell = (size_t)(imax + 1) * (2 * (size_t)s + 1) * (2 * (size_t)t + 1);
-    int rc = -1;
-    if (ec_build(&E) != 0 || tensor_init(&X, &E) != 0) goto out;
+    return 0;
+}
+
+/* ---- the classes' squares as chains ---------------------------------------------------- */
+
+/* One class: E and E (x) E, built by the chain at (0, 0) of its block, and the maps Delta_j(k, T)
+ * (j <= imax, k + j <= 2s, T <= 2t), each filled by the chain at (k + j, T). */
+typedef struct sq_job {
+    struct sq_set *set;
+    steenrod_result *r;
+    int s;
+    deg_t t;
+    int want[64], imax;         /* Sq^{s-i} for want[i]; imax the largest such i, -1: no chain */
+    deg_t base;                 /* the block's first degree in the chain set: (m, T) is (m, base + T) */
+    ecomplex E;
+    tensor X;
+    f2mat *delta;               /* delta_at(j, k, T) */
+    size_t words;               /* of the longest vector over a space of E (x) E, + 1 */
+    _Atomic int built;          /* E, X and delta exist */
+} sq_job;
+
+typedef struct sq_set {
+    const resolution *res;
+    sq_job *jobs;
+    int n;
+    fail_latch fail;            /* the first failure */
+    _Atomic int oom;            /* it was memory */
+} sq_set;
+
+static f2mat *delta_at(const sq_job *J, int j, int k, deg_t T)
+{
+    return &J->delta[((size_t)j * (2 * (size_t)J->s + 1) + (size_t)k) * (2 * (size_t)J->t + 1) + (size_t)T];
+}
+
+static int sq_oom(sq_job *J)
+{
+    atomic_store(&J->set->oom, 1);
+    latch_set(&J->set->fail, "out of memory computing the Steenrod squares of the class at (n=%d, s=%d)",
+              (int)J->t - J->s, J->s);
+    return -1;
+}
+
+/* The chain at (0, 0): E, E (x) E, the Yoneda line's dimensions, room for delta. 0 or -1. */
+static int sq_build(sq_job *J)
+{
+    const resolution *res = J->set->res;
+    int s = J->s;
+    deg_t t = J->t;
+    J->E = (ecomplex){ .res = res, .s = s, .t = t, .x = J->r->coords };
+    while (!J->r->coords[J->E.xgen]) J->E.xgen++;
+    if (ec_build(&J->E) != 0 || tensor_init(&J->X, &J->E) != 0) return sq_oom(J);
     for (int k = 0; k <= s; k++)
-        for (deg_t u = 0; u <= t; u++) r->edim[k] += ec_dim(&E, k, u);
+        for (deg_t u = 0; u <= t; u++) J->r->edim[k] += ec_dim(&J->E, k, u);
     uint64_t maxdim = 0;
-    for (int m = 0; m <= X.ms; m++)
-        for (deg_t T = 0; T <= X.mt; T++) maxdim = tsp(&X, m, T)->dim > maxdim ? tsp(&X, m, T)->dim : maxdim;
-    size_t words = f2vec_words((uint32_t)maxdim) + 1;
-    delta = calloc(ncell, sizeof *delta);
-    rhs = malloc(words * sizeof *rhs);
-    chk = malloc(words * sizeof *chk);
-    if (!delta || !rhs || !chk) goto out;
-#define DELTA(j, k, T) delta[((size_t)(j) * (2 * (size_t)s + 1) + (size_t)(k)) * (2 * (size_t)t + 1) + (size_t)(T)]
-    for (int j = 0; j <= imax; j++)
-        for (int k = 0; k + j <= 2 * s; k++)
-            for (deg_t T = k; T <= 2 * t; T++) {
-                int need = 0;   /* some wanted i >= j reads Delta_j here */
-                for (int i = j; i <= imax && !need; i++)
-                    need = want[i] && k <= 2 * s - i && T - k <= 2 * t - 2 * s + i;
-                uint32_t ng = res_ngens(res, k, T);
-                if (!need || !ng) continue;
-                int m = k + j;
-                tspace *S = tsp(&X, m, T);
-                f2mat *Dl = &DELTA(j, k, T);
-                if (f2mat_init(Dl, ng, (uint32_t)S->dim) != 0) goto out;
-                if (m == 0) {   /* Delta_0(iota) = e0 (x) e0 */
-                    if (S->dim) f2mat_set(Dl, 0, 0, 1);
-                    continue;
-                }
-                const tspace *S1 = tsp(&X, m - 1, T);
-                size_t w1 = f2vec_words((uint32_t)S1->dim) + 1;
-                if (S->dim && tensor_qi(&X, m, T) != 0) goto out;
-                for (uint32_t g = 0; g < ng; g++) {
-                    memset(rhs, 0, w1 * sizeof *rhs);
-                    if (j >= 1) {   /* Delta_{j-1}(z) + tau Delta_{j-1}(z) */
-                        const uint64_t *prev = f2mat_row(&DELTA(j - 1, k, T), g);
-                        f2vec_xor(rhs, prev, f2vec_words((uint32_t)S1->dim));
-                        tensor_swap(&X, m - 1, T, prev, rhs);
-                    }
-                    if (k >= 1) {   /* Delta_j(d z) */
-                        const fm_gen *z = &res->F[k].gens[T][g];
-                        for (uint32_t b = 0; b < z->bits; b++) {
-                            deg_t u;
-                            uint32_t gi, ri;
-                            if (!f2vec_get(z->img, b) || fm_locate(&res->F[k - 1], T, b, &u, &gi, &ri) != 0) continue;
-                            const f2mat *P = &DELTA(j, k - 1, u);
-                            if (!P->rows) continue;
-                            tensor_act(&X, m - 1, u, f2mat_row(P, gi), &res->A.elts[T - u][ri], rhs);
-                        }
-                    }
-                    if (!S->dim) {
-                        if (!f2vec_is_zero(rhs, w1)) {
-                            snprintf(err, errlen, "steenrod: Delta_%d at (s=%d, t=%d): a cycle of E(x)E where "
-                                     "there is nothing", j, k, (int)T);
-                            rc = -2;
-                            goto out;
-                        }
-                        continue;
-                    }
-                    uint64_t *x = f2mat_row(Dl, g);
-                    f2qi_apply(&S->qi, rhs, x);
-                    memset(chk, 0, w1 * sizeof *chk);   /* d x must give back the right side */
-                    for (uint64_t p = 0; p < S->dim; p++)
-                        if (f2vec_get(x, p))
-                            f2vec_xor(chk, f2mat_row(&S->D, (uint32_t)p), f2vec_words((uint32_t)S1->dim));
-                    if (memcmp(chk, rhs, f2vec_words((uint32_t)S1->dim) * sizeof *chk)) {
-                        snprintf(err, errlen, "steenrod: Delta_%d at (s=%d, t=%d): the right side is not a "
-                                 "boundary of E(x)E", j, k, (int)T);
-                        rc = -2;
-                        goto out;
-                    }
+    for (int m = 0; m <= J->X.ms; m++)
+        for (deg_t T = 0; T <= J->X.mt; T++) maxdim = tsp(&J->X, m, T)->dim > maxdim ? tsp(&J->X, m, T)->dim : maxdim;
+    J->words = f2vec_words((uint32_t)maxdim) + 1;
+    J->delta = calloc((size_t)(J->imax + 1) * (2 * (size_t)s + 1) * (2 * (size_t)t + 1), sizeof *J->delta);
+    if (!J->delta) return sq_oom(J);
+    atomic_store(&J->built, 1);
+    return 0;
+}
+
+/* Delta_j(k, T) for every j + k = m (each reads Delta_{j-1}(k, T) and Delta_j(k - 1, u), u <= T:
+ * chains at m - 1), through the quasi-inverse of d on (E (x) E)_m in degree T. 0 or -1. */
+static int sq_cell(sq_job *J, int m, deg_t T)
+{
+    const resolution *res = J->set->res;
+    tensor *X = &J->X;
+    int s = J->s;
+    deg_t t = J->t;
+    uint64_t *rhs = NULL, *chk = NULL;
+    int rc = 0;
+    for (int j = 0; j <= J->imax && j <= m && rc == 0; j++) {
+        int k = m - j, need = 0;   /* some wanted i >= j reads Delta_j here */
+        for (int i = j; i <= J->imax && !need; i++)
+            need = J->want[i] && k <= 2 * s - i && T >= k && T - k <= 2 * t - 2 * s + i;
+        uint32_t ng = res_ngens(res, k, T);
+        if (!need || !ng) continue;
+        tspace *S = tsp(X, m, T);
+        f2mat *Dl = delta_at(J, j, k, T);
+        if (f2mat_init(Dl, ng, (uint32_t)S->dim) != 0) return sq_oom(J);
+        if (m == 0) {   /* Delta_0(iota) = e0 (x) e0 */
+            if (S->dim) f2mat_set(Dl, 0, 0, 1);
+            continue;
+        }
+        const tspace *S1 = tsp(X, m - 1, T);
+        size_t w1 = f2vec_words((uint32_t)S1->dim) + 1;
+        if (!rhs && (!(rhs = malloc(J->words * sizeof *rhs)) || !(chk = malloc(J->words * sizeof *chk)))) {
+            rc = sq_oom(J);
+            break;
+        }
+        if (S->dim && tensor_qi(X, m, T) != 0) {
+            rc = sq_oom(J);
+            break;
+        }
+        for (uint32_t g = 0; g < ng && rc == 0; g++) {
+            memset(rhs, 0, w1 * sizeof *rhs);
+            if (j >= 1) {   /* Delta_{j-1}(z) + tau Delta_{j-1}(z) */
+                const uint64_t *prev = f2mat_row(delta_at(J, j - 1, k, T), g);
+                f2vec_xor(rhs, prev, f2vec_words((uint32_t)S1->dim));
+                tensor_swap(X, m - 1, T, prev, rhs);
+            }
+            if (k >= 1) {   /* Delta_j(d z) */
+                const fm_gen *z = &res->F[k].gens[T][g];
+                for (uint32_t b = 0; b < z->bits; b++) {
+                    deg_t u;
+                    uint32_t gi, ri;
+                    if (!f2vec_get(z->img, b) || fm_locate(&res->F[k - 1], T, b, &u, &gi, &ri) != 0) continue;
+                    const f2mat *P = delta_at(J, j, k - 1, u);
+                    if (!P->rows) continue;
+                    tensor_act(X, m - 1, u, f2mat_row(P, gi), &res->A.elts[T - u][ri], rhs);
                 }
             }
-    for (int i = 0; i <= imax; i++) {
-        if (!want[i]) continue;
-        const f2mat *P = &DELTA(i, 2 * s - i, 2 * t);
-        for (uint32_t g = 0; g < r->dim[s - i]; g++) r->val[s - i][g] = P->cols ? (uint8_t)f2mat_get(P, g, 0) : 0;
+            if (!S->dim) {
+                if (!f2vec_is_zero(rhs, w1)) {
+                    latch_set(&J->set->fail, "steenrod: Delta_%d at (s=%d, t=%d): a cycle of E(x)E where there is "
+                              "nothing", j, k, (int)T);
+                    rc = -1;
+                }
+                continue;
+            }
+            uint64_t *x = f2mat_row(Dl, g);
+            f2qi_apply(&S->qi, rhs, x);
+            memset(chk, 0, w1 * sizeof *chk);   /* d x must give back the right side */
+            for (uint64_t p = 0; p < S->dim; p++)
+                if (f2vec_get(x, p)) f2vec_xor(chk, f2mat_row(&S->D, (uint32_t)p), f2vec_words((uint32_t)S1->dim));
+            if (memcmp(chk, rhs, f2vec_words((uint32_t)S1->dim) * sizeof *chk)) {
+                latch_set(&J->set->fail, "steenrod: Delta_%d at (s=%d, t=%d): the right side is not a boundary of "
+                          "E(x)E", j, k, (int)T);
+                rc = -1;
+            }
+        }
     }
-#undef DELTA
-    rc = 0;
-out:
-    if (delta)
-        for (size_t c = 0; c < ncell; c++) f2mat_clear(&delta[c]);
-    free(delta);
     free(rhs);
     free(chk);
-    tensor_clear(&X);
-    ec_clear(&E);
     return rc;
+}
+
+static int sq_plan(chain *c)
+{
+    sq_job *J = c->owner;
+    c->build = NULL;
+    if (latch_is_set(&J->set->fail)) return -1;
+    deg_t T = c->t - J->base;
+    if (c->s == 0 && T == 0 && sq_build(J) != 0) return -1;
+    return sq_cell(J, c->s, T);
+}
+static int sq_finish(chain *c) { (void)c; return 0; }
+/* (m, T) after (m - 1, T) and (m, T - 1) where they are chains (m <= T: below, (E (x) E)_m is
+ * zero in degree T and Delta_j(k, T) has no column): through them, after every chain (m', T')
+ * <= (m, T), (0, 0) (the build) included. */
+static void sq_deps(void *owner, int m, deg_t tt, chain_deps *out)
+{
+    const sq_job *J = owner;
+    out->n = 0;
+    if (m >= 1) out->d[out->n++] = (chain_dep){ .family = CHAIN_LIFT, .s = m - 1, .t = tt };
+    if (m <= tt - 1 - J->base) out->d[out->n++] = (chain_dep){ .family = CHAIN_LIFT, .s = m, .t = tt - 1 };
+}
+/* The build: E's subspaces, at most F's dimensions squared. A cell: the matrix of d on
+ * (E (x) E)_m(T), its RREF and quasi-inverse, and two vectors. */
+static uint64_t sq_footprint(void *owner, int m, deg_t tt)
+{
+    sq_job *J = owner;
+    deg_t T = tt - J->base;
+    if (!atomic_load(&J->built)) {
+        uint64_t b = 4096;
+        if (m == 0 && T == 0)
+            for (int k = 0; k <= J->s; k++)
+                for (deg_t u = 0; u <= J->t; u++) b += 2 * f2mat_bytes_for(fm_dim(J->set->res, k, u), fm_dim(J->set->res, k, u));
+        return b;
+    }
+    uint64_t d = tsp(&J->X, m, T)->dim, d1 = m ? tsp(&J->X, m - 1, T)->dim : 0;
+    return 4096 + 3 * f2mat_bytes_for(d + 64, d + d1 + 64) + 16 * J->words;
+}
+static const chain_kind sq_step_kind = { "steenrod", CHAIN_LIFT, sizeof(chain), sq_plan, NULL, sq_finish, NULL,
+                                         sq_deps, sq_footprint, NULL, 0, NULL, NULL, NULL };
+
+/* The class whose block holds degree tt (the last with base <= tt: bases grow with the class),
+ * when it has a chain at (m, tt - base): m <= 2s, m <= T <= 2t. */
+static chain_at sq_at(void *owner, int m, deg_t tt, int layer)
+{
+    (void)layer;
+    sq_set *S = owner;
+    int lo = 0, hi = S->n;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (S->jobs[mid].base <= tt) lo = mid;
+        else hi = mid;
+    }
+    sq_job *J = &S->jobs[lo];
+    deg_t T = tt - J->base;
+    if (J->imax < 0 || T < m || T > 2 * J->t || m > 2 * J->s) return (chain_at){ NULL, NULL };
+    return (chain_at){ &sq_step_kind, J };
+}
+static void sq_fail(void *owner, const char *msg) { latch_set(&((sq_set *)owner)->fail, "%s", msg); }
+static int sq_failed(void *owner) { return latch_is_set(&((sq_set *)owner)->fail); }
+
+int steenrod_compute(const resolution *res, steenrod_result *r, int nr, const chain_runner *runner, char *err,
+                     size_t errlen)
+{
+    sq_set S = { .res = res, .n = nr, .jobs = calloc((size_t)nr + 1, sizeof *S.jobs) };
+    if (!S.jobs) return -1;
+    latch_init(&S.fail);
+    int max_m = 0;
+    deg_t next = 0;
+    for (int c = 0; c < nr; c++) {
+        sq_job *J = &S.jobs[c];
+        int nonzero = 0;
+        for (uint32_t j = 0; j < r[c].len; j++) nonzero |= r[c].coords[j];
+        *J = (sq_job){ .set = &S, .r = &r[c], .s = r[c].s, .t = r[c].n + r[c].s, .imax = -1, .base = next };
+        for (int i = 0; i <= J->s && i < 64; i++)
+            if (r[c].known[J->s - i]) J->want[i] = 1, J->imax = i;
+        if (!nonzero) J->imax = -1;     /* a zero class: zero squares */
+        if (J->imax < 0) continue;
+        next += 2 * J->t + 1;
+        max_m = 2 * J->s > max_m ? 2 * J->s : max_m;
+    }
+    int rc = 0;
+    if (next > 0) {
+        chain_set set = { .owner = &S, .A = &res->A, .max_s = max_m, .max_t = next - 1, .at = sq_at,
+                          .fail = sq_fail, .failed = sq_failed };
+        rc = chain_run(runner, &set);
+    }
+    if (latch_is_set(&S.fail)) {
+        snprintf(err, errlen, "%s", S.fail.msg);
+        rc = atomic_load(&S.oom) ? -1 : -2;
+    }
+    for (int c = 0; c < nr; c++) {
+        sq_job *J = &S.jobs[c];
+        if (J->imax < 0) continue;
+        for (int i = 0; rc == 0 && i <= J->imax; i++) {
+            if (!J->want[i]) continue;
+            const f2mat *P = delta_at(J, i, 2 * J->s - i, 2 * J->t);
+            for (uint32_t g = 0; g < r[c].dim[J->s - i]; g++)
+                r[c].val[J->s - i][g] = P->cols ? (uint8_t)f2mat_get(P, g, 0) : 0;
+        }
+        if (J->delta) {
+            size_t ncell = (size_t)(J->imax + 1) * (2 * (size_t)J->s + 1) * (2 * (size_t)J->t + 1);
+            for (size_t k = 0; k < ncell; k++) f2mat_clear(&J->delta[k]);
+        }
+        free(J->delta);
+        tensor_clear(&J->X);
+        ec_clear(&J->E);
+    }
+    free(S.jobs);
+    latch_destroy(&S.fail);
+    return rc;
+}
+
+int steenrod_class(const resolution *res, int n, int s, const uint8_t *coords, uint32_t len, steenrod_result *r,
+                   char *err, size_t errlen)
+{
+    if (steenrod_result_init(r, res, n, s, coords, len) != 0) return -1;
+    return steenrod_compute(res, r, 1, &chain_serial, err, errlen);
 }
 
 /* x_(n, s, i) + ... for the class's non-zero coordinates (sseq's basis string). */

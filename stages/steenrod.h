@@ -30,8 +30,12 @@
  *    Delta_i(z).
  *
  * Layout. Results are vectors over the generators of the target bidegree, one byte per
- * coordinate (0 or 1). Sq^0's steps run as chains (stages/chain.h); a class's Sq^k run serially
- * on the calling thread, at the cost of E (x) E (small ranges).
+ * coordinate (0 or 1). Both run as chains (stages/chain.h). Sq^0: one per bidegree. Sq^k: per
+ * class, a block of chains at (m, T), m = 0..2s, T = 0..2t (the classes' blocks side by side
+ * along t in one chain set, so classes run side by side too): (0, 0) builds E and E (x) E (the
+ * reduction of E is serial), (m, T) computes the quasi-inverse of d on (E (x) E)_m in degree T
+ * and every Delta_j(k, T) with j + k = m; it waits for (m - 1, T) and (m, T - 1). Nothing is
+ * kept between runs: a run stopped at its time limit gives no square.
  */
 #ifndef EXTFLOW_STEENROD_H
 #define EXTFLOW_STEENROD_H
@@ -84,7 +88,16 @@ typedef struct steenrod_result {
     uint8_t **val;
 } steenrod_result;
 
-/* 0; -1 out of memory; -2 internal error (err says where). A zero class gives zeros. */
+/* r for the class x (coords[0..len) over the generators at (s, t), t = n + s): which Sq^k are
+ * known (in range), none computed yet. 0, or -1 out of memory (clear r either way). */
+int steenrod_result_init(steenrod_result *r, const resolution *res, int n, int s, const uint8_t *coords, uint32_t len);
+/* Every known Sq^k of the classes of r[0..nr) (steenrod_result_init), with runner (chain_serial,
+ * or runtime/rt_chain.h's StarPU runner; the same bits either way): 0; 1 stopped at the runner's
+ * time limit (no r is complete); -1 out of memory; -2 internal error (err says where, for -1
+ * too). A zero class gives zeros. */
+int steenrod_compute(const resolution *res, steenrod_result *r, int nr, const chain_runner *runner, char *err,
+                     size_t errlen);
+/* One class, serially: steenrod_result_init and steenrod_compute with chain_serial. */
 int steenrod_class(const resolution *res, int n, int s, const uint8_t *coords, uint32_t len, steenrod_result *r,
                    char *err, size_t errlen);
 void steenrod_result_clear(steenrod_result *r);

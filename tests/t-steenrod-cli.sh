@@ -3,9 +3,9 @@
 # byte for byte (both algorithms, the Yoneda line included), the Yoneda representatives of g and r
 # with the dimensions of sseq's yoneda examples, steenrod.csv and sq0.csv agreeing with the texts,
 # chart.html's Sq^0 and Sq^1 layers, a rerun without --sseq-formats removing the texts, and bad arguments
-# refused with one line and exit 2.
+# refused with one line and exit 2; --time-limit.
 . tests/lib.sh
-plan 25
+plan 27
 P="$REF/products"
 
 for alg in standard nassau; do
@@ -35,6 +35,19 @@ for run in "standard 44 8 g=20,4 yoneda-g-S_2-milnor" "nassau 44 8 g=20,4 yoneda
         yoneda_dims "$P/$5" | cmp -s - "$TMP/dims"
     ok $? "$1: the Yoneda line of ${4%%=*} has the dimensions of sseq's $5: $(cat "$TMP/dims")"
 done
+# --time-limit: a run stopped there writes nothing (exit 3, one line); one that ends in time
+# writes the table of a run without a limit (r takes about a second: either may happen)
+R="$TMP/y-standard-60"
+cp "$R/steenrod.csv" "$TMP/r.csv"
+$EXTFLOW steenrod "$R" --class r=30,6 --time-limit 1 --quiet 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 3 ]; then
+    [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "stopped at the time limit.*no table was written" "$TMP/err" &&
+        cmp -s "$R/steenrod.csv" "$TMP/r.csv"
+else
+    [ $rc -eq 0 ] && cmp -s "$R/steenrod.csv" "$TMP/r.csv"
+fi
+ok $? "--time-limit 1: exit $rc, $([ $rc -eq 3 ] && echo 'one line, steenrod.csv untouched' || echo 'the same table')"
 D="$TMP/s-nassau"
 # steenrod.csv against the text: every coefficient 1 is a row
 python3 - "$D/steenrod-c0.txt" "$D/steenrod.csv" <<'PY'
@@ -98,6 +111,7 @@ usage "bad syntax" steenrod "$D" --class x=8,three
 usage "no Sq^k in range" steenrod "$D" --class x=15,5,11
 usage "no --class" steenrod "$D"
 usage "a bad --time-limit" sq0 "$D" --time-limit soon
+usage "a bad --time-limit (steenrod)" steenrod "$D" --class c0=8,3 --time-limit soon
 usage "a bad --memory" sq0 "$D" --memory lots
 for cmd in steenrod sq0; do
     $EXTFLOW $cmd --help > "$TMP/out" 2>"$TMP/err" && grep -q "^  $cmd " "$TMP/out" && [ ! -s "$TMP/err" ]

@@ -1,8 +1,10 @@
 /* extflow steenrod DIR --class C ...: every Sq^k of each class by cup-i products over the
- * sphere's resolution in DIR (stages/steenrod.h). */
+ * sphere's resolution in DIR, as StarPU tasks (stages/steenrod.h). */
 #include <stdio.h>
 #include <string.h>
 #include "algebra/clock.h"
+#include "runtime/rt.h"
+#include "runtime/runpolicy.h"
 #include "stages/steenrod.h"
 #include "tools/resolved.h"
 
@@ -13,12 +15,15 @@ static int nclasses;
 /* --class C, in the order given: parsed at once, names distinct. */
 static int add_class(const char *value) { return resolved_add_class("steenrod", value, 2, classes, names, &nclasses); }
 
-enum { CLASS, SSEQ, QUIET, NOPTS };
+enum { CLASS, SSEQ, MEMORY, TIME_LIMIT, QUIET, NOPTS };
 static cli_option opts[NOPTS + 1] = {
     [CLASS] = { "class", "C", "a class of Ext^{s,t}, as for products (up to 64 classes)", add_class, NULL },
     [SSEQ] = { "sseq-formats", NULL, "also write DIR/steenrod-NAME.txt per class, as sseq's steenrod example prints "
                "it", NULL, NULL },
-    [QUIET] = { "quiet", NULL, "no closing summary", NULL, NULL },
+    [MEMORY] = { "memory", "SIZE", "as for resolve", NULL, NULL },
+    [TIME_LIMIT] = { "time-limit", "SEC", "after SEC seconds no step starts; exit 3, no table (nothing is kept: a "
+                     "rerun starts again)", NULL, NULL },
+    [QUIET] = { "quiet", NULL, "no progress line and no closing summary", NULL, NULL },
 };
 
 struct steenrod_out {
@@ -35,17 +40,17 @@ static int write_csv(FILE *f, void *ctx)
 }
 static int write_sseq(FILE *f, void *ctx) { return steenrod_write_sseq(f, ctx); }
 
-/* Sq^k of each class into r[0..nclasses): 0, 1 after a failure, 2 when no Sq^k of a class has
- * its target in DIR's resolved region. */
-static int compute(const resolution *res, const char *dir, steenrod_result *r)
+/* Sq^k of each class into r[0..nclasses), all classes in one chain set on StarPU: 0, 1 after a
+ * failure, 2 when no Sq^k of a class has its target in DIR's resolved region (before anything
+ * runs), 3 stopped at the time limit (nothing kept). */
+static int compute(const resolution *res, const char *dir, steenrod_result *r, const chain_policy *limits)
 {
     char err[600];
     for (int k = 0; k < nclasses; k++) {
-        int sr = steenrod_class(res, classes[k].n, classes[k].s, classes[k].coords, classes[k].len, &r[k], err,
-                                sizeof err);
-        if (sr == -1) fprintf(stderr, "extflow: out of memory computing the Steenrod squares of %s\n", names[k]);
-        else if (sr) fprintf(stderr, "extflow: internal error: %s\n", err);
-        if (sr) return 1;
+        if (steenrod_result_init(&r[k], res, classes[k].n, classes[k].s, classes[k].coords, classes[k].len) != 0) {
+            fprintf(stderr, "extflow: out of memory computing the Steenrod squares of %s\n", names[k]);
+            return 1;
+        }
         int any = 0;
         for (int i = 0; i <= r[k].s; i++) any |= r[k].known[i];
         if (!any) {
@@ -55,23 +60,35 @@ static int compute(const resolution *res, const char *dir, steenrod_result *r)
             return 2;
         }
     }
-    return 0;
+    if (runpolicy_start_all("steenrod") != 0) return 1;
+    chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL, "Sq^k steps");
+    int sr = steenrod_compute(res, r, nclasses, &runner, err, sizeof err);
+    rt_shutdown();
+    if (sr == -1) fprintf(stderr, "extflow: %s\n", err);
+    else if (sr == -2) fprintf(stderr, "extflow: internal error: %s\n", err);
+    else if (sr == 1)
+        fprintf(stderr, "extflow: steenrod stopped at the time limit after %.1f s; the squares keep nothing between "
+                "runs (give a larger --time-limit); no table was written\n", clock_now() - limits->start);
+    return sr < 0 ? 1 : sr == 1 ? 3 : 0;
 }
 
 static int run(const char **operands, int n)
 {
+    double began = clock_now();
     if (n != 1) return cli_usage_error("steenrod: DIR expected");
     if (!nclasses) return cli_usage_error("steenrod: give at least one --class");
     const char *dir = operands[0];
-    static opened_dir d;
-    int rc = resolved_open("steenrod", dir, &d, 0);
+    chain_policy limits;
+    int rc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits);
     if (rc) return rc;
+    static opened_dir d;
+    if ((rc = resolved_open("steenrod", dir, &d, 0)) != 0) return rc;
     if (!resolved_is_sphere(&d))
         rc = cli_usage_error("steenrod: %s holds %s: Steenrod operations are for S_2 only", dir, d.man.module);
     for (int k = 0; k < nclasses && !rc; k++) rc = resolved_check_class("steenrod", &classes[k], &d.res, &d.man, dir);
     static steenrod_result r[RESOLVED_MAX_CLASSES];   /* zero, or cleared, until computed */
     double t0 = clock_now();
-    if (!rc) rc = compute(&d.res, dir, r);
+    if (!rc) rc = compute(&d.res, dir, r, &limits);
     struct steenrod_out out = { r, nclasses };
     if (!rc) rc = resolved_write(dir, "steenrod.csv", write_csv, &out);
     if (!rc) rc = resolved_write_html(dir, &d.res);     /* its Sq^1 layer */
@@ -93,7 +110,8 @@ const cli_command cmd_steenrod = {
     "steenrod",
     "DIR --class C [--class C ...]: the algebraic Steenrod squares Sq^k C, k = 0..s, of each class C of "
     "Ext^{s,t} over the sphere's resolution in DIR, those whose target (s + k, 2t) is resolved, by cup-i products "
-    "on a finite quotient of the resolution (docs/products.md); writes DIR/steenrod.csv (name,name_n,name_s,k,n,s,j: "
+    "on a finite quotient of the resolution (docs/products.md), as StarPU tasks (one per bidegree of E (x) E, the "
+    "classes side by side); writes DIR/steenrod.csv (name,name_n,name_s,k,n,s,j: "
     "the coefficient of x_(n,s,j) in Sq^k name is 1), replaced by each run; chart.html gets a Sq^1 layer (off until "
     "ticked in its legend) for the classes alone in their bidegree. C as for products",
     opts, 1, CLI_ONE_PROCESS, run,
