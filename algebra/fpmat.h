@@ -45,6 +45,7 @@ int fpmat_copy(fpmat *dst, const fpmat *src);     /* dst uninitialised on entry 
 static inline uint8_t *fpmat_row(const fpmat *m, uint32_t i) { return m->data + (size_t)i * m->stride; }
 static inline uint32_t fpmat_get(const fpmat *m, uint32_t i, uint32_t c) { return fpmat_row(m, i)[c]; }
 static inline void fpmat_set(fpmat *m, uint32_t i, uint32_t c, uint32_t v) { fpmat_row(m, i)[c] = (uint8_t)(v % m->p); }
+static inline uint64_t fpmat_bytes(const fpmat *m) { return (uint64_t)m->rows * m->stride; }
 static inline uint32_t fpmat_segment_start(uint32_t cols) { return (cols + 63) & ~63u; }
 int fpmat_equal(const fpmat *a, const fpmat *b);  /* same p, shape and entries */
 

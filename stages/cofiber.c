@@ -201,7 +201,7 @@ int cofiber_prepare(fd_module *m, char *err, size_t es)
             if (rc == 0 && odd) res_step_multiply_p(&c);   /* the rows the plan left as jobs */
             if (rc == 0 && odd && want && fpmat_copy(&Dp, &c.Dp) != 0) rc = -1;
             if (rc == 0) rc = odd ? res_step_reduce_p(&c) : res_step_reduce(&c);
-            if (rc == 0) rc = odd ? res_step_finish_p(&c) : res_step_finish(&c);
+            if (rc == 0) rc = res_step_finish(&c);
             if (rc == 0 && want && t == t0 && m->cofiber_idx >= res_ngens(&r, s0, t0)) {
                 snprintf(whybuf, sizeof whybuf, "key 'cofiber': Ext^{%d,%d} has dimension %u, so there is no "
                          "class idx = %u", s0, m->cofiber_t, res_ngens(&r, s0, t0), m->cofiber_idx);

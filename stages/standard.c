@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stages/stagefile.h"
+#include "stages/resolution_p.h"
+#include "stages/standard_p.h"
 
 int res_lookahead_at(const resolution *res, int s, deg_t t)
 {
@@ -221,78 +223,116 @@ oom:
     return -1;
 }
 
-/* The kernel of d_{s-1} at (s-1, t): handed over in memory, or computed now. */
-static f2mat *take_kernel(resolution *res, int s, deg_t t)
+/* The kernel of d_{s-1} at (s-1, t), handed over in memory or computed now: into *K at p = 2,
+ * *Kp at odd p (the caller frees it: drop_kernel). 0, or -1 after res_fail. */
+static int take_kernel(resolution *res, int s, deg_t t, f2mat **K, fpmat **Kp)
 {
+    if (res->odd) {
+        fpmat **slot = res_kernel_slot_p(res, s, t);
+        if (!*slot && res_compute_kernel_p(res, s, t) != 0) return -1;
+        *Kp = *slot;
+        *slot = NULL;
+        memacct_add(MEM_KERNELS, -(int64_t)fpmat_bytes(*Kp));   /* fpmat_init counts nothing itself */
+        return 0;
+    }
     f2mat **slot = res_kernel_slot(res, s, t);
-    if (!*slot && res_compute_kernel(res, s, t) != 0) return NULL;
-    f2mat *k = *slot;
+    if (!*slot && res_compute_kernel(res, s, t) != 0) return -1;
+    *K = *slot;
     *slot = NULL;
-    memacct_move(MEM_KERNELS, MEM_INFLIGHT, (int64_t)f2mat_bytes(k));
-    return k;
+    memacct_move(MEM_KERNELS, MEM_INFLIGHT, (int64_t)f2mat_bytes(*K));
+    return 0;
 }
+
+static void drop_kernel(f2mat *K, fpmat *Kp)
+{
+    if (K) f2mat_clear(K);
+    if (Kp) fpmat_clear(Kp);
+    free(K);
+    free(Kp);
+}
+
+/* The rows the finish picks new generators from, at either prime: row r at data + r * stride,
+ * cols entries packed 64 to a word (p = 2: f2mat) or a byte each (odd p: fpmat), as a
+ * generator's image is (freemod.h). */
+typedef struct kernel_rows {
+    const uint8_t *data;
+    size_t stride;
+    uint32_t rows, cols;
+} kernel_rows;
+
+static kernel_rows rows_f2(const f2mat *m)
+{
+    return (kernel_rows){ (const uint8_t *)m->data, (size_t)m->stride * 8, m->rows, m->cols };
+}
+static kernel_rows rows_fp(const fpmat *m) { return (kernel_rows){ m->data, m->stride, m->rows, m->cols }; }
+
+/* Bytes of a vector of `bits` entries, and its first non-zero entry (-1: none). */
+static size_t vec_bytes(uint32_t bits, int odd) { return odd ? bits : f2vec_words(bits) * 8; }
+static int64_t first_entry(const uint8_t *row, uint32_t bits, int odd)
+{
+    if (!odd) return f2vec_first_bit((const uint64_t *)row, bits);
+    for (uint32_t j = 0; j < bits; j++)
+        if (row[j]) return j;
+    return -1;
+}
+
+/* A generator's image of `bits` entries, zeroed, with a spare word past them. */
+static uint64_t *new_image(uint32_t bits, int odd) { return calloc(vec_bytes(bits, odd) / 8 + 2, 8); }
 
 int res_step_finish(step_ctx *c)
 {
     resolution *res = c->res;
-    int s = c->ch.s;
+    int s = c->ch.s, odd = res->odd != NULL;
     deg_t t = c->ch.t;
     fm_gen *gens = NULL;
     f2mat *K = NULL;
+    fpmat *Kp = NULL;
     uint32_t n = 0, width;
     if (s == 0) {       /* extend d_0 to a surjection onto M_t: one generator per basis vector
                          * of M_t that is not an image pivot (for S_2: the unit at t = 0) */
         width = res_module_dim(res, t);
-        gens = calloc(width ? width : 1, sizeof *gens);
-        if (!gens) goto oom;
+        if (!(gens = calloc(width ? width : 1, sizeof *gens))) goto oom;
         for (uint32_t j = 0; j < width; j++) {
             if (c->is_image_pivot[j]) continue;
-            if (!(gens[n].img = calloc(f2vec_words(width) + 1, 8))) goto oom;
+            if (!(gens[n].img = new_image(width, odd))) goto oom;
             gens[n].bits = width;
-            f2vec_flip(gens[n].img, j);
+            if (odd) ((uint8_t *)gens[n].img)[j] = 1;
+            else f2vec_flip(gens[n].img, j);
             n++;
         }
-    } else {
-        K = take_kernel(res, s - 1, t);
-        if (!K) return -1;
-        width = K->cols;
-        gens = calloc(K->rows + 1, sizeof *gens);   /* a cofiber's subspace is inside the kernel */
-        if (!gens) goto oom;
-        /* a cofiber (stages/cofiber.h): in degrees t0 .. t0 + top of M, row s0 hits a given
-         * subspace of the kernel, not all of it */
-        int k = res_cofiber_row(res, s, t);
-        const f2mat *src = k >= 0 ? &res->module->cofiber_rows[k] : K;
-        if (src->cols != K->cols) {
-            f2mat_clear(K);
-            free(K);
-            free(gens);
-            res_fail(res, "internal error: the cofiber's subspace at (%d,%d) has %u columns, the kernel %u", s, t,
-                     src->cols, width);
-            return -1;
-        }
-        for (uint32_t r = 0; r < src->rows; r++) {
-            int p = (int)f2vec_first_bit(f2mat_row(src, r), src->cols);
-            if (p < 0 || ((uint32_t)p < c->build.ncols && c->is_image_pivot[p])) continue;
-            size_t words = f2vec_words(src->cols);
-            gens[n].bits = src->cols;
-            gens[n].img = malloc(words * 8 + 8);
-            if (!gens[n].img) goto oom;
-            memcpy(gens[n].img, f2mat_row(src, r), words * 8);
-            n++;
-        }
-        f2mat_clear(K);
-        free(K);
-        K = NULL;
+        return res_publish(res, s, t, n, gens, width);
     }
+    /* the kernel vectors of d_{s-1} (RREF) whose pivot is no image pivot; a cofiber
+     * (stages/cofiber.h): in degrees t0 .. t0 + top of M, row s0 hits a given subspace of the
+     * kernel, not all of it */
+    if (take_kernel(res, s - 1, t, &K, &Kp) != 0) return -1;
+    width = odd ? Kp->cols : K->cols;
+    int k = res_cofiber_row(res, s, t);
+    kernel_rows src = k < 0 ? (odd ? rows_fp(Kp) : rows_f2(K))
+                            : odd ? rows_fp(&res->module->cofiber_prows[k]) : rows_f2(&res->module->cofiber_rows[k]);
+    if (src.cols != width) {
+        res_fail(res, "internal error: the cofiber's subspace at (%d,%d) has %u columns, the kernel %u", s, t,
+                 src.cols, width);
+        goto fail;
+    }
+    if (!(gens = calloc((size_t)src.rows + 1, sizeof *gens))) goto oom;
+    for (uint32_t r = 0; r < src.rows; r++) {
+        const uint8_t *row = src.data + r * src.stride;
+        int64_t pv = first_entry(row, width, odd);
+        if (pv < 0 || ((uint64_t)pv < c->build.ncols && c->is_image_pivot[pv])) continue;
+        if (!(gens[n].img = new_image(width, odd))) goto oom;
+        memcpy(gens[n].img, row, vec_bytes(width, odd));
+        gens[n].bits = width;
+        n++;
+    }
+    drop_kernel(K, Kp);
     return res_publish(res, s, t, n, gens, width);
 oom:
-    for (uint32_t k = 0; gens && k < n; k++) free(gens[k].img);
-    free(gens);
-    if (K) {
-        f2mat_clear(K);
-        free(K);
-    }
     res_fail(res, "out of memory finishing step (%d,%d)", s, t);
+fail:
+    for (uint32_t j = 0; gens && j < n; j++) free(gens[j].img);
+    free(gens);
+    drop_kernel(K, Kp);
     return -1;
 }
 

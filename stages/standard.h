@@ -48,7 +48,9 @@
 /* The pieces of a step. Each returns 0 or -1 (after res_fail). */
 int res_step_plan(step_ctx *c);                 /* jobs, terms, zeroed D */
 int res_step_reduce(step_ctx *c);               /* RREF; image pivots; kernel if wanted */
-int res_step_finish(step_ctx *c);               /* new gens, publish, stage file */
+/* New gens, publish, stage file: at every prime (odd p: the kernel of res_compute_kernel_p,
+ * the images a byte an entry). */
+int res_step_finish(step_ctx *c);
 /* Predicted peak bytes of the standard step at (s, t) (D, the augmented RREF matrix, the
  * kernel, the jobs), from the dimensions, which are known once its prerequisites are done. */
 uint64_t res_step_footprint(const resolution *res, int s, deg_t t);

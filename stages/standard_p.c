@@ -1,16 +1,15 @@
 /* standard_p.c — the standard step at an odd prime in pieces: plan (the rows, multiplied),
- * reduce, finish (see standard_p.h). */
+ * reduce (see standard_p.h; the finish is standard.c's, at every prime). */
 #include "stages/standard_p.h"
 #include "algebra/memacct.h"
 #include <stdlib.h>
 #include <string.h>
 #include "stages/resolution_p.h"
 
-static uint64_t fp_bytes(const fpmat *m) { return (uint64_t)m->rows * m->stride; }
 static uint64_t fp_bytes_for(uint64_t rows, uint64_t cols) { return rows * ((cols + 63) & ~(uint64_t)63); }
 
 /* A matrix of the step enters (sign 1) or leaves (-1) the memory account's bidegrees in flight. */
-static void account(const fpmat *m, int sign) { memacct_add(MEM_INFLIGHT, sign * (int64_t)fp_bytes(m)); }
+static void account(const fpmat *m, int sign) { memacct_add(MEM_INFLIGHT, sign * (int64_t)fpmat_bytes(m)); }
 
 int res_step_plan_p(step_ctx *c)
 {
@@ -114,7 +113,7 @@ int res_step_reduce_p(step_ctx *c)
     fpmat_clear(&c->Dp);
     free(pivots);
     if (kernel) {
-        memacct_add(MEM_KERNELS, (int64_t)fp_bytes(kernel));
+        memacct_add(MEM_KERNELS, (int64_t)fpmat_bytes(kernel));
         *res_kernel_slot_p(res, c->ch.s, c->ch.t) = kernel;
     }
     return 0;
@@ -127,73 +126,6 @@ oom:
         free(kernel);
     }
     res_fail(res, "out of memory reducing step (%d,%d)", c->ch.s, c->ch.t);
-    return -1;
-}
-
-/* The kernel of d_{s-1} at (s-1, t): handed over in memory, or computed now. */
-static fpmat *take_kernel(resolution *res, int s, deg_t t)
-{
-    fpmat **slot = res_kernel_slot_p(res, s, t);
-    if (!*slot && res_compute_kernel_p(res, s, t) != 0) return NULL;
-    fpmat *k = *slot;
-    *slot = NULL;
-    memacct_add(MEM_KERNELS, -(int64_t)fp_bytes(k));
-    return k;
-}
-
-int res_step_finish_p(step_ctx *c)
-{
-    resolution *res = c->res;
-    int s = c->ch.s;
-    deg_t t = c->ch.t;
-    fm_gen *gens = NULL;
-    fpmat *K = NULL;
-    uint32_t n = 0, width;
-    if (s == 0) {       /* a generator of F_0 for each basis vector of M_t that is not hit */
-        width = res_module_dim(res, t);
-        if (!(gens = calloc(width ? width : 1, sizeof *gens))) goto oom;
-        for (uint32_t j = 0; j < width; j++) {
-            if (c->is_image_pivot[j]) continue;
-            if (!(gens[n].img = calloc((size_t)width / 8 + 2, 8))) goto oom;
-            gens[n].bits = width;
-            ((uint8_t *)gens[n].img)[j] = 1;
-            n++;
-        }
-    } else {            /* kernel vectors of d_{s-1} (RREF) whose pivot is no image pivot */
-        if (!(K = take_kernel(res, s - 1, t))) return -1;
-        width = K->cols;
-        if (!(gens = calloc((size_t)K->rows + 1, sizeof *gens))) goto oom;
-        int k = res_cofiber_row(res, s, t);     /* a cofiber's row s0 hits a subspace of the kernel */
-        const fpmat *src = k >= 0 ? &res->module->cofiber_prows[k] : K;
-        if (src->cols != width) {
-            res_fail(res, "internal error: the cofiber's subspace at (%d,%d) has %u columns, the kernel %u", s, t,
-                     src->cols, width);
-            goto fail;
-        }
-        for (uint32_t r = 0; r < src->rows; r++) {
-            const uint8_t *row = fpmat_row(src, r);
-            uint32_t pv = 0;
-            while (pv < width && !row[pv]) pv++;
-            if (pv == width || (pv < c->build.ncols && c->is_image_pivot[pv])) continue;
-            if (!(gens[n].img = malloc((size_t)width + 8))) goto oom;
-            memcpy(gens[n].img, row, width);
-            gens[n].bits = width;
-            n++;
-        }
-        fpmat_clear(K);
-        free(K);
-        K = NULL;
-    }
-    return res_publish(res, s, t, n, gens, width);
-oom:
-    res_fail(res, "out of memory finishing step (%d,%d)", s, t);
-fail:
-    for (uint32_t k = 0; gens && k < n; k++) free(gens[k].img);
-    free(gens);
-    if (K) {
-        fpmat_clear(K);
-        free(K);
-    }
     return -1;
 }
 

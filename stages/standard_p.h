@@ -29,11 +29,11 @@
 #define EXTFLOW_STANDARD_P_H
 #include "stages/resolution.h"
 
-/* The pieces of a step at odd p. Each returns 0 or -1 (after res_fail). */
+/* The pieces of a step at odd p. Each returns 0 or -1 (after res_fail). The finish is
+ * res_step_finish (standard.h), the same at every prime. */
 int res_step_plan_p(step_ctx *c);               /* D; its rows as jobs, or multiplied (profile) */
 void res_step_multiply_p(step_ctx *c);          /* D's rows from the jobs, on this thread */
 int res_step_reduce_p(step_ctx *c);             /* RREF; image pivots; kernel if wanted */
-int res_step_finish_p(step_ctx *c);             /* new gens, publish, stage file */
 uint64_t res_step_footprint_p(const resolution *res, int s, deg_t t);
 void res_step_free_p(step_ctx *c);
 /* Kernel of d_s at (s, t) computed on the spot (stem edge, resume). */

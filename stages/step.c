@@ -48,15 +48,9 @@ static int nassau_finish(chain *c)
 static int edge_finish(chain *c) { (void)c; return 0; }
 static int pre_plan(chain *c) { return res_pre_plan(begin(c)); }
 static int pre_reduce(chain *c) { return res_pre_reduce(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
-/* odd p (standard_p.h): plan multiplies on its own worker; reduce and finish as at p = 2 */
+/* odd p (standard_p.h): plan multiplies on its own worker; reduce as at p = 2; finish the same */
 static int standard_plan_p(chain *c) { return res_step_plan_p(begin(c)); }
 static int standard_reduce_p(chain *c) { return res_step_reduce_p(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
-static int standard_finish_p(chain *c)
-{
-    int rc = res_step_finish_p(ctx_of(c));
-    if (rc == 0) progress_step_done(c->s, c->t);
-    return rc;
-}
 static void multiply_here_p(chain *c) { res_step_multiply_p(ctx_of(c)); }
 static void clear_p(chain *c)
 {
@@ -173,7 +167,7 @@ const chain_kind step_edge_kernel = STEP_KIND("edge-kernel", CHAIN_EDGE, standar
     { .name = NAME, .family = FAMILY, .size = sizeof(step_ctx), .plan = standard_plan_p,              \
       .reduce = standard_reduce_p, .finish = FINISH, .clear = clear_p, .deps = DEPS,                  \
       .footprint = standard_footprint_p, .multiply_here = multiply_here_p, .reads = standard_reads }
-const chain_kind step_standard_p = STEP_KIND_P("standard-p", CHAIN_STEP, standard_finish_p, standard_deps_p);
+const chain_kind step_standard_p = STEP_KIND_P("standard-p", CHAIN_STEP, standard_finish, standard_deps_p);
 const chain_kind step_edge_kernel_p = STEP_KIND_P("edge-kernel-p", CHAIN_EDGE, edge_finish, edge_deps);
 
 const chain_kind *step_algo_for(const resolution *res, int s)
