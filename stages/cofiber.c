@@ -8,160 +8,126 @@
 #include "stages/resolution.h"
 #include "stages/resolution_p.h"
 
-/* Is M spanned by the Sq(R)·x0, x0 its bottom class? */
+/* A matrix at either prime, as this file uses it: an f2mat at p = 2 (entries packed 64 to a
+ * word), an fpmat at odd p (a byte each). Rows are handled as bytes: a run of n entries takes
+ * vec_bytes(p, n) bytes, and column c, a multiple of 64, starts vec_bytes(p, c) bytes into a
+ * row. */
+typedef struct pmat {
+    uint32_t p;
+    f2mat f;
+    fpmat b;
+} pmat;
+
+static size_t vec_bytes(uint32_t p, uint32_t n) { return p == 2 ? f2vec_words(n) * 8 : n; }
+static int pm_init(pmat *m, uint32_t p, uint32_t rows, uint32_t cols)
+{
+    *m = (pmat){ .p = p };
+    return p == 2 ? f2mat_init(&m->f, rows, cols) : fpmat_init(&m->b, p, rows, cols);
+}
+static void pm_clear(pmat *m)
+{
+    f2mat_clear(&m->f);
+    fpmat_clear(&m->b);
+}
+static uint32_t pm_rows(const pmat *m) { return m->p == 2 ? m->f.rows : m->b.rows; }
+static uint32_t pm_cols(const pmat *m) { return m->p == 2 ? m->f.cols : m->b.cols; }
+static uint8_t *pm_row(const pmat *m, uint32_t i)
+{
+    return m->p == 2 ? (uint8_t *)f2mat_row(&m->f, i) : fpmat_row(&m->b, i);
+}
+static void pm_set1(pmat *m, uint32_t i, uint32_t c)
+{
+    if (m->p == 2) f2mat_set(&m->f, i, c, 1);
+    else fpmat_set(&m->b, i, c, 1);
+}
+static int pm_rref(pmat *m, int32_t *piv) { return m->p == 2 ? f2mat_rref(&m->f, piv) : fpmat_rref(&m->b, piv); }
+
+/* Rank of m (reduced in place; -1 out of memory). */
+static int pm_rank(pmat *m)
+{
+    int32_t *piv = malloc(sizeof *piv * ((size_t)pm_cols(m) + 1));
+    int rank = piv ? pm_rref(m, piv) : -1;
+    free(piv);
+    return rank;
+}
+
+/* The algebra's basis in degree d (B's at odd p), and x_r·x0 for x_r its element r and x0 M's
+ * bottom class (NULL: zero). */
+static uint32_t basis_dim(const fd_module *m, deg_t d) { return fdm_prime(m) == 2 ? m->A.dim[d] : m->pB->dim[d]; }
+static const void *act_on_bottom(const fd_module *m, deg_t d, uint32_t r)
+{
+    if (fdm_prime(m) == 2) return fdm_act(m, m->min_deg, 0, d, r);
+    return fdm_act_p(m, m->min_deg, 0, d, r);
+}
+
+/* Is M spanned by the x·x0 (x in the algebra), x0 its bottom class? */
 static int cyclic_on_bottom(const fd_module *m)
 {
+    uint32_t p = fdm_prime(m);
     for (deg_t d = 0; m->min_deg + d <= m->max_deg; d++) {
         uint32_t dim = fdm_dim(m, m->min_deg + d);
         if (!dim) continue;
-        f2mat v;
-        if (f2mat_init(&v, m->A.dim[d], dim) != 0) return -1;
-        for (uint32_t r = 0; r < m->A.dim[d]; r++) {
-            const uint64_t *a = fdm_act(m, m->min_deg, 0, d, r);
-            if (a) memcpy(f2mat_row(&v, r), a, f2vec_words(dim) * 8);
+        pmat v;
+        if (pm_init(&v, p, basis_dim(m, d), dim) != 0) return -1;
+        for (uint32_t r = 0; r < basis_dim(m, d); r++) {
+            const void *a = act_on_bottom(m, d, r);
+            if (a) memcpy(pm_row(&v, r), a, vec_bytes(p, dim));
         }
-        int32_t *piv = malloc(sizeof *piv * (dim + 1));
-        int rank = piv ? f2mat_rref(&v, piv) : -1;
-        free(piv);
-        f2mat_clear(&v);
+        int rank = pm_rank(&v);
+        pm_clear(&v);
         if (rank < 0) return -1;
         if ((uint32_t)rank != dim) return 0;
     }
     return 1;
 }
 
-/* Rank of m's rows restricted to the words [w0, m->stride) (a copy is reduced). */
-static int rank_from_word(const f2mat *m, uint32_t w0, uint32_t bits)
-{
-    f2mat c;
-    if (f2mat_init(&c, m->rows, bits) != 0) return -1;
-    for (uint32_t i = 0; i < m->rows; i++) memcpy(f2mat_row(&c, i), f2mat_row(m, i) + w0, f2vec_words(bits) * 8);
-    int32_t *piv = malloc(sizeof *piv * ((size_t)bits + 1));
-    int rank = piv ? f2mat_rref(&c, piv) : -1;
-    free(piv);
-    f2mat_clear(&c);
-    return rank;
-}
-
 /* d(K)_τ at (s0, τ) of the resolution r of M, from D (the matrix of d_{s0} on the generators
- * below τ, as the step built it) and the generators of degree τ; -2 when φ is not a cocycle. */
-static int target_at(const resolution *r, const fd_module *m, const f2mat *D, int s0, deg_t t0, deg_t tau,
-                     uint32_t idx, f2mat *out)
+ * below τ, as the step built it) and the generators of degree τ, into out (initialised here);
+ * -2 when φ is not a cocycle. */
+static int target_at(const resolution *r, const fd_module *m, const pmat *D, int s0, deg_t t0, deg_t tau,
+                     uint32_t idx, pmat *out)
 {
+    uint32_t p = r->prime;
     const freemod *F = &r->F[s0];
     deg_t k = tau - t0;
     uint32_t mdim = fdm_dim(m, m->min_deg + k), seg = f2mat_segment_start(mdim);
     uint32_t W = (uint32_t)freemod_dim(&r->F[s0 - 1], tau, tau), nnew = F->ngens[tau];
-    f2mat X;
+    size_t at = vec_bytes(p, seg);                  /* the d part of a row of X */
+    pmat X, Xd = { 0 };
     int rc = -1;
     int32_t *piv = NULL;
-    if (f2mat_init(&X, D->rows + nnew, seg + W) != 0) return -1;
-    size_t dw = seg / 64, mw = f2vec_words(mdim);
-    for (uint32_t i = 0; i < D->rows; i++) memcpy(f2mat_row(&X, i) + dw, f2mat_row(D, i), f2vec_words(D->cols) * 8);
-    if (k > 0) {                /* the block of g: φ(Sq(R)·g) = Sq(R)·x0 */
+    if (pm_init(&X, p, pm_rows(D) + nnew, seg + W) != 0) return -1;
+    for (uint32_t i = 0; i < pm_rows(D); i++) memcpy(pm_row(&X, i) + at, pm_row(D, i), vec_bytes(p, pm_cols(D)));
+    if (k > 0) {                /* the block of g: φ(x·g) = x·x0 */
         uint64_t off = freemod_offset(F, tau, t0, idx);
-        for (uint32_t j = 0; j < r->A.dim[k]; j++) {
-            const uint64_t *a = fdm_act(m, m->min_deg, 0, k, j);
-            if (a) f2vec_xor(f2mat_row(&X, (uint32_t)off + j), a, mw);
-        }
-    }
-    for (uint32_t j = 0; j < nnew; j++) {
-        memcpy(f2mat_row(&X, D->rows + j) + dw, F->gens[tau][j].img, f2vec_words(W) * 8);
-        if (k == 0 && j == idx) f2mat_flip(&X, D->rows + j, 0);      /* φ(g) = x0 */
-    }
-    int rank_d = rank_from_word(&X, (uint32_t)dw, W);
-    piv = malloc(sizeof *piv * ((size_t)X.cols + 1));
-    int rank = piv && rank_d >= 0 ? f2mat_rref(&X, piv) : -1;
-    if (rank < 0) goto done;
-    if (rank != rank_d) { rc = -2; goto done; }
-    uint32_t n = 0;
-    for (int i = 0; i < rank; i++) n += f2vec_first_bit(f2mat_row(&X, (uint32_t)i), X.cols) >= (int64_t)seg;
-    if (f2mat_init(out, n, W) != 0) goto done;
-    n = 0;
-    for (int i = 0; i < rank; i++)
-        if (f2vec_first_bit(f2mat_row(&X, (uint32_t)i), X.cols) >= (int64_t)seg)
-            memcpy(f2mat_row(out, n++), f2mat_row(&X, (uint32_t)i) + dw, f2vec_words(W) * 8);
-    rc = 0;
-done:
-    free(piv);
-    f2mat_clear(&X);
-    return rc;
-}
-
-/* ---------------------------------------------------------------- odd p: the same over F_p */
-
-/* Rank of a copy of m (-1 out of memory). */
-static int rank_p(const fpmat *m)
-{
-    fpmat c;
-    if (fpmat_copy(&c, m) != 0) return -1;
-    int32_t *piv = malloc(sizeof *piv * ((size_t)c.cols + 1));
-    int rank = piv ? fpmat_rref(&c, piv) : -1;
-    free(piv);
-    fpmat_clear(&c);
-    return rank;
-}
-
-/* Is M spanned by the X·x0 (X in B), x0 its bottom class? */
-static int cyclic_on_bottom_p(const fd_module *m)
-{
-    for (deg_t d = 0; m->min_deg + d <= m->max_deg; d++) {
-        uint32_t dim = fdm_dim(m, m->min_deg + d);
-        if (!dim) continue;
-        fpmat v;
-        if (fpmat_init(&v, m->p, m->pB->dim[d], dim) != 0) return -1;
-        for (uint32_t r = 0; r < m->pB->dim[d]; r++) memcpy(fpmat_row(&v, r), fdm_act_p(m, m->min_deg, 0, d, r), dim);
-        int rank = rank_p(&v);
-        fpmat_clear(&v);
-        if (rank < 0) return -1;
-        if ((uint32_t)rank != dim) return 0;
-    }
-    return 1;
-}
-
-/* target_at over F_p: D is the step's matrix (fpmat), φ(X·g) = X·x0 by the module's action. */
-static int target_at_p(const resolution *r, const fd_module *m, const fpmat *D, int s0, deg_t t0, deg_t tau,
-                       uint32_t idx, fpmat *out)
-{
-    const freemod *F = &r->F[s0];
-    deg_t k = tau - t0;
-    uint32_t mdim = fdm_dim(m, m->min_deg + k), seg = fpmat_segment_start(mdim);
-    uint32_t W = (uint32_t)freemod_dim(&r->F[s0 - 1], tau, tau), nnew = F->ngens[tau];
-    fpmat X, Xd = { 0 };
-    int rc = -1;
-    int32_t *piv = NULL;
-    if (fpmat_init(&X, m->p, D->rows + nnew, seg + W) != 0) return -1;
-    for (uint32_t i = 0; i < D->rows; i++) memcpy(fpmat_row(&X, i) + seg, fpmat_row(D, i), D->cols);
-    if (k > 0) {                /* the block of g: φ(X·g) = X·x0 */
-        uint64_t off = freemod_offset(F, tau, t0, idx);
-        for (uint32_t j = 0; j < r->odd->B.dim[k]; j++) {
-            const uint8_t *a = fdm_act_p(m, m->min_deg, 0, k, j);
-            if (a) memcpy(fpmat_row(&X, (uint32_t)off + j), a, mdim);
+        for (uint32_t j = 0; j < basis_dim(m, k); j++) {
+            const void *a = act_on_bottom(m, k, j);
+            if (a) memcpy(pm_row(&X, (uint32_t)off + j), a, vec_bytes(p, mdim));
         }
     }
     for (uint32_t j = 0; j < nnew; j++) {
         const fm_gen *g = &F->gens[tau][j];
-        memcpy(fpmat_row(&X, D->rows + j) + seg, g->img, g->bits < W ? g->bits : W);
-        if (k == 0 && j == idx) fpmat_row(&X, D->rows + j)[0] = 1;      /* φ(g) = x0 */
+        memcpy(pm_row(&X, pm_rows(D) + j) + at, g->img, vec_bytes(p, g->bits < W ? g->bits : W));
+        if (k == 0 && j == idx) pm_set1(&X, pm_rows(D) + j, 0);      /* φ(g) = x0 */
     }
-    if (fpmat_init(&Xd, m->p, X.rows, W) != 0) goto done;
-    for (uint32_t i = 0; i < X.rows; i++) memcpy(fpmat_row(&Xd, i), fpmat_row(&X, i) + seg, W);
-    int rank_d = rank_p(&Xd);
-    piv = malloc(sizeof *piv * ((size_t)X.cols + 1));
-    int rank = piv && rank_d >= 0 ? fpmat_rref(&X, piv) : -1;
+    if (pm_init(&Xd, p, pm_rows(&X), W) != 0) goto done;
+    for (uint32_t i = 0; i < pm_rows(&X); i++) memcpy(pm_row(&Xd, i), pm_row(&X, i) + at, vec_bytes(p, W));
+    int rank_d = pm_rank(&Xd);
+    piv = malloc(sizeof *piv * ((size_t)seg + W + 1));
+    int rank = piv && rank_d >= 0 ? pm_rref(&X, piv) : -1;
     if (rank < 0) goto done;
     if (rank != rank_d) { rc = -2; goto done; }
     uint32_t n = 0;
-    for (uint32_t c = seg; c < X.cols; c++) n += piv[c] >= 0;
-    if (fpmat_init(out, m->p, n, W) != 0) goto done;
+    for (uint32_t c = seg; c < seg + W; c++) n += piv[c] >= 0;
+    if (pm_init(out, p, n, W) != 0) goto done;
     n = 0;
-    for (uint32_t c = seg; c < X.cols; c++)    /* pivot rows in the d part, in RREF order */
-        if (piv[c] >= 0) memcpy(fpmat_row(out, n++), fpmat_row(&X, (uint32_t)piv[c]) + seg, W);
+    for (uint32_t c = seg; c < seg + W; c++)    /* pivot rows in the d part, in RREF order */
+        if (piv[c] >= 0) memcpy(pm_row(out, n++), pm_row(&X, (uint32_t)piv[c]) + at, vec_bytes(p, W));
     rc = 0;
 done:
     free(piv);
-    fpmat_clear(&Xd);
-    fpmat_clear(&X);
+    pm_clear(&Xd);
+    pm_clear(&X);
     return rc;
 }
 
@@ -169,7 +135,7 @@ int cofiber_prepare(fd_module *m, char *err, size_t es)
 {
     if (!m->has_cofiber || m->cofiber_rows || m->cofiber_prows) return 0;
     int odd = fdm_prime(m) != 2;
-    int cyc = odd ? cyclic_on_bottom_p(m) : cyclic_on_bottom(m);
+    int cyc = cyclic_on_bottom(m);
     if (cyc <= 0) {
         snprintf(err, es, cyc < 0 ? "out of memory" : "key 'cofiber': the module is not generated by its bottom "
                  "class, through which the class is read as a self-map of M");
@@ -190,16 +156,13 @@ int cofiber_prepare(fd_module *m, char *err, size_t es)
     for (deg_t t = 0; rc == 0 && t <= top; t++)
         for (int s = 0; rc == 0 && s <= s0 && s <= t; s++) {
             step_ctx c = { .ch = { .s = s, .t = t }, .res = &r };
-            f2mat D = { 0 };
-            fpmat Dp = { 0 };
+            pmat D = { 0 }, T = { 0 };
             int want = s == s0 && t >= t0;
             rc = odd ? res_step_plan_p(&c) : res_step_plan(&c);
-            if (rc == 0 && !odd) {
-                rb_multiply(&c.build, &r.A, 0, c.build.nrows);
-                if (want && f2mat_copy(&D, &c.build.D) != 0) rc = -1;
-            }
             if (rc == 0 && odd) res_step_multiply_p(&c);   /* the rows the plan left as jobs */
-            if (rc == 0 && odd && want && fpmat_copy(&Dp, &c.Dp) != 0) rc = -1;
+            else if (rc == 0) rb_multiply(&c.build, &r.A, 0, c.build.nrows);
+            D.p = fdm_prime(m);
+            if (rc == 0 && want && (odd ? fpmat_copy(&D.b, &c.Dp) : f2mat_copy(&D.f, &c.build.D)) != 0) rc = -1;
             if (rc == 0) rc = odd ? res_step_reduce_p(&c) : res_step_reduce(&c);
             if (rc == 0) rc = res_step_finish(&c);
             if (rc == 0 && want && t == t0 && m->cofiber_idx >= res_ngens(&r, s0, t0)) {
@@ -208,15 +171,15 @@ int cofiber_prepare(fd_module *m, char *err, size_t es)
                 rc = -1;
             }
             if (rc == 0 && want) {
-                rc = odd ? target_at_p(&r, m, &Dp, s0, t0, t, m->cofiber_idx, &prows[t - t0])
-                         : target_at(&r, m, &D, s0, t0, t, m->cofiber_idx, &rows[t - t0]);
+                rc = target_at(&r, m, &D, s0, t0, t, m->cofiber_idx, &T);
+                if (rc == 0 && odd) prows[t - t0] = T.b;
+                else if (rc == 0) rows[t - t0] = T.f;
                 if (rc == -2) {
                     snprintf(whybuf, sizeof whybuf, "key 'cofiber': the class, sent to the module's bottom class, is "
                              "not a cocycle (it fails in degree %d): it is no self-map of M", t + shift);
                 }
             }
-            f2mat_clear(&D);
-            fpmat_clear(&Dp);
+            pm_clear(&D);
             if (odd) {
                 res_step_free_p(&c);
                 free(c.is_image_pivot);
