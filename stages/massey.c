@@ -3,8 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 /* y ^= f_b(f_c(z)) for the generator z = k of source F_{s0+i} in degree t + t0 of the homotopy
  * (s0 = sb + sc - 1, t0 = tb + tc): f_c(z) sits in f_c's cell at target (s0 + i - sc, T - tc),
  * and f_b maps it to F_{i-1} in degree t. Its units (generators of degree t) must vanish, since
@@ -13,17 +11,11 @@ int massey_homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, uint64_t *y)
 {
     massey_homotopy *h = vctx;
     const resolution *res = h->home->tgt;
-    deg_t T = t + h->tb + h->tc, tcdeg = T - h->tc;
-    int ic = h->sb - 1 + i;                     /* f_c's level: F_{s0+i} -> F_{ic} */
-    if (tcdeg < ic) return 0;                   /* F_{ic} is zero there */
-    const lift_map *fc = &h->set2->maps[h->mc];
-    size_t cell = lift_cell(h->set2, ic, tcdeg);
-    if (fc->have[cell] != 1 || k >= fc->val[cell].rows) {
-        lift_fail(h->home, "internal error: Massey homotopy at (%d, %d) needs f_c at (%d, %d) first", i, (int)t, ic,
-                  (int)tcdeg);
-        return -1;
-    }
-    const f2mat *v = &fc->val[cell];
+    deg_t tcdeg;
+    size_t cell;
+    int got = massey_fc_cell(h, i, t, k, &tcdeg, &cell);
+    if (got <= 0) return got;
+    const f2mat *v = &h->set2->maps[h->mc].val[cell];
     f2mat V, Y;
     uint32_t below = (uint32_t)freemod_dim(&res->F[i - 1], t, t), all = (uint32_t)freemod_dim(&res->F[i - 1], t, t + 1);
     if (f2mat_init(&V, 1, v->cols) != 0 || f2mat_init(&Y, 1, all) != 0) {
@@ -63,8 +55,6 @@ static void product_row(const lift_set *set, int m, int i, deg_t t, uint32_t j, 
     for (uint32_t z = 0; z < nz; z++)
         if (lift_product_bit(set, m, i, t, j, z)) f2mat_flip(out, r, z);
 }
-
-typedef massey_pending pending;
 
 /* The products x·y_j (x = a or b, lifted as map mx of set1) for the generators y_j of the
  * source at (s, t), as rows r0.. of out over the source generators at the product's bidegree.
@@ -268,12 +258,77 @@ int massey_pending_push(massey_pending **cs, size_t *ncs, int n, int s, uint32_t
     return 0;
 }
 
-void massey_pending_free(massey_pending *cs, size_t ncs, int *mcs, int *mhs)
+int massey_fc_cell(const massey_homotopy *h, int i, deg_t t, uint32_t k, deg_t *tcdeg, size_t *cell)
 {
-    for (size_t k = 0; k < ncs; k++) free(cs[k].c);
-    free(cs);
-    free(mcs);
-    free(mhs);
+    int ic = h->sb - 1 + i;                     /* f_c's level: F_{s0+i} -> F_{ic} */
+    *tcdeg = t + h->tb;
+    if (*tcdeg < ic) return 0;                  /* F_{ic} is zero there */
+    const lift_map *fc = &h->set2->maps[h->mc];
+    *cell = lift_cell(h->set2, ic, *tcdeg);
+    uint32_t rows = fc->have[*cell] != 1 ? 0 : h->set2->prime == 2 ? fc->val[*cell].rows : fc->valp[*cell].rows;
+    if (k >= rows) {
+        lift_fail(h->home, "internal error: Massey homotopy at (%d, %d) needs f_c at (%d, %d) first", i, (int)t, ic,
+                  (int)*tcdeg);
+        return -1;
+    }
+    return 1;
+}
+
+int massey_lift_cs(massey_work *w, const resolution *res, int mb, const product_class *b, int sa,
+                   const massey_share *share, lift_extra_fn extra,
+                   int (*extra_p)(void *ctx, int i, deg_t t, uint32_t k, uint8_t *y), const chain_runner *runner,
+                   long *lifts, char *err, size_t errlen)
+{
+    const resolution *unit = w->set1.tgt;
+    int rc;
+    w->have2 = 1;
+    if (lift_set_init(&w->set2, res, unit, "") != 0) return massey_oom(err, errlen);
+    lift_set_share_preimages(&w->set2, &w->set1);   /* the same target: one preimage cache (p = 2) */
+    w->set2.any_preimage = 1;
+    w->mcs = calloc(w->ncs + 1, sizeof *w->mcs);
+    w->mhs = calloc(w->ncs + 1, sizeof *w->mhs);
+    w->hctx = calloc(w->ncs + 1, sizeof *w->hctx);
+    if (!w->mcs || !w->mhs || !w->hctx) return massey_oom(err, errlen);
+    for (size_t k = 0; k < w->ncs; k++) {
+        const massey_pending *c = &w->cs[k];
+        if ((w->mcs[k] = lift_add_class(&w->set2, c->s, c->n + c->s, c->c, c->len)) < 0) return massey_oom(err, errlen);
+        w->set2.maps[w->mcs[k]].max_i = mine(share, w->mcs[k]) ? sa + b->s - 1 : -1;
+    }
+    *lifts += (long)w->ncs;
+    if (w->ncs && (rc = massey_run_set(&w->set2, runner, err, errlen)) != 0) return rc;
+    w->have3 = 1;
+    if (lift_set_init(&w->set3, res, unit, "") != 0) return massey_oom(err, errlen);
+    lift_set_share_preimages(&w->set3, &w->set1);
+    w->set3.any_preimage = 1;
+    for (size_t k = 0; k < w->ncs; k++) {
+        w->mhs[k] = massey_add_homotopy(&w->set3, &w->set1, &w->set2, mb, w->mcs[k], b, &w->cs[k], &w->hctx[k]);
+        if (w->mhs[k] < 0) return massey_oom(err, errlen);
+        lift_map *h = &w->set3.maps[w->mhs[k]];
+        h->max_i = mine(share, w->mhs[k]) ? sa : -1;   /* on f_c's rank (mhs[k] = mcs[k] = k) */
+        h->extra = extra;
+        h->extra_p = extra_p;
+    }
+    return w->ncs ? massey_run_set(&w->set3, runner, err, errlen) : 0;
+}
+
+int massey_work_clear(massey_work *w, int rc, massey_table *out)
+{
+    for (size_t k = 0; k < w->ncs; k++) free(w->cs[k].c);
+    free(w->cs);
+    free(w->mcs);
+    free(w->mhs);
+    if (w->have3) lift_set_clear(&w->set3);
+    if (w->have2) lift_set_clear(&w->set2);
+    lift_set_clear(&w->set1);
+    free(w->hctx);
+    if (rc) massey_table_clear(out);
+    return rc;
+}
+
+int massey_oom(char *err, size_t errlen)
+{
+    snprintf(err, errlen, "out of memory computing Massey products");
+    return -1;
 }
 
 int massey_add_homotopy(lift_set *set3, lift_set *set1, lift_set *set2, int mb, int mc, const product_class *b,
@@ -310,48 +365,46 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     memset(out, 0, sizeof *out);
     int sa = a->s, sb = b->s, na = a->n, nb = b->n;
     deg_t ta = na + sa, tb = nb + sb;
-    lift_set set1, set2, set3, basis;
-    int have2 = 0, have3 = 0, have_basis = 0, rc = -1;
+    massey_work wk = { 0 };
+    lift_set basis;
+    int have_basis = 0, rc = -1;
     int *first = NULL;
     int module = res->module_id != unit->module_id;
-    pending *cs = NULL;
-    size_t ncs = 0;
-    massey_homotopy *hctx = NULL;
-    int *mcs = NULL, *mhs = NULL;
     f2mat M = { 0 }, aug = { 0 }, ker = { 0 };
     int32_t *piv = NULL;
     if (share && share->nranks < 2) share = NULL;
     /* the exchanges among the ranks still to make: the same number on every rank */
     int exchanges = share ? 1 + (module || lift_dir[0]) : 0;
-    lift_set_init(&set1, unit, unit, module ? "" : lift_dir);
-    set1.any_preimage = 1;                  /* brackets do not depend on the preimages */
+    lift_set_init(&wk.set1, unit, unit, module ? "" : lift_dir);
+    wk.set1.any_preimage = 1;                  /* brackets do not depend on the preimages */
     if (share && !module && lift_dir[0]) {
         rc = lift_ab_apart(unit, a, b, lift_dir, runner, share->rank, err, errlen);
         exchanges--;
         if ((rc = exchange(share, rc, NULL, 0, err, errlen)) != 0) goto out;
     }
-    int ma = lift_add_class(&set1, sa, ta, a->coords, a->len), mb = lift_add_class(&set1, sb, tb, b->coords, b->len);
+    int ma = lift_add_class(&wk.set1, sa, ta, a->coords, a->len);
+    int mb = lift_add_class(&wk.set1, sb, tb, b->coords, b->len);
     if (ma < 0 || mb < 0) {
         snprintf(err, errlen, "out of memory (or cannot create the lift folders) setting up the lifts of a and b");
         rc = -1;
         goto out;
     }
     if (module) {   /* a·y and b·y come from the basis lifts: f_a is read at level sb (a·b), f_b below sa */
-        set1.maps[ma].max_i = sb;
-        set1.maps[mb].max_i = sa - 1;
+        wk.set1.maps[ma].max_i = sb;
+        wk.set1.maps[mb].max_i = sa - 1;
     }
     out->lifts = 2;
-    if ((rc = massey_run_set(&set1, runner, err, errlen)) != 0) goto out;
-    if ((rc = massey_ab_check(&set1, ma, a, b, err, errlen)) != 0) {
+    if ((rc = massey_run_set(&wk.set1, runner, err, errlen)) != 0) goto out;
+    if ((rc = massey_ab_check(&wk.set1, ma, a, b, err, errlen)) != 0) {
         if (rc < 0) goto oom;
         goto out;
     }
     /* over a module M: every basis class of Ext(M) lifted into S_2 through level max(sa, sb),
      * for b·y (the kernel) and a·y (the indeterminacy) with y in Ext(M) */
-    factor_src fs = { &set1, NULL, NULL, (size_t)res->max_n + 1 };
+    factor_src fs = { &wk.set1, NULL, NULL, (size_t)res->max_n + 1 };
     if (module) {
         lift_set_init(&basis, res, unit, "");
-        lift_set_share_preimages(&basis, &set1);   /* the same target: one preimage cache */
+        lift_set_share_preimages(&basis, &wk.set1);   /* the same target: one preimage cache */
         basis.any_preimage = 1;
         have_basis = 1;
         first = malloc(((size_t)res->max_s + 1) * fs.stride * sizeof *first);
@@ -403,66 +456,44 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
             if (rank < 0 || f2mat_kernel_from_rref(&aug, w, (uint32_t)rank, piv, &ker) != 0) goto oom;
             for (uint32_t r = 0; r < ker.rows; r++) {
                 if (!massey_done(res, s + sa + sb - 1, n + na + nb + 1)) continue;
-                if (massey_pending_push(&cs, &ncs, n, s, nc, NULL) != 0) goto oom;
-                for (uint32_t k = 0; k < nc; k++) cs[ncs - 1].c[k] = (uint8_t)f2mat_get(&ker, r, k);
+                if (massey_pending_push(&wk.cs, &wk.ncs, n, s, nc, NULL) != 0) goto oom;
+                for (uint32_t k = 0; k < nc; k++) wk.cs[wk.ncs - 1].c[k] = (uint8_t)f2mat_get(&ker, r, k);
             }
             f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
             free(piv);
             piv = NULL;
         }
-    /* every f_c, through level sa + sb - 1 (no stage files: hundreds of partial maps, cheaper to
-     * recompute than to keep as thousands of small files) */
-    lift_set_init(&set2, res, unit, "");
-    lift_set_share_preimages(&set2, &set1);   /* the same target: one preimage cache */
-    set2.any_preimage = 1;
-    have2 = 1;
-    mcs = calloc(ncs + 1, sizeof *mcs);
-    mhs = calloc(ncs + 1, sizeof *mhs);
-    hctx = calloc(ncs + 1, sizeof *hctx);
-    if (!mcs || !mhs || !hctx) goto oom;
-    for (size_t k = 0; k < ncs; k++) {
-        if ((mcs[k] = lift_add_class(&set2, cs[k].s, cs[k].n + cs[k].s, cs[k].c, cs[k].len)) < 0) goto oom;
-        set2.maps[mcs[k]].max_i = mine(share, mcs[k]) ? sa + sb - 1 : -1;
-    }
-    out->lifts += (long)ncs;
-    if (ncs && (rc = massey_run_set(&set2, runner, err, errlen)) != 0) goto out;
-    /* every homotopy, through level sa (no stage files: they are cheap and keyed by two maps) */
-    lift_set_init(&set3, res, unit, "");
-    lift_set_share_preimages(&set3, &set1);   /* the same target: one preimage cache */
-    set3.any_preimage = 1;
-    have3 = 1;
-    for (size_t k = 0; k < ncs; k++) {
-        if ((mhs[k] = massey_add_homotopy(&set3, &set1, &set2, mb, mcs[k], b, &cs[k], &hctx[k])) < 0) goto oom;
-        lift_map *h = &set3.maps[mhs[k]];
-        h->max_i = mine(share, mhs[k]) ? sa : -1;   /* on f_c's rank (mhs[k] = mcs[k] = k) */
-        h->extra = massey_homotopy_extra;
-    }
-    if (ncs && (rc = massey_run_set(&set3, runner, err, errlen)) != 0) goto out;
+    /* every f_c, through level sa + sb - 1, then every homotopy, through level sa (no stage
+     * files: hundreds of partial maps, cheaper to recompute than to keep as thousands of small
+     * files; the homotopies are cheap and keyed by two maps) */
+    if ((rc = massey_lift_cs(&wk, res, mb, b, sa, share, massey_homotopy_extra, NULL, runner, &out->lifts, err, errlen)) != 0)
+        goto out;
     if (share) {   /* what rank 0 reads of each c's maps: f_c's products and the bracket */
-        shared_cells brackets[2] = { { &set2, 1, { sa + sb - 1 }, { ta + tb } }, { &set3, 1, { sa }, { ta } } };
+        shared_cells brackets[2] = { { &wk.set2, 1, { sa + sb - 1 }, { ta + tb } }, { &wk.set3, 1, { sa }, { ta } } };
         exchanges--;
         if ((rc = exchange(share, 0, brackets, 2, err, errlen)) != 0 || share->rank != 0) goto out;
     }
     /* read the brackets off */
-    out->b = calloc(ncs + 1, sizeof *out->b);
+    out->b = calloc(wk.ncs + 1, sizeof *out->b);
     if (!out->b) goto oom;
-    for (size_t k = 0; k < ncs; k++) {
+    for (size_t k = 0; k < wk.ncs; k++) {
         massey_bracket *br = &out->b[out->n++];
-        int sc = cs[k].s;
-        deg_t tc = cs[k].n + sc;
+        int sc = wk.cs[k].s;
+        deg_t tc = wk.cs[k].n + sc;
         int ts = sa + sb + sc - 1;
         deg_t tt = ta + tb + tc;
-        if (massey_bracket_start(br, res, &cs[k], ts, tt) != 0) goto oom;
+        if (massey_bracket_start(br, res, &wk.cs[k], ts, tt) != 0) goto oom;
         for (uint32_t z = 0; z < br->dim; z++) {
             int bit = 0;
-            for (uint32_t j = 0; j < a->len; j++) bit ^= a->coords[j] & lift_product_bit(&set3, mhs[k], sa, ta, j, z);
+            for (uint32_t j = 0; j < a->len; j++)
+                bit ^= a->coords[j] & lift_product_bit(&wk.set3, wk.mhs[k], sa, ta, j, z);
             br->rep[z] = (uint8_t)bit;
         }
         /* indeterminacy: a·Ext at (ts - sa, tt - ta) and c·Ext at (ts - sc, tt - tc) */
         uint32_t ny = res_ngens(res, ts - sa, tt - ta), nx = res_ngens(unit, ts - sc, tt - tc);
         if (f2mat_init(&M, ny + nx, br->dim) != 0) goto oom;
         factor_rows(&fs, ma, a, ts - sa, tt - ta, ny, br->dim, &M, 0);
-        for (uint32_t j = 0; j < nx; j++) product_row(&set2, mcs[k], ts - sc, tt - tc, j, br->dim, &M, ny + j);
+        for (uint32_t j = 0; j < nx; j++) product_row(&wk.set2, wk.mcs[k], ts - sc, tt - tc, j, br->dim, &M, ny + j);
         if (rref_rows(&ker, &M) != 0) goto oom;
         f2mat_clear(&M);
         br->nindet = ker.rows;
@@ -482,21 +513,14 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     rc = 0;
     goto out;
 oom:
-    snprintf(err, errlen, "out of memory computing Massey products");
-    rc = -1;
+    rc = massey_oom(err, errlen);
 out:
     while (exchanges-- > 0) rc = exchange(share, rc, NULL, 0, err, errlen);   /* rc != 0: the others stop too */
     f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
     free(piv);
-    massey_pending_free(cs, ncs, mcs, mhs);
-    if (have3) lift_set_clear(&set3);
-    if (have2) lift_set_clear(&set2);
     if (have_basis) lift_set_clear(&basis);
-    lift_set_clear(&set1);
     free(first);
-    free(hctx);
-    if (rc) massey_table_clear(out);
-    return rc;
+    return massey_work_clear(&wk, rc, out);
 }
 
 void massey_table_clear(massey_table *t)

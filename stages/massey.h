@@ -106,8 +106,6 @@ int massey_ab_check(const lift_set *set1, int ma, const product_class *a, const 
                     size_t errlen);
 /* Appends c (len coordinates; NULL: zeros) to cs[0..*ncs). 0, or -1 out of memory. */
 int massey_pending_push(massey_pending **cs, size_t *ncs, int n, int s, uint32_t len, const uint8_t *c);
-/* Frees cs[0..ncs) with their vectors, and the per-c map indices mcs, mhs (any may be NULL). */
-void massey_pending_free(massey_pending *cs, size_t ncs, int *mcs, int *mhs);
 /* The homotopy of f_b f_c (f_c = map mc of set2) as a map of set3 with a zero bottom at
  * (sb + sc - 1, tb + tc), its context *ctx (extra_ctx; the caller sets extra or extra_p and
  * max_i). Its index, or -1 out of memory. */
@@ -117,6 +115,34 @@ int massey_add_homotopy(lift_set *set3, lift_set *set1, lift_set *set2, int mb, 
  * f_b(f_c(z)) for the k-th generator z of the source at target (i, t). The maps' cells it reads
  * must have run (checked: the home set fails otherwise). 0, or -1 after lift_fail. */
 int massey_homotopy_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y);
+/* The cell of f_c (map mc of set2) that h's extra term reads for the generator k of the
+ * homotopy's source at (s0 + i, t + t0): f_c's level sb - 1 + i in degree *tcdeg = t + tb. 1 with
+ * *tcdeg and *cell set; 0 when F there is zero (no term); -1 after lift_fail when f_c lacks it. */
+int massey_fc_cell(const massey_homotopy *h, int i, deg_t t, uint32_t k, deg_t *tcdeg, size_t *cell);
+/* The lifts of one computation of brackets, at either prime: set1 (f_a, f_b: the caller's),
+ * set2 (every c's f_c), set3 (every homotopy), the c's, and for c = cs[k] its maps mcs[k] of
+ * set2 and mhs[k] of set3 and its homotopy's context hctx[k]. massey_work_clear frees it all. */
+typedef struct massey_work {
+    lift_set set1, set2, set3;
+    int have2, have3;
+    massey_pending *cs;
+    size_t ncs;
+    int *mcs, *mhs;
+    massey_homotopy *hctx;
+} massey_work;
+/* Every c's f_c from res into set1's target through level sa + sb - 1 (set2), then the homotopy
+ * of f_b f_c (f_b map mb of set1) through level sa (set3), whose extra term is extra (p = 2) or
+ * extra_p (odd p); no stage files; the sets share set1's preimages where it has them. Under
+ * share a rank lifts its own c's only (k mod nranks), the others' maps wait (max_i = -1). Adds
+ * the f_c to *lifts. As massey_run_set (-1 with err set, out of memory too). */
+int massey_lift_cs(massey_work *w, const resolution *res, int mb, const product_class *b, int sa,
+                   const massey_share *share, lift_extra_fn extra,
+                   int (*extra_p)(void *ctx, int i, deg_t t, uint32_t k, uint8_t *y), const chain_runner *runner,
+                   long *lifts, char *err, size_t errlen);
+/* err = "out of memory computing Massey products"; returns -1. */
+int massey_oom(char *err, size_t errlen);
+/* Frees w (set1 too) and clears out unless rc is 0; returns rc. */
+int massey_work_clear(massey_work *w, int rc, massey_table *out);
 /* br for c's bracket at (ts, tt): bidegrees (in the module's stems), c's vector (taken from c),
  * rep zeroed over the generators there. 0, or -1 out of memory. */
 int massey_bracket_start(massey_bracket *br, const resolution *res, massey_pending *c, int ts, deg_t tt);

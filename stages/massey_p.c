@@ -21,23 +21,17 @@ static int homotopy_extra_p(void *vctx, int i, deg_t t, uint32_t k, uint8_t *y)
     massey_homotopy *h = vctx;
     const resolution *res = h->home->tgt;
     uint32_t p = res->prime;
-    deg_t T = t + h->tb + h->tc, tcdeg = T - h->tc;
-    int ic = h->sb - 1 + i;
-    if (tcdeg < ic) return 0;
-    const lift_map *fc = &h->set2->maps[h->mc];
-    size_t cell = lift_cell(h->set2, ic, tcdeg);
-    if (fc->have[cell] != 1 || k >= fc->valp[cell].rows) {
-        lift_fail(h->home, "internal error: Massey homotopy at (%d, %d) needs f_c at (%d, %d) first", i, (int)t, ic,
-                  (int)tcdeg);
-        return -1;
-    }
+    deg_t tcdeg;
+    size_t cell;
+    int got = massey_fc_cell(h, i, t, k, &tcdeg, &cell);
+    if (got <= 0) return got;
     uint32_t below = (uint32_t)freemod_dim(&res->F[i - 1], t, t), all = (uint32_t)freemod_dim(&res->F[i - 1], t, t + 1);
     uint8_t *Y = calloc((size_t)all + 1, 1);
     if (!Y) {
         lift_fail(h->home, "out of memory in a Massey homotopy at (%d, %d)", i, (int)t);
         return -1;
     }
-    const fpmat *v = &fc->valp[cell];
+    const fpmat *v = &h->set2->maps[h->mc].valp[cell];
     int rc = lift_apply_p(h->set1, &h->set1->maps[h->mb], i - 1, tcdeg, fpmat_row(v, k), v->cols, Y);
     if (rc != 0) lift_fail(h->home, "%s", h->set1->fail.msg);
     for (uint32_t c = below; c < all && !rc; c++)
@@ -66,25 +60,22 @@ int massey_compute_p(const resolution *res, const product_class *a, const produc
     uint32_t p = res->prime;
     int sa = a->s, sb = b->s, na = a->n, nb = b->n;
     deg_t ta = na + sa, tb = nb + sb;
-    lift_set set1, set2, set3;
-    int have2 = 0, have3 = 0, rc = -1;
-    massey_pending *cs = NULL;
-    size_t ncs = 0;
-    massey_homotopy *hctx = NULL;
-    int *mcs = NULL, *mhs = NULL;
+    massey_work wk = { 0 };
+    int rc = -1;
     fpmat M = { 0 }, aug = { 0 }, ker = { 0 };
     int32_t *piv = NULL;
-    if (lift_set_init(&set1, res, res, lift_dir) != 0) goto oom;
-    set1.any_preimage = 1;
-    int ma = lift_add_class(&set1, sa, ta, a->coords, a->len), mb = lift_add_class(&set1, sb, tb, b->coords, b->len);
+    if (lift_set_init(&wk.set1, res, res, lift_dir) != 0) goto oom;
+    wk.set1.any_preimage = 1;
+    int ma = lift_add_class(&wk.set1, sa, ta, a->coords, a->len);
+    int mb = lift_add_class(&wk.set1, sb, tb, b->coords, b->len);
     if (ma < 0 || mb < 0) {
         snprintf(err, errlen, "out of memory (or cannot create the lift folders) setting up the lifts of a and b");
         goto out;
     }
     out->lifts = 2;
-    if ((rc = massey_run_set(&set1, runner, err, errlen)) != 0) goto out;
+    if ((rc = massey_run_set(&wk.set1, runner, err, errlen)) != 0) goto out;
     rc = -1;
-    if ((rc = massey_ab_check(&set1, ma, a, b, err, errlen)) != 0) {   /* a·b must vanish */
+    if ((rc = massey_ab_check(&wk.set1, ma, a, b, err, errlen)) != 0) {   /* a·b must vanish */
         if (rc < 0) goto oom;
         goto out;
     }
@@ -95,59 +86,39 @@ int massey_compute_p(const resolution *res, const product_class *a, const produc
             if (!nc || !massey_done(res, s + sb, n + nb) || !massey_done(res, s + sa + sb - 1, n + na + nb + 1)) continue;
             uint32_t w = res_ngens(res, s + sb, n + nb + s + sb);
             if (fpmat_init(&M, p, nc, w) != 0) goto oom;
-            product_rows(&set1, mb, s, n + s, 0, &M);
+            product_rows(&wk.set1, mb, s, n + s, 0, &M);
             if (fpmat_augment_identity(&aug, &M) != 0 || !(piv = malloc(((size_t)aug.cols + 1) * sizeof *piv))) goto oom;
             int rank = fpmat_rref(&aug, piv);
             if (rank < 0 || fpmat_kernel_from_rref(&aug, w, (uint32_t)rank, piv, &ker) != 0) goto oom;
             for (uint32_t r = 0; r < ker.rows; r++)
-                if (massey_pending_push(&cs, &ncs, n, s, nc, fpmat_row(&ker, r)) != 0) goto oom;
+                if (massey_pending_push(&wk.cs, &wk.ncs, n, s, nc, fpmat_row(&ker, r)) != 0) goto oom;
             fpmat_clear(&M), fpmat_clear(&aug), fpmat_clear(&ker);
             free(piv);
             piv = NULL;
         }
     /* every f_c through level sa + sb - 1, then every homotopy through level sa (no stage files) */
-    if (lift_set_init(&set2, res, res, "") != 0) goto oom;
-    have2 = 1;
-    set2.any_preimage = 1;
-    mcs = calloc(ncs + 1, sizeof *mcs);
-    mhs = calloc(ncs + 1, sizeof *mhs);
-    hctx = calloc(ncs + 1, sizeof *hctx);
-    if (!mcs || !mhs || !hctx) goto oom;
-    for (size_t k = 0; k < ncs; k++) {
-        if ((mcs[k] = lift_add_class(&set2, cs[k].s, cs[k].n + cs[k].s, cs[k].c, cs[k].len)) < 0) goto oom;
-        set2.maps[mcs[k]].max_i = sa + sb - 1;
-    }
-    out->lifts += (long)ncs;
-    if (ncs && (rc = massey_run_set(&set2, runner, err, errlen)) != 0) goto out;
+    if ((rc = massey_lift_cs(&wk, res, mb, b, sa, NULL, NULL, homotopy_extra_p, runner, &out->lifts, err, errlen)) != 0)
+        goto out;
     rc = -1;
-    if (lift_set_init(&set3, res, res, "") != 0) goto oom;
-    have3 = 1;
-    set3.any_preimage = 1;
-    for (size_t k = 0; k < ncs; k++) {
-        if ((mhs[k] = massey_add_homotopy(&set3, &set1, &set2, mb, mcs[k], b, &cs[k], &hctx[k])) < 0) goto oom;
-        set3.maps[mhs[k]].max_i = sa;
-        set3.maps[mhs[k]].extra_p = homotopy_extra_p;
-    }
-    if (ncs && (rc = massey_run_set(&set3, runner, err, errlen)) != 0) goto out;
-    rc = -1;
-    out->b = calloc(ncs + 1, sizeof *out->b);
+    out->b = calloc(wk.ncs + 1, sizeof *out->b);
     if (!out->b) goto oom;
-    for (size_t k = 0; k < ncs; k++) {
+    for (size_t k = 0; k < wk.ncs; k++) {
         massey_bracket *br = &out->b[out->n++];
-        int sc = cs[k].s;
-        deg_t tc = cs[k].n + sc, tt = ta + tb + tc;
+        int sc = wk.cs[k].s;
+        deg_t tc = wk.cs[k].n + sc, tt = ta + tb + tc;
         int ts = sa + sb + sc - 1;
-        if (massey_bracket_start(br, res, &cs[k], ts, tt) != 0) goto oom;
+        if (massey_bracket_start(br, res, &wk.cs[k], ts, tt) != 0) goto oom;
         for (uint32_t z = 0; z < br->dim; z++) {
             uint32_t v = 0;
-            for (uint32_t j = 0; j < a->len; j++) v += a->coords[j] * lift_product_coef(&set3, mhs[k], sa, ta, j, z);
+            for (uint32_t j = 0; j < a->len; j++)
+                v += a->coords[j] * lift_product_coef(&wk.set3, wk.mhs[k], sa, ta, j, z);
             br->rep[z] = (uint8_t)(v % p);
         }
         /* indeterminacy: a·Ext at (ts - sa, tt - ta) and Ext·c at (ts - sc, tt - tc), off f_a and f_c */
         uint32_t ny = res_ngens(res, ts - sa, tt - ta), nx = res_ngens(res, ts - sc, tt - tc);
         if (fpmat_init(&M, p, ny + nx, br->dim) != 0) goto oom;
-        if (ny) product_rows(&set1, ma, ts - sa, tt - ta, 0, &M);
-        if (nx) product_rows(&set2, mcs[k], ts - sc, tt - tc, ny, &M);
+        if (ny) product_rows(&wk.set1, ma, ts - sa, tt - ta, 0, &M);
+        if (nx) product_rows(&wk.set2, wk.mcs[k], ts - sc, tt - tc, ny, &M);
         int rank = fpmat_rref(&M, NULL);
         if (rank < 0) goto oom;
         br->nindet = (uint32_t)rank;
@@ -166,16 +137,9 @@ int massey_compute_p(const resolution *res, const product_class *a, const produc
     rc = 0;
     goto out;
 oom:
-    snprintf(err, errlen, "out of memory computing Massey products");
-    rc = -1;
+    rc = massey_oom(err, errlen);
 out:
     fpmat_clear(&M), fpmat_clear(&aug), fpmat_clear(&ker);
     free(piv);
-    massey_pending_free(cs, ncs, mcs, mhs);
-    if (have3) lift_set_clear(&set3);
-    if (have2) lift_set_clear(&set2);
-    lift_set_clear(&set1);
-    free(hctx);
-    if (rc) massey_table_clear(out);
-    return rc;
+    return massey_work_clear(&wk, rc, out);
 }
