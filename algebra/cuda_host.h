@@ -9,7 +9,9 @@
  *   flat_cache_get      a host copy of a flat basis that lives on the device, kept per
  *                       calling thread (EXTFLOW_GPU_VERIFY recomputes chunks on the CPU) and
  *                       fetched again when the device buffer's address or header changes (a
- *                       later run's basis may reuse a freed one's address) */
+ *                       later run's basis may reuse a freed one's address)
+ *   cuda_verify_rows    EXTFLOW_GPU_VERIFY's check of a multiply task: its rows copied back and
+ *                       compared with the CPU's */
 #ifndef EXTFLOW_CUDA_HOST_H
 #define EXTFLOW_CUDA_HOST_H
 #include <cuda_runtime.h>
@@ -121,6 +123,43 @@ static inline const uint32_t *flat_cache_get(flat_cache *c, const uint32_t *dev,
     if (!c->host || cudaMemcpy(c->host, dev, c->words * 4, cudaMemcpyDeviceToHost) != cudaSuccess) return NULL;
     c->src = dev;
     return c->host;
+}
+
+/* EXTFLOW_GPU_VERIFY's check of one multiply task, once the work queued on `stream` is done:
+ * the jobs, the terms and nrows rows of row_units units each (Row: 64-bit words, or bytes at an
+ * odd prime) copied back from the device; cpu(flat, words, h_jobs, h_terms, cpu_rows) computes
+ * the rows again on the host into zeroed ones (0, or -1 when it cannot), from the basis's host
+ * copy in *cache (flat_cache_get: head_words words of header, its size in words at word
+ * words_at). Returns the first row that differs, -1 when all agree, -2 when the check could not
+ * run (out of memory, a CUDA failure). */
+template <class Term, class Row, class Cpu>
+static long cuda_verify_rows(flat_cache *cache, const uint32_t *flat_basis, size_t head_words, size_t words_at,
+                             const milnor_row_job *jobs, uint32_t njobs, const Term *terms, size_t nterms,
+                             const Row *rows, uint32_t nrows, size_t row_units, void *stream, Cpu cpu)
+{
+    long result = -2;
+    const size_t n = (size_t)nrows * row_units;
+    milnor_row_job *h_jobs = (milnor_row_job *)malloc((njobs ? njobs : 1) * sizeof *h_jobs);
+    Term *h_terms = (Term *)malloc((nterms ? nterms : 1) * sizeof *h_terms);
+    Row *gpu = (Row *)malloc((n ? n : 1) * sizeof *gpu), *cpu_rows = (Row *)calloc(n ? n : 1, sizeof *cpu_rows);
+    const uint32_t *flat;
+    if (!h_jobs || !h_terms || !gpu || !cpu_rows || cudaStreamSynchronize((cudaStream_t)stream) != cudaSuccess) goto out;
+    if (!(flat = flat_cache_get(cache, flat_basis, head_words, words_at))) goto out;
+    if (cudaMemcpy(h_jobs, jobs, njobs * sizeof *h_jobs, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(h_terms, terms, nterms * sizeof *h_terms, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(gpu, rows, n * sizeof *gpu, cudaMemcpyDeviceToHost) != cudaSuccess)
+        goto out;
+    if (cpu(flat, cache->words, h_jobs, h_terms, cpu_rows) != 0) goto out;
+    result = -1;
+    for (uint32_t i = 0; i < nrows && result == -1; ++i)
+        if (memcmp(gpu + (size_t)i * row_units, cpu_rows + (size_t)i * row_units, row_units * sizeof *gpu) != 0)
+            result = (long)i;
+out:
+    free(h_jobs);
+    free(h_terms);
+    free(gpu);
+    free(cpu_rows);
+    return result;
 }
 
 #endif

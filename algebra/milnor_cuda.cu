@@ -300,57 +300,22 @@ extern "C" int milnor_mul_batch_cuda_host(const uint32_t *flat, size_t flat_word
                                 (size_t)(one_row ? 1 : njobs) * stride_words, false, run, kernel_ms, err, errlen);
 }
 
-/* The host copy of the basis for verification, per calling thread (a StarPU CUDA worker). */
-static __thread uint32_t *verify_flat;
-static __thread const uint32_t *verify_flat_src;
-static __thread size_t verify_flat_words;
+static __thread flat_cache verify_cache;    /* the basis's host copy, per CUDA worker */
+static __thread milnor_elt *view_elts[MILNOR_MAX_DEGREE + 1];
+static __thread uint32_t view_dim[MILNOR_MAX_DEGREE + 1];
 
 extern "C" long milnor_mul_batch_cuda_verify(const uint32_t *flat_basis, const milnor_row_job *jobs,
                                              uint32_t njobs, const milnor_term *terms, size_t nterms,
                                              const uint64_t *rows, uint32_t stride_words, int one_row,
                                              void *stream)
 {
-    cudaStream_t st = (cudaStream_t)stream;
-    long result = -2;
-    uint32_t nrows = one_row ? 1 : njobs;
-    size_t nwords = (size_t)nrows * stride_words;
-    milnor_row_job *h_jobs = (milnor_row_job *)malloc((njobs ? njobs : 1) * sizeof *h_jobs);
-    milnor_term *h_terms = (milnor_term *)malloc((nterms ? nterms : 1) * sizeof *h_terms);
-    uint64_t *gpu = (uint64_t *)malloc((nwords ? nwords : 1) * sizeof *gpu);
-    uint64_t *cpu = (uint64_t *)calloc(nwords ? nwords : 1, sizeof *cpu);
-    static __thread milnor_elt *view_elts[MILNOR_MAX_DEGREE + 1];
-    static __thread uint32_t view_dim[MILNOR_MAX_DEGREE + 1];
-    milnor_basis view;
-    if (!h_jobs || !h_terms || !gpu || !cpu) goto out;
-    if (cudaStreamSynchronize(st) != cudaSuccess) goto out;
-    uint32_t head[MILNOR_FLAT_HEADER];    /* a later run's basis may reuse the address: check */
-    if (cudaMemcpy(head, flat_basis, sizeof head, cudaMemcpyDeviceToHost) != cudaSuccess) goto out;
-    if (verify_flat_src != flat_basis || head[3] != verify_flat_words || head[1] != verify_flat[1]) {
-        free(verify_flat);
-        verify_flat_src = NULL;
-        verify_flat_words = head[3];
-        verify_flat = (uint32_t *)malloc(verify_flat_words * sizeof *verify_flat);
-        if (!verify_flat ||
-            cudaMemcpy(verify_flat, flat_basis, verify_flat_words * sizeof *verify_flat,
-                       cudaMemcpyDeviceToHost) != cudaSuccess)
-            goto out;
-        verify_flat_src = flat_basis;
-    }
-    if (cudaMemcpy(h_jobs, jobs, njobs * sizeof *h_jobs, cudaMemcpyDeviceToHost) != cudaSuccess ||
-        cudaMemcpy(h_terms, terms, nterms * sizeof *h_terms, cudaMemcpyDeviceToHost) != cudaSuccess ||
-        cudaMemcpy(gpu, rows, nwords * sizeof *gpu, cudaMemcpyDeviceToHost) != cudaSuccess)
-        goto out;
-    if (milnor_flat_view(verify_flat, verify_flat_words, &view, view_elts, view_dim) < 0) goto out;
-    milnor_mul_batch_search(&view, h_jobs, njobs, h_terms, cpu, one_row ? 0 : stride_words);
-    result = -1;
-    for (uint32_t i = 0; i < nrows && result == -1; ++i)
-        if (memcmp(gpu + (size_t)i * stride_words, cpu + (size_t)i * stride_words,
-                   stride_words * sizeof *gpu) != 0)
-            result = (long)i;
-out:
-    free(h_jobs);
-    free(h_terms);
-    free(gpu);
-    free(cpu);
-    return result;
+    auto cpu = [&](const uint32_t *flat, size_t words, const milnor_row_job *h_jobs, const milnor_term *h_terms,
+                   uint64_t *out) {
+        milnor_basis view;
+        if (milnor_flat_view(flat, words, &view, view_elts, view_dim) < 0) return -1;
+        milnor_mul_batch_search(&view, h_jobs, njobs, h_terms, out, one_row ? 0 : stride_words);
+        return 0;
+    };
+    return cuda_verify_rows(&verify_cache, flat_basis, MILNOR_FLAT_HEADER, 3, jobs, njobs, terms, nterms, rows,
+                            one_row ? 1 : njobs, stride_words, stream, cpu);
 }

@@ -91,35 +91,20 @@ extern "C" int milnor_p_mul_batch_cuda_host(const uint32_t *flat, size_t flat_wo
 }
 
 static __thread flat_cache verify_cache;    /* the basis's host copy, per CUDA worker */
+static __thread milnor_p_elt *view_elts[MILNOR_P_MAX_DEGREE + 1];
+static __thread uint32_t view_dim[MILNOR_P_MAX_DEGREE + 1];
 
 extern "C" long milnor_p_mul_batch_cuda_verify(const uint32_t *flat_basis, const milnor_row_job *jobs,
                                                uint32_t njobs, const milnor_p_term *terms, size_t nterms,
                                                const uint8_t *rows, uint32_t stride, void *stream)
 {
-    long result = -2;
-    const size_t nbytes = (size_t)njobs * stride;
-    milnor_row_job *h_jobs = (milnor_row_job *)malloc((njobs ? njobs : 1) * sizeof *h_jobs);
-    milnor_p_term *h_terms = (milnor_p_term *)malloc((nterms ? nterms : 1) * sizeof *h_terms);
-    uint8_t *gpu = (uint8_t *)malloc(nbytes ? nbytes : 1), *cpu = (uint8_t *)calloc(nbytes ? nbytes : 1, 1);
-    static __thread milnor_p_elt *view_elts[MILNOR_P_MAX_DEGREE + 1];
-    static __thread uint32_t view_dim[MILNOR_P_MAX_DEGREE + 1];
-    milnor_p_basis view;
-    const uint32_t *flat;
-    if (!h_jobs || !h_terms || !gpu || !cpu || cudaStreamSynchronize((cudaStream_t)stream) != cudaSuccess) goto out;
-    if (!(flat = flat_cache_get(&verify_cache, flat_basis, MILNOR_P_FLAT_HEADER, 3))) goto out;
-    if (cudaMemcpy(h_jobs, jobs, njobs * sizeof *h_jobs, cudaMemcpyDeviceToHost) != cudaSuccess ||
-        cudaMemcpy(h_terms, terms, nterms * sizeof *h_terms, cudaMemcpyDeviceToHost) != cudaSuccess ||
-        cudaMemcpy(gpu, rows, nbytes, cudaMemcpyDeviceToHost) != cudaSuccess)
-        goto out;
-    if (milnor_p_flat_view(flat, verify_cache.words, &view, view_elts, view_dim) < 0) goto out;
-    milnor_p_mul_batch(&view, h_jobs, njobs, h_terms, cpu, stride);
-    result = -1;
-    for (uint32_t i = 0; i < njobs && result == -1; ++i)
-        if (memcmp(gpu + (size_t)i * stride, cpu + (size_t)i * stride, stride) != 0) result = (long)i;
-out:
-    free(h_jobs);
-    free(h_terms);
-    free(gpu);
-    free(cpu);
-    return result;
+    auto cpu = [&](const uint32_t *flat, size_t words, const milnor_row_job *h_jobs, const milnor_p_term *h_terms,
+                   uint8_t *out) {
+        milnor_p_basis view;
+        if (milnor_p_flat_view(flat, words, &view, view_elts, view_dim) < 0) return -1;
+        milnor_p_mul_batch(&view, h_jobs, njobs, h_terms, out, stride);
+        return 0;
+    };
+    return cuda_verify_rows(&verify_cache, flat_basis, MILNOR_P_FLAT_HEADER, 3, jobs, njobs, terms, nterms, rows, njobs,
+                            stride, stream, cpu);
 }
