@@ -141,14 +141,9 @@ sched_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, c
     for (;;) {
         const uint64_t item = atomicAdd(&next, 1ull);
         if (item >= nitems) break;
-        const uint32_t l = mk_item_job(pre, nj, item);
-        const uint64_t in = item - pre[l];
-        const milnor_row_job job = jobs[jobno[l]];
-        const milnor_term tm = terms[job.first_term + (uint32_t)(in / nparts)];
-        const milnor_elt R = elts[first[job.r_deg] + job.r_idx], S = elts[first[tm.s_deg] + tm.s_idx];
         mk_item it;
         uint32_t bit;
-        mk_item_start(&it, g, &R, &S, tm.col_offset, (uint32_t)(in % nparts), nparts);
+        const uint32_t l = mk_item_begin(&it, jobs, terms, elts, first, g, pre, jobno, nj, nparts, item);
         if (SHARED) {
             uint32_t *row = sh_rows + (uint64_t)l * 2 * stride;
             while (mk_item_next(&it, &bit)) atomicXor(row + mk_word32(bit), mk_mask32(bit));

@@ -149,6 +149,23 @@ MILNOR_HD static inline void mk_item_start(mk_item *it, const uint32_t *g, const
     if (it->state == 0) mm_split(&it->s, part, nparts);
 }
 
+/* Starts item `item` of a block whose jobs are jobs[jobno[0..J)] (pre as for mk_item_job,
+ * nparts parts per term; elts, first, g: the flat basis's element records, first-index and
+ * seqno tables): part p of Sq(R_l)·Sq(S_k) at term k's columns. Returns the item's job l. */
+MILNOR_HD static inline uint32_t mk_item_begin(mk_item *it, const milnor_row_job *jobs, const milnor_term *terms,
+                                              const milnor_elt *elts, const uint32_t *first, const uint32_t *g,
+                                              const uint64_t *pre, const uint32_t *jobno, uint32_t J,
+                                              uint32_t nparts, uint64_t item)
+{
+    const uint32_t l = mk_item_job(pre, J, item);
+    const uint64_t in = item - pre[l];
+    const milnor_row_job job = jobs[jobno[l]];
+    const milnor_term tm = terms[job.first_term + (uint32_t)(in / nparts)];
+    const milnor_elt R = elts[first[job.r_deg] + job.r_idx], S = elts[first[tm.s_deg] + tm.s_idx];
+    mk_item_start(it, g, &R, &S, tm.col_offset, (uint32_t)(in % nparts), nparts);
+    return l;
+}
+
 /* The column of the item's next term into *bit; 0 when there is none left. */
 MILNOR_HD static inline int mk_item_next(mk_item *it, uint32_t *bit)
 {

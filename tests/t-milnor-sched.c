@@ -97,14 +97,9 @@ static emu_report emulate(const uint32_t *flat, const batch *bt, uint64_t *rows,
         const uint64_t nitems = pre[nj];
         const uint64_t step = nitems > 7 && nitems % 7 ? 7 : 1;       /* coprime: every item once */
         for (uint64_t q = 0, item = 0; q < nitems; ++q, item = (item + step) % nitems) {
-            const uint32_t l = mk_item_job(pre, nj, item);
-            const uint64_t in = item - pre[l];
-            const milnor_row_job job = bt->jobs[jobno[l]];
-            const milnor_term tm = bt->terms[job.first_term + (uint32_t)(in / nparts)];
-            const milnor_elt R = elts[first[job.r_deg] + job.r_idx], S = elts[first[tm.s_deg] + tm.s_idx];
             mk_item it;
             uint32_t bit;
-            mk_item_start(&it, g, &R, &S, tm.col_offset, (uint32_t)(in % nparts), nparts);
+            const uint32_t l = mk_item_begin(&it, bt->jobs, bt->terms, elts, first, g, pre, jobno, nj, nparts, item);
             if (J) {
                 uint32_t *row = sh + (size_t)l * 2 * stride;
                 while (mk_item_next(&it, &bit)) row[mk_word32(bit)] ^= mk_mask32(bit);
