@@ -52,15 +52,17 @@ static __thread milnor_basis view;
 static __thread milnor_elt *view_elts[MILNOR_MAX_DEGREE + 1];
 static __thread uint32_t view_dim[MILNOR_MAX_DEGREE + 1];
 
-/* The buffers of one task, unpacked (pointers are in the worker's memory node). */
+/* The buffers of one task of either codelet, unpacked (pointers are in the worker's memory
+ * node): terms are milnor_terms (p = 2) or milnor_p_terms, rows 64-bit words or bytes mod p,
+ * stride units a row. */
 typedef struct mul_buffers {
     const uint32_t *flat;
     size_t flat_words;
     const milnor_row_job *jobs;     /* the chunk's first job */
-    const milnor_term *terms;
+    const void *terms;
     size_t nterms;
-    uint64_t *rows;
-    uint32_t nrows;
+    void *rows;
+    uint32_t nrows;                 /* rows, or (njobs, p = 2 only) the jobs XORed into one row */
 } mul_buffers;
 
 static mul_buffers unpack(void *buffers[], const struct cl_milnor_mul_args *a)
@@ -69,12 +71,36 @@ static mul_buffers unpack(void *buffers[], const struct cl_milnor_mul_args *a)
         .flat = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[0]),
         .flat_words = STARPU_VECTOR_GET_NX(buffers[0]),
         .jobs = (const milnor_row_job *)STARPU_VECTOR_GET_PTR(buffers[1]) + a->row0,
-        .terms = (const milnor_term *)STARPU_VECTOR_GET_PTR(buffers[2]),
+        .terms = (const void *)STARPU_VECTOR_GET_PTR(buffers[2]),
         .nterms = STARPU_VECTOR_GET_NX(buffers[2]),
-        .rows = (uint64_t *)STARPU_VECTOR_GET_PTR(buffers[3]),
-        .nrows = a->njobs ? a->njobs : STARPU_VECTOR_GET_NX(buffers[3]) / a->stride,
+        .rows = (void *)STARPU_VECTOR_GET_PTR(buffers[3]),
+        .nrows = a->njobs ? a->njobs : (uint32_t)(STARPU_VECTOR_GET_NX(buffers[3]) / a->stride),
     };
 }
+
+#ifdef STARPU_USE_CUDA
+/* After a CUDA multiply's launch (what: which multiply): its error recorded, else its pairs and
+ * time counted; 1 when EXTFLOW_GPU_VERIFY wants its rows checked. */
+static int cuda_launched(const struct cl_milnor_mul_args *a, int err, const char *what, uint64_t t0)
+{
+    if (err) {  /* StarPU cannot fail a task: the step that reads these rows fails the run */
+        latch_set(&failure, "a CUDA launch of the %s failed (CUDA error %d)", what, err);
+        return 0;
+    }
+    pairs_on_cuda += a->pairs;
+    cl_profile_stop(PIECE_MUL_CUDA, t0, a->s, a->t);
+    return a->verify;
+}
+
+/* EXTFLOW_GPU_VERIFY's verdict on a chunk of nrows rows, bad the check's result (-1: agreed). */
+static void cuda_verified(const struct cl_milnor_mul_args *a, long bad, const char *chunk, uint32_t nrows)
+{
+    if (bad != -1)
+        latch_set(&failure, "EXTFLOW_GPU_VERIFY: %s (%s at job %u, row %ld of %u)",
+                  bad == -2 ? "could not read the GPU's result back" : "GPU and CPU rows differ", chunk, a->row0, bad,
+                  nrows);
+}
+#endif
 
 /* This worker's view of the flat basis buffer, or NULL (failure recorded). */
 static const milnor_basis *basis_view(const uint32_t *flat, size_t words)
@@ -98,7 +124,7 @@ static void milnor_mul_cpu(void *buffers[], void *cl_arg)
     uint64_t t0 = cl_profile_start();
     mul_buffers m = unpack(buffers, a);
     if (!basis_view(m.flat, m.flat_words)) return;
-    memset(m.rows, 0, (size_t)(a->njobs ? 1 : m.nrows) * a->stride * sizeof *m.rows);  /* W access: not zeroed */
+    memset(m.rows, 0, (size_t)(a->njobs ? 1 : m.nrows) * a->stride * sizeof(uint64_t));  /* W access: not zeroed */
     milnor_mul_batch(&view, m.jobs, m.nrows, m.terms, m.rows, a->njobs ? 0 : a->stride);
     pairs_on_cpu += a->pairs;
     cl_profile_stop(PIECE_MUL_CPU, t0, a->s, a->t);
@@ -113,20 +139,10 @@ static void milnor_mul_cuda(void *buffers[], void *cl_arg)
     void *stream = starpu_cuda_get_local_stream();
     int err = a->njobs ? milnor_mul_batch_cuda_row(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, stream)
                        : milnor_mul_batch_cuda(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, stream);
-    if (err) {  /* StarPU cannot fail a task: the step that reads these rows fails the run */
-        latch_set(&failure, "a CUDA launch of the Milnor multiply failed (CUDA error %d)", err);
-        return;
-    }
-    pairs_on_cuda += a->pairs;
-    cl_profile_stop(PIECE_MUL_CUDA, t0, a->s, a->t);
-    if (a->verify) {
-        long bad = milnor_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride,
-                                                a->njobs != 0, stream);
-        if (bad != -1)
-            latch_set(&failure, "EXTFLOW_GPU_VERIFY: %s (chunk at job %u, row %ld of %u)",
-                           bad == -2 ? "could not read the GPU's result back" : "GPU and CPU rows differ",
-                           a->row0, bad, m.nrows);
-    }
+    if (cuda_launched(a, err, "Milnor multiply", t0))
+        cuda_verified(a, milnor_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride,
+                                                      a->njobs != 0, stream),
+                      "chunk", m.nrows);
 }
 #endif
 
@@ -173,34 +189,11 @@ static const milnor_p_basis *basis_p_view(const uint32_t *flat, size_t words)
     return &pview;
 }
 
-typedef struct mul_p_buffers {
-    const uint32_t *flat;
-    size_t flat_words;
-    const milnor_row_job *jobs;     /* the chunk's first job */
-    const milnor_p_term *terms;
-    size_t nterms;
-    uint8_t *rows;
-    uint32_t nrows;
-} mul_p_buffers;
-
-static mul_p_buffers unpack_p(void *buffers[], const struct cl_milnor_mul_args *a)
-{
-    return (mul_p_buffers){
-        .flat = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[0]),
-        .flat_words = STARPU_VECTOR_GET_NX(buffers[0]),
-        .jobs = (const milnor_row_job *)STARPU_VECTOR_GET_PTR(buffers[1]) + a->row0,
-        .terms = (const milnor_p_term *)STARPU_VECTOR_GET_PTR(buffers[2]),
-        .nterms = STARPU_VECTOR_GET_NX(buffers[2]),
-        .rows = (uint8_t *)STARPU_VECTOR_GET_PTR(buffers[3]),
-        .nrows = (uint32_t)(STARPU_VECTOR_GET_NX(buffers[3]) / a->stride),
-    };
-}
-
 static void milnor_mul_p_cpu(void *buffers[], void *cl_arg)
 {
     const struct cl_milnor_mul_args *a = cl_arg;
     uint64_t t0 = cl_profile_start();
-    mul_p_buffers m = unpack_p(buffers, a);
+    mul_buffers m = unpack(buffers, a);
     const milnor_p_basis *A = basis_p_view(m.flat, m.flat_words);
     if (!A) return;
     memset(m.rows, 0, (size_t)m.nrows * a->stride);     /* W access: not zeroed */
@@ -214,23 +207,13 @@ static void milnor_mul_p_cuda(void *buffers[], void *cl_arg)
 {
     const struct cl_milnor_mul_args *a = cl_arg;
     uint64_t t0 = cl_profile_start();
-    mul_p_buffers m = unpack_p(buffers, a);
+    mul_buffers m = unpack(buffers, a);
     void *stream = starpu_cuda_get_local_stream();
     int err = milnor_p_mul_batch_cuda(m.flat, m.jobs, m.nrows, m.terms, m.rows, a->stride, NULL, stream);
-    if (err) {  /* StarPU cannot fail a task: the step that reads these rows fails the run */
-        latch_set(&failure, "a CUDA launch of the odd-p Milnor multiply failed (CUDA error %d)", err);
-        return;
-    }
-    pairs_on_cuda += a->pairs;
-    cl_profile_stop(PIECE_MUL_CUDA, t0, a->s, a->t);
-    if (a->verify) {
-        long bad =
-            milnor_p_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride, stream);
-        if (bad != -1)
-            latch_set(&failure, "EXTFLOW_GPU_VERIFY: %s (odd-p chunk at job %u, row %ld of %u)",
-                      bad == -2 ? "could not read the GPU's result back" : "GPU and CPU rows differ", a->row0, bad,
-                      m.nrows);
-    }
+    if (cuda_launched(a, err, "odd-p Milnor multiply", t0))
+        cuda_verified(a, milnor_p_mul_batch_cuda_verify(m.flat, m.jobs, m.nrows, m.terms, m.nterms, m.rows, a->stride,
+                                                        stream),
+                      "odd-p chunk", m.nrows);
 }
 #endif
 
