@@ -479,17 +479,32 @@ static int make_canonical(fd_module *m)
     return 0;
 }
 
+/* Every key of the object o (the value of key `what`) is one of names (NULL-ended): 0, or -1
+ * with err naming the first other one. */
+static int only_entries(json_t *o, const char *what, const char *const *names, char *err, size_t es)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(o, key, val) {
+        int k = 0;
+        while (names[k] && strcmp(key, names[k])) k++;
+        if (names[k]) continue;
+        char list[128] = "";
+        for (k = 0; names[k]; k++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", names[k]);
+        return fail(err, es, "key '%s': unknown entry '%s' (%s)", what, key, list);
+    }
+    return 0;
+}
+
 /* The entries a "profile" may have, at every prime: truncated (*truncated), p_part (h[0..*len),
  * at most maxlen entries 0..30) and q_part (*qmask; NULL where it is ignored, p = 2). */
 static int parse_profile_entries(json_t *pj, int *truncated, uint8_t *h, int maxlen, int *len, uint32_t *qmask,
                                  char *err, size_t es)
 {
     if (!json_is_object(pj)) return fail(err, es, "key 'profile': not an object");
-    const char *key;
-    json_t *val;
-    json_object_foreach(pj, key, val)
-        if (strcmp(key, "truncated") && strcmp(key, "p_part") && strcmp(key, "q_part"))
-            return fail(err, es, "key 'profile': unknown entry '%s' (truncated, p_part, q_part)", key);
+    static const char *const entries[] = { "truncated", "p_part", "q_part", NULL };
+    if (only_entries(pj, "profile", entries, err, es) != 0) return -1;
     json_t *tr = json_object_get(pj, "truncated"), *pp = json_object_get(pj, "p_part"),
            *qp = json_object_get(pj, "q_part");
     if (tr && !json_is_boolean(tr)) return fail(err, es, "key 'profile': 'truncated' is not true or false");
@@ -614,11 +629,8 @@ static int parse_cofiber(json_t *cj, fd_module *m, char *err, size_t es)
 {
     if (!cj) return 0;
     if (!json_is_object(cj)) return fail(err, es, "key 'cofiber': not an object {\"s\", \"t\", \"idx\"}");
-    const char *key;
-    json_t *val;
-    json_object_foreach(cj, key, val)
-        if (strcmp(key, "s") && strcmp(key, "t") && strcmp(key, "idx"))
-            return fail(err, es, "key 'cofiber': unknown entry '%s' (s, t, idx)", key);
+    static const char *const entries[] = { "s", "t", "idx", NULL };
+    if (only_entries(cj, "cofiber", entries, err, es) != 0) return -1;
     json_t *s = json_object_get(cj, "s"), *t = json_object_get(cj, "t"), *i = json_object_get(cj, "idx");
     if (!json_is_integer(s) || json_integer_value(s) < 1 || json_integer_value(s) > 256)
         return fail(err, es, "key 'cofiber': 's' missing or not an integer 1..256");
