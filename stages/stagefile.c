@@ -507,41 +507,31 @@ int stage_print(FILE *out, const char *path, int summary, char *err, size_t errl
     char *line = NULL;
     FORWARD_IF_ERROR(stage_read_any(path, &h, &m, &mp, err, errlen));
     print_header(out, path, &h);
-    if (h.prime != 2) {     /* digits 0..p-1; the summary's rank by fpmat_rref on a copy */
-        if (summary) {
-            uint64_t nonzero = 0, cells = (uint64_t)h.rows * h.cols;
+    if (summary) {
+        uint64_t nonzero = 0, cells = (uint64_t)h.rows * h.cols;
+        int64_t rank;
+        if (h.prime != 2) {     /* the rank by fpmat_rref on a copy */
             for (uint32_t i = 0; i < h.rows; i++)
                 for (uint32_t c = 0; c < h.cols; c++) nonzero += fpmat_get(&mp, i, c) != 0;
             fpmat copy;
             FAIL_IF(fpmat_copy(&copy, &mp) != 0, STAGE_ENOMEM, "%s: out of memory computing the rank", path);
-            int rank = fpmat_rref(&copy, NULL);
+            rank = fpmat_rref(&copy, NULL);
             fpmat_clear(&copy);
-            FAIL_IF(rank < 0, STAGE_ENOMEM, "%s: out of memory computing the rank", path);
-            fprintf(out, "shape: %" PRIu32 " x %" PRIu32 "\nrank: %d\n"
-                    "density: %.6f (%" PRIu64 " of %" PRIu64 " entries)\n", h.rows, h.cols, rank,
-                    cells ? (double)nonzero / (double)cells : 0.0, nonzero, cells);
-        } else if (h.cols) {
-            FAIL_IF(!(line = malloc((size_t)h.cols + 2)), STAGE_ENOMEM, "%s: out of memory", path);
-            for (uint32_t i = 0; i < h.rows; i++) {
-                for (uint32_t c = 0; c < h.cols; c++) line[c] = (char)('0' + fpmat_get(&mp, i, c));
-                line[h.cols] = '\n';
-                fwrite(line, 1, (size_t)h.cols + 1, out);
-            }
+        } else {
+            for (uint32_t i = 0; i < h.rows; i++)
+                for (size_t k = 0; k < f2vec_words(h.cols); k++)
+                    nonzero += (uint64_t)__builtin_popcountll(f2mat_row(&m, i)[k]);
+            rank = rank_of(&m);
         }
-    } else if (summary) {
-        uint64_t ones = 0, cells = (uint64_t)h.rows * h.cols;
-        size_t words = f2vec_words(h.cols);
-        for (uint32_t i = 0; i < h.rows; i++)
-            for (size_t k = 0; k < words; k++) ones += (uint64_t)__builtin_popcountll(f2mat_row(&m, i)[k]);
-        int64_t rank = rank_of(&m);
         FAIL_IF(rank < 0, STAGE_ENOMEM, "%s: out of memory computing the rank", path);
         fprintf(out, "shape: %" PRIu32 " x %" PRIu32 "\nrank: %" PRId64 "\n"
                 "density: %.6f (%" PRIu64 " of %" PRIu64 " entries)\n", h.rows, h.cols, rank,
-                cells ? (double)ones / (double)cells : 0.0, ones, cells);
-    } else if (h.cols) {
+                cells ? (double)nonzero / (double)cells : 0.0, nonzero, cells);
+    } else if (h.cols) {        /* a line of digits 0..p-1 a row */
         FAIL_IF(!(line = malloc((size_t)h.cols + 2)), STAGE_ENOMEM, "%s: out of memory", path);
         for (uint32_t i = 0; i < h.rows; i++) {
-            for (uint32_t c = 0; c < h.cols; c++) line[c] = (char)('0' + f2mat_get(&m, i, c));
+            for (uint32_t c = 0; c < h.cols; c++)
+                line[c] = (char)('0' + (h.prime != 2 ? fpmat_get(&mp, i, c) : (uint32_t)f2mat_get(&m, i, c)));
             line[h.cols] = '\n';
             fwrite(line, 1, (size_t)h.cols + 1, out);
         }
