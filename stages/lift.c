@@ -465,7 +465,19 @@ void lift_add_seconds(lift_set *set, double *acc, double seconds)
     pthread_mutex_unlock(&set->lock);
 }
 
-int lift_try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols)
+static int try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols);
+
+int lift_try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, double *c0)
+{
+    double c1 = lift_cpu_now(set);
+    int lr = try_load(set, f, i, t, rows, cols);
+    double files = lift_cpu_now(set) - c1;
+    lift_add_seconds(set, &set->cpu_files, files);
+    *c0 += files;                                   /* the files' time is not the products' */
+    return lr;
+}
+
+static int try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols)
 {
     size_t cell = lift_cell(set, i, t);
     if (!rows || !cols || f->have[cell] != 2) return 0;
@@ -500,10 +512,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
         lift_plan_map *pm = &p->maps[m];
         if (!lift_map_in_region(set, m, i, t)) continue;
         uint32_t rows = res_ngens(set->src, f->s0 + i, t + f->t0);
-        double c1 = lift_cpu_now(set);
-        int lr = lift_try_load(set, f, i, t, rows, cols);
-        lift_add_seconds(set, &set->cpu_files, lift_cpu_now(set) - c1);
-        c0 += lift_cpu_now(set) - c1;                  /* the files' time is not the products' */
+        int lr = lift_try_load(set, f, i, t, rows, cols, &c0);
         if (lr != 0) {
             rc = lr < 0 ? -1 : 0;
             continue;

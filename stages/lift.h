@@ -291,9 +291,10 @@ int lift_step_finish_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x);
 void lift_step_clear_p(lift_set *set, lift_step_ctx_p *x);
 uint64_t lift_step_footprint_p(const lift_set *set, int i, deg_t t);
 /* Shared with lift.c: map f's cell (i, t) (rows x cols) from its stage file if a valid one is
- * there (1; 0 absent or bad: compute; -1 after lift_fail), and the cell written as its file
- * (0, or -1 after lift_fail); either prime (the cell is f->val's or f->valp's). */
-int lift_try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols);
+ * there (1; 0 absent or bad: compute; -1 after lift_fail), its time counted as the files'
+ * (set->cpu_files) and taken out of the plan's clock *c0; and the cell written as its file (0,
+ * or -1 after lift_fail); either prime (the cell is f->val's or f->valp's). */
+int lift_try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, double *c0);
 int lift_write_cell(lift_set *set, const lift_map *f, int i, deg_t t);
 /* After a step computed map f's cell (i, t): its file written (a non-zero cell, a set with an
  * outdir), the cell marked done and counted. 0, or -1 after lift_fail. */

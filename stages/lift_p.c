@@ -129,10 +129,7 @@ int lift_step_plan_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
         int s = f->s0 + i;
         deg_t T = t + f->t0;
         uint32_t rows = res_ngens(set->src, s, T);
-        double c1 = lift_cpu_now(set);
-        int lr = lift_try_load(set, f, i, t, rows, cols);
-        lift_add_seconds(set, &set->cpu_files, lift_cpu_now(set) - c1);
-        c0 += lift_cpu_now(set) - c1;
+        int lr = lift_try_load(set, f, i, t, rows, cols, &c0);
         if (lr != 0) {
             rc = lr < 0 ? -1 : 0;
             continue;
