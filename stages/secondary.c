@@ -1,18 +1,8 @@
 /* secondary.c — Adams d2 by composites, intermediates and a homotopy (see secondary.h). */
 #include "stages/secondary.h"
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void sec_fail(secondary *sec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sec_fail(secondary *sec, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    latch_vset(&sec->fail, fmt, ap);
-    va_end(ap);
-}
 
 int secondary_failed(secondary *sec)
 {
@@ -66,25 +56,9 @@ oom:
     return -1;
 }
 
-/* The n composites of a cell (NULL: none). */
-static void comp_free(sec_composite *c, uint32_t n)
-{
-    for (uint32_t g = 0; c && g < n; g++) {
-        for (uint32_t k = 0; k < c[g].n; k++) pair_elt_clear(&c[g].terms[k].e);
-        free(c[g].terms);
-    }
-    free(c);
-}
-
 void secondary_clear(secondary *sec)
 {
-    const resolution *res = sec->res;
-    if (sec->comp) {
-        for (int s = 2; s <= res->max_s; s++)
-            for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++)
-                comp_free(sec->comp[res_cell(res, s, T)], res_ngens(res, s, T));
-        free(sec->comp);
-    }
+    sec_composites_free_all(sec->comp, sec->res);      /* rows 0 and 1: none */
     pair_ay_cache_clear(&sec->cache);
     lift_set_clear(&sec->set);
     pthread_mutex_destroy(&sec->lock);
@@ -493,40 +467,44 @@ static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
     return rc;
 }
 
-/* The plan of generator gi of F_s in degree T: per generator g' of F_{s-1}, the terms b of d g
- * on g' meet all terms c·g'' of d g' (one group). */
-static int plan_generator(secondary *sec, sec_batch *bt, int s, deg_t T, uint32_t gi)
+int sec_add_products(sec_batch *bt, const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, deg_t shift,
+                     sec_image_fn img, void *ctx, int times, int skip_units)
 {
-    const resolution *res = sec->res;
-    const milnor_basis *A = &res->A;
-    const freemod *F1 = &res->F[s - 1], *F2 = &res->F[s - 2];
-    const fm_gen *g = &res->F[s].gens[T][gi];
-    milnor_elt *bs = NULL, *cs = NULL;
+    const milnor_basis *A = bt->A;
+    const freemod *Y = bt->Y;
+    milnor_elt *as = NULL, *cs = NULL;
     uint32_t *ids = NULL;
-    size_t bcap = 0, ccap = 0;
+    size_t acap = 0, ccap = 0;
+    int rc = 0;
     uint64_t off = 0;
-    int rc = sec_batch_gen_begin(bt, gi, F2, T);
-    for (deg_t u = 0; u < T && !rc; u++) {
-        if (!F1->ngens[u]) continue;                  /* (degrees without generators: maybe past A) */
-        uint32_t blen = A->dim[T - u];
-        for (uint32_t g1 = 0; g1 < F1->ngens[u] && !rc; g1++, off += blen) {
-            const fm_gen *h = &F1->gens[u][g1];
-            uint32_t nb = 0, nc = 0;
+    for (deg_t u = 0; u <= D && off < vbits && !rc; u++) {
+        if (!X->ngens[u]) continue;                   /* (degrees without generators: maybe past A) */
+        uint32_t blen = A->dim[D - u];
+        for (uint32_t g1 = 0; g1 < X->ngens[u] && !rc; g1++, off += blen) {
+            uint32_t na = 0, nc = 0;
             for (uint32_t e = 0; e < blen && !rc; e++) {
-                uint64_t bit = off + e;
-                if (bit >= g->bits || !(g->img[bit >> 6] >> (bit & 63) & 1)) continue;
-                if (nb == bcap && grow((void **)&bs, &bcap, sizeof *bs) != 0) rc = -1;
-                else bs[nb++] = A->elts[T - u][e];
+                if (off + e >= vbits || !f2vec_get(v, off + e)) continue;
+                if (na == acap && grow((void **)&as, &acap, sizeof *as) != 0) rc = -1;
+                else as[na++] = A->elts[D - u][e];
             }
-            if (!nb || rc) continue;
-            uint64_t off2 = 0;                                /* d g' over F_{s-2} in degree u */
-            for (deg_t w = 0; w < u && !rc; w++) {
-                if (!F2->ngens[w]) continue;
-                uint32_t clen = A->dim[u - w];
-                for (uint32_t g2 = 0; g2 < F2->ngens[w] && !rc; g2++, off2 += clen)
+            if (!na || rc) continue;
+            uint32_t ib = 0;
+            const uint64_t *iv = img(ctx, u, g1, &ib);
+            if (!iv) continue;
+            deg_t E = u - shift;
+            uint64_t off2 = 0;
+            for (deg_t w = 0; w <= E && off2 < ib && !rc; w++) {
+                if (!Y->ngens[w]) continue;
+                uint32_t clen = A->dim[E - w];
+                for (uint32_t g2 = 0; g2 < Y->ngens[w] && !rc; g2++, off2 += clen)
                     for (uint32_t e2 = 0; e2 < clen && !rc; e2++) {
-                        uint64_t bit2 = off2 + e2;
-                        if (bit2 >= h->bits || !(h->img[bit2 >> 6] >> (bit2 & 63) & 1)) continue;
+                        if (off2 + e2 >= ib || !f2vec_get(iv, off2 + e2)) continue;
+                        int64_t id = sec_batch_target(bt, w, g2);
+                        if (id < 0 && skip_units) continue;     /* σ(1)σ(1) on a generator: the caller's */
+                        if (id < 0) {
+                            rc = -2;                            /* a composite that hits a generator */
+                            break;
+                        }
                         if (nc == ccap) {
                             size_t cap = ccap;                  /* cs and ids grow together */
                             if (grow((void **)&cs, &ccap, sizeof *cs) != 0 ||
@@ -535,17 +513,85 @@ static int plan_generator(secondary *sec, sec_batch *bt, int s, deg_t T, uint32_
                                 break;
                             }
                         }
-                        cs[nc] = A->elts[u - w][e2];
-                        ids[nc++] = (uint32_t)sec_batch_target(bt, w, g2);
+                        cs[nc] = A->elts[E - w][e2];
+                        ids[nc++] = (uint32_t)id;
                     }
             }
-            if (!rc) rc = sec_batch_group(bt, bs, nb, cs, ids, nc, 1);
+            if (!rc) rc = sec_batch_group(bt, as, na, cs, ids, nc, times);   /* -1 = 3 mod 4 */
         }
     }
-    if (!rc) rc = sec_batch_gen_end(bt, F2);
-    free(bs);
+    free(as);
     free(cs);
     free(ids);
+    return rc;
+}
+
+const uint64_t *sec_image_of_gen(void *F, deg_t u, uint32_t g1, uint32_t *bits)
+{
+    const fm_gen *g = &((const freemod *)F)->gens[u][g1];
+    *bits = g->bits;
+    return g->bits ? g->img : NULL;
+}
+
+sec_batch *sec_plan_failed(sec_batch *bt, int rc, fail_latch *fail, const char *what, int s, deg_t T)
+{
+    if (bt) sec_batch_clear(bt);
+    free(bt);
+    if (rc == -2) latch_set(fail, "internal error: %s at (s=%d, t=%d) hits a generator", what, s, (int)T);
+    else latch_set(fail, "out of memory computing %s at (s=%d, t=%d)", what, s, (int)T);
+    return NULL;
+}
+
+int sec_cell_finish(sec_batch *bt, const char *why, int failed, fail_latch *fail, const char *what,
+                    const char *odd_why, sec_composite **slot)
+{
+    int s = bt->s;
+    deg_t T = bt->T;
+    uint32_t bad = 0;
+    if (why) latch_set(fail, "%s", why);
+    sec_composite *c = NULL;
+    int rc = failed || why ? -3 : sec_batch_finish(bt, &c, &bad);
+    if (rc == -3) sec_batch_clear(bt), free(bt);
+    else if (rc == -2)
+        latch_set(fail, "internal error: %s of generator %u at (s=%d, t=%d) has an odd part%s%s%s", what, bad, s,
+                  (int)T, odd_why ? " (" : "", odd_why ? odd_why : "", odd_why ? ")" : "");
+    else if (rc)
+        latch_set(fail, "out of memory computing %s at (s=%d, t=%d)", what, s, (int)T);
+    if (rc) return -1;
+    *slot = c;
+    return 0;
+}
+
+void sec_composites_free(sec_composite *c, uint32_t n)
+{
+    for (uint32_t g = 0; c && g < n; g++) {
+        for (uint32_t k = 0; k < c[g].n; k++) pair_elt_clear(&c[g].terms[k].e);
+        free(c[g].terms);
+    }
+    free(c);
+}
+
+void sec_composites_free_all(sec_composite **comp, const resolution *res)
+{
+    for (int s = 0; comp && s <= res->max_s; s++)
+        for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++)
+            sec_composites_free(comp[res_cell(res, s, T)], res_ngens(res, s, T));
+    free(comp);
+}
+
+/* ---- d2's composites -------------------------------------------------------------------------- */
+
+/* The plan of generator gi of F_s in degree T: per generator g' of F_{s-1}, the terms b of d g
+ * on g' meet all terms c·g'' of d g' (one group; d g' has no term on a generator of its own
+ * degree, so no product hits one). */
+static int plan_generator(secondary *sec, sec_batch *bt, int s, deg_t T, uint32_t gi)
+{
+    const resolution *res = sec->res;
+    const fm_gen *g = &res->F[s].gens[T][gi];
+    int rc = sec_batch_gen_begin(bt, gi, &res->F[s - 2], T);
+    if (!rc) rc = sec_add_products(bt, &res->F[s - 1], T, g->img, g->bits, 0, sec_image_of_gen, (void *)&res->F[s - 1],
+                                   1, 0);
+    if (!rc) rc = sec_batch_gen_end(bt, &res->F[s - 2]);
     return rc;
 }
 
@@ -560,32 +606,15 @@ sec_batch *secondary_composite_plan(secondary *sec, int s, deg_t T)
         rc = plan_generator(sec, b, s, T, g);
         if (!rc && sec->y_in_batch) rc = sec_batch_plan_y(b, g);      /* the Y terms go to the multiply too */
     }
-    if (rc) {
-        if (b) sec_batch_clear(b);
-        free(b);
-        sec_fail(sec, "out of memory planning the composites at (s=%d, t=%d)", s, (int)T);
-        return NULL;
-    }
-    return b;
+    return rc ? sec_plan_failed(b, rc, &sec->fail, "the composites", s, T) : b;
 }
 
 int secondary_composite_finish(secondary *sec, sec_batch *b, const char *why)
 {
-    const resolution *res = sec->res;
-    int s = b->s;
-    deg_t T = b->T;
-    uint32_t n = b->ngens, bad = 0;
-    if (why) sec_fail(sec, "%s", why);
-    sec_composite *c = NULL;
-    int rc = secondary_failed(sec) ? -3 : sec_batch_finish(b, &c, &bad);
-    if (rc == -3) sec_batch_clear(b), free(b);
-    else if (rc == -2)
-        sec_fail(sec, "internal error: the composite of generator %u at (s=%d, t=%d) has an odd part "
-                 "(d∘d is not 0 there)", bad, s, (int)T);
-    else if (rc)
-        sec_fail(sec, "out of memory computing composites at (s=%d, t=%d)", s, (int)T);
-    if (rc) return -1;
-    sec->comp[res_cell(res, s, T)] = c;
+    uint32_t n = b->ngens;
+    if (sec_cell_finish(b, why, secondary_failed(sec), &sec->fail, "the composite", "d∘d is not 0 there",
+                        &sec->comp[res_cell(sec->res, b->s, b->T)]))
+        return -1;
     pthread_mutex_lock(&sec->lock);
     sec->composites += n;
     pthread_mutex_unlock(&sec->lock);
@@ -675,9 +704,9 @@ int secondary_unpack_composites(secondary *sec, FILE *in)
         int rc = c ? 0 : -1;
         for (uint32_t g = 0; g < n && !rc; g++) rc = get_generator(sec, s, T, in, &c[g]);
         if (rc) {
-            comp_free(c, n);
-            if (rc == -1) sec_fail(sec, "out of memory reading the composites at (s=%d, t=%d)", s, (int)T);
-            else sec_fail(sec, "internal error: the composites at (s=%d, t=%d) from another rank are not "
+            sec_composites_free(c, n);
+            if (rc == -1) latch_set(&sec->fail, "out of memory reading the composites at (s=%d, t=%d)", s, (int)T);
+            else latch_set(&sec->fail, "internal error: the composites at (s=%d, t=%d) from another rank are not "
                           "d2's bytes", s, (int)T);
             return -1;
         }
@@ -685,7 +714,7 @@ int secondary_unpack_composites(secondary *sec, FILE *in)
         sec->composites += n;
     }
     if (got == 0 && !ferror(in)) return 0;
-    sec_fail(sec, "internal error: composites from another rank are not d2's bytes (at a cell's head)");
+    latch_set(&sec->fail, "internal error: composites from another rank are not d2's bytes (at a cell's head)");
     return -1;
 }
 
@@ -796,7 +825,7 @@ static int sec_needs(const void *ctx, int s, deg_t T) { return secondary_needs_c
 static sec_batch *sec_plan(void *ctx, int s, deg_t T) { return secondary_composite_plan(ctx, s, T); }
 static int sec_finish(void *ctx, sec_batch *b, const char *why) { return secondary_composite_finish(ctx, b, why); }
 static int sec_failed(void *ctx) { return secondary_failed(ctx); }
-static void sec_fail_msg(void *ctx, const char *msg) { sec_fail(ctx, "%s", msg); }
+static void sec_fail_msg(void *ctx, const char *msg) { latch_set(&((secondary *)ctx)->fail, "%s", msg); }
 
 /* d2's composite ops over sec. */
 static void sec_ops_init(composite_ops *ops, secondary *sec)
@@ -854,7 +883,7 @@ static int d2_done(void *owner, int family, int s, deg_t t)
     const resolution *res = g->sec->res;
     return family == CHAIN_COMPOSITE && (t - s > res->max_n || !g->need[res_cell(res, s, t)]);
 }
-static void d2_fail(void *owner, const char *msg) { sec_fail(((d2_dag *)owner)->sec, "%s", msg); }
+static void d2_fail(void *owner, const char *msg) { latch_set(&((d2_dag *)owner)->sec->fail, "%s", msg); }
 static int d2_failed(void *owner) { return secondary_failed(((d2_dag *)owner)->sec); }
 
 int secondary_run(secondary *sec, const chain_runner *runner)
@@ -867,7 +896,7 @@ int secondary_run(secondary *sec, const chain_runner *runner)
     g.homotopy.deps = homotopy_deps;
     g.need = calloc((size_t)(res->max_s + 1) * ((size_t)res->max_n + 1), 1);
     if (!g.need) {
-        sec_fail(sec, "out of memory planning d2");
+        latch_set(&sec->fail, "out of memory planning d2");
         return -1;
     }
     secondary_needed(sec, g.need);
@@ -892,7 +921,7 @@ static const sec_composite *composite_now(secondary *sec, int s, deg_t T)
     pthread_mutex_lock(&sec->late_lock);
     if (!sec->comp[cell] && secondary_needs_composite(sec, s, T)) {
         sec_batch *b = secondary_composite_plan(sec, s, T);
-        if (b && sec_batch_multiply(b) != 0) sec_fail(sec, "out of memory multiplying composites");
+        if (b && sec_batch_multiply(b) != 0) latch_set(&sec->fail, "out of memory multiplying composites");
         if (b) secondary_composite_finish(sec, b, NULL);
     }
     pthread_mutex_unlock(&sec->late_lock);
@@ -933,8 +962,8 @@ static int d2_intermediate(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y, c
             if (!na) continue;
             const sec_composite *cells = composite_now(sec, s - 1, u);
             if (!cells) {
-                sec_fail(sec, "internal error: d2 needs the composites at (s=%d, t=%d) before they were computed",
-                         s - 1, (int)u);
+                latch_set(&sec->fail, "internal error: d2 needs the composites at (s=%d, t=%d) before they were "
+                          "computed", s - 1, (int)u);
                 rc = -1;
                 break;
             }
@@ -961,7 +990,8 @@ static int d2_intermediate(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y, c
     free(a);
     free(es);
     free(eoff);
-    if (rc && !secondary_failed(sec)) sec_fail(sec, "out of memory in d2's intermediate at (s=%d, t=%d)", s, (int)T);
+    if (rc && !secondary_failed(sec))
+        latch_set(&sec->fail, "out of memory in d2's intermediate at (s=%d, t=%d)", s, (int)T);
     return rc;
 }
 

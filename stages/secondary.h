@@ -138,6 +138,33 @@ int sec_batch_multiply(sec_batch *b);
  * one per generator (an array of ngens). Frees b (sec_batch_clear, free) in every case. 0; -1
  * out of memory; -2 a pair element with an odd part left (*bad_gen). */
 int sec_batch_finish(sec_batch *b, sec_composite **out, uint32_t *bad_gen);
+/* The image of generator g1 (degree u) of a free module X, over Y in degree u - shift (NULL:
+ * zero; *bits its length). */
+typedef const uint64_t *(*sec_image_fn)(void *ctx, deg_t u, uint32_t g1, uint32_t *bits);
+/* The one plan of a cell's products, d2's and a secondary product's or Massey product's: for
+ * every term a·g1 of v (vbits bits over X in degree D) and every term b·g2 of img(ctx, g1)
+ * (over the batch's Y in degree u - shift), times · σ(a)σ(b) into the target g2 of the
+ * generator being planned (one group per g1). A product of two units lands on a generator of
+ * the composite's own degree: skipped when skip_units (the caller adds its degree-0 part
+ * itself), else -2. 0, or -1 out of memory. */
+int sec_add_products(sec_batch *bt, const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, deg_t shift,
+                     sec_image_fn img, void *ctx, int times, int skip_units);
+/* sec_image_fn of a differential: ctx is a free module F (const freemod *), the image of g1 is
+ * d g1 (its fm_gen's image). */
+const uint64_t *sec_image_of_gen(void *F, deg_t u, uint32_t g1, uint32_t *bits);
+/* A composite cell's plan that failed with rc (-2: a product hits a generator; else out of
+ * memory): bt freed, the failure latched in fail, naming what. NULL. */
+sec_batch *sec_plan_failed(sec_batch *bt, int rc, fail_latch *fail, const char *what, int s, deg_t T);
+/* A composite cell's finish from bt's multiplied rows into *slot (frees bt); why non-NULL (the
+ * multiply failed) or failed: nothing but the freeing and the latch. 0, or -1 (fail says why;
+ * what names the composites, odd_why, or NULL, what an odd part means). */
+int sec_cell_finish(sec_batch *bt, const char *why, int failed, fail_latch *fail, const char *what,
+                    const char *odd_why, sec_composite **slot);
+/* Frees the n composites of a cell (NULL: none). */
+void sec_composites_free(sec_composite *c, uint32_t n);
+/* Frees the composites of every cell of res's region in comp (per res_cell; NULL: none), and
+ * comp itself. */
+void sec_composites_free_all(sec_composite **comp, const resolution *res);
 
 typedef struct secondary {
     const resolution *res;

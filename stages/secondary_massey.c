@@ -171,14 +171,6 @@ static const uint64_t *img_h(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
     return sec_map_row(&c->m->hs, 0, c->level, u - c->m->ta - c->m->tb, g1, bits);
 }
 
-static const uint64_t *img_d(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
-{
-    const img_ctx *c = vctx;
-    const fm_gen *g = &R(c->m)->F[c->level].gens[u][g1];
-    *bits = g->bits;
-    return g->bits ? g->img : NULL;
-}
-
 static int needs(const void *ctx, int s, deg_t T)
 {
     const sec_massey *m = ctx;
@@ -197,7 +189,7 @@ static sec_batch *plan(void *ctx, int s, deg_t T)
     const freemod *Y = &res->F[lv];
     sec_batch *bt = malloc(sizeof *bt);
     int rc = bt ? sec_batch_init(bt, &res->A, s, T, n) : -1;
-    img_ctx cfb = { m, lv }, cd = { m, lv + 1 }, ch = { m, lv };
+    img_ctx cfb = { m, lv }, ch = { m, lv };
     for (uint32_t g = 0; g < n && !rc; g++) {
         uint32_t bits = 0;
         rc = sec_batch_gen_begin(bt, g, Y, top);
@@ -206,7 +198,8 @@ static sec_batch *plan(void *ctx, int s, deg_t T)
         if (!rc && fa) rc = sec_add_products(bt, &res->F[s - sa], T - m->ta, fa, bits, m->tb, img_fb, &cfb, 3, 1);
         /* +σσ(d h): a·g1 in h(g) (units included), b·g2 in d g1 */
         const uint64_t *hg = lv + 1 <= res->max_s ? sec_map_row(&m->hs, 0, lv + 1, top, g, &bits) : NULL;
-        if (!rc && hg) rc = sec_add_products(bt, &res->F[lv + 1], top, hg, bits, 0, img_d, &cd, 1, 0);
+        const freemod *H = hg ? &res->F[lv + 1] : NULL;
+        if (!rc && hg) rc = sec_add_products(bt, H, top, hg, bits, 0, sec_image_of_gen, (void *)H, 1, 0);
         /* +σσ(h d): a·g1 in d g, b·g2 in h(g1) */
         const fm_gen *z = &res->F[s].gens[T][g];
         if (!rc && s >= 1) rc = sec_add_products(bt, &res->F[s - 1], T, z->img, z->bits, m->ta + m->tb, img_h, &ch, 1, 0);
@@ -218,7 +211,8 @@ static sec_batch *plan(void *ctx, int s, deg_t T)
 static int finish(void *ctx, sec_batch *bt, const char *why)
 {
     sec_massey *m = ctx;
-    return sec_cell_finish(bt, why, sm_failed(m), &m->fail, "a Massey composite", &m->comp[res_cell(R(m), bt->s, bt->T)]);
+    return sec_cell_finish(bt, why, sm_failed(m), &m->fail, "a Massey composite", NULL,
+                           &m->comp[res_cell(R(m), bt->s, bt->T)]);
 }
 
 static int ops_failed(void *ctx) { return sm_failed(ctx); }
@@ -357,12 +351,7 @@ int sec_massey_init(sec_massey *m, secondary *sec, const sec_mclass *a, const se
 void sec_massey_clear(sec_massey *m)
 {
     if (!m->sec) return;
-    const resolution *res = R(m);
-    if (m->comp)
-        for (int s = 0; s <= res->max_s; s++)
-            for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++)
-                sec_composites_free(m->comp[res_cell(res, s, T)], res_ngens(res, s, T));
-    free(m->comp);
+    sec_composites_free_all(m->comp, R(m));
     free(m->v);
     if (m->pa.sec) sec_product_clear(&m->pa);
     if (m->pb.sec) sec_product_clear(&m->pb);

@@ -1,17 +1,7 @@
 /* secondary_product.c — products in Mod_{Cλ²} (see secondary_product.h). */
 #include "stages/secondary_product.h"
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void sp_fail(sec_product *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sp_fail(sec_product *p, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    latch_vset(&p->fail, fmt, ap);
-    va_end(ap);
-}
 
 int sec_product_failed(sec_product *p)
 {
@@ -40,79 +30,9 @@ static const uint64_t *map_row(const lift_set *set, int i, deg_t t, uint32_t k, 
     return sec_map_row(set, 0, i, t, k, bits);
 }
 
-/* Doubles *p of *cap elements of size sz (to 64 at first). 0, or -1 out of memory. */
-static int grow(void **p, size_t *cap, size_t sz)
-{
-    size_t n = *cap ? 2 * *cap : 64;
-    void *q = realloc(*p, n * sz);
-    if (!q) return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
-int sec_add_products(sec_batch *bt, const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, deg_t shift,
-                     sec_image_fn img, void *ctx, int times, int skip_units)
-{
-    const milnor_basis *A = bt->A;
-    const freemod *Y = bt->Y;
-    milnor_elt *as = NULL, *cs = NULL;
-    uint32_t *ids = NULL;
-    size_t acap = 0, ccap = 0;
-    int rc = 0;
-    uint64_t off = 0;
-    for (deg_t u = 0; u <= D && off < vbits && !rc; u++) {
-        if (!X->ngens[u]) continue;
-        uint32_t blen = A->dim[D - u];
-        for (uint32_t g1 = 0; g1 < X->ngens[u] && !rc; g1++, off += blen) {
-            uint32_t na = 0, nc = 0;
-            for (uint32_t e = 0; e < blen && !rc; e++) {
-                if (off + e >= vbits || !f2vec_get(v, off + e)) continue;
-                if (na == acap && grow((void **)&as, &acap, sizeof *as) != 0) rc = -1;
-                else as[na++] = A->elts[D - u][e];
-            }
-            if (!na || rc) continue;
-            uint32_t ib = 0;
-            const uint64_t *iv = img(ctx, u, g1, &ib);
-            if (!iv) continue;
-            deg_t E = u - shift;
-            uint64_t off2 = 0;
-            for (deg_t w = 0; w <= E && off2 < ib && !rc; w++) {
-                if (!Y->ngens[w]) continue;
-                uint32_t clen = A->dim[E - w];
-                for (uint32_t g2 = 0; g2 < Y->ngens[w] && !rc; g2++, off2 += clen)
-                    for (uint32_t e2 = 0; e2 < clen && !rc; e2++) {
-                        if (off2 + e2 >= ib || !f2vec_get(iv, off2 + e2)) continue;
-                        int64_t id = sec_batch_target(bt, w, g2);
-                        if (id < 0 && skip_units) continue;     /* σ(1)σ(1) on a generator: the caller's */
-                        if (id < 0) {
-                            rc = -2;                            /* a composite that hits a generator */
-                            break;
-                        }
-                        if (nc == ccap) {
-                            size_t cap = ccap;
-                            if (grow((void **)&cs, &ccap, sizeof *cs) != 0 ||
-                                grow((void **)&ids, &cap, sizeof *ids) != 0) {
-                                rc = -1;
-                                break;
-                            }
-                        }
-                        cs[nc] = A->elts[E - w][e2];
-                        ids[nc++] = (uint32_t)id;
-                    }
-            }
-            if (!rc) rc = sec_batch_group(bt, as, na, cs, ids, nc, times);   /* -1 = 3 mod 4 */
-        }
-    }
-    free(as);
-    free(cs);
-    free(ids);
-    return rc;
-}
-
 typedef struct image_ctx {
     const sec_product *p;
-    int level;                  /* part A: f_{level}; part B: d of G_{level} */
+    int level;                  /* f_{level} */
 } image_ctx;
 
 static const uint64_t *image_f(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
@@ -121,28 +41,11 @@ static const uint64_t *image_f(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
     return map_row(&c->p->prim, c->level, u - c->p->t0, g1, bits);
 }
 
-static const uint64_t *image_d(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
-{
-    const image_ctx *c = vctx;
-    const fm_gen *g = &c->p->unit->res->F[c->level].gens[u][g1];
-    *bits = g->bits;
-    return g->bits ? g->img : NULL;
-}
-
 int sec_product_needs_composite(const sec_product *p, int s, deg_t T)
 {
     const resolution *res = p->sec->res;
     return s >= p->s0 + 1 && s + 1 <= res->max_s && res_is_done(res, s, T) && res_ngens(res, s, T) &&
            cell_ready(&p->prim, s - p->s0, T - p->t0);
-}
-
-void sec_composites_free(sec_composite *c, uint32_t n)
-{
-    for (uint32_t g = 0; c && g < n; g++) {
-        for (uint32_t k = 0; k < c[g].n; k++) pair_elt_clear(&c[g].terms[k].e);
-        free(c[g].terms);
-    }
-    free(c);
 }
 
 sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T)
@@ -158,48 +61,22 @@ sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T)
     for (uint32_t g = 0; g < n && !rc; g++) {
         rc = sec_batch_gen_begin(bt, g, Y, top);
         /* -σ(a)σ(b): a·g1 in d g (over F_{s-1}), b·g2 in f_{s-1}(g1) */
-        image_ctx ca = { p, s - 1 - s0 }, cb = { p, s - s0 };
+        image_ctx ca = { p, s - 1 - s0 };
         const fm_gen *z = &res->F[s].gens[T][g];
         if (!rc) rc = sec_add_products(bt, &res->F[s - 1], T, z->img, z->bits, t0, image_f, &ca, 3, 0);
         /* +σ(a)σ(b): a·g1 in f_s(g) (over G_{s-s0}, units included), b·g2 in d g1 */
         uint32_t fb = 0;
         const uint64_t *fg = map_row(&p->prim, s - s0, top, g, &fb);
-        if (!rc && fg) rc = sec_add_products(bt, &p->unit->res->F[s - s0], top, fg, fb, 0, image_d, &cb, 1, 0);
+        const freemod *G = &p->unit->res->F[s - s0];
+        if (!rc && fg) rc = sec_add_products(bt, G, top, fg, fb, 0, sec_image_of_gen, (void *)G, 1, 0);
         if (!rc) rc = sec_batch_gen_end(bt, Y);
     }
     return rc ? sec_plan_failed(bt, rc, &p->fail, "the product's composite", s, T) : bt;
 }
 
-sec_batch *sec_plan_failed(sec_batch *bt, int rc, fail_latch *fail, const char *what, int s, deg_t T)
-{
-    if (bt) sec_batch_clear(bt);
-    free(bt);
-    if (rc == -2) latch_set(fail, "internal error: %s at (s=%d, t=%d) hits a generator", what, s, (int)T);
-    else latch_set(fail, "out of memory computing %s at (s=%d, t=%d)", what, s, (int)T);
-    return NULL;
-}
-
-int sec_cell_finish(sec_batch *bt, const char *why, int failed, fail_latch *fail, const char *what, sec_composite **slot)
-{
-    int s = bt->s;
-    deg_t T = bt->T;
-    uint32_t bad = 0;
-    if (why) latch_set(fail, "%s", why);
-    sec_composite *c = NULL;
-    int rc = failed || why ? -3 : sec_batch_finish(bt, &c, &bad);
-    if (rc == -3) sec_batch_clear(bt), free(bt);
-    else if (rc == -2)
-        latch_set(fail, "internal error: %s of generator %u at (s=%d, t=%d) has an odd part", what, bad, s, (int)T);
-    else if (rc)
-        latch_set(fail, "out of memory computing %s at (s=%d, t=%d)", what, s, (int)T);
-    if (rc) return -1;
-    *slot = c;
-    return 0;
-}
-
 int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why)
 {
-    return sec_cell_finish(bt, why, sec_product_failed(p), &p->fail, "the product's composite (d f != f d there?)",
+    return sec_cell_finish(bt, why, sec_product_failed(p), &p->fail, "the product's composite", "d f != f d there",
                            &p->comp[res_cell(p->sec->res, bt->s, bt->T)]);
 }
 
@@ -300,10 +177,11 @@ static int product_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
     const uint64_t *hz = map_row(&sec->set, s - 2, T - 1, k, &hb);
     if (!rc && hz) rc = sec_apply_row(&p->prim, 0, s - 2 - s0, T - 1, hz, hb, &wide);
     if (sec_wide_end(&wide, Yt, t, y, !rc)) rc = -3;
-    if (rc == -2) sp_fail(p, "internal error: the product needs composites not computed (at s=%d, t=%d)", s, (int)T);
+    if (rc == -2)
+        latch_set(&p->fail, "internal error: the product needs composites not computed (at s=%d, t=%d)", s, (int)T);
     else if (rc == -3)
-        sp_fail(p, "internal error: the product's intermediate at (s=%d, t=%d) meets a generator", s, (int)T);
-    else if (rc) sp_fail(p, "out of memory in the product's intermediate at (s=%d, t=%d)", s, (int)T);
+        latch_set(&p->fail, "internal error: the product's intermediate at (s=%d, t=%d) meets a generator", s, (int)T);
+    else if (rc) latch_set(&p->fail, "out of memory in the product's intermediate at (s=%d, t=%d)", s, (int)T);
     return rc ? -1 : 0;
 }
 
@@ -356,12 +234,8 @@ int sec_product_init(sec_product *p, secondary *sec, secondary *unit, int s0, de
 
 void sec_product_clear(sec_product *p)
 {
-    const resolution *res = p->sec ? p->sec->res : NULL;
-    if (p->comp && res)
-        for (int s = 0; s <= res->max_s; s++)
-            for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++)
-                sec_composites_free(p->comp[res_cell(res, s, T)], res_ngens(res, s, T));
-    free(p->comp);
+    if (p->sec) sec_composites_free_all(p->comp, p->sec->res);
+    else free(p->comp);
     lift_set_clear(&p->prim);
     lift_set_clear(&p->hom);
     latch_destroy(&p->fail);
@@ -372,7 +246,7 @@ static int ops_needs(const void *ctx, int s, deg_t T) { return sec_product_needs
 static sec_batch *ops_plan(void *ctx, int s, deg_t T) { return sec_product_composite_plan(ctx, s, T); }
 static int ops_finish(void *ctx, sec_batch *b, const char *why) { return sec_product_composite_finish(ctx, b, why); }
 static int ops_failed(void *ctx) { return sec_product_failed(ctx); }
-static void ops_fail(void *ctx, const char *msg) { sp_fail(ctx, "%s", msg); }
+static void ops_fail(void *ctx, const char *msg) { latch_set(&((sec_product *)ctx)->fail, "%s", msg); }
 
 int sec_product_run(sec_product *p, const chain_runner *runner)
 {

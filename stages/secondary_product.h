@@ -78,15 +78,6 @@ int sec_cell_ready(const lift_set *set, int m, int i, deg_t t);
 /* Map m's value on generator k at target (i, t): a row over target F_i in degree t (units
  * included, *bits long), or NULL when that cell has not run. */
 const uint64_t *sec_map_row(const lift_set *set, int m, int i, deg_t t, uint32_t k, uint32_t *bits);
-/* The image of generator g1 (degree u) of X, over Y in degree u - shift (NULL: zero). */
-typedef const uint64_t *(*sec_image_fn)(void *ctx, deg_t u, uint32_t g1, uint32_t *bits);
-/* For every term a·g1 of v (over X in degree D) and every term b·g2 of img(g1) (over the batch's
- * Y in degree u - shift): times · σ(a)σ(b) into the target g2 of the generator being planned
- * (one group per g1). A product of two units lands on a generator of the composite's own
- * degree: skipped when skip_units (the caller adds its degree-0 part itself), else -2. 0, or -1
- * out of memory. */
-int sec_add_products(sec_batch *bt, const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, deg_t shift,
-                     sec_image_fn img, void *ctx, int times, int skip_units);
 /* y ^= sum over the terms a·g1 of v (over X in degree D, generators below D only) of
  * A(a, comp(g1)), comp a map's composites at level s_comp, kept per cell of cres (the
  * resolution X belongs to: F for a product's own C^f, G for the unit's C^G), into y over the
@@ -107,13 +98,5 @@ int sec_wide_end(f2mat *wide, const freemod *Yt, deg_t t, uint64_t *y, int take)
  * (lift_apply), XORed into row 0 of wide (over target F_j in degree T - t0, units included). 0,
  * or -1 after lift_fail. */
 int sec_apply_row(lift_set *set, int m, int j, deg_t T, const uint64_t *row, uint32_t bits, f2mat *wide);
-/* A composite cell's plan that failed with rc (-2: a product hits a generator; else out of
- * memory): bt freed, the failure latched in fail, naming what. NULL. */
-sec_batch *sec_plan_failed(sec_batch *bt, int rc, fail_latch *fail, const char *what, int s, deg_t T);
-/* A composite cell's finish from bt's multiplied rows into *slot (frees bt); why non-NULL (the
- * multiply failed) or failed: nothing but the freeing and the latch. 0, or -1 (fail says why). */
-int sec_cell_finish(sec_batch *bt, const char *why, int failed, fail_latch *fail, const char *what, sec_composite **slot);
-/* Frees the n composites of a cell. */
-void sec_composites_free(sec_composite *c, uint32_t n);
 
 #endif
