@@ -434,6 +434,17 @@ static void css_token(char *dst, size_t size, const char *name)
     dst[k] = 0;
 }
 
+/* A legend entry of chart.svg, row row at x lx: a line of class cls and its label (XML-escaped):
+ * the product layers' and d2's. */
+static void svg_legend(FILE *out, int lx, int row, const char *cls, const char *label)
+{
+    fprintf(out, "<g class=\"legend\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"%s\" "
+            "stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">", lx, 14 + 12 * row, lx + 18, 14 + 12 * row, cls, lx + 22,
+            17 + 12 * row);
+    for (const char *p = label; *p; p++) fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : (char[2]){ *p, 0 }, out);
+    fprintf(out, "</text></g>\n");
+}
+
 int chart_write_svg(FILE *out, const resolution *res)
 {
     static const char *palette[] = { "#555", "#c33", "#36c", "#2a2", "#c80", "#93c", "#0aa", "#a52" };
@@ -486,17 +497,13 @@ int chart_write_svg(FILE *out, const resolution *res)
     fprintf(out, "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" "
             "transform=\"rotate(-90 14 %d)\">homological degree s</text>\n", h / 2, h / 2);
     svg_ctx c = { out, res, cell, margin, h, -1, NULL };
+    int lx = w - margin - 90;       /* the legend, top right, above the vanishing line's empty corner */
     snprintf(list, sizeof list, "%s", res->chart_products[0] ? res->chart_products : "h0,h1,h2");
     int row = 0;
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save), row++) {
         char tok[80];
         css_token(tok, sizeof tok, name);
-        int lx = w - margin - 90;   /* the legend, top right, above the vanishing line's empty corner */
-        fprintf(out, "<g class=\"legend\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"%s\" "
-                "stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">", lx, 14 + 12 * row, lx + 18, 14 + 12 * row, tok, lx + 22,
-                17 + 12 * row);
-        for (const char *p = name; *p; p++) fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : (char[2]){ *p, 0 }, out);
-        fprintf(out, "</text></g>\n");
+        svg_legend(out, lx, row, tok, name);
         if (is_h_name(name) && atoi(name + 1) <= 2) {
             c.only_j = atoi(name + 1);
             report_h_lines(res, svg_h_line, &c);
@@ -507,10 +514,7 @@ int chart_write_svg(FILE *out, const resolution *res)
                              prod[r].n - res->shift + prod[r].name_n, prod[r].s + prod[r].name_s, prod[r].k);
     }
     if (have_d2) {
-        int lx = w - margin - 90;
-        fprintf(out, "<g class=\"legend\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"d2\" "
-                "stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">d2</text></g>\n", lx, 14 + 12 * row, lx + 18, 14 + 12 * row,
-                lx + 22, 17 + 12 * row);
+        svg_legend(out, lx, row, "d2", "d2");
         for (long r = 0; r < nd; r++)
             svg_line(&c, "d2", d2[r].n - res->shift, d2[r].s, d2[r].i, d2[r].n - res->shift - 1, d2[r].s + 2, d2[r].k);
     }
