@@ -1,7 +1,7 @@
 /* chain.h — one interface for every piece of work done per bidegree.
  *
  * A chain is the work of one kind at one bidegree (s, t): a resolution's step (stages/step.h:
- * standard, Nassau's, the stem-edge kernel), the target step (i, t) of a batch of chain-map
+ * standard, Nassau's, the stem-edge kernel, the standard step's early reduction), the target step (i, t) of a batch of chain-map
  * lifts (stages/lift.h: products, Massey products, d2's homotopy), the composites of d2 at a
  * cell (stages/secondary.h), verify's d∘d check of a bidegree (stages/verify.c). Every kind runs as
  *
