@@ -12,7 +12,7 @@ ok() {   # ok CONDITION-EXIT-STATUS DESCRIPTION
     tap_n=$((tap_n + 1))
     if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=1; fi
 }
-diag() { echo "# $*"; }
+diag() { echo "# $*" >&2; }   # on stderr, as Test::More does: prove shows it even when not verbose (CI logs)
 hold_lock() {   # hold_lock DIR: another process holds DIR/.lock (as a run would) until
                 # `kill $holder`, 60 s at most; returns once the lock is taken
     python3 -c 'import fcntl, sys, time
