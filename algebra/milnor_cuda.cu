@@ -2,6 +2,7 @@
  * the CPU's own (milnor_search.h), and the shared kernel's cost model, binning and block layout
  * are milnor_sched.h's, all compiled for the device and the host alike. */
 #include "algebra/milnor_cuda.h"
+#include "algebra/milnor_halves.h"
 #include "algebra/milnor_sched.h"
 
 #include "algebra/cuda_host.h"
@@ -14,6 +15,20 @@
 __device__ static inline void flip_bit_atomic(unsigned long long *row, uint64_t bit)
 {
     atomicXor(row + (bit >> 6), 1ull << (bit & 63));
+}
+
+/* The flat basis's first-index table, element records and seqno table (milnor_flat_write). */
+struct flat_parts {
+    const uint32_t *first;
+    const milnor_elt *elts;
+    const uint32_t *g;
+};
+
+__device__ static inline flat_parts flat_parts_of(const uint32_t *flat)
+{
+    const uint32_t md = flat[1], total = flat[2];
+    return flat_parts{ flat + MILNOR_FLAT_HEADER, (const milnor_elt *)(flat + MILNOR_FLAT_ELTS_AT(md)),
+                       flat + MILNOR_FLAT_SEQNO_AT(md, total) };
 }
 
 /* Block size: several jobs per block when a job has fewer threads (threads_per_job divides it). */
@@ -29,10 +44,9 @@ __global__ static void mul_batch_kernel(const uint32_t *flat, const milnor_row_j
     uint64_t job_no = gid / threads_per_job;
     uint32_t sub = (uint32_t)(gid % threads_per_job);
     if (job_no >= njobs) return;
-    const uint32_t md = flat[1], total = flat[2];
-    const uint32_t *first = flat + MILNOR_FLAT_HEADER;
-    const milnor_elt *elts = (const milnor_elt *)(flat + MILNOR_FLAT_ELTS_AT(md));
-    const uint32_t *g = flat + MILNOR_FLAT_SEQNO_AT(md, total);
+    const flat_parts fp = flat_parts_of(flat);
+    const uint32_t *first = fp.first, *g = fp.g;
+    const milnor_elt *elts = fp.elts;
     const milnor_row_job job = jobs[job_no];
     const milnor_elt R = elts[first[job.r_deg] + job.r_idx];
     unsigned long long *row = rows + job_no * stride;
@@ -123,10 +137,9 @@ sched_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, c
     __shared__ unsigned long long next;
     const uint64_t first_job = (uint64_t)blockIdx.x * J;
     const uint32_t nj = (uint32_t)(njobs - first_job < J ? njobs - first_job : J);
-    const uint32_t md = flat[1], total = flat[2];
-    const uint32_t *first = flat + MILNOR_FLAT_HEADER;
-    const milnor_elt *elts = (const milnor_elt *)(flat + MILNOR_FLAT_ELTS_AT(md));
-    const uint32_t *g = flat + MILNOR_FLAT_SEQNO_AT(md, total);
+    const flat_parts fp = flat_parts_of(flat);
+    const uint32_t *first = fp.first, *g = fp.g;
+    const milnor_elt *elts = fp.elts;
     for (uint32_t l = threadIdx.x; l < nj; l += blockDim.x) jobno[l] = order[first_job + l];
     if (SHARED)
         for (uint64_t w = threadIdx.x; w < (uint64_t)nj * 2 * stride; w += blockDim.x) sh_rows[w] = 0;
@@ -212,6 +225,100 @@ out:
     return (int)(e != cudaSuccess ? e : f);
 }
 
+/* The halves kernel (milnor_halves.h): block x owns jobs x MH_JOBS .. x MH_JOBS + MH_JOBS - 1.
+ * Its first threads count each job's R-halves (one thread per job), then, round by round
+ * (mh_round: as many jobs as the pool in shared memory holds), write them to the pool and let
+ * all the block's threads test (half, term) items, XORing accepted terms into the rows in
+ * global memory (zeroed before). Jobs whose halves do not fit the pool, or that give up,
+ * run the search afterwards, their items (term, part) shared by the block's threads. */
+#define MH_JOBS 64
+
+__global__ static void __launch_bounds__(MK_BLOCK)
+halves_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, const milnor_term *terms,
+              unsigned long long *rows, uint32_t stride, uint32_t pool_cap, uint32_t nparts)
+{
+    extern __shared__ mh_half pool[];
+    __shared__ uint32_t smax[MH_JOBS][MH_COLS + 1], hstart[MH_JOBS], nterms[MH_JOBS], jobno[MH_JOBS];
+    __shared__ int32_t maxdeg[MH_JOBS], cnt[MH_JOBS];
+    __shared__ uint64_t pre[MH_JOBS + 1];
+    __shared__ uint32_t round_end;
+    const uint64_t first_job = (uint64_t)blockIdx.x * MH_JOBS;
+    const uint32_t nj = (uint32_t)(njobs - first_job < MH_JOBS ? njobs - first_job : MH_JOBS);
+    const flat_parts fp = flat_parts_of(flat);
+    const uint32_t *first = fp.first, *g = fp.g;
+    const milnor_elt *elts = fp.elts;
+    for (uint32_t l = threadIdx.x; l < nj; l += blockDim.x) {
+        const milnor_row_job job = jobs[first_job + l];
+        jobno[l] = (uint32_t)(first_job + l);
+        nterms[l] = job.n_terms;
+        mh_job_bounds(elts, first, &job, terms, smax[l], &maxdeg[l]);
+        cnt[l] = job.n_terms ? mh_enum(&elts[first[job.r_deg] + job.r_idx], smax[l], maxdeg[l], NULL, pool_cap) : 0;
+    }
+    __syncthreads();
+    for (uint32_t start = 0, end; start < nj; start = end) {
+        if (threadIdx.x == 0) round_end = mh_round(cnt, nterms, start, nj, pool_cap, hstart, pre);
+        __syncthreads();
+        end = round_end;                        /* read before the round's last barrier */
+        for (uint32_t l = start + threadIdx.x; l < end; l += blockDim.x)
+            if (cnt[l] > 0 && (uint32_t)cnt[l] <= pool_cap) {
+                const milnor_row_job job = jobs[jobno[l]];
+                mh_enum(&elts[first[job.r_deg] + job.r_idx], smax[l], maxdeg[l], pool + hstart[l], (uint32_t)cnt[l]);
+            }
+        __syncthreads();
+        const uint64_t nitems = pre[end - start];
+        for (uint64_t item = threadIdx.x; item < nitems; item += blockDim.x) {
+            const uint32_t l = start + mk_item_job(pre, end - start, item);
+            uint32_t h, k, idx;
+            mh_item(item - pre[l - start], nterms[l], &h, &k);
+            const milnor_term tm = terms[jobs[jobno[l]].first_term + k];
+            if (mh_test(&pool[hstart[l] + h], &elts[first[tm.s_deg] + tm.s_idx], g, &idx))
+                flip_bit_atomic(rows + (uint64_t)jobno[l] * stride, tm.col_offset + idx);
+        }
+        __syncthreads();                        /* the pool is rewritten by the next round */
+    }
+    /* the jobs left to the search: items (term, part), pre reused */
+    if (threadIdx.x == 0) {
+        pre[0] = 0;
+        for (uint32_t l = 0; l < nj; ++l)
+            pre[l + 1] = pre[l] + (cnt[l] < 0 || (uint32_t)cnt[l] > pool_cap ? (uint64_t)nterms[l] * nparts : 0);
+    }
+    __syncthreads();
+    for (uint64_t item = threadIdx.x; item < pre[nj]; item += blockDim.x) {
+        mk_item it;
+        uint32_t bit;
+        const uint32_t l = mk_item_begin(&it, jobs, terms, elts, first, g, pre, jobno, nj, nparts, item);
+        while (mk_item_next(&it, &bit)) flip_bit_atomic(rows + (uint64_t)jobno[l] * stride, bit);
+    }
+}
+
+/* The halves kernel's launch: a pool of shared_bytes (default MH_POOL_DEFAULT) per block. */
+static int launch_halves(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
+                         const milnor_term *terms, uint64_t *rows, uint32_t stride, const milnor_cuda_cfg *c,
+                         cudaStream_t st)
+{
+    uint32_t budget = c->shared_bytes ? c->shared_bytes : MH_POOL_DEFAULT;
+    if (budget > MK_SHARED_DEFAULT) {
+        int dev = 0, optin = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+            return (int)cudaGetLastError();
+        uint32_t room = optin > 8192 ? (uint32_t)optin - 8192 : 0;   /* static arrays: ~4 KB */
+        if (budget > room) budget = room;
+    }
+    const uint32_t cap = budget / (uint32_t)sizeof(mh_half);
+    const size_t dyn = (size_t)cap * sizeof(mh_half);
+    const uint64_t blocks = ((uint64_t)njobs + MH_JOBS - 1) / MH_JOBS;
+    if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
+    cudaError_t e = cudaMemsetAsync(rows, 0, (size_t)njobs * stride * sizeof *rows, st);
+    if (e != cudaSuccess) return (int)e;
+    if (dyn > 48 * 1024 &&
+        (e = cudaFuncSetAttribute(halves_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)) != cudaSuccess)
+        return (int)e;
+    halves_kernel<<<(uint32_t)blocks, MK_BLOCK, dyn, st>>>(flat_basis, jobs, njobs, terms, (unsigned long long *)rows,
+                                                           stride, cap, c->nparts);
+    return (int)cudaGetLastError();
+}
+
 /* The configuration used when the caller gives none: EXTFLOW_GPU_SPLIT="threads_per_job,parts"
  * and EXTFLOW_GPU_KERNEL=atomic|shared (read once), else the defaults (milnor_cuda.h). */
 static milnor_cuda_cfg the_default_cfg = { MILNOR_CUDA_THREADS_PER_JOB, MILNOR_CUDA_PARTS, MILNOR_CUDA_KERNEL_DEFAULT, 0 };
@@ -223,6 +330,7 @@ static void read_default_cfg(void)
     const char *k = getenv("EXTFLOW_GPU_KERNEL");
     if (k && strcmp(k, "atomic") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_ATOMIC;
     else if (k && strcmp(k, "shared") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_SHARED;
+    else if (k && strcmp(k, "halves") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_HALVES;
 }
 
 static milnor_cuda_cfg default_cfg(void)
@@ -253,6 +361,8 @@ static int launch(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32
         return (int)cudaErrorInvalidValue;
     if (c.kernel == MILNOR_CUDA_KERNEL_SHARED && !one_row)
         return launch_shared(flat_basis, jobs, njobs, terms, rows, stride_words, &c, st);
+    if (c.kernel == MILNOR_CUDA_KERNEL_HALVES && !one_row)
+        return launch_halves(flat_basis, jobs, njobs, terms, rows, stride_words, &c, st);
     uint64_t blocks = ((uint64_t)njobs * c.threads_per_job + BLOCK - 1) / BLOCK;
     if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
     cudaError_t e = cudaMemsetAsync(rows, 0, (size_t)(one_row ? 1 : njobs) * stride_words * sizeof *rows, st);

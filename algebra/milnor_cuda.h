@@ -6,7 +6,7 @@
  *
  * Data: the basis is a flat buffer (milnor_flat_write) already on the device; jobs, terms and
  * rows are device arrays in milnor.h's layouts; rows are njobs x stride packed 64-bit words,
- * written entirely by a launch (what they held before does not matter). Two kernels:
+ * written entirely by a launch (what they held before does not matter). Three kernels:
  *
  *   atomic (the default; EXTFLOW_GPU_KERNEL=atomic): rows zeroed by a memset, then
  *     threads_per_job threads per job, in job order, share its items (term k, part p): each
@@ -23,6 +23,15 @@
  *     launch to the same scheduling with global atomics (after a memset).
  *   algebra/milnor_sched.h holds the cost model, binning, block layout and row packing; it is
  *   compiled for the host too, and tests/t-milnor-sched.c runs it against the CPU product.
+ *   halves (EXTFLOW_GPU_KERNEL=halves): the CPU's method (R-halves, docs/algorithms.md §2.3)
+ *     on the GPU: block x of 256 threads owns jobs 64 x .. 64 x + 63; one thread per job counts
+ *     the job's R-halves under its terms' bounds, then round by round (as many jobs as a pool
+ *     of shared_bytes, 40 KiB by default, holds) they are written to shared memory and all the
+ *     block's threads test (half, term) pairs, each a few steps, XORing accepted terms into the
+ *     rows in global memory (zeroed first) with 64-bit atomics. A job whose halves do not fit
+ *     the pool runs the search (items (term, part), nparts parts) after the rounds. The
+ *     enumeration, the test and the rounds are algebra/milnor_halves.h's, compiled for the
+ *     host too (tests/t-milnor-halves.c: against a brute force and the CPU product).
  * Grid sizes are computed in 64 bits and checked.
  *
  * Nothing here knows StarPU: the codelet passes StarPU's per-worker stream as `stream`.
@@ -40,9 +49,10 @@ extern "C" {
 /* Number of usable CUDA devices (0 when there is no driver or no device). */
 int milnor_cuda_device_count(void);
 
-/* Kernels (see above): 0 in a cfg means the default, EXTFLOW_GPU_KERNEL=atomic|shared or else
+/* Kernels (see above): 0 in a cfg means the default, EXTFLOW_GPU_KERNEL=atomic|shared|halves or else
  * MILNOR_CUDA_KERNEL_DEFAULT. */
-enum { MILNOR_CUDA_KERNEL_ATOMIC = 1, MILNOR_CUDA_KERNEL_SHARED = 2 };
+enum { MILNOR_CUDA_KERNEL_ATOMIC = 1, MILNOR_CUDA_KERNEL_SHARED = 2, MILNOR_CUDA_KERNEL_HALVES = 3 };
+#define MH_POOL_DEFAULT (40u << 10)     /* halves kernel: bytes of R-halves per block */
 #define MILNOR_CUDA_KERNEL_DEFAULT MILNOR_CUDA_KERNEL_ATOMIC
 
 /* Thread mapping (see above); defaults measured in docs/perf.md. A shorter initializer
@@ -52,7 +62,8 @@ typedef struct milnor_cuda_cfg {
     uint32_t nparts;                /* parts each product's search is split into */
     uint32_t kernel;                /* MILNOR_CUDA_KERNEL_*, 0: the default */
     uint32_t shared_bytes;          /* shared kernel: bytes of rows per block (0: 40 KiB; fewer
-                                       than one row's: rows in global memory, as `atomic`) */
+                                       than one row's: rows in global memory, as `atomic`);
+                                       halves kernel: bytes of halves per block (0: 40 KiB) */
 } milnor_cuda_cfg;
 #define MILNOR_CUDA_THREADS_PER_JOB 128    /* 128/4: best measured over 16 streams (perf.md) */
 #define MILNOR_CUDA_PARTS 4

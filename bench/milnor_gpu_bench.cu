@@ -6,8 +6,10 @@
  * Prints ns per (job x term) pair, median of 3 passes, for each kernel K and thread mapping T/P
  * (T threads per job, each product's search split into P parts; milnor_cuda.h; --quick: the
  * mappings 32/1, 128/4 and 256/16 only). K is atomic (the first kernel), shared (rows in
- * shared memory, jobs binned by cost) or sorted (the shared kernel's binning with rows in
- * global memory, to separate the two changes):
+ * shared memory, jobs binned by cost), sorted (the shared kernel's binning with rows in
+ * global memory, to separate the two changes) or halves (R-halves tested against the terms,
+ * milnor_halves.h; pools of 40 KiB, 24 KiB and 96 KiB per block); BENCH_KERNELS=a,b runs
+ * those only, BENCH_CFG=T,P that mapping only, BENCH_MERGED_ONLY=1 the merged launches only:
  *   K T/P chunks    one launch per captured chunk, back to back on one stream (what one CUDA
  *                   worker does, without StarPU's transfers)
  *   K T/P s16       the same dealt round robin over 16 streams (16 chunks in flight)
@@ -213,22 +215,33 @@ int main(int argc, char **argv)
                                                 {256, 16, 0, 0}, {256, 64, 0, 0} };
     static const milnor_cuda_cfg quick_cfgs[] = { {32, 1, 0, 0}, {128, 4, 0, 0}, {256, 16, 0, 0} };
     const milnor_cuda_cfg *cfgs = quick ? quick_cfgs : all_cfgs;
-    const size_t ncfgs = quick ? 3 : 6;
+    size_t ncfgs = quick ? 3 : 6;
+    milnor_cuda_cfg one_cfg = {0, 0, 0, 0};         /* BENCH_CFG=T,P: that mapping only */
+    if (getenv("BENCH_CFG") && sscanf(getenv("BENCH_CFG"), "%u,%u", &one_cfg.threads_per_job, &one_cfg.nparts) == 2) {
+        cfgs = &one_cfg;
+        ncfgs = 1;
+    }
     /* atomic: the first kernel; shared: rows in shared memory; sorted: the shared kernel's
      * scheduling with rows in global memory (a budget of 1 byte), to tell the two apart */
     static const struct { const char *name; uint32_t kernel, shared_bytes; } kernels[] = {
         {"atomic", MILNOR_CUDA_KERNEL_ATOMIC, 0}, {"shared", MILNOR_CUDA_KERNEL_SHARED, 0},
-        {"sorted", MILNOR_CUDA_KERNEL_SHARED, 1} };
-    int kbad[3] = {0, 0, 0};
+        {"sorted", MILNOR_CUDA_KERNEL_SHARED, 1}, {"halves", MILNOR_CUDA_KERNEL_HALVES, 0},
+        {"halves24k", MILNOR_CUDA_KERNEL_HALVES, 24u << 10}, {"halves96k", MILNOR_CUDA_KERNEL_HALVES, 96u << 10} };
+    const int nkernels = (int)(sizeof kernels / sizeof *kernels);
+    const char *only = getenv("BENCH_KERNELS");     /* e.g. "atomic,halves": these only */
+    const int merged_only = getenv("BENCH_MERGED_ONLY") != NULL;   /* one launch of all chunks per pass */
+    std::vector<int> kbad((size_t)nkernels, 0);
     printf("%-26s %10s %12s\n", "path (kernel T/P mode)", "ns/pair", "pairs/s");
     for (size_t ci = 0; ci < ncfgs; ++ci)
-        for (int ki = 0; ki < 3; ++ki) {
+        for (int ki = 0; ki < nkernels; ++ki) {
+            if (only && !bench_word_in(only, kernels[ki].name)) continue;
             milnor_cuda_cfg c = cfgs[ci];
             c.kernel = kernels[ki].kernel;
             c.shared_bytes = kernels[ki].shared_bytes;
             std::vector<double> t1, t16, tm;
             for (int p = 0; p < PASSES; ++p) {
                 for (int ns : {1, 16}) {
+                    if (merged_only) continue;
                     CK(cudaMemset(d_rows, 0x5a, words * 8));    /* poison: a launch writes its rows */
                     double t0 = now();
                     for (size_t i = 0; i < v.size(); ++i)
@@ -249,6 +262,7 @@ int main(int argc, char **argv)
             char name[64];
             const struct { const char *what; std::vector<double> *t; } rows[] = { {"chunks", &t1}, {"s16", &t16}, {"merged", &tm} };
             for (const auto &r : rows) {
+                if (r.t->empty()) continue;
                 snprintf(name, sizeof name, "%s %u/%u %s", kernels[ki].name, c.threads_per_job, c.nparts, r.what);
                 double m = median(*r.t);
                 printf("%-26s %10.2f %12.3e\n", name, 1e9 * m / (double)pairs, (double)pairs / m);
@@ -262,13 +276,14 @@ int main(int argc, char **argv)
                     kbad[ki] += memcmp(merged.data() + row * maxstride, ref.data() + r.rows_at + i * r.stride,
                                        r.stride * 8) != 0;
         }
-    for (int ki = 0; ki < 3; ++ki) {
+    for (int ki = 0; ki < nkernels; ++ki) {
+        if (only && !bench_word_in(only, kernels[ki].name)) continue;
         printf("check %s: %s\n", kernels[ki].name,
                kbad[ki] ? "DIFFERS from the CPU" : "every row identical to the CPU's (chunks, s16, merged)");
         bad += kbad[ki];
     }
-    printf("check atomic vs shared: %s\n", !kbad[0] && !kbad[1] ? "identical outputs (both equal the CPU's bit for bit)"
-                                                               : "NOT identical");
+
+    if (merged_only) return bad != 0;
     /* the chunks with transfers, default mapping */
     std::vector<double> t_xfer, t_cpun;
     for (int p = 0; p < PASSES; ++p) {

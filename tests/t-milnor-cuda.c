@@ -138,8 +138,10 @@ int main(void)
         {64, 3, MILNOR_CUDA_KERNEL_ATOMIC, 0},  {64, 3, MILNOR_CUDA_KERNEL_SHARED, 1},
         {128, 8, MILNOR_CUDA_KERNEL_ATOMIC, 0}, {16, 8, MILNOR_CUDA_KERNEL_SHARED, 3 * 8},
         {256, 32, MILNOR_CUDA_KERNEL_ATOMIC, 0}, {256, 32, MILNOR_CUDA_KERNEL_SHARED, 0},
+        {128, 4, MILNOR_CUDA_KERNEL_HALVES, 0}, {128, 1, MILNOR_CUDA_KERNEL_HALVES, 3 * 64},
+        {128, 4, MILNOR_CUDA_KERNEL_HALVES, 1}, {128, 2, MILNOR_CUDA_KERNEL_HALVES, 96u << 10},
     };
-    static const char *const kname[] = { "default", "atomic", "shared" };
+    static const char *const kname[] = { "default", "atomic", "shared", "halves" };
     for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; ++c) {
         milnor_cuda_cfg k = cfgs[c];
         if (k.shared_bytes == 3 * 8) k.shared_bytes = 3 * 8 * b.stride;
