@@ -3,10 +3,11 @@
 # secondary_massey example byte for byte over S_2 (30, 7), standard resolution: <h2, h3, ->,
 # <h2 + λ h0h2, h3, -> (a λ part on a), <h3, h0^4, -> and <h3, λ h0h3, -> (b with no Ext part);
 # the same with every lift product in multiply tasks; and refusals with one line and exit 2
-# (no --b, a λ part outside the region or at the wrong bidegree, an Ext part that supports a
-# d2, a·b not 0 in Ext or in Mod_{Cλ²}).
+# (no --b, --sseq-formats, whose text --secondary always writes, a λ part outside the region
+# or at the wrong bidegree, an Ext part that supports a d2, a·b not 0 in Ext or in
+# Mod_{Cλ²}).
 . tests/lib.sh
-plan 10
+plan 11
 R="$REF/secondary_massey"
 D="$TMP/s2"
 $EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$D" --quiet
@@ -14,7 +15,7 @@ $EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$D" --quiet
 check() {   # check REFERENCE A B [env...]: the text of --a A --b B equals the reference's lines 2..
     ref=$1 a=$2 b=$3
     shift 3
-    env "$@" $EXTFLOW massey "$D" --a "$a" --b "$b" --secondary --sseq-formats --quiet &&
+    env "$@" $EXTFLOW massey "$D" --a "$a" --b "$b" --secondary --quiet &&
         tail -n +2 "$R/$ref" | cmp -s - "$D/secondary_massey-$a-$b.txt"
     ok $? "<$a, $b, ->: secondary_massey-$a-$b.txt equals sseq's $ref byte for byte $*"
 }
@@ -33,6 +34,7 @@ usage() {   # usage DESCRIPTION ARGS...: exit 2 and one line on stderr before "t
     ok $? "$what: exit $rc, $(head -1 "$TMP/err")"
 }
 usage "no --b" --a h2
+usage "--sseq-formats (the text is always written)" --a h2 --b h3 --sseq-formats
 usage "a λ part outside the region" --a 'x=0,7+λy=0,8' --b h3
 usage "an Ext part that supports a d2 (h4)" --a h4 --b h0
 usage "a·b not 0 in Ext" --a h1 --b h3

@@ -18,7 +18,8 @@ static cli_option opts[NOPTS + 1] = {
                     "DIR/secondary_massey-A-B.txt (the Ext parts of A and B must survive d2, A·B = 0 in Mod_{Cλ²})",
                     NULL, NULL },
     [UNIT] = { "unit", "UNITDIR", "as for products: required for a module's DIR", NULL, NULL },
-    [SSEQ] = { "sseq-formats", NULL, "also write DIR/massey-A-B.txt, as sseq's massey example prints it", NULL, NULL },
+    [SSEQ] = { "sseq-formats", NULL, "also write DIR/massey-A-B.txt, as sseq's massey example prints it (not with --secondary, "
+             "whose text is always written)", NULL, NULL },
     [MEMORY] = { "memory", "SIZE", "as for products", NULL, NULL },
     [TIME_LIMIT] = { "time-limit", "SEC", "as for products", NULL, NULL },
     [QUIET] = { "quiet", NULL, "as for products", NULL, NULL },
@@ -170,6 +171,9 @@ static int run(const char **operands, int n)
     const char *dir = operands[0];
     if (!opts[A].arg || !opts[B].arg) return cli_usage_error("massey: give --a CLASS and --b CLASS");
     if (opts[SECONDARY].arg) {
+        if (opts[SSEQ].arg)
+            return cli_usage_error("massey: --sseq-formats is not for --secondary (its only output, "
+                                   "secondary_massey-A-B.txt, is sseq's text already)");
         chain_policy limits;
         int prc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits);
         return prc ? prc : run_secondary(dir, &limits);
