@@ -150,8 +150,9 @@ out:
     free(seen);
 }
 
-/* The standard step's lookahead (stages/standard.h): EXTFLOW_LOOKAHEAD, else 4 where many CPU
- * workers wait on the chain of reductions along t (one process: ranks must agree on the DAG). */
+/* The standard step's lookahead (stages/standard.h): EXTFLOW_LOOKAHEAD (0 or 2..64, tools/env.c
+ * refuses the rest), else 4 where many CPU workers wait on the chain of reductions along t (one
+ * process: ranks must agree on the DAG). */
 static int lookahead_of(const rt_dist *dist)
 {
     const char *e = getenv("EXTFLOW_LOOKAHEAD");

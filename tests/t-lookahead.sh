@@ -4,9 +4,10 @@
 # that RREF by its other rows. RREF is unique, so every output must be the one of a run without
 # it, bit for bit: the sphere at several j, modules (finite, with a profile, finitely presented,
 # a cofiber), under the least --memory the run accepts, stopped by --time-limit and resumed, and
-# over two MPI ranks where mpirun exists.
+# over two MPI ranks where mpirun exists; 0 is off, and 1 (no lookahead at all), 65 and x are
+# refused.
 . tests/lib.sh
-plan 12
+plan 14
 export STARPU_NCPU=2
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 EXTFLOW_LOOKAHEAD=0 res --stem 60 --out "$TMP/s0"
@@ -54,9 +55,11 @@ if command -v mpirun >/dev/null 2>&1 && ldd "$EXTFLOW" 2>/dev/null | grep -q lib
 else
     ok 0 "two MPI ranks # SKIP no mpirun or no StarPU-MPI in $EXTFLOW"
 fi
-EXTFLOW_LOOKAHEAD=x res --stem 10 --out "$TMP/bad" 2>"$TMP/bad.err"
-[ $? -eq 2 ] && head -1 "$TMP/bad.err" | grep -q EXTFLOW_LOOKAHEAD && [ ! -e "$TMP/bad" ]
-ok $? "EXTFLOW_LOOKAHEAD=x: usage error naming it: $(head -1 "$TMP/bad.err")"
+for v in x 1 65; do
+    EXTFLOW_LOOKAHEAD=$v res --stem 10 --out "$TMP/bad" 2>"$TMP/bad.err"
+    [ $? -eq 2 ] && head -1 "$TMP/bad.err" | grep -q "EXTFLOW_LOOKAHEAD=$v" && [ ! -e "$TMP/bad" ]
+    ok $? "EXTFLOW_LOOKAHEAD=$v: usage error naming it: $(head -1 "$TMP/bad.err")"
+done
 EXTFLOW_LOOKAHEAD=3 res --stem 20 --keep-stages matrix --out "$TMP/keep" && [ -n "$(ls "$TMP/keep/stages/matrix" 2>/dev/null)" ] &&
     $EXTFLOW verify "$TMP/keep" >/dev/null 2>&1
 ok $? "--keep-stages matrix under lookahead 3 keeps the whole matrices (no lookahead there): verify passes"

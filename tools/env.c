@@ -60,7 +60,8 @@ static const env_var env_table[] = {
     { "EXTFLOW_D2_Y", ENV_WORD, 0, 0, "batch|cpu", "batch or cpu" },
     { "EXTFLOW_D2_INTERMEDIATE", ENV_WORD, 0, 0, "multiply|cpu", "multiply or cpu" },
     COUNT("EXTFLOW_LIFT_INLINE_PAIRS", 0, "a number of (job x term) pairs, 0 or more"),
-    { "EXTFLOW_LOOKAHEAD", ENV_INT, 0, 64, NULL, "0 (off), or a number of degrees, 2 to 64" },
+    /* 0 is a word, so that the range 2..64 leaves out 1, which would be no lookahead at all */
+    { "EXTFLOW_LOOKAHEAD", ENV_INT, 2, 64, "0", "0 (off), or a number of degrees, 2 to 64 (1 is not a lookahead)" },
     { "EXTFLOW_MPI_OWNER", ENV_WORD, 0, 0, "pairs|rows|blocks", "pairs, rows or blocks" },
     { "EXTFLOW_MPI_BIND", ENV_WORD, 0, 0, "yes|no", "yes (the default) or no" },
     /* StarPU's, with extflow's own limits */

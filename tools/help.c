@@ -83,7 +83,7 @@ static const char *const tail =
     "                 (s, t) from generators of degree <= t-j as soon as (s, t-j)\n"
     "                 is done, and the step then only its other rows (same\n"
     "                 results; default 4 with 8 or more CPU workers in one\n"
-    "                 process, else 0: off; 1 counts as 0)\n"
+    "                 process, else 0: off; 1 is refused)\n"
     "  EXTFLOW_MPI_OWNER  several ranks: which rank computes row s: pairs\n"
     "                 (default, floor(s/2) mod N), rows (s mod N) or blocks (N\n"
     "                 bands of rows)\n"
