@@ -5,9 +5,9 @@
 # the same with every lift product in multiply tasks; and refusals with one line and exit 2
 # (no --b, --sseq-formats, whose text --secondary always writes, a λ part outside the region
 # or at the wrong bidegree, an Ext part that supports a d2, a·b not 0 in Ext or in
-# Mod_{Cλ²}).
+# Mod_{Cλ²}, a module's DIR).
 . tests/lib.sh
-plan 11
+plan 12
 R="$REF/secondary_massey"
 D="$TMP/s2"
 $EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$D" --quiet
@@ -39,4 +39,7 @@ usage "a λ part outside the region" --a 'x=0,7+λy=0,8' --b h3
 usage "an Ext part that supports a d2 (h4)" --a h4 --b h0
 usage "a·b not 0 in Ext" --a h1 --b h3
 usage "a·b not 0 in Mod_{Cλ²} (its λ part is no d2 boundary)" --a 'λh_0h_3=7,2' --b h0
+$EXTFLOW resolve --module C2 --stem 10 --out "$TMP/C2" --quiet
+D="$TMP/C2"
+usage "a module's DIR (S_2 only)" --a h0 --b h1
 done_testing

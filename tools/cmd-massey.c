@@ -114,12 +114,7 @@ static int run_secondary(const char *dir, const chain_policy *limits)
     if (opts[UNIT].arg) return cli_usage_error("massey: --secondary is for a resolution of S_2 (no --unit)");
     if (rt_mpi_size() > 1) return cli_usage_error("massey: --secondary runs in one process");
     static opened_dir d;
-    if ((rc = resolved_open("massey", dir, &d, 0)) != 0) return rc;
-    if (!resolved_is_sphere(&d)) {
-        rc = cli_usage_error("massey: --secondary is for a resolution of S_2; %s holds %s", dir, d.man.module);
-        resolved_close(&d);
-        return rc;
-    }
+    if ((rc = resolved_require_sphere("massey", "--secondary", dir, &d)) != 0) return rc;
     for (int k = 0; k < 4 && !rc; k++) {
         const sec_mclass *c = k < 2 ? &a : &b;
         const product_class *p = k < 2 ? &pa[k] : &pb[k - 2];

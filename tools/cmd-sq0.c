@@ -44,12 +44,7 @@ static int run(const char **operands, int n)
     int rc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits);
     if (rc) return rc;
     static opened_dir d;
-    if ((rc = resolved_open("sq0", dir, &d, 0)) != 0) return rc;
-    if (!resolved_is_sphere(&d)) {
-        rc = cli_usage_error("sq0: %s holds %s: Sq^0 is for S_2 only", dir, d.man.module);
-        resolved_close(&d);
-        return rc;
-    }
+    if ((rc = resolved_require_sphere("sq0", "Sq^0", dir, &d)) != 0) return rc;
     double t0 = clock_now();
     steenrod_sq0 q;
     memset(&q, 0, sizeof q);

@@ -82,9 +82,7 @@ static int run(const char **operands, int n)
     int rc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits);
     if (rc) return rc;
     static opened_dir d;
-    if ((rc = resolved_open("steenrod", dir, &d, 0)) != 0) return rc;
-    if (!resolved_is_sphere(&d))
-        rc = cli_usage_error("steenrod: %s holds %s: Steenrod operations are for S_2 only", dir, d.man.module);
+    if ((rc = resolved_require_sphere("steenrod", "Sq^k", dir, &d)) != 0) return rc;
     for (int k = 0; k < nclasses && !rc; k++) rc = resolved_check_class("steenrod", &classes[k], &d.res, &d.man, dir);
     static steenrod_result r[RESOLVED_MAX_CLASSES];   /* zero, or cleared, until computed */
     double t0 = clock_now();

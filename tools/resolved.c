@@ -57,6 +57,15 @@ int resolved_is_sphere(const opened_dir *d)
     return d->man.module_id == stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));
 }
 
+int resolved_require_sphere(const char *cmd, const char *what, const char *dir, opened_dir *d)
+{
+    int rc = resolved_open(cmd, dir, d, 0);
+    if (rc || resolved_is_sphere(d)) return rc;
+    rc = cli_usage_error("%s: %s holds %s: %s is for S_2 only", cmd, dir, d->man.module, what);
+    resolved_close(d);
+    return rc;
+}
+
 int resolved_is_unit(const opened_dir *d)
 {
     if (resolved_is_sphere(d)) return 1;

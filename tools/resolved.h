@@ -41,6 +41,9 @@ void resolved_close_maps(products_module_map *pmaps, int nmap);
 void resolved_close_both(opened_dir *d, opened_dir *u, int have_unit);
 /* Is DIR's module the sphere S_2? */
 int resolved_is_sphere(const opened_dir *d);
+/* resolved_open of DIR (p = 2) for a command that is for S_2 alone: unless DIR's module is S_2,
+ * the usage error "CMD: DIR holds MODULE: WHAT is for S_2 only" with nothing left open. */
+int resolved_require_sphere(const char *cmd, const char *what, const char *dir, opened_dir *d);
 /* Is DIR's module the unit of the algebra it is resolved over: S_2, or F_p (one class, in
  * degree 0) over A_p or a profile's sub-Hopf-algebra B (ko, tmf2, S_3)? Such a directory is
  * its own unit. */
