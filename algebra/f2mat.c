@@ -49,6 +49,55 @@ void f2mat_clear(f2mat *m)
     m->rows = m->cols = m->stride = 0;
 }
 
+/* *data reallocated to bytes, its first `used` bytes kept, and 64-byte aligned again where
+ * realloc gave less (a copy then; glibc keeps an mmap'ed block's alignment through mremap): the
+ * new block, or NULL (*data is then the block the contents are in, for free). */
+static uint64_t *realloc_aligned(uint64_t **data, size_t bytes, size_t used)
+{
+    uint64_t *d = realloc(*data, bytes);
+    if (!d) return NULL;
+    *data = d;
+    if ((uintptr_t)d % 64 == 0) return d;
+    uint64_t *a = aligned_alloc(64, bytes);
+    if (!a) return NULL;
+    memcpy(a, d, used);
+    free(d);
+    return *data = a;
+}
+
+int f2mat_widen(f2mat *m, uint32_t rows, uint32_t cols, uint32_t from, uint32_t to)
+{
+    if (cols < m->cols || from > to || from > m->cols || (from != to && (from % 64 || to % 64)) ||
+        (uint64_t)to + (m->cols - from) > cols)
+        return -1;
+    size_t stride = (f2vec_words(cols) + 7) & ~(size_t)7, old = m->stride;
+    if (stride > UINT32_MAX || (rows && stride > SIZE_MAX / sizeof(uint64_t) / rows)) return -1;
+    size_t keep = rows < m->rows ? rows : m->rows, was = f2mat_bytes(m);
+    size_t bytes = (size_t)rows * stride * sizeof(uint64_t), alloc = bytes ? bytes : 64;
+    /* fewer bytes (rows dropped): the block stays as it is, the account counts the rows */
+    uint64_t *d = alloc > was ? realloc_aligned(&m->data, alloc, was) : m->data;
+    if (!d) return -1;
+    /* each row: words [0, head) stay, [head, head + moved) go to [at, at + moved), the rest
+     * zero. From the last row up, and in a row its moved part first: row r only moves right
+     * (r * stride >= r * old, at >= head), over rows already moved, never over the rows above
+     * it, so nothing is read after it is written over. */
+    size_t ow = f2vec_words(m->cols), head = from == to ? ow : from / 64, moved = ow - head;
+    size_t at = from == to ? head : to / 64;
+    for (size_t r = keep; r-- > 0;) {
+        uint64_t *src = d + r * old, *dst = d + r * stride;
+        memmove(dst + at, src + head, moved * sizeof *d);
+        memmove(dst, src, head * sizeof *d);
+        memset(dst + head, 0, (at - head) * sizeof *d);
+        memset(dst + at + moved, 0, (stride - at - moved) * sizeof *d);
+    }
+    memset(d + keep * stride, 0, (rows - keep) * stride * sizeof *d);
+    m->rows = rows;
+    m->cols = cols;
+    m->stride = (uint32_t)stride;
+    memacct_add(MEM_INFLIGHT, (int64_t)alloc - (int64_t)was);
+    return 0;
+}
+
 int f2mat_copy(f2mat *dst, const f2mat *src)
 {
     if (f2mat_init(dst, src->rows, src->cols)) return -1;

@@ -78,6 +78,16 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
  * pivots: m->cols ints, or NULL. Returns the rank, or -1 out of memory (m unspecified then). */
 int f2mat_rref_extend(f2mat *m, uint32_t rank0, int32_t *pivots);
 
+/* m grown in place to rows x cols (cols >= m->cols): its first min(rows, m->rows) rows kept,
+ * the columns from `from` on of each moved to start at column `to` (from <= to, both multiples
+ * of 64 when they differ; from = to = m->cols moves nothing, and to + m->cols - from <= cols),
+ * every other entry zero. The data is reallocated, not copied into a second matrix: glibc
+ * remaps a large (mmap'ed) block's pages, so the peak is the larger matrix alone where a copy
+ * would hold both (the standard step's lookahead widens its early RREF so, stages/standard.c);
+ * a matrix of fewer bytes keeps its block. The memory account follows f2mat_bytes. Returns 0,
+ * or -1 on a bad shape or out of memory (m keeps its shape and entries then, for f2mat_clear). */
+int f2mat_widen(f2mat *m, uint32_t rows, uint32_t cols, uint32_t from, uint32_t to);
+
 /* [A | 0 | I_rows]: aug is initialised here, with cols = segment_start(A.cols) + A.rows. */
 int f2mat_augment_identity(f2mat *aug, const f2mat *a);
 /* RREF of [A | 0 | I_rows] (f2mat_augment_identity, then f2mat_rref): aug is initialised here,

@@ -121,10 +121,13 @@ oom:
 }
 
 /* The RREF of the step's whole matrix from the early reduction c->pre and the rows planned
- * after it (c->build.D): both widened into m, the early rows' RREF extended by the new ones
- * (f2mat_rref_extend; RREF is unique, so m is what reducing all at once gives). The same
- * layout as [D | 0 | I] (augmented) or D's nonzero rows; c->pre is freed. Returns the rank, or
- * -1 out of memory. */
+ * after it (c->build.D): the early RREF widened in place into m (f2mat_widen: D's columns
+ * [0, cols) with the identity moved from its early segment start to the step's, its rows from
+ * rank on zero where it has no identity), the new rows written below it, and the early rows'
+ * RREF extended by them (f2mat_rref_extend; RREF is unique, so m is what reducing all at once
+ * gives). Widening in place, not into a copy, keeps the step's peak at the one matrix. The
+ * same layout as [D | 0 | I] (augmented) or D's nonzero rows; c->pre is freed. Returns the
+ * rank, or -1 out of memory. */
 static int reduce_extended(step_ctx *c, f2mat *m, int32_t **pivots)
 {
     res_prereduced *p = c->pre;
@@ -133,16 +136,13 @@ static int reduce_extended(step_ctx *c, f2mat *m, int32_t **pivots)
     uint32_t top = p->augmented ? p->rows : p->rank, rows = top + nnew;
     uint32_t pseg = f2mat_segment_start(p->cols);
     c->pre = NULL;
-    if (f2mat_init(m, rows, p->augmented ? seg + p->rows + nnew : cols) != 0) goto oom;
-    size_t dw = pseg / 64, iw = f2vec_words(p->rows), nw = f2vec_words(cols);
-    for (uint32_t r = 0; r < top; r++) {
-        const uint64_t *src = f2mat_row(&p->m, r);
-        uint64_t *dst = f2mat_row(m, r);
-        memcpy(dst, src, (p->augmented ? dw : f2vec_words(p->cols)) * 8);
-        if (p->augmented) memcpy(dst + seg / 64, src + dw, iw * 8);
-    }
+    *m = p->m;              /* m owns the early matrix now (in flight: res_prereduced_take) */
+    p->m = (f2mat){ 0 };
+    int augmented = p->augmented;
     res_prereduced_free(p);
-    p = NULL;
+    if (augmented ? f2mat_widen(m, rows, seg + rows, pseg, seg) : f2mat_widen(m, rows, cols, m->cols, m->cols))
+        return -1;          /* m, as it is, freed by the caller */
+    size_t nw = f2vec_words(cols);
     for (uint32_t k = 0; k < nnew; k++) {
         uint64_t *dst = f2mat_row(m, top + k);
         memcpy(dst, f2mat_row(D, k), nw * 8);
@@ -150,11 +150,8 @@ static int reduce_extended(step_ctx *c, f2mat *m, int32_t **pivots)
     }
     f2mat_clear(&c->build.D);
     *pivots = malloc(sizeof **pivots * ((size_t)m->cols + 1));
-    if (!*pivots) goto oom;
+    if (!*pivots) return -1;
     return f2mat_rref_extend(m, top, *pivots);
-oom:
-    res_prereduced_free(p);
-    return -1;
 }
 
 int res_step_reduce(step_ctx *c)

@@ -33,7 +33,9 @@
  * chain of its own at (s, t) (family CHAIN_PRE, made for the step; res_pre_plan,
  * res_pre_reduce) reduces them then, [D' | 0 | I] or D' alone, into res->pre; the step plans
  * only its other rows (few: generators of degree t-j+1 .. t-1 times A in degrees < j) and
- * extends that RREF by them (f2mat_rref_extend). RREF is unique: the results are those of one
+ * extends that RREF by them (f2mat_rref_extend), the early matrix widened to the step's shape
+ * in its own block (f2mat_widen: the full width is not known when the early chain runs, and
+ * a widened copy would hold the matrix twice). RREF is unique: the results are those of one
  * whole reduction, bit for bit. Steps called outside the runner (verify, cofibers, the stem
  * edge) find no early reduction and reduce everything.
  *

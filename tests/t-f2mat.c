@@ -1,6 +1,7 @@
 /* t-f2mat.c — f2mat RREF / kernel / quasi-inverse against an independent byte-per-entry
  * Gauss-Jordan written here. SEED=n in the environment reproduces a run. */
 #include "algebra/f2mat.h"
+#include "algebra/memacct.h"
 #include "tests/tap.h"
 
 #include <pthread.h>
@@ -453,6 +454,42 @@ int main(void)
                 f2mat_clear(&m);
             }
         ok(good, "f2mat_rref_extend equals f2mat_rref on 24 matrices (new rows random, in the old span, repeated)");
+    }
+
+    /* f2mat_widen: rows kept or added, a column block moved right, the rest zero, against the
+     * entries expected; 64-byte aligned after; the memory account follows f2mat_bytes */
+    {
+        /* rows, cols, new rows, new cols, from, to (the last ones past glibc's mmap threshold) */
+        static const uint32_t shapes[][6] = {
+            { 5, 70, 9, 200, 64, 128 }, { 40, 100, 40, 100, 100, 100 }, { 40, 100, 60, 333, 100, 100 },
+            { 40, 130, 12, 400, 128, 256 }, { 0, 64, 3, 128, 64, 64 }, { 7, 1, 0, 65, 1, 1 },
+            { 3, 192, 5, 256, 0, 64 }, { 2000, 2100, 2100, 2300, 2048, 2112 }, { 3000, 1000, 1200, 5000, 1000, 1000 },
+        };
+        int good = 1;
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            const uint32_t *sh = shapes[k];
+            f2mat m;
+            must(f2mat_init(&m, sh[0], sh[1]));
+            fill_random(&m, 300);
+            bmat before = bm_from(&m), want = bm_new(sh[2], sh[3]);
+            for (uint32_t i = 0; i < sh[0] && i < sh[2]; i++)
+                for (uint32_t j = 0; j < sh[1]; j++) BM(want, i, j < sh[4] ? j : j - sh[4] + sh[5]) = BM(before, i, j);
+            int64_t acct = memacct_current(MEM_INFLIGHT) - (int64_t)f2mat_bytes(&m);
+            int rc = f2mat_widen(&m, sh[2], sh[3], sh[4], sh[5]);
+            int same = rc == 0 && same_as(&m, want) && (uintptr_t)m.data % 64 == 0 &&
+                       memacct_current(MEM_INFLIGHT) - (int64_t)f2mat_bytes(&m) == acct;
+            if (!same) diag("widen %ux%u to %ux%u, %u -> %u: rc %d", sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], rc);
+            good &= same;
+            f2mat_clear(&m);
+            free(before.e);
+            free(want.e);
+        }
+        f2mat m;
+        must(f2mat_init(&m, 4, 130));
+        good &= f2mat_widen(&m, 4, 129, 129, 129) == -1 && f2mat_widen(&m, 4, 300, 100, 164) == -1 &&
+                f2mat_widen(&m, 4, 200, 64, 192) == -1 && m.cols == 130;   /* narrower, unaligned, no room */
+        f2mat_clear(&m);
+        ok(good, "f2mat_widen keeps, moves and zeroes the entries of 9 shapes, and refuses 3 bad ones");
     }
 
     return done_testing();
