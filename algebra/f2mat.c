@@ -363,6 +363,16 @@ int f2mat_augment_identity(f2mat *aug, const f2mat *a)
     return 0;
 }
 
+int f2mat_augment_in_place(f2mat *a)
+{
+    uint32_t seg = f2mat_segment_start(a->cols);
+    if (a->cols > UINT32_MAX - 63 || (uint64_t)seg + a->rows > UINT32_MAX ||
+        f2mat_widen(a, a->rows, seg + a->rows, a->cols, a->cols) != 0)
+        return -1;
+    for (uint32_t i = 0; i < a->rows; i++) f2mat_flip(a, i, seg + i);
+    return 0;
+}
+
 int f2mat_rref_augmented(const f2mat *a, f2mat *aug, int32_t **pivots)
 {
     *pivots = NULL;

@@ -90,6 +90,9 @@ int f2mat_widen(f2mat *m, uint32_t rows, uint32_t cols, uint32_t from, uint32_t 
 
 /* [A | 0 | I_rows]: aug is initialised here, with cols = segment_start(A.cols) + A.rows. */
 int f2mat_augment_identity(f2mat *aug, const f2mat *a);
+/* The same in a's own block (f2mat_widen), where A is not needed after: one matrix held, not
+ * two. Returns 0, or -1 out of memory (a unchanged). */
+int f2mat_augment_in_place(f2mat *a);
 /* RREF of [A | 0 | I_rows] (f2mat_augment_identity, then f2mat_rref): aug is initialised here,
  * *pivots malloc'ed (aug->cols + 1 entries); the caller frees both, also after a failure.
  * Returns the rank, or -1 out of memory. */

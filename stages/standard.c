@@ -71,7 +71,9 @@ static int reduces_for_kernel(const resolution *res, int s, deg_t t, int kernel_
     return kernel_only || res_kernel_wanted(res, s, t) || (res->keep_stages & 1u << STAGE_KERNEL);
 }
 
-/* D, the reduced matrix, the kernel and the jobs of a step of rows x cols. */
+/* D, the reduced matrix, the kernel and the jobs of a step of rows x cols. (D is widened into
+ * the reduced matrix in its own block, f2mat_augment_in_place, so the two are not held at once:
+ * D's bytes are a margin the prediction keeps.) */
 static uint64_t footprint_of(const resolution *res, int s, deg_t t, uint64_t rows, uint64_t cols)
 {
     uint64_t seg = (cols + 63) & ~(uint64_t)63;
@@ -101,13 +103,9 @@ int res_pre_reduce(step_ctx *c)
     p->rows = c->build.nrows;
     p->cols = c->build.ncols;
     p->augmented = reduces_for_kernel(res, c->ch.s, c->ch.t, 0);
-    if (p->augmented) {
-        if (f2mat_augment_identity(&p->m, &c->build.D) != 0) goto oom;
-        f2mat_clear(&c->build.D);
-    } else {
-        p->m = c->build.D;      /* reduced in place */
-        c->build.D = (f2mat){ 0 };
-    }
+    p->m = c->build.D;          /* reduced in place, [D' | 0 | I] in D's own block */
+    c->build.D = (f2mat){ 0 };
+    if (p->augmented && f2mat_augment_in_place(&p->m) != 0) goto oom;
     int rank = f2mat_rref(&p->m, NULL);
     if (rank < 0) goto oom;
     p->rank = (uint32_t)rank;
@@ -191,7 +189,9 @@ int res_step_reduce(step_ctx *c)
         for (uint32_t col = 0; col < c->build.ncols; col++)
             c->is_image_pivot[col] = pivots[col] >= 0;
     } else {
-        if (f2mat_augment_identity(&aug, &c->build.D) != 0) goto oom;
+        aug = c->build.D;       /* [D | 0 | I] in D's own block: D is not read after */
+        c->build.D = (f2mat){ 0 };
+        if (f2mat_augment_in_place(&aug) != 0) goto oom;
         pivots = malloc(sizeof *pivots * aug.cols);
         if (!pivots) goto oom;
         int rank = f2mat_rref(&aug, pivots);

@@ -491,6 +491,21 @@ int main(void)
         f2mat_clear(&m);
         ok(good, "f2mat_widen keeps, moves and zeroes the entries of 9 shapes, and refuses 3 bad ones");
     }
+    /* f2mat_augment_in_place: the matrix f2mat_augment_identity makes, in the same block's place */
+    {
+        static const uint32_t shapes[][2] = { { 0, 10 }, { 1, 1 }, { 70, 64 }, { 130, 65 }, { 3000, 700 } };
+        int good = 1;
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            f2mat a, ref;
+            must(f2mat_init(&a, shapes[k][0], shapes[k][1]));
+            fill_random(&a, 500);
+            must(f2mat_augment_identity(&ref, &a));
+            good &= f2mat_augment_in_place(&a) == 0 && f2mat_equal(&a, &ref) && a.stride == ref.stride;
+            f2mat_clear(&a);
+            f2mat_clear(&ref);
+        }
+        ok(good, "f2mat_augment_in_place equals f2mat_augment_identity on 5 shapes");
+    }
 
     return done_testing();
 }
