@@ -56,15 +56,20 @@ static void take_rows(chain *c, void *buffers[])
         fail(c, "internal error: %s (%d, %d) was given %s", why);
 }
 
-/* One part of a chain (chain_kind.part): cl_arg {c, k, n}; its one buffer (W, void) tells the
- * piece after the multiply that it is done. */
+/* One part of a chain (chain_kind.part, or finish_part): cl_arg {c, k, n, finish}; its last
+ * buffer (W, void) tells the next piece that it is done. A finish part's first a->rows buffers
+ * are the multiply's chunks (R), c->build's rows, checked as take_rows does (but left to finish:
+ * a failed multiply or a mismatch makes the part a no-op, and finish fails the run). */
 static void chain_part_cpu(void *buffers[], void *cl_arg)
 {
-    (void)buffers;
     const struct cl_chain_part_args *a = cl_arg;
+    chain *c = a->c;
     uint64_t t0 = cl_profile_start();
-    if (!chain_void(a->c)) a->c->kind->part(a->c, a->k, a->n);
-    cl_profile_stop(PIECE_PART, t0, a->c->s, a->c->t);
+    if (!a->finish) {
+        if (!chain_void(c)) c->kind->part(c, a->k, a->n);
+    } else if (!chain_void(c) && !cl_milnor_mul_failed() && !(c->build && cl_rows_check(buffers, a->rows, &c->build->D)))
+        c->kind->finish_part(c, a->k, a->n);
+    cl_profile_stop(a->finish ? PIECE_FINISH_PART : PIECE_PART, t0, c->s, c->t);
 }
 
 static void chain_reduce_cpu(void *buffers[], void *cl_arg)
@@ -92,5 +97,5 @@ CL_CODELET(cl_chain_reduce, chain_reduce_cpu, "chain_reduce", (.symbol = "extflo
            .nbuffers = STARPU_VARIABLE_NBUFFERS);
 CL_CODELET(cl_chain_finish, chain_finish_cpu, "chain_finish", (.symbol = "extflow_chain_finish_v1"),
            .nbuffers = STARPU_VARIABLE_NBUFFERS);
-CL_CODELET(cl_chain_part, chain_part_cpu, "chain_part", (.symbol = "extflow_chain_part_v1"), .nbuffers = 1,
-           .modes = { STARPU_W });
+CL_CODELET(cl_chain_part, chain_part_cpu, "chain_part", (.symbol = "extflow_chain_part_v1"),
+           .nbuffers = STARPU_VARIABLE_NBUFFERS);

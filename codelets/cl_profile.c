@@ -9,27 +9,28 @@ static _Atomic int enabled;
 static _Atomic uint64_t tasks[PIECE_COUNT], total_ns[PIECE_COUNT], max_ns[PIECE_COUNT];
 static _Atomic uint64_t max_at[PIECE_COUNT];    /* (s << 32) | t of the largest task */
 static const char *const piece_name[PIECE_COUNT] = { "plan", "multiply (CPU)", "multiply (CUDA launch)", "reduce",
-                                                     "finish", "part" };
+                                                     "finish", "part", "finish part" };
 
-/* per bidegree: work (all its tasks), serial (plan, reduce, finish), longest multiply chunk */
+/* per bidegree: work (all its tasks), serial (plan, reduce, finish), longest multiply chunk,
+ * longest part, finish, longest finish part */
+enum { CELL_WORK, CELL_SERIAL, CELL_MUL, CELL_PART, CELL_FINISH, CELL_FPART, CELL_KINDS };
 static int cells_s = -1, cells_n = -1;
-static _Atomic uint64_t *cell_work, *cell_serial, *cell_mul;
+static _Atomic uint64_t *cell[CELL_KINDS];
 
 void cl_profile_enable(int on) { enabled = on; }
 
 void cl_profile_cells(int max_s, int max_n)
 {
-    free(cell_work);
-    free(cell_serial);
-    free(cell_mul);
-    cell_work = cell_serial = cell_mul = NULL;
+    for (int i = 0; i < CELL_KINDS; i++) {
+        free(cell[i]);
+        cell[i] = NULL;
+    }
     cells_s = cells_n = -1;
     if (max_s < 0 || max_n < 0) return;
     size_t n = (size_t)(max_s + 1) * (size_t)(max_n + 1);
-    cell_work = calloc(n, sizeof *cell_work);
-    cell_serial = calloc(n, sizeof *cell_serial);
-    cell_mul = calloc(n, sizeof *cell_mul);
-    if (cell_work && cell_serial && cell_mul) {
+    int ok = 1;
+    for (int i = 0; i < CELL_KINDS; i++) ok &= (cell[i] = calloc(n, sizeof *cell[i])) != NULL;
+    if (ok) {
         cells_s = max_s;
         cells_n = max_n;
     } else
@@ -41,11 +42,18 @@ static long cell_of(int s, int t)
     return s >= 0 && s <= cells_s && t >= s && t - s <= cells_n ? (long)s * (cells_n + 1) + (t - s) : -1;
 }
 
-void cl_profile_cell(int s, int t, uint64_t *work_ns, uint64_t *span_ns)
+void cl_profile_cell(int s, int t, uint64_t *work_ns, uint64_t *span_ns, uint64_t *finish_ns)
 {
     long k = cell_of(s, t);
-    *work_ns = k < 0 ? 0 : cell_work[k];
-    *span_ns = k < 0 ? 0 : cell_serial[k] + cell_mul[k];
+    *work_ns = k < 0 ? 0 : cell[CELL_WORK][k];
+    *span_ns = k < 0 ? 0 : cell[CELL_SERIAL][k] + cell[CELL_MUL][k] + cell[CELL_PART][k] + cell[CELL_FPART][k];
+    *finish_ns = k < 0 ? 0 : cell[CELL_FINISH][k] + cell[CELL_FPART][k];
+}
+
+static void raise_to(_Atomic uint64_t *at, uint64_t ns)
+{
+    uint64_t seen = *at;
+    while (ns > seen && !atomic_compare_exchange_weak(at, &seen, ns)) {}
 }
 
 static uint64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
@@ -63,13 +71,15 @@ void cl_profile_stop(enum cl_piece piece, uint64_t t0, int s, int t)
     if (ns > seen) max_at[piece] = ((uint64_t)(uint32_t)s << 32) | (uint32_t)t;   /* racy pairing: a hint */
     long k = cell_of(s, t);
     if (k < 0) return;
-    cell_work[k] += ns;
-    if (piece != PIECE_MUL_CPU && piece != PIECE_MUL_CUDA) {
-        cell_serial[k] += ns;
-        return;
+    cell[CELL_WORK][k] += ns;
+    switch (piece) {
+    case PIECE_MUL_CPU:
+    case PIECE_MUL_CUDA: raise_to(&cell[CELL_MUL][k], ns); break;
+    case PIECE_PART: raise_to(&cell[CELL_PART][k], ns); break;
+    case PIECE_FINISH_PART: raise_to(&cell[CELL_FPART][k], ns); break;
+    case PIECE_FINISH: cell[CELL_FINISH][k] += ns; /* fall through */
+    default: cell[CELL_SERIAL][k] += ns;
     }
-    seen = cell_mul[k];
-    while (ns > seen && !atomic_compare_exchange_weak(&cell_mul[k], &seen, ns)) {}
 }
 
 void cl_profile_report(FILE *out, double wall, unsigned workers)

@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum cl_piece { PIECE_PLAN, PIECE_MUL_CPU, PIECE_MUL_CUDA, PIECE_REDUCE, PIECE_FINISH, PIECE_PART, PIECE_COUNT };
+enum cl_piece { PIECE_PLAN, PIECE_MUL_CPU, PIECE_MUL_CUDA, PIECE_REDUCE, PIECE_FINISH, PIECE_PART, PIECE_FINISH_PART,
+                PIECE_COUNT };
 
 void cl_profile_enable(int on);
 /* Start of a codelet body: a timestamp (0 when profiling is off). */
@@ -21,9 +22,11 @@ void cl_profile_stop(enum cl_piece piece, uint64_t t0, int s, int t);
 /* Per-bidegree times as well, for the cells (s, t) with s <= max_s, t - s <= max_n (the
  * resolution's arrays); call before any task runs, and cl_profile_cells(-1, -1) to free them. */
 void cl_profile_cells(int max_s, int max_n);
-/* (s, t)'s times so far: its tasks' sum (work), the plan, reduce and finish tasks' sum plus its
- * longest multiply chunk (span: the chain's time with a worker always free); 0 if none ran. */
-void cl_profile_cell(int s, int t, uint64_t *work_ns, uint64_t *span_ns);
+/* (s, t)'s times so far: its tasks' sum (work); the plan, reduce and finish tasks' sum plus its
+ * longest multiply chunk, its longest part and its longest finish part (span: the chain's time
+ * with a worker always free); of the span, its finish and longest finish part (finish); 0 if
+ * none ran. */
+void cl_profile_cell(int s, int t, uint64_t *work_ns, uint64_t *span_ns, uint64_t *finish_ns);
 /* One table: piece, tasks, seconds, share of (wall x workers), mean and largest ms. */
 void cl_profile_report(FILE *out, double wall_seconds, unsigned workers);
 

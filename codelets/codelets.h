@@ -17,8 +17,11 @@
  *   cl_chain_plan  a chain's plan (stages/chain.h: a resolution's step, a lift's target step,
  *                  d2's composites at a cell); its continuation submits the rest of the chain,
  *                  or the task runs the rest itself (small rows); cl_arg: the chain.
- *   cl_chain_part  one of a chain's parallel parts (chain_kind.part), beside its multiply;
- *                  buffer: a void handle (W) that the next piece reads; cl_arg: {chain, k, n}.
+ *   cl_chain_part  one of a chain's parallel parts (chain_kind.part), beside its multiply, or
+ *                  of its finish (chain_kind.finish_part), after it; buffers: for a finish
+ *                  part the row chunks (R) that the multiply filled (and the void handles of
+ *                  the parts beside it), then a void handle (W) that the next piece reads;
+ *                  cl_arg: {chain, k, n, finish, rows}.
  *   cl_chain_reduce a chain's reduce (RREF of [D | I] for a step). Buffers: the row chunks (R).
  *   cl_chain_finish a chain's finish (publication, stage files, the lift's solve); buffers: the
  *                  row chunks (R); its tag marks the chain done.
@@ -96,6 +99,8 @@ struct chain;
 struct cl_chain_part_args {
     struct chain *c;
     uint32_t k, n;
+    int finish;                 /* a part of the finish (chain_kind.finish_part) */
+    uint32_t rows;              /* its first buffers: the multiply's chunks (of c->build) */
 };
 extern struct starpu_codelet cl_chain_part;
 struct cl_exchange_args {

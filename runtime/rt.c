@@ -76,8 +76,8 @@ static double path_to(const resolution *res, int s, deg_t t, int edge, double *L
     const chain_kind *algo = edge ? &step_edge_kernel : step_algo_for(res, s);
     chain_deps need;
     algo->deps((resolution *)res, s, t, &need);
-    uint64_t work, span;
-    cl_profile_cell(s, (int)t, &work, &span);
+    uint64_t work, span, fin;
+    cl_profile_cell(s, (int)t, &work, &span, &fin);
     double best = 0;
     long from = -1;
     for (int i = 0; i < need.n; i++)
@@ -98,8 +98,14 @@ static double path_to(const resolution *res, int s, deg_t t, int edge, double *L
     return L[k] = best;
 }
 
+#define TOP_FINISHES 5
 static void report_dag(const resolution *res)
 {
+    struct top_finish {
+        uint64_t ns;
+        int s;
+        deg_t t;
+    } top[TOP_FINISHES] = { { 0 } };
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     double *L = calloc(cells, sizeof *L), own[3][4] = { { 0 } }, total = 0, *row = calloc((size_t)res->max_s + 1, sizeof *row);
     long *pred = calloc(cells, sizeof *pred), end = -1;
@@ -110,9 +116,15 @@ static void report_dag(const resolution *res)
             if (!res_in_region(res, s, t)) continue;
             long k = (long)res_cell(res, s, t);
             if (path_to(res, s, t, 0, L, pred, seen) > (end < 0 ? -1 : L[end])) end = k;
-            uint64_t work, span;
-            cl_profile_cell(s, (int)t, &work, &span);
+            uint64_t work, span, fin;
+            cl_profile_cell(s, (int)t, &work, &span, &fin);
             total += 1e-9 * (double)work;
+            for (int i = 0; i < TOP_FINISHES; i++)     /* the largest finishes, largest first */
+                if (fin > top[i].ns) {
+                    memmove(top + i + 1, top + i, (TOP_FINISHES - 1 - i) * sizeof *top);
+                    top[i] = (struct top_finish){ fin, s, t };
+                    break;
+                }
             if (row) row[s] += 1e-9 * (double)work;
             own[0][rt_mpi_owner(OWNER_PAIRS, s, 2, res->max_s)] += 1e-9 * (double)work;
             own[1][rt_mpi_owner(OWNER_ROWS, s, 2, res->max_s)] += 1e-9 * (double)work;
@@ -120,9 +132,12 @@ static void report_dag(const resolution *res)
         }
     if (end < 0) goto out;
     int steps = 0, hops_pairs = 0, hops_rows = 0, s_end = (int)(end / (res->max_n + 1)), s_start = s_end, prev = -1;
-    double low = 0;     /* of the path's time, in rows 0 and 1 */
+    double low = 0, fin_path = 0;   /* of the path's time, in rows 0 and 1; in finishes */
     for (long k = end; k >= 0; k = pred[k], steps++) {
         int s = (int)(k / (res->max_n + 1));
+        uint64_t work, span, fin;
+        cl_profile_cell(s, s + (int)(k % (res->max_n + 1)), &work, &span, &fin);
+        fin_path += 1e-9 * (double)fin;
         if (s <= 1) low += L[k] - (pred[k] >= 0 ? L[pred[k]] : 0);
         if (prev >= 0 && rt_mpi_owner(OWNER_PAIRS, s, 2, res->max_s) != rt_mpi_owner(OWNER_PAIRS, prev, 2, res->max_s))
             hops_pairs++;
@@ -130,10 +145,15 @@ static void report_dag(const resolution *res)
             hops_rows++;
         prev = s_start = s;
     }
-    fprintf(stderr, "extflow: critical path (each job at its span: plan + reduce + finish + its longest multiply chunk): "
+    fprintf(stderr, "extflow: critical path (each job at its span: plan + reduce + finish + its longest multiply chunk and parts): "
             "%.2f s over %d jobs (%.2f s of it in rows 0 and 1), row %d to row %d (at (%d,%d)); rank changes along it with "
             "2 ranks: %d (pairs), %d (rows)\n", L[end], steps, low, s_start, s_end, s_end,
             s_end + (int)(end % (res->max_n + 1)), hops_pairs, hops_rows);
+    fprintf(stderr, "extflow: of that path, in finishes (each its finish task and its longest finish part): "
+            "%.2f s; largest finishes:", fin_path);
+    for (int i = 0; i < TOP_FINISHES && top[i].ns; i++)
+        fprintf(stderr, " (%d,%d) %.1f ms", top[i].s, (int)top[i].t, 1e-6 * (double)top[i].ns);
+    fprintf(stderr, "\n");
     if (res->lookahead)
         fprintf(stderr, "extflow: (lookahead %d: each early reduction's time is counted in its step's span, so this path "
                 "is an upper bound)\n", res->lookahead);
@@ -160,6 +180,15 @@ static int lookahead_of(const rt_dist *dist)
     return !dist && starpu_cpu_worker_get_count() >= 8 ? 4 : 0;
 }
 
+/* Nassau's finish in parts (stages/nassau.h): EXTFLOW_FINISH_SPLIT block entries a part, else
+ * RT_FINISH_SPLIT (docs/perf.md, "The tail"). */
+#define RT_FINISH_SPLIT (1u << 22)
+static uint64_t finish_split_of(void)
+{
+    const char *e = getenv("EXTFLOW_FINISH_SPLIT");
+    return e && *e ? strtoull(e, NULL, 10) : RT_FINISH_SPLIT;
+}
+
 int rt_resolve(resolution *res, const chain_policy *progress)
 {
     cl_profile_enable(progress->verbose);
@@ -167,6 +196,7 @@ int rt_resolve(resolution *res, const chain_policy *progress)
     double began = clock_now();
     rt_dist *dist = rt_dist_new(res);   /* before any task: it takes the done set all ranks share */
     res->lookahead = lookahead_of(dist);
+    res->finish_split = finish_split_of();
     chain_set set = step_chain_set(res);
     int rc = rt_chains(&set, progress, NULL, dist);
     double ended = clock_now();

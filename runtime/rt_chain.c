@@ -114,9 +114,12 @@ static void submit_after_chunks(chain *c, struct starpu_codelet *cl, rt_chunks *
     rt_chunks_release(k);
 }
 
-/* The finish task (tag DONE), after the chunks. */
+static void submit_parts(chain *c, rt_chunks *k, int finish);
+
+/* The finish parts (chain_kind.finish_parts), then the finish task (tag DONE), after the chunks. */
 static void submit_finish(chain *c, rt_chunks *k)
 {
+    if (c->kind->finish_parts && !chain_void(c)) submit_parts(c, k, 1);
     submit_after_chunks(c, &cl_chain_finish, k, done_tag_of(c), c->kind->finish_priority);
 }
 
@@ -134,28 +137,41 @@ static int multiply_inline(const rt_chain_run *run, chain *c)
     return !(run->mul->ncuda && (k.where & STARPU_CUDA)) && pairs <= k.pairs;
 }
 
-/* The kind's parts (chain_kind.parts), one task each beside the multiply, each writing a void
- * handle that the next piece reads (appended to k->descr; c->nparts tells the codelet). */
-static void submit_parts(chain *c, rt_chunks *k)
+/* The kind's parts, one task each, each writing a void handle that the next piece reads
+ * (appended to k->descr; c->nparts tells the codelet): the parts beside the multiply
+ * (chain_kind.parts), or, with finish, the finish parts (chain_kind.finish_parts), which also
+ * read the multiply's chunks, k's handles so far. */
+static void submit_parts(chain *c, rt_chunks *k, int finish)
 {
-    uint32_t n = c->kind->parts ? c->kind->parts(c) : 0;
+    uint32_t n = finish ? c->kind->finish_parts(c) : c->kind->parts ? c->kind->parts(c) : 0;
+    void (*part)(chain *, uint32_t, uint32_t) = finish ? c->kind->finish_part : c->kind->part;
     if (n < 2) {                /* one part is no split: it runs before the next piece, here */
-        if (n == 1) c->kind->part(c, 0, 1);
+        if (n == 1 && !finish) part(c, 0, 1);  /* (finish does its own all) */
         return;
     }
+    uint32_t nrows = k->n;      /* a finish part's buffers: the chunks (and the voids of the parts
+                                 * beside the multiply: it runs after them), then its void handle */
     struct starpu_data_descr *d = realloc(k->descr, (k->n + n) * sizeof *d);
-    if (!d) {
-        for (uint32_t i = 0; i < n; i++) c->kind->part(c, i, n);   /* no room to split: in order, here */
+    struct starpu_data_descr *mine = malloc((finish ? nrows + 1 : 1) * sizeof *mine);
+    if (!d || !mine) {
+        if (d) k->descr = d;
+        free(mine);
+        if (!finish)            /* no room to split: in order, here (finish does its own all) */
+            for (uint32_t i = 0; i < n; i++) part(c, i, n);
         return;
     }
     k->descr = d;
+    if (finish) memcpy(mine, d, nrows * sizeof *mine);
+    uint32_t last = finish ? nrows : 0;
     for (uint32_t i = 0; i < n; i++) {
         starpu_data_handle_t h;
         starpu_void_data_register(&h);
+        mine[last] = (struct starpu_data_descr){ h, STARPU_W };
         struct cl_chain_part_args *a = malloc(sizeof *a);       /* freed by StarPU */
-        if (a) *a = (struct cl_chain_part_args){ c, i, n };
-        int ret = a ? starpu_task_insert(&cl_chain_part, STARPU_W, h, STARPU_CL_ARGS, a, sizeof *a, STARPU_PRIORITY,
-                                         c->kind->finish_priority, STARPU_NAME, "chain_part", 0)
+        if (a) *a = (struct cl_chain_part_args){ c, i, n, finish, finish ? nrows - c->nparts : 0 };
+        int ret = a ? starpu_task_insert(&cl_chain_part, STARPU_DATA_MODE_ARRAY, mine, (int)last + 1, STARPU_CL_ARGS,
+                                         a, sizeof *a, STARPU_PRIORITY, c->kind->finish_priority, STARPU_NAME,
+                                         finish ? "chain_finish_part" : "chain_part", 0)
                     : -ENOMEM;
         if (ret != 0) {
             free(a);
@@ -164,6 +180,7 @@ static void submit_parts(chain *c, rt_chunks *k)
         d[k->n++] = (struct starpu_data_descr){ h, STARPU_R };
         c->nparts++;
     }
+    free(mine);
 }
 
 /* After plan: the rest in the plan's task (a failed plan, a small chain), or the multiply
@@ -178,7 +195,7 @@ static int after_plan(chain *c, int planned_ok)
     }
     submit_multiply(c, &k);
     account_chunks(c, k.n);
-    submit_parts(c, &k);
+    submit_parts(c, &k, 0);
     if (c->kind->reduce) submit_after_chunks(c, &cl_chain_reduce, &k, 0, c->kind->finish_priority);
     else submit_finish(c, &k);
     return 1;

@@ -10,7 +10,7 @@ static void multiply_here(chain *c)
     if ((c->build || c->batch || c->build_p) && c->kind->multiply_here) c->kind->multiply_here(c);
 }
 
-/* parts, multiply, reduce: CHAIN_FINISH after a success, -1 after a failure (the owner's) or
+/* parts, multiply, reduce, finish parts: CHAIN_FINISH after a success, -1 after a failure (the owner's) or
  * when the set failed */
 static int reduce_here(chain *c)
 {
@@ -24,6 +24,8 @@ static int reduce_here(chain *c)
         r = c->kind->reduce(c);
     }
     if (r == CHAIN_MULTIPLY_AGAIN && !chain_void(c)) multiply_here(c);
+    n = r >= 0 && !chain_void(c) && c->kind->finish_parts ? c->kind->finish_parts(c) : 0;
+    for (uint32_t k = 0; n >= 2 && k < n && !chain_void(c); k++) c->kind->finish_part(c, k, n);
     return r >= 0 && !chain_void(c) ? CHAIN_FINISH : -1;
 }
 

@@ -5,11 +5,12 @@
  * lifts (stages/lift.h: products, Massey products, d2's homotopy), the composites of d2 at a
  * cell (stages/secondary.h), verify's d∘d check of a bidegree (stages/verify.c). Every kind runs as
  *
- *     plan → [multiply ∥ parts] → [reduce → [multiply → [reduce → multiply → ...]]] finish
+ *     plan → [multiply ∥ parts] → [reduce → [multiply → [reduce → multiply → ...]]] [finish parts] finish
  *
  * plan fills the chain's build: Milnor products mod 2 (c->build, rows of a row_build),
  * mod 4 (c->batch, d2's composites) or mod an odd prime (c->build_p, a standard step's rows); the multiply codelet fills their rows, on CPU or GPU
- * workers; reduce (optional) row-reduces and may plan more rows; finish publishes. A kind also
+ * workers; reduce (optional) row-reduces and may plan more rows; finish publishes, after its
+ * optional parts (a large finish's independent work, on workers of their own). A kind also
  * declares what it waits for (deps: chains of its own or other kinds at smaller degrees,
  * declared before anything runs), what else it reads (reads: rows of finished chains) and its
  * predicted peak memory (footprint, for --memory). Its pieces work on a context of the kind's own type that begins with
@@ -118,6 +119,14 @@ struct chain_kind {
      * (stages/keepstages.c). NULL: nothing beyond what its deps (and theirs) computed and what
      * was finished before the run. */
     void (*reads)(void *owner, int s, deg_t t, chain_reads *out);
+    /* Optional parts of the finish (Nassau's quasi-inverses of a large step): once the last
+     * piece before finish has run (reduce, or plan for a kind without reduce),
+     * finish_parts(c) says how many (0 or 1: none, finish does it all), and finish_part(c, k,
+     * n) does part k of n, each on a worker of its own, after the multiply that piece asked
+     * for (so they may read its rows, c->build's, read-only); finish runs once they are all
+     * done. Called once per chain. NULL: none. */
+    uint32_t (*finish_parts)(chain *c);
+    void (*finish_part)(chain *c, uint32_t k, uint32_t n);
 };
 
 /* What the runner does after each piece (set in c->next; chain_run_serial and the StarPU
@@ -137,7 +146,8 @@ typedef struct chain_next {
 /* Is there nothing more to compute for c (its run failed, or stopped taking work)? */
 int chain_void(const chain *c);
 /* The rest of c after its plan, on this thread: its parts, multiply_here, reduce (and
- * multiply_here, and reduce, again as it asks), finish, after_finish. */
+ * multiply_here, and reduce, again as it asks), its finish parts in order, finish,
+ * after_finish. */
 void chain_rest_here(chain *c, int planned_ok);
 /* Frees what c's pieces allocated and c. */
 void chain_free(chain *c);

@@ -17,6 +17,7 @@
  * Phase 1 builds the zero-signature rows of d_{s-1} and of d_s; phase 2 (only when there are
  * new generators) builds every other row of d_{s-1}.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "stages/nassau.h"
@@ -33,6 +34,13 @@ typedef struct nassau_state {
     row_build phase1;               /* rows: zero-sig of d_{s-1} (nz0 rows), then of d_s */
     const uint64_t **row_of;        /* row of d_{s-1} for each basis element of F_{s-1,t} */
     uint64_t *dx;                   /* n_new x words(ncols): d of the new generators */
+    /* a split finish (res_nassau_finish_parts): the quasi-inverse of each signature's block,
+     * made by the parts (made[code]), applied and freed by finish in code order; part k makes
+     * codes part_code[k] .. part_code[k+1]) */
+    uint32_t nparts;
+    uint32_t *part_code;
+    f2qi *qi;
+    _Atomic uint8_t *made;
 } nassau_state;
 
 static uint32_t profile_total(const milnor_profile *h)
@@ -232,32 +240,51 @@ oom:
     return -1;
 }
 
-/* One signature's correction: the quasi-inverse of its block of d_{s-1} (RREF of
- * [block | 0 | I], f2qi) lifts the part of each dx in this signature's columns, read off dx
- * before it changes; x and dx follow. */
-static int correct_signature(step_ctx *c, uint32_t code, const uint64_t **rows, uint64_t *lift)
+/* Signature code's block of d_{s-1}: its rows (in rows[0..nr)) and their columns of the
+ * same signature; 0 when it is empty (nothing to correct there). */
+static uint32_t block_rows(const nassau_state *ns, uint32_t code, const uint64_t **rows, uint32_t *nc)
 {
-    nassau_state *ns = c->ns;
     uint32_t r0 = ns->row_start[code], nr = ns->row_start[code + 1] - r0;
-    uint32_t c0 = ns->col_start[code], nc = ns->col_start[code + 1] - c0;
-    if (nr == 0 || nc == 0) return 0;
-    const uint32_t *ridx = ns->row_idx + r0, *cidx = ns->col_idx + c0;
-    uint32_t dwords = (uint32_t)f2vec_words(ns->ncols), lwords = (uint32_t)f2vec_words(nr);
-    for (uint32_t k = 0; k < nr; k++) rows[k] = ns->row_of[ridx[k]];
+    *nc = ns->col_start[code + 1] - ns->col_start[code];
+    if (nr == 0 || *nc == 0) return 0;
+    for (uint32_t k = 0; k < nr; k++) rows[k] = ns->row_of[ns->row_idx[r0 + k]];
+    return nr;
+}
+
+/* The quasi-inverse of signature code's block (RREF of [block | 0 | I], f2qi); rows from
+ * block_rows. It depends on the rows of d_{s-1} alone, so the blocks are independent (a
+ * split finish makes them in parts). 0, or -1 out of memory. */
+static int signature_qi(const nassau_state *ns, uint32_t code, const uint64_t **rows, uint32_t nr, uint32_t nc,
+                        f2qi *qi)
+{
     f2mat block = { 0 }, aug = { 0 };
-    f2qi qi = { 0 };
     int32_t *piv = NULL;
     int rank, rc = -1;
     if (f2mat_init(&block, nr, nc) != 0) goto out;
-    if (f2mat_gather(&block, rows, nr, cidx, nc, ns->ncols) != 0) goto out;
+    if (f2mat_gather(&block, rows, nr, ns->col_idx + ns->col_start[code], nc, ns->ncols) != 0) goto out;
     if ((rank = f2mat_rref_augmented(&block, &aug, &piv)) < 0 ||
-        f2mat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, &qi) != 0)
+        f2mat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, qi) != 0)
         goto out;
+    rc = 0;
+out:
+    f2mat_clear(&block);
     f2mat_clear(&aug);
+    free(piv);
+    return rc;
+}
+
+/* One signature's correction by its block's quasi-inverse: lifts the part of each dx in this
+ * signature's columns, read off dx before it changes; x and dx follow. */
+static void correct_signature(step_ctx *c, uint32_t code, const uint64_t **rows, uint32_t nr, const f2qi *qi,
+                              uint64_t *lift)
+{
+    nassau_state *ns = c->ns;
+    const uint32_t *ridx = ns->row_idx + ns->row_start[code], *cidx = ns->col_idx + ns->col_start[code];
+    uint32_t dwords = (uint32_t)f2vec_words(ns->ncols), lwords = (uint32_t)f2vec_words(nr);
     for (uint32_t a = 0; a < c->n_new; a++) {
         uint64_t *dx = ns->dx + (size_t)a * dwords;
         memset(lift, 0, lwords * sizeof *lift);
-        f2qi_apply_gather(&qi, dx, cidx, lift);
+        f2qi_apply_gather(qi, dx, cidx, lift);
         for (uint32_t w = 0; w < lwords; w++)
             for (uint64_t bits = lift[w]; bits; bits &= bits - 1) {
                 uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
@@ -265,17 +292,11 @@ static int correct_signature(step_ctx *c, uint32_t code, const uint64_t **rows, 
                 f2vec_xor(dx, rows[i], dwords);
             }
     }
-    rc = 0;
-out:
-    f2mat_clear(&block);
-    f2mat_clear(&aug);
-    f2qi_clear(&qi);
-    free(piv);
-    return rc;
 }
 
 /* Corrects each new generator x, signature by signature in increasing code order (sseq's
- * order; a forward substitution, so it stays sequential), until d(x) = 0. */
+ * order; a forward substitution, so it stays sequential), until d(x) = 0. A signature's
+ * quasi-inverse comes from the finish's parts when they made it, else it is made here. */
 static int nassau_correct(step_ctx *c)
 {
     nassau_state *ns = c->ns;
@@ -283,8 +304,13 @@ static int nassau_correct(step_ctx *c)
     const uint64_t **rows = malloc(((size_t)ns->nrows + 1) * sizeof *rows);
     uint64_t *lift = malloc((f2vec_words(ns->nrows) + 1) * sizeof *lift);
     int rc = rows && lift ? 0 : -1;
-    for (uint32_t code = 1; code < ns->ncodes && rc == 0; code++)
-        rc = correct_signature(c, code, rows, lift);
+    for (uint32_t code = 1; code < ns->ncodes && rc == 0; code++) {
+        uint32_t nc, nr = block_rows(ns, code, rows, &nc);
+        f2qi own = { 0 }, *qi = ns->made && ns->made[code] ? &ns->qi[code] : &own;
+        if (nr && (qi != &own || (rc = signature_qi(ns, code, rows, nr, nc, &own)) == 0))
+            correct_signature(c, code, rows, nr, qi, lift);
+        f2qi_clear(qi);
+    }
     free(rows);
     free(lift);
     if (rc != 0) {
@@ -298,6 +324,67 @@ static int nassau_correct(step_ctx *c)
             return -1;
         }
     return 0;
+}
+
+/* The work of signature code's quasi-inverse, for the split: its block's entries. */
+static uint64_t block_entries(const nassau_state *ns, uint32_t code)
+{
+    return (uint64_t)(ns->row_start[code + 1] - ns->row_start[code]) * (ns->col_start[code + 1] - ns->col_start[code]);
+}
+
+uint32_t res_nassau_finish_parts(step_ctx *c)
+{
+    nassau_state *ns = c->ns;
+    uint64_t per = c->res->finish_split, total = 0;
+    if (!ns || !c->n_new || per == 0) return 0;
+    if (ns->part_code) return ns->nparts;
+    uint32_t blocks = 0;
+    for (uint32_t code = 1; code < ns->ncodes; code++)
+        if (block_entries(ns, code)) total += block_entries(ns, code), blocks++;
+    uint64_t n = total / per;
+    if (n > blocks) n = blocks;
+    if (n > RES_NASSAU_MAX_FINISH_PARTS) n = RES_NASSAU_MAX_FINISH_PARTS;
+    if (n < 2) return 0;
+    ns->part_code = malloc((n + 1) * sizeof *ns->part_code);
+    ns->qi = calloc(ns->ncodes, sizeof *ns->qi);
+    ns->made = calloc(ns->ncodes, sizeof *ns->made);
+    if (!ns->part_code || !ns->qi || !ns->made) {   /* finish makes them all itself */
+        free(ns->part_code);
+        free(ns->qi);
+        free((void *)ns->made);
+        ns->part_code = NULL, ns->qi = NULL, ns->made = NULL;
+        return 0;
+    }
+    /* contiguous runs of codes, each about total / n entries: part k ends where the running
+     * sum reaches (k + 1) total / n */
+    uint64_t sum = 0;
+    uint32_t k = 0;
+    ns->part_code[0] = 1;
+    for (uint32_t code = 1; code < ns->ncodes && k + 1 < n; code++) {
+        sum += block_entries(ns, code);
+        if (sum * n >= (k + 1) * total) ns->part_code[++k] = code + 1;
+    }
+    while (k < n) ns->part_code[++k] = ns->ncodes;
+    return ns->nparts = (uint32_t)n;
+}
+
+void res_nassau_finish_part(step_ctx *c, uint32_t k, uint32_t n)
+{
+    nassau_state *ns = c->ns;
+    if (!ns || !ns->part_code || n != ns->nparts || k >= n) return;
+    uint32_t most = 0;
+    for (uint32_t code = ns->part_code[k]; code < ns->part_code[k + 1]; code++)
+        if (ns->row_start[code + 1] - ns->row_start[code] > most) most = ns->row_start[code + 1] - ns->row_start[code];
+    const uint64_t **rows = malloc(((size_t)most + 1) * sizeof *rows);
+    for (uint32_t code = ns->part_code[k]; rows && code < ns->part_code[k + 1]; code++) {
+        uint32_t nc, nr = block_rows(ns, code, rows, &nc);
+        if (nr && signature_qi(ns, code, rows, nr, nc, &ns->qi[code]) != 0) {
+            f2qi_clear(&ns->qi[code]);
+            break;      /* out of memory: finish makes the rest itself */
+        }
+        ns->made[code] = 1;
+    }
+    free(rows);
 }
 
 int res_nassau_finish(step_ctx *c)
@@ -324,9 +411,11 @@ uint64_t res_nassau_footprint(const resolution *res, int s, deg_t t)
     uint64_t nz0 = nrows / ncodes + 1, nc0 = ncols / ncodes + 1, width = ncols > nrows ? ncols : nrows;
     /* phase 1 (zero-signature rows of d_{s-1} and d_s) and phase 2 (the other rows of
      * d_{s-1}), both kept to the end; the zero-signature block reduced with its identity;
-     * the jobs and the signature buckets */
+     * the jobs and the signature buckets; where the finish would be split, every signature's
+     * quasi-inverse at once (rank x rows of its block: about nz0 bits a row of d_{s-1}) */
+    uint64_t split = res->finish_split && nrows / ncodes * ncols >= 2 * res->finish_split ? f2mat_bytes_for(nrows, nz0) : 0;
     return f2mat_bytes_for(nz0 + nsrc / ncodes + 1, width) + f2mat_bytes_for(nrows, ncols) + f2mat_bytes_for(nz0, nc0 + 64 + nz0) +
-           (nrows + nsrc / ncodes) * sizeof(milnor_row_job) + (nrows + ncols + nsrc + 2 * ncodes) * sizeof(uint32_t) * 2;
+           (nrows + nsrc / ncodes) * sizeof(milnor_row_job) + (nrows + ncols + nsrc + 2 * ncodes) * sizeof(uint32_t) * 2 + split;
 }
 
 void res_nassau_free(step_ctx *c)
@@ -340,6 +429,10 @@ void res_nassau_free(step_ctx *c)
     rb_clear(&ns->phase1);
     free(ns->row_of);
     free(ns->dx);
+    for (uint32_t code = 0; ns->qi && code < ns->ncodes; code++) f2qi_clear(&ns->qi[code]);
+    free(ns->qi);
+    free((void *)ns->made);
+    free(ns->part_code);
     free(ns);
     c->ns = NULL;
 }

@@ -66,6 +66,8 @@ typedef struct resolution {
                                  * step there (stages/standard.h) */
     int lookahead;              /* j >= 2: standard steps reduce their rows from generators of
                                  * degree <= t-j early (stages/standard.h); 0: never */
+    uint64_t finish_split;      /* > 0: a Nassau finish makes its quasi-inverses in parts of about
+                                 * this many block entries (stages/nassau.h); 0: never */
     char outdir[4096];
     uint64_t module_id;
     const fd_module *module;    /* the module resolved; NULL: the sphere S_2 (res_set_module) */

@@ -45,6 +45,8 @@ static int nassau_finish(chain *c)
     if (rc == 0) progress_step_done(c->s, c->t);
     return rc;
 }
+static uint32_t nassau_finish_parts(chain *c) { return res_nassau_finish_parts(ctx_of(c)); }
+static void nassau_finish_part(chain *c, uint32_t k, uint32_t n) { res_nassau_finish_part(ctx_of(c), k, n); }
 static int edge_finish(chain *c) { (void)c; return 0; }
 static int pre_plan(chain *c) { return res_pre_plan(begin(c)); }
 static int pre_reduce(chain *c) { return res_pre_reduce(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
@@ -156,8 +158,11 @@ static void nassau_reads(void *owner, int s, deg_t t, chain_reads *out)
       .clear = CLEAR, .deps = DEPS, .footprint = FOOTPRINT, .reads = READS }
 const chain_kind step_standard = STEP_KIND("standard", CHAIN_STEP, standard_plan, standard_reduce, standard_finish,
                                            clear, standard_deps, standard_footprint, standard_reads);
-const chain_kind step_nassau = STEP_KIND("nassau", CHAIN_STEP, nassau_plan, nassau_reduce, nassau_finish, clear,
-                                         nassau_deps, nassau_footprint, nassau_reads);
+/* Nassau's, with its finish in parts where it is large (nassau.h) */
+const chain_kind step_nassau = { .name = "nassau", .family = CHAIN_STEP, .size = sizeof(step_ctx), .plan = nassau_plan,
+                                 .reduce = nassau_reduce, .finish = nassau_finish, .clear = clear, .deps = nassau_deps,
+                                 .footprint = nassau_footprint, .reads = nassau_reads,
+                                 .finish_parts = nassau_finish_parts, .finish_part = nassau_finish_part };
 const chain_kind step_standard_pre = STEP_KIND("standard-early", CHAIN_PRE, pre_plan, pre_reduce, edge_finish, clear,
                                                pre_deps, pre_footprint, pre_reads);
 const chain_kind step_edge_kernel = STEP_KIND("edge-kernel", CHAIN_EDGE, standard_plan, standard_reduce, edge_finish,

@@ -27,3 +27,42 @@ same_outputs() {
     cmp -s "$1/ext.csv" "$2/ext.csv" &&
     diff -r "$1/stages/differential" "$2/stages/differential" >/dev/null
 }
+# least_memory ARGS...: the least --memory that `resolve ARGS` accepts (as its refusal of 1K says).
+least_memory() { $EXTFLOW resolve "$@" --memory 1K 2>&1 >/dev/null | sed -n 's/.*at least \([0-9]*M\).*/\1/p'; }
+# rerun_until_done COMMAND...: runs COMMAND --time-limit L, L growing with the tries (a loaded
+# machine), until it exits other than 3 (stopped), 40 tries at most; sets rc and tries.
+rerun_until_done() {
+    tries=0 rc=3
+    while [ $rc -eq 3 ] && [ $tries -lt 40 ]; do
+        tries=$((tries + 1))
+        "$@" --time-limit $((1 + tries * tries / 20)) 2>/dev/null
+        rc=$?
+    done
+}
+# two_ranks_same REF WHAT VAR=VALUE ARGS...: one TAP line: `resolve --quiet ARGS --out $TMP/np2`
+# on two MPI ranks, with VAR=VALUE, gives REF's outputs (a skip without mpirun or StarPU-MPI).
+two_ranks_same() {
+    ref=$1 what=$2 var=$3
+    shift 3
+    if command -v mpirun >/dev/null 2>&1 && ldd "$EXTFLOW" 2>/dev/null | grep -q libstarpumpi; then
+        (export OMPI_MCA_pml=ob1 STARPU_MPI_NOBIND=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$var"
+         timeout -k 10 240 mpirun --timeout 240 -x "${var%%=*}" -np 2 \
+             $EXTFLOW resolve --quiet "$@" --out "$TMP/np2" 2>"$TMP/np2.err") && same_outputs "$ref" "$TMP/np2"
+        ok $? "two MPI ranks, $what: the same outputs $(head -c 100 "$TMP/np2.err")"
+    else
+        ok 0 "two MPI ranks # SKIP no mpirun or no StarPU-MPI in $EXTFLOW"
+    fi
+}
+# differing_modules A B ARGS MODULE...: the modules M (a line of names; empty: none) whose
+# `resolve --quiet ARGS --module M --stem 40` differs between the environment assignments A and B
+# (ARGS: words, split).
+differing_modules() {
+    a=$1 b=$2 args=$3
+    shift 3
+    for m in "$@"; do
+        env "$a" $EXTFLOW resolve --quiet $args --module $m --stem 40 --out "$TMP/ma-$m" &&
+            env "$b" $EXTFLOW resolve --quiet $args --module $m --stem 40 --out "$TMP/mb-$m" &&
+            same_outputs "$TMP/ma-$m" "$TMP/mb-$m" || printf ' %s' $m
+    done
+}

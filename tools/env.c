@@ -62,6 +62,7 @@ static const env_var env_table[] = {
     COUNT("EXTFLOW_LIFT_INLINE_PAIRS", 0, "a number of (job x term) pairs, 0 or more"),
     /* 0 is a word, so that the range 2..64 leaves out 1, which would be no lookahead at all */
     { "EXTFLOW_LOOKAHEAD", ENV_INT, 2, 64, "0", "0 (off), or a number of degrees, 2 to 64 (1 is not a lookahead)" },
+    COUNT("EXTFLOW_FINISH_SPLIT", 0, "a number of signature-block entries, 0 (off) or more"),
     { "EXTFLOW_MPI_OWNER", ENV_WORD, 0, 0, "pairs|rows|blocks", "pairs, rows or blocks" },
     { "EXTFLOW_MPI_BIND", ENV_WORD, 0, 0, "yes|no", "yes (the default) or no" },
     /* StarPU's, with extflow's own limits */
