@@ -58,16 +58,19 @@ static void take_rows(chain *c, void *buffers[])
 
 /* One part of a chain (chain_kind.part, or finish_part): cl_arg {c, k, n, finish}; its last
  * buffer (W, void) tells the next piece that it is done. A finish part's first a->rows buffers
- * are the multiply's chunks (R), c->build's rows, checked as take_rows does (but left to finish:
- * a failed multiply or a mismatch makes the part a no-op, and finish fails the run). */
+ * are the multiply's chunks (R), c->build's rows, checked as take_rows does: a mismatch fails
+ * the run; after a failed multiply the part does nothing (finish reports the failure). */
 static void chain_part_cpu(void *buffers[], void *cl_arg)
 {
     const struct cl_chain_part_args *a = cl_arg;
     chain *c = a->c;
+    const char *why;
     uint64_t t0 = cl_profile_start();
     if (!a->finish) {
         if (!chain_void(c)) c->kind->part(c, a->k, a->n);
-    } else if (!chain_void(c) && !cl_milnor_mul_failed() && !(c->build && cl_rows_check(buffers, a->rows, &c->build->D)))
+    } else if (c->build && (why = cl_rows_check(buffers, a->rows, &c->build->D)))
+        fail(c, "internal error: a finish part of %s (%d, %d) was given %s", why);
+    else if (!chain_void(c) && !cl_milnor_mul_failed())
         c->kind->finish_part(c, a->k, a->n);
     cl_profile_stop(a->finish ? PIECE_FINISH_PART : PIECE_PART, t0, c->s, c->t);
 }

@@ -151,6 +151,7 @@ static void submit_parts(chain *c, rt_chunks *k, int finish)
     }
     uint32_t nrows = k->n;      /* a finish part's buffers: the chunks (and the voids of the parts
                                  * beside the multiply: it runs after them), then its void handle */
+    uint32_t chunks = nrows - c->nparts;
     struct starpu_data_descr *d = realloc(k->descr, (k->n + n) * sizeof *d);
     struct starpu_data_descr *mine = malloc((finish ? nrows + 1 : 1) * sizeof *mine);
     if (!d || !mine) {
@@ -168,7 +169,7 @@ static void submit_parts(chain *c, rt_chunks *k, int finish)
         starpu_void_data_register(&h);
         mine[last] = (struct starpu_data_descr){ h, STARPU_W };
         struct cl_chain_part_args *a = malloc(sizeof *a);       /* freed by StarPU */
-        if (a) *a = (struct cl_chain_part_args){ c, i, n, finish, finish ? nrows - c->nparts : 0 };
+        if (a) *a = (struct cl_chain_part_args){ c, i, n, finish, finish ? chunks : 0 };
         int ret = a ? starpu_task_insert(&cl_chain_part, STARPU_DATA_MODE_ARRAY, mine, (int)last + 1, STARPU_CL_ARGS,
                                          a, sizeof *a, STARPU_PRIORITY, c->kind->finish_priority, STARPU_NAME,
                                          finish ? "chain_finish_part" : "chain_part", 0)

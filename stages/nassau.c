@@ -35,8 +35,8 @@ typedef struct nassau_state {
     const uint64_t **row_of;        /* row of d_{s-1} for each basis element of F_{s-1,t} */
     uint64_t *dx;                   /* n_new x words(ncols): d of the new generators */
     /* a split finish (res_nassau_finish_parts): the quasi-inverse of each signature's block,
-     * made by the parts (made[code]), applied and freed by finish in code order; part k makes
-     * codes part_code[k] .. part_code[k+1]) */
+     * made by the parts (made[code] once made), applied and freed by finish in code order;
+     * part k makes codes part_code[k] .. part_code[k+1]) */
     uint32_t nparts;
     uint32_t *part_code;
     f2qi *qi;
@@ -296,7 +296,8 @@ static void correct_signature(step_ctx *c, uint32_t code, const uint64_t **rows,
 
 /* Corrects each new generator x, signature by signature in increasing code order (sseq's
  * order; a forward substitution, so it stays sequential), until d(x) = 0. A signature's
- * quasi-inverse comes from the finish's parts when they made it, else it is made here. */
+ * quasi-inverse comes from the finish's parts where they ran (every one of them: one that did
+ * not is a bug, and fails the run), else it is made here. */
 static int nassau_correct(step_ctx *c)
 {
     nassau_state *ns = c->ns;
@@ -306,13 +307,19 @@ static int nassau_correct(step_ctx *c)
     int rc = rows && lift ? 0 : -1;
     for (uint32_t code = 1; code < ns->ncodes && rc == 0; code++) {
         uint32_t nc, nr = block_rows(ns, code, rows, &nc);
-        f2qi own = { 0 }, *qi = ns->made && ns->made[code] ? &ns->qi[code] : &own;
-        if (nr && (qi != &own || (rc = signature_qi(ns, code, rows, nr, nc, &own)) == 0))
-            correct_signature(c, code, rows, nr, qi, lift);
+        f2qi own = { 0 }, *qi = ns->qi ? &ns->qi[code] : &own;
+        if (nr && qi == &own) rc = signature_qi(ns, code, rows, nr, nc, &own);
+        else if (nr && !ns->made[code]) rc = -2;
+        if (nr && rc == 0) correct_signature(c, code, rows, nr, qi, lift);
         f2qi_clear(qi);
     }
     free(rows);
     free(lift);
+    if (rc == -2) {
+        res_fail(c->res, "Nassau step (%d,%d): a finish part did not make its quasi-inverses; this is a bug",
+                 c->ch.s, c->ch.t);
+        return -1;
+    }
     if (rc != 0) {
         res_fail(c->res, "out of memory in Nassau step (%d,%d)", c->ch.s, c->ch.t);
         return -1;
@@ -376,15 +383,14 @@ void res_nassau_finish_part(step_ctx *c, uint32_t k, uint32_t n)
     for (uint32_t code = ns->part_code[k]; code < ns->part_code[k + 1]; code++)
         if (ns->row_start[code + 1] - ns->row_start[code] > most) most = ns->row_start[code + 1] - ns->row_start[code];
     const uint64_t **rows = malloc(((size_t)most + 1) * sizeof *rows);
-    for (uint32_t code = ns->part_code[k]; rows && code < ns->part_code[k + 1]; code++) {
+    int rc = rows ? 0 : -1;
+    for (uint32_t code = ns->part_code[k]; rc == 0 && code < ns->part_code[k + 1]; code++) {
         uint32_t nc, nr = block_rows(ns, code, rows, &nc);
-        if (nr && signature_qi(ns, code, rows, nr, nc, &ns->qi[code]) != 0) {
-            f2qi_clear(&ns->qi[code]);
-            break;      /* out of memory: finish makes the rest itself */
-        }
-        ns->made[code] = 1;
+        if (nr && (rc = signature_qi(ns, code, rows, nr, nc, &ns->qi[code])) != 0) f2qi_clear(&ns->qi[code]);
+        else ns->made[code] = 1;
     }
     free(rows);
+    if (rc != 0) res_fail(c->res, "out of memory in Nassau step (%d,%d)", c->ch.s, c->ch.t);
 }
 
 int res_nassau_finish(step_ctx *c)
