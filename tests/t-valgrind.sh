@@ -1,5 +1,6 @@
 #!/bin/sh
-# valgrind (memcheck) on stem-20 resolutions, both algorithms, modules (finite, over A(1),
+# valgrind (memcheck) on stem-20 resolutions, both algorithms (Nassau's also with its finish in
+# parts, at stem 30), modules (finite, over A(1),
 # finitely presented and shifted, an open projective space, a tensor product; at p = 3 one
 # with actions and a cofiber) and refused module files (p = 2 and 3), on inspect/verify, on
 # products (lifts, inline and through multiply tasks; a map of modules, and one refused; at
@@ -9,12 +10,14 @@
 command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind not installed"; exit 0; }
 # an AddressSanitizer build (make test SAN=1) cannot run under valgrind
 nm -D "$EXTFLOW" 2>/dev/null | grep -q __asan_init && { echo "1..0 # SKIP sanitizer build"; exit 0; }
-plan 22
+plan 23
 VG="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 --suppressions=tests/valgrind.supp"
 for alg in standard nassau; do
     STARPU_NCPU=2 $VG $EXTFLOW resolve --algorithm $alg --stem 20 --out "$TMP/$alg" --quiet 2>"$TMP/vg-$alg"
     ok $? "$alg, stem 20: valgrind clean"
 done
+STARPU_NCPU=2 EXTFLOW_FINISH_SPLIT=1 $VG $EXTFLOW resolve --stem 30 --out "$TMP/split" --quiet 2>"$TMP/vg-split"
+ok $? "nassau, stem 30, every finish split into parts (EXTFLOW_FINISH_SPLIT=1): valgrind clean"
 STARPU_NCPU=2 $VG $EXTFLOW resolve --module Joker --stem 14 --out "$TMP/joker" --quiet 2>"$TMP/vg-j"
 ok $? "a module (Joker), stem 14: valgrind clean"
 for m in ko "A-mod-Sq1-Sq2[-2]" RP_-4_inf; do    # a profile; finitely presented and shifted; an open RP
