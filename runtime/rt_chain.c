@@ -157,7 +157,9 @@ static void submit_parts(chain *c, rt_chunks *k, int finish)
     if (!d || !mine) {
         if (d) k->descr = d;
         free(mine);
-        if (!finish)            /* no room to split: in order, here (finish does its own all) */
+        if (finish)             /* the kind has split its finish: it cannot run here, before the rows */
+            c->set->fail(c->set->owner, "out of memory submitting the parts of a finish");
+        else                    /* no room to split: in order, here */
             for (uint32_t i = 0; i < n; i++) part(c, i, n);
         return;
     }
