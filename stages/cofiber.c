@@ -150,7 +150,7 @@ int cofiber_prepare(fd_module *m, char *err, size_t es)
     fpmat *prows = odd ? calloc(nrows, sizeof *prows) : NULL;
     resolution r;
     memset(&r, 0, sizeof r);
-    int rc = (rows || prows) && res_init_prime(&r, REGION_RECT, 0, s0, top, "", 0, ALG_STANDARD, fdm_prime(m)) == 0 &&
+    int rc = (rows || prows) && res_init_module(&r, REGION_RECT, 0, s0, top, "", 0, ALG_STANDARD, m) == 0 &&
              res_set_module(&r, m, NULL) == 0 ? 0 : -1;
     char whybuf[600] = "";
     for (deg_t t = 0; rc == 0 && t <= top; t++)

@@ -270,8 +270,8 @@ int outdir_load(const char *dir, resolution *res, run_manifest *m, fd_module *fd
     int have_module = m->module_id != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));
     if (have_module && verify_load_module(dir, m->module_id, fdm, err, errlen) != 0) return 1;
     const run_region *r = &m->complete;
-    if (res_init_prime(res, r->kind, r->stem, r->max_s, r->kind == REGION_RECT ? r->max_t : 0, dir, 0, m->algorithm,
-                       have_module ? fdm_prime(fdm) : 2) != 0) {
+    if (res_init_module(res, r->kind, r->stem, r->max_s, r->kind == REGION_RECT ? r->max_t : 0, dir, 0, m->algorithm,
+                        have_module ? fdm : NULL) != 0) {
         snprintf(err, errlen, "out of memory loading %s", dir);
         return 1;
     }

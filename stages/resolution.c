@@ -35,11 +35,20 @@ static void region_shape(int region, int stem, int max_s, deg_t rect_t, deg_t *m
     }
 }
 
-uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t, uint32_t p)
+/* The mod 2 tables a resolution of m (NULL: S_2) is over: A, or the profile's B (NULL: all of
+ * A); at an odd prime A_p comes with the module, and the mod 2 tables stop at degree 0. */
+static const milnor_profile *mod2_profile(const fd_module *m, deg_t *degree)
+{
+    if (m && fdm_prime(m) != 2) *degree = 0;
+    return m && fdm_prime(m) == 2 && m->has_profile ? &m->A.profile : NULL;
+}
+
+uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t, const fd_module *m)
 {
     deg_t max_t, max_n, md;
     region_shape(region, stem, max_s, rect_t, &max_t, &max_n, &md);
-    uint64_t milnor = milnor_basis_bytes(p == 2 ? md : 0, NULL);
+    const milnor_profile *profile = mod2_profile(m, &md);
+    uint64_t milnor = milnor_basis_bytes(md, profile);
     if (milnor == UINT64_MAX) return UINT64_MAX;
     milnor *= 2;        /* the runtime hands StarPU a flat copy of the basis (milnor_flat_write) */
     uint64_t cells = (uint64_t)(max_s + 1) * ((uint64_t)max_n + 1);
@@ -50,11 +59,11 @@ uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t, uint32_t
 int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
              const char *outdir, int write_stages, int algorithm)
 {
-    return res_init_prime(res, region, stem, max_s, rect_t, outdir, write_stages, algorithm, 2);
+    return res_init_module(res, region, stem, max_s, rect_t, outdir, write_stages, algorithm, NULL);
 }
 
-int res_init_prime(resolution *res, int region, int stem, int max_s, deg_t rect_t,
-                   const char *outdir, int write_stages, int algorithm, uint32_t p)
+int res_init_module(resolution *res, int region, int stem, int max_s, deg_t rect_t,
+                    const char *outdir, int write_stages, int algorithm, const fd_module *m)
 {
     memset(res, 0, sizeof *res);
     res->algorithm = algorithm;
@@ -66,7 +75,7 @@ int res_init_prime(resolution *res, int region, int stem, int max_s, deg_t rect_
     deg_t milnor_degree;
     region_shape(region, stem, max_s, rect_t, &res->max_t, &res->max_n, &milnor_degree);
     res->milnor_degree = milnor_degree;
-    if (p != 2) milnor_degree = 0;      /* A_p comes with the module (res_set_module) */
+    const milnor_profile *profile = mod2_profile(m, &milnor_degree);    /* B's basis only, never A's */
     res->write_stages = write_stages;
     res->module_id = module_id_of(RES_MODULE_S2);
     res->prime = 2;
@@ -74,9 +83,9 @@ int res_init_prime(resolution *res, int region, int stem, int max_s, deg_t rect_
     snprintf(res->outdir, sizeof res->outdir, "%s", outdir ? outdir : "");
     pthread_mutex_init(&res->lock, NULL);
     if (write_stages && !(res->committer = stage_committer_start(1.0, 256))) return -1;
-    int mrc = milnor_basis_init(&res->A, milnor_degree, NULL);   /* MILNOR_STOPPED passes through */
+    int mrc = milnor_basis_init(&res->A, milnor_degree, profile);   /* MILNOR_STOPPED passes through */
     if (mrc != 0) return mrc;
-    memacct_add(MEM_MILNOR, (int64_t)milnor_basis_bytes(milnor_degree, NULL));
+    memacct_add(MEM_MILNOR, (int64_t)milnor_basis_bytes(milnor_degree, profile));
     size_t cells = (size_t)(max_s + 1) * ((size_t)res->max_n + 1);
     res->F = calloc((size_t)max_s + 1, sizeof *res->F);
     res->done = calloc(cells, 1);
@@ -85,6 +94,17 @@ int res_init_prime(resolution *res, int region, int stem, int max_s, deg_t rect_
     if (!res->F || !res->done || !res->kernel || !res->pre) return -1;
     for (int s = 0; s <= max_s; s++)
         if (freemod_init(&res->F[s], &res->A, res->max_t) != 0) return -1;
+    return 0;
+}
+
+/* Replaces res->A by the basis through degree of the profile (NULL: A). */
+static int res_use_basis(resolution *res, deg_t degree, const milnor_profile *profile)
+{
+    memacct_add(MEM_MILNOR, -(int64_t)milnor_basis_bytes(res->A.max_degree, &res->A.profile));
+    milnor_basis_clear(&res->A);
+    int rc = milnor_basis_init(&res->A, degree, profile);
+    if (rc != 0) return rc;
+    memacct_add(MEM_MILNOR, (int64_t)milnor_basis_bytes(degree, profile));
     return 0;
 }
 
@@ -104,15 +124,12 @@ int res_set_module(resolution *res, fd_module *m, const char *name)
     if (fdm_truncate(m, res->max_n + res->shift, err, sizeof err) != 0) return -1;  /* presented: M_{<=max_n} */
     if (fdm_prime(m) != 2) {    /* A_p or its profile's B (resolution_p.h) through the same degree */
         int rc = res_odd_init(res, m);
-        deg_t degree = res->A.max_degree;   /* the mod 2 tables shrink to degree 0 (the runner's handle) */
-        memacct_add(MEM_MILNOR, (int64_t)milnor_basis_bytes(0, NULL) - (int64_t)milnor_basis_bytes(degree, NULL));
-        milnor_basis_clear(&res->A);
-        return rc != 0 ? rc : milnor_basis_init(&res->A, 0, NULL);
+        if (rc != 0 || res->A.max_degree == 0) return rc;
+        return res_use_basis(res, 0, NULL);     /* the mod 2 tables shrink to degree 0 (the runner's handle) */
     }
-    if (!m->has_profile) return 0;
-    deg_t degree = res->A.max_degree;   /* over B: the free modules' blocks are B's basis */
-    milnor_basis_clear(&res->A);
-    int rc = milnor_basis_init(&res->A, degree, &m->A.profile);
+    /* over B the free modules' blocks are B's basis (res_init_module built it, res_init A's) */
+    if (!m->has_profile || milnor_profile_equal(&res->A.profile, &m->A.profile)) return 0;
+    int rc = res_use_basis(res, res->A.max_degree, &m->A.profile);
     for (int s = 0; rc == 0 && s <= res->max_s; s++) res->F[s].dim = res->A.dim;
     return rc;
 }
@@ -212,7 +229,7 @@ void res_clear(resolution *res)
     free(res->empty_done);
     free(res->kernel);
     free(res->pre);
-    if (res->A.dim) memacct_add(MEM_MILNOR, -(int64_t)milnor_basis_bytes(res->A.max_degree, NULL));
+    if (res->A.dim) memacct_add(MEM_MILNOR, -(int64_t)milnor_basis_bytes(res->A.max_degree, &res->A.profile));
     milnor_basis_clear(&res->A);
     pthread_mutex_destroy(&res->lock);
     memset(res, 0, sizeof *res);

@@ -137,11 +137,13 @@ typedef struct step_ctx {
  * (milnor_set_deadline); res_clear either way. */
 int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,
              const char *outdir, int write_stages, int algorithm);
-/* The same for a module at the prime p (fdm_prime): at an odd p the mod 2 tables are built
- * through degree 0 only (res_set_module builds A_p; at stem 400 the mod 2 ones would cost
- * 1 GB and most of the start-up). res_init is res_init_prime(..., 2). */
-int res_init_prime(resolution *res, int region, int stem, int max_s, deg_t rect_t,
-                   const char *outdir, int write_stages, int algorithm, uint32_t p);
+/* The same for the module m that res_set_module will set (NULL: S_2), built for its algebra
+ * alone: over a profile's B (ko, tmf2) B's basis, never A's (at stem 200 A's is 31 MB and a
+ * tenth of a second, B(2)'s a few KB); at an odd p the mod 2 tables through degree 0 only
+ * (res_set_module builds A_p; at stem 400 the mod 2 ones would cost 1 GB and most of the
+ * start-up). res_init is res_init_module(..., NULL). */
+int res_init_module(resolution *res, int region, int stem, int max_s, deg_t rect_t,
+                    const char *outdir, int write_stages, int algorithm, const fd_module *m);
 void res_clear(resolution *res);
 /* Resolves the finite module m (kept by the caller until res_clear) instead of S_2: row 0 maps
  * F_0 onto m, and the module id becomes the hash of m's canonical text (the sphere keeps
@@ -182,10 +184,11 @@ static inline int res_is_done(const resolution *res, int s, deg_t t)
 { return s >= 0 && s <= res->max_s && t >= s && t - s <= res->max_n && res->done[res_cell(res, s, t)]; }
 static inline f2mat **res_kernel_slot(resolution *res, int s, deg_t t)
 { return &res->kernel[res_cell(res, s, t)]; }
-/* Bytes that res_init_prime would allocate for this region before any step runs (the Milnor
- * tables and the per-bidegree arrays; at an odd p, A_p's tables are not counted: a few MB
- * at stem 400); the matrices of the steps come on top. */
-uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t, uint32_t p);
+/* Bytes that res_init_module would allocate for this region and module m (NULL: S_2) before
+ * any step runs (the Milnor tables, A's or a profile's B's, and the per-bidegree arrays; at an
+ * odd p, A_p's tables are not counted: a few MB at stem 400); the matrices of the steps come
+ * on top. */
+uint64_t res_setup_bytes(int region, int stem, int max_s, deg_t rect_t, const fd_module *m);
 void res_fail(resolution *res, const char *fmt, ...);
 /* Has the run failed (res_fail)? Only reads the flag. */
 int res_failed(resolution *res);

@@ -12,7 +12,7 @@
  * whenever |x| > 0, and row 0's generators are M_t's basis.
  *
  * Layout. res->odd holds A_p through the tables' degree (res->milnor_degree, the same bound as
- * at p = 2: stem + 2; res_init_prime builds the mod 2 tables through degree 0 only), B over it, and the kernel slots: the kernel of d_s at (s, t) (fpmat,
+ * at p = 2: stem + 2; res_init_module builds the mod 2 tables through degree 0 only), B over it, and the kernel slots: the kernel of d_s at (s, t) (fpmat,
  * RREF, rows = kernel vectors over F_{s,t} on generators of degree < t), cell res_cell(s, t),
  * from the step at (s, t) to step (s+1, t). The free modules' blocks are B's dims
  * (freemod_use_dims), an image d(g) is `bits` bytes over F_{s-1} in degree |g| (generators of

@@ -443,8 +443,7 @@ static int load_and_check(verifier *v, resolution *res, const chain_runner *runn
     long jbad0;
     stage_journal_read(v->dir, v->module, v->alg, widen_to_record, v, &jbad0);
     size_t cells = (size_t)(v->max_s + 1) * (v->max_t + 1);
-    if (res_init_prime(res, REGION_STEM, v->max_n, v->max_s, 0, v->dir, 0, v->alg,
-                       v->have_module ? fdm_prime(&v->fdm) : 2) != 0)
+    if (res_init_module(res, REGION_STEM, v->max_n, v->max_s, 0, v->dir, 0, v->alg, v->have_module ? &v->fdm : NULL) != 0)
         return fail_oom(v);
     v->have_res = 1;
     res->load_action = NULL;     /* problems are reported here, once */

@@ -84,7 +84,7 @@ $EXTFLOW resolve --quiet --module C3 --stem 30 --out "$TMP/grow" &&
     grep -q "resumed" "$TMP/grow.err"
 ok $? "C3 through stem 30 extended to 40 reuses its stage files and equals a fresh run ($(head -1 "$TMP/grow.err"))"
 
-# the mod 2 tables are not built at an odd prime (res_init_prime): at stem 400 they were 1.17 GB
+# the mod 2 tables are not built at an odd prime (res_init_module): at stem 400 they were 1.17 GB
 $EXTFLOW resolve --quiet --module S_5 --stem 400 --max-s 2 --out "$TMP/s5wide" &&
     tr ',' '\n' < "$TMP/s5wide/run.json" | awk -F': *' '/"milnor_tables_peak_bytes"/ { m = $NF } /"peak_rss_bytes"/ { r = $NF }
         END { printf "milnor tables %d bytes, peak RSS %d MB\n", m, r / 1048576; exit !(m < 1048576 && r < 200 * 1048576) }' > "$TMP/wide"

@@ -208,8 +208,7 @@ static int resolve_run(resolve_args *a, outdir *dir)
     /* --time-limit counts from the command's start; one process checks it during the start-up
      * too (the Milnor tables and their flat copy: seconds at stem 400), ranks from their steps */
     if (a->limits.time_limit > 0 && rt_mpi_size() == 1) milnor_set_deadline(a->limits.start + a->limits.time_limit);
-    int rc = res_init_prime(&res, a->region, a->stem, a->max_s, (deg_t)a->max_t, a->out, 1, a->alg,
-                            a->fdm ? fdm_prime(a->fdm) : 2);
+    int rc = res_init_module(&res, a->region, a->stem, a->max_s, (deg_t)a->max_t, a->out, 1, a->alg, a->fdm);
     if (rc == 0) keep_stages_save(&res, a->keep);
     if (rc == 0) rc = res_set_module(&res, a->fdm, a->module_name);
     if (rc == MILNOR_STOPPED)
@@ -230,7 +229,7 @@ static int resolve_with(resolve_args *a, long stem, long max_s, long max_t)
     deg_t shift = res_module_shift(a->fdm);
     if ((prc = resolve_region(a, stem, max_s, max_t, shift)) != 0) return prc;
     if ((prc = cli_check_env(a->verbose)) != 0) return prc;
-    uint64_t setup_bytes = res_setup_bytes(a->region, a->stem, a->max_s, (deg_t)a->max_t, a->fdm ? fdm_prime(a->fdm) : 2);
+    uint64_t setup_bytes = res_setup_bytes(a->region, a->stem, a->max_s, (deg_t)a->max_t, a->fdm);
     uint64_t least = admission_min_budget(setup_bytes);
     if (a->limits.memory_budget && a->limits.memory_budget < least)
         return cli_usage_error("--memory: %llu bytes are less than this region needs for its tables and one "
