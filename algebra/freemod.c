@@ -8,6 +8,7 @@ int freemod_init(freemod *F, const milnor_basis *A, deg_t max_t)
     F->max_t = max_t;
     F->A = A;
     F->dim = A->dim;
+    F->top = milnor_profile_top_degree(&A->profile);
     F->bytewise = 0;
     F->ngens = calloc((size_t)max_t + 1, sizeof *F->ngens);
     F->gens = calloc((size_t)max_t + 1, sizeof *F->gens);
@@ -52,6 +53,7 @@ void freemod_set_gens(freemod *F, deg_t t, uint32_t n, fm_gen *gens)
 void freemod_use_dims(freemod *F, const uint32_t *dim)
 {
     F->dim = dim;
+    F->top = -1;
     F->bytewise = 1;
 }
 
@@ -60,7 +62,7 @@ uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below)
     uint64_t dim = 0;
     if (below > t + 1) below = t + 1;
     if (below > F->max_t + 1) below = F->max_t + 1;
-    for (deg_t u = 0; u < below; u++)   /* A->dim[t - u] is read only where there are generators */
+    for (deg_t u = freemod_first(F, t); u < below; u++)   /* A->dim[t - u] read only where there are generators */
         if (F->ngens[u]) dim += (uint64_t)F->ngens[u] * F->dim[t - u];
     return dim;
 }

@@ -32,6 +32,7 @@ typedef struct freemod {
     fm_gen **gens;          /* gens[t][i] */
     const milnor_basis *A;
     const uint32_t *dim;    /* dim[d] of the algebra's basis in degree d (A->dim at p = 2) */
+    deg_t top;              /* dim[d] = 0 for d > top (a profile's finite B), -1: no such bound */
     int bytewise;           /* odd p: images are byte vectors (memory account) */
 } freemod;
 
@@ -42,8 +43,12 @@ void freemod_clear(freemod *F);
 void freemod_use_dims(freemod *F, const uint32_t *dim);
 /* Publishes n generators of degree t with the given images (ownership of img passes). */
 void freemod_set_gens(freemod *F, deg_t t, uint32_t n, fm_gen *gens);
-/* dim of F in degree t counting only generators of degree < below. */
+/* dim of F in degree t counting only generators of degree < below (those of degree < t - top
+ * add nothing: the loop starts at t - top). */
 uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below);
+/* The lowest degree of a generator whose block in degree t may be non-empty: t - top, or 0. */
+static inline deg_t freemod_first(const freemod *F, deg_t t)
+{ return F->top >= 0 && t > F->top ? t - F->top : 0; }
 /* Offset of generator (u, i) in the degree-t basis. */
 static inline uint64_t freemod_offset(const freemod *F, deg_t t, deg_t u, uint32_t i)
 { return freemod_dim(F, t, u) + (uint64_t)i * F->dim[t - u]; }

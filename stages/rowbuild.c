@@ -27,27 +27,35 @@ static int push_term(row_build *b, milnor_term term)
 }
 
 /* Terms of d(g) for generator (u, i) of F_src: one per set bit, Sq(S) g' landing at the
- * block of g' in the degree-t basis of F_{src-1}. Appends to b->terms (grown as needed). */
+ * block of g' in the degree-t basis of F_{src-1}, in the order of the bits. Appends to
+ * b->terms (grown as needed). */
 static int add_generator_terms(row_build *b, const resolution *res, int src, deg_t t, deg_t u,
                                uint32_t i)
 {
     const freemod *tgt = &res->F[src - 1];
     const fm_gen *g = &res->F[src].gens[u][i];
-    uint64_t off = 0, vbase = 0;    /* vbase = freemod_dim(tgt, t, v), kept as v grows */
-    for (deg_t v = 0; v < u && off < g->bits; v++) {
-        if (!tgt->ngens[v]) continue;   /* (A.dim[u - v] need not exist for such v) */
-        uint32_t blen = res->A.dim[u - v];
-        const uint64_t tlen = tgt->dim[t - v];
-        for (uint32_t k = 0; k < tgt->ngens[v] && off < g->bits; k++, off += blen) {
-            uint64_t col = vbase + (uint64_t)k * tlen;      /* freemod_offset(tgt, t, v, k) */
-            for (uint32_t j = 0; j < blen && off + j < g->bits; j++) {
-                uint64_t bit = off + j;
-                if (!f2vec_get(g->img, bit)) continue;
-                if (push_term(b, (milnor_term){ (uint32_t)(u - v), j, (uint32_t)col }) != 0) return -1;
+    /* d(g) starts with the blocks of the generators of degree >= u - top (freemod_first); the
+     * cursor is at block k of degree v, which holds the bits off .. off + blen of d(g) and
+     * starts at column vbase + k tlen in degree t (freemod_offset(tgt, t, v, k)) */
+    deg_t v = freemod_first(tgt, u) - 1;
+    uint64_t off = 0, vbase = freemod_dim(tgt, t, v + 1), tlen = 0;
+    uint32_t k = 0, nk = 0, blen = 0;
+    size_t words = f2vec_words(g->bits);
+    for (size_t w = 0; w < words; w++)
+        for (uint64_t word = g->img[w] & (w + 1 < words || !(g->bits & 63) ? ~0ull : (1ull << (g->bits & 63)) - 1);
+             word; word &= word - 1) {
+            uint64_t bit = (uint64_t)w * 64 + (uint64_t)__builtin_ctzll(word);
+            while (bit >= off + blen) {     /* the block holding bit (d(g) has no bit past its last) */
+                off += blen;
+                if (++k >= nk) {
+                    vbase += (uint64_t)nk * tlen;
+                    while (!tgt->ngens[++v]) {} /* (A.dim[u - v] need not exist where there is none) */
+                    k = 0, nk = tgt->ngens[v], blen = res->A.dim[u - v], tlen = tgt->dim[t - v];
+                }
             }
+            milnor_term term = { (uint32_t)(u - v), (uint32_t)(bit - off), (uint32_t)(vbase + (uint64_t)k * tlen) };
+            if (push_term(b, term) != 0) return -1;
         }
-        vbase += (uint64_t)tgt->ngens[v] * tlen;
-    }
     return 0;
 }
 
@@ -86,7 +94,7 @@ static int append_rows(row_build *b, const resolution *res, int src, deg_t t, de
     b->jobs = nj;
     b->jobcap = (size_t)b->nrows + total + 1;
     uint32_t base = 0, k = 0;   /* base: index of the current block's first element */
-    for (deg_t u = 0; u < below; u++)
+    for (deg_t u = freemod_first(F, t); u < below; u++)     /* blocks below it are empty: no rows */
         for (uint32_t i = 0; i < F->ngens[u]; i++) {
             uint32_t blen = res->A.dim[t - u];
             if (sel && (k >= nsel || sel[k] >= base + blen)) {
