@@ -72,7 +72,10 @@ static int try_admit(admission *a, admission_ticket *k)
 {
     if (a->in_flight > 0 && a->budget) {
         int64_t taken = a->baseline + memacct_total() - memacct_current(MEM_INFLIGHT) + (int64_t)a->reserved;
-        int64_t rss = rss_now();
+        /* the peak resident set (getrusage: no file to read under the lock) bounds the present
+         * one; /proc/self/statm only when that bound leaves too little room */
+        int64_t rss = memacct_peak_rss();
+        if (rss + (int64_t)k->bytes > (int64_t)a->budget) rss = rss_now();
         if ((rss > taken ? rss : taken) + (int64_t)k->bytes > (int64_t)a->budget) return 0;
     }
     take(a, k);

@@ -130,7 +130,10 @@ int res_set_module(resolution *res, fd_module *m, const char *name)
     /* over B the free modules' blocks are B's basis (res_init_module built it, res_init A's) */
     if (!m->has_profile || milnor_profile_equal(&res->A.profile, &m->A.profile)) return 0;
     int rc = res_use_basis(res, res->A.max_degree, &m->A.profile);
-    for (int s = 0; rc == 0 && s <= res->max_s; s++) res->F[s].dim = res->A.dim;
+    for (int s = 0; rc == 0 && s <= res->max_s; s++) {
+        res->F[s].dim = res->A.dim;
+        res->F[s].top = milnor_profile_top_degree(&res->A.profile);
+    }
     return rc;
 }
 
@@ -468,7 +471,9 @@ long res_load_stages(resolution *res)
                                                        sizeof err) != STAGE_OK)
             fprintf(stderr, "extflow: %s\n", err);
     }
-    for (deg_t t = 0; t <= res->max_t && !res->failed; t++)
+    /* a fresh directory (no stage file, no journal record) has nothing to load: no open per bidegree */
+    int any = stage_dir_has_files(res->outdir, STAGE_DIFFERENTIAL) || memchr(res->empty_done, 1, cells);
+    for (deg_t t = 0; any && t <= res->max_t && !res->failed; t++)
         for (int s = 0; s <= res->max_s && s <= t && !res->failed; s++) {
             if (!res_in_region(res, s, t)) continue;
             int left = t - 1 < s || *res_done(res, s, t - 1);

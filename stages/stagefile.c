@@ -682,6 +682,20 @@ static int remove_temporaries_in(const char *dir)
     return removed;
 }
 
+int stage_dir_has_files(const char *outdir, int kind)
+{
+    char dir[4200];
+    const char *name = stage_kind_name(kind);
+    if (!outdir || !name) return 1;
+    snprintf(dir, sizeof dir, "%s/stages/%s", outdir, name);
+    DIR *d = opendir(dir);
+    if (!d) return errno != ENOENT;
+    int any = 0;
+    for (struct dirent *e; !any && (e = readdir(d)) != NULL;) any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return any;
+}
+
 int stage_remove_temporaries(const char *outdir)
 {
     char dir[4200];

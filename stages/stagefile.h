@@ -122,6 +122,9 @@ int stage_expect(const stage_header *h, int kind, int s, int t, uint64_t module_
 
 /* "<outdir>/stages/<kindname>/<s>_<t>.zst"; STAGE_EINVAL if kind is unknown or buf small. */
 int stage_path(char *buf, size_t size, const char *outdir, int kind, int s, int t);
+/* Does outdir/stages/<kindname>/ hold any entry (1 also when it cannot be read, 0 when it is
+ * missing or empty)? A fresh run's load skips its one open per bidegree when it holds none. */
+int stage_dir_has_files(const char *outdir, int kind);
 /* Removes temporaries ("*.tmp.*") a killed writer left in outdir and outdir/stages/<kind>/;
  * call it only while holding the directory's lock. Returns how many were removed. */
 int stage_remove_temporaries(const char *outdir);
