@@ -401,6 +401,10 @@ int res_nassau_finish(step_ctx *c)
     uint32_t n = c->n_new;
     c->new_gens = NULL;
     c->n_new = 0;
+    if (gens) {     /* sized for every zero-signature cycle; the table stays as long as the run */
+        fm_gen *fit = realloc(gens, (size_t)(n ? n : 1) * sizeof *gens);
+        if (fit) gens = fit;
+    }
     if (!gens && !(gens = calloc(1, sizeof *gens))) {
         res_fail(res, "out of memory finishing step (%d,%d)", c->ch.s, c->ch.t);
         return -1;

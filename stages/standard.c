@@ -323,6 +323,10 @@ int res_step_finish(step_ctx *c)
         n++;
     }
     drop_kernel(K, Kp);
+    if (n < src.rows) {     /* the table stays as long as the run: no room for the kernel's other rows */
+        fm_gen *fit = realloc(gens, (size_t)(n ? n : 1) * sizeof *gens);
+        if (fit) gens = fit;
+    }
     return res_publish(res, s, t, n, gens, width);
 oom:
     res_fail(res, "out of memory finishing step (%d,%d)", s, t);
