@@ -137,6 +137,7 @@ static int multiply_inline(const rt_chain_run *run, chain *c)
     if (!c->kind->multiply_here || c->batch) return 0;
     if (c->kind->parts && c->kind->parts(c) >= 2) return 0;     /* worth their own workers */
     if (!c->build && (!c->build_p || !run->mul->pbasis_words)) return 1;
+    if (c->build && (c->build->nterms == 0 || c->build->ncols == 0)) return 1;     /* nothing to multiply */
     uint64_t pairs;
     rt_chunking k = c->build ? rt_mul_chunking(run->mul, c->build, &pairs)
                              : rt_mul_chunking_p(run->mul, c->build_p, &pairs);

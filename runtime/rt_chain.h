@@ -11,8 +11,9 @@
  * function of its inputs alone, so outputs never depend on it.
  *
  * Small chains. For a kind with multiply_here, a chain whose rows are at most one CPU chunk
- * that no GPU would take (most of a lift's target steps) multiplies and finishes in its plan's
- * task; EXTFLOW_LIFT_INLINE_PAIRS=N replaces that rule (inline exactly below N pairs; 0: never).
+ * that no GPU would take (most of a lift's target steps, the small standard steps of a
+ * resolution) multiplies and finishes in its plan's task; EXTFLOW_LIFT_INLINE_PAIRS=N replaces
+ * that rule (inline exactly below N pairs; 0: never).
  * A chain whose plan failed ends in its plan's task too.
  *
  * Policy (chain_policy): admission under --memory and --time-limit (admission.h) from each plan

@@ -48,6 +48,8 @@ static int nassau_finish(chain *c)
 static uint32_t nassau_finish_parts(chain *c) { return res_nassau_finish_parts(ctx_of(c)); }
 static void nassau_finish_part(chain *c, uint32_t k, uint32_t n) { res_nassau_finish_part(ctx_of(c), k, n); }
 static int edge_finish(chain *c) { (void)c; return 0; }
+/* a small step's rows (one CPU chunk at most) on its plan's worker, the rest of it there too */
+static void multiply_here(chain *c) { rb_multiply_all(&ctx_of(c)->build, &ctx_of(c)->res->A); }
 static int pre_plan(chain *c) { return res_pre_plan(begin(c)); }
 static int pre_reduce(chain *c) { return res_pre_reduce(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
 /* odd p (standard_p.h): plan multiplies on its own worker; reduce as at p = 2; finish the same */
@@ -156,8 +158,10 @@ static void nassau_reads(void *owner, int s, deg_t t, chain_reads *out)
 #define STEP_KIND(NAME, FAMILY, PLAN, REDUCE, FINISH, CLEAR, DEPS, FOOTPRINT, READS)                              \
     { .name = NAME, .family = FAMILY, .size = sizeof(step_ctx), .plan = PLAN, .reduce = REDUCE, .finish = FINISH, \
       .clear = CLEAR, .deps = DEPS, .footprint = FOOTPRINT, .reads = READS }
-const chain_kind step_standard = STEP_KIND("standard", CHAIN_STEP, standard_plan, standard_reduce, standard_finish,
-                                           clear, standard_deps, standard_footprint, standard_reads);
+const chain_kind step_standard = { .name = "standard", .family = CHAIN_STEP, .size = sizeof(step_ctx),
+                                   .plan = standard_plan, .reduce = standard_reduce, .finish = standard_finish,
+                                   .clear = clear, .deps = standard_deps, .footprint = standard_footprint,
+                                   .multiply_here = multiply_here, .reads = standard_reads };
 /* Nassau's, with its finish in parts where it is large (nassau.h) */
 const chain_kind step_nassau = { .name = "nassau", .family = CHAIN_STEP, .size = sizeof(step_ctx), .plan = nassau_plan,
                                  .reduce = nassau_reduce, .finish = nassau_finish, .clear = clear, .deps = nassau_deps,
