@@ -174,21 +174,30 @@ sched_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, c
     }
 }
 
+/* The dynamic shared memory a launch may ask for: want, or above 48 KiB (where a kernel must
+ * opt in) at most the device's opt-in limit less 8 KiB for the kernels' static arrays (~3-5 KB). */
+static cudaError_t shared_budget(uint32_t want, uint32_t *budget)
+{
+    *budget = want;
+    if (want <= MK_SHARED_DEFAULT) return cudaSuccess;
+    int dev = 0, optin = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e != cudaSuccess) return e;
+    const uint32_t room = optin > 8192 ? (uint32_t)optin - 8192 : 0;
+    if (*budget > room) *budget = room;
+    return cudaSuccess;
+}
+
 /* The shared kernel's launch: scratch (bins, histogram, cursors, order) from the stream's
  * memory pool, passes 1-3, then pass 4 with rows in shared memory when J >= 1. */
 static int launch_shared(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
                          const milnor_term *terms, uint64_t *rows, uint32_t stride, const milnor_cuda_cfg *c,
                          cudaStream_t st)
 {
-    uint32_t budget = c->shared_bytes ? c->shared_bytes : MK_SHARED_DEFAULT;
-    if (budget > MK_SHARED_DEFAULT) {   /* above 48 KiB a kernel must opt in, up to the device's limit */
-        int dev = 0, optin = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
-            return (int)cudaGetLastError();
-        uint32_t room = optin > 8192 ? (uint32_t)optin - 8192 : 0;   /* static arrays: ~3 KB */
-        if (budget > room) budget = room;
-    }
+    uint32_t budget;
+    if (shared_budget(c->shared_bytes ? c->shared_bytes : MK_SHARED_DEFAULT, &budget) != cudaSuccess)
+        return (int)cudaGetLastError();
     const uint32_t J = mk_jobs_per_block(c->threads_per_job, stride, budget);
     const uint32_t Jg = MK_BLOCK / c->threads_per_job;             /* the global path's */
     const uint32_t per_block = J ? J : Jg;
@@ -296,15 +305,9 @@ static int launch_halves(const uint32_t *flat_basis, const milnor_row_job *jobs,
                          const milnor_term *terms, uint64_t *rows, uint32_t stride, const milnor_cuda_cfg *c,
                          cudaStream_t st)
 {
-    uint32_t budget = c->shared_bytes ? c->shared_bytes : MH_POOL_DEFAULT;
-    if (budget > MK_SHARED_DEFAULT) {
-        int dev = 0, optin = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
-            return (int)cudaGetLastError();
-        uint32_t room = optin > 8192 ? (uint32_t)optin - 8192 : 0;   /* static arrays: ~4 KB */
-        if (budget > room) budget = room;
-    }
+    uint32_t budget;
+    if (shared_budget(c->shared_bytes ? c->shared_bytes : MH_POOL_DEFAULT, &budget) != cudaSuccess)
+        return (int)cudaGetLastError();
     const uint32_t cap = budget / (uint32_t)sizeof(mh_half);
     const size_t dyn = (size_t)cap * sizeof(mh_half);
     const uint64_t blocks = ((uint64_t)njobs + MH_JOBS - 1) / MH_JOBS;
