@@ -6,6 +6,7 @@
 #include "algebra/milnor_sched.h"
 
 #include "algebra/cuda_host.h"
+#include <cub/device/device_scan.cuh>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,6 +323,104 @@ static int launch_halves(const uint32_t *flat_basis, const milnor_row_job *jobs,
     return (int)cudaGetLastError();
 }
 
+/* The refill kernel: every (job, term, part) item of the launch in one queue. pre[j] is the
+ * first item of job j (pre[njobs] = all of them; an inclusive scan of n_terms x nparts). A
+ * thread runs its item one term at a time, one term per turn of its loop: a thread whose item
+ * is over takes the next item in the same turn (its warp's threads that need one take
+ * consecutive items with one atomicAdd), so a warp's threads stay busy together until the
+ * queue is empty, instead of waiting for the warp's longest search. */
+__global__ static void items_kernel(const milnor_row_job *jobs, uint32_t njobs, uint32_t nparts,
+                                    unsigned long long *count)
+{
+    const uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < njobs) count[j] = (unsigned long long)jobs[j].n_terms * nparts;
+}
+
+__global__ static void __launch_bounds__(MK_BLOCK)
+refill_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, const milnor_term *terms,
+              const unsigned long long *pre, unsigned long long *next, unsigned long long *rows, uint32_t stride,
+              uint32_t nparts)
+{
+    const flat_parts fp = flat_parts_of(flat);
+    const unsigned long long nitems = pre[njobs];
+    const uint32_t lane = threadIdx.x & 31;
+    mk_item it;
+    unsigned long long *row = NULL;
+    bool have = false;
+    for (;;) {
+        const unsigned active = __activemask();
+        const unsigned need = __ballot_sync(active, !have);
+        if (need) {
+            const int leader = __ffs(need) - 1;
+            unsigned long long base = 0;
+            if ((int)lane == leader) base = atomicAdd(next, (unsigned long long)__popc(need));
+            base = __shfl_sync(active, base, leader);
+            if (!have) {
+                const unsigned long long item = base + __popc(need & ((1u << lane) - 1));
+                if (item >= nitems) break;
+                uint32_t lo = 0, hi = njobs;            /* the last job j with pre[j] <= item */
+                while (hi - lo > 1) {
+                    const uint32_t mid = (lo + hi) / 2;
+                    if (pre[mid] <= item) lo = mid;
+                    else hi = mid;
+                }
+                const uint64_t in = item - pre[lo];
+                const milnor_row_job job = jobs[lo];
+                const milnor_term tm = terms[job.first_term + (uint32_t)(in / nparts)];
+                mk_item_start(&it, fp.g, &fp.elts[fp.first[job.r_deg] + job.r_idx],
+                              &fp.elts[fp.first[tm.s_deg] + tm.s_idx], tm.col_offset, (uint32_t)(in % nparts), nparts);
+                row = rows + (uint64_t)lo * stride;
+                have = true;
+            }
+        }
+        uint32_t bit;
+        if (mk_item_next(&it, &bit)) flip_bit_atomic(row, bit);
+        else have = false;
+    }
+}
+
+/* The refill kernel's launch: the items' scan and the queue's counter in scratch from the
+ * stream's memory pool; as many blocks as fit the device at once (fewer for a small launch). */
+static int launch_refill(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
+                         const milnor_term *terms, uint64_t *rows, uint32_t stride, int one_row,
+                         const milnor_cuda_cfg *c, cudaStream_t st)
+{
+    static int resident = 0;                            /* blocks the device runs at once */
+    if (__atomic_load_n(&resident, __ATOMIC_RELAXED) == 0) {
+        int dev = 0, sms = 0, per_sm = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, refill_kernel, MK_BLOCK, 0) != cudaSuccess)
+            return (int)cudaGetLastError();
+        __atomic_store_n(&resident, sms * (per_sm > 0 ? per_sm : 1), __ATOMIC_RELAXED);
+    }
+    size_t scan_bytes = 0;
+    unsigned long long *pre = NULL;
+    cudaError_t e = cub::DeviceScan::InclusiveSum(NULL, scan_bytes, pre, pre, njobs, st);
+    if (e != cudaSuccess) return (int)e;
+    /* scratch: pre[0..njobs], next, then the scan's temporary storage */
+    void *buf = NULL;
+    if ((e = cudaMallocAsync(&buf, ((size_t)njobs + 2) * 8 + scan_bytes, st)) != cudaSuccess) return (int)e;
+    pre = (unsigned long long *)buf;
+    unsigned long long *next = pre + njobs + 1;
+    void *scan_tmp = next + 1;
+    const uint32_t jb = (njobs + MK_BLOCK - 1) / MK_BLOCK;
+    const uint64_t want = ((uint64_t)njobs * c->nparts + MK_BLOCK - 1) / MK_BLOCK;    /* at least a job a thread */
+    const uint32_t blocks = (uint32_t)(want < (uint64_t)resident ? (want ? want : 1) : resident);
+    if ((e = cudaMemsetAsync(pre, 0, 8, st)) != cudaSuccess ||
+        (e = cudaMemsetAsync(next, 0, 8, st)) != cudaSuccess ||
+        (e = cudaMemsetAsync(rows, 0, (size_t)(one_row ? 1 : njobs) * stride * sizeof *rows, st)) != cudaSuccess)
+        goto out;
+    items_kernel<<<jb, MK_BLOCK, 0, st>>>(jobs, njobs, c->nparts, pre + 1);
+    if ((e = cub::DeviceScan::InclusiveSum(scan_tmp, scan_bytes, pre + 1, pre + 1, njobs, st)) != cudaSuccess) goto out;
+    refill_kernel<<<blocks, MK_BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms, pre, next, (unsigned long long *)rows,
+                                               one_row ? 0 : stride, c->nparts);
+    e = cudaGetLastError();
+out:
+    cudaError_t f = cudaFreeAsync(buf, st);
+    return (int)(e != cudaSuccess ? e : f);
+}
+
 /* The configuration used when the caller gives none: EXTFLOW_GPU_SPLIT="threads_per_job,parts"
  * and EXTFLOW_GPU_KERNEL=atomic|shared (read once), else the defaults (milnor_cuda.h). */
 static milnor_cuda_cfg the_default_cfg = { MILNOR_CUDA_THREADS_PER_JOB, MILNOR_CUDA_PARTS, MILNOR_CUDA_KERNEL_DEFAULT, 0 };
@@ -334,6 +433,7 @@ static void read_default_cfg(void)
     if (k && strcmp(k, "atomic") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_ATOMIC;
     else if (k && strcmp(k, "shared") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_SHARED;
     else if (k && strcmp(k, "halves") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_HALVES;
+    else if (k && strcmp(k, "refill") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_REFILL;
 }
 
 static milnor_cuda_cfg default_cfg(void)
@@ -366,6 +466,8 @@ static int launch(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32
         return launch_shared(flat_basis, jobs, njobs, terms, rows, stride_words, &c, st);
     if (c.kernel == MILNOR_CUDA_KERNEL_HALVES && !one_row)
         return launch_halves(flat_basis, jobs, njobs, terms, rows, stride_words, &c, st);
+    if (c.kernel == MILNOR_CUDA_KERNEL_REFILL)
+        return launch_refill(flat_basis, jobs, njobs, terms, rows, stride_words, one_row, &c, st);
     uint64_t blocks = ((uint64_t)njobs * c.threads_per_job + BLOCK - 1) / BLOCK;
     if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
     cudaError_t e = cudaMemsetAsync(rows, 0, (size_t)(one_row ? 1 : njobs) * stride_words * sizeof *rows, st);

@@ -6,7 +6,7 @@
  *
  * Data: the basis is a flat buffer (milnor_flat_write) already on the device; jobs, terms and
  * rows are device arrays in milnor.h's layouts; rows are njobs x stride packed 64-bit words,
- * written entirely by a launch (what they held before does not matter). Three kernels:
+ * written entirely by a launch (what they held before does not matter). Four kernels:
  *
  *   atomic (the default; EXTFLOW_GPU_KERNEL=atomic): rows zeroed by a memset, then
  *     threads_per_job threads per job, in job order, share its items (term k, part p): each
@@ -32,6 +32,13 @@
  *     the pool runs the search (items (term, part), nparts parts) after the rounds. The
  *     enumeration, the test and the rounds are algebra/milnor_halves.h's, compiled for the
  *     host too (tests/t-milnor-halves.c: against a brute force and the CPU product).
+ *   refill (EXTFLOW_GPU_KERNEL=refill): every item (job, term, part) of the launch in one
+ *     queue (a scan of the jobs' item counts, CUB, in scratch from the stream's memory pool);
+ *     as many blocks as the device holds at once; a thread advances its item by one term a
+ *     turn (global 64-bit atomic XOR, rows zeroed first) and, once the item is over, takes the
+ *     next in the same turn (a warp's threads that need one take consecutive items with one
+ *     atomicAdd), so a warp's threads end together instead of waiting for its longest search.
+ *     threads_per_job is ignored; nparts splits each product's search as in `atomic`.
  * Grid sizes are computed in 64 bits and checked.
  *
  * Nothing here knows StarPU: the codelet passes StarPU's per-worker stream as `stream`.
@@ -49,9 +56,9 @@ extern "C" {
 /* Number of usable CUDA devices (0 when there is no driver or no device). */
 int milnor_cuda_device_count(void);
 
-/* Kernels (see above): 0 in a cfg means the default, EXTFLOW_GPU_KERNEL=atomic|shared|halves or else
+/* Kernels (see above): 0 in a cfg means the default, EXTFLOW_GPU_KERNEL=atomic|shared|halves|refill or else
  * MILNOR_CUDA_KERNEL_DEFAULT. */
-enum { MILNOR_CUDA_KERNEL_ATOMIC = 1, MILNOR_CUDA_KERNEL_SHARED = 2, MILNOR_CUDA_KERNEL_HALVES = 3 };
+enum { MILNOR_CUDA_KERNEL_ATOMIC = 1, MILNOR_CUDA_KERNEL_SHARED = 2, MILNOR_CUDA_KERNEL_HALVES = 3, MILNOR_CUDA_KERNEL_REFILL = 4 };
 #define MH_POOL_DEFAULT (40u << 10)     /* halves kernel: bytes of R-halves per block */
 #define MILNOR_CUDA_KERNEL_DEFAULT MILNOR_CUDA_KERNEL_ATOMIC
 
