@@ -328,7 +328,9 @@ static int launch_halves(const uint32_t *flat_basis, const milnor_row_job *jobs,
  * thread runs its item one term at a time, one term per turn of its loop: a thread whose item
  * is over takes the next item in the same turn (its warp's threads that need one take
  * consecutive items with one atomicAdd), so a warp's threads stay busy together until the
- * queue is empty, instead of waiting for the warp's longest search. */
+ * queue is empty, instead of waiting for the warp's longest search. STEP (the step kernel):
+ * a turn is one step of the search (mk_item_step), so the threads of a warp also stay
+ * together between terms. */
 __global__ static void items_kernel(const milnor_row_job *jobs, uint32_t njobs, uint32_t nparts,
                                     unsigned long long *count)
 {
@@ -336,6 +338,7 @@ __global__ static void items_kernel(const milnor_row_job *jobs, uint32_t njobs, 
     if (j < njobs) count[j] = (unsigned long long)jobs[j].n_terms * nparts;
 }
 
+template <bool STEP>
 __global__ static void __launch_bounds__(MK_BLOCK)
 refill_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, const milnor_term *terms,
               const unsigned long long *pre, unsigned long long *next, unsigned long long *rows, uint32_t stride,
@@ -374,13 +377,15 @@ refill_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, 
             }
         }
         uint32_t bit;
-        if (mk_item_next(&it, &bit)) flip_bit_atomic(row, bit);
-        else have = false;
+        const int r = STEP ? mk_item_step(&it, &bit) : mk_item_next(&it, &bit);
+        if (r == 1) flip_bit_atomic(row, bit);
+        else if (r == 0) have = false;
     }
 }
 
 /* The refill kernel's launch: the items' scan and the queue's counter in scratch from the
  * stream's memory pool; as many blocks as fit the device at once (fewer for a small launch). */
+template <bool STEP>
 static int launch_refill(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
                          const milnor_term *terms, uint64_t *rows, uint32_t stride, int one_row,
                          const milnor_cuda_cfg *c, cudaStream_t st)
@@ -390,7 +395,7 @@ static int launch_refill(const uint32_t *flat_basis, const milnor_row_job *jobs,
         int dev = 0, sms = 0, per_sm = 0;
         if (cudaGetDevice(&dev) != cudaSuccess ||
             cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, refill_kernel, MK_BLOCK, 0) != cudaSuccess)
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, refill_kernel<STEP>, MK_BLOCK, 0) != cudaSuccess)
             return (int)cudaGetLastError();
         __atomic_store_n(&resident, sms * (per_sm > 0 ? per_sm : 1), __ATOMIC_RELAXED);
     }
@@ -413,7 +418,7 @@ static int launch_refill(const uint32_t *flat_basis, const milnor_row_job *jobs,
         goto out;
     items_kernel<<<jb, MK_BLOCK, 0, st>>>(jobs, njobs, c->nparts, pre + 1);
     if ((e = cub::DeviceScan::InclusiveSum(scan_tmp, scan_bytes, pre + 1, pre + 1, njobs, st)) != cudaSuccess) goto out;
-    refill_kernel<<<blocks, MK_BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms, pre, next, (unsigned long long *)rows,
+    refill_kernel<STEP><<<blocks, MK_BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms, pre, next, (unsigned long long *)rows,
                                                one_row ? 0 : stride, c->nparts);
     e = cudaGetLastError();
 out:
@@ -434,6 +439,7 @@ static void read_default_cfg(void)
     else if (k && strcmp(k, "shared") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_SHARED;
     else if (k && strcmp(k, "halves") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_HALVES;
     else if (k && strcmp(k, "refill") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_REFILL;
+    else if (k && strcmp(k, "step") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_STEP;
 }
 
 static milnor_cuda_cfg default_cfg(void)
@@ -467,7 +473,9 @@ static int launch(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32
     if (c.kernel == MILNOR_CUDA_KERNEL_HALVES && !one_row)
         return launch_halves(flat_basis, jobs, njobs, terms, rows, stride_words, &c, st);
     if (c.kernel == MILNOR_CUDA_KERNEL_REFILL)
-        return launch_refill(flat_basis, jobs, njobs, terms, rows, stride_words, one_row, &c, st);
+        return launch_refill<false>(flat_basis, jobs, njobs, terms, rows, stride_words, one_row, &c, st);
+    if (c.kernel == MILNOR_CUDA_KERNEL_STEP)
+        return launch_refill<true>(flat_basis, jobs, njobs, terms, rows, stride_words, one_row, &c, st);
     uint64_t blocks = ((uint64_t)njobs * c.threads_per_job + BLOCK - 1) / BLOCK;
     if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
     cudaError_t e = cudaMemsetAsync(rows, 0, (size_t)(one_row ? 1 : njobs) * stride_words * sizeof *rows, st);

@@ -6,7 +6,7 @@
  *
  * Data: the basis is a flat buffer (milnor_flat_write) already on the device; jobs, terms and
  * rows are device arrays in milnor.h's layouts; rows are njobs x stride packed 64-bit words,
- * written entirely by a launch (what they held before does not matter). Four kernels:
+ * written entirely by a launch (what they held before does not matter). Five kernels:
  *
  *   atomic (the default; EXTFLOW_GPU_KERNEL=atomic): rows zeroed by a memset, then
  *     threads_per_job threads per job, in job order, share its items (term k, part p): each
@@ -39,6 +39,9 @@
  *     next in the same turn (a warp's threads that need one take consecutive items with one
  *     atomicAdd), so a warp's threads end together instead of waiting for its longest search.
  *     threads_per_job is ignored; nparts splits each product's search as in `atomic`.
+ *   step (EXTFLOW_GPU_KERNEL=step): as refill, but a turn is one step of the search
+ *     (mm_step: place a cell's value or advance it), not a whole term: a warp's threads
+ *     also stay together between terms, where each runs a different number of steps.
  * Grid sizes are computed in 64 bits and checked.
  *
  * Nothing here knows StarPU: the codelet passes StarPU's per-worker stream as `stream`.
@@ -56,9 +59,10 @@ extern "C" {
 /* Number of usable CUDA devices (0 when there is no driver or no device). */
 int milnor_cuda_device_count(void);
 
-/* Kernels (see above): 0 in a cfg means the default, EXTFLOW_GPU_KERNEL=atomic|shared|halves|refill or else
+/* Kernels (see above): 0 in a cfg means the default, EXTFLOW_GPU_KERNEL=atomic|shared|halves|refill|step or else
  * MILNOR_CUDA_KERNEL_DEFAULT. */
-enum { MILNOR_CUDA_KERNEL_ATOMIC = 1, MILNOR_CUDA_KERNEL_SHARED = 2, MILNOR_CUDA_KERNEL_HALVES = 3, MILNOR_CUDA_KERNEL_REFILL = 4 };
+enum { MILNOR_CUDA_KERNEL_ATOMIC = 1, MILNOR_CUDA_KERNEL_SHARED = 2, MILNOR_CUDA_KERNEL_HALVES = 3, MILNOR_CUDA_KERNEL_REFILL = 4,
+       MILNOR_CUDA_KERNEL_STEP = 5 };
 #define MH_POOL_DEFAULT (40u << 10)     /* halves kernel: bytes of R-halves per block */
 #define MILNOR_CUDA_KERNEL_DEFAULT MILNOR_CUDA_KERNEL_ATOMIC
 

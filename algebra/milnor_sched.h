@@ -185,6 +185,27 @@ MILNOR_HD static inline int mk_item_next(mk_item *it, uint32_t *bit)
     return 1;
 }
 
+/* As mk_item_next, one search step at a time (mm_step): 1 with the column of a term in *bit,
+ * MM_STEP_ON (no term this step), 0 once the item is over. */
+MILNOR_HD static inline int mk_item_step(mk_item *it, uint32_t *bit)
+{
+    if (it->state == 1) {
+        it->state = 2;
+        *bit = it->unit_bit;
+        return 1;
+    }
+    if (it->state == 2) return 0;
+    uint32_t t[2 * MM_SIDE];
+    int len = mm_step(&it->s, t);
+    if (len == MM_STEP_ON) return MM_STEP_ON;
+    if (len < 0) {
+        it->state = 2;
+        return 0;
+    }
+    *bit = it->col0 + milnor_seqno_index(it->g, it->d, t, (uint32_t)len);
+    return 1;
+}
+
 /* Shared rows: bit b of a row flips bit (b & 31) of its 32-bit word b >> 5 ... */
 MILNOR_HD static inline uint32_t mk_word32(uint32_t bit) { return bit >> 5; }
 MILNOR_HD static inline uint32_t mk_mask32(uint32_t bit) { return 1u << (bit & 31); }

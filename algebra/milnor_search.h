@@ -69,6 +69,7 @@ typedef struct mm_search {
     int k;                          /* current cell; -1 before the first matrix */
     uint32_t part, nparts;          /* mm_split: this search visits part `part` of `nparts` */
     uint32_t first_ord;             /* values the first cell has taken so far */
+    int phase;                      /* mm_step: MM_ENDS or MM_ADVANCE next at cell k */
 } mm_search;
 
 /* Places an entry x on diagonal n; 0 (and nothing placed) if it shares a bit with it. */
@@ -215,6 +216,67 @@ MILNOR_HD static inline int mm_next(mm_search *s, uint32_t *t)
             return -1;
         }
     }
+}
+
+/* The same search one elementary step at a time, for GPU warps whose threads run different
+ * searches: every call does one of two short things at cell k, so threads in the same call
+ * stay together (mm_next's loops run to the next leaf, a different number of steps for
+ * each thread). MM_ENDS: the value just given to cell k is in place; place what it completes
+ * and go to cell k + 1 (value 0), or at the last cell report the leaf; MM_ADVANCE: give cell k
+ * its next value, or clear it and go back to cell k - 1. After mm_setup and mm_split; returns
+ * the length of T (in t) at a leaf, MM_STEP_ON when this step found none, -1 when the search
+ * is over. The leaves, in order, are mm_next's. */
+enum { MM_ENDS = 0, MM_ADVANCE = 1, MM_STEP_ON = -2 };
+
+MILNOR_HD static inline int mm_step(mm_search *s, uint32_t *t)
+{
+    int k = s->k;
+    if (s->ncells <= 0) {                           /* no cells: one matrix, part 0's */
+        const int first = s->ncells == 0 && s->part == 0;
+        s->ncells = -1;
+        return first ? mm_leaf(s, t) : -1;
+    }
+    if (k < 0) {                                    /* first call */
+        s->val[k = s->k = 0] = 0;
+        s->phase = MM_ENDS;
+    }
+    const mm_cell c = s->cell[k];
+    if (s->phase == MM_ENDS) {
+        /* each arrival here with k == 0 is a new value of the first cell */
+        if ((k == 0 && s->nparts > 1 && s->first_ord++ % s->nparts != s->part) || !mm_place_ends(s, c)) {
+            s->phase = MM_ADVANCE;
+            return MM_STEP_ON;
+        }
+        if (k + 1 < s->ncells) {
+            s->val[s->k = k + 1] = 0;
+            return MM_STEP_ON;
+        }
+        const int len = mm_leaf(s, t);
+        mm_remove_ends(s, c);
+        s->phase = MM_ADVANCE;
+        return len;
+    }
+    uint32_t x = s->val[k], m;                      /* MM_ADVANCE */
+    s->rem[c.i] += x << c.j;
+    s->col[c.j] += x;
+    m = s->mask[c.n] ^= x;
+    x = ((x | m) + 1) & ~m;
+    if ((x << c.j) <= s->rem[c.i] && x <= s->col[c.j]) {
+        s->rem[c.i] -= x << c.j;
+        s->col[c.j] -= x;
+        s->mask[c.n] |= x;
+        s->val[k] = x;
+        s->phase = MM_ENDS;
+        return MM_STEP_ON;
+    }
+    s->val[k] = 0;
+    if (k == 0) {
+        s->ncells = -1;
+        return -1;
+    }
+    s->k = k - 1;
+    mm_remove_ends(s, s->cell[k - 1]);
+    return MM_STEP_ON;
 }
 
 #endif

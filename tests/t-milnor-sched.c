@@ -179,6 +179,38 @@ int main(void)
     size_t words;
     uint32_t *flat = flat_basis(&A, &words);
 
+    /* mk_item_step (one search step a call, the step kernel's) gives mk_item_next's terms in the
+     * same order, for every part of random products, unit factors included */
+    {
+        batch b;
+        batch_random(&A, &b, 300, 4, 70, 70);
+        uint64_t items = 0, terms = 0, steps = 0;
+        int same = 1;
+        for (uint32_t j = 0; j < b.njobs && same; ++j)
+            for (uint32_t k = 0; k < b.jobs[j].n_terms && same; ++k)
+                for (uint32_t np = 1; np <= 3 && same; np += 2)
+                    for (uint32_t part = 0; part < np && same; ++part) {
+                        const milnor_term *tm = &b.terms[b.jobs[j].first_term + k];
+                        const milnor_elt *R = &A.elts[b.jobs[j].r_deg][b.jobs[j].r_idx], *S = &A.elts[tm->s_deg][tm->s_idx];
+                        mk_item x, y;
+                        uint32_t bx = 0, by = 0;
+                        int rx, ry;
+                        mk_item_start(&x, A.seq_g, R, S, tm->col_offset, part, np);
+                        mk_item_start(&y, A.seq_g, R, S, tm->col_offset, part, np);
+                        ++items;
+                        do {
+                            rx = mk_item_next(&x, &bx);
+                            while ((ry = mk_item_step(&y, &by)) == MM_STEP_ON) ++steps;
+                            ++steps;
+                            same = rx == ry && (!rx || bx == by);
+                            terms += rx == 1;
+                        } while (rx && same);
+                    }
+        ok(same, "mk_item_step = mk_item_next, term by term (%llu items, %llu terms, %.1f steps a term)",
+           (unsigned long long)items, (unsigned long long)terms, terms ? (double)steps / (double)terms : 0.0);
+        batch_free(&b);
+    }
+
     /* the cost model ranks products: leaves found by the jobs of the top quarter of estimated
      * costs against those of the bottom quarter (deterministic work, unlike a timing) */
     {
