@@ -128,10 +128,11 @@ int main(void)
     double ms = 0;
     batch_all_pairs(&A, &b, 40, 0);
     b.stride = (A.dim[40] + 63) / 64;
-    /* mappings: the default (128/4), a warp per job, one thread per job, other split shapes;
+    /* mappings: the default (128/1) and the former one (128/4), a warp per job, one thread per job, other split shapes;
      * each under both kernels (atomic, shared), and the shared kernel with a row budget that
      * halves its jobs per block (3 rows) or sends its rows to global memory (1 byte) */
     static const milnor_cuda_cfg cfgs[] = {
+        {128, 1, MILNOR_CUDA_KERNEL_ATOMIC, 0},
         {128, 4, MILNOR_CUDA_KERNEL_ATOMIC, 0}, {128, 4, MILNOR_CUDA_KERNEL_SHARED, 0},
         {32, 1, MILNOR_CUDA_KERNEL_ATOMIC, 0},  {32, 1, MILNOR_CUDA_KERNEL_SHARED, 0},
         {1, 1, MILNOR_CUDA_KERNEL_ATOMIC, 0},   {1, 1, MILNOR_CUDA_KERNEL_SHARED, 0},
