@@ -7,6 +7,8 @@
 #include "stages/chain.h"
 #include "stages/secondary.h"
 
+int cl_chain_layer(const chain *c) { return c->kind->family == CHAIN_PRE; }
+
 static void fail(chain *c, const char *fmt, const char *why)
 {
     char msg[400];
@@ -21,7 +23,7 @@ static void chain_plan_cpu(void *buffers[], void *cl_arg)
     if (!c->next->admit(c)) return;     /* deferred: the runner plans it when there is room */
     uint64_t t0 = cl_profile_start();
     int ok = !chain_void(c) && c->kind->plan(c) == 0;
-    cl_profile_stop(PIECE_PLAN, t0, c->s, c->t);
+    cl_profile_stop(PIECE_PLAN, t0, c->s, c->t, cl_chain_layer(c));
     if (!c->next->after_plan(c, ok)) chain_rest_here(c, ok);
 }
 
@@ -72,7 +74,7 @@ static void chain_part_cpu(void *buffers[], void *cl_arg)
         fail(c, "internal error: a finish part of %s (%d, %d) was given %s", why);
     else if (!chain_void(c) && !cl_milnor_mul_failed())
         c->kind->finish_part(c, a->k, a->n);
-    cl_profile_stop(a->finish ? PIECE_FINISH_PART : PIECE_PART, t0, c->s, c->t);
+    cl_profile_stop(a->finish ? PIECE_FINISH_PART : PIECE_PART, t0, c->s, c->t, cl_chain_layer(c));
 }
 
 static void chain_reduce_cpu(void *buffers[], void *cl_arg)
@@ -81,7 +83,7 @@ static void chain_reduce_cpu(void *buffers[], void *cl_arg)
     uint64_t t0 = cl_profile_start();
     take_rows(c, buffers);
     int r = chain_void(c) ? CHAIN_FINISH : c->kind->reduce(c);
-    cl_profile_stop(PIECE_REDUCE, t0, c->s, c->t);
+    cl_profile_stop(PIECE_REDUCE, t0, c->s, c->t, cl_chain_layer(c));
     c->next->after_reduce(c, r < 0 ? CHAIN_FINISH : r);
 }
 
@@ -91,7 +93,7 @@ static void chain_finish_cpu(void *buffers[], void *cl_arg)
     uint64_t t0 = cl_profile_start();
     take_rows(c, buffers);
     if (!chain_void(c)) c->kind->finish(c);
-    cl_profile_stop(PIECE_FINISH, t0, c->s, c->t);
+    cl_profile_stop(PIECE_FINISH, t0, c->s, c->t, cl_chain_layer(c));
     c->next->after_finish(c);
 }
 

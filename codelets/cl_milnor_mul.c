@@ -88,7 +88,7 @@ static int cuda_launched(const struct cl_milnor_mul_args *a, int err, const char
         return 0;
     }
     pairs_on_cuda += a->pairs;
-    cl_profile_stop(PIECE_MUL_CUDA, t0, a->s, a->t);
+    cl_profile_stop(PIECE_MUL_CUDA, t0, a->s, a->t, a->layer);
     return a->verify;
 }
 
@@ -127,7 +127,7 @@ static void milnor_mul_cpu(void *buffers[], void *cl_arg)
     memset(m.rows, 0, (size_t)(a->njobs ? 1 : m.nrows) * a->stride * sizeof(uint64_t));  /* W access: not zeroed */
     milnor_mul_batch(&view, m.jobs, m.nrows, m.terms, m.rows, a->njobs ? 0 : a->stride);
     pairs_on_cpu += a->pairs;
-    cl_profile_stop(PIECE_MUL_CPU, t0, a->s, a->t);
+    cl_profile_stop(PIECE_MUL_CPU, t0, a->s, a->t, a->layer);
 }
 
 #ifdef STARPU_USE_CUDA
@@ -199,7 +199,7 @@ static void milnor_mul_p_cpu(void *buffers[], void *cl_arg)
     memset(m.rows, 0, (size_t)m.nrows * a->stride);     /* W access: not zeroed */
     milnor_p_mul_batch(A, m.jobs, m.nrows, m.terms, m.rows, a->stride);
     pairs_on_cpu += a->pairs;
-    cl_profile_stop(PIECE_MUL_CPU, t0, a->s, a->t);
+    cl_profile_stop(PIECE_MUL_CPU, t0, a->s, a->t, a->layer);
 }
 
 #ifdef STARPU_USE_CUDA

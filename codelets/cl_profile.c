@@ -15,7 +15,7 @@ static const char *const piece_name[PIECE_COUNT] = { "plan", "multiply (CPU)", "
  * longest part, finish, longest finish part */
 enum { CELL_WORK, CELL_SERIAL, CELL_MUL, CELL_PART, CELL_FINISH, CELL_FPART, CELL_KINDS };
 static int cells_s = -1, cells_n = -1;
-static _Atomic uint64_t *cell[CELL_KINDS];
+static _Atomic uint64_t *cell[CELL_KINDS];     /* CL_PROFILE_LAYERS blocks of (s, t) cells */
 
 void cl_profile_enable(int on) { enabled = on; }
 
@@ -27,7 +27,7 @@ void cl_profile_cells(int max_s, int max_n)
     }
     cells_s = cells_n = -1;
     if (max_s < 0 || max_n < 0) return;
-    size_t n = (size_t)(max_s + 1) * (size_t)(max_n + 1);
+    size_t n = (size_t)CL_PROFILE_LAYERS * (size_t)(max_s + 1) * (size_t)(max_n + 1);
     int ok = 1;
     for (int i = 0; i < CELL_KINDS; i++) ok &= (cell[i] = calloc(n, sizeof *cell[i])) != NULL;
     if (ok) {
@@ -37,14 +37,15 @@ void cl_profile_cells(int max_s, int max_n)
         cl_profile_cells(-1, -1);
 }
 
-static long cell_of(int s, int t)
+static long cell_of(int s, int t, int layer)
 {
-    return s >= 0 && s <= cells_s && t >= s && t - s <= cells_n ? (long)s * (cells_n + 1) + (t - s) : -1;
+    if (s < 0 || s > cells_s || t < s || t - s > cells_n || layer < 0 || layer >= CL_PROFILE_LAYERS) return -1;
+    return ((long)layer * (cells_s + 1) + s) * (cells_n + 1) + (t - s);
 }
 
-void cl_profile_cell(int s, int t, uint64_t *work_ns, uint64_t *span_ns, uint64_t *finish_ns)
+void cl_profile_cell(int s, int t, int layer, uint64_t *work_ns, uint64_t *span_ns, uint64_t *finish_ns)
 {
-    long k = cell_of(s, t);
+    long k = cell_of(s, t, layer);
     *work_ns = k < 0 ? 0 : cell[CELL_WORK][k];
     *span_ns = k < 0 ? 0 : cell[CELL_SERIAL][k] + cell[CELL_MUL][k] + cell[CELL_PART][k] + cell[CELL_FPART][k];
     *finish_ns = k < 0 ? 0 : cell[CELL_FINISH][k] + cell[CELL_FPART][k];
@@ -60,7 +61,7 @@ static uint64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 
 uint64_t cl_profile_start(void) { return enabled ? now_ns() : 0; }
 
-void cl_profile_stop(enum cl_piece piece, uint64_t t0, int s, int t)
+void cl_profile_stop(enum cl_piece piece, uint64_t t0, int s, int t, int layer)
 {
     if (!t0) return;
     uint64_t ns = now_ns() - t0;
@@ -69,7 +70,7 @@ void cl_profile_stop(enum cl_piece piece, uint64_t t0, int s, int t)
     uint64_t seen = max_ns[piece];
     while (ns > seen && !atomic_compare_exchange_weak(&max_ns[piece], &seen, ns)) {}
     if (ns > seen) max_at[piece] = ((uint64_t)(uint32_t)s << 32) | (uint32_t)t;   /* racy pairing: a hint */
-    long k = cell_of(s, t);
+    long k = cell_of(s, t, layer);
     if (k < 0) return;
     cell[CELL_WORK][k] += ns;
     switch (piece) {

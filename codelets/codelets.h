@@ -68,6 +68,7 @@ struct cl_milnor_mul_args {
     uint64_t pairs;             /* (job x term) pairs of the chunk: the perfmodel's size */
     int verify;                 /* EXTFLOW_GPU_VERIFY: recheck a CUDA result on the CPU */
     int s, t;                   /* the step's bidegree (cl_profile's per-bidegree times) */
+    int layer;                  /* and cl_profile's layer of the chain there */
     uint32_t njobs;             /* 0: a row per job; else njobs jobs from row0 on, all into the one row */
 };
 
@@ -94,8 +95,11 @@ extern struct starpu_codelet cl_chain_finish;
  * else what is wrong with them (for an "internal error" line): what StarPU handed a task that
  * reads multiply chunks is what it works on. */
 const char *cl_rows_check(void *buffers[], unsigned n, const f2mat *D);
-/* A part of a chain (stages/chain.h, chain_kind.part), beside its multiply. */
 struct chain;
+/* cl_profile's layer of a chain's times (its pieces' and its multiply's): 1 for the standard
+ * step's early reduction (CHAIN_PRE), kept apart from the step's; 0 for every other. */
+int cl_chain_layer(const struct chain *c);
+/* A part of a chain (stages/chain.h, chain_kind.part), beside its multiply. */
 struct cl_chain_part_args {
     struct chain *c;
     uint32_t k, n;

@@ -68,37 +68,54 @@ void rt_shutdown(void)
 /* EXTFLOW_STATS, one process: the critical path of the DAG this run executed, each job at its
  * span (cl_profile_cell: as if a worker were always free), and how its steps and the work
  * would fall on 2 and 4 ranks under the ownership rules of runtime/rt_mpi.c. A job's
- * prerequisites are its algorithm's (the rows read from other ranks add none in one process). */
-static double path_to(const resolution *res, int s, deg_t t, int edge, double *L, long *pred, uint8_t *seen)
+ * prerequisites are its algorithm's (the rows read from other ranks add none in one process).
+ * The jobs are the steps (layer 0 of a cell) and the steps' early reductions under the
+ * lookahead (layer 1: a job of its own, which waits for (s, t-j), not for the step before). */
+typedef struct dag_walk {
+    const resolution *res;
+    size_t cells;                   /* per layer */
+    double *L;                      /* the longest path ending with each job, s */
+    long *pred;                     /* the job before it on that path (-1: none) */
+    uint8_t *seen;
+} dag_walk;
+
+static long job_of(const dag_walk *w, int s, deg_t t, int layer)
 {
-    long k = (long)res_cell(res, s, t);
-    if (seen[k]) return L[k];
-    const chain_kind *algo = edge ? &step_edge_kernel : step_algo_for(res, s);
+    return (long)((size_t)layer * w->cells + res_cell(w->res, s, t));
+}
+
+static double job_span(const dag_walk *w, long job)
+{
+    long k = job % (long)w->cells, n = w->res->max_n + 1;
+    uint64_t work, span, fin;
+    cl_profile_cell((int)(k / n), (int)(k / n + k % n), (int)(job / (long)w->cells), &work, &span, &fin);
+    return 1e-9 * (double)span;
+}
+
+static double path_to(dag_walk *w, int s, deg_t t, int layer, int edge)
+{
+    const resolution *res = w->res;
+    long k = job_of(w, s, t, layer);
+    if (w->seen[k]) return w->L[k];
+    const chain_kind *algo = layer ? &step_standard_pre : edge ? &step_edge_kernel : step_algo_for(res, s);
     chain_deps need;
     algo->deps((resolution *)res, s, t, &need);
-    uint64_t work, span, fin;
-    cl_profile_cell(s, (int)t, &work, &span, &fin);
-    double best = 0;
+    double span = job_span(w, k), best = 0;
     long from = -1;
-    for (int i = 0; i < need.n; i++)
-        if (need.d[i].family == CHAIN_PRE) {    /* its span is counted in (s, t)'s: what it waits for */
-            chain_deps pre;
-            step_standard_pre.deps((resolution *)res, s, t, &pre);
-            need.d[i] = pre.d[0];
-        }
     for (int i = 0; i < need.n; i++) {
         const chain_dep *d = &need.d[i];
         if (d->s < 0 || d->s > res->max_s || d->t < d->s || d->t - d->s > res->max_n) continue;
-        double l = path_to(res, d->s, d->t, d->family == CHAIN_EDGE, L, pred, seen) + 1e-9 * (double)span;
-        if (l > best || from < 0) best = l, from = (long)res_cell(res, d->s, d->t);
+        int dl = d->family == CHAIN_PRE;
+        double l = path_to(w, d->s, d->t, dl, d->family == CHAIN_EDGE);
+        if (l > best || from < 0) best = l, from = job_of(w, d->s, d->t, dl);
     }
-    if (best < 1e-9 * (double)span) best = 1e-9 * (double)span;
-    seen[k] = 1;
-    pred[k] = from;
-    return L[k] = best;
+    w->seen[k] = 1;
+    w->pred[k] = from;
+    return w->L[k] = best + span;
 }
 
 #define TOP_FINISHES 5
+#define TOP_ON_PATH 6
 static void report_dag(const resolution *res)
 {
     struct top_finish {
@@ -106,39 +123,56 @@ static void report_dag(const resolution *res)
         int s;
         deg_t t;
     } top[TOP_FINISHES] = { { 0 } };
-    size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
-    double *L = calloc(cells, sizeof *L), own[3][4] = { { 0 } }, total = 0, *row = calloc((size_t)res->max_s + 1, sizeof *row);
-    long *pred = calloc(cells, sizeof *pred), end = -1;
-    uint8_t *seen = calloc(cells, 1);
-    if (!L || !pred || !seen) goto out;
+    struct top_job {
+        double sec;
+        long job;
+    } big[TOP_ON_PATH] = { { 0 } };
+    size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1), jobs = CL_PROFILE_LAYERS * cells;
+    double own[3][4] = { { 0 } }, total = 0, *row = calloc((size_t)res->max_s + 1, sizeof *row);
+    dag_walk w = { res, cells, calloc(jobs, sizeof *w.L), calloc(jobs, sizeof *w.pred), calloc(jobs, 1) };
+    long end = -1, n = res->max_n + 1;
+    if (!w.L || !w.pred || !w.seen) goto out;
     for (deg_t t = 0; t <= res->max_t; t++)
         for (int s = 0; s <= res->max_s && s <= t; s++) {
             if (!res_in_region(res, s, t)) continue;
-            long k = (long)res_cell(res, s, t);
-            if (path_to(res, s, t, 0, L, pred, seen) > (end < 0 ? -1 : L[end])) end = k;
-            uint64_t work, span, fin;
-            cl_profile_cell(s, (int)t, &work, &span, &fin);
-            total += 1e-9 * (double)work;
-            for (int i = 0; i < TOP_FINISHES; i++)     /* the largest finishes, largest first */
-                if (fin > top[i].ns) {
-                    memmove(top + i + 1, top + i, (TOP_FINISHES - 1 - i) * sizeof *top);
-                    top[i] = (struct top_finish){ fin, s, t };
-                    break;
-                }
-            if (row) row[s] += 1e-9 * (double)work;
-            own[0][rt_mpi_owner(OWNER_PAIRS, s, 2, res->max_s)] += 1e-9 * (double)work;
-            own[1][rt_mpi_owner(OWNER_ROWS, s, 2, res->max_s)] += 1e-9 * (double)work;
-            own[2][rt_mpi_owner(OWNER_PAIRS, s, 4, res->max_s)] += 1e-9 * (double)work;
+            long k = job_of(&w, s, t, 0);
+            if (path_to(&w, s, t, 0, 0) > (end < 0 ? -1 : w.L[end])) end = k;
+            for (int layer = 0; layer < CL_PROFILE_LAYERS; layer++) {
+                uint64_t work, span, fin;
+                cl_profile_cell(s, (int)t, layer, &work, &span, &fin);
+                double sec = 1e-9 * (double)work;
+                total += sec;
+                for (int i = 0; i < TOP_FINISHES && layer == 0; i++)     /* the largest finishes, largest first */
+                    if (fin > top[i].ns) {
+                        memmove(top + i + 1, top + i, (TOP_FINISHES - 1 - i) * sizeof *top);
+                        top[i] = (struct top_finish){ fin, s, t };
+                        break;
+                    }
+                if (row) row[s] += sec;
+                own[0][rt_mpi_owner(OWNER_PAIRS, s, 2, res->max_s)] += sec;
+                own[1][rt_mpi_owner(OWNER_ROWS, s, 2, res->max_s)] += sec;
+                own[2][rt_mpi_owner(OWNER_PAIRS, s, 4, res->max_s)] += sec;
+            }
         }
     if (end < 0) goto out;
-    int steps = 0, hops_pairs = 0, hops_rows = 0, s_end = (int)(end / (res->max_n + 1)), s_start = s_end, prev = -1;
+    int steps = 0, early = 0, hops_pairs = 0, hops_rows = 0, s_end = (int)(end % (long)cells / n), s_start = s_end,
+        prev = -1;
     double low = 0, fin_path = 0;   /* of the path's time, in rows 0 and 1; in finishes */
-    for (long k = end; k >= 0; k = pred[k], steps++) {
-        int s = (int)(k / (res->max_n + 1));
+    for (long k = end; k >= 0; k = w.pred[k], steps++) {
+        long cell = k % (long)cells;
+        int s = (int)(cell / n), layer = (int)(k / (long)cells);
         uint64_t work, span, fin;
-        cl_profile_cell(s, s + (int)(k % (res->max_n + 1)), &work, &span, &fin);
+        cl_profile_cell(s, s + (int)(cell % n), layer, &work, &span, &fin);
         fin_path += 1e-9 * (double)fin;
-        if (s <= 1) low += L[k] - (pred[k] >= 0 ? L[pred[k]] : 0);
+        early += layer;
+        double sec = w.L[k] - (w.pred[k] >= 0 ? w.L[w.pred[k]] : 0);
+        if (s <= 1) low += sec;
+        for (int i = 0; i < TOP_ON_PATH; i++)       /* the path's largest jobs, largest first */
+            if (sec > big[i].sec) {
+                memmove(big + i + 1, big + i, (TOP_ON_PATH - 1 - i) * sizeof *big);
+                big[i] = (struct top_job){ sec, k };
+                break;
+            }
         if (prev >= 0 && rt_mpi_owner(OWNER_PAIRS, s, 2, res->max_s) != rt_mpi_owner(OWNER_PAIRS, prev, 2, res->max_s))
             hops_pairs++;
         if (prev >= 0 && rt_mpi_owner(OWNER_ROWS, s, 2, res->max_s) != rt_mpi_owner(OWNER_ROWS, prev, 2, res->max_s))
@@ -147,16 +181,23 @@ static void report_dag(const resolution *res)
     }
     fprintf(stderr, "extflow: critical path (each job at its span: plan + reduce + finish + its longest multiply chunk and parts): "
             "%.2f s over %d jobs (%.2f s of it in rows 0 and 1), row %d to row %d (at (%d,%d)); rank changes along it with "
-            "2 ranks: %d (pairs), %d (rows)\n", L[end], steps, low, s_start, s_end, s_end,
-            s_end + (int)(end % (res->max_n + 1)), hops_pairs, hops_rows);
+            "2 ranks: %d (pairs), %d (rows)\n", w.L[end], steps, low, s_start, s_end, s_end,
+            s_end + (int)(end % n), hops_pairs, hops_rows);
+    if (res->lookahead)
+        fprintf(stderr, "extflow: (lookahead %d: %d of those jobs are early reductions, each a job of its own after "
+                "(s, t-%d))\n", res->lookahead, early, res->lookahead);
+    fprintf(stderr, "extflow: largest jobs on the path:");
+    for (int i = 0; i < TOP_ON_PATH && big[i].sec > 0; i++) {
+        long cell = big[i].job % (long)cells;
+        fprintf(stderr, " (%d,%d)%s %.2f s", (int)(cell / n), (int)(cell / n + cell % n),
+                big[i].job >= (long)cells ? " early" : "", big[i].sec);
+    }
+    fprintf(stderr, "\n");
     fprintf(stderr, "extflow: of that path, in finishes (each its finish task and its longest finish part): "
             "%.2f s; largest finishes:", fin_path);
     for (int i = 0; i < TOP_FINISHES && top[i].ns; i++)
         fprintf(stderr, " (%d,%d) %.1f ms", top[i].s, (int)top[i].t, 1e-6 * (double)top[i].ns);
     fprintf(stderr, "\n");
-    if (res->lookahead)
-        fprintf(stderr, "extflow: (lookahead %d: each early reduction's time is counted in its step's span, so this path "
-                "is an upper bound)\n", res->lookahead);
     fprintf(stderr, "extflow: work %.1f s; by owner with 2 ranks: pairs %.1f / %.1f s, rows %.1f / %.1f s; "
             "4 ranks, pairs: %.1f / %.1f / %.1f / %.1f s\n", total, own[0][0], own[0][1], own[1][0], own[1][1],
             own[2][0], own[2][1], own[2][2], own[2][3]);
@@ -165,9 +206,9 @@ static void report_dag(const resolution *res)
     fprintf(stderr, "\n");
 out:
     free(row);
-    free(L);
-    free(pred);
-    free(seen);
+    free(w.L);
+    free(w.pred);
+    free(w.seen);
 }
 
 /* The standard step's lookahead (stages/standard.h): EXTFLOW_LOOKAHEAD (0 or 2..64, tools/env.c

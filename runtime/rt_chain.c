@@ -96,9 +96,10 @@ static void submit_multiply(chain *c, rt_chunks *k)
 {
     char err[160];
     rt_chain_run *run = rt_of(c)->run;
+    int layer = cl_chain_layer(c);
     int rc = c->batch ? rt_mul_submit_mod4(run->mul, c->batch, (int)c->t, k, err, sizeof err)
-           : c->build ? rt_mul_submit(run->mul, c->build, c->s, (int)c->t, k, err, sizeof err)
-           : c->build_p ? rt_mul_submit_p(run->mul, c->build_p, c->s, (int)c->t, k, err, sizeof err) : 0;
+           : c->build ? rt_mul_submit(run->mul, c->build, c->s, (int)c->t, layer, k, err, sizeof err)
+           : c->build_p ? rt_mul_submit_p(run->mul, c->build_p, c->s, (int)c->t, layer, k, err, sizeof err) : 0;
     if (rc != 0) {
         char msg[400];
         snprintf(msg, sizeof msg, "%s (%d, %d): %s", c->kind->name, c->s, (int)c->t, err);

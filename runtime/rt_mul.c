@@ -211,9 +211,9 @@ static int insert_chunk(struct starpu_codelet *cl, starpu_data_handle_t basis, r
 }
 
 static int submit_chunk(rt_mul *m, row_build *b, uint32_t k, uint32_t row0, uint32_t n, uint32_t job0, uint32_t njobs,
-                        uint64_t pairs, unsigned where, int s, int t, rt_chunks *out, char *err, size_t errlen)
+                        uint64_t pairs, unsigned where, const int at[3], rt_chunks *out, char *err, size_t errlen)
 {
-    struct cl_milnor_mul_args args = { job0, b->D.stride, pairs, m->gpu_verify, s, t, njobs };
+    struct cl_milnor_mul_args args = { job0, b->D.stride, pairs, m->gpu_verify, at[0], at[1], at[2], njobs };
     if (m->capture && !njobs) capture_chunk(m, b->jobs + row0, n, b->terms, b->D.stride);
     return insert_chunk(&cl_milnor_mul, m->basis, out, k, f2mat_row(&b->D, row0), n * b->D.stride, sizeof(uint64_t),
                         STARPU_W, &args, sizeof args, 0, where, err, errlen);
@@ -228,7 +228,7 @@ static unsigned group_where(const rt_mul *m, uint64_t pairs)
     return m->gpu_by_size ? (m->gpu_cpu_help ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA) : STARPU_CPU | STARPU_CUDA;
 }
 
-int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *err, size_t errlen)
+int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, int layer, rt_chunks *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (b->nrows + b->ngroups == 0 || b->ncols == 0 || b->nterms == 0) return 0;
@@ -248,22 +248,23 @@ int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *e
                                 sizeof *b->terms);
     done = 0;
     uint32_t k = 0;
+    const int at[3] = { s, t, layer };
     for (uint32_t row0 = 0; row0 < b->nrows; k++, done += pairs) {
         uint32_t n = rt_mul_chunk_rows(b, row0, done, &cut, &pairs, &where);
-        if (submit_chunk(m, b, k, row0, n, row0, 0, pairs, where, s, t, out, err, errlen) != 0) return -1;
+        if (submit_chunk(m, b, k, row0, n, row0, 0, pairs, where, at, out, err, errlen) != 0) return -1;
         row0 += n;
     }
     for (uint32_t g = 0; g < b->ngroups; g++) {     /* an empty one stays zero, as D was made */
         uint32_t job0 = b->group_job[g], nj = b->group_job[g + 1] - job0;
         pairs = rb_group_pairs(b, g);
-        if (nj && submit_chunk(m, b, k++, b->nrows + g, 1, job0, nj, pairs, group_where(m, pairs), s, t, out, err,
+        if (nj && submit_chunk(m, b, k++, b->nrows + g, 1, job0, nj, pairs, group_where(m, pairs), at, out, err,
                                errlen) != 0)
             return -1;
     }
     return 0;
 }
 
-int rt_mul_submit_p(rt_mul *m, row_build_p *b, int s, int t, rt_chunks *out, char *err, size_t errlen)
+int rt_mul_submit_p(rt_mul *m, row_build_p *b, int s, int t, int layer, rt_chunks *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (b->nrows == 0 || b->ncols == 0 || b->nterms == 0) return 0;    /* D stays zero */
@@ -289,7 +290,7 @@ int rt_mul_submit_p(rt_mul *m, row_build_p *b, int s, int t, rt_chunks *out, cha
     done = 0;
     for (uint32_t row0 = 0, k = 0; row0 < b->nrows; k++, done += pairs) {
         uint32_t n = chunk_rows(b->jobs, b->nrows, row0, done, &cut, &pairs, &where);
-        struct cl_milnor_mul_args args = { row0, stride, pairs, m->gpu_verify, s, t, 0 };
+        struct cl_milnor_mul_args args = { row0, stride, pairs, m->gpu_verify, s, t, layer, 0 };
         if (insert_chunk(&cl_milnor_mul_p, m->pbasis, out, k, fpmat_row(b->D, row0), n * stride, 1, STARPU_W, &args,
                          sizeof args, 0, where, err, errlen) != 0)
             return -1;

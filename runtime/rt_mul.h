@@ -84,14 +84,15 @@ rt_chunking rt_mul_chunking(const rt_mul *m, const row_build *b, uint64_t *pairs
 uint32_t rt_mul_chunk_rows(const row_build *b, uint32_t row0, uint64_t done, const rt_chunking *k,
                            uint64_t *pairs, unsigned *where);
 /* One cl_milnor_mul task per chunk of b's rows (none when b has nothing to multiply); s, t:
- * the resolution's bidegree the tasks' times are credited to (cl_profile), or -1. 0, or -1
+ * the resolution's bidegree the tasks' times are credited to (cl_profile), or -1, and layer
+ * cl_profile's layer there. 0, or -1
  * (err set) when a task could not be made; the chunks made so far are in *out either way. */
-int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, rt_chunks *out, char *err, size_t errlen);
+int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, int layer, rt_chunks *out, char *err, size_t errlen);
 /* The same at an odd prime: b's rows (a standard step's, stages/rowbuild_p.h) cut as a mod-2
  * build of as many pairs would be (rt_mul_chunking_p; no CPU share), one cl_milnor_mul_p task
  * per chunk. Needs rt_mul_init_p. 0, or -1 (err set). */
 rt_chunking rt_mul_chunking_p(const rt_mul *m, const row_build_p *b, uint64_t *pairs);
-int rt_mul_submit_p(rt_mul *m, row_build_p *b, int s, int t, rt_chunks *out, char *err, size_t errlen);
+int rt_mul_submit_p(rt_mul *m, row_build_p *b, int s, int t, int layer, rt_chunks *out, char *err, size_t errlen);
 /* After the task that reads the chunks was submitted: StarPU unregisters them when it is done. */
 void rt_chunks_release(rt_chunks *k);
 

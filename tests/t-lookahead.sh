@@ -7,7 +7,7 @@
 # over two MPI ranks where mpirun exists; 0 is off, and 1 (no lookahead at all), 65 and x are
 # refused.
 . tests/lib.sh
-plan 14
+plan 15
 export STARPU_NCPU=2
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 EXTFLOW_LOOKAHEAD=0 res --stem 60 --out "$TMP/s0"
@@ -17,6 +17,14 @@ for j in 2 3 7; do
         cmp -s "$TMP/s0/chart.txt" "$TMP/s$j/chart.txt"
     ok $? "sphere, stem 60, lookahead $j: the same ext.csv, stage files and chart"
 done
+# EXTFLOW_STATS's critical path: each early reduction is a job of its own, after (s, t-j), so
+# the path (each job at its span, a worker always free) cannot be longer than the run itself
+EXTFLOW_LOOKAHEAD=3 EXTFLOW_STATS=1 res --stem 60 --out "$TMP/st" 2>"$TMP/st.err" && same_outputs "$TMP/s0" "$TMP/st"
+wall=$(grep -oE 'wall [0-9.]+ s' "$TMP/st.err" | awk '{print $2}')
+path=$(grep -oE 'critical path .*: [0-9.]+ s over' "$TMP/st.err" | awk '{print $(NF-2)}')
+early=$(grep -oE '[0-9]+ of those jobs are early reductions' "$TMP/st.err" | awk '{print $1}')
+awk -v w="$wall" -v p="$path" -v e="$early" 'BEGIN { exit !(w > 0 && p > 0 && p <= w && e > 0) }'
+ok $? "EXTFLOW_STATS under lookahead 3: critical path ${path:-?} s <= wall ${wall:-?} s, ${early:-no} early reductions on it"
 bad=$(differing_modules EXTFLOW_LOOKAHEAD=0 EXTFLOW_LOOKAHEAD=3 "--algorithm standard" C2 tmf2 A-mod-Sq1-Sq2 C2v14)
 [ -z "$bad" ]
 ok $? "modules C2 (finite), tmf2 (profile: no lookahead there), A-mod-Sq1-Sq2 (finitely presented), C2v14 (cofiber): the same with lookahead 3${bad:+; differ:$bad}"
