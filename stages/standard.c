@@ -43,7 +43,7 @@ int res_step_plan(step_ctx *c)
     if (c->ch.s == 0) {    /* d_0: F_{0,t} (generators below t) → M_t; for S_2, D = 0 */
         c->build.nrows = (uint32_t)freemod_dim(&res->F[0], c->ch.t, c->ch.t);
         ncols = res_module_dim(res, c->ch.t);
-    } else if (!c->kernel_only && (c->pre = res_prereduced_take(res, c->ch.s, c->ch.t))) {
+    } else if ((c->pre = res_prereduced_take(res, c->ch.s, c->ch.t))) {
         /* the rows after the early reduction's: generators of degree > t-j */
         uint32_t all = (uint32_t)freemod_dim(&res->F[c->ch.s], c->ch.t, c->ch.t), n = all - c->pre->rows;
         uint32_t *sel = malloc(sizeof *sel * ((size_t)n + 1));
@@ -71,14 +71,15 @@ static int reduces_for_kernel(const resolution *res, int s, deg_t t, int kernel_
     return kernel_only || res_kernel_wanted(res, s, t) || (res->keep_stages & 1u << STAGE_KERNEL);
 }
 
-/* D, the reduced matrix, the kernel and the jobs of a step of rows x cols. (D is widened into
- * the reduced matrix in its own block, f2mat_augment_in_place, so the two are not held at once:
- * D's bytes are a margin the prediction keeps.) */
-static uint64_t footprint_of(const resolution *res, int s, deg_t t, uint64_t rows, uint64_t cols)
+/* D, the reduced matrix, the kernel and the jobs of a step of rows x cols, augmented (with the
+ * identity) or D reduced alone. (D is widened into the reduced matrix in its own block,
+ * f2mat_augment_in_place, so the two are not held at once: D's bytes are a margin the
+ * prediction keeps.) */
+static uint64_t footprint_of(int augmented, uint64_t rows, uint64_t cols)
 {
     uint64_t seg = (cols + 63) & ~(uint64_t)63;
     uint64_t jobs = rows * sizeof(milnor_row_job);
-    if (!reduces_for_kernel(res, s, t, 0)) return f2mat_bytes_for(rows, cols) + jobs;   /* D alone */
+    if (!augmented) return f2mat_bytes_for(rows, cols) + jobs;   /* D alone */
     return f2mat_bytes_for(rows, cols) + f2mat_bytes_for(rows, seg + rows) + f2mat_bytes_for(rows, rows) + jobs;
 }
 
@@ -86,13 +87,21 @@ uint64_t res_step_footprint(const resolution *res, int s, deg_t t)
 {
     uint64_t rows = freemod_dim(&res->F[s], t, t);
     uint64_t cols = s == 0 ? res_module_dim(res, t) : freemod_dim(&res->F[s - 1], t, t - 1);
-    return footprint_of(res, s, t, rows, cols);
+    return footprint_of(reduces_for_kernel(res, s, t, 0), rows, cols);
+}
+
+/* Does the early reduction at (s, t) keep the identity: the step's (reduces_for_kernel), or,
+ * outside the region, the stem-edge kernel job's, which is all kernel? */
+static int pre_augmented(const resolution *res, int s, deg_t t)
+{
+    return reduces_for_kernel(res, s, t, !res_in_region(res, s, t));
 }
 
 uint64_t res_pre_footprint(const resolution *res, int s, deg_t t)
 {
     deg_t j = res_lookahead_at(res, s, t);
-    return footprint_of(res, s, t, freemod_dim(&res->F[s], t, t - j + 1), freemod_dim(&res->F[s - 1], t, t - j));
+    return footprint_of(pre_augmented(res, s, t), freemod_dim(&res->F[s], t, t - j + 1),
+                        freemod_dim(&res->F[s - 1], t, t - j));
 }
 
 int res_pre_reduce(step_ctx *c)
@@ -102,7 +111,7 @@ int res_pre_reduce(step_ctx *c)
     if (!p) goto oom;
     p->rows = c->build.nrows;
     p->cols = c->build.ncols;
-    p->augmented = reduces_for_kernel(res, c->ch.s, c->ch.t, 0);
+    p->augmented = pre_augmented(res, c->ch.s, c->ch.t);
     p->m = c->build.D;          /* reduced in place, [D' | 0 | I] in D's own block */
     c->build.D = (f2mat){ 0 };
     if (p->augmented && f2mat_augment_in_place(&p->m) != 0) goto oom;

@@ -36,8 +36,11 @@
  * extends that RREF by them (f2mat_rref_extend), the early matrix widened to the step's shape
  * in its own block (f2mat_widen: the full width is not known when the early chain runs, and
  * a widened copy would hold the matrix twice). RREF is unique: the results are those of one
- * whole reduction, bit for bit. Steps called outside the runner (verify, cofibers, the stem
- * edge) find no early reduction and reduce everything.
+ * whole reduction, bit for bit. The stem-edge kernel job (step_edge_kernel) takes an early
+ * reduction the same way: on the stem edge each kernel waits for the step beside it, whose
+ * finish waited for the kernel below, so whole reductions there would follow one another down
+ * the diagonal. Steps called outside the runner (verify, cofibers, a kernel computed on the
+ * spot) find no early reduction and reduce everything.
  *
  * The pieces, which the runtime (runtime/rt.c) turns into StarPU tasks: res_step_plan
  * (marshal Milnor-multiply jobs), the batched multiply (codelets/), res_step_reduce (RREF,

@@ -109,12 +109,16 @@ static void nassau_deps(void *owner, int s, deg_t t, chain_deps *out)
     if (t - 1 >= s - 1) add_dep(out, CHAIN_STEP, s - 1, t - 1, NULL);
 }
 
-/* The kernel at (s, t) on the stem edge needs F_s below t: (s, t-1) when that is in the region. */
+/* The kernel at (s, t) on the stem edge needs F_s below t: (s, t-1) when that is in the region;
+ * under the lookahead its early rows are reduced as a step's are (on the stem edge these
+ * reductions follow one another down the diagonal: (s, t) waits for the step (s, t-1), whose
+ * finish waited for the kernel at (s-1, t-1)). */
 static void edge_deps(void *owner, int s, deg_t t, chain_deps *out)
 {
     resolution *res = owner;
     out->n = 0;
     if (res_in_region(res, s, t - 1)) add_dep(out, CHAIN_STEP, s, t - 1, NULL);
+    if (res_lookahead_at(res, s, t)) add_dep(out, CHAIN_PRE, s, t, &step_standard_pre);
 }
 
 static uint64_t standard_footprint(void *owner, int s, deg_t t) { return res_step_footprint(owner, s, t); }
