@@ -54,6 +54,7 @@ typedef struct chain_rt {
     admission_ticket ticket;
     int64_t bytes;                  /* its share of the memory account for the current multiply */
     int here;                       /* the rest ran in the plan's task: no task carries DONE */
+    int prio;                       /* of its tasks after the plan (chain_kind.priority) */
     double work;                    /* its weight on the progress line */
 } chain_rt;
 
@@ -129,7 +130,7 @@ static void submit_parts(chain *c, rt_chunks *k, int finish);
 static void submit_finish(chain *c, rt_chunks *k)
 {
     if (c->kind->finish_parts && !chain_void(c)) submit_parts(c, k, 1);
-    submit_after_chunks(c, &cl_chain_finish, k, done_tag_of(c), c->kind->finish_priority);
+    submit_after_chunks(c, &cl_chain_finish, k, done_tag_of(c), rt_of(c)->prio);
 }
 
 /* Does c multiply in its plan's task (rt_chain.h, "Small chains")? */
@@ -183,7 +184,7 @@ static void submit_parts(chain *c, rt_chunks *k, int finish)
         struct cl_chain_part_args *a = malloc(sizeof *a);       /* freed by StarPU */
         if (a) *a = (struct cl_chain_part_args){ c, i, n, finish, finish ? chunks : 0 };
         int ret = a ? starpu_task_insert(&cl_chain_part, STARPU_DATA_MODE_ARRAY, mine, (int)last + 1, STARPU_CL_ARGS,
-                                         a, sizeof *a, STARPU_PRIORITY, c->kind->finish_priority, STARPU_NAME,
+                                         a, sizeof *a, STARPU_PRIORITY, rt_of(c)->prio, STARPU_NAME,
                                          finish ? "chain_finish_part" : "chain_part", 0)
                     : -ENOMEM;
         if (ret != 0) {
@@ -206,10 +207,11 @@ static int after_plan(chain *c, int planned_ok)
         st->here = 1;
         return 0;
     }
+    st->prio = c->kind->priority ? c->kind->priority(c->owner, c->s, c->t) : c->kind->finish_priority;
     submit_multiply(c, &k);
     account_chunks(c, k.n);
     submit_parts(c, &k, 0);
-    if (c->kind->reduce) submit_after_chunks(c, &cl_chain_reduce, &k, 0, c->kind->finish_priority);
+    if (c->kind->reduce) submit_after_chunks(c, &cl_chain_reduce, &k, 0, st->prio);
     else submit_finish(c, &k);
     return 1;
 }
@@ -221,7 +223,7 @@ static void after_reduce(chain *c, int next)
     rt_chunks k = { 0 };
     if (next != CHAIN_FINISH) submit_multiply(c, &k);
     account_chunks(c, k.n);         /* the chunks before were read: only these remain */
-    if (next == CHAIN_REDUCE_AGAIN) submit_after_chunks(c, &cl_chain_reduce, &k, 0, c->kind->finish_priority);
+    if (next == CHAIN_REDUCE_AGAIN) submit_after_chunks(c, &cl_chain_reduce, &k, 0, rt_of(c)->prio);
     else submit_finish(c, &k);
 }
 

@@ -18,8 +18,9 @@
  *
  * Policy (chain_policy): admission under --memory and --time-limit (admission.h) from each plan
  * task; after the time limit no chain is admitted (the rest become no-ops, their tags still
- * fire) and the run returns 1. Priorities: plans at -t (low degrees first), the task after a
- * multiply at the kind's finish_priority.
+ * fire) and the run returns 1. Priorities: plans at -t (low degrees first), the tasks after the
+ * plan (multiply chunks excepted) at the kind's priority(owner, s, t) where it has one, else
+ * its finish_priority.
  *
  * Distributed resolution (rt_mpi.h): with dist, only the chains of this rank's rows are run,
  * step dependencies wait for the rows' readiness on this rank, and the exchanges are submitted

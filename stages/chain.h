@@ -127,6 +127,10 @@ struct chain_kind {
      * done. Called once per chain. NULL: none. */
     uint32_t (*finish_parts)(chain *c);
     void (*finish_part)(chain *c, uint32_t k, uint32_t n);
+    /* NULL, or the priority of the chain's tasks after its plan (multiply chunks excepted), in
+     * place of finish_priority, once its deps are done: a chain's cost, so that a scheduler that
+     * reads priorities starts the longest ones first (they make the critical path). */
+    int (*priority)(void *owner, int s, deg_t t);
 };
 
 /* What the runner does after each piece (set in c->next; chain_run_serial and the StarPU

@@ -37,12 +37,12 @@ static uint64_t kind_footprint_p(void *owner, int i, deg_t t) { return lift_step
  * stem 100: 254 MB against 302 MB at -t; docs/perf.md) */
 const chain_kind lift_step_kind = { "lift", CHAIN_LIFT, sizeof(lift_step_ctx), kind_plan, NULL, kind_finish, kind_clear,
                                     kind_deps, kind_footprint, kind_multiply, 1, kind_parts, kind_part, NULL,
-                                    NULL, NULL };
+                                    NULL, NULL, NULL };
 
 /* odd p (lift_p.c): plan (the products, on its worker) → finish (the solve), no multiply tasks */
 const chain_kind lift_step_kind_p = { "lift-p", CHAIN_LIFT, sizeof(lift_step_ctx_p), kind_plan_p, NULL, kind_finish_p,
                                       kind_clear_p, kind_deps, kind_footprint_p, NULL, 1, NULL, NULL, NULL,
-                                      NULL, NULL };
+                                      NULL, NULL, NULL };
 
 static chain_at step_at(void *owner, int i, deg_t t, int layer)
 {

@@ -125,6 +125,18 @@ static uint64_t standard_footprint(void *owner, int s, deg_t t) { return res_ste
 static uint64_t standard_footprint_p(void *owner, int s, deg_t t) { return res_step_footprint_p(owner, s, t); }
 static uint64_t pre_footprint(void *owner, int s, deg_t t) { return res_pre_footprint(owner, s, t); }
 static uint64_t nassau_footprint(void *owner, int s, deg_t t) { return res_nassau_footprint(owner, s, t); }
+/* Priorities of the standard steps' reduces (chain_kind.priority): 1 + log2 of the predicted
+ * MiB, 0 under 1 MiB. The large reductions of the low rows near the top degree make the
+ * critical path (docs/perf.md); a scheduler that reads priorities then starts them before the
+ * small ones queued with them. */
+static int size_priority(uint64_t bytes)
+{
+    int p = 0;
+    for (bytes >>= 20; bytes; bytes >>= 1) p++;
+    return p;
+}
+static int standard_priority(void *owner, int s, deg_t t) { return size_priority(res_step_footprint(owner, s, t)); }
+static int pre_priority(void *owner, int s, deg_t t) { return size_priority(res_pre_footprint(owner, s, t)); }
 static int failed(void *owner) { return res_check_writes(owner); }
 static void fail(void *owner, const char *msg) { res_fail(owner, "%s", msg); }
 
@@ -159,22 +171,24 @@ static void nassau_reads(void *owner, int s, deg_t t, chain_reads *out)
     add_read(out, s - 2, t - 2);
 }
 
-#define STEP_KIND(NAME, FAMILY, PLAN, REDUCE, FINISH, CLEAR, DEPS, FOOTPRINT, READS)                              \
+#define STEP_KIND(NAME, FAMILY, PLAN, REDUCE, FINISH, CLEAR, DEPS, FOOTPRINT, READS, PRIORITY)                    \
     { .name = NAME, .family = FAMILY, .size = sizeof(step_ctx), .plan = PLAN, .reduce = REDUCE, .finish = FINISH, \
-      .clear = CLEAR, .deps = DEPS, .footprint = FOOTPRINT, .reads = READS }
+      .clear = CLEAR, .deps = DEPS, .footprint = FOOTPRINT, .reads = READS, .priority = PRIORITY }
 const chain_kind step_standard = { .name = "standard", .family = CHAIN_STEP, .size = sizeof(step_ctx),
                                    .plan = standard_plan, .reduce = standard_reduce, .finish = standard_finish,
                                    .clear = clear, .deps = standard_deps, .footprint = standard_footprint,
-                                   .multiply_here = multiply_here, .reads = standard_reads };
+                                   .multiply_here = multiply_here, .reads = standard_reads,
+                                   .priority = standard_priority };
 /* Nassau's, with its finish in parts where it is large (nassau.h) */
 const chain_kind step_nassau = { .name = "nassau", .family = CHAIN_STEP, .size = sizeof(step_ctx), .plan = nassau_plan,
                                  .reduce = nassau_reduce, .finish = nassau_finish, .clear = clear, .deps = nassau_deps,
                                  .footprint = nassau_footprint, .reads = nassau_reads,
                                  .finish_parts = nassau_finish_parts, .finish_part = nassau_finish_part };
 const chain_kind step_standard_pre = STEP_KIND("standard-early", CHAIN_PRE, pre_plan, pre_reduce, edge_finish, clear,
-                                               pre_deps, pre_footprint, pre_reads);
+                                               pre_deps, pre_footprint, pre_reads, pre_priority);
 const chain_kind step_edge_kernel = STEP_KIND("edge-kernel", CHAIN_EDGE, standard_plan, standard_reduce, edge_finish,
-                                              clear, edge_deps, standard_footprint, standard_reads);
+                                              clear, edge_deps, standard_footprint, standard_reads,
+                                              standard_priority);
 /* odd p: the rows go to multiply tasks, or a small step's to its plan's worker (multiply_here) */
 #define STEP_KIND_P(NAME, FAMILY, FINISH, DEPS)                                                       \
     { .name = NAME, .family = FAMILY, .size = sizeof(step_ctx), .plan = standard_plan_p,              \
