@@ -9,7 +9,14 @@
  *        Both report ns per (job x term) of milnor_mul_batch_search (one matrix search per
  *        pair), milnor_mul_batch_halves (R-halves, docs/algorithms.md §2.3) and milnor_mul_batch (dispatch),
  *        and check that the three give the same bits. MILNOR_BENCH_PATHS=halves,batch runs
- *        only those after the search (which is the reference). */
+ *        only those after the search (which is the reference).
+ *        milnor_bench --shapes FILE...  the searches of captured batches, counted (no timing):
+ *            per product its cells, its search steps (mm_step) and its terms; by cell count,
+ *            the share of products and of steps; and a model of the atomic GPU kernel's warps
+ *            (T threads per job, items dealt in turn, a warp's turn as long as its longest
+ *            search): steps done / (32 x the steps its warps take), with the job's terms in
+ *            their order, sorted by the cost estimate of milnor_sched.h, and sorted by their
+ *            true step counts (the best any order of terms can do). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +24,7 @@
 #include <time.h>
 
 #include "algebra/milnor.h"
+#include "algebra/milnor_sched.h"
 #include "bench/bench.h"
 
 #define MIN_SECONDS 1.0
@@ -260,8 +268,105 @@ static int bench_recs(const recs *v, const char *what)
     return bad != 0;
 }
 
+/* --shapes (above). */
+typedef struct shape_pair {
+    uint64_t steps, est;
+} shape_pair;
+
+static int cmp_steps(const void *a, const void *b)
+{
+    const shape_pair *x = a, *y = b;
+    return x->steps < y->steps ? 1 : x->steps > y->steps ? -1 : 0;
+}
+
+static int cmp_est(const void *a, const void *b)
+{
+    const shape_pair *x = a, *y = b;
+    return x->est < y->est ? 1 : x->est > y->est ? -1 : 0;
+}
+
+/* Warp steps of one job's items p[0..n) under T threads per job: lane l of warp w takes items
+ * 32 w + l + T i; a warp's round i lasts its longest item. */
+static uint64_t warp_steps(const shape_pair *p, size_t n, uint32_t T)
+{
+    uint64_t total = 0;
+    for (uint32_t w = 0; w < T / 32; ++w)
+        for (size_t base = 32 * (size_t)w; base < n; base += T) {
+            uint64_t m = 0;
+            for (size_t l = base; l < base + 32 && l < n; ++l) m = p[l].steps > m ? p[l].steps : m;
+            total += m;
+        }
+    return total;
+}
+
+static int shapes(const recs *v)
+{
+    milnor_basis A;
+    if (milnor_basis_init(&A, v->maxdeg, NULL) < 0) { fprintf(stderr, "bad degree\n"); return 1; }
+    enum { NC = 33 };       /* cell counts 0..31, 32 = more */
+    uint64_t pairs[NC] = { 0 }, steps[NC] = { 0 }, leaves[NC] = { 0 }, all = 0, sum = 0;
+    static const uint32_t Ts[] = { 32, 128 };
+    uint64_t warp[3][2] = { { 0 } };
+    size_t cap = 0;
+    shape_pair *p = NULL;
+    for (size_t i = 0; i < v->n; ++i) {
+        const rec *r = &v->r[i];
+        for (size_t j = 0; j < r->njobs; ++j) {
+            const milnor_row_job *job = &r->jobs[j];
+            const milnor_elt *R = &A.elts[job->r_deg][job->r_idx];
+            if (job->n_terms > cap) {
+                cap = job->n_terms * 2;
+                p = realloc(p, cap * sizeof *p);
+                if (!p) { fprintf(stderr, "out of memory\n"); return 1; }
+            }
+            for (uint32_t k = 0; k < job->n_terms; ++k) {
+                const milnor_term *tm = &r->terms[job->first_term + k];
+                const milnor_elt *S = &A.elts[tm->s_deg][tm->s_idx];
+                mm_search s;
+                uint32_t t[2 * MM_SIDE];
+                uint64_t n = 1, found = 0;
+                int c = 0, len;
+                if (R->len && S->len && mm_setup(&s, R, S)) {
+                    c = s.ncells < NC - 1 ? s.ncells : NC - 1;
+                    mm_split(&s, 0, 1);
+                    for (n = 0; (len = mm_step(&s, t)) != -1; ++n) found += len != MM_STEP_ON;
+                } else
+                    found = R->len == 0 || S->len == 0;
+                p[k] = (shape_pair){ n, mk_pair_cost(R, S) };
+                pairs[c]++, steps[c] += n, leaves[c] += found, all++, sum += n;
+            }
+            for (int o = 0; o < 3; ++o) {
+                if (o == 1) qsort(p, job->n_terms, sizeof *p, cmp_est);
+                if (o == 2) qsort(p, job->n_terms, sizeof *p, cmp_steps);
+                for (int q = 0; q < 2; ++q) warp[o][q] += warp_steps(p, job->n_terms, Ts[q]);
+            }
+        }
+    }
+    printf("%llu products, %.1f search steps each\n", (unsigned long long)all, (double)sum / (double)(all ? all : 1));
+    printf("%6s %9s %9s %11s %11s\n", "cells", "products", "steps", "steps/prod", "terms/prod");
+    for (int c = 0; c < NC; ++c)
+        if (pairs[c])
+            printf("%5d%s %8.2f%% %8.2f%% %11.1f %11.2f\n", c, c == NC - 1 ? "+" : " ", 100.0 * (double)pairs[c] / (double)all,
+                   100.0 * (double)steps[c] / (double)sum, (double)steps[c] / (double)pairs[c],
+                   (double)leaves[c] / (double)pairs[c]);
+    static const char *const order[] = { "as captured", "by estimate", "by steps" };
+    printf("modelled warp efficiency (steps / (32 x warp steps)):\n");
+    for (int o = 0; o < 3; ++o)
+        printf("  terms %-12s  T=32 %5.1f%%   T=128 %5.1f%%\n", order[o], 100.0 * (double)sum / (32.0 * (double)warp[o][0]),
+               100.0 * (double)sum / (32.0 * (double)warp[o][1]));
+    free(p);
+    milnor_basis_clear(&A);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--shapes")) {
+        recs v;
+        memset(&v, 0, sizeof v);
+        for (int i = 2; i < argc; ++i) recs_load(&v, argv[i]);
+        return shapes(&v);
+    }
     if (argc > 1 && (!strcmp(argv[1], "--jobs") || !strcmp(argv[1], "--synth"))) {
         recs v;
         memset(&v, 0, sizeof v);
