@@ -3,6 +3,7 @@
  * are milnor_sched.h's, all compiled for the device and the host alike. */
 #include "algebra/milnor_cuda.h"
 #include "algebra/milnor_halves.h"
+#include "algebra/milnor_packed.h"
 #include "algebra/milnor_sched.h"
 
 #include "algebra/cuda_host.h"
@@ -328,9 +329,11 @@ static int launch_halves(const uint32_t *flat_basis, const milnor_row_job *jobs,
  * thread runs its item one term at a time, one term per turn of its loop: a thread whose item
  * is over takes the next item in the same turn (its warp's threads that need one take
  * consecutive items with one atomicAdd), so a warp's threads stay busy together until the
- * queue is empty, instead of waiting for the warp's longest search. STEP (the step kernel):
- * a turn is one step of the search (mk_item_step), so the threads of a warp also stay
- * together between terms. */
+ * queue is empty, instead of waiting for the warp's longest search. MODE: a turn is a term
+ * (refill), one step of the search (step: mk_item_step), or one step of the packed search
+ * (packed: milnor_packed.h, its state in registers; a product beyond its limits takes the
+ * step kernel's search), so that the threads of a warp also stay together between terms. */
+enum { MK_MODE_TERM, MK_MODE_STEP, MK_MODE_PACKED };
 __global__ static void items_kernel(const milnor_row_job *jobs, uint32_t njobs, uint32_t nparts,
                                     unsigned long long *count)
 {
@@ -338,7 +341,7 @@ __global__ static void items_kernel(const milnor_row_job *jobs, uint32_t njobs, 
     if (j < njobs) count[j] = (unsigned long long)jobs[j].n_terms * nparts;
 }
 
-template <bool STEP>
+template <int MODE>
 __global__ static void __launch_bounds__(MK_BLOCK)
 refill_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, const milnor_term *terms,
               const unsigned long long *pre, unsigned long long *next, unsigned long long *rows, uint32_t stride,
@@ -348,8 +351,11 @@ refill_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, 
     const unsigned long long nitems = pre[njobs];
     const uint32_t lane = threadIdx.x & 31;
     mk_item it;
+    pk_search pk;
     unsigned long long *row = NULL;
-    bool have = false;
+    uint32_t col0 = 0;
+    deg_t d = 0;
+    bool have = false, packed = false;
     for (;;) {
         const unsigned active = __activemask();
         const unsigned need = __ballot_sync(active, !have);
@@ -370,14 +376,30 @@ refill_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, 
                 const uint64_t in = item - pre[lo];
                 const milnor_row_job job = jobs[lo];
                 const milnor_term tm = terms[job.first_term + (uint32_t)(in / nparts)];
-                mk_item_start(&it, fp.g, &fp.elts[fp.first[job.r_deg] + job.r_idx],
-                              &fp.elts[fp.first[tm.s_deg] + tm.s_idx], tm.col_offset, (uint32_t)(in % nparts), nparts);
+                const milnor_elt *R = &fp.elts[fp.first[job.r_deg] + job.r_idx], *S = &fp.elts[fp.first[tm.s_deg] + tm.s_idx];
                 row = rows + (uint64_t)lo * stride;
                 have = true;
+                packed = false;
+                if (MODE == MK_MODE_PACKED) {
+                    const int r = pk_setup(&pk, R, S);
+                    packed = r != PK_TOO_BIG;
+                    have = r != PK_ZERO;
+                    pk_split(&pk, (uint32_t)(in % nparts), nparts);
+                    col0 = tm.col_offset;
+                    d = R->degree + S->degree;
+                }
+                if (!packed) mk_item_start(&it, fp.g, R, S, tm.col_offset, (uint32_t)(in % nparts), nparts);
             }
         }
+        if (!have) continue;
         uint32_t bit;
-        const int r = STEP ? mk_item_step(&it, &bit) : mk_item_next(&it, &bit);
+        int r;
+        if (MODE == MK_MODE_PACKED && packed) {
+            const int len = pk_step(&pk);
+            r = len == -1 ? 0 : len == MM_STEP_ON ? MM_STEP_ON : 1;
+            if (r == 1) bit = col0 + pk_seqno_index(&pk, fp.g, d, len);
+        } else
+            r = MODE == MK_MODE_TERM ? mk_item_next(&it, &bit) : mk_item_step(&it, &bit);
         if (r == 1) flip_bit_atomic(row, bit);
         else if (r == 0) have = false;
     }
@@ -385,7 +407,7 @@ refill_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs, 
 
 /* The refill kernel's launch: the items' scan and the queue's counter in scratch from the
  * stream's memory pool; as many blocks as fit the device at once (fewer for a small launch). */
-template <bool STEP>
+template <int MODE>
 static int launch_refill(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
                          const milnor_term *terms, uint64_t *rows, uint32_t stride, int one_row,
                          const milnor_cuda_cfg *c, cudaStream_t st)
@@ -395,7 +417,7 @@ static int launch_refill(const uint32_t *flat_basis, const milnor_row_job *jobs,
         int dev = 0, sms = 0, per_sm = 0;
         if (cudaGetDevice(&dev) != cudaSuccess ||
             cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, refill_kernel<STEP>, MK_BLOCK, 0) != cudaSuccess)
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, refill_kernel<MODE>, MK_BLOCK, 0) != cudaSuccess)
             return (int)cudaGetLastError();
         __atomic_store_n(&resident, sms * (per_sm > 0 ? per_sm : 1), __ATOMIC_RELAXED);
     }
@@ -418,7 +440,7 @@ static int launch_refill(const uint32_t *flat_basis, const milnor_row_job *jobs,
         goto out;
     items_kernel<<<jb, MK_BLOCK, 0, st>>>(jobs, njobs, c->nparts, pre + 1);
     if ((e = cub::DeviceScan::InclusiveSum(scan_tmp, scan_bytes, pre + 1, pre + 1, njobs, st)) != cudaSuccess) goto out;
-    refill_kernel<STEP><<<blocks, MK_BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms, pre, next, (unsigned long long *)rows,
+    refill_kernel<MODE><<<blocks, MK_BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms, pre, next, (unsigned long long *)rows,
                                                one_row ? 0 : stride, c->nparts);
     e = cudaGetLastError();
 out:
@@ -440,6 +462,7 @@ static void read_default_cfg(void)
     else if (k && strcmp(k, "halves") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_HALVES;
     else if (k && strcmp(k, "refill") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_REFILL;
     else if (k && strcmp(k, "step") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_STEP;
+    else if (k && strcmp(k, "packed") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_PACKED;
 }
 
 static milnor_cuda_cfg default_cfg(void)
@@ -473,9 +496,11 @@ static int launch(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32
     if (c.kernel == MILNOR_CUDA_KERNEL_HALVES && !one_row)
         return launch_halves(flat_basis, jobs, njobs, terms, rows, stride_words, &c, st);
     if (c.kernel == MILNOR_CUDA_KERNEL_REFILL)
-        return launch_refill<false>(flat_basis, jobs, njobs, terms, rows, stride_words, one_row, &c, st);
+        return launch_refill<MK_MODE_TERM>(flat_basis, jobs, njobs, terms, rows, stride_words, one_row, &c, st);
     if (c.kernel == MILNOR_CUDA_KERNEL_STEP)
-        return launch_refill<true>(flat_basis, jobs, njobs, terms, rows, stride_words, one_row, &c, st);
+        return launch_refill<MK_MODE_STEP>(flat_basis, jobs, njobs, terms, rows, stride_words, one_row, &c, st);
+    if (c.kernel == MILNOR_CUDA_KERNEL_PACKED)
+        return launch_refill<MK_MODE_PACKED>(flat_basis, jobs, njobs, terms, rows, stride_words, one_row, &c, st);
     uint64_t blocks = ((uint64_t)njobs * c.threads_per_job + BLOCK - 1) / BLOCK;
     if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
     cudaError_t e = cudaMemsetAsync(rows, 0, (size_t)(one_row ? 1 : njobs) * stride_words * sizeof *rows, st);
