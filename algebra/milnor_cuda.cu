@@ -37,7 +37,10 @@ __device__ static inline flat_parts flat_parts_of(const uint32_t *flat)
 #define BLOCK MK_BLOCK
 
 /* Job j gets threads_per_job threads; its items (term k, part p), k < n_terms, p < nparts,
- * are dealt to them in turn; item (k, p) runs part p of the search of Sq(R_j)·Sq(S_k). */
+ * are dealt to them in turn; item (k, p) runs part p of the search of Sq(R_j)·Sq(S_k).
+ * PACKED (the atomic-packed kernel): the search of milnor_packed.h, its state in registers,
+ * where the product is within its limits. */
+template <bool PACKED>
 __global__ static void mul_batch_kernel(const uint32_t *flat, const milnor_row_job *jobs, uint32_t njobs,
                                         const milnor_term *terms, unsigned long long *rows, uint32_t stride,
                                         uint32_t threads_per_job, uint32_t nparts)
@@ -62,6 +65,17 @@ __global__ static void mul_batch_kernel(const uint32_t *flat, const milnor_row_j
             const milnor_elt *X = R.len ? &R : &S;
             if (part == 0) flip_bit_atomic(row, tm.col_offset + milnor_seqno_index(g, d, X->r, X->len));
             continue;
+        }
+        if (PACKED) {
+            pk_search p;
+            const int r = pk_setup(&p, &R, &S);
+            if (r == PK_ZERO) continue;
+            if (r == PK_READY) {
+                pk_split(&p, part, nparts);
+                for (int len; (len = pk_step(&p)) != -1;)
+                    if (len != MM_STEP_ON) flip_bit_atomic(row, tm.col_offset + pk_seqno_index(&p, g, d, len));
+                continue;
+            }
         }
         mm_search s;
         uint32_t t[2 * MM_SIDE];
@@ -463,6 +477,7 @@ static void read_default_cfg(void)
     else if (k && strcmp(k, "refill") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_REFILL;
     else if (k && strcmp(k, "step") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_STEP;
     else if (k && strcmp(k, "packed") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_PACKED;
+    else if (k && strcmp(k, "atomic-packed") == 0) the_default_cfg.kernel = MILNOR_CUDA_KERNEL_ATOMIC_PACKED;
 }
 
 static milnor_cuda_cfg default_cfg(void)
@@ -505,8 +520,14 @@ static int launch(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32
     if (blocks > 0x7fffffffu) return (int)cudaErrorInvalidValue;
     cudaError_t e = cudaMemsetAsync(rows, 0, (size_t)(one_row ? 1 : njobs) * stride_words * sizeof *rows, st);
     if (e != cudaSuccess) return (int)e;
-    mul_batch_kernel<<<(uint32_t)blocks, BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms, (unsigned long long *)rows,
-                                                         one_row ? 0 : stride_words, c.threads_per_job, c.nparts);
+    if (c.kernel == MILNOR_CUDA_KERNEL_ATOMIC_PACKED)
+        mul_batch_kernel<true><<<(uint32_t)blocks, BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms,
+                                                                   (unsigned long long *)rows, one_row ? 0 : stride_words,
+                                                                   c.threads_per_job, c.nparts);
+    else
+        mul_batch_kernel<false><<<(uint32_t)blocks, BLOCK, 0, st>>>(flat_basis, jobs, njobs, terms,
+                                                                    (unsigned long long *)rows, one_row ? 0 : stride_words,
+                                                                    c.threads_per_job, c.nparts);
     return (int)cudaGetLastError();
 }
 

@@ -6,7 +6,7 @@
  *
  * Data: the basis is a flat buffer (milnor_flat_write) already on the device; jobs, terms and
  * rows are device arrays in milnor.h's layouts; rows are njobs x stride packed 64-bit words,
- * written entirely by a launch (what they held before does not matter). Six kernels:
+ * written entirely by a launch (what they held before does not matter). Seven kernels:
  *
  *   atomic (the default; EXTFLOW_GPU_KERNEL=atomic): rows zeroed by a memset, then
  *     threads_per_job threads per job, in job order, share its items (term k, part p): each
@@ -46,6 +46,8 @@
  *     words (algebra/milnor_packed.h: at most 8 cells, entries below 2^16), which a thread
  *     keeps in registers, not ~1 KB of local memory; a product beyond those limits takes the
  *     step kernel's search.
+ *   atomic-packed (EXTFLOW_GPU_KERNEL=atomic-packed): atomic, each product's search that of
+ *     milnor_packed.h where within its limits (atomic's own search beyond them).
  * Grid sizes are computed in 64 bits and checked.
  *
  * Nothing here knows StarPU: the codelet passes StarPU's per-worker stream as `stream`.
@@ -63,10 +65,11 @@ extern "C" {
 /* Number of usable CUDA devices (0 when there is no driver or no device). */
 int milnor_cuda_device_count(void);
 
-/* Kernels (see above): 0 in a cfg means the default, EXTFLOW_GPU_KERNEL=atomic|shared|halves|refill|step|packed or else
+/* Kernels (see above): 0 in a cfg means the default, EXTFLOW_GPU_KERNEL=atomic|shared|halves|refill|step|packed|atomic-packed
+ * or else
  * MILNOR_CUDA_KERNEL_DEFAULT. */
 enum { MILNOR_CUDA_KERNEL_ATOMIC = 1, MILNOR_CUDA_KERNEL_SHARED = 2, MILNOR_CUDA_KERNEL_HALVES = 3, MILNOR_CUDA_KERNEL_REFILL = 4,
-       MILNOR_CUDA_KERNEL_STEP = 5, MILNOR_CUDA_KERNEL_PACKED = 6 };
+       MILNOR_CUDA_KERNEL_STEP = 5, MILNOR_CUDA_KERNEL_PACKED = 6, MILNOR_CUDA_KERNEL_ATOMIC_PACKED = 7 };
 #define MH_POOL_DEFAULT (40u << 10)     /* halves kernel: bytes of R-halves per block */
 #define MILNOR_CUDA_KERNEL_DEFAULT MILNOR_CUDA_KERNEL_ATOMIC
 

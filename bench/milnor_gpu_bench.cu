@@ -9,8 +9,8 @@
  * shared memory, jobs binned by cost), sorted (the shared kernel's binning with rows in
  * global memory, to separate the two changes) or halves (R-halves tested against the terms,
  * milnor_halves.h; pools of 40 KiB, 24 KiB and 96 KiB per block), refill (one queue of items,
- * a term per turn), step (the same, a search step per turn) or packed (step with the state in
- * registers, milnor_packed.h); BENCH_KERNELS=a,b runs
+ * a term per turn), step (the same, a search step per turn), packed (step with the state in
+ * registers, milnor_packed.h) or atomic-packed (atomic with that search); BENCH_KERNELS=a,b runs
  * those only, BENCH_CFG=T,P that mapping only, BENCH_MERGED_ONLY=1 the merged launches only:
  *   K T/P chunks    one launch per captured chunk, back to back on one stream (what one CUDA
  *                   worker does, without StarPU's transfers)
@@ -230,7 +230,7 @@ int main(int argc, char **argv)
         {"sorted", MILNOR_CUDA_KERNEL_SHARED, 1}, {"halves", MILNOR_CUDA_KERNEL_HALVES, 0},
         {"halves24k", MILNOR_CUDA_KERNEL_HALVES, 24u << 10}, {"halves96k", MILNOR_CUDA_KERNEL_HALVES, 96u << 10},
         {"refill", MILNOR_CUDA_KERNEL_REFILL, 0}, {"step", MILNOR_CUDA_KERNEL_STEP, 0},
-        {"packed", MILNOR_CUDA_KERNEL_PACKED, 0} };
+        {"packed", MILNOR_CUDA_KERNEL_PACKED, 0}, {"atomic-packed", MILNOR_CUDA_KERNEL_ATOMIC_PACKED, 0} };
     const int nkernels = (int)(sizeof kernels / sizeof *kernels);
     const char *only = getenv("BENCH_KERNELS");     /* e.g. "atomic,halves": these only */
     const int merged_only = getenv("BENCH_MERGED_ONLY") != NULL;   /* one launch of all chunks per pass */

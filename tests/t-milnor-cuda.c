@@ -144,9 +144,11 @@ int main(void)
         {128, 4, MILNOR_CUDA_KERNEL_REFILL, 0}, {1, 1, MILNOR_CUDA_KERNEL_REFILL, 0},
         {1, 7, MILNOR_CUDA_KERNEL_REFILL, 0},   {128, 1, MILNOR_CUDA_KERNEL_STEP, 0},
         {1, 4, MILNOR_CUDA_KERNEL_STEP, 0},     {128, 1, MILNOR_CUDA_KERNEL_PACKED, 0},
-        {1, 3, MILNOR_CUDA_KERNEL_PACKED, 0},
+        {1, 3, MILNOR_CUDA_KERNEL_PACKED, 0},   {128, 1, MILNOR_CUDA_KERNEL_ATOMIC_PACKED, 0},
+        {32, 4, MILNOR_CUDA_KERNEL_ATOMIC_PACKED, 0},
     };
-    static const char *const kname[] = { "default", "atomic", "shared", "halves", "refill", "step", "packed" };
+    static const char *const kname[] = { "default", "atomic", "shared", "halves", "refill", "step", "packed",
+                                         "atomic-packed" };
     for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; ++c) {
         milnor_cuda_cfg k = cfgs[c];
         if (k.shared_bytes == 3 * 8) k.shared_bytes = 3 * 8 * b.stride;
