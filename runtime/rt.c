@@ -132,11 +132,13 @@ static void report_dag(const resolution *res)
     dag_walk w = { res, cells, calloc(jobs, sizeof *w.L), calloc(jobs, sizeof *w.pred), calloc(jobs, 1) };
     long end = -1, n = res->max_n + 1;
     if (!w.L || !w.pred || !w.seen) goto out;
-    for (deg_t t = 0; t <= res->max_t; t++)
-        for (int s = 0; s <= res->max_s && s <= t; s++) {
-            if (!res_in_region(res, s, t)) continue;
-            long k = job_of(&w, s, t, 0);
-            if (path_to(&w, s, t, 0, 0) > (end < 0 ? -1 : w.L[end])) end = k;
+    /* every cell's work, the stem edge's kernel jobs (outside the region) included; the path
+     * ends at a step of the region */
+    for (deg_t stem = 0; stem <= res->max_n; stem++)
+        for (int s = 0; s <= res->max_s; s++) {
+            const deg_t t = stem + s;
+            if (res_in_region(res, s, t) && path_to(&w, s, t, 0, 0) > (end < 0 ? -1 : w.L[end]))
+                end = job_of(&w, s, t, 0);
             for (int layer = 0; layer < CL_PROFILE_LAYERS; layer++) {
                 uint64_t work, span, fin;
                 cl_profile_cell(s, (int)t, layer, &work, &span, &fin);
@@ -198,7 +200,7 @@ static void report_dag(const resolution *res)
     for (int i = 0; i < TOP_FINISHES && top[i].ns; i++)
         fprintf(stderr, " (%d,%d) %.1f ms", top[i].s, (int)top[i].t, 1e-6 * (double)top[i].ns);
     fprintf(stderr, "\n");
-    fprintf(stderr, "extflow: work %.1f s; by owner with 2 ranks: pairs %.1f / %.1f s, rows %.1f / %.1f s; "
+    fprintf(stderr, "extflow: work %.2f s; by owner with 2 ranks: pairs %.1f / %.1f s, rows %.1f / %.1f s; "
             "4 ranks, pairs: %.1f / %.1f / %.1f / %.1f s\n", total, own[0][0], own[0][1], own[1][0], own[1][1],
             own[2][0], own[2][1], own[2][2], own[2][3]);
     fprintf(stderr, "extflow: work by row s = 0, 1, ... (s):");

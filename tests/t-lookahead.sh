@@ -7,7 +7,7 @@
 # over two MPI ranks where mpirun exists; 0 is off, and 1 (no lookahead at all), 65 and x are
 # refused.
 . tests/lib.sh
-plan 15
+plan 16
 export STARPU_NCPU=2
 res() { $EXTFLOW resolve --quiet --algorithm standard "$@"; }
 EXTFLOW_LOOKAHEAD=0 res --stem 60 --out "$TMP/s0"
@@ -25,6 +25,11 @@ path=$(grep -oE 'critical path .*: [0-9.]+ s over' "$TMP/st.err" | awk '{print $
 early=$(grep -oE '[0-9]+ of those jobs are early reductions' "$TMP/st.err" | awk '{print $1}')
 awk -v w="$wall" -v p="$path" -v e="$early" 'BEGIN { exit !(w > 0 && p > 0 && p <= w && e > 0) }'
 ok $? "EXTFLOW_STATS under lookahead 3: critical path ${path:-?} s <= wall ${wall:-?} s, ${early:-no} early reductions on it"
+# its work total counts every task: the stem edge's kernel jobs and their early chains too
+table=$(awk '/^extflow: task time by piece/ { on = 1; next } on && /^extflow:/ { on = 0 } on && $1 != "piece" { s += $(NF-4) } END { printf "%.2f", s }' "$TMP/st.err")
+work=$(grep -oE '^extflow: work [0-9.]+ s' "$TMP/st.err" | awk '{print $3}')
+awk -v t="$table" -v w="$work" 'BEGIN { d = t - w; if (d < 0) d = -d; exit !(w > 0 && d <= 0.03 + 0.02 * t) }'
+ok $? "EXTFLOW_STATS's work total ${work:-?} s = the task table's ${table:-?} s"
 bad=$(differing_modules EXTFLOW_LOOKAHEAD=0 EXTFLOW_LOOKAHEAD=3 "--algorithm standard" C2 tmf2 A-mod-Sq1-Sq2 C2v14)
 [ -z "$bad" ]
 ok $? "modules C2 (finite), tmf2 (profile: no lookahead there), A-mod-Sq1-Sq2 (finitely presented), C2v14 (cofiber): the same with lookahead 3${bad:+; differ:$bad}"
