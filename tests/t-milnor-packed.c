@@ -2,7 +2,9 @@
  * the CPU against milnor_search.h's mm_step: for every pair of elements of degree <= 36 and
  * for random pairs up to degree 300, the same verdict (zero, or beyond the packed limits), the
  * same steps, and at each leaf the same T and seqno index, over 1 and 3 parts; and the
- * products it gives, XORed, equal milnor_mul_into's. Runs without a GPU. Env: SEED. */
+ * products it gives, XORed, equal milnor_mul_into's; made-up factors of length up to 9 with
+ * entries up to and beyond 2^16 (T compared, and the verdict "beyond the limits" against one
+ * worked out from mm_setup). Runs without a GPU. Env: SEED. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,35 @@ static void packed_product(const milnor_basis *A, const milnor_elt *R, const mil
         }
 }
 
+/* A made-up factor: length 1..maxlen, entries near the 16-bit edge, powers of 2 or small. */
+static milnor_elt made_up(uint32_t maxlen)
+{
+    milnor_elt e = { .len = 1 + rnd(maxlen), .degree = 0 };
+    for (uint32_t i = 0; i < e.len; ++i) {
+        switch (rnd(5)) {
+        case 0: e.r[i] = 0xffffu - rnd(8); break;
+        case 1: e.r[i] = 0x8000u | rnd(16); break;
+        case 2: e.r[i] = 1u << rnd(17); break;          /* 2^16 is beyond the limits */
+        case 3: e.r[i] = rnd(0x10000); break;
+        default: e.r[i] = rnd(40); break;
+        }
+    }
+    if (!e.r[e.len - 1]) e.r[e.len - 1] = 1;
+    return e;
+}
+
+/* The packed limits worked out from mm_setup (when it finds the product non-zero): lengths
+ * at most 8, entries below 2^16, at most PK_CELLS cells. -1: mm_setup found it zero. */
+static int beyond_limits(const milnor_elt *R, const milnor_elt *S)
+{
+    if (R->len > 8 || S->len > 8) return 1;
+    for (uint32_t i = 0; i < R->len; ++i) if (R->r[i] >> 16) return 1;
+    for (uint32_t j = 0; j < S->len; ++j) if (S->r[j] >> 16) return 1;
+    mm_search m;
+    if (!mm_setup(&m, R, S)) return -1;
+    return m.ncells > PK_CELLS;
+}
+
 int main(void)
 {
     seed_from_env();
@@ -121,6 +152,49 @@ int main(void)
        "milnor_mul_into",
        (unsigned long long)packed);
     (void)words;
+
+    /* made-up factors at the 16-bit edge: T at every leaf, and the limits' verdict */
+    {
+        uint64_t searches = 0, leaves = 0, beyond = 0, verdicts = 0, bad = 0;
+        for (int n = 0; n < 6000 && !bad; ++n) {
+            const milnor_elt R = made_up(n % 2 ? 9 : 3), S = made_up(n % 3 ? 3 : 9);
+            const uint32_t np = 1 + rnd(3), part = rnd(np);
+            pk_search p;
+            const int po = pk_setup(&p, &R, &S), want = beyond_limits(&R, &S);
+            if (want >= 0) {
+                verdicts++;
+                bad += (po == PK_TOO_BIG) != want;
+            }
+            if (po == PK_TOO_BIG) {
+                beyond++;
+                continue;
+            }
+            mm_search m;
+            if ((mm_setup(&m, &R, &S) != 0) != (po == PK_READY)) {
+                bad++;
+                break;
+            }
+            if (po != PK_READY) continue;
+            mm_split(&m, part, np);
+            pk_split(&p, part, np);
+            searches++;
+            for (int steps = 0; steps < 200000; ++steps) {
+                uint32_t t[2 * MM_SIDE];
+                const int a = mm_step(&m, t), b = pk_step(&p);
+                if (a != b) { bad++; break; }
+                if (a >= 0) {
+                    leaves++;
+                    for (int k = 1; k <= a; ++k) bad += t[k - 1] != pk_mask(&p, (uint32_t)k);
+                }
+                if (a == -1 || bad) break;
+            }
+        }
+        ok(bad == 0 && searches > 500 && beyond > 100 && verdicts > 1000,
+           "made-up factors of length <= 9, entries at the 16-bit edge: packed = mm_step (%llu searches, %llu leaves), "
+           "and 'beyond the limits' exactly when lengths, entries or cells exceed them (%llu verdicts, %llu beyond)",
+           (unsigned long long)searches, (unsigned long long)leaves, (unsigned long long)verdicts,
+           (unsigned long long)beyond);
+    }
 
     /* the limits: a length-9 factor is refused, not mishandled */
     {
