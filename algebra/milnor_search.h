@@ -150,25 +150,33 @@ MILNOR_HD static inline int mm_leaf(const mm_search *s, uint32_t *t)
     return len;
 }
 
+/* Gives cell k its next admissible value in place of its current one (row, column and
+ * diagonal updated); 0, with the cell cleared to 0, when it has none. */
+MILNOR_HD static inline int mm_next_value(mm_search *s, int k)
+{
+    const mm_cell c = s->cell[k];
+    uint32_t x = s->val[k], m;
+    s->rem[c.i] += x << c.j;
+    s->col[c.j] += x;
+    m = s->mask[c.n] ^= x;
+    x = ((x | m) + 1) & ~m;
+    if ((x << c.j) <= s->rem[c.i] && x <= s->col[c.j]) {
+        s->rem[c.i] -= x << c.j;
+        s->col[c.j] -= x;
+        s->mask[c.n] |= x;
+        s->val[k] = x;
+        return 1;
+    }
+    s->val[k] = 0;
+    return 0;
+}
+
 /* Gives cell *k its next admissible value, backtracking to earlier cells when it has none;
  * 0 when the search is over. */
 MILNOR_HD static inline int mm_advance(mm_search *s, int *k)
 {
     for (;;) {
-        const mm_cell c = s->cell[*k];
-        uint32_t x = s->val[*k], m;
-        s->rem[c.i] += x << c.j;
-        s->col[c.j] += x;
-        m = s->mask[c.n] ^= x;
-        x = ((x | m) + 1) & ~m;
-        if ((x << c.j) <= s->rem[c.i] && x <= s->col[c.j]) {
-            s->rem[c.i] -= x << c.j;
-            s->col[c.j] -= x;
-            s->mask[c.n] |= x;
-            s->val[*k] = x;
-            return 1;
-        }
-        s->val[*k] = 0;
+        if (mm_next_value(s, *k)) return 1;
         if (*k == 0) return 0;
         mm_remove_ends(s, s->cell[--*k]);
     }
@@ -256,20 +264,10 @@ MILNOR_HD static inline int mm_step(mm_search *s, uint32_t *t)
         s->phase = MM_ADVANCE;
         return len;
     }
-    uint32_t x = s->val[k], m;                      /* MM_ADVANCE */
-    s->rem[c.i] += x << c.j;
-    s->col[c.j] += x;
-    m = s->mask[c.n] ^= x;
-    x = ((x | m) + 1) & ~m;
-    if ((x << c.j) <= s->rem[c.i] && x <= s->col[c.j]) {
-        s->rem[c.i] -= x << c.j;
-        s->col[c.j] -= x;
-        s->mask[c.n] |= x;
-        s->val[k] = x;
+    if (mm_next_value(s, k)) {                      /* MM_ADVANCE */
         s->phase = MM_ENDS;
         return MM_STEP_ON;
     }
-    s->val[k] = 0;
     if (k == 0) {
         s->ncells = -1;
         return -1;
