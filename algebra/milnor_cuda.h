@@ -8,7 +8,7 @@
  * rows are device arrays in milnor.h's layouts; rows are njobs x stride packed 64-bit words,
  * written entirely by a launch (what they held before does not matter). Seven kernels:
  *
- *   atomic (the default; EXTFLOW_GPU_KERNEL=atomic): rows zeroed by a memset, then
+ *   atomic (EXTFLOW_GPU_KERNEL=atomic): rows zeroed by a memset, then
  *     threads_per_job threads per job, in job order, share its items (term k, part p): each
  *     runs part p of nparts of the Milnor-matrix search of Sq(R)·Sq(S_k) (milnor_search.h,
  *     mm_split), items dealt in turn; every term found is one 64-bit global atomic XOR.
@@ -46,8 +46,8 @@
  *     words (algebra/milnor_packed.h: at most 8 cells, entries below 2^16), which a thread
  *     keeps in registers, not ~1 KB of local memory; a product beyond those limits takes the
  *     step kernel's search.
- *   atomic-packed (EXTFLOW_GPU_KERNEL=atomic-packed): atomic, each product's search that of
- *     milnor_packed.h where within its limits (atomic's own search beyond them).
+ *   atomic-packed (the default; EXTFLOW_GPU_KERNEL=atomic-packed): atomic, each product's
+ *     search that of milnor_packed.h where within its limits (atomic's own search beyond them).
  * Grid sizes are computed in 64 bits and checked.
  *
  * Nothing here knows StarPU: the codelet passes StarPU's per-worker stream as `stream`.
@@ -71,7 +71,7 @@ int milnor_cuda_device_count(void);
 enum { MILNOR_CUDA_KERNEL_ATOMIC = 1, MILNOR_CUDA_KERNEL_SHARED = 2, MILNOR_CUDA_KERNEL_HALVES = 3, MILNOR_CUDA_KERNEL_REFILL = 4,
        MILNOR_CUDA_KERNEL_STEP = 5, MILNOR_CUDA_KERNEL_PACKED = 6, MILNOR_CUDA_KERNEL_ATOMIC_PACKED = 7 };
 #define MH_POOL_DEFAULT (40u << 10)     /* halves kernel: bytes of R-halves per block */
-#define MILNOR_CUDA_KERNEL_DEFAULT MILNOR_CUDA_KERNEL_ATOMIC
+#define MILNOR_CUDA_KERNEL_DEFAULT MILNOR_CUDA_KERNEL_ATOMIC_PACKED   /* stem 130 on the H200 (perf.md) */
 
 /* Thread mapping (see above); defaults measured in docs/perf.md. A shorter initializer
  * ({T, P}) leaves kernel and shared_bytes 0: the defaults. */

@@ -11,7 +11,7 @@
  * milnor_halves.h; pools of 40 KiB, 24 KiB and 96 KiB per block), refill (one queue of items,
  * a term per turn), step (the same, a search step per turn), packed (step with the state in
  * registers, milnor_packed.h) or atomic-packed (atomic with that search); BENCH_KERNELS=a,b runs
- * those only, BENCH_CFG=T,P that mapping only, BENCH_MERGED_ONLY=1 the merged launches only:
+ * those only, BENCH_CFG="T,P T,P" those mappings only, BENCH_MERGED_ONLY=1 the merged launches only:
  *   K T/P chunks    one launch per captured chunk, back to back on one stream (what one CUDA
  *                   worker does, without StarPU's transfers)
  *   K T/P s16       the same dealt round robin over 16 streams (16 chunks in flight)
@@ -218,10 +218,18 @@ int main(int argc, char **argv)
     static const milnor_cuda_cfg quick_cfgs[] = { {32, 1, 0, 0}, {128, 4, 0, 0}, {256, 16, 0, 0} };
     const milnor_cuda_cfg *cfgs = quick ? quick_cfgs : all_cfgs;
     size_t ncfgs = quick ? 3 : 6;
-    milnor_cuda_cfg one_cfg = {0, 0, 0, 0};         /* BENCH_CFG=T,P: that mapping only */
-    if (getenv("BENCH_CFG") && sscanf(getenv("BENCH_CFG"), "%u,%u", &one_cfg.threads_per_job, &one_cfg.nparts) == 2) {
-        cfgs = &one_cfg;
-        ncfgs = 1;
+    std::vector<milnor_cuda_cfg> env_cfgs;          /* BENCH_CFG="T,P T,P ...": these mappings only */
+    if (const char *e = getenv("BENCH_CFG")) {
+        unsigned t, p;
+        int n;
+        while (sscanf(e, " %u,%u%n", &t, &p, &n) == 2) {
+            env_cfgs.push_back({t, p, 0, 0});
+            e += n;
+        }
+        if (!env_cfgs.empty()) {
+            cfgs = env_cfgs.data();
+            ncfgs = env_cfgs.size();
+        }
     }
     /* atomic: the first kernel; shared: rows in shared memory; sorted: the shared kernel's
      * scheduling with rows in global memory (a budget of 1 byte), to tell the two apart */
