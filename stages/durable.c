@@ -52,7 +52,7 @@ static void say(char *err, size_t errlen, const char *path, const char *what, in
     if (err && errlen && !err[0]) snprintf(err, errlen, "%.3900s: %s: %s", path, what, strerror(e));
 }
 
-/* The batch of durable.h; sync = 0: the cache mode, no sync_file_range, fdatasync or fsync. */
+/* The batch of durable.h; sync = 0: the cache mode, no sync_file_range, fdatasync, syncfs or fsync. */
 static int write_batch(const durable_item *items, size_t n, int sync, char *err, size_t errlen)
 {
     static atomic_ulong seq;
@@ -71,7 +71,8 @@ static int write_batch(const durable_item *items, size_t n, int sync, char *err,
         return -1;
     }
     for (size_t i = 0; i < n; i++) fds[i] = -1;
-    /* 1. every temporary written, its write-back started */
+    const int one_syncfs = sync && n >= DURABLE_SYNCFS_MIN;
+    /* 1. every temporary written, its write-back started (a syncfs starts them all itself) */
     for (size_t i = 0; i < n && !failed; i++) {
         size_t tl = strlen(items[i].path) + 48;
         if (!(tmp[i] = malloc(tl))) {
@@ -86,13 +87,23 @@ static int write_batch(const durable_item *items, size_t n, int sync, char *err,
             e = errno;
             say(err, errlen, tmp[i], fds[i] < 0 ? "cannot create" : "cannot write", e);
             failed = 1;
-        } else if (sync)
+        } else if (sync && !one_syncfs)
             sync_file_range(fds[i], 0, 0, SYNC_FILE_RANGE_WRITE);
     }
-    /* 2. each on disk */
+    /* 2. each on disk: one syncfs for a large batch (fdatasync each where it is refused) */
+    int synced = 0;
+    if (!failed && one_syncfs) {
+        if (syncfs(fds[0]) == 0)
+            synced = 1;
+        else if (errno != ENOSYS && errno != EINVAL) {
+            e = errno;
+            say(err, errlen, tmp[0], "syncfs failed", e);
+            failed = 1;
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         if (fds[i] < 0) continue;
-        if (!failed && sync && fdatasync(fds[i]) != 0) {
+        if (!failed && sync && !synced && fdatasync(fds[i]) != 0) {
             e = errno;
             say(err, errlen, tmp[i], "sync failed", e);
             failed = 1;

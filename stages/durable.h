@@ -9,7 +9,10 @@
  * The batch form is the group commit of stagecommit.c: all temporaries are written first
  * (their write-back started at once), then each is fdatasync'ed, then all are renamed, then
  * each distinct directory is fsync'ed once. N files cost N data syncs and one directory sync
- * instead of 2N syncs in series. A single file is a batch of one.
+ * instead of 2N syncs in series. A batch of at least DURABLE_SYNCFS_MIN files replaces its N
+ * data syncs by one syncfs(2) of their file system (which writes back and waits for every
+ * dirty file there, these included; per-file fdatasync where syncfs is refused with ENOSYS or
+ * EINVAL). A single file is a batch of one.
  *
  * The cache mode (durable_write_cache) is the same temporary and rename with no sync at all,
  * for files whose reader detects damage and recomputes them (lift stage files: checksummed,
@@ -32,6 +35,9 @@ typedef struct durable_item {
     const void *buf;            /* its whole content */
     size_t len;
 } durable_item;
+
+/* Batches of at least this many files are synced with one syncfs (above). */
+#define DURABLE_SYNCFS_MIN 16
 
 /* write(2) until len bytes are written (EINTR retried); 0 or -1 with errno. */
 int durable_write_all(int fd, const void *buf, size_t len);

@@ -1,6 +1,6 @@
 /* t-durable.c — the durable write (stages/durable.h): content, replacement of an old file,
  * no temporary left behind, errors reported with the file's name, a batch over two folders;
- * the syncs each write makes, and the cache mode's none. */
+ * the syncs each write makes (one syncfs for a large batch), and the cache mode's none. */
 #include "stages/durable.h"
 #include "tests/tap.h"
 
@@ -12,8 +12,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Counted syncs: these stand in for libc's in this binary, so durable.c's calls reach them. */
-static int fdatasyncs, fsyncs;
+/* Counted syncs: these stand in for libc's in this binary, so durable.c's calls reach them.
+ * syncfs_refuse: syncfs fails with that errno instead (ENOSYS: as a kernel without it). */
+static int fdatasyncs, fsyncs, syncfses, syncfs_refuse;
+int syncfs(int fd)
+{
+    syncfses++;
+    if (syncfs_refuse) {
+        errno = syncfs_refuse;
+        return -1;
+    }
+    return (int)syscall(SYS_syncfs, fd);
+}
 int fdatasync(int fd)
 {
     fdatasyncs++;
@@ -66,7 +76,7 @@ int main(void)
     char a[256], b[256], sub[128], c[256], bad[256], err[4096];
     int r;
     if (!mkdtemp(dir)) bail("mkdtemp");
-    plan(14);
+    plan(18);
     snprintf(a, sizeof a, "%s/a.txt", dir);
     ok(durable_write_file(a, "first", 5, err, sizeof err) == 0 && has_content(a, "first"),
        "a file is written with its content");
@@ -122,6 +132,40 @@ int main(void)
     ok(r == -1 && errno == ENOSPC && has_content(b, "line 0\nline 1\nline 2\n") && temporaries(dir) == 0 &&
        strstr(err, "b.txt") != NULL, "a failed rendering writes nothing and keeps its errno (%s)", err);
 
+    /* a large batch: one syncfs instead of a data sync per file; below the threshold, one each;
+     * a refused syncfs (ENOSYS) falls back to one each; any other syncfs error fails the batch */
+    enum { NBIG = DURABLE_SYNCFS_MIN };
+    char big[NBIG][160];
+    durable_item many[NBIG];
+    for (int i = 0; i < NBIG; i++) {
+        snprintf(big[i], sizeof big[i], "%s/f%02d", sub, i);
+        many[i] = (durable_item){ big[i], big[i], strlen(big[i]) };
+    }
+    fdatasyncs = fsyncs = syncfses = 0;
+    r = durable_write_batch(many, NBIG, err, sizeof err);
+    int all = 1;
+    for (int i = 0; i < NBIG; i++) all &= has_content(big[i], big[i]);
+    ok(r == 0 && all && syncfses == 1 && fdatasyncs == 0 && fsyncs == 1 && temporaries(sub) == 0,
+       "a batch of %d files: one syncfs, no fdatasync, one directory fsync (%d, %d, %d)", NBIG, syncfses,
+       fdatasyncs, fsyncs);
+    fdatasyncs = fsyncs = syncfses = 0;
+    r = durable_write_batch(many, NBIG - 1, err, sizeof err);
+    ok(r == 0 && syncfses == 0 && fdatasyncs == NBIG - 1 &&
+       fsyncs == 1, "a batch of %d files: a data sync each, no syncfs (%d, %d)", NBIG - 1, fdatasyncs, syncfses);
+    fdatasyncs = fsyncs = syncfses = 0;
+    syncfs_refuse = ENOSYS;
+    r = durable_write_batch(many, NBIG, err, sizeof err);
+    ok(r == 0 && syncfses == 1 && fdatasyncs == NBIG && fsyncs == 1,
+       "syncfs refused (ENOSYS): a data sync each instead (%d)", fdatasyncs);
+    syncfs_refuse = EIO;
+    many[3].buf = "changed";
+    many[3].len = 7;
+    r = durable_write_batch(many, NBIG, err, sizeof err);
+    ok(r == -1 && errno == EIO && has_content(big[3], big[3]) && temporaries(sub) == 0 && strstr(err, "syncfs") != NULL,
+       "syncfs failing (EIO): nothing renamed, no temporary, errno kept (%s)", err);
+    syncfs_refuse = 0;
+
+    for (int i = 0; i < NBIG; i++) unlink(big[i]);
     unlink(a); unlink(b); unlink(c); rmdir(sub); rmdir(dir);
     return done_testing();
 }
