@@ -83,7 +83,7 @@ typedef struct milnor_cuda_cfg {
                                        than one row's: rows in global memory, as `atomic`);
                                        halves kernel: bytes of halves per block (0: 40 KiB) */
 } milnor_cuda_cfg;
-#define MILNOR_CUDA_THREADS_PER_JOB 128    /* 128/1: stem 130 on the H200 (perf.md) */
+#define MILNOR_CUDA_THREADS_PER_JOB 256    /* 256/1: stems 130 and 150 on the H200 (perf.md) */
 #define MILNOR_CUDA_PARTS 1
 
 /* As milnor_mul_batch_cuda with a given mapping (NULL: the default, or EXTFLOW_GPU_SPLIT=

@@ -41,6 +41,11 @@ static int rt_start(int verbose, int mpi, int cuda, char *err, size_t errlen)
     if (gpus > 0 && !getenv("STARPU_SCHED")) conf.sched_policy_name = "eager";
     if (gpus > 0) setenv("STARPU_CUDA_PIPELINE", "4", 0);
     if (gpus > 0) setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
+    /* Without CUDA workers (a run over a profile's B): at most RT_SMALL_TASK_CPUS CPU workers
+     * unless STARPU_NCPU says otherwise. Such a run's tasks last microseconds, and beyond that
+     * many workers the idle ones' polling costs more than they add (docs/perf.md). */
+    if (!cuda && !getenv("STARPU_NCPU") && sysconf(_SC_NPROCESSORS_ONLN) > RT_SMALL_TASK_CPUS)
+        conf.ncpus = RT_SMALL_TASK_CPUS;
     int ret = mpi ? rt_mpi_starpu_init(&conf) : starpu_init(&conf);
     if (ret != 0) {
         snprintf(err, errlen, "StarPU failed to start: %s", strerror(-ret));

@@ -16,7 +16,9 @@
  * exists (then eager unless STARPU_SCHED is set). verbose: one line saying what started. */
 int rt_init(int verbose, char *err, size_t errlen);
 /* The same with no CUDA worker: for a run whose multiply tasks are all CPU-only (a module
- * over a profile's sub-Hopf algebra, runtime/rt_mul.c), so that no CUDA context is made. */
+ * over a profile's sub-Hopf algebra, runtime/rt_mul.c), so that no CUDA context is made; and
+ * at most RT_SMALL_TASK_CPUS CPU workers unless STARPU_NCPU is set (its tasks are tiny). */
+#define RT_SMALL_TASK_CPUS 8
 int rt_init_cpu(int verbose, char *err, size_t errlen);
 void rt_shutdown(void);
 /* The same without StarPU-MPI, also under mpirun: a session whose tasks never cross ranks (d2),
