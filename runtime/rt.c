@@ -41,11 +41,8 @@ static int rt_start(int verbose, int mpi, int cuda, char *err, size_t errlen)
     if (gpus > 0 && !getenv("STARPU_SCHED")) conf.sched_policy_name = "eager";
     if (gpus > 0) setenv("STARPU_CUDA_PIPELINE", "4", 0);
     if (gpus > 0) setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
-    /* Without CUDA workers (a run over a profile's B): at most RT_SMALL_TASK_CPUS CPU workers
-     * unless STARPU_NCPU says otherwise. Such a run's tasks last microseconds, and beyond that
-     * many workers the idle ones' polling costs more than they add (docs/perf.md). */
-    if (!cuda && !getenv("STARPU_NCPU") && sysconf(_SC_NPROCESSORS_ONLN) > RT_SMALL_TASK_CPUS)
-        conf.ncpus = RT_SMALL_TASK_CPUS;
+    int ncpus = rt_default_ncpus(cuda, getenv("STARPU_NCPU"), sysconf(_SC_NPROCESSORS_ONLN));
+    if (ncpus > 0) conf.ncpus = ncpus;     /* else what starpu_conf_init read (STARPU_NCPU) */
     int ret = mpi ? rt_mpi_starpu_init(&conf) : starpu_init(&conf);
     if (ret != 0) {
         snprintf(err, errlen, "StarPU failed to start: %s", strerror(-ret));
@@ -57,6 +54,14 @@ static int rt_start(int verbose, int mpi, int cuda, char *err, size_t errlen)
                 ncuda, getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : conf.sched_policy_name ? conf.sched_policy_name : "lws",
                 conf.sched_policy_name ? " (chosen because CUDA workers exist; set STARPU_SCHED to override)" : "");
     return 0;
+}
+
+/* Without CUDA workers (a run over a profile's B): at most RT_SMALL_TASK_CPUS CPU workers unless
+ * STARPU_NCPU says otherwise. Such a run's tasks last microseconds, and beyond that many
+ * workers the idle ones' polling costs more than they add (docs/perf.md). */
+int rt_default_ncpus(int cuda, const char *starpu_ncpu, long cores)
+{
+    return !cuda && !starpu_ncpu && cores > RT_SMALL_TASK_CPUS ? RT_SMALL_TASK_CPUS : -1;
 }
 
 int rt_init(int verbose, char *err, size_t errlen) { return rt_start(verbose, rt_mpi_size() > 1, 1, err, errlen); }
