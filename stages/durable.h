@@ -12,7 +12,9 @@
  * instead of 2N syncs in series. A batch of at least DURABLE_SYNCFS_MIN files replaces its N
  * data syncs by one syncfs(2) of their file system (which writes back and waits for every
  * dirty file there, these included; per-file fdatasync where syncfs is refused with ENOSYS or
- * EINVAL). A single file is a batch of one.
+ * EINVAL). The price: such a batch also waits for other processes' unwritten data on that
+ * file system (a heavy writer beside a small run slows its commits, never its workers).
+ * A single file is a batch of one.
  *
  * The cache mode (durable_write_cache) is the same temporary and rename with no sync at all,
  * for files whose reader detects damage and recomputes them (lift stage files: checksummed,
