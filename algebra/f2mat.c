@@ -10,10 +10,25 @@
 
 #include <m4ri/m4ri.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-int f2mat_init(f2mat *m, uint32_t rows, uint32_t cols)
+/* EXTFLOW_POISON_UNZEROED=1 (tests): f2mat_init_unzeroed fills its words with 0xa5, so a row
+ * read before it was written shows, where fresh pages from the system would hide it. */
+static int poison_unzeroed(void)
+{
+    static atomic_int v = -1;
+    int x = atomic_load_explicit(&v, memory_order_relaxed);
+    if (x < 0) {
+        const char *e = getenv("EXTFLOW_POISON_UNZEROED");
+        x = e && strcmp(e, "1") == 0;
+        atomic_store_explicit(&v, x, memory_order_relaxed);
+    }
+    return x;
+}
+
+static int init(f2mat *m, uint32_t rows, uint32_t cols, int zero)
 {
     size_t words = f2vec_words(cols);
     size_t stride = (words + 7) & ~(size_t)7;
@@ -26,7 +41,8 @@ int f2mat_init(f2mat *m, uint32_t rows, uint32_t cols)
     size_t alloc = bytes ? bytes : 64;
     uint64_t *d = aligned_alloc(64, alloc);   /* alloc is a multiple of 64 */
     if (!d) return -1;
-    memset(d, 0, alloc);
+    if (zero) memset(d, 0, alloc);
+    else if (poison_unzeroed()) memset(d, 0xa5, alloc);     /* tests: garbage, not the kernel's zeros */
     m->rows = rows;
     m->cols = cols;
     m->stride = (uint32_t)stride;
@@ -34,6 +50,9 @@ int f2mat_init(f2mat *m, uint32_t rows, uint32_t cols)
     memacct_add(MEM_INFLIGHT, (int64_t)alloc);
     return 0;
 }
+
+int f2mat_init(f2mat *m, uint32_t rows, uint32_t cols) { return init(m, rows, cols, 1); }
+int f2mat_init_unzeroed(f2mat *m, uint32_t rows, uint32_t cols) { return init(m, rows, cols, 0); }
 
 size_t f2mat_bytes(const f2mat *m)
 {

@@ -231,7 +231,11 @@ static unsigned group_where(const rt_mul *m, uint64_t pairs)
 int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, int layer, rt_chunks *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (b->nrows + b->ngroups == 0 || b->ncols == 0 || b->nterms == 0) return 0;
+    if (b->nrows + b->ngroups == 0 || b->ncols == 0 || b->nterms == 0) {
+        rb_zero_rows(b, 0, b->nrows + b->ngroups);      /* no product: every row is zero */
+        return 0;
+    }
+    rb_zero_rows(b, b->nrows, b->ngroups);              /* a group's chunk XORs into its row */
     uint32_t nchunks = 0;
     for (uint32_t g = 0; g < b->ngroups; g++) nchunks += b->group_job[g + 1] > b->group_job[g];
     uint64_t pairs, done = 0;
@@ -251,6 +255,10 @@ int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, int layer, rt_chunks *o
     const int at[3] = { s, t, layer };
     for (uint32_t row0 = 0; row0 < b->nrows; k++, done += pairs) {
         uint32_t n = rt_mul_chunk_rows(b, row0, done, &cut, &pairs, &where);
+        /* rows a CUDA worker may fill are zeroed (their pages touched) here, as D was before
+         * it could be made unzeroed: the GPU's copy back then faults in no page (unmeasured
+         * on the GPU either way); a CPU worker's codelet zeroes its own rows */
+        if (m->ncuda && (where & STARPU_CUDA)) rb_zero_rows(b, row0, n);
         if (submit_chunk(m, b, k, row0, n, row0, 0, pairs, where, at, out, err, errlen) != 0) return -1;
         row0 += n;
     }

@@ -132,7 +132,7 @@ int res_nassau_plan(step_ctx *c)
     if (rc == 0) rc = rb_append(&c->build, res, s, t, zs_idx, ns->nzero_src);
     free(zs_start);
     free(zs_idx);
-    if (rc != 0 || rb_alloc(&c->build, ns->ncols > img_cols ? ns->ncols : img_cols) != 0) goto oom;
+    if (rc != 0 || rb_alloc_unzeroed(&c->build, ns->ncols > img_cols ? ns->ncols : img_cols) != 0) goto oom;
     return 0;
 oom:
     res_fail(res, "out of memory planning Nassau step (%d,%d)", s, t);
@@ -153,7 +153,7 @@ static int plan_phase2(step_ctx *c)
     for (uint32_t j = 0; j < ns->nrows; j++)
         if (!zero[j]) other[k++] = j;
     if (rb_append(&c->build, c->res, c->ch.s - 1, c->ch.t, other, nother) != 0 ||
-        rb_alloc(&c->build, ns->ncols) != 0)
+        rb_alloc_unzeroed(&c->build, ns->ncols) != 0)      /* every row written by the multiply */
         goto oom;
     for (uint32_t i = 0; i < nz0; i++) ns->row_of[ns->row_idx[i]] = f2mat_row(&ns->phase1.D, i);
     for (uint32_t i = 0; i < nother; i++) ns->row_of[other[i]] = f2mat_row(&c->build.D, i);

@@ -191,11 +191,26 @@ uint64_t rb_pairs(const row_build *b)
 int rb_alloc(row_build *b, uint32_t ncols)
 {
     b->ncols = ncols;
+    b->unzeroed = 0;
     return f2mat_init(&b->D, b->nrows + b->ngroups, ncols);
+}
+
+int rb_alloc_unzeroed(row_build *b, uint32_t ncols)
+{
+    b->ncols = ncols;
+    b->unzeroed = 1;
+    return f2mat_init_unzeroed(&b->D, b->nrows + b->ngroups, ncols);
+}
+
+void rb_zero_rows(const row_build *b, uint32_t row0, uint32_t nrows)
+{
+    if (b->unzeroed && nrows && b->D.stride)
+        memset(f2mat_row(&b->D, row0), 0, (size_t)nrows * b->D.stride * sizeof(uint64_t));
 }
 
 void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint32_t nrows)
 {
+    rb_zero_rows(b, row0, nrows);
     if (nrows == 0 || b->ncols == 0 || b->nterms == 0) return;  /* row 0 of a module: filled in plan */
     milnor_mul_batch(A, b->jobs + row0, nrows, b->terms, f2mat_row(&b->D, row0), b->D.stride);
 }
@@ -203,6 +218,7 @@ void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint3
 void rb_multiply_all(const row_build *b, const milnor_basis *A)
 {
     rb_multiply(b, A, 0, b->nrows);
+    rb_zero_rows(b, b->nrows, b->ngroups);
     for (uint32_t g = 0; g < b->ngroups && b->ncols; g++)
         milnor_mul_batch(A, b->jobs + b->group_job[g], b->group_job[g + 1] - b->group_job[g], b->terms,
                          f2mat_row(&b->D, b->nrows + g), 0);

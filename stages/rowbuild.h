@@ -33,6 +33,8 @@ typedef struct row_build {
     uint32_t *group_job;        /* ngroups + 1 entries (NULL: none), grouped jobs from nrows on */
     size_t groupcap;
     f2mat D;                    /* (nrows + ngroups) x ncols, filled by the multiply codelet */
+    int unzeroed;               /* D from rb_alloc_unzeroed: each row holds garbage until the
+                                   multiply (codelet, rt_mul_submit or rb_multiply) writes it */
 } row_build;
 
 /* Appends rows for the basis elements sel[0..nsel) (increasing indices of F_{src,t}, generators
@@ -56,6 +58,12 @@ uint64_t rb_pairs(const row_build *b);
 uint64_t rb_group_pairs(const row_build *b, uint32_t g);
 /* D for the single and grouped rows, ncols columns. */
 int rb_alloc(row_build *b, uint32_t ncols);
+/* The same, D not zeroed: for rows that the multiply alone writes (rt_mul_submit's chunks, each
+ * row whole; rt_mul_submit and rb_multiply zero what no product writes), which then first touch
+ * its pages, in parallel, instead of one serial memset where D is made. */
+int rb_alloc_unzeroed(row_build *b, uint32_t ncols);
+/* Zeroes rows row0 .. row0+nrows-1 of D when it was made unzeroed (else nothing to do). */
+void rb_zero_rows(const row_build *b, uint32_t row0, uint32_t nrows);
 /* Fills rows row0 .. row0+nrows-1 of D (single rows) on this thread (no runtime: resume,
  * verify); rb_multiply_all fills every row, grouped ones included. */
 void rb_multiply(const row_build *b, const milnor_basis *A, uint32_t row0, uint32_t nrows);
