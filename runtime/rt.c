@@ -41,7 +41,8 @@ static int rt_start(int verbose, int mpi, int cuda, char *err, size_t errlen)
     if (gpus > 0 && !getenv("STARPU_SCHED")) conf.sched_policy_name = "eager";
     if (gpus > 0) setenv("STARPU_CUDA_PIPELINE", "4", 0);
     if (gpus > 0) setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
-    int ncpus = rt_default_ncpus(cuda, getenv("STARPU_NCPU"), sysconf(_SC_NPROCESSORS_ONLN));
+    /* (under StarPU-MPI each rank's CPUs are its binding's, rt_mpi.c: left to it) */
+    int ncpus = mpi ? -1 : rt_default_ncpus(cuda, getenv("STARPU_NCPU"), sysconf(_SC_NPROCESSORS_ONLN));
     if (ncpus > 0) conf.ncpus = ncpus;     /* else what starpu_conf_init read (STARPU_NCPU) */
     int ret = mpi ? rt_mpi_starpu_init(&conf) : starpu_init(&conf);
     if (ret != 0) {
@@ -56,12 +57,14 @@ static int rt_start(int verbose, int mpi, int cuda, char *err, size_t errlen)
     return 0;
 }
 
-/* Without CUDA workers (a run over a profile's B): at most RT_SMALL_TASK_CPUS CPU workers unless
- * STARPU_NCPU says otherwise. Such a run's tasks last microseconds, and beyond that many
- * workers the idle ones' polling costs more than they add (docs/perf.md). */
+/* Without CUDA workers (a run over a profile's B): one core left to the submitting thread and
+ * at most RT_SMALL_TASK_CPUS CPU workers, unless STARPU_NCPU says otherwise. Such a run's tasks
+ * last microseconds: idle workers' polling beyond that many, or on the submitter's core, costs
+ * more than they add (docs/perf.md). */
 int rt_default_ncpus(int cuda, const char *starpu_ncpu, long cores)
 {
-    return !cuda && !starpu_ncpu && cores > RT_SMALL_TASK_CPUS ? RT_SMALL_TASK_CPUS : -1;
+    if (cuda || starpu_ncpu || cores < 2) return -1;
+    return cores - 1 < RT_SMALL_TASK_CPUS ? (int)(cores - 1) : RT_SMALL_TASK_CPUS;
 }
 
 int rt_init(int verbose, char *err, size_t errlen) { return rt_start(verbose, rt_mpi_size() > 1, 1, err, errlen); }

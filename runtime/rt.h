@@ -17,7 +17,8 @@
 int rt_init(int verbose, char *err, size_t errlen);
 /* The same with no CUDA worker: for a run whose multiply tasks are all CPU-only (a module
  * over a profile's sub-Hopf algebra, runtime/rt_mul.c), so that no CUDA context is made; and
- * at most RT_SMALL_TASK_CPUS CPU workers unless STARPU_NCPU is set (its tasks are tiny). */
+ * one CPU worker fewer than the cores, at most RT_SMALL_TASK_CPUS, unless STARPU_NCPU is set
+ * (its tasks are tiny; the submitting thread keeps a core); under StarPU-MPI, as rt_init. */
 #define RT_SMALL_TASK_CPUS 8
 /* The CPU worker count rt_init and rt_init_cpu ask StarPU for (-1: StarPU's default, every
  * core), given cuda (0 for rt_init_cpu), STARPU_NCPU's value (NULL when unset) and the cores. */
