@@ -1,6 +1,7 @@
 /* rt.c — StarPU glue: initialisation, tags, submission of the resolution DAG (see rt.h). */
 #include "runtime/rt.h"
 #include "algebra/clock.h"
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,7 @@ static int rt_start(int verbose, int mpi, int cuda, char *err, size_t errlen)
     if (gpus > 0) setenv("STARPU_CUDA_PIPELINE", "4", 0);
     if (gpus > 0) setenv("STARPU_NWORKER_PER_CUDA", "2", 0);
     /* (under StarPU-MPI each rank's CPUs are its binding's, rt_mpi.c: left to it) */
-    int ncpus = mpi ? -1 : rt_default_ncpus(cuda, getenv("STARPU_NCPU"), sysconf(_SC_NPROCESSORS_ONLN));
+    int ncpus = mpi ? -1 : rt_default_ncpus(cuda, getenv("STARPU_NCPU"), rt_usable_cpus());
     if (ncpus > 0) conf.ncpus = ncpus;     /* else what starpu_conf_init read (STARPU_NCPU) */
     int ret = mpi ? rt_mpi_starpu_init(&conf) : starpu_init(&conf);
     if (ret != 0) {
@@ -65,6 +66,14 @@ int rt_default_ncpus(int cuda, const char *starpu_ncpu, long cores)
 {
     if (cuda || starpu_ncpu || cores < 2) return -1;
     return cores - 1 < RT_SMALL_TASK_CPUS ? (int)(cores - 1) : RT_SMALL_TASK_CPUS;
+}
+
+/* rt.h: the affinity mask's CPUs, which rt_default_ncpus compares with its cap. */
+long rt_usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    return sysconf(_SC_NPROCESSORS_ONLN);      /* more CPUs than a cpu_set_t holds */
 }
 
 int rt_init(int verbose, char *err, size_t errlen) { return rt_start(verbose, rt_mpi_size() > 1, 1, err, errlen); }

@@ -21,8 +21,14 @@ int rt_init(int verbose, char *err, size_t errlen);
  * (its tasks are tiny; the submitting thread keeps a core); under StarPU-MPI, as rt_init. */
 #define RT_SMALL_TASK_CPUS 8
 /* The CPU worker count rt_init and rt_init_cpu ask StarPU for (-1: StarPU's default, every
- * core), given cuda (0 for rt_init_cpu), STARPU_NCPU's value (NULL when unset) and the cores. */
+ * core), given cuda (0 for rt_init_cpu), STARPU_NCPU's value (NULL when unset) and the cores:
+ * rt_usable_cpus(), the CPUs in this process's affinity mask, not the machine's. Where that
+ * mask is a cgroup's cpuset or a binding StarPU keeps (STARPU_WORKERS_GETBIND, which
+ * runtime/rt_mpi.c sets for the ranks of a node), StarPU's own default counts only its CPUs,
+ * while a conf.ncpus it is given is never lowered to them: counted against the machine, the
+ * cap would start 8 workers on a rank's 4 CPUs. */
 int rt_default_ncpus(int cuda, const char *starpu_ncpu, long cores);
+long rt_usable_cpus(void);
 int rt_init_cpu(int verbose, char *err, size_t errlen);
 void rt_shutdown(void);
 /* The same without StarPU-MPI, also under mpirun: a session whose tasks never cross ranks (d2),
