@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int durable_write_all(int fd, const void *buf, size_t len)
@@ -52,6 +53,37 @@ static void say(char *err, size_t errlen, const char *path, const char *what, in
     if (err && errlen && !err[0]) snprintf(err, errlen, "%.3900s: %s: %s", path, what, strerror(e));
 }
 
+/* One syncfs for each file system that holds one of fds[0..n) (a batch may span several: a
+ * syncfs writes back its own alone). 1: all synced; 0: refused (ENOSYS, EINVAL) or a file
+ * system unknown, so the caller fdatasyncs each file; -1: a syncfs failed (*e, err set). */
+static int sync_filesystems(const int *fds, char *const *tmp, size_t n, int *e, char *err, size_t errlen)
+{
+    dev_t *devs = malloc(n * sizeof *devs);
+    size_t nd = 0;
+    int rc = devs ? 1 : 0;
+    for (size_t i = 0; i < n && rc == 1; i++) {
+        struct stat st;
+        if (fstat(fds[i], &st) != 0) {
+            rc = 0;
+            break;
+        }
+        size_t j = 0;
+        while (j < nd && devs[j] != st.st_dev) j++;
+        if (j < nd) continue;
+        devs[nd++] = st.st_dev;
+        if (syncfs(fds[i]) == 0) continue;
+        if (errno == ENOSYS || errno == EINVAL) {
+            rc = 0;
+        } else {
+            *e = errno;
+            say(err, errlen, tmp[i], "syncfs failed", *e);
+            rc = -1;
+        }
+    }
+    free(devs);
+    return rc;
+}
+
 /* The batch of durable.h; sync = 0: the cache mode, no sync_file_range, fdatasync, syncfs or fsync. */
 static int write_batch(const durable_item *items, size_t n, int sync, char *err, size_t errlen)
 {
@@ -90,16 +122,11 @@ static int write_batch(const durable_item *items, size_t n, int sync, char *err,
         } else if (sync && !one_syncfs)
             sync_file_range(fds[i], 0, 0, SYNC_FILE_RANGE_WRITE);
     }
-    /* 2. each on disk: one syncfs for a large batch (fdatasync each where it is refused) */
+    /* 2. each on disk: a syncfs per file system for a large batch (fdatasync each where it is refused) */
     int synced = 0;
     if (!failed && one_syncfs) {
-        if (syncfs(fds[0]) == 0)
-            synced = 1;
-        else if (errno != ENOSYS && errno != EINVAL) {
-            e = errno;
-            say(err, errlen, tmp[0], "syncfs failed", e);
-            failed = 1;
-        }
+        synced = sync_filesystems(fds, tmp, n, &e, err, errlen);
+        failed = synced < 0;
     }
     for (size_t i = 0; i < n; i++) {
         if (fds[i] < 0) continue;

@@ -10,10 +10,12 @@
  * (their write-back started at once), then each is fdatasync'ed, then all are renamed, then
  * each distinct directory is fsync'ed once. N files cost N data syncs and one directory sync
  * instead of 2N syncs in series. A batch of at least DURABLE_SYNCFS_MIN files replaces its N
- * data syncs by one syncfs(2) of their file system (which writes back and waits for every
- * dirty file there, these included; per-file fdatasync where syncfs is refused with ENOSYS or
- * EINVAL). The price: such a batch also waits for other processes' unwritten data on that
- * file system (a heavy writer beside a small run slows its commits, never its workers).
+ * data syncs by one syncfs(2) of each file system they lie on (usually one; a syncfs writes
+ * back and waits for every dirty file there, these included; per-file fdatasync where syncfs
+ * is refused with ENOSYS or EINVAL). The price: such a batch also waits for other processes'
+ * unwritten data on that file system (a heavy writer beside a small run slows its commits,
+ * never its workers); and before Linux 5.8 syncfs does not report a write-back error, which
+ * fdatasync would have (the batch then succeeds on such an error).
  * A single file is a batch of one.
  *
  * The cache mode (durable_write_cache) is the same temporary and rename with no sync at all,
@@ -38,7 +40,7 @@ typedef struct durable_item {
     size_t len;
 } durable_item;
 
-/* Batches of at least this many files are synced with one syncfs (above). */
+/* Batches of at least this many files are synced with a syncfs per file system (above). */
 #define DURABLE_SYNCFS_MIN 16
 
 /* write(2) until len bytes are written (EINTR retried); 0 or -1 with errno. */

@@ -5,8 +5,8 @@
  * mathematics, set the pace (docs/perf.md). So finished steps encode their file in memory
  * (stage_encode) and hand the bytes to a committer thread, which every `delay` seconds or
  * `batch` files: writes each to a temporary, waits until all of them are on disk (durable.h's
- * batch: one syncfs, or a fdatasync each for fewer than 16), renames every temporary of the batch to its final
- * name, and fsyncs the directories. Workers never wait
+ * batch: one syncfs of the file system, or a fdatasync each for fewer than 16), renames every
+ * temporary of the batch to its final name, and fsyncs the directories. Workers never wait
  * on the disk. The invariant of stage files is kept: a file under its final name was synced
  * before it got that name, so a kill or a power failure loses at most the last batch, whose
  * temporaries the next run removes and whose bidegrees it recomputes.

@@ -76,7 +76,7 @@ int main(void)
     char a[256], b[256], sub[128], c[256], bad[256], err[4096];
     int r;
     if (!mkdtemp(dir)) bail("mkdtemp");
-    plan(18);
+    plan(19);
     snprintf(a, sizeof a, "%s/a.txt", dir);
     ok(durable_write_file(a, "first", 5, err, sizeof err) == 0 && has_content(a, "first"),
        "a file is written with its content");
@@ -164,6 +164,28 @@ int main(void)
     ok(r == -1 && errno == EIO && has_content(big[3], big[3]) && temporaries(sub) == 0 && strstr(err, "syncfs") != NULL,
        "syncfs failing (EIO): nothing renamed, no temporary, errno kept (%s)", err);
     syncfs_refuse = 0;
+
+    /* a large batch over two file systems (this one and /dev/shm's tmpfs): a syncfs each, as
+     * one writes back its own file system alone */
+    char shm[] = "/dev/shm/extflow-t-durable.XXXXXX", other[NBIG][160];
+    struct stat st1, st2;
+    if (stat(dir, &st1) == 0 && mkdtemp(shm) && stat(shm, &st2) == 0 && st1.st_dev != st2.st_dev) {
+        for (int i = NBIG / 2; i < NBIG; i++) {
+            snprintf(other[i], sizeof other[i], "%s/f%02d", shm, i);
+            many[i] = (durable_item){ other[i], other[i], strlen(other[i]) };
+        }
+        fdatasyncs = fsyncs = syncfses = 0;
+        r = durable_write_batch(many, NBIG, err, sizeof err);
+        all = 1;
+        for (int i = NBIG / 2; i < NBIG; i++) all &= has_content(other[i], other[i]);
+        ok(r == 0 && all && syncfses == 2 && fdatasyncs == 0 && fsyncs == 2,
+           "a batch of %d files on two file systems: a syncfs each (%d), no fdatasync (%d), two directory fsyncs",
+           NBIG, syncfses, fdatasyncs);
+        for (int i = NBIG / 2; i < NBIG; i++) unlink(other[i]);
+    } else {
+        ok(1, "a batch on two file systems # SKIP no /dev/shm on another file system than %s", dir);
+    }
+    if (shm[sizeof shm - 2] != 'X') rmdir(shm);
 
     for (int i = 0; i < NBIG; i++) unlink(big[i]);
     unlink(a); unlink(b); unlink(c); rmdir(sub); rmdir(dir);
