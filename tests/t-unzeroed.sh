@@ -5,7 +5,7 @@
 # matrices with 0xa5 instead of the system's fresh zero pages, so a row read before it was
 # written changes the result: every output must be the same as without it, bit for bit.
 . tests/lib.sh
-plan 6
+plan 7
 res() { $EXTFLOW resolve --quiet "$@"; }
 res --stem 60 --out "$TMP/z"
 EXTFLOW_POISON_UNZEROED=1 res --stem 60 --out "$TMP/p" && same_outputs "$TMP/z" "$TMP/p"
@@ -19,6 +19,9 @@ bad=$(differing_modules EXTFLOW_POISON_UNZEROED=0 EXTFLOW_POISON_UNZEROED=1 "" C
 [ -z "$bad" ]
 ok $? "modules C2, Joker, Ceta (Nassau over a finite module): the same poisoned${bad:+; differ:$bad}"
 two_ranks_same "$TMP/z" "unzeroed matrices poisoned" EXTFLOW_POISON_UNZEROED=1 --stem 60
+res --stem 40 --keep-stages matrix,kernel --out "$TMP/k" &&
+    EXTFLOW_POISON_UNZEROED=1 $EXTFLOW verify --quiet "$TMP/k" >"$TMP/k.txt" 2>&1 && grep -q " 0 problems: ok" "$TMP/k.txt"
+ok $? "verify poisoned (each kept step's phase 1 rerun by rb_multiply, which zeroes its rows): every kept file agrees"
 EXTFLOW_POISON_UNZEROED=2 res --stem 10 --out "$TMP/bad" 2>"$TMP/bad.err"
 [ $? -eq 2 ] && head -1 "$TMP/bad.err" | grep -q EXTFLOW_POISON_UNZEROED && [ ! -e "$TMP/bad" ]
 ok $? "EXTFLOW_POISON_UNZEROED=2: usage error naming it: $(head -1 "$TMP/bad.err")"
