@@ -463,7 +463,7 @@ out:
 }
 
 /* The configuration used when the caller gives none: EXTFLOW_GPU_SPLIT="threads_per_job,parts"
- * and EXTFLOW_GPU_KERNEL=atomic|shared (read once), else the defaults (milnor_cuda.h). */
+ * and EXTFLOW_GPU_KERNEL (any kernel of milnor_cuda.h; read once), else the defaults there. */
 static milnor_cuda_cfg the_default_cfg = { MILNOR_CUDA_THREADS_PER_JOB, MILNOR_CUDA_PARTS, MILNOR_CUDA_KERNEL_DEFAULT, 0 };
 static pthread_once_t default_cfg_once = PTHREAD_ONCE_INIT;
 
