@@ -34,7 +34,8 @@ typedef struct f2mat {
 /* Zeroed rows x cols matrix (either may be 0). Returns 0, or -1 when out of memory. */
 int f2mat_init(f2mat *m, uint32_t rows, uint32_t cols);
 /* The same, its words left as the allocator gave them: for a matrix whose every row (padding
- * included) is written before it is read. Its pages are first touched by those writes. */
+ * included) is written before it is read. Fresh pages from the system are then first touched
+ * by those writes; recycled heap memory holds garbage until they come. */
 int f2mat_init_unzeroed(f2mat *m, uint32_t rows, uint32_t cols);
 void f2mat_clear(f2mat *m);                       /* frees; safe on a zeroed struct */
 /* Bytes m's data takes (0 for a zeroed struct). Every matrix's data counts as in flight in

@@ -19,6 +19,7 @@ int rt_init(int verbose, char *err, size_t errlen);
  * over a profile's sub-Hopf algebra, runtime/rt_mul.c), so that no CUDA context is made; and
  * one CPU worker fewer than the cores, at most RT_SMALL_TASK_CPUS, unless STARPU_NCPU is set
  * (its tasks are tiny; the submitting thread keeps a core); under StarPU-MPI, as rt_init. */
+int rt_init_cpu(int verbose, char *err, size_t errlen);
 #define RT_SMALL_TASK_CPUS 8
 /* The CPU worker count rt_init and rt_init_cpu ask StarPU for (-1: StarPU's default, every
  * core), given cuda (0 for rt_init_cpu), STARPU_NCPU's value (NULL when unset) and the cores:
@@ -29,7 +30,6 @@ int rt_init(int verbose, char *err, size_t errlen);
  * cap would start 8 workers on a rank's 4 CPUs. */
 int rt_default_ncpus(int cuda, const char *starpu_ncpu, long cores);
 long rt_usable_cpus(void);
-int rt_init_cpu(int verbose, char *err, size_t errlen);
 void rt_shutdown(void);
 /* The same without StarPU-MPI, also under mpirun: a session whose tasks never cross ranks (d2),
  * which no StarPU-MPI barrier at its shutdown ties to the other ranks'. */
