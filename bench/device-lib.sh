@@ -1,0 +1,35 @@
+# bench/device-lib.sh — shell helpers for device scripts (bench/device-session15 on), sourced:
+#   . bench/device-lib.sh NAME     results go to $OUT (or bench/results/gpu), the log to NAME.txt,
+#                                  each run's directory under /tmp/NAME
+#   dev_run LABEL BINARY [VAR=VALUE...] -- RESOLVE-ARGS...
+#       one `resolve` with EXTFLOW_STATS=1 under /usr/bin/time (timeout DEV_TIMEOUT, default 300 s);
+#       logs its exit status, wall ms, peak RSS and the GPU's mean busy share (nvidia-smi, 5 Hz)
+#       and keeps its stderr (the statistics) as stats-LABEL.txt
+#   dev_same LABEL LABEL    ext.csv and every differential stage file of two runs compared
+# BINARY is a path (bin-starpu/extflow, .long-200/extflow); a missing one is logged and skipped.
+set -u
+DEV_NAME=${1:?usage: . bench/device-lib.sh NAME}
+export LD_LIBRARY_PATH=$PWD/.deps/starpu/lib STARPU_SILENT=1
+DEV_R=${OUT:-bench/results/gpu}
+DEV_W=/tmp/$DEV_NAME
+DEV_LOG=$DEV_R/$DEV_NAME.txt
+mkdir -p "$DEV_R" "$DEV_W"
+echo "$(date -u +%FT%TZ) $DEV_NAME; commit $(git log -1 --format=%h 2>/dev/null); cores $(nproc); $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null)" | tee -a "$DEV_LOG"
+dev_run() {
+    local label=$1 bin=$2; shift 2
+    local envs=(); while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+    [ -x "$bin" ] || { echo "$label: no $bin, skipped" | tee -a "$DEV_LOG"; return; }
+    local d=$DEV_W/$label; rm -rf "$d"
+    nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 200 >"$d.smi" 2>/dev/null &
+    local smi=$! s=$(date +%s%N)
+    env "${envs[@]}" EXTFLOW_STATS=1 timeout "${DEV_TIMEOUT:-300}" /usr/bin/time -f "%M" "$bin" resolve "$@" --out "$d" --quiet 2>"$d.err"
+    local rc=$? e=$(date +%s%N)
+    kill $smi 2>/dev/null
+    cp "$d.err" "$DEV_R/stats-$label.txt"
+    local busy=$(awk '{ s += $1; n++ } END { if (n) printf "%.0f", s / n }' "$d.smi")
+    echo "$label $bin ${envs[*]} $*: rc $rc wall $(( (e - s) / 1000000 )) ms; peak RSS $(tail -1 "$d.err") KB; GPU busy ${busy:-?}%" | tee -a "$DEV_LOG"
+}
+dev_same() {
+    { cmp -s "$DEV_W/$1/ext.csv" "$DEV_W/$2/ext.csv" && diff -r "$DEV_W/$1/stages/differential" "$DEV_W/$2/stages/differential" >/dev/null &&
+        echo "$1 = $2: identical" || echo "$1 != $2: DIFFER"; } | tee -a "$DEV_LOG"
+}
