@@ -129,7 +129,8 @@ void f2qi_clear(f2qi *qi);
  * (column j of out is bit cols[j] of rows[k]; bits at or beyond limit read as 0, and no word of
  * rows[k] past the one holding bit limit - 1 is read). out is rows x ncols, zeroed by the
  * caller. With cols strictly increasing (Nassau's signature buckets) each source word goes
- * through one PEXT (BMI2, in x86-64-v3) with the mask of its selected columns; otherwise, or
+ * through one PEXT (BMI2, in x86-64-v3) with the mask of its selected columns, the results
+ * packed in a register and each row's next source row prefetched; otherwise, or
  * without BMI2, bit by bit, as f2mat_gather_naive always does (the reference). Returns 0, or
  * -1 when out of memory (out untouched). */
 int f2mat_gather(f2mat *out, const uint64_t *const *rows, uint32_t nrows, const uint32_t *cols,
