@@ -5,6 +5,7 @@
 #       one `resolve` with EXTFLOW_STATS=1 under /usr/bin/time (timeout DEV_TIMEOUT, default 300 s);
 #       logs its exit status, wall ms, peak RSS and the GPU's mean busy share (nvidia-smi, 5 Hz)
 #       and keeps its stderr (the statistics) as stats-LABEL.txt
+#       (DEV_DEADLINE, epoch seconds: a run gets at most what is left before it, none under 30 s)
 #   dev_same LABEL LABEL    ext.csv and every differential stage file of two runs compared
 # BINARY is a path (bin-starpu/extflow, .long-200/extflow); a missing one is logged and skipped.
 set -u
@@ -19,10 +20,15 @@ dev_run() {
     local label=$1 bin=$2; shift 2
     local envs=(); while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
     [ -x "$bin" ] || { echo "$label: no $bin, skipped" | tee -a "$DEV_LOG"; return; }
-    local d=$DEV_W/$label; rm -rf "$d"
+    local d=$DEV_W/$label lim=${DEV_TIMEOUT:-300}; rm -rf "$d"
+    if [ -n "${DEV_DEADLINE:-}" ]; then
+        local left=$(( DEV_DEADLINE - $(date +%s) ))
+        [ "$left" -lt 30 ] && { echo "$label: skipped, $left s left before the deadline" | tee -a "$DEV_LOG"; return; }
+        [ "$left" -lt "$lim" ] && lim=$left
+    fi
     nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 200 >"$d.smi" 2>/dev/null &
     local smi=$! s=$(date +%s%N)
-    env "${envs[@]}" EXTFLOW_STATS=1 timeout "${DEV_TIMEOUT:-300}" /usr/bin/time -f "%M" "$bin" resolve "$@" --out "$d" --quiet 2>"$d.err"
+    env "${envs[@]}" EXTFLOW_STATS=1 timeout "$lim" /usr/bin/time -f "%M" "$bin" resolve "$@" --out "$d" --quiet 2>"$d.err"
     local rc=$? e=$(date +%s%N)
     kill $smi 2>/dev/null
     cp "$d.err" "$DEV_R/stats-$label.txt"
