@@ -134,15 +134,21 @@ int runpolicy_stopped(const char *cmd, const char *dir, const chain_policy *limi
     return 3;
 }
 
+uint64_t runpolicy_malloc(int explicit_budget, const char *env)
+{
+    uint64_t threshold = explicit_budget ? 4u << 20 : RUNPOLICY_MMAP_SPEED;
+    if (env && runpolicy_parse_size(env, &threshold) != 0) threshold = 0;
+    if (threshold == 0) return 0;
+    if (threshold > RUNPOLICY_MMAP_SPEED) threshold = RUNPOLICY_MMAP_SPEED;    /* glibc refuses more */
+    mallopt(M_MMAP_THRESHOLD, (int)threshold);
+    /* a fixed threshold also fixes glibc's trim threshold (at 128 KB): the memory-first choice */
+    if (!explicit_budget) mallopt(M_TRIM_THRESHOLD, (int)(threshold * 8));
+    return threshold;
+}
+
 chain_policy runpolicy_resolve(const chain_policy *limits, int verbose)
 {
-    /* EXTFLOW_MMAP_THRESHOLD=BYTES (checked with the environment: 0 or a size): allocations of
-     * that size and more straight from mmap; 0: glibc's own dynamic rule. Unset: 4 MB under an
-     * explicit --memory (memory first), glibc's rule otherwise (speed first). */
-    const char *mt = getenv("EXTFLOW_MMAP_THRESHOLD");
-    uint64_t mmap_threshold = limits->memory_budget ? 4u << 20 : 0;
-    if (mt && runpolicy_parse_size(mt, &mmap_threshold) != 0) mmap_threshold = 0;
-    if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, (int)(mmap_threshold < INT_MAX ? mmap_threshold : INT_MAX));
+    runpolicy_malloc(limits->memory_budget != 0, getenv("EXTFLOW_MMAP_THRESHOLD"));
     chain_policy p = *limits;
     p.verbose = getenv("EXTFLOW_STATS") != NULL;
     p.admission_report = verbose;

@@ -4,8 +4,11 @@
  *           the budget is 80% of the memory available (MemAvailable, a cgroup v2 limit's room,
  *           a `ulimit -v`'s room: the smallest). A region whose fixed tables alone exceed
  *           what is available is refused (exit 2). Under an explicit budget allocations of
- *           4 MB and more come from mmap, so that a finished step's memory goes back at once
- *           (EXTFLOW_MMAP_THRESHOLD overrides; docs/perf.md "Where the memory goes").
+ *           4 MB and more come from mmap, so that a finished step's memory goes back at once;
+ *           without one, only those of 32 MB and more, and malloc keeps up to 8 times that
+ *           free at the top of a heap, so that the next steps reuse freed matrices instead of
+ *           faulting fresh pages in (runpolicy_malloc; EXTFLOW_MMAP_THRESHOLD overrides;
+ *           docs/perf.md "Where the memory goes" and "malloc's thresholds").
  *   time    --time-limit SEC counts from the command's start (chain_policy.start); a run
  *           stopped there exits 3 with one line saying what is kept.
  *   ranks   under mpirun every rank takes the same branch: a failure on any rank fails all,
@@ -43,6 +46,13 @@ int runpolicy_stopped(const char *cmd, const char *dir, const chain_policy *limi
 /* resolve: the policy rt_resolve runs under (budget, EXTFLOW_STATS, admission report under
  * verbose, with a line naming the budget on rank 0), and glibc's mmap threshold (above). */
 chain_policy runpolicy_resolve(const chain_policy *limits, int verbose);
+/* glibc's largest mmap threshold (HEAP_MAX_SIZE / 2 on 64 bits): the default without --memory. */
+#define RUNPOLICY_MMAP_SPEED ((uint64_t)32 << 20)
+/* Sets malloc's mmap and trim thresholds for a resolve (the rule in the header above): env is
+ * EXTFLOW_MMAP_THRESHOLD's value or NULL; "0" leaves glibc's own dynamic rule (and
+ * GLIBC_TUNABLES) alone; more than RUNPOLICY_MMAP_SPEED counts as that. Returns the mmap threshold
+ * set, 0 for none. */
+uint64_t runpolicy_malloc(int explicit_budget, const char *env);
 /* resolve's outcome, agreed over the ranks: 0 done, 1 failed (res's error, one line from rank 0,
  * finished bidegrees kept), 3 stopped at the time limit (one line from rank 0 with where the
  * run stands and an estimate of the time left). rc is rt_resolve's; loaded and computed count
