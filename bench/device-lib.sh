@@ -4,7 +4,7 @@
 #   dev_run LABEL BINARY [VAR=VALUE...] -- RESOLVE-ARGS...
 #       one `resolve` with EXTFLOW_STATS=1 under /usr/bin/time (timeout DEV_TIMEOUT, default 300 s);
 #       logs its exit status, wall ms, peak RSS and the GPU's mean busy share (nvidia-smi, 5 Hz)
-#       and keeps its stderr (the statistics) as stats-LABEL.txt
+#       and appends its stderr (the statistics) to NAME-stats.txt (few files: a call brings back 8)
 #       (DEV_DEADLINE, epoch seconds: a run gets at most what is left before it, none under 30 s)
 #   dev_same LABEL LABEL    ext.csv and every differential stage file of two runs compared
 # BINARY is a path (bin-starpu/extflow, .long-200/extflow); a missing one is logged and skipped.
@@ -31,7 +31,7 @@ dev_run() {
     env "${envs[@]}" EXTFLOW_STATS=1 timeout "$lim" /usr/bin/time -f "%M" "$bin" resolve "$@" --out "$d" --quiet 2>"$d.err"
     local rc=$? e=$(date +%s%N)
     kill $smi 2>/dev/null
-    cp "$d.err" "$DEV_R/stats-$label.txt"
+    { echo "=== $label"; cat "$d.err"; } >>"$DEV_R/$DEV_NAME-stats.txt"
     local busy=$(awk '{ s += $1; n++ } END { if (n) printf "%.0f", s / n }' "$d.smi")
     echo "$label $bin ${envs[*]} $*: rc $rc wall $(( (e - s) / 1000000 )) ms; peak RSS $(tail -1 "$d.err") KB; GPU busy ${busy:-?}%" | tee -a "$DEV_LOG"
 }
