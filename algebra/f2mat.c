@@ -544,12 +544,12 @@ int f2mat_gather(f2mat *out, const uint64_t *const *rows, uint32_t nrows, const 
         for (uint32_t i = 0; i < e; i++) {
             __builtin_prefetch(next + word[i]);
             uint64_t b = _pext_u64(src[word[i]], mask[i]);
-            uint32_t next = fill + cnt[i];
+            uint32_t end = fill + cnt[i];
             uint64_t lo = acc | b << fill, hi = (b >> 1) >> (63 - fill);   /* hi: b >> (64 - fill), 0 at fill 0 */
             o[ow] = lo;
-            ow += next >> 6;
-            acc = next >> 6 ? hi : lo;
-            fill = next & 63;
+            ow += end >> 6;
+            acc = end >> 6 ? hi : lo;
+            fill = end & 63;
         }
         if (fill) o[ow] = acc;
     }

@@ -50,8 +50,8 @@ chain_policy runpolicy_resolve(const chain_policy *limits, int verbose);
 #define RUNPOLICY_MMAP_SPEED ((uint64_t)32 << 20)
 /* Sets malloc's mmap and trim thresholds for a resolve (the rule in the header above): env is
  * EXTFLOW_MMAP_THRESHOLD's value or NULL; "0" leaves glibc's own dynamic rule (and
- * GLIBC_TUNABLES) alone; more than RUNPOLICY_MMAP_SPEED counts as that. Returns the mmap threshold
- * set, 0 for none. */
+ * GLIBC_TUNABLES) alone; more than RUNPOLICY_MMAP_SPEED counts as that (extflow's environment
+ * check refuses it first). Returns the mmap threshold set, 0 for none. */
 uint64_t runpolicy_malloc(int explicit_budget, const char *env);
 /* resolve's outcome, agreed over the ranks: 0 done, 1 failed (res's error, one line from rank 0,
  * finished bidegrees kept), 3 stopped at the time limit (one line from rank 0 with where the

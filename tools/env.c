@@ -41,7 +41,7 @@ typedef struct env_var {
 #define COUNT(name, lo, what) { name, ENV_INT, lo, 18446744073709551615.0, NULL, what }
 static const env_var env_table[] = {
     /* extflow's own (help, README, docs/design.md) */
-    { "EXTFLOW_MMAP_THRESHOLD", ENV_SIZE, 0, 1e15, NULL, "bytes (K, M, G, T allowed), 0 for glibc's rule" },
+    { "EXTFLOW_MMAP_THRESHOLD", ENV_SIZE, 0, 33554432, NULL, "bytes (K, M allowed) up to 32M (glibc's limit), 0 for glibc's rule" },
     { "EXTFLOW_STATS", ENV_ANY, 0, 0, NULL, NULL },
     { "EXTFLOW_DEBUG", ENV_ANY, 0, 0, NULL, NULL },
     { "EXTFLOW_POISON_UNZEROED", ENV_WORD, 0, 0, "0|1", "0 or 1" },
