@@ -724,12 +724,49 @@ static inline int all_zero(const v16u *v)
 #endif
 }
 
-/* row ^= Sq(R)·(its terms) through the halves h[0..nh). */
+/* row ^= Sq(R)·S for the terms S of the lanes set in bits, through half hx: s[n * lanes + k]
+ * = s_n of lane k (n = 1..slen, 0 beyond), lane k being the term first[k]. Every T is taken to
+ * length max(nd, slen): the t_n past its own length are 0 and add nothing to the index (stopping
+ * at each term's own length does a quarter fewer steps but measured no faster: the loop's trip
+ * count becomes less predictable). */
+static inline void half_hits(const milnor_basis *A, const milnor_elt *R, const rhalf *hx, const uint16_t *s,
+                             int lanes, int slen, uint64_t bits, const milnor_term *first, uint64_t *row)
+{
+    const uint32_t *g = A->seq_g;
+    int top = hx->nd > slen ? hx->nd : slen;
+    if (top > W) top = W;                         /* t_n = 0 beyond: |T| <= 2046 */
+    while (bits) {
+        int lane = __builtin_ctzll(bits);
+        bits &= bits - 1;
+        const milnor_term *tm = &first[lane];
+        const uint16_t *sl = s + lane;
+        uint32_t idx;
+        if (g) {
+            /* index_of bottom up: cur = sum_{h' <= h} t_h' |xi_h'| is a prefix sum, so
+             * the table loads do not wait on each other */
+            uint32_t cur = (uint32_t)((sl[lanes] - hx->cs[1]) | hx->mk[1]);
+            idx = 0;
+            for (int n = 2; n <= top; ++n) {
+                uint32_t t = (uint32_t)((sl[n * lanes] - hx->cs[n]) | hx->mk[n]), below = cur;
+                cur += t * milnor_xi_degree[n - 1];
+                idx += g[cur * W + n - 1] - g[below * W + n - 1];
+            }
+        } else {
+            uint32_t t[2 * MD];
+            int len = 0;
+            for (int n = 1; n <= top; ++n)
+                if ((t[n - 1] = (uint32_t)((sl[n * lanes] - hx->cs[n]) | hx->mk[n]))) len = n;
+            idx = index_of(A, R->degree + (deg_t)tm->s_deg, t, (uint32_t)len);
+        }
+        flip_bit(row, tm->col_offset + idx);
+    }
+}
+
+/* row ^= Sq(R)·(its terms) through the halves h[0..nh), 16 terms at a time. */
 static void job_by_halves(const milnor_basis *A, const milnor_elt *R, const rhalf *h, long nh,
                           const lane_terms *L, const milnor_term *terms, uint64_t *row)
 {
     const int slen = (int)L->slen;
-    const uint32_t *g = A->seq_g;
     for (uint32_t c = 0; c < L->nchunks; ++c) {
         v16u sv[2 * MD], valid;
         memset(sv, 0, sizeof sv);
@@ -747,41 +784,89 @@ static void job_by_halves(const milnor_basis *A, const milnor_elt *R, const rhal
                 if (all_zero(&ok)) break;
             }
             uint32_t bits = lane_bits(&ok);
-            while (bits) {
-                int lane = __builtin_ctz(bits);
-                bits &= bits - 1;
-                const milnor_term *tm = &terms[L->first + c * LANES + (uint32_t)lane];
-                int top = hx->nd > slen ? hx->nd : slen;
-                uint32_t idx;
-                if (top > W) top = W;                 /* t_n = 0 beyond: |T| <= 2046 */
-                if (g) {
-                    /* index_of bottom up: cur = sum_{h' <= h} t_h' |xi_h'| is a prefix sum, so
-                     * the table loads do not wait on each other */
-                    uint32_t cur = (uint32_t)((sv[1][lane] - hx->cs[1]) | hx->mk[1]);
-                    idx = 0;
-                    for (int n = 2; n <= top; ++n) {
-                        uint32_t t = (uint32_t)((sv[n][lane] - hx->cs[n]) | hx->mk[n]), below = cur;
-                        cur += t * milnor_xi_degree[n - 1];
-                        idx += g[cur * W + n - 1] - g[below * W + n - 1];
-                    }
-                } else {
-                    uint32_t t[2 * MD];
-                    int len = 0;
-                    for (int n = 1; n <= top; ++n)
-                        if ((t[n - 1] = (uint32_t)((sv[n][lane] - hx->cs[n]) | hx->mk[n]))) len = n;
-                    idx = index_of(A, R->degree + (deg_t)tm->s_deg, t, (uint32_t)len);
-                }
-                flip_bit(row, tm->col_offset + idx);
-            }
+            if (bits) half_hits(A, R, hx, (const uint16_t *)sv, LANES, slen, bits,
+                                &terms[L->first + c * LANES], row);
         }
     }
+}
+
+/* ---------------------------------------------------------------- the AVX-512 test
+ *
+ * With AVX-512BW a job's terms go 64 at a time (four chunks, two 512-bit registers of 32
+ * lanes) and the lane tests live in mask registers (vpcmpuw, vptestnmw: no movemask, no pext).
+ * The gain is not the width as such: per (half, group of terms) the loop pays one hard-to-
+ * predict exit from the diagonals' loop and one lane extraction, and 64 lanes pay them a
+ * quarter as often as 16. The AVX2 path gains nothing from 32 or 64 lanes (2 or 4 ymm per
+ * test: measured no faster, docs/perf.md "Milnor products: AVX-512"), its lane extraction
+ * growing with the lanes. Compiled with a target attribute, so the binary keeps its
+ * x86-64-v3 baseline and takes this path only where the CPU (and OS) have AVX-512BW. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX512 1
+#include <immintrin.h>
+#define GROUP (4 * LANES)
+__attribute__((target("avx2,bmi,bmi2,avx512f,avx512bw")))
+static void job_by_halves_avx512(const milnor_basis *A, const milnor_elt *R, const rhalf *h, long nh,
+                                 const lane_terms *L, const milnor_term *terms, uint64_t *row)
+{
+    const int slen = (int)L->slen;
+    for (uint32_t c = 0; c < L->nchunks; c += GROUP / LANES) {
+        uint16_t sv[2 * MD][GROUP] __attribute__((aligned(64)));   /* sv[n][k]: s_n of term c * 16 + k */
+        uint64_t valid = 0;
+        memset(sv, 0, sizeof sv);
+        for (uint32_t q = 0; q < GROUP / LANES && c + q < L->nchunks; ++q) {
+            valid |= (uint64_t)L->valid[c + q] << (LANES * q);
+            for (int n = 1; n <= slen; ++n)
+                memcpy(&sv[n][LANES * q], &L->s[(size_t)(c + q) * W + n - 1], sizeof(v16u));
+        }
+        for (long x = 0; x < nh; ++x) {
+            const rhalf *hx = &h[x];
+            __mmask32 lo = (__mmask32)valid, hi = (__mmask32)(valid >> 32);
+            for (int n = 1; n <= hx->nd; ++n) {
+                __m512i b0 = _mm512_load_si512(sv[n]), b1 = _mm512_load_si512(&sv[n][GROUP / 2]);
+                __m512i cc = _mm512_set1_epi16((short)hx->cs[n]), mm = _mm512_set1_epi16((short)hx->mk[n]);
+                lo = _mm512_mask_cmpge_epu16_mask(lo, b0, cc);
+                hi = _mm512_mask_cmpge_epu16_mask(hi, b1, cc);
+                lo = _mm512_mask_testn_epi16_mask(lo, _mm512_sub_epi16(b0, cc), mm);
+                hi = _mm512_mask_testn_epi16_mask(hi, _mm512_sub_epi16(b1, cc), mm);
+                if (!(lo | hi)) break;
+            }
+            uint64_t bits = (uint64_t)lo | (uint64_t)hi << 32;
+            if (bits) half_hits(A, R, hx, sv[0], GROUP, slen, bits, &terms[L->first + c * LANES], row);
+        }
+    }
+}
+#endif
+
+int milnor_simd_supported(milnor_simd s)
+{
+    if (s == MILNOR_SIMD_AVX2) return 1;
+#ifdef HAVE_AVX512
+    if (s == MILNOR_SIMD_AVX512) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    }
+#endif
+    return 0;
+}
+
+milnor_simd milnor_simd_default(void)
+{
+    static int chosen = -1;                     /* once; a race writes the same value */
+    int c = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
+    if (c < 0) {
+        const char *e = getenv("EXTFLOW_MILNOR_SIMD");
+        c = (e && !strcmp(e, "avx2")) || !milnor_simd_supported(MILNOR_SIMD_AVX512) ? MILNOR_SIMD_AVX2
+                                                                                   : MILNOR_SIMD_AVX512;
+        __atomic_store_n(&chosen, c, __ATOMIC_RELAXED);
+    }
+    return (milnor_simd)c;
 }
 
 /* Jobs with at least min_terms terms (and not too many R-halves) go through the halves,
  * the others through the search. */
 static void batch_dispatch(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                            const milnor_term *terms, uint64_t *rows, size_t stride_words,
-                           uint32_t min_terms, size_t max_halves)
+                           uint32_t min_terms, size_t max_halves, milnor_simd simd)
 {
     lane_terms L;
     memset(&L, 0, sizeof L);
@@ -810,7 +895,12 @@ static void batch_dispatch(const milnor_basis *A, const milnor_row_job *jobs, si
                 }
         }
         if (nh >= 0) {
-            job_by_halves(A, R, h, nh, &L, terms, row);
+#ifdef HAVE_AVX512
+            if (simd == MILNOR_SIMD_AVX512)
+                job_by_halves_avx512(A, R, h, nh, &L, terms, row);
+            else
+#endif
+                job_by_halves(A, R, h, nh, &L, terms, row);
             continue;
         }
         for (uint32_t k = job->first_term; k < job->first_term + job->n_terms; ++k) {
@@ -826,7 +916,7 @@ static void batch_dispatch(const milnor_basis *A, const milnor_row_job *jobs, si
 void milnor_mul_batch_halves(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                              const milnor_term *terms, uint64_t *rows, size_t stride_words)
 {
-    batch_dispatch(A, jobs, njobs, terms, rows, stride_words, 1, (size_t)1 << 20);
+    batch_dispatch(A, jobs, njobs, terms, rows, stride_words, 1, (size_t)1 << 20, milnor_simd_default());
 }
 
 /* Dispatch rule, measured with bench/milnor_bench (best pass, ns per job x term pair, 2-core
@@ -853,5 +943,13 @@ void milnor_mul_batch_halves(const milnor_basis *A, const milnor_row_job *jobs, 
 void milnor_mul_batch(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                       const milnor_term *terms, uint64_t *rows, size_t stride_words)
 {
-    batch_dispatch(A, jobs, njobs, terms, rows, stride_words, 4, 4096);
+    batch_dispatch(A, jobs, njobs, terms, rows, stride_words, 4, 4096, milnor_simd_default());
+}
+
+int milnor_mul_batch_simd(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
+                          const milnor_term *terms, uint64_t *rows, size_t stride_words, milnor_simd simd)
+{
+    if (!milnor_simd_supported(simd)) return -1;
+    batch_dispatch(A, jobs, njobs, terms, rows, stride_words, 4, 4096, simd);
+    return 0;
 }

@@ -148,6 +148,20 @@ void milnor_mul_batch_search(const milnor_basis *A, const milnor_row_job *jobs, 
 void milnor_mul_batch_halves(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                              const milnor_term *terms, uint64_t *rows, size_t stride_words);
 
+/* The vector path of the R-halves test: MILNOR_SIMD_AVX2 tests 16 terms at a time in 16-bit
+ * lanes (the build's baseline, x86-64-v3; portable vectors elsewhere), MILNOR_SIMD_AVX512 64
+ * at a time in two 512-bit registers with mask registers (x86-64 CPUs with AVX-512F and BW).
+ * Same bits either way. */
+typedef enum milnor_simd { MILNOR_SIMD_AVX2, MILNOR_SIMD_AVX512 } milnor_simd;
+/* 1 when this CPU (and build) can take the path. */
+int milnor_simd_supported(milnor_simd s);
+/* The path milnor_mul_batch and _halves take: AVX-512 where supported, unless the environment
+ * has EXTFLOW_MILNOR_SIMD=avx2 (read once). */
+milnor_simd milnor_simd_default(void);
+/* milnor_mul_batch through the given path; -1 (nothing written) when it is not supported. */
+int milnor_mul_batch_simd(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
+                          const milnor_term *terms, uint64_t *rows, size_t stride_words, milnor_simd simd);
+
 /* A basis flattened into one read-only array of 32-bit words, so that it can be a StarPU data
  * handle and be copied to a GPU as it is. Layout (word offsets):
  *   [0] MILNOR_FLAT_MAGIC (whole algebra) or MILNOR_FLAT_MAGIC_PROFILE (a profile's basis)

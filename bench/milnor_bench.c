@@ -7,9 +7,11 @@
  *            --synth [SEED] makes such batches at random: per generator, 20..200 terms of
  *            degrees 1..40 at random column offsets, rows = all R of a degree 5..60.
  *        Both report ns per (job x term) of milnor_mul_batch_search (one matrix search per
- *        pair), milnor_mul_batch_halves (R-halves, docs/algorithms.md §2.3) and milnor_mul_batch (dispatch),
- *        and check that the three give the same bits. MILNOR_BENCH_PATHS=halves,batch runs
- *        only those after the search (which is the reference).
+ *        pair), milnor_mul_batch_halves (R-halves, docs/algorithms.md §2.3), milnor_mul_batch (dispatch)
+ *        and milnor_mul_batch_simd's two vector paths (avx2, avx512: skipped on a CPU without
+ *        AVX-512BW), and check that they give the same bits. MILNOR_BENCH_PATHS=halves,batch runs
+ *        only those after the search (which is the reference; timed only when named there,
+ *        else one untimed pass).
  *        milnor_bench --shapes FILE...  the searches of captured batches, counted (no timing):
  *            per product its cells, its search steps (mm_step) and its terms; by cell count,
  *            the share of products and of steps; and a model of the atomic GPU kernel's warps
@@ -212,6 +214,19 @@ typedef void batch_fn(const milnor_basis *, const milnor_row_job *, size_t, cons
                       uint64_t *, size_t);
 
 /* One pass over all records into out (rows_words words); returns its checksum. */
+/* milnor_mul_batch through one vector path (milnor_mul_batch_simd); main skips an unsupported one. */
+static void batch_avx2(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs, const milnor_term *terms,
+                       uint64_t *rows, size_t stride)
+{
+    milnor_mul_batch_simd(A, jobs, njobs, terms, rows, stride, MILNOR_SIMD_AVX2);
+}
+
+static void batch_avx512(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs, const milnor_term *terms,
+                         uint64_t *rows, size_t stride)
+{
+    milnor_mul_batch_simd(A, jobs, njobs, terms, rows, stride, MILNOR_SIMD_AVX512);
+}
+
 static uint64_t recs_pass(const milnor_basis *A, const recs *v, batch_fn *fn, uint64_t *out)
 {
     uint64_t h = 0;
@@ -232,6 +247,8 @@ static int bench_recs(const recs *v, const char *what)
         {"search", milnor_mul_batch_search},
         {"halves", milnor_mul_batch_halves},
         {"batch", milnor_mul_batch},
+        {"avx2", batch_avx2},
+        {"avx512", batch_avx512},
     };
     uint64_t *ref = malloc(v->rows_words * sizeof *ref + 8), *out = malloc(v->rows_words * sizeof *out + 8);
     if (!ref || !out) { fprintf(stderr, "out of memory\n"); return 1; }
@@ -247,6 +264,14 @@ static int bench_recs(const recs *v, const char *what)
     const char *only = getenv("MILNOR_BENCH_PATHS");     /* e.g. "search,batch" */
     for (size_t p = 0; p < sizeof paths / sizeof *paths; ++p) {
         if (only && p && !strstr(only, paths[p].name)) continue;
+        if (paths[p].fn == batch_avx512 && !milnor_simd_supported(MILNOR_SIMD_AVX512)) {
+            printf("%-8s skipped: this CPU has no AVX-512BW\n", paths[p].name);
+            continue;
+        }
+        if (only && !p && !strstr(only, "search")) {        /* the reference, one untimed pass */
+            recs_pass(&A, v, paths[p].fn, ref);
+            continue;
+        }
         uint64_t n = v->pairs;      /* best of >= 3 passes and >= 1 s: robust to a busy machine */
         double t0 = now(), t = 1e30, t1;
         int passes = 0;

@@ -1,10 +1,11 @@
 #!/bin/sh
 # How a step's rows are cut into multiply tasks changes the tasks, never an output byte: one row
 # per chunk, the default, and one chunk per step give identical ext.csv and stage files. And a
-# run's chunks captured with EXTFLOW_CAPTURE_MUL replay in milnor_bench --jobs, whose three
-# product paths must agree on them. EXTFLOW_STATS=1 accounts for every task of every step.
+# run's chunks captured with EXTFLOW_CAPTURE_MUL replay in milnor_bench --jobs, whose product
+# paths (search, batch, and batch through its AVX2 and AVX-512 tests) must agree on them.
+# EXTFLOW_STATS=1 accounts for every task of every step.
 . tests/lib.sh
-plan 6
+plan 7
 MILNOR_BENCH=${MILNOR_BENCH:-build/bench/milnor_bench}
 $EXTFLOW resolve --stem 30 --out "$TMP/default" --quiet
 ok $? "baseline run through stem 30"
@@ -16,9 +17,15 @@ done
 EXTFLOW_CAPTURE_MUL="$TMP/cap.bin" EXTFLOW_CAPTURE_EVERY=3 $EXTFLOW resolve --stem 20 --out "$TMP/cap" --quiet &&
     [ -s "$TMP/cap.bin" ]
 ok $? "EXTFLOW_CAPTURE_MUL writes the chunks of a run"
-MILNOR_BENCH_PATHS=batch "$MILNOR_BENCH" --jobs "$TMP/cap.bin" >"$TMP/bench" 2>&1 &&
-    grep -q "batches" "$TMP/bench" && ! grep -q DIFFER "$TMP/bench"
-ok $? "milnor_bench replays them; search and batch agree ($(head -1 "$TMP/bench" | cut -c1-80))"
+MILNOR_BENCH_PATHS=batch,avx2,avx512 "$MILNOR_BENCH" --jobs "$TMP/cap.bin" >"$TMP/bench" 2>&1 &&
+    grep -q "batches" "$TMP/bench" && ! grep -q DIFFER "$TMP/bench" && grep -q "^avx2 .*identical" "$TMP/bench"
+ok $? "milnor_bench replays them; search, batch and its AVX2 path agree ($(head -1 "$TMP/bench" | cut -c1-80))"
+if grep -q "^avx512 .*skipped" "$TMP/bench"; then
+    ok 0 "# SKIP this CPU has no AVX-512BW"
+else
+    grep -q "^avx512 .*identical" "$TMP/bench"
+    ok $? "the AVX-512 path agrees with the search on the captured chunks"
+fi
 # EXTFLOW_STATS: one plan task per step (bidegrees and stem-edge kernel jobs alike), one reduce
 # and one finish for each step not small enough to run whole in its plan (a standard step of at
 # most one CPU chunk: multiply_here; row 1 here), multiply tasks on the CPU, and no CUDA share

@@ -388,8 +388,25 @@ static void test_batch(void)
        "milnor_mul_batch = one-by-one milnor_mul_into (%d rows, %u terms)", BATCH_ROWS, nt);
 }
 
-/* The three batch entry points on one batch: milnor_mul_batch (dispatch), _halves (every
- * job with terms by R-halves) and _search (every pair by the matrix search) must give the same
+/* milnor_mul_batch_simd's two vector paths, as batch functions (AVX-512: nothing done where
+ * the CPU lacks it; batch_case does not call it there). */
+static void batch_avx2(const milnor_basis *B, const milnor_row_job *jobs, size_t nj, const milnor_term *terms,
+                       uint64_t *rows, size_t stride)
+{
+    if (milnor_mul_batch_simd(B, jobs, nj, terms, rows, stride, MILNOR_SIMD_AVX2) < 0) bail("AVX2 path refused");
+}
+
+static void batch_avx512(const milnor_basis *B, const milnor_row_job *jobs, size_t nj, const milnor_term *terms,
+                         uint64_t *rows, size_t stride)
+{
+    milnor_mul_batch_simd(B, jobs, nj, terms, rows, stride, MILNOR_SIMD_AVX512);
+}
+
+static uint64_t path_bad[5];         /* batch_case's mismatches by path */
+
+/* The batch entry points on one batch: milnor_mul_batch (dispatch), _halves (every
+ * job with terms by R-halves), _search (every pair by the matrix search) and the dispatch
+ * through each vector path (the AVX-512 one where the CPU has it) must give the same
  * bits as one-by-one milnor_mul_into. Jobs: nj rows, R of degree <= maxr (length >= minlen
  * where possible), 0..maxt terms of degree <= maxs at offsets < maxoff; runs of jobs share
  * one term list, as a resolution's do. Returns the number of mismatching paths. */
@@ -441,12 +458,14 @@ static int batch_case(const milnor_basis *B, uint32_t nj, deg_t maxr, uint32_t m
     int bad = 0;
     void (*fns[])(const milnor_basis *, const milnor_row_job *, size_t, const milnor_term *,
                   uint64_t *, size_t) = {milnor_mul_batch, milnor_mul_batch_halves,
-                                         milnor_mul_batch_search};
-    for (int f = 0; f < 3; ++f) {
+                                         milnor_mul_batch_search, batch_avx2, batch_avx512};
+    for (int f = 0; f < 5; ++f) {
+        if (f == 4 && !milnor_simd_supported(MILNOR_SIMD_AVX512)) break;
         memset(got, 0, nj * stride * sizeof *got);
         fns[f](B, jobs, nj, terms, got, stride);
         if (memcmp(got, want, nj * stride * sizeof *got)) {
             ++bad;
+            ++path_bad[f];
             diag("batch path %d differs (maxr %d, maxt %u, maxs %d)", f, maxr, maxt, maxs);
         }
     }
@@ -540,6 +559,37 @@ static void test_batch_paths(void)
         free(flat);
         milnor_basis_clear(&B);
     }
+}
+
+/* The two vector paths of the halves' test against each other and the one-by-one products, on
+ * random batches whose term lists end anywhere in a group of 16 or 64 lanes (1..300 terms), long
+ * R and S, and A(2) (hash index). (t-chunks.sh replays a run's captured chunks through both in
+ * milnor_bench.) */
+static void test_simd_paths(void)
+{
+    uint64_t count = 0;
+    memset(path_bad, 0, sizeof path_bad);
+    for (int it = 0; it < 12; ++it) {
+        batch_case(&A, 30, 20 + 8 * it, (uint32_t)(it % 5), 1 + (uint32_t)(rng_next() % 300), 30 + 6 * it, 4000, &count);
+        batch_case(&A, 60, 40, 0, 1 + (uint32_t)it * 11, 60, 2000, &count);
+    }
+    milnor_profile p = milnor_profile_an(2);
+    milnor_basis B;
+    if (milnor_basis_init(&B, milnor_profile_top_degree(&p), &p) < 0) bail("init A(2)");
+    for (int it = 0; it < 4; ++it) batch_case(&B, 50, 23, 0, 150, 23, 300, &count);
+    milnor_basis_clear(&B);
+    ok(path_bad[3] == 0, "AVX2 path (milnor_mul_batch_simd) = one-by-one (%llu products)", (unsigned long long)count);
+    if (milnor_simd_supported(MILNOR_SIMD_AVX512))
+        ok(path_bad[4] == 0, "AVX-512 path = AVX2 path = one-by-one, bit for bit (%llu products)",
+           (unsigned long long)count);
+    else
+        skip("this CPU has no AVX-512BW: the AVX-512 path is not run");
+    ok(milnor_simd_default() == (getenv("EXTFLOW_MILNOR_SIMD") && !strcmp(getenv("EXTFLOW_MILNOR_SIMD"), "avx2")
+                                     ? MILNOR_SIMD_AVX2
+                                     : milnor_simd_supported(MILNOR_SIMD_AVX512) ? MILNOR_SIMD_AVX512
+                                                                                 : MILNOR_SIMD_AVX2),
+       "the default path: AVX-512 where supported unless EXTFLOW_MILNOR_SIMD=avx2 (here %s)",
+       milnor_simd_default() == MILNOR_SIMD_AVX512 ? "AVX-512" : "AVX2");
 }
 
 /* ---------------------------------------------------------------- profiles */
@@ -724,6 +774,7 @@ int main(void)
     test_mul_each(40);
     test_batch();
     test_batch_paths();
+    test_simd_paths();
     test_nassau_sequence();
     test_profile_validity();
     test_profile_products();

@@ -1,7 +1,8 @@
 /* tap.h — a tiny Test Anything Protocol emitter for extflow's C tests.
  *
  * Usage: plan(n) (or plan_lazy() and done_testing()), then ok(cond, fmt, ...);
- * diag() writes "# ..." comments; skip_all() for tests whose prerequisites are missing.
+ * diag() writes "# ..." comments; skip() passes one test that cannot run here, with its reason;
+ * skip_all() for tests whose prerequisites are missing.
  * The exit status is non-zero when any test failed, so `prove` and make agree. */
 #ifndef EXTFLOW_TAP_H
 #define EXTFLOW_TAP_H
@@ -36,6 +37,12 @@ static inline void diag(const char *fmt, ...)
     vprintf(fmt, ap);
     va_end(ap);
     printf("\n");
+    fflush(stdout);
+}
+
+static inline void skip(const char *why)
+{
+    printf("ok %d # SKIP %s\n", ++tap_count, why);
     fflush(stdout);
 }
 

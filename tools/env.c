@@ -59,6 +59,7 @@ static const env_var env_table[] = {
     { "EXTFLOW_GPU_P_SPLIT", ENV_SPLIT, 0, 0, NULL, "T,P: T threads per job dividing 256, P parts, 1 to 1024" },
     { "EXTFLOW_GPU_KERNEL", ENV_WORD, 0, 0, "atomic|shared|halves|refill|step|packed|atomic-packed",
       "atomic, shared, halves, refill, step, packed or atomic-packed" },
+    { "EXTFLOW_MILNOR_SIMD", ENV_WORD, 0, 0, "auto|avx2", "auto (AVX-512 where the CPU has it) or avx2" },
     { "EXTFLOW_D2_Y", ENV_WORD, 0, 0, "batch|cpu", "batch or cpu" },
     { "EXTFLOW_D2_INTERMEDIATE", ENV_WORD, 0, 0, "multiply|cpu", "multiply or cpu" },
     COUNT("EXTFLOW_LIFT_INLINE_PAIRS", 0, "a number of (job x term) pairs, 0 or more"),
