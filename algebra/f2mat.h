@@ -31,6 +31,8 @@ typedef struct f2mat {
     uint64_t *data;         /* rows * stride words, 64-byte aligned, owned */
 } f2mat;
 
+/* Matrices of this many bytes or more are advised onto transparent huge pages (f2mat.c). */
+#define F2MAT_HUGE_MIN ((size_t)4 << 20)
 /* Zeroed rows x cols matrix (either may be 0). Returns 0, or -1 when out of memory. */
 int f2mat_init(f2mat *m, uint32_t rows, uint32_t cols);
 /* The same, its words left as the allocator gave them: for a matrix whose every row (padding

@@ -45,6 +45,7 @@ static const env_var env_table[] = {
     { "EXTFLOW_STATS", ENV_ANY, 0, 0, NULL, NULL },
     { "EXTFLOW_DEBUG", ENV_ANY, 0, 0, NULL, NULL },
     { "EXTFLOW_POISON_UNZEROED", ENV_WORD, 0, 0, "0|1", "0 or 1" },
+    { "EXTFLOW_HUGEPAGES", ENV_WORD, 0, 0, "0|1", "0 or 1" },
     { "EXTFLOW_CAPTURE_MUL", ENV_ANY, 0, 0, NULL, NULL },
     COUNT("EXTFLOW_CAPTURE_EVERY", 1, "an integer, 1 or more"),
     COUNT("EXTFLOW_CHUNK_PAIRS", 1, "a number of (job x term) pairs, 1 or more"),
