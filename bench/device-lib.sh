@@ -7,12 +7,11 @@
 #       and appends its stderr (the statistics) to NAME-stats.txt (few files: a call brings back 8)
 #       (DEV_DEADLINE, epoch seconds: a run gets at most what is left before it, none under 30 s)
 #   dev_same LABEL LABEL    ext.csv and every differential stage file of two runs compared
-# BINARY is a path to a binary built against .deps/starpu (bin-starpu/extflow, .long-200/extflow:
-# LD_LIBRARY_PATH points there, so bin/extflow, built on the system StarPU, would crash); a
-# missing one is logged and skipped.
+# BINARY is a path (bin-starpu/extflow and .long-200/extflow find .deps/starpu by their rpath,
+# bin/extflow the system's StarPU); a missing one is logged and skipped.
 set -u
 DEV_NAME=${1:?usage: . bench/device-lib.sh NAME}
-export LD_LIBRARY_PATH=$PWD/.deps/starpu/lib STARPU_SILENT=1
+export STARPU_SILENT=1
 DEV_R=${OUT:-bench/results/gpu}
 DEV_W=/tmp/$DEV_NAME
 DEV_LOG=$DEV_R/$DEV_NAME.txt
