@@ -271,8 +271,8 @@ clean:
 # loader (seeds: modules/), each for FUZZ_SECONDS/3. Crashers land in tests/fuzz/crashers/ (commit them: t-fuzz-regress replays
 # them in `make test`). Corpora grow under build/fuzz/ (not committed).
 FUZZ_SECONDS ?= 60
-FUZZ_SRC  := stages/stagefile.c stages/durable.c algebra/f2mat.c algebra/f2mat_m4rm.c algebra/memacct.c
-FUZZ_MOD_SRC := algebra/fdmodule.c algebra/fdmodule_p.c algebra/fpmodule.c algebra/modops.c algebra/milnor.c algebra/milnor_p.c algebra/fpmat.c algebra/f2mat.c algebra/f2mat_m4rm.c algebra/memacct.c
+FUZZ_SRC  := stages/stagefile.c stages/durable.c algebra/f2mat.c algebra/f2mat_m4rm.c algebra/team.c algebra/memacct.c
+FUZZ_MOD_SRC := algebra/fdmodule.c algebra/fdmodule_p.c algebra/fpmodule.c algebra/modops.c algebra/milnor.c algebra/milnor_p.c algebra/fpmat.c algebra/f2mat.c algebra/f2mat_m4rm.c algebra/team.c algebra/memacct.c
 FUZZ_CC   := clang -std=c11 -D_GNU_SOURCE -O1 -g -march=x86-64-v3 -I. $(PKG_CFLAGS) \
              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 .PHONY: fuzz

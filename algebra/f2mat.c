@@ -304,7 +304,7 @@ static int mostly_dense(const f2mat *m)
     return 4 * nz >= 3 * all;
 }
 
-int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method)
+static int rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method, team *tm)
 {
     switch (method) {
     case F2_RREF_NAIVE: return f2mat_rref_naive(m, pivots);
@@ -317,10 +317,17 @@ int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method)
     if (use_naive(m->rows, m->cols)) return f2mat_rref_naive(m, pivots);
     if (m->rows >= F2_RREF_PLUQ_MIN_DIM && m->cols >= F2_RREF_PLUQ_MIN_DIM && mostly_dense(m))
         return rref_m4ri(m, pivots, F2_RREF_PLUQ);
-    return f2mat_rref_m4rm(m, pivots);
+    return f2mat_rref_m4rm_team(m, pivots, tm);
 }
 
-int f2mat_rref(f2mat *m, int32_t *pivots) { return f2mat_rref_with(m, pivots, F2_RREF_AUTO); }
+int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method)
+{
+    return rref_with(m, pivots, method, NULL);
+}
+
+int f2mat_rref(f2mat *m, int32_t *pivots) { return rref_with(m, pivots, F2_RREF_AUTO, NULL); }
+
+int f2mat_rref_team(f2mat *m, int32_t *pivots, team *tm) { return rref_with(m, pivots, F2_RREF_AUTO, tm); }
 
 int f2mat_rref_extend(f2mat *m, uint32_t rank0, int32_t *pivots)
 {
@@ -415,12 +422,17 @@ int f2mat_augment_in_place(f2mat *a)
     return 0;
 }
 
-int f2mat_rref_augmented(const f2mat *a, f2mat *aug, int32_t **pivots)
+int f2mat_rref_augmented_team(const f2mat *a, f2mat *aug, int32_t **pivots, team *tm)
 {
     *pivots = NULL;
     if (f2mat_augment_identity(aug, a) != 0) return -1;
     *pivots = malloc(sizeof **pivots * ((size_t)aug->cols + 1));
-    return *pivots ? f2mat_rref(aug, *pivots) : -1;
+    return *pivots ? f2mat_rref_team(aug, *pivots, tm) : -1;
+}
+
+int f2mat_rref_augmented(const f2mat *a, f2mat *aug, int32_t **pivots)
+{
+    return f2mat_rref_augmented_team(a, aug, pivots, NULL);
 }
 
 /* Number of leading RREF rows whose pivot lies in the A segment (columns < a_cols). */

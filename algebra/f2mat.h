@@ -22,6 +22,7 @@
  */
 #ifndef EXTFLOW_F2MAT_H
 #define EXTFLOW_F2MAT_H
+#include "algebra/team.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,6 +71,15 @@ int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method);
  * no M4RI, no globals, scratch allocated per call, so it may run in many threads at once.
  * Returns the rank, or -1 when out of memory (m untouched then). */
 int f2mat_rref_m4rm(f2mat *m, int32_t *pivots);
+/* The same with a team (algebra/team.h; NULL: alone): each panel's table application is a
+ * loop over blocks of rows, which the team's members share. The same result bit for bit. */
+int f2mat_rref_m4rm_team(f2mat *m, int32_t *pivots, team *tm);
+/* f2mat_rref and f2mat_rref_augmented with a team where the dispatch picks our M4RM (the others
+ * run alone). A team pays from about F2MAT_TEAM_MIN bytes of matrix (docs/perf.md, "One
+ * reduction, several cores"): below that a caller should not form one. */
+#define F2MAT_TEAM_MIN ((size_t)32 << 20)
+int f2mat_rref_team(f2mat *m, int32_t *pivots, team *tm);
+int f2mat_rref_augmented_team(const f2mat *a, f2mat *aug, int32_t **pivots, team *tm);
 /* The same with explicit parameters, for tuning (0 = default): k bits per table (<= 8),
  * groups tables per panel (<= 8; panel = k * groups pivots), tile = words per column tile
  * and rowblock = rows per block of the table application. */

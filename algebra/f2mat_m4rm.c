@@ -20,9 +20,17 @@
  * The pivot rows end at the top in pivot-column order and the rows below are zero, so the
  * result is the canonical RREF with no final sort. Each phase is a function below over the
  * reduction's state (m4rm: parameters, scratch, matrix) and the panel's (m4rm_panel).
+ *
+ * With a team (algebra/team.h; f2mat_rref_m4rm_team) the passes over all rows are loops whose
+ * items the team's members share: phase 1's window reads (chunks of M4RM_SCAN rows), phase 3's
+ * listing (the same chunks, each listing into its own stretch of the list, closed up after in
+ * row order) and phase 4's XORs (blocks of RB listed rows, each with its own stretch of the
+ * offsets); the pivot search on the windows, phase 2 and the tables stay with the owner. Each
+ * item writes its own rows and scratch only, so the result is the same whoever runs it.
  */
 #include "algebra/f2mat.h"
 #include "algebra/memacct.h"
+#include "algebra/team.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +191,13 @@ typedef struct m4rm {
                                  * in (about half the work of the A-part phase) */
     uint8_t *idx, *nsrc;
     size_t *offs;
+    team *tm;                   /* who shares the loops over rows (NULL: this thread alone) */
+    uint64_t *chunk_any;        /* per chunk of M4RM_SCAN rows: phase 1's OR of its windows */
+    uint32_t *chunk_n;          /* and phase 3's count of rows listed */
 } m4rm;
+
+/* Rows per item of the scans of phases 1 and 3 (a team's loop over them). */
+#define M4RM_SCAN 4096u
 
 /* One panel: up to K pivots found in the window [c, c + 64). */
 typedef struct m4rm_panel {
@@ -214,11 +228,12 @@ static int m4rm_setup(m4rm *w, f2mat *m, int k, int groups, int tile, int rowblo
     w->nent = (size_t)1 << w->k;
     const uint32_t rows = w->rows;
     size_t tab_bytes = (size_t)w->groups * w->nent * ((w->nw + 3) & ~(size_t)3) * sizeof(uint64_t);
-    size_t offs_bytes = (size_t)w->RB * M4RM_GMAX * sizeof(size_t) + ((w->RB + 63) & ~(size_t)63);
+    size_t offs_bytes = (size_t)rows * M4RM_GMAX * sizeof(size_t) + (((size_t)rows + 63) & ~(size_t)63);
     size_t win_bytes = ((size_t)rows * sizeof(uint64_t) + 63) & ~(size_t)63;
     size_t list_bytes = ((size_t)rows * sizeof(uint32_t) + 63) & ~(size_t)63;
     size_t idx_bytes = ((size_t)rows * (size_t)w->groups + 63) & ~(size_t)63;
-    w->scratch_bytes = tab_bytes + win_bytes + 2 * list_bytes + idx_bytes + offs_bytes;
+    size_t chunks = ((size_t)rows + M4RM_SCAN - 1) / M4RM_SCAN, chunk_bytes = (chunks * 12 + 63) & ~(size_t)63;
+    w->scratch_bytes = tab_bytes + win_bytes + 2 * list_bytes + idx_bytes + offs_bytes + chunk_bytes;
     if (!(w->scratch = aligned_alloc(64, w->scratch_bytes))) return -1;
     memacct_add(MEM_INFLIGHT, (int64_t)w->scratch_bytes);
     char *at = w->scratch;
@@ -228,7 +243,10 @@ static int m4rm_setup(m4rm *w, f2mat *m, int k, int groups, int tile, int rowblo
     w->idx = (uint8_t *)at, at += idx_bytes;
     w->hi = (uint32_t *)at, at += list_bytes;
     w->offs = (size_t *)at;
-    w->nsrc = (uint8_t *)(w->offs + (size_t)w->RB * M4RM_GMAX);
+    w->nsrc = (uint8_t *)(w->offs + (size_t)rows * M4RM_GMAX);
+    at = (char *)w->nsrc + (((size_t)rows + 63) & ~(size_t)63);
+    w->chunk_any = (uint64_t *)at;
+    w->chunk_n = (uint32_t *)(w->chunk_any + chunks);
     MATRIX(w);
     for (uint32_t j = 0; j < rows; j++) {
         const uint64_t *r = ROW(w, j);
@@ -245,15 +263,38 @@ static void m4rm_free(m4rm *w)
     memacct_add(MEM_INFLIGHT, -(int64_t)w->scratch_bytes);
 }
 
+/* What a scan's items read: the reduction, its panel and the rank so far. */
+typedef struct m4rm_scan {
+    m4rm *w;
+    m4rm_panel *p;
+    uint32_t rank;
+} m4rm_scan;
+
+/* Phase 1's item k: the windows of rows rank + k M4RM_SCAN .. (at most M4RM_SCAN of them). */
+static void window_chunk(void *arg, uint32_t k)
+{
+    const m4rm_scan *a = arg;
+    m4rm *w = a->w;
+    MATRIX(w);
+    const uint32_t j0 = k * M4RM_SCAN, nrem = w->rows - a->rank, j1 = nrem - j0 < M4RM_SCAN ? nrem : j0 + M4RM_SCAN;
+    const uint32_t c = a->p->c, rank = a->rank;
+    const size_t nw = w->nw;
+    uint64_t *win = w->win, any = 0;
+    for (uint32_t j = j0; j < j1; j++) any |= win[j] = window(ROW(w, rank + j), c, nw);
+    w->chunk_any[k] = any;
+}
+
 /* 1. Pivot search on the window [p->c, p->c + 64) of rows rank..: the panel's pivot rows end
  * at [rank, rank + np) in column order; returns np (0: the window is zero below rank). */
 static uint32_t find_pivots(m4rm *w, uint32_t rank, m4rm_panel *p)
 {
     MATRIX(w);
     const uint32_t nrem = w->rows - rank, c = p->c;
-    const size_t nw = w->nw;
     uint64_t *win = w->win, any = 0;
-    for (uint32_t j = 0; j < nrem; j++) any |= win[j] = window(ROW(w, rank + j), c, nw);
+    m4rm_scan a = { w, p, rank };
+    uint32_t chunks = (nrem + M4RM_SCAN - 1) / M4RM_SCAN;
+    team_for(chunks > 1 ? w->tm : NULL, chunks, window_chunk, &a);
+    for (uint32_t k = 0; k < chunks; k++) any |= w->chunk_any[k];
     p->w0 = (c >> 6) & ~(size_t)3;   /* rows >= rank are zero before word c/64 */
     uint32_t np = 0;
     while (any && np < w->K) {
@@ -304,58 +345,75 @@ static void reduce_panel(m4rm *w, uint32_t rank, m4rm_panel *p)
     }
 }
 
-/* 3. Every other row's table indices (k bits per group at the panel's pivot columns); the rows
- * with an index other than zero are listed for phase 4. */
-static void list_rows(m4rm *w, uint32_t rank, m4rm_panel *p)
+/* Phase 3's item q: rows q M4RM_SCAN .. (at most M4RM_SCAN; the panel's rows skipped), listed
+ * from list[q M4RM_SCAN] on (their indices at the same place of idx), their count in
+ * chunk_n[q]; list_rows closes the gaps. */
+static void list_chunk(void *arg, uint32_t q)
 {
+    const m4rm_scan *a = arg;
+    m4rm *w = a->w;
+    const m4rm_panel *p = a->p;
     MATRIX(w);
-    const uint32_t k = (uint32_t)w->k, np = p->np;
-    p->ng = (np + k - 1) / k;
     uint64_t allmask = 0;
-    for (uint32_t g = 0; g < p->ng; g++) {
-        p->gmask[g] = 0;
-        for (uint32_t i = g * k; i < np && i < (g + 1) * k; i++) p->gmask[g] |= (uint64_t)1 << (p->pc[i] - p->c);
-        allmask |= p->gmask[g];
-    }
-    const size_t nw = w->nw;
-    const uint32_t rows = w->rows;
-    uint32_t *const hi = w->hi;
-    uint32_t nlist = 0;
-    for (uint32_t j = 0; j < rows; j++) {
-        if (j == rank) {
-            j += np - 1;
-            continue;
-        }
+    for (uint32_t g = 0; g < p->ng; g++) allmask |= p->gmask[g];
+    const size_t nw = w->nw, groups = (size_t)w->groups;
+    const uint32_t rows = w->rows, rank = a->rank, np = p->np, j0 = q * M4RM_SCAN;
+    const uint32_t j1 = rows - j0 < M4RM_SCAN ? rows : j0 + M4RM_SCAN;
+    uint32_t *const hi = w->hi, *const list = w->list + j0;
+    uint8_t *const idx = w->idx + (size_t)j0 * groups;
+    uint32_t n = 0;
+    for (uint32_t j = j0; j < j1; j++) {
+        if (j >= rank && j < rank + np) continue;
         uint64_t x = window(ROW(w, j), p->c, nw);
         if (!(x & allmask)) continue;
-        uint8_t *ix = w->idx + (size_t)nlist * (size_t)w->groups;
+        uint8_t *ix = idx + (size_t)n * groups;
         unsigned nz = 0;
         for (uint32_t g = 0; g < p->ng; g++) nz |= ix[g] = (uint8_t)gather_bits(x, p->gmask[g]);
         if (nz) {
-            w->list[nlist++] = j;
+            list[n++] = j;
             if (hi[j] < p->he) hi[j] = (uint32_t)p->he;
         }
+    }
+    w->chunk_n[q] = n;
+}
+
+/* 3. Every other row's table indices (k bits per group at the panel's pivot columns); the rows
+ * with an index other than zero are listed for phase 4, in increasing order. */
+static void list_rows(m4rm *w, uint32_t rank, m4rm_panel *p)
+{
+    const uint32_t k = (uint32_t)w->k, np = p->np;
+    p->ng = (np + k - 1) / k;
+    for (uint32_t g = 0; g < p->ng; g++) {
+        p->gmask[g] = 0;
+        for (uint32_t i = g * k; i < np && i < (g + 1) * k; i++) p->gmask[g] |= (uint64_t)1 << (p->pc[i] - p->c);
+    }
+    m4rm_scan a = { w, p, rank };
+    const uint32_t chunks = (w->rows + M4RM_SCAN - 1) / M4RM_SCAN;
+    const size_t groups = (size_t)w->groups;
+    team_for(chunks > 1 ? w->tm : NULL, chunks, list_chunk, &a);
+    uint32_t nlist = w->chunk_n[0];
+    for (uint32_t q = 1; q < chunks; q++) {
+        const uint32_t n = w->chunk_n[q], j0 = q * M4RM_SCAN;
+        memmove(w->list + nlist, w->list + j0, n * sizeof *w->list);
+        memmove(w->idx + (size_t)nlist * groups, w->idx + (size_t)j0 * groups, n * groups);
+        nlist += n;
     }
     p->nlist = nlist;
 }
 
-/* 4. The 2^k combinations of each group's panel rows (over words [w0, he)), by doubling; then
- * XORed into the listed rows, a block of RB rows by a column tile of TW words at a time, so
- * that a block's rows and the tables' tile stay in cache together. Not inlined: inlined into
- * the panel loop, its inner loops lost registers (1-3.5% more instructions, callgrind). */
-static __attribute__((noinline)) void apply_tables(m4rm *w, uint32_t rank, const m4rm_panel *p)
+/* 4. The 2^k combinations of each group's panel rows (over words [w0, he)), by doubling
+ * (build_tables); then XORed into the listed rows, a block of RB rows by a column tile of TW
+ * words at a time, so that a block's rows and the tables' tile stay in cache together
+ * (apply_block: one block, an item of a team's loop: blocks write disjoint rows). Not inlined:
+ * inlined into the panel loop, the inner loops lost registers (1-3.5% more instructions,
+ * callgrind). */
+static __attribute__((noinline)) void build_tables(m4rm *w, uint32_t rank, const m4rm_panel *p)
 {
     MATRIX(w);
-    /* the state in locals: the XOR calls could otherwise change it as far as the compiler knows */
-    const size_t w0 = p->w0, TL = p->he - w0, nent = w->nent, TW = w->TW, groups = (size_t)w->groups;
-    const uint32_t k = (uint32_t)w->k, np = p->np, nlist = p->nlist, RB = w->RB;
-    uint64_t *const tab = w->tab;
-    const uint32_t *const list = w->list;
-    const uint8_t *const idx = w->idx;
-    uint8_t *const nsrc = w->nsrc;
-    size_t *const offs = w->offs;
-    for (uint32_t g = 0; g < p->ng && nlist; g++) {
-        uint64_t *T = tab + (size_t)g * nent * TL;
+    const size_t w0 = p->w0, TL = p->he - w0, nent = w->nent;
+    const uint32_t k = (uint32_t)w->k, np = p->np;
+    for (uint32_t g = 0; g < p->ng && p->nlist; g++) {
+        uint64_t *T = w->tab + (size_t)g * nent * TL;
         memset(T, 0, TL * sizeof(uint64_t));
         uint32_t kg = np - g * k < k ? np - g * k : k;
         for (uint32_t n = 0; n < kg; n++) {
@@ -364,30 +422,62 @@ static __attribute__((noinline)) void apply_tables(m4rm *w, uint32_t rank, const
             for (size_t e = 0; e < half; e++) xor_into(T + (half + e) * TL, T + e * TL, src, TL);
         }
     }
-    for (uint32_t l0 = 0; l0 < nlist; l0 += RB) {
-        const uint32_t l1 = nlist - l0 < RB ? nlist : l0 + w->RB;
+}
+
+/* What apply_block reads: the reduction and its panel. */
+typedef struct m4rm_apply {
+    m4rm *w;
+    const m4rm_panel *p;
+} m4rm_apply;
+
+static __attribute__((noinline)) void apply_block(void *arg, uint32_t block)
+{
+    const m4rm_apply *a = arg;
+    m4rm *w = a->w;
+    const m4rm_panel *p = a->p;
+    MATRIX(w);
+    /* the state in locals: the XOR calls could otherwise change it as far as the compiler knows */
+    const size_t w0 = p->w0, TL = p->he - w0, nent = w->nent, TW = w->TW, groups = (size_t)w->groups;
+    const uint32_t nlist = p->nlist, RB = w->RB;
+    const uint64_t *const tab = w->tab;
+    const uint32_t *const list = w->list;
+    const uint8_t *const idx = w->idx;
+    const uint32_t l0 = block * RB, l1 = nlist - l0 < RB ? nlist : l0 + RB;
+    uint8_t *const nsrc = w->nsrc + l0;
+    size_t *const offs = w->offs + (size_t)l0 * M4RM_GMAX;
+    for (uint32_t l = l0; l < l1; l++) {
+        const uint8_t *ix = idx + (size_t)l * groups;
+        size_t *o = offs + (size_t)(l - l0) * M4RM_GMAX;
+        uint32_t ns = 0;
+        for (uint32_t g = 0; g < p->ng; g++)
+            if (ix[g]) o[ns++] = ((size_t)g * nent + ix[g]) * TL;
+        nsrc[l - l0] = (uint8_t)ns;
+    }
+    for (size_t t0 = 0; t0 < TL; t0 += TW) {
+        const size_t tl = TL - t0 < TW ? TL - t0 : TW;
         for (uint32_t l = l0; l < l1; l++) {
-            const uint8_t *ix = idx + (size_t)l * groups;
-            size_t *o = offs + (size_t)(l - l0) * M4RM_GMAX;
-            uint32_t ns = 0;
-            for (uint32_t g = 0; g < p->ng; g++)
-                if (ix[g]) o[ns++] = ((size_t)g * nent + ix[g]) * TL;
-            nsrc[l - l0] = (uint8_t)ns;
-        }
-        for (size_t t0 = 0; t0 < TL; t0 += TW) {
-            const size_t tl = TL - t0 < TW ? TL - t0 : TW;
-            for (uint32_t l = l0; l < l1; l++) {
-                const size_t *o = offs + (size_t)(l - l0) * M4RM_GMAX;
-                const uint64_t *src[M4RM_GMAX];
-                int ns = nsrc[l - l0];
-                for (int q = 0; q < ns; q++) src[q] = tab + o[q] + t0;
-                xor_sum(ROW(w, list[l]) + w0 + t0, src, ns, tl);
-            }
+            const size_t *o = offs + (size_t)(l - l0) * M4RM_GMAX;
+            const uint64_t *src[M4RM_GMAX];
+            int ns = nsrc[l - l0];
+            for (int q = 0; q < ns; q++) src[q] = tab + o[q] + t0;
+            xor_sum(ROW(w, list[l]) + w0 + t0, src, ns, tl);
         }
     }
 }
 
-int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock)
+static void apply_tables(m4rm *w, uint32_t rank, const m4rm_panel *p, team *tm)
+{
+    if (!p->nlist) return;
+    build_tables(w, rank, p);
+    m4rm_apply a = { w, p };
+    uint32_t blocks = (p->nlist + w->RB - 1) / w->RB;
+    if (tm && blocks > 1)
+        team_for(tm, blocks, apply_block, &a);
+    else
+        for (uint32_t b = 0; b < blocks; b++) apply_block(&a, b);
+}
+
+static int rref_m4rm(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock, team *tm)
 {
     const uint32_t rows = m->rows, cols = m->cols;
     if (pivots)
@@ -396,6 +486,7 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
     if (rows > INT32_MAX) return -1;
     m4rm w;
     if (m4rm_setup(&w, m, k, groups, tile, rowblock) != 0) return -1;
+    w.tm = tm;
     uint32_t rank = 0, c = 0;
     while (rank < rows && c < cols) {
         m4rm_panel p = { .c = c };
@@ -405,7 +496,7 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
         }
         reduce_panel(&w, rank, &p);
         list_rows(&w, rank, &p);
-        apply_tables(&w, rank, &p);
+        apply_tables(&w, rank, &p, tm);
         if (pivots)
             for (uint32_t i = 0; i < p.np; i++) pivots[p.pc[i]] = (int32_t)(rank + i);
         rank += p.np;
@@ -417,4 +508,11 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
 #undef ROW
 #undef MATRIX
 
-int f2mat_rref_m4rm(f2mat *m, int32_t *pivots) { return f2mat_rref_m4rm_tuned(m, pivots, 0, 0, 0, 0); }
+int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock)
+{
+    return rref_m4rm(m, pivots, k, groups, tile, rowblock, NULL);
+}
+
+int f2mat_rref_m4rm(f2mat *m, int32_t *pivots) { return rref_m4rm(m, pivots, 0, 0, 0, 0, NULL); }
+
+int f2mat_rref_m4rm_team(f2mat *m, int32_t *pivots, team *tm) { return rref_m4rm(m, pivots, 0, 0, 0, 0, tm); }

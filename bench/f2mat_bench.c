@@ -10,6 +10,8 @@
  *                              of its bits set (0: half), reduced once by the own routine;
  *                              prints its rank and a hash of the result (for callgrind:
  *                              --toggle-collect=f2mat_rref_m4rm_tuned, docs/perf.md)
+ *        f2mat_bench team ROWS COLS DENS N...   [D | 0 | I] by our M4RM alone (N = 1) and with
+ *                              a team of N threads (team_with_threads), median of REPS (5)
  *        f2mat_bench stage FILE...   each matrix stage file D (resolve --keep-stages matrix)
  *                              reduced alone and as [D | 0 | I] (reps: REPS, default 3) */
 #include "algebra/f2mat.h"
@@ -228,6 +230,39 @@ int main(int argc, char **argv)
         for (uint32_t i = 0; i < aug.rows; i++)
             for (size_t w = 0; w < f2vec_words(aug.cols); w++) h = h * 31 + f2mat_row(&aug, i)[w];
         printf("rank %d hash %016llx\n", rank, (unsigned long long)h);
+        return 0;
+    }
+    if (argc >= 6 && !strcmp(argv[1], "team")) {
+        /* [D | 0 | I] with D random ROWS x COLS (1/2^DENS of its bits), reduced by our M4RM
+         * alone and with a team of each size named (team_with_threads): median ms of REPS, the
+         * result's hash (equal for every size), the items the members took */
+        int reps = getenv("REPS") ? atoi(getenv("REPS")) : 5;
+        f2mat d, aug;
+        make(&d, (uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]), atoi(argv[4]), 0);
+        printf("# [D | 0 | I], D %s x %s, density 1/2^%s: ms (median of %d)\n", argv[2], argv[3], argv[4], reps);
+        printf("%8s %10s %18s %12s\n", "threads", "ms", "hash", "member items");
+        for (int a = 5; a < argc; a++) {
+            int n = atoi(argv[a]), rank = 0;
+            double ts[64];
+            uint64_t h = 0, items = 0;
+            for (int r = 0; r < reps && r < 64; r++) {
+                if (f2mat_augment_identity(&aug, &d)) return 1;
+                team *tm = n > 1 ? team_with_threads((uint32_t)n) : NULL;
+                double t0 = now_ms();
+                rank = f2mat_rref_m4rm_team(&aug, NULL, tm);
+                ts[r] = now_ms() - t0;
+                if (tm) items += team_member_items(tm);
+                team_stop_threads(tm);
+                h = 0;
+                for (uint32_t i = 0; i < aug.rows; i++)
+                    for (size_t w = 0; w < f2vec_words(aug.cols); w++) h = h * 31 + f2mat_row(&aug, i)[w];
+                f2mat_clear(&aug);
+            }
+            qsort(ts, (size_t)reps, sizeof *ts, cmpd);
+            printf("%8d %10.1f %018llx %12llu  (rank %d)\n", n, ts[reps / 2], (unsigned long long)h,
+                   (unsigned long long)items, rank);
+        }
+        f2mat_clear(&d);
         return 0;
     }
     if (argc > 2 && !strcmp(argv[1], "stage")) {

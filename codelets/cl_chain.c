@@ -6,8 +6,20 @@
 #include "codelets/cl_profile.h"
 #include "stages/chain.h"
 #include "stages/secondary.h"
+#include "algebra/team.h"
+#include <stdatomic.h>
 
 int cl_chain_layer(const chain *c) { return c->kind->family == CHAIN_PRE; }
+
+/* Pieces running and members recruited (cl_chain_busy); members' counts for EXTFLOW_STATS. */
+static _Atomic int busy;
+static _Atomic uint64_t members, members_helped, member_items;
+int cl_chain_busy(void) { return busy; }
+void cl_chain_recruited(int n) { busy += n; }
+void cl_chain_team_stats(uint64_t *recruited, uint64_t *helped, uint64_t *items)
+{
+    *recruited = members, *helped = members_helped, *items = member_items;
+}
 
 static void fail(chain *c, const char *fmt, const char *why)
 {
@@ -21,10 +33,12 @@ static void chain_plan_cpu(void *buffers[], void *cl_arg)
     (void)buffers;
     chain *c = cl_arg;
     if (!c->next->admit(c)) return;     /* deferred: the runner plans it when there is room */
+    busy++;
     uint64_t t0 = cl_profile_start();
     int ok = !chain_void(c) && c->kind->plan(c) == 0;
     cl_profile_stop(PIECE_PLAN, t0, c->s, c->t, cl_chain_layer(c));
     if (!c->next->after_plan(c, ok)) chain_rest_here(c, ok);
+    busy--;
 }
 
 const char *cl_rows_check(void *buffers[], unsigned n, const f2mat *D)
@@ -67,6 +81,7 @@ static void chain_part_cpu(void *buffers[], void *cl_arg)
     const struct cl_chain_part_args *a = cl_arg;
     chain *c = a->c;
     const char *why;
+    busy++;
     uint64_t t0 = cl_profile_start();
     if (!a->finish) {
         if (!chain_void(c)) c->kind->part(c, a->k, a->n);
@@ -75,27 +90,47 @@ static void chain_part_cpu(void *buffers[], void *cl_arg)
     else if (!chain_void(c) && !cl_milnor_mul_failed())
         c->kind->finish_part(c, a->k, a->n);
     cl_profile_stop(a->finish ? PIECE_FINISH_PART : PIECE_PART, t0, c->s, c->t, cl_chain_layer(c));
+    busy--;
 }
 
 static void chain_reduce_cpu(void *buffers[], void *cl_arg)
 {
     chain *c = cl_arg;
+    busy++;
     uint64_t t0 = cl_profile_start();
     take_rows(c, buffers);
     int r = chain_void(c) ? CHAIN_FINISH : c->kind->reduce(c);
     cl_profile_stop(PIECE_REDUCE, t0, c->s, c->t, cl_chain_layer(c));
+    busy--;
     c->next->after_reduce(c, r < 0 ? CHAIN_FINISH : r);
 }
 
 static void chain_finish_cpu(void *buffers[], void *cl_arg)
 {
     chain *c = cl_arg;
+    busy++;
     uint64_t t0 = cl_profile_start();
     take_rows(c, buffers);
     if (!chain_void(c)) c->kind->finish(c);
     cl_profile_stop(PIECE_FINISH, t0, c->s, c->t, cl_chain_layer(c));
+    busy--;
     c->next->after_finish(c);
 }
+
+/* A team's member: it helps until the piece that formed the team closes it (at once, when it
+ * starts after that). No performance model: its time is the piece's, not its own. */
+static void chain_member_cpu(void *buffers[], void *cl_arg)
+{
+    (void)buffers;
+    uint64_t ran = team_join(cl_arg);
+    team_release(cl_arg);
+    members++;
+    members_helped += ran > 0;
+    member_items += ran;
+    busy--;
+}
+
+struct starpu_codelet cl_chain_member = { CL_CPU(chain_member_cpu).name = "chain_member", .nbuffers = 0 };
 
 CL_CODELET(cl_chain_plan, chain_plan_cpu, "chain_plan", (.symbol = "extflow_chain_plan_v1"), .nbuffers = 0);
 CL_CODELET(cl_chain_reduce, chain_reduce_cpu, "chain_reduce", (.symbol = "extflow_chain_reduce_v1"),

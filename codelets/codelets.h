@@ -25,6 +25,8 @@
  *   cl_chain_reduce a chain's reduce (RREF of [D | I] for a step). Buffers: the row chunks (R).
  *   cl_chain_finish a chain's finish (publication, stage files, the lift's solve); buffers: the
  *                  row chunks (R); its tag marks the chain done.
+ *   cl_chain_member a member of a team (algebra/team.h) that a piece formed for one large row
+ *                  reduction: team_join, then team_release; no buffers; cl_arg: the team.
  *   cl_pair_mul    the mod-4 products of a chunk of a bidegree's composites (d2's, a secondary
  *                  product's): pair_mul_mod4_batch, or its CUDA kernel (algebra/pair_cuda.h).
  *                  Buffers: the flat basis (R), the batch's jobs (R) and terms (R), the chunk's
@@ -107,6 +109,14 @@ struct cl_chain_part_args {
     uint32_t rows;              /* its first buffers: the multiply's chunks (of c->build) */
 };
 extern struct starpu_codelet cl_chain_part;
+extern struct starpu_codelet cl_chain_member;
+/* CPU workers busy with a chain's piece or recruited as a team's members (running or queued),
+ * so that a runner recruits only idle ones. cl_chain_recruited(n): n members submitted (each
+ * counts until its task ends; -1 for one whose submission failed). */
+int cl_chain_busy(void);
+void cl_chain_recruited(int n);
+/* Members that ran so far, those that ran at least one item, and the items they ran. */
+void cl_chain_team_stats(uint64_t *recruited, uint64_t *helped, uint64_t *items);
 struct cl_exchange_args {
     struct resolution *res;
     int s;

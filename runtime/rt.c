@@ -273,6 +273,12 @@ int rt_resolve(resolution *res, const chain_policy *progress)
                 (unsigned long long)(cpu + cuda), cpu + cuda ? 100.0 * (double)cuda / (double)(cpu + cuda) : 0.0);
         cl_profile_report(stderr, ended - began,
                           starpu_worker_get_count());
+        uint64_t members, helped, items;
+        cl_chain_team_stats(&members, &helped, &items);
+        if (members)
+            fprintf(stderr, "extflow: row reductions shared (EXTFLOW_TEAM): %llu idle workers recruited, %llu joined "
+                    "in time and ran %llu row blocks\n", (unsigned long long)members, (unsigned long long)helped,
+                    (unsigned long long)items);
         if (!dist) report_dag(res);
         cl_profile_cells(-1, -1);
     }

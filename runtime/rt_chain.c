@@ -42,6 +42,8 @@ typedef struct rt_chain_run {
     admission admission;            /* --memory, --time-limit */
     int inline_given;               /* EXTFLOW_LIFT_INLINE_PAIRS is set: */
     uint64_t inline_pairs;          /* chains with fewer pairs multiply in their plan's task */
+    int team_max;                   /* members a piece's team may recruit (EXTFLOW_TEAM) */
+    uint64_t team_min;              /* bytes of a matrix that forms a team (EXTFLOW_TEAM_MIN) */
     int progress;                   /* the progress line counts the chains */
     starpu_tag_t *tags;             /* every tag declared, removed at the end (a process runs */
     size_t ntags, captags;          /* several sets: lifts after lifts) */
@@ -265,7 +267,30 @@ static void after_finish(chain *c)
     free_chain(c);
 }
 
-static const chain_next rt_next = { admit, after_plan, after_reduce, after_finish, cancelled };
+/* A team for the row reduction of a matrix of `bytes` by the piece running (res_rref), from
+ * the run's threshold on (EXTFLOW_TEAM_MIN, else F2MAT_TEAM_MIN): members recruited among the
+ * CPU workers that run no piece and help no team now (cl_chain_busy), at most EXTFLOW_TEAM;
+ * each a cl_chain_member task at the highest priority, so that an idle worker takes it at once.
+ * A member that starts after the team closed returns at once. */
+static team *recruit(chain *c, uint64_t bytes)
+{
+    const rt_chain_run *run = rt_of(c)->run;
+    if (bytes < run->team_min) return NULL;
+    int idle = (int)starpu_cpu_worker_get_count() - cl_chain_busy();
+    int n = idle < run->team_max ? idle : run->team_max;
+    team *t = n > 0 ? team_new((uint32_t)n) : NULL;
+    if (!t) return NULL;
+    cl_chain_recruited(n);
+    for (int i = 0; i < n; i++)
+        if (starpu_task_insert(&cl_chain_member, STARPU_CL_ARGS_NFREE, t, (size_t)1, STARPU_PRIORITY, STARPU_MAX_PRIO,
+                               STARPU_NAME, "chain_member", 0) != 0) {
+            team_release(t);        /* its member's ref: the team still works, with one fewer */
+            cl_chain_recruited(-1);
+        }
+    return t;
+}
+
+static const chain_next rt_next = { admit, after_plan, after_reduce, after_finish, cancelled, recruit };
 
 /* The plan task of an admitted chain that had to wait (its tag and dependencies were those of
  * its first plan task, which has run). */
@@ -376,6 +401,10 @@ int rt_chains(const chain_set *set, const chain_policy *policy, rt_mul *mul, rt_
     const char *ip = getenv("EXTFLOW_LIFT_INLINE_PAIRS");
     run->inline_given = ip && *ip;
     run->inline_pairs = run->inline_given ? strtoull(ip, NULL, 10) : 0;
+    const char *tm = getenv("EXTFLOW_TEAM");    /* checked by tools/env.c */
+    run->team_max = tm && *tm ? atoi(tm) : INT32_MAX;
+    const char *tmin = getenv("EXTFLOW_TEAM_MIN");
+    run->team_min = tmin && *tmin ? strtoull(tmin, NULL, 10) : F2MAT_TEAM_MIN;
     char err[128];
     /* the start-up deadline is set on one rank only (tools/extflow.c): there a limit that has
      * passed before the first task ends the run now, or during the basis's flat copy */

@@ -48,7 +48,7 @@ static void serial_after_reduce(chain *c, int next) { (void)c, (void)next; }
 static void serial_after_finish(chain *c) { chain_free(c); }
 static int serial_cancelled(const chain *c) { (void)c; return 0; }
 static const chain_next serial_next = { serial_admit, serial_after_plan, serial_after_reduce, serial_after_finish,
-                                        serial_cancelled };
+                                        serial_cancelled, NULL };   /* no team: one thread */
 
 static int serial_one(const chain_set *set, const chain_kind *k, void *owner, int s, deg_t t)
 {

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "algebra/milnor.h"
+#include "algebra/team.h"
 #include "stages/rowbuild.h"
 
 /* What reduce asks for next: finish; multiply the rows it planned, then finish; or multiply
@@ -145,6 +146,11 @@ typedef struct chain_next {
     /* 1 when the run stopped taking work (--time-limit) before c started: its pieces are not
      * called, nothing is published */
     int (*cancelled)(const chain *c);
+    /* NULL, or a team (algebra/team.h) for the row reduction of a matrix of that many bytes by
+     * the piece running now, its members recruited among the runner's idle CPU workers; NULL
+     * when the matrix is too small to pay or no worker is idle. A step asks through res_rref
+     * (stages/resolution.h). */
+    team *(*team)(chain *c, uint64_t bytes);
 } chain_next;
 
 /* Is there nothing more to compute for c (its run failed, or stopped taking work)? */

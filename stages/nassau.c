@@ -186,7 +186,7 @@ int res_nassau_reduce0(step_ctx *c)
         rc = -1;
         goto oom;
     }
-    if ((rank = f2mat_rref_augmented(&block, &aug, &piv)) < 0 ||
+    if ((rank = res_rref_augmented(c, &block, &aug, &piv)) < 0 ||
         f2mat_kernel_from_rref(&aug, nc0, (uint32_t)rank, piv, &K) != 0)
         goto oom;
     f2mat_clear(&aug);
@@ -200,7 +200,7 @@ int res_nassau_reduce0(step_ctx *c)
                      (uint32_t)freemod_dim(&res->F[c->ch.s - 1], c->ch.t, c->ch.t - 1)) != 0)
         goto oom;
     imgpiv = malloc(sizeof *imgpiv * (nz0 + 1));
-    if (!imgpiv || f2mat_rref(&img, imgpiv) < 0) goto oom;
+    if (!imgpiv || res_rref(c, &img, imgpiv) < 0) goto oom;
     /* new generators: kernel vectors whose pivot is not an image pivot */
     uint32_t xwords = (uint32_t)f2vec_words(ns->nrows);
     uint32_t dwords = (uint32_t)f2vec_words(ns->ncols);
@@ -251,18 +251,19 @@ static uint32_t block_rows(const nassau_state *ns, uint32_t code, const uint64_t
     return nr;
 }
 
-/* The quasi-inverse of signature code's block (RREF of [block | 0 | I], f2qi); rows from
- * block_rows. It depends on the rows of d_{s-1} alone, so the blocks are independent (a
+/* The quasi-inverse of signature code's block (RREF of [block | 0 | I], f2qi; shared with idle
+ * workers where the block is large, res_rref_augmented); rows from block_rows. It depends on
+ * the rows of d_{s-1} alone, so the blocks are independent (a
  * split finish makes them in parts). 0, or -1 out of memory. */
-static int signature_qi(const nassau_state *ns, uint32_t code, const uint64_t **rows, uint32_t nr, uint32_t nc,
-                        f2qi *qi)
+static int signature_qi(step_ctx *c, uint32_t code, const uint64_t **rows, uint32_t nr, uint32_t nc, f2qi *qi)
 {
+    const nassau_state *ns = c->ns;
     f2mat block = { 0 }, aug = { 0 };
     int32_t *piv = NULL;
     int rank, rc = -1;
     if (f2mat_init(&block, nr, nc) != 0) goto out;
     if (f2mat_gather(&block, rows, nr, ns->col_idx + ns->col_start[code], nc, ns->ncols) != 0) goto out;
-    if ((rank = f2mat_rref_augmented(&block, &aug, &piv)) < 0 ||
+    if ((rank = res_rref_augmented(c, &block, &aug, &piv)) < 0 ||
         f2mat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, qi) != 0)
         goto out;
     rc = 0;
@@ -308,7 +309,7 @@ static int nassau_correct(step_ctx *c)
     for (uint32_t code = 1; code < ns->ncodes && rc == 0; code++) {
         uint32_t nc, nr = block_rows(ns, code, rows, &nc);
         f2qi own = { 0 }, *qi = ns->qi ? &ns->qi[code] : &own;
-        if (nr && qi == &own) rc = signature_qi(ns, code, rows, nr, nc, &own);
+        if (nr && qi == &own) rc = signature_qi(c, code, rows, nr, nc, &own);
         else if (nr && !ns->made[code]) rc = -2;
         if (nr && rc == 0) correct_signature(c, code, rows, nr, qi, lift);
         f2qi_clear(qi);
@@ -386,7 +387,7 @@ void res_nassau_finish_part(step_ctx *c, uint32_t k, uint32_t n)
     int rc = rows ? 0 : -1;
     for (uint32_t code = ns->part_code[k]; rc == 0 && code < ns->part_code[k + 1]; code++) {
         uint32_t nc, nr = block_rows(ns, code, rows, &nc);
-        if (nr && (rc = signature_qi(ns, code, rows, nr, nc, &ns->qi[code])) != 0) f2qi_clear(&ns->qi[code]);
+        if (nr && (rc = signature_qi(c, code, rows, nr, nc, &ns->qi[code])) != 0) f2qi_clear(&ns->qi[code]);
         else ns->made[code] = 1;
     }
     free(rows);

@@ -637,3 +637,32 @@ int res_check_dd_batch(const resolution *res, int s, deg_t t)
     res_dd_clear(&d);
     return rc;
 }
+
+/* A team for a rows x cols matrix's reduction by c's running piece (res_rref), or NULL. */
+static team *rref_team(step_ctx *c, uint64_t rows, uint64_t cols)
+{
+    return c->ch.next && c->ch.next->team ? c->ch.next->team(&c->ch, f2mat_bytes_for(rows, cols)) : NULL;
+}
+
+static void team_done(team *t)
+{
+    if (!t) return;
+    team_close(t);
+    team_release(t);
+}
+
+int res_rref(step_ctx *c, f2mat *m, int32_t *pivots)
+{
+    team *tm = rref_team(c, m->rows, m->cols);
+    int rank = f2mat_rref_team(m, pivots, tm);
+    team_done(tm);
+    return rank;
+}
+
+int res_rref_augmented(step_ctx *c, const f2mat *a, f2mat *aug, int32_t **pivots)
+{
+    team *tm = rref_team(c, a->rows, (uint64_t)f2mat_segment_start(a->cols) + a->rows);
+    int rank = f2mat_rref_augmented_team(a, aug, pivots, tm);
+    team_done(tm);
+    return rank;
+}

@@ -214,6 +214,13 @@ int res_queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, con
  * kind not in keep_stages, or without a hook. 0, or -1 (after res_fail) when it cannot be
  * queued. */
 int res_keep_stage(resolution *res, int kind, int s, deg_t t, const f2mat *m);
+/* f2mat_rref and f2mat_rref_augmented for a step's piece, shared with a team where the matrix
+ * holds F2MAT_TEAM_MIN bytes or more (EXTFLOW_TEAM_MIN): the runner's idle CPU workers join
+ * while it runs (chain_next.team); alone for a smaller matrix, outside a runner (verify,
+ * --keep-stages' checks), under the serial runner, with no worker idle, or under EXTFLOW_TEAM=0.
+ * Whoever joins, the result is the same. */
+int res_rref(step_ctx *c, f2mat *m, int32_t *pivots);
+int res_rref_augmented(step_ctx *c, const f2mat *a, f2mat *aug, int32_t **pivots);
 
 /* Makes every stage file written so far durable and visible; 0, or -1 (after res_fail). */
 int res_flush_stages(resolution *res);

@@ -115,7 +115,7 @@ int res_pre_reduce(step_ctx *c)
     p->m = c->build.D;          /* reduced in place, [D' | 0 | I] in D's own block */
     c->build.D = (f2mat){ 0 };
     if (p->augmented && f2mat_augment_in_place(&p->m) != 0) goto oom;
-    int rank = f2mat_rref(&p->m, NULL);
+    int rank = res_rref(c, &p->m, NULL);
     if (rank < 0) goto oom;
     p->rank = (uint32_t)rank;
     memacct_move(MEM_INFLIGHT, MEM_KERNELS, (int64_t)f2mat_bytes(&p->m));
@@ -194,7 +194,7 @@ int res_step_reduce(step_ctx *c)
          * stem 180 about 54k rows over 10.6k columns, a sixth of the augmented width). */
         pivots = malloc(sizeof *pivots * ((size_t)c->build.ncols + 1));
         if (!pivots) goto oom;
-        if (f2mat_rref(&c->build.D, pivots) < 0) goto oom;
+        if (res_rref(c, &c->build.D, pivots) < 0) goto oom;
         for (uint32_t col = 0; col < c->build.ncols; col++)
             c->is_image_pivot[col] = pivots[col] >= 0;
     } else {
@@ -203,7 +203,7 @@ int res_step_reduce(step_ctx *c)
         if (f2mat_augment_in_place(&aug) != 0) goto oom;
         pivots = malloc(sizeof *pivots * aug.cols);
         if (!pivots) goto oom;
-        int rank = f2mat_rref(&aug, pivots);
+        int rank = res_rref(c, &aug, pivots);
         if (rank < 0) goto oom;
         for (uint32_t col = 0; col < c->build.ncols; col++)
             c->is_image_pivot[col] = pivots[col] >= 0;

@@ -67,6 +67,8 @@ static const env_var env_table[] = {
     /* 0 is a word, so that the range 2..64 leaves out 1, which would be no lookahead at all */
     { "EXTFLOW_LOOKAHEAD", ENV_INT, 2, 64, "0", "0 (off), or a number of degrees, 2 to 64 (1 is not a lookahead)" },
     COUNT("EXTFLOW_FINISH_SPLIT", 0, "a number of signature-block entries, 0 (off) or more"),
+    { "EXTFLOW_TEAM", ENV_INT, 0, 4096, NULL, "a number of helpers per row reduction, 0 (off) or more" },
+    COUNT("EXTFLOW_TEAM_MIN", 0, "a number of bytes, 0 or more"),
     { "EXTFLOW_MPI_OWNER", ENV_WORD, 0, 0, "pairs|rows|blocks", "pairs, rows or blocks" },
     { "EXTFLOW_MPI_BIND", ENV_WORD, 0, 0, "yes|no", "yes (the default) or no" },
     /* StarPU's, with extflow's own limits */
