@@ -563,93 +563,6 @@ void milnor_mul_batch_search(const milnor_basis *A, const milnor_row_job *jobs, 
 #define LANES 16
 typedef uint16_t v16u __attribute__((vector_size(2 * LANES)));
 
-typedef struct rhalf {
-    uint16_t cs[2 * MD];            /* column sums, j = 1..; cs[0] unused, 0 beyond column 10 */
-    uint16_t mk[2 * MD];            /* diagonal masks, n = 1..nd */
-    uint16_t nd;                    /* last diagonal with a non-zero mask */
-} rhalf;
-
-typedef struct henum {
-    uint32_t r[MD];                 /* rows 1..m */
-    int top[MD];                    /* last column row i can reach */
-    int m, ndmax;
-    uint32_t smax[MD];              /* column bounds: max over the terms of s_j */
-    rhalf cur;                      /* the half being built */
-    int64_t degleft;                /* room left in sum cs[j] (2^j - 1) */
-    rhalf *out;
-    size_t n, cap;
-    int over;                       /* more than cap halves: give up */
-} henum;
-
-static inline void henum_emit(henum *e)
-{
-    if (e->n == e->cap) { e->over = 1; return; }
-    int nd = e->ndmax;
-    while (nd > 0 && !e->cur.mk[nd]) --nd;
-    e->cur.nd = (uint16_t)nd;
-    e->out[e->n++] = e->cur;
-}
-
-/* Chooses x_ij for row i, columns j up to top[i], with rem the weight of row i still free
- * (so x_i0 = rem mod 2^j already: those bits must miss diagonal i); past top[i] it places
- * x_i0 = rem and moves to the next row. */
-static void henum_rec(henum *e, int i, int j, uint32_t rem)
-{
-    for (;; ++j) {                                /* columns where x_ij must be 0 */
-        if (rem & e->cur.mk[i] & ((1u << j) - 1)) return;
-        if (j > e->top[i]) {
-            if (e->cur.mk[i] & rem) return;
-            e->cur.mk[i] |= (uint16_t)rem;
-            if (i == e->m) henum_emit(e);
-            else henum_rec(e, i + 1, 1, e->r[i + 1]);
-            e->cur.mk[i] ^= (uint16_t)rem;
-            return;
-        }
-        if ((rem >> j) && e->cur.cs[j] < e->smax[j] && e->degleft >= (int64_t)(1u << j) - 1) break;
-    }
-    int n = i + j;
-    uint32_t m = e->cur.mk[n], wj = (1u << j) - 1;
-    uint32_t lim = rem >> j;                      /* x << j <= rem */
-    if (e->smax[j] - e->cur.cs[j] < lim) lim = e->smax[j] - e->cur.cs[j];
-    if (e->degleft / wj < lim) lim = (uint32_t)(e->degleft / wj);
-    for (uint32_t x = 0; x <= lim; x = ((x | m) + 1) & ~m) {
-        e->cur.mk[n] = (uint16_t)(m | x);
-        e->cur.cs[j] = (uint16_t)(e->cur.cs[j] + x);
-        e->degleft -= (int64_t)x * wj;
-        henum_rec(e, i, j + 1, rem - (x << j));
-        e->degleft += (int64_t)x * wj;
-        e->cur.cs[j] = (uint16_t)(e->cur.cs[j] - x);
-        if (e->over) break;
-    }
-    e->cur.mk[n] = (uint16_t)m;
-}
-
-/* All R-halves of R compatible with the column bounds; returns their number, or -1 when
- * there are more than cap. */
-static long rhalves(const milnor_elt *R, const uint32_t *smax, int64_t maxdeg, rhalf *out, size_t cap)
-{
-    henum e;
-    memset(&e, 0, sizeof e);
-    e.m = (int)R->len;
-    memcpy(e.smax, smax, sizeof e.smax);
-    int lastcol = 0;
-    for (int j = 1; j < MD; ++j)
-        if (smax[j]) lastcol = j;
-    for (int i = 1; i <= e.m; ++i) {
-        e.r[i] = R->r[i - 1];
-        int top = 0;
-        while (top < lastcol && (e.r[i] >> (top + 1))) ++top;
-        e.top[i] = top;
-        if (i + top > e.ndmax) e.ndmax = i + top;
-    }
-    e.degleft = maxdeg;
-    e.out = out;
-    e.cap = cap;
-    if (e.m == 0) henum_emit(&e);
-    else henum_rec(&e, 1, 1, e.r[1]);
-    return e.over ? -1 : (long)e.n;
-}
-
 /* One job's terms in lanes: s[c * W + n - 1] = lane vector of s_n for chunk c. */
 typedef struct lane_terms {
     uint32_t first, count;          /* the term range they were built from */
@@ -724,6 +637,234 @@ static inline int all_zero(const v16u *v)
 #endif
 }
 
+/* ---------------------------------------------------------------- the R-halves, row by row
+ *
+ * A half is 32 16-bit lanes (64 bytes): lane 0 nd, lanes 1..10 the column sums cs_1..cs_10,
+ * lanes 11..30 the diagonal masks mk_1..mk_20 (lane 10 + n), lane 31 zero. nd = min(10, the
+ * last diagonal n with mk_n != 0): past diagonal 10 every s_n and cs_n is 0, so the tests
+ * there always pass, and the index stops at t_10 (|T| <= 2046).
+ *
+ * Enumeration. The entries of row i of an R-half (x_i1 .. x_i,top_i, and x_i0 = what is left
+ * of r_i) are chosen independently of the other rows, under the job's bounds alone (x_ij <=
+ * max s_j, sum_j x_ij (2^j - 1) <= max |S|); the rows then meet only through sums: the column
+ * sums and the weight must stay within the bounds, and entries of different rows on one
+ * diagonal must share no bit. So each row's choices are listed once, as vectors in the half's
+ * layout (lane 0: the weight, lane j: x_ij, lane 10 + i + j: x_ij, lane 10 + i: x_i0), and a
+ * half is a sum of one choice per row that passes those tests: a join over the rows, each
+ * step one vector add and one vector test. The lanes of the column sums and the weight carry
+ * the bias 0x7fff - bound, so that a sum over its bound is a set sign bit (every value is
+ * <= MILNOR_MAX_DEGREE, so nothing else reaches bit 15); on diagonals a shared bit is a
+ * non-zero AND. The rows are joined from the last (usually the fewest choices) to row 1 (usually
+ * the most), whose level runs without branches: every candidate is stored, and the count moves
+ * on for those that pass. A row's choices depend on i, r_i and the bounds only, and consecutive
+ * jobs share their terms (the rows Sq(R)·g of one g), so they are kept per (i, r_i) until the
+ * terms change (in stem 110's chunks 28% of the rows, 60% of the choices, are new). A row of
+ * more than ROW_CHOICES_MAX choices sends its job to the search.
+ *
+ * The set of halves is that of the cell-by-cell search it replaces (docs/perf.md "The
+ * R-halves' enumeration, row by row"), only in another order, and the XOR of the hits does
+ * not depend on the order. */
+
+typedef union rhalf {
+    uint16_t w[2 * LANES];
+    v16u v[2];
+} rhalf;
+#define RH_CS(h, j) ((h)->w[j])
+#define RH_MK(h, n) ((h)->w[W + (n)])
+#define RH_ND(h) ((h)->w[0])
+
+#define ROWS_SLOTS 256              /* (i, r_i) kept per term range; cleared when nearly full */
+#define ROW_CHOICES_MAX 65536       /* more choices for one row: the job takes the search */
+#define ROWS_POOL_KEEP 65536        /* more choices kept: cleared before the next job */
+
+typedef struct hrows {
+    rhalf *pool;                    /* the rows' choices, end to end */
+    size_t n, cap;
+    uint32_t key[ROWS_SLOTS];       /* (i << 16 | r_i) + 1, 0: empty */
+    uint32_t off[ROWS_SLOTS], cnt[ROWS_SLOTS];
+    int used;
+    size_t stop;                    /* the row being listed gives up past pool[stop] */
+} hrows;
+
+static void hrows_clear(hrows *H)
+{
+    memset(H->key, 0, sizeof H->key);
+    H->used = 0;
+    H->n = 0;
+}
+
+/* Room in H->pool for k more choices; -1: out of memory. */
+static int hrows_reserve(hrows *H, size_t k)
+{
+    if (H->n + k <= H->cap) return 0;
+    size_t cap = H->cap ? 2 * H->cap : 1024;
+    while (cap < H->n + k) cap *= 2;
+    rhalf *p = aligned_alloc(sizeof(rhalf), cap * sizeof *p);
+    if (!p) return -1;
+    if (H->n) memcpy(p, H->pool, H->n * sizeof *p);
+    free(H->pool);
+    H->pool = p;
+    H->cap = cap;
+    return 0;
+}
+
+/* Appends to H->pool the choices of row i (columns 1..top, top >= 1) from column j on: cur is
+ * the choice so far, rem what is left of r_i, room the weight still allowed. The last column's
+ * values are written in one loop. -1: out of memory, or past H->stop. */
+static int row_choices(hrows *H, int i, int top, const uint32_t *smax, rhalf *cur, uint32_t rem, int j,
+                       uint32_t room)
+{
+    const uint32_t w = (1u << j) - 1, w0 = cur->w[0];
+    uint32_t lim = rem >> j;
+    if (smax[j] < lim) lim = smax[j];
+    if (room / w < lim) lim = room / w;
+    if (j == top) {
+        if (H->n + lim + 1 > H->stop || hrows_reserve(H, lim + 1) < 0) return -1;
+        for (uint32_t x = 0; x <= lim; ++x) {
+            rhalf *o = &H->pool[H->n++];
+            *o = *cur;
+            o->w[0] = (uint16_t)(w0 + x * w);
+            o->w[j] = o->w[W + i + j] = (uint16_t)x;
+            o->w[W + i] = (uint16_t)(rem - (x << j));
+        }
+        return 0;
+    }
+    for (uint32_t x = 0; x <= lim; ++x) {
+        cur->w[0] = (uint16_t)(w0 + x * w);
+        cur->w[j] = cur->w[W + i + j] = (uint16_t)x;
+        if (row_choices(H, i, top, smax, cur, rem - (x << j), j + 1, room - x * w) < 0) return -1;
+    }
+    cur->w[0] = (uint16_t)w0;
+    cur->w[j] = cur->w[W + i + j] = 0;
+    return 0;
+}
+
+/* The choices of row i with r_i = r under the bounds: their offset in H->pool and count (kept
+ * per (i, r)). -1: out of memory or more than ROW_CHOICES_MAX. */
+static int row_lookup(hrows *H, int i, uint32_t r, int top, const uint32_t *smax, uint32_t maxdeg, uint32_t *off,
+                      uint32_t *cnt)
+{
+    const uint32_t key = ((uint32_t)i << 16 | r) + 1;
+    uint32_t s = (key * 0x9e3779b1u) >> 24;
+    while (H->key[s] && H->key[s] != key) s = (s + 1) % ROWS_SLOTS;
+    if (!H->key[s]) {
+        rhalf cur;
+        memset(&cur, 0, sizeof cur);
+        const size_t first = H->n;
+        H->stop = first + ROW_CHOICES_MAX;
+        if (top == 0) {                             /* x_i0 = r_i alone */
+            if (hrows_reserve(H, 1) < 0) return -1;
+            cur.w[W + i] = (uint16_t)r;
+            H->pool[H->n++] = cur;
+        } else if (row_choices(H, i, top, smax, &cur, r, 1, maxdeg) < 0)
+            return -1;
+        H->key[s] = key;
+        H->off[s] = (uint32_t)first;
+        H->cnt[s] = (uint32_t)(H->n - first);
+        ++H->used;
+    }
+    *off = H->off[s];
+    *cnt = H->cnt[s];
+    return 0;
+}
+
+typedef struct hjoin {
+    const rhalf *c[MD];             /* level l: the choices of row m + 1 - l */
+    uint32_t n[MD];
+    int m;
+    v16u off_lo;                    /* added to lanes 0..15 of a sum: the column sums unbiased */
+    rhalf *out;
+    size_t cnt, cap;
+    int over;
+} hjoin;
+
+/* Lanes 0..10 of the low half: the biased bounds' sign bits; lanes 11..15: diagonals 1..5. */
+static const v16u SIGN_LO = {0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000};
+static const v16u MK_LO = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff};
+
+/* 1 iff sum = a + c breaks a bound or a and c share a bit on a diagonal. */
+static inline int join_bad(const v16u *a, const v16u *c, const v16u *sum)
+{
+    v16u t = (sum[0] & SIGN_LO) | (a[0] & c[0] & MK_LO) | (a[1] & c[1]);
+    return !all_zero(&t);
+}
+
+/* Level lv of the join from the partial sum s (levels 1..lv-1): the inner levels go down
+ * where a choice fits, the last stores the halves. */
+static void join_level(hjoin *J, int lv, const v16u *s)
+{
+    const rhalf *c = J->c[lv];
+    const uint32_t n = J->n[lv];
+    if (lv < J->m) {
+        for (uint32_t k = 0; k < n && !J->over; ++k) {
+            v16u t[2] = {s[0] + c[k].v[0], s[1] + c[k].v[1]};
+            if (!join_bad(s, c[k].v, t)) join_level(J, lv + 1, t);
+        }
+        return;
+    }
+    const int near_cap = J->cnt + n > J->cap;     /* out has cap + 1 slots */
+    size_t cnt = J->cnt;
+    for (uint32_t k = 0; k < n; ++k) {
+        v16u t[2] = {s[0] + c[k].v[0], s[1] + c[k].v[1]};
+        const int bad = join_bad(s, c[k].v, t);
+        if (near_cap && !bad && cnt == J->cap) {
+            J->over = 1;
+            return;
+        }
+        v16u nz0 = (v16u)(t[0] != 0), nz1 = (v16u)(t[1] != 0);
+        const uint32_t nz = (lane_bits(&nz0) | lane_bits(&nz1) << LANES | 1u << W) >> W;   /* bit n: mk_n != 0 */
+        const int nd = 31 - __builtin_clz(nz);
+        rhalf *o = &J->out[cnt];
+        o->v[0] = t[0] + J->off_lo;
+        o->v[1] = t[1];
+        RH_ND(o) = (uint16_t)(nd > W ? W : nd);
+        cnt += !bad;
+    }
+    J->cnt = cnt;
+}
+
+/* All R-halves of R under the column bounds (smax, maxdeg) into out[0..cap] (cap + 1 slots);
+ * returns their number, -1 when there are more than cap, -2 when a row has too many choices
+ * or memory ran out (the job takes the search). */
+static long rhalves(hrows *H, const milnor_elt *R, const uint32_t *smax, int64_t maxdeg, rhalf *out, size_t cap)
+{
+    hjoin J;
+    J.m = (int)R->len;
+    if (J.m == 0) {                                 /* Sq(0): the empty half */
+        if (cap < 1) return -1;
+        memset(out, 0, sizeof *out);
+        return 1;
+    }
+    if (H->used + J.m > ROWS_SLOTS * 3 / 4 || H->n > ROWS_POOL_KEEP) hrows_clear(H);
+    int lastcol = 0;
+    for (int j = 1; j <= W; ++j)
+        if (smax[j]) lastcol = j;
+    uint32_t off[MD];
+    for (int i = 1; i <= J.m; ++i) {
+        const uint32_t r = R->r[i - 1];
+        int top = 0;
+        while (top < lastcol && (r >> (top + 1))) ++top;
+        const int lv = J.m + 1 - i;
+        if (row_lookup(H, i, r, top, smax, (uint32_t)maxdeg, &off[lv], &J.n[lv]) < 0) {
+            hrows_clear(H);
+            return -2;
+        }
+    }
+    for (int lv = 1; lv <= J.m; ++lv) J.c[lv] = H->pool + off[lv];
+    rhalf s0;
+    memset(&s0, 0, sizeof s0);
+    memset(&J.off_lo, 0, sizeof J.off_lo);
+    s0.w[0] = (uint16_t)(0x7fff - maxdeg);
+    for (int j = 1; j <= W; ++j) s0.w[j] = (uint16_t)(0x7fff - smax[j]);
+    for (int j = 0; j <= W; ++j) J.off_lo[j] = (uint16_t)-s0.w[j];
+    J.out = out;
+    J.cnt = 0;
+    J.cap = cap;
+    J.over = 0;
+    join_level(&J, 1, s0.v);
+    return J.over ? -1 : (long)J.cnt;
+}
+
 /* row ^= Sq(R)·S for the terms S of the lanes set in bits, through half hx: s[n * lanes + k]
  * = s_n of lane k (n = 1..slen, 0 beyond), lane k being the term first[k]. Every T is taken to
  * length max(nd, slen): the t_n past its own length are 0 and add nothing to the index (stopping
@@ -733,7 +874,7 @@ static inline void half_hits(const milnor_basis *A, const milnor_elt *R, const r
                              int lanes, int slen, uint64_t bits, const milnor_term *first, uint64_t *row)
 {
     const uint32_t *g = A->seq_g;
-    int top = hx->nd > slen ? hx->nd : slen;
+    int top = RH_ND(hx) > slen ? RH_ND(hx) : slen;
     if (top > W) top = W;                         /* t_n = 0 beyond: |T| <= 2046 */
     while (bits) {
         int lane = __builtin_ctzll(bits);
@@ -744,10 +885,10 @@ static inline void half_hits(const milnor_basis *A, const milnor_elt *R, const r
         if (g) {
             /* index_of bottom up: cur = sum_{h' <= h} t_h' |xi_h'| is a prefix sum, so
              * the table loads do not wait on each other */
-            uint32_t cur = (uint32_t)((sl[lanes] - hx->cs[1]) | hx->mk[1]);
+            uint32_t cur = (uint32_t)((sl[lanes] - RH_CS(hx, 1)) | RH_MK(hx, 1));
             idx = 0;
             for (int n = 2; n <= top; ++n) {
-                uint32_t t = (uint32_t)((sl[n * lanes] - hx->cs[n]) | hx->mk[n]), below = cur;
+                uint32_t t = (uint32_t)((sl[n * lanes] - RH_CS(hx, n)) | RH_MK(hx, n)), below = cur;
                 cur += t * milnor_xi_degree[n - 1];
                 idx += g[cur * W + n - 1] - g[below * W + n - 1];
             }
@@ -755,7 +896,7 @@ static inline void half_hits(const milnor_basis *A, const milnor_elt *R, const r
             uint32_t t[2 * MD];
             int len = 0;
             for (int n = 1; n <= top; ++n)
-                if ((t[n - 1] = (uint32_t)((sl[n * lanes] - hx->cs[n]) | hx->mk[n]))) len = n;
+                if ((t[n - 1] = (uint32_t)((sl[n * lanes] - RH_CS(hx, n)) | RH_MK(hx, n)))) len = n;
             idx = index_of(A, R->degree + (deg_t)tm->s_deg, t, (uint32_t)len);
         }
         flip_bit(row, tm->col_offset + idx);
@@ -775,10 +916,10 @@ static void job_by_halves(const milnor_basis *A, const milnor_elt *R, const rhal
         for (long x = 0; x < nh; ++x) {
             const rhalf *hx = &h[x];
             v16u ok = valid;
-            for (int n = 1; n <= hx->nd; ++n) {
+            for (int n = 1; n <= RH_ND(hx); ++n) {
                 v16u b = sv[n];
-                v16u cc = (v16u){0} + hx->cs[n];
-                v16u mm = (v16u){0} + hx->mk[n];
+                v16u cc = (v16u){0} + RH_CS(hx, n);
+                v16u mm = (v16u){0} + RH_MK(hx, n);
                 ok &= (v16u)(b >= cc);
                 ok &= (v16u)(((b - cc) & mm) == 0);
                 if (all_zero(&ok)) break;
@@ -821,9 +962,9 @@ static void job_by_halves_avx512(const milnor_basis *A, const milnor_elt *R, con
         for (long x = 0; x < nh; ++x) {
             const rhalf *hx = &h[x];
             __mmask32 lo = (__mmask32)valid, hi = (__mmask32)(valid >> 32);
-            for (int n = 1; n <= hx->nd; ++n) {
+            for (int n = 1; n <= RH_ND(hx); ++n) {
                 __m512i b0 = _mm512_load_si512(sv[n]), b1 = _mm512_load_si512(&sv[n][GROUP / 2]);
-                __m512i cc = _mm512_set1_epi16((short)hx->cs[n]), mm = _mm512_set1_epi16((short)hx->mk[n]);
+                __m512i cc = _mm512_set1_epi16((short)RH_CS(hx, n)), mm = _mm512_set1_epi16((short)RH_MK(hx, n));
                 lo = _mm512_mask_cmpge_epu16_mask(lo, b0, cc);
                 hi = _mm512_mask_cmpge_epu16_mask(hi, b1, cc);
                 lo = _mm512_mask_testn_epi16_mask(lo, _mm512_sub_epi16(b0, cc), mm);
@@ -871,25 +1012,29 @@ static void batch_dispatch(const milnor_basis *A, const milnor_row_job *jobs, si
     lane_terms L;
     memset(&L, 0, sizeof L);
     L.first = UINT32_MAX;
-    rhalf *h = NULL;
+    rhalf *h = NULL;                            /* hcap + 1 slots (rhalves) */
     size_t hcap = 0;
+    hrows H;
+    memset(&H, 0, sizeof H);
     for (size_t i = 0; i < njobs; ++i) {
         const milnor_row_job *job = &jobs[i];
         const milnor_elt *R = &A->elts[job->r_deg][job->r_idx];
         uint64_t *row = rows + i * stride_words;
         long nh = -1;
         if (job->n_terms >= min_terms && job->n_terms > 0) {
-            if ((L.first != job->first_term || L.count != job->n_terms) &&
-                lane_terms_build(&L, A, terms, job->first_term, job->n_terms) < 0)
-                L.first = UINT32_MAX;
-            else
+            if (L.first != job->first_term || L.count != job->n_terms) {
+                hrows_clear(&H);                    /* the rows' choices follow the bounds */
+                if (lane_terms_build(&L, A, terms, job->first_term, job->n_terms) < 0) L.first = UINT32_MAX;
+            }
+            if (L.first != UINT32_MAX)
                 for (;;) {                          /* grow the scratch up to max_halves */
-                    if (hcap && (nh = rhalves(R, L.smax, L.maxdeg, h, hcap)) >= 0) break;
+                    if (hcap && (nh = rhalves(&H, R, L.smax, L.maxdeg, h, hcap)) != -1) break;
                     size_t cap = hcap ? 4 * hcap : 256;
                     if (hcap >= max_halves) break;
                     if (cap > max_halves) cap = max_halves;
-                    rhalf *nhp = realloc(h, cap * sizeof *h);
+                    rhalf *nhp = aligned_alloc(sizeof *nhp, (cap + 1) * sizeof *nhp);
                     if (!nhp) break;
+                    free(h);
                     h = nhp;
                     hcap = cap;
                 }
@@ -909,6 +1054,7 @@ static void batch_dispatch(const milnor_basis *A, const milnor_row_job *jobs, si
         }
     }
     free(h);
+    free(H.pool);
     free(L.s);
     free(L.valid);
 }

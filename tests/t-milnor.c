@@ -561,6 +561,65 @@ static void test_batch_paths(void)
     }
 }
 
+/* The halves' scratch kept across the jobs of one term list (the rows' choices per (i, r_i)):
+ * long runs of jobs over one list of large terms, so that the kept rows fill their table and
+ * their pool and are cleared between jobs, and long R whose halves pass the 4096 of the
+ * dispatch: every path against the search. */
+static void test_halves_scratch(void)
+{
+    const deg_t top = 320;
+    milnor_basis B;
+    if (milnor_basis_init(&B, top, NULL) < 0) bail("init A through 320");
+    int bad = 0;
+    uint64_t pairs = 0;
+    /* run 0: R of degree <= 200, half of them Sq(r), against terms of degree 6..12 (many rows,
+     * few choices each: the table fills); runs 1, 2: R of degree 140..180 and 180..220 against
+     * terms of degree 70..140 and 50..100 (rows of thousands of choices: the pool fills, and
+     * halves pass 4096) */
+    for (int run = 0; run < 3; ++run) {
+        const uint32_t nj = run ? 120 : 600, nt = 24;
+        const deg_t rlo = run ? 100 + 40 * run : 0, rspan = run ? 40 : 200;
+        const deg_t smaxdeg = run ? top - rlo - rspan : 12;
+        uint32_t widest = 0;
+        for (deg_t d = 0; d <= top; ++d)
+            if (B.dim[d] > widest) widest = B.dim[d];
+        size_t stride = (nt * 64 + widest + 63) / 64;
+        milnor_row_job *jobs = malloc(nj * sizeof *jobs);
+        milnor_term *terms = malloc(nt * sizeof *terms);
+        uint64_t *want = calloc((size_t)nj * stride, 8), *got = malloc((size_t)nj * stride * 8);
+        if (!jobs || !terms || !want || !got) bail("out of memory");
+        for (uint32_t k = 0; k < nt; ++k) {
+            deg_t ds = smaxdeg / 2 + (deg_t)(rng_next() % (uint64_t)(smaxdeg / 2 + 1));
+            terms[k] = (milnor_term){(uint32_t)ds, (uint32_t)(rng_next() % B.dim[ds]), k * 64};
+        }
+        for (uint32_t i = 0; i < nj; ++i) {
+            deg_t dr = rlo + (deg_t)(rng_next() % (uint64_t)(rspan + 1));
+            uint32_t idx = run == 0 && i % 2 ? 0 : (uint32_t)(rng_next() % B.dim[dr]);   /* 0: Sq(dr) */
+            jobs[i] = (milnor_row_job){(uint32_t)dr, idx, 0, nt};
+        }
+        milnor_mul_batch_search(&B, jobs, nj, terms, want, stride);
+        pairs += (uint64_t)nj * nt;
+        void (*fns[])(const milnor_basis *, const milnor_row_job *, size_t, const milnor_term *, uint64_t *,
+                      size_t) = {milnor_mul_batch, milnor_mul_batch_halves, batch_avx2, batch_avx512};
+        for (int f = 0; f < 4; ++f) {
+            if (f == 3 && !milnor_simd_supported(MILNOR_SIMD_AVX512)) break;
+            memset(got, 0, (size_t)nj * stride * 8);
+            fns[f](&B, jobs, nj, terms, got, stride);
+            if (memcmp(got, want, (size_t)nj * stride * 8)) {
+                ++bad;
+                diag("path %d differs from the search (R of degree %d..%d)", f, rlo, rlo + rspan);
+            }
+        }
+        free(jobs);
+        free(terms);
+        free(want);
+        free(got);
+    }
+    milnor_basis_clear(&B);
+    ok(bad == 0, "long runs of jobs on one term list: the halves' kept rows, cleared as they fill, agree with "
+                 "the search (%llu pairs)", (unsigned long long)pairs);
+}
+
 /* The two vector paths of the halves' test against each other and the one-by-one products, on
  * random batches whose term lists end anywhere in a group of 16 or 64 lanes (1..300 terms), long
  * R and S, and A(2) (hash index). (t-chunks.sh replays a run's captured chunks through both in
@@ -775,6 +834,7 @@ int main(void)
     test_batch();
     test_batch_paths();
     test_simd_paths();
+    test_halves_scratch();
     test_nassau_sequence();
     test_profile_validity();
     test_profile_products();
