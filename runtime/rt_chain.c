@@ -42,7 +42,8 @@ typedef struct rt_chain_run {
     admission admission;            /* --memory, --time-limit */
     int inline_given;               /* EXTFLOW_LIFT_INLINE_PAIRS is set: */
     uint64_t inline_pairs;          /* chains with fewer pairs multiply in their plan's task */
-    int team_max;                   /* members a piece's team may recruit (EXTFLOW_TEAM) */
+    int team_max;                   /* members a piece's team may recruit (EXTFLOW_TEAM; -1:
+                                     * half the idle workers) */
     uint64_t team_min;              /* bytes of a matrix that forms a team (EXTFLOW_TEAM_MIN) */
     int progress;                   /* the progress line counts the chains */
     starpu_tag_t *tags;             /* every tag declared, removed at the end (a process runs */
@@ -269,15 +270,17 @@ static void after_finish(chain *c)
 
 /* A team for the row reduction of a matrix of `bytes` by the piece running (res_rref), from
  * the run's threshold on (EXTFLOW_TEAM_MIN, else F2MAT_TEAM_MIN): members recruited among the
- * CPU workers that run no piece and help no team now (cl_chain_busy), at most EXTFLOW_TEAM;
- * each a cl_chain_member task at the highest priority, so that an idle worker takes it at once.
- * A member that starts after the team closed returns at once. */
+ * CPU workers that run no piece and help no team now (cl_chain_busy), at most EXTFLOW_TEAM, by
+ * default half of them: a member holds its worker until the reduction ends, and the other half
+ * stay free for the tasks that become ready meanwhile (those that feed the GPU among them).
+ * Each member is a cl_chain_member task at the highest priority, so that an idle worker takes
+ * it at once; one that starts after the team closed returns at once. */
 static team *recruit(chain *c, uint64_t bytes)
 {
     const rt_chain_run *run = rt_of(c)->run;
     if (bytes < run->team_min) return NULL;
     int idle = (int)starpu_cpu_worker_get_count() - cl_chain_busy();
-    int n = idle < run->team_max ? idle : run->team_max;
+    int n = run->team_max < 0 ? idle / 2 : idle < run->team_max ? idle : run->team_max;
     team *t = n > 0 ? team_new((uint32_t)n) : NULL;
     if (!t) return NULL;
     cl_chain_recruited(n);
@@ -402,7 +405,7 @@ int rt_chains(const chain_set *set, const chain_policy *policy, rt_mul *mul, rt_
     run->inline_given = ip && *ip;
     run->inline_pairs = run->inline_given ? strtoull(ip, NULL, 10) : 0;
     const char *tm = getenv("EXTFLOW_TEAM");    /* checked by tools/env.c */
-    run->team_max = tm && *tm ? atoi(tm) : INT32_MAX;
+    run->team_max = tm && *tm ? atoi(tm) : -1;
     const char *tmin = getenv("EXTFLOW_TEAM_MIN");
     run->team_min = tmin && *tmin ? strtoull(tmin, NULL, 10) : F2MAT_TEAM_MIN;
     char err[128];

@@ -109,7 +109,7 @@ static const char *const tail =
     "  EXTFLOW_TEAM   N: a row reduction of 32 MB or more (EXTFLOW_TEAM_MIN\n"
     "                 bytes) is shared with up to N CPU workers idle when it\n"
     "                 starts, who join it as they come (same results; default:\n"
-    "                 every idle one; 0: never)\n"
+    "                 half the idle ones; 0: never)\n"
     "  EXTFLOW_MPI_OWNER  several ranks: which rank computes row s: pairs\n"
     "                 (default, floor(s/2) mod N), rows (s mod N) or blocks (N\n"
     "                 bands of rows)\n"
