@@ -71,12 +71,15 @@ int f2mat_rref_with(f2mat *m, int32_t *pivots, enum f2_rref_method method);
  * no M4RI, no globals, scratch allocated per call, so it may run in many threads at once.
  * Returns the rank, or -1 when out of memory (m untouched then). */
 int f2mat_rref_m4rm(f2mat *m, int32_t *pivots);
-/* The same with a team (algebra/team.h; NULL: alone): each panel's table application is a
- * loop over blocks of rows, which the team's members share. The same result bit for bit. */
+/* The same with a team (algebra/team.h; NULL: alone): the passes over all rows (window reads,
+ * listing, table XORs) are loops whose items the team's members share. The same result bit
+ * for bit. */
 int f2mat_rref_m4rm_team(f2mat *m, int32_t *pivots, team *tm);
 /* f2mat_rref and f2mat_rref_augmented with a team where the dispatch picks our M4RM (the others
- * run alone). A team pays from about F2MAT_TEAM_MIN bytes of matrix (docs/perf.md, "One
- * reduction, several cores"): below that a caller should not form one. */
+ * run alone). F2MAT_TEAM_MIN: the size from which the runner forms a team. Chosen, not a
+ * measured crossover: on the VM two threads gained on a 64 MB [D | 0 | I] and a helper's
+ * thread CPU times put small ones (2000 x 4000) at a loss (docs/perf.md, "One reduction,
+ * several cores"); bench/device-session16 measures it on 16 cores. */
 #define F2MAT_TEAM_MIN ((size_t)32 << 20)
 int f2mat_rref_team(f2mat *m, int32_t *pivots, team *tm);
 int f2mat_rref_augmented_team(const f2mat *a, f2mat *aug, int32_t **pivots, team *tm);

@@ -465,16 +465,13 @@ static __attribute__((noinline)) void apply_block(void *arg, uint32_t block)
     }
 }
 
-static void apply_tables(m4rm *w, uint32_t rank, const m4rm_panel *p, team *tm)
+static void apply_tables(m4rm *w, uint32_t rank, const m4rm_panel *p)
 {
     if (!p->nlist) return;
     build_tables(w, rank, p);
     m4rm_apply a = { w, p };
     uint32_t blocks = (p->nlist + w->RB - 1) / w->RB;
-    if (tm && blocks > 1)
-        team_for(tm, blocks, apply_block, &a);
-    else
-        for (uint32_t b = 0; b < blocks; b++) apply_block(&a, b);
+    team_for(blocks > 1 ? w->tm : NULL, blocks, apply_block, &a);
 }
 
 static int rref_m4rm(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock, team *tm)
@@ -496,7 +493,7 @@ static int rref_m4rm(f2mat *m, int32_t *pivots, int k, int groups, int tile, int
         }
         reduce_panel(&w, rank, &p);
         list_rows(&w, rank, &p);
-        apply_tables(&w, rank, &p, tm);
+        apply_tables(&w, rank, &p);
         if (pivots)
             for (uint32_t i = 0; i < p.np; i++) pivots[p.pc[i]] = (int32_t)(rank + i);
         rank += p.np;

@@ -96,6 +96,13 @@ void team_release(team *t)
     free(t);
 }
 
+void team_end(team *t)
+{
+    if (!t) return;
+    team_close(t);
+    team_release(t);
+}
+
 uint64_t team_member_items(team *t)
 {
     pthread_mutex_lock(&t->mu);

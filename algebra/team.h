@@ -29,6 +29,8 @@ uint64_t team_join(team *t);
 /* The owner: no more loops; members leave (or, not yet arrived, never start). */
 void team_close(team *t);
 void team_release(team *t);
+/* The owner's end: team_close, then team_release; NULL is fine. */
+void team_end(team *t);
 /* Items done by members (not the owner) so far: to test and to measure that they helped. */
 uint64_t team_member_items(team *t);
 

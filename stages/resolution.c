@@ -644,18 +644,11 @@ static team *rref_team(step_ctx *c, uint64_t rows, uint64_t cols)
     return c->ch.next && c->ch.next->team ? c->ch.next->team(&c->ch, f2mat_bytes_for(rows, cols)) : NULL;
 }
 
-static void team_done(team *t)
-{
-    if (!t) return;
-    team_close(t);
-    team_release(t);
-}
-
 int res_rref(step_ctx *c, f2mat *m, int32_t *pivots)
 {
     team *tm = rref_team(c, m->rows, m->cols);
     int rank = f2mat_rref_team(m, pivots, tm);
-    team_done(tm);
+    team_end(tm);
     return rank;
 }
 
@@ -663,6 +656,6 @@ int res_rref_augmented(step_ctx *c, const f2mat *a, f2mat *aug, int32_t **pivots
 {
     team *tm = rref_team(c, a->rows, (uint64_t)f2mat_segment_start(a->cols) + a->rows);
     int rank = f2mat_rref_augmented_team(a, aug, pivots, tm);
-    team_done(tm);
+    team_end(tm);
     return rank;
 }
