@@ -21,6 +21,13 @@ void outdir_init(outdir *d, const char *dir)
     d->lockfd = -1;
 }
 
+/* The line of a directory another run holds. */
+static int busy(const char *dir, const char *holder, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s is in use by another extflow run (pid %s)", dir, holder);
+    return OUTDIR_BUSY;
+}
+
 int outdir_lock(outdir *d, char *err, size_t errlen)
 {
     char path[4200];
@@ -32,13 +39,18 @@ int outdir_lock(outdir *d, char *err, size_t errlen)
     }
     struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
     if (fcntl(fd, F_SETLK, &fl) != 0) {
+        /* the kernel names the holder (F_GETLK); the file's pid only if it has let go since */
+        struct flock who = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
         char holder[32] = "?";
-        ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
-        holder[n > 0 ? n : 1] = 0;
-        holder[strcspn(holder, "\n")] = 0;
-        snprintf(err, errlen, "%s is in use by another extflow run (pid %s)", d->path, holder);
+        if (fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK && who.l_pid > 0) {
+            snprintf(holder, sizeof holder, "%ld", (long)who.l_pid);
+        } else {
+            ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+            holder[n > 0 ? n : 1] = 0;
+            holder[strcspn(holder, "\n")] = 0;
+        }
         close(fd);
-        return 1;
+        return busy(d->path, holder, err, errlen);
     }
     char pid[32];
     int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
@@ -63,6 +75,16 @@ long outdir_holder(const char *dir)
     long pid = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK ? (fl.l_pid > 0 ? fl.l_pid : -1) : 0;
     close(fd);
     return pid;
+}
+
+
+int outdir_check_free(const char *dir, char *err, size_t errlen)
+{
+    long pid = outdir_holder(dir);
+    if (!pid) return 0;
+    char holder[32] = "?";
+    if (pid > 0) snprintf(holder, sizeof holder, "%ld", pid);
+    return busy(dir, holder, err, errlen);
 }
 
 /* Creates dir and the folders above it that are missing; made gets the first folder this call
@@ -223,7 +245,8 @@ int outdir_prepare(outdir *d, const fd_module *fdm, const char *module_name, int
     d->made_lock = absent(out, ".lock");
     d->made_stages = absent(out, "stages");
     d->made_module_copy = absent(out, MODULE_COPY_NAME);
-    if (outdir_lock(d, err, errlen) != 0) return 1;
+    int lrc = outdir_lock(d, err, errlen);
+    if (lrc != 0) return lrc;
     resolution probe = { 0 };      /* the module id the stage files carry */
     res_set_module(&probe, (fd_module *)fdm, module_name);
     int mrc = check_manifest(out, probe.module_id, module_name, alg, force, note, want, shift, err, errlen);
@@ -259,7 +282,7 @@ int outdir_load(const char *dir, resolution *res, run_manifest *m, fd_module *fd
 {
     int hm = manifest_read(dir, m, err, errlen);
     if (hm != 0) {
-        if (hm > 0) snprintf(err, errlen, "no run.json: not a finished resolution (run resolve)");
+        if (hm > 0) snprintf(err, errlen, "%s has no run.json: not a finished resolution (run resolve)", dir);
         return hm > 0 ? 2 : 1;
     }
     if (m->prime != 2 && !odd_ok) {

@@ -14,8 +14,8 @@
  *   load     (products, massey, d2, export) the region run.json says is complete, read-only.
  *   write    a table rendered in memory, then written durably (stages/durable.h).
  *
- * Errors: the functions return 0, or an exit status (1 runtime failure, 2 refusal) with one
- * line in err; the caller prints it. */
+ * Errors: the functions return 0, or an exit status (1 runtime failure, 2 refusal, OUTDIR_BUSY)
+ * with one line in err; the caller prints it. */
 #ifndef EXTFLOW_OUTDIR_H
 #define EXTFLOW_OUTDIR_H
 #include <stdio.h>
@@ -33,14 +33,19 @@ typedef struct outdir {
 
 /* d for dir, holding nothing. */
 void outdir_init(outdir *d, const char *dir);
-/* Takes DIR/.lock: 0, or 1 with "DIR is in use by another extflow run (pid P)" or why the
- * lock file cannot be made in err. */
+/* The status of a directory another run holds: tools/cli.h's CLI_BUSY. */
+#define OUTDIR_BUSY 4
+/* Takes DIR/.lock: 0, or OUTDIR_BUSY with "DIR is in use by another extflow run (pid P)", or 1
+ * with why the lock file cannot be made, in err. */
 int outdir_lock(outdir *d, char *err, size_t errlen);
 /* Gives the lock back (nothing when not held). */
 void outdir_release(outdir *d);
 /* The pid of the process holding DIR/.lock, -1 when it cannot be told, 0 when none holds it:
  * read-only, so that looking neither creates the file nor keeps a run from starting. */
 long outdir_holder(const char *dir);
+/* For readers that take no lock (verify, export): OUTDIR_BUSY with "DIR is in use by another
+ * extflow run (pid P)" in err while another run holds DIR, else 0. */
+int outdir_check_free(const char *dir, char *err, size_t errlen);
 
 /* resolve's preparation (above) for the resolution of module_name (fdm NULL: S_2) by alg over
  * *want (widened to the manifest's region when that contains it); keep: the --keep-stages

@@ -22,6 +22,11 @@ f = open(sys.argv[1] + "/.lock", "a"); fcntl.lockf(f, fcntl.LOCK_EX); print("loc
     while ! grep -q locked "$TMP/holder.out" 2>/dev/null && kill -0 $holder 2>/dev/null; do sleep 0.05; done
 }
 done_testing() { exit $tap_failed; }
+# is_usage_error RC ERRFILE: exit 2 and exactly two lines on stderr, "extflow: ..." and the hint.
+is_usage_error() {
+    [ "$1" -eq 2 ] && [ "$(wc -l < "$2")" -eq 2 ] && head -1 "$2" | grep -q "^extflow: ." &&
+        [ "$(tail -1 "$2")" = "try 'extflow help'" ]
+}
 # Compares two output directories: ext.csv and every differential stage file, byte for byte.
 same_outputs() {
     cmp -s "$1/ext.csv" "$2/ext.csv" &&

@@ -37,8 +37,8 @@ $EXTFLOW ext "$TMP/RP4" --coefficients "C2*Ceta" --quiet && res --module "RP4*D(
     cut_region "$TMP/RP4-DCE/ext.csv" $((S - 3)) | cmp -s - "$TMP/RP4/ext-C2_sm_Ceta.csv"
 ok $? "Ext(RP4, C2 ⊗ Ceta) = Ext(RP4 ⊗ DC2 ⊗ DCeta, F2)"
 $EXTFLOW ext "$TMP/C2" --coefficients ko 2> "$TMP/err"
-[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "finite module over A" "$TMP/err"
-ok $? "N over a profile refused, one line, exit 2: $(cat "$TMP/err")"
+is_usage_error $? "$TMP/err" && grep -q "finite module over A" "$TMP/err"
+ok $? "N over a profile refused: a usage error: $(head -1 "$TMP/err")"
 bad=0
 $EXTFLOW ext "$TMP/C2" > /dev/null 2>&1; [ $? -eq 2 ] || bad=1
 $EXTFLOW ext "$TMP/C2" --coefficients nosuch > /dev/null 2>&1; [ $? -eq 2 ] || bad=1

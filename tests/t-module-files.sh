@@ -47,7 +47,7 @@ while read -r name expect checks; do
         key=${expect#refused:}
         res --module "$file" --out "$out" 2>"$TMP/err"
         rc=$?
-        [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "^extflow: $file: .*key '$key'" "$TMP/err" &&
+        is_usage_error $rc "$TMP/err" && grep -q "^extflow: $file: .*key '$key'" "$TMP/err" &&
             [ ! -e "$out" ]
         ok $? "$name: refused (exit $rc, one line naming the key '$key', nothing created): $(cut -c1-90 "$TMP/err" | sed "s|$DIRM/||")"
         ;;
@@ -149,7 +149,7 @@ cofiber_refused() {  # cofiber_refused WHAT GENS ACTIONS S T IDX PATTERN
         "$2" "$3" "$4" "$5" "$6" > "$TMP/cof.json"
     res --module "$TMP/cof.json" --out "$TMP/cof" 2>"$TMP/err"
     rc=$?
-    [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "key 'cofiber': .*$7" "$TMP/err" && [ ! -e "$TMP/cof" ]
+    is_usage_error $rc "$TMP/err" && grep -q "key 'cofiber': .*$7" "$TMP/err" && [ ! -e "$TMP/cof" ]
     ok $? "cofiber $1: refused, one line, nothing created ($(cut -c1-110 "$TMP/err"))"
 }
 cofiber_refused "of a class that is not there" '{"x0": 0}' '[]' 2 4 1 "dimension 1, so there is no class idx = 1"
@@ -165,7 +165,7 @@ bad_file() {  # bad_file WHAT JSON PATTERN: refused, one line naming it, nothing
     printf '%s\n' "$2" > "$TMP/bad.json"
     res --module "$TMP/bad.json" --out "$TMP/bad" 2>"$TMP/err"
     rc=$?
-    [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "$3" "$TMP/err" && [ ! -e "$TMP/bad" ]
+    is_usage_error $rc "$TMP/err" && grep -q "$3" "$TMP/err" && [ ! -e "$TMP/bad" ]
     ok $? "$1: refused, one line, nothing created ($(cut -c1-110 "$TMP/err"))"
 }
 bad_file "an unknown key" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": [], "frobnicate": 1}' "key 'frobnicate'"

@@ -125,13 +125,13 @@ cp modules/S_2.json "$TMP/sphere.json"
 res --module "$TMP/sphere.json" --stem 16 --out "$TMP/s2file" 2>"$TMP/err" &&
     res --stem 16 --out "$TMP/s2" 2>>"$TMP/err" && same_outputs "$TMP/s2file" "$TMP/s2"
 ok $? "S_2 from a module file equals the built-in S_2"
-# Bad module files: exit 2, exactly one line naming the file.
+# Bad module files: a usage error (exit 2, one line naming the file, then the hint).
 bad() {   # bad DESCRIPTION JSON
     printf '%s\n' "$2" > "$TMP/bad.json"
     $EXTFLOW resolve --quiet --module "$TMP/bad.json" --stem 4 --out "$TMP/badout" >/dev/null 2>"$TMP/err"
     rc=$?
-    [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "^extflow: $TMP/bad.json: " "$TMP/err"
-    ok $? "$1: exit 2, one line ($(head -1 "$TMP/err"))"
+    is_usage_error $rc "$TMP/err" && grep -q "^extflow: $TMP/bad.json: " "$TMP/err"
+    ok $? "$1: exit 2, one line and the hint ($(head -1 "$TMP/err"))"
 }
 bad "bad JSON" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0,}'
 bad "unknown class in an action" '{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x1": 1}, "actions": ["Sq1 x0 = y1"]}'
@@ -165,8 +165,8 @@ ok $? "verify checks a Nassau resolution of the Joker"
 # Nassau's algorithm is refused for a module over a sub-Hopf-algebra or a finitely presented one.
 for m in ko A-mod-Sq1-Sq2; do
     $EXTFLOW resolve --quiet --module $m --algorithm nassau --stem 4 --out "$TMP/nassau-$m" >/dev/null 2>"$TMP/err"
-    [ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ]
-    ok $? "--algorithm nassau with $m: exit 2, one line"
+    is_usage_error $? "$TMP/err"
+    ok $? "--algorithm nassau with $m: exit 2, one line and the hint"
 done
 $EXTFLOW resolve --quiet --module ko --stem 6 --out "$TMP/kodefault" 2>"$TMP/err" &&
     grep -q '"algorithm": "standard"' "$TMP/kodefault/run.json" && grep -q '"module": "ko"' "$TMP/kodefault/run.json"

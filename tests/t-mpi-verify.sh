@@ -54,12 +54,12 @@ verify_on 2 "$TMP/r" "$TMP/locked-2"
 verify_on 3 "$TMP/r" "$TMP/locked-3"
 kill $holder 2>/dev/null
 wait $holder 2>/dev/null
-tail -1 "$TMP/locked-1" | grep -qx "exit 2" && [ "$(wc -l < "$TMP/locked-1")" -eq 1 ] &&
+tail -1 "$TMP/locked-1" | grep -qx "exit 4" && [ "$(wc -l < "$TMP/locked-1")" -eq 1 ] &&
     [ "$(wc -l < "$TMP/locked-1.err")" -eq 1 ] && grep -q "is in use by another extflow run (pid $holder)" "$TMP/locked-1.err"
-ok $? "one process while DIR is held: one line, exit 2 ($(cut -c1-50 "$TMP/locked-1.err")...)"
+ok $? "one process while DIR is held: one line, exit 4 ($(cut -c1-50 "$TMP/locked-1.err")...)"
 cmp -s "$TMP/locked-1" "$TMP/locked-2" && cmp -s "$TMP/locked-1.err" "$TMP/locked-2.err" &&
     cmp -s "$TMP/locked-1" "$TMP/locked-3" && cmp -s "$TMP/locked-1.err" "$TMP/locked-3.err"
-ok $? "2 and 3 ranks while DIR is held: that line, from rank 0 alone, exit 2"
+ok $? "2 and 3 ranks while DIR is held: that line, from rank 0 alone, exit 4"
 verify_on 2 "$TMP/r" "$TMP/after"
 cmp -s "$TMP/clean-1" "$TMP/after"
 ok $? "once the holder is gone, 2 ranks verify it as before"

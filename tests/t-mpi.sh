@@ -137,8 +137,8 @@ hold_lock "$TMP/prod2"
 mpi 2 $EXTFLOW products "$TMP/prod2" --class h0 2>"$TMP/err"
 rc=$?
 kill $holder 2>/dev/null
-[ $rc -eq 1 ] && [ "$(grep -c 'in use' "$TMP/err")" -eq 1 ] && [ ! -e "$TMP/prod2/products.csv" ]
-ok $? "products on 2 ranks while DIR is held: one line, exit 1, nothing written ($(head -1 "$TMP/err"))"
+[ $rc -eq 4 ] && [ "$(grep -c 'in use' "$TMP/err")" -eq 1 ] && [ ! -e "$TMP/prod2/products.csv" ]
+ok $? "products on 2 ranks while DIR is held: one line, exit 4, nothing written ($(head -1 "$TMP/err"))"
 bad=0
 for cmd in "export $TMP/prod1" "sq0 $TMP/prod1" "steenrod $TMP/prod1 --class h1"; do
     mpi 2 $EXTFLOW $cmd >/dev/null 2>"$TMP/err"

@@ -129,7 +129,7 @@ ok $? "verify of an unfinished one (no run.json: the prime and module from its s
 refused "d2 over it" "p = 2 only" $EXTFLOW d2 "$TMP/S_3"
 refused "S_2 into its directory" "another\|S_2" $EXTFLOW resolve --quiet --stem 20 --out "$TMP/S_3"
 $EXTFLOW resolve --quiet --module S_3 --stem 10 --algorithm nassau --out "$TMP/n" 2>"$TMP/err"
-[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && [ ! -e "$TMP/n" ]
+is_usage_error $? "$TMP/err" && [ ! -e "$TMP/n" ]
 ok $? "--algorithm nassau at p = 3: refused, nothing created ($(head -1 "$TMP/err"))"
 $EXTFLOW resolve --quiet --module S_3 --stem 10 --keep-stages matrix --out "$TMP/k" 2>"$TMP/err"
 [ $? -eq 2 ] && head -1 "$TMP/err" | grep -q "keep-stages" && [ ! -e "$TMP/k" ]

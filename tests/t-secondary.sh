@@ -225,7 +225,7 @@ for r in $(seq 1 "$ROUNDS"); do
     ms=$(( $(od -An -N2 -tu2 /dev/urandom) % 600 + 50 ))
     timeout -s KILL "0.$(printf %03d $ms)" $EXTFLOW d2 "$D" --quiet 2>/dev/null
     # under heavy load the killed process may still hold DIR's lock for a moment: the rerun
-    # says so (exit 2) and is tried again
+    # says so (exit 4) and is tried again
     rm -f "$D/d2.csv"
     for try in 1 2 3 4 5 6 7 8 9 10; do
         $EXTFLOW d2 "$D" --quiet 2>"$TMP/kill.err" && break

@@ -34,14 +34,14 @@ res --module "C2[-3]*Ceta" --stem 20 --out "$TMP/sh" && res --module "C2*Ceta" -
     awk -F, 'NR > 1 && $2 <= 23 { print }' "$TMP/un/ext.csv" | cmp -s - "$TMP/sh.moved"
 ok $? "C2[-3]*Ceta is C2*Ceta moved down 3 stems"
 res --module "C2*ko" --stem 10 --out "$TMP/x1" 2> "$TMP/err"
-[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "finite modules over A" "$TMP/err" && [ ! -e "$TMP/x1" ]
-ok $? "a factor over a profile (ko) is refused with one line, exit 2: $(cat "$TMP/err")"
+is_usage_error $? "$TMP/err" && grep -q "finite modules over A" "$TMP/err" && [ ! -e "$TMP/x1" ]
+ok $? "a factor over a profile (ko) is refused: a usage error: $(cat "$TMP/err")"
 res --module "A-mod-Sq1-Sq2*C2" --stem 10 --out "$TMP/x2" 2> "$TMP/err"
-[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && [ ! -e "$TMP/x2" ]
-ok $? "a finitely presented factor is refused with one line, exit 2: $(cat "$TMP/err")"
+is_usage_error $? "$TMP/err" && [ ! -e "$TMP/x2" ]
+ok $? "a finitely presented factor is refused: a usage error: $(cat "$TMP/err")"
 res --module "C2*D(ko)" --stem 10 --out "$TMP/x4" 2> "$TMP/err"
-[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "a dual takes a finite module" "$TMP/err" && [ ! -e "$TMP/x4" ]
-ok $? "the dual of a module over a profile is refused with one line, exit 2: $(cat "$TMP/err")"
+is_usage_error $? "$TMP/err" && grep -q "a dual takes a finite module" "$TMP/err" && [ ! -e "$TMP/x4" ]
+ok $? "the dual of a module over a profile is refused: a usage error: $(cat "$TMP/err")"
 res --module "D(C2)" --stem 20 --out "$TMP/dc2" && res --module "C2[-1]" --stem 20 --out "$TMP/c2m1" &&
     cmp -s "$TMP/dc2/ext.csv" "$TMP/c2m1/ext.csv" && grep -q '"module": "D_C2"' "$TMP/dc2/run.json"
 ok $? "D(C2) (named D_C2) has the Ext of C2[-1] through stem 20"

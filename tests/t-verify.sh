@@ -1,7 +1,7 @@
 #!/bin/sh
 # verify (stages/verify.h): a differential changed in one bit, with a valid checksum, is found
 # by the d∘d check and named; the report is the same on 1, 2 or 3 worker threads
-# (STARPU_NCPU); a directory whose .lock another run holds is refused in one line, exit 2,
+# (STARPU_NCPU); a directory whose .lock another run holds is refused in one line, exit 4,
 # before anything is checked; the progress line shows on a terminal only.
 . tests/lib.sh
 plan 9
@@ -42,7 +42,7 @@ $EXTFLOW verify "$TMP/l" > "$TMP/o" 2> "$TMP/e"
 rc=$?
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
-[ $rc -eq 2 ] && [ ! -s "$TMP/o" ] && [ "$(wc -l < "$TMP/e")" -eq 1 ] &&
+[ $rc -eq 4 ] && [ ! -s "$TMP/o" ] && [ "$(wc -l < "$TMP/e")" -eq 1 ] &&
     grep -q "^extflow: $TMP/l is in use by another extflow run (pid $pid)" "$TMP/e"
 ok $? "verify while a resolve holds the directory: one line, exit $rc ($(cut -c1-70 "$TMP/e")...)"
 # once it is gone, the directory verifies (the killed run left valid files and temporaries)

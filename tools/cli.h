@@ -33,6 +33,16 @@ typedef struct cli_option {
                               * NULL when the option was not given */
 } cli_option;
 
+/* The exit statuses, one table for every command (docs/reliability.md, "Exit status"; the
+ * help's "exit status" section says the same). A command's run returns one of them. */
+enum cli_exit {
+    CLI_DONE = 0,       /* done */
+    CLI_FAILED = 1,     /* runtime failure: one line naming what failed; finished work is kept */
+    CLI_USAGE = 2,      /* usage error (two lines) or refusal (one line): nothing was written */
+    CLI_STOPPED = 3,    /* stopped at --time-limit: rerun to resume */
+    CLI_BUSY = 4,       /* DIR is held by another extflow run (DIR/.lock): nothing was done */
+};
+
 /* How a command runs under mpirun (tools/extflow.c starts MPI for it accordingly). */
 enum cli_mpi { CLI_LOCAL, CLI_SHARED, CLI_ONE_PROCESS };
 
@@ -43,7 +53,7 @@ typedef struct cli_command {
     int max_operands;        /* more is a usage error */
     enum cli_mpi mpi;
     /* the command itself, once its options are parsed: operands in argv order; returns the
-     * exit status (0 done, 1 runtime failure, 2 usage or refusal, 3 stopped at --time-limit) */
+     * exit status (enum cli_exit) */
     int (*run)(const char **operands, int noperands);
 } cli_command;
 

@@ -64,7 +64,9 @@ static int run(const char **operands, int n)
 {
     if (n != 1) return cli_usage_error("export: DIR expected");
     const char *dir = operands[0];
-    if (!opts[JSON].arg == !opts[SQLITE].arg) return cli_usage_error("export: one of --json and --sqlite FILE is required");
+    if (!opts[JSON].arg && !opts[SQLITE].arg) return cli_usage_error("export: one of --json and --sqlite FILE is required");
+    if (opts[JSON].arg && opts[SQLITE].arg)
+        return cli_usage_error("export: --json and --sqlite FILE are two exports: give one of them");
     if (opts[OUT].arg && !opts[JSON].arg)
         return cli_usage_error("export: --out goes with --json (--sqlite names its FILE)");
     struct stat st;
@@ -76,7 +78,8 @@ static int run(const char **operands, int n)
     fd_module fdm = { 0 };
     resolution res;
     char err[4400];
-    if ((rc = outdir_load(dir, &res, &m, &fdm, 1, err, sizeof err)) != 0) {
+    if ((rc = outdir_check_free(dir, err, sizeof err)) != 0 ||
+        (rc = outdir_load(dir, &res, &m, &fdm, 1, err, sizeof err)) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         fdm_clear(&fdm);
         return rc;

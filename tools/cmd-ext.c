@@ -36,9 +36,8 @@ static int run(const char **operands, int n)
     if (rc) return rc;
     if (!modops_finite_over_A(&N)) {
         fdm_clear(&N);
-        fprintf(stderr, "extflow: ext: --coefficients %s: N must be a finite module over A at p = 2 (no profile, "
-                "presentation, RP_n^inf or cofiber)\n", opts[COEF].arg);
-        return 2;
+        return cli_usage_error("ext: --coefficients %s: N must be a finite module over A at p = 2 (no profile, "
+                               "presentation, RP_n^inf or cofiber)", opts[COEF].arg);
     }
     static opened_dir d;
     if ((rc = resolved_open("ext", dir, &d, 0)) != 0) {

@@ -272,6 +272,7 @@ static int run(const char **operands, int n)
         (prc = cli_opt_count(&opts[MAX_T], MAX_STEM, &max_t)) ||
         (prc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &a.limits)))
         return prc;
+    if (opts[OUT].arg && !*opts[OUT].arg) return cli_usage_error("--out wants a directory name, not ''");
     if (opts[KEEP].arg && parse_keep_stages(opts[KEEP].arg, &a.keep) != 0)
         return cli_usage_error("--keep-stages wants matrix, kernel or matrix,kernel, not '%s'", opts[KEEP].arg);
     a.alg = !algorithm ? 0 : !strcmp(algorithm, "standard") ? ALG_STANDARD : !strcmp(algorithm, "nassau") ? ALG_NASSAU : -1;
@@ -284,9 +285,8 @@ static int run(const char **operands, int n)
         if (fdm_is_sphere(&fdm)) {          /* the sphere from a file: the built-in S_2 */
             a.fdm = NULL;
         } else if (a.alg == ALG_NASSAU && !res_nassau_applies(&fdm)) {
-            fprintf(stderr, "extflow: --algorithm nassau resolves S_2 and finite modules without a profile or a "
-                    "cofiber, at p = 2, not %s (use --algorithm standard, its default)\n", module);
-            prc = 2;
+            prc = cli_usage_error("--algorithm nassau resolves S_2 and finite modules without a profile or a "
+                                  "cofiber, at p = 2, not %s (use --algorithm standard, its default)", module);
         } else if (fdm_prime(&fdm) != 2 && a.keep) {
             prc = cli_usage_error("--keep-stages: not at p = %u yet (%s)", fdm_prime(&fdm), module);
         }

@@ -1,7 +1,8 @@
-/* extflow verify DIR: stages/verify.h. Exit 0 when all is well, 1 otherwise, 2 when another
- * run holds DIR (its files may be half written: nothing is checked), 3 stopped at the time
- * limit. Under several ranks each checks the rows it owns and rank 0 alone prints: the same
+/* extflow verify DIR: stages/verify.h. Exit 0 when all is well, 1 otherwise, 4 (CLI_BUSY) when
+ * another run holds DIR (its files may be half written: nothing is checked), 3 stopped at the
+ * time limit. Under several ranks each checks the rows it owns and rank 0 alone prints: the same
  * report and status as one process. */
+#include <sys/stat.h>
 #include "algebra/clock.h"
 #include "runtime/rt.h"
 #include "runtime/rt_mpi.h"
@@ -28,15 +29,15 @@ static int run(const char **operands, int n)
     int rc = cli_check_env(0);
     if (rc || (rc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits)) != 0) return rc;
     int rank = rt_mpi_rank();
-    struct { long holder; uint32_t prime; } seen = { 0, 2 };   /* rank 0 looks for all */
-    if (rank == 0 && !(seen.holder = outdir_holder(dir))) seen.prime = manifest_prime(dir);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return cli_usage_error("verify: %s is not a directory", dir);
+    struct { int busy; uint32_t prime; } seen = { 0, 2 };   /* rank 0 looks for all */
+    char err[4400];
+    if (rank == 0 && !(seen.busy = outdir_check_free(dir, err, sizeof err))) seen.prime = manifest_prime(dir);
     rt_mpi_bcast(&seen, sizeof seen);
-    if (seen.holder) {
-        char pid[32] = "?";
-        if (seen.holder > 0) snprintf(pid, sizeof pid, "%ld", seen.holder);
-        if (rank == 0) fprintf(stderr, "extflow: %s is in use by another extflow run (pid %s): verify it when that "
-                               "run has ended\n", dir, pid);
-        return 2;
+    if (seen.busy) {
+        if (rank == 0) fprintf(stderr, "extflow: %s: verify it when that run has ended\n", err);
+        return seen.busy;
     }
     if (seen.prime != 2 && rt_mpi_size() > 1) {
         if (rank == 0) fprintf(stderr, "extflow: %s holds a resolution at p = %u: verify checks it in one process "
@@ -60,6 +61,6 @@ const cli_command cmd_verify = {
     "DIR/run.json's complete region is all there, and DIR/ext.csv against them; recomputes kept matrices and "
     "kernels (--keep-stages); names each missing or bad bidegree once. The d∘d checks run as StarPU tasks (their "
     "products on CPU or CUDA workers), with a progress line on a terminal; the report is the same for any number "
-    "of workers, and of ranks (mpirun: several machines below). While another run holds DIR: one line, exit 2",
+    "of workers, and of ranks (mpirun: several machines below). While another run holds DIR: one line, exit 4",
     opts, 1, CLI_SHARED, run,
 };

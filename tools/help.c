@@ -141,11 +141,16 @@ static const char *const tail =
     "  steenrod and sq0 run on one process.\n"
     "\n"
     "exit status:\n"
-    "  0 done, 1 runtime failure (finished bidegrees are kept: rerun to resume),\n"
-    "  2 usage error or refusal (DIR holds another resolution, or is not empty and\n"
-    "  holds none, or holds a region neither containing nor inside the one asked\n"
-    "  for), 3 stopped at --time-limit, not finished (finished bidegrees are kept:\n"
-    "  rerun to resume)\n";
+    "  0 done (the same statuses for every command)\n"
+    "  1 runtime failure, one line naming what failed (finished bidegrees are\n"
+    "    kept: rerun to resume)\n"
+    "  2 usage error or refusal: nothing written (DIR holds another resolution,\n"
+    "    or is not empty and holds none, or holds a region neither containing\n"
+    "    nor inside the one asked for)\n"
+    "  3 stopped at --time-limit, not finished (finished bidegrees are kept:\n"
+    "    rerun to resume)\n"
+    "  4 DIR is in use by another extflow run (one line naming its pid): nothing\n"
+    "    done; rerun when that run has ended\n";
 
 void cli_print_help(FILE *out)
 {

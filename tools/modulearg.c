@@ -72,10 +72,10 @@ static int load_one_module(const char *arg, fd_module *m, char *name, size_t nsi
         }
     }
     if (!f || ferror(f) || !buf) {
-        fprintf(stderr, "extflow: %s: cannot read: %s\n", path, strerror(errno));
+        int rc = cli_usage_error("%s: cannot read: %s", path, strerror(errno));
         if (f) fclose(f);
         free(buf);
-        return 2;
+        return rc;
     }
     fclose(f);
     int rc = fdm_parse(buf, len, m, err, sizeof err);
@@ -85,10 +85,7 @@ static int load_one_module(const char *arg, fd_module *m, char *name, size_t nsi
         fdm_clear(m);
         rc = -1;
     }
-    if (rc != 0) {
-        fprintf(stderr, "extflow: %s: %s\n", path, err);
-        return 2;
-    }
+    if (rc != 0) return cli_usage_error("%s: %s", path, err);
     const char *base = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
     size_t k = 0;
     for (; base[k] && k + 1 < nsize && k < 31; k++)
@@ -115,10 +112,7 @@ static int load_factor(const char *arg, fd_module *m, char *name, size_t nsize)
     if (rc) return rc;
     rc = modops_dual(&n, m, err, sizeof err);
     fdm_clear(&n);
-    if (rc) {
-        fprintf(stderr, "extflow: --module '%s': %s\n", arg, err);
-        return 2;
-    }
+    if (rc) return cli_usage_error("--module '%s': %s", arg, err);
     snprintf(name, nsize, "D_%.40s", iname);
     return 0;
 }
@@ -149,10 +143,7 @@ int modulearg_load(const char *arg, fd_module *m, char *name, size_t nsize)
             int tr = modops_tensor(&acc, &next, &prod, err, sizeof err);
             fdm_clear(&next);
             fdm_clear(&acc);
-            if (tr != 0) {
-                fprintf(stderr, "extflow: --module '%s': %s\n", arg, err);
-                return 2;
-            }
+            if (tr != 0) return cli_usage_error("--module '%s': %s", arg, err);
             acc = prod;
         }
         if (!star) break;

@@ -10,6 +10,8 @@
 #include "stages/report.h"
 #include "stages/stagefile.h"
 
+_Static_assert(OUTDIR_BUSY == CLI_BUSY, "one exit status for a held directory");
+
 int resolved_limits(const cli_option *memory, const cli_option *time_limit, double began, chain_policy *limits)
 {
     char err[300];
@@ -28,9 +30,9 @@ int resolved_open(const char *cmd, const char *dir, opened_dir *d, int odd_ok)
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return cli_usage_error("%s: %s is not a directory", cmd, dir);
     /* several ranks: rank 0 holds the lock for all, and they all stop if it cannot */
     char err[4400];
-    int locked = rt_mpi_rank() == 0 ? outdir_lock(&d->dir, err, sizeof err) == 0 : 1;
-    if (!locked) fprintf(stderr, "extflow: %s\n", err);
-    if (rt_mpi_max(!locked)) return 1;
+    int lrc = rt_mpi_rank() == 0 ? outdir_lock(&d->dir, err, sizeof err) : 0;
+    if (lrc) fprintf(stderr, "extflow: %s\n", err);
+    if ((lrc = rt_mpi_max(lrc)) != 0) return lrc;
     if ((rc = outdir_load(dir, &d->res, &d->man, &d->fdm, odd_ok, err, sizeof err)) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         outdir_release(&d->dir);
