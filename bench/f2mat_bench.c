@@ -2,14 +2,14 @@
  * (f2mat_m4rm.c), M4RI's raw echelonizers on an mzd_t (no copy), and the copy in/out alone.
  * Times in milliseconds, median of the runs shown.
  * Usage: f2mat_bench [quick]   full table (quick skips 16384^2)
- *        f2mat_bench own       the docs/perf.md table: resolution-like [D | 0 | I] and more,
+ *        f2mat_bench own       the docs/perf-log.md table: resolution-like [D | 0 | I] and more,
  *                              own M4RM vs M4RI
  *        f2mat_bench tune k groups tile rowblock [...]   the own routine with those
  *                              parameters (0 = default) on those shapes
  *        f2mat_bench once ROWS COLS DENS   one [D | I], D random ROWS x COLS with 1/2^DENS
  *                              of its bits set (0: half), reduced once by the own routine;
  *                              prints its rank and a hash of the result (for callgrind:
- *                              --toggle-collect=f2mat_rref_m4rm_tuned, docs/perf.md)
+ *                              --toggle-collect=f2mat_rref_m4rm_tuned, docs/perf-log.md)
  *        f2mat_bench team ROWS COLS DENS N...   [D | 0 | I] by our M4RM alone (N = 1) and with
  *                              a team of N threads (team_with_threads), median of REPS (5)
  *        f2mat_bench stage FILE...   each matrix stage file D (resolve --keep-stages matrix)
@@ -170,7 +170,7 @@ static void row_of(const char *label, f2mat *a_, int reps, unsigned mask)
     f2mat_clear(&a);
 }
 
-/* The shapes of docs/perf.md's "own M4RM vs M4RI" table. */
+/* The shapes of docs/perf-log.md's "own M4RM vs M4RI" table. */
 static void own_shapes(unsigned mask, int reps)
 {
     static const uint32_t res[][2] = { { 1000, 800 }, { 3000, 2500 }, { 8000, 7000 }, { 15000, 13000 } };

@@ -2,7 +2,7 @@
 # chart.html in a real browser (Debian's chromium, headless, driven over the DevTools protocol
 # by tests/chart_browser.py): no console error, one dot per class, hover, layers, find, zoom,
 # pan, export, and the page of a real stem-160 run (how fast it draws is bench/chart's, not a
-# test's: docs/perf.md). Without chromium it skips,
+# test's: docs/perf.md, "Operations on Ext"). Without chromium it skips,
 # unless EXTFLOW_REQUIRE_BROWSER=1 (as .ci/run sets, after scripts/install-browser): then
 # a missing browser fails.
 . tests/lib.sh

@@ -43,7 +43,7 @@ w=$(workers "$TMP/sleep.err")
 [ "$w" = "$NCPU" ]
 ok $? "2 ranks seeing all CPUs, the default: a CPU worker on each of the $NCPU CPUs, none kept for StarPU-MPI (got ${w:-none})"
 # a sleeping thread takes almost no CPU (on 8 cores: 0.3 s of a 30-s run, against 30 s polling,
-# docs/perf.md); a polling one takes what the workers leave (here 0 to 1.1 s of ~2 s: the
+# docs/perf-log.md); a polling one takes what the workers leave (here 0 to 1.1 s of ~2 s: the
 # 2 cores are shared, so only this direction is a test)
 c=$(thread_cpu "$TMP/sleep.err")
 [ -n "$c" ] && awk -v c="$c" -v w="$wall" 'BEGIN {exit !(c < 0.1 * w)}'
