@@ -118,7 +118,7 @@ STARPU_HAS_CUDA := $(if $(STARPU_PREFIX),$(shell grep -qs 'define STARPU_USE_CUD
                      $(STARPU_ABS)/include/starpu/1.3/starpu_config.h && echo yes))
 PROG_CUDA := $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ) $(CUDA_LIBS))
 
-LIB_SRC   := $(wildcard algebra/*.c codelets/*.c runtime/*.c stages/*.c)
+LIB_SRC   := $(wildcard algebra/*.c codelets/*.c runtime/*.c stages/*.c ss/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/chart_html.o
 LIB       := $(B)/libextflow.a
 # The command line: tools/extflow.c (main) and one file per command (tools/cmd-*.c) with the
