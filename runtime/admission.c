@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "algebra/memacct.h"
+#include "stages/progress.h"
 
 
 /* The process's resident set now (/proc/self/statm), or 0 when unreadable. */
@@ -23,8 +24,13 @@ uint64_t admission_min_budget(uint64_t setup_bytes)
     return setup_bytes > UINT64_MAX - ADMISSION_MIN_RUN_BYTES ? UINT64_MAX : setup_bytes + ADMISSION_MIN_RUN_BYTES;
 }
 
+static _Atomic int active;      /* runners between admission_init and admission_clear */
+
+int admission_active(void) { return active > 0; }
+
 void admission_init(admission *a, uint64_t budget, double time_limit, double start, _Atomic int *stopped_elsewhere)
 {
+    active++;
     *a = (admission){ .budget = budget, .time_limit = time_limit, .start = start > 0 ? start : clock_now(),
                       .baseline = memacct_peak_rss() - memacct_total(), .stopped_elsewhere = stopped_elsewhere };
     pthread_mutex_init(&a->lock, NULL);
@@ -32,6 +38,7 @@ void admission_init(admission *a, uint64_t budget, double time_limit, double sta
 
 void admission_clear(admission *a)
 {
+    active--;
     free(a->waiting);
     pthread_mutex_destroy(&a->lock);
 }
@@ -44,6 +51,7 @@ int admission_stopped(const admission *a) { return a->stopped; }
 static int time_is_up(admission *a, const admission_ticket *k)
 {
     if (a->time_limit > 0 && !a->stopped && clock_now() - a->start >= a->time_limit) a->stopped = 1;
+    if (progress_stop_signal()) a->stopped = 1;
     if (k && a->stopped_elsewhere && *a->stopped_elsewhere) a->stopped = 1;
     return a->stopped;
 }

@@ -56,7 +56,12 @@ uint64_t admission_min_budget(uint64_t setup_bytes);
 /* start: CLOCK_MONOTONIC seconds the time limit counts from (0: now); stopped_elsewhere: the
  * flag a distributed resolution sets when another rank stopped (NULL: none). */
 void admission_init(admission *a, uint64_t budget, double time_limit, double start, _Atomic int *stopped_elsewhere);
-/* Has the time limit passed (here; or on another rank, as steps report it)? */
+/* Whether a runner is running (between admission_init and admission_clear): a stop asked by a
+ * signal (progress_stop, stages/progress.h) can then end the run as --time-limit does.
+ * Async-signal-safe. */
+int admission_active(void);
+/* Has the time limit passed (here; or on another rank, as steps report it), or a signal asked
+ * for a stop? */
 int admission_time_up(admission *a);
 void admission_clear(admission *a);
 /* Before the plan of k's step: 1 when it may go on (admitted; or cancelled, the time limit

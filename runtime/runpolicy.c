@@ -1,6 +1,7 @@
 /* runpolicy.c — memory budget, time limit and agreement over ranks (runtime/runpolicy.h). */
 #include "runtime/runpolicy.h"
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "runtime/rt_chain.h"
 #include "runtime/rt_mpi.h"
 #include "stages/manifest.h"
+#include "stages/progress.h"
 #include "stages/stagefile.h"
 
 int runpolicy_parse_size(const char *s, uint64_t *out)
@@ -121,16 +123,22 @@ int runpolicy_start_all(const char *cmd)
     return 1;
 }
 
+const char *runpolicy_stop_cause(void)
+{
+    int sig = progress_stop_signal();
+    return !sig ? "at the time limit" : sig == SIGINT ? "by SIGINT" : sig == SIGTERM ? "by SIGTERM" : "by a signal";
+}
+
 int runpolicy_stopped(const char *cmd, const char *dir, const chain_policy *limits, long done)
 {
     if (done != 0)
-        fprintf(stderr, "extflow: %s stopped at the time limit after %.1f s; its finished steps%s are kept under "
-                "%s/stages/lift (rerun to resume); no table was written\n", cmd, clock_now() - limits->start,
-                done > 0 ? "" : " (of its stored lifts)", dir);
+        fprintf(stderr, "extflow: %s stopped %s after %.1f s; its finished steps%s are kept under "
+                "%s/stages/lift (rerun to resume); no table was written\n", cmd, runpolicy_stop_cause(),
+                clock_now() - limits->start, done > 0 ? "" : " (of its stored lifts)", dir);
     else
-        fprintf(stderr, "extflow: %s stopped at the time limit after %.1f s with no step finished (reading DIR and "
-                "the start-up took the time: give a larger --time-limit); no table was written\n", cmd,
-                clock_now() - limits->start);
+        fprintf(stderr, "extflow: %s stopped %s after %.1f s with no step finished%s; no table was written\n", cmd,
+                runpolicy_stop_cause(), clock_now() - limits->start,
+                progress_stop_signal() ? "" : " (reading DIR and the start-up took the time: give a larger --time-limit)");
     return 3;
 }
 
@@ -180,9 +188,11 @@ static void resolve_stopped(const resolution *res, const chain_policy *limits, l
         snprintf(rate, sizeof rate, "about %.0f s more at this run's rate (estimated work left %.3g, done %.3g; "
                  "rerun to resume)", seconds * work_left / work_done, work_left, work_done);
     else snprintf(rate, sizeof rate, "no estimate of the time left, as this run computed nothing (start-up "
-                  "%.1f s; rerun to resume, with a larger --time-limit)", clock_now() - limits->start - seconds);
-    if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: stopped at the time limit after %.1f s: %ld of %ld bidegrees "
-            "done, %s; %s\n", clock_now() - limits->start, loaded + computed - left, loaded + computed, stems, rate);
+                  "%.1f s; rerun to resume%s)", clock_now() - limits->start - seconds,
+                  progress_stop_signal() ? "" : ", with a larger --time-limit");
+    if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: stopped %s after %.1f s: %ld of %ld bidegrees "
+            "done, %s; %s\n", runpolicy_stop_cause(), clock_now() - limits->start, loaded + computed - left,
+            loaded + computed, stems, rate);
 }
 
 int runpolicy_resolve_outcome(resolution *res, int rc, const chain_policy *limits, long loaded, long computed,

@@ -39,6 +39,10 @@ chain_runner runpolicy_runner(const chain_policy *limits, int quiet, const char 
 /* StarPU started on every rank (rt_init): 0, or 1 after one line from rank 0 (its own error,
  * or that another rank's StarPU did not start); StarPU is shut down again where it started. */
 int runpolicy_start_all(const char *cmd);
+/* Why a run stopped: "at the time limit", or "by SIGINT" / "by SIGTERM" when a signal asked
+ * (progress_stop, stages/progress.h). A command stopped by a signal exits 128 + the signal
+ * (tools/extflow.c maps its 3). */
+const char *runpolicy_stop_cause(void);
 /* A command stopped at --time-limit after finishing `done` steps (-1: not counted): one line,
  * returns 3; its tables are not written. */
 int runpolicy_stopped(const char *cmd, const char *dir, const chain_policy *limits, long done);

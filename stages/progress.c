@@ -2,10 +2,12 @@
 #include "stages/progress.h"
 #include "algebra/clock.h"
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define LINE_COLS 79            /* fits an 80-column terminal without wrapping */
 
@@ -21,6 +23,9 @@ static struct {
     pthread_mutex_t lock;
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+/* set from a signal handler: the signal that asked for a stop, and whether a line is on screen */
+static volatile sig_atomic_t stop_signal, line_shown;
+
 
 double progress_estimate(const resolution *res, int s, deg_t t)
 {
@@ -34,6 +39,42 @@ static void draw(const char *text)
 {
     fprintf(stderr, "\r%-*.*s", LINE_COLS, LINE_COLS, text);
     fflush(stderr);
+    line_shown = *text != 0;
+}
+
+/* The line while a stop asked by signal sig is under way, into buf (size > 1): its length.
+ * Plain copies, no stdio: a signal handler calls it. */
+static size_t stop_text(char *buf, size_t size, int sig)
+{
+    const char *parts[] = { "extflow: ", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal",
+                            ": finishing the running steps (again: stop at once)" };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        for (const char *c = parts[i]; *c && n + 1 < size; c++) buf[n++] = *c;
+    buf[n] = 0;
+    return n;
+}
+
+void progress_stop(int sig)
+{
+    stop_signal = sig;
+    if (!line_shown) return;
+    char line[LINE_COLS + 2] = "\r";
+    size_t n = 1 + stop_text(line + 1, sizeof line - 1, sig);
+    while (n < LINE_COLS + 1) line[n++] = ' ';       /* erases the longer line under it */
+    if (write(2, line, n) < 0) { /* the line is informative only */ }
+}
+
+int progress_stop_signal(void) { return stop_signal; }
+
+void progress_clear_line(void)
+{
+    char buf[LINE_COLS + 2];
+    if (!line_shown) return;
+    memset(buf, ' ', sizeof buf);
+    buf[0] = buf[LINE_COLS + 1] = '\r';
+    if (write(2, buf, sizeof buf) < 0) { /* informative only */ }
+    line_shown = 0;
 }
 
 void progress_start(resolution *res, int show_line)
@@ -87,8 +128,9 @@ static void redraw(void)
         if (rem < 90) snprintf(eta, sizeof eta, "about %.0f s left", rem);
         else snprintf(eta, sizeof eta, "about %.0f min left", rem / 60);
     }
-    snprintf(line, sizeof line, "extflow: %ld/%ld %s, %.0f%% of the work, %.0f s, %s", P.done, P.total,
-             P.items ? P.noun : "bidegrees", 100 * frac, el, eta);
+    if (stop_signal) stop_text(line, sizeof line, stop_signal);
+    else snprintf(line, sizeof line, "extflow: %ld/%ld %s, %.0f%% of the work, %.0f s, %s", P.done, P.total,
+                  P.items ? P.noun : "bidegrees", 100 * frac, el, eta);
     draw(line);
 }
 

@@ -31,6 +31,15 @@ void progress_start_items(long total, double work, const char *noun, int show_li
 void progress_item_done(double work);
 /* Clears the line; returns the seconds since progress_start. */
 double progress_finish(void);
+/* A stop asked by a signal (SIGINT, SIGTERM: tools/extflow.c's handler). progress_stop records
+ * it: while a runner runs (admission_active, runtime/admission.h) no step starts any more, as at
+ * --time-limit, those running finish and their files are flushed, and the line says so at once
+ * and on every redraw. progress_clear_line erases a line on screen, for a handler that exits
+ * at once. All three are async-signal-safe. */
+void progress_stop(int sig);
+int progress_stop_signal(void);         /* the signal, or 0 */
+void progress_clear_line(void);
+
 /* Estimated work of (s, t) from the generators published so far (racy reads are benign:
  * a generator count is written once, before anything that depends on it runs). */
 double progress_estimate(const resolution *res, int s, deg_t t);

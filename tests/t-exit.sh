@@ -64,9 +64,10 @@ ok $? "ext --coefficients over a profile: a usage error ($(head -1 "$TMP/err"))"
 # the table itself: the enum, the help and docs/reliability.md say the same five statuses
 $EXTFLOW help | sed -n '/^exit status:/,$p' > "$TMP/help"
 grep -q "0 done" "$TMP/help" && grep -q "1 runtime failure" "$TMP/help" && grep -q "2 usage error or refusal" "$TMP/help" &&
-    grep -q "3 stopped at --time-limit" "$TMP/help" && grep -q "4 DIR is in use by another extflow run" "$TMP/help"
-ok $? "the help's exit status section lists 0 to 4"
-for code in 0 1 2 3 4; do grep -q "^| $code |" docs/reliability.md || echo "$code"; done > "$TMP/missing"
+    grep -q "3 stopped at --time-limit" "$TMP/help" && grep -q "4 DIR is in use by another extflow run" "$TMP/help" &&
+    grep -q "130, 143 stopped by SIGINT" "$TMP/help"
+ok $? "the help's exit status section lists 0 to 4, 130 and 143"
+for code in 0 1 2 3 4 130 143; do grep -q "^| $code |" docs/reliability.md || echo "$code"; done > "$TMP/missing"
 [ ! -s "$TMP/missing" ] && grep -q "CLI_BUSY = 4" tools/cli.h
-ok $? "docs/reliability.md's exit status table has a row for 0 to 4$( [ -s "$TMP/missing" ] && echo " (missing: $(cat "$TMP/missing" | tr '\n' ' '))")"
+ok $? "docs/reliability.md's exit status table has a row for 0 to 4, 130 and 143$( [ -s "$TMP/missing" ] && echo " (missing: $(cat "$TMP/missing" | tr '\n' ' '))")"
 done_testing

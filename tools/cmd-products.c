@@ -138,7 +138,7 @@ static int lift_all(lift_set *set, int *have_set, resolution *res, resolution *u
             rc = rt_mpi_max(rc);
             if (rank == 0 && rc && !mine)
                 fprintf(stderr, "extflow: products: another rank %s (the finished lift bidegrees are kept; rerun to "
-                        "resume)\n", rc == 3 ? "stopped at the time limit" : "failed");
+                        "resume)\n", rc == 3 ? "stopped" : "failed");
             if (rank != 0) break;
         }
         if (rc) break;

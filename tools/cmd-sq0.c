@@ -5,6 +5,7 @@
 #include "algebra/clock.h"
 #include "runtime/rt.h"
 #include "runtime/runpolicy.h"
+#include "stages/progress.h"
 #include "stages/steenrod.h"
 #include "tools/resolved.h"
 
@@ -30,8 +31,9 @@ static int compute(const resolution *res, steenrod_sq0 *q, const chain_policy *l
     rt_shutdown();
     if (sr < 0) fprintf(stderr, "extflow: %s\n", q->fail.msg);
     else if (sr == 1)
-        fprintf(stderr, "extflow: sq0 stopped at the time limit after %.1f s; Sq^0 keeps nothing between runs (give a "
-                "larger --time-limit); no table was written\n", clock_now() - limits->start);
+        fprintf(stderr, "extflow: sq0 stopped %s after %.1f s; Sq^0 keeps nothing between runs%s; no table was "
+                "written\n", runpolicy_stop_cause(), clock_now() - limits->start,
+                progress_stop_signal() ? "" : " (give a larger --time-limit)");
     return sr < 0 ? 1 : sr == 1 ? 3 : 0;
 }
 

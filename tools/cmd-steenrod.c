@@ -5,6 +5,7 @@
 #include "algebra/clock.h"
 #include "runtime/rt.h"
 #include "runtime/runpolicy.h"
+#include "stages/progress.h"
 #include "stages/steenrod.h"
 #include "tools/resolved.h"
 
@@ -67,8 +68,9 @@ static int compute(const resolution *res, const char *dir, steenrod_result *r, c
     if (sr == -1) fprintf(stderr, "extflow: %s\n", err);
     else if (sr == -2) fprintf(stderr, "extflow: internal error: %s\n", err);
     else if (sr == 1)
-        fprintf(stderr, "extflow: steenrod stopped at the time limit after %.1f s; the squares keep nothing between "
-                "runs (give a larger --time-limit); no table was written\n", clock_now() - limits->start);
+        fprintf(stderr, "extflow: steenrod stopped %s after %.1f s; the squares keep nothing between runs%s; no table "
+                "was written\n", runpolicy_stop_cause(), clock_now() - limits->start,
+                progress_stop_signal() ? "" : " (give a larger --time-limit)");
     return sr < 0 ? 1 : sr == 1 ? 3 : 0;
 }
 

@@ -50,8 +50,9 @@ static int run(const char **operands, int n)
     rc = verify_dir(dir, stdout, &runner, &share);
     rt_shutdown();
     if (rc == VERIFY_STOPPED && rank == 0)
-        fprintf(stderr, "extflow: verify stopped at the time limit after %.1f s, before its checks ended; no report "
-                "(verify keeps nothing: a rerun checks everything again)\n", clock_now() - limits.start);
+        fprintf(stderr, "extflow: verify stopped %s after %.1f s, before its checks ended; no report "
+                "(verify keeps nothing: a rerun checks everything again)\n", runpolicy_stop_cause(),
+                clock_now() - limits.start);
     return rc;
 }
 

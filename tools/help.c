@@ -150,7 +150,10 @@ static const char *const tail =
     "  3 stopped at --time-limit, not finished (finished bidegrees are kept:\n"
     "    rerun to resume)\n"
     "  4 DIR is in use by another extflow run (one line naming its pid): nothing\n"
-    "    done; rerun when that run has ended\n";
+    "    done; rerun when that run has ended\n"
+    "  130, 143 stopped by SIGINT (Ctrl-C) or SIGTERM: the steps running finish,\n"
+    "    their files are flushed, one line; rerun to resume (a second signal stops\n"
+    "    at once)\n";
 
 void cli_print_help(FILE *out)
 {
