@@ -491,6 +491,37 @@ static int page_known(ss_model *m, int r, const cell_blame *blame)
     return 0;
 }
 
+/* d_r ∘ d_r = 0 on page r: the known d_r of every known image must vanish on E_r. 0 or 1. */
+static int page_dd(ss_model *m, int r)
+{
+    uint32_t p = m->p;
+    for (int s = 0; s <= m->smax; s++)
+        for (int n = m->nmin; n <= m->nmax; n++) {
+            if (ss_dim(m, n, s) < 0 || place(m, n - 1, s + r) != TARGET_IN) continue;
+            const ss_known *K = &ss_page(m, r, n, s)->d;
+            const ss_cell *tc = ss_page(m, r, n - 1, s + r);
+            const ss_known *T = &tc->d;
+            if (!K->kt || !T->kt) continue;
+            const ss_cell *tt = place(m, n - 2, s + 2 * r) == TARGET_IN ? ss_page(m, r, n - 2, s + 2 * r) : NULL;
+            for (int j = 0; j < K->nknown; j++) {
+                uint8_t y[K->kt], w[T->kt];
+                memcpy(y, K->img + (size_t)j * K->kt, (size_t)K->kt);
+                space_reduce(&tc->B, y, p);
+                if (vec_zero(y, K->kt)) continue;
+                memset(w, 0, (size_t)T->kt);
+                int why[SS_MAXWHY], nwhy = 0;
+                known_reduce(T, T->nknown, y, w, p, why, &nwhy, SS_MAXWHY);
+                if (tt) space_reduce(&tt->B, w, p);
+                if (!vec_zero(y, K->kt) || vec_zero(w, T->kt)) continue;
+                int a = -1, b = -1;
+                for (int q = 0; q < K->nwhy[j]; q++) if (K->why[j][q] >= 0) a = K->why[j][q];
+                for (int q = 0; q < nwhy; q++) if (why[q] >= 0) b = why[q];
+                if (a >= 0) return refuse(m, a, b, "d_r of the target is not zero (d_r d_r = 0)");
+            }
+        }
+    return 0;
+}
+
 /* Page r + 1's Z and B from page r: 0 or -1. */
 static int page_next(ss_model *m, int r, cell_blame *blame)
 {
@@ -592,6 +623,7 @@ static int compute_pages(ss_model *m)
         }
     for (int r = 2; r <= m->rmax && !rc; r++) {
         rc = page_known(m, r, blame);
+        if (!rc) rc = page_dd(m, r);
         if (!rc && r < m->rmax) rc = page_next(m, r, blame);
     }
     free(blame);
