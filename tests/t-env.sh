@@ -3,10 +3,10 @@
 # tools/env.c), extflow's variables and each one StarPU reads as a number or a CPU list
 # (StarPU would abort on a bad value), STARPU_SCHED against StarPU's own list and
 # STARPU_MPI_IDLE_SLEEP_US (read by our StarPU-MPI build) before anything is created: a bad
-# value is a usage error. A resolve whose StarPU does not start leaves DIR as it found it.
+# value is a usage error, and so is an EXTFLOW_ name it lacks (a typo). A resolve whose StarPU does not start leaves DIR as it found it.
 # StarPU's own messages stay silent unless --verbose or STARPU_SILENT asks for them.
 . tests/lib.sh
-plan 53
+plan 58
 bad_env() {   # bad_env VAR=VALUE: exit 2, one line naming VAR and the hint, nothing created
     env "$1" $EXTFLOW resolve --stem 4 --out "$TMP/bad/out" --quiet >/dev/null 2>"$TMP/err"
     rc=$?
@@ -35,6 +35,21 @@ for e in STARPU_SILENT=abc STARPU_SILENT=-1 STARPU_CALIBRATE=abc STARPU_CALIBRAT
          EXTFLOW_MMAP_THRESHOLD=64M; do
     bad_env "$e"
 done
+# an EXTFLOW_ name the table lacks (a typo, or one since removed) is refused like a bad value
+bad_env EXTFLOW_TAEM=2
+grep -q "did you mean EXTFLOW_TEAM?" "$TMP/err"
+ok $? "the typo's refusal names the variable meant ($(head -1 "$TMP/err" | cut -c1-90))"
+bad_env EXTFLOW_RREF_THREADS=8
+# every EXTFLOW_ variable the sources read is in the table (else it would be refused)
+missing=$(grep -rhoE 'getenv\("EXTFLOW_[A-Z0-9_]+"\)' algebra stages runtime codelets tools ss 2>/dev/null |
+    sed 's/getenv("\(.*\)")/\1/' | sort -u | while read -r v; do
+        grep -q "\"$v\"" tools/env.c || echo "$v"; done)
+[ -z "$missing" ]
+ok $? "every EXTFLOW_ variable read by the sources is in env_table${missing:+ (missing: $missing)}"
+# the harness's own variables (.ci/run exports them to make test) pass
+EXTFLOW_REQUIRE_MPI=1 EXTFLOW_REQUIRE_BROWSER=1 EXTFLOW_REQUIRE_PATCHED_MPI=1 EXTFLOW_TEST_REF=tests/ref \
+    $EXTFLOW resolve --stem 4 --out "$TMP/harness" --quiet 2>"$TMP/err"
+ok $? "the tests' and .ci/run's EXTFLOW_REQUIRE_*, EXTFLOW_TEST_* are accepted ($(head -1 "$TMP/err"))"
 # products, massey and d2 check the same table before they touch DIR
 $EXTFLOW resolve --stem 8 --out "$TMP/s8" --quiet 2>/dev/null
 (cd "$TMP/s8" && find . -printf '%p %s %T@\n' | sort) > "$TMP/before"

@@ -71,6 +71,13 @@ static const env_var env_table[] = {
     COUNT("EXTFLOW_TEAM_MIN", 0, "a number of bytes, 0 or more"),
     { "EXTFLOW_MPI_OWNER", ENV_WORD, 0, 0, "pairs|rows|blocks", "pairs, rows or blocks" },
     { "EXTFLOW_MPI_BIND", ENV_WORD, 0, 0, "yes|no", "yes (the default) or no" },
+    /* read by the tests, .ci/run and the fault shim, never by extflow: allowed beside it */
+    { "EXTFLOW_REQUIRE_BROWSER", ENV_ANY, 0, 0, NULL, NULL },
+    { "EXTFLOW_REQUIRE_MPI", ENV_ANY, 0, 0, NULL, NULL },
+    { "EXTFLOW_REQUIRE_PATCHED_MPI", ENV_ANY, 0, 0, NULL, NULL },
+    { "EXTFLOW_PATCHED_MPI", ENV_ANY, 0, 0, NULL, NULL },
+    { "EXTFLOW_TEST_*", ENV_ANY, 0, 0, NULL, NULL },
+    { "EXTFLOW_FAULT_*", ENV_ANY, 0, 0, NULL, NULL },
     /* StarPU's, with extflow's own limits */
     { "STARPU_SCHED", ENV_SCHED, 0, 0, NULL, NULL },
     { "STARPU_NCPU", ENV_INT, 1, INT_MAX, NULL, "a number of CPU workers, 1 or more (every task can run on a CPU)" },
@@ -218,26 +225,83 @@ static int env_value_ok(const env_var *e, const char *v, char *allowed, size_t s
     return -1;
 }
 
+/* Whether name is one of env_table's names or patterns. */
+static int env_known(const char *name)
+{
+    for (size_t i = 0; i < sizeof env_table / sizeof *env_table; i++) {
+        const char *e = env_table[i].name;
+        if (strchr(e, '*') ? fnmatch(e, name, 0) == 0 : strcmp(e, name) == 0) return 1;
+    }
+    return 0;
+}
+
+/* The edit distance of a and b (insertions, deletions, substitutions; names are short). */
+static size_t env_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[256];
+    if (lb >= sizeof row / sizeof *row) return (size_t)-1;
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* An EXTFLOW_ name the table lacks (a typo, or a variable since removed) is a usage error: it
+ * would change nothing, silently. The nearest known name, within 3 edits, is suggested. */
+static int env_refuse_unknown(const char *name, const char *value)
+{
+    const char *best = NULL;
+    size_t bestd = 4;
+    for (size_t i = 0; i < sizeof env_table / sizeof *env_table; i++) {
+        const char *e = env_table[i].name;
+        size_t d = strncmp(e, "EXTFLOW_", 8) || strchr(e, '*') ? (size_t)-1 : env_distance(name, e);
+        if (d < bestd) bestd = d, best = e;
+    }
+    char hint[128] = "";
+    if (best) snprintf(hint, sizeof hint, " (did you mean %s?)", best);
+    return cli_usage_error("%s=%s: not a variable extflow reads%s", name, value, hint);
+}
+
 /* Every variable of env_table that is set, before anything is created or StarPU starts: a bad
- * value is a usage error (two lines, exit 2). Then StarPU's own messages (bus calibration,
+ * value is a usage error (two lines, exit 2), and so is an EXTFLOW_ name the table lacks. Then StarPU's own messages (bus calibration,
  * dmda's "not calibrated" warnings) are silenced unless --verbose asks for them or the user
  * set STARPU_SILENT. Returns 0, or 2 after a usage error. */
+/* An environ entry's name into name (size 256): its value, or NULL when it has none or the
+ * name is longer. */
+static const char *env_split(const char *entry, char *name)
+{
+    const char *eq = strchr(entry, '=');
+    if (!eq || eq - entry >= 256) return NULL;
+    memcpy(name, entry, (size_t)(eq - entry));
+    name[eq - entry] = 0;
+    return eq + 1;
+}
+
 int cli_check_env(int verbose)
 {
     extern char **environ;
-    char allowed[2048];
+    char allowed[2048], name[256];
     for (size_t i = 0; i < sizeof env_table / sizeof *env_table; i++) {
         const env_var *e = &env_table[i];
         for (char **ep = environ; ep && *ep; ep++) {
-            const char *eq = strchr(*ep, '=');
-            char name[256];
-            if (!eq || (size_t)(eq - *ep) >= sizeof name) continue;
-            memcpy(name, *ep, (size_t)(eq - *ep));
-            name[eq - *ep] = 0;
-            if (strchr(e->name, '*') ? fnmatch(e->name, name, 0) != 0 : strcmp(e->name, name) != 0) continue;
-            if (env_value_ok(e, eq + 1, allowed, sizeof allowed) != 0)
-                return cli_usage_error("%s=%s: %s%s", name, eq + 1, e->kind == ENV_SCHED ? "" : "expected ", allowed);
+            const char *v = env_split(*ep, name);
+            if (!v || (strchr(e->name, '*') ? fnmatch(e->name, name, 0) != 0 : strcmp(e->name, name) != 0)) continue;
+            if (env_value_ok(e, v, allowed, sizeof allowed) != 0)
+                return cli_usage_error("%s=%s: %s%s", name, v, e->kind == ENV_SCHED ? "" : "expected ", allowed);
         }
+    }
+    for (char **ep = environ; ep && *ep; ep++) {
+        const char *v = env_split(*ep, name);
+        if (v && !strncmp(name, "EXTFLOW_", 8) && !env_known(name)) return env_refuse_unknown(name, v);
     }
     if (verbose) setenv("STARPU_SILENT", "0", 1);
     else setenv("STARPU_SILENT", "1", 0);
