@@ -153,7 +153,7 @@ static int clear_outdir(const char *dir, char *err, size_t errlen)
  * outdir.h's rules, naming the smallest region containing both when two of one kind clash.
  * 0 to go on, 1 or 2. */
 static int check_manifest(const char *out, uint64_t module_id, const char *name, int alg, int force, FILE *note,
-                          run_region *want, deg_t shift, char *err, size_t errlen)
+                          unsigned keep, run_region *want, deg_t shift, char *err, size_t errlen)
 {
     char merr[4300], have_r[64], want_r[64];
     run_manifest m;
@@ -175,6 +175,13 @@ static int check_manifest(const char *out, uint64_t module_id, const char *name,
                  "to replace it, or another --out)", out, stage_algorithm_name(have_alg),
                  module == module_id ? name : hm == 0 && strcmp(m.module, name) ? m.module : "another module",
                  stage_algorithm_name(alg), name);
+        return 2;
+    }
+    if (keep && hm == 0 && region_contains(&m.complete, want)) {
+        /* matrices and kernels are kept by the steps a run computes: here none would run */
+        region_describe(have_r, sizeof have_r, &m.complete, shift);
+        snprintf(err, errlen, "--keep-stages: %s is complete over %s already, so no step runs and nothing would be "
+                 "kept (ask for a larger region, whose new bidegrees are kept, or use another --out)", out, have_r);
         return 2;
     }
     if (hm != 0 || region_contains(want, &m.complete)) return 0;
@@ -249,7 +256,7 @@ int outdir_prepare(outdir *d, const fd_module *fdm, const char *module_name, int
     if (lrc != 0) return lrc;
     resolution probe = { 0 };      /* the module id the stage files carry */
     res_set_module(&probe, (fd_module *)fdm, module_name);
-    int mrc = check_manifest(out, probe.module_id, module_name, alg, force, note, want, shift, err, errlen);
+    int mrc = check_manifest(out, probe.module_id, module_name, alg, force, note, keep, want, shift, err, errlen);
     if (mrc != 0) return mrc;
     stage_remove_temporaries(out);
     if (stage_mkdirs(out, 1u << STAGE_DIFFERENTIAL | keep, err, errlen) != STAGE_OK) return 1;

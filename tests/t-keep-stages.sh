@@ -4,7 +4,7 @@
 # each kind's aux is what schema/stage-files.md says; docs/algorithms.md §8's worked example,
 # run after README's command, prints what the page shows.
 . tests/lib.sh
-plan 11
+plan 13
 $EXTFLOW resolve --stem 10 --keep-stages matrix,kernel --out "$TMP/k" --quiet
 ok $? "resolve --stem 10 --keep-stages matrix,kernel"
 nm=$(ls "$TMP/k/stages/matrix" | wc -l); nk=$(ls "$TMP/k/stages/kernel" | wc -l)
@@ -69,4 +69,15 @@ ok $? "docs/algorithms.md §8, run after README's --keep-stages command: every c
 $EXTFLOW resolve --stem 10 --keep-stages matrix,bogus --out "$TMP/x" --quiet 2>/dev/null
 [ $? -eq 2 ] && [ ! -e "$TMP/x" ]
 ok $? "an unknown kind in --keep-stages is a usage error"
+# a directory already complete over the region asked: no step would run, nothing would be kept
+$EXTFLOW resolve --stem 10 --out "$TMP/done" --quiet
+(cd "$TMP/done" && find . | sort) > "$TMP/before"
+$EXTFLOW resolve --stem 8 --keep-stages matrix,kernel --out "$TMP/done" --quiet 2>"$TMP/err"
+rc=$?
+(cd "$TMP/done" && find . | sort) > "$TMP/after"
+[ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "complete over stem 10 .*nothing would be kept" "$TMP/err" &&
+    cmp -s "$TMP/before" "$TMP/after"
+ok $? "--keep-stages on a finished directory: refused, one line, no folder made ($(cut -c1-80 "$TMP/err"))"
+$EXTFLOW resolve --stem 12 --keep-stages matrix --out "$TMP/done" --quiet && [ -n "$(ls "$TMP/done/stages/matrix")" ]
+ok $? "extending it with --keep-stages keeps the new bidegrees' matrices"
 done_testing

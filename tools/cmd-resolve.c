@@ -44,7 +44,8 @@ static cli_option opts[NOPTS + 1] = {
     [FORCE] = { "force", NULL, "DIR holds another module's or algorithm's resolution: delete it (stage files, "
                 "tables, run.json) and start afresh", NULL, NULL },
     [KEEP] = { "keep-stages", "LIST", "also save each step's matrix and/or kernel (LIST: matrix,kernel) under "
-               "DIR/stages/matrix/ and DIR/stages/kernel/ (inspect, verify)", NULL, NULL },
+               "DIR/stages/matrix/ and DIR/stages/kernel/ (inspect, verify): those of the steps this run computes, "
+               "so refused where DIR is complete over the region already", NULL, NULL },
     [MEMORY] = { "memory", "SIZE", "memory the run keeps to (bytes, or with K, M, G, T); bidegrees start only while "
                  "their predicted matrices fit, one at a time if need be (default: 80% of the available memory or "
                  "cgroup limit; less than the region's tables and one bidegree is refused)", NULL, NULL },
