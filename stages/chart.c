@@ -301,6 +301,54 @@ static void json_layer(FILE *out, const char *key, const product_row *rows, long
     fprintf(out, "]");
 }
 
+/* DIR/ss/'s pages and differentials (extflow ss, schema/ss-csv.md) as the key "ss": the pages'
+ * rows [r, n, s, dim] (r 0 for E_inf), and [r, n, s, i, k] for each 1 (or coefficient) of a
+ * given or propagated differential: null when DIR has no ss/pages.csv. Lines that are no row
+ * are skipped (the files are extflow's own, written durably). */
+static void json_ss(FILE *out, const resolution *res)
+{
+    char path[4400], *line = NULL;
+    size_t cap = 0;
+    snprintf(path, sizeof path, "%s/ss/pages.csv", res->outdir);
+    FILE *f = fopen(path, "r");
+    fprintf(out, ",\n\"ss\":");
+    if (!f) {
+        fprintf(out, "null");
+        return;
+    }
+    fprintf(out, "{\"pages\":[");
+    long count = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        int r = 0, n, s, dim;
+        if (sscanf(line, "%d,%d,%d,%d", &r, &n, &s, &dim) == 4 ||
+            (r = 0, sscanf(line, "inf,%d,%d,%d", &n, &s, &dim) == 3))
+            fprintf(out, "%s[%d,%d,%d,%d]", count++ % 16 ? "," : count > 1 ? ",\n" : "", r, n, s, dim);
+    }
+    fclose(f);
+    fprintf(out, "],\n\"differentials\":[");
+    snprintf(path, sizeof path, "%s/ss/differentials.csv", res->outdir);
+    count = 0;
+    if ((f = fopen(path, "r"))) {
+        while (getline(&line, &cap, f) >= 0) {
+            int fact, r, n, s, tn, ts, used = 0;
+            char src[260], tgt[260], origin[16];
+            if (sscanf(line, "%d,%d,%d,%d,%259[0-9],%d,%d,%n", &fact, &r, &n, &s, src, &tn, &ts, &used) != 7 || !used)
+                continue;
+            tgt[0] = 0;
+            sscanf(line + used, "%259[0-9]", tgt);
+            const char *o = strchr(line + used, ',');
+            if (!o || sscanf(o + 1, "%15[a-z]", origin) != 1 || !strcmp(origin, "computed")) continue;
+            for (size_t i = 0; src[i]; i++)
+                for (size_t k = 0; src[i] != '0' && tgt[k]; k++)
+                    if (tgt[k] != '0')
+                        fprintf(out, "%s[%d,%d,%d,%zu,%zu]", count++ % 16 ? "," : count > 1 ? ",\n" : "", r, n, s, i, k);
+        }
+        fclose(f);
+    }
+    free(line);
+    fprintf(out, "]}");
+}
+
 /* The document up to its last key (ignored_rows); nd, nq, nq1 < 0: that file is absent. 0, or
  * -1 with errno. */
 static int write_document(FILE *out, const resolution *res, const product_row *prod, long np, const product_row *d2,
@@ -355,6 +403,7 @@ static int write_document(FILE *out, const resolution *res, const product_row *p
     json_layer(out, "d2", d2, nd);
     json_layer(out, "sq0", sq0, nq);
     json_layer(out, "sq1", sq1, nq1);
+    json_ss(out, res);
     return 0;
 }
 

@@ -49,8 +49,9 @@ static int step(exporter *x, sqlite3_stmt *st)
 /* A table read from a CSV file: the header line names the columns; types has a letter per
  * column: i an integer, w a name (1 to 63 of [A-Za-z0-9_.^+-], as products' --class takes),
  * b a string of 0 and 1 (maybe empty), r such strings separated by single spaces (maybe
- * empty); d and e the same with any digits (vectors mod an odd prime). i columns are INTEGER,
- * the others TEXT (so "01" stays "01"). */
+ * empty); d and e the same with any digits (vectors mod an odd prime); t a short text (1 to
+ * 200 printable characters, no comma). i columns are INTEGER, the others TEXT (so "01" stays
+ * "01"). */
 typedef struct csv_table {
     const char *table, *header, *types;
 } csv_table;
@@ -71,6 +72,11 @@ static const csv_table maps_table = { "maps", PRODUCT_COLUMNS };
 static const csv_table maps_table_p = { "maps", PRODUCT_COLUMNS_P };
 static const csv_table steenrod_table = { "steenrod", STEENROD_CSV_HEADER, "wiiiiii" };
 static const csv_table sq0_table = { "sq0", STEENROD_SQ0_CSV_HEADER, "iiii" };
+/* the spectral sequence's tables (extflow ss: schema/ss-csv.md); pages' r is a page or "inf" */
+static const csv_table ss_pages_table = { "ss_pages", "r,n,s,dim", "wiii" };
+static const csv_table ss_differentials_table = { "ss_differentials",
+                                                  "fact,r,n,s,source,target_n,target_s,target,origin,why", "iiiidiidwt" };
+static const csv_table ss_permanent_table = { "ss_permanent", "fact,n,s,class,origin,why", "iiidwt" };
 
 /* CREATE TABLE t(col TYPE NOT NULL, ...) from t's header and types. */
 static int create_table(exporter *x, const csv_table *t)
@@ -107,6 +113,12 @@ static int field_ok(char type, const char *f, size_t len, long long *v)
         for (size_t j = k; j < len; j++)
             if (f[j] < '0' || f[j] > '9') return 0;
         *v = strtoll(f, NULL, 10);
+        return 1;
+    }
+    if (type == 't') {
+        if (len == 0 || len > 200) return 0;
+        for (size_t j = 0; j < len; j++)
+            if ((unsigned char)f[j] < ' ') return 0;
         return 1;
     }
     if (type == 'w') {
@@ -340,7 +352,8 @@ static int fill(exporter *x)
     const csv_table *mod = odd ? &module_products_table_p : &module_products_table;
     const csv_table *maps = odd ? &maps_table_p : &maps_table;
     const csv_table *tables[] = { &h_products_table, prod, mod, odd ? &massey_table_p : &massey_table, &d2_table,
-                                  maps, &steenrod_table, &sq0_table };
+                                  maps, &steenrod_table, &sq0_table, &ss_pages_table, &ss_differentials_table,
+                                  &ss_permanent_table };
     char pragmas[128];
     snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = %d;", SQLEXPORT_APP_ID,
              SQLEXPORT_VERSION);
@@ -361,7 +374,9 @@ static int fill(exporter *x)
     sqlite3_finalize(c.st);
     if (rc != 0 || read_csv(x, prod, "products.csv") != 0 || read_csv(x, mod, "module-products.csv") != 0 ||
         read_massey(x) != 0 || read_csv(x, &d2_table, "d2.csv") != 0 || read_csv(x, maps, "maps.csv") != 0 ||
-        read_csv(x, &steenrod_table, "steenrod.csv") != 0 || read_csv(x, &sq0_table, "sq0.csv") != 0)
+        read_csv(x, &steenrod_table, "steenrod.csv") != 0 || read_csv(x, &sq0_table, "sq0.csv") != 0 ||
+        read_csv(x, &ss_pages_table, "ss/pages.csv") != 0 || read_csv(x, &ss_differentials_table, "ss/differentials.csv") != 0 ||
+        read_csv(x, &ss_permanent_table, "ss/permanent.csv") != 0)
         return -1;
     return exec(x, "COMMIT");
 }

@@ -13,6 +13,9 @@ DIR/chart.html.
     chart_browser.py differ A.PNG B.PNG [X0 Y0 X1 Y1]  the share of pixels (in that box) that differ
     chart_browser.py perf CHART.HTML    JSON: load time, dots, and the slowest frame of 20 pan steps
     chart_browser.py hover CHART.HTML N S I   the tooltip's text when hovering the class x_(N,S,I)
+    chart_browser.py pages CHART.HTML   JSON: for each entry of the page selector (E2, E3, ..., E∞,
+                                  chosen as a user does), the filled dots per bidegree "n,s";
+                                  and the console errors
     chart_browser.py shot CHART.HTML OUT.PNG [WIDTH HEIGHT [FIND]]
                                   a screenshot of the page as it opens, or after finding
                                   FIND (as the page's Find box does) and hovering over it
@@ -359,6 +362,22 @@ def main():
         return 0
     if len(sys.argv) >= 4 and sys.argv[1] == "check":
         return check(sys.argv[2], int(sys.argv[3]))
+    if len(sys.argv) == 3 and sys.argv[1] == "pages":
+        b = Browser()
+        try:
+            b.open(sys.argv[2])
+            b.wait_for("typeof window.extflowChart === 'object'")
+            out = {}
+            for v in b.eval("[...document.getElementById('page').options].map(o => o.value)") or []:
+                b.eval("(() => { const s = document.getElementById('page'); s.value = %s;"
+                       " s.dispatchEvent(new Event('change')); })()" % json.dumps(v))
+                b.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+                out[v] = {"live": b.eval("extflowChart.liveDots()"), "drawn": b.eval("extflowChart.stats().liveDrawn"),
+                          "layers": [L["name"] for L in b.eval("extflowChart.layers()") if L["on"]]}
+            print(json.dumps({"pages": out, "errors": b.errors()}))
+        finally:
+            b.close()
+        return 0
     if len(sys.argv) == 6 and sys.argv[1] == "hover":
         b = Browser()
         try:

@@ -565,6 +565,7 @@ static int run(const char **operands, int nops)
         }
     }
     if (!rc) rc = write_outputs(dir, &m);
+    if (!rc) rc = resolved_write_html(dir, &d.res);     /* its page selector and d_r arrows */
     if (!rc && !opts[QUIET].arg) {
         int given = 0, prop = 0, comp = 0, perm = 0, settled = 0, cells = 0;
         for (int id = 0; id < m.nfacts; id++) {
