@@ -151,6 +151,25 @@ int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *n
     return ferror(out) ? -1 : 0;
 }
 
+int products_write_filtration_one(FILE *out, const lift_set *set, const int *hmap, int nh)
+{
+    const resolution *tgt = set->tgt;
+    for (int n = 0; n <= tgt->max_n; n++)
+        for (int s = 0; s <= tgt->max_s; s++)
+            for (int j = 0; j < nh; j++) {
+                int m = hmap[j];
+                deg_t t = n + s;
+                if (m < 0 || !lift_map_in_region(set, m, s, t)) continue;
+                const lift_map *f = &set->maps[m];
+                uint32_t nz = res_ngens(set->src, f->s0 + s, t + f->t0);
+                if (!nz) continue;
+                char name[16];
+                snprintf(name, sizeof name, "h_%d", j);
+                for (uint32_t y = 0; y < res_ngens(tgt, s, t); y++) lift_hom_row(out, set, m, name, n, s, y, nz);
+            }
+    return ferror(out) ? -1 : 0;
+}
+
 int products_write_csv(FILE *out, const lift_set *set, const char *const *names, const char *kept, size_t keptlen)
 {
     fputs(set->prime == 2 ? PRODUCTS_CSV_HEADER "\n" : PRODUCTS_CSV_HEADER_P "\n", out);

@@ -66,6 +66,11 @@ int products_read_kept(const char *path, uint32_t prime, const char *const *name
                        size_t *keptlen, char *err, size_t errlen);
 /* sseq's lift_hom output (without its command line) for map m named name; 0 or -1. */
 int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *name);
+/* sseq's filtration_one output (without its command line): hmap[j] is the map of h_j (-1: none),
+ * j < nh; for every class x_(n,s,i) of the region, stem by stem, then s, j and i, the line
+ * "h_j x_(n, s, i) = [v]" with v the product's coordinates, wherever the product's bidegree
+ * lies in the region and is not zero. 0 or -1. */
+int products_write_filtration_one(FILE *out, const lift_set *set, const int *hmap, int nh);
 /* A map of modules for a lift set: φ and the two modules, F2's (modops_sphere_text) for S_2. */
 typedef struct products_module_map {
     module_map map;

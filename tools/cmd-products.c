@@ -7,6 +7,7 @@
 #include "runtime/rt_chain.h"
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
+#include "stages/report.h"
 #include "stages/stagefile.h"
 #include "tools/resolved.h"
 
@@ -66,7 +67,7 @@ static int add_map(const char *value)
     return 0;
 }
 
-enum { UNIT, MAP, TARGET, CLASS, SSEQ, CHART, MEMORY, TIME_LIMIT, QUIET, NOPTS };
+enum { UNIT, MAP, TARGET, CLASS, FILTRATION_ONE, SSEQ, CHART, MEMORY, TIME_LIMIT, QUIET, NOPTS };
 static cli_option opts[NOPTS + 1] = {
     [UNIT] = { "unit", "UNITDIR", "(a module's DIR only, required there) a resolution of F2 over DIR's algebra "
                "covering DIR's region: S_2 over A, ko over A(1), tmf2 over A(2); a unit over another algebra is "
@@ -79,7 +80,12 @@ static cli_option opts[NOPTS + 1] = {
     [CLASS] = { "class", "C", "NAME=n,s[,vector]: the class of Ext^{s,n+s} with these coordinates over the "
                 "generators there, as [1,0] or 10 (default [1]); or a bare h0..h7. NAME: letters, digits, _ . ^ + - "
                 "(at most 63); up to 64 classes", add_class, NULL },
-    [SSEQ] = { "sseq-formats", NULL, "also write DIR/lift_hom-NAME.txt per class: sseq's lift_hom output", NULL, NULL },
+    [FILTRATION_ONE] = { "filtration-one", NULL, "instead of classes: every class of Ext^1 in DIR's region (the h_j, "
+                         "and a0 at an odd prime), each lifted, so that products.csv holds every h_j product of every "
+                         "class (a class x_(n,1,i) that has no such name is called x_n_1_i); for a DIR that is its own "
+                         "unit (S_2, ko, tmf2, S_3, ...)", NULL, NULL },
+    [SSEQ] = { "sseq-formats", NULL, "also write DIR/lift_hom-NAME.txt per class: sseq's lift_hom output; with "
+               "--filtration-one at p = 2 also DIR/filtration_one.txt: sseq's filtration_one output", NULL, NULL },
     [CHART] = { "chart-products", "L", "the product lines DIR/chart.svg draws (rewritten, with chart.html): h0, h1, "
                 "h2 and classes of this run, comma-separated (default h0,h1,h2); chart.html has every layer, and "
                 "names a class c0, Ph1, ... where a lifted class's bidegree holds only it", NULL, NULL },
@@ -100,6 +106,21 @@ static int write_csv(FILE *f, void *ctx)
 {
     struct products_out *o = ctx;
     return products_write_csv(f, o->set, names, o->kept, o->keptlen);
+}
+/* --filtration-one --sseq-formats at p = 2: the map of each h_j among this run's classes. */
+static int write_filtration_one(FILE *f, void *ctx)
+{
+    struct products_out *o = ctx;
+    int hmap[32], nh = 0;
+    for (int k = 0; k < nclasses; k++) {
+        int j;
+        char end;
+        if (sscanf(classes[k].name, "h%d%c", &j, &end) == 1 && j >= 0 && j < 32) {
+            while (nh <= j) hmap[nh++] = -1;
+            hmap[j] = k;
+        }
+    }
+    return products_write_filtration_one(f, o->set, hmap, nh);
 }
 static int write_lift_hom(FILE *f, void *ctx)
 {
@@ -196,11 +217,43 @@ static void report(const lift_set *set, const resolution *res, const char *dir, 
             100.0 * (double)set->pairs_cuda / all);
 }
 
+/* --filtration-one: each generator of F_1 in the region (a basis of Ext^1) as a class, named as
+ * the bare classes are (h_j at t = 2^j, or q p^j at an odd prime; a0 at t = 1) where it is the
+ * only one of its degree, else x_n_1_i. 0, or 2 after a usage error. */
+static int filtration_one_classes(const resolution *res, const char *dir)
+{
+    int last = report_row_last_stem(res, 1);
+    uint32_t q = res->prime == 2 ? 1 : 2 * (res->prime - 1);
+    for (int n = 0; n <= last; n++) {
+        deg_t t = n + 1;
+        uint32_t dim = res_ngens(res, 1, t);
+        int j = -1;
+        for (uint64_t pj = 1, k = 0; q * pj <= (uint64_t)t; pj *= res->prime, k++)
+            if (q * pj == (uint64_t)t) j = (int)k;
+        for (uint32_t i = 0; i < dim; i++) {
+            if (nclasses == RESOLVED_MAX_CLASSES)
+                return cli_usage_error("products: --filtration-one: %s has more than %d classes in Ext^1", dir,
+                                       RESOLVED_MAX_CLASSES);
+            product_class *c = &classes[nclasses];
+            memset(c, 0, sizeof *c);
+            if (dim == 1 && res->prime != 2 && t == 1) snprintf(c->name, sizeof c->name, "a0");
+            else if (dim == 1 && j >= 0) snprintf(c->name, sizeof c->name, "h%d", j);
+            else snprintf(c->name, sizeof c->name, "x_%d_1_%u", n + (int)res->shift, i);
+            c->n = n, c->s = 1, c->len = dim, c->coords[i] = 1;
+            names[nclasses++] = c->name;
+        }
+    }
+    if (!nclasses) return cli_usage_error("products: --filtration-one: Ext^1 is zero in %s's region", dir);
+    return 0;
+}
+
 static int run(const char **operands, int n)
 {
     double began = clock_now();
     if (n != 1) return cli_usage_error("products: DIR expected");
-    if (!nvalues && !nmap) return cli_usage_error("products: give at least one --class (or --map)");
+    int filt = opts[FILTRATION_ONE].arg != NULL;
+    if (filt && (nvalues || nmap)) return cli_usage_error("products: --filtration-one lifts its own classes: no --%s with it", nmap ? "map" : "class");
+    if (!nvalues && !nmap && !filt) return cli_usage_error("products: give at least one --class (or --map, or --filtration-one)");
     if (nmap && nvalues) return cli_usage_error("products: --class and --map: one kind at a time");
     if (nmap && (opts[UNIT].arg || opts[CHART].arg))
         return cli_usage_error("products: --map takes --target, not %s", opts[UNIT].arg ? "--unit" : "--chart-products");
@@ -222,6 +275,8 @@ static int run(const char **operands, int n)
         prc = resolved_check_class("products", &classes[k], res, &d.man, dir);
     }
     if (!prc && have_unit && opts[CHART].arg) prc = cli_usage_error("products: --chart-products: not for a module's DIR");
+    if (!prc && filt) prc = have_unit ? cli_usage_error("products: --filtration-one: %s holds %s, not its own unit", dir, d.man.module)
+                                      : filtration_one_classes(res, dir);
     /* over a module the rows multiply M's classes by S_2's: not the chart's lines, another file;
      * a map's rows are its induced map */
     const char *table = nmap ? "maps.csv" : have_unit ? "module-products.csv" : "products.csv";
@@ -260,6 +315,10 @@ static int run(const char **operands, int n)
             out.m = k;
             if (opts[SSEQ].arg) rc = resolved_write(dir, name, write_lift_hom, &out);
             else outdir_remove(dir, name);
+        }
+        if (opts[FILTRATION_ONE].arg && res->prime == 2) {
+            if (opts[SSEQ].arg) rc = rc ? rc : resolved_write(dir, "filtration_one.txt", write_filtration_one, &out);
+            else outdir_remove(dir, "filtration_one.txt");
         }
         if (!rc) report(&set, res, dir, table, clock_now() - t0);
     }
