@@ -56,6 +56,25 @@ int runpolicy_limits(const char *memory, const char *time_limit, double began, c
     return 0;
 }
 
+/* The cgroup v2 limit (memory.max) into *limit: 1, or 0 where there is none. */
+static int cgroup_limit(unsigned long long *limit)
+{
+    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+    int have = f && fscanf(f, "%llu", limit) == 1;     /* "max" reads as none */
+    if (f) fclose(f);
+    return have;
+}
+
+uint64_t runpolicy_memory_total(void)
+{
+    uint64_t total = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    unsigned long long limit;
+    if (cgroup_limit(&limit) && limit < total) total = limit;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < total) total = rl.rlim_cur;
+    return total;
+}
+
 /* MemAvailable (else physical RAM), the room below a cgroup v2 limit and below `ulimit -v`. */
 uint64_t runpolicy_memory_available(void)
 {
@@ -72,14 +91,12 @@ uint64_t runpolicy_memory_available(void)
     if (f && fscanf(f, "%llu", &pages) != 1) pages = 0;
     if (f) fclose(f);
     unsigned long long limit, usage;
-    f = fopen("/sys/fs/cgroup/memory.max", "r");
-    if (f && fscanf(f, "%llu", &limit) == 1) {
+    if (cgroup_limit(&limit)) {
         FILE *g = fopen("/sys/fs/cgroup/memory.current", "r");
         if (g && fscanf(g, "%llu", &usage) == 1 && limit - (usage < limit ? usage : limit) < avail)
             avail = limit - (usage < limit ? usage : limit);
         if (g) fclose(g);
     }
-    if (f) fclose(f);
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
         uint64_t used = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
         uint64_t room = rl.rlim_cur > used ? rl.rlim_cur - used : 0;

@@ -30,6 +30,8 @@ int runpolicy_limits(const char *memory, const char *time_limit, double began, c
 
 /* Bytes this process may still take (above). */
 uint64_t runpolicy_memory_available(void);
+/* The most it could ever take: physical RAM, or less under a cgroup v2 limit or `ulimit -v`. */
+uint64_t runpolicy_memory_total(void);
 /* 0 when `need` bytes of fixed tables fit what is available, else 2 after one line (rank 0). */
 int runpolicy_refuse_if_too_big(uint64_t need, const char *what);
 

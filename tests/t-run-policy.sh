@@ -2,11 +2,12 @@
 # The run policy of products, massey, d2 and verify (the chain runner's, as resolve's): runs stopped by
 # --time-limit (exit 3, one line, no table written) and rerun until done, and runs killed at a
 # random moment and rerun, end with tables byte-identical to an uninterrupted run's; a small
-# --memory gives the same tables; a bad --memory or --time-limit is a usage error; on a terminal
+# --memory gives the same tables; a bad --memory or --time-limit, or a --memory larger than the
+# machine, is a usage error; on a terminal
 # the progress line names the steps.
 . tests/lib.sh
 STEM=${POLICY_TEST_STEM:-70}
-plan 19
+plan 22
 $EXTFLOW resolve --stem $STEM --out "$TMP/res" --quiet
 ok $? "resolve through stem $STEM"
 seed=${SEED:-$$}
@@ -85,12 +86,21 @@ ok $? "products --time-limit 0: usage error"
 $EXTFLOW d2 "$TMP/res" --memory lots 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "memory" "$TMP/err"
 ok $? "d2 --memory lots: usage error"
+# a budget larger than the machine (or its ulimit -v) gives this process is a mistake: refused
+$EXTFLOW resolve --stem 4 --memory 1000T --out "$TMP/huge" 2>"$TMP/err"
+is_usage_error $? "$TMP/err" && grep -q "more than this machine gives" "$TMP/err" && [ ! -e "$TMP/huge" ]
+ok $? "resolve --memory 1000T: a usage error, nothing created ($(head -1 "$TMP/err" | cut -c1-80))"
+(ulimit -v 1500000; $EXTFLOW products "$TMP/res" --class h0 --memory 3G 2>"$TMP/err")
+is_usage_error $? "$TMP/err" && grep -q "ulimit -v" "$TMP/err"
+ok $? "products --memory 3G under ulimit -v 1.5 GB: a usage error"
+(ulimit -v 1500000; $EXTFLOW resolve --stem 4 --memory 1G --out "$TMP/under" --quiet 2>"$TMP/err")
+ok $? "resolve --memory 1G under that limit runs"
 if command -v script >/dev/null 2>&1; then
     cp -r "$TMP/res" "$TMP/tty"
     script -qec "$EXTFLOW products $TMP/tty --class h0 --class h1" /dev/null >"$TMP/tty.out" 2>&1
     grep -q "lift steps" "$TMP/tty.out"
     ok $? "products on a terminal: a progress line over the lift steps"
 else
-    echo "ok 19 # skip no script(1)"
+    echo "ok 22 # skip no script(1)"
 fi
 done_testing

@@ -48,7 +48,9 @@ static cli_option opts[NOPTS + 1] = {
                "so refused where DIR is complete over the region already", NULL, NULL },
     [MEMORY] = { "memory", "SIZE", "memory the run keeps to (bytes, or with K, M, G, T); bidegrees start only while "
                  "their predicted matrices fit, one at a time if need be (default: 80% of the available memory or "
-                 "cgroup limit; less than the region's tables and one bidegree is refused)", NULL, NULL },
+                 "cgroup limit; less than the region's tables and one bidegree is refused, and so is more than the "
+                 "machine, its cgroup limit or ulimit -v gives; more than is available now is said in one line)",
+                 NULL, NULL },
     [TIME_LIMIT] = { "time-limit", "SEC", "SEC seconds after the start (the start-up counts, and stops there too) "
                      "start no more bidegrees: those running finish, the stage files are flushed, and the exit "
                      "status is 3 (rerun to resume)", NULL, NULL },

@@ -17,6 +17,15 @@ int resolved_limits(const cli_option *memory, const cli_option *time_limit, doub
     char err[300];
     if (runpolicy_limits(memory->arg, time_limit->arg, began, limits, err, sizeof err) != 0)
         return cli_usage_error("%s", err);
+    /* a budget the machine cannot give is a mistake (100G for 10G); one above what is free now
+     * may still be meant (memory that others will give back): said, not refused */
+    uint64_t want = limits->memory_budget, total = runpolicy_memory_total(), avail = runpolicy_memory_available();
+    if (want > total)
+        return cli_usage_error("--memory %s is more than this machine gives this process (%.1f GiB: its memory, "
+                               "cgroup limit or ulimit -v)", memory->arg, total / 1073741824.0);
+    if (want > avail && rt_mpi_rank() == 0)
+        fprintf(stderr, "extflow: --memory %s is more than the %.1f GiB available now: the run may run out of memory "
+                "before it reaches its budget\n", memory->arg, avail / 1073741824.0);
     return 0;
 }
 
