@@ -59,6 +59,17 @@ ifneq ($(MPI),0)
   endif
 endif
 
+# libmicrohttpd (extflow serve, tools/cmd-serve.c): built in when found (Debian's
+# libmicrohttpd-dev, which scripts/install-deps installs), never into a STARPU_PREFIX build (the
+# GPU machine's binary travels without it); without it `serve` says so and exits 1.
+ifeq ($(STARPU_PREFIX),)
+  HAVE_MHD := $(shell $(PKGCONF) --exists libmicrohttpd 2>/dev/null && echo yes)
+  ifeq ($(HAVE_MHD),yes)
+    PKGS  += libmicrohttpd
+    MHD_CFLAGS := -DEXTFLOW_SERVE
+  endif
+endif
+
 CC        ?= cc
 ARCH      := -march=x86-64-v3
 ifeq ($(NATIVE),1)
@@ -119,7 +130,7 @@ STARPU_HAS_CUDA := $(if $(STARPU_PREFIX),$(shell grep -qs 'define STARPU_USE_CUD
 PROG_CUDA := $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ) $(CUDA_LIBS))
 
 LIB_SRC   := $(wildcard algebra/*.c codelets/*.c runtime/*.c stages/*.c ss/*.c)
-LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/chart_html.o
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/chart_html.o $(B)/gen/editor_js.o
 LIB       := $(B)/libextflow.a
 # The command line: tools/extflow.c (main) and one file per command (tools/cmd-*.c) with the
 # option parser and help (tools/cli.c, help.c), the environment check (env.c) and what
@@ -170,12 +181,19 @@ $(DEP_FILES):
 -include $(DEP_FILES)
 # --module NAME also looks in this tree's modules/ (for the binaries of build-san/, bin-starpu/)
 $(B)/tools/modulearg.o: CFLAGS += -DEXTFLOW_MODULES_DIR='"$(CURDIR)/modules"'
+$(B)/tools/cmd-serve.o: CFLAGS += $(MHD_CFLAGS)
 
 # The chart page (stages/chart.html) compiled in as one string: stages/chart.h.
 $(B)/gen/chart_html.c: stages/chart.html scripts/embed-text
 	@mkdir -p $(dir $@)
 	scripts/embed-text chart_html_template < $< > $@.tmp && mv $@.tmp $@
 $(B)/gen/chart_html.o: $(B)/gen/chart_html.c
+	$(CC) $(CFLAGS) -c $< -o $@
+# The editor's script (ss/editor.js), which extflow serve adds to the chart page.
+$(B)/gen/editor_js.c: ss/editor.js scripts/embed-text
+	@mkdir -p $(dir $@)
+	scripts/embed-text ss_editor_js < $< > $@.tmp && mv $@.tmp $@
+$(B)/gen/editor_js.o: $(B)/gen/editor_js.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)

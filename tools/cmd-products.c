@@ -247,7 +247,7 @@ static int filtration_one_classes(const resolution *res, const char *dir)
     return 0;
 }
 
-static int run(const char **operands, int n)
+static int run_products(const char **operands, int n)
 {
     double began = clock_now();
     if (n != 1) return cli_usage_error("products: DIR expected");
@@ -326,6 +326,15 @@ static int run(const char **operands, int n)
     free(kept);
     resolved_close_maps(pmaps, nmap);
     resolved_close_both(&d, &u, have_unit);
+    return rc;
+}
+
+/* The run, then the classes and maps of its options forgotten: a process may run products
+ * again (extflow serve lifts each new product type so). */
+static int run(const char **operands, int n)
+{
+    int rc = run_products(operands, n);
+    nvalues = nclasses = nmap = 0;
     return rc;
 }
 

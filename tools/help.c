@@ -13,7 +13,7 @@ static const char *const head =
 
 const cli_command *const cli_commands[] = { &cmd_resolve, &cmd_algebra, &cmd_inspect, &cmd_verify, &cmd_export,
                                            &cmd_products, &cmd_ext, &cmd_massey, &cmd_d2, &cmd_steenrod, &cmd_sq0,
-                                           &cmd_pack, &cmd_ss, NULL };
+                                           &cmd_pack, &cmd_ss, &cmd_serve, NULL };
 
 static const char *const tail =
     "  help       this text (as does --help after any command)\n"

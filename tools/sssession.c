@@ -536,20 +536,27 @@ static int push_action(ss_session *S, const ss_action *a)
     return 0;
 }
 
-/* DIR given back, the types lifted, DIR taken again and the model rebuilt. */
-static int relift(ss_session *S, char *err, size_t errlen)
+/* DIR given back, the types lifted, DIR taken again and the model rebuilt. When the lift
+ * fails, the types past keep are dropped and the model rebuilt without them (the lift's exit
+ * status returned); when DIR cannot be taken again the session is closed (S->dir NULL). */
+static int relift(ss_session *S, int keep, char *err, size_t errlen)
 {
     resolved_close(&S->d);
     int rc = lift_types(S);
     if (rc) {
         snprintf(err, errlen, "lifting the product types failed (exit %d; its line is above)", rc);
-        return rc;
+        S->ntypes = keep;
     }
-    if ((rc = resolved_open("ss", S->dir, &S->d, 1)) != 0) {
-        snprintf(err, errlen, "cannot open %s again after lifting (exit %d)", S->dir, rc);
-        return rc;
+    int orc = resolved_open("ss", S->dir, &S->d, 1);
+    if (orc) {
+        snprintf(err, errlen, "cannot open %s again after lifting (exit %d)", S->dir, orc);
+        if (S->have_model) ss_clear(&S->m);
+        S->have_model = 0;
+        S->dir = NULL;
+        return orc;
     }
-    return build_model(S, err, errlen);
+    int brc = build_model(S, rc ? err + strlen(err) : err, rc ? 0 : errlen);
+    return rc ? rc : brc;
 }
 
 int ss_session_open(ss_session *S, const char *dir, const ss_action *actions, int n, const ss_session_opts *o,
@@ -572,7 +579,7 @@ int ss_session_open(ss_session *S, const char *dir, const ss_action *actions, in
         rc = action_types(S, &actions[i], err, errlen);
         if (!rc && push_action(S, &actions[i])) rc = usage(err, errlen, "out of memory") - 1;
     }
-    if (!rc) rc = S->ntypes ? relift(S, err, errlen) : build_model(S, err, errlen);
+    if (!rc) rc = S->ntypes ? relift(S, 0, err, errlen) : build_model(S, err, errlen);
     if (!rc) rc = replay_all(S, err, errlen);
     if (rc) ss_session_close(S);
     return rc;
@@ -586,10 +593,10 @@ int ss_session_add(ss_session *S, const ss_action *a, char *err, size_t errlen)
         return rc;
     }
     if (push_action(S, a)) return usage(err, errlen, "out of memory") - 1;
-    if (S->ntypes > S->lifted && (rc = relift(S, err, errlen)) != 0) {
+    if (S->ntypes > S->lifted && (rc = relift(S, ntypes, err, errlen)) != 0) {
         S->nactions--;
-        S->ntypes = ntypes;
-        return rc;
+        if (S->dir) replay(S, S->nactions - 1, err + strlen(err), 0);
+        return S->dir ? rc : CLI_FAILED;
     }
     rc = replay(S, S->nactions - 1, err, errlen);
     if (rc == 0) return 0;
