@@ -285,25 +285,29 @@ carry-mpi:
 clean:
 	rm -rf build build-san bin build-starpu build-san-starpu bin-starpu build-starpu-mpi build-san-starpu-mpi bin-starpu-mpi
 
-# Fuzzing (libFuzzer, clang): the stage-file decoder, the text-matrix parser and the module-file
-# loader (seeds: modules/), each for FUZZ_SECONDS/3. Crashers land in tests/fuzz/crashers/ (commit them: t-fuzz-regress replays
+# Fuzzing (libFuzzer, clang): the stage-file decoder, the text-matrix parser, the module-file
+# loader (seeds: modules/) and the calculator's expressions, each for FUZZ_SECONDS/4. Crashers land in tests/fuzz/crashers/ (commit them: t-fuzz-regress replays
 # them in `make test`). Corpora grow under build/fuzz/ (not committed).
 FUZZ_SECONDS ?= 60
 FUZZ_SRC  := stages/stagefile.c stages/durable.c algebra/f2mat.c algebra/f2mat_m4rm.c algebra/team.c algebra/memacct.c
 FUZZ_MOD_SRC := algebra/fdmodule.c algebra/fdmodule_p.c algebra/fpmodule.c algebra/modops.c algebra/milnor.c algebra/milnor_p.c algebra/fpmat.c algebra/f2mat.c algebra/f2mat_m4rm.c algebra/team.c algebra/memacct.c
+FUZZ_EXPR_SRC := algebra/stexpr.c algebra/admissible.c algebra/milnor.c algebra/milnor_p.c algebra/fpmat.c algebra/f2mat.c algebra/f2mat_m4rm.c algebra/team.c algebra/memacct.c
 FUZZ_CC   := clang -std=c11 -D_GNU_SOURCE -O1 -g -march=x86-64-v3 -I. $(PKG_CFLAGS) \
              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 .PHONY: fuzz
 fuzz:
 	@command -v clang >/dev/null && test -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a || \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev >/dev/null)
-	@mkdir -p build/fuzz/corpus-stage build/fuzz/corpus-text build/fuzz/corpus-module tests/fuzz/crashers
+	@mkdir -p build/fuzz/corpus-stage build/fuzz/corpus-text build/fuzz/corpus-module build/fuzz/corpus-stexpr tests/fuzz/crashers
 	$(FUZZ_CC) tests/fuzz/fuzz_stage_decode.c $(FUZZ_SRC) -o build/fuzz/fuzz_stage_decode $(PKG_LIBS) -lm
 	$(FUZZ_CC) tests/fuzz/fuzz_matrix_text.c $(FUZZ_SRC) -o build/fuzz/fuzz_matrix_text $(PKG_LIBS) -lm
 	$(FUZZ_CC) tests/fuzz/fuzz_module.c $(FUZZ_MOD_SRC) -o build/fuzz/fuzz_module $(PKG_LIBS) -lm
-	build/fuzz/fuzz_stage_decode -max_total_time=$$(($(FUZZ_SECONDS) / 3)) -artifact_prefix=tests/fuzz/crashers/stage- \
+	$(FUZZ_CC) tests/fuzz/fuzz_stexpr.c $(FUZZ_EXPR_SRC) -o build/fuzz/fuzz_stexpr $(PKG_LIBS) -lm
+	build/fuzz/fuzz_stage_decode -max_total_time=$$(($(FUZZ_SECONDS) / 4)) -artifact_prefix=tests/fuzz/crashers/stage- \
 	    -print_final_stats=1 build/fuzz/corpus-stage tests/fuzz/seeds-stage
-	build/fuzz/fuzz_matrix_text -max_total_time=$$(($(FUZZ_SECONDS) / 3)) -artifact_prefix=tests/fuzz/crashers/text- \
+	build/fuzz/fuzz_matrix_text -max_total_time=$$(($(FUZZ_SECONDS) / 4)) -artifact_prefix=tests/fuzz/crashers/text- \
 	    -print_final_stats=1 build/fuzz/corpus-text tests/fuzz/seeds-text
-	build/fuzz/fuzz_module -max_total_time=$$(($(FUZZ_SECONDS) / 3)) -artifact_prefix=tests/fuzz/crashers/module- \
+	build/fuzz/fuzz_module -max_total_time=$$(($(FUZZ_SECONDS) / 4)) -artifact_prefix=tests/fuzz/crashers/module- \
 	    -print_final_stats=1 build/fuzz/corpus-module modules
+	build/fuzz/fuzz_stexpr -max_total_time=$$(($(FUZZ_SECONDS) / 4)) -artifact_prefix=tests/fuzz/crashers/stexpr- \
+	    -print_final_stats=1 build/fuzz/corpus-stexpr tests/fuzz/seeds-stexpr

@@ -1,12 +1,15 @@
 /* t-fuzz-regress.c — replays the fuzzers' inputs that once crashed (tests/fuzz/crashers/) and
- * the seed corpora through the stage-file decoder, the text-matrix parser and the module
- * loader: each must end in a status code, an accepted stage file must survive a re-encode
- * round trip, and every shipped module (modules/) must load. */
+ * the seed corpora through the stage-file decoder, the text-matrix parser, the module loader
+ * and the calculator's expressions (first byte the prime, as tests/fuzz/fuzz_stexpr.c): each
+ * must end in a status code, an accepted stage file must survive a re-encode round trip, an
+ * expression must be refused at a position inside it or evaluate, and every shipped module
+ * (modules/) must load. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "algebra/fdmodule.h"
+#include "algebra/stexpr.h"
 #include "stages/stagefile.h"
 #include "tests/tap.h"
 
@@ -41,6 +44,32 @@ static int module_loads(const unsigned char *buf, size_t len, char *err, size_t 
     int rc = fdm_truncate(&fm, fm.min_deg + 12, err, es) == 0;
     fdm_clear(&fm);
     return rc;
+}
+
+/* buf as fuzz_stexpr reads it: refused at a position inside the text, or evaluated (degrees
+ * below 40). 1 when so. */
+static int expr_ok(const unsigned char *buf, size_t len)
+{
+    static const uint32_t primes[3] = { 2, 3, 5 };
+    static adm_alg algs[3];
+    static int built[3];
+    if (len == 0) return 1;
+    int w = buf[0] % 3;
+    char *text = calloc(len, 1);
+    if (!text) return 0;
+    memcpy(text, buf + 1, len - 1);
+    stexpr_error err;
+    stexpr_val v;
+    deg_t top;
+    int rc = stexpr_check(text, primes[w], 40, &top, &err), good = 0;
+    if (rc == STEXPR_BAD) good = err.pos <= strlen(text);
+    else if (rc == 0 && (built[w] || adm_alg_init(&algs[w], primes[w], 40) == 0)) {
+        built[w] = 1;
+        good = stexpr_eval(text, &algs[w], &v, &err) == 0;
+        if (good) stexpr_val_clear(&v);
+    }
+    free(text);
+    return good;
 }
 
 static void replay(const char *dir)
@@ -81,6 +110,7 @@ static void replay(const char *dir)
         ok(trc >= STAGE_OK && trc <= STAGE_EINVAL, "text parser on %s: status %d", path, trc);
         int loaded = module_loads(buf, len, err, sizeof err);
         ok(loaded || err[0], "module loader on %s: %s", path, loaded ? "loaded" : err);
+        ok(expr_ok(buf, len), "expression parser on %s", path);
         free(buf);
     }
     closedir(d);
@@ -92,6 +122,7 @@ int main(void)
     replay("tests/fuzz/crashers");
     replay("tests/fuzz/seeds-stage");
     replay("tests/fuzz/seeds-text");
+    replay("tests/fuzz/seeds-stexpr");
     DIR *d = opendir("modules");
     char path[1024], err[600];
     for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
