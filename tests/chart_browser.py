@@ -13,6 +13,10 @@ DIR/chart.html.
     chart_browser.py differ A.PNG B.PNG [X0 Y0 X1 Y1]  the share of pixels (in that box) that differ
     chart_browser.py perf CHART.HTML    JSON: load time, dots, and the slowest frame of 20 pan steps
     chart_browser.py hover CHART.HTML N S I   the tooltip's text when hovering the class x_(N,S,I)
+    chart_browser.py edit URL           extflow serve's editor at URL driven through sseq's editor
+                                  scenario on S_2 (tests/t-serve-browser.sh): keys and clicks
+                                  as a user gives them; JSON: the history's length after each
+                                  step, the console errors, and the pages shown at the end
     chart_browser.py pages CHART.HTML   JSON: for each entry of the page selector (E2, E3, ..., E∞,
                                   chosen as a user does), the filled dots per bidegree "n,s";
                                   and the console errors
@@ -346,6 +350,80 @@ def perf(html):
         b.close()
 
 
+def editor_scenario(url):
+    """sseq's editor scenario through extflow serve's page: d on four classes (one of a group of
+    two, by its vector), two permanent classes, four product types, two product differentials,
+    undo and redo; returns the steps' history lengths, the errors and the pages shown."""
+    b = Browser()
+    steps, errors = [], []
+    try:
+        def load(u):
+            b.call("Page.navigate", {"url": u})
+            b.wait_for("typeof window.extflowChart === 'object' && document.getElementById('ssbar') !== null")
+
+        def actions():
+            return b.eval("fetch('/state' + location.search).then(r => r.json()).then(j => j.actions)")
+
+        def act(do, answers=()):
+            """do() with prompt and confirm answered; waits for the page the answer reloads."""
+            before = actions()
+            b.eval("window.prompt = (m, d) => { const a = %s; return a.length ? a.shift() : d; };"
+                   "window.__answers = %s; window.confirm = () => true; window.__old = 1;"
+                   % ("window.__answers", json.dumps(list(answers))))
+            do()
+            deadline = time.monotonic() + TIMEOUT
+            while time.monotonic() < deadline:
+                try:
+                    if b.eval("window.__old === undefined && typeof window.extflowChart === 'object' &&"
+                              " document.readyState === 'complete'"):
+                        break
+                except RuntimeError:
+                    pass            # the page is being replaced
+                msg = b.eval("(document.getElementById('ss-msg') || {}).style && "
+                             "document.getElementById('ss-msg').style.color === 'rgb(170, 51, 51)' ? "
+                             "document.getElementById('ss-msg').textContent : ''")
+                if msg:
+                    errors.append(msg)
+                    break
+                time.sleep(0.05)
+            steps.append([before, actions()])
+
+        def click(n, s, i):
+            p = b.eval("extflowChart.classPosition(%d, %d, %d)" % (n, s, i))
+            b.click(p["x"], p["y"])
+
+        def key(k):
+            b.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": k, "text": k,
+                                              "modifiers": 8 if k.isupper() else 0})
+            b.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": k, "modifiers": 8 if k.isupper() else 0})
+
+        def diff(src, tgt, k="d", answers=()):
+            act(lambda: (click(*src), key(k), click(*tgt)), answers)
+
+        load(url)
+        diff((15, 1, 0), (14, 3, 0))
+        diff((15, 2, 0), (14, 5, 0))
+        diff((17, 4, 0), (16, 6, 0))
+        diff((18, 4, 1), (17, 6, 0))                  # the class [0, 1]: its vector as offered
+        for c in ((0, 0, 0), (8, 3, 0)):
+            act(lambda c=c: (click(*c), key("p")))
+        for c, name in (((8, 3, 0), "c_0"), ((9, 5, 0), "Ph_1"), ((14, 4, 0), "d_0"), ((20, 4, 0), "g")):
+            act(lambda c=c: (click(*c), key("m")), [name])
+        diff((17, 4, 0), (16, 6, 0), "D", ["e_0", "h_1^2 d_0"])
+        diff((18, 4, 1), (17, 6, 0), "D", ["0 1", "1", "f_0", "h_0^2 e_0"])
+        act(lambda: b.eval("document.getElementById('ss-undo').click()"))
+        act(lambda: b.eval("document.getElementById('ss-redo').click()"))
+        load(url)                                      # a reload shows what the server keeps
+        pages = {}
+        for v in b.eval("[...document.getElementById('page').options].map(o => o.value)") or []:
+            b.eval("(() => { const s = document.getElementById('page'); s.value = %s;"
+                   " s.dispatchEvent(new Event('change')); })()" % json.dumps(v))
+            pages[v] = b.eval("extflowChart.liveDots()")
+        return {"steps": steps, "errors": errors + b.errors(), "pages": pages}
+    finally:
+        b.close()
+
+
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "synth":
         synth(sys.argv[2], sys.argv[3], int(sys.argv[4]))
@@ -362,6 +440,9 @@ def main():
         return 0
     if len(sys.argv) >= 4 and sys.argv[1] == "check":
         return check(sys.argv[2], int(sys.argv[3]))
+    if len(sys.argv) == 3 and sys.argv[1] == "edit":
+        print(json.dumps(editor_scenario(sys.argv[2])))
+        return 0
     if len(sys.argv) == 3 and sys.argv[1] == "pages":
         b = Browser()
         try:

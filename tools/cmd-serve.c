@@ -93,8 +93,8 @@ static enum MHD_Result page(server *sv, struct MHD_Connection *c)
         free(buf);
         return reply_json(c, 500, "error", "cannot render the chart");
     }
-    char *end = strstr(buf, "</body>");
-    size_t head = end ? (size_t)(end - buf) : len;
+    char *end = strstr(buf, "</body>"), *icon = strstr(buf, "<head>");
+    size_t head = end ? (size_t)(end - buf) : len, at = icon ? (size_t)(icon - buf) + 6 : 0;
     char *out = NULL;
     size_t olen = 0;
     FILE *o = open_memstream(&out, &olen);
@@ -102,7 +102,9 @@ static enum MHD_Result page(server *sv, struct MHD_Connection *c)
         free(buf);
         return MHD_NO;
     }
-    fwrite(buf, 1, head, o);
+    fwrite(buf, 1, at, o);         /* no icon to ask for (a request without the token) */
+    fputs("\n<link rel=\"icon\" href=\"data:,\">", o);
+    fwrite(buf + at, 1, head - at, o);
     fprintf(o, "<script>\n%s</script>\n", ss_editor_js);
     fputs(buf + head, o);
     fclose(o);
