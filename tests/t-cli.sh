@@ -3,7 +3,7 @@
 # directory, one clear
 # line on stderr, the algebra table, and one writer per output directory.
 . tests/lib.sh
-plan 38
+plan 40
 $EXTFLOW --help | grep -q "usage: extflow"
 ok $? "--help prints usage and exits 0"
 for cmd in resolve algebra inspect verify export pack help; do
@@ -32,8 +32,23 @@ usage_err "a stray operand" verify "$TMP/x" "$TMP/y"
 usage_err "a value given to --force" resolve --force=yes --out "$TMP/x"
 usage_err "--keep-stages given twice" resolve --keep-stages matrix --keep-stages=kernel --out "$TMP/x"
 $EXTFLOW resolve --help > "$TMP/rhelp" && grep -q -- "--force " "$TMP/rhelp" && grep -q -- "--keep-stages LIST" "$TMP/rhelp" &&
-    grep -q -- "--verbose " "$TMP/rhelp" && grep -q "^  EXTFLOW_STATS " "$TMP/rhelp"
-ok $? "resolve --help names --force, --keep-stages, --verbose and EXTFLOW_STATS"
+    grep -q -- "--verbose " "$TMP/rhelp" && $EXTFLOW help | grep -q "^  EXTFLOW_STATS "
+ok $? "resolve --help names --force, --keep-stages and --verbose; extflow help EXTFLOW_STATS"
+# per command: CMD --help and help CMD print that command's part alone (every command, from
+# the list, so that a new one gets it), the same text, under 80 columns
+bad=
+for file in tools/cmd-*.c; do
+    cmd=${file#tools/cmd-}; cmd=${cmd%.c}
+    grep -q "^const cli_command cmd_" "$file" || continue
+    $EXTFLOW $cmd --help > "$TMP/h1" 2>&1 && $EXTFLOW help $cmd > "$TMP/h2" 2>&1 && cmp -s "$TMP/h1" "$TMP/h2" &&
+        grep -q "^  $cmd " "$TMP/h1" && [ "$(grep -c '^  [a-z][a-z0-9]* \{2,\}' "$TMP/h1")" -eq 1 ] &&
+        [ "$(wc -l < "$TMP/h1")" -lt "$($EXTFLOW help | wc -l)" ] &&
+        awk '{ n = 0; for (i = 1; i <= length($0); i++) { c = substr($0, i, 1); if (c < "\200" || c > "\277") n++ } if (n > 80) bad = 1 } END { exit bad }' "$TMP/h1" ||
+        bad="$bad $cmd"
+done
+[ -z "$bad" ]
+ok $? "CMD --help = help CMD: that command alone, at most 80 columns${bad:+ (not:$bad)}"
+usage_err "help of an unknown command" help frobnicate
 # options come from one table per command (tools/cli.h), read by getopt_long, whose prefixes
 # (--st for --stem) are refused as before; the same table writes the help
 usage_err "an abbreviated option" resolve --st 4 --out "$TMP/x"

@@ -79,7 +79,7 @@ int cli_parse(const cli_command *c, int argc, char **argv, const char **operands
             continue;
         }
         if (ch == 'h' && (!strcmp(argv[optind - 1], "-h") || !strcmp(argv[optind - 1], "--help"))) {
-            cli_print_help(stdout);
+            cli_print_command_help(stdout, c);
             rc = 0;
             continue;
         }

@@ -5,8 +5,8 @@
  *
  * Parsing: `--opt VALUE` and `--opt=VALUE` alike; each option at most once unless it has an
  * `each` callback (it may repeat: --class); names must be given in full (getopt_long's
- * abbreviations are refused, as unknown options); `--help` or `-h` prints the whole help
- * (exit 0); `--` ends the options. Operands and options may come in any order. Every error is
+ * abbreviations are refused, as unknown options); `--help` or `-h` prints the command's own
+ * help (cli_print_command_help, exit 0); `--` ends the options. Operands and options may come in any order. Every error is
  * a usage error (cli_usage_error: two lines, exit 2), reported in the order of argv.
  *
  * Help layout (80 columns): "  NAME       DESCRIPTION" with the description wrapped at column
@@ -72,6 +72,9 @@ int cli_parse(const cli_command *c, int argc, char **argv, const char **operands
 void cli_print_help(FILE *out);
 /* One command's part of it. */
 void cli_help(FILE *out, const cli_command *c);
+/* `extflow CMD --help` and `extflow help CMD`: a usage line, that part, and a pointer to the
+ * whole help (tools/help.c). */
+void cli_print_command_help(FILE *out, const cli_command *c);
 /* text wrapped at 80 columns: the first line after `first` (already printed, `col` columns
  * wide), the next ones indented by `indent`. */
 void cli_wrap(FILE *out, int col, int indent, const char *text);

@@ -65,6 +65,14 @@ int main(int argc, char **argv)
     if (argc < 2) return cli_usage_error("a command is required");
     const char *name = argv[1];
     if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+        const char *topic = argc > 2 && strcmp(argv[2], "--help") && strcmp(argv[2], "-h") ? argv[2] : NULL;
+        if (argc > 3) return cli_usage_error("help: one command at most");
+        for (const cli_command *const *k = cli_commands; topic && *k; k++)
+            if (!strcmp(topic, (*k)->name)) {
+                cli_print_command_help(stdout, *k);
+                return 0;
+            }
+        if (topic) return cli_usage_error("help: unknown command '%s'", topic);
         cli_print_help(stdout);
         return 0;
     }
