@@ -247,7 +247,7 @@ run: deps
 	@$(MAKE) --no-print-directory run-only
 run-only: bin/extflow
 	./bin/extflow resolve --module S_2 --stem $(STEM) --out out/S_2
-	@cat out/S_2/chart.txt
+	@bin/extflow export out/S_2 --text
 	@echo "table: out/S_2/ext.csv   chart: out/S_2/chart.svg, out/S_2/chart.html (open in a browser)"
 
 JOBS ?= 2

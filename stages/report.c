@@ -23,9 +23,12 @@ int report_ext_csv(FILE *out, const resolution *res)
 }
 
 /* sseq's graded_dimension_string: one symbol and a space per stem, top row first. */
+/* A bidegree's mark in the text charts, by dim Ext (sseq's symbols). */
+static const char *const chart_sym[] = { " ", "·", ":", "∴", "⁘", "⁙", "⠿", "⡿", "⣿", "9" };
+static const char *mark(uint32_t d) { return d < 10 ? chart_sym[d] : "*"; }
+
 int report_chart_txt(FILE *out, const resolution *res)
 {
-    static const char *sym[] = { " ", "·", ":", "∴", "⁘", "⁙", "⠿", "⡿", "⣿", "9" };
     int started = 0;
     for (int s = res->max_s; s >= 0; s--) {
         int last = report_row_last_stem(res, s), any = 0;
@@ -33,12 +36,51 @@ int report_chart_txt(FILE *out, const resolution *res)
         if (!any && !started) continue;
         started = 1;
         for (int n = 0; n <= last; n++) {
-            uint32_t d = res_ngens(res, s, n + s);
-            fprintf(out, "%s ", d < 10 ? sym[d] : "*");
+            fprintf(out, "%s ", mark(res_ngens(res, s, n + s)));
         }
         fputc('\n', out);
     }
     fputc('\n', out);
+    return ferror(out) ? -1 : 0;
+}
+
+#define PANEL_STEMS 35      /* 2 columns a stem after the 5 of the s labels: 75 columns */
+
+int report_chart_panels(FILE *out, const resolution *res)
+{
+    int maxn = report_max_stem(res), shift = (int)res->shift;
+    fprintf(out, "Ext of %.40s (stem n = t - s across, s up), a mark per bidegree by dim Ext^{s,t}:\n",
+            res->module_name);
+    for (uint32_t d = 1; d < 10; d++) fprintf(out, "%s%s=%u", d > 1 ? ", " : "", mark(d), d);
+    fprintf(out, ", *=10 or more\nchart.html draws the same with its products (open it in a browser).\n");
+    for (int n0 = 0; n0 <= maxn; n0 += PANEL_STEMS) {
+        int n1 = n0 + PANEL_STEMS - 1 < maxn ? n0 + PANEL_STEMS - 1 : maxn, top = -1;
+        for (int s = 0; s <= res->max_s; s++)
+            for (int n = n0; n <= n1 && n <= report_row_last_stem(res, s); n++)
+                if (res_ngens(res, s, n + s)) top = s;
+        fprintf(out, "\n");
+        for (int s = top; s >= 0; s--) {
+            int last = report_row_last_stem(res, s) < n1 ? report_row_last_stem(res, s) : n1;
+            while (last >= n0 && !res_ngens(res, s, last + s)) last--;     /* no trailing blanks */
+            fprintf(out, "%3d |", s);
+            for (int n = n0; n <= last; n++) fprintf(out, "%s%s", n > n0 ? " " : "", mark(res_ngens(res, s, n + s)));
+            fputc('\n', out);
+        }
+        fprintf(out, "  s -");
+        for (int n = n0; n <= n1; n++) fprintf(out, "%s", (n + shift) % 5 ? "--" : "+-");
+        fprintf(out, "\n     ");
+        /* the stem of each tick, under it (labels may not overlap: one every 5 stems fits) */
+        int col = 0;
+        for (int n = n0; n <= n1; n++) {
+            if ((n + shift) % 5) continue;
+            char label[16];
+            int at = 2 * (n - n0), len = snprintf(label, sizeof label, "%d", n + shift);
+            if (at < col) continue;
+            fprintf(out, "%*s%s", at - col, "", label);
+            col = at + len;
+        }
+        fprintf(out, "  n\n");
+    }
     return ferror(out) ? -1 : 0;
 }
 

@@ -13,6 +13,9 @@
 
 int report_ext_csv(FILE *out, const resolution *res);
 int report_chart_txt(FILE *out, const resolution *res);
+/* The same chart for a reader (export --text): a legend, then panels of 35 stems, each with
+ * its s labels and a stem axis, at most 80 columns whatever the region. */
+int report_chart_panels(FILE *out, const resolution *res);
 int report_differentials(FILE *out, const resolution *res);
 int report_num_gens(FILE *out, const resolution *res);
 int report_resolution_size(FILE *out, const resolution *res);

@@ -5,7 +5,7 @@
 # names the lifted classes in chart.html; extflow steenrod gives chart.html its Sq^1 layer
 # (steenrod.csv's Sq^1 rows: Sq^1 h_j = h_j^2, Sq^1 c0 at (18, 4)).
 . tests/lib.sh
-plan 19
+plan 22
 D="$TMP/r"
 $EXTFLOW resolve --stem 20 --out "$D" --quiet
 ok $? "resolve --stem 20"
@@ -104,4 +104,15 @@ mkdir "$TMP/nothing"
 $EXTFLOW export "$TMP/nothing" --json >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "run.json" "$TMP/err"
 ok $? "export of a directory without a resolution is refused, exit 2, one line ($(head -1 "$TMP/err"))"
+# export --text (what make run prints): a legend, panels of 35 stems with s and stem labels,
+# at most 80 columns; one mark per non-zero bidegree of ext.csv
+$EXTFLOW resolve --stem 70 --out "$TMP/s70" --quiet && $EXTFLOW export "$TMP/s70" --text > "$TMP/text" &&
+    awk '{ n = 0; for (i = 1; i <= length($0); i++) { c = substr($0, i, 1); if (c < "\200" || c > "\277") n++ } if (n > 80) bad = 1 } END { exit bad }' "$TMP/text"
+ok $? "export --text at stem 70: at most 80 columns ($(wc -l < "$TMP/text") lines; chart.txt's widest: $(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$TMP/s70/chart.txt") bytes)"
+[ "$(grep -c '^  s -' "$TMP/text")" -eq 3 ] && grep -q '^ *0 \{9\}5 \{9\}10 ' "$TMP/text" && grep -q '^ *35 \{8\}40 ' "$TMP/text" &&
+    grep -q "^ 37 |·$" "$TMP/text" && grep -q "chart.html" "$TMP/text"
+ok $? "three panels (stems 0-34, 35-69, 70) with stem labels every 5 under their ticks, s labels, a pointer to chart.html"
+[ "$(grep '^ *[0-9]* |' "$TMP/text" | sed 's/^ *[0-9]* |//' | grep -o '[^ ]' | wc -l)" -eq "$(awk -F, 'NR > 1 && $3 > 0' "$TMP/s70/ext.csv" | wc -l)" ] &&
+    grep -q "export out/S_2 --text" Makefile
+ok $? "one mark per non-zero bidegree of ext.csv; make run prints it"
 done_testing

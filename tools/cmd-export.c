@@ -7,14 +7,18 @@
 #include <sys/stat.h>
 #include "stages/chart.h"
 #include "stages/durable.h"
+#include "stages/report.h"
 #include "stages/sqlexport.h"
 #include "tools/resolved.h"
 
-enum { JSON, OUT, SQLITE, NOPTS };
+enum { JSON, TEXT, OUT, SQLITE, NOPTS };
 static cli_option opts[NOPTS + 1] = {
+    [TEXT] = { "text", NULL, "write the chart as text for a terminal to stdout: a legend, then panels of 35 stems "
+               "with s and stem labels, at most 80 columns (DIR/chart.txt keeps sseq's layout, one line a row)",
+               NULL, NULL },
     [JSON] = { "json", NULL, "write the chart's JSON document (classes, h0, h1, h2 products, DIR/products.csv and "
                "DIR/d2.csv when present; the one chart.html embeds; schema/chart-json.md) to stdout", NULL, NULL },
-    [OUT] = { "out", "FILE", "with --json: to FILE instead", NULL, NULL },
+    [OUT] = { "out", "FILE", "with --json or --text: to FILE instead", NULL, NULL },
     [SQLITE] = { "sqlite", "FILE", "write one SQLite database instead: the Ext basis with the chart's names, the h0, "
                  "h1, h2 products, run.json as keys and values, and the tables DIR/products.csv, "
                  "module-products.csv, massey-*.csv, d2.csv, maps.csv, steenrod.csv and sq0.csv where present, a row per line "
@@ -37,14 +41,16 @@ static int check_file(const char *file)
     return 0;
 }
 
-/* The chart's JSON document to file, or to stdout when file is NULL: 0, or 1 after a line. */
-static int export_json(const char *dir, const resolution *res, const char *file)
+/* The chart's JSON document or text (write) to file, or to stdout when file is NULL: 0, or 1
+ * after a line. */
+static int export_chart(const char *dir, const resolution *res, const char *file,
+                        int (*write)(FILE *, const resolution *))
 {
     char *buf = NULL;
     size_t len = 0;
     int rc = 0;
     FILE *f = open_memstream(&buf, &len);
-    int bad = !f || chart_write_json(f, res) != 0, e = errno;
+    int bad = !f || write(f, res) != 0, e = errno;
     if (f && fclose(f) != 0 && !bad) bad = 1, e = errno;
     if (bad) {
         fprintf(stderr, "extflow: cannot write the chart of %s: %s\n", dir, strerror(e));
@@ -64,11 +70,11 @@ static int run(const char **operands, int n)
 {
     if (n != 1) return cli_usage_error("export: DIR expected");
     const char *dir = operands[0];
-    if (!opts[JSON].arg && !opts[SQLITE].arg) return cli_usage_error("export: one of --json and --sqlite FILE is required");
-    if (opts[JSON].arg && opts[SQLITE].arg)
-        return cli_usage_error("export: --json and --sqlite FILE are two exports: give one of them");
-    if (opts[OUT].arg && !opts[JSON].arg)
-        return cli_usage_error("export: --out goes with --json (--sqlite names its FILE)");
+    int kinds = !!opts[JSON].arg + !!opts[TEXT].arg + !!opts[SQLITE].arg;
+    if (!kinds) return cli_usage_error("export: one of --json, --text and --sqlite FILE is required");
+    if (kinds > 1) return cli_usage_error("export: --json, --text and --sqlite FILE are three exports: give one of them");
+    if (opts[OUT].arg && opts[SQLITE].arg)
+        return cli_usage_error("export: --out goes with --json or --text (--sqlite names its FILE)");
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return cli_usage_error("export: %s is not a directory", dir);
     const char *file = opts[SQLITE].arg ? opts[SQLITE].arg : opts[OUT].arg;
@@ -84,7 +90,7 @@ static int run(const char **operands, int n)
         fdm_clear(&fdm);
         return rc;
     }
-    if (!opts[SQLITE].arg) rc = export_json(dir, &res, file);
+    if (!opts[SQLITE].arg) rc = export_chart(dir, &res, file, opts[TEXT].arg ? report_chart_panels : chart_write_json);
     else if (sqlexport_write(&res, file, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: cannot export %s to %s: %s\n", dir, file, err);
         rc = 1;
@@ -95,6 +101,7 @@ static int run(const char **operands, int n)
 }
 
 const cli_command cmd_export = {
-    "export", "DIR --json [--out FILE] or DIR --sqlite FILE: the resolution's chart or tables", opts, 1,
+    "export", "DIR --json [--out FILE], DIR --text [--out FILE] or DIR --sqlite FILE: the resolution's chart or "
+    "tables", opts, 1,
     CLI_ONE_PROCESS, run,
 };
