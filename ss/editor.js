@@ -14,6 +14,7 @@
     '<button id="ss-redo" title="redo (r)">Redo</button>' +
     '<a id="ss-save" download="history.jsonl">Save</a>' +
     '<label title="replace the history with a file">Load <input id="ss-load" type="file" accept=".jsonl,.save,.txt" hidden></label>' +
+    '<button id="ss-resolve" title="resolve DIR to a larger stem in the background (and d2, when DIR has it)">Resolve further</button>' +
     '<span id="ss-msg" role="status"></span>';
   header.append(bar);
   const msg = document.getElementById("ss-msg");
@@ -102,6 +103,24 @@
       const permanent = confirm("Is " + name + " a permanent cycle?");
       action("AddProductType", { permanent, b: { coords: [c.n, c.s] }, class: x, name }, "products by " + name + " shown");
     }
+  });
+  /* Resolve further: the server resolves in the background; its progress from /state. */
+  async function watch() {
+    const j = await fetch("/state?token=" + encodeURIComponent(token)).then(r => r.json()).catch(() => null);
+    if (j && j.resolving) {
+      say("resolving to stem " + j.resolving.stem + ": " + j.resolving.stage_files + " bidegrees' files, " +
+          Math.round(j.resolving.seconds) + " s", false);
+      setTimeout(watch, 1000);
+    } else if (j) reload(j.resolved || "resolved");
+    else setTimeout(watch, 2000);
+  }
+  document.getElementById("ss-resolve").addEventListener("click", async () => {
+    const t = prompt("resolve to stem", "");
+    if (!t || !/^\d+$/.test(t.trim())) return;
+    const r = await fetch("/resolve?token=" + encodeURIComponent(token), { method: "POST", body: JSON.stringify({ stem: +t }) });
+    const j = await r.json().catch(() => ({}));
+    if (r.status === 202) watch();
+    else say(j.error || ("HTTP " + r.status), true);
   });
   document.getElementById("ss-undo").addEventListener("click", () => post("/undo", "", "undone"));
   document.getElementById("ss-redo").addEventListener("click", () => post("/redo", "", "redone"));

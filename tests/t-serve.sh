@@ -7,7 +7,7 @@
 # server on the same DIR refused, kill -9 in the middle of a burst of actions losing nothing
 # answered, and a restart where it was.
 . tests/lib.sh
-plan 17
+plan 19
 D="$TMP/s2"
 $EXTFLOW resolve --stem 41 --out "$D" --quiet && $EXTFLOW d2 "$D" --quiet
 ok $? "a resolution through stem 41 with d2"
@@ -90,4 +90,16 @@ wait $pid
 rc=$?
 [ $rc -eq 130 ] && grep -q "stopped by SIGINT; $((lines + 1)) actions kept in $H" "$TMP/serve.err"
 ok $? "Ctrl-C stops it with one line and exit 130"
+# resolve further: in the background, d2 too, then the history replayed over the larger region
+R="$TMP/small"
+$EXTFLOW resolve --stem 16 --out "$R" --quiet && $EXTFLOW d2 "$R" --quiet && start "$R" &&
+    [ "$(post /action "$(dl 3 15 2 1 1)")" = 200 ] && [ "$(post /resolve '{"stem":"x"}')" = 400 ] &&
+    [ "$(post /resolve '{"stem":12}')" = 409 ] && [ "$(post /resolve '{"stem":26}')" = 202 ]
+ok $? "resolve further: a bad stem 400, a smaller one 409, stem 26 accepted (202)"
+for _ in $(seq 600); do curl -s "$BASE/state?token=$TOK" | grep -q '"resolved":"resolved to stem 26, d2 computed"' && break; sleep 0.1; done
+awk -F, '$2 == 26' "$R/ext.csv" | grep -q . && grep -q '^2,25,' "$R/ss/pages.csv" && grep -q '^23,' "$R/d2.csv" 2>/dev/null; r1=$?
+grep -q '^[0-9]*,2,2[0-9],' "$R/ss/differentials.csv" && [ "$(wc -l < "$R/ss/history.jsonl")" -eq 1 ] &&
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL")" = 200 ] && [ $r1 -eq 0 ]
+ok $? "resolved to stem 26 with d2 in the background: the tables cover it, the history is kept, the page is served again"
+kill -TERM $pid; wait $pid
 done_testing

@@ -23,11 +23,15 @@ static cli_option opts[NOPTS + 1] = {
 
 #ifdef EXTFLOW_SERVE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <microhttpd.h>
 #include <pthread.h>
 #include <sys/random.h>
+#include "algebra/clock.h"
 #include "stages/chart.h"
+#include "stages/manifest.h"
+#include "stages/stagefile.h"
 
 #define BODY_MAX (1u << 20)     /* the largest request body taken: a history of ~5000 lines */
 
@@ -38,6 +42,14 @@ typedef struct server {
     char token[33];
     ss_action *redo;            /* undone actions, the last undone last */
     int nredo, capredo;
+    /* "resolve further": a thread runs resolve (and d2, when DIR had it) on DIR, then the
+     * session is taken again; meanwhile requests that need the session get 503 */
+    pthread_mutex_t lock;       /* held by a request, and by the thread when it takes DIR back */
+    pthread_t worker;
+    int resolving, have_worker, resolve_stem, resolve_rc;
+    char resolve_alg[32];       /* DIR's algorithm, for resolve's --algorithm */
+    double resolve_began;
+    char resolve_msg[600];
 } server;
 
 typedef struct request {        /* a POST body being received */
@@ -114,12 +126,30 @@ static enum MHD_Result page(server *sv, struct MHD_Connection *c)
     return r;
 }
 
+/* The stage files DIR/stages/differential holds: resolve's progress as the editor shows it. */
+static long stage_files(const char *dir)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/stages/differential", dir);
+    DIR *d = opendir(path);
+    long n = 0;
+    if (!d) return 0;
+    for (struct dirent *e; (e = readdir(d));) n += strstr(e->d_name, ".zst") && !strstr(e->d_name, ".tmp");
+    closedir(d);
+    return n;
+}
+
 static enum MHD_Result state(server *sv, struct MHD_Connection *c)
 {
-    int counts[6];
-    ss_session_counts(&sv->S, counts);
+    int counts[6] = { 0 };
+    if (!sv->resolving) ss_session_counts(&sv->S, counts);
     json_t *o = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "actions", sv->S.nactions, "redo", sv->nredo, "given", counts[0],
                           "propagated", counts[1], "computed", counts[2], "settled", counts[4]);
+    if (o && sv->resolving)
+        json_object_set_new(o, "resolving", json_pack("{s:i,s:I,s:f}", "stem", sv->resolve_stem, "stage_files",
+                                                      (json_int_t)stage_files(sv->S.dir), "seconds",
+                                                      clock_now() - sv->resolve_began));
+    if (o && sv->resolve_msg[0]) json_object_set_new(o, "resolved", json_string(sv->resolve_msg));
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     enum MHD_Result rc = reply(c, 200, "application/json", s ? s : "{}", s ? strlen(s) : 2);
@@ -208,6 +238,87 @@ static enum MHD_Result post_redo(server *sv, struct MHD_Connection *c)
     return reply_json(c, 200, NULL, NULL);
 }
 
+/* Runs the command c over argv (in this process): its exit status. */
+static int run_command(const cli_command *c, int argc, char **argv)
+{
+    const char *operands[4];
+    int nops, rc = cli_parse(c, argc, argv, operands, &nops);
+    return rc < 0 ? c->run(operands, nops) : rc;
+}
+
+static void *resolve_worker(void *arg)
+{
+    server *sv = arg;
+    const char *dir = sv->S.dir;
+    char stem[32], module[4400], err[4600];
+    snprintf(stem, sizeof stem, "%d", sv->resolve_stem);
+    snprintf(module, sizeof module, "%s/%s", dir, MODULE_COPY_NAME);
+    int have_d2 = 0;
+    snprintf(err, sizeof err, "%s/d2.csv", dir);
+    have_d2 = access(err, F_OK) == 0;
+    char *argv[16];
+    int argc = 0;
+    argv[argc++] = "resolve";
+    argv[argc++] = "--stem";
+    argv[argc++] = stem;
+    argv[argc++] = "--out";
+    argv[argc++] = (char *)dir;
+    argv[argc++] = "--algorithm";
+    argv[argc++] = sv->resolve_alg;
+    if (access(module, F_OK) == 0) {
+        argv[argc++] = "--module";
+        argv[argc++] = module;
+    }
+    argv[argc++] = "--quiet";
+    argv[argc] = NULL;
+    int rc = run_command(&cmd_resolve, argc, argv);
+    if (!rc && have_d2) {
+        char *d2[] = { "d2", (char *)dir, "--quiet", NULL };
+        rc = run_command(&cmd_d2, 3, d2);
+    }
+    pthread_mutex_lock(&sv->lock);
+    int back = ss_session_reopen(&sv->S, err, sizeof err);
+    if (!back) back = ss_session_write(&sv->S, err, sizeof err);
+    if (rc) snprintf(sv->resolve_msg, sizeof sv->resolve_msg, "resolve to stem %d stopped (exit %d); DIR is as far as it got",
+                     sv->resolve_stem, rc);
+    else if (back) snprintf(sv->resolve_msg, sizeof sv->resolve_msg, "%.590s", err);
+    else snprintf(sv->resolve_msg, sizeof sv->resolve_msg, "resolved to stem %d%s", sv->resolve_stem,
+                  have_d2 ? ", d2 computed" : "");
+    sv->resolve_rc = rc ? rc : back;
+    sv->resolving = 0;
+    pthread_mutex_unlock(&sv->lock);
+    say("resolve further", sv->resolve_msg);
+    return NULL;
+}
+
+/* {"stem": N}: resolve DIR further in the background (202); the editor polls /state. */
+static enum MHD_Result post_resolve(server *sv, struct MHD_Connection *c, const char *body)
+{
+    json_error_t je;
+    json_t *o = json_loads(body, 0, &je), *st = o ? json_object_get(o, "stem") : NULL;
+    long stem = st && json_is_integer(st) ? (long)json_integer_value(st) : -1;
+    json_decref(o);
+    if (stem < 0 || stem > 1000) return reply_json(c, 400, "error", "expected {\"stem\": N}, N from 0 to 1000");
+    if (stem <= sv->S.m.nmax) return reply_json(c, 409, "error", "DIR already goes to that stem");
+    if (sv->have_worker) pthread_join(sv->worker, NULL);
+    sv->have_worker = 0;
+    char err[4600];
+    sv->resolve_stem = (int)stem;
+    sv->resolve_began = clock_now();
+    sv->resolve_msg[0] = 0;
+    snprintf(sv->resolve_alg, sizeof sv->resolve_alg, "%s", stage_algorithm_name(sv->S.d.man.algorithm));
+    ss_session_suspend(&sv->S);             /* DIR given back to resolve */
+    sv->resolving = 1;
+    if (pthread_create(&sv->worker, NULL, resolve_worker, sv)) {
+        sv->resolving = 0;
+        int back = ss_session_reopen(&sv->S, err, sizeof err);
+        return reply_json(c, 500, "error", back ? err : "cannot start a thread");
+    }
+    sv->have_worker = 1;
+    say("resolve further", "started");
+    return reply_json(c, 202, NULL, NULL);
+}
+
 /* A whole history replaces the session's: every line parsed and replayed, else nothing changes. */
 static enum MHD_Result post_load(server *sv, struct MHD_Connection *c, const char *body)
 {
@@ -270,6 +381,8 @@ static enum MHD_Result post_load(server *sv, struct MHD_Connection *c, const cha
     return reply_json(c, 200, NULL, NULL);
 }
 
+static enum MHD_Result route(server *sv, struct MHD_Connection *c, const char *url, const char *method, request *r);
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *data, size_t *size, void **con_cls)
 {
@@ -299,7 +412,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         }
     }
     if (!token_ok(sv, c)) return reply_json(c, 403, "error", "a valid token is required (printed when serve started)");
+    pthread_mutex_lock(&sv->lock);
+    enum MHD_Result rc = route(sv, c, url, method, post ? *con_cls : NULL);
+    pthread_mutex_unlock(&sv->lock);
+    return rc;
+}
+
+static enum MHD_Result route(server *sv, struct MHD_Connection *c, const char *url, const char *method, request *r)
+{
+    int post = r != NULL;
     if (!sv->S.dir) return reply_json(c, 500, "error", "the session lost its directory (see serve's messages): restart serve");
+    if (sv->resolving && strcmp(url, "/state"))
+        return reply_json(c, 503, "error", "resolving further: wait until /state no longer says so, then reload");
     if (!post && strcmp(method, "GET") && strcmp(method, "HEAD")) return reply_json(c, 405, "error", "GET or POST only");
     if (!post) {
         if (!strcmp(url, "/")) return page(sv, c);
@@ -307,7 +431,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (!strcmp(url, "/history")) return history(sv, c);
         return reply_json(c, 404, "error", "no such page");
     }
-    request *r = *con_cls;
     if (r->too_big) return reply_json(c, 413, "error", "the request body is larger than 1 MiB");
     const char *body = r->body ? r->body : "";
     if (strlen(body) != r->len) return reply_json(c, 400, "error", "a NUL byte in the body");
@@ -315,6 +438,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (!strcmp(url, "/undo")) return post_undo(sv, c);
     if (!strcmp(url, "/redo")) return post_redo(sv, c);
     if (!strcmp(url, "/load")) return post_load(sv, c, body);
+    if (!strcmp(url, "/resolve")) return post_resolve(sv, c, body);
     return reply_json(c, 404, "error", "no such action");
 }
 
@@ -341,6 +465,7 @@ static int run(const char **operands, int nops)
     struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     if (inet_pton(AF_INET, bind, &addr.sin_addr) != 1) return cli_usage_error("serve: --bind %s: an IPv4 address", bind);
     static server sv;
+    pthread_mutex_init(&sv.lock, NULL);
     unsigned char raw[16];
     if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) {
         fprintf(stderr, "extflow: serve: no random bytes for the token: %s\n", strerror(errno));
@@ -390,6 +515,14 @@ static int run(const char **operands, int nops)
     int sig = 0;
     sigwait(&stop, &sig);
     MHD_stop_daemon(daemon);
+    pthread_mutex_lock(&sv.lock);
+    if (sv.resolving) {         /* its finished bidegrees are in the stage files: a rerun resumes */
+        fprintf(stderr, "extflow: serve: the resolve to stem %d under way is cut short (its finished bidegrees are "
+                "kept: resolve again, or serve's resolve, resumes)\n", sv.resolve_stem);
+        return sig == SIGINT ? 130 : 143;   /* the thread ends with the process */
+    }
+    pthread_mutex_unlock(&sv.lock);
+    if (sv.have_worker) pthread_join(sv.worker, NULL);
     fprintf(stderr, "extflow: serve: stopped by %s; %d actions kept in %s\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
             sv.S.nactions, hist);
     ss_session_close(&sv.S);

@@ -133,6 +133,14 @@ static int lift_types(ss_session *S)
     return rc < 0 ? cmd_products.run(operands, nops) : rc;
 }
 
+/* DIR given back, the opened directory forgotten (a second close does nothing). */
+static void close_dir(ss_session *S)
+{
+    resolved_close(&S->d);
+    memset(&S->d, 0, sizeof S->d);
+    S->d.dir.lockfd = -1;
+}
+
 /* ---- DIR's tables into the model ---- */
 
 /* The E2 dimensions of DIR's complete region, stems in the module's degrees. */
@@ -541,7 +549,7 @@ static int push_action(ss_session *S, const ss_action *a)
  * status returned); when DIR cannot be taken again the session is closed (S->dir NULL). */
 static int relift(ss_session *S, int keep, char *err, size_t errlen)
 {
-    resolved_close(&S->d);
+    close_dir(S);
     int rc = lift_types(S);
     if (rc) {
         snprintf(err, errlen, "lifting the product types failed (exit %d; its line is above)", rc);
@@ -614,6 +622,25 @@ int ss_session_drop_last(ss_session *S, char *err, size_t errlen)
     return replay(S, S->nactions - 1, err, errlen) ? (snprintf(err, errlen, "%s", S->m.err), CLI_FAILED) : 0;
 }
 
+void ss_session_suspend(ss_session *S) { close_dir(S); }
+
+int ss_session_reopen(ss_session *S, char *err, size_t errlen)
+{
+    int rc = S->ntypes ? lift_types(S) : 0;
+    if (rc) snprintf(err, errlen, "lifting the product types failed (exit %d; its line is above)", rc);
+    else if ((rc = resolved_open("ss", S->dir, &S->d, 1)) != 0)
+        snprintf(err, errlen, "cannot open %s again (exit %d)", S->dir, rc);
+    if (!rc) rc = build_model(S, err, errlen);
+    if (!rc) rc = replay_all(S, err, errlen);
+    if (rc) {
+        if (S->have_model) ss_clear(&S->m);
+        S->have_model = 0;
+        close_dir(S);
+        S->dir = NULL;
+    }
+    return rc;
+}
+
 int ss_session_write(ss_session *S, char *err, size_t errlen)
 {
     char sub[4400];
@@ -661,7 +688,7 @@ void ss_session_counts(const ss_session *S, int c[6])
 void ss_session_close(ss_session *S)
 {
     if (S->have_model) ss_clear(&S->m);
-    resolved_close(&S->d);
+    close_dir(S);
     free(S->actions);
     memset(S, 0, sizeof *S);
 }

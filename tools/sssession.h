@@ -48,6 +48,13 @@ int ss_session_open(ss_session *S, const char *dir, const ss_action *actions, in
 int ss_session_add(ss_session *S, const ss_action *a, char *err, size_t errlen);
 /* The last action dropped and the pages recomputed (undo): 0, or 1 with err. */
 int ss_session_drop_last(ss_session *S, char *err, size_t errlen);
+/* DIR given back (to resolve it further in this process); nothing else may be called but
+ * ss_session_reopen and ss_session_close. */
+void ss_session_suspend(ss_session *S);
+/* DIR taken again after ss_session_suspend (its region may have grown): the product types
+ * lifted over it, the model rebuilt, the history replayed. 0, or the exit status with err (the
+ * session is then closed: S->dir NULL). */
+int ss_session_reopen(ss_session *S, char *err, size_t errlen);
 /* DIR/ss/'s tables and DIR/chart.html written from the session: 0, or 1 with err. */
 int ss_session_write(ss_session *S, char *err, size_t errlen);
 /* The facts' counts for a closing line: given, propagated, computed, permanent, E∞ settled
