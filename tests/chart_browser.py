@@ -350,6 +350,19 @@ def perf(html):
         b.close()
 
 
+def page_dots(b):
+    """For each entry of the page selector, chosen as a user does: the filled dots per
+    bidegree "n,s", how many of them are drawn, and the layers shown."""
+    out = {}
+    for v in b.eval("[...document.getElementById('page').options].map(o => o.value)") or []:
+        b.eval("(() => { const s = document.getElementById('page'); s.value = %s;"
+               " s.dispatchEvent(new Event('change')); })()" % json.dumps(v))
+        b.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        out[v] = {"live": b.eval("extflowChart.liveDots()"), "drawn": b.eval("extflowChart.stats().liveDrawn"),
+                  "layers": [L["name"] for L in b.eval("extflowChart.layers()") if L["on"]]}
+    return out
+
+
 def editor_scenario(url):
     """sseq's editor scenario through extflow serve's page: d on four classes (one of a group of
     two, by its vector), two permanent classes, four product types, two product differentials,
@@ -414,11 +427,7 @@ def editor_scenario(url):
         act(lambda: b.eval("document.getElementById('ss-undo').click()"))
         act(lambda: b.eval("document.getElementById('ss-redo').click()"))
         load(url)                                      # a reload shows what the server keeps
-        pages = {}
-        for v in b.eval("[...document.getElementById('page').options].map(o => o.value)") or []:
-            b.eval("(() => { const s = document.getElementById('page'); s.value = %s;"
-                   " s.dispatchEvent(new Event('change')); })()" % json.dumps(v))
-            pages[v] = b.eval("extflowChart.liveDots()")
+        pages = {v: p["live"] for v, p in page_dots(b).items()}
         return {"steps": steps, "errors": errors + b.errors(), "pages": pages}
     finally:
         b.close()
@@ -448,14 +457,7 @@ def main():
         try:
             b.open(sys.argv[2])
             b.wait_for("typeof window.extflowChart === 'object'")
-            out = {}
-            for v in b.eval("[...document.getElementById('page').options].map(o => o.value)") or []:
-                b.eval("(() => { const s = document.getElementById('page'); s.value = %s;"
-                       " s.dispatchEvent(new Event('change')); })()" % json.dumps(v))
-                b.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-                out[v] = {"live": b.eval("extflowChart.liveDots()"), "drawn": b.eval("extflowChart.stats().liveDrawn"),
-                          "layers": [L["name"] for L in b.eval("extflowChart.layers()") if L["on"]]}
-            print(json.dumps({"pages": out, "errors": b.errors()}))
+            print(json.dumps({"pages": page_dots(b), "errors": b.errors()}))
         finally:
             b.close()
         return 0

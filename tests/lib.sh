@@ -22,6 +22,18 @@ f = open(sys.argv[1] + "/.lock", "a"); fcntl.lockf(f, fcntl.LOCK_EX); print("loc
     while ! grep -q locked "$TMP/holder.out" 2>/dev/null && kill -0 $holder 2>/dev/null; do sleep 0.05; done
 }
 done_testing() { exit $tap_failed; }
+# need_browser: a test that drives chromium skips where it is absent (the whole file: TAP
+# skip), unless EXTFLOW_REQUIRE_BROWSER=1 (as .ci/run sets): then its absence is a failure.
+need_browser() {
+    command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 && return 0
+    if [ "${EXTFLOW_REQUIRE_BROWSER:-0}" = 1 ]; then
+        plan 1
+        ok 1 "chromium is installed (EXTFLOW_REQUIRE_BROWSER=1; scripts/install-browser installs it)"
+        done_testing
+    fi
+    echo "1..0 # SKIP no chromium (scripts/install-browser installs it)"
+    exit 0
+}
 # is_usage_error RC ERRFILE: exit 2 and exactly two lines on stderr, "extflow: ..." and the hint.
 is_usage_error() {
     [ "$1" -eq 2 ] && [ "$(wc -l < "$2")" -eq 2 ] && head -1 "$2" | grep -q "^extflow: ." &&

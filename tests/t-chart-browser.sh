@@ -6,15 +6,7 @@
 # unless EXTFLOW_REQUIRE_BROWSER=1 (as .ci/run sets, after scripts/install-browser): then
 # a missing browser fails.
 . tests/lib.sh
-if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
-    if [ "${EXTFLOW_REQUIRE_BROWSER:-0}" = 1 ]; then
-        plan 1
-        ok 1 "chromium is installed (EXTFLOW_REQUIRE_BROWSER=1; scripts/install-browser installs it)"
-        done_testing
-    fi
-    echo "1..0 # SKIP no chromium (scripts/install-browser installs it)"
-    exit 0
-fi
+need_browser
 plan 17
 mkdir -p "$TMP/r"    # optional layers: h3 · h3 and d2(h4) = h0 h3^2
 printf 'name,name_n,name_s,n,s,i,k\nh3,7,1,7,1,0,0\n' > "$TMP/r/products.csv"

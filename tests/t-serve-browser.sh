@@ -6,15 +6,7 @@
 # `extflow ss` computes from the history the server saved, which gives the same pages as
 # tests/ref/ss/S_2-editor.save. Skips without chromium unless EXTFLOW_REQUIRE_BROWSER=1.
 . tests/lib.sh
-if ! command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
-    if [ "${EXTFLOW_REQUIRE_BROWSER:-0}" = 1 ]; then
-        plan 1
-        ok 1 "chromium is installed (EXTFLOW_REQUIRE_BROWSER=1; scripts/install-browser installs it)"
-        done_testing
-    fi
-    echo "1..0 # SKIP no chromium (scripts/install-browser installs it)"
-    exit 0
-fi
+need_browser
 plan 5
 D="$TMP/s2"
 $EXTFLOW resolve --stem 24 --out "$D" --quiet && $EXTFLOW d2 "$D" --quiet
