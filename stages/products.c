@@ -1,5 +1,6 @@
 /* products.c — products read off lifted chain maps, and class arguments (see products.h). */
 #include "stages/products.h"
+#include "stages/report.h"
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -151,21 +152,61 @@ int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *n
     return ferror(out) ? -1 : 0;
 }
 
-int products_write_filtration_one(FILE *out, const lift_set *set, const int *hmap, int nh)
+int products_write_filtration_one(FILE *out, const resolution *res, int nh, const products_hj *hj)
 {
-    const resolution *tgt = set->tgt;
-    for (int n = 0; n <= tgt->max_n; n++)
-        for (int s = 0; s <= tgt->max_s; s++)
+    for (int n = 0; n <= res->max_n; n++)
+        for (int s = 0; s <= res->max_s; s++)
             for (int j = 0; j < nh; j++) {
-                int m = hmap[j];
-                deg_t t = n + s;
-                if (m < 0 || !lift_map_in_region(set, m, s, t)) continue;
-                const lift_map *f = &set->maps[m];
-                uint32_t nz = res_ngens(set->src, f->s0 + s, t + f->t0);
-                if (!nz) continue;
-                char name[16];
-                snprintf(name, sizeof name, "h_%d", j);
-                for (uint32_t y = 0; y < res_ngens(tgt, s, t); y++) lift_hom_row(out, set, m, name, n, s, y, nz);
+                uint32_t nz = hj->dim(hj->ctx, j, n, s);
+                for (uint32_t y = 0; nz && y < res_ngens(res, s, n + s); y++) {
+                    fprintf(out, "h_%d x_(%d, %d, %u) = [", j, n + (int)res->shift, s, y);
+                    for (uint32_t k = 0; k < nz; k++) fprintf(out, "%s%u", k ? ", " : "", hj->coef(hj->ctx, j, n, s, y, k));
+                    fputs("]\n", out);
+                }
+            }
+    return ferror(out) ? -1 : 0;
+}
+
+/* h_j read off a minimal resolution's differentials (report_hj): the product's bidegree must lie
+ * in the region. */
+static uint32_t diff_dim(void *ctx, int j, int n, int s)
+{
+    const resolution *res = ctx;
+    if (s + 1 > res->max_s || n > report_row_last_stem(res, s) || n + (1 << j) - 1 > report_row_last_stem(res, s + 1))
+        return 0;
+    return res_ngens(res, s + 1, n + s + (1 << j));
+}
+static uint32_t diff_coef(void *ctx, int j, int n, int s, uint32_t i, uint32_t k)
+{
+    return (uint32_t)report_hj(ctx, j, s, n + s, i, k);
+}
+products_hj products_hj_differentials(const resolution *res)
+{
+    return (products_hj){ (void *)res, diff_dim, diff_coef };
+}
+
+int products_hj_count(const resolution *res)
+{
+    int nh = 0;
+    if (res->prime != 2) return 0;
+    while (nh < 16 && (1 << nh) - 1 <= report_max_stem(res) &&
+           (1u << nh) <= milnor_profile_slot_max(&res->A.profile, 0))
+        nh++;
+    return nh;
+}
+
+int products_write_hj_csv(FILE *out, const resolution *res, int nh, const char *kept, size_t keptlen)
+{
+    fputs(PRODUCTS_CSV_HEADER "\n", out);
+    if (keptlen) fwrite(kept, 1, keptlen, out);
+    for (int j = 0; j < nh; j++)
+        for (int n = 0; n <= res->max_n; n++)
+            for (int s = 0; s <= res->max_s; s++) {
+                uint32_t nz = diff_dim((void *)res, j, n, s);
+                for (uint32_t i = 0; nz && i < res_ngens(res, s, n + s); i++)
+                    for (uint32_t k = 0; k < nz; k++)
+                        if (report_hj(res, j, s, n + s, i, k))
+                            fprintf(out, "h%d,%d,1,%d,%d,%u,%u\n", j, (1 << j) - 1, n + (int)res->shift, s, i, k);
             }
     return ferror(out) ? -1 : 0;
 }

@@ -66,11 +66,30 @@ int products_read_kept(const char *path, uint32_t prime, const char *const *name
                        size_t *keptlen, char *err, size_t errlen);
 /* sseq's lift_hom output (without its command line) for map m named name; 0 or -1. */
 int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *name);
-/* sseq's filtration_one output (without its command line): hmap[j] is the map of h_j (-1: none),
- * j < nh; for every class x_(n,s,i) of the region, stem by stem, then s, j and i, the line
- * "h_j x_(n, s, i) = [v]" with v the product's coordinates, wherever the product's bidegree
- * lies in the region and is not zero. 0 or -1. */
-int products_write_filtration_one(FILE *out, const lift_set *set, const int *hmap, int nh);
+/* h_j-multiplication on the classes of a region, h_j at (2^j - 1, 1), however it is known: dim
+ * gives the generators at the product's bidegree of x_(n,s,*) (0 when that bidegree is outside
+ * the region or zero), coef the coefficient of its generator k in h_j x_(n,s,i). */
+typedef struct products_hj {
+    void *ctx;
+    uint32_t (*dim)(void *ctx, int j, int n, int s);
+    uint32_t (*coef)(void *ctx, int j, int n, int s, uint32_t i, uint32_t k);
+} products_hj;
+/* sseq's filtration_one output (without its command line) over res's region, h_0 .. h_{nh-1}:
+ * for every class x_(n,s,i), stem by stem (internal n), then s, j and i, the line
+ * "h_j x_(n, s, i) = [v]" (n in the module's stems) wherever hj->dim is not 0, v the product's
+ * coordinates. 0 or -1. */
+int products_write_filtration_one(FILE *out, const resolution *res, int nh, const products_hj *hj);
+/* A minimal resolution's own h_j (p = 2): the coefficient of Sq(2^j) g_i in d(g_k), the product
+ * of report_hj, for products in the region. */
+products_hj products_hj_differentials(const resolution *res);
+/* How many h_j (j = 0, 1, ...) res's region and algebra hold: 2^j - 1 at most the region's last
+ * stem, Sq(2^j) in the algebra; 0 at an odd prime. */
+int products_hj_count(const resolution *res);
+/* products.csv (p = 2) with the rows of h_0 .. h_{nh-1} read off res's differentials, after the
+ * header and kept[0..keptlen) (products_read_kept): name h<j>, name_n 2^j - 1, name_s 1, in
+ * the order of products_write_csv. 0 or -1. */
+int products_write_hj_csv(FILE *out, const resolution *res, int nh, const char *kept, size_t keptlen);
+
 /* A map of modules for a lift set: φ and the two modules, F2's (modops_sphere_text) for S_2. */
 typedef struct products_module_map {
     module_map map;

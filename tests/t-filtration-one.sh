@@ -4,9 +4,11 @@
 # byte with both algorithms (--sseq-formats); at p = 3 against the independent naive lift
 # (tests/lift_p_ref.py) for a0, h0, h1; the same table as the classes named one by one; the
 # classes are exactly ext.csv's s = 1 row; a few relations (h0 h1 = 0, h1^4 = 0,
-# h1^3 = h0^2 h2); refused with --class, --map or over a module's DIR.
+# h1^3 = h0^2 h2). Over a module's DIR (C2, C2[-2]) the h_j read off the differentials: sseq's
+# filtration_one-C2 byte for byte, products.csv agreeing with it and shifted with the module;
+# refused with --class, or --unit over a module.
 . tests/lib.sh
-plan 9
+plan 12
 P="$REF/products"
 
 for alg in standard nassau; do
@@ -47,5 +49,21 @@ refused() {   # refused DESCRIPTION ARGS...
 }
 refused "with --class" "$D" --filtration-one --class h1
 $EXTFLOW resolve --module C2 --stem 10 --out "$TMP/C2" --quiet
-refused "over a module's DIR" "$TMP/C2" --unit "$D" --filtration-one
+refused "--unit over a module's DIR" "$TMP/C2" --unit "$D" --filtration-one
+
+C2="$TMP/C2-10"
+$EXTFLOW resolve --module C2 --stem 10 --max-s 5 --out "$C2" --quiet &&
+    $EXTFLOW products "$C2" --filtration-one --sseq-formats --quiet &&
+    tail -n +2 "$P/filtration_one-C2" | cmp -s - "$C2/filtration_one.txt"
+ok $? "C2: filtration_one.txt equals sseq's filtration_one-C2 (10, 5) byte for byte"
+# each 1 of the text is a row of products.csv: "h_j x_(n, s, i) = [v]" -> hj,2^j-1,1,n,s,i,k
+awk -F'[_(), =\\[\\]]+' '{ for (k = 7; k <= NF; k++) if ($k == 1) printf "h%d,%d,1,%d,%d,%d,%d\n", $2, 2 ^ $2 - 1, $4, $5, $6, k - 7 }' \
+    "$C2/filtration_one.txt" | sort > "$TMP/from-text"
+tail -n +2 "$C2/products.csv" | sort | cmp -s - "$TMP/from-text" && [ -s "$TMP/from-text" ]
+ok $? "C2: products.csv holds the text's $(wc -l < "$TMP/from-text") non-zero products"
+$EXTFLOW resolve --module "C2[-2]" --stem 10 --max-s 5 --out "$TMP/C2s" --quiet &&
+    $EXTFLOW products "$TMP/C2s" --filtration-one --quiet &&
+    awk -F, 'NR > 1 { $4 -= 2; print }' OFS=, "$C2/products.csv" > "$TMP/shifted" &&
+    awk -F, 'NR > 1 && $4 + $2 <= 8' "$TMP/C2s/products.csv" | cmp -s - "$TMP/shifted"
+ok $? "C2[-2] (its stems -2..10): the same products as C2's, two stems lower"
 done_testing

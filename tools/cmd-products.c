@@ -82,8 +82,9 @@ static cli_option opts[NOPTS + 1] = {
                 "(at most 63); up to 64 classes", add_class, NULL },
     [FILTRATION_ONE] = { "filtration-one", NULL, "instead of classes: every class of Ext^1 in DIR's region (the h_j, "
                          "and a0 at an odd prime), each lifted, so that products.csv holds every h_j product of every "
-                         "class (a class x_(n,1,i) that has no such name is called x_n_1_i); for a DIR that is its own "
-                         "unit (S_2, ko, tmf2, S_3, ...)", NULL, NULL },
+                         "class (a class x_(n,1,i) that has no such name is called x_n_1_i), for a DIR that is its own "
+                         "unit (S_2, ko, tmf2, S_3, ...); over a module's DIR (p = 2, no --unit) the h_j products on "
+                         "Ext(M) read off DIR's differentials, nothing lifted", NULL, NULL },
     [SSEQ] = { "sseq-formats", NULL, "also write DIR/lift_hom-NAME.txt per class: sseq's lift_hom output; with "
                "--filtration-one at p = 2 also DIR/filtration_one.txt: sseq's filtration_one output", NULL, NULL },
     [CHART] = { "chart-products", "L", "the product lines DIR/chart.svg draws (rewritten, with chart.html): h0, h1, "
@@ -107,21 +108,38 @@ static int write_csv(FILE *f, void *ctx)
     struct products_out *o = ctx;
     return products_write_csv(f, o->set, names, o->kept, o->keptlen);
 }
-/* --filtration-one --sseq-formats at p = 2: the map of each h_j among this run's classes. */
+/* --filtration-one --sseq-formats at p = 2 over an own unit: the h_j read off their lifts. */
+struct lifted_hj { const lift_set *set; int hmap[32]; };
+static uint32_t lifted_dim(void *ctx, int j, int n, int s)
+{
+    const struct lifted_hj *h = ctx;
+    int m = h->hmap[j];
+    if (m < 0 || !lift_map_in_region(h->set, m, s, n + s)) return 0;
+    const lift_map *f = &h->set->maps[m];
+    return res_ngens(h->set->src, f->s0 + s, n + s + f->t0);
+}
+static uint32_t lifted_coef(void *ctx, int j, int n, int s, uint32_t i, uint32_t k)
+{
+    const struct lifted_hj *h = ctx;
+    return lift_product_coef(h->set, h->hmap[j], s, n + s, i, k);
+}
 static int write_filtration_one(FILE *f, void *ctx)
 {
     struct products_out *o = ctx;
-    int hmap[32], nh = 0;
+    struct lifted_hj h = { o->set, { 0 } };
+    int nh = 0;
     for (int k = 0; k < nclasses; k++) {
         int j;
         char end;
         if (sscanf(classes[k].name, "h%d%c", &j, &end) == 1 && j >= 0 && j < 32) {
-            while (nh <= j) hmap[nh++] = -1;
-            hmap[j] = k;
+            while (nh <= j) h.hmap[nh++] = -1;
+            h.hmap[j] = k;
         }
     }
-    return products_write_filtration_one(f, o->set, hmap, nh);
+    products_hj hj = { &h, lifted_dim, lifted_coef };
+    return products_write_filtration_one(f, o->set->tgt, nh, &hj);
 }
+
 static int write_lift_hom(FILE *f, void *ctx)
 {
     struct products_out *o = ctx;
@@ -247,6 +265,59 @@ static int filtration_one_classes(const resolution *res, const char *dir)
     return 0;
 }
 
+struct hj_out { const resolution *res; int nh; const char *kept; size_t keptlen; };
+static int write_hj_csv(FILE *f, void *ctx)
+{
+    struct hj_out *o = ctx;
+    return products_write_hj_csv(f, o->res, o->nh, o->kept, o->keptlen);
+}
+static int write_hj_text(FILE *f, void *ctx)
+{
+    struct hj_out *o = ctx;
+    products_hj hj = products_hj_differentials(o->res);
+    return products_write_filtration_one(f, o->res, o->nh, &hj);
+}
+
+/* --filtration-one over a module's DIR (p = 2): h_j acting on Ext(M), read off DIR's own
+ * differentials (nothing lifted, no unit): products.csv (earlier rows of other names kept), with
+ * --sseq-formats filtration_one.txt, and the charts. Closes d. */
+static int filtration_one_module(const char *dir, opened_dir *d, const char *chart, double began)
+{
+    resolution *res = &d->res;
+    int nh = products_hj_count(res), rc = 0;
+    char hn[16][8], tpath[4400], err[600];
+    const char *hnames[16];
+    char *kept = NULL;
+    size_t keptlen = 0;
+    if (opts[UNIT].arg)
+        rc = cli_usage_error("products: --filtration-one over a module reads the module's own differentials: no --unit");
+    else if (res->prime != 2)
+        rc = cli_usage_error("products: --filtration-one: %s holds %s at p = %u; over a module only at p = 2", dir,
+                             d->man.module, res->prime);
+    else if (nh == 0)
+        rc = cli_usage_error("products: --filtration-one: no h_j acts in %s's region", dir);
+    for (int j = 0; j < nh; j++) snprintf(hn[j], sizeof hn[j], "h%d", j), hnames[j] = hn[j];
+    snprintf(tpath, sizeof tpath, "%s/products.csv", dir);
+    if (!rc) {
+        int krc = products_read_kept(tpath, 2, hnames, nh, &kept, &keptlen, err, sizeof err);
+        if (krc == -2) fprintf(stderr, "extflow: products: %s: refused, nothing computed (move the file away)\n", err);
+        else if (krc) fprintf(stderr, "extflow: %s\n", err);
+        rc = krc == -2 ? 2 : krc ? 1 : 0;
+    }
+    struct hj_out out = { res, nh, kept, keptlen };
+    if (!rc) rc = resolved_write(dir, "products.csv", write_hj_csv, &out);
+    if (!rc && opts[SSEQ].arg) rc = resolved_write(dir, "filtration_one.txt", write_hj_text, &out);
+    else if (!rc) outdir_remove(dir, "filtration_one.txt");
+    snprintf(res->chart_products, sizeof res->chart_products, "%s", chart);
+    if (!rc) rc = resolved_write_charts(dir, res);
+    if (!rc && !opts[QUIET].arg)
+        fprintf(stderr, "extflow: h0..h%d on Ext(%s) read off %s's differentials in %.1f s; table %s/products.csv\n",
+                nh - 1, d->man.module, dir, clock_now() - began, dir);
+    free(kept);
+    resolved_close(d);
+    return rc;
+}
+
 static int run_products(const char **operands, int n)
 {
     double began = clock_now();
@@ -267,6 +338,7 @@ static int run_products(const char **operands, int n)
     static opened_dir d, u;
     int have_unit;
     if ((prc = resolved_open("products", dir, &d, 1)) != 0) return prc;
+    if (filt && !resolved_is_unit(&d)) return filtration_one_module(dir, &d, chart, began);
     resolution *res = &d.res;
     if (nmap) prc = resolved_open_map_target(dir, &d, opts[TARGET].arg, &u, &have_unit, pmaps, map_files, nmap);
     else prc = resolved_open_unit("products", dir, &d, opts[UNIT].arg, &u, &have_unit);
@@ -275,8 +347,7 @@ static int run_products(const char **operands, int n)
         prc = resolved_check_class("products", &classes[k], res, &d.man, dir);
     }
     if (!prc && have_unit && opts[CHART].arg) prc = cli_usage_error("products: --chart-products: not for a module's DIR");
-    if (!prc && filt) prc = have_unit ? cli_usage_error("products: --filtration-one: %s holds %s, not its own unit", dir, d.man.module)
-                                      : filtration_one_classes(res, dir);
+    if (!prc && filt) prc = filtration_one_classes(res, dir);
     /* over a module the rows multiply M's classes by S_2's: not the chart's lines, another file;
      * a map's rows are its induced map */
     const char *table = nmap ? "maps.csv" : have_unit ? "module-products.csv" : "products.csv";
