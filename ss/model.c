@@ -13,13 +13,11 @@ typedef struct arena_block {
     size_t size, used;
     unsigned char data[];
 } arena_block;
-static arena_block *arena_head;     /* the model's blocks (one model computes at a time) */
 
 static void *arena_alloc(ss_model *m, size_t bytes)
 {
-    (void)m;
     bytes = (bytes + 15) & ~(size_t)15;
-    for (arena_block *b = arena_head; b; b = b->next)
+    for (arena_block *b = m->arena; b; b = b->next)
         if (b->size - b->used >= bytes) {
             void *p = b->data + b->used;
             b->used += bytes;
@@ -31,22 +29,22 @@ static void *arena_alloc(ss_model *m, size_t bytes)
     if (!b) return NULL;
     b->size = size;
     b->used = bytes;
-    b->next = arena_head;
-    arena_head = b;
+    b->next = m->arena;
+    m->arena = b;
     memset(b->data, 0, bytes);
     return b->data;
 }
-static void arena_reset(void)
+static void arena_reset(ss_model *m)
 {
-    for (arena_block *b = arena_head; b; b = b->next) b->used = 0;
+    for (arena_block *b = m->arena; b; b = b->next) b->used = 0;
 }
-static void arena_free(void)
+static void arena_free(ss_model *m)
 {
-    while (arena_head) {
-        arena_block *n = arena_head->next;
-        free(arena_head);
-        arena_head = n;
+    for (arena_block *b = m->arena, *n; b; b = n) {
+        n = b->next;
+        free(b);
     }
+    m->arena = NULL;
 }
 
 /* ---- vectors and subspaces over F_p ---- */
@@ -223,7 +221,7 @@ void ss_clear(ss_model *m)
     free(m->idx_first);
     free(m->idx_next);
     free(m->dim);
-    arena_free();
+    arena_free(m);
     memset(m, 0, sizeof *m);
 }
 
@@ -589,7 +587,7 @@ static int page_next(ss_model *m, int r, cell_blame *blame)
 static int compute_pages(ss_model *m)
 {
     size_t cells = ncells(m);
-    arena_reset();
+    arena_reset(m);
     if (!m->pages && !(m->pages = calloc((size_t)(m->rmax - 1) * cells, sizeof *m->pages))) return -1;
     memset(m->pages, 0, (size_t)(m->rmax - 1) * cells * sizeof *m->pages);
     if (!m->idx_first && !(m->idx_first = malloc(sizeof(int) * cells))) return -1;

@@ -91,6 +91,7 @@ typedef struct ss_model {
     int line_limit;             /* product types of later history lines are left out (INT_MAX: none) */
     int rmax;                   /* pages 2..rmax computed (rmax = smax + 2: past it nothing changes) */
     ss_cell *pages;             /* (rmax - 1) pages of cells: page r at index r - 2 */
+    void *arena;                /* the pages' subspaces: one bump allocator, reset by each ss_compute */
     int *idx_first, *idx_next;  /* facts by grid cell, in id order (ids < idx_n) */
     int idx_n;
     char err[512];              /* the last refusal, naming the facts */

@@ -585,7 +585,10 @@ int ss_session_open(ss_session *S, const char *dir, const ss_action *actions, in
     if (!rc && S->unit) rc = add_default_types(S, manifest_prime(dir), err, errlen);
     for (int i = 0; i < n && !rc; i++) {
         rc = action_types(S, &actions[i], err, errlen);
-        if (!rc && push_action(S, &actions[i])) rc = usage(err, errlen, "out of memory") - 1;
+        if (!rc && push_action(S, &actions[i])) {
+            snprintf(err, errlen, "out of memory");
+            rc = CLI_FAILED;
+        }
     }
     if (!rc) rc = S->ntypes ? relift(S, 0, err, errlen) : build_model(S, err, errlen);
     if (!rc) rc = replay_all(S, err, errlen);
@@ -600,7 +603,10 @@ int ss_session_add(ss_session *S, const ss_action *a, char *err, size_t errlen)
         S->ntypes = ntypes;
         return rc;
     }
-    if (push_action(S, a)) return usage(err, errlen, "out of memory") - 1;
+    if (push_action(S, a)) {
+        snprintf(err, errlen, "out of memory");
+        return CLI_FAILED;
+    }
     if (S->ntypes > S->lifted && (rc = relift(S, ntypes, err, errlen)) != 0) {
         S->nactions--;
         if (S->dir) replay(S, S->nactions - 1, err + strlen(err), 0);
@@ -617,7 +623,10 @@ int ss_session_add(ss_session *S, const ss_action *a, char *err, size_t errlen)
 
 int ss_session_drop_last(ss_session *S, char *err, size_t errlen)
 {
-    if (!S->nactions) return usage(err, errlen, "nothing to undo") - 1;
+    if (!S->nactions) {
+        snprintf(err, errlen, "nothing to undo");
+        return CLI_FAILED;
+    }
     S->nactions--;
     return replay(S, S->nactions - 1, err, errlen) ? (snprintf(err, errlen, "%s", S->m.err), CLI_FAILED) : 0;
 }
