@@ -3,7 +3,7 @@
 # Nassau through stem 60), sseq's charts, differentials (bit for bit), num_gens and resolution
 # sizes, and Nassau's table equal to the standard algorithm's.
 . tests/lib.sh
-plan 13
+plan 14
 # reference rows inside a region (n <= $1, s <= $2) must equal ext.csv
 table_ok() {
     awk -F, -v n="$1" -v s="$2" 'NR > 1 && $2 <= n && $1 <= s' "$REF/ext_S_2_stem60.csv" > "$TMP/want"
@@ -45,4 +45,12 @@ for alg in standard nassau; do
     tail -n +2 "$REF/resolution_size-S_2" | cmp -s - "$TMP/r-$alg/resolution_size.txt"
     ok $? "$alg: resolution sizes equal sseq's resolution_size-S_2 (30, 7)"
 done
+# a later run without --sseq-formats keeps sseq's texts current (rewritten for the larger
+# region), never deleted nor left stale
+$EXTFLOW resolve --stem 5 --max-s 5 --out "$TMP/kept" --quiet --sseq-formats &&
+    $EXTFLOW resolve --stem 10 --max-s 5 --out "$TMP/kept" --quiet &&
+    $EXTFLOW resolve --stem 10 --max-s 5 --out "$TMP/fresh" --quiet --sseq-formats &&
+    for f in differentials.txt num_gens.txt resolution_size.txt; do cmp -s "$TMP/kept/$f" "$TMP/fresh/$f" || exit 1; done &&
+    $EXTFLOW resolve --stem 10 --max-s 5 --out "$TMP/plain" --quiet && [ ! -e "$TMP/plain/num_gens.txt" ]
+ok $? "a rerun without --sseq-formats rewrites the sseq texts there (equal to a fresh run's), writes none where there were none"
 done_testing

@@ -73,13 +73,15 @@ lines = open(sys.argv[2]).read().splitlines()
 sys.exit(0 if lines[0] == "n,s,i,k" and lines[1:] == rows and len(rows) > 20 else 1)
 PY
 ok $? "sq0.csv has a row per coefficient 1 of sq0.txt, in its order"
+cp "$D/steenrod-c0.txt" "$TMP/c0.txt" 2>/dev/null
 $EXTFLOW steenrod "$D" --class c0=8,3 --class h1 --class iota=0,0 --quiet &&
-    [ ! -e "$D/steenrod-c0.txt" ] && grep -q '^h1,1,1,0,3,1,0$' "$D/steenrod.csv" &&
+    cmp -s "$TMP/c0.txt" "$D/steenrod-c0.txt" && [ ! -e "$D/steenrod-h1.txt" ] && grep -q '^h1,1,1,0,3,1,0$' "$D/steenrod.csv" &&
     grep -q '^h1,1,1,1,2,2,0$' "$D/steenrod.csv" && grep -q '^iota,0,0,0,0,0,0$' "$D/steenrod.csv" &&
     grep -q '^c0,8,3,0,19,3,0$' "$D/steenrod.csv"
-ok $? "several classes: Sq^0 h1 = h2, Sq^1 h1 = h1^2, Sq^0 1 = 1, Sq^0 c0 = c1; the old text removed"
-$EXTFLOW sq0 "$D" --quiet && [ ! -e "$D/sq0.txt" ] && [ -s "$D/sq0.csv" ]
-ok $? "sq0 without --sseq-formats removes sq0.txt"
+ok $? "several classes: Sq^0 h1 = h2, Sq^1 h1 = h1^2, Sq^0 1 = 1, Sq^0 c0 = c1; the old text kept current, no new one"
+cp "$D/sq0.txt" "$TMP/sq0.txt"
+$EXTFLOW sq0 "$D" --quiet && cmp -s "$TMP/sq0.txt" "$D/sq0.txt" && [ -s "$D/sq0.csv" ]
+ok $? "sq0 without --sseq-formats keeps sq0.txt (rewritten, the same)"
 # chart.html's Sq^0 layer: sq0.csv's rows, and the hover text where a browser is installed
 python3 - "$D/chart.html" "$D/sq0.csv" <<'PY'
 import json, re, sys

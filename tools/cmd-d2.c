@@ -295,8 +295,7 @@ static int run(const char **operands, int n)
     }
     if (!rc && rank == 0) {
         rc = resolved_write(dir, "d2.csv", write_d2_csv, &sec);
-        if (!rc && opts[SSEQ].arg) rc = resolved_write(dir, "secondary.txt", write_d2_sseq, &sec);
-        else if (!rc) outdir_remove(dir, "secondary.txt");
+        if (!rc) rc = resolved_write_sseq(dir, "secondary.txt", opts[SSEQ].arg != NULL, write_d2_sseq, &sec);
         if (!rc) rc = resolved_write_charts(dir, res);    /* they draw d2.csv */
         if (!rc && !opts[QUIET].arg) report(&sec, dir, clock_now() - t0);
     }

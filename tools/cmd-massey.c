@@ -15,7 +15,8 @@ static cli_option opts[NOPTS + 1] = {
     [B] = { "b", "B", "the class b, with a·b = 0", NULL, NULL },
     [SECONDARY] = { "secondary", NULL, "(S_2, one process) the secondary Massey products <A, B, -> in Mod_{Cλ²} with "
                     "their λ parts, as sseq's secondary_massey example prints them, into "
-                    "DIR/secondary_massey-A-B.txt (the Ext parts of A and B must survive d2, A·B = 0 in Mod_{Cλ²})",
+                    "DIR/secondary_massey-A-B.txt, A and B the classes' names without their coordinates (the Ext parts of A and B "
+                    "must survive d2, A·B = 0 in Mod_{Cλ²})",
                     NULL, NULL },
     [UNIT] = { "unit", "UNITDIR", "as for products: required for a module's DIR", NULL, NULL },
     [SSEQ] = { "sseq-formats", NULL, "also write DIR/massey-A-B.txt, as sseq's massey example prints it (not with --secondary, "
@@ -100,6 +101,15 @@ static int parse_mclass(const char *arg, sec_mclass *c, product_class parts[2])
     return 0;
 }
 
+/* A class of Mod_{Cλ²} as a file name takes: its parts' names as given, without their
+ * coordinates (h2+λh_0h_2 for h2+λh_0h_2=3,2). */
+static const char *mclass_file_name(char *buf, size_t size, const sec_mclass *c, const product_class parts[2])
+{
+    snprintf(buf, size, "%s%s%s%s", c->has_ext ? parts[0].name : "", c->has_ext && c->has_lam ? "+" : "",
+             c->has_lam ? LAMBDA : "", c->has_lam ? parts[1].name : "");
+    return buf;
+}
+
 struct sm_out { sec_massey *m; };
 static int write_sm(FILE *f, void *ctx) { return sec_massey_write(f, ((struct sm_out *)ctx)->m); }
 
@@ -145,8 +155,9 @@ static int run_secondary(const char *dir, const chain_policy *limits)
         }
     }
     if (!rc) {
-        char file[400];
-        snprintf(file, sizeof file, "secondary_massey-%s-%s.txt", opts[A].arg, opts[B].arg);
+        char file[400], an[160], bn[160];
+        snprintf(file, sizeof file, "secondary_massey-%s-%s.txt", mclass_file_name(an, sizeof an, &a, pa),
+                 mclass_file_name(bn, sizeof bn, &b, pb));
         struct sm_out out = { &m };
         rc = resolved_write(dir, file, write_sm, &out);
         if (!rc && !opts[QUIET].arg)
@@ -209,8 +220,7 @@ static int run(const char **operands, int n)
         snprintf(txt, sizeof txt, "massey-%s-%s.txt", a.name, b.name);
         struct massey_out out = { &table, a.name, b.name };
         if (!rc) rc = resolved_write(dir, csv, write_massey_csv, &out);
-        if (!rc && opts[SSEQ].arg) rc = resolved_write(dir, txt, write_massey_sseq, &out);
-        else if (!rc) outdir_remove(dir, txt);
+        if (!rc) rc = resolved_write_sseq(dir, txt, opts[SSEQ].arg != NULL, write_massey_sseq, &out);
         if (!rc && !opts[QUIET].arg && rt_mpi_size() > 1)
             fprintf(stderr, "extflow: the classes c were shared among %d ranks, each lifting its f_c and homotopies; "
                     "rank 0 gathered the brackets:\n", rt_mpi_size());

@@ -384,13 +384,10 @@ static int run_products(const char **operands, int n)
             char name[128];
             snprintf(name, sizeof name, "lift_hom-%.63s.txt", classes[k].name);
             out.m = k;
-            if (opts[SSEQ].arg) rc = resolved_write(dir, name, write_lift_hom, &out);
-            else outdir_remove(dir, name);
+            rc = resolved_write_sseq(dir, name, opts[SSEQ].arg != NULL, write_lift_hom, &out);
         }
-        if (opts[FILTRATION_ONE].arg && res->prime == 2) {
-            if (opts[SSEQ].arg) rc = rc ? rc : resolved_write(dir, "filtration_one.txt", write_filtration_one, &out);
-            else outdir_remove(dir, "filtration_one.txt");
-        }
+        if (!rc && opts[FILTRATION_ONE].arg && res->prime == 2)
+            rc = resolved_write_sseq(dir, "filtration_one.txt", opts[SSEQ].arg != NULL, write_filtration_one, &out);
         if (!rc) report(&set, res, dir, table, clock_now() - t0);
     }
     if (have_set) lift_set_clear(&set);

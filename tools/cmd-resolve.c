@@ -37,7 +37,8 @@ static cli_option opts[NOPTS + 1] = {
                     "without a profile) or standard (the default for the others)", NULL, NULL },
     [OUT] = { "out", "DIR", "output directory (default out/NAME); an existing one must be empty or hold an "
               "extflow resolution", NULL, NULL },
-    [SSEQ] = { "sseq-formats", NULL, "also write differentials.txt, num_gens.txt, resolution_size.txt", NULL, NULL },
+    [SSEQ] = { "sseq-formats", NULL, "also write differentials.txt, num_gens.txt, resolution_size.txt (a later "
+               "run without it rewrites those that are there, so they stay current)", NULL, NULL },
     [QUIET] = { "quiet", NULL, "no progress line and no closing summary", NULL, NULL },
     [VERBOSE] = { "verbose", NULL, "also show StarPU's own messages (calibration, warnings), which workers and "
                   "scheduler it started, and at the end the memory account (MB by kind: docs/perf.md)", NULL, NULL },
@@ -147,11 +148,13 @@ static int write_tables(const resolution *res, const char *out, int sseq_formats
         { "ext.csv", report_ext_csv, 0 },
     };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        /* a stale one would contradict ext.csv; sseq's differentials text is written at p = 2 only */
-        if ((files[i].sseq && !sseq_formats) || (res->prime != 2 && files[i].write == report_differentials)) {
+        /* sseq's texts where asked or left by an earlier run (rewritten: a stale one would
+         * contradict ext.csv); the differentials text at p = 2 only */
+        if (res->prime != 2 && files[i].write == report_differentials) {
             outdir_remove(out, files[i].name);
             continue;
         }
+        if (files[i].sseq && !sseq_formats && !resolved_has(out, files[i].name)) continue;
         if (report_write_file(out, files[i].name, res, files[i].write) != 0) {
             fprintf(stderr, "extflow: cannot write %s/%s: %s\n", out, files[i].name, strerror(errno));
             return 1;

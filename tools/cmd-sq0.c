@@ -53,8 +53,7 @@ static int run(const char **operands, int n)
     rc = compute(&d.res, &q, &limits);
     if (!rc) rc = resolved_write(dir, "sq0.csv", write_csv, &q);
     if (!rc) rc = resolved_write_html(dir, &d.res);     /* its Sq^0 layer */
-    if (!rc && opts[SSEQ].arg) rc = resolved_write(dir, "sq0.txt", write_sseq, &q);
-    else if (!rc) outdir_remove(dir, "sq0.txt");
+    if (!rc) rc = resolved_write_sseq(dir, "sq0.txt", opts[SSEQ].arg != NULL, write_sseq, &q);
     if (!rc && !opts[QUIET].arg)
         fprintf(stderr, "extflow: Sq^0 over %s in %.1f s; table %s/sq0.csv\n", dir, clock_now() - t0, dir);
     steenrod_sq0_clear(&q);

@@ -95,8 +95,7 @@ static int run(const char **operands, int n)
     for (int k = 0; k < nclasses && !rc; k++) {
         char name[128];
         snprintf(name, sizeof name, "steenrod-%.63s.txt", classes[k].name);
-        if (opts[SSEQ].arg) rc = resolved_write(dir, name, write_sseq, &r[k]);
-        else outdir_remove(dir, name);
+        rc = resolved_write_sseq(dir, name, opts[SSEQ].arg != NULL, write_sseq, &r[k]);
     }
     if (!rc && !opts[QUIET].arg)
         fprintf(stderr, "extflow: Sq^k of %d class%s over %s in %.1f s; table %s/steenrod.csv\n", nclasses,

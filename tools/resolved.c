@@ -238,6 +238,19 @@ int resolved_write(const char *dir, const char *name, int (*write_fn)(FILE *, vo
     return 1;
 }
 
+int resolved_has(const char *dir, const char *name)
+{
+    char path[4400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return lstat(path, &st) == 0;
+}
+
+int resolved_write_sseq(const char *dir, const char *name, int asked, int (*write_fn)(FILE *, void *), void *ctx)
+{
+    return asked || resolved_has(dir, name) ? resolved_write(dir, name, write_fn, ctx) : 0;
+}
+
 /* charts[first..2) written again. */
 static int write_charts(const char *dir, const resolution *res, int first)
 {

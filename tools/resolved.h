@@ -59,6 +59,12 @@ int resolved_check_class(const char *cmd, const product_class *c, const resoluti
                          const char *dir);
 /* DIR/name from write_fn (outdir_write): 0, or 1 after a line. */
 int resolved_write(const char *dir, const char *name, int (*write_fn)(FILE *, void *), void *ctx);
+/* sseq's text DIR/name beside a table (--sseq-formats, asked): written when asked, and also
+ * when an earlier run left one, so that it stays current rather than stale or deleted. 0, or
+ * 1 after a line. */
+int resolved_write_sseq(const char *dir, const char *name, int asked, int (*write_fn)(FILE *, void *), void *ctx);
+/* Whether DIR/name is there (an output of an earlier run). */
+int resolved_has(const char *dir, const char *name);
 /* chart.svg and chart.html written again (they draw products.csv and d2.csv): 0, or 1. */
 int resolved_write_charts(const char *dir, const resolution *res);
 /* chart.html alone written again (its Sq^0 and Sq^1 layers: sq0.csv, steenrod.csv): 0, or 1. */
