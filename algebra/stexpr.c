@@ -159,8 +159,8 @@ static int val_milnor(parser *P, stexpr_val *x, uint32_t qmask, const uint64_t *
 {
     uint32_t r32[MAX_ENTRIES] = { 0 };
     int big = 0;
-    for (int i = 0; i < n; ++i) {
-        if (r[i] >= BIG) big = 1;
+    for (int i = 0; i < n; ++i) {              /* an entry above the limit: its degree is too */
+        if (r[i] > (uint64_t)P->limit) big = 1;
         else r32[i] = (uint32_t)r[i];
     }
     uint64_t deg = big ? BIG : adm_milnor_degree(P->p, qmask, r32, n);

@@ -6,7 +6,7 @@
 # The algebra itself (round trips, Adem's relations against the formula, associativity) is
 # tests/t-admissible.c's.
 . tests/lib.sh
-plan 48
+plan 50
 
 is() {   # is EXPECTED ARGS...: `algebra ARGS` prints EXPECTED and exits 0
     want=$1; shift
@@ -78,6 +78,8 @@ bad 1 "an unknown name" --eval 'Xq(1)'
 bad 1 "P at p = 2" --eval 'P(1)'
 bad 1 "Sq at p = 3" --eval 'Sq(1)' --prime 3
 bad 1 "a degree past the limit" --eval 'Sq(99999999999999999999)'
+bad 1 "an entry of 2^32" --eval 'Sq(4294967296)'
+bad 1 "an exponent of 2^32 + 1 at p = 3" --eval 'P^4294967297' --prime 3
 bad 9 "a product past the limit" --eval 'Sq(100)*Sq(100)'
 bad 6 "a newline" --eval 'Sq(1)
 Sq(2)'
