@@ -129,7 +129,7 @@ STARPU_HAS_CUDA := $(if $(STARPU_PREFIX),$(shell grep -qs 'define STARPU_USE_CUD
                      $(STARPU_ABS)/include/starpu/1.3/starpu_config.h && echo yes))
 PROG_CUDA := $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ) $(CUDA_LIBS))
 
-LIB_SRC   := $(wildcard algebra/*.c codelets/*.c runtime/*.c stages/*.c ss/*.c)
+LIB_SRC   := $(wildcard algebra/*.c codelets/*.c runtime/*.c stages/*.c stages/*/*.c ss/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/chart_html.o $(B)/gen/editor_js.o
 LIB       := $(B)/libextflow.a
 # The command line: tools/extflow.c (main) and one file per command (tools/cmd-*.c) with the
@@ -183,8 +183,8 @@ $(DEP_FILES):
 $(B)/tools/modulearg.o: CFLAGS += -DEXTFLOW_MODULES_DIR='"$(CURDIR)/modules"'
 $(B)/tools/cmd-serve.o: CFLAGS += $(MHD_CFLAGS)
 
-# The chart page (stages/chart.html) compiled in as one string: stages/chart.h.
-$(B)/gen/chart_html.c: stages/chart.html scripts/embed-text
+# The chart page (stages/out/chart.html) compiled in as one string: stages/out/chart.h.
+$(B)/gen/chart_html.c: stages/out/chart.html scripts/embed-text
 	@mkdir -p $(dir $@)
 	scripts/embed-text chart_html_template < $< > $@.tmp && mv $@.tmp $@
 $(B)/gen/chart_html.o: $(B)/gen/chart_html.c
@@ -289,7 +289,7 @@ clean:
 # loader (seeds: modules/) and the calculator's expressions, each for FUZZ_SECONDS/4. Crashers land in tests/fuzz/crashers/ (commit them: t-fuzz-regress replays
 # them in `make test`). Corpora grow under build/fuzz/ (not committed).
 FUZZ_SECONDS ?= 60
-FUZZ_SRC  := stages/stagefile.c stages/durable.c algebra/f2mat.c algebra/f2mat_m4rm.c algebra/team.c algebra/memacct.c
+FUZZ_SRC  := stages/store/stagefile.c stages/store/durable.c algebra/f2mat.c algebra/f2mat_m4rm.c algebra/team.c algebra/memacct.c
 FUZZ_MOD_SRC := algebra/fdmodule.c algebra/fdmodule_p.c algebra/fpmodule.c algebra/modops.c algebra/milnor.c algebra/milnor_p.c algebra/fpmat.c algebra/f2mat.c algebra/f2mat_m4rm.c algebra/team.c algebra/memacct.c
 FUZZ_EXPR_SRC := algebra/stexpr.c algebra/admissible.c algebra/milnor.c algebra/milnor_p.c algebra/fpmat.c algebra/f2mat.c algebra/f2mat_m4rm.c algebra/team.c algebra/memacct.c
 FUZZ_CC   := clang -std=c11 -D_GNU_SOURCE -O1 -g -march=x86-64-v3 -I. $(PKG_CFLAGS) \

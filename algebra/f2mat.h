@@ -93,7 +93,7 @@ int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile
  * are new: the new rows are reduced by the old pivots, reduced among themselves, and the old
  * rows cleared at the new pivots, then all merged in pivot order. The result is the RREF of
  * m's row space (unique, so it equals f2mat_rref's), in O((rows - rank0) * rank0 * words) for
- * few new rows instead of a whole elimination: the standard step's lookahead (stages/standard.h).
+ * few new rows instead of a whole elimination: the standard step's lookahead (stages/resolve/standard.h).
  * pivots: m->cols ints, or NULL. Returns the rank, or -1 out of memory (m unspecified then). */
 int f2mat_rref_extend(f2mat *m, uint32_t rank0, int32_t *pivots);
 
@@ -102,7 +102,7 @@ int f2mat_rref_extend(f2mat *m, uint32_t rank0, int32_t *pivots);
  * of 64 when they differ; from = to = m->cols moves nothing, and to + m->cols - from <= cols),
  * every other entry zero. The data is reallocated, not copied into a second matrix: glibc
  * remaps a large (mmap'ed) block's pages, so the peak is the larger matrix alone where a copy
- * would hold both (the standard step's lookahead widens its early RREF so, stages/standard.c);
+ * would hold both (the standard step's lookahead widens its early RREF so, stages/resolve/standard.c);
  * a matrix of fewer bytes keeps its block. The memory account follows f2mat_bytes. Returns 0,
  * or -1 on a bad shape or out of memory (m keeps its shape and entries then, for f2mat_clear). */
 int f2mat_widen(f2mat *m, uint32_t rows, uint32_t cols, uint32_t from, uint32_t to);
@@ -136,7 +136,7 @@ int f2mat_quasi_inverse_from_rref(const f2mat *aug, uint32_t a_cols, uint32_t ra
 /* x (src_dim bits, zeroed by the caller) ^= QI(y) (y: tgt_dim bits). */
 void f2qi_apply(const f2qi *qi, const uint64_t *y, uint64_t *x);
 /* The same for a vector y whose column c of A is bit map[c] of y (c < tgt_dim): A's columns
- * gathered out of a larger space, as Nassau's signature blocks are (stages/nassau.c). */
+ * gathered out of a larger space, as Nassau's signature blocks are (stages/resolve/nassau.c). */
 void f2qi_apply_gather(const f2qi *qi, const uint64_t *y, const uint32_t *map, uint64_t *x);
 void f2qi_clear(f2qi *qi);
 

@@ -834,7 +834,7 @@ keep_source:
     m->source_len = textlen;
     if (shift && apply_shift(m, (deg_t)json_integer_value(shift)) != 0) { fail(err, es, "out of memory"); goto out; }
     if (m->has_cofiber) {
-        /* the class becomes a self-map of M through M's bottom class (stages/cofiber.h): a
+        /* the class becomes a self-map of M through M's bottom class (stages/resolve/cofiber.h): a
          * finite module, cyclic on a bottom class of its own (checked by cofiber_prepare) */
         if (m->fp || m->rp_open) {
             fail(err, es, "key 'cofiber': supported for finite dimensional modules only");

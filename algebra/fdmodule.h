@@ -27,7 +27,7 @@
  * action given by β ("b x0 = x1") and the P^(p^k) ("P1 x1 = x5"), worked out and checked by
  * fdmodule_p.h (no actions: the trivial module, as the spheres S_3, S_5 and C3's file); then p
  * and pprofile are set, the mod-2 tables (A, act) stay empty, the action is in pA, pB, pact
- * (fdm_act_p), and stages/standard_p.c resolves it; a "cofiber" as at p = 2 (cofiber_prows).
+ * (fdm_act_p), and stages/resolve/standard_p.c resolves it; a "cofiber" as at p = 2 (cofiber_prows).
  * Finitely presented modules and projective spaces at odd p are refused, naming the key. */
 #ifndef EXTFLOW_FDMODULE_H
 #define EXTFLOW_FDMODULE_H
@@ -62,7 +62,7 @@ typedef struct fd_module {
                                  * words(dim M_{u+d}) words; NULL past max_deg */
     /* key "cofiber": resolve the cone of the class idx of Ext^{s,t}(M) instead of M (s >= 1,
      * t in M's degrees, shifts included), read as a self-map of M through M's bottom class
-     * (stages/cofiber.h). cofiber_rows[k], k = 0 .. cofiber_nrows - 1, filled by
+     * (stages/resolve/cofiber.h). cofiber_rows[k], k = 0 .. cofiber_nrows - 1, filled by
      * cofiber_prepare: the RREF basis of the subspace row s of the cone's resolution must hit
      * in degree t + k (over F_{s-1}); above, the whole kernel of d_{s-1}. */
     int has_cofiber;

@@ -8,7 +8,7 @@
  * resolution never hits a generator of the same degree with the unit), so its length is
  * freemod_dim(F_{s-1}, |g|, |g|). For F_0, d(g) is a vector of the module M in degree |g|.
  *
- * At an odd prime p (stages/standard_p.h) the blocks are those of the basis of A_p (or of its
+ * At an odd prime p (stages/resolve/standard_p.h) the blocks are those of the basis of A_p (or of its
  * sub-Hopf-algebra B), whose dims freemod_use_dims installs, and an image holds `bits` entries
  * of one byte each (0..p-1) in the same order instead of bits (img is then read as uint8_t).
  *

@@ -12,7 +12,7 @@
  * tests/t-modops.c checks the full table against the coproduct formula for every Sq(R).
  *
  * Dual. modops_dual below: Hom_A(F, N) = Hom_A(F ⊗ DN, F2) for a finite N, which is how the tests
- * check Ext(M, N) (stages/extmn.h) against the resolution of M ⊗ DN.
+ * check Ext(M, N) (stages/products/extmn.h) against the resolution of M ⊗ DN.
  *
  * Module maps. f : M -> N of degree δ (|f(x)| = |x| + δ) is F2-linear on the bases, given by a
  * JSON object {"degree": δ, "images": {"x": "y + z", ...}} over the classes of M and N as

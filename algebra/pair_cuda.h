@@ -22,7 +22,7 @@
  * twos; A(a, e) (pair_a_mul_add) is mod 2 only. Many targets in one launch: lay their ones
  * planes end to end in a scratch row, then their twos planes in the same order (twos_at = the
  * ones planes' words), give each term its target's ones column, and add the planes back;
- * a product taken 3 times (-1 = 3 mod 4, stages/secondary_product.c) is its term 3 times.
+ * a product taken 3 times (-1 = 3 mod 4, stages/d2/secondary_product.c) is its term 3 times.
  *
  * Mapping: as the mod-2 kernel (milnor_cuda.h): threads_per_job threads per job share its
  * items (term k, part p), each running part p of nparts of the search (pm4_item); grid size

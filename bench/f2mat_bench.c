@@ -15,7 +15,7 @@
  *        f2mat_bench stage FILE...   each matrix stage file D (resolve --keep-stages matrix)
  *                              reduced alone and as [D | 0 | I] (reps: REPS, default 3) */
 #include "algebra/f2mat.h"
-#include "stages/stagefile.h"
+#include "stages/store/stagefile.h"
 #include "bench/bench.h"
 
 #include <m4ri/m4ri.h>

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include "stages/lift.h"
-#include "stages/manifest.h"
-#include "stages/report.h"
-#include "stages/stagefile.h"
+#include "stages/products/lift.h"
+#include "stages/out/manifest.h"
+#include "stages/out/report.h"
+#include "stages/store/stagefile.h"
 #include "bench/bench.h"
 
 /* CPU time: the VM is shared */

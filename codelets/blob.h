@@ -1,5 +1,5 @@
 /* blob.h — a StarPU data interface for a byte string whose length is known only once the task
- * that writes it has run (a bidegree's generators for the other ranks, stages/exchange.h).
+ * that writes it has run (a bidegree's generators for the other ranks, stages/resolve/exchange.h).
  *
  * Layout per memory node: struct blob { id, ptr, size (bytes of content), alloc (bytes of the
  * buffer) }. Only main-memory nodes are used (the codelets that touch blobs are CPU-only).

@@ -7,7 +7,7 @@
 #include "codelets/blob.h"
 #include "algebra/clock.h"
 #include "codelets/codelets.h"
-#include "stages/exchange.h"
+#include "stages/resolve/exchange.h"
 
 static uint64_t now_ns(void) { return clock_ns(CLOCK_REALTIME); }    /* the ranks of a host share it */
 

@@ -33,7 +33,7 @@
  *                  row (RW: ones planes, then twos planes; the products are added into it).
  *                  cl_arg: struct cl_pair_mul_args (scalars only).
  *   cl_publish     (distributed runs) a finished bidegree packed into its blob (W,
- *                  codelets/blob.h) on the rank that owns it (stages/exchange.h).
+ *                  codelets/blob.h) on the rank that owns it (stages/resolve/exchange.h).
  *   cl_receive     (distributed runs) the blob (R) unpacked on a rank that reads it.
  * Every codelet but cl_publish and cl_receive has a history-based perfmodel (files under
  * $STARPU_HOME/.starpu/sampling), and each is declared with CL_CODELET below (those two with

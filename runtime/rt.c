@@ -13,7 +13,7 @@
 #include "codelets/codelets.h"
 #include "runtime/rt_chain.h"
 #include "runtime/rt_mpi.h"
-#include "stages/step.h"
+#include "stages/resolve/step.h"
 #ifdef STARPU_USE_CUDA
 #include "algebra/milnor_cuda.h"
 #endif
@@ -235,7 +235,7 @@ out:
     free(w.seen);
 }
 
-/* The standard step's lookahead (stages/standard.h): EXTFLOW_LOOKAHEAD (0 or 2..64, tools/env.c
+/* The standard step's lookahead (stages/resolve/standard.h): EXTFLOW_LOOKAHEAD (0 or 2..64, tools/env.c
  * refuses the rest), else 4 where many CPU workers wait on the chain of reductions along t (one
  * process: ranks must agree on the DAG). */
 static int lookahead_of(const rt_dist *dist)
@@ -245,7 +245,7 @@ static int lookahead_of(const rt_dist *dist)
     return !dist && starpu_cpu_worker_get_count() >= 8 ? 4 : 0;
 }
 
-/* Nassau's finish in parts (stages/nassau.h): EXTFLOW_FINISH_SPLIT block entries a part, else
+/* Nassau's finish in parts (stages/resolve/nassau.h): EXTFLOW_FINISH_SPLIT block entries a part, else
  * RT_FINISH_SPLIT (docs/perf.md, "The tail"). */
 #define RT_FINISH_SPLIT (1u << 22)
 static uint64_t finish_split_of(void)

@@ -1,6 +1,6 @@
 /* rt.h — the runtime layer: StarPU start/stop and the resolution's task DAG.
  *
- * DAG. The resolution's steps are a chain set (stages/step.h: step_chain_set) run by the chain
+ * DAG. The resolution's steps are a chain set (stages/resolve/step.h: step_chain_set) run by the chain
  * runner (runtime/rt_chain.h): each step (s, t) a chain of StarPU tasks plan (tag PLAN) →
  * multiply chunks → reduce → [multiply chunks →] finish (tag DONE, or EDGE for a stem-edge
  * kernel job), whatever the step's algorithm, which also names the steps it needs: the standard
@@ -10,7 +10,7 @@
 #ifndef EXTFLOW_RT_H
 #define EXTFLOW_RT_H
 #include "stages/chain.h"
-#include "stages/resolution.h"
+#include "stages/resolve/resolution.h"
 
 /* Starts StarPU: CPU workers, and CUDA workers where StarPU was built with CUDA and a device
  * exists (then eager unless STARPU_SCHED is set). verbose: one line saying what started. */

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "runtime/rt_tags.h"
-#include "stages/exchange.h"
-#include "stages/progress.h"
-#include "stages/step.h"
+#include "stages/resolve/exchange.h"
+#include "stages/resolve/progress.h"
+#include "stages/resolve/step.h"
 
 /* pairs (the default): floor(s/2) mod N; rows: s mod N; blocks: N bands of consecutive rows
  * (docs/design.md, "Ownership", and docs/perf.md for the measurements behind the choice) */

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <starpu.h>
 #include "stages/chain.h"
-#include "stages/resolution.h"
+#include "stages/resolve/resolution.h"
 
 /* Initialises MPI when the process was started by an MPI launcher (mpirun, srun); call
  * before anything else. 0, or -1 with a message on stderr. */

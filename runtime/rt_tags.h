@@ -17,7 +17,7 @@ enum tag_kind {
     TAG_COMPOSITE_PLAN = 12,
     TAG_CHECK = 13,     /* verify's d∘d check at (s, t) is done */
     TAG_CHECK_PLAN = 14,
-    TAG_PRE = 15,       /* the standard step's early reduction at (s, t) is done (stages/standard.h) */
+    TAG_PRE = 15,       /* the standard step's early reduction at (s, t) is done (stages/resolve/standard.h) */
     TAG_PRE_PLAN = 16,
 };
 

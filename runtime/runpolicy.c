@@ -12,9 +12,9 @@
 #include "runtime/rt.h"
 #include "runtime/rt_chain.h"
 #include "runtime/rt_mpi.h"
-#include "stages/manifest.h"
-#include "stages/progress.h"
-#include "stages/stagefile.h"
+#include "stages/out/manifest.h"
+#include "stages/resolve/progress.h"
+#include "stages/store/stagefile.h"
 
 int runpolicy_parse_size(const char *s, uint64_t *out)
 {

@@ -1,4 +1,4 @@
-/* editor.js — extflow serve's editor, added to the chart page (stages/chart.html) by the
+/* editor.js — extflow serve's editor, added to the chart page (stages/out/chart.html) by the
  * server (tools/cmd-serve.c). The page does no algebra: each action is sent to the server,
  * which checks it against the model and keeps it (docs/ss.md, "The editor").
  * Keys on a selected class: d (then click the target), D (the same between two named

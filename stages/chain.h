@@ -1,9 +1,9 @@
 /* chain.h — one interface for every piece of work done per bidegree.
  *
- * A chain is the work of one kind at one bidegree (s, t): a resolution's step (stages/step.h:
+ * A chain is the work of one kind at one bidegree (s, t): a resolution's step (stages/resolve/step.h:
  * standard, Nassau's, the stem-edge kernel, the standard step's early reduction), the target step (i, t) of a batch of chain-map
- * lifts (stages/lift.h: products, Massey products, d2's homotopy), the composites of d2 at a
- * cell (stages/secondary.h), verify's d∘d check of a bidegree (stages/verify.c). Every kind runs as
+ * lifts (stages/products/lift.h: products, Massey products, d2's homotopy), the composites of d2 at a
+ * cell (stages/d2/secondary.h), verify's d∘d check of a bidegree (stages/out/verify.c). Every kind runs as
  *
  *     plan → [multiply ∥ parts] → [reduce → [multiply → [reduce → multiply → ...]]] [finish parts] finish
  *
@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include "algebra/milnor.h"
 #include "algebra/team.h"
-#include "stages/rowbuild.h"
+#include "stages/resolve/rowbuild.h"
 
 /* What reduce asks for next: finish; multiply the rows it planned, then finish; or multiply
  * them, then reduce again (a chain that works through its rows in chunks: verify's checks). */
@@ -55,7 +55,7 @@ typedef struct chain {
     deg_t t;
     row_build *build;           /* the mod-2 rows the next multiply fills (NULL: none) */
     struct sec_batch *batch;    /* or the mod-4 rows (d2's composites; NULL: none) */
-    struct row_build_p *build_p;    /* or the mod-p rows, p odd (stages/rowbuild_p.h; NULL: none) */
+    struct row_build_p *build_p;    /* or the mod-p rows, p odd (stages/resolve/rowbuild_p.h; NULL: none) */
     const struct chain_next *next;  /* what the runner does after each piece */
     void *runtime;              /* the runner's own state of the chain */
     uint32_t nparts;            /* set by the runner: the parts the next piece waits for (their
@@ -117,7 +117,7 @@ struct chain_kind {
     /* What the chain at (s, t) reads (chain_read; rows below 0 are not named), declared once:
      * a distributed run derives from it which ranks receive a row and what a chain waits for
      * on its rank (runtime/rt_mpi.c); verify, what must be loaded before it recomputes a step
-     * (stages/keepstages.c). NULL: nothing beyond what its deps (and theirs) computed and what
+     * (stages/resolve/keepstages.c). NULL: nothing beyond what its deps (and theirs) computed and what
      * was finished before the run. */
     void (*reads)(void *owner, int s, deg_t t, chain_reads *out);
     /* Optional parts of the finish (Nassau's quasi-inverses of a large step): once the last
@@ -149,7 +149,7 @@ typedef struct chain_next {
     /* NULL, or a team (algebra/team.h) for the row reduction of a matrix of that many bytes by
      * the piece running now, its members recruited among the runner's idle CPU workers; NULL
      * when the matrix is too small to pay or no worker is idle. A step asks through res_rref
-     * (stages/resolution.h). */
+     * (stages/resolve/resolution.h). */
     team *(*team)(chain *c, uint64_t bytes);
 } chain_next;
 
@@ -200,7 +200,7 @@ typedef struct chain_policy {
     double start;
     int verbose;                /* at the end: the share of multiply work each worker kind did */
     int admission_report;       /* at the end: the most chains in flight, how often one waited */
-    /* non-NULL: the runner keeps the progress line (stages/progress.h) over the set's chains,
+    /* non-NULL: the runner keeps the progress line (stages/resolve/progress.h) over the set's chains,
      * each weighted by its footprint, naming them so ("lift steps"); drawn when progress_line */
     const char *progress_noun;
     int progress_line;

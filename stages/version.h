@@ -1,5 +1,5 @@
 /* version.h — extflow's version: the one place it is written. `extflow --version` prints it,
- * DIR/run.json records it (stages/manifest.c), the man page (scripts/man-from-help) takes it
+ * DIR/run.json records it (stages/out/manifest.c), the man page (scripts/man-from-help) takes it
  * from there. */
 #ifndef EXTFLOW_VERSION_H
 #define EXTFLOW_VERSION_H

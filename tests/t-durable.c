@@ -1,7 +1,7 @@
-/* t-durable.c — the durable write (stages/durable.h): content, replacement of an old file,
+/* t-durable.c — the durable write (stages/store/durable.h): content, replacement of an old file,
  * no temporary left behind, errors reported with the file's name, a batch over two folders;
  * the syncs each write makes (one syncfs for a large batch), and the cache mode's none. */
-#include "stages/durable.h"
+#include "stages/store/durable.h"
 #include "tests/tap.h"
 
 #include <dirent.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Ext_A(M, N) for a finite N (extflow ext DIR --coefficients N, stages/extmn.h): Ext(M, F2) is
+# Ext_A(M, N) for a finite N (extflow ext DIR --coefficients N, stages/products/extmn.h): Ext(M, F2) is
 # M's own table; Ext(M, N) = Ext(M ⊗ DN, F2) with DN the dual of N (--module "M*D(N)": an
 # independent check, the tensor product resolved; t-modops.c checks D against duals known by
 # hand), for ten pairs and a tensor product as N; the Joker file (Sq4 = 0) is not its own dual

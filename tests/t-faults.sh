@@ -3,7 +3,7 @@
 # preloaded), for N swept over a whole run. Every outcome must be exit 1 with one line on
 # stderr and no ext.csv (and then a rerun without the fault gives the reference outputs: what
 # the failed run left is valid), or exit 0 with the reference outputs. One exception: run.json
-# is written after ext.csv (stages/manifest), so a failure writing it leaves the new ext.csv,
+# is written after ext.csv (stages/out/manifest), so a failure writing it leaves the new ext.csv,
 # which must then be the reference's. Anything else (exit 0
 # with other outputs, more lines, an abort, a crash, a hang) fails the test.
 #

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Nassau's finish in parts (stages/nassau.h, EXTFLOW_FINISH_SPLIT=N): the quasi-inverses of the
+# Nassau's finish in parts (stages/resolve/nassau.h, EXTFLOW_FINISH_SPLIT=N): the quasi-inverses of the
 # signature blocks made by tasks of their own after phase 2's multiply, then applied by the
 # finish in code order as before. Every output must be the one of the unsplit run, bit for
 # bit: the sphere with the split forced on every finish (N = 1) and at a middling N, on 1 and 2

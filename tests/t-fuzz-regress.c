@@ -10,7 +10,7 @@
 #include <string.h>
 #include "algebra/fdmodule.h"
 #include "algebra/stexpr.h"
-#include "stages/stagefile.h"
+#include "stages/store/stagefile.h"
 #include "tests/tap.h"
 
 static unsigned char *slurp(const char *path, size_t *len)

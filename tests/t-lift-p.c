@@ -1,5 +1,5 @@
-/* t-lift-p.c — products at an odd prime by lifting classes to chain maps over F_p (stages/lift.h,
- * "Odd primes"; stages/lift_p.c), on S_3 through stem 40, s <= 12, and S_5 through stem 90, s <= 8.
+/* t-lift-p.c — products at an odd prime by lifting classes to chain maps over F_p (stages/products/lift.h,
+ * "Odd primes"; stages/products/lift_p.c), on S_3 through stem 40, s <= 12, and S_5 through stem 90, s <= 8.
  * No sseq output at odd p exists here, so the checks are independent answers and identities:
  *   - filtration one, read off the differentials: for x = a0, h0, h1 (dual to the generator g of
  *     F_1 with d g = θ·ι, θ = Q_0, P(1), P(p)) and y dual to the generator w of F_s,
@@ -20,9 +20,9 @@
 #include <string.h>
 #include "runtime/rt.h"
 #include "runtime/rt_chain.h"
-#include "stages/products.h"
-#include "stages/resolution_p.h"
-#include "stages/step.h"
+#include "stages/products/products.h"
+#include "stages/resolve/resolution_p.h"
+#include "stages/resolve/step.h"
 #include "tests/tap.h"
 
 static void load(const char *name, fd_module *m)

@@ -1,4 +1,4 @@
-/* t-lift.c — products by lifting classes to chain maps (stages/lift.h), checked against
+/* t-lift.c — products by lifting classes to chain maps (stages/products/lift.h), checked against
  * independent answers on the resolution of S_2 through stem 30, s <= 11 (both algorithms):
  *   - the h_j products of lifts of h0..h3 equal the coefficients read off the differentials
  *     (report_hj, the chart's lines), everywhere in the region;
@@ -14,9 +14,9 @@
 #include <string.h>
 #include "runtime/rt.h"
 #include "runtime/rt_chain.h"
-#include "stages/preimage.h"
-#include "stages/products.h"
-#include "stages/report.h"
+#include "stages/products/preimage.h"
+#include "stages/products/products.h"
+#include "stages/out/report.h"
 #include "tests/ref_products.h"
 #include "tests/tap.h"
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The standard step's lookahead (stages/standard.h, EXTFLOW_LOOKAHEAD=j): the rows of (s, t) from
+# The standard step's lookahead (stages/resolve/standard.h, EXTFLOW_LOOKAHEAD=j): the rows of (s, t) from
 # generators of degree <= t-j reduced early by a chain of their own, the step then extending
 # that RREF by its other rows. RREF is unique, so every output must be the one of a run without
 # it, bit for bit: the sphere at several j, modules (finite, with a profile, finitely presented,

@@ -1,4 +1,4 @@
-/* t-massey.c — Massey products (stages/massey.h) on the resolution of S_2 through stem 26,
+/* t-massey.c — Massey products (stages/products/massey.h) on the resolution of S_2 through stem 26,
  * s <= 12, both algorithms, against independent answers:
  *   - <h3, h0^4, c> for every c (Adams periodicity) equals sseq's massey-S_2-P byte for byte;
  *   - the brackets of the sphere in the reference's products §7: <h0, h1, h0> = h1^2,
@@ -15,7 +15,7 @@
 #include <string.h>
 #include "runtime/rt.h"
 #include "runtime/rt_chain.h"
-#include "stages/massey.h"
+#include "stages/products/massey.h"
 #include "tests/ref_products.h"
 #include "tests/tap.h"
 

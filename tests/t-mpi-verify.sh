@@ -1,5 +1,5 @@
 #!/bin/sh
-# verify on several ranks (stages/verify.c, verify_share): each rank checks the rows it owns,
+# verify on several ranks (stages/out/verify.c, verify_share): each rank checks the rows it owns,
 # rank 0 alone prints. On 2 and 3 ranks the report and the exit status are those of one
 # process, on a clean directory, on a damaged one (a bit of d flipped, a stage file and a
 # kept kernel damaged, a stray name) and on one whose .lock another run holds (one line, exit

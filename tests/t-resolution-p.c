@@ -1,11 +1,11 @@
-/* t-resolution-p.c — the resolution at an odd prime (stages/standard_p.h) against sseq's
+/* t-resolution-p.c — the resolution at an odd prime (stages/resolve/standard_p.h) against sseq's
  * tables: S_3 and C3 (over the profile that leaves Q_0 out) at p = 3, S_5 at p = 5, the module
  * files sseq ships (tests/ref/module-files/), every dim Ext^{s,t} of the region equal to the
  * `n,s,dim` lines of sseq's num_gens (tests/ref/oddprimes/num_gens-M-N-S, made by sseq's
  * standard algorithm, tests/ref/oddprimes/README.md). The region is smaller than the tables'
  * here (stem 40 at p = 3) so that the test stays short; tests/t-oddprimes.sh runs the CLI
  * through the tables' full regions. C3 also as the module {x0, x1: b x0 = x1} (an action,
- * algebra/fdmodule_p.h) and as the cofiber of a_0 (key "cofiber", stages/cofiber.h): both
+ * algebra/fdmodule_p.h) and as the cofiber of a_0 (key "cofiber", stages/resolve/cofiber.h): both
  * equal sseq's C3 table. Then, on these resolutions and on every other odd-prime module file
  * (actions, cofibers, profiles): d∘d = 0 at every bidegree by one-by-one Milnor products mod p
  * (independent of the plan's rows), d_0 ∘ d_1 into M included, and the check catches changed
@@ -19,9 +19,9 @@
 #include <string.h>
 #include "algebra/fpmat.h"
 #include "runtime/rt.h"
-#include "stages/cofiber.h"
-#include "stages/resolution_p.h"
-#include "stages/step.h"
+#include "stages/resolve/cofiber.h"
+#include "stages/resolve/resolution_p.h"
+#include "stages/resolve/step.h"
 #include "tests/tap.h"
 
 /* A module from a file, or (text starting with '{') from the JSON itself; its cofiber prepared. */

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
-#include "stages/stagefile.h"
+#include "stages/store/stagefile.h"
 #include "tests/tap.h"
 
 static char dir[64];

@@ -1,4 +1,4 @@
-/* t-steenrod.c — algebraic Steenrod squares on Ext of the sphere (stages/steenrod.h), on the
+/* t-steenrod.c — algebraic Steenrod squares on Ext of the sphere (stages/steenrod/steenrod.h), on the
  * resolution through stem 30, s <= 10, with both algorithms, against answers computed another
  * way:
  *   - Sq^0 through the Verschiebung as StarPU tasks gives the serial run's maps;
@@ -6,7 +6,7 @@
  *     are each class's serial ones (and the Yoneda line's dimensions too);
  *   - Sq^0 of every basis class by the cup-i construction equals Sq^0 through the
  *     Verschiebung (two unrelated constructions);
- *   - Sq^s x = x·x (the product from a lifted chain map, stages/lift.h) for every basis class,
+ *   - Sq^s x = x·x (the product from a lifted chain map, stages/products/lift.h) for every basis class,
  *     and for the sum of the two classes at (15, 5), whose square is in range;
  *   - Sq^0 h_j = h_{j+1}, Sq^1 h_j = h_j^2; sseq's values for c0 (Sq^0 c0 = c1, Sq^1 c0 = f0 =
  *     x_(18,4,1), Sq^2 c0 = h0 e0, Sq^3 c0 = c0^2);
@@ -17,8 +17,8 @@
 #include <string.h>
 #include "runtime/rt.h"
 #include "runtime/rt_chain.h"
-#include "stages/products.h"
-#include "stages/steenrod.h"
+#include "stages/products/products.h"
+#include "stages/steenrod/steenrod.h"
 #include "tests/tap.h"
 
 #define STEM 30

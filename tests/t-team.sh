@@ -1,5 +1,5 @@
 #!/bin/sh
-# A large row reduction shared with idle CPU workers (stages/resolution.h res_rref, EXTFLOW_TEAM):
+# A large row reduction shared with idle CPU workers (stages/resolve/resolution.h res_rref, EXTFLOW_TEAM):
 # the runner recruits the CPU workers that run no piece as members of the reducing piece's team
 # (codelets cl_chain_member), who join while it runs. The outputs must be those of a run with
 # no team, bit for bit, whoever joined: forced on small matrices (EXTFLOW_TEAM_MIN) with four

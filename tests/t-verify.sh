@@ -1,5 +1,5 @@
 #!/bin/sh
-# verify (stages/verify.h): a differential changed in one bit, with a valid checksum, is found
+# verify (stages/out/verify.h): a differential changed in one bit, with a valid checksum, is found
 # by the d∘d check and named; the report is the same on 1, 2 or 3 worker threads
 # (STARPU_NCPU); a directory whose .lock another run holds is refused in one line, exit 4,
 # before anything is checked; the progress line shows on a terminal only.

@@ -1,5 +1,5 @@
 /* extflow d2 DIR: the Adams d2 over DIR's resolved region from the secondary Steenrod algebra
- * (stages/secondary.h), and --product C: C's products in Mod_{Cλ²} (stages/secondary_product.h). */
+ * (stages/d2/secondary.h), and --product C: C's products in Mod_{Cλ²} (stages/d2/secondary_product.h). */
 #include <stdlib.h>
 #include <string.h>
 #include "algebra/clock.h"
@@ -7,8 +7,8 @@
 #include "runtime/rt_chain.h"
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
-#include "stages/secondary.h"
-#include "stages/secondary_product.h"
+#include "stages/d2/secondary.h"
+#include "stages/d2/secondary_product.h"
 #include "tools/resolved.h"
 
 enum { SSEQ, PRODUCT, UNIT, MEMORY, TIME_LIMIT, QUIET, NOPTS };

@@ -1,14 +1,14 @@
 /* extflow export DIR --json [--out FILE] | --sqlite FILE: the chart's JSON document
- * (stages/chart.h) or one SQLite database (stages/sqlexport.h) of the region DIR/run.json
+ * (stages/out/chart.h) or one SQLite database (stages/out/sqlexport.h) of the region DIR/run.json
  * says is complete, from the stage files. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "stages/chart.h"
-#include "stages/durable.h"
-#include "stages/report.h"
-#include "stages/sqlexport.h"
+#include "stages/out/chart.h"
+#include "stages/store/durable.h"
+#include "stages/out/report.h"
+#include "stages/out/sqlexport.h"
 #include "tools/resolved.h"
 
 enum { JSON, TEXT, OUT, SQLITE, NOPTS };

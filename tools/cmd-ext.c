@@ -1,9 +1,9 @@
 /* extflow ext DIR --coefficients N: Ext_A(M, N) for DIR's module M and a finite module N
- * (stages/extmn.h), into DIR/ext-NAME.csv. */
+ * (stages/products/extmn.h), into DIR/ext-NAME.csv. */
 #include <stdio.h>
 #include "algebra/clock.h"
 #include "algebra/modops.h"
-#include "stages/extmn.h"
+#include "stages/products/extmn.h"
 #include "tools/modulearg.h"
 #include "tools/resolved.h"
 

@@ -1,6 +1,6 @@
 /* extflow inspect FILE [--summary]: a stage file or the journal of empty bidegrees, told apart
- * by their first bytes (stages/stagefile.h). */
-#include "stages/stagefile.h"
+ * by their first bytes (stages/store/stagefile.h). */
+#include "stages/store/stagefile.h"
 #include "tools/cli.h"
 
 enum { SUMMARY, NOPTS };

@@ -1,10 +1,10 @@
-/* extflow massey DIR --a A --b B: <A, B, c> for every c in the kernel of B (stages/massey.h). */
+/* extflow massey DIR --a A --b B: <A, B, c> for every c in the kernel of B (stages/products/massey.h). */
 #include "algebra/clock.h"
 #include "runtime/rt.h"
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
-#include "stages/massey.h"
-#include "stages/secondary_massey.h"
+#include "stages/products/massey.h"
+#include "stages/d2/secondary_massey.h"
 #include "tools/resolved.h"
 #include <string.h>
 

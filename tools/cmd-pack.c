@@ -1,7 +1,7 @@
 /* extflow pack TEXT FILE: an inspect-style text matrix written as a stage file. */
 #include <errno.h>
 #include <string.h>
-#include "stages/stagefile.h"
+#include "stages/store/stagefile.h"
 #include "tools/cli.h"
 
 static cli_option opts[] = { { NULL, NULL, NULL, NULL, NULL } };

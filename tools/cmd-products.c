@@ -1,5 +1,5 @@
 /* extflow products DIR --class C ...: lifts the classes over DIR's resolution to chain maps
- * and reads off their products (stages/lift.h, stages/products.h). */
+ * and reads off their products (stages/products/lift.h, stages/products/products.h). */
 #include <stdlib.h>
 #include <string.h>
 #include "algebra/clock.h"
@@ -7,8 +7,8 @@
 #include "runtime/rt_chain.h"
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
-#include "stages/report.h"
-#include "stages/stagefile.h"
+#include "stages/out/report.h"
+#include "stages/store/stagefile.h"
 #include "tools/resolved.h"
 
 static product_class classes[RESOLVED_MAX_CLASSES];    /* a map's entry holds only its name */

@@ -1,5 +1,5 @@
 /* extflow resolve: a minimal resolution of a module over a region, into an output directory
- * (stages/resolution.h; under mpirun one resolution over the ranks, runtime/rt_mpi.h). */
+ * (stages/resolve/resolution.h; under mpirun one resolution over the ranks, runtime/rt_mpi.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +9,12 @@
 #include "runtime/rt.h"
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
-#include "stages/chart.h"
-#include "stages/keepstages.h"
-#include "stages/outdir.h"
-#include "stages/progress.h"
-#include "stages/report.h"
-#include "stages/stagefile.h"
+#include "stages/out/chart.h"
+#include "stages/resolve/keepstages.h"
+#include "stages/out/outdir.h"
+#include "stages/resolve/progress.h"
+#include "stages/out/report.h"
+#include "stages/store/stagefile.h"
 #include "tools/modulearg.h"
 #include "tools/resolved.h"
 

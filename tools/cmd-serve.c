@@ -29,9 +29,9 @@ static cli_option opts[NOPTS + 1] = {
 #include <pthread.h>
 #include <sys/random.h>
 #include "algebra/clock.h"
-#include "stages/chart.h"
-#include "stages/manifest.h"
-#include "stages/stagefile.h"
+#include "stages/out/chart.h"
+#include "stages/out/manifest.h"
+#include "stages/store/stagefile.h"
 
 #define BODY_MAX (1u << 20)     /* the largest request body taken: a history of ~5000 lines */
 

@@ -1,12 +1,12 @@
 /* extflow sq0 DIR: Sq^0 of every class of the sphere's resolution in DIR whose target is
- * resolved, through the Verschiebung, as StarPU tasks (stages/steenrod.h). */
+ * resolved, through the Verschiebung, as StarPU tasks (stages/steenrod/steenrod.h). */
 #include <stdio.h>
 #include <string.h>
 #include "algebra/clock.h"
 #include "runtime/rt.h"
 #include "runtime/runpolicy.h"
-#include "stages/progress.h"
-#include "stages/steenrod.h"
+#include "stages/resolve/progress.h"
+#include "stages/steenrod/steenrod.h"
 #include "tools/resolved.h"
 
 enum { SSEQ, MEMORY, TIME_LIMIT, QUIET, NOPTS };

@@ -1,12 +1,12 @@
 /* extflow steenrod DIR --class C ...: every Sq^k of each class by cup-i products over the
- * sphere's resolution in DIR, as StarPU tasks (stages/steenrod.h). */
+ * sphere's resolution in DIR, as StarPU tasks (stages/steenrod/steenrod.h). */
 #include <stdio.h>
 #include <string.h>
 #include "algebra/clock.h"
 #include "runtime/rt.h"
 #include "runtime/runpolicy.h"
-#include "stages/progress.h"
-#include "stages/steenrod.h"
+#include "stages/resolve/progress.h"
+#include "stages/steenrod/steenrod.h"
 #include "tools/resolved.h"
 
 static product_class classes[RESOLVED_MAX_CLASSES];

@@ -1,4 +1,4 @@
-/* extflow verify DIR: stages/verify.h. Exit 0 when all is well, 1 otherwise, 4 (CLI_BUSY) when
+/* extflow verify DIR: stages/out/verify.h. Exit 0 when all is well, 1 otherwise, 4 (CLI_BUSY) when
  * another run holds DIR (its files may be half written: nothing is checked), 3 stopped at the
  * time limit. Under several ranks each checks the rows it owns and rank 0 alone prints: the same
  * report and status as one process. */
@@ -7,7 +7,7 @@
 #include "runtime/rt.h"
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
-#include "stages/verify.h"
+#include "stages/out/verify.h"
 #include "tools/resolved.h"
 
 enum { MEMORY, TIME_LIMIT, QUIET, NOPTS };

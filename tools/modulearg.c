@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "algebra/modops.h"
-#include "stages/cofiber.h"
+#include "stages/resolve/cofiber.h"
 #include "tools/cli.h"
 
 /* The folders searched for --module NAME: beside the binary ($ORIGIN/../modules in the source

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
-#include "stages/chart.h"
-#include "stages/report.h"
-#include "stages/stagefile.h"
+#include "stages/out/chart.h"
+#include "stages/out/report.h"
+#include "stages/store/stagefile.h"
 
 _Static_assert(OUTDIR_BUSY == CLI_BUSY, "one exit status for a held directory");
 

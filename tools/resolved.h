@@ -1,13 +1,13 @@
 /* resolved.h — what products, massey, d2, export, steenrod and sq0 share: a finished
  * resolution opened for reading (its directory locked under every rank, its complete region
- * loaded: stages/outdir.h), the unit a module's products act through (--unit), --class
+ * loaded: stages/out/outdir.h), the unit a module's products act through (--unit), --class
  * arguments parsed and checked against the region, tables written, and --memory/--time-limit
  * read. Each function prints its one line
  * (a usage error through cli_usage_error) and returns the exit status, 0 to go on. */
 #ifndef EXTFLOW_RESOLVED_H
 #define EXTFLOW_RESOLVED_H
-#include "stages/outdir.h"
-#include "stages/products.h"
+#include "stages/out/outdir.h"
+#include "stages/products/products.h"
 #include "tools/cli.h"
 
 typedef struct opened_dir {
@@ -32,7 +32,7 @@ int resolved_open_unit(const char *cmd, const char *dir, const opened_dir *d, co
                        int *have_unit);
 /* For --map: TARGETDIR (DIR itself when absent or the same) opened into *u (*have_unit = 1
  * when it is another directory), and the map files files[0..nmap) read into pmaps for DIR's
- * module -> TARGETDIR's (stages/products.h). Nothing is left open on an error. */
+ * module -> TARGETDIR's (stages/products/products.h). Nothing is left open on an error. */
 int resolved_open_map_target(const char *dir, opened_dir *d, const char *target, opened_dir *u, int *have_unit,
                              products_module_map *pmaps, const char *const *files, int nmap);
 /* products_map_clear of pmaps[0..nmap). */

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "stages/chart.h"
-#include "stages/manifest.h"
-#include "stages/report.h"
+#include "stages/out/chart.h"
+#include "stages/out/manifest.h"
+#include "stages/out/report.h"
 #include "tools/sssession.h"
 
 /* A refusal: err set, 2 (CLI_USAGE). */

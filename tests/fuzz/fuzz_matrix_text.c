@@ -1,7 +1,7 @@
 /* libFuzzer harness: arbitrary bytes as the text that `extflow pack` reads (the one text
  * input extflow parses). stage_parse_matrix_text must return a status and never crash. */
 #include <stdio.h>
-#include "stages/stagefile.h"
+#include "stages/store/stagefile.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

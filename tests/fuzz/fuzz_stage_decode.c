@@ -3,7 +3,7 @@
  * decodes to the same header and matrix. Build and run: make fuzz FUZZ_SECONDS=600. */
 #include <stdlib.h>
 #include <string.h>
-#include "stages/stagefile.h"
+#include "stages/store/stagefile.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

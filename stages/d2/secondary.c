@@ -1,0 +1,1056 @@
+/* secondary.c — Adams d2 by composites, intermediates and a homotopy (see secondary.h). */
+#include "stages/d2/secondary.h"
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+int secondary_failed(secondary *sec)
+{
+    return latch_is_set(&sec->fail) || lift_failed(&sec->set);
+}
+
+static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y);
+static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
+
+int secondary_init(secondary *sec, const resolution *res, const char *outdir, char *error, size_t errlen)
+{
+    memset(sec, 0, sizeof *sec);
+    sec->res = res;
+    pthread_mutex_init(&sec->lock, NULL);
+    latch_init(&sec->fail);
+    pthread_mutex_init(&sec->late_lock, NULL);
+    lift_set_init(&sec->set, res, res, outdir ? outdir : "");
+    if (res->A.profile.len || res->A.profile.truncated) {
+        snprintf(error, errlen, "d2 needs a resolution over the whole Steenrod algebra; this one is over a profile's "
+                 "sub-algebra");
+        return -2;
+    }
+    const fd_module *m = res->module;
+    if (m && m->has_cofiber) {      /* a cone of complexes: its secondary structure is not M's */
+        snprintf(error, errlen, "d2 is for modules; this resolution is of the cofiber of an Ext class (key "
+                 "'cofiber'), a complex");
+        return -2;
+    }
+    if (m && !m->fp && !m->rp_open) {   /* h_2 = 0 must be a valid choice (finite modules) */
+        int ok2 = 1, ok3 = 1;
+        for (deg_t u = m->min_deg; u < m->max_deg; u++) {
+            if (!fdm_dim(m, u)) continue;
+            ok2 = ok2 && !res_ngens(res, 2, u - res->shift + 1);
+            ok3 = ok3 && !res_ngens(res, 3, u - res->shift + 1);
+        }
+        if (!ok2 && !ok3) {
+            snprintf(error, errlen, "%s does not allow the first homotopy to be zero (Ext^{2,t+1} and Ext^{3,t+1} both "
+                     "meet its degrees t), which our d2 assumes", res->module_name);
+            return -2;
+        }
+    }
+    size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
+    sec->comp = calloc(cells, sizeof *sec->comp);
+    if (!sec->comp || pair_ay_cache_init(&sec->cache) != 0)
+        goto oom;
+    uint8_t none = 0;
+    if (lift_add_map(&sec->set, 2, 1, &none, 0, "d2", d2_extra, sec) != 0) goto oom;
+    return 0;
+oom:
+    snprintf(error, errlen, "out of memory setting up d2");
+    return -1;
+}
+
+void secondary_clear(secondary *sec)
+{
+    sec_composites_free_all(sec->comp, sec->res);      /* rows 0 and 1: none */
+    pair_ay_cache_clear(&sec->cache);
+    lift_set_clear(&sec->set);
+    pthread_mutex_destroy(&sec->lock);
+    latch_destroy(&sec->fail);
+    pthread_mutex_destroy(&sec->late_lock);
+    memset(sec, 0, sizeof *sec);
+}
+
+int secondary_needs_composite(const secondary *sec, int s, deg_t T)
+{
+    /* read by I(z) for z in F_{s+1} of degree > T, i.e. by homotopy steps at target row s - 1 */
+    return s >= 2 && s + 1 <= sec->res->max_s && res_is_done(sec->res, s, T) && res_ngens(sec->res, s, T);
+}
+
+void secondary_needed(const secondary *sec, uint8_t *need)
+{
+    const resolution *res = sec->res;
+    for (int s = 2; s <= res->max_s; s++)
+        for (deg_t T = s; T - s <= res->max_n; T++) {
+            int need1 = secondary_needs_composite(sec, s, T) && sec->all_composites;
+            for (deg_t t = T; !need1 && secondary_needs_composite(sec, s, T) && t <= res->max_t; t++)
+                need1 = lift_step_pending(&sec->set, s - 1, t);
+            need[res_cell(res, s, T)] = (uint8_t)need1;
+        }
+}
+
+/* Doubles the array *p of *cap elements of size sz (to 64 at first). 0, or -1 out of memory. */
+static int grow(void **p, size_t *cap, size_t sz)
+{
+    size_t n = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, n * sz);
+    if (!q) return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static size_t words_of(uint32_t bits) { return ((size_t)bits + 63) / 64; }
+
+/* ---- a cell's composites as a batch (secondary.h, "Data") ------------------------------------- */
+
+int sec_batch_init(sec_batch *b, const milnor_basis *A, int s, deg_t T, uint32_t ngens)
+{
+    memset(b, 0, sizeof *b);
+    b->A = A, b->s = s, b->T = T, b->ngens = ngens;
+    b->gen_tg = calloc((size_t)ngens + 1, sizeof *b->gen_tg);
+    b->gen_job = calloc((size_t)ngens + 1, sizeof *b->gen_job);
+    b->ye = calloc((size_t)ngens + 1, sizeof *b->ye);
+    return b->gen_tg && b->gen_job && b->ye ? 0 : -1;
+}
+
+static void free_targets(pair_elt *e, uint32_t nt)
+{
+    for (uint32_t t = 0; e && t < nt; t++) pair_elt_clear(&e[t]);
+    free(e);
+}
+
+void sec_batch_clear(sec_batch *b)
+{
+    for (uint32_t g = 0; b->ye && g < b->ngens; g++) free_targets(b->ye[g], b->gen_tg[g + 1] - b->gen_tg[g]);
+    free(b->ye);
+    free(b->tg);
+    free(b->gen_tg);
+    free(b->jobs);
+    free(b->gen_job);
+    free(b->terms);
+    free(b->term_tg);
+    free(b->chunk_gen);
+    free(b->row_at);
+    free(b->twos_at);
+    free(b->chunk_pairs);
+    free(b->rows);
+    free(b->chunk_row);
+    free(b->first);
+    free(b->dense);
+    memset(b, 0, sizeof *b);
+}
+
+int sec_batch_gen_begin(sec_batch *b, uint32_t g, const freemod *Y, deg_t top)
+{
+    b->cur = g, b->top = top, b->Y = Y;
+    b->gen_tg[g] = (uint32_t)b->ntg;
+    b->gen_job[g] = (uint32_t)b->njobs;
+    b->term0 = b->nterms;
+    b->first = calloc((size_t)top + 1, sizeof *b->first);
+    if (!b->first) return -1;
+    for (deg_t w = 1; w <= top; w++) b->first[w] = b->first[w - 1] + (w - 1 <= Y->max_t ? Y->ngens[w - 1] : 0);
+    b->ndense = b->first[top];
+    b->dense = malloc(((size_t)b->ndense + 1) * sizeof *b->dense);
+    if (!b->dense) return -1;
+    memset(b->dense, 0xff, ((size_t)b->ndense + 1) * sizeof *b->dense);
+    return 0;
+}
+
+int64_t sec_batch_target(sec_batch *b, deg_t w, uint32_t index)
+{
+    if (w >= b->top) return -1;
+    uint32_t d = b->first[w] + index;
+    b->dense[d] = 0;                                    /* hit; numbered at gen_end */
+    return d;
+}
+
+/* One term S into target id, one job R on the terms from first on. 0, or -1 out of memory. */
+static int push_term(sec_batch *b, const milnor_elt *S, uint32_t id)
+{
+    if (b->nterms == b->tcap) {
+        size_t cap = b->tcap;                       /* terms and term_tg grow together */
+        if (grow((void **)&b->terms, &b->tcap, sizeof *b->terms) != 0 ||
+            grow((void **)&b->term_tg, &cap, sizeof *b->term_tg) != 0)
+            return -1;
+    }
+    b->terms[b->nterms] = (milnor_term){ (uint32_t)S->degree, milnor_index(b->A, S), 0 };
+    b->term_tg[b->nterms++] = id;
+    return 0;
+}
+
+static int push_job(sec_batch *b, const milnor_elt *R, size_t first)
+{
+    if (b->njobs == b->jcap && grow((void **)&b->jobs, &b->jcap, sizeof *b->jobs) != 0) return -1;
+    b->jobs[b->njobs++] = (milnor_row_job){ (uint32_t)R->degree, milnor_index(b->A, R), (uint32_t)first,
+                                            (uint32_t)(b->nterms - first) };
+    b->pairs += b->nterms - first;
+    return 0;
+}
+
+int sec_batch_group(sec_batch *b, const milnor_elt *bs, uint32_t nb, const milnor_elt *cs, const uint32_t *ids,
+                    uint32_t nc, int times)
+{
+    size_t first = b->nterms;
+    for (uint32_t j = 0; j < nc; j++)
+        for (int r = 0; r < times; r++)
+            if (push_term(b, &cs[j], ids[j]) != 0) return -1;
+    for (uint32_t i = 0; i < nb && b->nterms > first; i++)
+        if (push_job(b, &bs[i], first) != 0) return -1;
+    return 0;
+}
+
+/* sec_batch_plan_y's visitor over one group of generator g's jobs. */
+typedef struct y_plan {
+    sec_batch *b;
+    uint32_t t0;                /* g's first target */
+    const uint32_t *real;       /* per term of the group: its target (index in tg) */
+    int32_t *plane;             /* per (target - t0, ya, yb): its Y plane's index in tg, or -1 */
+    size_t first;               /* the group's first Y term */
+} y_plan;
+
+static int y_plan_term(void *ctx, uint32_t j, int ya, int yb, const milnor_elt *S)
+{
+    y_plan *y = ctx;
+    sec_batch *b = y->b;
+    uint32_t r = y->real[j];
+    int32_t *p = &y->plane[((size_t)(r - y->t0) * PAIR_MAX_K + (size_t)ya) * PAIR_MAX_K + (size_t)yb];
+    if (*p < 0) {
+        if (b->ntg == b->tgcap && grow((void **)&b->tg, &b->tgcap, sizeof *b->tg) != 0) return -1;
+        deg_t d = b->tg[r].degree + 1 - (deg_t)(1u << ya) - (deg_t)(1u << yb);
+        b->tg[b->ntg] = (sec_target){ b->tg[r].w, b->tg[r].index, d, 0, (int32_t)r, (int8_t)ya, (int8_t)yb };
+        *p = (int32_t)b->ntg++;
+    }
+    return push_term(b, S, (uint32_t)*p);
+}
+
+static int y_plan_job(void *ctx, const milnor_elt *R) { y_plan *y = ctx; return push_job(y->b, R, y->first); }
+
+static int y_plan_end(void *ctx, int jobs)
+{
+    y_plan *y = ctx;
+    if (!jobs) y->b->nterms = y->first;         /* no left factor: drop the terms (their planes stay, zero) */
+    y->first = y->b->nterms;
+    return 0;
+}
+
+int sec_batch_plan_y(sec_batch *b, uint32_t g)
+{
+    const milnor_basis *A = b->A;
+    uint32_t t0 = b->gen_tg[g], nreal = b->gen_tg[g + 1] - t0, j1 = b->gen_job[g + 1];
+    int32_t *plane = malloc(((size_t)nreal * PAIR_MAX_K * PAIR_MAX_K + 1) * sizeof *plane);
+    milnor_elt *bs = NULL, *cs = NULL;
+    deg_t *deg = NULL;
+    uint32_t *real = NULL;
+    size_t bcap = 0, ccap = 0;
+    int rc = plane ? 0 : -1;
+    for (size_t i = 0; plane && i < (size_t)nreal * PAIR_MAX_K * PAIR_MAX_K; i++) plane[i] = -1;
+    y_plan y = { b, t0, NULL, plane, 0 };
+    pair_y_visitor v = { y_plan_term, y_plan_job, y_plan_end, &y };
+    for (uint32_t j = b->gen_job[g]; j < j1 && !rc;) {     /* the mod-4 groups planned so far */
+        uint32_t je = j, first = b->jobs[j].first_term, nc = b->jobs[j].n_terms;
+        while (je < j1 && b->jobs[je].first_term == first) je++;
+        while (!rc && je - j > bcap) rc = grow((void **)&bs, &bcap, sizeof *bs);
+        while (!rc && nc > ccap) {
+            size_t c1 = ccap, c2 = ccap;
+            if (grow((void **)&cs, &ccap, sizeof *cs) != 0 || grow((void **)&deg, &c1, sizeof *deg) != 0 ||
+                grow((void **)&real, &c2, sizeof *real) != 0)
+                rc = -1;
+        }
+        if (rc) break;
+        for (uint32_t i = j; i < je; i++) bs[i - j] = A->elts[b->jobs[i].r_deg][b->jobs[i].r_idx];
+        for (uint32_t c = 0; c < nc; c++) {
+            const milnor_term *tm = &b->terms[first + c];
+            cs[c] = A->elts[tm->s_deg][tm->s_idx];
+            real[c] = b->term_tg[first + c];
+            deg[c] = b->tg[real[c]].degree;
+        }
+        y.real = real;
+        y.first = b->nterms;
+        rc = pair_sigma_y_visit(bs, je - j, cs, deg, nc, &v);
+        j = je;
+    }
+    b->gen_tg[g + 1] = (uint32_t)b->ntg;
+    b->gen_job[g + 1] = (uint32_t)b->njobs;
+    b->y_planned = 1;
+    free(plane);
+    free(bs);
+    free(cs);
+    free(deg);
+    free(real);
+    return rc;
+}
+
+/* Numbers the generator's targets in basis order and points its terms at them. */
+int sec_batch_gen_end(sec_batch *b, const freemod *Y)
+{
+    for (deg_t w = 0; w < b->top; w++)
+        for (uint32_t i = 0; i < (w <= Y->max_t ? Y->ngens[w] : 0); i++) {
+            uint32_t d = b->first[w] + i;
+            if (b->dense[d] == UINT32_MAX) continue;
+            if (b->ntg == b->tgcap && grow((void **)&b->tg, &b->tgcap, sizeof *b->tg) != 0) return -1;
+            b->dense[d] = (uint32_t)b->ntg;
+            b->tg[b->ntg++] = (sec_target){ w, i, b->top - w, 0, -1, 0, 0 };
+        }
+    for (size_t k = b->term0; k < b->nterms; k++) b->term_tg[k] = b->dense[b->term_tg[k]];
+    b->gen_tg[b->cur + 1] = (uint32_t)b->ntg;
+    b->gen_job[b->cur + 1] = (uint32_t)b->njobs;
+    free(b->first);
+    free(b->dense);
+    b->first = NULL, b->dense = NULL;
+    return 0;
+}
+
+int sec_batch_cut(sec_batch *b, uint64_t max_pairs)
+{
+    b->chunk_gen = malloc(((size_t)b->ngens + 1) * sizeof *b->chunk_gen);
+    b->row_at = malloc(((size_t)b->ngens + 1) * sizeof *b->row_at);
+    b->twos_at = malloc(((size_t)b->ngens + 1) * sizeof *b->twos_at);
+    b->chunk_pairs = malloc(((size_t)b->ngens + 1) * sizeof *b->chunk_pairs);
+    b->chunk_row = calloc((size_t)b->ngens + 1, sizeof *b->chunk_row);
+    if (!b->chunk_gen || !b->row_at || !b->twos_at || !b->chunk_pairs || !b->chunk_row) return -1;
+    uint32_t n = 0;
+    uint64_t acc = 0;
+    b->chunk_gen[0] = 0;
+    for (uint32_t g = 0; g < b->ngens; g++) {
+        for (uint32_t j = b->gen_job[g]; j < b->gen_job[g + 1]; j++) acc += b->jobs[j].n_terms;
+        if (acc && (acc >= max_pairs || g + 1 == b->ngens)) {
+            b->chunk_pairs[n] = acc;
+            b->chunk_gen[++n] = g + 1;
+            acc = 0;
+        }
+    }
+    if (n) b->chunk_gen[n] = b->ngens;          /* generators without pairs at the end: the last chunk's */
+    b->nchunks = n;
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t words = 0;
+        for (uint32_t t = b->gen_tg[b->chunk_gen[k]]; t < b->gen_tg[b->chunk_gen[k + 1]]; t++) {
+            b->tg[t].word = words;
+            words += words_of(b->A->dim[b->tg[t].degree]);
+        }
+        if (words >= (1u << 26)) return -1;     /* columns are 32-bit */
+        b->row_at[k] = total;
+        b->twos_at[k] = words;
+        total += 2 * words;
+    }
+    for (size_t k = 0; k < b->nterms; k++) b->terms[k].col_offset = (uint32_t)(64 * b->tg[b->term_tg[k]].word);
+    b->rows = calloc(total ? total : 1, sizeof *b->rows);
+    return b->rows ? 0 : -1;
+}
+
+static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen);
+
+int sec_batch_finish(sec_batch *b, sec_composite **out, uint32_t *bad_gen)
+{
+    *out = calloc(b->ngens, sizeof **out);
+    int rc = *out ? batch_finish(b, *out, bad_gen) : -1;
+    sec_batch_clear(b);
+    free(b);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* Generator g's targets as pair elements with its Y terms added, group by group (a group's
+ * jobs share their terms). NULL out of memory. */
+static pair_elt *gen_y(sec_batch *b, uint32_t g)
+{
+    const milnor_basis *A = b->A;
+    uint32_t t0 = b->gen_tg[g], nt = b->gen_tg[g + 1] - t0;
+    pair_elt *e = calloc(nt + 1, sizeof *e);
+    milnor_elt *bs = NULL, *cs = NULL;
+    pair_elt **pt = NULL;
+    size_t bcap = 0, ccap = 0;
+    int rc = e ? 0 : -1;
+    for (uint32_t t = 0; t < nt && !rc; t++) rc = pair_elt_init(&e[t], A, b->tg[t0 + t].degree);
+    for (uint32_t j = b->gen_job[g]; j < b->gen_job[g + 1] && !rc;) {
+        uint32_t j1 = j, first = b->jobs[j].first_term, nc = b->jobs[j].n_terms;
+        while (j1 < b->gen_job[g + 1] && b->jobs[j1].first_term == first) j1++;
+        while (!rc && j1 - j > bcap) rc = grow((void **)&bs, &bcap, sizeof *bs);
+        while (!rc && nc > ccap) {
+            size_t cap = ccap;
+            if (grow((void **)&cs, &ccap, sizeof *cs) != 0 || grow((void **)&pt, &cap, sizeof *pt) != 0) rc = -1;
+        }
+        if (rc) break;
+        for (uint32_t i = j; i < j1; i++) bs[i - j] = A->elts[b->jobs[i].r_deg][b->jobs[i].r_idx];
+        for (uint32_t c = 0; c < nc; c++) {
+            const milnor_term *tm = &b->terms[first + c];
+            cs[c] = A->elts[tm->s_deg][tm->s_idx];
+            pt[c] = &e[b->term_tg[first + c] - t0];
+        }
+        rc = pair_sigma_y_add_all(A, bs, j1 - j, cs, pt, nc);
+        j = j1;
+    }
+    free(bs);
+    free(cs);
+    free(pt);
+    if (rc) {
+        free_targets(e, nt);
+        return NULL;
+    }
+    return e;
+}
+
+int sec_batch_y(sec_batch *b, uint32_t g0, uint32_t g1)
+{
+    for (uint32_t g = g0; g < g1 && g < b->ngens; g++)
+        if (!b->ye[g] && b->gen_tg[g + 1] > b->gen_tg[g] && !(b->ye[g] = gen_y(b, g))) return -1;
+    return 0;
+}
+
+/* A y_planned batch: generator g's targets as zero pair elements (its Y planes' stay empty),
+ * each plane's ones (the mod-2 products) added into its target's ys[ya][yb]. 0, or -1. */
+static int planned_y(sec_batch *b, uint32_t g, uint32_t k)
+{
+    const milnor_basis *A = b->A;
+    uint32_t t0 = b->gen_tg[g], nt = b->gen_tg[g + 1] - t0;
+    pair_elt *e = calloc(nt + 1, sizeof *e);
+    if (!e) return -1;
+    b->ye[g] = e;
+    for (uint32_t t = 0; t < nt; t++)
+        if (b->tg[t0 + t].real < 0 && pair_elt_init(&e[t], A, b->tg[t0 + t].degree) != 0) return -1;
+    for (uint32_t t = 0; t < nt; t++) {
+        const sec_target *p = &b->tg[t0 + t];
+        if (p->real < 0) continue;
+        pair_elt *into = &e[(uint32_t)p->real - t0];
+        const uint64_t *ones = b->chunk_row[k] + p->word;
+        for (size_t w = 0; w < words_of(A->dim[p->degree]); w++) into->ys[p->ya][p->yb][w] ^= ones[w];
+    }
+    return 0;
+}
+
+static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
+{
+    const milnor_basis *A = b->A;
+    int rc = 0;
+    uint32_t k = 0;                                     /* the chunk of generator g */
+    for (uint32_t g = 0; g < b->ngens && !rc; g++) {
+        while (k < b->nchunks && g >= b->chunk_gen[k + 1]) k++;
+        uint32_t t0 = b->gen_tg[g], nt = b->gen_tg[g + 1] - t0;
+        memset(&out[g], 0, sizeof out[g]);
+        if (!nt) continue;
+        if (b->y_planned ? planned_y(b, g, k) != 0 : sec_batch_y(b, g, g + 1) != 0) {   /* (unless a part did) */
+            rc = -1;
+            break;
+        }
+        pair_elt *e = b->ye[g];
+        /* ones and twos from the chunk's row: the ones must have cancelled */
+        for (uint32_t t = 0; t < nt && !rc; t++) {
+            if (b->tg[t0 + t].real >= 0) continue;      /* a Y plane: in its target already */
+            const uint64_t *ones = b->chunk_row[k] + b->tg[t0 + t].word, *twos = ones + b->twos_at[k];
+            size_t nw = words_of(A->dim[b->tg[t0 + t].degree]);
+            for (size_t w = 0; w < nw; w++)
+                if (ones[w]) rc = -2;
+            if (rc) {
+                *bad_gen = g;
+                break;
+            }
+            memcpy(e[t].twos, twos, nw * sizeof *twos);
+        }
+        for (uint32_t t = 0; t < nt && !rc; t++) {
+            if (b->tg[t0 + t].real >= 0 || pair_elt_is_zero(&e[t])) continue;
+            sec_term *nt2 = realloc(out[g].terms, ((size_t)out[g].n + 1) * sizeof *nt2);
+            if (!nt2) {
+                rc = -1;
+                break;
+            }
+            out[g].terms = nt2;
+            out[g].terms[out[g].n++] = (sec_term){ b->tg[t0 + t].w, b->tg[t0 + t].index, e[t] };
+            memset(&e[t], 0, sizeof e[t]);
+        }
+    }
+    if (rc)
+        for (uint32_t g = 0; g < b->ngens; g++) {
+            for (uint32_t t = 0; t < out[g].n; t++) pair_elt_clear(&out[g].terms[t].e);
+            free(out[g].terms);
+            memset(&out[g], 0, sizeof out[g]);
+        }
+    return rc;
+}
+
+int sec_add_products(sec_batch *bt, const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, deg_t shift,
+                     sec_image_fn img, void *ctx, int times, int skip_units)
+{
+    const milnor_basis *A = bt->A;
+    const freemod *Y = bt->Y;
+    milnor_elt *as = NULL, *cs = NULL;
+    uint32_t *ids = NULL;
+    size_t acap = 0, ccap = 0;
+    int rc = 0;
+    uint64_t off = 0;
+    for (deg_t u = 0; u <= D && off < vbits && !rc; u++) {
+        if (!X->ngens[u]) continue;                   /* (degrees without generators: maybe past A) */
+        uint32_t blen = A->dim[D - u];
+        for (uint32_t g1 = 0; g1 < X->ngens[u] && !rc; g1++, off += blen) {
+            uint32_t na = 0, nc = 0;
+            for (uint32_t e = 0; e < blen && !rc; e++) {
+                if (off + e >= vbits || !f2vec_get(v, off + e)) continue;
+                if (na == acap && grow((void **)&as, &acap, sizeof *as) != 0) rc = -1;
+                else as[na++] = A->elts[D - u][e];
+            }
+            if (!na || rc) continue;
+            uint32_t ib = 0;
+            const uint64_t *iv = img(ctx, u, g1, &ib);
+            if (!iv) continue;
+            deg_t E = u - shift;
+            uint64_t off2 = 0;
+            for (deg_t w = 0; w <= E && off2 < ib && !rc; w++) {
+                if (!Y->ngens[w]) continue;
+                uint32_t clen = A->dim[E - w];
+                for (uint32_t g2 = 0; g2 < Y->ngens[w] && !rc; g2++, off2 += clen)
+                    for (uint32_t e2 = 0; e2 < clen && !rc; e2++) {
+                        if (off2 + e2 >= ib || !f2vec_get(iv, off2 + e2)) continue;
+                        int64_t id = sec_batch_target(bt, w, g2);
+                        if (id < 0 && skip_units) continue;     /* σ(1)σ(1) on a generator: the caller's */
+                        if (id < 0) {
+                            rc = -2;                            /* a composite that hits a generator */
+                            break;
+                        }
+                        if (nc == ccap) {
+                            size_t cap = ccap;                  /* cs and ids grow together */
+                            if (grow((void **)&cs, &ccap, sizeof *cs) != 0 ||
+                                grow((void **)&ids, &cap, sizeof *ids) != 0) {
+                                rc = -1;
+                                break;
+                            }
+                        }
+                        cs[nc] = A->elts[E - w][e2];
+                        ids[nc++] = (uint32_t)id;
+                    }
+            }
+            if (!rc) rc = sec_batch_group(bt, as, na, cs, ids, nc, times);   /* -1 = 3 mod 4 */
+        }
+    }
+    free(as);
+    free(cs);
+    free(ids);
+    return rc;
+}
+
+const uint64_t *sec_image_of_gen(void *F, deg_t u, uint32_t g1, uint32_t *bits)
+{
+    const fm_gen *g = &((const freemod *)F)->gens[u][g1];
+    *bits = g->bits;
+    return g->bits ? g->img : NULL;
+}
+
+sec_batch *sec_plan_failed(sec_batch *bt, int rc, fail_latch *fail, const char *what, int s, deg_t T)
+{
+    if (bt) sec_batch_clear(bt);
+    free(bt);
+    if (rc == -2) latch_set(fail, "internal error: %s at (s=%d, t=%d) hits a generator", what, s, (int)T);
+    else latch_set(fail, "out of memory computing %s at (s=%d, t=%d)", what, s, (int)T);
+    return NULL;
+}
+
+int sec_cell_finish(sec_batch *bt, const char *why, int failed, fail_latch *fail, const char *what,
+                    const char *odd_why, sec_composite **slot)
+{
+    int s = bt->s;
+    deg_t T = bt->T;
+    uint32_t bad = 0;
+    if (why) latch_set(fail, "%s", why);
+    sec_composite *c = NULL;
+    int rc = failed || why ? -3 : sec_batch_finish(bt, &c, &bad);
+    if (rc == -3) sec_batch_clear(bt), free(bt);
+    else if (rc == -2)
+        latch_set(fail, "internal error: %s of generator %u at (s=%d, t=%d) has an odd part%s%s%s", what, bad, s,
+                  (int)T, odd_why ? " (" : "", odd_why ? odd_why : "", odd_why ? ")" : "");
+    else if (rc)
+        latch_set(fail, "out of memory computing %s at (s=%d, t=%d)", what, s, (int)T);
+    if (rc) return -1;
+    *slot = c;
+    return 0;
+}
+
+void sec_composites_free(sec_composite *c, uint32_t n)
+{
+    for (uint32_t g = 0; c && g < n; g++) {
+        for (uint32_t k = 0; k < c[g].n; k++) pair_elt_clear(&c[g].terms[k].e);
+        free(c[g].terms);
+    }
+    free(c);
+}
+
+void sec_composites_free_all(sec_composite **comp, const resolution *res)
+{
+    for (int s = 0; comp && s <= res->max_s; s++)
+        for (deg_t T = s; T <= res->max_t && T - s <= res->max_n; T++)
+            sec_composites_free(comp[res_cell(res, s, T)], res_ngens(res, s, T));
+    free(comp);
+}
+
+/* ---- d2's composites -------------------------------------------------------------------------- */
+
+/* The plan of generator gi of F_s in degree T: per generator g' of F_{s-1}, the terms b of d g
+ * on g' meet all terms c·g'' of d g' (one group; d g' has no term on a generator of its own
+ * degree, so no product hits one). */
+static int plan_generator(secondary *sec, sec_batch *bt, int s, deg_t T, uint32_t gi)
+{
+    const resolution *res = sec->res;
+    const fm_gen *g = &res->F[s].gens[T][gi];
+    int rc = sec_batch_gen_begin(bt, gi, &res->F[s - 2], T);
+    if (!rc) rc = sec_add_products(bt, &res->F[s - 1], T, g->img, g->bits, 0, sec_image_of_gen, (void *)&res->F[s - 1],
+                                   1, 0);
+    if (!rc) rc = sec_batch_gen_end(bt, &res->F[s - 2]);
+    return rc;
+}
+
+sec_batch *secondary_composite_plan(secondary *sec, int s, deg_t T)
+{
+    const resolution *res = sec->res;
+    uint32_t n = res_ngens(res, s, T);
+    if (!n || secondary_failed(sec)) return NULL;
+    sec_batch *b = malloc(sizeof *b);
+    int rc = b ? sec_batch_init(b, &res->A, s, T, n) : -1;
+    for (uint32_t g = 0; g < n && !rc; g++) {
+        rc = plan_generator(sec, b, s, T, g);
+        if (!rc && sec->y_in_batch) rc = sec_batch_plan_y(b, g);      /* the Y terms go to the multiply too */
+    }
+    return rc ? sec_plan_failed(b, rc, &sec->fail, "the composites", s, T) : b;
+}
+
+int secondary_composite_finish(secondary *sec, sec_batch *b, const char *why)
+{
+    uint32_t n = b->ngens;
+    if (sec_cell_finish(b, why, secondary_failed(sec), &sec->fail, "the composite", "d∘d is not 0 there",
+                        &sec->comp[res_cell(sec->res, b->s, b->T)]))
+        return -1;
+    pthread_mutex_lock(&sec->lock);
+    sec->composites += n;
+    pthread_mutex_unlock(&sec->lock);
+    return 0;
+}
+
+/* ---- the composites as bytes (secondary.h) ------------------------------------------------------ */
+
+static int put(FILE *out, const void *p, size_t n) { return fwrite(p, 1, n, out) == n ? 0 : -1; }
+static int get(FILE *in, void *p, size_t n) { return fread(p, 1, n, in) == n ? 0 : -1; }
+
+static int put_term(FILE *out, const sec_term *tm)
+{
+    const pair_elt *e = &tm->e;
+    uint32_t head[3] = { (uint32_t)tm->w, tm->index, 0 };
+    for (size_t w = 0; w < e->words; w++) head[2] += e->mem[w] != 0;
+    int rc = put(out, head, sizeof head);
+    for (uint32_t w = 0; w < e->words && !rc; w++)
+        if (e->mem[w]) rc = put(out, &w, sizeof w);
+    for (size_t w = 0; w < e->words && !rc; w++)
+        if (e->mem[w]) rc = put(out, &e->mem[w], sizeof e->mem[w]);
+    return rc;
+}
+
+int secondary_pack_composites(const secondary *sec, const uint8_t *cells, FILE *out)
+{
+    const resolution *res = sec->res;
+    int rc = 0;
+    for (int s = 2; s <= res->max_s && !rc; s++)
+        for (deg_t T = s; T - s <= res->max_n && !rc; T++) {
+            const sec_composite *c = sec->comp[res_cell(res, s, T)];
+            if (!c || !cells[res_cell(res, s, T)]) continue;
+            int32_t head[3] = { s, T, (int32_t)res_ngens(res, s, T) };
+            rc = put(out, head, sizeof head);
+            for (uint32_t g = 0; g < res_ngens(res, s, T) && !rc; g++) {
+                rc = put(out, &c[g].n, sizeof c[g].n);
+                for (uint32_t k = 0; k < c[g].n && !rc; k++) rc = put_term(out, &c[g].terms[k]);
+            }
+        }
+    return rc;
+}
+
+/* One generator's composite at (s, T) from in: 0, -1 out of memory, -2 bytes not of the form. */
+static int get_generator(const secondary *sec, int s, deg_t T, FILE *in, sec_composite *c)
+{
+    const freemod *F2 = &sec->res->F[s - 2];
+    uint32_t below = 0, *at = NULL;
+    for (deg_t w = 0; w < T && w <= F2->max_t; w++) below += F2->ngens[w];
+    if (get(in, &c->n, sizeof c->n) || c->n > below) return c->n = 0, -2;
+    if (!(c->terms = calloc(c->n + 1, sizeof *c->terms))) return c->n = 0, -1;
+    int rc = 0;
+    for (uint32_t k = 0; k < c->n && !rc; k++) {
+        sec_term *tm = &c->terms[k];
+        uint32_t head[3];
+        if (get(in, head, sizeof head) || (deg_t)head[0] >= T || (deg_t)head[0] > F2->max_t ||
+            head[1] >= F2->ngens[head[0]]) {
+            rc = -2;
+            break;
+        }
+        tm->w = (deg_t)head[0], tm->index = head[1];
+        if (pair_elt_init(&tm->e, &sec->res->A, T - tm->w) != 0 || !(at = realloc(at, (head[2] + 1) * sizeof *at))) {
+            rc = -1;
+            break;
+        }
+        rc = head[2] > tm->e.words || get(in, at, head[2] * sizeof *at) ? -2 : 0;
+        for (uint32_t j = 0; j < head[2] && !rc; j++)
+            if (at[j] >= tm->e.words || (j && at[j] <= at[j - 1]) || get(in, &tm->e.mem[at[j]], sizeof *tm->e.mem))
+                rc = -2;
+    }
+    free(at);
+    return rc;
+}
+
+int secondary_unpack_composites(secondary *sec, FILE *in)
+{
+    const resolution *res = sec->res;
+    int32_t head[3];
+    size_t got;
+    while ((got = fread(head, 1, sizeof head, in)) == sizeof head) {
+        int s = head[0];
+        deg_t T = head[1];
+        uint32_t n = (uint32_t)head[2];
+        if (s < 2 || s > res->max_s || T < s || T - s > res->max_n || !n || n != res_ngens(res, s, T) ||
+            sec->comp[res_cell(res, s, T)])
+            break;
+        sec_composite *c = calloc(n, sizeof *c);
+        int rc = c ? 0 : -1;
+        for (uint32_t g = 0; g < n && !rc; g++) rc = get_generator(sec, s, T, in, &c[g]);
+        if (rc) {
+            sec_composites_free(c, n);
+            if (rc == -1) latch_set(&sec->fail, "out of memory reading the composites at (s=%d, t=%d)", s, (int)T);
+            else latch_set(&sec->fail, "internal error: the composites at (s=%d, t=%d) from another rank are not "
+                          "d2's bytes", s, (int)T);
+            return -1;
+        }
+        sec->comp[res_cell(res, s, T)] = c;
+        sec->composites += n;
+    }
+    if (got == 0 && !ferror(in)) return 0;
+    latch_set(&sec->fail, "internal error: composites from another rank are not d2's bytes (at a cell's head)");
+    return -1;
+}
+
+/* ---- the composites as chains --------------------------------------------------------------- */
+
+typedef struct composite_ctx {
+    chain ch;
+} composite_ctx;
+
+static int composite_plan(chain *c)
+{
+    composite_ops *ops = c->owner;
+    c->batch = ops->plan(ops->ctx, c->s, c->t);
+    if (c->batch) atomic_fetch_add(&ops->pairs, c->batch->pairs);
+    return c->batch || !ops->failed(ops->ctx) ? 0 : -1;
+}
+
+int sec_batch_multiply(sec_batch *b)
+{
+    if (sec_batch_cut(b, UINT64_MAX) != 0) return -1;
+    for (uint32_t k = 0; k < b->nchunks; k++) {
+        uint32_t j0 = b->gen_job[b->chunk_gen[k]], j1 = b->gen_job[b->chunk_gen[k + 1]];
+        pair_mul_mod4_batch(b->A, b->jobs + j0, j1 - j0, b->terms, b->rows + b->row_at[k], 0, b->twos_at[k]);
+        b->chunk_row[k] = b->rows + b->row_at[k];
+    }
+    return 0;
+}
+
+static void composite_multiply(chain *c)
+{
+    composite_ops *ops = c->owner;
+    if (sec_batch_multiply(c->batch) != 0) ops->fail(ops->ctx, "out of memory multiplying composites");
+}
+
+static int composite_finish(chain *c)
+{
+    composite_ops *ops = c->owner;
+    sec_batch *b = c->batch;
+    c->batch = NULL;                /* the finish frees it */
+    return b ? ops->finish(ops->ctx, b, NULL) : 0;
+}
+
+/* Cells of this many mod-4 products on, with a few generators, split their Y terms. */
+#define COMPOSITE_SPLIT_PAIRS 65536
+#define COMPOSITE_MAX_PARTS 64
+
+static uint32_t composite_parts(chain *c)
+{
+    const sec_batch *b = c->batch;
+    if (!b || b->y_planned || b->ngens < 4 || b->pairs < COMPOSITE_SPLIT_PAIRS) return 0;
+    return b->ngens / 2 < COMPOSITE_MAX_PARTS ? b->ngens / 2 : COMPOSITE_MAX_PARTS;
+}
+
+static void composite_part(chain *c, uint32_t k, uint32_t n)
+{
+    composite_ops *ops = c->owner;
+    sec_batch *b = c->batch;
+    uint32_t g0 = (uint32_t)((uint64_t)b->ngens * k / n), g1 = (uint32_t)((uint64_t)b->ngens * (k + 1) / n);
+    if (sec_batch_y(b, g0, g1) != 0) ops->fail(ops->ctx, "out of memory adding the composites' Y terms");
+}
+
+static void composite_clear(chain *c)
+{
+    if (c->batch) sec_batch_clear(c->batch);
+    free(c->batch);
+    c->batch = NULL;
+}
+
+static void composite_deps(void *owner, int s, deg_t t, chain_deps *out)
+{
+    (void)owner, (void)s, (void)t;
+    out->n = 0;
+}
+
+/* The batch's rows: two planes of the cell's targets per generator, at most; jobs and terms
+ * (counted as the pair elements of every d(g) and its products). */
+static uint64_t composite_footprint(void *owner, int s, deg_t T)
+{
+    composite_ops *ops = owner;
+    const resolution *res = ops->res;
+    uint64_t n = res_ngens(res, s, T), below = s >= 2 ? freemod_dim(&res->F[s - 2], T, T) : 0;
+    return 4096 + n * (2 * 8 * ((below + 63) / 64) + 64 * (s >= 1 ? freemod_dim(&res->F[s - 1], T, T) : 0));
+}
+
+const chain_kind composite_kind = { "composite", CHAIN_COMPOSITE, sizeof(composite_ctx), composite_plan, NULL,
+                                    composite_finish, composite_clear, composite_deps, composite_footprint,
+                                    composite_multiply, 0, composite_parts, composite_part, NULL, NULL, NULL, NULL };
+
+static chain_at composite_at(void *owner, int s, deg_t T, int layer)
+{
+    composite_ops *ops = owner;
+    const resolution *res = ops->res;
+    (void)layer;
+    int on = s >= 2 && (ops->only ? T - s <= res->max_n && ops->only[res_cell(res, s, T)] : ops->needs(ops->ctx, s, T));
+    return (chain_at){ on ? &composite_kind : NULL, ops };
+}
+static void composite_fail(void *owner, const char *msg) { ((composite_ops *)owner)->fail(((composite_ops *)owner)->ctx, msg); }
+static int composite_failed(void *owner) { return ((composite_ops *)owner)->failed(((composite_ops *)owner)->ctx); }
+
+chain_set composite_chain_set(composite_ops *ops)
+{
+    return (chain_set){ .owner = ops, .A = &ops->res->A, .max_s = ops->res->max_s, .max_t = ops->res->max_t,
+                        .at = composite_at, .fail = composite_fail, .failed = composite_failed,
+                        .throttle = 4 };
+}
+
+static int sec_needs(const void *ctx, int s, deg_t T) { return secondary_needs_composite(ctx, s, T); }
+static sec_batch *sec_plan(void *ctx, int s, deg_t T) { return secondary_composite_plan(ctx, s, T); }
+static int sec_finish(void *ctx, sec_batch *b, const char *why) { return secondary_composite_finish(ctx, b, why); }
+static int sec_failed(void *ctx) { return secondary_failed(ctx); }
+static void sec_fail_msg(void *ctx, const char *msg) { latch_set(&((secondary *)ctx)->fail, "%s", msg); }
+
+/* d2's composite ops over sec. */
+static void sec_ops_init(composite_ops *ops, secondary *sec)
+{
+    *ops = (composite_ops){ .res = sec->res, .ctx = sec, .needs = sec_needs, .plan = sec_plan, .finish = sec_finish,
+                            .failed = sec_failed, .fail = sec_fail_msg };
+    atomic_init(&ops->pairs, 0);
+}
+
+int secondary_run_composites(secondary *sec, const uint8_t *cells, const chain_runner *runner)
+{
+    composite_ops ops;
+    sec_ops_init(&ops, sec);
+    ops.only = cells;
+    chain_set cs = composite_chain_set(&ops);
+    int rc = chain_run(runner, &cs);
+    sec->mod4_pairs += atomic_load(&ops.pairs);
+    return secondary_failed(sec) ? -1 : rc;
+}
+
+/* ---- d2 as one DAG ----------------------------------------------------------------------------
+ * Layer 0: the composites at (s, T) that a homotopy step still to compute reads (all of them
+ * under all_composites), less those sec->comp holds already (from other ranks); layer 1: the
+ * homotopy's lift steps, the step at target (i, t) after the composites at (i + 1, t) (it reads
+ * those at (i + 1, u), u <= t: the earlier ones through the steps at (i, u)) and the lift steps
+ * before it. A rerun after a stop computes only the
+ * composites of the steps not in the stage files, and each step starts as soon as its
+ * composites are there. */
+typedef struct d2_dag {
+    composite_ops ops;
+    secondary *sec;
+    uint8_t *need;              /* per cell res_cell(s, T): the composites there are computed */
+    chain_kind homotopy;        /* the lift's steps, with the composites among their deps */
+} d2_dag;
+
+static void homotopy_deps(void *owner, int i, deg_t t, chain_deps *out)
+{
+    lift_step_kind.deps(owner, i, t, out);
+    if (i + 1 >= 2) out->d[out->n++] = (chain_dep){ .family = CHAIN_COMPOSITE, .s = i + 1, .t = t };
+}
+
+static chain_at d2_at(void *owner, int s, deg_t t, int layer)
+{
+    d2_dag *g = owner;
+    const resolution *res = g->sec->res;
+    if (layer == 0)
+        return (chain_at){ s >= 2 && t - s <= res->max_n && g->need[res_cell(res, s, t)] ? &composite_kind : NULL,
+                           &g->ops };
+    return (chain_at){ lift_in_region(&g->sec->set, s, t) ? &g->homotopy : NULL, &g->sec->set };
+}
+
+static int d2_done(void *owner, int family, int s, deg_t t)
+{
+    d2_dag *g = owner;
+    const resolution *res = g->sec->res;
+    return family == CHAIN_COMPOSITE && (t - s > res->max_n || !g->need[res_cell(res, s, t)]);
+}
+static void d2_fail(void *owner, const char *msg) { latch_set(&((d2_dag *)owner)->sec->fail, "%s", msg); }
+static int d2_failed(void *owner) { return secondary_failed(((d2_dag *)owner)->sec); }
+
+int secondary_run(secondary *sec, const chain_runner *runner)
+{
+    const resolution *res = sec->res;
+    d2_dag g = { .sec = sec, .homotopy = lift_step_kind };
+    sec->set.maps[0].extra_plan = sec->intermediates_cpu ? NULL : d2_extra_plan;
+    sec_ops_init(&g.ops, sec);
+    g.homotopy.name = "d2_homotopy";
+    g.homotopy.deps = homotopy_deps;
+    g.need = calloc((size_t)(res->max_s + 1) * ((size_t)res->max_n + 1), 1);
+    if (!g.need) {
+        latch_set(&sec->fail, "out of memory planning d2");
+        return -1;
+    }
+    secondary_needed(sec, g.need);
+    for (size_t c = 0; c < (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1); c++)
+        g.need[c] &= !sec->comp[c];             /* given (secondary_unpack_composites): done */
+    chain_set cs = { .owner = &g, .A = &res->A, .max_s = res->max_s, .max_t = res->max_t, .layers = 2, .at = d2_at,
+                     .done = d2_done, .fail = d2_fail, .failed = d2_failed,
+                     .throttle = 4 };
+    int rc = chain_run(runner, &cs);
+    sec->mod4_pairs += atomic_load(&g.ops.pairs);
+    free(g.need);
+    return secondary_failed(sec) ? -1 : rc;
+}
+
+/* The composites at (s, T): those computed, or (a step whose stage file was found damaged when
+ * it was loaded, after the run had left out the composites it reads) computed now, on this
+ * thread, once. NULL on failure (sec->fail.msg says why). */
+static const sec_composite *composite_now(secondary *sec, int s, deg_t T)
+{
+    const resolution *res = sec->res;
+    size_t cell = res_cell(res, s, T);
+    pthread_mutex_lock(&sec->late_lock);
+    if (!sec->comp[cell] && secondary_needs_composite(sec, s, T)) {
+        sec_batch *b = secondary_composite_plan(sec, s, T);
+        if (b && sec_batch_multiply(b) != 0) latch_set(&sec->fail, "out of memory multiplying composites");
+        if (b) secondary_composite_finish(sec, b, NULL);
+    }
+    pthread_mutex_unlock(&sec->late_lock);
+    return sec->comp[cell];
+}
+
+/* The extra term of the homotopy at target (i, t): I(z_k), z_k the k-th generator of F_s,
+ * s = i + 2, in degree T = t + 1, over F_{s-3} in degree t: XORed into y (sink NULL), or its
+ * products planned into sink (pair_a_mul_plan: the multiply codelet's grouped row). */
+static int d2_intermediate(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y, const milnor_sink *sink)
+{
+    secondary *sec = ctx;
+    const resolution *res = sec->res;
+    const milnor_basis *A = &res->A;
+    int s = i + 2;
+    deg_t T = t + 1;
+    const freemod *F1 = &res->F[s - 1], *F3 = &res->F[s - 3];
+    const fm_gen *z = &res->F[s].gens[T][k];
+    uint32_t amax = 1;
+    for (deg_t u = 0; u < T; u++)
+        if (F1->ngens[u] && A->dim[T - u] > amax) amax = A->dim[T - u];
+    milnor_elt *a = malloc((size_t)amax * sizeof *a);
+    if (!a) return -1;
+    const pair_elt **es = NULL;                 /* the composite's terms and their columns in y */
+    uint64_t *eoff = NULL;
+    size_t ecap = 0;
+    uint64_t off = 0;
+    int rc = 0;
+    for (deg_t u = 0; u < T && !rc; u++) {
+        if (!F1->ngens[u]) continue;
+        uint32_t blen = A->dim[T - u];
+        for (uint32_t g1 = 0; g1 < F1->ngens[u] && !rc; g1++, off += blen) {
+            uint32_t na = 0;
+            for (uint32_t e = 0; e < blen; e++) {
+                uint64_t bit = off + e;
+                if (bit < z->bits && (z->img[bit >> 6] >> (bit & 63) & 1)) a[na++] = A->elts[T - u][e];
+            }
+            if (!na) continue;
+            const sec_composite *cells = composite_now(sec, s - 1, u);
+            if (!cells) {
+                latch_set(&sec->fail, "internal error: d2 needs the composites at (s=%d, t=%d) before they were "
+                          "computed", s - 1, (int)u);
+                rc = -1;
+                break;
+            }
+            const sec_composite *c = &cells[g1];
+            if (c->n > ecap) {
+                free(es);
+                free(eoff);
+                ecap = c->n;
+                es = malloc(ecap * sizeof *es);
+                eoff = malloc(ecap * sizeof *eoff);
+                if (!es || !eoff) {
+                    rc = -1;
+                    break;
+                }
+            }
+            for (uint32_t m = 0; m < c->n; m++) {
+                es[m] = &c->terms[m].e;
+                eoff[m] = freemod_offset(F3, t, c->terms[m].w, c->terms[m].index);
+            }
+            rc = sink ? pair_a_mul_plan(A, &sec->cache, a, na, es, eoff, c->n, sink)
+                      : pair_a_mul_add_many(A, &sec->cache, a, na, es, eoff, c->n, y);
+        }
+    }
+    free(a);
+    free(es);
+    free(eoff);
+    if (rc && !secondary_failed(sec))
+        latch_set(&sec->fail, "out of memory in d2's intermediate at (s=%d, t=%d)", s, (int)T);
+    return rc;
+}
+
+static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y) { return d2_intermediate(ctx, i, t, k, y, NULL); }
+static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink)
+{
+    return d2_intermediate(ctx, i, t, k, NULL, sink);
+}
+
+int secondary_in_range(const secondary *sec, int s, deg_t t)
+{
+    return s >= 1 && lift_map_in_region(&sec->set, 0, s, t) && sec->set.maps[0].have[lift_cell(&sec->set, s, t)] == 1;
+}
+
+int secondary_d2_bit(const secondary *sec, int s, deg_t t, uint32_t i, uint32_t k)
+{
+    return lift_product_bit(&sec->set, 0, s, t, i, k);
+}
+
+/* Calls row(out, sec, n, s, i) for every class in range with a non-zero target bidegree, in
+ * sseq's order: source stem, then s, then index. */
+static void each_class(FILE *out, const secondary *sec, int nonzero_target_only,
+                       void (*row)(FILE *, const secondary *, int, int, uint32_t))
+{
+    const resolution *res = sec->res;
+    for (int n = 0; n <= res->max_n; n++)
+        for (int s = 1; s + 2 <= res->max_s; s++) {
+            deg_t t = n + s;
+            if (!secondary_in_range(sec, s, t)) continue;
+            if (nonzero_target_only && !res_ngens(res, s + 2, t + 1)) continue;
+            for (uint32_t i = 0; i < res_ngens(res, s, t); i++) row(out, sec, n, s, i);
+        }
+}
+
+static void csv_row(FILE *out, const secondary *sec, int n, int s, uint32_t i)
+{
+    uint32_t dim = res_ngens(sec->res, s + 2, n + s + 1);
+    fprintf(out, "%d,%d,%u,%d,%d,", n + (int)sec->res->shift, s, i, n - 1 + (int)sec->res->shift, s + 2);
+    for (uint32_t k = 0; k < dim; k++) fputc('0' + secondary_d2_bit(sec, s, n + s, i, k), out);
+    fputc('\n', out);
+}
+
+static void sseq_row(FILE *out, const secondary *sec, int n, int s, uint32_t i)
+{
+    uint32_t dim = res_ngens(sec->res, s + 2, n + s + 1);
+    fprintf(out, "d_2 x_(%d, %d, %u) = [", n + (int)sec->res->shift, s, i);
+    for (uint32_t k = 0; k < dim; k++) fprintf(out, "%s%d", k ? ", " : "", secondary_d2_bit(sec, s, n + s, i, k));
+    fputs("]\n", out);
+}
+
+int secondary_write_csv(FILE *out, const secondary *sec)
+{
+    fputs("n,s,i,target_n,target_s,value\n", out);
+    each_class(out, sec, 0, csv_row);
+    return ferror(out) ? -1 : 0;
+}
+
+int secondary_write_sseq(FILE *out, const secondary *sec)
+{
+    each_class(out, sec, 1, sseq_row);
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,375 @@
+/* secondary_product.c — products in Mod_{Cλ²} (see secondary_product.h). */
+#include "stages/d2/secondary_product.h"
+#include <stdlib.h>
+#include <string.h>
+
+int sec_product_failed(sec_product *p)
+{
+    return latch_is_set(&p->fail) || lift_failed(&p->prim) || lift_failed(&p->hom);
+}
+
+int sec_cell_ready(const lift_set *set, int m, int i, deg_t t)
+{
+    return i >= 0 && t >= i && lift_map_in_region(set, m, i, t) && set->maps[m].have[lift_cell(set, i, t)] == 1;
+}
+static int cell_ready(const lift_set *set, int i, deg_t t) { return sec_cell_ready(set, 0, i, t); }
+
+const uint64_t *sec_map_row(const lift_set *set, int mi, int i, deg_t t, uint32_t k, uint32_t *bits)
+{
+    if (!sec_cell_ready(set, mi, i, t)) return NULL;
+    const f2mat *m = &set->maps[mi].val[lift_cell(set, i, t)];
+    if (k >= m->rows || !m->cols) return NULL;
+    *bits = m->cols;
+    return f2mat_row(m, k);
+}
+
+/* ---- composites C^f ----------------------------------------------------------------------------- */
+
+static const uint64_t *map_row(const lift_set *set, int i, deg_t t, uint32_t k, uint32_t *bits)
+{
+    return sec_map_row(set, 0, i, t, k, bits);
+}
+
+typedef struct image_ctx {
+    const sec_product *p;
+    int level;                  /* f_{level} */
+} image_ctx;
+
+static const uint64_t *image_f(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
+{
+    const image_ctx *c = vctx;
+    return map_row(&c->p->prim, c->level, u - c->p->t0, g1, bits);
+}
+
+int sec_product_needs_composite(const sec_product *p, int s, deg_t T)
+{
+    const resolution *res = p->sec->res;
+    return s >= p->s0 + 1 && s + 1 <= res->max_s && res_is_done(res, s, T) && res_ngens(res, s, T) &&
+           cell_ready(&p->prim, s - p->s0, T - p->t0);
+}
+
+sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T)
+{
+    const resolution *res = p->sec->res;
+    uint32_t n = res_ngens(res, s, T);
+    if (!n || sec_product_failed(p)) return NULL;
+    int s0 = p->s0;
+    deg_t t0 = p->t0, top = T - t0;
+    const freemod *Y = &p->unit->res->F[s - s0 - 1];
+    sec_batch *bt = malloc(sizeof *bt);
+    int rc = bt ? sec_batch_init(bt, &res->A, s, T, n) : -1;
+    for (uint32_t g = 0; g < n && !rc; g++) {
+        rc = sec_batch_gen_begin(bt, g, Y, top);
+        /* -σ(a)σ(b): a·g1 in d g (over F_{s-1}), b·g2 in f_{s-1}(g1) */
+        image_ctx ca = { p, s - 1 - s0 };
+        const fm_gen *z = &res->F[s].gens[T][g];
+        if (!rc) rc = sec_add_products(bt, &res->F[s - 1], T, z->img, z->bits, t0, image_f, &ca, 3, 0);
+        /* +σ(a)σ(b): a·g1 in f_s(g) (over G_{s-s0}, units included), b·g2 in d g1 */
+        uint32_t fb = 0;
+        const uint64_t *fg = map_row(&p->prim, s - s0, top, g, &fb);
+        const freemod *G = &p->unit->res->F[s - s0];
+        if (!rc && fg) rc = sec_add_products(bt, G, top, fg, fb, 0, sec_image_of_gen, (void *)G, 1, 0);
+        if (!rc) rc = sec_batch_gen_end(bt, Y);
+    }
+    return rc ? sec_plan_failed(bt, rc, &p->fail, "the product's composite", s, T) : bt;
+}
+
+int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why)
+{
+    return sec_cell_finish(bt, why, sec_product_failed(p), &p->fail, "the product's composite", "d f != f d there",
+                           &p->comp[res_cell(p->sec->res, bt->s, bt->T)]);
+}
+
+/* ---- the homotopy H ------------------------------------------------------------------------------ */
+
+int sec_add_actions(secondary *sec, sec_composite **comp, const resolution *cres, int s_comp, int zs0, deg_t zt0,
+                    const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, const freemod *Yt, deg_t ydeg,
+                    uint64_t *y)
+{
+    const milnor_basis *A = &sec->res->A;
+    uint32_t amax = 1;
+    for (deg_t u = 0; u < D; u++)
+        if (X->ngens[u] && A->dim[D - u] > amax) amax = A->dim[D - u];
+    milnor_elt *a = malloc((size_t)amax * sizeof *a);
+    if (!a) return -1;
+    uint64_t off = 0;
+    int rc = 0;
+    for (deg_t u = 0; u < D && !rc && off < vbits; u++) {
+        if (!X->ngens[u]) continue;
+        uint32_t blen = A->dim[D - u];
+        for (uint32_t g1 = 0; g1 < X->ngens[u] && !rc; g1++, off += blen) {
+            uint32_t na = 0;
+            for (uint32_t e = 0; e < blen; e++)
+                if (off + e < vbits && f2vec_get(v, off + e)) a[na++] = A->elts[D - u][e];
+            if (!na) continue;
+            const sec_composite *cells = comp[res_cell(cres, s_comp, u)];
+            if (!cells && zs0 >= 0 && u - zt0 < s_comp - zs0) continue;   /* the map is 0 there: so is C */
+            if (!cells) {
+                rc = -2;
+                break;
+            }
+            const sec_composite *c = &cells[g1];
+            for (uint32_t m = 0; m < c->n && !rc; m++)
+                rc = pair_a_mul_add(A, &sec->cache, a, na, &c->terms[m].e, y,
+                                    freemod_offset(Yt, ydeg, c->terms[m].w, c->terms[m].index));
+        }
+    }
+    free(a);
+    return rc;
+}
+
+int sec_wide_init(f2mat *wide, const freemod *Yt, deg_t t)
+{
+    return f2mat_init(wide, 1, (uint32_t)freemod_dim(Yt, t, t + 1));
+}
+
+int sec_wide_end(f2mat *wide, const freemod *Yt, deg_t t, uint64_t *y, int take)
+{
+    uint32_t ywidth = (uint32_t)freemod_dim(Yt, t, t);
+    const uint64_t *w = f2mat_row(wide, 0);
+    int meets = 0;
+    for (uint32_t b = ywidth; b < wide->cols && take && !meets; b++) meets = f2vec_get(w, b) != 0;
+    for (uint32_t b = 0; b < ywidth && take && !meets; b++)
+        if (f2vec_get(w, b)) f2vec_flip(y, b);
+    f2mat_clear(wide);
+    return meets;
+}
+
+int sec_apply_row(lift_set *set, int m, int j, deg_t T, const uint64_t *row, uint32_t bits, f2mat *wide)
+{
+    f2mat V, Y;
+    if (f2mat_init(&V, 1, bits) != 0) return -1;
+    memcpy(f2mat_row(&V, 0), row, f2vec_words(bits) * 8);
+    if (f2mat_init(&Y, 1, wide->cols) != 0) {
+        f2mat_clear(&V);
+        return -1;
+    }
+    int rc = lift_apply(set, &set->maps[m], j, T, &V, &Y);
+    if (!rc) f2vec_xor(f2mat_row(wide, 0), f2mat_row(&Y, 0), f2vec_words(wide->cols));
+    f2mat_clear(&V);
+    f2mat_clear(&Y);
+    return rc;
+}
+
+/* I^f(z_k) for z_k the k-th generator of F_s, s = s0 + 1 + i, in degree T = t + t0 + 1; y over
+ * G_{s-s0-2} = G_{i-1} in degree t, generators below t. */
+static int product_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
+{
+    sec_product *p = ctx;
+    secondary *sec = p->sec, *unit = p->unit;
+    const resolution *res = sec->res, *ures = unit->res;
+    int s0 = p->s0, s = s0 + 1 + i;
+    deg_t t0 = p->t0, T = t + t0 + 1, D = T - t0;
+    const freemod *Yt = &ures->F[i - 1];
+    f2mat wide;
+    if (sec_wide_init(&wide, Yt, t) != 0) return -1;
+    uint64_t *w = f2mat_row(&wide, 0);
+    /* A(a, C^f(g1)) over the terms of d z */
+    const fm_gen *z = &res->F[s].gens[T][k];
+    int rc = sec_add_actions(sec, p->comp, res, s - 1, s0, t0, &res->F[s - 1], T, z->img, z->bits, Yt, t, w);
+    /* A(a, C^G(g1)) over the terms of f_s(z), and h^G(f_s(z)) */
+    uint32_t fb = 0;
+    const uint64_t *fz = map_row(&p->prim, s - s0, D, k, &fb);
+    if (!rc && fz) rc = sec_add_actions(sec, unit->comp, ures, s - s0, -1, 0, &ures->F[s - s0], D, fz, fb, Yt, t, w);
+    if (!rc && fz) rc = sec_apply_row(&unit->set, 0, s - s0 - 2, D, fz, fb, &wide);
+    /* f(h^F(z)) */
+    uint32_t hb = 0;
+    const uint64_t *hz = map_row(&sec->set, s - 2, T - 1, k, &hb);
+    if (!rc && hz) rc = sec_apply_row(&p->prim, 0, s - 2 - s0, T - 1, hz, hb, &wide);
+    if (sec_wide_end(&wide, Yt, t, y, !rc)) rc = -3;
+    if (rc == -2)
+        latch_set(&p->fail, "internal error: the product needs composites not computed (at s=%d, t=%d)", s, (int)T);
+    else if (rc == -3)
+        latch_set(&p->fail, "internal error: the product's intermediate at (s=%d, t=%d) meets a generator", s, (int)T);
+    else if (rc) latch_set(&p->fail, "out of memory in the product's intermediate at (s=%d, t=%d)", s, (int)T);
+    return rc ? -1 : 0;
+}
+
+/* H's step at target (i, t) also needs h^F at (s-2, T-1) and h^G at (i-1, t) = (s-s0-2, D-1). */
+static int product_in_region(void *ctx, int i, deg_t t)
+{
+    const sec_product *p = ctx;
+    if (i == 0) return 1;
+    int s = p->s0 + 1 + i;
+    deg_t T = t + p->t0 + 1;
+    return cell_ready(&p->sec->set, s - 2, T - 1) && cell_ready(&p->unit->set, i - 1, t) &&
+           cell_ready(&p->prim, s - p->s0, T - p->t0);
+}
+
+int sec_product_init(sec_product *p, secondary *sec, secondary *unit, int s0, deg_t t0, const uint8_t *coords,
+                     uint32_t n, const char *outdir, char *error, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->sec = sec;
+    p->unit = unit;
+    p->s0 = s0, p->t0 = t0;
+    latch_init(&p->fail);
+    const resolution *res = sec->res, *ures = unit->res;
+    lift_set_init(&p->prim, res, ures, outdir);
+    lift_set_init(&p->hom, res, ures, outdir);
+    size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
+    p->comp = calloc(cells, sizeof *p->comp);
+    /* f under a key of its own ("d2f-<class>"): homotopies read f off the generators' units, so
+     * it must be the lift with sseq's preimages, never a file `products` wrote (another preimage,
+     * the same products) */
+    lift_set named;             /* only to name the class as lift_add_class does */
+    lift_set_init(&named, res, ures, "");
+    int m = p->comp ? lift_add_class(&named, s0, t0, coords, n) : -1;
+    char key[160], fkey[160];
+    snprintf(fkey, sizeof fkey, "d2f-%.100s", m == 0 ? named.maps[0].key : "");
+    snprintf(key, sizeof key, "d2prod-%.100s", m == 0 ? named.maps[0].key : "");
+    lift_set_clear(&named);
+    if (m == 0) m = lift_add_map(&p->prim, s0, t0, coords, n, fkey, NULL, NULL);
+    uint32_t nb = res_ngens(res, s0 + 1, t0 + 1);
+    uint8_t *zero = calloc((size_t)nb + 1, 1);
+    int h = m == 0 && zero ? lift_add_map(&p->hom, s0 + 1, t0 + 1, zero, nb, key, product_extra, p) : -1;
+    free(zero);
+    if (h != 0) {
+        snprintf(error, errlen, "out of memory setting up the secondary product");
+        return -1;
+    }
+    p->hom.maps[0].in_region = product_in_region;
+    return 0;
+}
+
+void sec_product_clear(sec_product *p)
+{
+    if (p->sec) sec_composites_free_all(p->comp, p->sec->res);
+    else free(p->comp);
+    lift_set_clear(&p->prim);
+    lift_set_clear(&p->hom);
+    latch_destroy(&p->fail);
+    memset(p, 0, sizeof *p);
+}
+
+static int ops_needs(const void *ctx, int s, deg_t T) { return sec_product_needs_composite(ctx, s, T); }
+static sec_batch *ops_plan(void *ctx, int s, deg_t T) { return sec_product_composite_plan(ctx, s, T); }
+static int ops_finish(void *ctx, sec_batch *b, const char *why) { return sec_product_composite_finish(ctx, b, why); }
+static int ops_failed(void *ctx) { return sec_product_failed(ctx); }
+static void ops_fail(void *ctx, const char *msg) { latch_set(&((sec_product *)ctx)->fail, "%s", msg); }
+
+int sec_product_run(sec_product *p, const chain_runner *runner)
+{
+    int rc = lift_run(&p->prim, runner);
+    if (rc != 0) return rc;
+    composite_ops ops = { .res = p->sec->res, .ctx = p, .needs = ops_needs, .plan = ops_plan, .finish = ops_finish,
+                          .failed = ops_failed, .fail = ops_fail };
+    atomic_init(&ops.pairs, 0);
+    chain_set cs = composite_chain_set(&ops);
+    rc = chain_run(runner, &cs);
+    if (rc != 0 || sec_product_failed(p)) return sec_product_failed(p) ? -1 : rc;
+    rc = lift_run(&p->hom, runner);
+    return sec_product_failed(p) ? -1 : rc;
+}
+
+/* ---- reading products off ------------------------------------------------------------------------- */
+
+int sec_product_survives(const sec_product *p)
+{
+    const secondary *sec = p->sec;
+    const lift_map *f = &p->prim.maps[0];
+    if (!secondary_in_range(sec, f->s0, f->t0)) return 1;
+    for (uint32_t k = 0; k < res_ngens(sec->res, f->s0 + 2, f->t0 + 1); k++) {
+        int bit = 0;
+        for (uint32_t i = 0; i < f->nclass; i++) bit ^= f->coords[i] & secondary_d2_bit(sec, f->s0, f->t0, i, k);
+        if (bit) return 0;
+    }
+    return 1;
+}
+
+static void print_vec(FILE *out, const uint8_t *v, uint32_t n)
+{
+    fputc('[', out);
+    for (uint32_t k = 0; k < n; k++) fprintf(out, "%s%d", k ? ", " : "", v[k]);
+    fputc(']', out);
+}
+
+int sec_product_write(FILE *out, const sec_product *p, const char *name)
+{
+    const secondary *sec = p->sec, *unit = p->unit;
+    const resolution *res = sec->res, *ures = unit->res;
+    int s0 = p->s0;
+    deg_t t0 = p->t0;
+    int shift = (int)ures->shift;
+    /* y runs over the unit's classes (G); x·y and the λ part are classes of F */
+    for (int n = 0; n <= ures->max_n; n++)
+        for (int s = 0; s <= ures->max_s; s++) {
+            deg_t t = n + s;
+            uint32_t dim = res_ngens(ures, s, t);
+            if (!dim || !res_is_done(ures, s, t)) continue;
+            int sx = s + s0, sl = sx + 1;
+            deg_t tx = t + t0, tl = tx + 1;
+            if (!res_is_done(res, sl, tl) || !res_is_done(res, sx - 1, tx)) continue;
+            uint32_t nx = res_ngens(res, sx, tx), nl = res_ngens(res, sl, tl);
+            if (!nx && !nl) continue;
+            /* the kernel of d2 at (s, t), in RREF (f2mat), and the indices off its pivots */
+            uint32_t nd = secondary_in_range(unit, s, t) ? res_ngens(ures, s + 2, t + 1) : 0;
+            uint32_t nsrc = sl - 2 >= 1 && secondary_in_range(sec, sl - 2, tl - 1) ? res_ngens(res, sl - 2, tl - 1) : 0;
+            f2mat d2 = { 0 }, aug = { 0 }, ker = { 0 }, img = { 0 };
+            int32_t *piv = NULL, *ipiv = calloc((size_t)nl + 1, sizeof *ipiv);
+            uint8_t *ext = calloc((size_t)nx + 1, 1), *lam = calloc((size_t)nl + 1, 1);
+            int *scratch = calloc((size_t)nx + 1, sizeof *scratch), rank = -1, ir = 0;
+            if (ipiv && ext && lam && scratch && f2mat_init(&d2, dim, nd) == 0 && f2mat_init(&img, nsrc, nl) == 0) {
+                for (uint32_t i = 0; i < dim; i++)
+                    for (uint32_t k = 0; k < nd; k++) f2mat_set(&d2, i, k, secondary_d2_bit(unit, s, t, i, k));
+                /* the image of d2 into the λ bidegree, in RREF */
+                for (uint32_t j = 0; j < nsrc; j++)
+                    for (uint32_t k = 0; k < nl; k++) f2mat_set(&img, j, k, secondary_d2_bit(sec, sl - 2, tl - 1, j, k));
+                rank = f2mat_rref_augmented(&d2, &aug, &piv);
+                ir = rank < 0 ? -1 : f2mat_rref(&img, ipiv);
+            }
+            if (rank < 0 || ir < 0 || f2mat_kernel_from_rref(&aug, nd, (uint32_t)rank, piv, &ker) != 0) {
+                f2mat_clear(&d2), f2mat_clear(&aug), f2mat_clear(&ker), f2mat_clear(&img);
+                free(piv), free(ipiv), free(ext), free(lam), free(scratch);
+                return -1;
+            }
+            /* classes that support a d2: λ times the ordinary product (i off the kernel's pivots) */
+            for (uint32_t i = 0, r = 0; nx && i < dim; i++) {
+                if (r < ker.rows && f2vec_first_bit(f2mat_row(&ker, r), dim) == (int64_t)i) {
+                    r++;
+                    continue;
+                }
+                fprintf(out, "[%s] λ x_(%d, %d, %u) = λ ", name, n + shift, s, i);
+                for (uint32_t k = 0; k < nx; k++) ext[k] = (uint8_t)lift_product_bit(&p->prim, 0, s, t, i, k);
+                print_vec(out, ext, nx);
+                fputc('\n', out);
+            }
+            int sign = (s0 * t) % 2 ? 3 : 1;
+            for (uint32_t r = 0; r < ker.rows; r++) {
+                const uint64_t *y = f2mat_row(&ker, r);
+                memset(scratch, 0, (size_t)nx * sizeof *scratch);
+                memset(lam, 0, nl);
+                for (uint32_t i = 0; i < dim; i++) {
+                    if (!f2vec_get(y, i)) continue;
+                    for (uint32_t k = 0; k < nx; k++) scratch[k] += lift_product_bit(&p->prim, 0, s, t, i, k) * sign;
+                    for (uint32_t k = 0; k < nl; k++) lam[k] ^= (uint8_t)lift_product_bit(&p->hom, 0, s, t, i, k);
+                }
+                for (uint32_t k = 0; k < nx; k++) {
+                    ext[k] = (uint8_t)(scratch[k] % 2);
+                    if ((scratch[k] / 2) % 2)       /* the carry: λ h0 times generator k */
+                        for (uint32_t k2 = 0; k2 < nl; k2++) {
+                            const fm_gen *zz = &res->F[sl].gens[tl][k2];
+                            uint64_t bit = freemod_offset(&res->F[sx], tl, tx, k);   /* Sq(1)·g_k */
+                            if (bit < zz->bits && f2vec_get(zz->img, bit)) lam[k2] ^= 1;
+                        }
+                }
+                for (uint32_t c = 0; c < nl; c++)     /* λ's class modulo the image of d2 */
+                    if (ipiv[c] >= 0 && lam[c])
+                        for (uint32_t k = 0; k < nl; k++) lam[k] ^= (uint8_t)f2mat_get(&img, (uint32_t)ipiv[c], k);
+                fprintf(out, "[%s] [", name);
+                for (uint32_t i = 0, first = 1; i < dim; i++)
+                    if (f2vec_get(y, i)) {
+                        fprintf(out, "%sx_(%d, %d, %u)", first ? "" : " + ", n + shift, s, i);
+                        first = 0;
+                    }
+                fputs("] = ", out);
+                print_vec(out, ext, nx);
+                fputs(" + λ ", out);
+                print_vec(out, lam, nl);
+                fputc('\n', out);
+            }
+            f2mat_clear(&d2), f2mat_clear(&aug), f2mat_clear(&ker), f2mat_clear(&img);
+            free(piv), free(ipiv), free(ext), free(lam), free(scratch);
+        }
+    return ferror(out) ? -1 : 0;
+}

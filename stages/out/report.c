@@ -1,0 +1,192 @@
+/* report.c — Ext tables and charts (see report.h). */
+#include "stages/out/report.h"
+#include "stages/store/durable.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest stem of row s inside the region (-1 if none). */
+int report_row_last_stem(const resolution *res, int s)
+{
+    return res->region == REGION_STEM ? res->stem : res->rect_t - s;
+}
+
+int report_ext_csv(FILE *out, const resolution *res)
+{
+    fprintf(out, "s,n,dim\n");
+    for (int s = 0; s <= res->max_s; s++)
+        for (int n = 0; n <= report_row_last_stem(res, s); n++) {
+            uint32_t d = res_ngens(res, s, n + s);
+            if (d) fprintf(out, "%d,%d,%u\n", s, n + res->shift, d);
+        }
+    return ferror(out) ? -1 : 0;
+}
+
+/* sseq's graded_dimension_string: one symbol and a space per stem, top row first. */
+/* A bidegree's mark in the text charts, by dim Ext (sseq's symbols). */
+static const char *const chart_sym[] = { " ", "·", ":", "∴", "⁘", "⁙", "⠿", "⡿", "⣿", "9" };
+static const char *mark(uint32_t d) { return d < 10 ? chart_sym[d] : "*"; }
+
+int report_chart_txt(FILE *out, const resolution *res)
+{
+    int started = 0;
+    for (int s = res->max_s; s >= 0; s--) {
+        int last = report_row_last_stem(res, s), any = 0;
+        for (int n = 0; n <= last; n++) any |= res_ngens(res, s, n + s) != 0;
+        if (!any && !started) continue;
+        started = 1;
+        for (int n = 0; n <= last; n++) {
+            fprintf(out, "%s ", mark(res_ngens(res, s, n + s)));
+        }
+        fputc('\n', out);
+    }
+    fputc('\n', out);
+    return ferror(out) ? -1 : 0;
+}
+
+#define PANEL_STEMS 35      /* 2 columns a stem after the 5 of the s labels: 75 columns */
+
+int report_chart_panels(FILE *out, const resolution *res)
+{
+    int maxn = report_max_stem(res), shift = (int)res->shift;
+    fprintf(out, "Ext of %.40s (stem n = t - s across, s up), a mark per bidegree by dim Ext^{s,t}:\n",
+            res->module_name);
+    for (uint32_t d = 1; d < 10; d++) fprintf(out, "%s%s=%u", d > 1 ? ", " : "", mark(d), d);
+    fprintf(out, ", *=10 or more\nchart.html draws the same with its products (open it in a browser).\n");
+    for (int n0 = 0; n0 <= maxn; n0 += PANEL_STEMS) {
+        int n1 = n0 + PANEL_STEMS - 1 < maxn ? n0 + PANEL_STEMS - 1 : maxn, top = -1;
+        for (int s = 0; s <= res->max_s; s++)
+            for (int n = n0; n <= n1 && n <= report_row_last_stem(res, s); n++)
+                if (res_ngens(res, s, n + s)) top = s;
+        fprintf(out, "\n");
+        for (int s = top; s >= 0; s--) {
+            int last = report_row_last_stem(res, s) < n1 ? report_row_last_stem(res, s) : n1;
+            while (last >= n0 && !res_ngens(res, s, last + s)) last--;     /* no trailing blanks */
+            fprintf(out, "%3d |", s);
+            for (int n = n0; n <= last; n++) fprintf(out, "%s%s", n > n0 ? " " : "", mark(res_ngens(res, s, n + s)));
+            fputc('\n', out);
+        }
+        fprintf(out, "  s -");
+        for (int n = n0; n <= n1; n++) fprintf(out, "%s", (n + shift) % 5 ? "--" : "+-");
+        fprintf(out, "\n     ");
+        /* the stem of each tick, under it (labels may not overlap: one every 5 stems fits) */
+        int col = 0;
+        for (int n = n0; n <= n1; n++) {
+            if ((n + shift) % 5) continue;
+            char label[16];
+            int at = 2 * (n - n0), len = snprintf(label, sizeof label, "%d", n + shift);
+            if (at < col) continue;
+            fprintf(out, "%*s%s", at - col, "", label);
+            col = at + len;
+        }
+        fprintf(out, "  n\n");
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+int report_hj(const resolution *res, int j, int s, deg_t t, uint32_t i, uint32_t k)
+{
+    deg_t t2 = t + (1 << j);
+    if (res->prime != 2) return 0;      /* h_j are classes of Ext over the mod 2 algebra */
+    if ((1u << j) > milnor_profile_slot_max(&res->A.profile, 0)) return 0;  /* Sq(2^j) not in B */
+    if (s + 1 > res->max_s || t2 > res->max_t || k >= res_ngens(res, s + 1, t2)) return 0;
+    const fm_gen *y = &res->F[s + 1].gens[t2][k];
+    uint64_t bit = freemod_offset(&res->F[s], t2, t, i);  /* Sq(2^j) has index 0 */
+    return bit < y->bits && f2vec_get(y->img, bit);
+}
+
+int report_h_lines(const resolution *res, report_line_fn fn, void *ctx)
+{
+    for (int s = 0; s < res->max_s; s++)
+        for (int n = 0; n <= report_row_last_stem(res, s); n++)
+            for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++)
+                for (int j = 0; j < 3; j++) {
+                    uint32_t d2 = res_ngens(res, s + 1, n + s + (1 << j));
+                    for (uint32_t k = 0; k < d2; k++)
+                        if (report_hj(res, j, s, n + s, i, k)) {
+                            int rc = fn(ctx, j, n, s, i, k);
+                            if (rc) return rc;
+                        }
+                }
+    return 0;
+}
+
+int report_max_stem(const resolution *res)
+{
+    int maxn = 0;
+    for (int s = 0; s <= res->max_s; s++)
+        if (report_row_last_stem(res, s) > maxn) maxn = report_row_last_stem(res, s);
+    return maxn;
+}
+
+static void print_elt(FILE *out, const milnor_elt *R)
+{
+    if (R->len == 0) return;
+    fprintf(out, "P(");
+    for (uint32_t i = 0; i < R->len; i++) fprintf(out, i ? ", %u" : "%u", R->r[i]);
+    fprintf(out, ") ");
+}
+
+/* sseq's differentials example: d x_(n,s,i) = P(R) x_(n',s-1,i') + ..., basis order. */
+int report_differentials(FILE *out, const resolution *res)
+{
+    int maxn = report_row_last_stem(res, 0);
+    for (int n = 0; n <= maxn; n++)
+        for (int s = 0; s <= res->max_s; s++)
+            for (uint32_t i = 0; i < res_ngens(res, s, n + s); i++) {
+                deg_t t = n + s;
+                fprintf(out, "d x_(%d,%d,%u) = ", n + res->shift, s, i);
+                int terms = 0;
+                if (s > 0) {
+                    const fm_gen *g = &res->F[s].gens[t][i];
+                    uint64_t off = 0;
+                    for (deg_t u = 0; u < t; u++)
+                        for (uint32_t k = 0; k < res->F[s - 1].ngens[u]; k++)
+                            for (uint32_t r = 0; r < res->A.dim[t - u]; r++, off++)
+                                if (off < g->bits && f2vec_get(g->img, off)) {
+                                    if (terms++) fprintf(out, " + ");
+                                    print_elt(out, &res->A.elts[t - u][r]);
+                                    fprintf(out, "x_(%d,%d,%u)", u - (s - 1) + res->shift, s - 1, k);
+                                }
+                }
+                fprintf(out, "%s\n", terms ? "" : "0");
+            }
+    return ferror(out) ? -1 : 0;
+}
+
+int report_num_gens(FILE *out, const resolution *res)
+{
+    for (int n = 0; n <= report_row_last_stem(res, 0); n++)
+        for (int s = 0; s <= res->max_s; s++)
+            fprintf(out, "%d,%d,%u\n", n + res->shift, s, res_ngens(res, s, n + s));
+    return ferror(out) ? -1 : 0;
+}
+
+int report_resolution_size(FILE *out, const resolution *res)
+{
+    for (int s = res->max_s; s >= 0; s--) {
+        for (int n = 0; n <= report_row_last_stem(res, s); n++)
+            fprintf(out, "%llu, ", (unsigned long long)freemod_dim(&res->F[s], n + s, n + s + 1));
+        fputc('\n', out);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+struct report_render {
+    const resolution *res;
+    int (*write)(FILE *, const resolution *);
+};
+static int render_report(FILE *out, void *ctx)
+{
+    const struct report_render *r = ctx;
+    return r->write(out, r->res);
+}
+
+int report_write_file(const char *dir, const char *name, const resolution *res,
+                      int (*write)(FILE *, const resolution *))
+{
+    char path[4200];
+    struct report_render r = { res, write };
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return durable_write_rendered(path, render_report, &r, NULL, 0);
+}

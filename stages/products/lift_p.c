@@ -1,0 +1,279 @@
+/* lift_p.c — the lift step at an odd prime (lift.h, "Odd primes"): f_i on the generators of a
+ * source bidegree by Milnor products mod p, then one solve of d_i over F_p.
+ *
+ * Plan (i, t), for each map computing here: y_k = f_{i-1}(d z_k) for the generators z_k of
+ * source F_{s0+i} in degree T = t + t0. Each term c·x·g' of d z_k (x in B, g' a generator of
+ * source F_{s0+i-1}) gives c·x·f(g'), and f(g') is row g' of the map's cell (i-1, |g'| - t0), a
+ * sum of terms e·y·h over target F_{i-1}: so c·e·(x·y) lands in h's block of F_{i-1} in degree
+ * t (res_p_row_add, the product a differential's rows are made of).
+ * Finish: D = the matrix of d_i on F_{i,t} (a row x·d(h) per basis element x·h, generators of
+ * degree <= t, in freemod's order: the cell's columns), the RREF of [D | 0 | I]; every y is
+ * reduced by the pivot rows of D, whose I parts add up to a preimage x (x·D = y), and a y that
+ * leaves a remainder is not in the image: an internal error naming the map and bidegree. */
+#include "stages/products/lift.h"
+#include "algebra/clock.h"
+#include <stdlib.h>
+#include <string.h>
+#include "stages/resolve/resolution_p.h"
+
+/* Growable array of the terms of one element (res_p_term). */
+typedef struct term_buf {
+    res_p_term *v;
+    size_t n, cap;
+} term_buf;
+
+static int terms_room(term_buf *b, size_t need)
+{
+    if (need <= b->cap) return 0;
+    res_p_term *nv = realloc(b->v, need * sizeof *nv);
+    if (!nv) return -1;
+    b->v = nv;
+    b->cap = need;
+    return 0;
+}
+
+/* The terms e·y·h of f(g') (row g of map f's cell at target (j, v)), placed in target F_j in
+ * degree t (columns: h's block there). 0, or -1 out of memory. */
+static int image_terms(const lift_set *set, const fpmat *fv, uint32_t g, int j, deg_t v, deg_t t, term_buf *out)
+{
+    const resolution *tgt = set->tgt;
+    const freemod *G = &tgt->F[j];
+    const milnor_p_sub *B = &tgt->odd->B;
+    const uint8_t *row = fpmat_row(fv, g);
+    out->n = 0;
+    uint64_t off = 0;
+    for (deg_t w = 0; w <= v; w++)
+        for (uint32_t h = 0; h < G->ngens[w]; h++) {
+            uint64_t col = freemod_offset(G, t, w, h);
+            for (uint32_t e = 0; e < B->dim[v - w]; e++, off++) {
+                if (off >= fv->cols || !row[off]) continue;
+                if (terms_room(out, out->n + 1) != 0) return -1;
+                out->v[out->n++] = (res_p_term){ col, milnor_p_sub_elt(B, v - w, e), row[off] };
+            }
+        }
+    return 0;
+}
+
+/* y += f_j(v), v an element of source F_{s0+j} in degree T (an image d z: entries over the
+ * source's basis there, generators of degree < T), y over target F_j in degree T - t0. 0, or
+ * -1 after lift_fail. */
+static int apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8_t *v, uint32_t vlen, uint8_t *y,
+                   term_buf *tb)
+{
+    const resolution *src = set->src, *tgt = set->tgt;
+    const freemod *S = &src->F[f->s0 + j];
+    const milnor_p_sub *Bs = &src->odd->B;
+    deg_t t = T - f->t0;
+    uint32_t p = set->prime;
+    uint64_t base = 0;
+    for (deg_t u = 0; u < T && base < vlen; u++)
+        for (uint32_t g = 0; g < S->ngens[u] && base < vlen; g++) {
+            uint32_t blen = Bs->dim[T - u];
+            int used = 0;
+            for (uint32_t e = 0; e < blen && base + e < vlen && !used; e++) used = v[base + e] != 0;
+            deg_t w = u - f->t0;                    /* degree of f(g') in target F_j */
+            if (!used || w < j) {                   /* f(g') = 0 below degree j */
+                base += blen;
+                continue;
+            }
+            size_t cell = lift_cell(set, j, w);
+            if (f->have[cell] != 1) {
+                lift_fail(set, "lift: a step needs map %s at target (%d, %d) before it has run", f->key, j, (int)w);
+                return -1;
+            }
+            const fpmat *fv = &f->valp[cell];
+            if (!fv->rows) {
+                base += blen;
+                continue;
+            }
+            if (image_terms(set, fv, g, j, w, t, tb) != 0) {
+                lift_fail(set, "out of memory lifting at target (%d, %d)", j + 1, (int)t);
+                return -1;
+            }
+            for (uint32_t e = 0; e < blen && base + e < vlen; e++)
+                if (v[base + e] && res_p_row_add(tgt, tb->v, tb->n, milnor_p_sub_elt(Bs, T - u, e), v[base + e] % p, y)) {
+                    lift_fail(set, "lifting %s at target (%d, %d): a product leaves the profile's algebra", f->key,
+                              j + 1, (int)t);
+                    return -1;
+                }
+            base += blen;
+        }
+    return 0;
+}
+
+int lift_apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8_t *v, uint32_t vlen, uint8_t *y)
+{
+    term_buf tb = { 0 };
+    int rc = apply_p(set, f, j, T, v, vlen, y, &tb);
+    free(tb.v);
+    return rc;
+}
+
+static uint32_t cell_cols_p(const lift_set *set, int i, deg_t t) { return (uint32_t)freemod_dim(&set->tgt->F[i], t, t + 1); }
+
+int lift_step_plan_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
+{
+    x->ch.build = NULL;
+    if (lift_failed(set)) return -1;
+    double c0 = lift_cpu_now(set);
+    uint32_t cols = cell_cols_p(set, i, t), tgt_dim = i ? (uint32_t)freemod_dim(&set->tgt->F[i - 1], t, t) : 0;
+    size_t cell = lift_cell(set, i, t);
+    term_buf tb = { 0 };
+    x->maps = calloc((size_t)set->nmaps, sizeof *x->maps);
+    int rc = x->maps ? 0 : -1;
+    if (rc) lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
+    for (int m = 0; m < set->nmaps && !rc; m++) {
+        lift_map *f = &set->maps[m];
+        lift_plan_map_p *pm = &x->maps[m];
+        if (!lift_map_in_region(set, m, i, t)) continue;
+        int s = f->s0 + i;
+        deg_t T = t + f->t0;
+        uint32_t rows = res_ngens(set->src, s, T);
+        int lr = lift_try_load(set, f, i, t, rows, cols, &c0);
+        if (lr != 0) {
+            rc = lr < 0 ? -1 : 0;
+            continue;
+        }
+        pm->todo = 1;
+        if (fpmat_init(&f->valp[cell], set->prime, rows, cols) != 0 ||
+            fpmat_init(&pm->Y, set->prime, i && cols ? rows : 0, tgt_dim) != 0) {
+            lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
+            rc = -1;
+        } else if (rows && cols && i == 0) {          /* the bottom: f_0(z_k) = x_k ι at t0 */
+            for (uint32_t k = 0; k < rows && k < f->nclass && t == 0; k++) fpmat_set(&f->valp[cell], k, 0, f->coords[k]);
+        } else if (i > 0 && rows && cols) {
+            uint32_t width = (uint32_t)freemod_dim(&set->src->F[s - 1], T, T);
+            for (uint32_t k = 0; k < pm->Y.rows && !rc; k++) {
+                const fm_gen *z = &set->src->F[s].gens[T][k];
+                uint8_t *y = fpmat_row(&pm->Y, k);
+                rc = apply_p(set, f, i - 1, T, (const uint8_t *)z->img, z->bits < width ? z->bits : width, y, &tb);
+                if (rc || !f->extra_p) continue;
+                for (uint32_t c = 0; c < pm->Y.cols; c++) y[c] = (uint8_t)((set->prime - y[c]) % set->prime);
+                if ((rc = f->extra_p(f->extra_ctx, i, t, k, y)) != 0 && !lift_failed(set))
+                    lift_fail(set, "lifting %s at target (%d, %d) failed", f->key, i, (int)t);
+            }
+        }
+    }
+    free(tb.v);
+    lift_add_seconds(set, &set->cpu_products, lift_cpu_now(set) - c0);
+    return rc;
+}
+
+/* The matrix of d_i on F_{i,t} (generators of degree <= t) into D, initialised here. 0, or -1
+ * (out of memory, or a product outside the profile's algebra: msg says which). */
+static int d_matrix(const resolution *tgt, int i, deg_t t, fpmat *D, const char **msg)
+{
+    const milnor_p_sub *B = &tgt->odd->B;
+    uint32_t nrows = (uint32_t)freemod_dim(&tgt->F[i], t, t + 1), ncols = (uint32_t)freemod_dim(&tgt->F[i - 1], t, t);
+    *msg = "out of memory";
+    if (fpmat_init(D, tgt->prime, nrows, ncols) != 0) return -1;
+    term_buf tb = { 0 };
+    uint32_t row = 0;
+    for (deg_t u = i; u <= t; u++)
+        for (uint32_t h = 0; h < tgt->F[i].ngens[u]; h++) {
+            if (terms_room(&tb, (size_t)tgt->F[i].gens[u][h].bits + 1) != 0) goto fail;
+            size_t n = res_p_terms(tgt, i, u, h, t, tb.v);
+            for (uint32_t r = 0; r < B->dim[t - u]; r++, row++)
+                if (res_p_row_add(tgt, tb.v, n, milnor_p_sub_elt(B, t - u, r), 1, fpmat_row(D, row)) != 0) {
+                    *msg = "a product leaves the profile's algebra";
+                    goto fail;
+                }
+        }
+    free(tb.v);
+    return 0;
+fail:
+    free(tb.v);
+    fpmat_clear(D);
+    return -1;
+}
+
+/* For every y (rows of the maps' Y): x with x·D = y into the map's cell. 0; -1 after lift_fail. */
+static int solve_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
+{
+    const resolution *tgt = set->tgt;
+    uint32_t p = set->prime;
+    size_t cell = lift_cell(set, i, t);
+    fpmat D = { 0 }, aug = { 0 };
+    int32_t *pivots = NULL;
+    uint8_t *r = NULL;
+    const char *msg = "out of memory";
+    int rc = -1;
+    if (d_matrix(tgt, i, t, &D, &msg) != 0) goto out;
+    uint32_t ncols = D.cols, seg = fpmat_segment_start(ncols);
+    if (fpmat_augment_identity(&aug, &D) != 0 || !(pivots = malloc(sizeof *pivots * ((size_t)aug.cols + 1))) ||
+        !(r = malloc((size_t)ncols + 1)))
+        goto out;
+    if (fpmat_rref(&aug, pivots) < 0) goto out;
+    for (int m = 0; m < set->nmaps; m++) {
+        lift_plan_map_p *pm = &x->maps[m];
+        for (uint32_t k = 0; pm->todo && k < pm->Y.rows; k++) {
+            const uint8_t *y = fpmat_row(&pm->Y, k);
+            uint8_t *out = fpmat_row(&set->maps[m].valp[cell], k);
+            memcpy(r, y, ncols);
+            for (uint32_t c = 0; c < ncols; c++) {   /* pivot rows are 1 at their pivot, 0 at the others' */
+                if (!r[c]) continue;
+                if (pivots[c] < 0) {
+                    lift_fail(set, "internal error: lifting %s, y = f(d z) for generator %u at source (%d, %d) is not "
+                              "in the image of d_%d at (%d, %d)", set->maps[m].key, k, set->maps[m].s0 + i,
+                              (int)(t + set->maps[m].t0), i, i, (int)t);
+                    msg = NULL;
+                    goto out;
+                }
+                const uint8_t *prow = fpmat_row(&aug, (uint32_t)pivots[c]);
+                uint32_t coef = r[c];
+                fpvec_addmul(r, prow, p - coef, ncols, p);
+                fpvec_addmul(out, prow + seg, coef, D.rows, p);
+            }
+        }
+    }
+    rc = 0;
+out:
+    if (rc && msg) lift_fail(set, "%s solving d_%d at (%d, %d)", msg, i, i, (int)t);
+    fpmat_clear(&D);
+    fpmat_clear(&aug);
+    free(pivots);
+    free(r);
+    return rc;
+}
+
+int lift_step_finish_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
+{
+    int rc = lift_failed(set) || !x->maps ? -1 : 0;
+    int nonzero = 0;
+    for (int m = 0; m < set->nmaps && !rc; m++)
+        for (uint32_t k = 0; x->maps[m].todo && k < x->maps[m].Y.rows && !nonzero; k++) {
+            const uint8_t *y = fpmat_row(&x->maps[m].Y, k);
+            for (uint32_t c = 0; c < x->maps[m].Y.cols && !nonzero; c++) nonzero = y[c] != 0;
+        }
+    if (!rc && nonzero) {           /* all zero: f = 0 is a preimage */
+        double t1 = clock_now(), c1 = lift_cpu_now(set);
+        rc = solve_p(set, i, t, x);
+        pthread_mutex_lock(&set->lock);
+        set->qis += rc == 0;
+        set->qi_seconds += clock_now() - t1;
+        pthread_mutex_unlock(&set->lock);
+        lift_add_seconds(set, &set->cpu_solves, lift_cpu_now(set) - c1);
+    }
+    for (int m = 0; m < set->nmaps && !rc; m++)
+        if (x->maps[m].todo) rc = lift_publish_cell(set, &set->maps[m], i, t);
+    lift_step_clear_p(set, x);
+    return rc ? -1 : 0;
+}
+
+void lift_step_clear_p(lift_set *set, lift_step_ctx_p *x)
+{
+    for (int m = 0; x->maps && m < set->nmaps; m++) fpmat_clear(&x->maps[m].Y);
+    free(x->maps);
+    x->maps = NULL;
+}
+
+uint64_t lift_step_footprint_p(const lift_set *set, int i, deg_t t)
+{
+    const resolution *tgt = set->tgt;
+    uint64_t dim = freemod_dim(&tgt->F[i], t, t + 1), below = i ? freemod_dim(&tgt->F[i - 1], t, t) : 0, rows = 0;
+    for (int m = 0; m < set->nmaps; m++)
+        if (lift_map_in_region(set, m, i, t)) rows += res_ngens(set->src, set->maps[m].s0 + i, t + set->maps[m].t0);
+    uint64_t seg = (below + 63) & ~(uint64_t)63;
+    /* the y, D and [D | 0 | I], a byte an entry, rows padded to 64 */
+    return 4096 + rows * seg + dim * seg + dim * (((seg + dim) + 63) & ~(uint64_t)63);
+}

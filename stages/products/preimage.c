@@ -1,0 +1,503 @@
+/* preimage.c — preimages under a resolution's differentials, for the steps of lifts (see
+ * preimage.h). */
+#include "stages/products/preimage.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stages/resolve/nassau.h"
+#include "stages/resolve/rowbuild.h"
+
+/* ---- one RREF over the whole matrix of d_i, and the full quasi-inverse ------------------------ */
+
+/* The matrix of d_i on the whole basis of F_{i,t} (generators of degree <= t: the products for
+ * those below t, the generators' own images for those of degree t) into b->D, whose columns
+ * are F_{i-1,t} on generators of degree < t; for i = 0, the augmentation F_{0,t} -> M_t (its
+ * rows from the module's action, no products). 0, or -1 out of memory. */
+static int build_differential(const resolution *res, int i, deg_t t, row_build *b)
+{
+    const freemod *F = &res->F[i];
+    uint32_t below = (uint32_t)freemod_dim(F, t, t), top = res_ngens(res, i, t);
+    uint32_t cols = i ? (uint32_t)freemod_dim(&res->F[i - 1], t, t) : res_module_dim(res, t);
+    memset(b, 0, sizeof *b);
+    if (i && rb_append(b, res, i, t, NULL, 0) != 0) return -1;
+    b->nrows = below + top;
+    if (rb_alloc(b, cols) != 0) return -1;
+    if (i) rb_multiply(b, &res->A, 0, below);
+    else res_module_rows(res, t, &b->D);
+    for (uint32_t k = 0; k < top; k++) {
+        const fm_gen *g = &F->gens[t][k];
+        uint32_t bits = g->bits < cols ? g->bits : cols;
+        uint64_t *row = f2mat_row(&b->D, below + k);
+        memcpy(row, g->img, f2vec_words(bits) * sizeof *row);
+        if (bits & 63) row[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
+    }
+    return 0;
+}
+
+int preimage_qi_compute(const resolution *res, int i, deg_t t, preimage_qi *qi)
+{
+    memset(qi, 0, sizeof *qi);
+    row_build b;
+    int rc = -1;
+    int32_t *pivots = NULL;
+    f2mat *aug = &qi->aug;
+    if (build_differential(res, i, t, &b) != 0) goto out;
+    qi->src_dim = b.D.rows;
+    qi->tgt_dim = b.D.cols;
+    qi->seg = f2mat_segment_start(qi->tgt_dim);
+    if (f2mat_augment_identity(aug, &b.D) != 0) goto out;
+    rb_clear(&b);
+    pivots = malloc(((size_t)aug->cols + 1) * sizeof *pivots);
+    if (!pivots || f2mat_rref(aug, pivots) < 0) goto out;
+    qi->pivot = malloc(((size_t)qi->tgt_dim + 1) * sizeof *qi->pivot);
+    if (!qi->pivot) goto out;
+    for (uint32_t c = 0; c < qi->tgt_dim; c++)
+        if (pivots[c] >= 0) qi->pivot[qi->rank++] = (int32_t)c;   /* row r has the r-th pivot */
+    rc = 0;
+out:
+    free(pivots);
+    rb_clear(&b);
+    if (rc) preimage_qi_clear(qi);
+    return rc;
+}
+
+/* 64 x 64 bit transpose in place: bit c of a[r] goes to bit r of a[c] (columns LSB first). */
+static void transpose64(uint64_t a[64])
+{
+    uint64_t m = 0x00000000FFFFFFFFull;
+    for (int j = 32; j; j >>= 1, m ^= m << j)
+        for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+            uint64_t x = ((a[k] >> j) ^ a[k | j]) & m;
+            a[k] ^= x << j;
+            a[k | j] ^= x;
+        }
+}
+
+/* dst[c][col0 + r] = src[r][c] for every row r and column c of src (col0 a multiple of 64;
+ * dst has src->cols rows and room for the columns), by 64 x 64 blocks. */
+static void transpose_into(const f2mat *src, f2mat *dst, uint32_t col0)
+{
+    uint64_t blk[64];
+    for (uint32_t r0 = 0; r0 < src->rows; r0 += 64)
+        for (uint32_t c0 = 0; c0 < src->cols; c0 += 64) {
+            for (uint32_t k = 0; k < 64; k++) blk[k] = r0 + k < src->rows ? f2mat_row(src, r0 + k)[c0 >> 6] : 0;
+            transpose64(blk);
+            for (uint32_t k = 0; k < 64 && c0 + k < src->cols; k++) f2mat_row(dst, c0 + k)[(col0 + r0) >> 6] = blk[k];
+        }
+}
+
+int preimage_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, uint32_t *bad)
+{
+    row_build b;
+    f2mat T = { 0 };
+    int32_t *pivots = NULL;
+    int rc = -1;
+    if (build_differential(res, i, t, &b) != 0) goto out;
+    uint32_t n = b.D.rows, seg = f2mat_segment_start(n);
+    /* The unknowns in reverse basis order, so that the free ones set to 0 are those where the
+     * kernel of d_i has its leading entries: the preimage sseq's quasi-inverse gives (the I part
+     * of the fully reduced RREF of [D | I]), and so the same homotopies, whose values off the
+     * generators' units secondary products read. */
+    for (uint32_t r = 0; r < n / 2; r++) {
+        uint64_t *a = f2mat_row(&b.D, r), *c = f2mat_row(&b.D, n - 1 - r);
+        for (size_t w = 0; w < b.D.stride; w++) {
+            uint64_t tmp = a[w];
+            a[w] = c[w];
+            c[w] = tmp;
+        }
+    }
+    /* [D^T | Y^T]: one row per column of D; the unknowns are the rows of D (reversed) */
+    if (f2mat_init(&T, b.D.cols, seg + Y->rows) != 0) goto out;
+    transpose_into(&b.D, &T, 0);
+    rb_clear(&b);
+    f2mat y = *Y;
+    y.cols = T.rows;                 /* Y's columns are D's (bits beyond are zero) */
+    transpose_into(&y, &T, seg);
+    pivots = malloc(((size_t)T.cols + 1) * sizeof *pivots);
+    int rank = pivots ? f2mat_rref(&T, pivots) : -1;
+    if (rank < 0 || f2mat_init(X, Y->rows, n) != 0) goto out;
+    rc = 0;
+    for (uint32_t p = 0; p < T.cols && !rc; p++) {   /* x[p] = right-hand side of p's pivot row */
+        if (pivots[p] < 0) continue;
+        uint32_t r = (uint32_t)pivots[p];
+        if (p >= seg) {                  /* a row 0 = y_j: y_j is not in the image */
+            *bad = p - seg;
+            f2mat_clear(X);
+            rc = -2;
+            break;
+        }
+        for (uint32_t j = 0; j < Y->rows; j++)
+            if (f2mat_get(&T, r, seg + j)) f2mat_flip(X, j, n - 1 - p);
+    }
+out:
+    free(pivots);
+    rb_clear(&b);
+    f2mat_clear(&T);
+    return rc;
+}
+
+int preimage_qi_apply(const preimage_qi *qi, uint64_t *y, uint64_t *x)
+{
+    size_t yw = f2vec_words(qi->tgt_dim), xw = f2vec_words(qi->src_dim);
+    for (uint32_t r = 0; r < qi->rank; r++) {
+        if (!f2vec_get(y, (uint64_t)qi->pivot[r])) continue;
+        const uint64_t *row = f2mat_row(&qi->aug, r);
+        f2vec_xor(y, row, yw);
+        f2vec_xor(x, row + (qi->seg >> 6), xw);
+    }
+    return f2vec_is_zero(y, yw) ? 0 : -1;
+}
+
+void preimage_qi_clear(preimage_qi *qi)
+{
+    f2mat_clear(&qi->aug);
+    free(qi->pivot);
+    memset(qi, 0, sizeof *qi);
+}
+
+/* ---- through Nassau's signature blocks ------------------------------------------------------- */
+
+/* Why this works (measured bit for bit on the sphere through stem 50, s <= 20, and checked
+ * exactly at run time by the residual): for the profile B of a step, the rows of d_i of
+ * signature σ, restricted to the columns of signature σ, are the zero-signature block Z of d_i
+ * at degree t - |σ| under Sq(R)·g <-> Sq(R - σ)·g (rows and columns alike), and such a row has
+ * no other bits below signature degree |σ| + 1: d(Sq(σ)·x) = Sq(σ)·d(x) with Sq(σ) in B. So
+ * the solve is a forward substitution over the signature degrees |σ| = 0, 1, ..., each level
+ * lifted through quasi-inverses of zero-signature blocks of lower degrees (which later steps
+ * of the same row reuse: preimage_cache), and only the rows of d_i at the bits of the
+ * lifts are multiplied, to update the residual. */
+
+/* The rows of d_i at (i, t) for the basis elements sel[0..n) of F_{i,t} (generators of degree
+ * < t, increasing), over the ncols columns of F_{i-1,t}: the multiply on this thread. */
+static int build_rows(const resolution *res, int i, deg_t t, const uint32_t *sel, uint32_t n, uint32_t ncols,
+                      row_build *b)
+{
+    memset(b, 0, sizeof *b);
+    if (rb_append(b, res, i, t, sel, n) != 0 || rb_alloc(b, ncols) != 0) return -1;
+    rb_multiply(b, &res->A, 0, b->nrows);
+    return 0;
+}
+
+/* A basis element Sq(R)·g of F_{i,t}: the generator's degree u and index g, R = A_{t-u}[e]. */
+typedef struct zelt {
+    deg_t u;
+    uint32_t g, e;
+} zelt;
+
+/* The zero-signature block of d_i at (i, t2) under profile h, and its quasi-inverse. Rows:
+ * the zero-signature elements of F_{i,t2} on generators of degree < t2, then the generators of
+ * degree t2 (u = t2, e = 0); columns: the zero-signature elements of F_{i-1,t2} on generators
+ * of degree < t2. Immutable once built. */
+typedef struct nassau_zqi {
+    milnor_profile h;
+    uint32_t nrows, ncols;
+    zelt *row, *col;
+    uint32_t *row_basis, *col_basis;    /* their indices in F_{i,t2} and F_{i-1,t2} */
+    f2qi qi;
+    struct nassau_zqi *next;            /* the cache's other profiles at the same (i, t2) */
+} nassau_zqi;
+
+struct preimage_cache {
+    const resolution *res;
+    pthread_mutex_t lock;
+    int refs;                           /* lift sets sharing it */
+    size_t ncells;
+    nassau_zqi **cell;                  /* res_cell(i, t2) */
+};
+
+static void zqi_free(nassau_zqi *z)
+{
+    if (!z) return;
+    free(z->row), free(z->col), free(z->row_basis), free(z->col_basis);
+    f2qi_clear(&z->qi);
+    free(z);
+}
+
+preimage_cache *preimage_cache_new(const resolution *res)
+{
+    preimage_cache *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->res = res;
+    c->ncells = ((size_t)res->max_s + 1) * ((size_t)res->max_n + 1);
+    c->cell = calloc(c->ncells, sizeof *c->cell);
+    if (!c->cell) {
+        free(c);
+        return NULL;
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    c->refs = 1;
+    return c;
+}
+
+preimage_cache *preimage_cache_ref(preimage_cache *c)
+{
+    pthread_mutex_lock(&c->lock);
+    c->refs++;
+    pthread_mutex_unlock(&c->lock);
+    return c;
+}
+
+void preimage_cache_free(preimage_cache *c)
+{
+    if (!c) return;
+    pthread_mutex_lock(&c->lock);
+    int last = --c->refs == 0;
+    pthread_mutex_unlock(&c->lock);
+    if (!last) return;
+    for (size_t k = 0; k < c->ncells; k++)
+        for (nassau_zqi *z = c->cell[k], *n; z; z = n) {
+            n = z->next;
+            zqi_free(z);
+        }
+    free(c->cell);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+static int same_profile(const milnor_profile *a, const milnor_profile *b)
+{
+    return a->len == b->len && a->truncated == b->truncated && !memcmp(a->h, b->h, (size_t)a->len);
+}
+
+/* The zero-signature elements of F_{src,t} on generators of degree < t (and their basis
+ * indices), appended after *n entries (arrays sized by the caller). */
+static void zero_sig_elts(const resolution *res, int src, deg_t t, const milnor_profile *h, zelt *out,
+                          uint32_t *basis, uint32_t *n)
+{
+    const freemod *F = &res->F[src];
+    uint32_t j = 0;
+    for (deg_t u = 0; u < t; u++)
+        for (uint32_t g = 0; g < F->ngens[u]; g++)
+            for (uint32_t e = 0; e < res->A.dim[t - u]; e++, j++)
+                if (res_nassau_sig_code(&res->A.elts[t - u][e], h) == 0) {
+                    out[*n] = (zelt){ u, g, e };
+                    basis[(*n)++] = j;
+                }
+}
+
+static nassau_zqi *zqi_build(const resolution *res, int i, deg_t t2, const milnor_profile *h)
+{
+    const freemod *F = &res->F[i];
+    uint32_t below = (uint32_t)freemod_dim(F, t2, t2), top = res_ngens(res, i, t2);
+    uint32_t width = (uint32_t)freemod_dim(&res->F[i - 1], t2, t2);
+    nassau_zqi *z = calloc(1, sizeof *z);
+    row_build b = { 0 };
+    f2mat block = { 0 }, aug = { 0 };
+    const uint64_t **rows = NULL;
+    int32_t *piv = NULL;
+    int rank, ok = 0;
+    if (!z) return NULL;
+    z->h = *h;
+    z->row = malloc(((size_t)below + top + 1) * sizeof *z->row);
+    z->row_basis = malloc(((size_t)below + top + 1) * sizeof *z->row_basis);
+    z->col = malloc(((size_t)width + 1) * sizeof *z->col);
+    z->col_basis = malloc(((size_t)width + 1) * sizeof *z->col_basis);
+    rows = malloc(((size_t)below + top + 1) * sizeof *rows);
+    if (!z->row || !z->row_basis || !z->col || !z->col_basis || !rows) goto out;
+    zero_sig_elts(res, i, t2, h, z->row, z->row_basis, &z->nrows);
+    zero_sig_elts(res, i - 1, t2, h, z->col, z->col_basis, &z->ncols);
+    uint32_t nz = z->nrows;
+    if (build_rows(res, i, t2, z->row_basis, nz, width, &b) != 0) goto out;
+    for (uint32_t k = 0; k < nz; k++) rows[k] = f2mat_row(&b.D, k);
+    for (uint32_t k = 0; k < top; k++) {        /* the generators of degree t2: their images */
+        z->row[z->nrows] = (zelt){ t2, k, 0 };
+        z->row_basis[z->nrows] = below + k;
+        rows[z->nrows++] = F->gens[t2][k].img;
+    }
+    if (f2mat_init(&block, z->nrows, z->ncols) != 0) goto out;
+    if (f2mat_gather(&block, rows, nz, z->col_basis, z->ncols, width) != 0) goto out;
+    for (uint32_t k = 0; k < top; k++) {        /* images: gather only within their bits */
+        const fm_gen *g = &F->gens[t2][k];
+        f2mat one = block;
+        one.data = f2mat_row(&block, nz + k);
+        one.rows = 1;
+        if (f2mat_gather(&one, &rows[nz + k], 1, z->col_basis, z->ncols, g->bits < width ? g->bits : width) != 0)
+            goto out;
+    }
+    if ((rank = f2mat_rref_augmented(&block, &aug, &piv)) < 0 ||
+        f2mat_quasi_inverse_from_rref(&aug, z->ncols, (uint32_t)rank, piv, &z->qi) != 0)
+        goto out;
+    ok = 1;
+out:
+    rb_clear(&b);
+    f2mat_clear(&block);
+    f2mat_clear(&aug);
+    free(piv);
+    free(rows);
+    if (!ok) {
+        zqi_free(z);
+        return NULL;
+    }
+    return z;
+}
+
+/* Z at (i, t2) under h: from the cache (built and added when missing), or built for the
+ * caller alone (*owned = 1) without one. NULL: out of memory. */
+static nassau_zqi *zqi_get(preimage_cache *c, const resolution *res, int i, deg_t t2, const milnor_profile *h,
+                           int *owned)
+{
+    *owned = !c;
+    if (!c) return zqi_build(res, i, t2, h);
+    size_t cell = res_cell(res, i, t2);
+    pthread_mutex_lock(&c->lock);
+    nassau_zqi *z = c->cell[cell];
+    while (z && !same_profile(&z->h, h)) z = z->next;
+    pthread_mutex_unlock(&c->lock);
+    if (z) return z;
+    nassau_zqi *mine = zqi_build(res, i, t2, h);
+    if (!mine) return NULL;
+    pthread_mutex_lock(&c->lock);
+    for (z = c->cell[cell]; z && !same_profile(&z->h, h); z = z->next) {}
+    if (!z) {                       /* not added meanwhile by another step */
+        mine->next = c->cell[cell];
+        c->cell[cell] = z = mine;
+        mine = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+    zqi_free(mine);
+    return z;
+}
+
+/* The slots of the signature with code `code` under h, and its degree |σ|. */
+static uint32_t sig_of_code(uint32_t code, const milnor_profile *h, uint32_t *sig)
+{
+    uint32_t deg = 0;
+    memset(sig, 0, MILNOR_MAX_LEN * sizeof *sig);
+    for (int k = 0; k < h->len; k++) {
+        sig[k] = code & ((1u << h->h[k]) - 1);
+        code >>= h->h[k];
+        deg += sig[k] * milnor_xi_degree[k];
+    }
+    return deg;
+}
+
+/* Index in F_{src,t} of Sq(R + σ)·g for the element x = Sq(R)·g of degree t2 = t - |σ|. */
+static uint32_t shifted(const resolution *res, int src, deg_t t, deg_t t2, const zelt *x, const uint32_t *sig)
+{
+    const milnor_elt *R = &res->A.elts[t2 - x->u][x->e];
+    uint32_t r[MILNOR_MAX_LEN];
+    for (int k = 0; k < MILNOR_MAX_LEN; k++) r[k] = ((uint32_t)k < R->len ? R->r[k] : 0) + sig[k];
+    milnor_elt S;
+    milnor_elt_set(&S, r, MILNOR_MAX_LEN);
+    return (uint32_t)freemod_offset(&res->F[src], t, x->u, x->g) + milnor_index(&res->A, &S);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* R's row j ^= d of the basis element idx of F_{i,t}, for every (j, idx) in pend[0..n) (pairs,
+ * j first): the rows at those elements are multiplied once each (the generators of degree t,
+ * idx >= below, are their images G). 0, or -1 out of memory. */
+static int apply_lifts(const resolution *res, int i, deg_t t, uint32_t below, const f2mat *G, uint32_t *pend,
+                       size_t n, f2mat *R)
+{
+    uint32_t *sel = malloc((n + 1) * sizeof *sel), nsel = 0;
+    row_build b = { 0 };
+    if (!sel) return -1;
+    for (size_t k = 0; k < n; k++)
+        if (pend[2 * k + 1] < below) sel[nsel++] = pend[2 * k + 1];
+    qsort(sel, nsel, sizeof *sel, cmp_u32);
+    uint32_t u = 0;
+    for (uint32_t k = 0; k < nsel; k++)
+        if (!u || sel[u - 1] != sel[k]) sel[u++] = sel[k];
+    nsel = u;
+    int rc = build_rows(res, i, t, sel, nsel, R->cols, &b);
+    for (size_t k = 0; k < n && !rc; k++) {
+        uint32_t j = pend[2 * k], idx = pend[2 * k + 1];
+        const uint64_t *row;
+        if (idx >= below) row = f2mat_row(G, idx - below);
+        else row = f2mat_row(&b.D, (uint32_t)((uint32_t *)bsearch(&idx, sel, nsel, sizeof *sel, cmp_u32) - sel));
+        f2vec_xor(f2mat_row(R, j), row, f2vec_words(R->cols));
+    }
+    rb_clear(&b);
+    free(sel);
+    return rc;
+}
+
+int preimage_by_signature(const resolution *res, preimage_cache *cache, int i, deg_t t, const f2mat *Y, f2mat *X)
+{
+    memset(X, 0, sizeof *X);
+    if (i < 1 || !res_nassau_applies(res->module)) return 1;
+    milnor_profile h = res_nassau_profile(i + 1, t - res_module_top(res));
+    uint32_t ncodes = res_nassau_ncodes(&h);
+    if (ncodes < 2) return 1;              /* one block: the whole matrix, preimage_solve is cheaper */
+    const freemod *F = &res->F[i];
+    uint32_t below = (uint32_t)freemod_dim(F, t, t), top = res_ngens(res, i, t);
+    uint32_t ncols = (uint32_t)freemod_dim(&res->F[i - 1], t, t);
+    f2mat R = { 0 }, G = { 0 };
+    uint32_t *sigdeg = malloc(((size_t)ncodes + 1) * sizeof *sigdeg), sig[MILNOR_MAX_LEN], maxdeg = 0;
+    uint32_t *colmap = NULL, *rowmap = NULL, *pend = NULL;
+    uint64_t *lift = NULL;
+    size_t npend = 0, pendcap = 0;
+    nassau_zqi *z = NULL;
+    int rc = -1, owned = 0;
+    if (!sigdeg || f2mat_copy(&R, Y) != 0 || f2mat_init(X, Y->rows, below + top) != 0 || f2mat_init(&G, top, ncols) != 0)
+        goto out;
+    R.cols = ncols;
+    for (uint32_t k = 0; k < top; k++) {   /* the generators' images, cut to the columns */
+        const fm_gen *g = &F->gens[t][k];
+        uint32_t bits = g->bits < ncols ? g->bits : ncols;
+        memcpy(f2mat_row(&G, k), g->img, f2vec_words(bits) * sizeof(uint64_t));
+        if (bits & 63) f2mat_row(&G, k)[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
+    }
+    for (uint32_t c = 0; c < ncodes; c++) {
+        sigdeg[c] = sig_of_code(c, &h, sig);
+        if (sigdeg[c] > maxdeg) maxdeg = sigdeg[c];
+    }
+    /* level by level in |σ|: every signature of the level lifted from the same residual (the
+     * blocks of one level do not meet), then the residual updated by d of all their lifts */
+    for (uint32_t d = 0; d <= maxdeg; d++) {
+        deg_t t2 = t - (deg_t)d;
+        if (t2 < i) break;                 /* F_i is zero there: nothing to lift with */
+        z = NULL;
+        owned = 0;
+        npend = 0;
+        for (uint32_t c = 0; c < ncodes; c++) {
+            if (sigdeg[c] != d) continue;
+            if (!z && !(z = zqi_get(cache, res, i, t2, &h, &owned))) goto out;
+            if (!z->qi.preimage.rows) break;
+            sig_of_code(c, &h, sig);
+            free(colmap), free(rowmap), free(lift);
+            colmap = malloc(((size_t)z->ncols + 1) * sizeof *colmap);
+            rowmap = malloc(((size_t)z->nrows + 1) * sizeof *rowmap);
+            lift = malloc((f2vec_words(z->nrows) + 1) * sizeof *lift);
+            if (!colmap || !rowmap || !lift) goto out;
+            for (uint32_t k = 0; k < z->ncols; k++)
+                colmap[k] = d ? shifted(res, i - 1, t, t2, &z->col[k], sig) : z->col_basis[k];
+            for (uint32_t k = 0; k < z->nrows; k++)
+                rowmap[k] = d ? shifted(res, i, t, t2, &z->row[k], sig) : z->row_basis[k];
+            for (uint32_t j = 0; j < R.rows; j++) {
+                memset(lift, 0, f2vec_words(z->nrows) * sizeof *lift);
+                f2qi_apply_gather(&z->qi, f2mat_row(&R, j), colmap, lift);
+                for (uint32_t w = 0; w < f2vec_words(z->nrows); w++)
+                    for (uint64_t bits = lift[w]; bits; bits &= bits - 1) {
+                        uint32_t k = rowmap[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+                        f2mat_flip(X, j, k);
+                        if (npend == pendcap) {
+                            pendcap = pendcap ? 2 * pendcap : 256;
+                            uint32_t *np = realloc(pend, 2 * pendcap * sizeof *np);
+                            if (!np) goto out;
+                            pend = np;
+                        }
+                        pend[2 * npend] = j, pend[2 * npend + 1] = k, npend++;
+                    }
+            }
+        }
+        if (owned) zqi_free(z);
+        z = NULL;
+        if (npend && apply_lifts(res, i, t, below, &G, pend, npend, &R) != 0) goto out;
+    }
+    rc = 0;
+    for (uint32_t j = 0; j < R.rows && !rc; j++)
+        if (!f2vec_is_zero(f2mat_row(&R, j), f2vec_words(ncols))) rc = 1;
+out:
+    if (owned) zqi_free(z);
+    if (rc) f2mat_clear(X);
+    f2mat_clear(&R);
+    f2mat_clear(&G);
+    free(sigdeg), free(colmap), free(rowmap), free(lift), free(pend);
+    return rc;
+}

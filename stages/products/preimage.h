@@ -1,0 +1,74 @@
+/* preimage.h — preimages under a resolution's differentials: given y_j in F_{i-1,t} with
+ * d y_j = 0, an x_j in F_{i,t} with d x_j = y_j, for the steps of chain-map lifts
+ * (stages/products/lift.h: products, Massey products, d2's homotopies, secondary products).
+ *
+ * Maths. d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of a finished resolution, rebuilt from its
+ * differentials: the rows Sq(R)·g (generators of degree < t) by Milnor products, the
+ * generators of degree t by their images. A y in the kernel of d_{i-1} is in the image of d_i
+ * because the resolution is exact. Three ways:
+ *  - preimage_solve: one RREF of [D^T | Y^T] for all the y of a step (unknowns: the basis of
+ *    F_{i,t} in reverse order; free ones set to 0). That is the preimage which is zero where
+ *    the kernel of d_i has its leading entries, the one the fully reduced RREF of [D | I] gives
+ *    (sseq's quasi-inverse): products do not depend on the choice, but the values of
+ *    homotopies off the generators' units do, and secondary products read them. About a third
+ *    of the work of building the quasi-inverse, for the handful of y a step has.
+ *  - preimage_by_signature (any preimage): through Nassau's signature blocks (stages/resolve/nassau.h).
+ *    For the profile B = res_nassau_profile(i + 1, t) (the one Nassau's step (i + 1, t)
+ *    corrects its generators with), the rows of d_i of signature σ restricted to the columns of
+ *    signature σ are the zero-signature block of d_i at degree t - |σ| (Sq(R)·g <-> Sq(R - σ)·g),
+ *    and meet no other signature of degree <= |σ|; so the y are lifted level by level in |σ|
+ *    through the quasi-inverses of zero-signature blocks at (i, t - |σ|), and only the rows of
+ *    d_i at the lifts' bits are multiplied, to carry the residual to the next level. The
+ *    residual is kept exactly, so an answer is always a true preimage.
+ *  - preimage_qi_compute: the full quasi-inverse, RREF of [D | 0 | I] (what storing QIs would
+ *    take; bench/qi_bench measures it against preimage_solve).
+ *
+ * Layout. Y: one row per y, over the basis of F_{i-1,t} on generators of degree < t (bits
+ * beyond are zero). X: one row per y, over the basis of F_{i,t} on generators of degree <= t
+ * (generators in order, each with its block of Milnor elements; the generators of degree t
+ * last, one bit each).
+ */
+#ifndef EXTFLOW_PREIMAGE_H
+#define EXTFLOW_PREIMAGE_H
+#include <stdint.h>
+#include "algebra/f2mat.h"
+#include "stages/resolve/resolution.h"
+
+/* X (initialised here, Y->rows x dim F_{i,t}) gets sseq's preimage of each row of Y, by one RREF
+ * of [D^T | Y^T]. Returns 0, -1 out of memory, or -2 when y_{*bad} is not in the image (X is
+ * then not initialised). i = 0 solves the augmentation F_{0,t} -> M_t instead (Y over M_t:
+ * res_module_dim(res, t) columns), for the bottom of a map of modules (stages/products/lift.h). */
+int preimage_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, uint32_t *bad);
+
+/* The quasi-inverses of zero-signature blocks preimage_by_signature builds, kept for the later
+ * steps of a set of lifts into one target (mutex-protected; entries immutable once added). */
+typedef struct preimage_cache preimage_cache;
+preimage_cache *preimage_cache_new(const resolution *res);   /* NULL: out of memory */
+/* One more holder of cache (lift sets over the same target share it); returns cache. */
+preimage_cache *preimage_cache_ref(preimage_cache *cache);
+/* Drops one holder; the last frees it. */
+void preimage_cache_free(preimage_cache *cache);
+/* X (initialised here, Y->rows x dim F_{i,t}) gets a preimage of each row of Y through Nassau's
+ * signature blocks (cache: NULL, or the set's). Returns 0 (d x_j = y_j for all j); 1 when this
+ * does not apply (a module Nassau does not handle, B trivial) or some residual is left (X not
+ * initialised: use preimage_solve); -1 out of memory. Thread-safe: steps may share one cache. */
+int preimage_by_signature(const resolution *res, preimage_cache *cache, int i, deg_t t, const f2mat *Y,
+                          f2mat *X);
+
+/* Quasi-inverse of d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of res, from its stored differentials:
+ * the RREF of [D | 0 | I], D over the whole basis of F_{i,t} (generators of degree <= t, in
+ * basis order) and the columns of F_{i-1,t} on generators of degree < t. Rows 0..rank-1 of aug
+ * have their pivot in D (pivot[r], increasing): the reduced image row in columns [0, tgt_dim)
+ * and a preimage of it in columns [seg, seg + src_dim), seg = f2mat_segment_start(tgt_dim). */
+typedef struct preimage_qi {
+    uint32_t rank, src_dim, tgt_dim, seg;
+    f2mat aug;
+    int32_t *pivot;
+} preimage_qi;
+int preimage_qi_compute(const resolution *res, int i, deg_t t, preimage_qi *qi);
+/* x (src_dim bits, zeroed by the caller) ^= a preimage of y (tgt_dim bits, reduced in place to
+ * zero); returns 0, or -1 if y is not in the image (y is then not zero). */
+int preimage_qi_apply(const preimage_qi *qi, uint64_t *y, uint64_t *x);
+void preimage_qi_clear(preimage_qi *qi);
+
+#endif

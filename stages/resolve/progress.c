@@ -1,0 +1,207 @@
+/* progress.c — progress line with a work-weighted ETA (see progress.h). */
+#include "stages/resolve/progress.h"
+#include "algebra/clock.h"
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINE_COLS 79            /* fits an 80-column terminal without wrapping */
+
+static struct {
+    resolution *res;
+    int show;
+    int items;                  /* progress_start_items: no resolution, work_total known */
+    double work_total;
+    char noun[40];
+    uint8_t *finished;          /* per cell of res, set when the step reports */
+    long total, done;           /* steps */
+    double work_done, start, last_draw;
+    pthread_mutex_t lock;
+} P = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* set from a signal handler: the signal that asked for a stop, and whether a line is on screen */
+static volatile sig_atomic_t stop_signal, line_shown;
+
+
+double progress_estimate(const resolution *res, int s, deg_t t)
+{
+    double rows = (double)freemod_dim(&res->F[s], t, t);
+    double cols = s ? (double)freemod_dim(&res->F[s - 1], t, t) : 1;
+    return rows * cols + 1;     /* + 1: an empty step still costs its tasks */
+}
+
+/* Clips to LINE_COLS and pads with spaces, so a shorter line erases a longer one. */
+static void draw(const char *text)
+{
+    fprintf(stderr, "\r%-*.*s", LINE_COLS, LINE_COLS, text);
+    fflush(stderr);
+    line_shown = *text != 0;
+}
+
+/* The line while a stop asked by signal sig is under way, into buf (size > 1): its length.
+ * Plain copies, no stdio: a signal handler calls it. */
+static size_t stop_text(char *buf, size_t size, int sig)
+{
+    const char *parts[] = { "extflow: ", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal",
+                            ": finishing the running steps (again: stop at once)" };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        for (const char *c = parts[i]; *c && n + 1 < size; c++) buf[n++] = *c;
+    buf[n] = 0;
+    return n;
+}
+
+void progress_stop(int sig)
+{
+    stop_signal = sig;
+    if (!line_shown) return;
+    char line[LINE_COLS + 2] = "\r";
+    size_t n = 1 + stop_text(line + 1, sizeof line - 1, sig);
+    while (n < LINE_COLS + 1) line[n++] = ' ';       /* erases the longer line under it */
+    if (write(2, line, n) < 0) { /* the line is informative only */ }
+}
+
+int progress_stop_signal(void) { return stop_signal; }
+
+void progress_clear_line(void)
+{
+    char buf[LINE_COLS + 2];
+    if (!line_shown) return;
+    memset(buf, ' ', sizeof buf);
+    buf[0] = buf[LINE_COLS + 1] = '\r';
+    if (write(2, buf, sizeof buf) < 0) { /* informative only */ }
+    line_shown = 0;
+}
+
+void progress_start(resolution *res, int show_line)
+{
+    pthread_mutex_lock(&P.lock);
+    P.res = res;
+    P.items = 0;
+    P.show = show_line;
+    P.total = P.done = 0;
+    P.work_done = 0;
+    P.start = clock_now();
+    P.last_draw = P.start;
+    free(P.finished);
+    P.finished = calloc((size_t)(res->max_s + 1) * (res->max_t + 1), 1);
+    if (!P.finished) P.show = 0;    /* the line is optional; the run is not */
+    for (deg_t t = 0; t <= res->max_t; t++)
+        for (int s = 0; s <= res->max_s && s <= t; s++)
+            P.total += res_in_region(res, s, t) && !*res_done(res, s, t);
+    if (P.show) {
+        char line[96];
+        snprintf(line, sizeof line, "extflow: 0/%ld bidegrees, estimating", P.total);
+        draw(line);
+    }
+    pthread_mutex_unlock(&P.lock);
+}
+
+static double work_left(void)
+{
+    resolution *res = P.res;
+    double left = 0;
+    if (P.items) return P.work_total > P.work_done ? P.work_total - P.work_done : 0;
+    for (deg_t t = 0; t <= res->max_t; t++)
+        for (int s = 0; s <= res->max_s && s <= t; s++) {
+            size_t cell = (size_t)s * (res->max_t + 1) + t;
+            if (res_in_region(res, s, t) && !res_is_done(res, s, t) && !P.finished[cell])
+                left += progress_estimate(res, s, t);
+        }
+    return left;
+}
+
+/* Redraws the line (P.lock held), at most four times a second. */
+static void redraw(void)
+{
+    double tnow = clock_now();
+    if (!P.show || tnow - P.last_draw < 0.25) return;
+    P.last_draw = tnow;
+    double el = tnow - P.start, left = work_left(), frac = P.work_done / (P.work_done + left);
+    char line[160], eta[48] = "estimating";
+    if (el >= 1 && frac > 0.001) {
+        double rem = el * left / P.work_done;
+        if (rem < 90) snprintf(eta, sizeof eta, "about %.0f s left", rem);
+        else snprintf(eta, sizeof eta, "about %.0f min left", rem / 60);
+    }
+    if (stop_signal) stop_text(line, sizeof line, stop_signal);
+    else snprintf(line, sizeof line, "extflow: %ld/%ld %s, %.0f%% of the work, %.0f s, %s", P.done, P.total,
+                  P.items ? P.noun : "bidegrees", 100 * frac, el, eta);
+    draw(line);
+}
+
+void progress_step_done(int s, deg_t t)
+{
+    pthread_mutex_lock(&P.lock);
+    if (!P.res) {
+        pthread_mutex_unlock(&P.lock);
+        return;
+    }
+    P.done++;
+    P.work_done += progress_estimate(P.res, s, t);  /* exact now: F_s below t is known */
+    if (P.finished) P.finished[(size_t)s * (P.res->max_t + 1) + t] = 1;
+    redraw();
+    pthread_mutex_unlock(&P.lock);
+}
+
+void progress_start_items(long total, double work, const char *noun, int show_line)
+{
+    pthread_mutex_lock(&P.lock);
+    free(P.finished);
+    P.finished = NULL;
+    P.res = NULL;
+    P.items = 1;
+    P.show = show_line;
+    P.total = total;
+    P.done = 0;
+    P.work_done = 0;
+    P.work_total = work;
+    snprintf(P.noun, sizeof P.noun, "%s", noun);
+    P.start = P.last_draw = clock_now();
+    if (P.show) {
+        char line[96];
+        snprintf(line, sizeof line, "extflow: 0/%ld %s, estimating", P.total, P.noun);
+        draw(line);
+    }
+    pthread_mutex_unlock(&P.lock);
+}
+
+void progress_item_done(double work)
+{
+    pthread_mutex_lock(&P.lock);
+    if (P.items) {
+        P.done++;
+        P.work_done += work;
+        redraw();
+    }
+    pthread_mutex_unlock(&P.lock);
+}
+
+void progress_work(double *done, double *left)
+{
+    pthread_mutex_lock(&P.lock);
+    *done = P.res ? P.work_done : 0;
+    *left = P.res ? work_left() : 0;
+    pthread_mutex_unlock(&P.lock);
+}
+
+double progress_finish(void)
+{
+    pthread_mutex_lock(&P.lock);
+    if (P.show) {
+        draw("");
+        fputc('\r', stderr);
+    }
+    double el = clock_now() - P.start;
+    free(P.finished);
+    P.finished = NULL;
+    P.res = NULL;
+    P.items = 0;
+    P.show = 0;
+    pthread_mutex_unlock(&P.lock);
+    return el;
+}

@@ -1,0 +1,150 @@
+/* standard_p.c — the standard step at an odd prime in pieces: plan (the rows, multiplied),
+ * reduce (see standard_p.h; the finish is standard.c's, at every prime). */
+#include "stages/resolve/standard_p.h"
+#include "algebra/memacct.h"
+#include <stdlib.h>
+#include <string.h>
+#include "stages/resolve/resolution_p.h"
+
+static uint64_t fp_bytes_for(uint64_t rows, uint64_t cols) { return rows * ((cols + 63) & ~(uint64_t)63); }
+
+/* A matrix of the step enters (sign 1) or leaves (-1) the memory account's bidegrees in flight. */
+static void account(const fpmat *m, int sign) { memacct_add(MEM_INFLIGHT, sign * (int64_t)fpmat_bytes(m)); }
+
+int res_step_plan_p(step_ctx *c)
+{
+    resolution *res = c->res;
+    int s = c->ch.s;
+    deg_t t = c->ch.t;
+    const milnor_p_sub *B = &res->odd->B;
+    uint32_t nrows = (uint32_t)freemod_dim(&res->F[s], t, t);
+    uint32_t ncols = s == 0 ? res_module_dim(res, t) : (uint32_t)freemod_dim(&res->F[s - 1], t, t - 1);
+    c->build.nrows = nrows;
+    c->build.ncols = ncols;
+    if (fpmat_init(&c->Dp, res->prime, nrows, ncols) != 0) goto oom;
+    account(&c->Dp, 1);
+    if (ncols == 0) return 0;
+    if (s > 0 && B->full) {                 /* the rows as jobs of the multiply codelet */
+        if (rbp_plan(&c->build_p, res, s, t, &c->Dp) != 0) goto oom;
+        c->ch.build_p = &c->build_p;
+        return 0;
+    }
+    res_p_term *terms = NULL;
+    size_t cap = 0;
+    uint32_t row = 0;
+    for (deg_t u = s; u < t; u++)           /* F_s has generators in degrees >= s only */
+        for (uint32_t i = 0; i < res->F[s].ngens[u]; i++) {
+            if (s == 0) {                   /* row 0: x·d(h) = the action of x on d(h) in M */
+                for (uint32_t r = 0; r < B->dim[t - u]; r++, row++)
+                    res_p_row0_add(res, u, &res->F[0].gens[u][i], t, r, 1, fpmat_row(&c->Dp, row));
+                continue;
+            }
+            uint32_t bits = res->F[s].gens[u][i].bits;
+            if (bits + 1 > cap) {
+                res_p_term *nt = realloc(terms, ((size_t)bits + 1) * sizeof *nt);
+                if (!nt) {
+                    free(terms);
+                    goto oom;
+                }
+                terms = nt;
+                cap = (size_t)bits + 1;
+            }
+            size_t n = res_p_terms(res, s, u, i, t, terms);
+            for (uint32_t r = 0; r < B->dim[t - u]; r++, row++)
+                if (res_p_row_add(res, terms, n, milnor_p_sub_elt(B, t - u, r), 1, fpmat_row(&c->Dp, row)) != 0) {
+                    free(terms);
+                    res_fail(res, "step (%d,%d): a product of the profile's algebra leaves it (the profile is not "
+                             "that of a sub-Hopf-algebra)", s, t);
+                    return -1;
+                }
+        }
+    free(terms);
+    return 0;
+oom:
+    res_fail(res, "out of memory planning step (%d,%d)", s, t);
+    return -1;
+}
+
+uint64_t res_step_footprint_p(const resolution *res, int s, deg_t t)
+{
+    uint64_t rows = freemod_dim(&res->F[s], t, t);
+    uint64_t cols = s == 0 ? res_module_dim(res, t) : freemod_dim(&res->F[s - 1], t, t - 1);
+    uint64_t seg = (cols + 63) & ~(uint64_t)63;
+    return fp_bytes_for(rows, cols) + fp_bytes_for(rows, seg + rows) + fp_bytes_for(rows, rows);
+}
+
+void res_step_multiply_p(step_ctx *c)
+{
+    rbp_multiply(&c->build_p, &c->res->odd->A, 0, c->build_p.nrows);
+}
+
+int res_step_reduce_p(step_ctx *c)
+{
+    resolution *res = c->res;
+    rbp_clear(&c->build_p);                 /* D's rows are multiplied: the jobs are done */
+    int want_kernel = c->kernel_only || res_kernel_wanted(res, c->ch.s, c->ch.t);
+    uint32_t ncols = c->build.ncols;
+    fpmat aug = { 0 };
+    int32_t *pivots = NULL;
+    fpmat *kernel = NULL;
+    c->is_image_pivot = calloc(ncols ? ncols : 1, 1);
+    if (!c->is_image_pivot) goto oom;
+    if (c->build.nrows == 0) {
+        if (want_kernel && (!(kernel = calloc(1, sizeof *kernel)) || fpmat_init(kernel, res->prime, 0, 0) != 0))
+            goto oom;
+    } else if (!want_kernel) {      /* the image pivots alone: RREF of D */
+        if (!(pivots = malloc(sizeof *pivots * ((size_t)ncols + 1)))) goto oom;
+        if (fpmat_rref(&c->Dp, pivots) < 0) goto oom;
+        for (uint32_t col = 0; col < ncols; col++) c->is_image_pivot[col] = pivots[col] >= 0;
+    } else {                        /* RREF [D | 0 | I]: image pivots in D, the kernel in I */
+        if (fpmat_augment_identity(&aug, &c->Dp) != 0) goto oom;
+        account(&aug, 1);
+        if (!(pivots = malloc(sizeof *pivots * ((size_t)aug.cols + 1)))) goto oom;
+        int rank = fpmat_rref(&aug, pivots);
+        if (rank < 0) goto oom;
+        for (uint32_t col = 0; col < ncols; col++) c->is_image_pivot[col] = pivots[col] >= 0;
+        if (!(kernel = calloc(1, sizeof *kernel)) ||
+            fpmat_kernel_from_rref(&aug, ncols, (uint32_t)rank, pivots, kernel) != 0)
+            goto oom;
+        account(&aug, -1);
+        fpmat_clear(&aug);
+    }
+    account(&c->Dp, -1);
+    fpmat_clear(&c->Dp);
+    free(pivots);
+    if (kernel) {
+        memacct_add(MEM_KERNELS, (int64_t)fpmat_bytes(kernel));
+        *res_kernel_slot_p(res, c->ch.s, c->ch.t) = kernel;
+    }
+    return 0;
+oom:
+    if (aug.data) account(&aug, -1);
+    fpmat_clear(&aug);
+    free(pivots);
+    if (kernel) {
+        fpmat_clear(kernel);
+        free(kernel);
+    }
+    res_fail(res, "out of memory reducing step (%d,%d)", c->ch.s, c->ch.t);
+    return -1;
+}
+
+void res_step_free_p(step_ctx *c)
+{
+    rbp_clear(&c->build_p);
+    if (c->Dp.data) account(&c->Dp, -1);
+    fpmat_clear(&c->Dp);
+}
+
+int res_compute_kernel_p(resolution *res, int s, deg_t t)
+{
+    step_ctx c = { .ch = { .s = s, .t = t }, .res = res, .kernel_only = 1 };
+    int rc = res_step_plan_p(&c);
+    if (rc == 0) {
+        res_step_multiply_p(&c);
+        rc = res_step_reduce_p(&c);
+    }
+    res_step_free_p(&c);
+    free(c.is_image_pivot);
+    return rc;
+}
