@@ -17,6 +17,7 @@ DIR/chart.html.
                                   scenario on S_2 (tests/t-serve-browser.sh): keys and clicks
                                   as a user gives them; JSON: the history's length after each
                                   step, the console errors, and the pages shown at the end
+    chart_browser.py legend CHART.HTML  JSON: the legend's labels, in order, and the console errors
     chart_browser.py pages CHART.HTML   JSON: for each entry of the page selector (E2, E3, ..., E∞,
                                   chosen as a user does), the filled dots per bidegree "n,s";
                                   and the console errors
@@ -451,6 +452,16 @@ def main():
         return check(sys.argv[2], int(sys.argv[3]))
     if len(sys.argv) == 3 and sys.argv[1] == "edit":
         print(json.dumps(editor_scenario(sys.argv[2])))
+        return 0
+    if len(sys.argv) == 3 and sys.argv[1] == "legend":
+        b = Browser()
+        try:
+            b.open(sys.argv[2])
+            b.wait_for("typeof window.extflowChart === 'object'")
+            labels = b.eval("[...document.querySelectorAll('#legend label')].map(l => l.textContent)")
+            print(json.dumps({"labels": labels, "errors": b.errors()}))
+        finally:
+            b.close()
         return 0
     if len(sys.argv) == 3 and sys.argv[1] == "pages":
         b = Browser()

@@ -297,7 +297,7 @@ static int run(const char **operands, int n)
         rc = d2_product(dir, &sec, have_unit ? &usec : &sec, &pc, &runner);
     }
     if (!rc && rank == 0) {
-        rc = resolved_write(dir, "d2.csv", write_d2_csv, &sec);
+        rc = resolved_write_table(dir, "d2.csv", &d, 0, write_d2_csv, &sec);
         if (!rc) rc = resolved_write_sseq(dir, "secondary.txt", opts[SSEQ].arg != NULL, write_d2_sseq, &sec);
         if (!rc) rc = resolved_write_charts(dir, res);    /* they draw d2.csv */
         if (!rc && !opts[QUIET].arg) report(&sec, dir, clock_now() - t0);

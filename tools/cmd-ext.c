@@ -52,7 +52,7 @@ static int run(const char **operands, int n)
     }
     snprintf(table, sizeof table, "ext-%s.csv", nname);
     struct extmn_out out = { &d.res, &N };
-    rc = resolved_write(dir, table, write_extmn, &out);
+    rc = resolved_write_table(dir, table, &d, 0, write_extmn, &out);
     if (!rc && !opts[QUIET].arg)
         fprintf(stderr, "extflow: Ext(%s, %s) through s = %d in %.1f s; table %s/%s\n", d.res.module_name, nname,
                 d.res.max_s - 1, clock_now() - began, dir, table);

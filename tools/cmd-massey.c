@@ -219,7 +219,7 @@ static int run(const char **operands, int n)
         snprintf(csv, sizeof csv, "massey-%s-%s.csv", a.name, b.name);
         snprintf(txt, sizeof txt, "massey-%s-%s.txt", a.name, b.name);
         struct massey_out out = { &table, a.name, b.name };
-        if (!rc) rc = resolved_write(dir, csv, write_massey_csv, &out);
+        if (!rc) rc = resolved_write_table(dir, csv, &d, 0, write_massey_csv, &out);
         if (!rc) rc = resolved_write_sseq(dir, txt, opts[SSEQ].arg != NULL, write_massey_sseq, &out);
         if (!rc && !opts[QUIET].arg && rt_mpi_size() > 1)
             fprintf(stderr, "extflow: the classes c were shared among %d ranks, each lifting its f_c and homotopies; "

@@ -305,9 +305,8 @@ static int filtration_one_module(const char *dir, opened_dir *d, const char *cha
         rc = krc == -2 ? 2 : krc ? 1 : 0;
     }
     struct hj_out out = { res, nh, kept, keptlen };
-    if (!rc) rc = resolved_write(dir, "products.csv", write_hj_csv, &out);
-    if (!rc && opts[SSEQ].arg) rc = resolved_write(dir, "filtration_one.txt", write_hj_text, &out);
-    else if (!rc) outdir_remove(dir, "filtration_one.txt");
+    if (!rc) rc = resolved_write_table(dir, "products.csv", d, keptlen > 0, write_hj_csv, &out);
+    if (!rc) rc = resolved_write_sseq(dir, "filtration_one.txt", opts[SSEQ].arg != NULL, write_hj_text, &out);
     snprintf(res->chart_products, sizeof res->chart_products, "%s", chart);
     if (!rc) rc = resolved_write_charts(dir, res);
     if (!rc && !opts[QUIET].arg)
@@ -377,7 +376,7 @@ static int run_products(const char **operands, int n)
     if (started) rt_shutdown();
     if (rt_mpi_rank() == 0 && have_set) {       /* rank 0 writes the tables, from the lifts of all classes */
         struct products_out out = { &set, 0, kept, keptlen };
-        if (!rc) rc = resolved_write(dir, table, write_csv, &out);
+        if (!rc) rc = resolved_write_table(dir, table, &d, keptlen > 0, write_csv, &out);
         snprintf(res->chart_products, sizeof res->chart_products, "%s", chart);
         if (!rc && !have_unit && !nmap) rc = resolved_write_charts(dir, res);    /* they draw products.csv */
         for (int k = 0; k < nclasses && !rc; k++) {

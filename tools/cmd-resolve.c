@@ -167,6 +167,31 @@ static int write_tables(const resolution *res, const char *out, int sseq_formats
     return 0;
 }
 
+/* The derived tables (DIR/tables.json) that cover less than the region just written, named in
+ * one line: the charts and export mark them partial until their commands run again. */
+typedef struct partial_list { char text[1024]; size_t len; const resolution *res; } partial_list;
+
+static void partial_add(void *ctx, const char *table, const run_region *r)
+{
+    partial_list *l = ctx;
+    char where[64];
+    region_describe(where, sizeof where, r, l->res->shift);
+    if (l->len < sizeof l->text)
+        l->len += (size_t)snprintf(l->text + l->len, sizeof l->text - l->len, "%s%s (%s)", l->len ? ", " : "", table,
+                                   where);
+}
+
+static void say_partial_tables(const resolution *res, const char *out)
+{
+    partial_list l = { .res = res };
+    run_region r = region_of(res);
+    char where[64];
+    if (!manifest_partial_tables(out, &r, partial_add, &l)) return;
+    region_describe(where, sizeof where, &r, res->shift);
+    fprintf(stderr, "extflow: %s cover less than %s: rerun the commands that wrote them to extend them (the charts and "
+            "export mark them partial)\n", l.text, where);
+}
+
 /* The run on a set-up resolution: load what is done, start StarPU, resolve, agree on the
  * outcome, write the tables. */
 static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
@@ -202,6 +227,7 @@ static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
     if (rc == 0 && rank == 0) {        /* rank 0 writes the reports: it received every bidegree */
         rc = write_tables(res, a->out, opts[SSEQ].arg != NULL);
         if (!rc && !a->quiet) runpolicy_resolve_report(res, a->out, loaded + total, total, seconds);
+        if (!rc && !a->quiet) say_partial_tables(res, a->out);
     }
     return rc;
 }

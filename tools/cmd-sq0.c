@@ -51,7 +51,7 @@ static int run(const char **operands, int n)
     steenrod_sq0 q;
     memset(&q, 0, sizeof q);
     rc = compute(&d.res, &q, &limits);
-    if (!rc) rc = resolved_write(dir, "sq0.csv", write_csv, &q);
+    if (!rc) rc = resolved_write_table(dir, "sq0.csv", &d, 0, write_csv, &q);
     if (!rc) rc = resolved_write_html(dir, &d.res);     /* its Sq^0 layer */
     if (!rc) rc = resolved_write_sseq(dir, "sq0.txt", opts[SSEQ].arg != NULL, write_sseq, &q);
     if (!rc && !opts[QUIET].arg)

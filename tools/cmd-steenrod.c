@@ -90,7 +90,7 @@ static int run(const char **operands, int n)
     double t0 = clock_now();
     if (!rc) rc = compute(&d.res, dir, r, &limits);
     struct steenrod_out out = { r, nclasses };
-    if (!rc) rc = resolved_write(dir, "steenrod.csv", write_csv, &out);
+    if (!rc) rc = resolved_write_table(dir, "steenrod.csv", &d, 0, write_csv, &out);
     if (!rc) rc = resolved_write_html(dir, &d.res);     /* its Sq^1 layer */
     for (int k = 0; k < nclasses && !rc; k++) {
         char name[128];

@@ -238,6 +238,17 @@ int resolved_write(const char *dir, const char *name, int (*write_fn)(FILE *, vo
     return 1;
 }
 
+int resolved_write_table(const char *dir, const char *name, const opened_dir *d, int merged,
+                         int (*write_fn)(FILE *, void *), void *ctx)
+{
+    char err[4600];
+    int rc = resolved_write(dir, name, write_fn, ctx);
+    if (rc || merged) return rc;
+    if (manifest_table_note(dir, name, &d->man.complete, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "extflow: %s\n", err);
+    return 1;
+}
+
 int resolved_has(const char *dir, const char *name)
 {
     char path[4400];

@@ -59,6 +59,12 @@ int resolved_check_class(const char *cmd, const product_class *c, const resoluti
                          const char *dir);
 /* DIR/name from write_fn (outdir_write): 0, or 1 after a line. */
 int resolved_write(const char *dir, const char *name, int (*write_fn)(FILE *, void *), void *ctx);
+/* A table derived from DIR's resolution (products.csv, d2.csv, ...) written (resolved_write)
+ * and its region recorded in DIR/tables.json: DIR's complete region, or, for a table merged
+ * with an earlier run's rows (merged), the record already there (that run's region, the
+ * smaller) or none. 0, or 1 after a line. */
+int resolved_write_table(const char *dir, const char *name, const opened_dir *d, int merged,
+                         int (*write_fn)(FILE *, void *), void *ctx);
 /* sseq's text DIR/name beside a table (--sseq-formats, asked): written when asked, and also
  * when an earlier run left one, so that it stays current rather than stale or deleted. 0, or
  * 1 after a line. */

@@ -349,6 +349,30 @@ static void json_ss(FILE *out, const resolution *res)
     fprintf(out, "]}");
 }
 
+typedef struct partial_ctx { FILE *out; const resolution *res; int n; } partial_ctx;
+
+static void json_partial_one(void *ctx, const char *table, const run_region *r)
+{
+    partial_ctx *c = ctx;
+    char where[64];
+    region_describe(where, sizeof where, r, c->res->shift);
+    fprintf(c->out, "%s", c->n++ ? "," : "");
+    json_string(c->out, table);
+    fprintf(c->out, ":");
+    json_string(c->out, where);
+}
+
+/* "partial": the derived tables of DIR whose recorded region (DIR/tables.json) is smaller than
+ * the chart's, each with the region it covers. */
+static void json_partial(FILE *out, const resolution *res)
+{
+    run_region r = region_of(res);
+    partial_ctx c = { out, res, 0 };
+    fprintf(out, ",\n\"partial\":{");
+    manifest_partial_tables(res->outdir, &r, json_partial_one, &c);
+    fprintf(out, "}");
+}
+
 /* The document up to its last key (ignored_rows); nd, nq, nq1 < 0: that file is absent. 0, or
  * -1 with errno. */
 static int write_document(FILE *out, const resolution *res, const product_row *prod, long np, const product_row *d2,
@@ -404,6 +428,7 @@ static int write_document(FILE *out, const resolution *res, const product_row *p
     json_layer(out, "sq0", sq0, nq);
     json_layer(out, "sq1", sq1, nq1);
     json_ss(out, res);
+    json_partial(out, res);
     return 0;
 }
 
@@ -530,11 +555,11 @@ int chart_write_svg(FILE *out, const resolution *res)
         fprintf(out, "line.%s { stroke: %s;%s }\n", tok, palette[nl % 8], nl >= 8 ? " stroke-dasharray: 3 2;" : "");
     }
     if (have_d2)   /* d2: red dashed arrows, heads drawn by the marker */
-        fprintf(out, "line.d2 { stroke: #d00; stroke-dasharray: 4 2; marker-end: url(#d2head); }\n");
+        fprintf(out, "line.d2 { stroke: #0a7a2f; stroke-dasharray: 4 2; marker-end: url(#d2head); }\n");
     fprintf(out, "</style>\n");
     if (have_d2)
         fprintf(out, "<defs><marker id=\"d2head\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" markerWidth=\"5\" "
-                "markerHeight=\"5\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\" fill=\"#d00\"/></marker></defs>\n");
+                "markerHeight=\"5\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\" fill=\"#0a7a2f\"/></marker></defs>\n");
     for (int n = 0; n <= maxn; n += 2)
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", margin + cell * n + cell / 2,
                 h - margin + 12, n + res->shift);
@@ -547,12 +572,17 @@ int chart_write_svg(FILE *out, const resolution *res)
             "transform=\"rotate(-90 14 %d)\">homological degree s</text>\n", h / 2, h / 2);
     svg_ctx c = { out, res, cell, margin, h, -1, NULL };
     int lx = w - margin - 90;       /* the legend, top right, above the vanishing line's empty corner */
+    run_region whole = region_of(res), part;     /* tables over a smaller region: "(partial)" */
+    int partial_p = manifest_table_region(res->outdir, "products.csv", &part) && !region_contains(&part, &whole);
+    int partial_d2 = manifest_table_region(res->outdir, "d2.csv", &part) && !region_contains(&part, &whole);
     snprintf(list, sizeof list, "%s", res->chart_products[0] ? res->chart_products : "h0,h1,h2");
     int row = 0;
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save), row++) {
-        char tok[80];
+        char tok[80], label[96];
         css_token(tok, sizeof tok, name);
-        svg_legend(out, lx, row, tok, name);
+        int own = is_h_name(name) && atoi(name + 1) <= 2;
+        snprintf(label, sizeof label, "%s%s", name, !own && partial_p ? " (partial)" : "");
+        svg_legend(out, lx, row, tok, label);
         if (is_h_name(name) && atoi(name + 1) <= 2) {
             c.only_j = atoi(name + 1);
             report_h_lines(res, svg_h_line, &c);
@@ -563,7 +593,7 @@ int chart_write_svg(FILE *out, const resolution *res)
                              prod[r].n - res->shift + prod[r].name_n, prod[r].s + prod[r].name_s, prod[r].k);
     }
     if (have_d2) {
-        svg_legend(out, lx, row, "d2", "d2");
+        svg_legend(out, lx, row, "d2", partial_d2 ? "d2 (partial)" : "d2");
         for (long r = 0; r < nd; r++)
             svg_line(&c, "d2", d2[r].n - res->shift, d2[r].s, d2[r].i, d2[r].n - res->shift - 1, d2[r].s + 2, d2[r].k);
     }

@@ -2,11 +2,13 @@
 #include "stages/out/manifest.h"
 #include <dirent.h>
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "algebra/memacct.h"
 #include "stages/out/report.h"
+#include "stages/store/durable.h"
 #include "stages/store/stagefile.h"
 #include "algebra/milnor_p.h"
 #include "stages/version.h"
@@ -194,4 +196,78 @@ uint32_t manifest_prime(const char *dir)
     uint32_t prime = 2;
     if (manifest_read(dir, &m, err, sizeof err) == 0) return (uint32_t)m.prime;
     return sniff(dir, &id, &alg, &prime) ? prime : 2;
+}
+
+/* DIR/tables.json as an object (a new one when absent or unreadable). */
+static json_t *tables_load(const char *dir)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, TABLES_NAME);
+    json_t *t = json_load_file(path, 0, NULL);
+    if (t && !json_is_object(json_object_get(t, "tables"))) {
+        json_decref(t);
+        t = NULL;
+    }
+    if (!t) t = json_pack("{s:s, s:i, s:{}}", "format", "extflow-tables", "format_version", 1, "tables");
+    return t;
+}
+
+static int region_from_json(const json_t *e, run_region *r)
+{
+    const char *kind = json_string_value(json_object_get(e, "kind"));
+    json_t *ms = json_object_get(e, "max_s"), *v = json_object_get(e, kind && !strcmp(kind, "rect") ? "max_t" : "stem");
+    if (!kind || (strcmp(kind, "stem") && strcmp(kind, "rect")) || !json_is_integer(ms) || !json_is_integer(v))
+        return 0;
+    *r = (run_region){ strcmp(kind, "rect") ? REGION_STEM : REGION_RECT, 0, 0, (int)json_integer_value(ms) };
+    if (r->kind == REGION_STEM) r->stem = (int)json_integer_value(v);
+    else r->max_t = (int)json_integer_value(v);
+    return r->max_s >= 0 && r->stem >= 0 && r->max_t >= 0;
+}
+
+int manifest_table_note(const char *dir, const char *table, const run_region *r, char *err, size_t errlen)
+{
+    json_t *t = tables_load(dir), *tables = t ? json_object_get(t, "tables") : NULL;
+    char path[4400], *text = NULL;
+    int rc = -1;
+    if (tables) {
+        if (!r) json_object_del(tables, table);
+        else json_object_set_new(tables, table, r->kind == REGION_STEM
+                                 ? json_pack("{s:s, s:i, s:i}", "kind", "stem", "stem", r->stem, "max_s", r->max_s)
+                                 : json_pack("{s:s, s:i, s:i}", "kind", "rect", "max_t", r->max_t, "max_s", r->max_s));
+        text = json_dumps(t, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, TABLES_NAME);
+    if (!text) snprintf(err, errlen, "out of memory writing %s", path);
+    else {
+        size_t len = strlen(text);
+        text[len] = '\n';      /* json_dumps ends without one; its terminator makes room */
+        rc = durable_write_file(path, text, len + 1, err, errlen);
+    }
+    free(text);
+    json_decref(t);
+    return rc;
+}
+
+int manifest_table_region(const char *dir, const char *table, run_region *r)
+{
+    json_t *t = tables_load(dir);
+    int found = t && region_from_json(json_object_get(json_object_get(t, "tables"), table), r);
+    json_decref(t);
+    return found;
+}
+
+int manifest_partial_tables(const char *dir, const run_region *complete,
+                            void (*fn)(void *ctx, const char *table, const run_region *r), void *ctx)
+{
+    json_t *t = tables_load(dir), *e;
+    const char *name;
+    int n = 0;
+    run_region r;
+    json_object_foreach(t ? json_object_get(t, "tables") : NULL, name, e)
+        if (region_from_json(e, &r) && !region_contains(&r, complete)) {
+            fn(ctx, name, &r);
+            n++;
+        }
+    json_decref(t);
+    return n;
 }

@@ -41,6 +41,24 @@ int manifest_sniff(const char *dir, uint64_t *module_id, int *algorithm);
 /* The prime of DIR's resolution: run.json's, else its first valid differential file's, else 2. */
 uint32_t manifest_prime(const char *dir);
 
+/* DIR/tables.json: the region each table derived from the resolution (products.csv, d2.csv,
+ * sq0.csv, ...) was computed over, written by the command that writes the table
+ * (schema/run-json.md, "tables.json"). After resolve extends DIR such a table covers less
+ * than run.json's complete region: resolve says so, and the charts and export --sqlite mark
+ * it partial. A table with no entry (written before tables.json, or by another tool) has no
+ * known region. */
+#define TABLES_NAME "tables.json"
+/* Records that DIR/table covers *r (NULL: forgets its entry, an unknown region): 0, or -1
+ * with the message in err. Written durably (stages/store/durable.h). */
+int manifest_table_note(const char *dir, const char *table, const run_region *r, char *err, size_t errlen);
+/* DIR/table's recorded region into *r: 1, or 0 when none is recorded (or tables.json is
+ * unreadable). */
+int manifest_table_region(const char *dir, const char *table, run_region *r);
+/* Calls fn(ctx, table, region) for each recorded table whose region does not contain
+ * *complete, in tables.json's order; returns how many. */
+int manifest_partial_tables(const char *dir, const run_region *complete,
+                            void (*fn)(void *ctx, const char *table, const run_region *r), void *ctx);
+
 /* Largest stem of row s in the region, -1 if row s is outside it. */
 int region_last_stem(const run_region *r, int s);
 int region_contains(const run_region *outer, const run_region *inner);

@@ -138,7 +138,7 @@ static int clear_outdir(const char *dir, char *err, size_t errlen)
     /* products tables too: a products run merges into them (their x_(n,s,i) are this resolution's) */
     static const char *outputs[] = { MANIFEST_NAME, MODULE_COPY_NAME, "ext.csv", "chart.txt", "chart.svg", "chart.html",
                                      "differentials.txt", "num_gens.txt", "resolution_size.txt", "products.csv",
-                                     "module-products.csv" };
+                                     "module-products.csv", TABLES_NAME };
     for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++) outdir_remove(dir, outputs[i]);
     char path[4200];
     snprintf(path, sizeof path, "%s/stages", dir);

@@ -141,10 +141,17 @@ static int field_ok(char type, const char *f, size_t len, long long *v)
 static int add_source(exporter *x, const char *file, const char *table, long rows)
 {
     sqlite3_stmt *st;
-    if (prepare(x, "INSERT INTO sources VALUES(?, ?, ?)", &st) != 0) return -1;
+    if (prepare(x, "INSERT INTO sources VALUES(?, ?, ?, ?, ?)", &st) != 0) return -1;
     sqlite3_bind_text(st, 1, file, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, table, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, rows);
+    run_region r, whole = region_of(x->res);    /* its region (DIR/tables.json), when recorded */
+    if (manifest_table_region(x->res->outdir, file, &r)) {
+        char where[64];
+        region_describe(where, sizeof where, &r, x->res->shift);
+        sqlite3_bind_text(st, 4, where, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(st, 5, !region_contains(&r, &whole));
+    }
     int rc = step(x, st);
     sqlite3_finalize(st);
     return rc;
@@ -334,7 +341,8 @@ static const char schema_sql[] =
     "CREATE TABLE manifest(key TEXT PRIMARY KEY NOT NULL, value);"
     "CREATE TABLE region(kind TEXT NOT NULL, stem INTEGER, max_t INTEGER, max_s INTEGER NOT NULL,"
     " min_n INTEGER NOT NULL, max_n INTEGER NOT NULL);"
-    "CREATE TABLE sources(file TEXT PRIMARY KEY NOT NULL, tbl TEXT NOT NULL, rows INTEGER NOT NULL);";
+    "CREATE TABLE sources(file TEXT PRIMARY KEY NOT NULL, tbl TEXT NOT NULL, rows INTEGER NOT NULL, covers TEXT,"
+    " partial INTEGER);";
 
 /* d2_terms: one row per 1 of d2.value, k its position (a recursive walk over the string). */
 static const char views_sql[] =
