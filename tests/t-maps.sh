@@ -9,7 +9,7 @@
 # refusals (not A-linear, wrong degree, unknown classes, option mixes, profile modules) with
 # one line and exit 2, nothing written.
 . tests/lib.sh
-plan 15
+plan 16
 P="$REF/products"
 res() { $EXTFLOW resolve --quiet "$@"; }
 res --stem 15 --max-s 15 --out "$TMP/S15" && res --stem 11 --max-s 15 --out "$TMP/S11" &&
@@ -76,6 +76,8 @@ for args in "--map q=$TMP/top.json --class h0" "--map q=$TMP/top.json --unit $TM
     [ $? -eq 2 ] || { bad=1; diag "$args: not refused"; }
 done
 ok $bad "--map with --class or --unit, --target without --map, NAME without FILE, a missing file: exit 2"
+grep -q "none.json: cannot read it: No such file or directory" "$TMP/err"
+ok $? "a missing map file is named as missing ($(cat "$TMP/err"))"
 # a shifted target: F2 -> Cnu[-4] onto x4 (now of degree 0) is the same map, stems of Cnu moved by 4
 res --module "Cnu[-4]" --stem 11 --max-s 15 --out "$TMP/Cnu-4" &&
     echo '{"degree": 0, "images": {"x0": "x4"}}' > "$TMP/top0.json" &&

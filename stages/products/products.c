@@ -359,6 +359,7 @@ int products_map_load(const char *path, const resolution *src, const fd_module *
         map_module(tgt, tgt_module, &pm->sphere[1], &pm->N, err, errlen) != 0)
         return -1;
     FILE *f = fopen(path, "rb");
+    int open_errno = errno;
     char *buf = NULL;
     size_t len = 0;
     if (f) {
@@ -367,7 +368,8 @@ int products_map_load(const char *path, const resolution *src, const fd_module *
     }
     int bad = !f || !buf || ferror(f) || len == 1 << 20;
     if (bad && f && !buf) snprintf(err, errlen, "%s: out of memory reading it", path);
-    else if (bad) snprintf(err, errlen, "%s: cannot read it%s", path, f && !ferror(f) ? " (over 1 MB)" : "");
+    else if (bad && !f) snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(open_errno));
+    else if (bad) snprintf(err, errlen, "%s: cannot read it%s", path, !ferror(f) ? " (over 1 MB)" : "");
     if (f) fclose(f);
     char why[600];
     int rc = bad ? (f && !buf ? -2 : -1) : modops_map_parse(buf, len, pm->M, pm->N, &pm->map, why, sizeof why);
