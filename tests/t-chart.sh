@@ -23,10 +23,12 @@ ok $? "its h0, h1, h2 pairs are chart.svg's lines ($json_lines, $svg_lines)"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
 for name in ([1, 1, 0, "h1"], [0, 3, 0, "h0^3"], [2, 2, 0, "h1^2"], [6, 2, 0, "h2^2"], [17, 3, 0, "h1^2 h4"]):
     assert name in d["names"], name
-assert not any(c[:2] in ([8, 3], [14, 4], [14, 2]) for c in d["names"]), "c0, d0, h3^2 are not named"
+for name in ([8, 3, 0, "c0"], [14, 4, 0, "d0"], [14, 2, 0, "h3^2"], [14, 3, 0, "h0 h3^2"], [9, 4, 0, "h1 c0"],
+             [17, 4, 0, "e0"], [20, 4, 0, "g"], [9, 5, 0, "P h1"], [15, 5, 1, "h1 d0"]):
+    assert name in d["names"], name     # standard names of the sphere (#43 item 9) and their h_j multiples
 assert d["range"] == {"kind": "stem", "stem": 20, "max_s": 12, "max_n": 20}, d["range"]
 assert d["d2"] is None' "$TMP/a.json"
-ok $? "names h1, h0^3, h1^2, h2^2, h1^2 h4 (and not c0, d0, h3^2), the range, no d2 without d2.csv"
+ok $? "names h1, h0^3, h1^2, h2^2, h1^2 h4, c0, d0, e0, g, P h1, h3^2, h0 h3^2, h1 d0, the range, no d2 without d2.csv"
 python3 -c 'import re, sys
 page = open(sys.argv[1]).read()
 sys.stdout.write(re.search(r"<script type=\"application/json\" id=\"extflow-data\">(.*?)</script>", page, re.S).group(1))' \

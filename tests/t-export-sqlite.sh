@@ -115,8 +115,8 @@ ok $? "steenrod: Sq^0..Sq^3 c0 are sseq's $(basename "$ref") ($(tr '\n' ' ' < "$
 [ "$(q "SELECT n, s, j FROM steenrod WHERE name = 'c0' AND k = 0")" = \
   "$(q "SELECT 2 * n + s, s, k FROM sq0 WHERE n = 8 AND s = 3 AND i = 0")" ] &&
     [ "$(q "SELECT c.name FROM steenrod st JOIN classes c ON c.n = st.n AND c.s = st.s AND c.idx = st.j
-            WHERE st.name = 'c0' AND st.k = 0")" = "" ] && [ -n "$(q "SELECT j FROM steenrod WHERE name = 'c0' AND k = 0")" ]
-ok $? "Sq^0 c0 by cup-i products is sq0's Sq^0 x_(8,3,0) (through the Verschiebung): x_(19,3,0)"
+            WHERE st.name = 'c0' AND st.k = 0")" = "c1" ] && [ -n "$(q "SELECT j FROM steenrod WHERE name = 'c0' AND k = 0")" ]
+ok $? "Sq^0 c0 by cup-i products is sq0's Sq^0 x_(8,3,0) (through the Verschiebung): x_(19,3,0), named c1"
 [ "$(q "SELECT n, s, j FROM steenrod WHERE name = 'c0' AND k = 3")" = \
   "$(q "SELECT n + name_n, s + name_s, k FROM products WHERE name = 'c0' AND n = 8 AND s = 3 AND i = 0")" ] &&
     [ "$(q "SELECT c.name FROM steenrod st JOIN classes c ON c.n = st.n AND c.s = st.s AND c.idx = st.j

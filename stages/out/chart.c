@@ -184,6 +184,16 @@ static int is_h_name(const char *name)
  * class in the order s, n, i; 0, -1 out of memory (errno ENOMEM), or fn's non-zero return. */
 #define NAME_HS 12      /* h0..h11: stems up to 2^12 - 1 */
 #define NAME_BASES 255  /* products.csv names used as factors */
+/* Indecomposables of Ext of the sphere (and a few products no h0, h1, h2 line reaches) by
+ * the names the charts of the field give them, at their bidegrees (n, s): a class named here
+ * where its bidegree holds that one class, as a products.csv layer names its class. */
+static const struct { const char *name; int n, s; } sphere_names[] = {
+    { "c0", 8, 3 }, { "c1", 19, 3 }, { "c2", 41, 3 }, { "d0", 14, 4 }, { "e0", 17, 4 }, { "f0", 18, 4 },
+    { "g", 20, 4 }, { "d1", 32, 4 }, { "p0", 33, 4 }, { "e1", 38, 4 }, { "f1", 40, 4 }, { "g2", 44, 4 },
+    { "P h1", 9, 5 }, { "P h2", 11, 5 }, { "P c0", 16, 7 }, { "P d0", 22, 8 }, { "P e0", 25, 8 },
+    { "P^2 h1", 17, 9 }, { "P^2 h2", 19, 9 },
+};
+
 static int names_walk(const resolution *res, const product_row *prod, long np, chart_name_fn fn, void *ctx)
 {
     if (res->module) return 0;      /* h_j names are the sphere's */
@@ -212,16 +222,25 @@ static int names_walk(const resolution *res, const product_row *prod, long np, c
             mono[x][j] = 1;
             mono[x][NAME_HS] = 1;
         }
-    long base_row[NAME_BASES + 1];
+    /* h_j^2, j >= 3, alone at (2^(j+1) - 2, 2) (no h0, h1, h2 line reaches it) */
+    for (int j = 3; j < NAME_HS && S > 2 && (2 << j) - 2 <= report_row_last_stem(res, 2); j++)
+        if (res->prime == 2 && res_ngens(res, 2, 2 << j) == 1 && !mono[IDX((2 << j) - 2, 2, 0)][NAME_HS]) {
+            long x = IDX((2 << j) - 2, 2, 0);
+            mono[x][j] = 2;
+            mono[x][NAME_HS] = 1;
+        }
+    const char *base_name[NAME_BASES + 1];
     int nbases = 0;
-    for (long a = 0; a < np && nbases < NAME_BASES; a++) {
-        const product_row *r = &prod[a];
-        if (is_h_name(r->name) || !has_class(res, r->name_n, r->name_s, 0) ||
-            res_ngens(res, r->name_s, r->name_n + r->name_s) != 1)
+    for (long a = 0; a < np + (long)(sizeof sphere_names / sizeof *sphere_names) && nbases < NAME_BASES; a++) {
+        const product_row *r = a < np ? &prod[a] : NULL;
+        const char *name = r ? r->name : sphere_names[a - np].name;
+        int bn = r ? r->name_n : sphere_names[a - np].n, bs = r ? r->name_s : sphere_names[a - np].s;
+        if ((r && is_h_name(name)) || (!r && res->prime != 2) || !has_class(res, bn, bs, 0) ||
+            res_ngens(res, bs, bn + bs) != 1)
             continue;
-        long x = IDX(r->name_n, r->name_s, 0);
+        long x = IDX(bn, bs, 0);
         if (mono[x][NAME_HS]) continue;     /* named already (an h_j, or an earlier layer) */
-        base_row[nbases++] = a;
+        base_name[nbases++] = name;
         mono[x][NAME_HS] = 1;
         mono[x][NAME_HS + 1] = (uint8_t)nbases;
     }
@@ -239,7 +258,7 @@ static int names_walk(const resolution *res, const product_row *prod, long np, c
                                         len ? " " : "", j, mono[x][j]);
                 if (mono[x][NAME_HS + 1])
                     snprintf(name + len, sizeof name - (size_t)len, "%s%s", len ? " " : "",
-                             prod[base_row[mono[x][NAME_HS + 1] - 1]].name);
+                             base_name[mono[x][NAME_HS + 1] - 1]);
                 rc = fn(ctx, n + res->shift, s, i, name);
                 for (int j = 0; j < 3 && s + 1 < S; j++) {
                     int n2 = n + (1 << j) - 1;
