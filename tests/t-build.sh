@@ -23,9 +23,9 @@ ok $? "make run goes through scripts/install-deps (the deps target)"
 make -n --no-print-directory -W tests/tap.h all 2>/dev/null | grep -o ' -c [^ ]*\.c' | sed 's/ -c //' > "$TMP/rebuilt"
 [ -s "$TMP/rebuilt" ] && ! grep -qv '^tests/' "$TMP/rebuilt"
 ok $? "a header's change rebuilds its includers only ($(wc -l < "$TMP/rebuilt") objects: $(tr '\n' ' ' < "$TMP/rebuilt" | cut -c1-60))"
-[ "$(grep -rli jansson algebra codelets runtime stages ss tools | grep -v '^algebra/f[dp]module\|^algebra/modops\|^ss/history\|^tools/cmd-serve')" = "" ] &&
+[ "$(grep -rli jansson algebra codelets runtime stages ss tools | grep -v '^algebra/f[dp]module\|^algebra/modops\|^ss/history\|^tools/cmd-serve\|^stages/out/manifest')" = "" ] &&
     grep -q "^PKGS .*jansson" Makefile && grep -q libjansson-dev scripts/install-deps
-ok $? "jansson: only the module files' code (algebra/fdmodule.c, fpmodule.c, modops.c) and the spectral sequence's histories and server (ss/history.c, tools/cmd-serve.c) use it; the Makefile and install-deps ask for it"
+ok $? "jansson: only the module files' code (algebra/fdmodule.c, fpmodule.c, modops.c) the spectral sequence's histories and server (ss/history.c, tools/cmd-serve.c) and DIR/tables.json's reader and writer (stages/out/manifest.c) use it; the Makefile and install-deps ask for it"
 make --no-print-directory install PREFIX="$TMP/inst" >/dev/null 2>"$TMP/err" &&
     [ -x "$TMP/inst/bin/extflow" ] && "$TMP/inst/bin/extflow" --version | grep -q "^extflow "
 ok $? "make install PREFIX=DIR installs a working DIR/bin/extflow"
