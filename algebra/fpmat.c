@@ -107,10 +107,18 @@ static void swap_rows(uint8_t *a, uint8_t *b, size_t n)
     }
 }
 
+int fpmat_rref(fpmat *m, int32_t *pivots) { return fpmat_rref_with(m, pivots, FP_RREF_AUTO); }
+
+int fpmat_rref_with(fpmat *m, int32_t *pivots, enum fp_rref_method method)
+{
+    if (method == FP_RREF_NAIVE) return fpmat_rref_naive(m, pivots);
+    return fpmat_rref_m4rm(m, pivots);
+}
+
 /* Gauss-Jordan, column by column. For each pivot the table mult holds c·(pivot row), c < p,
  * from the pivot's 32-byte block on (the pivot row is zero before its pivot), so that clearing
  * the pivot column of row i is one addition of mult[p - a_i]. */
-int fpmat_rref(fpmat *m, int32_t *pivots)
+int fpmat_rref_naive(fpmat *m, int32_t *pivots)
 {
     const uint32_t p = m->p;
     const size_t stride = m->stride;

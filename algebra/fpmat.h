@@ -10,8 +10,10 @@
  *
  * One byte per entry is what we measured fastest (docs/perf.md, "F_p row reduction"): with
  * entries below p < 128, the sum of two fits a byte, so a row operation x += y is, 32 entries
- * at a time (AVX2), t = x + y, x = min(t, t - p) as unsigned bytes — and a multiple c·y of the
- * pivot row is read from a table of the pivot row's multiples built once per pivot.
+ * at a time (AVX2), t = x + y, x = min(t, t - p) as unsigned bytes. fpmat_rref_naive reads a
+ * multiple c·y of the pivot row from a table of its multiples built once per pivot;
+ * fpmat_rref (fpmat_m4rm.c) clears a panel of k pivots at once from a table of the p^k
+ * combinations of their rows, over the blocks of 32 bytes where those rows are non-zero.
  *
  * RREF contract (as f2mat's, docs/algorithms.md §3.1): the first `rank` rows are the pivot
  * rows sorted by pivot column, each with entry 1 at its pivot; each pivot column is zero in
@@ -52,6 +54,19 @@ int fpmat_equal(const fpmat *a, const fpmat *b);  /* same p, shape and entries *
 /* In-place RREF (contract above). pivots: array of m->cols ints, or NULL. Returns the rank,
  * or -1 when out of memory (m untouched then). No global state: may run in many threads. */
 int fpmat_rref(fpmat *m, int32_t *pivots);
+/* Same contract, fixed method: plain Gauss-Jordan with a table of the pivot row's multiples
+ * (the reference), or our table method below; FP_RREF_AUTO is fpmat_rref's choice. */
+int fpmat_rref_naive(fpmat *m, int32_t *pivots);
+enum fp_rref_method { FP_RREF_AUTO, FP_RREF_NAIVE, FP_RREF_OWN };
+int fpmat_rref_with(fpmat *m, int32_t *pivots, enum fp_rref_method method);
+/* Our own method-of-four-Russians Gauss-Jordan over F_p (fpmat_m4rm.c; FP_RREF_OWN): panels of
+ * k pivots cleared out of the other rows with one addition each from a table of the p^k
+ * combinations of the panel's rows, and every addition cut to the blocks the panel's rows
+ * can change. Same contract; no globals, scratch allocated per call before m is touched.
+ * Returns the rank, or -1 when out of memory (m untouched then). */
+int fpmat_rref_m4rm(fpmat *m, int32_t *pivots);
+/* The same with an explicit panel width k (0 = default; at most 8, and p^k <= 4096). */
+int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k);
 
 /* [A | 0 | I_rows]: aug is initialised here, with cols = segment_start(A.cols) + A.rows. */
 int fpmat_augment_identity(fpmat *aug, const fpmat *a);

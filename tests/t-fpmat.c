@@ -2,7 +2,10 @@
  * largest p the byte layout allows), on random matrices of many shapes and ranks: the RREF
  * byte for byte against a plain Gauss-Jordan on ints written here, the row space kept, the
  * kernel from [A | 0 | I] (K·A = 0, K of full rank, rank + nullity = rows) and the
- * quasi-inverse (QI(x·A)·A = x·A). Env: SEED (default time). */
+ * quasi-inverse (QI(x·A)·A = x·A); and the table method (fpmat_rref_m4rm, what fpmat_rref runs)
+ * against the Gauss-Jordan (fpmat_rref_naive) at every panel width, on the edge sizes and on
+ * staircase-like sparse matrices as a resolution reduces, up to 700 rows. Env: SEED (default
+ * time). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +199,51 @@ static void check_one(uint32_t p, uint32_t rows, uint32_t cols, int kind, tally 
     fpmat_clear(&r);
 }
 
+/* A matrix like those a resolution reduces (docs/algorithms.md §10): rows x cols, each row a
+ * few non-zero entries near its place on a staircase and a few anywhere, the last rows sums
+ * of earlier ones (rank about rows / 2), and [A | 0 | I] of it when augment. */
+static void fill_staircase(fpmat *m, uint32_t per_row)
+{
+    uint32_t p = m->p;
+    for (uint32_t i = 0; i < m->rows; ++i) {
+        if (!m->cols) break;
+        uint32_t at = (uint32_t)((uint64_t)i * m->cols / (m->rows ? m->rows : 1));
+        for (uint32_t e = 0; e < per_row; ++e) {
+            uint32_t c = e % 2 ? (uint32_t)(next_rand() % m->cols) : (at + (uint32_t)(next_rand() % 16)) % m->cols;
+            fpmat_set(m, i, c, (uint32_t)(1 + next_rand() % (p - 1)));
+        }
+    }
+    for (uint32_t i = m->rows / 2; i < m->rows && i > 1; i += 2) {
+        memset(fpmat_row(m, i), 0, m->cols);
+        for (int t = 0; t < 2; ++t)
+            fpvec_addmul(fpmat_row(m, i), fpmat_row(m, (uint32_t)(next_rand() % i)), (uint32_t)(1 + next_rand() % (p - 1)),
+                         m->cols, p);
+    }
+}
+
+/* fpmat_rref_naive against fpmat_rref_m4rm_tuned at every panel width k (and the default):
+ * returns the number of (matrix, k) pairs that differ in rank, bytes or pivots. */
+static int methods_differ(const fpmat *a)
+{
+    fpmat ref;
+    fpmat_copy(&ref, a);
+    int32_t *rp = malloc((a->cols + 1) * sizeof *rp), *pv = malloc((a->cols + 1) * sizeof *pv);
+    int rank = fpmat_rref_naive(&ref, rp), bad = 0;
+    for (int k = 0; k <= 8; ++k) {
+        fpmat w;
+        fpmat_copy(&w, a);
+        int r = k ? fpmat_rref_m4rm_tuned(&w, pv, k) : fpmat_rref_with(&w, pv, FP_RREF_OWN);
+        bad += r != rank || !fpmat_equal(&w, &ref) || memcmp(pv, rp, a->cols * sizeof *pv) != 0;
+        for (uint32_t i = 0; i < w.rows; ++i)
+            for (uint32_t c = w.cols; c < w.stride; ++c) bad += fpmat_row(&w, i)[c] != 0;
+        fpmat_clear(&w);
+    }
+    free(rp);
+    free(pv);
+    fpmat_clear(&ref);
+    return bad;
+}
+
 int main(void)
 {
     const char *seed = getenv("SEED");
@@ -218,6 +266,38 @@ int main(void)
         ok(t.span == 0 && t.pad == 0, "p=%u: row space kept, zero rows below the rank, padding zero", p);
         ok(t.kernel == 0, "p=%u: kernel from [A | 0 | I]: K·A = 0, K of full rank, rank + nullity = rows", p);
         ok(t.qi == 0, "p=%u: quasi-inverse: QI(x·A)·A = x·A", p);
+    }
+    /* the table method (fpmat_m4rm.c) against the Gauss-Jordan it replaced, panel widths 1 to 8:
+     * uniform, sparse, low-rank and repeated rows at the edge sizes, and staircase matrices and
+     * their [A | 0 | I] up to 700 rows (many panels; tables and pivot-by-pivot clearing) */
+    static const uint32_t mprimes[] = { 3, 5, 7, 13, 127 };
+    for (size_t k = 0; k < sizeof mprimes / sizeof *mprimes; ++k) {
+        uint32_t p = mprimes[k];
+        long cases = 0, bad = 0;
+        for (size_t i = 0; i < ns; ++i)
+            for (size_t j = 0; j < ns; ++j) {
+                fpmat a;
+                fpmat_init(&a, p, sizes[i], sizes[j]);
+                fill_random(&a, (int)((i + 2 * j) % 4));
+                bad += methods_differ(&a) != 0;
+                ++cases;
+                fpmat_clear(&a);
+            }
+        for (int trial = 0; trial < 12; ++trial) {
+            uint32_t rows = (uint32_t)(next_rand() % 700), cols = (uint32_t)(next_rand() % 700);
+            fpmat a, aug;
+            fpmat_init(&a, p, rows, cols);
+            if (trial % 3 == 2) fill_random(&a, trial % 4);
+            else fill_staircase(&a, 1 + (uint32_t)(next_rand() % 12));
+            bad += methods_differ(&a) != 0;
+            fpmat_augment_identity(&aug, &a);
+            bad += methods_differ(&aug) != 0;
+            cases += 2;
+            fpmat_clear(&aug);
+            fpmat_clear(&a);
+        }
+        ok(bad == 0, "p=%u: the table method (k = 1..8 and the default) gives the Gauss-Jordan's RREF and pivots "
+           "byte for byte on %ld matrices (%ld differ)", p, cases, bad);
     }
     fpmat m;
     ok(fpmat_init(&m, 2, 3, 3) == -1 && fpmat_init(&m, 9, 3, 3) == -1 && fpmat_init(&m, 131, 3, 3) == -1,

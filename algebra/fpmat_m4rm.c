@@ -1,0 +1,288 @@
+/* fpmat_m4rm.c — RREF over F_p by a table of combinations of pivot rows (the method of the
+ * four Russians carried from F2 to F_p; fpmat.h, docs/algorithms.md §10).
+ *
+ * The elimination goes in panels of at most k pivots. A panel's pivots are found as in
+ * Gauss-Jordan, but only the panel's own pivot rows are kept reduced against each other: a
+ * candidate row's entry at a column, as it would be after reduction by the panel's pivot rows
+ * P_0 .. P_{j-1} (1 at their pivot column pc_i, 0 at the others'), is
+ * x[c] - sum_i x[pc_i] P_i[c], a scalar read without touching the row. When a pivot is found,
+ * its row alone is reduced, normalised, and cleared out of the earlier P_i. Then the table
+ * T[a] = sum_i a_i P_i for every a in F_p^j (index sum_i a_i p^i, p^j rows) is built, and every
+ * other row x becomes x + T[a] with a_i = -x[pc_i]: one row addition per row and panel, where
+ * Gauss-Jordan does up to j. A table costs p^j row additions; a panel whose rows to clear are
+ * few (sparse matrices, early on) is cleared pivot by pivot instead, whichever is fewer
+ * additions.
+ *
+ * Rows at or below the rank are zero left of the panel's first column, so every addition runs
+ * from that column's 32-byte block on, and only over the runs of 32-byte blocks where one of
+ * the panel's pivot rows is non-zero (adding zeros changes nothing): in the sparse [D | 0 | I]
+ * of a resolution most blocks of the identity's part are zero in a panel's rows. A row's
+ * index is read in one byte multiply-add where the panel's columns lie within 16 bytes.
+ *
+ * The RREF is unique, so the bytes and pivots are fpmat_rref_naive's. */
+#include "algebra/fpmat.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
+#define M4RM_MAX_K 8
+#define M4RM_MAX_TABLE 4096           /* rows of a table: p^k at most this */
+
+/* dst = a + b mod p over n bytes, n a multiple of 32, all three 32-byte aligned (dst may be a). */
+static inline void add3(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n, uint32_t p)
+{
+    size_t k = 0;
+#ifdef __AVX2__
+    const __m256i pv = _mm256_set1_epi8((char)p);
+    for (; k < n; k += 32) {
+        __m256i t = _mm256_add_epi8(_mm256_load_si256((const __m256i *)(a + k)),
+                                    _mm256_load_si256((const __m256i *)(b + k)));
+        _mm256_store_si256((__m256i *)(dst + k), _mm256_min_epu8(t, _mm256_sub_epi8(t, pv)));
+    }
+#endif
+    for (; k < n; ++k) {
+        uint32_t t = (uint32_t)a[k] + b[k];
+        dst[k] = (uint8_t)(t >= p ? t - p : t);
+    }
+}
+
+/* dst = c·src mod p over n bytes (c < p; n a multiple of 32; dst may be src): below 16 a
+ * byte shuffle reads c·y from a 16-entry table, else one product at a time. */
+static void mulvec(uint8_t *dst, const uint8_t *src, uint32_t c, size_t n, uint32_t p)
+{
+    size_t k = 0;
+#ifdef __AVX2__
+    if (p <= 16) {
+        uint8_t t[16] = { 0 };
+        for (uint32_t y = 0; y < p; ++y) t[y] = (uint8_t)(c * y % p);
+        const __m256i tv = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t));
+        for (; k < n; k += 32)
+            _mm256_store_si256((__m256i *)(dst + k),
+                               _mm256_shuffle_epi8(tv, _mm256_load_si256((const __m256i *)(src + k))));
+    }
+#endif
+    for (; k < n; ++k) dst[k] = (uint8_t)(src[k] * c % p);
+}
+
+/* dst += c·src mod p over n bytes (c < p), through tmp. */
+static void addmul(uint8_t *dst, const uint8_t *src, uint32_t c, size_t n, uint32_t p, uint8_t *tmp)
+{
+    if (c == 0) return;
+    if (c == 1) { add3(dst, dst, src, n, p); return; }
+    mulvec(tmp, src, c, n, p);
+    add3(dst, dst, tmp, n, p);
+}
+
+static void swap_rows(uint8_t *a, uint8_t *b, size_t n)
+{
+    uint8_t tmp[256];
+    for (size_t k = 0; k < n; k += sizeof tmp) {
+        size_t len = n - k < sizeof tmp ? n - k : sizeof tmp;
+        memcpy(tmp, a + k, len);
+        memcpy(a + k, b + k, len);
+        memcpy(b + k, tmp, len);
+    }
+}
+
+/* A run of 32-byte blocks, [start, end) as byte offsets in a row. */
+struct run { size_t start, end; };
+
+/* dst = a + b mod p on the runs (dst may be a). */
+static void add_runs(uint8_t *dst, const uint8_t *a, const uint8_t *b, const struct run *runs, uint32_t nruns,
+                     uint32_t p)
+{
+    for (uint32_t u = 0; u < nruns; ++u)
+        add3(dst + runs[u].start, a + runs[u].start, b + runs[u].start, runs[u].end - runs[u].start, p);
+}
+
+/* The default k: the panel width that makes table plus rows the fewest additions per pivot,
+ * k·n / (p^k + n) largest, for n rows to clear. n is a quarter of the rows: about as many as
+ * a panel touches in a resolution's [D | 0 | I] (docs/perf-log.md, "F_p row reduction by
+ * tables"), where k = 4 at p = 3 took the fewest instructions. */
+static int default_k(uint32_t p, uint32_t rows)
+{
+    int best = 1;
+    double best_gain = 0;
+    uint32_t pk = 1;
+    for (int k = 1; k <= M4RM_MAX_K; ++k) {
+        if ((uint64_t)pk * p > M4RM_MAX_TABLE) break;
+        pk *= p;
+        double gain = (double)k * rows / ((double)pk + rows);
+        if (gain > best_gain) { best_gain = gain; best = k; }
+    }
+    return best;
+}
+
+int fpmat_rref_m4rm(fpmat *m, int32_t *pivots) { return fpmat_rref_m4rm_tuned(m, pivots, 0); }
+
+int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k)
+{
+    const uint32_t p = m->p, rows = m->rows, cols = m->cols;
+    const size_t stride = m->stride;
+    if (k <= 0) k = default_k(p, rows / 4 + 1);
+    if (k > M4RM_MAX_K) k = M4RM_MAX_K;
+    uint32_t pk = 1;
+    for (int i = 0; i < k; ++i) {
+        if ((uint64_t)pk * p > M4RM_MAX_TABLE) { k = i; break; }
+        pk *= p;
+    }
+    if (k < 1) k = 1;
+    size_t tstride = stride ? stride : 64;
+    uint8_t *table = aligned_alloc(64, (size_t)pk * tstride);
+    uint8_t *tmp = aligned_alloc(64, tstride);
+    uint32_t *idx = malloc(((size_t)rows + 1) * sizeof *idx);
+    struct run *runs = malloc((tstride / 32 + 1) * sizeof *runs);
+    uint16_t *negidx = malloc(pk * sizeof *negidx);
+    uint8_t *digits = malloc(pk);
+    if (!table || !tmp || !idx || !runs || !negidx || !digits) {
+        free(negidx);
+        free(digits);
+        free(runs);
+        free(table);
+        free(tmp);
+        free(idx);
+        return -1;
+    }
+    if (pivots)
+        for (uint32_t c = 0; c < cols; ++c) pivots[c] = -1;
+    uint8_t inv[FPMAT_MAX_PRIME + 1], neg[FPMAT_MAX_PRIME + 1];
+    for (uint32_t a = 1; a < p; ++a) inv[a] = (uint8_t)fp_inverse(a, p);
+    for (uint32_t a = 0; a < p; ++a) neg[a] = (uint8_t)(a ? p - a : 0);
+    uint32_t pw[M4RM_MAX_K + 1];
+    pw[0] = 1;
+    for (int i = 1; i <= k; ++i) pw[i] = pw[i - 1] * p;
+    /* for b = sum_q b_q p^q < p^k: negidx[b] = sum_q (-b_q mod p) p^q, digits[b] = its non-zero b_q */
+    for (uint32_t b = 0; b < pk; ++b) {
+        uint32_t a = 0, nz = 0;
+        for (int q = 0; q < k; ++q) {
+            uint32_t d = b / pw[q] % p;
+            a += neg[d] * pw[q];
+            nz += d != 0;
+        }
+        negidx[b] = (uint16_t)a;
+        digits[b] = (uint8_t)nz;
+    }
+
+    uint32_t rank = 0, c = 0;
+    while (c < cols && rank < rows) {
+        const size_t c0 = c & ~(size_t)31;      /* the panel's first block */
+        uint32_t pc[M4RM_MAX_K];
+        uint8_t *prow[M4RM_MAX_K];
+        int j = 0;
+        for (; c < cols && j < k && rank + (uint32_t)j < rows; ++c) {
+            /* column c, the panel's pivots so far: Pc[i] = P_i[c] */
+            uint8_t pcol[M4RM_MAX_K];
+            int any = 0;
+            for (int i = 0; i < j; ++i) any |= pcol[i] = prow[i][c];
+            uint32_t r = rank + (uint32_t)j;
+            for (; r < rows; ++r) {
+                const uint8_t *row = fpmat_row(m, r);
+                uint32_t v = row[c];
+                if (any) {
+                    for (int i = 0; i < j; ++i) v += (uint32_t)neg[row[pc[i]]] * pcol[i];
+                    v %= p;
+                }
+                if (v) break;
+            }
+            if (r == rows) continue;
+            uint8_t *x = fpmat_row(m, rank + (uint32_t)j);
+            if (r != rank + (uint32_t)j) swap_rows(x + c0, fpmat_row(m, r) + c0, stride - c0);
+            size_t len = stride - c0;
+            for (int i = 0; i < j; ++i) addmul(x + c0, prow[i] + c0, neg[x[pc[i]]], len, p, tmp);
+            if (x[c] != 1) mulvec(x + c0, x + c0, inv[x[c]], len, p);
+            for (int i = 0; i < j; ++i) addmul(prow[i] + c0, x + c0, neg[prow[i][c]], len, p, tmp);
+            pc[j] = c;
+            prow[j] = x;
+            ++j;
+        }
+        if (j == 0) break;
+        /* the columns the panel's rows can change: the runs of 32-byte blocks from c0 on where
+         * one of them is non-zero */
+        uint32_t nruns = 0;
+        for (size_t b = c0; b < stride; b += 32) {
+            int nz = 0;
+            for (int q = 0; q < j && !nz; ++q) {
+                const uint64_t *w = (const uint64_t *)(prow[q] + b);
+                nz = (w[0] | w[1] | w[2] | w[3]) != 0;
+            }
+            if (!nz) continue;
+            if (nruns && runs[nruns - 1].end == b) runs[nruns - 1].end = b + 32;
+            else runs[nruns++] = (struct run){ b, b + 32 };
+        }
+        /* every other row's index a (a_q = -x[pc_q]) and the count of single additions: from
+         * b = sum_q x[pc_q] p^q, read in one multiply-add of 16 bytes where the panel's columns
+         * lie within 16 and its weights p^q fit a signed byte, else entry by entry */
+        uint64_t direct = 0, touched = 0;
+        const uint32_t lo = rank, hi = rank + (uint32_t)j;
+        int wide = pc[j - 1] - pc[0] >= 16 || pc[0] + 16 > stride || pw[j - 1] > 127;
+#ifdef __AVX2__
+        if (!wide) {
+            int8_t wt[16] = { 0 };
+            for (int q = 0; q < j; ++q) wt[pc[q] - pc[0]] = (int8_t)pw[q];
+            const __m128i wv = _mm_loadu_si128((const __m128i *)wt), ones = _mm_set1_epi16(1);
+            for (uint32_t i = 0; i < rows; ++i) {
+                uint32_t a = 0;
+                if (i < lo || i >= hi) {
+                    __m128i v = _mm_madd_epi16(_mm_maddubs_epi16(_mm_loadu_si128((const __m128i *)(fpmat_row(m, i) + pc[0])),
+                                                                 wv), ones);
+                    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0x4e));
+                    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0xb1));
+                    uint32_t b = (uint32_t)_mm_cvtsi128_si32(v);
+                    a = negidx[b];
+                    direct += digits[b];
+                }
+                idx[i] = a;
+                touched += a != 0;
+            }
+        }
+#else
+        wide = 1;
+#endif
+        if (wide)
+            for (uint32_t i = 0; i < rows; ++i) {
+                uint32_t b = 0;
+                if (i < lo || i >= hi) {
+                    const uint8_t *row = fpmat_row(m, i);
+                    for (int q = 0; q < j; ++q) b += row[pc[q]] * pw[q];
+                }
+                idx[i] = negidx[b];
+                direct += digits[b];
+                touched += b != 0;
+            }
+        if (nruns && touched) {
+            /* T[a] for a < p^(q+1) from T[a - p^q] + P_q, T[0] = 0; pivot by pivot needs only
+             * the multiples T[a p^q] = a P_q */
+            int full = touched + pw[j] < direct + (uint64_t)j * (p - 1);
+            for (uint32_t u = 0; u < nruns; ++u) memset(table + runs[u].start, 0, runs[u].end - runs[u].start);
+            for (int q = 0; q < j; ++q)
+                for (uint32_t a = pw[q]; a < pw[q + 1]; a += full ? 1 : pw[q])
+                    add_runs(table + (size_t)a * tstride, table + (size_t)(a - pw[q]) * tstride, prow[q], runs,
+                             nruns, p);
+            for (uint32_t i = 0; i < rows; ++i) {
+                if (!idx[i]) continue;
+                uint8_t *row = fpmat_row(m, i);
+                if (full) {
+                    add_runs(row, row, table + (size_t)idx[i] * tstride, runs, nruns, p);
+                    continue;
+                }
+                for (int q = 0; q < j; ++q) {
+                    uint32_t a = idx[i] / pw[q] % p;
+                    if (a) add_runs(row, row, table + (size_t)a * pw[q] * tstride, runs, nruns, p);
+                }
+            }
+        }
+        if (pivots)
+            for (int q = 0; q < j; ++q) pivots[pc[q]] = (int32_t)(rank + (uint32_t)q);
+        rank += (uint32_t)j;
+    }
+    free(negidx);
+    free(digits);
+    free(runs);
+    free(table);
+    free(tmp);
+    free(idx);
+    return (int)rank;
+}
