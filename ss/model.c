@@ -671,6 +671,13 @@ static int derive(ss_model *m, int kind, int r, int n, int s, const uint8_t *u, 
     }
     int tp = place(m, n - 1, s + r);
     if (tp == TARGET_UNKNOWN) return 0;
+    int kw = ss_dim(m, n - 1, s + r);
+    for (int id = m->idx_n; id < m->nfacts; id++) {   /* the same fact derived twice in this round */
+        const ss_fact *g = &m->facts[id];
+        if (g->kind == SS_DIFF && g->r == r && g->n == n && g->s == s && !memcmp(g->x, u, (size_t)k) &&
+            (kw <= 0 || !memcmp(g->y, w, (size_t)kw)))
+            return 0;
+    }
     ss_cell *cell = ss_page(m, r, n, s), *tc = tp == TARGET_IN ? ss_page(m, r, n - 1, s + r) : NULL;
     if (!space_has(&cell->Z, u, m->p)) return 0;      /* dead before page r: checked when facts meet */
     const ss_known *K = &cell->d;
@@ -778,7 +785,7 @@ int ss_einf(const ss_model *m, int n, int s, int *dim)
 
 int ss_last_page(const ss_model *m)
 {
-    int last = 1;
+    int last = 2;
     for (int id = 0; id < m->nfacts; id++) {
         const ss_fact *f = &m->facts[id];
         if (f->kind == SS_DIFF && f->r > last && !vec_zero(f->y, ss_dim(m, f->n - 1, f->s + f->r) > 0 ? ss_dim(m, f->n - 1, f->s + f->r) : 0))

@@ -131,7 +131,8 @@ void ss_truncate(ss_model *m, int n);
 int ss_page_dim(const ss_model *m, int r, int n, int s);
 /* Is E∞(n, s) settled (every d_r out of and into it known, no assumption), and its dimension. */
 int ss_einf(const ss_model *m, int n, int s, int *dim);
-/* The largest r of a non-zero differential among the facts (1 when none). */
+/* The largest r of a non-zero differential among the facts, at least 2 (the tables show
+ * pages 2 .. this + 1: at least E2 and E3). */
 int ss_last_page(const ss_model *m);
 /* A fact as a line of text ("d_3 x_(15,2)[1] -> x_(14,5)[1] (history line 4)"). */
 void ss_describe(const ss_model *m, int id, char *buf, size_t size);
