@@ -96,7 +96,8 @@ $EXTFLOW resolve --stem 16 --out "$R" --quiet && $EXTFLOW d2 "$R" --quiet && sta
     [ "$(post /action "$(dl 3 15 2 1 1)")" = 200 ] && [ "$(post /resolve '{"stem":"x"}')" = 400 ] &&
     [ "$(post /resolve '{"stem":12}')" = 409 ] && [ "$(post /resolve '{"stem":26}')" = 202 ]
 ok $? "resolve further: a bad stem 400, a smaller one 409, stem 26 accepted (202)"
-for _ in $(seq 600); do curl -s "$BASE/state?token=$TOK" | grep -q '"resolved":"resolved to stem 26, d2 computed"' && break; sleep 0.1; done
+for _ in $(seq 3000); do curl -s "$BASE/state?token=$TOK" > "$TMP/state"; grep -q '"resolving"' "$TMP/state" || break; sleep 0.1; done
+grep -q '"resolved":"resolved to stem 26, d2 computed"' "$TMP/state" || diag "state: $(cat "$TMP/state")"
 awk -F, '$2 == 26' "$R/ext.csv" | grep -q . && grep -q '^2,25,' "$R/ss/pages.csv" && grep -q '^23,' "$R/d2.csv" 2>/dev/null; r1=$?
 grep -q '^[0-9]*,2,2[0-9],' "$R/ss/differentials.csv" && [ "$(wc -l < "$R/ss/history.jsonl")" -eq 1 ] &&
     [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL")" = 200 ] && [ $r1 -eq 0 ]
