@@ -56,17 +56,6 @@ int fpmat_equal(const fpmat *a, const fpmat *b)
     return 1;
 }
 
-uint32_t fp_inverse(uint32_t a, uint32_t p)
-{
-    uint32_t r = 1, b = a % p, e = p - 2;         /* a^{p-2} */
-    while (e) {
-        if (e & 1) r = r * b % p;
-        b = b * b % p;
-        e >>= 1;
-    }
-    return r;
-}
-
 /* ---------------------------------------------------------------- row operations */
 
 void fpvec_add(uint8_t *dst, const uint8_t *src, size_t n, uint32_t p)

@@ -93,7 +93,17 @@ void fpqi_clear(fpqi *qi);
  * dst = dst + c·src mod p (c < p). */
 void fpvec_add(uint8_t *dst, const uint8_t *src, size_t n, uint32_t p);
 void fpvec_addmul(uint8_t *dst, const uint8_t *src, uint32_t c, size_t n, uint32_t p);
-/* Inverse of a (0 < a < p) mod p. */
-uint32_t fp_inverse(uint32_t a, uint32_t p);
+/* Inverse of a (0 < a < p) mod p: a^{p-2} (inline: fpmat_m4rm.c, which fpmat.c calls, needs
+ * nothing of fpmat.c). */
+static inline uint32_t fp_inverse(uint32_t a, uint32_t p)
+{
+    uint32_t r = 1, b = a % p, e = p - 2;
+    while (e) {
+        if (e & 1) r = r * b % p;
+        b = b * b % p;
+        e >>= 1;
+    }
+    return r;
+}
 
 #endif
