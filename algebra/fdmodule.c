@@ -1,8 +1,8 @@
 /* fdmodule.c — finite dimensional A-modules from module files (see fdmodule.h). */
 #include "algebra/fdmodule.h"
+#include "algebra/fdmodule_base.h"
 #include <ctype.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,15 +24,6 @@ typedef struct given {
     int src;                    /* class index (sorted order) */
     uint64_t *img;              /* over M_{|x| + 2^k} */
 } given;
-
-int fdm_errorf(char *err, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, size, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static int cls_cmp(const void *a, const void *b)
 {
@@ -236,14 +227,6 @@ static int parse_action_p(const char *a, const cls *c, int n, fd_module *m, uint
     return rc;
 }
 
-/* Does some Sq(R) of degree d act between two non-zero degrees of M? (Else its table is zero.) */
-int fdm_degree_acts(const fd_module *m, deg_t d)
-{
-    for (deg_t u = m->min_deg; u + d <= m->max_deg; u++)
-        if (fdm_dim(m, u) && fdm_dim(m, u + d)) return 1;
-    return 0;
-}
-
 /* Products Sq(2^k)·Sq(S) in one degree, and the solver that writes Sq(R) as their sum. */
 struct emit_ctx { const milnor_basis *A; uint64_t *v; };
 static void emit_flip(const milnor_elt *T, void *ctx)
@@ -417,21 +400,6 @@ static int check_module(const fd_module *m, char *err, size_t es)
 out:
     free(prod); free(lhs); free(rhs);
     return rc;
-}
-
-int fdm_append(char **buf, size_t *len, size_t *cap, const char *s)
-{
-    size_t n = strlen(s);
-    if (*len + n + 1 > *cap) {
-        size_t nc = (*cap ? *cap * 2 : 256) + n;
-        char *nb = realloc(*buf, nc);
-        if (!nb) return -1;
-        *buf = nb;
-        *cap = nc;
-    }
-    memcpy(*buf + *len, s, n + 1);
-    *len += n;
-    return 0;
 }
 
 /* "p=2;gens=x0:0,x1:1;actions=Sq1 x0=x1;..." with classes and actions in basis order. */

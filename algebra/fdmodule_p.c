@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "algebra/fpmat.h"
-#include "algebra/fpmodule.h"
+#include "algebra/fdmodule_base.h"
 
 #define fail fdm_errorf
 

@@ -49,9 +49,4 @@ int fdm_p_complete(fd_module *m, int given, char *err, size_t errsize);
 int fdm_p_canonical(fd_module *m);
 void fdm_p_clear(fd_module *m);
 
-/* Shared with fdmodule.c: appends s to a growing string (0, or -1 out of memory), and whether
- * some element of degree d acts between two non-zero degrees of m. */
-int fdm_append(char **buf, size_t *len, size_t *cap, const char *s);
-int fdm_degree_acts(const fd_module *m, deg_t d);
-
 #endif

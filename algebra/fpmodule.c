@@ -1,5 +1,6 @@
 /* fpmodule.c — finitely presented modules, truncated to finite ones (see fpmodule.h). */
 #include "algebra/fpmodule.h"
+#include "algebra/fdmodule_base.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

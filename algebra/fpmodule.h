@@ -54,7 +54,5 @@ int rpm_parse(json_t *root, fd_module *m, char *err, size_t errsize);
 int rpm_truncate(fd_module *m, deg_t top, char *err, size_t errsize);
 /* Moves the generators and relations up by k degrees (the truncation must be rebuilt). */
 void fpm_shift(struct fp_presentation *fp, deg_t k);
-/* The loaders' error line: formats into err (size bytes) and returns -1 (fdmodule.c). */
-int fdm_errorf(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -98,7 +98,7 @@ int milnor_mul_batch_cuda(const uint32_t *flat_basis, const milnor_row_job *jobs
                           const milnor_term *terms, uint64_t *rows, uint32_t stride_words, void *stream);
 
 /* The XOR of all njobs products into the one row of row_words words at row (zeroed first): a
- * row_build's grouped row (stages/resolve/rowbuild.h). The atomic kernel, whatever the default. */
+ * row_build's grouped row (stages/rowbuild.h). The atomic kernel, whatever the default. */
 int milnor_mul_batch_cuda_row(const uint32_t *flat_basis, const milnor_row_job *jobs, uint32_t njobs,
                               const milnor_term *terms, uint64_t *row, uint32_t row_words, void *stream);
 

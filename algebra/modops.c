@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "algebra/fpmodule.h"
+#include "algebra/fdmodule_base.h"
 
 #define fail fdm_errorf
 

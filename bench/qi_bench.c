@@ -19,7 +19,7 @@
 #include <time.h>
 #include "stages/products/lift.h"
 #include "stages/out/manifest.h"
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include "stages/store/stagefile.h"
 #include "bench/bench.h"
 

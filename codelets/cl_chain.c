@@ -5,7 +5,7 @@
 #include "codelets/codelets.h"
 #include "codelets/cl_profile.h"
 #include "stages/chain.h"
-#include "stages/d2/secondary.h"
+#include "stages/secbatch.h"
 #include "algebra/team.h"
 #include <stdatomic.h>
 

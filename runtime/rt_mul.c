@@ -5,7 +5,7 @@
 #include <string.h>
 #include "algebra/memacct.h"
 #include "codelets/codelets.h"
-#include "stages/d2/secondary.h"
+#include "stages/secbatch.h"
 
 /* A multiply chunk is consecutive rows holding about chunk_pairs (job x term) pairs (at most
  * CHUNK_MAX_ROWS rows): CPU-only runs keep chunks near the former 512 rows (a chunk's task

@@ -1,4 +1,4 @@
-/* rt_mul.h — the multiply chunks of a row_build (stages/resolve/rowbuild.h) as cl_milnor_mul tasks,
+/* rt_mul.h — the multiply chunks of a row_build (stages/rowbuild.h) as cl_milnor_mul tasks,
  * and of d2's composites as cl_pair_mul tasks, for the chain runner (rt_chain.c). Internal to
  * runtime/.
  *
@@ -25,8 +25,8 @@
 #include <pthread.h>
 #include <starpu.h>
 #include <stdio.h>
-#include "stages/resolve/rowbuild.h"
-#include "stages/resolve/rowbuild_p.h"
+#include "stages/rowbuild.h"
+#include "stages/rowbuild_p.h"
 
 typedef struct rt_mul {
     starpu_data_handle_t basis;     /* the flat Milnor basis, read by every multiply task */
@@ -88,7 +88,7 @@ uint32_t rt_mul_chunk_rows(const row_build *b, uint32_t row0, uint64_t done, con
  * cl_profile's layer there. 0, or -1
  * (err set) when a task could not be made; the chunks made so far are in *out either way. */
 int rt_mul_submit(rt_mul *m, row_build *b, int s, int t, int layer, rt_chunks *out, char *err, size_t errlen);
-/* The same at an odd prime: b's rows (a standard step's, stages/resolve/rowbuild_p.h) cut as a mod-2
+/* The same at an odd prime: b's rows (a standard step's, stages/rowbuild_p.h) cut as a mod-2
  * build of as many pairs would be (rt_mul_chunking_p; no CPU share), one cl_milnor_mul_p task
  * per chunk. Needs rt_mul_init_p. 0, or -1 (err set). */
 rt_chunking rt_mul_chunking_p(const rt_mul *m, const row_build_p *b, uint64_t *pairs);
@@ -100,7 +100,7 @@ void rt_chunks_release(rt_chunks *k);
  * in pairs, and where its chunks run (*where). */
 uint64_t rt_mul_mod4_chunking(const rt_mul *m, uint64_t pairs, unsigned *where);
 
-/* The same for a cell of d2's composites (stages/d2/secondary.h): b cut by rt_mul_mod4_chunking, one
+/* The same for a cell of mod-4 products (stages/secbatch.h): b cut by rt_mul_mod4_chunking, one
  * cl_pair_mul task per chunk (its row RW), at priority prio; the chunks' rows in *out (R) for
  * the task that reads them. 0, or -1 (err set); the chunks made so far are in *out either way. */
 struct sec_batch;

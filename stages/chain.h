@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include "algebra/milnor.h"
 #include "algebra/team.h"
-#include "stages/resolve/rowbuild.h"
+#include "stages/rowbuild.h"
 
 /* What reduce asks for next: finish; multiply the rows it planned, then finish; or multiply
  * them, then reduce again (a chain that works through its rows in chunks: verify's checks). */
@@ -54,8 +54,8 @@ typedef struct chain {
     int s;
     deg_t t;
     row_build *build;           /* the mod-2 rows the next multiply fills (NULL: none) */
-    struct sec_batch *batch;    /* or the mod-4 rows (d2's composites; NULL: none) */
-    struct row_build_p *build_p;    /* or the mod-p rows, p odd (stages/resolve/rowbuild_p.h; NULL: none) */
+    struct sec_batch *batch;    /* or the mod-4 rows (stages/secbatch.h: d2's composites; NULL: none) */
+    struct row_build_p *build_p;    /* or the mod-p rows, p odd (stages/rowbuild_p.h; NULL: none) */
     const struct chain_next *next;  /* what the runner does after each piece */
     void *runtime;              /* the runner's own state of the chain */
     uint32_t nparts;            /* set by the runner: the parts the next piece waits for (their

@@ -16,7 +16,7 @@
 #include "runtime/rt_chain.h"
 #include "stages/products/preimage.h"
 #include "stages/products/products.h"
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include "tests/ref_products.h"
 #include "tests/tap.h"
 
@@ -128,7 +128,7 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             uint32_t below = (uint32_t)freemod_dim(&res->F[i], t, t), top = res_ngens(res, i, t);
             uint32_t cols = (uint32_t)freemod_dim(&res->F[i - 1], t, t);
             if (below + top == 0 || cols == 0) continue;
-            if (rb_append(&b, res, i, t, NULL, 0) != 0) bail("rb_append");
+            if (rb_append(&b, &res->F[i], &res->F[i - 1], &res->A, t, NULL, 0) != 0) bail("rb_append");
             b.nrows = below + top;
             if (rb_alloc(&b, cols) != 0) bail("rb_alloc");
             rb_multiply(&b, &res->A, 0, below);

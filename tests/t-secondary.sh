@@ -11,7 +11,7 @@
 # at stem 60 against extflow's own kept outputs.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((30 + ROUNDS))
+plan $((29 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -21,14 +21,8 @@ for alg in standard nassau; do
     ok $? "S_2 ($alg): secondary.txt equals sseq's secondary-S_2 (30, 7) byte for byte"
 done
 D="$TMP/s2-standard"
-(cd "$D/stages/lift/d2" && find . -type f -exec cksum {} + | sort) > "$TMP/homotopy.before"
-$EXTFLOW d2 "$D" --product h0 2>"$TMP/err" && tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$D/secondary_product-h0.txt"
+$EXTFLOW d2 "$D" --product h0 --quiet && tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$D/secondary_product-h0.txt"
 ok $? "d2 --product h0 (standard): secondary_product-h0.txt equals sseq's secondary_product-h_0-S_2 byte for byte"
-# the homotopy the plain d2 left is the one --product reads: loaded whole, its files untouched
-(cd "$D/stages/lift/d2" && find . -type f -exec cksum {} + | sort) > "$TMP/homotopy.after"
-grep -q " 0 homotopy bidegrees computed" "$TMP/err" && [ -s "$TMP/homotopy.before" ] &&
-    cmp -s "$TMP/homotopy.before" "$TMP/homotopy.after"
-ok $? "d2 --product after d2 loads the homotopy d2 left, every file unchanged ($(grep -o '[0-9]* homotopy bidegrees computed and [0-9]* loaded' "$TMP/err"))"
 # the homotopies' lift steps with every product f(d z) in multiply tasks: the same tables
 C="$TMP/s2-chain"
 $EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$C" --quiet &&

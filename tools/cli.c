@@ -153,6 +153,16 @@ void cli_wrap(FILE *out, int col, int indent, const char *text)
     if (!*text) fputc('\n', out);
 }
 
+void cli_print_command_help(FILE *out, const cli_command *c)
+{
+    fprintf(out, "usage: extflow %s [%soptions below]\n\n", c->name, c->max_operands ? "operands and " : "");
+    cli_help(out, c);
+    fputs("\n"
+          "--opt VALUE and --opt=VALUE are the same; an option may be given once. 'extflow\n"
+          "help' lists every command, the environment and the exit statuses (0 done, 1\n"
+          "failure, 2 usage or refusal, 3 time limit, 4 DIR in use, 130/143 a signal).\n", out);
+}
+
 void cli_help(FILE *out, const cli_command *c)
 {
     int col = fprintf(out, "  %-*s", CMD_COL - 3, c->name);

@@ -274,12 +274,9 @@ static int run(const char **operands, int n)
         if (nranks > 1) rc = d2_share_composites(&sec, dir, &limits, opts[QUIET].arg != NULL);
         /* d2 read off a homotopy does not depend on which one (two differ by a null-homotopic
          * chain map, whose values have no unit coefficient in a minimal resolution:
-         * docs/secondary.md), but a secondary product (--product, massey --secondary) reads the
-         * homotopy itself and matches sseq's only over sseq's preimages: every d2 run takes
-         * those, so that the homotopy it leaves in DIR/stages/lift is the one every later
-         * variant loads (any preimage was about 10% less CPU at stem 80, but a later --product
-         * recomputed the whole homotopy) */
-        sec.set.any_preimage = 0;
+         * docs/secondary.md), so any preimage will do; a secondary product reads the homotopy
+         * itself, and matches sseq's only over sseq's preimages */
+        sec.set.any_preimage = !product;
         if (!rc && rank == 0) rc = homotopy(&sec, &d, dir, &limits);
     }
     if (!rc && rank == 0 && have_unit) {    /* the unit's d2, on this process alone */

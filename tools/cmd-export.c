@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include "stages/out/chart.h"
 #include "stages/store/durable.h"
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include "stages/out/sqlexport.h"
 #include "tools/resolved.h"
 

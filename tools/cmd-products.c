@@ -7,7 +7,7 @@
 #include "runtime/rt_chain.h"
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include "stages/store/stagefile.h"
 #include "tools/resolved.h"
 

@@ -13,7 +13,7 @@
 #include "stages/resolve/keepstages.h"
 #include "stages/out/outdir.h"
 #include "stages/resolve/progress.h"
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include "stages/store/stagefile.h"
 #include "tools/modulearg.h"
 #include "tools/resolved.h"

@@ -7,7 +7,7 @@
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
 #include "stages/out/chart.h"
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include "stages/store/stagefile.h"
 
 _Static_assert(OUTDIR_BUSY == CLI_BUSY, "one exit status for a held directory");

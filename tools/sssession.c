@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include "stages/out/chart.h"
 #include "stages/out/manifest.h"
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include "tools/sssession.h"
 
 /* A refusal: err set, 2 (CLI_USAGE). */

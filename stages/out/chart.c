@@ -1,7 +1,7 @@
 /* chart.c — the chart's JSON document and chart.html (see chart.h). */
 #include "stages/out/chart.h"
 #include "stages/out/manifest.h"
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include "stages/store/stagefile.h"
 #include "stages/version.h"
 #include <errno.h>

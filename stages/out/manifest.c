@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "algebra/memacct.h"
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include "stages/store/durable.h"
 #include "stages/store/stagefile.h"
 #include "algebra/milnor_p.h"

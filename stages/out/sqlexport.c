@@ -3,7 +3,7 @@
 #include "stages/out/chart.h"
 #include "stages/store/durable.h"
 #include "stages/out/manifest.h"
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include "stages/steenrod/steenrod.h"
 #include <dirent.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
 #include "stages/products/extmn.h"
 #include <stdlib.h>
 #include <string.h>
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 
 /* dim C^{s,t} on the generators of F_s of internal degree <= umax: Σ_g dim N_{|g| - t}. */
 static uint32_t cochain_dim(const resolution *res, const fd_module *N, int s, deg_t t, deg_t umax)

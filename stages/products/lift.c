@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "stages/store/durable.h"
 #include "stages/products/preimage.h"
-#include "stages/resolve/rowbuild.h"
+#include "stages/rowbuild.h"
 #include "stages/store/stagefile.h"
 
 void lift_fail(lift_set *set, const char *fmt, ...)

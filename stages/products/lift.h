@@ -77,7 +77,7 @@
 #include "stages/chain.h"
 #include "stages/products/preimage.h"
 #include "stages/resolve/resolution.h"
-#include "stages/resolve/rowbuild.h"
+#include "stages/rowbuild.h"
 
 /* Optional inhomogeneous term of a map: y ^= extra(z) before the QI, for the generator z
  * (index k) of source F_{s0+i} in degree t + t0; y has freemod_dim(F_{i-1}, t, t) bits. 0, or
@@ -97,7 +97,7 @@ typedef struct lift_map {
     /* NULL, or the extra term as Milnor products (set by the caller after lift_add_map): the
      * jobs and terms whose products XOR to extra(z_k), columns over y's bits, appended to
      * sink; the step plans them as one grouped row of its row_build per generator
-     * (stages/resolve/rowbuild.h), so the multiply codelet computes them with f(d z), on CPU or GPU
+     * (stages/rowbuild.h), so the multiply codelet computes them with f(d z), on CPU or GPU
      * workers. 0, or -1 to fail the step. */
     int (*extra_plan)(void *extra_ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
     /* odd p: NULL, or the map is a null-homotopy of the chain map F that extra_p adds (set by the

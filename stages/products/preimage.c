@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stages/resolve/nassau.h"
-#include "stages/resolve/rowbuild.h"
+#include "stages/rowbuild.h"
 
 /* ---- one RREF over the whole matrix of d_i, and the full quasi-inverse ------------------------ */
 
@@ -19,7 +19,7 @@ static int build_differential(const resolution *res, int i, deg_t t, row_build *
     uint32_t below = (uint32_t)freemod_dim(F, t, t), top = res_ngens(res, i, t);
     uint32_t cols = i ? (uint32_t)freemod_dim(&res->F[i - 1], t, t) : res_module_dim(res, t);
     memset(b, 0, sizeof *b);
-    if (i && rb_append(b, res, i, t, NULL, 0) != 0) return -1;
+    if (i && rb_append(b, &res->F[i], &res->F[i - 1], &res->A, t, NULL, 0) != 0) return -1;
     b->nrows = below + top;
     if (rb_alloc(b, cols) != 0) return -1;
     if (i) rb_multiply(b, &res->A, 0, below);
@@ -173,7 +173,7 @@ static int build_rows(const resolution *res, int i, deg_t t, const uint32_t *sel
                       row_build *b)
 {
     memset(b, 0, sizeof *b);
-    if (rb_append(b, res, i, t, sel, n) != 0 || rb_alloc(b, ncols) != 0) return -1;
+    if (rb_append(b, &res->F[i], &res->F[i - 1], &res->A, t, sel, n) != 0 || rb_alloc(b, ncols) != 0) return -1;
     rb_multiply(b, &res->A, 0, b->nrows);
     return 0;
 }

@@ -1,6 +1,6 @@
 /* products.c — products read off lifted chain maps, and class arguments (see products.h). */
 #include "stages/products/products.h"
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>

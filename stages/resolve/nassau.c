@@ -128,8 +128,8 @@ int res_nassau_plan(step_ctx *c)
     }
     ns->nzero_src = zs_start[1];
     uint32_t img_cols = (uint32_t)freemod_dim(&res->F[s - 1], t, t - 1);
-    int rc = rb_append(&c->build, res, s - 1, t, ns->row_idx, ns->row_start[1]);
-    if (rc == 0) rc = rb_append(&c->build, res, s, t, zs_idx, ns->nzero_src);
+    int rc = rb_append(&c->build, &res->F[s - 1], &res->F[s - 2], &res->A, t, ns->row_idx, ns->row_start[1]);
+    if (rc == 0) rc = rb_append(&c->build, &res->F[s], &res->F[s - 1], &res->A, t, zs_idx, ns->nzero_src);
     free(zs_start);
     free(zs_idx);
     if (rc != 0 || rb_alloc_unzeroed(&c->build, ns->ncols > img_cols ? ns->ncols : img_cols) != 0) goto oom;
@@ -152,7 +152,7 @@ static int plan_phase2(step_ctx *c)
     for (uint32_t i = 0; i < nz0; i++) zero[ns->row_idx[i]] = 1;
     for (uint32_t j = 0; j < ns->nrows; j++)
         if (!zero[j]) other[k++] = j;
-    if (rb_append(&c->build, c->res, c->ch.s - 1, c->ch.t, other, nother) != 0 ||
+    if (rb_append(&c->build, &c->res->F[c->ch.s - 1], &c->res->F[c->ch.s - 2], &c->res->A, c->ch.t, other, nother) != 0 ||
         rb_alloc_unzeroed(&c->build, ns->ncols) != 0)      /* every row written by the multiply */
         goto oom;
     for (uint32_t i = 0; i < nz0; i++) ns->row_of[ns->row_idx[i]] = f2mat_row(&ns->phase1.D, i);

@@ -560,7 +560,7 @@ static int dd_plan_chunk(const resolution *res, int s, deg_t t, res_dd *d)
 {
     uint32_t n = d->nsel - d->next < d->chunk ? d->nsel - d->next : d->chunk;
     rb_clear(&d->b);
-    if (rb_append(&d->b, res, s - 1, t, d->sel + d->next, n) != 0 || d->b.nrows != n || rb_alloc(&d->b, d->width) != 0)
+    if (rb_append(&d->b, &res->F[s - 1], &res->F[s - 2], &res->A, t, d->sel + d->next, n) != 0 || d->b.nrows != n || rb_alloc(&d->b, d->width) != 0)
         return -1;
     return 0;
 }

@@ -36,8 +36,8 @@
 #include "algebra/freemod.h"
 #include "algebra/milnor.h"
 #include "stages/chain.h"
-#include "stages/resolve/rowbuild.h"
-#include "stages/resolve/rowbuild_p.h"
+#include "stages/rowbuild.h"
+#include "stages/rowbuild_p.h"
 #include "stages/store/stagecommit.h"
 
 enum region_kind { REGION_STEM = 0, REGION_RECT = 1 };

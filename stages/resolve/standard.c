@@ -21,8 +21,8 @@ int res_lookahead_at(const resolution *res, int s, deg_t t)
 static int plan_rows(step_ctx *c, deg_t below, deg_t cbelow, const uint32_t *sel, uint32_t nsel)
 {
     resolution *res = c->res;
-    int rc = below < c->ch.t ? rb_append_below(&c->build, res, c->ch.s, c->ch.t, below)
-                             : rb_append(&c->build, res, c->ch.s, c->ch.t, sel, nsel);
+    int rc = below < c->ch.t ? rb_append_below(&c->build, &res->F[c->ch.s], &res->F[c->ch.s - 1], &res->A, c->ch.t, below)
+                             : rb_append(&c->build, &res->F[c->ch.s], &res->F[c->ch.s - 1], &res->A, c->ch.t, sel, nsel);
     if (rc != 0 || rb_alloc(&c->build, (uint32_t)freemod_dim(&res->F[c->ch.s - 1], c->ch.t, cbelow)) != 0) {
         res_fail(res, "out of memory planning step (%d,%d)", c->ch.s, c->ch.t);
         return -1;
@@ -53,7 +53,7 @@ int res_step_plan(step_ctx *c)
         free(sel);
         return rc;
     } else {
-        if (rb_append(&c->build, res, c->ch.s, c->ch.t, NULL, 0) != 0) goto oom;
+        if (rb_append(&c->build, &res->F[c->ch.s], &res->F[c->ch.s - 1], &res->A, c->ch.t, NULL, 0) != 0) goto oom;
         ncols = (uint32_t)freemod_dim(&res->F[c->ch.s - 1], c->ch.t, c->ch.t - 1);
     }
     if (rb_alloc(&c->build, ncols) != 0) goto oom;

@@ -6,6 +6,42 @@
 #include <string.h>
 #include "stages/resolve/resolution_p.h"
 
+/* The jobs of every row of D = the matrix of d_s in degree t (s >= 1, over A_p itself), D
+ * initialised by the caller (dim F_{s,t} rows). 0, or -1 out of memory (b cleared then). */
+static int plan_rows(row_build_p *b, const resolution *res, int s, deg_t t, fpmat *D)
+{
+    const milnor_p_sub *B = &res->odd->B;
+    const freemod *F = &res->F[s];
+    memset(b, 0, sizeof *b);
+    b->D = D;
+    b->ncols = D->cols;
+    size_t nterms = 0;
+    for (deg_t u = s; u < t; u++)       /* every term of every generator, counted first */
+        for (uint32_t i = 0; i < F->ngens[u]; i++) nterms += F->gens[u][i].bits;
+    res_p_term *scratch = NULL;
+    if (rbp_alloc(b, (size_t)D->rows + 1, nterms + 1) != 0) goto oom;
+    for (deg_t u = s; u < t; u++)
+        for (uint32_t i = 0; i < F->ngens[u]; i++) {
+            res_p_term *ns = realloc(scratch, ((size_t)F->gens[u][i].bits + 1) * sizeof *ns);
+            if (!ns) goto oom;
+            scratch = ns;
+            uint32_t first = (uint32_t)b->nterms, n = (uint32_t)res_p_terms(res, s, u, i, t, scratch);
+            for (uint32_t k = 0; k < n; k++) {
+                const milnor_p_elt *y = scratch[k].y;
+                b->terms[b->nterms++] = (milnor_p_term){ (uint32_t)y->degree, (uint32_t)(y - B->A->elts[y->degree]),
+                                                         (uint32_t)scratch[k].col, scratch[k].c };
+            }
+            for (uint32_t r = 0; r < B->dim[t - u]; r++)
+                b->jobs[b->nrows++] = (milnor_row_job){ (uint32_t)(t - u), r, first, n };
+        }
+    free(scratch);
+    return 0;
+oom:
+    free(scratch);
+    rbp_clear(b);
+    return -1;
+}
+
 static uint64_t fp_bytes_for(uint64_t rows, uint64_t cols) { return rows * ((cols + 63) & ~(uint64_t)63); }
 
 /* A matrix of the step enters (sign 1) or leaves (-1) the memory account's bidegrees in flight. */
@@ -25,7 +61,7 @@ int res_step_plan_p(step_ctx *c)
     account(&c->Dp, 1);
     if (ncols == 0) return 0;
     if (s > 0 && B->full) {                 /* the rows as jobs of the multiply codelet */
-        if (rbp_plan(&c->build_p, res, s, t, &c->Dp) != 0) goto oom;
+        if (plan_rows(&c->build_p, res, s, t, &c->Dp) != 0) goto oom;
         c->ch.build_p = &c->build_p;
         return 0;
     }

@@ -1,9 +1,8 @@
 /* rowbuild.c — the rows of a differential's matrix as Milnor-multiply jobs (see rowbuild.h). */
-#include "stages/resolve/rowbuild.h"
+#include "stages/rowbuild.h"
 #include "algebra/memacct.h"
 #include <stdlib.h>
 #include <string.h>
-#include "stages/resolve/resolution.h"
 
 /* arr (n elements of size bytes used of *cap) with room for one more: doubled, or allocated
  * with first, when full. NULL out of memory (arr and *cap unchanged). */
@@ -26,14 +25,13 @@ static int push_term(row_build *b, milnor_term term)
     return 0;
 }
 
-/* Terms of d(g) for generator (u, i) of F_src: one per set bit, Sq(S) g' landing at the
- * block of g' in the degree-t basis of F_{src-1}, in the order of the bits. Appends to
+/* Terms of d(g) for generator (u, i) of src: one per set bit, Sq(S) g' landing at the
+ * block of g' in the degree-t basis of tgt, in the order of the bits. Appends to
  * b->terms (grown as needed). */
-static int add_generator_terms(row_build *b, const resolution *res, int src, deg_t t, deg_t u,
-                               uint32_t i)
+static int add_generator_terms(row_build *b, const freemod *src, const freemod *tgt, const milnor_basis *A,
+                               deg_t t, deg_t u, uint32_t i)
 {
-    const freemod *tgt = &res->F[src - 1];
-    const fm_gen *g = &res->F[src].gens[u][i];
+    const fm_gen *g = &src->gens[u][i];
     /* d(g) starts with the blocks of the generators of degree >= u - top (freemod_first); the
      * cursor is at block k of degree v, which holds the bits off .. off + blen of d(g) and
      * starts at column vbase + k tlen in degree t (freemod_offset(tgt, t, v, k)) */
@@ -50,7 +48,7 @@ static int add_generator_terms(row_build *b, const resolution *res, int src, deg
                 if (++k >= nk) {
                     vbase += (uint64_t)nk * tlen;
                     while (!tgt->ngens[++v]) {} /* (A.dim[u - v] need not exist where there is none) */
-                    k = 0, nk = tgt->ngens[v], blen = res->A.dim[u - v], tlen = tgt->dim[t - v];
+                    k = 0, nk = tgt->ngens[v], blen = A->dim[u - v], tlen = tgt->dim[t - v];
                 }
             }
             milnor_term term = { (uint32_t)(u - v), (uint32_t)(bit - off), (uint32_t)(vbase + (uint64_t)k * tlen) };
@@ -67,27 +65,28 @@ static void account(row_build *b)
     b->accounted = now;
 }
 
-static int append_rows(row_build *b, const resolution *res, int src, deg_t t, deg_t below, const uint32_t *sel,
-                       uint32_t nsel);
+static int append_rows(row_build *b, const freemod *F, const freemod *tgt, const milnor_basis *A, deg_t t,
+                       deg_t below, const uint32_t *sel, uint32_t nsel);
 
-int rb_append(row_build *b, const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel)
+int rb_append(row_build *b, const freemod *src, const freemod *tgt, const milnor_basis *A, deg_t t,
+              const uint32_t *sel, uint32_t nsel)
 {
-    int rc = append_rows(b, res, src, t, t, sel, nsel);
+    int rc = append_rows(b, src, tgt, A, t, t, sel, nsel);
     account(b);
     return rc;
 }
 
-int rb_append_below(row_build *b, const resolution *res, int src, deg_t t, deg_t below)
+int rb_append_below(row_build *b, const freemod *src, const freemod *tgt, const milnor_basis *A, deg_t t,
+                    deg_t below)
 {
-    int rc = append_rows(b, res, src, t, below, NULL, 0);
+    int rc = append_rows(b, src, tgt, A, t, below, NULL, 0);
     account(b);
     return rc;
 }
 
-static int append_rows(row_build *b, const resolution *res, int src, deg_t t, deg_t below, const uint32_t *sel,
-                       uint32_t nsel)
+static int append_rows(row_build *b, const freemod *F, const freemod *tgt, const milnor_basis *A, deg_t t,
+                       deg_t below, const uint32_t *sel, uint32_t nsel)
 {
-    const freemod *F = &res->F[src];
     uint32_t total = sel ? nsel : (uint32_t)freemod_dim(F, t, below);
     milnor_row_job *nj = realloc(b->jobs, ((size_t)b->nrows + total + 1) * sizeof *nj);
     if (!nj) return -1;
@@ -96,13 +95,13 @@ static int append_rows(row_build *b, const resolution *res, int src, deg_t t, de
     uint32_t base = 0, k = 0;   /* base: index of the current block's first element */
     for (deg_t u = freemod_first(F, t); u < below; u++)     /* blocks below it are empty: no rows */
         for (uint32_t i = 0; i < F->ngens[u]; i++) {
-            uint32_t blen = res->A.dim[t - u];
+            uint32_t blen = A->dim[t - u];
             if (sel && (k >= nsel || sel[k] >= base + blen)) {
                 base += blen;
                 continue;
             }
             uint32_t first = (uint32_t)b->nterms;
-            if (add_generator_terms(b, res, src, t, u, i) != 0) return -1;
+            if (add_generator_terms(b, F, tgt, A, t, u, i) != 0) return -1;
             uint32_t n = (uint32_t)b->nterms - first;
             for (uint32_t r = 0; r < blen; r++) {
                 if (sel && (k >= nsel || sel[k] != base + r)) continue;

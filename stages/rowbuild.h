@@ -18,9 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "algebra/f2mat.h"
+#include "algebra/freemod.h"
 #include "algebra/milnor.h"
-
-struct resolution;
 
 typedef struct row_build {
     uint32_t nrows, ncols;
@@ -37,12 +36,15 @@ typedef struct row_build {
                                    multiply (codelet, rt_mul_submit or rb_multiply) writes it */
 } row_build;
 
-/* Appends rows for the basis elements sel[0..nsel) (increasing indices of F_{src,t}, generators
- * of degree < t), or all of them if sel is NULL, to b (whose D is allocated by rb_alloc). */
-int rb_append(row_build *b, const struct resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t nsel);
-/* Appends the rows of every basis element Sq(R)·g of F_{src,t} with |g| < below (a prefix of
- * the basis; generators of degree >= below are not read, so their step may still be running). */
-int rb_append_below(row_build *b, const struct resolution *res, int src, deg_t t, deg_t below);
+/* Appends the rows of d: src -> tgt (a resolution's F_s -> F_{s-1}; A their algebra) for the
+ * basis elements sel[0..nsel) (increasing indices of src in degree t, generators of degree < t),
+ * or all of them if sel is NULL, to b (whose D is allocated by rb_alloc). */
+int rb_append(row_build *b, const freemod *src, const freemod *tgt, const milnor_basis *A, deg_t t,
+              const uint32_t *sel, uint32_t nsel);
+/* Appends the rows of every basis element Sq(R)·g of src in degree t with |g| < below (a prefix
+ * of the basis; generators of degree >= below are not read, so their step may still be running). */
+int rb_append_below(row_build *b, const freemod *src, const freemod *tgt, const milnor_basis *A, deg_t t,
+                    deg_t below);
 /* One term, one job (rows of a product that is not a differential's: stages/products/lift.c), arrays
  * grown as needed and kept in the memory account. 0, or -1 out of memory. */
 int rb_push_term(row_build *b, milnor_term term);

@@ -20,8 +20,6 @@
 #include "algebra/fpmat.h"
 #include "algebra/milnor_p.h"
 
-struct resolution;
-
 typedef struct row_build_p {
     uint32_t nrows, ncols;
     milnor_row_job *jobs;       /* nrows */
@@ -31,9 +29,9 @@ typedef struct row_build_p {
     fpmat *D;                   /* nrows x ncols, the rows the multiply fills */
 } row_build_p;
 
-/* The jobs of every row of D = the matrix of d_s in degree t (s >= 1, over A_p itself), D
- * initialised by the caller (dim F_{s,t} rows). 0, or -1 out of memory (b cleared then). */
-int rbp_plan(row_build_p *b, const struct resolution *res, int s, deg_t t, fpmat *D);
+/* b's jobs and terms arrays, for njobs jobs and nterms terms (in the memory account). 0, or -1
+ * out of memory (rbp_clear then frees what was allocated). */
+int rbp_alloc(row_build_p *b, size_t njobs, size_t nterms);
 /* (job x term) pairs: the multiply's work. */
 uint64_t rbp_pairs(const row_build_p *b);
 /* Fills rows row0 .. row0 + nrows - 1 of D on this thread (no runtime). */

@@ -1,5 +1,5 @@
 /* report.c — Ext tables and charts (see report.h). */
-#include "stages/out/report.h"
+#include "stages/resolve/report.h"
 #include "stages/store/durable.h"
 #include <errno.h>
 #include <stdlib.h>
