@@ -17,7 +17,8 @@
  * from that column's 32-byte block on, and only over the runs of 32-byte blocks where one of
  * the panel's pivot rows is non-zero (adding zeros changes nothing): in the sparse [D | 0 | I]
  * of a resolution most blocks of the identity's part are zero in a panel's rows. A row's
- * index is read in one byte multiply-add where the panel's columns lie within 16 bytes.
+ * index, and a candidate's entry in the pivot search, are read in one byte multiply-add where
+ * the panel's columns lie within 16 bytes.
  *
  * The RREF is unique, so the bytes and pivots are fpmat_rref_naive's. */
 #include "algebra/fpmat.h"
@@ -137,7 +138,10 @@ int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k)
     struct run *runs = malloc((tstride / 32 + 1) * sizeof *runs);
     uint16_t *negidx = malloc(pk * sizeof *negidx);
     uint8_t *digits = malloc(pk);
-    if (!table || !tmp || !idx || !runs || !negidx || !digits) {
+    const size_t ndiv = p < 16 ? (size_t)16 * p * p : 1;     /* the search's table, below */
+    uint8_t *divisible = malloc(ndiv);
+    if (!table || !tmp || !idx || !runs || !negidx || !digits || !divisible) {
+        free(divisible);
         free(negidx);
         free(digits);
         free(runs);
@@ -154,6 +158,7 @@ int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k)
     uint32_t pw[M4RM_MAX_K + 1];
     pw[0] = 1;
     for (int i = 1; i <= k; ++i) pw[i] = pw[i - 1] * p;
+    for (size_t v = 0; v < ndiv; ++v) divisible[v] = v % p == 0;
     /* for b = sum_q b_q p^q < p^k: negidx[b] = sum_q (-b_q mod p) p^q, digits[b] = its non-zero b_q */
     for (uint32_t b = 0; b < pk; ++b) {
         uint32_t a = 0, nz = 0;
@@ -178,6 +183,23 @@ int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k)
             int any = 0;
             for (int i = 0; i < j; ++i) any |= pcol[i] = prow[i][c];
             uint32_t r = rank + (uint32_t)j;
+#ifdef __AVX2__
+            if (any && c - pc[0] < 16 && pc[0] + 16 <= stride && p < 16) {
+                /* x[c] + sum_i x[pc_i] (p - P_i[c]) in one byte multiply-add of 16 bytes, and
+                 * whether p divides it from a table (the sum is below 16 p^2) */
+                int8_t wt[16] = { 0 };
+                for (int i = 0; i < j; ++i) wt[pc[i] - pc[0]] = (int8_t)neg[pcol[i]];
+                wt[c - pc[0]] = 1;
+                const __m128i wv = _mm_loadu_si128((const __m128i *)wt), ones = _mm_set1_epi16(1);
+                for (; r < rows; ++r) {
+                    __m128i v = _mm_madd_epi16(
+                        _mm_maddubs_epi16(_mm_loadu_si128((const __m128i *)(fpmat_row(m, r) + pc[0])), wv), ones);
+                    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0x4e));
+                    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0xb1));
+                    if (!divisible[_mm_cvtsi128_si32(v)]) break;
+                }
+            } else
+#endif
             for (; r < rows; ++r) {
                 const uint8_t *row = fpmat_row(m, r);
                 uint32_t v = row[c];
@@ -278,6 +300,7 @@ int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k)
             for (int q = 0; q < j; ++q) pivots[pc[q]] = (int32_t)(rank + (uint32_t)q);
         rank += (uint32_t)j;
     }
+    free(divisible);
     free(negidx);
     free(digits);
     free(runs);
