@@ -626,203 +626,214 @@ static int append_cofiber(fd_module *m)
     return 0;
 }
 
-int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t es)
+/* The keys every module file has, checked: p, type (into *type), the optional algebra, cofiber,
+ * shift (into *shift, or NULL) and profile (at p = 2 into *profile, at odd p into m). 0, or -1
+ * with err set. */
+static int parse_header(json_t *root, fd_module *m, const char **type, json_t **shift, milnor_profile *profile,
+                        char *err, size_t es)
 {
-    memset(m, 0, sizeof *m);
-    json_error_t je;
-    json_t *root = json_loadb(text, textlen, JSON_REJECT_DUPLICATES, &je);
-    cls *c = NULL;
-    given *gv = NULL;
-    int ncls = 0, ngiven = 0, rc = -1;
-    if (!root) {
-        fail(err, es, "bad JSON at line %d: %s", je.line, je.text);
-        return -1;
-    }
-    if (!json_is_object(root)) { fail(err, es, "bad JSON: the module is not an object"); goto out; }
+    if (!json_is_object(root)) return fail(err, es, "bad JSON: the module is not an object");
     json_t *p = json_object_get(root, "p");
-    if (!json_is_integer(p)) { fail(err, es, "key 'p': missing or not an integer"); goto out; }
+    if (!json_is_integer(p)) return fail(err, es, "key 'p': missing or not an integer");
     json_int_t pv = json_integer_value(p);
-    if (pv != 2 && (pv < 3 || pv > FPMAT_MAX_PRIME || !milnor_p_prime_ok((uint32_t)pv))) {
-        fail(err, es, "key 'p': p = %lld, not 2 or an odd prime below %d", (long long)pv, FPMAT_MAX_PRIME + 1);
-        goto out;
-    }
+    if (pv != 2 && (pv < 3 || pv > FPMAT_MAX_PRIME || !milnor_p_prime_ok((uint32_t)pv)))
+        return fail(err, es, "key 'p': p = %lld, not 2 or an odd prime below %d", (long long)pv, FPMAT_MAX_PRIME + 1);
     m->p = (uint32_t)pv;
-    json_t *type = json_object_get(root, "type");
-    if (!json_is_string(type)) { fail(err, es, "key 'type': missing or not a string"); goto out; }
-    if (strcmp(json_string_value(type), "finite dimensional module") &&
-        strcmp(json_string_value(type), "finitely presented module") &&
-        strcmp(json_string_value(type), "real projective space")) {
-        fail(err, es, "key 'type': '%s' modules are not supported (finite dimensional, finitely presented "
-             "modules and real projective spaces only)", json_string_value(type));
-        goto out;
-    }
-    if (check_keys(root, json_string_value(type), err, es) != 0) goto out;
-    if (m->p != 2 && strcmp(json_string_value(type), "finite dimensional module")) {
-        fail(err, es, "key 'type': at p = %u only finite dimensional modules are supported", m->p);
-        goto out;
-    }
+    json_t *tj = json_object_get(root, "type");
+    if (!json_is_string(tj)) return fail(err, es, "key 'type': missing or not a string");
+    *type = json_string_value(tj);
+    if (strcmp(*type, "finite dimensional module") && strcmp(*type, "finitely presented module") &&
+        strcmp(*type, "real projective space"))
+        return fail(err, es, "key 'type': '%s' modules are not supported (finite dimensional, finitely presented "
+                    "modules and real projective spaces only)", *type);
+    if (check_keys(root, *type, err, es) != 0) return -1;
+    if (m->p != 2 && strcmp(*type, "finite dimensional module"))
+        return fail(err, es, "key 'type': at p = %u only finite dimensional modules are supported", m->p);
     json_t *alg = json_object_get(root, "algebra");
     if (alg) {
         size_t k;
         json_t *v;
-        if (!json_is_array(alg)) { fail(err, es, "key 'algebra': not a list"); goto out; }
+        if (!json_is_array(alg)) return fail(err, es, "key 'algebra': not a list");
         json_array_foreach(alg, k, v)
-            if (!json_is_string(v) || (strcmp(json_string_value(v), "milnor") && strcmp(json_string_value(v), "adem"))) {
-                fail(err, es, "key 'algebra': entries must be \"milnor\" or \"adem\"");
-                goto out;
-            }
+            if (!json_is_string(v) || (strcmp(json_string_value(v), "milnor") && strcmp(json_string_value(v), "adem")))
+                return fail(err, es, "key 'algebra': entries must be \"milnor\" or \"adem\"");
     }
-    if (parse_cofiber(json_object_get(root, "cofiber"), m, err, es) != 0) goto out;
-    json_t *shift = json_object_get(root, "shift");
-    if (shift && (!json_is_integer(shift) || json_integer_value(shift) < -FDM_MAX_SHIFT ||
-                  json_integer_value(shift) > FDM_MAX_SHIFT)) {
-        fail(err, es, "key 'shift': not an integer in -%d..%d", FDM_MAX_SHIFT, FDM_MAX_SHIFT);
-        goto out;
-    }
-    milnor_profile profile = milnor_profile_full();
+    if (parse_cofiber(json_object_get(root, "cofiber"), m, err, es) != 0) return -1;
+    *shift = json_object_get(root, "shift");
+    if (*shift && (!json_is_integer(*shift) || json_integer_value(*shift) < -FDM_MAX_SHIFT ||
+                   json_integer_value(*shift) > FDM_MAX_SHIFT))
+        return fail(err, es, "key 'shift': not an integer in -%d..%d", FDM_MAX_SHIFT, FDM_MAX_SHIFT);
+    *profile = milnor_profile_full();
     if (m->p != 2 ? parse_profile_p(json_object_get(root, "profile"), &m->pprofile, err, es) != 0
-                  : parse_profile(json_object_get(root, "profile"), &profile, err, es) != 0)
-        goto out;
-    m->has_profile = profile.truncated || profile.len > 0;
-    if (!strcmp(json_string_value(type), "finitely presented module")) {
-        if (m->has_profile) {
-            fail(err, es, "key 'profile': a finitely presented module over a profile's algebra is not supported");
-            goto out;
-        }
-        if (fpm_parse(root, m, err, es) != 0) goto out;
-        goto keep_source;
-    }
-    if (!strcmp(json_string_value(type), "real projective space")) {
-        m->rp_profile = profile;    /* over B: Sq(R) x^e for the Sq(R) of B (fpmodule.h) */
-        if (rpm_parse(root, m, err, es) != 0) goto out;
-        if (!m->rp_open && make_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
-        goto keep_source;
-    }
-    json_t *gens = json_object_get(root, "gens");
-    if (!json_is_object(gens) || json_object_size(gens) == 0) {
-        fail(err, es, "key 'gens': missing, empty or not an object");
-        goto out;
-    }
-    c = calloc(json_object_size(gens), sizeof *c);
-    if (!c) { fail(err, es, "out of memory"); goto out; }
+                  : parse_profile(json_object_get(root, "profile"), profile, err, es) != 0)
+        return -1;
+    m->has_profile = profile->truncated || profile->len > 0;
+    return 0;
+}
+
+/* The classes of key gens into *c (sorted by degree, then name; *ncls of them), and m's degrees,
+ * dimensions and names. 0, or -1 with err set. */
+static int parse_classes(json_t *gens, fd_module *m, cls **c, int *ncls, char *err, size_t es)
+{
+    if (!json_is_object(gens) || json_object_size(gens) == 0)
+        return fail(err, es, "key 'gens': missing, empty or not an object");
+    if (!(*c = calloc(json_object_size(gens), sizeof **c))) return fail(err, es, "out of memory");
     const char *key;
     json_t *val;
     json_object_foreach(gens, key, val) {
-        if (!json_is_integer(val)) { fail(err, es, "class '%s': degree is not an integer", key); goto out; }
+        if (!json_is_integer(val)) return fail(err, es, "class '%s': degree is not an integer", key);
         json_int_t d = json_integer_value(val);
-        if (d < -512 || d > 512) { fail(err, es, "class '%s': degree %lld is out of range", key, (long long)d); goto out; }
-        if (!key[0] || strpbrk(key, " \t\n+=")) { fail(err, es, "class '%s': a name may not be empty or hold spaces, '+' or '='", key); goto out; }
-        c[ncls++] = (cls){ key, (deg_t)d };
+        if (d < -512 || d > 512) return fail(err, es, "class '%s': degree %lld is out of range", key, (long long)d);
+        if (!key[0] || strpbrk(key, " \t\n+="))
+            return fail(err, es, "class '%s': a name may not be empty or hold spaces, '+' or '='", key);
+        (*c)[(*ncls)++] = (cls){ key, (deg_t)d };
     }
-    qsort(c, (size_t)ncls, sizeof *c, cls_cmp);
-    m->min_deg = c[0].deg;
-    m->max_deg = c[ncls - 1].deg;
+    qsort(*c, (size_t)*ncls, sizeof **c, cls_cmp);
+    m->min_deg = (*c)[0].deg;
+    m->max_deg = (*c)[*ncls - 1].deg;
     deg_t span = m->max_deg - m->min_deg;
-    if (span > FDM_MAX_SPAN) {
-        fail(err, es, "key 'gens': classes from degree %d to %d: a module spread over more than %d degrees is "
-             "not supported yet", m->min_deg, m->max_deg, FDM_MAX_SPAN);
-        goto out;
-    }
+    if (span > FDM_MAX_SPAN)
+        return fail(err, es, "key 'gens': classes from degree %d to %d: a module spread over more than %d degrees is "
+                    "not supported yet", m->min_deg, m->max_deg, FDM_MAX_SPAN);
     m->dim = calloc((size_t)span + 1, sizeof *m->dim);
     m->names = calloc((size_t)span + 1, sizeof *m->names);
-    if (!m->dim || !m->names) { fail(err, es, "out of memory"); goto out; }
-    for (int k = 0; k < ncls; k++) m->dim[c[k].deg - m->min_deg]++;
+    if (!m->dim || !m->names) return fail(err, es, "out of memory");
+    for (int k = 0; k < *ncls; k++) m->dim[(*c)[k].deg - m->min_deg]++;
     for (deg_t t = 0; t <= span; t++)
-        if (!(m->names[t] = calloc(m->dim[t] + 1, sizeof **m->names))) { fail(err, es, "out of memory"); goto out; }
-    for (int k = 0; k < ncls; k++)
-        if (!(m->names[c[k].deg - m->min_deg][pos_in_degree(c, k)] = strdup(c[k].name))) {
-            fail(err, es, "out of memory");
-            goto out;
-        }
-    json_t *acts = json_object_get(root, "actions");
-    if (acts && !json_is_array(acts)) { fail(err, es, "key 'actions': not a list"); goto out; }
-    if (m->p != 2) {        /* odd p: the action of A_p or of B (fdmodule_p.h) */
-        uint8_t *given = calloc(FDM_P_MAX_GENS * (size_t)ncls + 1, 1);
-        int bad = !given || fdm_p_tables(m) != 0;
-        if (bad) fail(err, es, "out of memory");
-        size_t ai;
-        json_t *a;
-        json_array_foreach(acts, ai, a) {
-            if (bad) break;
-            if (!json_is_string(a)) bad = fail(err, es, "key 'actions': entry %zu is not a string", ai);
-            else bad = parse_action_p(json_string_value(a), c, ncls, m, given, err, es);
-        }
-        free(given);
-        if (bad || fdm_p_complete(m, json_array_size(acts) > 0, err, es) != 0) goto out;
-        if (fdm_p_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
-        goto keep_source;
-    }
-    if (milnor_basis_init(&m->A, span, &profile) != 0) { fail(err, es, "out of memory"); goto out; }
-    gv = calloc(json_array_size(acts) + 1, sizeof *gv);
-    if (!gv) { fail(err, es, "out of memory"); goto out; }
+        if (!(m->names[t] = calloc(m->dim[t] + 1, sizeof **m->names))) return fail(err, es, "out of memory");
+    for (int k = 0; k < *ncls; k++)
+        if (!(m->names[(*c)[k].deg - m->min_deg][pos_in_degree(*c, k)] = strdup((*c)[k].name)))
+            return fail(err, es, "out of memory");
+    return 0;
+}
+
+/* Odd p: the action of A_p or of B (fdmodule_p.h) from the given actions, completed and
+ * checked, and the canonical text. 0, or -1 with err set. */
+static int actions_p(json_t *acts, const cls *c, int ncls, fd_module *m, char *err, size_t es)
+{
+    uint8_t *given = calloc(FDM_P_MAX_GENS * (size_t)ncls + 1, 1);
+    int bad = !given || fdm_p_tables(m) != 0;
+    if (bad) fail(err, es, "out of memory");
     size_t ai;
     json_t *a;
     json_array_foreach(acts, ai, a) {
-        if (!json_is_string(a)) { fail(err, es, "key 'actions': entry %zu is not a string", ai); goto out; }
-        if (parse_action(json_string_value(a), c, ncls, m, &gv[ngiven], err, es) != 0) {
-            free(gv[ngiven].img);
-            goto out;
+        if (bad) break;
+        if (!json_is_string(a)) bad = fail(err, es, "key 'actions': entry %zu is not a string", ai);
+        else bad = parse_action_p(json_string_value(a), c, ncls, m, given, err, es);
+    }
+    free(given);
+    if (bad || fdm_p_complete(m, json_array_size(acts) > 0, err, es) != 0) return -1;
+    if (fdm_p_canonical(m) != 0) return fail(err, es, "out of memory");
+    return 0;
+}
+
+/* p = 2: the given actions Sq(2^k) x into gv (*ngiven of them, each at most once), then the
+ * action of every Milnor element of the profile's algebra, checked, and the canonical text. 0,
+ * or -1 with err set. */
+static int actions_2(json_t *acts, const cls *c, int ncls, const milnor_profile *profile, fd_module *m,
+                     given **gv, int *ngiven, char *err, size_t es)
+{
+    deg_t span = m->max_deg - m->min_deg;
+    if (milnor_basis_init(&m->A, span, profile) != 0) return fail(err, es, "out of memory");
+    if (!(*gv = calloc(json_array_size(acts) + 1, sizeof **gv))) return fail(err, es, "out of memory");
+    given *g = *gv;
+    size_t ai;
+    json_t *a;
+    json_array_foreach(acts, ai, a) {
+        if (!json_is_string(a)) return fail(err, es, "key 'actions': entry %zu is not a string", ai);
+        if (parse_action(json_string_value(a), c, ncls, m, &g[*ngiven], err, es) != 0) {
+            free(g[*ngiven].img);
+            return -1;
         }
-        ngiven++;
-        for (int j = 0; j < ngiven - 1; j++)
-            if (gv[j].k == gv[ngiven - 1].k && gv[j].src == gv[ngiven - 1].src) {
-                fail(err, es, "action '%s': Sq%d %s is given twice", json_string_value(a), 1 << gv[j].k,
-                     c[gv[j].src].name);
-                goto out;
-            }
+        (*ngiven)++;
+        for (int j = 0; j < *ngiven - 1; j++)
+            if (g[j].k == g[*ngiven - 1].k && g[j].src == g[*ngiven - 1].src)
+                return fail(err, es, "action '%s': Sq%d %s is given twice", json_string_value(a), 1 << g[j].k,
+                            c[g[j].src].name);
     }
     m->act = calloc(((size_t)span + 1) * ((size_t)span + 1), sizeof *m->act);
-    if (!m->act) { fail(err, es, "out of memory"); goto out; }
+    if (!m->act) return fail(err, es, "out of memory");
     for (deg_t u = m->min_deg; u <= m->max_deg; u++)
         for (deg_t d = 0; u + d <= m->max_deg; d++) {
             size_t words = f2vec_words(fdm_dim(m, u + d));
             if (!words) words = 1;
             size_t n = (size_t)fdm_dim(m, u) * m->A.dim[d] * words;
-            if (!(m->act[(size_t)(u - m->min_deg) * ((size_t)span + 1) + (size_t)d] = calloc(n + 1, 8))) {
-                fail(err, es, "out of memory");
-                goto out;
-            }
+            if (!(m->act[(size_t)(u - m->min_deg) * ((size_t)span + 1) + (size_t)d] = calloc(n + 1, 8)))
+                return fail(err, es, "out of memory");
         }
     for (deg_t u = m->min_deg; u <= m->max_deg; u++)     /* Sq(0) = 1 */
         for (uint32_t i = 0; i < fdm_dim(m, u); i++) f2vec_flip(act_mut(m, u, i, 0, 0), i);
     for (deg_t d = 1; d <= span; d++) {
-        int frc = fill_degree(m, d, gv, ngiven, c, ncls);
-        if (frc == -2) {
-            fail(err, es, "key 'profile': its algebra is not generated by the Sq(2^k) it contains (not supported)");
-            goto out;
-        }
-        if (frc != 0) { fail(err, es, "out of memory"); goto out; }
+        int frc = fill_degree(m, d, g, *ngiven, c, ncls);
+        if (frc == -2)
+            return fail(err, es, "key 'profile': its algebra is not generated by the Sq(2^k) it contains (not supported)");
+        if (frc != 0) return fail(err, es, "out of memory");
     }
-    if (check_module(m, err, es) != 0) goto out;
-    if (make_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
-keep_source:
-    if (!(m->source = malloc(textlen + 1))) { fail(err, es, "out of memory"); goto out; }
+    if (check_module(m, err, es) != 0) return -1;
+    if (make_canonical(m) != 0) return fail(err, es, "out of memory");
+    return 0;
+}
+
+/* What every kind of module file ends with: the source kept, the shift applied, the cofiber's
+ * class appended. 0, or -1 with err set. */
+static int finish_module(fd_module *m, const char *text, size_t textlen, json_t *shift, char *err, size_t es)
+{
+    if (!(m->source = malloc(textlen + 1))) return fail(err, es, "out of memory");
     memcpy(m->source, text, textlen);
     m->source[textlen] = 0;
     m->source_len = textlen;
-    if (shift && apply_shift(m, (deg_t)json_integer_value(shift)) != 0) { fail(err, es, "out of memory"); goto out; }
-    if (m->has_cofiber) {
-        /* the class becomes a self-map of M through M's bottom class (stages/resolve/cofiber.h): a
-         * finite module, cyclic on a bottom class of its own (checked by cofiber_prepare) */
-        if (m->fp || m->rp_open) {
-            fail(err, es, "key 'cofiber': supported for finite dimensional modules only");
-            goto out;
-        }
-        if (m->dim[0] != 1) {
-            fail(err, es, "key 'cofiber': the module's bottom degree %d holds %u classes (the class is read as a "
-                 "self-map of M through its one bottom class)", m->min_deg, m->dim[0]);
-            goto out;
-        }
-        if (shift) m->cofiber_t += (deg_t)json_integer_value(shift);
-        /* Ext^{s,t}(M) is zero below M's bottom stem: no class to take the cofiber of */
-        if (m->cofiber_t - m->cofiber_s < m->min_deg) {
-            fail(err, es, "key 'cofiber': Ext^{%d,%d} is zero (stem %d is below the module's bottom degree %d)",
-                 m->cofiber_s, m->cofiber_t, m->cofiber_t - m->cofiber_s, m->min_deg);
-            goto out;
-        }
-        if (append_cofiber(m) != 0) { fail(err, es, "out of memory"); goto out; }
+    if (shift && apply_shift(m, (deg_t)json_integer_value(shift)) != 0) return fail(err, es, "out of memory");
+    if (!m->has_cofiber) return 0;
+    /* the class becomes a self-map of M through M's bottom class (stages/resolve/cofiber.h): a
+     * finite module, cyclic on a bottom class of its own (checked by cofiber_prepare) */
+    if (m->fp || m->rp_open) return fail(err, es, "key 'cofiber': supported for finite dimensional modules only");
+    if (m->dim[0] != 1)
+        return fail(err, es, "key 'cofiber': the module's bottom degree %d holds %u classes (the class is read as a "
+                    "self-map of M through its one bottom class)", m->min_deg, m->dim[0]);
+    if (shift) m->cofiber_t += (deg_t)json_integer_value(shift);
+    /* Ext^{s,t}(M) is zero below M's bottom stem: no class to take the cofiber of */
+    if (m->cofiber_t - m->cofiber_s < m->min_deg)
+        return fail(err, es, "key 'cofiber': Ext^{%d,%d} is zero (stem %d is below the module's bottom degree %d)",
+                    m->cofiber_s, m->cofiber_t, m->cofiber_t - m->cofiber_s, m->min_deg);
+    if (append_cofiber(m) != 0) return fail(err, es, "out of memory");
+    return 0;
+}
+
+int fdm_parse(const char *text, size_t textlen, fd_module *m, char *err, size_t es)
+{
+    memset(m, 0, sizeof *m);
+    json_error_t je;
+    json_t *root = json_loadb(text, textlen, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        fail(err, es, "bad JSON at line %d: %s", je.line, je.text);
+        return -1;
     }
-    rc = 0;
+    cls *c = NULL;
+    given *gv = NULL;
+    int ncls = 0, ngiven = 0, rc = -1;
+    const char *type = NULL;
+    json_t *shift = NULL;
+    milnor_profile profile = milnor_profile_full();
+    if (parse_header(root, m, &type, &shift, &profile, err, es) != 0) goto out;
+    if (!strcmp(type, "finitely presented module")) {
+        if (m->has_profile) {
+            fail(err, es, "key 'profile': a finitely presented module over a profile's algebra is not supported");
+            goto out;
+        }
+        if (fpm_parse(root, m, err, es) != 0) goto out;
+    } else if (!strcmp(type, "real projective space")) {
+        m->rp_profile = profile;    /* over B: Sq(R) x^e for the Sq(R) of B (fpmodule.h) */
+        if (rpm_parse(root, m, err, es) != 0) goto out;
+        if (!m->rp_open && make_canonical(m) != 0) { fail(err, es, "out of memory"); goto out; }
+    } else {
+        if (parse_classes(json_object_get(root, "gens"), m, &c, &ncls, err, es) != 0) goto out;
+        json_t *acts = json_object_get(root, "actions");
+        if (acts && !json_is_array(acts)) { fail(err, es, "key 'actions': not a list"); goto out; }
+        if (m->p != 2 ? actions_p(acts, c, ncls, m, err, es) != 0
+                      : actions_2(acts, c, ncls, &profile, m, &gv, &ngiven, err, es) != 0)
+            goto out;
+    }
+    rc = finish_module(m, text, textlen, shift, err, es);
 out:
     for (int j = 0; gv && j < ngiven; j++) free(gv[j].img);
     free(gv);

@@ -473,25 +473,14 @@ static int kernel_rows(const f2mat *mat, uint32_t rank, uint32_t c0, uint32_t w,
     return 0;
 }
 
-/* The brackets of the classes c at (s, t) (stem n); 0, or -1. */
-static int write_bidegree(FILE *out, sec_massey *m, int n, int s, deg_t t)
+/* The E3 cycles x at (s, t) with b·x = 0 in Ext (x in the kernel of d2 there, or anywhere in
+ * Ext where d2 is not computed), a basis in RREF, into *k2. 0, or -1. */
+static int e3_b_cycles(sec_massey *m, int s, deg_t t, f2mat *k2)
 {
-    const resolution *res = R(m);
-    int sa = m->sa, sb = m->sb, shift = (int)res->shift;
-    deg_t ta = m->ta, tb = m->tb;
-    int ss = s + sa + sb - 1;
-    deg_t st = t + ta + tb;
-    uint32_t nsrc = ngens(m, ss, st), nsl = ngens(m, ss + 1, st + 1);
-    uint32_t nt = ngens(m, s, t), ntl = ngens(m, s + 1, t + 1), np = ngens(m, s + sb, t + tb),
-             npl = ngens(m, s + sb + 1, t + tb + 1);
-    if (!nsrc && !nsl) return 0;
-    f2mat d2 = { 0 }, aug = { 0 }, e3 = { 0 }, M = { 0 }, k2 = { 0 }, k3 = { 0 }, img = { 0 };
-    int32_t *piv = NULL, *ipiv = calloc(ntl + 1, sizeof *ipiv);
-    uint32_t wide = np + npl + nt + ntl;
-    uint8_t *row = calloc(wide + 1, 1), *g = calloc(nt + ntl + 1, 1), *wv = calloc(ngens(m, s + sb - 1, t + tb) + 1, 1);
-    int *sc0 = calloc(nsrc + np + 1, sizeof *sc0), rc = -1;
-    uint8_t *sc1 = calloc(nsl + 1, 1), *ext = calloc(nsrc + 1, 1);
-    if (!ipiv || !row || !g || !wv || !sc0 || !sc1 || !ext) goto out;
+    uint32_t nt = ngens(m, s, t), np = ngens(m, s + m->sb, t + m->tb);
+    f2mat d2 = { 0 }, aug = { 0 }, e3 = { 0 }, M = { 0 };
+    int32_t *piv = NULL;
+    int rc = -1;
     /* E3 at (s, t): the kernel of d2 there (all of Ext where d2 is not computed), in RREF */
     uint32_t nd = t > 0 && secondary_in_range(m->sec, s, t) ? ngens(m, s + 2, t + 1) : 0;
     if (f2mat_init(&d2, nt, nd) != 0) goto out;
@@ -508,35 +497,135 @@ static int write_bidegree(FILE *out, sec_massey *m, int n, int s, deg_t t)
             for (uint32_t z = 0; z < np; z++)
                 if (bit(&m->pb.prim, 0, s, t, i, z)) f2mat_flip(&M, r, z);
         }
-    if ((rank = f2mat_rref(&M, NULL)) < 0 || kernel_rows(&M, (uint32_t)rank, np, nt, &k2) != 0) goto out;
-    f2mat_clear(&M);
-    /* the kernel of the product by b in Mod_{Cλ²}: [b·x (Ext, λ reduced) | x | 0], and the λ
-     * multiples [0 | b·y reduced | 0 | y] for y off the pivots of d2's image at (s+1, t+1) */
+    if ((rank = f2mat_rref(&M, NULL)) < 0 || kernel_rows(&M, (uint32_t)rank, np, nt, k2) != 0) goto out;
+    rc = 0;
+out:
+    f2mat_clear(&d2), f2mat_clear(&aug), f2mat_clear(&e3), f2mat_clear(&M);
+    free(piv);
+    return rc;
+}
+
+/* The kernel of the product by b in Mod_{Cλ²} at (s, t) from the E3 cycles k2: rows [x | y]
+ * (x at (s, t), y at (s+1, t+1), the λ part), a basis in RREF, into *k3. 0, or -1. */
+static int lambda_b_kernel(sec_massey *m, int s, deg_t t, const f2mat *k2, f2mat *k3)
+{
+    int sb = m->sb;
+    deg_t tb = m->tb;
+    uint32_t nt = ngens(m, s, t), ntl = ngens(m, s + 1, t + 1), np = ngens(m, s + sb, t + tb),
+             npl = ngens(m, s + sb + 1, t + tb + 1), wide = np + npl + nt + ntl;
+    f2mat M = { 0 }, img = { 0 };
+    int32_t *ipiv = calloc(ntl + 1, sizeof *ipiv), *ppiv = NULL;
+    uint8_t *row = calloc(wide + 1, 1), *g = calloc(nt + 1, 1);
+    int rc = -1, rank;
+    if (!ipiv || !row || !g) goto out;
+    /* [b·x (Ext, λ reduced) | x | 0], and the λ multiples [0 | b·y reduced | 0 | y] for y off the
+     * pivots of d2's image at (s+1, t+1) */
     if (d2_image(m, s + 1, t + 1, &img, ipiv) != 0) goto out;
     uint32_t nlm = 0;
     for (uint32_t i = 0; i < ntl; i++) nlm += ipiv[i] < 0;
-    if (f2mat_init(&M, k2.rows + nlm, wide) != 0) goto out;
-    for (uint32_t r = 0; r < k2.rows; r++) {
-        for (uint32_t i = 0; i < nt; i++) g[i] = (uint8_t)f2mat_get(&k2, r, i);
+    if (f2mat_init(&M, k2->rows + nlm, wide) != 0) goto out;
+    for (uint32_t r = 0; r < k2->rows; r++) {
+        for (uint32_t i = 0; i < nt; i++) g[i] = (uint8_t)f2mat_get(k2, r, i);
         if (product(m, 1, s, t, g, 1, row, row + np) != 0) goto out;
         for (uint32_t c = 0; c < np + npl; c++) f2mat_set(&M, r, c, row[c]);
         for (uint32_t i = 0; i < nt; i++) f2mat_set(&M, r, np + npl + i, g[i]);
     }
     f2mat_clear(&img);
-    int32_t *ppiv = calloc(npl + 1, sizeof *ppiv);
-    if (!ppiv || d2_image(m, s + sb + 1, t + tb + 1, &img, ppiv) != 0) {
-        free(ppiv);
-        goto out;
-    }
-    for (uint32_t i = 0, r = k2.rows; i < ntl; i++) {
+    ppiv = calloc(npl + 1, sizeof *ppiv);
+    if (!ppiv || d2_image(m, s + sb + 1, t + tb + 1, &img, ppiv) != 0) goto out;
+    for (uint32_t i = 0, r = k2->rows; i < ntl; i++) {
         if (ipiv[i] >= 0) continue;
         for (uint32_t z = 0; z < npl; z++) row[z] = (uint8_t)bit(&m->pb.prim, 0, s + 1, t + 1, i, z);
         reduce_by(&img, ppiv, row, npl);
         for (uint32_t z = 0; z < npl; z++) f2mat_set(&M, r, np + z, row[z]);
         f2mat_set(&M, r++, np + npl + nt + i, 1);
     }
-    free(ppiv);
-    if ((rank = f2mat_rref(&M, NULL)) < 0 || kernel_rows(&M, (uint32_t)rank, np + npl, nt + ntl, &k3) != 0) goto out;
+    if ((rank = f2mat_rref(&M, NULL)) < 0 || kernel_rows(&M, (uint32_t)rank, np + npl, nt + ntl, k3) != 0) goto out;
+    rc = 0;
+out:
+    f2mat_clear(&M), f2mat_clear(&img);
+    free(ipiv), free(ppiv), free(row), free(g);
+    return rc;
+}
+
+/* One bracket <a, b, c> in Mod_{Cλ²}, c = gx + λ gl at (s, t) (stem n), from wv, the d2
+ * preimage of b·c's λ part (nullhomotopy): the Ext part ext and the λ part sc1 of the bracket
+ * at (s + sa + sb - 1, t + ta + tb), written as a line of sseq's massey text. sc0 (nsrc + np
+ * entries) is scratch. */
+static void write_bracket(FILE *out, sec_massey *m, int n, int s, deg_t t, const uint8_t *gx, const uint8_t *gl,
+                          const uint8_t *wv, int *sc0, uint8_t *sc1, uint8_t *ext)
+{
+    const resolution *res = R(m);
+    int sa = m->sa, sb = m->sb, shift = (int)res->shift;
+    deg_t ta = m->ta, tb = m->tb;
+    int ss = s + sa + sb - 1;
+    deg_t st = t + ta + tb;
+    uint32_t nsrc = ngens(m, ss, st), nsl = ngens(m, ss + 1, st + 1);
+    uint32_t nt = ngens(m, s, t), ntl = ngens(m, s + 1, t + 1), np = ngens(m, s + sb, t + tb);
+    uint32_t nw = ngens(m, s + sb - 1, t + tb);
+    memset(sc0, 0, (nsrc + np + 1) * sizeof *sc0);
+    memset(sc1, 0, nsl);
+    for (uint32_t z = 0; z < nsrc; z++) {
+        for (uint32_t i = 0; i < nt; i++) sc0[z] += gx[i] * bit(&m->hs, 0, s, t, i, z);
+        for (uint32_t j = 0; j < nw; j++) sc0[z] += 3 * wv[j] * bit(&m->pa.prim, 0, s + sb - 1, t + tb, j, z);
+    }
+    for (uint32_t zz = 0; zz < nsl; zz++) {
+        for (uint32_t i = 0; i < nt; i++) sc1[zz] ^= (uint8_t)(gx[i] & bit(&m->Hs, 0, s, t, i, zz));
+        for (uint32_t i = 0; i < ntl; i++) sc1[zz] ^= (uint8_t)(gl[i] & bit(&m->hs, 0, s + 1, t + 1, i, zz));
+    }
+    for (uint32_t z = 0; z < nsrc; z++)     /* the Ext part's carries: λ h0 times them */
+        if ((sc0[z] / 2) % 2)
+            for (uint32_t zz = 0; zz < nsl; zz++) sc1[zz] ^= (uint8_t)h0_bit(res, ss, st, z, zz);
+    for (uint32_t z = 0; z < nsrc; z++) ext[z] = (uint8_t)(sc0[z] % 2);
+    /* the carries of b·c (2 = λ h0) times a: f_a read at Sq(1) on their generators */
+    int *bc = sc0 + nsrc;
+    for (uint32_t q = 0; q < np; q++) {
+        for (uint32_t i = 0; i < nt; i++) bc[q] += gx[i] * bit(&m->pb.prim, 0, s, t, i, q);
+        if (!((bc[q] / 2) % 2)) continue;
+        uint64_t at = freemod_offset(&res->F[s + sb], t + tb + 1, t + tb, q);
+        for (uint32_t zz = 0; zz < nsl; zz++) {
+            uint32_t bits = 0;
+            const uint64_t *fa = sec_map_row(&m->pa.prim, 0, s + sb, t + tb + 1, zz, &bits);
+            if (fa && at < bits && f2vec_get(fa, at)) sc1[zz] ^= 1;
+        }
+    }
+    fprintf(out, "<%s, %s, ", m->a.name, m->b.name);
+    int hx = 0;
+    for (uint32_t i = 0; i < nt; i++) hx |= gx[i];
+    if (hx) {
+        fputc('[', out);
+        put_basis(out, n + shift, s, gx, nt);
+        fputc(']', out);
+    }
+    int nl = 0;
+    for (uint32_t i = 0; i < ntl; i++) nl += gl[i];
+    if (nl) {
+        fputs(hx ? " + λ" : "λ", out);
+        if (nl > 1) fputc('(', out);
+        put_basis(out, n + shift, s + 1, gl, ntl);
+        if (nl > 1) fputc(')', out);
+    }
+    fputs("> = ±", out);
+    put_list(out, ext, nsrc);
+    fputs(" + λ", out);
+    put_list(out, sc1, nsl);
+    fputc('\n', out);
+}
+
+/* The brackets of the classes c at (s, t) (stem n); 0, or -1. */
+static int write_bidegree(FILE *out, sec_massey *m, int n, int s, deg_t t)
+{
+    int ss = s + m->sa + m->sb - 1;
+    deg_t st = t + m->ta + m->tb;
+    uint32_t nsrc = ngens(m, ss, st), nsl = ngens(m, ss + 1, st + 1);
+    uint32_t nt = ngens(m, s, t), ntl = ngens(m, s + 1, t + 1), np = ngens(m, s + m->sb, t + m->tb);
+    if (!nsrc && !nsl) return 0;
+    f2mat k2 = { 0 }, k3 = { 0 };
+    uint8_t *g = calloc(nt + ntl + 1, 1), *wv = calloc(ngens(m, s + m->sb - 1, t + m->tb) + 1, 1);
+    int *sc0 = calloc(nsrc + np + 1, sizeof *sc0), rc = -1;
+    uint8_t *sc1 = calloc(nsl + 1, 1), *ext = calloc(nsrc + 1, 1);
+    if (!g || !wv || !sc0 || !sc1 || !ext) goto out;
+    if (e3_b_cycles(m, s, t, &k2) != 0 || lambda_b_kernel(m, s, t, &k2, &k3) != 0) goto out;
     /* the cells read below */
     if ((nt && nsrc && !ready(&m->hs, 0, s, t)) || (ntl && nsl && !ready(&m->hs, 0, s + 1, t + 1)) ||
         (nt && nsl && !ready(&m->Hs, 0, s, t))) {
@@ -544,64 +633,15 @@ static int write_bidegree(FILE *out, sec_massey *m, int n, int s, deg_t t)
         goto out;
     }
     for (uint32_t r = 0; r < k3.rows; r++) {
-        const uint8_t *gx = g, *gl = g + nt;
         for (uint32_t i = 0; i < nt + ntl; i++) g[i] = (uint8_t)f2mat_get(&k3, r, i);
         int ez, ex;
-        if (nullhomotopy(m, 1, s, t, gx, gl, wv, &ez, &ex) != 0) goto out;
-        uint32_t nw = ngens(m, s + sb - 1, t + tb);
-        memset(sc0, 0, (nsrc + np + 1) * sizeof *sc0);
-        memset(sc1, 0, nsl);
-        for (uint32_t z = 0; z < nsrc; z++) {
-            for (uint32_t i = 0; i < nt; i++) sc0[z] += gx[i] * bit(&m->hs, 0, s, t, i, z);
-            for (uint32_t j = 0; j < nw; j++) sc0[z] += 3 * wv[j] * bit(&m->pa.prim, 0, s + sb - 1, t + tb, j, z);
-        }
-        for (uint32_t zz = 0; zz < nsl; zz++) {
-            for (uint32_t i = 0; i < nt; i++) sc1[zz] ^= (uint8_t)(gx[i] & bit(&m->Hs, 0, s, t, i, zz));
-            for (uint32_t i = 0; i < ntl; i++) sc1[zz] ^= (uint8_t)(gl[i] & bit(&m->hs, 0, s + 1, t + 1, i, zz));
-        }
-        for (uint32_t z = 0; z < nsrc; z++)     /* the Ext part's carries: λ h0 times them */
-            if ((sc0[z] / 2) % 2)
-                for (uint32_t zz = 0; zz < nsl; zz++) sc1[zz] ^= (uint8_t)h0_bit(res, ss, st, z, zz);
-        for (uint32_t z = 0; z < nsrc; z++) ext[z] = (uint8_t)(sc0[z] % 2);
-        /* the carries of b·c (2 = λ h0) times a: f_a read at Sq(1) on their generators */
-        int *bc = sc0 + nsrc;
-        for (uint32_t q = 0; q < np; q++) {
-            for (uint32_t i = 0; i < nt; i++) bc[q] += gx[i] * bit(&m->pb.prim, 0, s, t, i, q);
-            if (!((bc[q] / 2) % 2)) continue;
-            uint64_t at = freemod_offset(&res->F[s + sb], t + tb + 1, t + tb, q);
-            for (uint32_t zz = 0; zz < nsl; zz++) {
-                uint32_t bits = 0;
-                const uint64_t *fa = sec_map_row(&m->pa.prim, 0, s + sb, t + tb + 1, zz, &bits);
-                if (fa && at < bits && f2vec_get(fa, at)) sc1[zz] ^= 1;
-            }
-        }
-        fprintf(out, "<%s, %s, ", m->a.name, m->b.name);
-        int hx = 0;
-        for (uint32_t i = 0; i < nt; i++) hx |= gx[i];
-        if (hx) {
-            fputc('[', out);
-            put_basis(out, n + shift, s, gx, nt);
-            fputc(']', out);
-        }
-        int nl = 0;
-        for (uint32_t i = 0; i < ntl; i++) nl += gl[i];
-        if (nl) {
-            fputs(hx ? " + λ" : "λ", out);
-            if (nl > 1) fputc('(', out);
-            put_basis(out, n + shift, s + 1, gl, ntl);
-            if (nl > 1) fputc(')', out);
-        }
-        fputs("> = ±", out);
-        put_list(out, ext, nsrc);
-        fputs(" + λ", out);
-        put_list(out, sc1, nsl);
-        fputc('\n', out);
+        if (nullhomotopy(m, 1, s, t, g, g + nt, wv, &ez, &ex) != 0) goto out;
+        write_bracket(out, m, n, s, t, g, g + nt, wv, sc0, sc1, ext);
     }
     rc = 0;
 out:
-    f2mat_clear(&d2), f2mat_clear(&aug), f2mat_clear(&e3), f2mat_clear(&M), f2mat_clear(&k2), f2mat_clear(&k3),
-        f2mat_clear(&img);
-    free(piv), free(ipiv), free(row), free(g), free(wv), free(sc0), free(sc1), free(ext);
+    f2mat_clear(&k2), f2mat_clear(&k3);
+    free(g), free(wv), free(sc0), free(sc1), free(ext);
     return rc;
 }
 

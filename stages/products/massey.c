@@ -358,20 +358,158 @@ int massey_bracket_start(massey_bracket *br, const resolution *res, massey_pendi
     return br->rep ? 0 : -1;
 }
 
+/* Over a module M: every basis class of Ext(M) lifted into the unit's resolution through level
+ * max(sa, sb) (for b·y, the kernel, and a·y, the indeterminacy), into basis, the first map of
+ * each source cell into *first, both handed to fs; under share, each rank's lifts' products
+ * with a and b to every rank (one exchange, counted off *exchanges). The runs' and the
+ * exchange's status (0 done), or -1 with *oom set when out of memory (err not set). */
+static int lift_module_basis(const resolution *res, massey_work *wk, lift_set *basis, int **first, factor_src *fs,
+                             const product_class *a, const product_class *b, const massey_share *share,
+                             const chain_runner *runner, int *exchanges, long *lifts, int *oom, char *err,
+                             size_t errlen)
+{
+    int sa = a->s, sb = b->s, rc = 0;
+    *oom = 1;
+    deg_t ta = a->n + sa, tb = b->n + sb;
+    lift_set_share_preimages(basis, &wk->set1);   /* the same target: one preimage cache */
+    basis->any_preimage = 1;
+    *first = malloc(((size_t)res->max_s + 1) * fs->stride * sizeof **first);
+    if (!*first) return -1;
+    for (int s = 0; s <= res->max_s; s++)
+        for (int n = 0; n <= res->max_n; n++) {
+            size_t cell = (size_t)s * fs->stride + (size_t)n;
+            (*first)[cell] = -1;
+            uint32_t nc = massey_done(res, s, n) ? res_ngens(res, s, n + s) : 0;
+            uint8_t *e = calloc(nc + 1, 1);
+            if (!e) return -1;
+            for (uint32_t j = 0; j < nc; j++) {
+                memset(e, 0, nc);
+                e[j] = 1;
+                char key[64];
+                snprintf(key, sizeof key, "basis_%d_%d_%u", n, s, j);
+                int m = lift_add_map(basis, s, n + s, e, nc, key, NULL, NULL);
+                if (m < 0) {
+                    free(e);
+                    return -1;
+                }
+                basis->maps[m].max_i = !mine(share, m) ? -1 : sa > sb ? sa : sb;   /* -1: another rank's */
+                if (!j) (*first)[cell] = m;
+            }
+            free(e);
+        }
+    *oom = 0;
+    *lifts += basis->nmaps;
+    if (basis->nmaps) rc = massey_run_set(basis, runner, err, errlen);
+    if (share) {   /* each rank's basis lifts' products with a and b to every rank */
+        shared_cells products = { basis, 2, { sa, sb }, { ta, tb } };
+        --*exchanges;
+        rc = exchange(share, rc, &products, 1, err, errlen);
+    }
+    if (rc) return rc;
+    fs->basis = basis;
+    fs->first = *first;
+    return 0;
+}
+
+/* The c's: a basis of the kernel of multiplication by b (map mb of fs) at every bidegree where
+ * b·c and the bracket are resolved, appended to wk->cs. 0, or -1 out of memory. */
+static int kernel_of_b(const resolution *res, const factor_src *fs, int mb, const product_class *a,
+                       const product_class *b, massey_work *wk)
+{
+    f2mat M = { 0 }, aug = { 0 }, ker = { 0 };
+    int32_t *piv = NULL;
+    int rc = 0;
+    for (int n = 0; n <= res->max_n && !rc; n++)
+        for (int s = 0; s <= res->max_s && !rc; s++) {
+            uint32_t nc = massey_done(res, s, n) ? res_ngens(res, s, n + s) : 0;
+            if (!nc || !massey_done(res, s + b->s, n + b->n)) continue;
+            uint32_t w = res_ngens(res, s + b->s, n + b->n + s + b->s);
+            rc = -1;
+            if (f2mat_init(&M, nc, w) != 0) break;
+            factor_rows(fs, mb, b, s, n + s, nc, w, &M, 0);
+            piv = malloc(((size_t)f2mat_segment_start(w) + nc + 1) * sizeof *piv);
+            if (!piv || f2mat_augment_identity(&aug, &M) != 0) break;
+            int rank = f2mat_rref(&aug, piv);
+            if (rank < 0 || f2mat_kernel_from_rref(&aug, w, (uint32_t)rank, piv, &ker) != 0) break;
+            rc = 0;
+            for (uint32_t r = 0; r < ker.rows && !rc; r++) {
+                if (!massey_done(res, s + a->s + b->s - 1, n + a->n + b->n + 1)) continue;
+                if (massey_pending_push(&wk->cs, &wk->ncs, n, s, nc, NULL) != 0) rc = -1;
+                for (uint32_t k = 0; k < nc && !rc; k++) wk->cs[wk->ncs - 1].c[k] = (uint8_t)f2mat_get(&ker, r, k);
+            }
+            f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
+            free(piv);
+            piv = NULL;
+        }
+    f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
+    free(piv);
+    return rc;
+}
+
+/* The brackets off the lifts: <a, b, c> = a ∘ h_c for every c (wk's homotopies), each with its
+ * indeterminacy a·Ext + Ext·c in RREF and the representative reduced by it, into out. 0, or -1
+ * out of memory. */
+static int read_brackets(const resolution *res, const resolution *unit, const factor_src *fs, int ma,
+                         const product_class *a, const product_class *b, massey_work *wk, massey_table *out)
+{
+    int sa = a->s, sb = b->s;
+    deg_t ta = a->n + sa, tb = b->n + sb;
+    f2mat M = { 0 }, ker = { 0 };
+    int rc = -1;
+    out->b = calloc(wk->ncs + 1, sizeof *out->b);
+    if (!out->b) return -1;
+    for (size_t k = 0; k < wk->ncs; k++) {
+        massey_bracket *br = &out->b[out->n++];
+        int sc = wk->cs[k].s;
+        deg_t tc = wk->cs[k].n + sc;
+        int ts = sa + sb + sc - 1;
+        deg_t tt = ta + tb + tc;
+        if (massey_bracket_start(br, res, &wk->cs[k], ts, tt) != 0) goto out;
+        for (uint32_t z = 0; z < br->dim; z++) {
+            int bit = 0;
+            for (uint32_t j = 0; j < a->len; j++)
+                bit ^= a->coords[j] & lift_product_bit(&wk->set3, wk->mhs[k], sa, ta, j, z);
+            br->rep[z] = (uint8_t)bit;
+        }
+        /* indeterminacy: a·Ext at (ts - sa, tt - ta) and c·Ext at (ts - sc, tt - tc) */
+        uint32_t ny = res_ngens(res, ts - sa, tt - ta), nx = res_ngens(unit, ts - sc, tt - tc);
+        if (f2mat_init(&M, ny + nx, br->dim) != 0) goto out;
+        factor_rows(fs, ma, a, ts - sa, tt - ta, ny, br->dim, &M, 0);
+        for (uint32_t j = 0; j < nx; j++) product_row(&wk->set2, wk->mcs[k], ts - sc, tt - tc, j, br->dim, &M, ny + j);
+        if (rref_rows(&ker, &M) != 0) goto out;
+        f2mat_clear(&M);
+        br->nindet = ker.rows;
+        br->indet = calloc((size_t)ker.rows * br->dim + 1, 1);
+        if (!br->indet) goto out;
+        for (uint32_t r = 0; r < ker.rows; r++) {
+            uint32_t p = 0;
+            while (p < br->dim && !f2mat_get(&ker, r, p)) p++;
+            int clear = p < br->dim && br->rep[p];
+            for (uint32_t z = 0; z < br->dim; z++) {
+                br->indet[(size_t)r * br->dim + z] = (uint8_t)f2mat_get(&ker, r, z);
+                if (clear) br->rep[z] ^= (uint8_t)f2mat_get(&ker, r, z);
+            }
+        }
+        f2mat_clear(&ker);
+    }
+    rc = 0;
+out:
+    f2mat_clear(&M), f2mat_clear(&ker);
+    return rc;
+}
+
 int massey_compute(const resolution *res, const resolution *unit, const product_class *a, const product_class *b,
                    const char *lift_dir, const chain_runner *runner, const massey_share *share, massey_table *out,
                    char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    int sa = a->s, sb = b->s, na = a->n, nb = b->n;
-    deg_t ta = na + sa, tb = nb + sb;
+    int sa = a->s, sb = b->s;
+    deg_t ta = a->n + sa, tb = b->n + sb;
     massey_work wk = { 0 };
     lift_set basis;
     int have_basis = 0, rc = -1;
     int *first = NULL;
     int module = res->module_id != unit->module_id;
-    f2mat M = { 0 }, aug = { 0 }, ker = { 0 };
-    int32_t *piv = NULL;
     if (share && share->nranks < 2) share = NULL;
     /* the exchanges among the ranks still to make: the same number on every rank */
     int exchanges = share ? 1 + (module || lift_dir[0]) : 0;
@@ -399,70 +537,17 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         if (rc < 0) goto oom;
         goto out;
     }
-    /* over a module M: every basis class of Ext(M) lifted into S_2 through level max(sa, sb),
-     * for b·y (the kernel) and a·y (the indeterminacy) with y in Ext(M) */
     factor_src fs = { &wk.set1, NULL, NULL, (size_t)res->max_n + 1 };
     if (module) {
         lift_set_init(&basis, res, unit, "");
-        lift_set_share_preimages(&basis, &wk.set1);   /* the same target: one preimage cache */
-        basis.any_preimage = 1;
         have_basis = 1;
-        first = malloc(((size_t)res->max_s + 1) * fs.stride * sizeof *first);
-        if (!first) goto oom;
-        for (int s = 0; s <= res->max_s; s++)
-            for (int n = 0; n <= res->max_n; n++) {
-                size_t cell = (size_t)s * fs.stride + (size_t)n;
-                first[cell] = -1;
-                uint32_t nc = massey_done(res, s, n) ? res_ngens(res, s, n + s) : 0;
-                uint8_t *e = calloc(nc + 1, 1);
-                if (!e) goto oom;
-                for (uint32_t j = 0; j < nc; j++) {
-                    memset(e, 0, nc);
-                    e[j] = 1;
-                    char key[64];
-                    snprintf(key, sizeof key, "basis_%d_%d_%u", n, s, j);
-                    int m = lift_add_map(&basis, s, n + s, e, nc, key, NULL, NULL);
-                    if (m < 0) {
-                        free(e);
-                        goto oom;
-                    }
-                    basis.maps[m].max_i = !mine(share, m) ? -1 : sa > sb ? sa : sb;   /* -1: another rank's */
-                    if (!j) first[cell] = m;
-                }
-                free(e);
-            }
-        out->lifts += basis.nmaps;
-        if (basis.nmaps) rc = massey_run_set(&basis, runner, err, errlen);
-        if (share) {   /* each rank's basis lifts' products with a and b to every rank */
-            shared_cells products = { &basis, 2, { sa, sb }, { ta, tb } };
-            exchanges--;
-            rc = exchange(share, rc, &products, 1, err, errlen);
-        }
+        int no_memory;
+        rc = lift_module_basis(res, &wk, &basis, &first, &fs, a, b, share, runner, &exchanges, &out->lifts,
+                               &no_memory, err, errlen);
+        if (no_memory) goto oom;
         if (rc) goto out;
-        fs.basis = &basis;
-        fs.first = first;
     }
-    /* the c's: kernel of multiplication by b at every bidegree where b·c is resolved */
-    for (int n = 0; n <= res->max_n; n++)
-        for (int s = 0; s <= res->max_s; s++) {
-            uint32_t nc = massey_done(res, s, n) ? res_ngens(res, s, n + s) : 0;
-            if (!nc || !massey_done(res, s + sb, n + nb)) continue;
-            uint32_t w = res_ngens(res, s + sb, n + nb + s + sb);
-            if (f2mat_init(&M, nc, w) != 0) goto oom;
-            factor_rows(&fs, mb, b, s, n + s, nc, w, &M, 0);
-            piv = malloc(((size_t)f2mat_segment_start(w) + nc + 1) * sizeof *piv);
-            if (!piv || f2mat_augment_identity(&aug, &M) != 0) goto oom;
-            int rank = f2mat_rref(&aug, piv);
-            if (rank < 0 || f2mat_kernel_from_rref(&aug, w, (uint32_t)rank, piv, &ker) != 0) goto oom;
-            for (uint32_t r = 0; r < ker.rows; r++) {
-                if (!massey_done(res, s + sa + sb - 1, n + na + nb + 1)) continue;
-                if (massey_pending_push(&wk.cs, &wk.ncs, n, s, nc, NULL) != 0) goto oom;
-                for (uint32_t k = 0; k < nc; k++) wk.cs[wk.ncs - 1].c[k] = (uint8_t)f2mat_get(&ker, r, k);
-            }
-            f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
-            free(piv);
-            piv = NULL;
-        }
+    if (kernel_of_b(res, &fs, mb, a, b, &wk) != 0) goto oom;
     /* every f_c, through level sa + sb - 1, then every homotopy, through level sa (no stage
      * files: hundreds of partial maps, cheaper to recompute than to keep as thousands of small
      * files; the homotopies are cheap and keyed by two maps) */
@@ -473,51 +558,13 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
         exchanges--;
         if ((rc = exchange(share, 0, brackets, 2, err, errlen)) != 0 || share->rank != 0) goto out;
     }
-    /* read the brackets off */
-    out->b = calloc(wk.ncs + 1, sizeof *out->b);
-    if (!out->b) goto oom;
-    for (size_t k = 0; k < wk.ncs; k++) {
-        massey_bracket *br = &out->b[out->n++];
-        int sc = wk.cs[k].s;
-        deg_t tc = wk.cs[k].n + sc;
-        int ts = sa + sb + sc - 1;
-        deg_t tt = ta + tb + tc;
-        if (massey_bracket_start(br, res, &wk.cs[k], ts, tt) != 0) goto oom;
-        for (uint32_t z = 0; z < br->dim; z++) {
-            int bit = 0;
-            for (uint32_t j = 0; j < a->len; j++)
-                bit ^= a->coords[j] & lift_product_bit(&wk.set3, wk.mhs[k], sa, ta, j, z);
-            br->rep[z] = (uint8_t)bit;
-        }
-        /* indeterminacy: a·Ext at (ts - sa, tt - ta) and c·Ext at (ts - sc, tt - tc) */
-        uint32_t ny = res_ngens(res, ts - sa, tt - ta), nx = res_ngens(unit, ts - sc, tt - tc);
-        if (f2mat_init(&M, ny + nx, br->dim) != 0) goto oom;
-        factor_rows(&fs, ma, a, ts - sa, tt - ta, ny, br->dim, &M, 0);
-        for (uint32_t j = 0; j < nx; j++) product_row(&wk.set2, wk.mcs[k], ts - sc, tt - tc, j, br->dim, &M, ny + j);
-        if (rref_rows(&ker, &M) != 0) goto oom;
-        f2mat_clear(&M);
-        br->nindet = ker.rows;
-        br->indet = calloc((size_t)ker.rows * br->dim + 1, 1);
-        if (!br->indet) goto oom;
-        for (uint32_t r = 0; r < ker.rows; r++) {
-            uint32_t p = 0;
-            while (p < br->dim && !f2mat_get(&ker, r, p)) p++;
-            int clear = p < br->dim && br->rep[p];
-            for (uint32_t z = 0; z < br->dim; z++) {
-                br->indet[(size_t)r * br->dim + z] = (uint8_t)f2mat_get(&ker, r, z);
-                if (clear) br->rep[z] ^= (uint8_t)f2mat_get(&ker, r, z);
-            }
-        }
-        f2mat_clear(&ker);
-    }
+    if (read_brackets(res, unit, &fs, ma, a, b, &wk, out) != 0) goto oom;
     rc = 0;
     goto out;
 oom:
     rc = massey_oom(err, errlen);
 out:
     while (exchanges-- > 0) rc = exchange(share, rc, NULL, 0, err, errlen);   /* rc != 0: the others stop too */
-    f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
-    free(piv);
     if (have_basis) lift_set_clear(&basis);
     free(first);
     return massey_work_clear(&wk, rc, out);
