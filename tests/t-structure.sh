@@ -6,14 +6,14 @@
 #   - Folders (algebra/, codelets/, runtime/, the top of stages/, each folder of stages/,
 #     tools/, ss/) depend on one another one way only: no circle among folders, in either graph.
 #   - The top of stages/ (the chain interface and the rows it multiplies) includes no header of
-#     a folder of stages/; runtime/ and codelets/ include stages/ headers from its top only,
-#     but for the files listed in RESOLVE_RUNNER below.
+#     a folder of stages/, and stages/store/ none but algebra/'s; runtime/ and codelets/ include
+#     stages/ headers from its top only, but for the files listed in RESOLVE_RUNNER below.
 #   - No circle of modules (by calls) in algebra/, stages/ or tools/.
 #   - Inside stages/resolve/: Nassau's step calls the resolution's core only; the core calls no
 #     step and not --keep-stages (the steps reach it through res->keep), and keepstages.c is
 #     reached from verify.c only.
 . tests/lib.sh
-plan 10
+plan 11
 B=build
 [ "${SAN:-}" = 1 ] && B=build-san
 DIRS="algebra codelets runtime stages tools ss"
@@ -60,6 +60,9 @@ ok $? "no circle among the $(awk '{ print $1; print $2 }' "$TMP/folders" | sort 
 bad=$(awk '$3 == "stages" && $4 ~ /^stages\//' "$TMP/crossing" | awk '{ print $1 " -> " $2 }' | sort -u | tr '\n' ' ')
 [ -z "$bad" ]
 ok $? "the top of stages/ (chain interface, rows, version) reaches no folder of stages/${bad:+: $bad}"
+bad=$(awk '$3 == "stages/store" && $4 != "algebra"' "$TMP/crossing" | awk '{ print $1 " -> " $2 }' | sort -u | tr '\n' ' ')
+[ -z "$bad" ]
+ok $? "the store (stages/store/: durable writes, stage files, their commit) knows no resolution: it reaches algebra/ alone${bad:+: $bad}"
 
 # runtime/ and codelets/ see stages/ through its top; the resolution's own runner (rt_resolve,
 # its distributed form, the run policy's closing line, the exchange codelets and the progress
