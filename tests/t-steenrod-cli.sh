@@ -92,8 +92,8 @@ PY
 ok $? "chart.html's document has sq0.csv's $(($(wc -l < "$D/sq0.csv") - 1)) rows as its sq0 layer"
 if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
     python3 tests/chart_browser.py hover "$D/chart.html" 8 3 0 > "$TMP/hover" 2>/dev/null &&
-        grep -qx 'Sq^0(x_(8,3,0)) = x_(19,3,0)' "$TMP/hover" && grep -qx 'Sq^1(x_(8,3,0)) = x_(18,4,1)' "$TMP/hover"
-    ok $? "hovering c0 in chart.html says Sq^0(x_(8,3,0)) = x_(19,3,0) and Sq^1(x_(8,3,0)) = x_(18,4,1)"
+        grep -qx 'Sq^0(c0) = c1' "$TMP/hover" && grep -qx 'Sq^1(c0) = x_(18,4,1)' "$TMP/hover"
+    ok $? "hovering c0 in chart.html says Sq^0(c0) = c1 and Sq^1(c0) = x_(18,4,1) (the standard names, #43 item 9)"
 else
     ok 0 "# SKIP no chromium for the hover"
 fi
