@@ -3,7 +3,7 @@
 # rank 0 alone prints. On 2 and 3 ranks the report and the exit status are those of one
 # process, on a clean directory, on a damaged one (a bit of d flipped, a stage file and a
 # kept kernel damaged, a stray name) and on one whose .lock another run holds (one line, exit
-# 2); a rank that runs out of memory, or that sees another directory, ends every rank with
+# 4); a rank that runs out of memory, or that sees another directory, ends every rank with
 # one line from rank 0 and exit 1. Every mpirun has a time limit. Skipped without mpirun or
 # without MPI in the binary (EXTFLOW_REQUIRE_MPI=1: a failure).
 . tests/lib.sh
