@@ -80,17 +80,23 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
     return rc;
 }
 
-/* {"ok": true, ...} or {"error": "..."} with status. */
-static enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, const char *key, const char *text)
+/* The object o (taken: freed here) as the JSON answer. */
+static enum MHD_Result reply_object(struct MHD_Connection *c, unsigned status, json_t *o)
 {
-    json_t *o = json_object();
-    if (key) json_object_set_new(o, key, json_string(text));
-    else json_object_set_new(o, "ok", json_true());
-    char *s = json_dumps(o, JSON_COMPACT);
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     enum MHD_Result rc = reply(c, status, "application/json", s ? s : "{}", s ? strlen(s) : 2);
     free(s);
     return rc;
+}
+
+/* {"ok": true} (key NULL) or {key: text} with status. */
+static enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, const char *key, const char *text)
+{
+    json_t *o = json_object();
+    if (o && key) json_object_set_new(o, key, json_string(text));
+    else if (o) json_object_set_new(o, "ok", json_true());
+    return reply_object(c, status, o);
 }
 
 /* The chart of DIR with the editor script before </body>. */
@@ -150,11 +156,7 @@ static enum MHD_Result state(server *sv, struct MHD_Connection *c)
                                                       (json_int_t)stage_files(sv->S.dir), "seconds",
                                                       clock_now() - sv->resolve_began));
     if (o && sv->resolve_msg[0]) json_object_set_new(o, "resolved", json_string(sv->resolve_msg));
-    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    enum MHD_Result rc = reply(c, 200, "application/json", s ? s : "{}", s ? strlen(s) : 2);
-    free(s);
-    return rc;
+    return reply_object(c, 200, o);
 }
 
 static enum MHD_Result history(server *sv, struct MHD_Connection *c)
