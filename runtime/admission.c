@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "algebra/memacct.h"
-#include "stages/resolve/progress.h"
+#include "stages/progress.h"
 
 
 /* The process's resident set now (/proc/self/statm), or 0 when unreadable. */

@@ -57,7 +57,7 @@ uint64_t admission_min_budget(uint64_t setup_bytes);
  * flag a distributed resolution sets when another rank stopped (NULL: none). */
 void admission_init(admission *a, uint64_t budget, double time_limit, double start, _Atomic int *stopped_elsewhere);
 /* Whether a runner is running (between admission_init and admission_clear): a stop asked by a
- * signal (progress_stop, stages/resolve/progress.h) can then end the run as --time-limit does.
+ * signal (progress_stop, stages/progress.h) can then end the run as --time-limit does.
  * Async-signal-safe. */
 int admission_active(void);
 /* Has the time limit passed (here; or on another rank, as steps report it), or a signal asked

@@ -9,7 +9,7 @@
 #include "runtime/admission.h"
 #include "runtime/rt_mul.h"
 #include "runtime/rt_tags.h"
-#include "stages/resolve/progress.h"
+#include "stages/progress.h"
 
 /* --- memory account: StarPU's share (algebra/memacct.h, MEM_RUNTIME) ---
  * StarPU's allocations cannot be seen from here; what a task or a registered handle costs was
@@ -372,7 +372,8 @@ static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, void *ow
     submit_chain(run, kind, owner, s, t, deps, n);
 }
 
-/* The progress line over the chains of the set (the resolution keeps its own: stages/resolve/progress.h). */
+/* The progress line over the chains of the set (stages/progress.h; a resolution counts its steps
+ * on it: stages/resolve/stepprogress.h). */
 static void start_progress(rt_chain_run *run, const chain_policy *policy)
 {
     const chain_set *set = run->set;

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include "runtime/rt_tags.h"
 #include "stages/resolve/exchange.h"
-#include "stages/resolve/progress.h"
+#include "stages/resolve/stepprogress.h"
 #include "stages/resolve/step.h"
 
 /* pairs (the default): floor(s/2) mod N; rows: s mod N; blocks: N bands of consecutive rows

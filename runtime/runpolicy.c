@@ -13,7 +13,7 @@
 #include "runtime/rt_chain.h"
 #include "runtime/rt_mpi.h"
 #include "stages/out/manifest.h"
-#include "stages/resolve/progress.h"
+#include "stages/progress.h"
 #include "stages/store/stagefile.h"
 
 int runpolicy_parse_size(const char *s, uint64_t *out)

@@ -42,7 +42,7 @@ chain_runner runpolicy_runner(const chain_policy *limits, int quiet, const char 
  * or that another rank's StarPU did not start); StarPU is shut down again where it started. */
 int runpolicy_start_all(const char *cmd);
 /* Why a run stopped: "at the time limit", or "by SIGINT" / "by SIGTERM" when a signal asked
- * (progress_stop, stages/resolve/progress.h). A command stopped by a signal exits 128 + the signal
+ * (progress_stop, stages/progress.h). A command stopped by a signal exits 128 + the signal
  * (tools/extflow.c maps its 3). */
 const char *runpolicy_stop_cause(void);
 /* A command stopped at --time-limit after finishing `done` steps (-1: not counted): one line,

@@ -200,7 +200,7 @@ typedef struct chain_policy {
     double start;
     int verbose;                /* at the end: the share of multiply work each worker kind did */
     int admission_report;       /* at the end: the most chains in flight, how often one waited */
-    /* non-NULL: the runner keeps the progress line (stages/resolve/progress.h) over the set's chains,
+    /* non-NULL: the runner keeps the progress line (stages/progress.h) over the set's chains,
      * each weighted by its footprint, naming them so ("lift steps"); drawn when progress_line */
     const char *progress_noun;
     int progress_line;

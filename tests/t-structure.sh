@@ -59,15 +59,15 @@ ok $? "no circle among the $(awk '{ print $1; print $2 }' "$TMP/folders" | sort 
 
 bad=$(awk '$3 == "stages" && $4 ~ /^stages\//' "$TMP/crossing" | awk '{ print $1 " -> " $2 }' | sort -u | tr '\n' ' ')
 [ -z "$bad" ]
-ok $? "the top of stages/ (chain interface, rows, version) reaches no folder of stages/${bad:+: $bad}"
+ok $? "the top of stages/ (chain interface, rows, progress line, version) reaches no folder of stages/${bad:+: $bad}"
 bad=$(awk '$3 == "stages/store" && $4 != "algebra"' "$TMP/crossing" | awk '{ print $1 " -> " $2 }' | sort -u | tr '\n' ' ')
 [ -z "$bad" ]
 ok $? "the store (stages/store/: durable writes, stage files, their commit) knows no resolution: it reaches algebra/ alone${bad:+: $bad}"
 
 # runtime/ and codelets/ see stages/ through its top; the resolution's own runner (rt_resolve,
-# its distributed form, the run policy's closing line, the exchange codelets and the progress
-# line) still includes stages/resolve/ or stages/out/ headers: these files, no others
-RESOLVE_RUNNER="runtime/rt runtime/rt_mpi runtime/rt_chain runtime/runpolicy runtime/admission codelets/cl_exchange"
+# its distributed form, the run policy's closing line, the exchange codelets) still includes
+# stages/resolve/, stages/store/ or stages/out/ headers: these files, no others
+RESOLVE_RUNNER="runtime/rt runtime/rt_mpi runtime/runpolicy codelets/cl_exchange"
 bad=$(awk '($3 == "runtime" || $3 == "codelets") && $4 ~ /^stages\//' "$TMP/crossing" |
       awk -v ok=" $RESOLVE_RUNNER " 'index(ok, " " $1 " ") == 0 { print $1 " -> " $2 }' | sort -u | tr '\n' ' ')
 [ -z "$bad" ]

@@ -12,7 +12,7 @@
 #include "stages/out/chart.h"
 #include "stages/resolve/keepstages.h"
 #include "stages/out/outdir.h"
-#include "stages/resolve/progress.h"
+#include "stages/resolve/stepprogress.h"
 #include "stages/resolve/report.h"
 #include "stages/store/stagefile.h"
 #include "tools/modulearg.h"

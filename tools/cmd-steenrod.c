@@ -5,7 +5,7 @@
 #include "algebra/clock.h"
 #include "runtime/rt.h"
 #include "runtime/runpolicy.h"
-#include "stages/resolve/progress.h"
+#include "stages/progress.h"
 #include "stages/steenrod/steenrod.h"
 #include "tools/resolved.h"
 

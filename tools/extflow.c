@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "runtime/admission.h"
 #include "runtime/rt_mpi.h"
-#include "stages/resolve/progress.h"
+#include "stages/progress.h"
 #include "stages/version.h"
 #include "tools/cli.h"
 

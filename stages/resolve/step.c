@@ -2,7 +2,7 @@
  * Nassau's (nassau.c) and the stem-edge kernel job, with the dependencies of each. */
 #include "stages/resolve/step.h"
 #include "stages/resolve/nassau.h"
-#include "stages/resolve/progress.h"
+#include "stages/resolve/stepprogress.h"
 #include "stages/resolve/standard.h"
 #include "stages/resolve/resolution_p.h"
 #include "stages/resolve/standard_p.h"

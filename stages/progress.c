@@ -1,5 +1,5 @@
-/* progress.c — progress line with a work-weighted ETA (see progress.h). */
-#include "stages/resolve/progress.h"
+/* progress.c — the progress line with a work-weighted ETA (see progress.h). */
+#include "stages/progress.h"
 #include "algebra/clock.h"
 #include <pthread.h>
 #include <signal.h>
@@ -12,27 +12,21 @@
 #define LINE_COLS 79            /* fits an 80-column terminal without wrapping */
 
 static struct {
-    resolution *res;
+    int on;                     /* a line was started and not finished */
     int show;
-    int items;                  /* progress_start_items: no resolution, work_total known */
-    double work_total;
+    int counted;                /* progress_start_counted: work left from left(ctx) */
+    double (*left)(void *ctx);
+    void (*end)(void *ctx);
+    void *ctx;
+    double work_total;          /* progress_start_items */
     char noun[40];
-    uint8_t *finished;          /* per cell of res, set when the step reports */
-    long total, done;           /* steps */
+    long total, done;
     double work_done, start, last_draw;
     pthread_mutex_t lock;
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* set from a signal handler: the signal that asked for a stop, and whether a line is on screen */
 static volatile sig_atomic_t stop_signal, line_shown;
-
-
-double progress_estimate(const resolution *res, int s, deg_t t)
-{
-    double rows = (double)freemod_dim(&res->F[s], t, t);
-    double cols = s ? (double)freemod_dim(&res->F[s - 1], t, t) : 1;
-    return rows * cols + 1;     /* + 1: an empty step still costs its tasks */
-}
 
 /* Clips to LINE_COLS and pads with spaces, so a shorter line erases a longer one. */
 static void draw(const char *text)
@@ -77,42 +71,58 @@ void progress_clear_line(void)
     line_shown = 0;
 }
 
-void progress_start(resolution *res, int show_line)
+/* Ends the counted line's owner's part (P.lock held). */
+static void end_counted(void)
 {
-    pthread_mutex_lock(&P.lock);
-    P.res = res;
-    P.items = 0;
+    if (P.counted && P.end) P.end(P.ctx);
+    P.counted = 0;
+    P.left = NULL;
+    P.end = NULL;
+    P.ctx = NULL;
+}
+
+static void start(long total, const char *noun, int show_line)
+{
+    P.on = 1;
     P.show = show_line;
-    P.total = P.done = 0;
+    P.total = total;
+    P.done = 0;
     P.work_done = 0;
-    P.start = clock_now();
-    P.last_draw = P.start;
-    free(P.finished);
-    P.finished = calloc((size_t)(res->max_s + 1) * (res->max_t + 1), 1);
-    if (!P.finished) P.show = 0;    /* the line is optional; the run is not */
-    for (deg_t t = 0; t <= res->max_t; t++)
-        for (int s = 0; s <= res->max_s && s <= t; s++)
-            P.total += res_in_region(res, s, t) && !*res_done(res, s, t);
+    snprintf(P.noun, sizeof P.noun, "%s", noun);
+    P.start = P.last_draw = clock_now();
     if (P.show) {
         char line[96];
-        snprintf(line, sizeof line, "extflow: 0/%ld bidegrees, estimating", P.total);
+        snprintf(line, sizeof line, "extflow: 0/%ld %s, estimating", P.total, P.noun);
         draw(line);
     }
+}
+
+void progress_start_counted(long total, const char *noun, double (*left)(void *ctx),
+                            void (*end)(void *ctx), void *ctx, int show_line)
+{
+    pthread_mutex_lock(&P.lock);
+    end_counted();
+    P.counted = 1;
+    P.left = left;
+    P.end = end;
+    P.ctx = ctx;
+    start(total, noun, show_line);
+    pthread_mutex_unlock(&P.lock);
+}
+
+void progress_start_items(long total, double work, const char *noun, int show_line)
+{
+    pthread_mutex_lock(&P.lock);
+    end_counted();
+    P.work_total = work;
+    start(total, noun, show_line);
     pthread_mutex_unlock(&P.lock);
 }
 
 static double work_left(void)
 {
-    resolution *res = P.res;
-    double left = 0;
-    if (P.items) return P.work_total > P.work_done ? P.work_total - P.work_done : 0;
-    for (deg_t t = 0; t <= res->max_t; t++)
-        for (int s = 0; s <= res->max_s && s <= t; s++) {
-            size_t cell = (size_t)s * (res->max_t + 1) + t;
-            if (res_in_region(res, s, t) && !res_is_done(res, s, t) && !P.finished[cell])
-                left += progress_estimate(res, s, t);
-        }
-    return left;
+    if (P.counted) return P.left(P.ctx);
+    return P.work_total > P.work_done ? P.work_total - P.work_done : 0;
 }
 
 /* Redraws the line (P.lock held), at most four times a second. */
@@ -129,43 +139,19 @@ static void redraw(void)
         else snprintf(eta, sizeof eta, "about %.0f min left", rem / 60);
     }
     if (stop_signal) stop_text(line, sizeof line, stop_signal);
-    else snprintf(line, sizeof line, "extflow: %ld/%ld %s, %.0f%% of the work, %.0f s, %s", P.done, P.total,
-                  P.items ? P.noun : "bidegrees", 100 * frac, el, eta);
+    else snprintf(line, sizeof line, "extflow: %ld/%ld %s, %.0f%% of the work, %.0f s, %s", P.done, P.total, P.noun,
+                  100 * frac, el, eta);
     draw(line);
 }
 
-void progress_step_done(int s, deg_t t)
+void progress_counted(double (*mark)(void *ctx, const void *arg), const void *arg)
 {
     pthread_mutex_lock(&P.lock);
-    if (!P.res) {
-        pthread_mutex_unlock(&P.lock);
-        return;
-    }
-    P.done++;
-    P.work_done += progress_estimate(P.res, s, t);  /* exact now: F_s below t is known */
-    if (P.finished) P.finished[(size_t)s * (P.res->max_t + 1) + t] = 1;
-    redraw();
-    pthread_mutex_unlock(&P.lock);
-}
-
-void progress_start_items(long total, double work, const char *noun, int show_line)
-{
-    pthread_mutex_lock(&P.lock);
-    free(P.finished);
-    P.finished = NULL;
-    P.res = NULL;
-    P.items = 1;
-    P.show = show_line;
-    P.total = total;
-    P.done = 0;
-    P.work_done = 0;
-    P.work_total = work;
-    snprintf(P.noun, sizeof P.noun, "%s", noun);
-    P.start = P.last_draw = clock_now();
-    if (P.show) {
-        char line[96];
-        snprintf(line, sizeof line, "extflow: 0/%ld %s, estimating", P.total, P.noun);
-        draw(line);
+    if (P.counted) {
+        double w = mark(P.ctx, arg);
+        P.done++;
+        P.work_done += w;
+        redraw();
     }
     pthread_mutex_unlock(&P.lock);
 }
@@ -173,7 +159,7 @@ void progress_start_items(long total, double work, const char *noun, int show_li
 void progress_item_done(double work)
 {
     pthread_mutex_lock(&P.lock);
-    if (P.items) {
+    if (P.on && !P.counted) {
         P.done++;
         P.work_done += work;
         redraw();
@@ -184,8 +170,8 @@ void progress_item_done(double work)
 void progress_work(double *done, double *left)
 {
     pthread_mutex_lock(&P.lock);
-    *done = P.res ? P.work_done : 0;
-    *left = P.res ? work_left() : 0;
+    *done = P.counted ? P.work_done : 0;
+    *left = P.counted ? work_left() : 0;
     pthread_mutex_unlock(&P.lock);
 }
 
@@ -197,10 +183,8 @@ double progress_finish(void)
         fputc('\r', stderr);
     }
     double el = clock_now() - P.start;
-    free(P.finished);
-    P.finished = NULL;
-    P.res = NULL;
-    P.items = 0;
+    end_counted();
+    P.on = 0;
     P.show = 0;
     pthread_mutex_unlock(&P.lock);
     return el;

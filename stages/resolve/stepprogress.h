@@ -1,0 +1,30 @@
+/* stepprogress.h — a resolution's steps on the progress line (stages/progress.h) of `extflow
+ * resolve`.
+ *
+ * The ETA comes from estimated work, not from counts: late bidegrees cost far more than
+ * early ones (at stem 100 the last tenth of the bidegrees takes most of the time). The work
+ * of a step at (s, t) is taken to be the size of its matrix, rows x cols = dim F_{s,t} x
+ * dim F_{s-1,t} (generators of degree < t). A finished step's size is known exactly; a
+ * pending step's is estimated from the generators found so far, sum_u ngens(s, u) *
+ * dim A_{t-u}, which the cheap low degrees fix early in a run. ETA = elapsed x (estimated
+ * work left) / (work done). Calibration and measured error: docs/perf-log.md.
+ *
+ * Layout: one byte per (s, t) of the region, s * (max_t + 1) + t, set when the step reports
+ * (the pending steps are those in the region, not done before the run and not reported).
+ */
+#ifndef EXTFLOW_STEPPROGRESS_H
+#define EXTFLOW_STEPPROGRESS_H
+#include "stages/progress.h"
+#include "stages/resolve/resolution.h"
+
+/* Starts the clock and the line over the pending steps (in the region, not done), "bidegrees";
+ * draws the line only if show_line. progress_finish ends it, progress_work gives its two
+ * terms. */
+void progress_start(resolution *res, int show_line);
+/* A step (s, t) of the region has finished (called by the runtime). */
+void progress_step_done(int s, deg_t t);
+/* Estimated work of (s, t) from the generators published so far (racy reads are benign:
+ * a generator count is written once, before anything that depends on it runs). */
+double progress_estimate(const resolution *res, int s, deg_t t);
+
+#endif
