@@ -184,7 +184,7 @@ static int same_cells(const lift_set *a, const lift_set *b)
     for (int m = 0; m < a->nmaps; m++)
         for (size_t c = 0; c < a->ncells; c++)
             if (a->maps[m].have[c] != b->maps[m].have[c] ||
-                (a->maps[m].have[c] == 1 && !fpmat_equal(&a->maps[m].valp[c], &b->maps[m].valp[c])))
+                (a->maps[m].have[c] == 1 && !fieldmat_equal(&a->maps[m].val[c], &b->maps[m].val[c])))
                 return 0;
     return 1;
 }
@@ -285,7 +285,7 @@ int main(void)
     for (int i = 1; i <= r5.max_s && !seen; i++)
         for (deg_t t = i; t - i <= r5.stem - 7 && !seen; t++) {
             size_t c = lift_cell(&set, i, t);
-            fpmat *v = &set.maps[mx].valp[c];
+            fpmat *v = &set.maps[mx].val[c].fp;
             if (set.maps[mx].have[c] != 1 || !v->rows || !res_ngens(&r5, i, t)) continue;
             uint32_t col = (uint32_t)freemod_offset(&r5.F[i], t, t, 0);
             fpmat_set(v, 0, col, fpmat_get(v, 0, col) + 1);

@@ -208,7 +208,7 @@ static long maps_differ(const lift_set *a, const lift_set *b, long *cells)
         for (size_t c = 0; c < a->ncells; c++) {
             n += a->maps[m].have[c];
             differ += a->maps[m].have[c] != b->maps[m].have[c] ||
-                      (a->maps[m].have[c] && !f2mat_equal(&a->maps[m].val[c], &b->maps[m].val[c]));
+                      (a->maps[m].have[c] && !fieldmat_equal(&a->maps[m].val[c], &b->maps[m].val[c]));
         }
     if (cells) *cells = n;
     return differ;
@@ -277,7 +277,7 @@ static void check(int algorithm, const char *name)
     int same_maps = lift_run(&ex, &chain_serial) == 0 && calls > 0;
     for (size_t c = 0; same_maps && c < set.ncells; c++)
         same_maps = ex.maps[0].have[c] == set.maps[1].have[c] &&
-                    (!ex.maps[0].have[c] || f2mat_equal(&ex.maps[0].val[c], &set.maps[1].val[c]));
+                    (!ex.maps[0].have[c] || fieldmat_equal(&ex.maps[0].val[c], &set.maps[1].val[c]));
     ok(same_maps, "%s: a map with an extra term that adds nothing equals the lift of h1 (%d calls)", name, calls);
     ok(lift_run(&off, &chain_serial) != 0 && pushed > 0 && strstr(off.fail.msg, "internal error") &&
        strstr(off.fail.msg, "not in the image"), "%s: a y outside the image fails the lift: %s", name, off.fail.msg);

@@ -17,7 +17,7 @@ static int cell_ready(const lift_set *set, int i, deg_t t) { return sec_cell_rea
 const uint64_t *sec_map_row(const lift_set *set, int mi, int i, deg_t t, uint32_t k, uint32_t *bits)
 {
     if (!sec_cell_ready(set, mi, i, t)) return NULL;
-    const f2mat *m = &set->maps[mi].val[lift_cell(set, i, t)];
+    const f2mat *m = &set->maps[mi].val[lift_cell(set, i, t)].f2;
     if (k >= m->rows || !m->cols) return NULL;
     *bits = m->cols;
     return f2mat_row(m, k);

@@ -64,10 +64,8 @@ void lift_set_clear(lift_set *set)
 {
     for (int m = 0; m < set->nmaps; m++) {
         lift_map *f = &set->maps[m];
-        for (size_t c = 0; f->val && c < set->ncells; c++) f2mat_clear(&f->val[c]);
-        for (size_t c = 0; f->valp && c < set->ncells; c++) fpmat_clear(&f->valp[c]);
+        for (size_t c = 0; f->val && c < set->ncells; c++) fieldmat_clear(&f->val[c]);
         free(f->val);
-        free(f->valp);
         free(f->have);
         free(f->coords);
     }
@@ -168,9 +166,8 @@ static int add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
     f->coords = malloc(n ? n : 1);
     f->val = calloc(set->ncells, sizeof *f->val);
     f->have = calloc(set->ncells, 1);
-    if (set->prime != 2) f->valp = calloc(set->ncells, sizeof *f->valp);
-    if (!f->coords || !f->val || !f->have || (set->prime != 2 && !f->valp)) {
-        free(f->coords), free(f->val), free(f->have), free(f->valp);
+    if (!f->coords || !f->val || !f->have) {
+        free(f->coords), free(f->val), free(f->have);
         return -1;
     }
     if (n) memcpy(f->coords, coords, n);
@@ -206,7 +203,7 @@ static int add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
         char dir[4400];
         lift_dir(set, f, dir, sizeof dir);
         if (mkdir_p(dir) != 0) {
-            free(f->coords), free(f->val), free(f->have), free(f->valp);
+            free(f->coords), free(f->val), free(f->have);
             return -1;
         }
         stage_remove_temporaries(dir);   /* a killed lift's leftovers (the caller holds DIR's lock) */
@@ -269,25 +266,24 @@ static uint32_t any_preimage_aux(const lift_set *set, const lift_map *f)
     return h;
 }
 
-/* Loads map f's file at target (i, t) into m (p = 2) or mp (odd p; the other NULL) if it is
- * there and valid: 1 loaded, 0 absent or bad (a bad one is named on stderr), -1 out of memory. */
-static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, f2mat *m,
-                     fpmat *mp)
+/* Loads map f's file at target (i, t) into c (over the set's field) if it is there and valid:
+ * 1 loaded, 0 absent or bad (a bad one is named on stderr), -1 out of memory. */
+static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, fieldmat *c)
 {
     char path[4500], err[700];
     int s = f->s0 + i;
     deg_t T = t + f->t0;
     lift_path(set, f, s, T, path, sizeof path);
     stage_header h;
-    int rc = mp ? stage_read_p(path, &h, mp, err, sizeof err) : stage_read(path, &h, m, err, sizeof err);
+    c->p = set->prime;
+    int rc = c->p != 2 ? stage_read_p(path, &h, &c->fp, err, sizeof err) : stage_read(path, &h, &c->f2, err, sizeof err);
     if (rc == STAGE_ENOENT) return 0;
     if (rc == STAGE_ENOMEM) return -1;
     if (rc == STAGE_OK) {
         rc = stage_expect(&h, STAGE_LIFT, s, T, set->src->module_id, set->src->algorithm, err, sizeof err);
         if (rc == STAGE_OK && !set->any_preimage && h.aux == any_preimage_aux(set, f) && h.rows == rows &&
             h.cols == cols) {
-            if (m) f2mat_clear(m);       /* a products run's preimages: valid, but not sseq's */
-            if (mp) fpmat_clear(mp);
+            fieldmat_clear(c);          /* a products run's preimages: valid, but not sseq's */
             return 0;
         }
         uint32_t own = lift_file_aux(set, f), other = set->any_preimage ? any_preimage_aux(set, f) : own;
@@ -296,12 +292,11 @@ static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t 
                      "%u x %u)", path, h.aux, h.rows, h.cols, rows, cols);
             rc = STAGE_EMISMATCH;
         }
-        if (rc == STAGE_OK && mp && mp->p != set->prime) {
-            snprintf(err, sizeof err, "%.500s: a lift file at p = %u, expected %u", path, mp->p, set->prime);
+        if (rc == STAGE_OK && c->p != 2 && c->fp.p != set->prime) {
+            snprintf(err, sizeof err, "%.500s: a lift file at p = %u, expected %u", path, c->fp.p, set->prime);
             rc = STAGE_EMISMATCH;
         }
-        if (rc != STAGE_OK && m) f2mat_clear(m);
-        if (rc != STAGE_OK && mp) fpmat_clear(mp);
+        if (rc != STAGE_OK) fieldmat_clear(c);
     }
     if (rc == STAGE_OK) return 1;
     fprintf(stderr, "extflow: %s; recomputing\n", err);
@@ -324,8 +319,8 @@ int lift_write_cell(lift_set *set, const lift_map *f, int i, deg_t t)
     lift_path(set, f, h.s, h.t, path, sizeof path);
     void *buf = NULL;
     size_t len = 0;
-    int rc = f->valp ? stage_encode_p(&h, &f->valp[cell], &buf, &len, err, sizeof err)
-                     : stage_encode(&h, &f->val[cell], &buf, &len, err, sizeof err);
+    int rc = set->prime != 2 ? stage_encode_p(&h, &f->val[cell].fp, &buf, &len, err, sizeof err)
+                             : stage_encode(&h, &f->val[cell].f2, &buf, &len, err, sizeof err);
     if (rc == STAGE_OK && durable_write_cache(path, buf, len, err, sizeof err) != 0) rc = STAGE_EIO;
     free(buf);
     if (rc != STAGE_OK) lift_fail(set, "%s", err);
@@ -366,7 +361,7 @@ static int apply_plan(lift_set *set, const lift_map *f, int j, deg_t T, const f2
                 lift_fail(set, "lift: a step needs map %s at target (%d, %d) before it has run", f->key, j, (int)v);
                 goto out;
             }
-            const f2mat *fv = &f->val[cell];
+            const f2mat *fv = &f->val[cell].f2;
             uint32_t first = (uint32_t)b->nterms;
             /* terms of f(g'): the set bits of row g of fv, over target F_j in degree v */
             uint64_t off = 0;
@@ -481,7 +476,7 @@ static int try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, u
 {
     size_t cell = lift_cell(set, i, t);
     if (!rows || !cols || f->have[cell] != 2) return 0;
-    int lr = load_cell(set, f, i, t, rows, cols, f->valp ? NULL : &f->val[cell], f->valp ? &f->valp[cell] : NULL);
+    int lr = load_cell(set, f, i, t, rows, cols, &f->val[cell]);
     if (lr < 0) {
         lift_fail(set, "out of memory loading a lift file at target (%d, %d)", i, (int)t);
         return -1;
@@ -518,7 +513,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
             continue;
         }
         pm->todo = 1;
-        if (f2mat_init(&f->val[cell], rows, cols) != 0 ||
+        if (fieldmat_init(&f->val[cell], 2, rows, cols) != 0 ||
             f2mat_init(&pm->Y, (i || f->bottom) && cols ? rows : 0, tgt_dim) != 0) {
             lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
             rc = -1;
@@ -530,7 +525,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
                 }
         } else if (rows && cols && i == 0) {          /* the bottom: f_0(z_k) = x_k ι at t0 */
             for (uint32_t k = 0; k < rows && t == 0; k++)
-                if (k < f->nclass && f->coords[k]) f2mat_flip(&f->val[cell], k, 0);
+                if (k < f->nclass && f->coords[k]) f2mat_flip(&f->val[cell].f2, k, 0);
         } else if (rows && cols) {
             rc = boundaries(set, f, i, t, &pm->V);
             pm->job_of = rc ? NULL : malloc(((size_t)pm->V.cols + 1) * sizeof *pm->job_of);
@@ -692,7 +687,7 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
         for (int m = 0, k = 0; m < set->nmaps && !rc; m++)   /* scatter back, in the same order */
             for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.rows; r++)
                 if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim)))
-                    memcpy(f2mat_row(&set->maps[m].val[cell], r), f2mat_row(&X, (uint32_t)k++),
+                    memcpy(f2mat_row(&set->maps[m].val[cell].f2, r), f2mat_row(&X, (uint32_t)k++),
                            f2vec_words(cols) * 8);
         if (!sr) f2mat_clear(&X);
         f2mat_clear(&all);
@@ -706,7 +701,7 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
 int lift_publish_cell(lift_set *set, lift_map *f, int i, deg_t t)
 {
     size_t cell = lift_cell(set, i, t);
-    int nonzero = f->valp ? f->valp[cell].rows && f->valp[cell].cols : f->val[cell].rows && f->val[cell].cols;
+    int nonzero = fieldmat_rows(&f->val[cell]) && fieldmat_cols(&f->val[cell]);
     double c2 = lift_cpu_now(set);
     int rc = nonzero && set->outdir[0] ? lift_write_cell(set, f, i, t) : 0;
     lift_add_seconds(set, &set->cpu_files, lift_cpu_now(set) - c2);
@@ -758,19 +753,14 @@ int lift_flush(lift_set *set)
 
 int lift_product_bit(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k)
 {
-    const lift_map *f = &set->maps[m];
-    size_t cell = lift_cell(set, i, t);
-    if (f->have[cell] != 1 || k >= f->val[cell].rows || j >= res_ngens(set->tgt, i, t)) return 0;
-    uint64_t bit = freemod_offset(&set->tgt->F[i], t, t, j);
-    return bit < f->val[cell].cols && f2mat_get(&f->val[cell], k, (uint32_t)bit);
+    return (int)lift_product_coef(set, m, i, t, j, k);
 }
 
 uint32_t lift_product_coef(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k)
 {
-    if (set->prime == 2) return (uint32_t)lift_product_bit(set, m, i, t, j, k);
     const lift_map *f = &set->maps[m];
-    size_t cell = lift_cell(set, i, t);
-    if (f->have[cell] != 1 || k >= f->valp[cell].rows || j >= res_ngens(set->tgt, i, t)) return 0;
+    const fieldmat *v = &f->val[lift_cell(set, i, t)];
+    if (f->have[lift_cell(set, i, t)] != 1 || k >= fieldmat_rows(v) || j >= res_ngens(set->tgt, i, t)) return 0;
     uint64_t col = freemod_offset(&set->tgt->F[i], t, t, j);
-    return col < f->valp[cell].cols ? fpmat_get(&f->valp[cell], k, (uint32_t)col) : 0;
+    return col < fieldmat_cols(v) ? fieldmat_get(v, k, (uint32_t)col) : 0;
 }

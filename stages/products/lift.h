@@ -57,7 +57,8 @@
  * with no sign: d ∘ f = f ∘ d on the nose. A step's kind is then lift_step_kind_p: its plan
  * computes f(d z) by Milnor products mod p on its own worker (no row_build: the odd-p multiply
  * codelet, cl_milnor_mul_p, is not used here yet), its finish solves d_i once for all the y by the RREF of [D | 0 | I] over
- * F_p, D the matrix of d_i on the whole of F_{i,t}. The cells are fpmats (lift_map.valp), the
+ * F_p, D the matrix of d_i on the whole of F_{i,t}. The cells are fieldmats at every prime
+ * (lift_map.val: f2mat at p = 2, fpmat at odd p), the
  * stage files version 2 (entries mod p). A null-homotopy (Massey products) is a map with
  * lift_map.extra_p: y = F(z) − h(d z), the sign that makes d h + h d = F over F_p.
  *
@@ -73,6 +74,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "algebra/f2mat.h"
+#include "algebra/fieldmat.h"
 #include "algebra/latch.h"
 #include "stages/chain.h"
 #include "stages/products/preimage.h"
@@ -117,8 +119,8 @@ typedef struct lift_map {
      * map of modules M -> N, composed with M's augmentation). 0, or -1 to fail the step. */
     int (*bottom)(void *bottom_ctx, deg_t t, uint32_t k, uint64_t *y);
     void *bottom_ctx;
-    f2mat *val;                 /* per target cell; rows 0 until the step has run (p = 2) */
-    fpmat *valp;                /* odd p: the same cells over F_p (val unused); NULL at p = 2 */
+    fieldmat *val;              /* per target cell, over the set's field (val[c].f2 at p = 2,
+                                 * val[c].fp at odd p); no rows until the step has run */
     uint8_t *have;              /* per target cell: 1 the step has set val; 2 (before the step)
                                  * a stage file is there to load */
 } lift_map;
@@ -293,7 +295,7 @@ uint64_t lift_step_footprint_p(const lift_set *set, int i, deg_t t);
 /* Shared with lift.c: map f's cell (i, t) (rows x cols) from its stage file if a valid one is
  * there (1; 0 absent or bad: compute; -1 after lift_fail), its time counted as the files'
  * (set->cpu_files) and taken out of the plan's clock *c0; and the cell written as its file (0,
- * or -1 after lift_fail); either prime (the cell is f->val's or f->valp's). */
+ * or -1 after lift_fail); either prime (the cell is f->val's, over the set's field). */
 int lift_try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, double *c0);
 int lift_write_cell(lift_set *set, const lift_map *f, int i, deg_t t);
 /* After a step computed map f's cell (i, t): its file written (a non-zero cell, a set with an

@@ -81,7 +81,7 @@ static int apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8
                 lift_fail(set, "lift: a step needs map %s at target (%d, %d) before it has run", f->key, j, (int)w);
                 return -1;
             }
-            const fpmat *fv = &f->valp[cell];
+            const fpmat *fv = &f->val[cell].fp;
             if (!fv->rows) {
                 base += blen;
                 continue;
@@ -135,12 +135,12 @@ int lift_step_plan_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
             continue;
         }
         pm->todo = 1;
-        if (fpmat_init(&f->valp[cell], set->prime, rows, cols) != 0 ||
+        if (fieldmat_init(&f->val[cell], set->prime, rows, cols) != 0 ||
             fpmat_init(&pm->Y, set->prime, i && cols ? rows : 0, tgt_dim) != 0) {
             lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
             rc = -1;
         } else if (rows && cols && i == 0) {          /* the bottom: f_0(z_k) = x_k ι at t0 */
-            for (uint32_t k = 0; k < rows && k < f->nclass && t == 0; k++) fpmat_set(&f->valp[cell], k, 0, f->coords[k]);
+            for (uint32_t k = 0; k < rows && k < f->nclass && t == 0; k++) fpmat_set(&f->val[cell].fp, k, 0, f->coords[k]);
         } else if (i > 0 && rows && cols) {
             uint32_t width = (uint32_t)freemod_dim(&set->src->F[s - 1], T, T);
             for (uint32_t k = 0; k < pm->Y.rows && !rc; k++) {
@@ -208,7 +208,7 @@ static int solve_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
         lift_plan_map_p *pm = &x->maps[m];
         for (uint32_t k = 0; pm->todo && k < pm->Y.rows; k++) {
             const uint8_t *y = fpmat_row(&pm->Y, k);
-            uint8_t *out = fpmat_row(&set->maps[m].valp[cell], k);
+            uint8_t *out = fpmat_row(&set->maps[m].val[cell].fp, k);
             memcpy(r, y, ncols);
             for (uint32_t c = 0; c < ncols; c++) {   /* pivot rows are 1 at their pivot, 0 at the others' */
                 if (!r[c]) continue;

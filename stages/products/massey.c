@@ -15,7 +15,7 @@ int massey_homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, uint64_t *y)
     size_t cell;
     int got = massey_fc_cell(h, i, t, k, &tcdeg, &cell);
     if (got <= 0) return got;
-    const f2mat *v = &h->set2->maps[h->mc].val[cell];
+    const f2mat *v = &h->set2->maps[h->mc].val[cell].f2;
     f2mat V, Y;
     uint32_t below = (uint32_t)freemod_dim(&res->F[i - 1], t, t), all = (uint32_t)freemod_dim(&res->F[i - 1], t, t + 1);
     if (f2mat_init(&V, 1, v->cols) != 0 || f2mat_init(&Y, 1, all) != 0) {
@@ -154,7 +154,7 @@ static int exchange(const massey_share *share, int rc, const shared_cells *sh, i
                 size_t cell = lift_cell(sh[q].set, sh[q].i[c], sh[q].t[c]);
                 const lift_map *f = &sh[q].set->maps[m];
                 if (f->have[cell] != 1) continue;
-                const f2mat *v = &f->val[cell];
+                const f2mat *v = &f->val[cell].f2;
                 uint32_t rec[5] = { (uint32_t)q, (uint32_t)m, (uint32_t)cell, v->rows, v->cols };
                 put(&b, rec, sizeof rec);
                 for (uint32_t r = 0; r < v->rows; r++) put(&b, f2mat_row(v, r), f2vec_words(v->cols) * 8);
@@ -196,15 +196,15 @@ static int exchange(const massey_share *share, int rc, const shared_cells *sh, i
             memcpy(rec, p, sizeof rec);
             p += sizeof rec;
             lift_map *f = &sh[rec[0]].set->maps[rec[1]];
-            f2mat *v = &f->val[rec[2]];
-            f2mat_clear(v);
-            if (f2mat_init(v, rec[3], rec[4]) != 0) {
+            fieldmat *v = &f->val[rec[2]];
+            fieldmat_clear(v);
+            if (fieldmat_init(v, 2, rec[3], rec[4]) != 0) {
                 snprintf(err, errlen, "%s", oom);
                 agreed = -1;
                 break;
             }
             for (uint32_t k = 0; k < rec[3]; k++, p += f2vec_words(rec[4]) * 8)
-                memcpy(f2mat_row(v, k), p, f2vec_words(rec[4]) * 8);
+                memcpy(f2mat_row(&v->f2, k), p, f2vec_words(rec[4]) * 8);
             f->have[rec[2]] = 1;
         }
     }
@@ -265,7 +265,7 @@ int massey_fc_cell(const massey_homotopy *h, int i, deg_t t, uint32_t k, deg_t *
     if (*tcdeg < ic) return 0;                  /* F_{ic} is zero there */
     const lift_map *fc = &h->set2->maps[h->mc];
     *cell = lift_cell(h->set2, ic, *tcdeg);
-    uint32_t rows = fc->have[*cell] != 1 ? 0 : h->set2->prime == 2 ? fc->val[*cell].rows : fc->valp[*cell].rows;
+    uint32_t rows = fc->have[*cell] != 1 ? 0 : fieldmat_rows(&fc->val[*cell]);
     if (k >= rows) {
         lift_fail(h->home, "internal error: Massey homotopy at (%d, %d) needs f_c at (%d, %d) first", i, (int)t, ic,
                   (int)*tcdeg);

@@ -31,7 +31,7 @@ static int homotopy_extra_p(void *vctx, int i, deg_t t, uint32_t k, uint8_t *y)
         lift_fail(h->home, "out of memory in a Massey homotopy at (%d, %d)", i, (int)t);
         return -1;
     }
-    const fpmat *v = &h->set2->maps[h->mc].valp[cell];
+    const fpmat *v = &h->set2->maps[h->mc].val[cell].fp;
     int rc = lift_apply_p(h->set1, &h->set1->maps[h->mb], i - 1, tcdeg, fpmat_row(v, k), v->cols, Y);
     if (rc != 0) lift_fail(h->home, "%s", h->set1->fail.msg);
     for (uint32_t c = below; c < all && !rc; c++)
