@@ -310,7 +310,7 @@ static int load_cell(lift_set *set, const lift_map *f, int i, deg_t t, uint32_t 
  * into place, no sync (lift files are a cache: a kill never leaves a partial file under the
  * final name, and after a power failure a damaged one fails the reader's checksums and is
  * recomputed; syncing each file made products at stem 80 1.8 times slower, docs/perf.md). */
-int lift_write_cell(lift_set *set, const lift_map *f, int i, deg_t t)
+static int write_cell(lift_set *set, const lift_map *f, int i, deg_t t)
 {
     size_t cell = lift_cell(set, i, t);
     char path[4500], err[4200] = "";
@@ -449,10 +449,10 @@ static int boundaries(lift_set *set, const lift_map *f, int i, deg_t t, f2mat *V
     return 0;
 }
 
-double lift_cpu_now(const lift_set *set) { return set->timing ? clock_seconds(CLOCK_THREAD_CPUTIME_ID) : 0; }
+static double cpu_now(const lift_set *set) { return set->timing ? clock_seconds(CLOCK_THREAD_CPUTIME_ID) : 0; }
 
 /* *acc += seconds, under the set's lock. */
-void lift_add_seconds(lift_set *set, double *acc, double seconds)
+static void add_seconds(lift_set *set, double *acc, double seconds)
 {
     if (!set->timing) return;
     pthread_mutex_lock(&set->lock);
@@ -462,12 +462,15 @@ void lift_add_seconds(lift_set *set, double *acc, double seconds)
 
 static int try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols);
 
-int lift_try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, double *c0)
+/* Map f's cell (i, t) (rows x cols) from its stage file if a valid one is there (1; 0 absent or
+ * bad: compute; -1 after lift_fail), its time counted as the files' (set->cpu_files) and taken
+ * out of the plan's clock *c0. */
+static int try_load_timed(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, double *c0)
 {
-    double c1 = lift_cpu_now(set);
+    double c1 = cpu_now(set);
     int lr = try_load(set, f, i, t, rows, cols);
-    double files = lift_cpu_now(set) - c1;
-    lift_add_seconds(set, &set->cpu_files, files);
+    double files = cpu_now(set) - c1;
+    add_seconds(set, &set->cpu_files, files);
     *c0 += files;                                   /* the files' time is not the products' */
     return lr;
 }
@@ -496,8 +499,8 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
 {
     memset(p, 0, sizeof *p);
     if (lift_failed(set)) return -1;
-    double c0 = lift_cpu_now(set);
-    uint32_t cols = cell_cols(set, i, t), tgt_dim = y_dim(set, i, t);
+    double c0 = cpu_now(set);
+    uint32_t prime = set->prime, cols = cell_cols(set, i, t), tgt_dim = i || prime == 2 ? y_dim(set, i, t) : 0;
     size_t cell = lift_cell(set, i, t);
     p->maps = calloc((size_t)set->nmaps, sizeof *p->maps);
     int rc = p->maps ? 0 : -1;
@@ -507,25 +510,27 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
         lift_plan_map *pm = &p->maps[m];
         if (!lift_map_in_region(set, m, i, t)) continue;
         uint32_t rows = res_ngens(set->src, f->s0 + i, t + f->t0);
-        int lr = lift_try_load(set, f, i, t, rows, cols, &c0);
+        int lr = try_load_timed(set, f, i, t, rows, cols, &c0);
         if (lr != 0) {
             rc = lr < 0 ? -1 : 0;
             continue;
         }
         pm->todo = 1;
-        if (fieldmat_init(&f->val[cell], 2, rows, cols) != 0 ||
-            f2mat_init(&pm->Y, (i || f->bottom) && cols ? rows : 0, tgt_dim) != 0) {
+        if (fieldmat_init(&f->val[cell], prime, rows, cols) != 0 ||
+            fieldmat_init(&pm->Y, prime, (i || f->bottom) && cols ? rows : 0, tgt_dim) != 0) {
             lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
             rc = -1;
         } else if (rows && cols && i == 0 && f->bottom) {   /* a map of modules: y = φ ε(z_k) in N_t */
             for (uint32_t k = 0; k < rows && !rc; k++)
-                if (f->bottom(f->bottom_ctx, t, k, f2mat_row(&pm->Y, k)) != 0) {
+                if (f->bottom(f->bottom_ctx, t, k, f2mat_row(&pm->Y.f2, k)) != 0) {
                     lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
                     rc = -1;
                 }
         } else if (rows && cols && i == 0) {          /* the bottom: f_0(z_k) = x_k ι at t0 */
             for (uint32_t k = 0; k < rows && t == 0; k++)
-                if (k < f->nclass && f->coords[k]) f2mat_flip(&f->val[cell].f2, k, 0);
+                if (k < f->nclass && f->coords[k]) fieldmat_set(&f->val[cell], k, 0, f->coords[k]);
+        } else if (rows && cols && prime != 2) {        /* odd p: f(d z) on this worker */
+            rc = lift_products_p(set, f, i, t, &pm->Y.fp);
         } else if (rows && cols) {
             rc = boundaries(set, f, i, t, &pm->V);
             pm->job_of = rc ? NULL : malloc(((size_t)pm->V.cols + 1) * sizeof *pm->job_of);
@@ -541,25 +546,25 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
         if (!pm->todo || !set->maps[m].extra_plan) continue;
         pm->group0 = p->b.ngroups;
         milnor_sink sink = rb_group_sink(&p->b);
-        for (uint32_t k = 0; k < pm->Y.rows && !rc; k++)
+        for (uint32_t k = 0; k < pm->Y.f2.rows && !rc; k++)
             if (set->maps[m].extra_plan(set->maps[m].extra_ctx, i, t, k, &sink) != 0 || rb_group_end(&p->b) != 0) {
                 if (!lift_failed(set)) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
                 rc = -1;
             }
     }
-    if (!rc && rb_alloc(&p->b, tgt_dim) != 0) {
+    if (!rc && prime == 2 && rb_alloc(&p->b, tgt_dim) != 0) {
         lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
         rc = -1;
     }
     for (int m = 0; m < set->nmaps && !rc; m++)
-        if (p->maps[m].todo && set->maps[m].extra && !set->maps[m].extra_plan) p->extra_rows += p->maps[m].Y.rows;
+        if (p->maps[m].todo && set->maps[m].extra && !set->maps[m].extra_plan) p->extra_rows += fieldmat_rows(&p->maps[m].Y);
     if (!rc) {
         uint64_t pairs = rb_pairs(&p->b);
         pthread_mutex_lock(&set->lock);
         set->pairs += pairs;
         pthread_mutex_unlock(&set->lock);
     }
-    p->cpu = lift_cpu_now(set) - c0;
+    p->cpu = cpu_now(set) - c0;
     return rc;
 }
 
@@ -584,11 +589,11 @@ int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint
     for (int m = 0; m < set->nmaps && !rc && at < r1; m++) {
         lift_plan_map *pm = &p->maps[m];
         if (!pm->todo || !set->maps[m].extra || set->maps[m].extra_plan) continue;
-        uint32_t rows = pm->Y.rows;
+        uint32_t rows = pm->Y.f2.rows;
         if (at + rows > r0) {
-            if (!pm->E.data && rows && pm->Y.cols) {   /* the first part of this map allocates it */
+            if (!pm->E.data && rows && pm->Y.f2.cols) {   /* the first part of this map allocates it */
                 pthread_mutex_lock(&set->lock);
-                if (!pm->E.data && f2mat_init(&pm->E, rows, pm->Y.cols) != 0) rc = -1;
+                if (!pm->E.data && f2mat_init(&pm->E, rows, pm->Y.f2.cols) != 0) rc = -1;
                 pthread_mutex_unlock(&set->lock);
             }
             for (uint32_t r = r0 > at ? r0 - at : 0; !rc && pm->E.data && r < rows && at + r < r1; r++)
@@ -602,9 +607,9 @@ int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint
 
 void lift_plan_multiply(lift_set *set, lift_plan *p)
 {
-    double c0 = lift_cpu_now(set);
+    double c0 = cpu_now(set);
     rb_multiply_all(&p->b, &set->tgt->A);
-    p->cpu += lift_cpu_now(set) - c0;
+    p->cpu += cpu_now(set) - c0;
     uint64_t pairs = rb_pairs(&p->b);
     pthread_mutex_lock(&set->lock);
     set->pairs_inline += pairs;
@@ -615,7 +620,7 @@ void lift_plan_clear(lift_set *set, lift_plan *p)
 {
     for (int m = 0; p->maps && m < set->nmaps; m++) {
         f2mat_clear(&p->maps[m].V);
-        f2mat_clear(&p->maps[m].Y);
+        fieldmat_clear(&p->maps[m].Y);
         f2mat_clear(&p->maps[m].E);
         free(p->maps[m].job_of);
     }
@@ -624,87 +629,119 @@ void lift_plan_clear(lift_set *set, lift_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-/* Finish: every y (f(d z) from the multiplied rows, plus the map's extra term), then one solve
- * of d_i for all the non-zero y of all maps (none when they are all zero: f(z) = 0 is a
+static int publish_cell(lift_set *set, lift_map *f, int i, deg_t t);
+
+/* p = 2: map m's y from the multiplied rows (f(d z): the XOR over the bits of d z) and its
+ * extra term. 0, or -1 after lift_fail. */
+static int finish_y(lift_set *set, int i, deg_t t, lift_plan *p, int m)
+{
+    lift_plan_map *pm = &p->maps[m];
+    f2mat *Y = &pm->Y.f2;
+    size_t words = f2vec_words(Y->cols);
+    int rc = 0;
+    apply_combine(&pm->V, pm->job_of, &p->b.D, Y);
+    for (uint32_t k = 0; k < Y->rows && !rc; k++) {
+        if (set->maps[m].extra_plan)
+            f2vec_xor(f2mat_row(Y, k), f2mat_row(&p->b.D, p->b.nrows + pm->group0 + k), words);
+        else if (set->maps[m].extra && p->split) {
+            if (pm->E.data) f2vec_xor(f2mat_row(Y, k), f2mat_row(&pm->E, k), words);
+            else if (Y->cols) rc = -1;      /* a part failed before it made E: the run has failed */
+        } else if (set->maps[m].extra)
+            rc = set->maps[m].extra(set->maps[m].extra_ctx, i, t, k, f2mat_row(Y, k));
+    }
+    if (rc) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
+    return rc;
+}
+
+/* p = 2: the nonzero y of all maps, stacked, solved at once (through signature blocks where
+ * set->any_preimage allows, else preimage_solve), each preimage scattered back to its map's
+ * cell. 0, or -1 after lift_fail. */
+static int solve_2(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t nonzero)
+{
+    uint32_t cols = cell_cols(set, i, t), tgt_dim = y_dim(set, i, t);
+    size_t cell = lift_cell(set, i, t), words = f2vec_words(tgt_dim);
+    f2mat all, X;
+    int rc = f2mat_init(&all, nonzero, tgt_dim) != 0 ? -1 : 0;
+    for (int m = 0, k = 0; m < set->nmaps && !rc; m++)
+        for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.f2.rows; r++)
+            if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y.f2, r), words))
+                memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&p->maps[m].Y.f2, r), words * 8);
+    uint32_t bad = 0;
+    double t1 = clock_now(), c1 = cpu_now(set);
+    int sr = rc ? -1 : !set->any_preimage || i == 0 ? 1 : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
+    if (sr == 1) sr = preimage_solve(set->tgt, i, t, &all, &X, &bad);
+    pthread_mutex_lock(&set->lock);
+    set->qis += sr == 0;
+    set->qis_by_signature += by_signature;
+    set->qi_seconds += clock_now() - t1;
+    set->cpu_solves += cpu_now(set) - c1;
+    pthread_mutex_unlock(&set->lock);
+    if (sr == -2) {             /* name the map and generator of the stacked row */
+        int bm = 0;
+        uint32_t br = 0;
+        for (int m = 0, k = 0; m < set->nmaps; m++)
+            for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.f2.rows; r++)
+                if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y.f2, r), words) && (uint32_t)k++ == bad)
+                    bm = m, br = r;
+        lift_fail(set, "internal error: lifting %s, y = f(d z) for generator %u at source (%d, %d) is not in the "
+                  "image of d_%d at (%d, %d)", set->maps[bm].key, br, set->maps[bm].s0 + i,
+                  (int)(t + set->maps[bm].t0), i, i, (int)t);
+    }
+    else if (sr < 0)
+        lift_fail(set, "out of memory solving d_%d at (%d, %d)", i, i, (int)t);
+    rc = sr ? -1 : 0;
+    for (int m = 0, k = 0; m < set->nmaps && !rc; m++)   /* scatter back, in the same order */
+        for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.f2.rows; r++)
+            if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y.f2, r), words))
+                memcpy(f2mat_row(&set->maps[m].val[cell].f2, r), f2mat_row(&X, (uint32_t)k++), f2vec_words(cols) * 8);
+    if (!sr) f2mat_clear(&X);
+    f2mat_clear(&all);
+    return rc;
+}
+
+/* Finish: every y (at p = 2 f(d z) from the multiplied rows, plus the map's extra term), then
+ * one solve of d_i for all the y of all maps (none when they are all zero: f(z) = 0 is a
  * preimage of 0), then the files. */
 int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
 {
     int rc = lift_failed(set) || !p->maps ? -1 : 0;
-    uint32_t cols = cell_cols(set, i, t), tgt_dim = y_dim(set, i, t);
-    size_t cell = lift_cell(set, i, t);
+    uint32_t prime = set->prime, tgt_dim = i || prime == 2 ? y_dim(set, i, t) : 0;
     uint32_t nonzero = 0;
-    double c0 = lift_cpu_now(set);
+    double c0 = cpu_now(set);
     for (int m = 0; m < set->nmaps && !rc; m++) {
         lift_plan_map *pm = &p->maps[m];
-        if (!pm->todo || !pm->Y.rows) continue;
-        f2mat *Y = &pm->Y;
-        apply_combine(&pm->V, pm->job_of, &p->b.D, Y);
-        for (uint32_t k = 0; k < Y->rows && !rc; k++) {
-            if (set->maps[m].extra_plan)
-                f2vec_xor(f2mat_row(Y, k), f2mat_row(&p->b.D, p->b.nrows + pm->group0 + k), f2vec_words(tgt_dim));
-            else if (set->maps[m].extra && p->split) {
-                if (pm->E.data) f2vec_xor(f2mat_row(Y, k), f2mat_row(&pm->E, k), f2vec_words(tgt_dim));
-                else if (tgt_dim) rc = -1;  /* a part failed before it made E: the run has failed */
-            } else if (set->maps[m].extra)
-                rc = set->maps[m].extra(set->maps[m].extra_ctx, i, t, k, f2mat_row(Y, k));
-            nonzero += !f2vec_is_zero(f2mat_row(Y, k), f2vec_words(tgt_dim));
-        }
-        if (rc) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
+        if (!pm->todo || !fieldmat_rows(&pm->Y)) continue;
+        if (prime == 2) rc = finish_y(set, i, t, p, m);
+        for (uint32_t k = 0; k < fieldmat_rows(&pm->Y) && !rc; k++)
+            nonzero += !fieldvec_is_zero(prime, fieldmat_row(&pm->Y, k), tgt_dim);
     }
     rb_clear(&p->b);                /* the products' rows are in the y now: not held through the solve */
-    lift_add_seconds(set, &set->cpu_products, p->cpu + lift_cpu_now(set) - c0);
-    if (!rc && nonzero) {                             /* the y of all maps, stacked: one solve */
-        f2mat all, X;
-        if (f2mat_init(&all, nonzero, tgt_dim) != 0) rc = -1;
-        for (int m = 0, k = 0; m < set->nmaps && !rc; m++)
-            for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.rows; r++)
-                if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim)))
-                    memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim) * 8);
-        uint32_t bad = 0;
-        double t1 = clock_now(), c1 = lift_cpu_now(set);
-        int sr = rc ? -1 : !set->any_preimage || i == 0 ? 1 : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
-        if (sr == 1) sr = preimage_solve(set->tgt, i, t, &all, &X, &bad);
+    add_seconds(set, &set->cpu_products, p->cpu + cpu_now(set) - c0);
+    if (!rc && nonzero && prime == 2) rc = solve_2(set, i, t, p, nonzero);
+    else if (!rc && nonzero) {
+        double t1 = clock_now(), c1 = cpu_now(set);
+        rc = lift_solve_p(set, i, t, p);
         pthread_mutex_lock(&set->lock);
-        set->qis += sr == 0;
-        set->qis_by_signature += by_signature;
+        set->qis += rc == 0;
         set->qi_seconds += clock_now() - t1;
-        set->cpu_solves += lift_cpu_now(set) - c1;
+        set->cpu_solves += cpu_now(set) - c1;
         pthread_mutex_unlock(&set->lock);
-        if (sr == -2) {             /* name the map and generator of the stacked row */
-            int bm = 0;
-            uint32_t br = 0;
-            for (int m = 0, k = 0; m < set->nmaps; m++)
-                for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.rows; r++)
-                    if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim)) && (uint32_t)k++ == bad)
-                        bm = m, br = r;
-            lift_fail(set, "internal error: lifting %s, y = f(d z) for generator %u at source (%d, %d) is not in the "
-                      "image of d_%d at (%d, %d)", set->maps[bm].key, br, set->maps[bm].s0 + i,
-                      (int)(t + set->maps[bm].t0), i, i, (int)t);
-        }
-        else if (sr < 0)
-            lift_fail(set, "out of memory solving d_%d at (%d, %d)", i, i, (int)t);
-        rc = sr ? -1 : 0;
-        for (int m = 0, k = 0; m < set->nmaps && !rc; m++)   /* scatter back, in the same order */
-            for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.rows; r++)
-                if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y, r), f2vec_words(tgt_dim)))
-                    memcpy(f2mat_row(&set->maps[m].val[cell].f2, r), f2mat_row(&X, (uint32_t)k++),
-                           f2vec_words(cols) * 8);
-        if (!sr) f2mat_clear(&X);
-        f2mat_clear(&all);
     }
     for (int m = 0; m < set->nmaps && !rc; m++)
-        if (p->maps[m].todo) rc = lift_publish_cell(set, &set->maps[m], i, t);
+        if (p->maps[m].todo) rc = publish_cell(set, &set->maps[m], i, t);
     lift_plan_clear(set, p);
     return rc ? -1 : 0;
 }
 
-int lift_publish_cell(lift_set *set, lift_map *f, int i, deg_t t)
+/* After a step computed map f's cell (i, t): its file written (a non-zero cell, a set with an
+ * outdir), the cell marked done and counted. 0, or -1 after lift_fail. */
+static int publish_cell(lift_set *set, lift_map *f, int i, deg_t t)
 {
     size_t cell = lift_cell(set, i, t);
     int nonzero = fieldmat_rows(&f->val[cell]) && fieldmat_cols(&f->val[cell]);
-    double c2 = lift_cpu_now(set);
-    int rc = nonzero && set->outdir[0] ? lift_write_cell(set, f, i, t) : 0;
-    lift_add_seconds(set, &set->cpu_files, lift_cpu_now(set) - c2);
+    double c2 = cpu_now(set);
+    int rc = nonzero && set->outdir[0] ? write_cell(set, f, i, t) : 0;
+    add_seconds(set, &set->cpu_files, cpu_now(set) - c2);
     if (rc) return -1;
     f->have[cell] = 1;
     pthread_mutex_lock(&set->lock);
@@ -732,6 +769,11 @@ uint64_t lift_step_footprint(const lift_set *set, int i, deg_t t)
     const resolution *tgt = set->tgt;
     uint64_t dim = freemod_dim(&tgt->F[i], t, t + 1), below = i ? freemod_dim(&tgt->F[i - 1], t, t) : 0;
     uint64_t words = (below + 63) / 64, rows = 0;
+    if (set->prime != 2) {          /* odd p: the y and the solve by [D | 0 | I] */
+        for (int m = 0; m < set->nmaps; m++)
+            if (lift_map_in_region(set, m, i, t)) rows += res_ngens(set->src, set->maps[m].s0 + i, t + set->maps[m].t0);
+        return lift_footprint_p(tgt, i, t, rows);
+    }
     for (int m = 0; m < set->nmaps; m++) {
         const lift_map *f = &set->maps[m];
         if (!lift_map_in_region(set, m, i, t)) continue;

@@ -50,17 +50,19 @@
  * basis of target F_i in degree t on generators of degree <= t (the generators' units last),
  * i.e. freemod_dim(F_i, t, t + 1) columns. Cells are written by their step only.
  *
- * Odd primes (stages/products/lift_p.c). Over resolutions at an odd prime p (both at the same p, over
- * the same algebra A_p or profile B) the maps are the same chain maps over F_p: a class is a
- * vector of coefficients 0..p-1, f_0(z_k) = x_k·ι, f_i(z) = a preimage of f_{i-1}(d z) under d_i,
- * and <x·y_j, z_k> is the coefficient (0..p-1) of y_j's unit in f_i(z_k) (lift_product_coef),
- * with no sign: d ∘ f = f ∘ d on the nose. A step's kind is then lift_step_kind_p: its plan
- * computes f(d z) by Milnor products mod p on its own worker (no row_build: the odd-p multiply
- * codelet, cl_milnor_mul_p, is not used here yet), its finish solves d_i once for all the y by the RREF of [D | 0 | I] over
- * F_p, D the matrix of d_i on the whole of F_{i,t}. The cells are fieldmats at every prime
- * (lift_map.val: f2mat at p = 2, fpmat at odd p), the
- * stage files version 2 (entries mod p). A null-homotopy (Massey products) is a map with
- * lift_map.extra_p: y = F(z) − h(d z), the sign that makes d h + h d = F over F_p.
+ * Odd primes. Over resolutions at an odd prime p (both at the same p, over the same algebra A_p
+ * or profile B) the maps are the same chain maps over F_p: a class is a vector of coefficients
+ * 0..p-1, f_0(z_k) = x_k·ι, f_i(z) = a preimage of f_{i-1}(d z) under d_i, and <x·y_j, z_k> is
+ * the coefficient (0..p-1) of y_j's unit in f_i(z_k) (lift_product_coef), with no sign: d ∘ f =
+ * f ∘ d on the nose. The step is the same one (lift_step_plan, lift_step_finish: the cells and
+ * the y are fieldmats, algebra/fieldmat.h, over the set's field; the stage files version 2,
+ * entries mod p); two pieces are the prime's own (stages/products/lift_p.c): the plan computes
+ * f(d z) by Milnor products mod p on its own worker (lift_products_p; no row_build: the odd-p
+ * multiply codelet, cl_milnor_mul_p, is not used here yet, so the chain kind is
+ * lift_step_kind_p, without multiply tasks), and the finish solves d_i once for all the y by the
+ * RREF of [D | 0 | I] over F_p, D the matrix of d_i on the whole of F_{i,t} (lift_solve_p). A
+ * null-homotopy (Massey products) is a map with lift_map.extra_p: y = F(z) − h(d z), the sign
+ * that makes d h + h d = F over F_p.
  *
  * Stage files (schema/stage-files.md, kind "lift"): one per map and source bidegree with at
  * least one generator and a non-zero target, DIR/stages/lift/<key>/<s>_<T>.zst, key =
@@ -210,9 +212,9 @@ int lift_deps(const lift_set *set, int i, deg_t t, int dep_i[2], deg_t dep_t[2])
  * solves d_i once for all the y, writes the files and frees the plan. */
 typedef struct lift_plan_map {
     int todo;                   /* computed at this step (not loaded, in region) */
-    f2mat V;                    /* rows d z_k over source F_{s0+i-1} in degree t + t0 (i >= 1) */
+    f2mat V;                    /* p = 2: rows d z_k over source F_{s0+i-1} in degree t + t0 (i >= 1) */
     int32_t *job_of;            /* per column of V: its row of b.D, or -1 (f(g') = 0) */
-    f2mat Y;                    /* rows y_k, freemod_dim(F_{i-1}, t, t) bits */
+    fieldmat Y;                 /* rows y_k over the set's field, freemod_dim(F_{i-1}, t, t) entries */
     f2mat E;                    /* split extras (lift_plan.split): rows extra(z_k), as Y */
     uint32_t group0;            /* extra_plan: extra(z_k) is grouped row group0 + k of b */
 } lift_plan_map;
@@ -276,37 +278,23 @@ int lift_product_bit(const lift_set *set, int m, int i, deg_t t, uint32_t j, uin
 /* The same at any prime: the coefficient 0..p-1. */
 uint32_t lift_product_coef(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k);
 
-/* ---- odd primes (stages/products/lift_p.c) ---- */
-typedef struct lift_plan_map_p {
-    int todo;                   /* computed at this step (not loaded, in region) */
-    fpmat Y;                    /* rows y_k = f_{i-1}(d z_k) over target F_{i-1} in degree t */
-} lift_plan_map_p;
-/* The step (i, t) at an odd prime as a chain: plan loads files, sets the bottom, computes every
- * y; finish solves d_i for them, writes the cells and their files. Its context: */
-typedef struct lift_step_ctx_p {
-    chain ch;                   /* s = i, t; build NULL (the products are done in plan) */
-    lift_plan_map_p *maps;      /* per map of the set */
-} lift_step_ctx_p;
+/* ---- odd primes (stages/products/lift_p.c, below lift.c) ---- */
+/* The step's kind at an odd prime: lift_step_kind's plan and finish, no multiply tasks (the
+ * products are done in the plan, lift_products_p). Its context is a lift_step_ctx. */
 extern const chain_kind lift_step_kind_p;
-int lift_step_plan_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x);
-int lift_step_finish_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x);
-void lift_step_clear_p(lift_set *set, lift_step_ctx_p *x);
-uint64_t lift_step_footprint_p(const lift_set *set, int i, deg_t t);
-/* Shared with lift.c: map f's cell (i, t) (rows x cols) from its stage file if a valid one is
- * there (1; 0 absent or bad: compute; -1 after lift_fail), its time counted as the files'
- * (set->cpu_files) and taken out of the plan's clock *c0; and the cell written as its file (0,
- * or -1 after lift_fail); either prime (the cell is f->val's, over the set's field). */
-int lift_try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, uint32_t cols, double *c0);
-int lift_write_cell(lift_set *set, const lift_map *f, int i, deg_t t);
-/* After a step computed map f's cell (i, t): its file written (a non-zero cell, a set with an
- * outdir), the cell marked done and counted. 0, or -1 after lift_fail. */
-int lift_publish_cell(lift_set *set, lift_map *f, int i, deg_t t);
-double lift_cpu_now(const lift_set *set);
+/* Y's row k = f_{i-1}(d z_k) for map f, z_k the k-th generator of source F_{s0+i} in degree
+ * t + t0 (i >= 1), less the map's extra_p term where it has one (y = F(z) − f(d z)); Y zeroed,
+ * freemod_dim(F_{i-1}, t, t) entries. 0, or -1 after a failure in set->fail. */
+int lift_products_p(lift_set *set, const lift_map *f, int i, deg_t t, fpmat *Y);
+/* For every y of the plan's computing maps (p->maps[m].Y): x with x·D = y into map m's cell
+ * (i, t) (initialised, zero), by the RREF of [D | 0 | I]. 0, or -1 after a failure. */
+int lift_solve_p(lift_set *set, int i, deg_t t, const lift_plan *p);
+/* Predicted peak bytes of that solve with rows y in all (lift_step_footprint at odd p). */
+uint64_t lift_footprint_p(const resolution *tgt, int i, deg_t t, uint64_t rows);
 /* y += f_j(v) at an odd prime: v an element of source F_{s0+j} in degree T (entries over its
  * basis there, the first vlen), y over target F_j in degree T - t0 (generators of degree <= that,
  * freemod's order); the cells of f at target (j, u - t0) for the generators' degrees u < T must
- * have been computed. 0, or -1 after lift_fail. */
+ * have been computed. 0, or -1 after a failure in set->fail. */
 int lift_apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8_t *v, uint32_t vlen, uint8_t *y);
-void lift_add_seconds(lift_set *set, double *acc, double seconds);
 
 #endif

@@ -1,8 +1,8 @@
 /* lift_chain.c — the lift steps as a chain set (lift.h, "The steps as a chain set"): the
- * chain kinds of a step at p = 2 (lift.c's pieces: plan, multiply, parts, finish) and at an
- * odd prime (lift_p.c's: plan, finish), the set choosing one by its prime, and lift_run. It
- * sits above lift.c and lift_p.c, which call down into lift.c only, so that stages/ has no
- * circle (tests/t-structure.sh). */
+ * chain kinds of a step, both of lift.c's pieces: at p = 2 plan, multiply, parts, finish; at an
+ * odd prime plan and finish only (the products are done in the plan), the set choosing one by
+ * its prime, and lift_run. It sits above lift.c, which sits above lift_p.c, so that stages/
+ * has no circle (tests/t-structure.sh). */
 #include "stages/products/lift.h"
 
 static lift_step_ctx *ctx_of(chain *c) { return (lift_step_ctx *)c; }
@@ -27,10 +27,12 @@ static void kind_deps(void *owner, int i, deg_t t, chain_deps *out)
     for (int k = 0; k < out->n; k++) out->d[k] = (chain_dep){ .family = CHAIN_LIFT, .s = di[k], .t = dt[k] };
 }
 static uint64_t kind_footprint(void *owner, int i, deg_t t) { return lift_step_footprint(owner, i, t); }
-static int kind_plan_p(chain *c) { return lift_step_plan_p(c->owner, c->s, c->t, (lift_step_ctx_p *)c); }
-static int kind_finish_p(chain *c) { return lift_step_finish_p(c->owner, c->s, c->t, (lift_step_ctx_p *)c); }
-static void kind_clear_p(chain *c) { lift_step_clear_p(c->owner, (lift_step_ctx_p *)c); }
-static uint64_t kind_footprint_p(void *owner, int i, deg_t t) { return lift_step_footprint_p(owner, i, t); }
+static int kind_plan_p(chain *c)
+{
+    int rc = lift_step_plan(c->owner, c->s, c->t, &ctx_of(c)->plan);
+    c->build = NULL;                /* no multiply tasks: f(d z) is in the y already */
+    return rc;
+}
 
 /* priority 1 after a multiply, above every plan (-t) and chunk (0): a step whose rows are
  * multiplied finishes, freeing them, before more steps are planned (peak RSS of products at
@@ -39,9 +41,9 @@ const chain_kind lift_step_kind = { "lift", CHAIN_LIFT, sizeof(lift_step_ctx), k
                                     kind_deps, kind_footprint, kind_multiply, 1, kind_parts, kind_part, NULL,
                                     NULL, NULL, NULL };
 
-/* odd p (lift_p.c): plan (the products, on its worker) → finish (the solve), no multiply tasks */
-const chain_kind lift_step_kind_p = { "lift-p", CHAIN_LIFT, sizeof(lift_step_ctx_p), kind_plan_p, NULL, kind_finish_p,
-                                      kind_clear_p, kind_deps, kind_footprint_p, NULL, 1, NULL, NULL, NULL,
+/* odd p: plan (the products, on its worker) → finish (the solve), no multiply tasks */
+const chain_kind lift_step_kind_p = { "lift-p", CHAIN_LIFT, sizeof(lift_step_ctx), kind_plan_p, NULL, kind_finish,
+                                      kind_clear, kind_deps, kind_footprint, NULL, 1, NULL, NULL, NULL,
                                       NULL, NULL, NULL };
 
 static chain_at step_at(void *owner, int i, deg_t t, int layer)

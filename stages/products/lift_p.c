@@ -1,17 +1,18 @@
-/* lift_p.c — the lift step at an odd prime (lift.h, "Odd primes"): f_i on the generators of a
- * source bidegree by Milnor products mod p, then one solve of d_i over F_p.
+/* lift_p.c — what the lift step does differently at an odd prime (lift.h, "Odd primes"): the
+ * products f_{i-1}(d z) by Milnor products mod p, and the solve of d_i over F_p. The step's
+ * frame (load, bottom row, stacking, files) is lift.c's, at every prime; this file calls none
+ * of lift.c (a failure goes into the set's latch), so lift.c sits above it.
  *
- * Plan (i, t), for each map computing here: y_k = f_{i-1}(d z_k) for the generators z_k of
+ * Products (i, t), for a map computing here: y_k = f_{i-1}(d z_k) for the generators z_k of
  * source F_{s0+i} in degree T = t + t0. Each term c·x·g' of d z_k (x in B, g' a generator of
  * source F_{s0+i-1}) gives c·x·f(g'), and f(g') is row g' of the map's cell (i-1, |g'| - t0), a
  * sum of terms e·y·h over target F_{i-1}: so c·e·(x·y) lands in h's block of F_{i-1} in degree
  * t (res_p_row_add, the product a differential's rows are made of).
- * Finish: D = the matrix of d_i on F_{i,t} (a row x·d(h) per basis element x·h, generators of
+ * Solve: D = the matrix of d_i on F_{i,t} (a row x·d(h) per basis element x·h, generators of
  * degree <= t, in freemod's order: the cell's columns), the RREF of [D | 0 | I]; every y is
  * reduced by the pivot rows of D, whose I parts add up to a preimage x (x·D = y), and a y that
  * leaves a remainder is not in the image: an internal error naming the map and bidegree. */
 #include "stages/products/lift.h"
-#include "algebra/clock.h"
 #include <stdlib.h>
 #include <string.h>
 #include "stages/resolve/resolution_p.h"
@@ -56,7 +57,7 @@ static int image_terms(const lift_set *set, const fpmat *fv, uint32_t g, int j, 
 
 /* y += f_j(v), v an element of source F_{s0+j} in degree T (an image d z: entries over the
  * source's basis there, generators of degree < T), y over target F_j in degree T - t0. 0, or
- * -1 after lift_fail. */
+ * -1 after a failure in the set's latch. */
 static int apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8_t *v, uint32_t vlen, uint8_t *y,
                    term_buf *tb)
 {
@@ -78,7 +79,7 @@ static int apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8
             }
             size_t cell = lift_cell(set, j, w);
             if (f->have[cell] != 1) {
-                lift_fail(set, "lift: a step needs map %s at target (%d, %d) before it has run", f->key, j, (int)w);
+                latch_set(&set->fail, "lift: a step needs map %s at target (%d, %d) before it has run", f->key, j, (int)w);
                 return -1;
             }
             const fpmat *fv = &f->val[cell].fp;
@@ -87,12 +88,12 @@ static int apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8
                 continue;
             }
             if (image_terms(set, fv, g, j, w, t, tb) != 0) {
-                lift_fail(set, "out of memory lifting at target (%d, %d)", j + 1, (int)t);
+                latch_set(&set->fail, "out of memory lifting at target (%d, %d)", j + 1, (int)t);
                 return -1;
             }
             for (uint32_t e = 0; e < blen && base + e < vlen; e++)
                 if (v[base + e] && res_p_row_add(tgt, tb->v, tb->n, milnor_p_sub_elt(Bs, T - u, e), v[base + e] % p, y)) {
-                    lift_fail(set, "lifting %s at target (%d, %d): a product leaves the profile's algebra", f->key,
+                    latch_set(&set->fail, "lifting %s at target (%d, %d): a product leaves the profile's algebra", f->key,
                               j + 1, (int)t);
                     return -1;
                 }
@@ -109,53 +110,23 @@ int lift_apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8_t
     return rc;
 }
 
-static uint32_t cell_cols_p(const lift_set *set, int i, deg_t t) { return (uint32_t)freemod_dim(&set->tgt->F[i], t, t + 1); }
-
-int lift_step_plan_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
+int lift_products_p(lift_set *set, const lift_map *f, int i, deg_t t, fpmat *Y)
 {
-    x->ch.build = NULL;
-    if (lift_failed(set)) return -1;
-    double c0 = lift_cpu_now(set);
-    uint32_t cols = cell_cols_p(set, i, t), tgt_dim = i ? (uint32_t)freemod_dim(&set->tgt->F[i - 1], t, t) : 0;
-    size_t cell = lift_cell(set, i, t);
+    int s = f->s0 + i;
+    deg_t T = t + f->t0;
+    uint32_t width = (uint32_t)freemod_dim(&set->src->F[s - 1], T, T);
     term_buf tb = { 0 };
-    x->maps = calloc((size_t)set->nmaps, sizeof *x->maps);
-    int rc = x->maps ? 0 : -1;
-    if (rc) lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
-    for (int m = 0; m < set->nmaps && !rc; m++) {
-        lift_map *f = &set->maps[m];
-        lift_plan_map_p *pm = &x->maps[m];
-        if (!lift_map_in_region(set, m, i, t)) continue;
-        int s = f->s0 + i;
-        deg_t T = t + f->t0;
-        uint32_t rows = res_ngens(set->src, s, T);
-        int lr = lift_try_load(set, f, i, t, rows, cols, &c0);
-        if (lr != 0) {
-            rc = lr < 0 ? -1 : 0;
-            continue;
-        }
-        pm->todo = 1;
-        if (fieldmat_init(&f->val[cell], set->prime, rows, cols) != 0 ||
-            fpmat_init(&pm->Y, set->prime, i && cols ? rows : 0, tgt_dim) != 0) {
-            lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
-            rc = -1;
-        } else if (rows && cols && i == 0) {          /* the bottom: f_0(z_k) = x_k ι at t0 */
-            for (uint32_t k = 0; k < rows && k < f->nclass && t == 0; k++) fpmat_set(&f->val[cell].fp, k, 0, f->coords[k]);
-        } else if (i > 0 && rows && cols) {
-            uint32_t width = (uint32_t)freemod_dim(&set->src->F[s - 1], T, T);
-            for (uint32_t k = 0; k < pm->Y.rows && !rc; k++) {
-                const fm_gen *z = &set->src->F[s].gens[T][k];
-                uint8_t *y = fpmat_row(&pm->Y, k);
-                rc = apply_p(set, f, i - 1, T, (const uint8_t *)z->img, z->bits < width ? z->bits : width, y, &tb);
-                if (rc || !f->extra_p) continue;
-                for (uint32_t c = 0; c < pm->Y.cols; c++) y[c] = (uint8_t)((set->prime - y[c]) % set->prime);
-                if ((rc = f->extra_p(f->extra_ctx, i, t, k, y)) != 0 && !lift_failed(set))
-                    lift_fail(set, "lifting %s at target (%d, %d) failed", f->key, i, (int)t);
-            }
-        }
+    int rc = 0;
+    for (uint32_t k = 0; k < Y->rows && !rc; k++) {
+        const fm_gen *z = &set->src->F[s].gens[T][k];
+        uint8_t *y = fpmat_row(Y, k);
+        rc = apply_p(set, f, i - 1, T, (const uint8_t *)z->img, z->bits < width ? z->bits : width, y, &tb);
+        if (rc || !f->extra_p) continue;
+        for (uint32_t c = 0; c < Y->cols; c++) y[c] = (uint8_t)((set->prime - y[c]) % set->prime);
+        if ((rc = f->extra_p(f->extra_ctx, i, t, k, y)) != 0 && !latch_is_set(&set->fail))
+            latch_set(&set->fail, "lifting %s at target (%d, %d) failed", f->key, i, (int)t);
     }
     free(tb.v);
-    lift_add_seconds(set, &set->cpu_products, lift_cpu_now(set) - c0);
     return rc;
 }
 
@@ -187,8 +158,7 @@ fail:
     return -1;
 }
 
-/* For every y (rows of the maps' Y): x with x·D = y into the map's cell. 0; -1 after lift_fail. */
-static int solve_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
+int lift_solve_p(lift_set *set, int i, deg_t t, const lift_plan *x)
 {
     const resolution *tgt = set->tgt;
     uint32_t p = set->prime;
@@ -205,15 +175,15 @@ static int solve_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
         goto out;
     if (fpmat_rref(&aug, pivots) < 0) goto out;
     for (int m = 0; m < set->nmaps; m++) {
-        lift_plan_map_p *pm = &x->maps[m];
-        for (uint32_t k = 0; pm->todo && k < pm->Y.rows; k++) {
-            const uint8_t *y = fpmat_row(&pm->Y, k);
+        const lift_plan_map *pm = &x->maps[m];
+        for (uint32_t k = 0; pm->todo && k < pm->Y.fp.rows; k++) {
+            const uint8_t *y = fpmat_row(&pm->Y.fp, k);
             uint8_t *out = fpmat_row(&set->maps[m].val[cell].fp, k);
             memcpy(r, y, ncols);
             for (uint32_t c = 0; c < ncols; c++) {   /* pivot rows are 1 at their pivot, 0 at the others' */
                 if (!r[c]) continue;
                 if (pivots[c] < 0) {
-                    lift_fail(set, "internal error: lifting %s, y = f(d z) for generator %u at source (%d, %d) is not "
+                    latch_set(&set->fail, "internal error: lifting %s, y = f(d z) for generator %u at source (%d, %d) is not "
                               "in the image of d_%d at (%d, %d)", set->maps[m].key, k, set->maps[m].s0 + i,
                               (int)(t + set->maps[m].t0), i, i, (int)t);
                     msg = NULL;
@@ -228,7 +198,7 @@ static int solve_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
     }
     rc = 0;
 out:
-    if (rc && msg) lift_fail(set, "%s solving d_%d at (%d, %d)", msg, i, i, (int)t);
+    if (rc && msg) latch_set(&set->fail, "%s solving d_%d at (%d, %d)", msg, i, i, (int)t);
     fpmat_clear(&D);
     fpmat_clear(&aug);
     free(pivots);
@@ -236,43 +206,9 @@ out:
     return rc;
 }
 
-int lift_step_finish_p(lift_set *set, int i, deg_t t, lift_step_ctx_p *x)
+uint64_t lift_footprint_p(const resolution *tgt, int i, deg_t t, uint64_t rows)
 {
-    int rc = lift_failed(set) || !x->maps ? -1 : 0;
-    int nonzero = 0;
-    for (int m = 0; m < set->nmaps && !rc; m++)
-        for (uint32_t k = 0; x->maps[m].todo && k < x->maps[m].Y.rows && !nonzero; k++) {
-            const uint8_t *y = fpmat_row(&x->maps[m].Y, k);
-            for (uint32_t c = 0; c < x->maps[m].Y.cols && !nonzero; c++) nonzero = y[c] != 0;
-        }
-    if (!rc && nonzero) {           /* all zero: f = 0 is a preimage */
-        double t1 = clock_now(), c1 = lift_cpu_now(set);
-        rc = solve_p(set, i, t, x);
-        pthread_mutex_lock(&set->lock);
-        set->qis += rc == 0;
-        set->qi_seconds += clock_now() - t1;
-        pthread_mutex_unlock(&set->lock);
-        lift_add_seconds(set, &set->cpu_solves, lift_cpu_now(set) - c1);
-    }
-    for (int m = 0; m < set->nmaps && !rc; m++)
-        if (x->maps[m].todo) rc = lift_publish_cell(set, &set->maps[m], i, t);
-    lift_step_clear_p(set, x);
-    return rc ? -1 : 0;
-}
-
-void lift_step_clear_p(lift_set *set, lift_step_ctx_p *x)
-{
-    for (int m = 0; x->maps && m < set->nmaps; m++) fpmat_clear(&x->maps[m].Y);
-    free(x->maps);
-    x->maps = NULL;
-}
-
-uint64_t lift_step_footprint_p(const lift_set *set, int i, deg_t t)
-{
-    const resolution *tgt = set->tgt;
-    uint64_t dim = freemod_dim(&tgt->F[i], t, t + 1), below = i ? freemod_dim(&tgt->F[i - 1], t, t) : 0, rows = 0;
-    for (int m = 0; m < set->nmaps; m++)
-        if (lift_map_in_region(set, m, i, t)) rows += res_ngens(set->src, set->maps[m].s0 + i, t + set->maps[m].t0);
+    uint64_t dim = freemod_dim(&tgt->F[i], t, t + 1), below = i ? freemod_dim(&tgt->F[i - 1], t, t) : 0;
     uint64_t seg = (below + 63) & ~(uint64_t)63;
     /* the y, D and [D | 0 | I], a byte an entry, rows padded to 64 */
     return 4096 + rows * seg + dim * seg + dim * (((seg + dim) + 63) & ~(uint64_t)63);
