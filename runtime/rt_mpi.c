@@ -187,6 +187,7 @@ void rt_mpi_finish(void)
     mpi_started = 0;
 }
 
+int rt_mpi_launched(void) { return launched_by_mpi(); }
 int rt_mpi_rank(void) { return mpi_rank; }
 int rt_mpi_size(void) { return mpi_size; }
 
@@ -568,6 +569,7 @@ void rt_dist_finish(rt_dist *d, int verbose)
 
 int rt_mpi_start(int *argc, char ***argv) { (void)argc; (void)argv; return 0; }
 void rt_mpi_finish(void) {}
+int rt_mpi_launched(void) { return 0; }
 int rt_mpi_rank(void) { return 0; }
 int rt_mpi_size(void) { return 1; }
 void rt_mpi_bcast(void *buf, size_t len) { (void)buf; (void)len; }

@@ -32,6 +32,9 @@
 int rt_mpi_start(int *argc, char ***argv);
 /* Finalises MPI if rt_mpi_start initialised it. */
 void rt_mpi_finish(void);
+/* Was this process started by an MPI launcher (mpirun, srun)? Read from its environment at any
+ * time, before rt_mpi_start too. */
+int rt_mpi_launched(void);
 int rt_mpi_rank(void);
 int rt_mpi_size(void);
 /* Plain MPI between ranks, outside StarPU-MPI's lifetime or while nothing of it runs. */

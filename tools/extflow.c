@@ -18,8 +18,15 @@
  * progress line says so, and the command ends with its one line and status 128 + the signal.
  * Otherwise, or the second time: the line erased, one line, and the signal's default action
  * now (a rerun removes what a write cut short left). */
+static int launched;    /* by mpirun or srun: their SIGTERM ends a rank (below) */
 static void on_stop_signal(int sig)
 {
+    if (sig == SIGTERM && launched) {   /* the launcher ending the ranks (another one failed, or the job
+                                         * ends): its own message says why; none from each rank */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     if (!progress_stop_signal() && admission_active()) {
         progress_stop(sig);
         return;
@@ -58,6 +65,7 @@ static int stop_status(int rc)
 int main(int argc, char **argv)
 {
     signal(SIGXFSZ, SIG_IGN);   /* a file-size limit becomes EFBIG, reported like a full disk */
+    launched = rt_mpi_launched();
     struct sigaction stop = { .sa_handler = on_stop_signal };
     sigemptyset(&stop.sa_mask);
     sigaction(SIGINT, &stop, NULL);
