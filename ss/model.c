@@ -656,11 +656,11 @@ static int product_permanent(const ss_model *m, const ss_product *t)
  * new on the pages just computed; 1 when appended, 0 when not, -1 on a contradiction (m->err),
  * -2 out of memory. */
 static int derive(ss_model *m, int kind, int r, int n, int s, const uint8_t *u, const uint8_t *w, int parent,
-                  int parent2, int via)
+                  int via)
 {
     int k = ss_dim(m, n, s);
     if (k <= 0 || vec_zero(u, k)) return 0;
-    ss_fact f = { kind, SS_PROPAGATED, r, n, s, (uint8_t *)u, (uint8_t *)w, 0, parent, parent2, via };
+    ss_fact f = { kind, SS_PROPAGATED, r, n, s, (uint8_t *)u, (uint8_t *)w, 0, parent, via };
     if (kind == SS_PERM) {
         uint8_t span[k * k];
         int piv[k];
@@ -722,16 +722,16 @@ static int leibniz_round(ss_model *m)
             if (ss_dim(m, f->n + t->n, f->s + t->s) > 256) continue;
             if (!product_apply(m, t, f->n, f->s, f->x, u, &kt) || kt == 0) continue;
             if (f->kind == SS_PERM) {
-                if (tperm) rc = derive(m, SS_PERM, 0, f->n + t->n, f->s + t->s, u, NULL, id, -1, ti);
+                if (tperm) rc = derive(m, SS_PERM, 0, f->n + t->n, f->s + t->s, u, NULL, id, ti);
                 else {              /* d_r(t·x) = 0 below t's page, q·x on it, for x permanent */
                     memset(w, 0, sizeof w);
                     for (int r = 2; r < t->diff_r; r++) {
-                        int d = derive(m, SS_DIFF, r, f->n + t->n, f->s + t->s, u, w, id, -1, ti);
+                        int d = derive(m, SS_DIFF, r, f->n + t->n, f->s + t->s, u, w, id, ti);
                         if (d < 0) return d;
                         added += d;
                     }
                     if (!product_apply(m, q, f->n, f->s, f->x, qx, &kq)) continue;
-                    rc = derive(m, SS_DIFF, t->diff_r, f->n + t->n, f->s + t->s, u, qx, id, -1, ti);
+                    rc = derive(m, SS_DIFF, t->diff_r, f->n + t->n, f->s + t->s, u, qx, id, ti);
                 }
             } else {
                 if (!tperm && f->r > t->diff_r) continue;   /* t is dead on that page */
@@ -741,7 +741,7 @@ static int leibniz_round(ss_model *m)
                     if (!product_apply(m, q, f->n, f->s, f->x, qx, &kq) || kq != kw) continue;
                     fpvec_add(w, qx, (size_t)kw, p);
                 }
-                rc = derive(m, SS_DIFF, f->r, f->n + t->n, f->s + t->s, u, w, id, -1, ti);
+                rc = derive(m, SS_DIFF, f->r, f->n + t->n, f->s + t->s, u, w, id, ti);
             }
             if (rc < 0) return rc;
             added += rc;

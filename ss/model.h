@@ -44,7 +44,7 @@ typedef struct ss_fact {
     int r, n, s;                /* the page, the source's bidegree */
     uint8_t *x, *y;             /* source over E2(n, s); target over E2(n - 1, s + r) (NULL for SS_PERM) */
     int line;                   /* the history's line (given), 0 otherwise */
-    int parent, parent2;        /* propagated: the fact(s) it came from (-1 when none) */
+    int parent;                 /* propagated: the fact it came from (-1 when none) */
     int via;                    /* propagated: the product type it was multiplied by (-1 when none) */
 } ss_fact;
 

@@ -105,7 +105,7 @@ static void build_random(ss_model *m, unsigned seed)
                             memcpy(D[s][n][vec_index(w, k)], img, (size_t)kt);
                         }
                     if (said) {
-                        ss_fact f = { SS_DIFF, SS_GIVEN, r, n, s, (uint8_t *)c, (uint8_t *)y, 1, -1, -1, -1 };
+                        ss_fact f = { SS_DIFF, SS_GIVEN, r, n, s, (uint8_t *)c, (uint8_t *)y, 1, -1, -1 };
                         int id = ss_add_fact(m, &f);
                         int nz = 0;
                         for (int j = 0; j < kt; j++) nz |= y[j];
@@ -208,9 +208,9 @@ static void test_leibniz(void)
     ss_product_row(&m, t, 2, 3, 0, &one);
     ss_product_row(&m, t, 0, 0, 0, &one);
     ss_product_close(&m, t);
-    ss_fact f = { SS_DIFF, SS_GIVEN, 2, 3, 1, &one, &one, 1, -1, -1, -1 };
+    ss_fact f = { SS_DIFF, SS_GIVEN, 2, 3, 1, &one, &one, 1, -1, -1 };
     ss_add_fact(&m, &f);
-    ss_fact perm = { SS_PERM, SS_GIVEN, 0, 0, 0, &one, NULL, 2, -1, -1, -1 };
+    ss_fact perm = { SS_PERM, SS_GIVEN, 0, 0, 0, &one, NULL, 2, -1, -1 };
     ss_add_fact(&m, &perm);
     int rc = ss_compute(&m, 1), found = 0, fperm = 0;
     for (int id = 0; id < m.nfacts; id++) {
@@ -222,7 +222,7 @@ static void test_leibniz(void)
     ok(rc == 0 && found, "Leibniz: d2(x) = y gives d2(m·x) = m·y, recording the fact and the product");
     ok(fperm, "Leibniz: 1 permanent gives m·1 permanent");
     ok(ss_page_dim(&m, 3, 4, 2) == 0 && ss_page_dim(&m, 3, 3, 4) == 0, "E3 at m·x and m·y is zero");
-    ss_fact g = { SS_DIFF, SS_GIVEN, 2, 4, 2, &one, &zero, 3, -1, -1, -1 };
+    ss_fact g = { SS_DIFF, SS_GIVEN, 2, 4, 2, &one, &zero, 3, -1, -1 };
     int id = ss_add_fact(&m, &g);
     rc = ss_compute(&m, 1);
     ok(rc == 1 && (m.conflict[0] == id || m.conflict[1] == id) && strstr(m.err, "propagated by m"),
@@ -236,16 +236,16 @@ static void test_dd(void)
     ss_model m;
     grid_ones(&m, cells, 3);
     uint8_t one = 1;
-    ss_fact a = { SS_DIFF, SS_GIVEN, 2, 5, 0, &one, &one, 1, -1, -1, -1 };
-    ss_fact b = { SS_DIFF, SS_GIVEN, 2, 4, 2, &one, &one, 2, -1, -1, -1 };
+    ss_fact a = { SS_DIFF, SS_GIVEN, 2, 5, 0, &one, &one, 1, -1, -1 };
+    ss_fact b = { SS_DIFF, SS_GIVEN, 2, 4, 2, &one, &one, 2, -1, -1 };
     ss_add_fact(&m, &a);
     ss_add_fact(&m, &b);
     int rc = ss_compute(&m, 1);
     ok(rc == 1 && strstr(m.err, "d_r d_r"), "d2 of a d2's target is refused (d_r d_r = 0): %s", m.err);
     ss_truncate(&m, 1);
-    ss_fact c = { SS_DIFF, SS_GIVEN, 3, 4, 2, &one, NULL, 2, -1, -1, -1 };
+    ss_fact c = { SS_DIFF, SS_GIVEN, 3, 4, 2, &one, NULL, 2, -1, -1 };
     ok(ss_add_fact(&m, &c) < 0 && strstr(m.err, "(3,5)"), "a differential that leaves the region is refused: %s", m.err);
-    ss_fact e = { SS_PERM, SS_GIVEN, 0, 6, 6, &one, NULL, 2, -1, -1, -1 };
+    ss_fact e = { SS_PERM, SS_GIVEN, 0, 6, 6, &one, NULL, 2, -1, -1 };
     ok(ss_add_fact(&m, &e) < 0, "a class outside the region is refused: %s", m.err);
     ok(ss_compute(&m, 1) == 0 && ss_page_dim(&m, 3, 5, 0) == 0 && ss_page_dim(&m, 3, 4, 2) == 0 &&
        ss_page_dim(&m, 3, 3, 4) == 1, "d2 (5,0) -> (4,2) alone: E3 is the class at (3,4)");

@@ -176,3 +176,16 @@ void cli_help(FILE *out, const cli_command *c)
         cli_wrap(out, col, OPT_COL, o->help);
     }
 }
+
+int cli_run(const cli_command *c, int argc, char **argv)
+{
+    const char **operands = malloc(((size_t)c->max_operands + 1) * sizeof *operands);
+    if (!operands) {
+        fprintf(stderr, "extflow: out of memory\n");
+        return CLI_FAILED;
+    }
+    int n, rc = cli_parse(c, argc, argv, operands, &n);
+    if (rc < 0) rc = c->run(operands, n);
+    free(operands);
+    return rc;
+}

@@ -68,6 +68,10 @@ extern const cli_command *const cli_commands[];
  * help, 2 after a usage error. */
 int cli_parse(const cli_command *c, int argc, char **argv, const char **operands, int *noperands);
 
+/* The command c over argv (argv[0] its name), parsed and run in this process: its exit status
+ * (main's way, and how ss, serve and resolve further run products, resolve and d2 inside). */
+int cli_run(const cli_command *c, int argc, char **argv);
+
 /* The whole help text (`extflow help`, or --help after any command) on out. */
 void cli_print_help(FILE *out);
 /* One command's part of it. */

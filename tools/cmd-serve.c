@@ -46,7 +46,7 @@ typedef struct server {
      * session is taken again; meanwhile requests that need the session get 503 */
     pthread_mutex_t lock;       /* held by a request, and by the thread when it takes DIR back */
     pthread_t worker;
-    int resolving, have_worker, resolve_stem, resolve_rc;
+    int resolving, have_worker, resolve_stem;
     char resolve_alg[32];       /* DIR's algorithm, for resolve's --algorithm */
     double resolve_began;
     char resolve_msg[600];
@@ -240,14 +240,6 @@ static enum MHD_Result post_redo(server *sv, struct MHD_Connection *c)
     return reply_json(c, 200, NULL, NULL);
 }
 
-/* Runs the command c over argv (in this process): its exit status. */
-static int run_command(const cli_command *c, int argc, char **argv)
-{
-    const char *operands[4];
-    int nops, rc = cli_parse(c, argc, argv, operands, &nops);
-    return rc < 0 ? c->run(operands, nops) : rc;
-}
-
 static void *resolve_worker(void *arg)
 {
     server *sv = arg;
@@ -273,10 +265,10 @@ static void *resolve_worker(void *arg)
     }
     argv[argc++] = "--quiet";
     argv[argc] = NULL;
-    int rc = run_command(&cmd_resolve, argc, argv);
+    int rc = cli_run(&cmd_resolve, argc, argv);
     if (!rc && have_d2) {
         char *d2[] = { "d2", (char *)dir, "--quiet", NULL };
-        rc = run_command(&cmd_d2, 3, d2);
+        rc = cli_run(&cmd_d2, 3, d2);
     }
     pthread_mutex_lock(&sv->lock);
     int back = ss_session_reopen(&sv->S, err, sizeof err);
@@ -286,7 +278,6 @@ static void *resolve_worker(void *arg)
     else if (back) snprintf(sv->resolve_msg, sizeof sv->resolve_msg, "%.590s", err);
     else snprintf(sv->resolve_msg, sizeof sv->resolve_msg, "resolved to stem %d%s", sv->resolve_stem,
                   have_d2 ? ", d2 computed" : "");
-    sv->resolve_rc = rc ? rc : back;
     sv->resolving = 0;
     pthread_mutex_unlock(&sv->lock);
     say("resolve further", sv->resolve_msg);

@@ -41,20 +41,6 @@ static void on_stop_signal(int sig)
     raise(sig);
 }
 
-/* The command's options, then the command: argv[0] is its name. */
-static int run_command(const cli_command *c, int argc, char **argv)
-{
-    const char **operands = malloc(((size_t)c->max_operands + 1) * sizeof *operands);
-    if (!operands) {
-        fprintf(stderr, "extflow: out of memory\n");
-        return 1;
-    }
-    int n, rc = cli_parse(c, argc, argv, operands, &n);
-    if (rc < 0) rc = c->run(operands, n);
-    free(operands);
-    return rc;
-}
-
 /* A command stopped by a signal (its status 3: the stop --time-limit makes) ends 128 + it. */
 static int stop_status(int rc)
 {
@@ -92,14 +78,14 @@ int main(int argc, char **argv)
     for (const cli_command *const *k = cli_commands; *k && !c; k++)
         if (!strcmp(name, (*k)->name)) c = *k;
     if (!c) return cli_usage_error("unknown command '%s'", name);
-    if (c->mpi == CLI_LOCAL) return stop_status(run_command(c, argc - 1, argv + 1));
+    if (c->mpi == CLI_LOCAL) return stop_status(cli_run(c, argc - 1, argv + 1));
     /* under mpirun or srun: one rank of a distributed run (resolve's rows, products' classes,
      * massey's c's, d2's composites, verify's rows shared among the ranks) */
     if (rt_mpi_start(&argc, &argv) != 0) return 1;
     int rc = c->mpi == CLI_ONE_PROCESS && rt_mpi_size() > 1
                  ? cli_usage_error("%s runs on one process (mpirun is for resolve, products, massey, d2 and verify)",
                                    c->name)
-                 : run_command(c, argc - 1, argv + 1);
+                 : cli_run(c, argc - 1, argv + 1);
     rt_mpi_finish();
     return stop_status(rc);
 }

@@ -128,9 +128,7 @@ static int lift_types(ss_session *S)
     }
     if (S->o.quiet) argv[argc++] = "--quiet";
     argv[argc] = NULL;
-    const char *operands[2];
-    int nops, rc = cli_parse(&cmd_products, argc, argv, operands, &nops);
-    return rc < 0 ? cmd_products.run(operands, nops) : rc;
+    return cli_run(&cmd_products, argc, argv);
 }
 
 /* DIR given back, the opened directory forgotten (a second close does nothing). */
@@ -202,7 +200,7 @@ static int read_d2(ss_model *m, const char *dir, char *err, size_t errlen)
         memset(x, 0, (size_t)k);
         x[i] = 1;
         for (int j = 0; j < kt; j++) y[j] = (uint8_t)(v[j] - '0');
-        ss_fact fa = { SS_DIFF, SS_COMPUTED, 2, n, s, x, y, 0, -1, -1, -1 };
+        ss_fact fa = { SS_DIFF, SS_COMPUTED, 2, n, s, x, y, 0, -1, -1 };
         if (ss_add_fact(m, &fa) < 0) {
             snprintf(err, errlen, "%s line %d: %s", path, ln, m->err);
             rc = 1;
@@ -303,7 +301,7 @@ static int type_index(const ss_model *m, const char *name)
 /* The facts of action a (line a->line): 0, or 2 after a line. */
 static int add_action(ss_model *m, const ss_action *a, const char *file, const run_manifest *man, char *err, size_t errlen)
 {
-    ss_fact f = { SS_PERM, SS_GIVEN, 0, a->a.n, a->a.s, (uint8_t *)a->a.v, NULL, a->line, -1, -1, -1 };
+    ss_fact f = { SS_PERM, SS_GIVEN, 0, a->a.n, a->a.s, (uint8_t *)a->a.v, NULL, a->line, -1, -1 };
     int k = ss_dim(m, a->a.n, a->a.s);
     const char *name = ss_action_name(a->type);
     switch (a->type) {
