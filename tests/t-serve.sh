@@ -14,8 +14,9 @@ ok $? "a resolution through stem 41 with d2"
 start() {   # start DIR: the server in the background; sets pid, URL, BASE, TOK
     $EXTFLOW serve "$1" --port 0 --quiet > "$TMP/serve.out" 2> "$TMP/serve.err" &
     pid=$!
-    for _ in $(seq 300); do grep -q 'http://' "$TMP/serve.out" 2>/dev/null && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1200); do grep -q 'http://' "$TMP/serve.out" 2>/dev/null && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
     URL=$(grep -o 'http://[^ ]*' "$TMP/serve.out")
+    [ -n "$URL" ] || diag "serve $1 did not start ($(kill -0 $pid 2>/dev/null && echo 'still starting after 120 s' || echo 'it ended')): $(cat "$TMP/serve.err")"
     BASE=${URL%%/\?*}
     TOK=${URL##*token=}
 }
@@ -81,6 +82,7 @@ n200=$(grep -c '^200$' "$TMP/codes")
 ls "$D/ss" | grep -q 'tmp' && diag "temporaries: $(ls "$D/ss")"
 start "$D"
 lines=$(curl -s "$BASE/history?token=$TOK" | wc -l)
+[ "$lines" -ge $((12 + n200)) ] || diag "codes: $(tr '\n' ' ' < "$TMP/codes"); $H: $(wc -l < "$H") lines; DIR/ss: $(ls "$D/ss" | tr '\n' ' ')"
 [ -n "$TOK" ] && [ "$lines" -ge $((12 + n200)) ] && [ "$lines" -le 17 ] && head -12 "$H" | cmp -s - "$TMP/before"
 ok $? "kill -9 mid-burst: a restart has every answered action ($n200 answered, $lines lines) and the earlier ones unchanged"
 [ "$(post /action "$(pl 0 1 1)")" = 200 ]
