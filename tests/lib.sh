@@ -15,6 +15,7 @@ ok() {   # ok CONDITION-EXIT-STATUS DESCRIPTION
 diag() { echo "# $*" >&2; }   # on stderr, as Test::More does: prove shows it even when not verbose (CI logs)
 hold_lock() {   # hold_lock DIR: another process holds DIR/.lock (as a run would) until
                 # `kill $holder`, 60 s at most; returns once the lock is taken
+    : > "$TMP/holder.out"    # emptied before the child starts, so that the wait below sees this holder's line
     python3 -c 'import fcntl, sys, time
 f = open(sys.argv[1] + "/.lock", "a"); fcntl.lockf(f, fcntl.LOCK_EX); print("locked", flush=True); time.sleep(60)' \
         "$1" > "$TMP/holder.out" &

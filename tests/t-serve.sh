@@ -12,6 +12,7 @@ D="$TMP/s2"
 $EXTFLOW resolve --stem 41 --out "$D" --quiet && $EXTFLOW d2 "$D" --quiet
 ok $? "a resolution through stem 41 with d2"
 start() {   # start DIR: the server in the background; sets pid, URL, BASE, TOK
+    : > "$TMP/serve.out"    # emptied here, not by the child's redirection: the loop below must not read the last server's address
     $EXTFLOW serve "$1" --port 0 --quiet > "$TMP/serve.out" 2> "$TMP/serve.err" &
     pid=$!
     for _ in $(seq 1200); do grep -q 'http://' "$TMP/serve.out" 2>/dev/null && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
