@@ -8,10 +8,11 @@
 # x = h0..h4, c0, d0, e0 and every y; d2∘d2 = 0), d2.csv drawn by both charts, resume (a rerun loads, a damaged stage file is
 # named and recomputed, a run killed at random moments resumes to the same table), and bad
 # arguments refused with one line and exit 2; d2.csv, secondary.txt and the h0 secondary product
-# at stem 60 against extflow's own kept outputs.
+# at stem 60 against extflow's own kept outputs; the product's E3 classes in sseq's basis and
+# order (40/15 and stem 60) against plain elimination on d2.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((29 + ROUNDS))
+plan $((31 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -23,6 +24,78 @@ done
 D="$TMP/s2-standard"
 $EXTFLOW d2 "$D" --product h0 --quiet && tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$D/secondary_product-h0.txt"
 ok $? "d2 --product h0 (standard): secondary_product-h0.txt equals sseq's secondary_product-h_0-S_2 byte for byte"
+# e3_order.py DIR NAME: the classes y of DIR/secondary_product-NAME.txt, bidegree by bidegree,
+# are sseq's E3 basis in sseq's order, computed here from DIR/secondary.txt by plain elimination:
+# the classes off ker d2's pivots (λ lines), then ker d2 reduced modulo the image Z of the d2
+# landing there (echelon form), then Z's echelon form. Fails unless some bidegree has a class
+# that d2 hits beside one it does not (where the order shows).
+cat > "$TMP/e3_order.py" <<'PY'
+import re, sys
+d, name = sys.argv[1:3]
+dims = {}
+for l in open(d + "/ext.csv").read().splitlines()[1:]:
+    s_, n, dim = map(int, l.split(","))
+    dims[(n, s_)] = dim
+d2 = {}   # (n, s, i) -> the bits of d2 x_(n, s, i)
+for l in open(d + "/secondary.txt"):
+    m = re.match(r"d_2 x_\((-?\d+), (\d+), (\d+)\) = \[([01, ]*)\]$", l.strip())
+    if not m: sys.exit("unparsed: " + l)
+    d2[tuple(map(int, m.groups()[:3]))] = [int(x) for x in m.group(4).split(", ")] if m.group(4) else []
+def rref(rows):   # plain Gauss-Jordan over F_2: the non-zero rows in reduced echelon form
+    rows = [r[:] for r in rows]; out = []
+    for c in range(len(rows[0]) if rows else 0):
+        p = next((r for r in rows if r[c]), None)
+        if p is None: continue
+        rows.remove(p)
+        for r in rows + out:
+            if r[c]: r[:] = [a ^ b for a, b in zip(r, p)]
+        out.append(p)
+    return sorted(out, key=lambda r: r.index(1))
+def expected(n, s):   # sseq's E3 basis at (n, s): ker d2 modulo the image of d2, then that image
+    dim = dims.get((n, s), 0)
+    src = [d2[(n, s, i)] for i in range(dim) if (n, s, i) in d2]
+    if len(src) == dim and src and src[0]:   # the kernel of d2 from the rows [d2 x | x]
+        aug = rref([v + [int(j == i) for j in range(dim)] for i, v in enumerate(src)])
+        ker = [r[len(src[0]):] for r in aug if not any(r[:len(src[0])])]
+    else:
+        ker = [[int(j == i) for j in range(dim)] for i in range(dim)]
+    img = rref([d2[(n + 1, s - 2, j)] for j in range(dims.get((n + 1, s - 2), 0)) if (n + 1, s - 2, j) in d2])
+    red = []
+    for k in ker:
+        k = k[:]
+        for z in img:
+            if k[z.index(1)]: k = [a ^ b for a, b in zip(k, z)]
+        red.append(k)
+    return rref(red) + img, ker
+got = {}
+for l in open(d + "/secondary_product-" + name + ".txt"):
+    m = re.match(r"\[\w+\] (?:λ x_\((-?\d+), (\d+), (\d+)\) = |\[(.*)\] = )", l)
+    if not m: sys.exit("unparsed: " + l)
+    if m.group(1):
+        got.setdefault((int(m.group(1)), int(m.group(2))), []).append(("λ", int(m.group(3))))
+        continue
+    terms = re.findall(r"x_\((-?\d+), (\d+), (\d+)\)", m.group(4))
+    n, s_ = int(terms[0][0]), int(terms[0][1])
+    v = [0] * dims[(n, s_)]
+    for t in terms: v[int(t[2])] = 1
+    got.setdefault((n, s_), []).append(("y", v))
+checked = moved = 0
+for (n, s_), lines in got.items():
+    e3, ker = expected(n, s_)
+    pivots = {r.index(1) for r in ker}
+    want = [("λ", i) for i in range(dims[(n, s_)]) if i not in pivots] + [("y", v) for v in e3]
+    if lines != want: sys.exit("(%d, %d): %s, not %s" % (n, s_, lines, want))
+    checked += 1
+    moved += e3 != ker
+print("# checked %d bidegrees, %d where E3's basis is not ker d2's echelon form" % (checked, moved))
+sys.exit(0 if moved > 0 else 1)
+PY
+E="$TMP/s2-40"
+$EXTFLOW resolve --algorithm standard --stem 40 --max-s 15 --out "$E" --quiet &&
+    $EXTFLOW d2 "$E" --product h0 --sseq-formats --quiet && python3 "$TMP/e3_order.py" "$E" h0 &&
+    [ "$(grep -o 'x_(37, 8, [01])\]' "$E/secondary_product-h0.txt" | tr -d '\n')" = 'x_(37, 8, 1)]x_(37, 8, 0)]' ]
+ok $? "standard, 40/15, d2 --product h0: the classes of each bidegree are sseq's E3 basis in its order (x_(37, 8, 1) before x_(37, 8, 0), which d2 hits)"
+rm -rf "$E"
 # the homotopies' lift steps with every product f(d z) in multiply tasks: the same tables
 C="$TMP/s2-chain"
 $EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$C" --quiet &&
@@ -91,6 +164,8 @@ $EXTFLOW resolve --stem 60 --out "$D" --quiet && $EXTFLOW d2 "$D" --sseq-formats
     cmp -s "$R/secondary-S_2-stem60" "$D/secondary.txt" &&
     cmp -s "$R/secondary_product-h0-S_2-stem60" "$D/secondary_product-h0.txt"
 ok $? "stem 60: d2.csv and secondary.txt (by any preimages, and by sseq's with --product) and secondary_product-h0.txt equal the kept references byte for byte"
+python3 "$TMP/e3_order.py" "$D" h0
+ok $? "stem 60: secondary_product-h0.txt's classes are sseq's E3 basis in its order"
 rm -rf "$D/stages/lift"
 EXTFLOW_D2_Y=batch $EXTFLOW d2 "$D" --sseq-formats --quiet && cmp -s "$R/d2-S_2-stem60.csv" "$D/d2.csv" &&
     cmp -s "$R/secondary-S_2-stem60" "$D/secondary.txt"

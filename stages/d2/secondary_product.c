@@ -277,6 +277,37 @@ int sec_product_survives(const sec_product *p)
     return 1;
 }
 
+/* The classes y of E3 at the unit's (s, t) as sseq lists them (its subquotient's generators, then
+ * its zeros): with K = ker d2 there (ker, in RREF) and Z = the image of the d2 that lands there,
+ * first the non-zero rows of the RREF of K reduced modulo Z's RREF, then Z's RREF. Both together
+ * span K; Z ⊂ K. e3 is initialised here (rows = dim K, cols = dim). Returns 0, or -1. */
+static int e3_basis(const secondary *unit, int s, deg_t t, uint32_t dim, const f2mat *ker, f2mat *e3)
+{
+    const resolution *ures = unit->res;
+    uint32_t nz = s - 2 >= 1 && secondary_in_range(unit, s - 2, t - 1) ? res_ngens(ures, s - 2, t - 1) : 0;
+    f2mat z = { 0 }, g = { 0 };
+    int32_t *zpiv = calloc((size_t)dim + 1, sizeof *zpiv), *gpiv = calloc((size_t)dim + 1, sizeof *gpiv);
+    int rz = -1, rg = -1;
+    if (zpiv && gpiv && f2mat_init(&z, nz, dim) == 0 && f2mat_copy(&g, ker) == 0 &&
+        f2mat_init(e3, ker->rows, dim) == 0) {
+        for (uint32_t j = 0; j < nz; j++)
+            for (uint32_t k = 0; k < dim; k++) f2mat_set(&z, j, k, secondary_d2_bit(unit, s - 2, t - 1, j, k));
+        rz = f2mat_rref(&z, zpiv);
+        for (uint32_t r = 0; rz >= 0 && r < g.rows; r++)
+            for (uint32_t c = 0; c < dim; c++)
+                if (zpiv[c] >= 0 && f2mat_get(&g, r, c)) f2vec_xor(f2mat_row(&g, r), f2mat_row(&z, (uint32_t)zpiv[c]), g.stride);
+        rg = rz < 0 ? -1 : f2mat_rref(&g, gpiv);
+    }
+    int rc = rz < 0 || rg < 0 || (uint32_t)(rg + rz) != ker->rows ? -1 : 0;
+    for (uint32_t r = 0; !rc && r < ker->rows; r++) {
+        const uint64_t *src = r < (uint32_t)rg ? f2mat_row(&g, r) : f2mat_row(&z, r - (uint32_t)rg);
+        memcpy(f2mat_row(e3, r), src, (size_t)e3->stride * sizeof *src);
+    }
+    f2mat_clear(&z), f2mat_clear(&g);
+    free(zpiv), free(gpiv);
+    return rc;
+}
+
 static void print_vec(FILE *out, const uint8_t *v, uint32_t n)
 {
     fputc('[', out);
@@ -305,7 +336,7 @@ int sec_product_write(FILE *out, const sec_product *p, const char *name)
             /* the kernel of d2 at (s, t), in RREF (f2mat), and the indices off its pivots */
             uint32_t nd = secondary_in_range(unit, s, t) ? res_ngens(ures, s + 2, t + 1) : 0;
             uint32_t nsrc = sl - 2 >= 1 && secondary_in_range(sec, sl - 2, tl - 1) ? res_ngens(res, sl - 2, tl - 1) : 0;
-            f2mat d2 = { 0 }, aug = { 0 }, ker = { 0 }, img = { 0 };
+            f2mat d2 = { 0 }, aug = { 0 }, ker = { 0 }, img = { 0 }, e3 = { 0 };
             int32_t *piv = NULL, *ipiv = calloc((size_t)nl + 1, sizeof *ipiv);
             uint8_t *ext = calloc((size_t)nx + 1, 1), *lam = calloc((size_t)nl + 1, 1);
             int *scratch = calloc((size_t)nx + 1, sizeof *scratch), rank = -1, ir = 0;
@@ -318,8 +349,9 @@ int sec_product_write(FILE *out, const sec_product *p, const char *name)
                 rank = f2mat_rref_augmented(&d2, &aug, &piv);
                 ir = rank < 0 ? -1 : f2mat_rref(&img, ipiv);
             }
-            if (rank < 0 || ir < 0 || f2mat_kernel_from_rref(&aug, nd, (uint32_t)rank, piv, &ker) != 0) {
-                f2mat_clear(&d2), f2mat_clear(&aug), f2mat_clear(&ker), f2mat_clear(&img);
+            if (rank < 0 || ir < 0 || f2mat_kernel_from_rref(&aug, nd, (uint32_t)rank, piv, &ker) != 0 ||
+                e3_basis(unit, s, t, dim, &ker, &e3) != 0) {
+                f2mat_clear(&d2), f2mat_clear(&aug), f2mat_clear(&ker), f2mat_clear(&img), f2mat_clear(&e3);
                 free(piv), free(ipiv), free(ext), free(lam), free(scratch);
                 return -1;
             }
@@ -335,8 +367,8 @@ int sec_product_write(FILE *out, const sec_product *p, const char *name)
                 fputc('\n', out);
             }
             int sign = (s0 * t) % 2 ? 3 : 1;
-            for (uint32_t r = 0; r < ker.rows; r++) {
-                const uint64_t *y = f2mat_row(&ker, r);
+            for (uint32_t r = 0; r < e3.rows; r++) {
+                const uint64_t *y = f2mat_row(&e3, r);
                 memset(scratch, 0, (size_t)nx * sizeof *scratch);
                 memset(lam, 0, nl);
                 for (uint32_t i = 0; i < dim; i++) {
@@ -368,7 +400,7 @@ int sec_product_write(FILE *out, const sec_product *p, const char *name)
                 print_vec(out, lam, nl);
                 fputc('\n', out);
             }
-            f2mat_clear(&d2), f2mat_clear(&aug), f2mat_clear(&ker), f2mat_clear(&img);
+            f2mat_clear(&d2), f2mat_clear(&aug), f2mat_clear(&ker), f2mat_clear(&img), f2mat_clear(&e3);
             free(piv), free(ipiv), free(ext), free(lam), free(scratch);
         }
     return ferror(out) ? -1 : 0;
