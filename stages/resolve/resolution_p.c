@@ -45,13 +45,16 @@ size_t res_p_terms(const resolution *res, int s, deg_t u, uint32_t i, deg_t t, r
     const fm_gen *h = &res->F[s].gens[u][i];
     const uint8_t *img = (const uint8_t *)h->img;
     size_t n = 0;
-    uint64_t off = 0;
-    for (deg_t v = 0; v < u && off < h->bits; v++)
+    uint64_t off = 0, base = 0;         /* base = freemod_dim(F, t, v): generator (v, 0)'s offset */
+    const deg_t first = freemod_first(F, t);
+    for (deg_t v = 0; v < u && off < h->bits; v++) {
         for (uint32_t q = 0; q < F->ngens[v] && off < h->bits; q++) {
-            uint64_t col = freemod_offset(F, t, v, q);
+            uint64_t col = base + (uint64_t)q * F->dim[t - v];      /* freemod_offset, summed as we go */
             for (uint32_t j = 0; j < B->dim[u - v] && off < h->bits; j++, off++)
                 if (img[off]) out[n++] = (res_p_term){ col, milnor_p_sub_elt(B, u - v, j), img[off] };
         }
+        if (v >= first && F->ngens[v]) base += (uint64_t)F->ngens[v] * F->dim[t - v];
+    }
     return n;
 }
 
