@@ -68,6 +68,15 @@ int fpmat_rref_m4rm(fpmat *m, int32_t *pivots);
 /* The same with an explicit panel width k (0 = default; at most 8, and p^k <= 4096). */
 int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k);
 
+/* The kernel's part of an RREF (fpmat_m4rm.c): columns left of split (the identity's first
+ * column in [A | 0 | I]) are eliminated from the rows below each pivot only, columns from split
+ * on from every row without a pivot left of split. Then the pivots and rank are the RREF's and
+ * so are the rows with a pivot at or right of split, the kernel (fpmat_kernel_from_rref reads
+ * them alike); the rows with a pivot left of split are only in echelon form (not a
+ * quasi-inverse). split >= cols: the pivots alone, the rows in echelon form. Returns the rank,
+ * or -1 when out of memory (m untouched then). */
+int fpmat_rref_split(fpmat *m, uint32_t split, int32_t *pivots);
+
 /* [A | 0 | I_rows]: aug is initialised here, with cols = segment_start(A.cols) + A.rows. */
 int fpmat_augment_identity(fpmat *aug, const fpmat *a);
 /* From an RREF'd [A | 0 | I] (a_cols = columns of A): the kernel of A (rows whose pivot lies in

@@ -20,7 +20,16 @@
  * index, and a candidate's entry in the pivot search, are read in one byte multiply-add where
  * the panel's columns lie within 16 bytes.
  *
- * The RREF is unique, so the bytes and pivots are fpmat_rref_naive's. */
+ * The RREF is unique, so the bytes and pivots are fpmat_rref_naive's.
+ *
+ * fpmat_rref_split does less where less is read: a resolution's step wants from [D | 0 | I]
+ * D's pivot columns and the kernel, the rows whose D part vanishes, in RREF. Left of split
+ * (the identity's first column) a panel clears only the rows below it, which leaves the rows
+ * with a pivot in D in echelon form: the same pivot columns, as a row operation never moves
+ * one. From split on it clears only the rows from the first without a pivot in D: those are
+ * the kernel's basis, and among themselves they end in RREF, which is unique, so the kernel is
+ * the full RREF's byte for byte. What is skipped, clearing the rows above each pivot, makes
+ * the rows with a pivot in D reduced and their I part the quasi-inverse, read by no step. */
 #include "algebra/fpmat.h"
 
 #include <stdlib.h>
@@ -117,9 +126,20 @@ static int default_k(uint32_t p, uint32_t rows)
     return best;
 }
 
-int fpmat_rref_m4rm(fpmat *m, int32_t *pivots) { return fpmat_rref_m4rm_tuned(m, pivots, 0); }
+/* The elimination of every entry point: columns left of split are cleared out of the rows
+ * below each panel only (an echelon form), those from split on out of every row whose pivot
+ * lies at or right of split (the rows above, with their pivots left of split, keep whatever
+ * they hold there). split = 0 is the RREF. */
+static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split);
 
-int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k)
+int fpmat_rref_m4rm(fpmat *m, int32_t *pivots) { return m4rm(m, pivots, 0, 0); }
+int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k) { return m4rm(m, pivots, k, 0); }
+int fpmat_rref_split(fpmat *m, uint32_t split, int32_t *pivots)
+{
+    return m4rm(m, pivots, 0, split < m->cols ? split : m->cols);
+}
+
+static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
 {
     const uint32_t p = m->p, rows = m->rows, cols = m->cols;
     const size_t stride = m->stride;
@@ -171,13 +191,19 @@ int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k)
         digits[b] = (uint8_t)nz;
     }
 
-    uint32_t rank = 0, c = 0;
+    uint32_t rank = 0, c = 0, top = 0;  /* from split on, the rows from top on are cleared */
+    int past = 0;
     while (c < cols && rank < rows) {
         const size_t c0 = c & ~(size_t)31;      /* the panel's first block */
+        const uint32_t end = c < split ? split : cols;  /* a panel lies on one side of split */
+        if (c >= split && !past) {
+            past = 1;
+            top = rank;
+        }
         uint32_t pc[M4RM_MAX_K];
         uint8_t *prow[M4RM_MAX_K];
         int j = 0;
-        for (; c < cols && j < k && rank + (uint32_t)j < rows; ++c) {
+        for (; c < end && j < k && rank + (uint32_t)j < rows; ++c) {
             /* column c, the panel's pivots so far: Pc[i] = P_i[c] */
             uint8_t pcol[M4RM_MAX_K];
             int any = 0;
@@ -220,7 +246,7 @@ int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k)
             prow[j] = x;
             ++j;
         }
-        if (j == 0) break;
+        if (j == 0) continue;          /* no pivot left of end: c = end, go on past split */
         /* the columns the panel's rows can change: the runs of 32-byte blocks from c0 on where
          * one of them is non-zero */
         uint32_t nruns = 0;
@@ -238,14 +264,15 @@ int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k)
          * b = sum_q x[pc_q] p^q, read in one multiply-add of 16 bytes where the panel's columns
          * lie within 16 and its weights p^q fit a signed byte, else entry by entry */
         uint64_t direct = 0, touched = 0;
-        const uint32_t lo = rank, hi = rank + (uint32_t)j;
+        const uint32_t lo = rank, hi = rank + (uint32_t)j, first = pc[0] < split ? hi : top;
         int wide = pc[j - 1] - pc[0] >= 16 || pc[0] + 16 > stride || pw[j - 1] > 127;
 #ifdef __AVX2__
         if (!wide) {
             int8_t wt[16] = { 0 };
             for (int q = 0; q < j; ++q) wt[pc[q] - pc[0]] = (int8_t)pw[q];
             const __m128i wv = _mm_loadu_si128((const __m128i *)wt), ones = _mm_set1_epi16(1);
-            for (uint32_t i = 0; i < rows; ++i) {
+            for (uint32_t i = 0; i < first; ++i) idx[i] = 0;
+            for (uint32_t i = first; i < rows; ++i) {
                 uint32_t a = 0;
                 if (i < lo || i >= hi) {
                     __m128i v = _mm_madd_epi16(_mm_maddubs_epi16(_mm_loadu_si128((const __m128i *)(fpmat_row(m, i) + pc[0])),
@@ -266,7 +293,7 @@ int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k)
         if (wide)
             for (uint32_t i = 0; i < rows; ++i) {
                 uint32_t b = 0;
-                if (i < lo || i >= hi) {
+                if (i >= first && (i < lo || i >= hi)) {
                     const uint8_t *row = fpmat_row(m, i);
                     for (int q = 0; q < j; ++q) b += row[pc[q]] * pw[q];
                 }

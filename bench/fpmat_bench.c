@@ -1,6 +1,6 @@
 /* fpmat_bench.c — the F_p row reductions side by side: fpmat_rref_naive (Gauss-Jordan, the
- * reference), fpmat_rref_m4rm (our table method, what fpmat_rref runs) and FLINT's
- * nmod_mat_rref, on two kinds of input:
+ * reference), fpmat_rref_m4rm (our table method, what fpmat_rref runs), FLINT's
+ * nmod_mat_rref and fpmat_rref_split (the kernel's part only), on two kinds of input:
  *
  *   fpmat_bench [REPS [MAXDIM]]
  *       random matrices, every entry non-zero (100) or 30% non-zero, of fixed shapes up to
@@ -18,7 +18,10 @@
  * the figures are the medians of wall seconds. "same" compares the three RREFs and pivots
  * byte for byte (the RREF is unique). FPMAT_BENCH_METHODS=naive,own,flint (any of them) runs
  * only those: with REPS 1 and one method, a run for `valgrind --tool=callgrind`'s counts.
- * FLINT is used where its headers were found at build time (the Makefile's HAVE_FLINT). */
+ * FLINT is used where its headers were found at build time (the Makefile's HAVE_FLINT).
+ * "split" is fpmat_rref_split, what the standard step runs: [A | 0 | I] reduced only as far as
+ * the pivots and the kernel need (split at I's first column; a plain A: the pivots alone); it
+ * agrees when its pivots and the rows with a pivot from split on are the RREF's. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,13 +55,13 @@ static double median(double *t, int n)
     return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
-enum { NAIVE, OWN, FLINT, NMETHODS };
-static const char *method_name[NMETHODS] = { "naive", "own", "flint" };
+enum { NAIVE, OWN, FLINT, SPLIT, NMETHODS };
+static const char *method_name[NMETHODS] = { "naive", "own", "flint", "split" };
 static int method_on[NMETHODS];
 
 /* One round of method k on a copy of a; out (rows x cols, initialised here on the first round)
  * keeps the result, piv the pivots. Returns the wall seconds. */
-static double one_run(int k, const fpmat *a, fpmat *out, int32_t *piv)
+static double one_run(int k, const fpmat *a, uint32_t split, fpmat *out, int32_t *piv)
 {
     fpmat w;
     if (fpmat_copy(&w, a) != 0) { fprintf(stderr, "fpmat_bench: out of memory\n"); exit(1); }
@@ -68,6 +71,9 @@ static double one_run(int k, const fpmat *a, fpmat *out, int32_t *piv)
         dt = clock_now() - t0;
     } else if (k == OWN) {
         fpmat_rref_m4rm(&w, piv);
+        dt = clock_now() - t0;
+    } else if (k == SPLIT) {
+        fpmat_rref_split(&w, split, piv);
         dt = clock_now() - t0;
     } else {
 #ifdef HAVE_FLINT
@@ -92,8 +98,20 @@ static double one_run(int k, const fpmat *a, fpmat *out, int32_t *piv)
     return dt;
 }
 
-/* Rounds of every method on a; prints one line after the label. */
-static void compare(const char *label, const fpmat *a, int reps)
+/* Whether split's result agrees with the RREF ref: the same pivots, and the same rows where
+ * the pivot lies at or right of split (fpmat.h's contract; the rows above are an echelon form). */
+static int split_agrees(const fpmat *ref, const int32_t *rp, const fpmat *w, const int32_t *wp, uint32_t split)
+{
+    if (memcmp(rp, wp, ref->cols * sizeof *rp) != 0) return 0;
+    for (uint32_t c = split; c < ref->cols; ++c)
+        if (rp[c] >= 0 && memcmp(fpmat_row(ref, (uint32_t)rp[c]), fpmat_row(w, (uint32_t)wp[c]), ref->cols) != 0)
+            return 0;
+    return 1;
+}
+
+/* Rounds of every method on a (split: the kernel's first column, for fpmat_rref_split); prints
+ * one line after the label. */
+static void compare(const char *label, const fpmat *a, uint32_t split, int reps)
 {
     double t[NMETHODS][99], med[NMETHODS] = { 0 };
     fpmat out[NMETHODS] = { { 0 } };
@@ -101,19 +119,22 @@ static void compare(const char *label, const fpmat *a, int reps)
     for (int k = 0; k < NMETHODS; ++k) piv[k] = malloc(((size_t)a->cols + 1) * sizeof **piv);
     for (int r = 0; r < reps; ++r)
         for (int k = 0; k < NMETHODS; ++k)
-            if (method_on[k]) t[k][r] = one_run(k, a, &out[k], piv[k]);
+            if (method_on[k]) t[k][r] = one_run(k, a, split, &out[k], piv[k]);
     const char *same = "-";
     int ref = -1, agree = 1, n = 0;
     for (int k = 0; k < NMETHODS; ++k) {
         if (!method_on[k]) continue;
         med[k] = median(t[k], reps);
         ++n;
+        if (k == SPLIT) continue;           /* checked below, against an RREF */
         if (ref < 0) ref = k;
         else agree &= fpmat_equal(&out[ref], &out[k]) && memcmp(piv[ref], piv[k], a->cols * sizeof **piv) == 0;
     }
+    if (method_on[SPLIT] && ref >= 0) agree &= split_agrees(&out[ref], piv[ref], &out[SPLIT], piv[SPLIT], split);
     if (n > 1) same = agree ? "yes" : "NO";
-    printf("%s %9.4f %9.4f %9.4f %7.3f %7.3f %s\n", label, med[NAIVE], med[OWN], med[FLINT],
-           med[NAIVE] > 0 ? med[OWN] / med[NAIVE] : 0.0, med[FLINT] > 0 ? med[OWN] / med[FLINT] : 0.0, same);
+    printf("%s %9.4f %9.4f %9.4f %9.4f %7.3f %7.3f %7.3f %s\n", label, med[NAIVE], med[OWN], med[FLINT], med[SPLIT],
+           med[NAIVE] > 0 ? med[OWN] / med[NAIVE] : 0.0, med[FLINT] > 0 ? med[OWN] / med[FLINT] : 0.0,
+           med[OWN] > 0 ? med[SPLIT] / med[OWN] : 0.0, same);
     fflush(stdout);
     for (int k = 0; k < NMETHODS; ++k) {
         fpmat_clear(&out[k]);
@@ -137,8 +158,8 @@ static void random_shapes(int reps, uint32_t maxdim)
     };
     static const uint32_t primes[] = { 3, 5, 7 };
     static const int dens[] = { 100, 30 };             /* percent of non-zero entries */
-    printf("%-3s %-14s %-4s %9s %9s %9s %7s %7s %s\n", "p", "shape", "nz%", "naive_s", "own_s", "flint_s",
-           "own/nv", "own/fl", "same");
+    printf("%-3s %-14s %-4s %9s %9s %9s %9s %7s %7s %7s %s\n", "p", "shape", "nz%", "naive_s", "own_s", "flint_s",
+           "split_s", "own/nv", "own/fl", "spl/own", "same");
     for (size_t k = 0; k < sizeof primes / sizeof *primes; ++k)
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; ++s)
             for (size_t dd = 0; dd < sizeof dens / sizeof *dens; ++dd) {
@@ -150,8 +171,10 @@ static void random_shapes(int reps, uint32_t maxdim)
                     for (uint32_t c = 0; c < cols; ++c)
                         if ((int)(next_rand() % 100) < dens[dd])
                             fpmat_set(&a, i, c, (uint32_t)(1 + next_rand() % (p - 1)));
+                uint32_t split = cols;
                 if (shapes[s].augment) {
                     fpmat aug;
+                    split = fpmat_segment_start(cols);
                     if (fpmat_augment_identity(&aug, &a) != 0) exit(1);
                     fpmat_clear(&a);
                     a = aug;
@@ -159,7 +182,7 @@ static void random_shapes(int reps, uint32_t maxdim)
                 char shape[32], label[64];
                 snprintf(shape, sizeof shape, "%ux%u%s", rows, cols, shapes[s].augment ? "+I" : "");
                 snprintf(label, sizeof label, "%-3u %-14s %-4d", p, shape, dens[dd]);
-                compare(label, &a, reps);
+                compare(label, &a, split, reps);
                 fpmat_clear(&a);
             }
 }
@@ -208,8 +231,8 @@ static int resolution_shapes(const char *module, int stem, int max_s, int reps, 
     }
     printf("# %s (p = %u) through stem %d, s <= %d: resolved serially in %.1f s\n", module, m.p, stem, max_s,
            clock_now() - t0);
-    printf("%-7s %-10s %-12s %-5s %-5s %9s %9s %9s %7s %7s %s\n", "module", "(s,t)", "D rows x cols", "rank", "nz%",
-           "naive_s", "own_s", "flint_s", "own/nv", "own/fl", "same");
+    printf("%-7s %-10s %-12s %-5s %-5s %9s %9s %9s %9s %7s %7s %7s %s\n", "module", "(s,t)", "D rows x cols", "rank",
+           "nz%", "naive_s", "own_s", "flint_s", "split_s", "own/nv", "own/fl", "spl/own", "same");
     int done_s[64] = { 0 };
     deg_t done_t[64] = { 0 };
     int ndone = 0;
@@ -244,7 +267,7 @@ static int resolution_shapes(const char *module, int stem, int max_s, int reps, 
         snprintf(st, sizeof st, "(%d,%d)", bs, (int)bt);
         snprintf(shape, sizeof shape, "%ux%u", d.rows, d.cols);
         snprintf(label, sizeof label, "%-7s %-10s %-12s %-5d %-5.2f", module, st, shape, rank, density(&d, d.cols));
-        compare(label, &aug, reps);
+        compare(label, &aug, fpmat_segment_start(d.cols), reps);
         fpmat_clear(&d);
         fpmat_clear(&aug);
     }

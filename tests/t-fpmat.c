@@ -4,7 +4,8 @@
  * kernel from [A | 0 | I] (K·A = 0, K of full rank, rank + nullity = rows) and the
  * quasi-inverse (QI(x·A)·A = x·A); and the table method (fpmat_rref_m4rm, what fpmat_rref runs)
  * against the Gauss-Jordan (fpmat_rref_naive) at every panel width, on the edge sizes and on
- * staircase-like sparse matrices as a resolution reduces, up to 700 rows. Env: SEED (default
+ * staircase-like sparse matrices as a resolution reduces, up to 700 rows; and
+ * fpmat_rref_split (the kernel's part only) against the same RREF. Env: SEED (default
  * time). */
 #include <stdint.h>
 #include <stdio.h>
@@ -244,6 +245,36 @@ static int methods_differ(const fpmat *a)
     return bad;
 }
 
+/* fpmat_rref_split(a, split) against the RREF: the same rank and pivots, the rows with a pivot
+ * at or right of split equal to the RREF's (the kernel's part), zero rows below the rank, each
+ * row above a pivot row (its pivot 1, zero left of it), and the row space kept (the RREF of the
+ * result is the RREF). Returns 1 where any of it fails. */
+static int split_differs(const fpmat *a, uint32_t split)
+{
+    fpmat ref, w;
+    fpmat_copy(&ref, a);
+    fpmat_copy(&w, a);
+    int32_t *rp = malloc((a->cols + 1) * sizeof *rp), *pv = malloc((a->cols + 1) * sizeof *pv);
+    int rank = fpmat_rref_naive(&ref, rp), r = fpmat_rref_split(&w, split, pv), bad = r != rank;
+    bad |= memcmp(pv, rp, a->cols * sizeof *pv) != 0;
+    for (uint32_t c = 0; !bad && c < a->cols; ++c) {
+        if (pv[c] < 0) continue;
+        const uint8_t *row = fpmat_row(&w, (uint32_t)pv[c]);
+        for (uint32_t e = 0; e < c; ++e) bad |= row[e] != 0;
+        bad |= row[c] != 1;
+        if (c >= split) bad |= memcmp(row, fpmat_row(&ref, (uint32_t)pv[c]), a->cols) != 0;
+    }
+    for (uint32_t i = (uint32_t)(rank > 0 ? rank : 0); !bad && i < a->rows; ++i)
+        for (uint32_t c = 0; c < a->stride; ++c) bad |= fpmat_row(&w, i)[c] != 0;
+    fpmat_rref_naive(&w, NULL);
+    bad |= !fpmat_equal(&w, &ref);
+    free(rp);
+    free(pv);
+    fpmat_clear(&ref);
+    fpmat_clear(&w);
+    return bad;
+}
+
 int main(void)
 {
     const char *seed = getenv("SEED");
@@ -273,7 +304,7 @@ int main(void)
     static const uint32_t mprimes[] = { 3, 5, 7, 13, 127 };
     for (size_t k = 0; k < sizeof mprimes / sizeof *mprimes; ++k) {
         uint32_t p = mprimes[k];
-        long cases = 0, bad = 0;
+        long cases = 0, bad = 0, scases = 0, sbad = 0;
         for (size_t i = 0; i < ns; ++i)
             for (size_t j = 0; j < ns; ++j) {
                 fpmat a;
@@ -281,6 +312,8 @@ int main(void)
                 fill_random(&a, (int)((i + 2 * j) % 4));
                 bad += methods_differ(&a) != 0;
                 ++cases;
+                sbad += split_differs(&a, sizes[j] / 2) + split_differs(&a, 0);
+                scases += 2;
                 fpmat_clear(&a);
             }
         for (int trial = 0; trial < 12; ++trial) {
@@ -293,11 +326,17 @@ int main(void)
             fpmat_augment_identity(&aug, &a);
             bad += methods_differ(&aug) != 0;
             cases += 2;
+            sbad += split_differs(&aug, fpmat_segment_start(cols)) + split_differs(&a, cols) +
+                    split_differs(&aug, (uint32_t)(next_rand() % (aug.cols + 1)));
+            scases += 3;
             fpmat_clear(&aug);
             fpmat_clear(&a);
         }
         ok(bad == 0, "p=%u: the table method (k = 1..8 and the default) gives the Gauss-Jordan's RREF and pivots "
            "byte for byte on %ld matrices (%ld differ)", p, cases, bad);
+        ok(sbad == 0, "p=%u: fpmat_rref_split (split at I's start, at the end, anywhere): the RREF's rank, pivots "
+           "and rows from split on, echelon rows above, the row space kept, on %ld matrices (%ld differ)", p, scases,
+           sbad);
     }
     fpmat m;
     ok(fpmat_init(&m, 2, 3, 3) == -1 && fpmat_init(&m, 9, 3, 3) == -1 && fpmat_init(&m, 131, 3, 3) == -1,

@@ -128,15 +128,15 @@ int res_step_reduce_p(step_ctx *c)
     if (c->build.nrows == 0) {
         if (want_kernel && (!(kernel = calloc(1, sizeof *kernel)) || fpmat_init(kernel, res->prime, 0, 0) != 0))
             goto oom;
-    } else if (!want_kernel) {      /* the image pivots alone: RREF of D */
+    } else if (!want_kernel) {      /* the image pivots alone: an echelon form of D */
         if (!(pivots = malloc(sizeof *pivots * ((size_t)ncols + 1)))) goto oom;
-        if (fpmat_rref(&c->Dp, pivots) < 0) goto oom;
+        if (fpmat_rref_split(&c->Dp, ncols, pivots) < 0) goto oom;
         for (uint32_t col = 0; col < ncols; col++) c->is_image_pivot[col] = pivots[col] >= 0;
-    } else {                        /* RREF [D | 0 | I]: image pivots in D, the kernel in I */
+    } else {                        /* [D | 0 | I]: image pivots in D, the kernel's RREF in I */
         if (fpmat_augment_identity(&aug, &c->Dp) != 0) goto oom;
         account(&aug, 1);
         if (!(pivots = malloc(sizeof *pivots * ((size_t)aug.cols + 1)))) goto oom;
-        int rank = fpmat_rref(&aug, pivots);
+        int rank = fpmat_rref_split(&aug, fpmat_segment_start(ncols), pivots);
         if (rank < 0) goto oom;
         for (uint32_t col = 0; col < ncols; col++) c->is_image_pivot[col] = pivots[col] >= 0;
         if (!(kernel = calloc(1, sizeof *kernel)) ||
