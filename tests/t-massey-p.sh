@@ -5,9 +5,9 @@
 # symmetry <h0, h0, a0> = ±<a0, h0, h0>; the juggling a0·<h0, h0, h0> = ±<a0, h0, h0>·h0 (both
 # non-zero, products from `extflow products`); the brackets through stem 12 equal a naive
 # computation (tests/lift_p_ref.py --massey); sseq's text equal to the csv; export --sqlite
-# reads the digits; a·b != 0 refused (exit 2, one line); a module DIR at p = 3 refused.
+# reads the digits; a·b != 0 refused (exit 2, one line); over modules (S_3[4], Cα) with S_3 as the unit.
 . tests/lib.sh
-plan 8
+plan 9
 export STARPU_SILENT=1
 D="$TMP/S_3"
 $EXTFLOW resolve --module S_3 --stem 30 --max-s 10 --out "$D" --quiet
@@ -68,8 +68,17 @@ ok $? "<h0, h0, c> and <a0, h0, c> for c through stem 12 equal a naive computati
 $EXTFLOW massey "$D" --a a0 --b a0 >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "not zero" "$TMP/err" && [ "$(wc -l < "$TMP/err")" -le 2 ]
 ok $? "a0·a0 != 0: refused, exit 2 ($(head -1 "$TMP/err"))"
-$EXTFLOW resolve --module 'S_3[4]' --stem 12 --max-s 4 --out "$TMP/sh" --quiet
-$EXTFLOW massey "$TMP/sh" --unit "$D" --a h0 --b h0 >"$TMP/out" 2>"$TMP/err"
-[ $? -eq 2 ] && grep -q "not done yet" "$TMP/err"
-ok $? "a module's DIR at p = 3: refused, exit 2 ($(head -1 "$TMP/err"))"
+# over a module (the same code as the sphere's, massey.c): S_3 moved up 4 degrees, with S_3 as
+# its unit, has the sphere's brackets 4 stems up (those of the region it covers: stems <= 26, as
+# the module needs the unit through its own top stem, 30); over Cα (the cone of α1, detected by h0) the
+# bracket <h0, h0, ι> of the bottom class ι is defined (h0·ι = 0) and not zero: it is the class
+# at (7, 1) that maps to h0 on the top cell
+$EXTFLOW resolve --module 'S_3[4]' --stem 30 --max-s 10 --out "$TMP/sh" --quiet &&
+    $EXTFLOW massey "$TMP/sh" --unit "$D" --a h0 --b h0 --quiet &&
+    awk -F, -v OFS=, 'NR > 1 { $3 -= 4; $6 -= 4; print }' "$TMP/sh/massey-h0-h0.csv" > "$TMP/shifted" &&
+    awk -F, 'NR > 1 && $6 <= 26' "$D/massey-h0-h0.csv" | cmp -s - "$TMP/shifted" && [ -s "$TMP/shifted" ]
+ok $? "over the module S_3[4] (unit S_3): the sphere's <h0, h0, c> 4 stems up ($(wc -l < "$TMP/shifted") brackets)"
+$EXTFLOW resolve --module Calpha --stem 30 --max-s 10 --out "$TMP/ca" --quiet &&
+    $EXTFLOW massey "$TMP/ca" --unit "$D" --a h0 --b h0 --quiet && grep -Eq '^h0,h0,0,0,1,7,1,[12],,0$' "$TMP/ca/massey-h0-h0.csv"
+ok $? "over Cα: <h0, h0, ι> = ±(the class at (7, 1)), no indeterminacy ($(grep '^h0,h0,0,0,' "$TMP/ca/massey-h0-h0.csv"))"
 done_testing

@@ -1,5 +1,6 @@
 #!/bin/sh
-# massey under mpirun (massey_share): over resolutions of S_2 and of C2 through stem 40, 2 and 3
+# massey under mpirun (massey_share): over resolutions of S_2 and of C2 through stem 40 and of Cα
+# at p = 3 (unit S_3) through stem 30, 2 and 3
 # ranks write the massey files and stdout of one process, and say on stderr that they shared
 # the c's; a·b != 0 is refused in one line, exit 2; a 2-rank run stopped by --time-limit (exit
 # 3, one line, no table) and rerun until it ends writes the files of one process (through stem
@@ -9,10 +10,12 @@
 . tests/mpi.sh
 STEM=${MPI_MASSEY_STEM:-40}
 STOP_STEM=${MPI_MASSEY_STOP_STEM:-70}
-plan 11
+plan 13
 $EXTFLOW resolve --stem $STEM --out "$TMP/S_2" --quiet &&
-    $EXTFLOW resolve --module C2 --stem $STEM --out "$TMP/C2" --quiet
-ok $? "resolve S_2 and C2 through stem $STEM"
+    $EXTFLOW resolve --module C2 --stem $STEM --out "$TMP/C2" --quiet &&
+    $EXTFLOW resolve --module S_3 --stem 30 --max-s 10 --out "$TMP/S_3" --quiet &&
+    $EXTFLOW resolve --module Calpha --stem 30 --max-s 10 --out "$TMP/Ca" --quiet
+ok $? "resolve S_2 and C2 through stem $STEM, S_3 and Cα (p = 3) through stem 30"
 
 massey() {   # massey NP SRC NAME ARGS...: massey on NP ranks (1: no mpirun) in $TMP/NAME-NP, a
              # copy of SRC; its stdout in $TMP/NAME-NP.out, its stderr in $TMP/NAME-NP.err
@@ -33,7 +36,8 @@ same_massey() {   # same_massey NAME NP: NAME-NP's massey files and stdout are N
 
 # name, source, arguments
 for c in "p:S_2:--a h3 --b h0_4=0,4 --sseq-formats" "h1h0:S_2:--a h1 --b h0" \
-         "C2:C2:--unit $TMP/S_2 --a h3 --b h0_4=0,4 --sseq-formats"; do
+         "C2:C2:--unit $TMP/S_2 --a h3 --b h0_4=0,4 --sseq-formats" \
+         "Ca:Ca:--unit $TMP/S_3 --a h0 --b h0 --sseq-formats"; do
     name=${c%%:*} rest=${c#*:}
     src="$TMP/${rest%%:*}" args=${rest#*:}
     massey 1 "$src" $name $args

@@ -51,8 +51,7 @@ static int compute(opened_dir *d, const opened_dir *ud, const product_class *a, 
     if (rc) return rc;
     massey_share share = { rank, rt_mpi_size(), rt_mpi_allgather };
     chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL || rank != 0, "lift steps");
-    int mr = d->res.prime != 2 ? massey_compute_p(&d->res, a, b, dir, &runner, table, err, sizeof err)
-                               : massey_compute(&d->res, &ud->res, a, b, dir, &runner, &share, table, err, sizeof err);
+    int mr = massey_compute(&d->res, &ud->res, a, b, dir, &runner, &share, table, err, sizeof err);
     if (mr == 1) rc = cli_usage_error("massey: %s", err);
     else if (mr == MASSEY_STOPPED) rc = rank ? 3 : runpolicy_stopped("massey", dir, limits, -1);
     else if (mr) {
@@ -194,18 +193,11 @@ static int run(const char **operands, int n)
         products_parse_class_p(opts[B].arg, prime, &b, err, sizeof err) != 0)
         return cli_usage_error("massey: %s", err);
     if (a.s < 1 || b.s < 1) return cli_usage_error("massey: the classes a and b must have s >= 1");
-    if (prime != 2 && rt_mpi_size() > 1) return cli_usage_error("massey: at p = %u in one process so far", prime);
     if (prime > 9)
         return cli_usage_error("massey: at p = %u not yet (its tables write a digit per coefficient)", prime);
     static opened_dir d, u;
     int have_unit;
     if ((prc = resolved_open("massey", dir, &d, 1)) != 0) return prc;
-    if (d.res.prime != 2 && !resolved_is_unit(&d)) {
-        uint32_t dp = d.res.prime;
-        resolved_close(&d);
-        return cli_usage_error("massey: %s holds a module at p = %u: Massey products over modules at odd primes are "
-                               "not done yet", dir, dp);
-    }
     prc = resolved_open_unit("massey", dir, &d, opts[UNIT].arg, &u, &have_unit);
     const opened_dir *ud = have_unit ? &u : &d;          /* a and b are classes of S_2 */
     const char *udir = have_unit ? opts[UNIT].arg : dir;
@@ -249,7 +241,7 @@ const cli_command cmd_massey = {
     "NAME=n,s[,vector] or h0..h7, as for products; over a module M, c runs over Ext(M, F2) and a, b are classes of "
     "the unit (S_2, or F2 over M's profile algebra). With --secondary (S_2): the secondary Massey products <A, B, c> "
     "in Mod_{Cλ²} for every class c = c_x + λ c_y with B·c = 0 there, Ext and λ parts, into "
-    "DIR/secondary_massey-A-B.txt in sseq's words. At an odd prime p < 10 (S_3, S_5; not over modules, one "
-    "process) the same over F_p: vectors are digits 0..p-1; a0 and h_j as for products",
+    "DIR/secondary_massey-A-B.txt in sseq's words. At an odd prime p < 10 (S_3, S_5, and modules "
+    "with --unit; under mpirun too) the same over F_p: vectors are digits 0..p-1; a0 and h_j as for products",
     opts, 1, CLI_SHARED, run,
 };

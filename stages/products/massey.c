@@ -1,7 +1,56 @@
-/* massey.c — Massey products by null-homotopies (see massey.h). */
+/* massey.c — Massey products by null-homotopies (see massey.h), at every prime: the matrices are
+ * fieldmats, and only the homotopy's extra term has a form per prime (bits at p = 2, bytes at odd p). */
 #include "stages/products/massey.h"
 #include <stdlib.h>
 #include <string.h>
+
+/* A class c whose bracket is to be computed: (stem, s) and its coordinates (malloc'd). */
+typedef struct massey_pending { int n, s; uint32_t len; uint8_t *c; } massey_pending;
+/* Is (s, n) resolved in res? */
+static int massey_done(const resolution *res, int s, int n);
+/* Runs a lift set: 0; MASSEY_STOPPED at the time limit; -1 with err set. */
+static int massey_run_set(lift_set *set, const chain_runner *runner, char *err, size_t errlen);
+/* a·b (a lifted as map ma of set1, into the unit set1->tgt) where it is resolved: 0 zero or
+ * outside the region, 1 not zero (err says so), -1 out of memory. */
+static int massey_ab_check(const lift_set *set1, int ma, const product_class *a, const product_class *b, char *err,
+                           size_t errlen);
+/* Appends c (len coordinates; NULL: zeros) to cs[0..*ncs). 0, or -1 out of memory. */
+static int massey_pending_push(massey_pending **cs, size_t *ncs, int n, int s, uint32_t len, const uint8_t *c);
+/* The homotopy of f_b f_c (f_c = map mc of set2) as a map of set3 with a zero bottom at
+ * (sb + sc - 1, tb + tc), its context *ctx (extra_ctx; the caller sets extra or extra_p and
+ * max_i). Its index, or -1 out of memory. */
+static int massey_add_homotopy(lift_set *set3, lift_set *set1, lift_set *set2, int mb, int mc, const product_class *b,
+                               const massey_pending *c, massey_homotopy *ctx);
+/* The cell of f_c (map mc of set2) that h's extra term reads for the generator k of the
+ * homotopy's source at (s0 + i, t + t0): f_c's level sb - 1 + i in degree *tcdeg = t + tb. 1 with
+ * *tcdeg and *cell set; 0 when F there is zero (no term); -1 after lift_fail when f_c lacks it. */
+static int massey_fc_cell(const massey_homotopy *h, int i, deg_t t, uint32_t k, deg_t *tcdeg, size_t *cell);
+/* The lifts of one computation of brackets, at either prime: set1 (f_a, f_b: the caller's),
+ * set2 (every c's f_c), set3 (every homotopy), the c's, and for c = cs[k] its maps mcs[k] of
+ * set2 and mhs[k] of set3 and its homotopy's context hctx[k]. massey_work_clear frees it all. */
+typedef struct massey_work {
+    lift_set set1, set2, set3;
+    int have2, have3;
+    massey_pending *cs;
+    size_t ncs;
+    int *mcs, *mhs;
+    massey_homotopy *hctx;
+} massey_work;
+/* Every c's f_c from res into set1's target through level sa + sb - 1 (set2), then the homotopy
+ * of f_b f_c (f_b map mb of set1) through level sa (set3), whose extra term is
+ * massey_homotopy_extra (p = 2) or homotopy_extra_p (odd p); no stage files; the sets share set1's preimages where it has them. Under
+ * share a rank lifts its own c's only (k mod nranks), the others' maps wait (max_i = -1). Adds
+ * the f_c to *lifts. As massey_run_set (-1 with err set, out of memory too). */
+static int massey_lift_cs(massey_work *w, const resolution *res, int mb, const product_class *b, int sa,
+                          const massey_share *share, const chain_runner *runner, long *lifts, char *err, size_t errlen);
+/* err = "out of memory computing Massey products"; returns -1. */
+static int massey_oom(char *err, size_t errlen);
+/* Frees w (set1 too) and clears out unless rc is 0; returns rc. */
+static int massey_work_clear(massey_work *w, int rc, massey_table *out);
+/* br for c's bracket at (ts, tt): bidegrees (in the module's stems), c's vector (taken from c),
+ * rep zeroed over the generators there. 0, or -1 out of memory. */
+static int massey_bracket_start(massey_bracket *br, const resolution *res, massey_pending *c, int ts, deg_t tt);
+
 
 /* y ^= f_b(f_c(z)) for the generator z = k of source F_{s0+i} in degree t + t0 of the homotopy
  * (s0 = sb + sc - 1, t0 = tb + tc): f_c(z) sits in f_c's cell at target (s0 + i - sc, T - tc),
@@ -37,23 +86,60 @@ int massey_homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, uint64_t *y)
     return rc;
 }
 
-/* The span of rows[0..n) (each dim bits) in RREF, into *space (initialised here). */
-static int rref_rows(f2mat *space, const f2mat *rows)
+/* The same at an odd prime (lift_map.extra_p): y += f_b(f_c(z)), entries mod p; the lift step
+ * makes the homotopy's y = f_b f_c(z) − h(d z), so that d h + h d = f_b f_c. */
+static int homotopy_extra_p(void *vctx, int i, deg_t t, uint32_t k, uint8_t *y)
 {
-    if (f2mat_copy(space, rows) != 0) return -1;
-    int rank = f2mat_rref(space, NULL);
+    massey_homotopy *h = vctx;
+    const resolution *res = h->home->tgt;
+    uint32_t p = res->prime;
+    deg_t tcdeg;
+    size_t cell;
+    int got = massey_fc_cell(h, i, t, k, &tcdeg, &cell);
+    if (got <= 0) return got;
+    uint32_t below = (uint32_t)freemod_dim(&res->F[i - 1], t, t), all = (uint32_t)freemod_dim(&res->F[i - 1], t, t + 1);
+    uint8_t *Y = calloc((size_t)all + 1, 1);
+    if (!Y) {
+        lift_fail(h->home, "out of memory in a Massey homotopy at (%d, %d)", i, (int)t);
+        return -1;
+    }
+    const fpmat *v = &h->set2->maps[h->mc].val[cell].fp;
+    int rc = lift_apply_p(h->set1, &h->set1->maps[h->mb], i - 1, tcdeg, fpmat_row(v, k), v->cols, Y);
+    if (rc != 0) lift_fail(h->home, "%s", h->set1->fail.msg);
+    for (uint32_t c = below; c < all && !rc; c++)
+        if (Y[c]) {
+            lift_fail(h->home, "internal error: f_b f_c(z) at (%d, %d) has a unit component", i, (int)t);
+            rc = -1;
+        }
+    for (uint32_t c = 0; c < below && !rc; c++) y[c] = (uint8_t)((y[c] + Y[c]) % p);
+    free(Y);
+    return rc;
+}
+
+/* The span of rows's rows in RREF, into *space (initialised here). 0, or -1 out of memory. */
+static int rref_rows(fieldmat *space, const fieldmat *rows)
+{
+    uint32_t p = rows->p, nr = fieldmat_rows(rows), nc = fieldmat_cols(rows);
+    if (fieldmat_init(space, p, nr, nc) != 0) return -1;
+    for (uint32_t r = 0; r < nr; r++) memcpy(fieldmat_row(space, r), fieldmat_row(rows, r), fieldvec_bytes(p, nc));
+    int rank = fieldmat_rref(space, NULL);
     if (rank < 0) return -1;
-    space->rows = (uint32_t)rank;
+    if (p == 2) space->f2.rows = (uint32_t)rank;
+    else space->fp.rows = (uint32_t)rank;
     return 0;
 }
 
-int massey_done(const resolution *res, int s, int n) { return s >= 0 && n >= 0 && res_is_done(res, s, n + s); }
+static int massey_done(const resolution *res, int s, int n) { return s >= 0 && n >= 0 && res_is_done(res, s, n + s); }
 
-/* Row j of the products of map m: <x·y_j, z> for the source generators z at (s0 + i, t + t0). */
-static void product_row(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t nz, f2mat *out, uint32_t r)
+/* Row r of out += mult times row j of the products of map m: <x·y_j, z> for the source
+ * generators z at (s0 + i, t + t0). */
+static void product_row(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t mult, uint32_t nz,
+                        fieldmat *out, uint32_t r)
 {
-    for (uint32_t z = 0; z < nz; z++)
-        if (lift_product_bit(set, m, i, t, j, z)) f2mat_flip(out, r, z);
+    for (uint32_t z = 0; z < nz; z++) {
+        uint32_t c = lift_product_coef(set, m, i, t, j, z);
+        if (c) fieldmat_set(out, r, z, fieldmat_get(out, r, z) + c * mult);   /* mod p */
+    }
 }
 
 /* The products x·y_j (x = a or b, lifted as map mx of set1) for the generators y_j of the
@@ -68,19 +154,19 @@ typedef struct factor_src {
 } factor_src;
 
 static void factor_rows(const factor_src *fs, int mx, const product_class *x, int s, deg_t t, uint32_t ny,
-                        uint32_t nz, f2mat *out, uint32_t r0)
+                        uint32_t nz, fieldmat *out, uint32_t r0)
 {
     if (!fs->basis) {
-        for (uint32_t j = 0; j < ny; j++) product_row(fs->set1, mx, s, t, j, nz, out, r0 + j);
+        for (uint32_t j = 0; j < ny; j++) product_row(fs->set1, mx, s, t, j, 1, nz, out, r0 + j);
         return;
     }
     int m0 = fs->first[(size_t)s * fs->stride + (size_t)(t - s)];
     for (uint32_t j = 0; j < ny && m0 >= 0; j++)
         for (uint32_t l = 0; l < x->len; l++)
-            if (x->coords[l]) product_row(fs->basis, m0 + (int)j, x->s, x->n + x->s, l, nz, out, r0 + j);
+            if (x->coords[l]) product_row(fs->basis, m0 + (int)j, x->s, x->n + x->s, l, x->coords[l], nz, out, r0 + j);
 }
 
-int massey_run_set(lift_set *set, const chain_runner *runner, char *err, size_t errlen)
+static int massey_run_set(lift_set *set, const chain_runner *runner, char *err, size_t errlen)
 {
     int rc = lift_run(set, runner);
     if (rc < 0) snprintf(err, errlen, "%s", set->fail.msg);
@@ -154,10 +240,11 @@ static int exchange(const massey_share *share, int rc, const shared_cells *sh, i
                 size_t cell = lift_cell(sh[q].set, sh[q].i[c], sh[q].t[c]);
                 const lift_map *f = &sh[q].set->maps[m];
                 if (f->have[cell] != 1) continue;
-                const f2mat *v = &f->val[cell].f2;
-                uint32_t rec[5] = { (uint32_t)q, (uint32_t)m, (uint32_t)cell, v->rows, v->cols };
+                const fieldmat *v = &f->val[cell];
+                uint32_t rows = fieldmat_rows(v), cols = fieldmat_cols(v);
+                uint32_t rec[5] = { (uint32_t)q, (uint32_t)m, (uint32_t)cell, rows, cols };
                 put(&b, rec, sizeof rec);
-                for (uint32_t r = 0; r < v->rows; r++) put(&b, f2mat_row(v, r), f2vec_words(v->cols) * 8);
+                for (uint32_t r = 0; r < rows; r++) put(&b, fieldmat_row(v, r), fieldvec_bytes(v->p, cols));
             }
     static const char oom[] = "out of memory sharing the lifts among the ranks";
     uint32_t small[3 + sizeof oom / 4 + 1] = { sizeof small, (uint32_t)-1, sizeof oom - 1 };   /* b's failure */
@@ -197,14 +284,15 @@ static int exchange(const massey_share *share, int rc, const shared_cells *sh, i
             p += sizeof rec;
             lift_map *f = &sh[rec[0]].set->maps[rec[1]];
             fieldmat *v = &f->val[rec[2]];
+            uint32_t prime = sh[rec[0]].set->tgt->prime;
+            size_t rowbytes = fieldvec_bytes(prime, rec[4]);
             fieldmat_clear(v);
-            if (fieldmat_init(v, 2, rec[3], rec[4]) != 0) {
+            if (fieldmat_init(v, prime, rec[3], rec[4]) != 0) {
                 snprintf(err, errlen, "%s", oom);
                 agreed = -1;
                 break;
             }
-            for (uint32_t k = 0; k < rec[3]; k++, p += f2vec_words(rec[4]) * 8)
-                memcpy(f2mat_row(&v->f2, k), p, f2vec_words(rec[4]) * 8);
+            for (uint32_t k = 0; k < rec[3]; k++, p += rowbytes) memcpy(fieldmat_row(v, k), p, rowbytes);
             f->have[rec[2]] = 1;
         }
     }
@@ -230,8 +318,8 @@ static int lift_ab_apart(const resolution *unit, const product_class *a, const p
     return rc;
 }
 
-int massey_ab_check(const lift_set *set1, int ma, const product_class *a, const product_class *b, char *err,
-                    size_t errlen)
+static int massey_ab_check(const lift_set *set1, int ma, const product_class *a, const product_class *b, char *err,
+                           size_t errlen)
 {
     const resolution *unit = set1->tgt;
     if (!massey_done(unit, a->s + b->s, a->n + b->n)) return 0;
@@ -246,7 +334,7 @@ int massey_ab_check(const lift_set *set1, int ma, const product_class *a, const 
     return nonzero;
 }
 
-int massey_pending_push(massey_pending **cs, size_t *ncs, int n, int s, uint32_t len, const uint8_t *c)
+static int massey_pending_push(massey_pending **cs, size_t *ncs, int n, int s, uint32_t len, const uint8_t *c)
 {
     massey_pending *np = realloc(*cs, (*ncs + 1) * sizeof *np);
     if (!np) return -1;
@@ -258,7 +346,7 @@ int massey_pending_push(massey_pending **cs, size_t *ncs, int n, int s, uint32_t
     return 0;
 }
 
-int massey_fc_cell(const massey_homotopy *h, int i, deg_t t, uint32_t k, deg_t *tcdeg, size_t *cell)
+static int massey_fc_cell(const massey_homotopy *h, int i, deg_t t, uint32_t k, deg_t *tcdeg, size_t *cell)
 {
     int ic = h->sb - 1 + i;                     /* f_c's level: F_{s0+i} -> F_{ic} */
     *tcdeg = t + h->tb;
@@ -274,10 +362,8 @@ int massey_fc_cell(const massey_homotopy *h, int i, deg_t t, uint32_t k, deg_t *
     return 1;
 }
 
-int massey_lift_cs(massey_work *w, const resolution *res, int mb, const product_class *b, int sa,
-                   const massey_share *share, lift_extra_fn extra,
-                   int (*extra_p)(void *ctx, int i, deg_t t, uint32_t k, uint8_t *y), const chain_runner *runner,
-                   long *lifts, char *err, size_t errlen)
+static int massey_lift_cs(massey_work *w, const resolution *res, int mb, const product_class *b, int sa,
+                          const massey_share *share, const chain_runner *runner, long *lifts, char *err, size_t errlen)
 {
     const resolution *unit = w->set1.tgt;
     int rc;
@@ -305,13 +391,13 @@ int massey_lift_cs(massey_work *w, const resolution *res, int mb, const product_
         if (w->mhs[k] < 0) return massey_oom(err, errlen);
         lift_map *h = &w->set3.maps[w->mhs[k]];
         h->max_i = mine(share, w->mhs[k]) ? sa : -1;   /* on f_c's rank (mhs[k] = mcs[k] = k) */
-        h->extra = extra;
-        h->extra_p = extra_p;
+        h->extra = massey_homotopy_extra;
+        h->extra_p = homotopy_extra_p;
     }
     return w->ncs ? massey_run_set(&w->set3, runner, err, errlen) : 0;
 }
 
-int massey_work_clear(massey_work *w, int rc, massey_table *out)
+static int massey_work_clear(massey_work *w, int rc, massey_table *out)
 {
     for (size_t k = 0; k < w->ncs; k++) free(w->cs[k].c);
     free(w->cs);
@@ -325,14 +411,14 @@ int massey_work_clear(massey_work *w, int rc, massey_table *out)
     return rc;
 }
 
-int massey_oom(char *err, size_t errlen)
+static int massey_oom(char *err, size_t errlen)
 {
     snprintf(err, errlen, "out of memory computing Massey products");
     return -1;
 }
 
-int massey_add_homotopy(lift_set *set3, lift_set *set1, lift_set *set2, int mb, int mc, const product_class *b,
-                        const massey_pending *c, massey_homotopy *ctx)
+static int massey_add_homotopy(lift_set *set3, lift_set *set1, lift_set *set2, int mb, int mc, const product_class *b,
+                               const massey_pending *c, massey_homotopy *ctx)
 {
     int s0 = b->s + c->s - 1;
     deg_t t0 = b->n + b->s + c->n + c->s;
@@ -347,7 +433,7 @@ int massey_add_homotopy(lift_set *set3, lift_set *set1, lift_set *set2, int mb, 
     return m;
 }
 
-int massey_bracket_start(massey_bracket *br, const resolution *res, massey_pending *c, int ts, deg_t tt)
+static int massey_bracket_start(massey_bracket *br, const resolution *res, massey_pending *c, int ts, deg_t tt)
 {
     /* stems in the module's degrees (internal + shift), as its ext.csv prints them */
     *br = (massey_bracket){ .cn = c->n + (int)res->shift, .cs = c->s, .clen = c->len, .c = c->c,
@@ -416,7 +502,8 @@ static int lift_module_basis(const resolution *res, massey_work *wk, lift_set *b
 static int kernel_of_b(const resolution *res, const factor_src *fs, int mb, const product_class *a,
                        const product_class *b, massey_work *wk)
 {
-    f2mat M = { 0 }, aug = { 0 }, ker = { 0 };
+    uint32_t p = res->prime;
+    fieldmat M = { 0 }, aug = { 0 }, ker = { 0 };
     int32_t *piv = NULL;
     int rc = 0;
     for (int n = 0; n <= res->max_n && !rc; n++)
@@ -425,23 +512,23 @@ static int kernel_of_b(const resolution *res, const factor_src *fs, int mb, cons
             if (!nc || !massey_done(res, s + b->s, n + b->n)) continue;
             uint32_t w = res_ngens(res, s + b->s, n + b->n + s + b->s);
             rc = -1;
-            if (f2mat_init(&M, nc, w) != 0) break;
+            if (fieldmat_init(&M, p, nc, w) != 0) break;
             factor_rows(fs, mb, b, s, n + s, nc, w, &M, 0);
-            piv = malloc(((size_t)f2mat_segment_start(w) + nc + 1) * sizeof *piv);
-            if (!piv || f2mat_augment_identity(&aug, &M) != 0) break;
-            int rank = f2mat_rref(&aug, piv);
-            if (rank < 0 || f2mat_kernel_from_rref(&aug, w, (uint32_t)rank, piv, &ker) != 0) break;
+            if (fieldmat_augment_identity(&aug, &M) != 0 || !(piv = malloc(((size_t)fieldmat_cols(&aug) + 1) * sizeof *piv)))
+                break;
+            int rank = fieldmat_rref(&aug, piv);
+            if (rank < 0 || fieldmat_kernel_from_rref(&aug, w, (uint32_t)rank, piv, &ker) != 0) break;
             rc = 0;
-            for (uint32_t r = 0; r < ker.rows && !rc; r++) {
+            for (uint32_t r = 0; r < fieldmat_rows(&ker) && !rc; r++) {
                 if (!massey_done(res, s + a->s + b->s - 1, n + a->n + b->n + 1)) continue;
                 if (massey_pending_push(&wk->cs, &wk->ncs, n, s, nc, NULL) != 0) rc = -1;
-                for (uint32_t k = 0; k < nc && !rc; k++) wk->cs[wk->ncs - 1].c[k] = (uint8_t)f2mat_get(&ker, r, k);
+                for (uint32_t k = 0; k < nc && !rc; k++) wk->cs[wk->ncs - 1].c[k] = (uint8_t)fieldmat_get(&ker, r, k);
             }
-            f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
+            fieldmat_clear(&M), fieldmat_clear(&aug), fieldmat_clear(&ker);
             free(piv);
             piv = NULL;
         }
-    f2mat_clear(&M), f2mat_clear(&aug), f2mat_clear(&ker);
+    fieldmat_clear(&M), fieldmat_clear(&aug), fieldmat_clear(&ker);
     free(piv);
     return rc;
 }
@@ -454,7 +541,8 @@ static int read_brackets(const resolution *res, const resolution *unit, const fa
 {
     int sa = a->s, sb = b->s;
     deg_t ta = a->n + sa, tb = b->n + sb;
-    f2mat M = { 0 }, ker = { 0 };
+    uint32_t p = res->prime;
+    fieldmat M = { 0 }, ker = { 0 };
     int rc = -1;
     out->b = calloc(wk->ncs + 1, sizeof *out->b);
     if (!out->b) return -1;
@@ -465,36 +553,37 @@ static int read_brackets(const resolution *res, const resolution *unit, const fa
         int ts = sa + sb + sc - 1;
         deg_t tt = ta + tb + tc;
         if (massey_bracket_start(br, res, &wk->cs[k], ts, tt) != 0) goto out;
-        for (uint32_t z = 0; z < br->dim; z++) {
-            int bit = 0;
-            for (uint32_t j = 0; j < a->len; j++)
-                bit ^= a->coords[j] & lift_product_bit(&wk->set3, wk->mhs[k], sa, ta, j, z);
-            br->rep[z] = (uint8_t)bit;
+        for (uint32_t z = 0; z < br->dim; z++) {   /* no further sign at odd p (massey.h) */
+            uint32_t v = 0;
+            for (uint32_t j = 0; j < a->len; j++) v += a->coords[j] * lift_product_coef(&wk->set3, wk->mhs[k], sa, ta, j, z);
+            br->rep[z] = (uint8_t)(v % p);
         }
         /* indeterminacy: a·Ext at (ts - sa, tt - ta) and c·Ext at (ts - sc, tt - tc) */
         uint32_t ny = res_ngens(res, ts - sa, tt - ta), nx = res_ngens(unit, ts - sc, tt - tc);
-        if (f2mat_init(&M, ny + nx, br->dim) != 0) goto out;
+        if (fieldmat_init(&M, p, ny + nx, br->dim) != 0) goto out;
         factor_rows(fs, ma, a, ts - sa, tt - ta, ny, br->dim, &M, 0);
-        for (uint32_t j = 0; j < nx; j++) product_row(&wk->set2, wk->mcs[k], ts - sc, tt - tc, j, br->dim, &M, ny + j);
+        for (uint32_t j = 0; j < nx; j++)
+            product_row(&wk->set2, wk->mcs[k], ts - sc, tt - tc, j, 1, br->dim, &M, ny + j);
         if (rref_rows(&ker, &M) != 0) goto out;
-        f2mat_clear(&M);
-        br->nindet = ker.rows;
-        br->indet = calloc((size_t)ker.rows * br->dim + 1, 1);
+        fieldmat_clear(&M);
+        br->nindet = fieldmat_rows(&ker);
+        br->indet = calloc((size_t)br->nindet * br->dim + 1, 1);
         if (!br->indet) goto out;
-        for (uint32_t r = 0; r < ker.rows; r++) {
-            uint32_t p = 0;
-            while (p < br->dim && !f2mat_get(&ker, r, p)) p++;
-            int clear = p < br->dim && br->rep[p];
+        for (uint32_t r = 0; r < br->nindet; r++) {   /* RREF: the pivot entry is 1 */
+            uint32_t pc = 0;
+            while (pc < br->dim && !fieldmat_get(&ker, r, pc)) pc++;
+            uint32_t f = pc < br->dim ? br->rep[pc] : 0;
             for (uint32_t z = 0; z < br->dim; z++) {
-                br->indet[(size_t)r * br->dim + z] = (uint8_t)f2mat_get(&ker, r, z);
-                if (clear) br->rep[z] ^= (uint8_t)f2mat_get(&ker, r, z);
+                uint32_t e = fieldmat_get(&ker, r, z);
+                br->indet[(size_t)r * br->dim + z] = (uint8_t)e;
+                if (f) br->rep[z] = (uint8_t)((br->rep[z] + (p - f) * e) % p);
             }
         }
-        f2mat_clear(&ker);
+        fieldmat_clear(&ker);
     }
     rc = 0;
 out:
-    f2mat_clear(&M), f2mat_clear(&ker);
+    fieldmat_clear(&M), fieldmat_clear(&ker);
     return rc;
 }
 
@@ -551,7 +640,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
     /* every f_c, through level sa + sb - 1, then every homotopy, through level sa (no stage
      * files: hundreds of partial maps, cheaper to recompute than to keep as thousands of small
      * files; the homotopies are cheap and keyed by two maps) */
-    if ((rc = massey_lift_cs(&wk, res, mb, b, sa, share, massey_homotopy_extra, NULL, runner, &out->lifts, err, errlen)) != 0)
+    if ((rc = massey_lift_cs(&wk, res, mb, b, sa, share, runner, &out->lifts, err, errlen)) != 0)
         goto out;
     if (share) {   /* what rank 0 reads of each c's maps: f_c's products and the bracket */
         shared_cells brackets[2] = { { &wk.set2, 1, { sa + sb - 1 }, { ta + tb } }, { &wk.set3, 1, { sa }, { ta } } };

@@ -1,4 +1,5 @@
-/* massey.h — Massey products <a, b, c> in Ext_A(F2, F2) by null-homotopies of lifted chain maps.
+/* massey.h — Massey products <a, b, c> in Ext_A(F_p, F_p) (and over a module M) by null-homotopies
+ * of lifted chain maps, at every prime (the section "Odd primes" below says what changes).
  *
  * Maths (docs/products.md). For classes a, b, c with a·b = 0 and b·c = 0, lift b and c to
  * chain maps f_b, f_c (stages/products/lift.h). By minimality b·c = 0 makes ε f_b f_c = 0 on the nose,
@@ -28,6 +29,11 @@
  * Ext(M) (f_b maps S_2's resolution), so the kernel of b and the indeterminacy a·Ext(M) are
  * read off one lift per basis class y of Ext(M) (x·y = x ∘ f_y), through level max(sa, sb);
  * f_a is then lifted through level sb only (a·b) and f_b below sa (the homotopies' f_b f_c).
+ *
+ * Odd primes. The same construction over F_p (coordinates 0..p-1, the matrices fieldmats): the
+ * homotopy satisfies d h + h d = f_b f_c, so each of its y is f_b f_c(z) − h(d z) (the lift
+ * step's extra_p; at p = 2 the same with no sign), the representative is a ∘ h with no further
+ * sign, and the indeterminacy's rows are in RREF with the representative reduced by them.
  */
 #ifndef EXTFLOW_MASSEY_H
 #define EXTFLOW_MASSEY_H
@@ -85,9 +91,7 @@ int massey_compute(const resolution *res, const resolution *unit, const product_
                    char *err, size_t errlen);
 void massey_table_clear(massey_table *t);
 
-/* ---- shared by massey.c and massey_p.c ---- */
-/* A class c whose bracket is to be computed: (stem, s) and its coordinates (malloc'd). */
-typedef struct massey_pending { int n, s; uint32_t len; uint8_t *c; } massey_pending;
+/* ---- shared with d2's secondary Massey products (stages/d2/secondary_massey.c) ---- */
 /* What the extra term of one homotopy reads: f_b (map mb of set1) after f_c (map mc of set2). */
 typedef struct massey_homotopy {
     lift_set *home;             /* the set the homotopy runs in (failures are reported there) */
@@ -96,65 +100,10 @@ typedef struct massey_homotopy {
     int sb, sc;
     deg_t tb, tc;
 } massey_homotopy;
-/* Is (s, n) resolved in res? */
-int massey_done(const resolution *res, int s, int n);
-/* Runs a lift set: 0; MASSEY_STOPPED at the time limit; -1 with err set. */
-int massey_run_set(lift_set *set, const chain_runner *runner, char *err, size_t errlen);
-/* a·b (a lifted as map ma of set1, into the unit set1->tgt) where it is resolved: 0 zero or
- * outside the region, 1 not zero (err says so), -1 out of memory. */
-int massey_ab_check(const lift_set *set1, int ma, const product_class *a, const product_class *b, char *err,
-                    size_t errlen);
-/* Appends c (len coordinates; NULL: zeros) to cs[0..*ncs). 0, or -1 out of memory. */
-int massey_pending_push(massey_pending **cs, size_t *ncs, int n, int s, uint32_t len, const uint8_t *c);
-/* The homotopy of f_b f_c (f_c = map mc of set2) as a map of set3 with a zero bottom at
- * (sb + sc - 1, tb + tc), its context *ctx (extra_ctx; the caller sets extra or extra_p and
- * max_i). Its index, or -1 out of memory. */
-int massey_add_homotopy(lift_set *set3, lift_set *set1, lift_set *set2, int mb, int mc, const product_class *b,
-                        const massey_pending *c, massey_homotopy *ctx);
 /* The extra term of such a homotopy at p = 2 (lift_map.extra, its ctx a massey_homotopy): y ^=
  * f_b(f_c(z)) for the k-th generator z of the source at target (i, t). The maps' cells it reads
  * must have run (checked: the home set fails otherwise). 0, or -1 after lift_fail. */
 int massey_homotopy_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y);
-/* The cell of f_c (map mc of set2) that h's extra term reads for the generator k of the
- * homotopy's source at (s0 + i, t + t0): f_c's level sb - 1 + i in degree *tcdeg = t + tb. 1 with
- * *tcdeg and *cell set; 0 when F there is zero (no term); -1 after lift_fail when f_c lacks it. */
-int massey_fc_cell(const massey_homotopy *h, int i, deg_t t, uint32_t k, deg_t *tcdeg, size_t *cell);
-/* The lifts of one computation of brackets, at either prime: set1 (f_a, f_b: the caller's),
- * set2 (every c's f_c), set3 (every homotopy), the c's, and for c = cs[k] its maps mcs[k] of
- * set2 and mhs[k] of set3 and its homotopy's context hctx[k]. massey_work_clear frees it all. */
-typedef struct massey_work {
-    lift_set set1, set2, set3;
-    int have2, have3;
-    massey_pending *cs;
-    size_t ncs;
-    int *mcs, *mhs;
-    massey_homotopy *hctx;
-} massey_work;
-/* Every c's f_c from res into set1's target through level sa + sb - 1 (set2), then the homotopy
- * of f_b f_c (f_b map mb of set1) through level sa (set3), whose extra term is extra (p = 2) or
- * extra_p (odd p); no stage files; the sets share set1's preimages where it has them. Under
- * share a rank lifts its own c's only (k mod nranks), the others' maps wait (max_i = -1). Adds
- * the f_c to *lifts. As massey_run_set (-1 with err set, out of memory too). */
-int massey_lift_cs(massey_work *w, const resolution *res, int mb, const product_class *b, int sa,
-                   const massey_share *share, lift_extra_fn extra,
-                   int (*extra_p)(void *ctx, int i, deg_t t, uint32_t k, uint8_t *y), const chain_runner *runner,
-                   long *lifts, char *err, size_t errlen);
-/* err = "out of memory computing Massey products"; returns -1. */
-int massey_oom(char *err, size_t errlen);
-/* Frees w (set1 too) and clears out unless rc is 0; returns rc. */
-int massey_work_clear(massey_work *w, int rc, massey_table *out);
-/* br for c's bracket at (ts, tt): bidegrees (in the module's stems), c's vector (taken from c),
- * rep zeroed over the generators there. 0, or -1 out of memory. */
-int massey_bracket_start(massey_bracket *br, const resolution *res, massey_pending *c, int ts, deg_t tt);
-
-/* Odd primes (stages/products/massey_p.c): the same brackets over F_p for res at an odd prime, its own
- * unit (F_p over its algebra: S_3, S_5), in one process; a and b in res's region with s >= 1,
- * coordinates 0..p-1. The homotopy h satisfies d h + h d = f_b f_c (y = f_b f_c(z) − h(d z)),
- * the representative is a ∘ h with no further sign, vectors and indeterminacy rows have entries
- * 0..p-1 (the indeterminacy in RREF, the representative reduced by it). Returns as
- * massey_compute. */
-int massey_compute_p(const resolution *res, const product_class *a, const product_class *b, const char *lift_dir,
-                     const chain_runner *runner, massey_table *out, char *err, size_t errlen);
 
 /* sseq's massey output, one line per bracket that does not contain 0:
  * "<a, b, x_(n, s, [c])> = [rep] + {indeterminacy rows joined by ", "}". 0 or -1. */
