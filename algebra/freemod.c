@@ -10,6 +10,7 @@ int freemod_init(freemod *F, const milnor_basis *A, deg_t max_t)
     F->dim = A->dim;
     F->top = milnor_profile_top_degree(&A->profile);
     F->bytewise = 0;
+    F->ex = NULL;
     F->ngens = calloc((size_t)max_t + 1, sizeof *F->ngens);
     F->gens = calloc((size_t)max_t + 1, sizeof *F->gens);
     if (!F->ngens || !F->gens) {
@@ -57,12 +58,16 @@ void freemod_use_dims(freemod *F, const uint32_t *dim)
     F->bytewise = 1;
 }
 
-uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below)
+/* The dimension below `below` in degree t, blocks over the whole algebra (wide) or as F has them. */
+static uint64_t dim_below(const freemod *F, deg_t t, deg_t below, int wide)
 {
     uint64_t dim = 0;
     if (below > t + 1) below = t + 1;
     if (below > F->max_t + 1) below = F->max_t + 1;
     for (deg_t u = freemod_first(F, t); u < below; u++)   /* A->dim[t - u] read only where there are generators */
-        if (F->ngens[u]) dim += (uint64_t)F->ngens[u] * F->dim[t - u];
+        if (F->ngens[u]) dim += (uint64_t)F->ngens[u] * (wide ? F->dim[t - u] : freemod_block(F, t - u, u));
     return dim;
 }
+
+uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below) { return dim_below(F, t, below, 0); }
+uint64_t freemod_dim_wide(const freemod *F, deg_t t, deg_t below) { return dim_below(F, t, below, 1); }

@@ -12,6 +12,12 @@
  * sub-Hopf-algebra B), whose dims freemod_use_dims installs, and an image holds `bits` entries
  * of one byte each (0..p-1) in the same order instead of bits (img is then read as uint8_t).
  *
+ * Unstable (resolve --unstable, docs/unstable.md): with ex set, F_s is a sum of free unstable
+ * modules, and the block of g in degree t holds only the Sq(R) of excess <= |g|, listed in the
+ * excess order (algebra/excess.h: the prefix of length excess_block(ex, t - |g|, |g|)). Images
+ * are vectors over those blocks; freemod_dim_wide gives the offsets the blocks would have over
+ * the whole of A, where the batched multiply writes its products (stages/rowbuild.h).
+ *
  * Concurrency. Generators of degree t are published once, by the step at (s, t); readers
  * only look at degrees whose step they depend on (the task DAG orders them). Nothing is
  * reallocated after publication.
@@ -19,6 +25,7 @@
 #ifndef EXTFLOW_FREEMOD_H
 #define EXTFLOW_FREEMOD_H
 #include <stdint.h>
+#include "algebra/excess.h"
 #include "algebra/milnor.h"
 
 typedef struct fm_gen {
@@ -34,6 +41,7 @@ typedef struct freemod {
     const uint32_t *dim;    /* dim[d] of the algebra's basis in degree d (A->dim at p = 2) */
     deg_t top;              /* dim[d] = 0 for d > top (a profile's finite B), -1: no such bound */
     int bytewise;           /* odd p: images are byte vectors (memory account) */
+    const milnor_excess *ex;    /* unstable: blocks truncated by excess (NULL: free over A) */
 } freemod;
 
 int freemod_init(freemod *F, const milnor_basis *A, deg_t max_t);
@@ -46,11 +54,16 @@ void freemod_set_gens(freemod *F, deg_t t, uint32_t n, fm_gen *gens);
 /* dim of F in degree t counting only generators of degree < below (those of degree < t - top
  * add nothing: the loop starts at t - top). */
 uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below);
+/* The same over the whole algebra's blocks (dim[t - u] each), unstable or not. */
+uint64_t freemod_dim_wide(const freemod *F, deg_t t, deg_t below);
+/* Length of the block of a generator of degree u in degree u + d. */
+static inline uint32_t freemod_block(const freemod *F, deg_t d, deg_t u)
+{ return F->ex ? excess_block(F->ex, d, u) : F->dim[d]; }
 /* The lowest degree of a generator whose block in degree t may be non-empty: t - top, or 0. */
 static inline deg_t freemod_first(const freemod *F, deg_t t)
 { return F->top >= 0 && t > F->top ? t - F->top : 0; }
 /* Offset of generator (u, i) in the degree-t basis. */
 static inline uint64_t freemod_offset(const freemod *F, deg_t t, deg_t u, uint32_t i)
-{ return freemod_dim(F, t, u) + (uint64_t)i * F->dim[t - u]; }
+{ return freemod_dim(F, t, u) + (uint64_t)i * freemod_block(F, t - u, u); }
 
 #endif

@@ -36,7 +36,7 @@ static int add_generator_terms(row_build *b, const freemod *src, const freemod *
      * cursor is at block k of degree v, which holds the bits off .. off + blen of d(g) and
      * starts at column vbase + k tlen in degree t (freemod_offset(tgt, t, v, k)) */
     deg_t v = freemod_first(tgt, u) - 1;
-    uint64_t off = 0, vbase = freemod_dim(tgt, t, v + 1), tlen = 0;
+    uint64_t off = 0, vbase = freemod_dim_wide(tgt, t, v + 1), tlen = 0;
     uint32_t k = 0, nk = 0, blen = 0;
     size_t words = f2vec_words(g->bits);
     for (size_t w = 0; w < words; w++)
@@ -48,10 +48,13 @@ static int add_generator_terms(row_build *b, const freemod *src, const freemod *
                 if (++k >= nk) {
                     vbase += (uint64_t)nk * tlen;
                     while (!tgt->ngens[++v]) {} /* (A.dim[u - v] need not exist where there is none) */
-                    k = 0, nk = tgt->ngens[v], blen = A->dim[u - v], tlen = tgt->dim[t - v];
+                    k = 0, nk = tgt->ngens[v], tlen = tgt->dim[t - v];
+                    blen = tgt->ex ? excess_block(tgt->ex, u - v, v) : A->dim[u - v];
                 }
             }
-            milnor_term term = { (uint32_t)(u - v), (uint32_t)(bit - off), (uint32_t)(vbase + (uint64_t)k * tlen) };
+            uint32_t idx = (uint32_t)(bit - off);      /* unstable: the block is in the excess order */
+            if (tgt->ex) idx = excess_index(tgt->ex, u - v, idx);
+            milnor_term term = { (uint32_t)(u - v), idx, (uint32_t)(vbase + (uint64_t)k * tlen) };
             if (push_term(b, term) != 0) return -1;
         }
     return 0;
@@ -95,7 +98,7 @@ static int append_rows(row_build *b, const freemod *F, const freemod *tgt, const
     uint32_t base = 0, k = 0;   /* base: index of the current block's first element */
     for (deg_t u = freemod_first(F, t); u < below; u++)     /* blocks below it are empty: no rows */
         for (uint32_t i = 0; i < F->ngens[u]; i++) {
-            uint32_t blen = A->dim[t - u];
+            uint32_t blen = F->ex ? excess_block(F->ex, t - u, u) : A->dim[t - u];
             if (sel && (k >= nsel || sel[k] >= base + blen)) {
                 base += blen;
                 continue;
@@ -105,7 +108,8 @@ static int append_rows(row_build *b, const freemod *F, const freemod *tgt, const
             uint32_t n = (uint32_t)b->nterms - first;
             for (uint32_t r = 0; r < blen; r++) {
                 if (sel && (k >= nsel || sel[k] != base + r)) continue;
-                b->jobs[b->nrows++] = (milnor_row_job){ (uint32_t)(t - u), r, first, n };
+                uint32_t idx = F->ex ? excess_index(F->ex, t - u, r) : r;
+                b->jobs[b->nrows++] = (milnor_row_job){ (uint32_t)(t - u), idx, first, n };
                 k++;
             }
             base += blen;

@@ -8,6 +8,10 @@
  * generator are shared by all its rows; D is the packed F2 matrix the multiply fills
  * (algebra/milnor.h: milnor_row_job, milnor_term), nrows rows, one per job.
  *
+ * Unstable (algebra/freemod.h's ex): R_i and S name their elements through the excess order of
+ * their blocks, and the columns are the wide ones (freemod_dim_wide: blocks over all of A), which
+ * the standard step narrows after the multiply (stages/resolve/standard.c).
+ *
  * Grouped rows. After those, a build may hold ngroups rows that are sums of products: grouped
  * row g (row nrows + g of D) is the XOR of the products of jobs[group_job[g] .. group_job[g+1])
  * (they follow the nrows single jobs; group_job[0] = nrows). Lifts whose extra term is made of

@@ -20,7 +20,8 @@
 
 #define MAX_STEM 1000
 
-enum { MODULE, STEM, MAX_S, MAX_T, ALGORITHM, OUT, SSEQ, QUIET, VERBOSE, FORCE, KEEP, MEMORY, TIME_LIMIT, NOPTS };
+enum { MODULE, STEM, MAX_S, MAX_T, ALGORITHM, UNSTABLE, OUT, SSEQ, QUIET, VERBOSE, FORCE, KEEP, MEMORY, TIME_LIMIT,
+       NOPTS };
 static cli_option opts[NOPTS + 1] = {
     [MODULE] = { "module", "NAME|FILE",
                  "module to resolve: S_2 (default, the sphere), a module of the modules/ folder (C2, Ceta, Cnu, "
@@ -35,6 +36,9 @@ static cli_option opts[NOPTS + 1] = {
     [MAX_T] = { "max-t", "T", "instead: every bidegree with t <= T (and s <= S)", NULL, NULL },
     [ALGORITHM] = { "algorithm", "NAME", "nassau (Nassau's algorithm: the default for S_2 and finite modules "
                     "without a profile) or standard (the default for the others)", NULL, NULL },
+    [UNSTABLE] = { "unstable", NULL, "Ext over the unstable Steenrod algebra: resolve an unstable module (S_2[n] is "
+                   "the sphere S^n; Sq^i x = 0 for i > |x|, else refused) by free unstable modules, the standard "
+                   "algorithm at p = 2 (docs/unstable.md); default DIR out/NAME-unstable", NULL, NULL },
     [OUT] = { "out", "DIR", "output directory (default out/NAME); an existing one must be empty or hold an "
               "extflow resolution", NULL, NULL },
     [SSEQ] = { "sseq-formats", NULL, "also write differentials.txt, num_gens.txt, resolution_size.txt (a later "
@@ -61,7 +65,7 @@ static cli_option opts[NOPTS + 1] = {
 typedef struct resolve_args {
     fd_module *fdm;             /* NULL: S_2 */
     const char *module_name, *out;
-    int alg, region, stem, max_s, max_t, quiet, verbose;
+    int alg, region, stem, max_s, max_t, quiet, verbose, unstable;
     unsigned keep;
     chain_policy limits;
 } resolve_args;
@@ -242,6 +246,7 @@ static int resolve_run(resolve_args *a, outdir *dir)
     if (a->limits.time_limit > 0 && rt_mpi_size() == 1) milnor_set_deadline(a->limits.start + a->limits.time_limit);
     int rc = res_init_module(&res, a->region, a->stem, a->max_s, (deg_t)a->max_t, a->out, 1, a->alg, a->fdm);
     if (rc == 0) keep_stages_save(&res, a->keep);
+    if (rc == 0 && a->unstable) rc = res_set_unstable(&res);
     if (rc == 0) rc = res_set_module(&res, a->fdm, a->module_name);
     if (rc == MILNOR_STOPPED)
         fprintf(stderr, "extflow: stopped at the time limit after %.1f s, still building the Milnor tables: no "
@@ -272,13 +277,14 @@ static int resolve_with(resolve_args *a, long stem, long max_s, long max_t)
     if (nranks > 1 && a->fdm && fdm_prime(a->fdm) != 2)     /* the exchanges carry F2 rows */
         return cli_usage_error("a resolution at p = %u runs in one process so far (not under mpirun)",
                                fdm_prime(a->fdm));
+    if (nranks > 1 && a->unstable) return cli_usage_error("--unstable runs in one process so far (not under mpirun)");
     if (rank != 0) a->quiet = 1;
     struct { int status; run_region want; } setup = { 0, { a->region, a->stem, a->max_t, a->max_s } };
     outdir dir;
     outdir_init(&dir, a->out);
     if (rank == 0) {
         char err[4400];
-        setup.status = outdir_prepare(&dir, a->fdm, a->module_name, a->alg, opts[FORCE].arg != NULL,
+        setup.status = outdir_prepare(&dir, a->fdm, a->module_name, a->alg, a->unstable, opts[FORCE].arg != NULL,
                                       a->quiet ? NULL : stderr, a->keep, &setup.want, shift, err, sizeof err);
         if (setup.status) fprintf(stderr, "extflow: %s\n", err);
     }
@@ -292,13 +298,29 @@ static int resolve_with(resolve_args *a, long stem, long max_s, long max_t)
     return setup.status;
 }
 
+/* --unstable with the module m (named `module` on the command line): 0, or 2 after the one line
+ * that says why it is refused (an odd prime, a profile, an infinite or cofiber module, or a
+ * class x with Sq^i x != 0 for some i > |x|). */
+static int unstable_refusal(const fd_module *m, const char *module)
+{
+    char why[256];
+    if (fdm_prime(m) != 2) return cli_usage_error("--unstable: at p = 2 only so far, not %s (p = %u)", module, fdm_prime(m));
+    if (m->has_profile || m->fp || m->rp_open || m->has_cofiber)
+        return cli_usage_error("--unstable: finite modules over A only so far, not %s (a profile, a presentation or a "
+                               "cofiber)", module);
+    if (!res_module_is_unstable(m, why, sizeof why))
+        return cli_usage_error("--unstable: %s is not an unstable module: %s", module, why);
+    return 0;
+}
+
 static int run(const char **operands, int n)
 {
     (void)operands, (void)n;
     double began = clock_now();      /* --time-limit counts from here */
     const char *module = opts[MODULE].arg ? opts[MODULE].arg : "S_2", *algorithm = opts[ALGORITHM].arg;
     long stem = -1, max_s = -1, max_t = -1;
-    resolve_args a = { .quiet = opts[QUIET].arg != NULL, .verbose = opts[VERBOSE].arg != NULL };
+    resolve_args a = { .quiet = opts[QUIET].arg != NULL, .verbose = opts[VERBOSE].arg != NULL,
+                       .unstable = opts[UNSTABLE].arg != NULL };
     int prc;
     if ((prc = cli_opt_count(&opts[STEM], MAX_STEM, &stem)) || (prc = cli_opt_count(&opts[MAX_S], MAX_STEM, &max_s)) ||
         (prc = cli_opt_count(&opts[MAX_T], MAX_STEM, &max_t)) ||
@@ -309,6 +331,9 @@ static int run(const char **operands, int n)
         return cli_usage_error("--keep-stages wants matrix, kernel or matrix,kernel, not '%s'", opts[KEEP].arg);
     a.alg = !algorithm ? 0 : !strcmp(algorithm, "standard") ? ALG_STANDARD : !strcmp(algorithm, "nassau") ? ALG_NASSAU : -1;
     if (a.alg < 0) return cli_usage_error("unknown algorithm '%s' (choose standard or nassau)", algorithm);
+    if (a.unstable && a.alg == ALG_NASSAU)
+        return cli_usage_error("--unstable: Nassau's algorithm resolves over A only (use --algorithm standard, the "
+                               "default with --unstable)");
     fd_module fdm;
     char module_name[64] = "S_2", default_out[96];
     if (strcmp(module, "S_2") != 0) {
@@ -321,12 +346,14 @@ static int run(const char **operands, int n)
                                   "cofiber, at p = 2, not %s (use --algorithm standard, its default)", module);
         } else if (fdm_prime(&fdm) != 2 && a.keep) {
             prc = cli_usage_error("--keep-stages: not at p = %u yet (%s)", fdm_prime(&fdm), module);
+        } else if (a.unstable) {
+            prc = unstable_refusal(&fdm, module);
         }
         if (!a.fdm || prc) fdm_clear(&fdm);
         if (prc) return prc;
     }
-    if (!a.alg) a.alg = !a.fdm || res_nassau_applies(a.fdm) ? ALG_NASSAU : ALG_STANDARD;
-    snprintf(default_out, sizeof default_out, "out/%s", module_name);
+    if (!a.alg) a.alg = !a.unstable && (!a.fdm || res_nassau_applies(a.fdm)) ? ALG_NASSAU : ALG_STANDARD;
+    snprintf(default_out, sizeof default_out, "out/%s%s", module_name, a.unstable ? "-unstable" : "");
     a.module_name = module_name;
     a.out = opts[OUT].arg ? opts[OUT].arg : default_out;
     prc = resolve_with(&a, stem, max_s, max_t);

@@ -46,6 +46,10 @@ int resolved_open(const char *cmd, const char *dir, opened_dir *d, int odd_ok)
         fprintf(stderr, "extflow: %s\n", err);
         outdir_release(&d->dir);
         fdm_clear(&d->fdm);
+    } else if (d->res.unstable) {     /* their chain maps are over free modules of A */
+        resolved_close(d);
+        return cli_usage_error("%s: %s holds an unstable resolution: only resolve and export read one so far", cmd,
+                               dir);
     }
     return rc;
 }

@@ -52,6 +52,7 @@ static int write_json(FILE *f, const resolution *res)
     fprintf(f, "  \"module\": \"%s\",\n  \"module_id\": \"0x%016llx\",\n", res->module_name,
             (unsigned long long)res->module_id);
     fprintf(f, "  \"algorithm\": \"%s\",\n  \"prime\": %u,\n", stage_algorithm_name(res->algorithm), res->prime);
+    if (res->unstable) fprintf(f, "  \"unstable\": true,\n");     /* absent: stable */
     fprintf(f, "  \"memory\": { \"peak_rss_bytes\": %lld, \"accounted_peak_bytes\": %lld",
             (long long)memacct_peak_rss(), (long long)memacct_total_peak());
     for (int k = 0; k < MEM_NKINDS; k++)
@@ -128,6 +129,7 @@ int manifest_read(const char *dir, run_manifest *m, char *err, size_t errlen)
         m->module_id = strtoull(id, &end, 16);
         m->algorithm = !strcmp(alg, "standard") ? ALG_STANDARD : !strcmp(alg, "nassau") ? ALG_NASSAU : 0;
         m->prime = (int)prime;
+        m->unstable = strstr(text, "\"unstable\": true") != NULL;
         m->complete.kind = !strcmp(kind, "stem") ? REGION_STEM : !strcmp(kind, "rect") ? REGION_RECT : -1;
         m->complete.max_s = (int)max_s;
         if (strncmp(id, "0x", 2) || *end || end - id != 18) why = "bad module_id";

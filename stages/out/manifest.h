@@ -25,6 +25,7 @@ typedef struct run_manifest {
     uint64_t module_id;
     int algorithm;              /* ALG_STANDARD or ALG_NASSAU */
     int prime;                  /* 2, or an odd prime (a module file's "p") */
+    int unstable;               /* over the unstable algebra ("unstable": true; resolve --unstable) */
     run_region complete;        /* every bidegree of it is in the stage files, ext.csv covers it */
     char version[32];           /* program that wrote it (informative) */
 } run_manifest;

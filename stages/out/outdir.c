@@ -152,8 +152,8 @@ static int clear_outdir(const char *dir, char *err, size_t errlen)
 /* The directory's resolution against this run's (module id, algorithm alg, region *want):
  * outdir.h's rules, naming the smallest region containing both when two of one kind clash.
  * 0 to go on, 1 or 2. */
-static int check_manifest(const char *out, uint64_t module_id, const char *name, int alg, int force, FILE *note,
-                          unsigned keep, run_region *want, deg_t shift, char *err, size_t errlen)
+static int check_manifest(const char *out, uint64_t module_id, const char *name, int alg, int unstable, int force,
+                          FILE *note, unsigned keep, run_region *want, deg_t shift, char *err, size_t errlen)
 {
     char merr[4300], have_r[64], want_r[64];
     run_manifest m;
@@ -170,6 +170,12 @@ static int check_manifest(const char *out, uint64_t module_id, const char *name,
             if (note) fprintf(note, "extflow: --force: deleting the %s resolution in %s\n",
                               stage_algorithm_name(have_alg), out);
             return clear_outdir(out, err, errlen);
+        }
+        if (hm == 0 && m.unstable != unstable) {
+            snprintf(err, errlen, "%s holds %s resolution of %s; this run asks for %s one (use --force to replace it, "
+                     "or another --out)", out, m.unstable ? "an unstable" : "a stable", m.module,
+                     unstable ? "an unstable" : "a stable");
+            return 2;
         }
         snprintf(err, errlen, "%s holds a %s resolution of %s; this run asks for a %s resolution of %s (use --force "
                  "to replace it, or another --out)", out, stage_algorithm_name(have_alg),
@@ -240,8 +246,8 @@ static int absent(const char *dir, const char *name)
     return lstat(path, &st) != 0;
 }
 
-int outdir_prepare(outdir *d, const fd_module *fdm, const char *module_name, int alg, int force, FILE *note,
-                   unsigned keep, run_region *want, deg_t shift, char *err, size_t errlen)
+int outdir_prepare(outdir *d, const fd_module *fdm, const char *module_name, int alg, int unstable, int force,
+                   FILE *note, unsigned keep, run_region *want, deg_t shift, char *err, size_t errlen)
 {
     const char *out = d->path;
     if (refuse_foreign_dir(out, err, errlen)) return 2;
@@ -254,9 +260,10 @@ int outdir_prepare(outdir *d, const fd_module *fdm, const char *module_name, int
     d->made_module_copy = absent(out, MODULE_COPY_NAME);
     int lrc = outdir_lock(d, err, errlen);
     if (lrc != 0) return lrc;
-    resolution probe = { 0 };      /* the module id the stage files carry */
+    resolution probe = { .unstable = unstable };      /* the module id the stage files carry */
     res_set_module(&probe, (fd_module *)fdm, module_name);
-    int mrc = check_manifest(out, probe.module_id, module_name, alg, force, note, keep, want, shift, err, errlen);
+    int mrc = check_manifest(out, probe.module_id, module_name, alg, unstable, force, note, keep, want, shift, err,
+                             errlen);
     if (mrc != 0) return mrc;
     stage_remove_temporaries(out);
     if (stage_mkdirs(out, 1u << STAGE_DIFFERENTIAL | keep, err, errlen) != STAGE_OK) return 1;
@@ -297,8 +304,8 @@ int outdir_load(const char *dir, resolution *res, run_manifest *m, fd_module *fd
                  m->prime);
         return 2;
     }
-    int have_module = m->module_id != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2));
-    if (have_module && verify_load_module(dir, m->module_id, fdm, err, errlen) != 0) return 1;
+    int have_module = m->module_id != res_module_id(NULL, m->unstable);
+    if (have_module && verify_load_module(dir, m->module_id, m->unstable, fdm, err, errlen) != 0) return 1;
     const run_region *r = &m->complete;
     if (res_init_module(res, r->kind, r->stem, r->max_s, r->kind == REGION_RECT ? r->max_t : 0, dir, 0, m->algorithm,
                         have_module ? fdm : NULL) != 0) {
@@ -306,7 +313,7 @@ int outdir_load(const char *dir, resolution *res, run_manifest *m, fd_module *fd
         return 1;
     }
     res->load_action = NULL;
-    if (have_module && res_set_module(res, fdm, m->module) != 0) {
+    if ((m->unstable && res_set_unstable(res) != 0) || res_set_module(res, have_module ? fdm : NULL, m->module) != 0) {
         snprintf(err, errlen, "out of memory loading %s", dir);
         res_clear(res);
         return 1;

@@ -47,12 +47,12 @@ long outdir_holder(const char *dir);
  * extflow run (pid P)" in err while another run holds DIR, else 0. */
 int outdir_check_free(const char *dir, char *err, size_t errlen);
 
-/* resolve's preparation (above) for the resolution of module_name (fdm NULL: S_2) by alg over
- * *want (widened to the manifest's region when that contains it); keep: the --keep-stages
+/* resolve's preparation (above) for the resolution of module_name (fdm NULL: S_2) by alg
+ * (unstable: by free unstable modules, another module id) over *want (widened to the manifest's region when that contains it); keep: the --keep-stages
  * kinds' bits. Under force, a line saying what is deleted goes to note (when not NULL). On
  * return d holds the lock when it was taken, whatever the status. */
-int outdir_prepare(outdir *d, const fd_module *fdm, const char *module_name, int alg, int force, FILE *note,
-                   unsigned keep, run_region *want, deg_t shift, char *err, size_t errlen);
+int outdir_prepare(outdir *d, const fd_module *fdm, const char *module_name, int alg, int unstable, int force,
+                   FILE *note, unsigned keep, run_region *want, deg_t shift, char *err, size_t errlen);
 /* Removes what outdir_prepare created (the whole of it when it made DIR), then releases. */
 void outdir_undo(outdir *d);
 

@@ -370,7 +370,7 @@ static int check_all_dd(verifier *v, const resolution *res, const chain_runner *
     return 0;
 }
 
-int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es)
+int verify_load_module(const char *dir, uint64_t module, int unstable, fd_module *fdm, char *err, size_t es)
 {
     char path[4200], why[600];
     snprintf(path, sizeof path, "%s/%s", dir, MODULE_COPY_NAME);
@@ -391,7 +391,7 @@ int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *e
         snprintf(err, es, "%.3500s: %.600s", path, why);
         return -1;
     }
-    if (stage_hash64(fdm->canonical, strlen(fdm->canonical)) != module) {
+    if (res_module_id(fdm, unstable) != module) {
         fdm_clear(fdm);
         snprintf(err, es, "%s: not the module the stage files were computed for", path);
         return -1;
@@ -430,7 +430,7 @@ static int load_and_check(verifier *v, resolution *res, const chain_runner *runn
         return verdict_now(v, "%s: no run.json and no valid stage file", v->dir);
     }
     if (v->module != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2))) {
-        if (verify_load_module(v->dir, v->module, &v->fdm, err, sizeof err) != 0) return verdict_now(v, "%s", err);
+        if (verify_load_module(v->dir, v->module, 0, &v->fdm, err, sizeof err) != 0) return verdict_now(v, "%s", err);
         v->have_module = 1;
     }
     if (v->hm == 0)

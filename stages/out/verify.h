@@ -50,6 +50,6 @@ int verify_dir(const char *dir, FILE *out, const chain_runner *runner, const ver
 #define VERIFY_STOPPED 3
 /* A module's directory: the module from DIR/module.json, which must be the one the stage
  * files were computed for (module: their module id). 0, or -1 with a reason in err. */
-int verify_load_module(const char *dir, uint64_t module, fd_module *fdm, char *err, size_t es);
+int verify_load_module(const char *dir, uint64_t module, int unstable, fd_module *fdm, char *err, size_t es);
 
 #endif

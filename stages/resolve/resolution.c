@@ -113,10 +113,51 @@ deg_t res_module_shift(const fd_module *m)
     return m && !fdm_is_sphere(m) && m->min_deg < 0 ? m->min_deg : 0;
 }
 
+int res_set_unstable(resolution *res)
+{
+    res->unstable = 1;
+    if (!res->F) return 0;
+    if (excess_init(&res->ex, &res->A) != 0) return -1;
+    memacct_add(MEM_MILNOR, (int64_t)excess_bytes(res->A.max_degree, res->A.dim));
+    for (int s = 0; s <= res->max_s; s++) res->F[s].ex = &res->ex;
+    return 0;
+}
+
+int res_module_is_unstable(const fd_module *m, char *why, size_t size)
+{
+    if (!m || fdm_is_sphere(m)) return 1;
+    if (fdm_prime(m) != 2 || m->fp || m->rp_open || m->has_profile) return 1;   /* refused apart */
+    for (deg_t u = m->min_deg; u <= m->max_deg; u++)
+        for (uint32_t i = 0; i < fdm_dim(m, u); i++) {
+            if (u < 0) {        /* Sq^0 x = x */
+                snprintf(why, size, "class %s has degree %d < 0", m->names[u - m->min_deg][i], (int)u);
+                return 0;
+            }
+            for (deg_t k = u + 1; u + k <= m->max_deg; k++) {
+                uint32_t sq[1] = { (uint32_t)k };
+                milnor_elt R;
+                milnor_elt_set(&R, sq, 1);
+                const uint64_t *y = fdm_act(m, u, i, k, milnor_index(&m->A, &R));
+                if (y && f2vec_first_bit(y, fdm_dim(m, u + k)) >= 0) {
+                    snprintf(why, size, "Sq%d %s != 0 though %d > |%s| = %d", (int)k, m->names[u - m->min_deg][i],
+                             (int)k, m->names[u - m->min_deg][i], (int)u);
+                    return 0;
+                }
+            }
+        }
+    return 1;
+}
+
+uint64_t res_module_id(const fd_module *m, int unstable)
+{
+    uint64_t id = module_id_of(m && !fdm_is_sphere(m) ? m->canonical : RES_MODULE_S2);
+    return unstable ? stage_hash64(&id, sizeof id) : id;     /* unstable: another id */
+}
+
 int res_set_module(resolution *res, fd_module *m, const char *name)
 {
     res->module = m && !fdm_is_sphere(m) ? m : NULL;
-    res->module_id = module_id_of(res->module ? m->canonical : RES_MODULE_S2);
+    res->module_id = res_module_id(m, res->unstable);
     snprintf(res->module_name, sizeof res->module_name, "%s", name ? name : "S_2");
     res->shift = res_module_shift(res->module);
     if (!res->F || !res->module) return 0;
@@ -168,9 +209,10 @@ void res_module_rows(const resolution *res, deg_t t, f2mat *D)
         for (uint32_t i = 0; i < F->ngens[u]; i++) {
             deg_t d = t - u;
             const fm_gen *g = &F->gens[u][i];
-            for (uint32_t r = 0; r < res->A.dim[d]; r++, row++) {
+            for (uint32_t r = 0; r < freemod_block(F, d, u); r++, row++) {
                 if (!m || D->cols == 0 || d > m->max_deg - m->min_deg) continue;
-                uint32_t mr = milnor_index(&m->A, &res->A.elts[d][r]);
+                uint32_t j = F->ex ? excess_index(F->ex, d, r) : r;     /* unstable: the excess order */
+                uint32_t mr = milnor_index(&m->A, &res->A.elts[d][j]);
                 uint64_t *dst = f2mat_row(D, row);
                 for (uint32_t b = 0; b < g->bits; b++)
                     if (f2vec_get(g->img, b)) {
@@ -232,6 +274,8 @@ void res_clear(resolution *res)
     free(res->empty_done);
     free(res->kernel);
     free(res->pre);
+    if (res->ex.first) memacct_add(MEM_MILNOR, -(int64_t)excess_bytes(res->ex.max_degree, res->ex.dim));
+    excess_clear(&res->ex);
     if (res->A.dim) memacct_add(MEM_MILNOR, -(int64_t)milnor_basis_bytes(res->A.max_degree, &res->A.profile));
     milnor_basis_clear(&res->A);
     pthread_mutex_destroy(&res->lock);

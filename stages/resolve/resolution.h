@@ -22,6 +22,11 @@
  * (freemod.h), stage files version 2 (schema/stage-files.md), and the steps those of
  * stages/resolve/standard_p.h. Everything else in this header is the same at every prime.
  *
+ * Unstable (resolve --unstable, docs/unstable.md): res_set_unstable makes every F_s a sum of
+ * free unstable modules (algebra/freemod.h's ex: blocks truncated by excess, algebra/excess.h);
+ * the module id changes with it, so the stage files of a stable and an unstable resolution
+ * never mix. Only the standard step at p = 2 over the whole of A runs so (no lookahead).
+ *
  * --keep-stages: the steps hand the matrix they reduce and its kernel to res_keep_stage, which
  * passes them to the hook stages/resolve/keepstages.h installs in res->keep (save them as stage files,
  * or compare them with the files there); the core never calls keepstages.c.
@@ -96,6 +101,8 @@ typedef struct resolution {
     uint32_t prime;             /* 2, or the odd prime of the module (res_set_module) */
     deg_t milnor_degree;        /* the degree the algebra's tables must reach (stem + 2, or T) */
     struct res_odd *odd;        /* odd prime: its algebra and kernel slots (resolution_p.h); else NULL */
+    int unstable;               /* over the unstable algebra: free unstable modules (res_set_unstable) */
+    milnor_excess ex;           /* unstable: the excess order of A's basis (algebra/excess.h) */
 } resolution;
 
 enum algorithm { ALG_STANDARD = 1, ALG_NASSAU = 2 };
@@ -152,6 +159,15 @@ void res_clear(resolution *res);
  * presented module is truncated to the degrees <= max_t (fdm_truncate). Call before loading or
  * running anything. 0, -1 out of memory, or MILNOR_STOPPED (B's basis stopped at its deadline). */
 int res_set_module(resolution *res, fd_module *m, const char *name);
+/* Resolves by free unstable modules (call after res_init_module, before res_set_module, whose
+ * module id then says "unstable"); on a resolution without free modules (a probe for the id)
+ * only the flag. 0, or -1 out of memory. */
+int res_set_unstable(resolution *res);
+/* The module id res_set_module gives m (NULL: S_2), of a stable or an unstable resolution. */
+uint64_t res_module_id(const fd_module *m, int unstable);
+/* Is the module m (NULL: S_2) unstable, Sq^i x = 0 for every class x and i > |x|? 1 yes; 0 no,
+ * with the first class at fault named in why. */
+int res_module_is_unstable(const fd_module *m, char *why, size_t size);
 /* The shift res_set_module gives a resolution of m (NULL: the sphere): internal degree 0 is
  * m's bottom degree when that is negative. A region given in m's degrees (stems n, or t <= T)
  * is n - shift (T - shift) internally. */

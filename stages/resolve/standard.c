@@ -12,6 +12,7 @@ int res_lookahead_at(const resolution *res, int s, deg_t t)
 {
     int j = res->lookahead;
     if (j < 2 || s < 1 || res->prime != 2 || t - s < RES_LOOKAHEAD_MIN_STEM || t - j < s) return 0;
+    if (res->unstable) return 0;                /* the multiply's columns are narrowed after it */
     if (!res_algebra_is_whole(res)) return 0;   /* over a profile's B the matrices stay small: tmf2 lost */
     if (res->keep_stages & 1u << STAGE_MATRIX) return 0;   /* the kept matrix is the whole D */
     return res_in_region(res, s, t - j) ? j : 0;
@@ -54,7 +55,8 @@ int res_step_plan(step_ctx *c)
         return rc;
     } else {
         if (rb_append(&c->build, &res->F[c->ch.s], &res->F[c->ch.s - 1], &res->A, c->ch.t, NULL, 0) != 0) goto oom;
-        ncols = (uint32_t)freemod_dim(&res->F[c->ch.s - 1], c->ch.t, c->ch.t - 1);
+        /* unstable: the products land in the blocks over all of A (res_narrow_columns) */
+        ncols = (uint32_t)(res->unstable ? freemod_dim_wide : freemod_dim)(&res->F[c->ch.s - 1], c->ch.t, c->ch.t - 1);
     }
     if (rb_alloc(&c->build, ncols) != 0) goto oom;
     if (c->ch.s == 0 && res->module) res_module_rows(res, c->ch.t, &c->build.D);    /* no products */
@@ -87,7 +89,43 @@ uint64_t res_step_footprint(const resolution *res, int s, deg_t t)
 {
     uint64_t rows = freemod_dim(&res->F[s], t, t);
     uint64_t cols = s == 0 ? res_module_dim(res, t) : freemod_dim(&res->F[s - 1], t, t - 1);
-    return footprint_of(reduces_for_kernel(res, s, t, 0), rows, cols);
+    uint64_t wide = res->unstable && s > 0 ? f2mat_bytes_for(rows, freemod_dim_wide(&res->F[s - 1], t, t - 1)) : 0;
+    return footprint_of(reduces_for_kernel(res, s, t, 0), rows, cols) + wide;
+}
+
+/* Unstable (docs/unstable.md): D as the multiply filled it has the columns of F_{s-1,t}'s blocks
+ * over all of A (freemod_dim_wide); keeps those of excess <= the generator's degree, in the
+ * excess order of the blocks (algebra/excess.h): the products' terms of larger excess are zero
+ * in a free unstable module. 0, or -1 out of memory. */
+static int narrow_columns(step_ctx *c)
+{
+    resolution *res = c->res;
+    const freemod *F = &res->F[c->ch.s - 1];
+    deg_t t = c->ch.t;
+    uint32_t ncols = (uint32_t)freemod_dim(F, t, t - 1), nc = 0;
+    uint64_t *map = malloc(sizeof *map * ((size_t)ncols + 1)), wbase = 0;
+    f2mat N = { 0 };
+    if (!map || f2mat_init(&N, c->build.D.rows, ncols) != 0) {
+        free(map);
+        return -1;
+    }
+    for (deg_t v = freemod_first(F, t); v < t - 1; v++)
+        for (uint32_t k = 0; k < F->ngens[v]; k++) {
+            for (uint32_t p = 0; p < freemod_block(F, t - v, v); p++)
+                map[nc++] = wbase + excess_index(F->ex, t - v, p);
+            wbase += F->dim[t - v];
+        }
+    for (uint32_t r = 0; r < N.rows; r++) {
+        const uint64_t *src = f2mat_row(&c->build.D, r);
+        uint64_t *dst = f2mat_row(&N, r);
+        for (uint32_t col = 0; col < nc; col++)
+            if (f2vec_get(src, map[col])) f2vec_flip(dst, col);
+    }
+    free(map);
+    f2mat_clear(&c->build.D);
+    c->build.D = N;
+    c->build.ncols = ncols;
+    return 0;
 }
 
 /* Does the early reduction at (s, t) keep the identity: the step's (reduces_for_kernel), or,
@@ -169,6 +207,7 @@ int res_step_reduce(step_ctx *c)
     f2mat aug = { 0 };
     int32_t *pivots = NULL;
     f2mat *kernel = NULL;
+    if (res->unstable && c->ch.s > 0 && narrow_columns(c) != 0) goto oom;
     if (!c->kernel_only && res_keep_stage(res, STAGE_MATRIX, c->ch.s, c->ch.t, &c->build.D) != 0) return -1;
     c->is_image_pivot = calloc(c->build.ncols ? c->build.ncols : 1, 1);
     if (!c->is_image_pivot) goto oom;

@@ -1,0 +1,103 @@
+#!/bin/sh
+# resolve --unstable (docs/unstable.md): Ext over the unstable Steenrod algebra by free unstable
+# modules, checked by identities and independent code, no table written here:
+# - S^1 = S_2[1]: the h0-tower in its bottom stem and nothing else (Λ(1) is the polynomials in λ_0);
+# - S^n for several n, RP4 and a module file of RP_2^6 against tests/unstable_ref.py, a resolver
+#   written apart in Python (its own Milnor product and excess truncation);
+# - the stable range: Ext_U of S^n at stem n + k equals Ext_A of S_2 at stem k for k < n - 1, and
+#   at k = n - 1 exceeds it by at most one, from s = 2 on (docs/unstable.md says why);
+# - the free unstable module F(n) = F_0 of S^n: its dimensions (resolution_size.txt's row s = 0)
+#   against a count of the Milnor basis by excess in the Python reference;
+# - what is refused in one line (exit 2): a module that is not unstable, Nassau's algorithm, an
+#   odd prime, a profile, a stable run into an unstable directory and back, products and verify
+#   on an unstable directory; resume, --memory and export as for a stable resolution.
+. tests/lib.sh
+plan 22
+REFPY="python3 tests/unstable_ref.py"
+res() { $EXTFLOW resolve --quiet --unstable "$@"; }
+
+S=8
+res --module "S_2[1]" --max-t 30 --max-s $S --out "$TMP/s1" 2>"$TMP/err" &&
+    { echo s,n,dim; for s in $(seq 0 $S); do echo "$s,1,1"; done; } | cmp -s - "$TMP/s1/ext.csv"
+ok $? "S^1 (t <= 30, s <= $S): one class in stem 1 for every s, nothing else $(cat "$TMP/err")"
+
+for n in 2 3 5; do
+    res --module "S_2[$n]" --max-t 22 --max-s 7 --out "$TMP/s$n" 2>"$TMP/err" &&
+        $REFPY ext sphere:$n 7 22 | cmp -s - "$TMP/s$n/ext.csv"
+    ok $? "S^$n (t <= 22, s <= 7) equals the Python resolver's ext.csv $(cat "$TMP/err")"
+done
+
+res --module RP4 --max-t 20 --max-s 6 --out "$TMP/rp4" 2>"$TMP/err" &&
+    $REFPY ext rp:1:4 6 20 | cmp -s - "$TMP/rp4/ext.csv"
+ok $? "RP4 (t <= 20, s <= 6) equals the Python resolver's ext.csv"
+# RP_2^6 as a module file: Sq^i x^k = binom(k, i) x^(k+i) for the Sq(2^j)
+python3 -c '
+import json
+gens = {"x%d" % k: k for k in range(2, 7)}
+acts = ["Sq%d x%d = x%d" % (i, k, k + i) for k in range(2, 7) for i in (1, 2, 4)
+        if k + i <= 6 and (i & (k - i)) == 0 and i <= k]
+print(json.dumps({"p": 2, "type": "finite dimensional module", "gens": gens, "actions": acts}))' > "$TMP/rp26.json"
+res --module "$TMP/rp26.json" --max-t 22 --max-s 6 --out "$TMP/rp26" 2>"$TMP/err" &&
+    $REFPY ext rp:2:6 6 22 | cmp -s - "$TMP/rp26/ext.csv"
+ok $? "RP_2^6 from a module file (t <= 22, s <= 6) equals the Python resolver's ext.csv $(cat "$TMP/err")"
+
+# the stable range
+for n in 3 5 8; do
+    res --module "S_2[$n]" --stem $((2 * n - 1)) --max-s 10 --out "$TMP/u$n" 2>"$TMP/err" &&
+        $EXTFLOW resolve --quiet --stem $((n - 1)) --max-s 10 --out "$TMP/st$n" 2>>"$TMP/err" &&
+        awk -F, -v n=$n '
+            FNR == 1 { f++; next }
+            f == 1 { u[$1 "," $2 - n] = $3 }
+            f == 2 { a[$1 "," $2] = $3 }
+            END {
+                bad = 0; same = 0
+                for (s = 0; s <= 10; s++) for (k = 0; k <= n - 1; k++) {
+                    d = u[s "," k] - a[s "," k]
+                    if (k < n - 1) { bad += d != 0; same += u[s "," k] > 0 }
+                    else bad += d < 0 || d > 1 || (s < 2 && d != 0)
+                }
+                if (bad || same < n) { print bad " bidegrees off, " same " nonzero ones equal" > "/dev/stderr"; exit 1 }
+            }' "$TMP/u$n/ext.csv" "$TMP/st$n/ext.csv" 2>>"$TMP/err"
+    ok $? "S^$n: stems n + k, k < n - 1, equal the stable Ext at k; k = n - 1 at most one more $(cat "$TMP/err")"
+done
+
+# F(n) = F_0 of S^n: dimensions by excess
+for n in 2 6; do
+    res --module "S_2[$n]" --stem 30 --max-s 2 --sseq-formats --out "$TMP/f$n" 2>"$TMP/err" &&
+        tail -1 "$TMP/f$n/resolution_size.txt" | tr -d ' ' | tr , '\n' | sed '/^$/d' > "$TMP/dims" &&
+        $REFPY dims $n $((30 - n)) | cut -d, -f2 | { yes 0 | head -$n; cat; } | cmp -s - "$TMP/dims"
+    ok $? "F($n) in degrees 0..30: the Milnor basis of excess <= $n counted apart $(cat "$TMP/err")"
+done
+
+# refusals, one line each
+for bad in "C2" "Joker[1]" "S_2[-1]" "S_3" "ko"; do
+    res --module "$bad" --stem 10 --out "$TMP/bad" 2>"$TMP/err"
+    is_usage_error $? "$TMP/err" && [ ! -e "$TMP/bad" ]
+    ok $? "--unstable --module $bad refused in one line: $(head -1 "$TMP/err")"
+done
+res --module "S_2[2]" --algorithm nassau --stem 10 --out "$TMP/bad" 2>"$TMP/err"
+is_usage_error $? "$TMP/err"
+ok $? "--unstable --algorithm nassau refused in one line"
+
+# a stable and an unstable resolution never share a directory
+$EXTFLOW resolve --quiet --module "S_2[3]" --max-t 22 --max-s 7 --out "$TMP/s3" 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "holds an unstable resolution" "$TMP/err" && grep -q '"unstable": true' "$TMP/s3/run.json"
+ok $? "a stable run into an unstable directory is refused (run.json says unstable)"
+$EXTFLOW resolve --quiet --module "S_2[3]" --stem 6 --max-s 3 --out "$TMP/st3s" 2>"$TMP/err" &&
+    res --module "S_2[3]" --stem 6 --max-s 3 --out "$TMP/st3s" 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "holds a stable resolution" "$TMP/err"
+ok $? "an unstable run into a stable directory is refused"
+$EXTFLOW products "$TMP/s3" --class h0=0,1 >/dev/null 2>"$TMP/err"
+is_usage_error $? "$TMP/err" && $EXTFLOW verify "$TMP/s3" >/dev/null 2>"$TMP/err2"
+is_usage_error $? "$TMP/err2"
+ok $? "products and verify refuse an unstable directory in one line"
+
+# resume, --memory, export
+res --module "S_2[4]" --stem 10 --max-s 5 --out "$TMP/grow" 2>"$TMP/err" &&
+    $EXTFLOW resolve --unstable --module "S_2[4]" --stem 16 --max-s 7 --out "$TMP/grow" 2>"$TMP/grow.err" &&
+    res --module "S_2[4]" --stem 16 --max-s 7 --memory 64M --out "$TMP/fresh" 2>"$TMP/err" &&
+    same_outputs "$TMP/fresh" "$TMP/grow" && grep -q resumed "$TMP/grow.err"
+ok $? "a larger region resumes from the smaller one's stage files; equal to a fresh run under --memory 64M"
+$EXTFLOW export "$TMP/grow" --text > "$TMP/chart" 2>"$TMP/err" && grep -q "S_2\[4\]" "$TMP/chart"
+ok $? "export reads an unstable directory"
+done_testing
