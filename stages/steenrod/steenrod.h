@@ -12,15 +12,9 @@
  *    phi(d z) = sum V(Sq(S)) phi(g) over the terms Sq(S) g of d z. Then <Sq^0 x, z> is the
  *    coefficient of x's generators' units in phi(z).
  *
- *  - steenrod_class: every Sq^k x of one class, by cup-i products. E is a finite complex of
- *    finite A-modules, a quotient of F, with H(E) = F2 and x factoring through F_s -> E_s:
- *        E_k = F_k / (degrees > t)                  for k <= s - 2,
- *        E_{s-1} = F_{s-1} / (degrees > t) / d(ker x),    E_s = F_s / ker x = Sigma^t F2
- *    (ker x: the A-submodule of F_s killed by x, all of it outside degree t), then reduced by
- *    more acyclic pieces, row by row from s - 1 down: whole generators on whose submodule d is
- *    injective, then elements every Sq(2^j) kills, degree by degree from the top (the rules
- *    of sseq's Yoneda representative, so the dimensions agree). The pieces removed form an
- *    acyclic subcomplex, so E is exact in positive degrees (docs/products.md).
+ *  - steenrod_class: every Sq^k x of one class, by cup-i products on E, the Yoneda
+ *    representative of x (stages/yoneda/yoneda.h: a finite exact quotient of F with H(E) = F2
+ *    and x factoring through F_s -> E_s = Sigma^t F2; its dimensions are sseq's).
  *    E (x) E, with the diagonal action Sq(R)(e (x) e') = sum_{R'+R''=R} Sq(R')e (x) Sq(R'')e',
  *    is exact in positive degrees too; A-linear maps Delta_i : F_k -> (E (x) E)_{k+i} are lifted
  *    on generators, Delta_0(iota) = e0 (x) e0 and
