@@ -22,6 +22,8 @@ $EXTFLOW resolve --stem 62 --out "$D" --quiet && $EXTFLOW d2 "$D" --quiet
 ok $? "resolve S_2 through stem 62 (s <= 33) and compute d2"
 python3 tests/ss_lin_chart.py history "$C" "$D" > "$TMP/h.jsonl" 2> "$TMP/err" && cmp -s "$TMP/h.jsonl" "$H"
 ok $? "the converter turns the chart into the kept history over this basis: $(tail -1 "$TMP/err")"
+cmp -s "$TMP/h.jsonl" "$H" || diag "our basis or the converter changed: remake $H with" \
+    "python3 tests/ss_lin_chart.py history $C DIR > $H (DIR: resolve --stem 62 and d2)"
 $EXTFLOW ss "$D" --history "$H" 2> "$TMP/err"
 ok $? "ss replays it: $(tail -1 "$TMP/err")"
 python3 tests/ss_lin_chart.py einf "$C" 60 | cmp -s - "$REF/ss/S0-lin-einf-stem60.csv" &&
