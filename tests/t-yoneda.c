@@ -8,10 +8,15 @@
  *     is refused, and the class it recomputes is the one E was built for; that E with one of its
  *     differentials set to zero is refused (not exact); E for g with one entry of Sq(R) on E_k (k >= 1)
  *     changed where d of the entry's basis element is not zero is refused (d no longer A-linear);
- *   - the dimensions sum to the Euler characteristic 1 (sum_k (-1)^k dim E_k = dim F2). */
+ *   - the dimensions sum to the Euler characteristic 1 (sum_k (-1)^k dim E_k = dim F2);
+ *   - sseq's admissible basis (stages/yoneda/adem.h): its tables to and from the Milnor basis are
+ *     inverse, degree d starts with Sq^d; S_2 resolved over it has the Ext dimensions of the
+ *     Milnor resolution everywhere and d d = 0; every non-zero class's E reduced over it passes
+ *     the check. */
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/rt.h"
+#include "stages/yoneda/adem.h"
 #include "stages/yoneda/yoneda.h"
 #include "tests/tap.h"
 
@@ -19,12 +24,12 @@
 #define MAXS 8
 
 /* yoneda_check on E for x: 0, or the failure (its message in err). */
-static int check_class(const resolution *res, int n, int s, const uint8_t *x, uint32_t len, char *err, size_t errlen,
-                       long *euler_bad)
+static int check_class(const resolution *res, const adem_basis *adem, int n, int s, const uint8_t *x, uint32_t len,
+                       char *err, size_t errlen, long *euler_bad)
 {
     yoneda E;
     uint8_t cls[64];
-    if (yoneda_build(&E, res, n, s, x, len) != 0) bail("yoneda_build: out of memory");
+    if (yoneda_build(&E, res, adem, n, s, x, len) != 0) bail("yoneda_build: out of memory");
     long e = 0;
     for (int k = 0; k <= s; k++) e += (k % 2 ? -1 : 1) * (long)yoneda_total(&E, k);
     *euler_bad += e != 1;
@@ -32,6 +37,38 @@ static int check_class(const resolution *res, int n, int s, const uint8_t *x, ui
     if (rc == 0 && memcmp(cls, x, len)) rc = -3;
     yoneda_clear(&E);
     return rc;
+}
+
+/* Every non-zero class in range (each basis class; every vector where Ext has dimension <= 3)
+ * through yoneda_check, E reduced over the basis adem (NULL: Milnor). */
+static void every_class(const resolution *res, const adem_basis *adem, const char *name)
+{
+    char err[300];
+    long classes = 0, bad = 0, euler_bad = 0, sums = 0;
+    int first_bad = 1;
+    for (int s = 0; s <= MAXS; s++)
+        for (int n = 0; n + s <= STEM; n++) {
+            uint32_t dim = res_ngens(res, s, n + s);
+            if (!dim || !yoneda_in_range(res, n, s)) continue;
+            uint32_t nv = dim <= 3 ? (1u << dim) : dim + 1;   /* all vectors, or the basis */
+            for (uint32_t m = 1; m < nv; m++) {
+                uint8_t x[64] = { 0 };
+                if (dim <= 3)
+                    for (uint32_t j = 0; j < dim; j++) x[j] = m >> j & 1;
+                else
+                    x[m - 1] = 1;
+                int rc = check_class(res, adem, n, s, x, dim, err, sizeof err, &euler_bad);
+                classes++;
+                sums += dim >= 2 && (m & (m - 1));
+                if (rc && first_bad) diag("%s: class %u at (%d, %d): %d %s", name, m, n, s, rc, rc == -3 ? "" : err);
+                first_bad &= !rc;
+                bad += rc != 0;
+            }
+        }
+    ok(bad == 0 && classes > 40 && sums >= 2,
+       "%s: %ld non-zero classes (%ld of them sums) pass the check: exact, A-linear, the class lifted back", name,
+       classes, sums);
+    ok(euler_bad == 0, "%s: their dimensions have Euler characteristic 1", name);
 }
 
 static void check(int algorithm, const char *name)
@@ -44,31 +81,7 @@ static void check(int algorithm, const char *name)
     if (rt_resolve(&res, &quiet) != 0) bail("rt_resolve");
     rt_shutdown();
 
-    long classes = 0, bad = 0, euler_bad = 0, sums = 0;
-    int first_bad = 1;
-    for (int s = 0; s <= MAXS; s++)
-        for (int n = 0; n + s <= STEM; n++) {
-            uint32_t dim = res_ngens(&res, s, n + s);
-            if (!dim || !yoneda_in_range(&res, n, s)) continue;
-            uint32_t nv = dim <= 3 ? (1u << dim) : dim + 1;   /* all vectors, or the basis */
-            for (uint32_t m = 1; m < nv; m++) {
-                uint8_t x[64] = { 0 };
-                if (dim <= 3)
-                    for (uint32_t j = 0; j < dim; j++) x[j] = m >> j & 1;
-                else
-                    x[m - 1] = 1;
-                int rc = check_class(&res, n, s, x, dim, err, sizeof err, &euler_bad);
-                classes++;
-                sums += dim >= 2 && (m & (m - 1));
-                if (rc && first_bad) diag("%s: class %u at (%d, %d): %d %s", name, m, n, s, rc, rc == -3 ? "" : err);
-                first_bad &= !rc;
-                bad += rc != 0;
-            }
-        }
-    ok(bad == 0 && classes > 40 && sums >= 2,
-       "%s: %ld non-zero classes (%ld of them sums) pass the check: exact, A-linear, the class lifted back", name,
-       classes, sums);
-    ok(euler_bad == 0, "%s: their dimensions have Euler characteristic 1", name);
+    every_class(&res, NULL, name);
 
     /* the check is not blind: a bidegree of dimension 2, E for x = (1, 0) asked about (0, 1) */
     int n2 = -1, s2 = -1;
@@ -77,7 +90,7 @@ static void check(int algorithm, const char *name)
             if (res_ngens(&res, s, n + s) == 2 && yoneda_in_range(&res, n, s)) n2 = n, s2 = s;
     yoneda E;
     uint8_t x10[2] = { 1, 0 }, cls[2] = { 9, 9 };
-    if (n2 < 0 || yoneda_build(&E, &res, n2, s2, x10, 2) != 0) bail("no bidegree of dimension 2, or out of memory");
+    if (n2 < 0 || yoneda_build(&E, &res, NULL, n2, s2, x10, 2) != 0) bail("no bidegree of dimension 2, or out of memory");
     E.x[0] = 0, E.x[1] = 1;
     int rc = yoneda_check(&E, cls, err, sizeof err);
     ok(rc == -2 && strstr(err, "not the class asked for") && cls[0] == 1 && cls[1] == 0,
@@ -109,7 +122,7 @@ static void check(int algorithm, const char *name)
 
     /* on E for g at (20, 4) (dimensions 13 29 22 6 1 or 15 41 32 6 1): */
     uint8_t g[1] = { 1 };
-    if (res_ngens(&res, 4, 24) != 1 || yoneda_build(&E, &res, 20, 4, g, 1) != 0) bail("g: out of memory");
+    if (res_ngens(&res, 4, 24) != 1 || yoneda_build(&E, &res, NULL, 20, 4, g, 1) != 0) bail("g: out of memory");
 
     /* one entry of Sq(R) e_i on E_k, k >= 1, changed by a basis element e_j with d e_j != 0 */
     int done = 0;
@@ -134,11 +147,64 @@ static void check(int algorithm, const char *name)
     res_clear(&res);
 }
 
+/* sseq's admissible basis and the resolution over it (stages/yoneda/adem.h) */
+static void check_adem(void)
+{
+    adem_basis B;
+    milnor_basis A;
+    char err[300];
+    if (adem_basis_init(&B, STEM + MAXS + 1) != 0 || milnor_basis_init(&A, STEM + MAXS + 1, NULL) != 0)
+        bail("out of memory");
+    int inverse = 1, first = 1;
+    for (deg_t d = 0; d <= B.max; d++) {   /* to_milnor from_milnor = I; sseq's first monomial is Sq^d */
+        const f2mat *P = &B.to_milnor[d], *Q = &B.from_milnor[d];
+        for (uint32_t i = 0; i < P->rows; i++) {
+            uint64_t row[64] = { 0 };
+            for (uint32_t j = 0; j < P->cols; j++)
+                if (f2mat_get(P, i, j)) f2vec_xor(row, f2mat_row(Q, j), f2vec_words(Q->cols));
+            for (uint32_t j = 0; j < P->cols; j++) inverse &= f2vec_get(row, j) == (i == j);
+        }
+        uint32_t r = (uint32_t)d;
+        milnor_elt R;
+        milnor_elt_set(&R, &r, d ? 1 : 0);
+        uint32_t sq = milnor_index(&A, &R);
+        for (uint32_t j = 0; j < P->cols; j++) first &= f2mat_get(P, 0, j) == (j == sq);
+        first &= B.rating[d][0] == (uint32_t)__builtin_popcount((unsigned)d) && P->rows == A.dim[d];
+    }
+    ok(inverse && first, "adem: the tables of degrees 0..%d: Milnor -> admissible -> Milnor is the identity, and "
+       "sseq's first monomial of degree d is Sq^d = Sq(d), rated popcount(d)", (int)B.max);
+    resolution res, mil;
+    if (res_init(&res, REGION_STEM, STEM, MAXS, 0, "", 0, ALG_STANDARD) != 0 ||
+        res_init(&mil, REGION_STEM, STEM, MAXS, 0, "", 0, ALG_STANDARD) != 0)
+        bail("res_init");
+    int rc = adem_resolve(&res, &B, err, sizeof err);
+    if (rt_init(0, err, sizeof err) != 0) bail(err);
+    chain_policy quiet = { 0 };
+    if (rt_resolve(&mil, &quiet) != 0) bail("rt_resolve");
+    rt_shutdown();
+    long cells = 0, differ = 0, dd = 0, dd_bad = 0;
+    for (int s = 0; s <= MAXS; s++)
+        for (int n = 0; n <= STEM; n++) {
+            cells++;
+            differ += !res_is_done(&res, s, n + s) || res_ngens(&res, s, n + s) != res_ngens(&mil, s, n + s);
+            if (s >= 2 && res_ngens(&res, s, n + s)) dd++, dd_bad += res_check_dd(&res, s, n + s) != 1;
+        }
+    ok(rc == 0 && differ == 0 && cells > 200,
+       "adem: S_2 resolved over sseq's admissible basis has the Milnor resolution's Ext in all %ld bidegrees", cells);
+    ok(dd_bad == 0 && dd > 40, "adem: d d = 0 on its %ld bidegrees with generators, s >= 2 (Milnor products)", dd);
+    every_class(&res, &B, "adem");
+    res_clear(&res);
+    res_clear(&mil);
+    milnor_basis_clear(&A);
+    adem_basis_clear(&B);
+}
+
 int main(void)
 {
     setenv("STARPU_SILENT", "1", 0);
-    plan(2 * 6);
+    plan(2 * 6 + 5);
     check(ALG_STANDARD, "standard");
     check(ALG_NASSAU, "nassau");
+    check_adem();
     return done_testing();
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "algebra/clock.h"
+#include "stages/yoneda/adem.h"
 #include "stages/yoneda/yoneda.h"
 #include "tools/resolved.h"
 
@@ -13,9 +14,13 @@ static int nclasses;
 
 static int add_class(const char *value) { return resolved_add_class("yoneda", value, 2, classes, names, &nclasses); }
 
-enum { CLASS, SSEQ, QUIET, NOPTS };
+enum { CLASS, BASIS, SSEQ, QUIET, NOPTS };
 static cli_option opts[NOPTS + 1] = {
     [CLASS] = { "class", "C", "a class of Ext^{s,t}, as for products (up to 64 classes)", add_class, NULL },
+    [BASIS] = { "basis", "B", "milnor (the default: E reduced over F's Milnor basis, on DIR's resolution) or adem: "
+                "S_2 resolved again in memory over sseq's admissible basis through the class's stem (the class's "
+                "coordinates are over that resolution's generators) and E reduced over that basis, as sseq's "
+                "S_2@adem", NULL, NULL },
     [SSEQ] = { "sseq-formats", NULL, "also write DIR/yoneda-NAME.txt per class, as sseq's yoneda example prints it",
                NULL, NULL },
     [QUIET] = { "quiet", NULL, "no closing summary", NULL, NULL },
@@ -24,17 +29,60 @@ static cli_option opts[NOPTS + 1] = {
 static int write_csv(FILE *f, void *ctx) { return yoneda_write_csv(f, ctx); }
 static int write_sseq(FILE *f, void *ctx) { return yoneda_write_sseq(f, ctx); }
 
+/* Where E is built: DIR's resolution over the Milnor basis, or S_2 resolved over sseq's
+ * admissible one (adem.h) through the class's stem, in memory. */
+typedef struct basis_ctx {
+    int adem;
+    resolution res;
+    adem_basis B;
+} basis_ctx;
+
+static void basis_clear(basis_ctx *b)
+{
+    if (!b->adem) return;
+    res_clear(&b->res);
+    adem_basis_clear(&b->B);
+}
+
+/* The admissible resolution for class c, with DIR's Ext dimensions in its region: 0, or 1
+ * after a line. */
+static int adem_setup(const resolution *dirres, const product_class *c, basis_ctx *b)
+{
+    char err[300];
+    int stem = c->n + c->s, rc;
+    b->adem = 1;
+    if (res_init(&b->res, REGION_STEM, stem, c->s, 0, "", 0, ALG_STANDARD) != 0 ||
+        adem_basis_init(&b->B, stem + c->s + 1) != 0) {
+        fprintf(stderr, "extflow: out of memory resolving S_2 over the admissible basis for %s\n", c->name);
+        return 1;
+    }
+    if ((rc = adem_resolve(&b->res, &b->B, err, sizeof err)) != 0) {
+        fprintf(stderr, "extflow: %s%s\n", rc == -2 ? "internal error: yoneda: " : "", err);
+        return 1;
+    }
+    for (int s = 0; s <= c->s; s++)   /* Ext's dimensions do not depend on the basis */
+        for (int n = 0; n <= stem; n++)
+            if (res_ngens(&b->res, s, n + s) != res_ngens(dirres, s, n + s)) {
+                fprintf(stderr, "extflow: internal error: yoneda: over the admissible basis Ext at (n=%d, s=%d) has "
+                        "dimension %u, DIR's %u\n", n, s, res_ngens(&b->res, s, n + s), res_ngens(dirres, s, n + s));
+                return 1;
+            }
+    return 0;
+}
+
 /* E for class c, checked: 0, 1 after a failure (one line), 2 a class E cannot be built for. */
-static int build(const resolution *res, const char *dir, const product_class *c, yoneda *E)
+static int build(const resolution *dirres, const char *dir, const product_class *c, basis_ctx *b, yoneda *E)
 {
     int nonzero = 0;
     for (uint32_t j = 0; j < c->len; j++) nonzero |= c->coords[j];
     if (!nonzero) return cli_usage_error("yoneda: class %s is zero: it has no Yoneda representative", c->name);
-    if (!yoneda_in_range(res, c->n, c->s))
+    if (!yoneda_in_range(dirres, c->n, c->s))
         return cli_usage_error("yoneda: class %s at (n=%d, s=%d) needs the rows s <= %d resolved through t = %d (stem %d "
                                "at s = 0); %s's region stops short: resolve further", c->name, c->n, c->s, c->s,
                                c->n + c->s, c->n + c->s, dir);
-    if (yoneda_build(E, res, c->n, c->s, c->coords, c->len) != 0) {
+    if (b->adem && adem_setup(dirres, c, b) != 0) return 1;
+    const resolution *res = b->adem ? &b->res : dirres;
+    if (yoneda_build(E, res, b->adem ? &b->B : NULL, c->n, c->s, c->coords, c->len) != 0) {
         fprintf(stderr, "extflow: out of memory building the Yoneda representative of %s\n", c->name);
         return 1;
     }
@@ -50,6 +98,9 @@ static int run(const char **operands, int n)
 {
     if (n != 1) return cli_usage_error("yoneda: DIR expected");
     if (!nclasses) return cli_usage_error("yoneda: give at least one --class");
+    const char *basis = opts[BASIS].arg ? opts[BASIS].arg : "milnor";
+    if (strcmp(basis, "milnor") && strcmp(basis, "adem"))
+        return cli_usage_error("yoneda: --basis %s: milnor or adem", basis);
     const char *dir = operands[0];
     static opened_dir d;
     int rc = resolved_require_sphere("yoneda", "a Yoneda representative", dir, &d);
@@ -59,8 +110,9 @@ static int run(const char **operands, int n)
     for (int k = 0; k < nclasses && !rc; k++) {
         yoneda E;
         memset(&E, 0, sizeof E);
+        basis_ctx b = { .adem = !strcmp(basis, "adem") };
         char name[128];
-        rc = build(&d.res, dir, &classes[k], &E);
+        rc = build(&d.res, dir, &classes[k], &b, &E);
         if (!rc) {
             snprintf(name, sizeof name, "yoneda-%.63s.csv", classes[k].name);
             rc = resolved_write_table(dir, name, &d, 0, write_csv, &E);
@@ -75,6 +127,7 @@ static int run(const char **operands, int n)
             printf("; exact, and lifting the identity of F2 into it gives the class back\n");
         }
         yoneda_clear(&E);
+        basis_clear(&b);
     }
     if (!rc && !opts[QUIET].arg)
         fprintf(stderr, "extflow: %d Yoneda representative%s over %s in %.1f s; tables %s/yoneda-NAME.csv\n", nclasses,
@@ -87,7 +140,8 @@ const cli_command cmd_yoneda = {
     "yoneda",
     "DIR --class C [--class C ...]: a Yoneda representative of each class C of Ext^{s,t} over the sphere's "
     "resolution in DIR: a finite exact complex 0 -> Sigma^t F2 = E_s -> ... -> E_0 -> F2 of finite A-modules "
-    "whose extension class is C, a quotient of the resolution reduced by sseq's greedy rules (docs/products.md); "
+    "whose extension class is C, a quotient of the resolution reduced by sseq's greedy rules (docs/products.md; "
+    "--basis adem: over sseq's admissible basis); "
     "prints the total dimensions of E_0..E_s and writes DIR/yoneda-NAME.csv (k,t,dim: dim E_k in degree t). Each "
     "is checked from its own tables (d d = 0, d A-linear, exact, Euler characteristic, and the identity of F2 "
     "lifted into it gives C back); a failure exits 1. C as for products",

@@ -2,6 +2,7 @@
 #include "stages/yoneda/yoneda.h"
 #include <stdlib.h>
 #include <string.h>
+#include "stages/yoneda/adem.h"
 #include "stages/yoneda/fmbasis.h"
 
 /* ---- subspaces kept reduced ------------------------------------------------------------ */
@@ -54,6 +55,48 @@ static int yoneda_sub_add(yoneda_sub *W, uint64_t *v)
     W->pivot[W->rank] = (uint32_t)p;
     W->row_of[p] = (int32_t)W->rank++;
     return 1;
+}
+
+/* ---- F's basis elements in E's coordinates ---------------------------------------------- */
+
+/* Admissible basis element p of F_k(T) expanded over the Milnor basis, in E's scratch, with a
+ * zeroed vector after it for a result. */
+static uint64_t *y_expand(const yoneda *E, int k, deg_t T, uint64_t p)
+{
+    uint64_t *e = E->scratch, *mil = e + E->swords;
+    memset(E->scratch, 0, 3 * E->swords * sizeof *e);
+    f2vec_flip(e, p);
+    adem_convert(E->adem, &E->res->F[k], T, e, mil, 1);
+    return mil;
+}
+
+/* out (over F_{k-1}(T), E's coordinates) ^= d(basis element p of F_k(T)); over the admissible
+ * basis through the Milnor expansion of p and back. */
+static void y_d(const yoneda *E, int k, deg_t T, uint64_t p, uint64_t *out)
+{
+    const resolution *res = E->res;
+    if (!E->adem) {
+        fmb_d(res, k, T, p, out);
+        return;
+    }
+    uint64_t *mil = y_expand(E, k, T, p), *img = mil + E->swords;
+    for (uint64_t b = 0; b < fmb_dim(res, k, T); b++)
+        if (f2vec_get(mil, b)) fmb_d(res, k, T, b, img);
+    adem_convert(E->adem, &res->F[k - 1], T, img, out, 0);
+}
+
+/* out (over F_k(T + |R|), E's coordinates) ^= Sq(R)·(basis element p of F_k(T)). */
+static void y_act(const yoneda *E, int k, deg_t T, uint64_t p, const milnor_elt *R, uint64_t *out)
+{
+    const resolution *res = E->res;
+    if (!E->adem) {
+        fmb_act(res, k, T, p, R, out);
+        return;
+    }
+    uint64_t *mil = y_expand(E, k, T, p), *img = mil + E->swords;
+    for (uint64_t b = 0; b < fmb_dim(res, k, T); b++)
+        if (f2vec_get(mil, b)) fmb_act(res, k, T, b, R, img);
+    adem_convert(E->adem, &res->F[k], T + R->degree, img, out, 0);
 }
 
 /* ---- E: the quotient, its reduction, its tables ---------------------------------------- */
@@ -110,6 +153,7 @@ void yoneda_clear(yoneda *E)
     free(E->basis);
     free(E->edim);
     free(E->x);
+    free(E->scratch);
     memset(E, 0, sizeof *E);
 }
 
@@ -128,10 +172,10 @@ static int ec_kernel_image(yoneda *E, uint64_t *v)
             if (u == E->t && p >= below) {
                 uint32_t j = (uint32_t)(p - below);
                 if (j == E->xgen) continue;
-                fmb_d(res, s, u, p, v);
-                if (E->x[j]) fmb_d(res, s, u, below + E->xgen, v);
+                y_d(E, s, u, p, v);
+                if (E->x[j]) y_d(E, s, u, below + E->xgen, v);
             } else
-                fmb_d(res, s, u, p, v);
+                y_d(E, s, u, p, v);
             yoneda_sub_add(W, v);
         }
     }
@@ -166,7 +210,7 @@ static int ec_kill_generators(yoneda *E, int k, uint64_t *v, size_t vwords)
                     memcpy(row + (seg >> 6), v, f2vec_words(fd) * sizeof *v);
                     memset(v, 0, vwords * sizeof *v);
                     for (uint32_t b = 0; b < fd; b++)
-                        if (f2vec_get(row + (seg >> 6), b)) fmb_d(res, k, u, b, v);
+                        if (f2vec_get(row + (seg >> 6), b)) y_d(E, k, u, b, v);
                     yoneda_sub_reduce(&E->W[yoneda_cell(E, k - 1, u)], v);
                     memcpy(row, v, f2vec_words(fd1) * sizeof *v);
                 }
@@ -205,8 +249,8 @@ out:
 }
 
 /* Which of E_k(u)'s columns the reduction would rather keep: the column's Milnor element
- * Sq(R) rated sum_j popcount(r_j) 2^j (cheap operations first), plus a large penalty per row of
- * W_k(u) with a 1 there. */
+ * Sq(R) rated sum_j popcount(r_j) 2^j (cheap operations first; over the admissible basis its
+ * monomial's rating, adem.h), plus a large penalty per row of W_k(u) with a 1 there. */
 typedef struct pref_col {
     long pref;
     uint32_t col, row;
@@ -217,7 +261,9 @@ static long column_preference(const yoneda *E, int k, deg_t u, uint32_t col)
     deg_t ug;
     uint32_t g, r;
     long pref = 0;
-    if (fmb_locate(&E->res->F[k], u, col, &ug, &g, &r) == 0) {
+    if (fmb_locate(&E->res->F[k], u, col, &ug, &g, &r) == 0 && E->adem)
+        pref = E->adem->rating[u - ug][r];
+    else if (fmb_locate(&E->res->F[k], u, col, &ug, &g, &r) == 0) {
         const milnor_elt *R = &E->res->A.elts[u - ug][r];
         for (uint32_t j = 0; j < R->len; j++) pref += (long)__builtin_popcount(R->r[j]) << j;
     }
@@ -258,7 +304,7 @@ static int ec_reduce_degree(yoneda *E, int k, deg_t u, uint64_t *v, size_t vword
             uint32_t r1 = (uint32_t)d;
             milnor_elt_set(&R, &r1, 1);
             memset(v, 0, vwords * sizeof *v);
-            fmb_act(res, k, u, E->basis[c][b], &R, v);
+            y_act(E, k, u, E->basis[c][b], &R, v);
             yoneda_sub_reduce(&E->W[yoneda_cell(E, k, u + d)], v);
             for (uint32_t q = 0; q < fdd; q++)
                 if (f2vec_get(v, q)) f2mat_flip(&M, b, off + q);
@@ -276,7 +322,7 @@ static int ec_reduce_degree(yoneda *E, int k, deg_t u, uint64_t *v, size_t vword
     for (uint32_t r = 0; r < K.rows; r++) {
         memset(v, 0, vwords * sizeof *v);
         for (uint32_t b = 0; b < ed; b++)
-            if (f2mat_get(&K, r, b)) fmb_d(res, k, u, E->basis[c][b], v);
+            if (f2mat_get(&K, r, b)) y_d(E, k, u, E->basis[c][b], v);
         yoneda_sub_reduce(&E->W[yoneda_cell(E, k - 1, u)], v);
         memcpy(f2mat_row(&Dk, r), v, f2vec_words(fd1) * sizeof *v);
     }
@@ -402,7 +448,7 @@ static int ec_build(yoneda *E)
                 for (uint32_t i = 0; i < ed; i++)
                     for (uint32_t r = 0; r < na; r++) {
                         memset(v, 0, fw * sizeof *v);
-                        fmb_act(res, k, u, ec_rep(E, k, u, i), &A->elts[d][r], v);
+                        y_act(E, k, u, ec_rep(E, k, u, i), &A->elts[d][r], v);
                         ec_project(E, k, u + d, v, f2mat_row(T, i * na + r));
                     }
             }
@@ -411,7 +457,7 @@ static int ec_build(yoneda *E)
             if (f2mat_init(D, ed, yoneda_dim(E, k - 1, u)) != 0) goto out;
             for (uint32_t i = 0; i < ed; i++) {
                 memset(v, 0, fw * sizeof *v);
-                fmb_d(res, k, u, ec_rep(E, k, u, i), v);
+                y_d(E, k, u, ec_rep(E, k, u, i), v);
                 ec_project(E, k - 1, u, v, f2mat_row(D, i));
             }
         }
@@ -433,11 +479,19 @@ int yoneda_in_range(const resolution *res, int n, int s)
     return 1;
 }
 
-int yoneda_build(yoneda *E, const resolution *res, int n, int s, const uint8_t *x, uint32_t len)
+int yoneda_build(yoneda *E, const resolution *res, const adem_basis *adem, int n, int s, const uint8_t *x,
+                 uint32_t len)
 {
     memset(E, 0, sizeof *E);
-    *E = (yoneda){ .res = res, .n = n, .s = s, .t = n + s, .len = len };
+    *E = (yoneda){ .res = res, .adem = adem, .n = n, .s = s, .t = n + s, .len = len };
     if (!(E->x = malloc((size_t)len + 1))) return -1;
+    if (adem) {   /* room for a vector of any F_k(u), k <= s, u <= t */
+        E->swords = 1;
+        for (int k = 0; k <= s; k++)
+            for (deg_t u = 0; u <= E->t; u++)
+                if (f2vec_words(fmb_dim(res, k, u)) + 1 > E->swords) E->swords = f2vec_words(fmb_dim(res, k, u)) + 1;
+        if (!(E->scratch = calloc(3 * E->swords, sizeof *E->scratch))) return -1;
+    }
     memcpy(E->x, x, len);
     while (E->xgen < len && !x[E->xgen]) E->xgen++;
     if (E->xgen == len) return -1;   /* (a zero class: the caller's to refuse) */

@@ -38,9 +38,13 @@
 #include "stages/resolve/resolution.h"
 
 struct yoneda_sub;
+struct adem_basis;
 
 typedef struct yoneda {
     const resolution *res;
+    const struct adem_basis *adem;  /* NULL: F's Milnor basis; else sseq's admissible one (adem.h) */
+    uint64_t *scratch;          /* adem: three vectors of swords words */
+    size_t swords;
     int n, s;
     deg_t t;                    /* n + s */
     uint8_t *x;                 /* the class, len bytes (copied) */
@@ -55,9 +59,12 @@ typedef struct yoneda {
 
 /* Are the rows 0..s of res resolved through degree t = n + s (all E needs)? */
 int yoneda_in_range(const resolution *res, int n, int s);
-/* E for the class x[0..len) at (n, s) (len = the generators there; x not zero; yoneda_in_range).
- * 0, or -1 out of memory. yoneda_clear either way. */
-int yoneda_build(yoneda *E, const resolution *res, int n, int s, const uint8_t *x, uint32_t len);
+/* E for the class x[0..len) at (n, s) (len = the generators there; x not zero; yoneda_in_range),
+ * reduced over F's Milnor basis (adem NULL) or over sseq's admissible basis (stages/yoneda/adem.h;
+ * res then the resolution adem_resolve made, for sseq's S_2@adem). 0, or -1 out of memory.
+ * yoneda_clear either way. */
+int yoneda_build(yoneda *E, const resolution *res, const struct adem_basis *adem, int n, int s, const uint8_t *x,
+                 uint32_t len);
 void yoneda_clear(yoneda *E);
 
 static inline size_t yoneda_cell(const yoneda *E, int k, deg_t u) { return (size_t)k * ((size_t)E->t + 1) + (size_t)u; }

@@ -1,0 +1,50 @@
+/* adem.h — sseq's admissible ("@adem") basis at p = 2 and the resolution of the sphere sseq
+ * computes over it: what `yoneda --basis adem` needs to give sseq's S_2@adem outputs.
+ *
+ * Maths. The admissible monomials Sq^{a_1} ... Sq^{a_k} (a_i >= 2 a_{i+1}) are a basis of A, as
+ * the Milnor elements are (algebra/admissible.h). A free module's basis in degree T is then,
+ * block by block over its generators g (freemod.h's order), the admissible monomials of degree
+ * T - |g|. Coordinates over one basis or the other describe the same elements; but the
+ * standard algorithm and the Yoneda reduction choose by pivots (the first column of a reduced
+ * row), so they choose differently in the two bases. In sseq's order a degree n lists Sq^n
+ * first, then, for each last exponent l from n/3 down to 1, the monomials of degree n - l whose
+ * last exponent is at least 2l, in their own order, each followed by Sq^l. (extflow's own
+ * admissible order, admissible.h's, is lexicographic; sseq's is not.) A monomial is rated, for
+ * the Yoneda reduction's preference, by the sum of the popcounts of its exponents.
+ *
+ * adem_resolve is the standard algorithm (docs/algorithms.md §4.2) on S_2 in these coordinates:
+ * at (s, t) the matrix of d_s over the admissible bases of F_s and F_{s-1}, its RREF [D | I], its
+ * kernel kept for (s + 1, t), and one new generator for each row of the kernel at (s - 1, t)
+ * (in RREF) whose pivot is no pivot of D's image, its image that row. The generators' images
+ * are stored in Milnor coordinates, so the result is an ordinary resolution (resolution.h) that
+ * everything else reads as usual; only its choice of generators is sseq's @adem one.
+ *
+ * Layout. Per degree d <= max: to_milnor[d] (row i: the Milnor expansion of sseq's i-th
+ * monomial), from_milnor[d] (row j: Milnor element j over sseq's monomials), rating[d][i].
+ */
+#ifndef EXTFLOW_ADEM_H
+#define EXTFLOW_ADEM_H
+#include <stdint.h>
+#include "algebra/admissible.h"
+#include "stages/resolve/resolution.h"
+
+typedef struct adem_basis {
+    deg_t max;
+    f2mat *to_milnor;           /* [d] */
+    f2mat *from_milnor;         /* [d] */
+    uint32_t **rating;          /* [d][i] */
+} adem_basis;
+
+/* The tables through degree max. 0, or -1 out of memory (adem_basis_clear either way). */
+int adem_basis_init(adem_basis *B, deg_t max);
+void adem_basis_clear(adem_basis *B);
+/* out (over F in degree T) ^= v (over F in degree T) with each generator's block converted:
+ * Milnor -> admissible (to_milnor = 0) or admissible -> Milnor (1). T <= B->max. */
+void adem_convert(const adem_basis *B, const freemod *F, deg_t T, const uint64_t *v, uint64_t *out, int to_milnor);
+
+/* res (res_init'ed for S_2 with REGION_STEM stem, max_s, no stage files, nothing run) resolved
+ * serially by the standard algorithm over sseq's admissible basis (B through degree
+ * stem + max_s). 0; -1 out of memory; -2 internal error (err). */
+int adem_resolve(resolution *res, const adem_basis *B, char *err, size_t errlen);
+
+#endif
