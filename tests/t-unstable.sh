@@ -9,10 +9,11 @@
 # - the free unstable module F(n) = F_0 of S^n: its dimensions (resolution_size.txt's row s = 0)
 #   against a count of the Milnor basis by excess in the Python reference;
 # - what is refused in one line (exit 2): a module that is not unstable, Nassau's algorithm, an
-#   odd prime, a profile, a stable run into an unstable directory and back, products and verify
-#   on an unstable directory; resume, --memory and export as for a stable resolution.
+#   odd prime, a profile, a stable run into an unstable directory and back, products on an
+#   unstable directory; verify's d∘d over free unstable modules (and a flipped bit found);
+#   resume, --memory and export as for a stable resolution.
 . tests/lib.sh
-plan 22
+plan 26
 REFPY="python3 tests/unstable_ref.py"
 res() { $EXTFLOW resolve --quiet --unstable "$@"; }
 
@@ -88,9 +89,22 @@ $EXTFLOW resolve --quiet --module "S_2[3]" --stem 6 --max-s 3 --out "$TMP/st3s" 
 [ $? -eq 2 ] && grep -q "holds a stable resolution" "$TMP/err"
 ok $? "an unstable run into a stable directory is refused"
 $EXTFLOW products "$TMP/s3" --class h0=0,1 >/dev/null 2>"$TMP/err"
-is_usage_error $? "$TMP/err" && $EXTFLOW verify "$TMP/s3" >/dev/null 2>"$TMP/err2"
-is_usage_error $? "$TMP/err2"
-ok $? "products and verify refuse an unstable directory in one line"
+is_usage_error $? "$TMP/err"
+ok $? "products refuses an unstable directory in one line"
+
+# verify: d∘d over the free unstable modules (the products' terms of large excess dropped)
+for d in s5 rp4 rp26; do
+    $EXTFLOW verify "$TMP/$d" > "$TMP/v" 2>&1 && tail -1 "$TMP/v" | grep -q "0 problems: ok$"
+    ok $? "verify passes on the unstable $d: $(tail -1 "$TMP/v" | cut -c1-70)"
+done
+# flip the first bit of the last row of S^5's (4,t) differential, t its largest: only d∘d tells
+t=$(awk -F, '$1 == 4 { t = $2 + 4 } END { print t }' "$TMP/s5/ext.csv")
+cp -r "$TMP/s5" "$TMP/s5bad"
+$EXTFLOW inspect "$TMP/s5/stages/differential/4_$t.zst" | sed -e '$s/^0/x/' -e '$s/^1/0/' -e '$s/^x/1/' > "$TMP/m.txt" &&
+    $EXTFLOW pack "$TMP/m.txt" "$TMP/s5bad/stages/differential/4_$t.zst"
+$EXTFLOW verify "$TMP/s5bad" > "$TMP/v" 2>&1
+[ $? -eq 1 ] && grep -q "^bad: (4,$t) .*d∘d != 0$" "$TMP/v"
+ok $? "verify finds a one-bit change of S^5's (4,$t): $(grep "^bad" "$TMP/v" | head -1 | cut -c1-60)"
 
 # resume, --memory, export
 res --module "S_2[4]" --stem 10 --max-s 5 --out "$TMP/grow" 2>"$TMP/err" &&

@@ -31,21 +31,14 @@ static int run(const char **operands, int n)
     int rank = rt_mpi_rank();
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return cli_usage_error("verify: %s is not a directory", dir);
-    struct { int busy; uint32_t prime; int unstable; } seen = { 0, 2, 0 };   /* rank 0 looks for all */
+    struct { int busy; uint32_t prime; } seen = { 0, 2 };   /* rank 0 looks for all */
     char err[4400];
-    run_manifest man;
-    if (rank == 0 && !(seen.busy = outdir_check_free(dir, err, sizeof err))) {
-        seen.prime = manifest_prime(dir);
-        seen.unstable = manifest_read(dir, &man, err, sizeof err) == 0 && man.unstable;
-    }
+    if (rank == 0 && !(seen.busy = outdir_check_free(dir, err, sizeof err))) seen.prime = manifest_prime(dir);
     rt_mpi_bcast(&seen, sizeof seen);
     if (seen.busy) {
         if (rank == 0) fprintf(stderr, "extflow: %s: verify it when that run has ended\n", err);
         return seen.busy;
     }
-    if (seen.unstable)      /* its d∘d would need the products narrowed by excess (docs/unstable.md) */
-        return rank == 0 ? cli_usage_error("verify: %s holds an unstable resolution: verify checks stable ones only "
-                                           "so far", dir) : 2;
     if (seen.prime != 2 && rt_mpi_size() > 1) {
         if (rank == 0) fprintf(stderr, "extflow: %s holds a resolution at p = %u: verify checks it in one process "
                                "(not under mpirun) so far\n", dir, seen.prime);

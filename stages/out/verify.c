@@ -429,8 +429,10 @@ static int load_and_check(verifier *v, resolution *res, const chain_runner *runn
     } else if (!manifest_sniff(v->dir, &v->module, &v->alg)) {
         return verdict_now(v, "%s: no run.json and no valid stage file", v->dir);
     }
-    if (v->module != stage_hash64(RES_MODULE_S2, strlen(RES_MODULE_S2))) {
-        if (verify_load_module(v->dir, v->module, 0, &v->fdm, err, sizeof err) != 0) return verdict_now(v, "%s", err);
+    int unstable = v->hm == 0 && v->m.unstable;     /* without run.json: taken for stable */
+    if (v->module != res_module_id(NULL, unstable)) {
+        if (verify_load_module(v->dir, v->module, unstable, &v->fdm, err, sizeof err) != 0)
+            return verdict_now(v, "%s", err);
         v->have_module = 1;
     }
     if (v->hm == 0)
@@ -448,7 +450,7 @@ static int load_and_check(verifier *v, resolution *res, const chain_runner *runn
     v->have_res = 1;
     res->load_action = NULL;     /* problems are reported here, once */
     if (!(v->file = calloc(cells, 1)) || !(v->record = calloc(cells, 1)) || !(v->broken = calloc(cells, 1)) ||
-        !(v->dd = malloc(cells)) ||
+        !(v->dd = malloc(cells)) || (unstable && res_set_unstable(res) != 0) ||
         (v->have_module && res_set_module(res, &v->fdm, v->hm == 0 ? v->m.module : "a module") != 0))
         return fail_oom(v);
     v->loaded = res_load_stages(res);
@@ -623,8 +625,9 @@ static int report(verifier *v, resolution *res)
         fprintf(out, "%ld kept matrix/kernel files recomputed from the differentials, %ld disagree\n",
                 v->keep_checked, v->keep_bad);
     if (v->ntmp) fprintf(out, "note: %ld temporaries of an interrupted run (the next resolve removes them)\n", v->ntmp);
-    fprintf(out, "%s: %s resolution of %s, complete: %s; %ld stage files, %ld bidegrees loaded (%ld beyond "
-            "the complete region); %ld problems: %s\n", dir, stage_algorithm_name(v->alg), res->module_name, v->where,
+    fprintf(out, "%s: %s%s resolution of %s, complete: %s; %ld stage files, %ld bidegrees loaded (%ld beyond "
+            "the complete region); %ld problems: %s\n", dir, res->unstable ? "unstable " : "",
+            stage_algorithm_name(v->alg), res->module_name, v->where,
             v->nfiles, v->loaded, v->hm == 0 ? beyond : 0, v->problems, v->problems ? "NOT OK" : "ok");
     return v->problems ? 1 : 0;
 }

@@ -538,8 +538,37 @@ static void each_term(const resolution *res, const freemod *F, const fm_gen *g, 
     uint64_t off = 0;
     for (deg_t u = 0; u < t && off < g->bits; u++)
         for (uint32_t k = 0; k < F->ngens[u] && off < g->bits; k++)
-            for (uint32_t r = 0; r < res->A.dim[t - u]; r++, off++)
-                if (off < g->bits && f2vec_get(g->img, off)) term(u, &F->gens[u][k], &res->A.elts[t - u][r], ctx);
+            for (uint32_t r = 0; r < freemod_block(F, t - u, u); r++, off++)
+                if (off < g->bits && f2vec_get(g->img, off))
+                    term(u, &F->gens[u][k], &res->A.elts[t - u][F->ex ? excess_index(F->ex, t - u, r) : r], ctx);
+}
+
+/* Unstable: the wide columns of F in degree t (freemod_dim_wide, generators below t) that the
+ * narrowing keeps, as a mask (the d∘d sums are made over the wide columns: a sum vanishes in F
+ * when it has no bit there); NULL for a stable F, or out of memory (*oom set). */
+static uint64_t *keep_mask(const freemod *F, deg_t t, int *oom)
+{
+    *oom = 0;
+    if (!F->ex) return NULL;
+    uint64_t *mask = calloc(f2vec_words((uint32_t)freemod_dim_wide(F, t, t)) + 1, 8), base = 0;
+    if (!mask) {
+        *oom = 1;
+        return NULL;
+    }
+    for (deg_t v = freemod_first(F, t); v < t; v++)
+        for (uint32_t k = 0; k < F->ngens[v]; k++, base += F->dim[t - v])
+            for (uint32_t p = 0; p < freemod_block(F, t - v, v); p++)
+                f2vec_flip(mask, base + excess_index(F->ex, t - v, p));
+    return mask;
+}
+
+/* Is v (words words) zero on the kept columns (mask NULL: everywhere)? */
+static int kept_zero(const uint64_t *v, const uint64_t *mask, size_t words)
+{
+    if (!mask) return f2vec_is_zero(v, words);
+    for (size_t w = 0; w < words; w++)
+        if (v[w] & mask[w]) return 0;
+    return 1;
 }
 
 typedef struct dd_acc {
@@ -571,10 +600,13 @@ static void add_d_term(deg_t u, const fm_gen *h, const milnor_elt *R, void *ctx)
     uint64_t hoff = 0;
     for (deg_t v = 0; v < u && hoff < h->bits; v++)
         for (uint32_t q = 0; q < F2->ngens[v] && hoff < h->bits; q++) {
-            uint64_t col = freemod_offset(F2, a->t, v, q);
-            for (uint32_t j = 0; j < res->A.dim[u - v]; j++, hoff++)
+            /* unstable: the product over the wide block (the caller tests the kept columns) */
+            uint64_t col = F2->ex ? freemod_dim_wide(F2, a->t, v) + (uint64_t)q * F2->dim[a->t - v]
+                                  : freemod_offset(F2, a->t, v, q);
+            for (uint32_t j = 0; j < freemod_block(F2, u - v, v); j++, hoff++)
                 if (hoff < h->bits && f2vec_get(h->img, hoff))
-                    milnor_mul_into(&res->A, R, &res->A.elts[u - v][j], a->acc, col);
+                    milnor_mul_into(&res->A, R, &res->A.elts[u - v][F2->ex ? excess_index(F2->ex, u - v, j) : j],
+                                    a->acc, col);
         }
 }
 
@@ -585,17 +617,24 @@ int res_check_dd(const resolution *res, int s, deg_t t)
     if (res->prime != 2) return -1;     /* odd p: res_check_dd_p (stages/resolve/resolution_p.h) */
     int module0 = s == 1 && res->module;
     if (s < 2 && !module0) return 1;
-    uint32_t width = module0 ? res_module_dim(res, t) : (uint32_t)freemod_dim(&res->F[s - 2], t, t);
+    uint32_t width = module0 ? res_module_dim(res, t) : (uint32_t)freemod_dim_wide(&res->F[s - 2], t, t);
     size_t words = f2vec_words(width) + 1;
+    int oom;
+    uint64_t *mask = module0 ? NULL : keep_mask(&res->F[s - 2], t, &oom);
     dd_acc a = { res, s, t, calloc(words, 8) };
-    if (!a.acc) return -1;
+    if (!a.acc || (!module0 && oom)) {
+        free(a.acc);
+        free(mask);
+        return -1;
+    }
     int zero = 1;
     for (uint32_t i = 0; i < res->F[s].ngens[t]; i++) {
         memset(a.acc, 0, words * 8);
         each_term(res, &res->F[s - 1], &res->F[s].gens[t][i], t, module0 ? add_d0_term : add_d_term, &a);
-        if (!f2vec_is_zero(a.acc, f2vec_words(width))) zero = 0;
+        if (!kept_zero(a.acc, mask, f2vec_words(width))) zero = 0;
     }
     free(a.acc);
+    free(mask);
     return zero;
 }
 
@@ -615,8 +654,11 @@ int res_dd_begin(const resolution *res, int s, deg_t t, res_dd *d)
     d->n = res->F[s].ngens[t];
     if (s < 2 || !d->n) return 0;
     uint32_t rows = (uint32_t)freemod_dim(&res->F[s - 1], t, t);
-    d->width = (uint32_t)freemod_dim(&res->F[s - 2], t, t);
+    d->width = (uint32_t)freemod_dim_wide(&res->F[s - 2], t, t);     /* the products' columns */
     d->words = f2vec_words(d->width);
+    int oom;
+    d->keep = keep_mask(&res->F[s - 2], t, &oom);
+    if (oom) return -1;
     /* about 32 MB of rows a chunk, and at least RES_DD_CHUNK rows */
     uint64_t fit = (32ull << 20) / (8 * (uint64_t)d->words + 8);
     d->chunk = fit > RES_DD_CHUNK ? (fit < UINT32_MAX ? (uint32_t)fit : UINT32_MAX) : RES_DD_CHUNK;
@@ -656,7 +698,7 @@ int res_dd_result(res_dd *d)
 {
     int zero = 1;
     for (uint32_t i = 0; i < d->n && d->acc; i++)
-        if (!f2vec_is_zero(d->acc + (size_t)i * d->words, d->words)) zero = 0;
+        if (!kept_zero(d->acc + (size_t)i * d->words, d->keep, d->words)) zero = 0;
     return zero;
 }
 
@@ -665,6 +707,7 @@ void res_dd_clear(res_dd *d)
     rb_clear(&d->b);
     free(d->sel);
     free(d->acc);
+    free(d->keep);
     memset(d, 0, sizeof *d);
 }
 

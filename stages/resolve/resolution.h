@@ -252,7 +252,8 @@ int res_check_dd(const resolution *res, int s, deg_t t);
  * that occur in some d(g), g a new generator at (s, t), become rows d_{s-1}(Sq(R)·h) built with
  * rowbuild (rb_append, rb_multiply; at most RES_DD_CHUNK rows at a time), and d(d(g)) is the
  * sum of the rows of its bits. The rows are computed from the loaded differentials of F_{s-1},
- * not read from any file. s = 1 with a module: res_check_dd. Thread-safe on a resolution no
+ * not read from any file. s = 1 with a module: res_check_dd. Unstable: the rows are made over the
+ * whole of A's blocks (freemod_dim_wide), and only the columns the narrowing keeps must vanish. Thread-safe on a resolution no
  * one writes. 1 if zero, 0 if not, -1 out of memory. */
 #define RES_DD_CHUNK 2048u
 int res_check_dd_batch(const resolution *res, int s, deg_t t);
@@ -266,6 +267,8 @@ typedef struct res_dd {
     size_t words;
     uint32_t *sel;              /* the basis elements of F_{s-1,t} some d(g) has */
     uint64_t *acc;              /* n sums d(d(g)), words each */
+    uint64_t *keep;             /* unstable: the columns of acc that count (the others are the
+                                 * products' terms of too large excess); NULL: all */
     row_build b;                /* the chunk being multiplied */
 } res_dd;
 int res_dd_begin(const resolution *res, int s, deg_t t, res_dd *d);

@@ -102,26 +102,37 @@ static int narrow_columns(step_ctx *c)
     resolution *res = c->res;
     const freemod *F = &res->F[c->ch.s - 1];
     deg_t t = c->ch.t;
-    uint32_t ncols = (uint32_t)freemod_dim(F, t, t - 1), nc = 0;
-    uint64_t *map = malloc(sizeof *map * ((size_t)ncols + 1)), wbase = 0;
+    uint32_t ncols = (uint32_t)freemod_dim(F, t, t - 1), wcols = c->build.D.cols, nc = 0;
+    /* to[w]: the narrow column of wide column w, UINT32_MAX for those dropped */
+    uint32_t *to = malloc(sizeof *to * ((size_t)wcols + 1));
     f2mat N = { 0 };
-    if (!map || f2mat_init(&N, c->build.D.rows, ncols) != 0) {
-        free(map);
+    if (!to || f2mat_init(&N, c->build.D.rows, ncols) != 0) {
+        free(to);
         return -1;
     }
+    uint64_t wbase = 0;
     for (deg_t v = freemod_first(F, t); v < t - 1; v++)
         for (uint32_t k = 0; k < F->ngens[v]; k++) {
-            for (uint32_t p = 0; p < freemod_block(F, t - v, v); p++)
-                map[nc++] = wbase + excess_index(F->ex, t - v, p);
+            uint32_t nb = freemod_block(F, t - v, v);
+            for (uint32_t j = 0; j < F->dim[t - v]; j++) {
+                uint32_t p = excess_rank(F->ex, t - v, j);
+                to[wbase + j] = p < nb ? nc + p : UINT32_MAX;
+            }
+            nc += nb;
             wbase += F->dim[t - v];
         }
+    /* by the set bits of each row: D is sparse, and most of its bits are kept */
+    size_t words = f2vec_words(wcols);
     for (uint32_t r = 0; r < N.rows; r++) {
         const uint64_t *src = f2mat_row(&c->build.D, r);
         uint64_t *dst = f2mat_row(&N, r);
-        for (uint32_t col = 0; col < nc; col++)
-            if (f2vec_get(src, map[col])) f2vec_flip(dst, col);
+        for (size_t w = 0; w < words; w++)
+            for (uint64_t bits = src[w]; bits; bits &= bits - 1) {
+                uint32_t col = to[w * 64 + (uint64_t)__builtin_ctzll(bits)];
+                if (col != UINT32_MAX) f2vec_flip(dst, col);
+            }
     }
-    free(map);
+    free(to);
     f2mat_clear(&c->build.D);
     c->build.D = N;
     c->build.ncols = ncols;
