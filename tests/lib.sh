@@ -40,6 +40,16 @@ is_usage_error() {
     [ "$1" -eq 2 ] && [ "$(wc -l < "$2")" -eq 2 ] && head -1 "$2" | grep -q "^extflow: ." &&
         [ "$(tail -1 "$2")" = "try 'extflow help'" ]
 }
+# refused DESCRIPTION ARGS...: one TAP line: `extflow ARGS` is a usage error (exit 2, one line
+# on stderr before the hint), described with its exit status and that line.
+refused() {
+    what=$1
+    shift
+    $EXTFLOW "$@" 2>"$TMP/refused.err" >/dev/null
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(grep -vc '^try ' "$TMP/refused.err")" -eq 1 ]
+    ok $? "$what: exit $rc, $(head -1 "$TMP/refused.err")"
+}
 # Compares two output directories: ext.csv and every differential stage file, byte for byte.
 same_outputs() {
     cmp -s "$1/ext.csv" "$2/ext.csv" &&

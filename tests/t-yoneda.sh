@@ -37,24 +37,16 @@ $EXTFLOW yoneda "$D" --class g=20,4 --class h1h4=16,2 --quiet > /dev/null &&
     cmp -s "$TMP/g.txt" "$D/yoneda-g.txt" && [ ! -e "$D/yoneda-h1h4.txt" ] && [ -s "$D/yoneda-h1h4.csv" ]
 ok $? "two classes: a rerun without --sseq-formats keeps yoneda-g.txt current, writes no new text"
 
-usage() {   # usage DESCRIPTION ARGS...: exit 2 and one line on stderr before "try"
-    what=$1
-    shift
-    $EXTFLOW "$@" 2>"$TMP/err" >/dev/null
-    rc=$?
-    [ $rc -eq 2 ] && [ "$(grep -vc '^try ' "$TMP/err")" -eq 1 ]
-    ok $? "$what: exit $rc, $(head -1 "$TMP/err")"
-}
-usage "a class outside the region" yoneda "$D" --class x=50,2
-usage "a zero class" yoneda "$D" --class x=18,4,[0,0]
-usage "a class with the wrong number of coordinates" yoneda "$D" --class x=18,4,[1]
-usage "bad syntax" yoneda "$D" --class x=8,three
-usage "no --class" yoneda "$D"
-usage "an unknown basis" yoneda "$D" --class g=20,4 --basis serre
+refused "a class outside the region" yoneda "$D" --class x=50,2
+refused "a zero class" yoneda "$D" --class x=18,4,[0,0]
+refused "a class with the wrong number of coordinates" yoneda "$D" --class x=18,4,[1]
+refused "bad syntax" yoneda "$D" --class x=8,three
+refused "no --class" yoneda "$D"
+refused "an unknown basis" yoneda "$D" --class g=20,4 --basis serre
 $EXTFLOW resolve --stem 30 --max-s 5 --out "$TMP/short" --quiet
-usage "E needs row 0 beyond the region" yoneda "$TMP/short" --class h4_2=30,2
+refused "E needs row 0 beyond the region" yoneda "$TMP/short" --class h4_2=30,2
 $EXTFLOW resolve --module C2 --stem 10 --out "$TMP/C2" --quiet
-usage "a module's DIR" yoneda "$TMP/C2" --class i=0,0
+refused "a module's DIR" yoneda "$TMP/C2" --class i=0,0
 $EXTFLOW yoneda --help > "$TMP/out" 2>"$TMP/err" && grep -q "^  yoneda " "$TMP/out" && [ ! -s "$TMP/err" ]
 ok $? "yoneda --help: the help on stdout, exit 0"
 done_testing

@@ -1,0 +1,96 @@
+#!/bin/sh
+# extflow bruner save: the sphere's resolution as Bruner's Diff.s files. Each file is read back by
+# a strict parser of the layout schema/bruner-diff.md describes (header, blocks, empty lines, a
+# line per generator below with its degree, dim A there and Milnor elements); the differentials it
+# spells, printed in sseq's differentials format, equal sseq's differentials-S_2-milnor (10, 5)
+# byte for byte and, through stem 30 (s <= 8), extflow's own differentials.txt; dim A_D in every
+# line is sseq's algebra_dim. Refusals: a module's DIR, a missing OUTDIR, another subcommand.
+. tests/lib.sh
+plan 9
+
+# Diff.0 .. Diff.S in $1 back to sseq's differentials text for stems <= $2 (exit 1 on any
+# departure from the layout); dim A_D checked against sseq's algebra_dim
+cat > "$TMP/read.py" <<'PY'
+import re, sys
+d, maxn, algdim = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+dimA = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r"dim A_(\d+) = (\d+)", open(algdim).read())}
+def fail(why):
+    sys.exit("%s" % why)
+rows, blocks, s = [], [], 0
+while True:
+    try:
+        text = open("%s/Diff.%d" % (d, s)).read()
+    except FileNotFoundError:
+        break
+    L = text.split("\n")
+    m = re.fullmatch(r"s=(\d+)  n=(\d+)", L[0])
+    if not m or int(m.group(1)) != s or L[1] != "":
+        fail("Diff.%d: header %r" % (s, L[0]))
+    n, p, gens = int(m.group(2)), 2, []
+    for g in range(n):
+        m = re.fullmatch(r"(\d+) : (\d+)", L[p])
+        if not m or int(m.group(1)) != g or L[p + 1] != "":
+            fail("Diff.%d: block %d: %r" % (s, g, L[p]))
+        t, k = int(m.group(2)), int(L[p + 2])
+        terms = []
+        for line in L[p + 3:p + 3 + k]:
+            m = re.fullmatch(r"(\d+) (\d+) (\d+) i((?:\(\d+(?:,\d+)*\))+)\.", line)
+            if not m:
+                fail("Diff.%d: line %r" % (s, line))
+            h, D, M = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            ops = re.findall(r"\(([\d,]+)\)", m.group(4))
+            if s == 0:
+                if (h, D, M, ops) != (0, 0, 1, ["0"]):
+                    fail("Diff.0: %r" % line)
+                continue
+            th = rows[s - 1][h]
+            if D != t - th or M != dimA[D]:
+                fail("Diff.%d: %r: degree %d - %d, dim A = %d" % (s, line, t, th, dimA[D]))
+            i = rows[s - 1][:h].count(th)
+            for op in ops:
+                terms.append("P(%s) x_(%d,%d,%d)" % (", ".join(op.split(",")), th - (s - 1), s - 1, i))
+        after = 3 if s == 0 else 2
+        if L[p + 3 + k:p + 3 + k + after] != [""] * after:
+            fail("Diff.%d: block %d ends in %r" % (s, g, L[p + 3 + k:p + 3 + k + after]))
+        p += 3 + k + after
+        if gens and t < gens[-1][0]:
+            fail("Diff.%d: degrees go down" % s)
+        gens.append((t, terms))
+    if p != len(L) - 1 or L[-1] != "":
+        fail("Diff.%d: %d lines after the last block" % (s, len(L) - 1 - p))
+    rows.append([t for t, _ in gens])
+    blocks.append(gens)
+    s += 1
+out = []
+for n in range(maxn + 1):
+    for s in range(len(rows)):
+        i = 0
+        for t, terms in blocks[s]:
+            if t - s == n:
+                out.append("d x_(%d,%d,%d) = %s\n" % (n, s, i, " + ".join(terms) or "0"))
+                i += 1
+sys.stdout.write("".join(out))
+PY
+D="$TMP/d"
+$EXTFLOW resolve --algorithm standard --stem 10 --max-s 5 --out "$D" --quiet &&
+    $EXTFLOW bruner save "$D" "$TMP/b" --quiet && [ "$(ls "$TMP/b" | tr '\n' ' ')" = "Diff.0 Diff.1 Diff.2 Diff.3 Diff.4 Diff.5 " ]
+ok $? "bruner save writes Diff.0 .. Diff.5 for s <= 5"
+printf 's=0  n=1\n\n0 : 0\n\n1\n0 0 1 i(0).\n\n\n\n' | cmp -s - "$TMP/b/Diff.0"
+ok $? "Diff.0 is the unit's block"
+python3 "$TMP/read.py" "$TMP/b" 10 "$REF/algebra_dim" > "$TMP/diff.txt" && tail -n +2 "$REF/differentials-S_2-milnor" | cmp -s - "$TMP/diff.txt"
+ok $? "read back (the layout, dim A_D): the differentials are sseq's differentials-S_2-milnor (10, 5) byte for byte"
+D="$TMP/d30"
+$EXTFLOW resolve --algorithm standard --stem 30 --max-s 8 --out "$D" --quiet --sseq-formats &&
+    $EXTFLOW bruner save "$D" "$TMP/b30" --quiet && python3 "$TMP/read.py" "$TMP/b30" 30 "$REF/algebra_dim" > "$TMP/diff30.txt" &&
+    cmp -s "$D/differentials.txt" "$TMP/diff30.txt"
+ok $? "stem 30, s <= 8: read back, they are differentials.txt ($(wc -l < "$TMP/diff30.txt") generators)"
+
+refused "no OUTDIR" bruner save "$TMP/d"
+refused "another subcommand" bruner compare "$TMP/d" "$TMP/x"
+: > "$TMP/file"
+refused "OUTDIR a file" bruner save "$TMP/d" "$TMP/file"
+$EXTFLOW resolve --module C2 --stem 10 --out "$TMP/C2" --quiet
+refused "a module's DIR" bruner save "$TMP/C2" "$TMP/bc"
+$EXTFLOW bruner --help > "$TMP/out" 2>"$TMP/err" && grep -q "^  bruner " "$TMP/out" && [ ! -s "$TMP/err" ]
+ok $? "bruner --help: the help on stdout, exit 0"
+done_testing
