@@ -1,6 +1,7 @@
 /* progress.c — the progress line with a work-weighted ETA (see progress.h). */
 #include "stages/progress.h"
 #include "algebra/clock.h"
+#include "stages/eta.h"
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,7 +22,10 @@ static struct {
     double work_total;          /* progress_start_items */
     char noun[40];
     long total, done;
+    long before;                /* items done before the line started (a resumed run's loaded ones) */
+    double work_before;         /* and their work: counted as done, never in the rate */
     double work_done, start, last_draw;
+    eta eta;                    /* the time left (stages/eta.h), from the items done since the start */
     pthread_mutex_t lock;
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -87,18 +91,21 @@ static void start(long total, const char *noun, int show_line)
     P.show = show_line;
     P.total = total;
     P.done = 0;
+    P.before = 0;
+    P.work_before = 0;
     P.work_done = 0;
+    eta_clear(&P.eta);
     snprintf(P.noun, sizeof P.noun, "%s", noun);
     P.start = P.last_draw = clock_now();
     if (P.show) {
         char line[96];
-        snprintf(line, sizeof line, "extflow: 0/%ld %s, estimating", P.total, P.noun);
+        snprintf(line, sizeof line, "extflow: 0/%ld %s, ETA unknown", P.total, P.noun);
         draw(line);
     }
 }
 
-void progress_start_counted(long total, const char *noun, double (*left)(void *ctx),
-                            void (*end)(void *ctx), void *ctx, int show_line)
+void progress_start_counted(long total, long before, double work_before, const char *noun,
+                            double (*left)(void *ctx), void (*end)(void *ctx), void *ctx, int show_line)
 {
     pthread_mutex_lock(&P.lock);
     end_counted();
@@ -106,7 +113,15 @@ void progress_start_counted(long total, const char *noun, double (*left)(void *c
     P.left = left;
     P.end = end;
     P.ctx = ctx;
-    start(total, noun, show_line);
+    start(total, noun, 0);
+    P.before = before;
+    P.work_before = work_before;
+    P.show = show_line;
+    if (P.show) {
+        char line[96];
+        snprintf(line, sizeof line, "extflow: %ld/%ld %s, ETA unknown", P.before, P.before + P.total, P.noun);
+        draw(line);
+    }
     pthread_mutex_unlock(&P.lock);
 }
 
@@ -131,16 +146,15 @@ static void redraw(void)
     double tnow = clock_now();
     if (!P.show || tnow - P.last_draw < 0.25) return;
     P.last_draw = tnow;
-    double el = tnow - P.start, left = work_left(), frac = P.work_done / (P.work_done + left);
-    char line[160], eta[48] = "estimating";
-    if (el >= 1 && frac > 0.001) {
-        double rem = el * left / P.work_done;
-        if (rem < 90) snprintf(eta, sizeof eta, "about %.0f s left", rem);
-        else snprintf(eta, sizeof eta, "about %.0f min left", rem / 60);
-    }
+    double el = tnow - P.start, left = work_left(), done = P.work_before + P.work_done;
+    double frac = done / (done + left), rem = eta_seconds(&P.eta, el, left);
+    char line[160], eta[48] = "ETA unknown";
+    if (rem >= 0 && rem < 90) snprintf(eta, sizeof eta, "about %.0f s left", rem);
+    else if (rem >= 0 && rem < 5400) snprintf(eta, sizeof eta, "about %.0f min left", rem / 60);
+    else if (rem >= 0) snprintf(eta, sizeof eta, "about %.1f h left", rem / 3600);
     if (stop_signal) stop_text(line, sizeof line, stop_signal);
-    else snprintf(line, sizeof line, "extflow: %ld/%ld %s, %.0f%% of the work, %.0f s, %s", P.done, P.total, P.noun,
-                  100 * frac, el, eta);
+    else snprintf(line, sizeof line, "extflow: %ld/%ld %s, %.0f%% of the work, %.0f s, %s", P.before + P.done,
+                  P.before + P.total, P.noun, 100 * frac, el, eta);
     draw(line);
 }
 
@@ -151,6 +165,7 @@ void progress_counted(double (*mark)(void *ctx, const void *arg), const void *ar
         double w = mark(P.ctx, arg);
         P.done++;
         P.work_done += w;
+        eta_step(&P.eta, clock_now() - P.start, w);
         redraw();
     }
     pthread_mutex_unlock(&P.lock);
@@ -162,6 +177,7 @@ void progress_item_done(double work)
     if (P.on && !P.counted) {
         P.done++;
         P.work_done += work;
+        eta_step(&P.eta, clock_now() - P.start, work);
         redraw();
     }
     pthread_mutex_unlock(&P.lock);
@@ -184,6 +200,7 @@ double progress_finish(void)
     }
     double el = clock_now() - P.start;
     end_counted();
+    eta_clear(&P.eta);
     P.on = 0;
     P.show = 0;
     pthread_mutex_unlock(&P.lock);

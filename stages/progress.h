@@ -2,11 +2,12 @@
  * work: a resolution's steps (stages/resolve/stepprogress.h), verify's checks, a set of lift
  * steps (the runner's chain_policy.progress_noun).
  *
- * The line is "extflow: DONE/TOTAL NOUN, P% of the work, S s, ETA": DONE items of TOTAL, P the
- * share of the estimated work done (work done / (work done + work left)), ETA = elapsed x
- * (work left) / (work done). Work left is either the total given at the start less what was
- * done, or what the counter's left(ctx) says at each redraw (a resolution re-estimates its
- * pending steps as generators are found). At most 79 columns (clipped, never wrapped), redrawn
+ * The line is "extflow: DONE/TOTAL NOUN, P% of the work, S s, ETA": DONE items of TOTAL (a
+ * resumed run's loaded items counted as done), P the share of the estimated work done (work
+ * done / (work done + work left)), ETA the time left from the rate of the items done since the
+ * start (stages/eta.h: "ETA unknown" until it can be said honestly). Work left is either the
+ * total given at the start less what was done, or what the counter's left(ctx) says at each
+ * redraw (a resolution re-estimates its pending steps as generators are found). At most 79 columns (clipped, never wrapped), redrawn
  * with '\r' at most four times a second, only when asked (stderr a terminal). Thread-safe:
  * items finish on StarPU's workers. One line at a time (module-level state).
  */
@@ -19,11 +20,12 @@
 void progress_start_items(long total, double work, const char *noun, int show_line);
 void progress_item_done(double work);
 /* The same over total items whose work left is left(ctx), asked under the line's lock at each
- * redraw; progress_counted(mark, arg) counts one item, of the work mark(ctx, arg) returns
- * (also under the lock, so that mark may record it for left); end(ctx) runs when the line
- * ends or another starts. */
-void progress_start_counted(long total, const char *noun, double (*left)(void *ctx),
-                            void (*end)(void *ctx), void *ctx, int show_line);
+ * redraw, beside `before` items done before (of work work_before: in the count and the share,
+ * not in the rate); progress_counted(mark, arg) counts one item, of the work mark(ctx, arg)
+ * returns (also under the lock, so that mark may record it for left); end(ctx) runs when the
+ * line ends or another starts. */
+void progress_start_counted(long total, long before, double work_before, const char *noun,
+                            double (*left)(void *ctx), void (*end)(void *ctx), void *ctx, int show_line);
 void progress_counted(double (*mark)(void *ctx, const void *arg), const void *arg);
 /* The work done and the work left of a counted line (0 and 0 for none; call before
  * progress_finish). */

@@ -3,7 +3,7 @@
 # directory, one clear
 # line on stderr, the algebra table, and one writer per output directory.
 . tests/lib.sh
-plan 40
+plan 41
 $EXTFLOW --help | grep -q "usage: extflow"
 ok $? "--help prints usage and exits 0"
 for cmd in resolve algebra inspect verify export pack help; do
@@ -113,7 +113,15 @@ if command -v script >/dev/null; then
     script -qec "$EXTFLOW resolve --stem 30 --out $TMP/tty2 --quiet" /dev/null > "$TMP/tty2.out" 2>&1
     ! grep -q "bidegrees" "$TMP/tty2.out"
     ok $? "--quiet: no progress line"
+    # a resumed run counts its loaded bidegrees as done, and has no ETA before it can say one
+    script -qec "$EXTFLOW resolve --stem 40 --out $TMP/tty2" /dev/null > "$TMP/tty3.out" 2>&1
+    loaded=$(sed -n 's/^extflow: resumed \([0-9]*\) bidegrees.*/\1/p' "$TMP/tty3.out")
+    total=$(tr '\r' '\n' < "$TMP/tty3.out" | sed -n 's/.*bidegrees (\([0-9]*\) loaded) in.*/\1/p')
+    first=$(tr '\r' '\n' < "$TMP/tty3.out" | grep -a -m1 "bidegrees, " | sed 's/ *$//')
+    [ -n "$loaded" ] && [ "$loaded" = "$total" ] && echo "$first" | grep -q "^extflow: $loaded/[0-9]* bidegrees, ETA unknown$"
+    ok $? "a resumed run's line starts at its loaded bidegrees, ETA unknown ($first)"
 else
     echo "ok 15 # SKIP script(1) not installed"; echo "ok 16 # SKIP script(1) not installed"
+    echo "ok 17 # SKIP script(1) not installed"
 fi
 done_testing

@@ -55,7 +55,7 @@ ok $? "verify creates no .lock where there was none"
 # the progress line, on a terminal (script(1) gives one), then the closing line as without it
 if command -v script > /dev/null 2>&1; then
     script -qc "$EXTFLOW verify $TMP/r" /dev/null < /dev/null > "$TMP/tty" 2>&1
-    tr '\r' '\n' < "$TMP/tty" | grep -q "^extflow: 0/[0-9]* bidegrees checked, estimating" &&
+    tr '\r' '\n' < "$TMP/tty" | grep -q "^extflow: 0/[0-9]* bidegrees checked, ETA unknown" &&
         tr '\r' '\n' < "$TMP/tty" | grep -q "0 problems: ok"
     ok $? "on a terminal: the progress line ($(tr '\r' '\n' < "$TMP/tty" | grep -a -m1 'bidegrees checked' | cut -c1-50)), then the closing line"
 else

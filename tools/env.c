@@ -44,6 +44,7 @@ static const env_var env_table[] = {
     { "EXTFLOW_MMAP_THRESHOLD", ENV_SIZE, 0, 33554432, NULL, "bytes (K, M allowed) up to 32M (glibc's limit), 0 for glibc's rule" },
     { "EXTFLOW_STATS", ENV_ANY, 0, 0, NULL, NULL },
     { "EXTFLOW_DEBUG", ENV_ANY, 0, 0, NULL, NULL },
+    { "EXTFLOW_STEP_LOG", ENV_ANY, 0, 0, NULL, NULL },
     { "EXTFLOW_POISON_UNZEROED", ENV_WORD, 0, 0, "0|1", "0 or 1" },
     { "EXTFLOW_HUGEPAGES", ENV_WORD, 0, 0, "0|1", "0 or 1" },
     { "EXTFLOW_CAPTURE_MUL", ENV_ANY, 0, 0, NULL, NULL },

@@ -54,6 +54,8 @@ static const char *const tail =
     "                 their Milnor products done inline, on CPU and on CUDA\n"
     "                 workers; d2 on several ranks, each rank's composite cells,\n"
     "                 their time and the bytes it sent to rank 0\n"
+    "  EXTFLOW_STEP_LOG  FILE: resolve writes each step's finish time and\n"
+    "                 generators there (a recording for tests/t-eta.c)\n"
     "  EXTFLOW_GPU_STEP_PAIRS  with CUDA workers: steps of at least this many\n"
     "                 (job x term) pairs multiply on the GPUs, smaller ones on the\n"
     "                 CPUs (default 262144; off: any worker takes any chunk);\n"

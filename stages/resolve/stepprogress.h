@@ -6,8 +6,15 @@
  * of a step at (s, t) is taken to be the size of its matrix, rows x cols = dim F_{s,t} x
  * dim F_{s-1,t} (generators of degree < t). A finished step's size is known exactly; a
  * pending step's is estimated from the generators found so far, sum_u ngens(s, u) *
- * dim A_{t-u}, which the cheap low degrees fix early in a run. ETA = elapsed x (estimated
- * work left) / (work done). Calibration and measured error: docs/perf-log.md.
+ * dim A_{t-u}, which the cheap low degrees fix early in a run. The ETA is the work left over
+ * the rate of the steps computed in this run (stages/eta.h); a resumed run's loaded steps count
+ * as done in the line's count and share of the work, at their exact size, never in the rate.
+ * Calibration and measured error: docs/perf-log.md, "How good the ETA is"; tests/t-eta.c.
+ *
+ * EXTFLOW_STEP_LOG=FILE writes what the ETA sees, to record a run for tests/t-eta.c: a comment
+ * line, "A k dim" for the algebra's dimension in each degree k <= max t, "L s t gens" for each
+ * bidegree of the region loaded at the start, "P s t" for each one pending, then "S sec s t
+ * gens" as each step finishes (seconds from the line's start).
  *
  * Layout: one byte per (s, t) of the region, s * (max_t + 1) + t, set when the step reports
  * (the pending steps are those in the region, not done before the run and not reported).
