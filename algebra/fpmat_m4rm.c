@@ -108,6 +108,42 @@ static void add_runs(uint8_t *dst, const uint8_t *a, const uint8_t *b, const str
         add3(dst + runs[u].start, a + runs[u].start, b + runs[u].start, runs[u].end - runs[u].start, p);
 }
 
+/* A row's lead: below the rank, where the rows are zero left of the current column, lead[i] is
+ * row i's first non-zero column (cols for a zero row), or with LEAD_BOUND set a column the row
+ * is zero left of. lead_of makes it exact, reading the row from the bound on in 32-byte blocks
+ * (the bytes from cols on are zero): a row is read from its bound once after each addition to
+ * it, so the scans cost no more than the additions, and a row whose lead lies right of a column
+ * is known zero there without reading it. */
+#define LEAD_BOUND 0x80000000u
+
+static inline uint32_t lead_of(const fpmat *m, uint32_t *lead, uint32_t i)
+{
+    uint32_t l = lead[i];
+    if (!(l & LEAD_BOUND)) return l;
+    const uint8_t *row = fpmat_row(m, i);
+    size_t b = (l & ~LEAD_BOUND) & ~(size_t)31;
+    l = m->cols;
+    for (; b < m->stride; b += 32) {
+#ifdef __AVX2__
+        __m256i v = _mm256_load_si256((const __m256i *)(row + b));
+        uint32_t nz = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256()));
+        if (nz) {
+            l = (uint32_t)b + (uint32_t)__builtin_ctz(nz);
+            break;
+        }
+#else
+        size_t e = 0;
+        while (e < 32 && !row[b + e]) ++e;
+        if (e < 32) {
+            l = (uint32_t)(b + e);
+            break;
+        }
+#endif
+    }
+    lead[i] = l;
+    return l;
+}
+
 /* The default k: the panel width that makes table plus rows the fewest additions per pivot,
  * k·n / (p^k + n) largest, for n rows to clear. n is a quarter of the rows: about as many as
  * a panel touches in a resolution's [D | 0 | I] (docs/perf-log.md, "F_p row reduction by
@@ -154,13 +190,14 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
     size_t tstride = stride ? stride : 64;
     uint8_t *table = aligned_alloc(64, (size_t)pk * tstride);
     uint8_t *tmp = aligned_alloc(64, tstride);
-    uint32_t *idx = malloc(((size_t)rows + 1) * sizeof *idx);
+    uint32_t *idx = malloc(((size_t)rows + 1) * sizeof *idx), *lead = malloc(((size_t)rows + 1) * sizeof *lead);
     struct run *runs = malloc((tstride / 32 + 1) * sizeof *runs);
     uint16_t *negidx = malloc(pk * sizeof *negidx);
     uint8_t *digits = malloc(pk);
     const size_t ndiv = p < 16 ? (size_t)16 * p * p : 1;     /* the search's table, below */
     uint8_t *divisible = malloc(ndiv);
-    if (!table || !tmp || !idx || !runs || !negidx || !digits || !divisible) {
+    if (!table || !tmp || !idx || !lead || !runs || !negidx || !digits || !divisible) {
+        free(lead);
         free(divisible);
         free(negidx);
         free(digits);
@@ -193,13 +230,20 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
 
     uint32_t rank = 0, c = 0, top = 0;  /* from split on, the rows from top on are cleared */
     int past = 0;
+    for (uint32_t i = 0; i < rows; ++i) lead[i] = LEAD_BOUND;     /* 0, a bound */
     while (c < cols && rank < rows) {
-        const size_t c0 = c & ~(size_t)31;      /* the panel's first block */
         const uint32_t end = c < split ? split : cols;  /* a panel lies on one side of split */
         if (c >= split && !past) {
             past = 1;
             top = rank;
         }
+        uint32_t first_lead = UINT32_MAX;               /* no row below has an entry left of it */
+        for (uint32_t i = rank; i < rows; ++i) {
+            uint32_t l = lead_of(m, lead, i);
+            if (l < first_lead) first_lead = l;
+        }
+        if (first_lead > c) c = first_lead < end ? first_lead : end;
+        const size_t c0 = c & ~(size_t)31;      /* the panel's first block */
         uint32_t pc[M4RM_MAX_K];
         uint8_t *prow[M4RM_MAX_K];
         int j = 0;
@@ -218,6 +262,7 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
                 wt[c - pc[0]] = 1;
                 const __m128i wv = _mm_loadu_si128((const __m128i *)wt), ones = _mm_set1_epi16(1);
                 for (; r < rows; ++r) {
+                    if (lead_of(m, lead, r) > c) continue;
                     __m128i v = _mm_madd_epi16(
                         _mm_maddubs_epi16(_mm_loadu_si128((const __m128i *)(fpmat_row(m, r) + pc[0])), wv), ones);
                     v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0x4e));
@@ -227,6 +272,7 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
             } else
 #endif
             for (; r < rows; ++r) {
+                if (lead_of(m, lead, r) > c) continue;
                 const uint8_t *row = fpmat_row(m, r);
                 uint32_t v = row[c];
                 if (any) {
@@ -237,7 +283,10 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
             }
             if (r == rows) continue;
             uint8_t *x = fpmat_row(m, rank + (uint32_t)j);
-            if (r != rank + (uint32_t)j) swap_rows(x + c0, fpmat_row(m, r) + c0, stride - c0);
+            if (r != rank + (uint32_t)j) {
+                swap_rows(x + c0, fpmat_row(m, r) + c0, stride - c0);
+                lead[r] = lead[rank + (uint32_t)j];     /* the row that moved down keeps its lead */
+            }
             size_t len = stride - c0;
             for (int i = 0; i < j; ++i) addmul(x + c0, prow[i] + c0, neg[x[pc[i]]], len, p, tmp);
             if (x[c] != 1) mulvec(x + c0, x + c0, inv[x[c]], len, p);
@@ -274,7 +323,7 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
             for (uint32_t i = 0; i < first; ++i) idx[i] = 0;
             for (uint32_t i = first; i < rows; ++i) {
                 uint32_t a = 0;
-                if (i < lo || i >= hi) {
+                if (i < lo || (i >= hi && lead_of(m, lead, i) <= pc[j - 1])) {
                     __m128i v = _mm_madd_epi16(_mm_maddubs_epi16(_mm_loadu_si128((const __m128i *)(fpmat_row(m, i) + pc[0])),
                                                                  wv), ones);
                     v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0x4e));
@@ -293,7 +342,7 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
         if (wide)
             for (uint32_t i = 0; i < rows; ++i) {
                 uint32_t b = 0;
-                if (i >= first && (i < lo || i >= hi)) {
+                if (i >= first && (i < lo || (i >= hi && lead_of(m, lead, i) <= pc[j - 1]))) {
                     const uint8_t *row = fpmat_row(m, i);
                     for (int q = 0; q < j; ++q) b += row[pc[q]] * pw[q];
                 }
@@ -312,6 +361,7 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
                              nruns, p);
             for (uint32_t i = 0; i < rows; ++i) {
                 if (!idx[i]) continue;
+                if (i >= hi) lead[i] = c | LEAD_BOUND;  /* zero left of c now, a bound */
                 uint8_t *row = fpmat_row(m, i);
                 if (full) {
                     add_runs(row, row, table + (size_t)idx[i] * tstride, runs, nruns, p);
@@ -334,5 +384,6 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
     free(table);
     free(tmp);
     free(idx);
+    free(lead);
     return (int)rank;
 }

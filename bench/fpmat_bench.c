@@ -14,6 +14,12 @@
  *       non-zero) and staircase-like; random matrices of the same shape and density fill in
  *       far more, so they are no stand-in.
  *
+ *   fpmat_bench matrix FILE [REPS]
+ *       one D kept by a resolution run with FPMAT_BENCH_SAVE=PREFIX (each target's D written to
+ *       PREFIX-S-T.fpm: p, rows, cols as three native 32-bit words, then the rows' cols bytes),
+ *       its [D | 0 | I] reduced as above: with REPS 1 and one method, a run for callgrind that
+ *       does not resolve first.
+ *
  * Each run is REPS rounds (default 5), the methods alternated within a round, one thread;
  * the figures are the medians of wall seconds. "same" compares the three RREFs and pivots
  * byte for byte (the RREF is unique). FPMAT_BENCH_METHODS=naive,own,flint (any of them) runs
@@ -201,6 +207,45 @@ static int step_matrix(resolution *res, int s, deg_t t, fpmat *d)
     return rc;
 }
 
+/* D to PREFIX-S-T.fpm (the header's format), where FPMAT_BENCH_SAVE=PREFIX is set. */
+static void save_matrix(const fpmat *d, int s, int t)
+{
+    const char *prefix = getenv("FPMAT_BENCH_SAVE");
+    if (!prefix || !*prefix) return;
+    char path[600];
+    snprintf(path, sizeof path, "%s-%d-%d.fpm", prefix, s, t);
+    FILE *f = fopen(path, "wb");
+    uint32_t h[3] = { d->p, d->rows, d->cols };
+    int ok = f && fwrite(h, sizeof h, 1, f) == 1;
+    for (uint32_t i = 0; ok && i < d->rows; ++i) ok = fwrite(fpmat_row(d, i), 1, d->cols, f) == d->cols;
+    if (!f || fclose(f) != 0 || !ok) fprintf(stderr, "fpmat_bench: cannot write %s\n", path);
+}
+
+/* A D kept by save_matrix: its [D | 0 | I] compared as resolution_shapes does. */
+static int saved_matrix(const char *path, int reps)
+{
+    FILE *f = fopen(path, "rb");
+    uint32_t h[3];
+    fpmat d = { 0 }, aug;
+    int ok = f && fread(h, sizeof h, 1, f) == 1 && h[0] < 128 && fpmat_init(&d, h[0], h[1], h[2]) == 0;
+    for (uint32_t i = 0; ok && i < d.rows; ++i) ok = fread(fpmat_row(&d, i), 1, d.cols, f) == d.cols;
+    for (uint32_t i = 0; ok && i < d.rows; ++i)
+        for (uint32_t c = 0; c < d.cols; ++c) ok &= fpmat_get(&d, i, c) < d.p;
+    if (f) fclose(f);
+    if (!ok || fpmat_augment_identity(&aug, &d) != 0) {
+        fprintf(stderr, "fpmat_bench: %s is not a matrix save_matrix wrote\n", path);
+        return 2;
+    }
+    printf("%-40s %9s %9s %9s %9s %7s %7s %7s %s\n", "matrix", "naive_s", "own_s", "flint_s", "split_s", "own/nv",
+           "own/fl", "spl/own", "same");
+    char label[64];
+    snprintf(label, sizeof label, "%-40.40s", path);
+    compare(label, &aug, fpmat_segment_start(d.cols), reps);
+    fpmat_clear(&aug);
+    fpmat_clear(&d);
+    return 0;
+}
+
 static int resolution_shapes(const char *module, int stem, int max_s, int reps, const char *targets)
 {
     char path[512], err[256];
@@ -260,6 +305,7 @@ static int resolution_shapes(const char *module, int stem, int max_s, int reps, 
             fprintf(stderr, "fpmat_bench: out of memory\n");
             return 1;
         }
+        save_matrix(&d, bs, (int)bt);
         fpmat r;
         int rank = fpmat_copy(&r, &d) == 0 ? fpmat_rref(&r, NULL) : -1;
         fpmat_clear(&r);
@@ -292,6 +338,10 @@ int main(int argc, char **argv)
         if (reps < 1 || reps > 99) reps = 5;
         return resolution_shapes(argv[2], atoi(argv[3]), atoi(argv[4]), reps,
                                  argc > 6 ? argv[6] : "250,500,1000,1500,2000,3000");
+    }
+    if (argc > 2 && strcmp(argv[1], "matrix") == 0) {
+        int reps = argc > 3 ? atoi(argv[3]) : 5;
+        return saved_matrix(argv[2], reps < 1 || reps > 99 ? 5 : reps);
     }
     int reps = argc > 1 ? atoi(argv[1]) : 5;
     uint32_t maxdim = argc > 2 ? (uint32_t)atoi(argv[2]) : 3000;
