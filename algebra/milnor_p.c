@@ -145,6 +145,7 @@ int milnor_p_basis_init(milnor_p_basis *A, uint32_t p, deg_t max_degree)
     memset(A, 0, sizeof *A);
     if (!milnor_p_prime_ok(p) || max_degree < 0 || max_degree > MILNOR_P_MAX_DEGREE) return -1;
     A->p = p;
+    A->pdiv = UINT64_MAX / p + 1;
     A->qdeg = 2 * (p - 1);
     A->max_degree = max_degree;
     A->max_pdeg = (uint32_t)max_degree / A->qdeg;
@@ -249,6 +250,7 @@ uint32_t milnor_p_index(const milnor_p_basis *A, const milnor_p_elt *X)
 typedef struct pp_mul {
     const milnor_p_basis *A;
     uint32_t p;
+    uint64_t pdiv;                   /* A->pdiv */
     const uint8_t *binom;            /* A->binom */
     milnor_p_emit_fn emit;
     void *ctx;
@@ -260,10 +262,47 @@ typedef struct pp_mul {
     uint32_t m[2 * L + 1];           /* m[n]: sum of the entries placed on anti-diagonal n */
 } pp_mul;
 
-/* The factor (m + v choose v) mod p that adding v to a diagonal sum m brings (Lucas). */
+/* x / p and x mod p for a 32-bit x without a division: with pdiv = ceil(2^64 / p), the high
+ * word of pdiv·x is x / p, and the fraction's low word times p, shifted, is x mod p (exact for
+ * every 32-bit x and p > 1). The product's inner loops divide by p at every cell, and a
+ * division by a p known only at run time is the costliest instruction there. */
+static inline uint32_t p_div(uint64_t pdiv, uint32_t x) { return (uint32_t)(((unsigned __int128)pdiv * x) >> 64); }
+static inline uint32_t p_mod(uint64_t pdiv, uint32_t p, uint32_t x)
+{
+    return (uint32_t)(((unsigned __int128)(pdiv * x) * p) >> 64);
+}
+
+/* The factor (m + v choose v) mod p that adding v to a diagonal sum m brings (Lucas):
+ * mps_lucas_factor's digits, by p_div. */
 static inline uint32_t add_factor(const pp_mul *M, uint32_t m, uint32_t v)
 {
-    return mps_lucas_factor(M->p, M->binom, m, v);
+    const uint32_t p = M->p;
+    uint32_t f = 1;
+    while (v) {
+        uint32_t qm = p_div(M->pdiv, m), qv = p_div(M->pdiv, v), dm = m - qm * p, dv = v - qv * p;
+        if (dm + dv >= p) return 0;
+        f = p_mod(M->pdiv, p, f * M->binom[(dm + dv) * p + dv]);
+        m = qm;
+        v = qv;
+    }
+    return f;
+}
+
+/* mps_next_nocarry (the least v' > v whose digits add to m's without a carry), by p_div. */
+static inline uint32_t next_nocarry(const pp_mul *M, uint32_t m, uint32_t v)
+{
+    const uint32_t p = M->p;
+    uint64_t pw = 1;
+    uint32_t vv = v;
+    for (;;) {
+        uint32_t qv = p_div(M->pdiv, vv), qm = p_div(M->pdiv, m), dv = vv - qv * p, dm = m - qm * p;
+        if (dv + 1 + dm < p) return (uint32_t)(v + pw);
+        v -= (uint32_t)(dv * pw);
+        pw *= p;
+        if (pw > UINT32_MAX) return UINT32_MAX;
+        vv = qv;
+        m = qm;
+    }
 }
 
 /* Row i (1..nr) of the matrix, cell j (ns..1, then x_i0), rowrem = what row i still needs
@@ -278,7 +317,7 @@ static void pp_rec(pp_mul *M, uint32_t i, uint32_t j, uint32_t rowrem, uint32_t 
             if (!v) continue;
             uint32_t f = add_factor(M, M->m[jj], v);
             if (!f) { memcpy(M->m + 1, old, M->ns * sizeof *old); return; }
-            c = c * f % M->p;
+            c = p_mod(M->pdiv, M->p, c * f);
             M->m[jj] += v;
         }
         milnor_p_elt T;
@@ -297,7 +336,7 @@ static void pp_rec(pp_mul *M, uint32_t i, uint32_t j, uint32_t rowrem, uint32_t 
         uint32_t f = add_factor(M, M->m[i], rowrem);
         if (!f) return;
         M->m[i] += rowrem;
-        pp_rec(M, i + 1, M->ns, i < M->nr ? M->r[i] : 0, c * f % M->p);
+        pp_rec(M, i + 1, M->ns, i < M->nr ? M->r[i] : 0, p_mod(M->pdiv, M->p, c * f));
         M->m[i] -= rowrem;
         return;
     }
@@ -305,11 +344,11 @@ static void pp_rec(pp_mul *M, uint32_t i, uint32_t j, uint32_t rowrem, uint32_t 
     uint32_t vmax = pj == UINT32_MAX ? 0 : rowrem / pj;
     if (vmax > M->colrem[j]) vmax = M->colrem[j];
     uint32_t n = i + j;
-    for (uint32_t v = 0; v <= vmax; v = mps_next_nocarry(M->p, M->m[n], v)) {
+    for (uint32_t v = 0; v <= vmax; v = next_nocarry(M, M->m[n], v)) {
         uint32_t f = v ? add_factor(M, M->m[n], v) : 1;
         M->m[n] += v;
         M->colrem[j] -= v;
-        pp_rec(M, i, j - 1, rowrem - v * pj, c * f % M->p);
+        pp_rec(M, i, j - 1, rowrem - v * pj, p_mod(M->pdiv, M->p, c * f));
         M->colrem[j] += v;
         M->m[n] -= v;
     }
@@ -366,6 +405,7 @@ void milnor_p_mul_each(const milnor_p_basis *A, const milnor_p_elt *X, const mil
     pp_mul M;
     M.A = A;
     M.p = A->p;
+    M.pdiv = A->pdiv;
     M.binom = A->binom;
     M.emit = emit;
     M.ctx = ctx;
@@ -387,7 +427,7 @@ static void add_into(uint32_t c, const milnor_p_elt *T, void *ctx)
 {
     into_ctx *x = ctx;
     uint32_t j = milnor_p_index(x->A, T), p = x->A->p;
-    x->out[j] = (uint8_t)((x->out[j] + c * x->c) % p);
+    x->out[j] = (uint8_t)p_mod(x->A->pdiv, p, x->out[j] + c * x->c);
 }
 
 void milnor_p_mul_into(const milnor_p_basis *A, const milnor_p_elt *X, const milnor_p_elt *Y,
@@ -469,6 +509,7 @@ int milnor_p_flat_view(const uint32_t *buf, size_t words, milnor_p_basis *view, 
     const uint32_t *first = buf + mpf_first_at();
     memset(view, 0, sizeof *view);
     view->p = buf[1];
+    view->pdiv = view->p ? UINT64_MAX / view->p + 1 : 0;
     view->qdeg = 2 * (buf[1] - 1);
     view->max_degree = (deg_t)buf[2];
     view->nq = buf[5];
@@ -585,7 +626,7 @@ static void add_into_sub(uint32_t c, const milnor_p_elt *T, void *ctx)
         x->outside = 1;
         return;
     }
-    x->out[j] = (uint8_t)((x->out[j] + c * x->c) % p);
+    x->out[j] = (uint8_t)p_mod(x->B->A->pdiv, p, x->out[j] + c * x->c);
 }
 
 int milnor_p_sub_mul_into(const milnor_p_sub *B, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,

@@ -72,6 +72,8 @@ typedef struct milnor_p_basis {
     uint32_t *pseq_g;                /* seqno table of the P parts: (max_pdeg + 1) x MAX_LEN */
     uint32_t *qoff;                  /* qoff[d * nq + E]; UINT32_MAX where no Q(E)P(R) has degree d */
     uint8_t *binom;                  /* binom[a * p + b] = (a choose b) mod p, digits a, b < p */
+    uint64_t pdiv;                   /* 2^64 / p rounded up: x / p and x mod p of a 32-bit x by
+                                      * multiplications (milnor_p.c's product; set with p) */
 } milnor_p_basis;
 
 /* Is p an odd prime <= MILNOR_P_MAX_PRIME? */
