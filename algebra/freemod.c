@@ -71,3 +71,44 @@ static uint64_t dim_below(const freemod *F, deg_t t, deg_t below, int wide)
 
 uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below) { return dim_below(F, t, below, 0); }
 uint64_t freemod_dim_wide(const freemod *F, deg_t t, deg_t below) { return dim_below(F, t, below, 1); }
+
+int freemod_narrow(const freemod *F, deg_t t, deg_t below, f2mat *D)
+{
+    if (!F->ex) return 0;
+    uint32_t ncols = (uint32_t)freemod_dim(F, t, below), wcols = D->cols, nc = 0;
+    /* to[w]: the narrow column of wide column w, UINT32_MAX for those dropped */
+    uint32_t *to = malloc(sizeof *to * ((size_t)wcols + 1));
+    f2mat N = { 0 };
+    if (!to || f2mat_init(&N, D->rows, ncols) != 0) {
+        free(to);
+        return -1;
+    }
+    uint64_t wbase = 0;
+    if (below > t + 1) below = t + 1;
+    for (deg_t v = freemod_first(F, t); v < below && v <= F->max_t; v++)
+        for (uint32_t k = 0; k < F->ngens[v]; k++) {
+            uint32_t nb = freemod_block(F, t - v, v);
+            for (uint32_t j = 0; j < F->dim[t - v] && wbase + j < wcols; j++) {
+                uint32_t p = excess_rank(F->ex, t - v, j);
+                to[wbase + j] = p < nb ? nc + p : UINT32_MAX;
+            }
+            nc += nb;
+            wbase += F->dim[t - v];
+        }
+    /* by the set bits of each row: D is sparse, and most of its bits are kept */
+    size_t words = f2vec_words(wcols);
+    for (uint32_t r = 0; r < N.rows; r++) {
+        const uint64_t *src = f2mat_row(D, r);
+        uint64_t *dst = f2mat_row(&N, r);
+        for (size_t w = 0; w < words; w++)
+            for (uint64_t bits = src[w]; bits; bits &= bits - 1) {
+                uint64_t c = w * 64 + (uint64_t)__builtin_ctzll(bits);
+                uint32_t col = c < wcols ? to[c] : UINT32_MAX;
+                if (col != UINT32_MAX) f2vec_flip(dst, col);
+            }
+    }
+    free(to);
+    f2mat_clear(D);
+    *D = N;
+    return 0;
+}

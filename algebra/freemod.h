@@ -26,6 +26,7 @@
 #define EXTFLOW_FREEMOD_H
 #include <stdint.h>
 #include "algebra/excess.h"
+#include "algebra/f2mat.h"
 #include "algebra/milnor.h"
 
 typedef struct fm_gen {
@@ -56,6 +57,12 @@ void freemod_set_gens(freemod *F, deg_t t, uint32_t n, fm_gen *gens);
 uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below);
 /* The same over the whole algebra's blocks (dim[t - u] each), unstable or not. */
 uint64_t freemod_dim_wide(const freemod *F, deg_t t, deg_t below);
+/* Unstable: D's columns are F's basis in degree t over the whole algebra's blocks, generators
+ * below `below` (freemod_dim_wide(F, t, below) of them, as the batched multiply writes them);
+ * replaces D by its columns of excess <= their generator's degree, in the excess order of the
+ * blocks (freemod_dim(F, t, below) columns): the products' terms of larger excess are zero in a
+ * free unstable module. Nothing to do for a stable F. 0, or -1 out of memory (D unchanged). */
+int freemod_narrow(const freemod *F, deg_t t, deg_t below, f2mat *D);
 /* Length of the block of a generator of degree u in degree u + d. */
 static inline uint32_t freemod_block(const freemod *F, deg_t d, deg_t u)
 { return F->ex ? excess_block(F->ex, d, u) : F->dim[d]; }

@@ -13,7 +13,7 @@
 #   unstable directory; verify's d∘d over free unstable modules (and a flipped bit found);
 #   resume, --memory and export as for a stable resolution.
 . tests/lib.sh
-plan 26
+plan 31
 REFPY="python3 tests/unstable_ref.py"
 res() { $EXTFLOW resolve --quiet --unstable "$@"; }
 
@@ -90,7 +90,7 @@ $EXTFLOW resolve --quiet --module "S_2[3]" --stem 6 --max-s 3 --out "$TMP/st3s" 
 ok $? "an unstable run into a stable directory is refused"
 $EXTFLOW products "$TMP/s3" --class h0=0,1 >/dev/null 2>"$TMP/err"
 is_usage_error $? "$TMP/err"
-ok $? "products refuses an unstable directory in one line"
+ok $? "products --class refuses an unstable directory in one line"
 
 # verify: d∘d over the free unstable modules (the products' terms of large excess dropped)
 for d in s5 rp4 rp26; do
@@ -105,6 +105,89 @@ $EXTFLOW inspect "$TMP/s5/stages/differential/4_$t.zst" | sed -e '$s/^0/x/' -e '
 $EXTFLOW verify "$TMP/s5bad" > "$TMP/v" 2>&1
 [ $? -eq 1 ] && grep -q "^bad: (4,$t) .*d∘d != 0$" "$TMP/v"
 ok $? "verify finds a one-bit change of S^5's (4,$t): $(grep "^bad" "$TMP/v" | head -1 | cut -c1-60)"
+
+# the suspension E: Ext(S^n) -> Ext(S^{n+1}) as a map of modules of degree -1 (products --map,
+# docs/unstable.md): by the EHP sequence E is one to one in relative stems k < n - 1 and onto
+# for k <= n - 1; E from S^n to S^{n+2} (degree -2) is E after E
+echo '{"degree": -1, "images": {"x0": "x0"}}' > "$TMP/e1.json"
+echo '{"degree": -2, "images": {"x0": "x0"}}' > "$TMP/e2.json"
+T=24; SM=7
+for n in 2 3 4 5; do
+    [ -d "$TMP/E$n" ] || res --module "S_2[$n]" --max-t $((T + n - 2)) --max-s $SM --out "$TMP/E$n" 2>>"$TMP/eerr"
+done
+ehp() {     # ehp N: E from S^N to S^(N+1), its ranks against the EHP bounds
+    $EXTFLOW products "$TMP/E$(($1 + 1))" --map E=$TMP/e1.json --target "$TMP/E$1" --quiet 2>>"$TMP/eerr" &&
+    python3 - "$1" "$TMP/E$1/ext.csv" "$TMP/E$(($1 + 1))/ext.csv" "$TMP/E$(($1 + 1))/maps.csv" $SM <<'PY'
+import sys
+n, src, dst, maps, smax = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+def ext(p, shift):
+    d = {}
+    for l in open(p).read().split()[1:]:
+        s, k, v = map(int, l.split(","))
+        d[(s, k - shift)] = v
+    return d
+a, b = ext(src, n), ext(dst, n + 1)
+rows = {}
+for l in open(maps).read().split()[1:]:
+    f = l.split(",")
+    if f[0] != "E":
+        continue
+    s, k, i, j = int(f[4]), int(f[3]) - n, int(f[5]), int(f[6])
+    rows.setdefault((s, k), {}).setdefault(i, 0)
+    rows[(s, k)][i] |= 1 << j
+def rank(vs):
+    piv = {}
+    for v in vs:
+        while v:
+            h = v.bit_length() - 1
+            if h not in piv:
+                piv[h] = v
+                break
+            v ^= piv[h]
+    return len(piv)
+bad = checked = 0
+for s in range(smax + 1):
+    for k in range(0, n):
+        r = rank(rows.get((s, k), {}).values())
+        if k < n - 1 and r != a.get((s, k), 0): bad += 1
+        if r != b.get((s, k), 0): bad += 1
+        checked += 1
+print("%d of %d bidegrees break the EHP bounds" % (bad, checked))
+sys.exit(1 if bad or checked < 8 else 0)
+PY
+}
+for n in 2 3 4; do
+    ehp $n > "$TMP/ehp" 2>>"$TMP/eerr"
+    ok $? "E: S^$n -> S^$((n + 1)) one to one in relative stems < $((n - 1)), onto through $((n - 1)): $(cat "$TMP/ehp")"
+done
+# E after E against the degree -2 map S^3 -> S^5 (the matrices composed in Python)
+$EXTFLOW products "$TMP/E5" --map E2=$TMP/e2.json --target "$TMP/E3" --quiet 2>>"$TMP/eerr" &&
+    $EXTFLOW products "$TMP/E5" --map E=$TMP/e1.json --target "$TMP/E4" --quiet 2>>"$TMP/eerr" &&
+    python3 - "$TMP/E4/maps.csv" "$TMP/E5/maps.csv" > "$TMP/comp" <<'PY'
+import sys
+def load(p, name):
+    m = {}
+    for l in open(p).read().split()[1:]:
+        f = l.split(",")
+        if f[0] == name:
+            n, s, i, k = map(int, f[3:7])
+            m.setdefault((n, s, i), set()).symmetric_difference_update({k})
+    return m
+e34, e45, e35 = load(sys.argv[1], "E"), load(sys.argv[2], "E"), load(sys.argv[2], "E2")
+comp = {}
+for (n, s, i), ks in e34.items():
+    out = set()
+    for k in ks:
+        out ^= e45.get((n + 1, s, k), set())
+    if out:
+        comp[(n, s, i)] = out
+print("%d classes, %d nonzero images" % (len({key for key in e34}), len(comp)))
+sys.exit(0 if comp == {key: v for key, v in e35.items() if v} and comp else 1)
+PY
+ok $? "E: S^3 -> S^5 (degree -2) is E: S^4 -> S^5 after E: S^3 -> S^4 ($(cat "$TMP/comp")) $(cat "$TMP/eerr")"
+$EXTFLOW products "$TMP/E3" --map E=$TMP/e1.json --target "$TMP/st3s" 2>"$TMP/err"
+is_usage_error $? "$TMP/err"
+ok $? "--map from an unstable to a stable resolution is refused in one line"
 
 # resume, --memory, export
 res --module "S_2[4]" --stem 10 --max-s 5 --out "$TMP/grow" 2>"$TMP/err" &&

@@ -76,7 +76,9 @@ static cli_option opts[NOPTS + 1] = {
               "({\"degree\": d, \"images\": {...}}, docs/modules.md), M DIR's module, N TARGETDIR's, lifted to a "
               "chain map: the induced map Ext(N, F2) -> Ext(M, F2) into DIR/maps.csv (as products.csv, name_n = -d). "
               "A map that is not A-linear or not of degree d is refused (exit 2); repeatable", add_map, NULL },
-    [TARGET] = { "target", "TARGETDIR", "(with --map) a resolution of N over A (default DIR)", NULL, NULL },
+    [TARGET] = { "target", "TARGETDIR", "(with --map) a resolution of N over A (default DIR); over the unstable "
+                 "algebra when DIR's is (resolve --unstable: the suspension S^n -> S^(n+1) is the map of degree -1 from "
+                 "S_2[n+1] to S_2[n], docs/unstable.md)", NULL, NULL },
     [CLASS] = { "class", "C", "NAME=n,s[,vector]: the class of Ext^{s,n+s} with these coordinates over the "
                 "generators there, as [1,0] or 10 (default [1]); or a bare h0..h7. NAME: letters, digits, _ . ^ + - "
                 "(at most 63); up to 64 classes", add_class, NULL },
@@ -336,7 +338,7 @@ static int run_products(const char **operands, int n)
         return prc;
     static opened_dir d, u;
     int have_unit;
-    if ((prc = resolved_open("products", dir, &d, 1)) != 0) return prc;
+    if ((prc = resolved_open("products", dir, &d, RESOLVED_ODD_OK | (nmap ? RESOLVED_UNSTABLE_OK : 0))) != 0) return prc;
     if (filt && !resolved_is_unit(&d)) return filtration_one_module(dir, &d, chart, began);
     resolution *res = &d.res;
     if (nmap) prc = resolved_open_map_target(dir, &d, opts[TARGET].arg, &u, &have_unit, pmaps, map_files, nmap);

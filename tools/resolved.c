@@ -29,8 +29,9 @@ int resolved_limits(const cli_option *memory, const cli_option *time_limit, doub
     return 0;
 }
 
-int resolved_open(const char *cmd, const char *dir, opened_dir *d, int odd_ok)
+int resolved_open(const char *cmd, const char *dir, opened_dir *d, int flags)
 {
+    int odd_ok = flags & RESOLVED_ODD_OK;
     memset(d, 0, sizeof *d);
     outdir_init(&d->dir, dir);
     int rc = cli_check_env(0);
@@ -46,10 +47,10 @@ int resolved_open(const char *cmd, const char *dir, opened_dir *d, int odd_ok)
         fprintf(stderr, "extflow: %s\n", err);
         outdir_release(&d->dir);
         fdm_clear(&d->fdm);
-    } else if (d->res.unstable) {     /* their chain maps are over free modules of A */
+    } else if (d->res.unstable && !(flags & RESOLVED_UNSTABLE_OK)) {   /* lifts by classes, Massey, d2, Sq^i */
         resolved_close(d);
-        return cli_usage_error("%s: %s holds an unstable resolution: only resolve and export read one so far", cmd,
-                               dir);
+        return cli_usage_error("%s: %s holds an unstable resolution: only resolve, export, verify and products --map "
+                               "read one so far", cmd, dir);
     }
     return rc;
 }
@@ -198,9 +199,14 @@ int resolved_open_map_target(const char *dir, opened_dir *d, const char *target,
 {
     *have_unit = 0;
     if (target && !same_directory(dir, target)) {
-        int rc = resolved_open("products", target, u, 0);
+        int rc = resolved_open("products", target, u, d->res.unstable ? RESOLVED_UNSTABLE_OK : 0);
         if (rc) return rc;
         *have_unit = 1;
+        if (u->res.unstable != d->res.unstable) {   /* a stable target with an unstable source */
+            resolved_close(u);
+            *have_unit = 0;
+            return cli_usage_error("products: --map: %s is unstable and %s is not: both or neither", dir, target);
+        }
     }
     const opened_dir *t = *have_unit ? u : d;
     char err[4700];

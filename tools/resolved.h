@@ -19,9 +19,13 @@ typedef struct opened_dir {
 
 /* --memory and --time-limit (options that may be absent) counting from began, into *limits. */
 int resolved_limits(const cli_option *memory, const cli_option *time_limit, double began, chain_policy *limits);
-/* The environment checked, DIR locked (rank 0, for all ranks) and its complete region loaded
- * (a resolution at an odd prime only with odd_ok). */
-int resolved_open(const char *cmd, const char *dir, opened_dir *d, int odd_ok);
+/* The environment checked, DIR locked (rank 0, for all ranks) and its complete region loaded.
+ * flags: RESOLVED_ODD_OK (1) takes a resolution at an odd prime, RESOLVED_UNSTABLE_OK one over
+ * the unstable algebra (docs/unstable.md: maps of modules only so far); without them such a
+ * directory is refused in one line. */
+#define RESOLVED_ODD_OK 1
+#define RESOLVED_UNSTABLE_OK 2
+int resolved_open(const char *cmd, const char *dir, opened_dir *d, int flags);
 void resolved_close(opened_dir *d);
 /* The unit F_p resolved over DIR's algebra that products over DIR's module act through: DIR
  * itself when its module is that unit (*have_unit = 0), else UNITDIR's, opened into *u, which

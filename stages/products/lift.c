@@ -243,6 +243,14 @@ static uint32_t y_dim(const lift_set *set, int i, deg_t t)
     return i ? (uint32_t)freemod_dim(&set->tgt->F[i - 1], t, t) : res_module_dim(set->tgt, t);
 }
 
+/* The columns the products of a step's y are made over: y's own (cols, over target F_j in
+ * degree t, generators below t), or over the whole of A's blocks for an unstable target, which
+ * freemod_narrow then narrows to y's. */
+static uint32_t y_wide(const lift_set *set, int j, deg_t t, uint32_t cols)
+{
+    return set->tgt->unstable ? (uint32_t)freemod_dim_wide(&set->tgt->F[j], t, t) : cols;
+}
+
 /* Columns of a map's cell (i, t): the basis of target F_i in degree t, generators <= t. */
 static uint32_t cell_cols(const lift_set *set, int i, deg_t t)
 {
@@ -350,7 +358,7 @@ static int apply_plan(lift_set *set, const lift_map *f, int j, deg_t T, const f2
     uint64_t base = 0;
     for (deg_t u = 0; u <= T && base < width; u++) {
         if (!S->ngens[u]) continue;
-        uint32_t blen = src->A.dim[T - u];
+        uint32_t blen = freemod_block(S, T - u, u);    /* unstable: the excess order's prefix */
         deg_t v = u - f->t0;                         /* degree of f(g') in target F_j */
         for (uint32_t g = 0; g < S->ngens[u] && base < width; g++, base += blen) {
             int used = 0;
@@ -367,9 +375,11 @@ static int apply_plan(lift_set *set, const lift_map *f, int j, deg_t T, const f2
             uint64_t off = 0;
             for (deg_t w = 0; w <= v && fv->rows; w++) {
                 if (!G->ngens[w]) continue;
-                uint32_t el = tgt->A.dim[v - w];
+                uint32_t el = freemod_block(G, v - w, w);
                 for (uint32_t mm = 0; mm < G->ngens[w]; mm++, off += el) {
-                    uint64_t col = freemod_offset(G, t, w, mm);
+                    /* unstable: the products land at the wide offsets (ycols is then wide) */
+                    uint64_t col = G->ex ? freemod_dim_wide(G, t, w) + (uint64_t)mm * G->dim[t - w]
+                                         : freemod_offset(G, t, w, mm);
                     for (uint32_t e = 0; e < el; e++) {
                         if (!f2vec_get(f2mat_row(fv, g), off + e)) continue;
                         if (col + tgt->A.dim[t - w] > ycols) {
@@ -377,7 +387,8 @@ static int apply_plan(lift_set *set, const lift_map *f, int j, deg_t T, const f2
                                       "columns", f->key, j, (int)t);
                             goto out;
                         }
-                        if (rb_push_term(b, (milnor_term){ (uint32_t)(v - w), e, (uint32_t)col }) != 0) goto out;
+                        uint32_t idx = G->ex ? excess_index(G->ex, v - w, e) : e;
+                        if (rb_push_term(b, (milnor_term){ (uint32_t)(v - w), idx, (uint32_t)col }) != 0) goto out;
                     }
                 }
             }
@@ -386,7 +397,8 @@ static int apply_plan(lift_set *set, const lift_map *f, int j, deg_t T, const f2
             for (uint32_t e = 0; e < blen && base + e < width; e++) {
                 if (!f2vec_get(any, base + e)) continue;
                 job_of[base + e] = (int32_t)b->nrows;
-                if (rb_push_job(b, (milnor_row_job){ (uint32_t)(T - u), e, first, n }) != 0) goto out;
+                uint32_t idx = S->ex ? excess_index(S->ex, T - u, e) : e;
+                if (rb_push_job(b, (milnor_row_job){ (uint32_t)(T - u), idx, first, n }) != 0) goto out;
             }
         }
     }
@@ -416,10 +428,14 @@ int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V,
     row_build b;
     memset(&b, 0, sizeof b);
     int32_t *job_of = malloc(((size_t)V->cols + 1) * sizeof *job_of);
-    int rc = job_of ? apply_plan(set, f, j, T, V, Y->cols, &b, job_of) : -1;
-    if (!rc && rb_alloc(&b, Y->cols) != 0) rc = -1;
+    uint32_t wide = y_wide(set, j, T - f->t0, Y->cols);
+    int rc = job_of ? apply_plan(set, f, j, T, V, wide, &b, job_of) : -1;
+    if (!rc && rb_alloc(&b, wide) != 0) rc = -1;
     if (!rc) {
         rb_multiply(&b, &set->tgt->A, 0, b.nrows);
+        if (freemod_narrow(&set->tgt->F[j], T - f->t0, T - f->t0, &b.D) != 0) rc = -1;
+    }
+    if (!rc) {
         apply_combine(V, job_of, &b.D, Y);
     } else if (!lift_failed(set))
         lift_fail(set, "out of memory lifting at target (%d, %d)", j, (int)(T - f->t0));
@@ -538,7 +554,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
                 lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
                 rc = -1;
             }
-            if (!rc) rc = apply_plan(set, f, i - 1, t + f->t0, &pm->V, tgt_dim, &p->b, pm->job_of);
+            if (!rc) rc = apply_plan(set, f, i - 1, t + f->t0, &pm->V, y_wide(set, i - 1, t, tgt_dim), &p->b, pm->job_of);
         }
     }
     for (int m = 0; m < set->nmaps && !rc; m++) {     /* planned extras: grouped rows, after every single one */
@@ -552,7 +568,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
                 rc = -1;
             }
     }
-    if (!rc && prime == 2 && rb_alloc(&p->b, tgt_dim) != 0) {
+    if (!rc && prime == 2 && rb_alloc(&p->b, i ? y_wide(set, i - 1, t, tgt_dim) : tgt_dim) != 0) {
         lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
         rc = -1;
     }
@@ -668,7 +684,7 @@ static int solve_2(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t nonzero
                 memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&p->maps[m].Y.f2, r), words * 8);
     uint32_t bad = 0;
     double t1 = clock_now(), c1 = cpu_now(set);
-    int sr = rc ? -1 : !set->any_preimage || i == 0 ? 1 : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
+    int sr = rc ? -1 : !set->any_preimage || i == 0 || set->tgt->unstable ? 1 : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
     if (sr == 1) sr = preimage_solve(set->tgt, i, t, &all, &X, &bad);
     pthread_mutex_lock(&set->lock);
     set->qis += sr == 0;
@@ -708,6 +724,10 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
     uint32_t prime = set->prime, tgt_dim = i || prime == 2 ? y_dim(set, i, t) : 0;
     uint32_t nonzero = 0;
     double c0 = cpu_now(set);
+    if (!rc && prime == 2 && i && set->tgt->unstable && freemod_narrow(&set->tgt->F[i - 1], t, t, &p->b.D) != 0) {
+        lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
+        rc = -1;
+    }
     for (int m = 0; m < set->nmaps && !rc; m++) {
         lift_plan_map *pm = &p->maps[m];
         if (!pm->todo || !fieldmat_rows(&pm->Y)) continue;

@@ -21,9 +21,14 @@ static int build_differential(const resolution *res, int i, deg_t t, row_build *
     memset(b, 0, sizeof *b);
     if (i && rb_append(b, &res->F[i], &res->F[i - 1], &res->A, t, NULL, 0) != 0) return -1;
     b->nrows = below + top;
-    if (rb_alloc(b, cols) != 0) return -1;
+    /* unstable: the products over the whole of A's blocks, then narrowed (freemod_narrow) */
+    if (rb_alloc(b, i && res->unstable ? (uint32_t)freemod_dim_wide(&res->F[i - 1], t, t) : cols) != 0) return -1;
     if (i) rb_multiply(b, &res->A, 0, below);
     else res_module_rows(res, t, &b->D);
+    if (i && res->unstable) {
+        if (freemod_narrow(&res->F[i - 1], t, t, &b->D) != 0) return -1;
+        b->ncols = cols;
+    }
     for (uint32_t k = 0; k < top; k++) {
         const fm_gen *g = &F->gens[t][k];
         uint32_t bits = g->bits < cols ? g->bits : cols;

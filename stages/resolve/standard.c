@@ -94,48 +94,12 @@ uint64_t res_step_footprint(const resolution *res, int s, deg_t t)
 }
 
 /* Unstable (docs/unstable.md): D as the multiply filled it has the columns of F_{s-1,t}'s blocks
- * over all of A (freemod_dim_wide); keeps those of excess <= the generator's degree, in the
- * excess order of the blocks (algebra/excess.h): the products' terms of larger excess are zero
- * in a free unstable module. 0, or -1 out of memory. */
+ * over all of A (freemod_dim_wide); keeps those of excess <= the generator's degree
+ * (freemod_narrow). 0, or -1 out of memory. */
 static int narrow_columns(step_ctx *c)
 {
-    resolution *res = c->res;
-    const freemod *F = &res->F[c->ch.s - 1];
-    deg_t t = c->ch.t;
-    uint32_t ncols = (uint32_t)freemod_dim(F, t, t - 1), wcols = c->build.D.cols, nc = 0;
-    /* to[w]: the narrow column of wide column w, UINT32_MAX for those dropped */
-    uint32_t *to = malloc(sizeof *to * ((size_t)wcols + 1));
-    f2mat N = { 0 };
-    if (!to || f2mat_init(&N, c->build.D.rows, ncols) != 0) {
-        free(to);
-        return -1;
-    }
-    uint64_t wbase = 0;
-    for (deg_t v = freemod_first(F, t); v < t - 1; v++)
-        for (uint32_t k = 0; k < F->ngens[v]; k++) {
-            uint32_t nb = freemod_block(F, t - v, v);
-            for (uint32_t j = 0; j < F->dim[t - v]; j++) {
-                uint32_t p = excess_rank(F->ex, t - v, j);
-                to[wbase + j] = p < nb ? nc + p : UINT32_MAX;
-            }
-            nc += nb;
-            wbase += F->dim[t - v];
-        }
-    /* by the set bits of each row: D is sparse, and most of its bits are kept */
-    size_t words = f2vec_words(wcols);
-    for (uint32_t r = 0; r < N.rows; r++) {
-        const uint64_t *src = f2mat_row(&c->build.D, r);
-        uint64_t *dst = f2mat_row(&N, r);
-        for (size_t w = 0; w < words; w++)
-            for (uint64_t bits = src[w]; bits; bits &= bits - 1) {
-                uint32_t col = to[w * 64 + (uint64_t)__builtin_ctzll(bits)];
-                if (col != UINT32_MAX) f2vec_flip(dst, col);
-            }
-    }
-    free(to);
-    f2mat_clear(&c->build.D);
-    c->build.D = N;
-    c->build.ncols = ncols;
+    if (freemod_narrow(&c->res->F[c->ch.s - 1], c->ch.t, c->ch.t - 1, &c->build.D) != 0) return -1;
+    c->build.ncols = c->build.D.cols;
     return 0;
 }
 
