@@ -107,11 +107,11 @@ out:
 
 void adem_convert(const adem_basis *B, const freemod *F, deg_t T, const uint64_t *v, uint64_t *out, int to_milnor)
 {
-    for (deg_t u = 0; u <= T && u <= F->max_t; u++) {
+    uint64_t off = 0;   /* generator (u, g)'s block, as freemod_offset counts it */
+    for (deg_t u = freemod_first(F, T); u <= T && u <= F->max_t; u++) {
         uint32_t block = F->dim[T - u];
         const f2mat *tab = to_milnor ? &B->to_milnor[T - u] : &B->from_milnor[T - u];
-        for (uint32_t g = 0; g < F->ngens[u]; g++) {
-            uint64_t off = freemod_offset(F, T, u, g);
+        for (uint32_t g = 0; g < F->ngens[u]; g++, off += block) {
             for (uint32_t i = 0; i < block; i++) {
                 if (!f2vec_get(v, off + i)) continue;
                 const uint64_t *row = f2mat_row(tab, i);
@@ -122,22 +122,31 @@ void adem_convert(const adem_basis *B, const freemod *F, deg_t T, const uint64_t
     }
 }
 
+void adem_expand(const adem_basis *B, const freemod *F, deg_t T, uint64_t p, uint64_t *out)
+{
+    deg_t u;
+    uint32_t g, r;
+    if (fmb_locate(F, T, p, &u, &g, &r) != 0) return;
+    const uint64_t *row = f2mat_row(&B->to_milnor[T - u], r);
+    uint64_t off = freemod_offset(F, T, u, g);
+    for (uint32_t c = 0; c < F->dim[T - u]; c++)
+        if (f2vec_get(row, c)) f2vec_flip(out, off + c);
+}
+
 /* ---- the standard algorithm in those coordinates ---------------------------------------- */
 
 /* The matrix of d_k on F_k(t) (generators of degree < t) over the admissible bases, into D
- * (initialised here); for k = 0 the augmentation to F2, zero on those rows. 0 or -1. */
-static int d_matrix(const resolution *res, const adem_basis *B, int k, deg_t t, f2mat *D, uint64_t *e, uint64_t *mil,
+ * (initialised here), k >= 1: row p is d of p's Milnor expansion, converted back. 0 or -1. */
+static int d_matrix(const resolution *res, const adem_basis *B, int k, deg_t t, f2mat *D, uint64_t *mil,
                     uint64_t *img, size_t words)
 {
     const freemod *F = &res->F[k];
-    uint32_t rows = (uint32_t)freemod_dim(F, t, t), cols = k ? (uint32_t)freemod_dim(&res->F[k - 1], t, t) : t == 0;
+    uint32_t rows = (uint32_t)freemod_dim(F, t, t), cols = (uint32_t)freemod_dim(&res->F[k - 1], t, t);
     if (f2mat_init(D, rows, cols) != 0) return -1;
-    for (uint32_t p = 0; p < rows && k; p++) {
-        memset(e, 0, words * sizeof *e);
+    for (uint32_t p = 0; p < rows; p++) {
         memset(mil, 0, words * sizeof *mil);
         memset(img, 0, words * sizeof *img);
-        f2vec_flip(e, p);
-        adem_convert(B, F, t, e, mil, 1);
+        adem_expand(B, F, t, p, mil);
         for (uint32_t b = 0; b < rows; b++)
             if (f2vec_get(mil, b)) fmb_d(res, k, t, b, img);
         adem_convert(B, &res->F[k - 1], t, img, f2mat_row(D, p), 0);
@@ -145,111 +154,98 @@ static int d_matrix(const resolution *res, const adem_basis *B, int k, deg_t t, 
     return 0;
 }
 
+/* The kernel of d_s on F_s(t) (generators of degree < t), in RREF, into K, and the pivot
+ * columns of d_s's image into is_pivot (NULL: not wanted; F_{s-1}(t)'s columns). For s = 0 the
+ * augmentation onto F2: its kernel is all of F_0(t) for t > 0, nothing at t = 0. 0 or -1. */
+static int kernel_image(const resolution *res, const adem_basis *B, int s, deg_t t, f2mat *K, uint8_t *is_pivot,
+                        uint64_t *mil, uint64_t *img, size_t words)
+{
+    if (s == 0) {
+        uint32_t n = t ? (uint32_t)freemod_dim(&res->F[0], t, t) : 0;
+        if (f2mat_init(K, n, n) != 0) return -1;
+        for (uint32_t r = 0; r < n; r++) f2mat_set(K, r, r, 1);
+        return 0;
+    }
+    f2mat D = { 0 }, aug = { 0 };
+    int32_t *piv = NULL;
+    int rc = -1;
+    if (d_matrix(res, B, s, t, &D, mil, img, words) != 0) goto out;
+    int rank = f2mat_rref_augmented(&D, &aug, &piv);
+    if (rank < 0 || f2mat_kernel_from_rref(&aug, D.cols, (uint32_t)rank, piv, K) != 0) goto out;
+    for (uint32_t c = 0; is_pivot && c < D.cols; c++) is_pivot[c] = piv[c] >= 0;
+    rc = 0;
+out:
+    f2mat_clear(&D);
+    f2mat_clear(&aug);
+    free(piv);
+    return rc;
+}
+
 int adem_resolve(resolution *res, const adem_basis *B, char *err, size_t errlen)
 {
-    int rc = -1;
     deg_t top = res->stem + res->max_s;
     if (top > B->max) {
         snprintf(err, errlen, "the admissible basis reaches degree %d, the region %d", (int)B->max, (int)top);
         return -2;
     }
-    size_t words = 1;
-    f2mat D = { 0 }, aug = { 0 }, K = { 0 }, D1 = { 0 };
-    int32_t *piv = NULL;
-    uint64_t *e = NULL, *mil = NULL, *img = NULL;
-    for (deg_t t = 0; t <= top; t++)
-        for (int s = 0; s <= res->max_s && s <= t; s++) {
-            if (t - s > res->stem) continue;
-            /* vectors over F_k(t), k <= s, generators of degree <= t (those of degree t at s - 1 too) */
-            size_t w = 1;
-            for (int k = 0; k <= s; k++) {
-                size_t wk = f2vec_words(freemod_dim(&res->F[k], t, t + 1)) + 1;
-                w = wk > w ? wk : w;
-            }
-            if (w > words || !e) {
-                free(e);
-                words = w > words ? w : words;
-                if (!(e = calloc(3 * words, sizeof *e))) goto out;
-                mil = e + words;
-                img = mil + words;
-            }
-            uint32_t n = 0, width = s ? (uint32_t)freemod_dim(&res->F[s - 1], t, t) : t == 0;
-            fm_gen *gens = NULL;
-            if (s == 0) {   /* F2 in degree 0: iota */
-                if (t == 0) {
-                    if (!(gens = calloc(1, sizeof *gens)) || !(gens[0].img = calloc(1, sizeof(uint64_t)))) goto oom;
-                    gens[0].bits = 1;
-                    gens[0].img[0] = 1;
-                    n = 1;
-                }
-                if (res_publish(res, 0, t, n, gens, width) != 0) goto fail;
-                continue;
-            }
-            /* the image's pivots at (s, t), and the kernel of d_{s-1} at (s - 1, t), in RREF */
-            if (d_matrix(res, B, s, t, &D, e, mil, img, words) != 0) goto oom;
-            int rank = f2mat_rref(&D, NULL);
-            if (rank < 0) goto oom;
-            uint8_t *is_pivot = calloc((size_t)width + 1, 1);
-            if (!is_pivot) goto oom;
-            for (int r = 0; r < rank; r++)
-                is_pivot[f2vec_first_bit(f2mat_row(&D, (uint32_t)r), D.cols)] = 1;
-            f2mat_clear(&D);
-            if (s == 1) {   /* the kernel of the augmentation on F_0(t): all of it for t > 0 */
-                if (f2mat_init(&K, t ? width : 0, width) != 0) goto oom_p;
-                for (uint32_t r = 0; r < K.rows; r++) f2mat_set(&K, r, r, 1);
-            } else {
-                if (d_matrix(res, B, s - 1, t, &D1, e, mil, img, words) != 0) goto oom_p;
-                int r1 = f2mat_rref_augmented(&D1, &aug, &piv);
-                if (r1 < 0 || f2mat_kernel_from_rref(&aug, D1.cols, (uint32_t)r1, piv, &K) != 0) goto oom_p;
-                f2mat_clear(&D1);
-                f2mat_clear(&aug);
-                free(piv);
-                piv = NULL;
-            }
-            if (K.rows && K.cols != width) {
-                snprintf(err, errlen, "the kernel at (%d, %d) has %u columns, F_%d %u", s - 1, (int)t, K.cols, s - 1,
-                         width);
-                free(is_pivot);
-                rc = -2;
-                goto out;
-            }
-            if (!(gens = calloc((size_t)K.rows + 1, sizeof *gens))) goto oom_p;
-            for (uint32_t r = 0; r < K.rows; r++) {
-                const uint64_t *row = f2mat_row(&K, r);
-                int64_t pv = f2vec_first_bit(row, width);
-                if (pv < 0 || is_pivot[pv]) continue;
+    int rc = -1, S = res->max_s;
+    size_t words = 0;
+    uint64_t *mil = NULL, *img = NULL;
+    uint8_t *is_pivot = NULL;
+    f2mat *K = calloc((size_t)S + 2, sizeof *K);   /* K[s]: the kernel of d_s in the degree at hand */
+    if (!K) goto oom;
+    for (deg_t t = 0; t <= top; t++) {
+        size_t w = 1;   /* vectors over F_k(t), generators of degree <= t */
+        for (int k = 0; k <= S; k++)
+            if (f2vec_words(freemod_dim(&res->F[k], t, t + 1)) + 1 > w) w = f2vec_words(freemod_dim(&res->F[k], t, t + 1)) + 1;
+        if (w > words) {
+            free(mil);
+            words = w;
+            if (!(mil = calloc(2 * words, sizeof *mil))) goto oom;
+            img = mil + words;
+        }
+        for (int s = 0; s <= S && s <= t; s++) {
+            int in = t - s <= res->stem, next = s < S && t - s - 1 <= res->stem;   /* (s + 1, t) reads K[s] */
+            if (!in && !next) continue;
+            uint32_t width = s ? (uint32_t)freemod_dim(&res->F[s - 1], t, t) : t == 0;
+            free(is_pivot);
+            if (!(is_pivot = calloc((size_t)width + 1, 1))) goto oom;
+            f2mat_clear(&K[s]);
+            if (kernel_image(res, B, s, t, &K[s], s ? is_pivot : NULL, mil, img, words) != 0) goto oom;
+            if (!in) continue;
+            /* new generators: the rows of K[s - 1] (RREF) whose pivot is no image pivot; at s = 0
+             * the unit in degree 0 */
+            const f2mat *Kp = s ? &K[s - 1] : NULL;
+            uint32_t n = 0, nmax = s ? Kp->rows : t == 0;
+            fm_gen *gens = calloc((size_t)nmax + 1, sizeof *gens);
+            if (!gens) goto oom;
+            for (uint32_t r = 0; r < nmax; r++) {
+                int64_t pv = s ? f2vec_first_bit(f2mat_row(Kp, r), width) : 0;
+                if (pv < 0 || (s && is_pivot[pv])) continue;
                 if (!(gens[n].img = calloc(f2vec_words(width) + 1, sizeof(uint64_t)))) {
                     for (uint32_t q = 0; q < n; q++) free(gens[q].img);
                     free(gens);
-                    goto oom_p;
+                    goto oom;
                 }
-                adem_convert(B, &res->F[s - 1], t, row, gens[n].img, 1);   /* stored in Milnor coordinates */
-                gens[n].bits = width;
-                n++;
+                if (s) adem_convert(B, &res->F[s - 1], t, f2mat_row(Kp, r), gens[n].img, 1);   /* in Milnor coordinates */
+                else gens[n].img[0] = 1;
+                gens[n++].bits = width;
             }
-            free(is_pivot);
-            f2mat_clear(&K);
-            if (res_publish(res, s, t, n, gens, width) != 0) goto fail;
-            continue;
-        oom_p:
-            free(is_pivot);
-            goto oom;
+            if (res_publish(res, s, t, n, gens, width) != 0) {
+                snprintf(err, errlen, "%s", res->error);
+                rc = -2;
+                goto out;
+            }
         }
+    }
     rc = 0;
     goto out;
 oom:
     snprintf(err, errlen, "out of memory resolving S_2 over the admissible basis");
-    rc = -1;
-    goto out;
-fail:
-    snprintf(err, errlen, "%s", res->error);
-    rc = -2;
 out:
-    f2mat_clear(&D);
-    f2mat_clear(&D1);
-    f2mat_clear(&aug);
-    f2mat_clear(&K);
-    free(piv);
-    free(e);
+    for (int s = 0; K && s <= S + 1; s++) f2mat_clear(&K[s]);
+    free(K);
+    free(mil);
+    free(is_pivot);
     return rc;
 }

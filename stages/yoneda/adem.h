@@ -13,8 +13,9 @@
  * the Yoneda reduction's preference, by the sum of the popcounts of its exponents.
  *
  * adem_resolve is the standard algorithm (docs/algorithms.md §4.2) on S_2 in these coordinates:
- * at (s, t) the matrix of d_s over the admissible bases of F_s and F_{s-1}, its RREF [D | I], its
- * kernel kept for (s + 1, t), and one new generator for each row of the kernel at (s - 1, t)
+ * at (s, t) the matrix of d_s over the admissible bases of F_s and F_{s-1} (generators of degree
+ * < t), the RREF of [D | 0 | I], its kernel kept for (s + 1, t) (also at the stem's edge, where
+ * (s, t) is outside the region but (s + 1, t) is not), and one new generator for each row of the kernel at (s - 1, t)
  * (in RREF) whose pivot is no pivot of D's image, its image that row. The generators' images
  * are stored in Milnor coordinates, so the result is an ordinary resolution (resolution.h) that
  * everything else reads as usual; only its choice of generators is sseq's @adem one.
@@ -41,6 +42,8 @@ void adem_basis_clear(adem_basis *B);
 /* out (over F in degree T) ^= v (over F in degree T) with each generator's block converted:
  * Milnor -> admissible (to_milnor = 0) or admissible -> Milnor (1). T <= B->max. */
 void adem_convert(const adem_basis *B, const freemod *F, deg_t T, const uint64_t *v, uint64_t *out, int to_milnor);
+/* out (over F in degree T) ^= the Milnor expansion of admissible basis element p of F(T). */
+void adem_expand(const adem_basis *B, const freemod *F, deg_t T, uint64_t p, uint64_t *out);
 
 /* res (res_init'ed for S_2 with REGION_STEM stem, max_s, no stage files, nothing run) resolved
  * serially by the standard algorithm over sseq's admissible basis (B through degree

@@ -33,14 +33,20 @@ void fmb_act(const resolution *res, int k, deg_t T, uint64_t p, const milnor_elt
 void fmb_d(const resolution *res, int k, deg_t T, uint64_t p, uint64_t *out)
 {
     const freemod *F = &res->F[k], *G = &res->F[k - 1];
-    deg_t u, w;
-    uint32_t g, r, h, q;
+    deg_t u;
+    uint32_t g, r;
     if (fmb_locate(F, T, p, &u, &g, &r) != 0) return;
     const milnor_elt *Q = &res->A.elts[T - u][r];
     const fm_gen *gen = &F->gens[u][g];
-    for (uint32_t b = 0; b < gen->bits; b++)
-        if (f2vec_get(gen->img, b) && fmb_locate(G, u, b, &w, &h, &q) == 0)
-            milnor_mul_into(&res->A, Q, &res->A.elts[u - w][q], out, freemod_offset(G, T, w, h));
+    /* d(g)'s bits run over G's generators w in order, each with its block in degree u; their
+     * products land in the same generators' blocks in degree T: both offsets walk along */
+    uint64_t src = 0, dst = freemod_dim(G, T, freemod_first(G, u));
+    for (deg_t w = freemod_first(G, u); w < u && src < gen->bits; w++) {
+        uint32_t bu = G->dim[u - w], bt = G->dim[T - w];
+        for (uint32_t h = 0; h < G->ngens[w]; h++, src += bu, dst += bt)
+            for (uint32_t q = 0; q < bu && src + q < gen->bits; q++)
+                if (f2vec_get(gen->img, src + q)) milnor_mul_into(&res->A, Q, &res->A.elts[u - w][q], out, dst);
+    }
 }
 
 uint32_t fmb_dim(const resolution *res, int k, deg_t T)

@@ -59,44 +59,40 @@ static int yoneda_sub_add(yoneda_sub *W, uint64_t *v)
 
 /* ---- F's basis elements in E's coordinates ---------------------------------------------- */
 
-/* Admissible basis element p of F_k(T) expanded over the Milnor basis, in E's scratch, with a
- * zeroed vector after it for a result. */
-static uint64_t *y_expand(const yoneda *E, int k, deg_t T, uint64_t p)
-{
-    uint64_t *e = E->scratch, *mil = e + E->swords;
-    memset(E->scratch, 0, 3 * E->swords * sizeof *e);
-    f2vec_flip(e, p);
-    adem_convert(E->adem, &E->res->F[k], T, e, mil, 1);
-    return mil;
-}
-
-/* out (over F_{k-1}(T), E's coordinates) ^= d(basis element p of F_k(T)); over the admissible
- * basis through the Milnor expansion of p and back. */
-static void y_d(const yoneda *E, int k, deg_t T, uint64_t p, uint64_t *out)
+/* out (E's coordinates) ^= d(e) (R NULL: over F_{k-1}(T)) or Sq(R)·e (over F_k(T + |R|)), e the
+ * admissible basis element p of F_k(T): d or Sq(R) of each Milnor element of e's expansion (in
+ * e's generator's block), summed in E's scratch and converted back. */
+static void y_adem(const yoneda *E, int k, deg_t T, uint64_t p, const milnor_elt *R, uint64_t *out)
 {
     const resolution *res = E->res;
-    if (!E->adem) {
-        fmb_d(res, k, T, p, out);
-        return;
+    const freemod *F = &res->F[k];
+    deg_t u;
+    uint32_t g, r;
+    if (fmb_locate(F, T, p, &u, &g, &r) != 0) return;
+    uint64_t off = freemod_offset(F, T, u, g), *img = E->scratch;
+    const uint64_t *row = f2mat_row(&E->adem->to_milnor[T - u], r);
+    memset(img, 0, E->swords * sizeof *img);
+    for (uint32_t c = 0; c < F->dim[T - u]; c++) {
+        if (!f2vec_get(row, c)) continue;
+        if (R) fmb_act(res, k, T, off + c, R, img);
+        else fmb_d(res, k, T, off + c, img);
     }
-    uint64_t *mil = y_expand(E, k, T, p), *img = mil + E->swords;
-    for (uint64_t b = 0; b < fmb_dim(res, k, T); b++)
-        if (f2vec_get(mil, b)) fmb_d(res, k, T, b, img);
-    adem_convert(E->adem, &res->F[k - 1], T, img, out, 0);
+    if (R) adem_convert(E->adem, F, T + R->degree, img, out, 0);
+    else adem_convert(E->adem, &res->F[k - 1], T, img, out, 0);
+}
+
+/* out (over F_{k-1}(T), E's coordinates) ^= d(basis element p of F_k(T)). */
+static void y_d(const yoneda *E, int k, deg_t T, uint64_t p, uint64_t *out)
+{
+    if (E->adem) y_adem(E, k, T, p, NULL, out);
+    else fmb_d(E->res, k, T, p, out);
 }
 
 /* out (over F_k(T + |R|), E's coordinates) ^= Sq(R)·(basis element p of F_k(T)). */
 static void y_act(const yoneda *E, int k, deg_t T, uint64_t p, const milnor_elt *R, uint64_t *out)
 {
-    const resolution *res = E->res;
-    if (!E->adem) {
-        fmb_act(res, k, T, p, R, out);
-        return;
-    }
-    uint64_t *mil = y_expand(E, k, T, p), *img = mil + E->swords;
-    for (uint64_t b = 0; b < fmb_dim(res, k, T); b++)
-        if (f2vec_get(mil, b)) fmb_act(res, k, T, b, R, img);
-    adem_convert(E->adem, &res->F[k], T + R->degree, img, out, 0);
+    if (E->adem) y_adem(E, k, T, p, R, out);
+    else fmb_act(E->res, k, T, p, R, out);
 }
 
 /* ---- E: the quotient, its reduction, its tables ---------------------------------------- */
@@ -490,7 +486,7 @@ int yoneda_build(yoneda *E, const resolution *res, const adem_basis *adem, int n
         for (int k = 0; k <= s; k++)
             for (deg_t u = 0; u <= E->t; u++)
                 if (f2vec_words(fmb_dim(res, k, u)) + 1 > E->swords) E->swords = f2vec_words(fmb_dim(res, k, u)) + 1;
-        if (!(E->scratch = calloc(3 * E->swords, sizeof *E->scratch))) return -1;
+        if (!(E->scratch = calloc(E->swords, sizeof *E->scratch))) return -1;
     }
     memcpy(E->x, x, len);
     while (E->xgen < len && !x[E->xgen]) E->xgen++;

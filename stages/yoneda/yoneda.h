@@ -43,7 +43,7 @@ struct adem_basis;
 typedef struct yoneda {
     const resolution *res;
     const struct adem_basis *adem;  /* NULL: F's Milnor basis; else sseq's admissible one (adem.h) */
-    uint64_t *scratch;          /* adem: three vectors of swords words */
+    uint64_t *scratch;          /* adem: a vector of swords words */
     size_t swords;
     int n, s;
     deg_t t;                    /* n + s */
