@@ -91,7 +91,12 @@ int report_hj(const resolution *res, int j, int s, deg_t t, uint32_t i, uint32_t
     if ((1u << j) > milnor_profile_slot_max(&res->A.profile, 0)) return 0;  /* Sq(2^j) not in B */
     if (s + 1 > res->max_s || t2 > res->max_t || k >= res_ngens(res, s + 1, t2)) return 0;
     const fm_gen *y = &res->F[s + 1].gens[t2][k];
-    uint64_t bit = freemod_offset(&res->F[s], t2, t, i);  /* Sq(2^j) has index 0 */
+    const freemod *F = &res->F[s];
+    uint64_t bit = freemod_offset(F, t2, t, i);          /* Sq(2^j) has index 0 */
+    if (F->ex) {                /* unstable: its place in the excess order, if its excess 2^j <= t */
+        if ((1 << j) > t) return 0;
+        bit += excess_rank(F->ex, 1 << j, 0);
+    }
     return bit < y->bits && f2vec_get(y->img, bit);
 }
 
@@ -139,13 +144,14 @@ int report_differentials(FILE *out, const resolution *res)
                 int terms = 0;
                 if (s > 0) {
                     const fm_gen *g = &res->F[s].gens[t][i];
+                    const freemod *F = &res->F[s - 1];
                     uint64_t off = 0;
                     for (deg_t u = 0; u < t; u++)
-                        for (uint32_t k = 0; k < res->F[s - 1].ngens[u]; k++)
-                            for (uint32_t r = 0; r < res->A.dim[t - u]; r++, off++)
+                        for (uint32_t k = 0; k < F->ngens[u]; k++)
+                            for (uint32_t r = 0; r < freemod_block(F, t - u, u); r++, off++)   /* unstable: excess order */
                                 if (off < g->bits && f2vec_get(g->img, off)) {
                                     if (terms++) fprintf(out, " + ");
-                                    print_elt(out, &res->A.elts[t - u][r]);
+                                    print_elt(out, &res->A.elts[t - u][F->ex ? excess_index(F->ex, t - u, r) : r]);
                                     fprintf(out, "x_(%d,%d,%u)", u - (s - 1) + res->shift, s - 1, k);
                                 }
                 }
