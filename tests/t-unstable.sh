@@ -230,6 +230,7 @@ res --module "S_2[4]" --stem 10 --max-s 5 --out "$TMP/grow" 2>"$TMP/err" &&
     res --module "S_2[4]" --stem 16 --max-s 7 --memory 64M --out "$TMP/fresh" 2>"$TMP/err" &&
     same_outputs "$TMP/fresh" "$TMP/grow" && grep -q resumed "$TMP/grow.err"
 ok $? "a larger region resumes from the smaller one's stage files; equal to a fresh run under --memory 64M"
-$EXTFLOW export "$TMP/grow" --text > "$TMP/chart" 2>"$TMP/err" && grep -q "S_2\[4\]" "$TMP/chart"
-ok $? "export reads an unstable directory"
+$EXTFLOW export "$TMP/grow" --text > "$TMP/chart" 2>"$TMP/err" && grep -q "S_2\[4\] over the unstable algebra" "$TMP/chart" &&
+    grep -q '"unstable":true' "$TMP/grow/chart.html" && grep -q '<title>Ext_U(S_2\[4\], F2)' "$TMP/grow/chart.svg"
+ok $? "export reads an unstable directory; its charts say Ext over the unstable algebra"
 done_testing

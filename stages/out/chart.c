@@ -402,7 +402,7 @@ static int write_document(FILE *out, const resolution *res, const product_row *p
     json_string(out, EXTFLOW_VERSION);
     fprintf(out, ",\n\"module\":");
     json_string(out, res->module_name);
-    fprintf(out, ",\"prime\":%u,\"algorithm\":", res->prime);
+    fprintf(out, ",\"prime\":%u,%s\"algorithm\":", res->prime, res->unstable ? "\"unstable\":true," : "");
     json_string(out, stage_algorithm_name(res->algorithm));
     if (r.kind == REGION_STEM)
         fprintf(out, ",\n\"range\":{\"kind\":\"stem\",\"stem\":%d,\"max_s\":%d,\"max_n\":%d", r.stem + res->shift,
@@ -561,9 +561,10 @@ int chart_write_svg(FILE *out, const resolution *res)
     int w = margin * 2 + cell * (maxn + 1), h = margin * 2 + cell * (res->max_s + 1);
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
             "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"9\">\n", w, h, w, h);
-    fprintf(out, "<title>Ext_%s(%s, F%u): stems %d..%d, s 0..%d</title>\n",
-            res_algebra_is_whole(res) ? "A" : "B (a sub-Hopf-algebra)", res->module ? res->module_name : "F2",
-            res->prime, res->shift, maxn + res->shift, res->max_s);
+    fprintf(out, "<title>Ext_%s(%s, F%u)%s: stems %d..%d, s 0..%d</title>\n",
+            res->unstable ? "U" : res_algebra_is_whole(res) ? "A" : "B (a sub-Hopf-algebra)",
+            res->module ? res->module_name : "F2", res->prime, res->unstable ? " over the unstable algebra" : "",
+            res->shift, maxn + res->shift, res->max_s);
     fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     /* the layers' styles: one colour each, then the legend */
     fprintf(out, "<style>\n");

@@ -49,8 +49,8 @@ int report_chart_txt(FILE *out, const resolution *res)
 int report_chart_panels(FILE *out, const resolution *res)
 {
     int maxn = report_max_stem(res), shift = (int)res->shift;
-    fprintf(out, "Ext of %.40s (stem n = t - s across, s up), a mark per bidegree by dim Ext^{s,t}:\n",
-            res->module_name);
+    fprintf(out, "Ext of %.40s%s (stem n = t - s across, s up), a mark per bidegree by dim Ext^{s,t}:\n",
+            res->module_name, res->unstable ? " over the unstable algebra" : "");
     for (uint32_t d = 1; d < 10; d++) fprintf(out, "%s%s=%u", d > 1 ? ", " : "", mark(d), d);
     fprintf(out, ", *=10 or more\nchart.html draws the same with its products (open it in a browser).\n");
     for (int n0 = 0; n0 <= maxn; n0 += PANEL_STEMS) {
