@@ -3,9 +3,9 @@
 # byte for byte (both algorithms, the Yoneda line included), the Yoneda representatives of g and r
 # with the dimensions of sseq's yoneda examples, steenrod.csv and sq0.csv agreeing with the texts,
 # chart.html's Sq^0 and Sq^1 layers, a rerun without --sseq-formats removing the texts, and bad arguments
-# refused with one line and exit 2; --time-limit.
+# refused with one line and exit 2; --time-limit; --basis adem against sseq's steenrod-c_0-S_2-adem.
 . tests/lib.sh
-plan 27
+plan 29
 P="$REF/products"
 
 for alg in standard nassau; do
@@ -115,6 +115,7 @@ usage "no --class" steenrod "$D"
 usage "a bad --time-limit" sq0 "$D" --time-limit soon
 usage "a bad --time-limit (steenrod)" steenrod "$D" --class c0=8,3 --time-limit soon
 usage "a bad --memory" sq0 "$D" --memory lots
+usage "an unknown basis" steenrod "$D" --class c0=8,3 --basis serre
 for cmd in steenrod sq0; do
     $EXTFLOW $cmd --help > "$TMP/out" 2>"$TMP/err" && grep -q "^  $cmd " "$TMP/out" && [ ! -s "$TMP/err" ]
     ok $? "$cmd --help: the help on stdout, exit 0"
@@ -122,4 +123,15 @@ done
 $EXTFLOW resolve --module C2 --stem 10 --out "$TMP/C2" --quiet
 usage "a module's DIR (steenrod)" steenrod "$TMP/C2" --class i=0,0
 usage "a module's DIR (sq0)" sq0 "$TMP/C2"
+# --basis adem: sseq's S_2@adem (its resolution and E over the admissible basis): the text
+# byte for byte, the table steenrod-adem.csv; steenrod.csv and chart.html as they were
+cp "$D/steenrod.csv" "$TMP/st.csv" && cp "$D/chart.html" "$TMP/chart.html"
+$EXTFLOW steenrod "$D" --class c0=8,3 --basis adem --sseq-formats --quiet &&
+    tail -n +2 "$P/steenrod-c_0-S_2-adem" | cmp -s - "$D/steenrod-c0.txt" &&
+    awk -F'[][]' 'NR > 1 { k = substr($1, 4) + 0; n = split($2, b, ", ")
+        for (j = 1; j <= n; j++) if (b[j] == 1) printf "c0,8,3,%d,%d,%d,%d\n", k, 19 - k, 3 + k, j - 1 }' \
+        "$D/steenrod-c0.txt" | sort > "$TMP/want" && tail -n +2 "$D/steenrod-adem.csv" | sort | cmp -s - "$TMP/want" &&
+    [ "$(wc -l < "$TMP/want")" -eq 5 ] &&
+    cmp -s "$D/steenrod.csv" "$TMP/st.csv" && cmp -s "$D/chart.html" "$TMP/chart.html"
+ok $? "--basis adem: steenrod-c0.txt equals sseq's steenrod-c_0-S_2-adem byte for byte (1 4 5 3 1, Sq^1 c0 = [1, 1]); steenrod-adem.csv has a row per coefficient 1 of the text; steenrod.csv and chart.html untouched"
 done_testing

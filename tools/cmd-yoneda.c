@@ -31,47 +31,18 @@ static int write_sseq(FILE *f, void *ctx) { return yoneda_write_sseq(f, ctx); }
 
 /* Where E is built: DIR's resolution over the Milnor basis, or S_2 resolved over sseq's
  * admissible one (adem.h) through the class's stem, in memory. */
-typedef struct basis_ctx {
-    int adem;
-    resolution res;
-    adem_basis B;
-} basis_ctx;
-
-static void basis_clear(basis_ctx *b)
-{
-    if (!b->adem) return;
-    res_clear(&b->res);
-    adem_basis_clear(&b->B);
-}
-
-/* The admissible resolution for class c, with DIR's Ext dimensions in its region: 0, or 1
+/* The admissible resolution for class c (through its stem and s), with DIR's Ext: 0, or 1
  * after a line. */
-static int adem_setup(const resolution *dirres, const product_class *c, basis_ctx *b)
+static int adem_setup(const resolution *dirres, const product_class *c, adem_resolution *a)
 {
     char err[300];
-    int stem = c->n + c->s, rc;
-    b->adem = 1;
-    if (res_init(&b->res, REGION_STEM, stem, c->s, 0, "", 0, ALG_STANDARD) != 0 ||
-        adem_basis_init(&b->B, stem + c->s + 1) != 0) {
-        fprintf(stderr, "extflow: out of memory resolving S_2 over the admissible basis for %s\n", c->name);
-        return 1;
-    }
-    if ((rc = adem_resolve(&b->res, &b->B, err, sizeof err)) != 0) {
-        fprintf(stderr, "extflow: %s%s\n", rc == -2 ? "internal error: yoneda: " : "", err);
-        return 1;
-    }
-    for (int s = 0; s <= c->s; s++)   /* Ext's dimensions do not depend on the basis */
-        for (int n = 0; n <= stem; n++)
-            if (res_ngens(&b->res, s, n + s) != res_ngens(dirres, s, n + s)) {
-                fprintf(stderr, "extflow: internal error: yoneda: over the admissible basis Ext at (n=%d, s=%d) has "
-                        "dimension %u, DIR's %u\n", n, s, res_ngens(&b->res, s, n + s), res_ngens(dirres, s, n + s));
-                return 1;
-            }
-    return 0;
+    int rc = adem_resolution_init(a, c->n + c->s, c->s, dirres, err, sizeof err);
+    if (rc) fprintf(stderr, "extflow: %s%s\n", rc == -2 ? "internal error: yoneda: " : "", err);
+    return rc ? 1 : 0;
 }
 
 /* E for class c, checked: 0, 1 after a failure (one line), 2 a class E cannot be built for. */
-static int build(const resolution *dirres, const char *dir, const product_class *c, basis_ctx *b, yoneda *E)
+static int build(const resolution *dirres, const char *dir, const product_class *c, adem_resolution *a, yoneda *E)
 {
     int nonzero = 0;
     for (uint32_t j = 0; j < c->len; j++) nonzero |= c->coords[j];
@@ -80,9 +51,8 @@ static int build(const resolution *dirres, const char *dir, const product_class 
         return cli_usage_error("yoneda: class %s at (n=%d, s=%d) needs the rows s <= %d resolved through t = %d (stem %d "
                                "at s = 0); %s's region stops short: resolve further", c->name, c->n, c->s, c->s,
                                c->n + c->s, c->n + c->s, dir);
-    if (b->adem && adem_setup(dirres, c, b) != 0) return 1;
-    const resolution *res = b->adem ? &b->res : dirres;
-    if (yoneda_build(E, res, b->adem ? &b->B : NULL, c->n, c->s, c->coords, c->len) != 0) {
+    if (a && adem_setup(dirres, c, a) != 0) return 1;
+    if (yoneda_build(E, a ? &a->res : dirres, a ? &a->B : NULL, c->n, c->s, c->coords, c->len) != 0) {
         fprintf(stderr, "extflow: out of memory building the Yoneda representative of %s\n", c->name);
         return 1;
     }
@@ -110,9 +80,10 @@ static int run(const char **operands, int n)
     for (int k = 0; k < nclasses && !rc; k++) {
         yoneda E;
         memset(&E, 0, sizeof E);
-        basis_ctx b = { .adem = !strcmp(basis, "adem") };
+        adem_resolution a;
+        memset(&a, 0, sizeof a);
         char name[128];
-        rc = build(&d.res, dir, &classes[k], &b, &E);
+        rc = build(&d.res, dir, &classes[k], strcmp(basis, "adem") ? NULL : &a, &E);
         if (!rc) {
             snprintf(name, sizeof name, "yoneda-%.63s.csv", classes[k].name);
             rc = resolved_write_table(dir, name, &d, 0, write_csv, &E);
@@ -127,7 +98,7 @@ static int run(const char **operands, int n)
             printf("; exact, and lifting the identity of F2 into it gives the class back\n");
         }
         yoneda_clear(&E);
-        basis_clear(&b);
+        adem_resolution_clear(&a);
     }
     if (!rc && !opts[QUIET].arg)
         fprintf(stderr, "extflow: %d Yoneda representative%s over %s in %.1f s; tables %s/yoneda-NAME.csv\n", nclasses,

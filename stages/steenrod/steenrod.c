@@ -570,7 +570,7 @@ static int sq_build(sq_job *J)
     const resolution *res = J->set->res;
     int s = J->s;
     deg_t t = J->t;
-    if (yoneda_build(&J->E, res, NULL, J->r->n, s, J->r->coords, J->r->len) != 0 || tensor_init(&J->X, &J->E) != 0)
+    if (yoneda_build(&J->E, res, J->r->adem, J->r->n, s, J->r->coords, J->r->len) != 0 || tensor_init(&J->X, &J->E) != 0)
         return sq_oom(J);
     for (int k = 0; k <= s; k++) J->r->edim[k] = yoneda_total(&J->E, k);
     uint64_t maxdim = 0;

@@ -70,8 +70,13 @@ int steenrod_sq0_write_sseq(FILE *f, const steenrod_sq0 *q);
 int steenrod_sq0_write_csv(FILE *f, const steenrod_sq0 *q);
 
 /* Every Sq^k of one class x (s >= 0, t = n + s, coords over the generators at (s, t)). */
+struct adem_basis;
 typedef struct steenrod_result {
     int n, s;
+    /* NULL (steenrod_result_init's): E reduced over F's Milnor basis; else over sseq's
+     * admissible basis (stages/yoneda/adem.h; the resolution then adem_resolve's), set by the
+     * caller before steenrod_compute: only E's dimensions change, not the squares */
+    const struct adem_basis *adem;
     uint32_t len;
     uint8_t *coords;            /* the class (len bytes, copied) */
     uint64_t *edim;             /* total dimension of E_k, k = 0..s (the Yoneda representative) */

@@ -249,3 +249,31 @@ out:
     free(is_pivot);
     return rc;
 }
+
+int adem_resolution_init(adem_resolution *a, int stem, int max_s, const resolution *ref, char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    int rc;
+    if (adem_basis_init(&a->B, stem + max_s + 1) != 0) goto oom;
+    a->have_res = 1;
+    if (res_init(&a->res, REGION_STEM, stem, max_s, 0, "", 0, ALG_STANDARD) != 0) goto oom;
+    if ((rc = adem_resolve(&a->res, &a->B, err, errlen)) != 0) return rc;
+    for (int s = 0; s <= max_s; s++)
+        for (int n = 0; n <= stem; n++)
+            if (res_is_done(ref, s, n + s) && res_ngens(&a->res, s, n + s) != res_ngens(ref, s, n + s)) {
+                snprintf(err, errlen, "over the admissible basis Ext at (n=%d, s=%d) has dimension %u, not %u", n, s,
+                         res_ngens(&a->res, s, n + s), res_ngens(ref, s, n + s));
+                return -2;
+            }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory resolving S_2 over the admissible basis");
+    return -1;
+}
+
+void adem_resolution_clear(adem_resolution *a)
+{
+    if (a->have_res) res_clear(&a->res);
+    adem_basis_clear(&a->B);
+    memset(a, 0, sizeof *a);
+}

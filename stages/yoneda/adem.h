@@ -50,4 +50,16 @@ void adem_expand(const adem_basis *B, const freemod *F, deg_t T, uint64_t p, uin
  * stem + max_s). 0; -1 out of memory; -2 internal error (err). */
 int adem_resolve(resolution *res, const adem_basis *B, char *err, size_t errlen);
 
+/* The two together: the basis through stem + max_s + 1 and S_2 resolved over it through stem
+ * (REGION_STEM) and max_s; its Ext dimensions are compared with ref's wherever ref is resolved
+ * (they cannot depend on the basis). 0; -1 out of memory; -2 internal error, or a dimension
+ * that differs (err says where). adem_resolution_clear either way (on a zeroed struct too). */
+typedef struct adem_resolution {
+    adem_basis B;
+    resolution res;
+    int have_res;
+} adem_resolution;
+int adem_resolution_init(adem_resolution *a, int stem, int max_s, const resolution *ref, char *err, size_t errlen);
+void adem_resolution_clear(adem_resolution *a);
+
 #endif
