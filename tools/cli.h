@@ -60,7 +60,8 @@ typedef struct cli_command {
 /* The commands, one file each (tools/cmd-NAME.c), and their list (tools/help.c: the order of
  * the help), ended by NULL. */
 extern const cli_command cmd_resolve, cmd_algebra, cmd_inspect, cmd_verify, cmd_export, cmd_products,
-    cmd_ext, cmd_massey, cmd_d2, cmd_steenrod, cmd_sq0, cmd_yoneda, cmd_bruner, cmd_pack, cmd_ss, cmd_serve;
+    cmd_ext, cmd_massey, cmd_d2, cmd_steenrod, cmd_sq0, cmd_yoneda, cmd_bruner, cmd_mahowald, cmd_pack, cmd_ss,
+    cmd_serve;
 extern const cli_command *const cli_commands[];
 
 /* Parses argv[1..argc) (argv[0] is the command's name) into c->options and *operands (at most

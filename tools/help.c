@@ -13,7 +13,8 @@ static const char *const head =
 
 const cli_command *const cli_commands[] = { &cmd_resolve, &cmd_algebra, &cmd_inspect, &cmd_verify, &cmd_export,
                                            &cmd_products, &cmd_ext, &cmd_massey, &cmd_d2, &cmd_steenrod, &cmd_sq0,
-                                           &cmd_yoneda, &cmd_bruner, &cmd_pack, &cmd_ss, &cmd_serve, NULL };
+                                           &cmd_yoneda, &cmd_bruner, &cmd_mahowald, &cmd_pack, &cmd_ss, &cmd_serve,
+                                           NULL };
 
 static const char *const tail =
     "  help       this text; help CMD, or CMD --help: that command's part alone\n"
@@ -142,7 +143,7 @@ static const char *const tail =
     "  runs the homotopy and --product alone and writes the tables); verify DIR\n"
     "  shares the rows (each rank checks its own, rank 0 prints one process's\n"
     "  report and exit status). Always the files of one process. export, ext,\n"
-    "  steenrod, sq0, yoneda and bruner run on one process.\n"
+    "  steenrod, sq0, yoneda, bruner and mahowald run on one process.\n"
     "\n"
     "exit status:\n"
     "  0 done (the same statuses for every command)\n"
