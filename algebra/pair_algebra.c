@@ -354,15 +354,268 @@ static void add_planes(const milnor_elt *T, unsigned c, void *vctx)
 void pair_mul_mod4_batch(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                          const milnor_term *terms, uint64_t *rows, size_t stride_words, size_t twos_at)
 {
-    for (size_t i = 0; i < njobs; i++) {
-        const milnor_elt *R = &A->elts[jobs[i].r_deg][jobs[i].r_idx];
-        planes_acc acc = { A, rows + i * stride_words, rows + i * stride_words + twos_at, 0 };
-        for (uint32_t k = 0; k < jobs[i].n_terms; k++) {
-            const milnor_term *tm = &terms[jobs[i].first_term + k];
-            acc.col = tm->col_offset;
-            milnor_mul_mod4_each(R, &A->elts[tm->s_deg][tm->s_idx], add_planes, &acc);
+    pair_mul_mod4_batch_memo(A, NULL, jobs, njobs, terms, rows, stride_words, twos_at);
+}
+
+/* ---- the memo of mod-4 products (pair_algebra.h) ----------------------------------------------
+ * Shards by the key's hash, each under its own lock: an open-addressing table (at most 3/4
+ * full) of 32-byte slots, each the key, the product's length and, for products of at most
+ * M4_INLINE words (two in three at stem 80), the words themselves; longer ones point into
+ * blocks that never move. Reuse is far apart (most repeats come 10^5 to 10^7 products later),
+ * so a lookup is a miss to memory: the batch prefetches M4_AHEAD lookups ahead. A word is (index of T) << 2 | c, one per Milnor matrix of non-zero coefficient, as
+ * milnor_mul_mod4_each emits them (a T met twice is two words: the sum in Z/4 is the same). A
+ * product found is added into the planes under its shard's lock (a rehash may move it). A
+ * shard past its share of the budget stops taking products; those it lacks are computed each
+ * time. */
+
+#define M4_SHARDS 64
+#define M4_INLINE 5
+#define M4_BLOCK_WORDS 16384u
+#define M4_AHEAD 8                              /* lookups prefetched ahead */
+
+typedef struct m4_slot_t {
+    uint64_t key;                               /* 0: empty */
+    uint32_t n;
+    uint32_t w[M4_INLINE];                      /* n <= M4_INLINE: the words; else a pointer to them */
+} m4_slot_t;
+_Static_assert(sizeof(m4_slot_t) == 32, "two slots a cache line");
+
+typedef struct m4_shard {
+    pthread_mutex_t lock;
+    m4_slot_t *slots;
+    size_t n, cap;                              /* cap a power of 2 (or 0) */
+    uint32_t **blocks;                          /* the long products' words */
+    size_t nblocks, blocks_cap, used;           /* used: words taken in the last block */
+    size_t bytes;
+    uint64_t hits, misses;
+    int full;
+    char pad[64];                               /* shards' locks on lines of their own */
+} m4_shard;
+
+struct pair_m4_memo {
+    size_t shard_budget;
+    m4_shard shard[M4_SHARDS];
+};
+
+pair_m4_memo *pair_m4_memo_new(size_t budget_bytes)
+{
+    pair_m4_memo *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->shard_budget = budget_bytes / M4_SHARDS;
+    for (int i = 0; i < M4_SHARDS; i++) pthread_mutex_init(&m->shard[i].lock, NULL);
+    return m;
+}
+
+void pair_m4_memo_free(pair_m4_memo *m)
+{
+    if (!m) return;
+    for (int i = 0; i < M4_SHARDS; i++) {
+        m4_shard *sh = &m->shard[i];
+        for (size_t b = 0; b < sh->nblocks; b++) free(sh->blocks[b]);
+        free(sh->blocks);
+        free(sh->slots);
+        pthread_mutex_destroy(&sh->lock);
+    }
+    free(m);
+}
+
+void pair_m4_memo_stats(pair_m4_memo *m, uint64_t *products, uint64_t *hits, uint64_t *misses, size_t *bytes)
+{
+    *products = *hits = *misses = 0, *bytes = 0;
+    for (int i = 0; m && i < M4_SHARDS; i++) {
+        m4_shard *sh = &m->shard[i];
+        pthread_mutex_lock(&sh->lock);
+        *products += sh->n, *hits += sh->hits, *misses += sh->misses, *bytes += sh->bytes;
+        pthread_mutex_unlock(&sh->lock);
+    }
+}
+
+static uint64_t m4_hash(uint64_t key) { return (key ^ key >> 29) * 0x9e3779b97f4a7c15ull; }
+
+static size_t m4_slot(const m4_slot_t *slots, size_t cap, uint64_t key, uint64_t h)
+{
+    size_t i = (size_t)(h >> 7) & (cap - 1);
+    while (slots[i].key && slots[i].key != key) i = (i + 1) & (cap - 1);
+    return i;
+}
+
+static const uint32_t *m4_words_of(const m4_slot_t *e)
+{
+    if (e->n <= M4_INLINE) return e->w;
+    const uint32_t *p;
+    memcpy(&p, e->w, sizeof p);
+    return p;
+}
+
+/* Room for one more product of n words in sh (lock held): 0, or -1 (out of memory or past the
+ * budget: the shard is full from then on). */
+static int m4_room(pair_m4_memo *m, m4_shard *sh, uint32_t n)
+{
+    if (sh->full) return -1;
+    if (4 * (sh->n + 1) > 3 * sh->cap) {
+        size_t cap = sh->cap ? 2 * sh->cap : 256, size = cap * sizeof(m4_slot_t);
+        m4_slot_t *slots = sh->bytes + size > m->shard_budget ? NULL : aligned_alloc(64, size);
+        if (!slots) return sh->full = 1, -1;
+        memset(slots, 0, size);
+        for (size_t i = 0; i < sh->cap; i++)
+            if (sh->slots[i].key) slots[m4_slot(slots, cap, sh->slots[i].key, m4_hash(sh->slots[i].key))] = sh->slots[i];
+        free(sh->slots);
+        sh->bytes += (cap - sh->cap) * sizeof *slots;
+        __atomic_store_n(&sh->slots, slots, __ATOMIC_RELAXED);     /* read unlocked by m4_prefetch */
+        __atomic_store_n(&sh->cap, cap, __ATOMIC_RELAXED);
+    }
+    if (n <= M4_INLINE) return 0;
+    if (n > M4_BLOCK_WORDS) return -1;          /* (a product that long is not kept) */
+    if (!sh->nblocks || sh->used + n > M4_BLOCK_WORDS) {
+        if (sh->bytes + M4_BLOCK_WORDS * sizeof(uint32_t) > m->shard_budget) return sh->full = 1, -1;
+        if (sh->nblocks == sh->blocks_cap) {
+            size_t c = sh->blocks_cap ? 2 * sh->blocks_cap : 16;
+            uint32_t **b = realloc(sh->blocks, c * sizeof *b);
+            if (!b) return sh->full = 1, -1;
+            sh->blocks = b, sh->blocks_cap = c;
+        }
+        if (!(sh->blocks[sh->nblocks] = malloc(M4_BLOCK_WORDS * sizeof(uint32_t)))) return sh->full = 1, -1;
+        sh->nblocks++;
+        sh->used = 0;
+        sh->bytes += M4_BLOCK_WORDS * sizeof(uint32_t);
+    }
+    return 0;
+}
+
+/* One product's words, as it is computed (a miss). */
+typedef struct m4_words {
+    const milnor_basis *A;
+    uint32_t *w;
+    size_t n, cap;
+    int oom;
+} m4_words;
+
+static void m4_collect(const milnor_elt *T, unsigned c, void *vctx)
+{
+    m4_words *x = vctx;
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 64;
+        uint32_t *w = realloc(x->w, cap * sizeof *w);
+        if (!w) {
+            x->oom = 1;
+            return;
+        }
+        x->w = w, x->cap = cap;
+    }
+    x->w[x->n++] = milnor_index(x->A, T) << 2 | c;
+}
+
+/* The coefficients of words (n of them) added in Z/4 into the planes at bit col. */
+static void m4_apply(const uint32_t *words, uint32_t n, uint64_t *ones, uint64_t *twos, uint64_t col)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t x = col + (words[k] >> 2), bit = (uint64_t)1 << (x & 63);
+        unsigned c = words[k] & 3, carry = 0;
+        if (c & 1) {
+            carry = (ones[x >> 6] & bit) != 0;
+            ones[x >> 6] ^= bit;
+        }
+        if (carry ^ ((c >> 1) & 1)) twos[x >> 6] ^= bit;
+    }
+}
+
+static uint64_t m4_key(uint32_t rd, uint32_t ri, uint32_t sd, uint32_t si)
+{
+    return 1 + ((uint64_t)rd << 53 | (uint64_t)ri << 32 | (uint64_t)sd << 21 | (uint64_t)si);
+}
+
+/* Asks for the line where the lookup of key starts, without the lock (a table being replaced
+ * meanwhile only makes the hint useless). */
+static void m4_prefetch(pair_m4_memo *m, uint64_t key)
+{
+    uint64_t h = m4_hash(key);
+    m4_shard *sh = &m->shard[h >> 58];
+    m4_slot_t *slots = __atomic_load_n(&sh->slots, __ATOMIC_RELAXED);
+    size_t cap = __atomic_load_n(&sh->cap, __ATOMIC_RELAXED);
+    if (cap) __builtin_prefetch(&slots[(size_t)(h >> 7) & (cap - 1)]);
+}
+
+/* Sq(R)·Sq(S), R = elts[rd][ri] and S = elts[sd][si], added into the planes at bit col: from the
+ * memo, or computed (and kept when there is room). */
+static void m4_product(const milnor_basis *A, pair_m4_memo *m, m4_words *scratch, uint32_t rd, uint32_t ri,
+                       uint32_t sd, uint32_t si, uint64_t *ones, uint64_t *twos, uint64_t col)
+{
+    const milnor_elt *R = &A->elts[rd][ri], *S = &A->elts[sd][si];
+    if (!m || ri >= (1u << 21) || si >= (1u << 21)) {
+        planes_acc acc = { A, ones, twos, col };
+        milnor_mul_mod4_each(R, S, add_planes, &acc);
+        return;
+    }
+    uint64_t key = m4_key(rd, ri, sd, si), h = m4_hash(key);
+    m4_shard *sh = &m->shard[h >> 58];
+    pthread_mutex_lock(&sh->lock);
+    if (sh->cap) {
+        const m4_slot_t *e = &sh->slots[m4_slot(sh->slots, sh->cap, key, h)];
+        if (e->key) {
+            sh->hits++;
+            m4_apply(m4_words_of(e), e->n, ones, twos, col);
+            pthread_mutex_unlock(&sh->lock);
+            return;
         }
     }
+    pthread_mutex_unlock(&sh->lock);
+    scratch->n = 0, scratch->oom = 0;
+    milnor_mul_mod4_each(R, S, m4_collect, scratch);
+    if (scratch->oom) {                         /* no room to collect: straight into the planes */
+        planes_acc acc = { A, ones, twos, col };
+        milnor_mul_mod4_each(R, S, add_planes, &acc);
+        return;
+    }
+    uint32_t n = (uint32_t)scratch->n;
+    m4_apply(scratch->w, n, ones, twos, col);
+    pthread_mutex_lock(&sh->lock);
+    sh->misses++;
+    if (m4_room(m, sh, n) == 0) {
+        size_t i = m4_slot(sh->slots, sh->cap, key, h);
+        if (!sh->slots[i].key) {                /* (another thread may have put it there meanwhile) */
+            m4_slot_t *e = &sh->slots[i];
+            e->key = key, e->n = n;
+            if (n <= M4_INLINE) memcpy(e->w, scratch->w, n * sizeof *e->w);
+            else {
+                uint32_t *w = sh->blocks[sh->nblocks - 1] + sh->used;
+                memcpy(w, scratch->w, n * sizeof *w);
+                sh->used += n;
+                memcpy(e->w, &w, sizeof w);
+            }
+            sh->n++;
+        }
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
+/* Prefetches the lookup of pair (*pi, *pk) (if any) and moves on to the next pair. */
+static void m4_next(pair_m4_memo *m, const milnor_row_job *jobs, size_t njobs, const milnor_term *terms, size_t *pi,
+                    uint32_t *pk)
+{
+    while (*pi < njobs && *pk >= jobs[*pi].n_terms) ++*pi, *pk = 0;
+    if (*pi == njobs) return;
+    const milnor_term *tm = &terms[jobs[*pi].first_term + *pk];
+    m4_prefetch(m, m4_key(jobs[*pi].r_deg, jobs[*pi].r_idx, tm->s_deg, tm->s_idx));
+    ++*pk;
+}
+
+void pair_mul_mod4_batch_memo(const milnor_basis *A, pair_m4_memo *memo, const milnor_row_job *jobs, size_t njobs,
+                              const milnor_term *terms, uint64_t *rows, size_t stride_words, size_t twos_at)
+{
+    m4_words scratch = { A, NULL, 0, 0, 0 };
+    size_t pi = 0;                              /* the pair M4_AHEAD ahead: job pi, its term pk */
+    uint32_t pk = 0;
+    for (int a = 0; memo && a <= M4_AHEAD; a++) m4_next(memo, jobs, njobs, terms, &pi, &pk);
+    for (size_t i = 0; i < njobs; i++) {
+        uint64_t *ones = rows + i * stride_words, *twos = ones + twos_at;
+        for (uint32_t k = 0; k < jobs[i].n_terms; k++) {
+            const milnor_term *tm = &terms[jobs[i].first_term + k];
+            if (memo) m4_next(memo, jobs, njobs, terms, &pi, &pk);
+            m4_product(A, memo, &scratch, jobs[i].r_deg, jobs[i].r_idx, tm->s_deg, tm->s_idx, ones, twos,
+                       tm->col_offset);
+        }
+    }
+    free(scratch.w);
 }
 
 void pair_sigma_mul_add(const milnor_basis *A, pair_elt *e, const milnor_elt *R, const milnor_elt *S)

@@ -74,6 +74,21 @@ void milnor_mul_mod4_each_naive(const milnor_elt *R, const milnor_elt *S,
 void pair_mul_mod4_batch(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,
                          const milnor_term *terms, uint64_t *rows, size_t stride_words, size_t twos_at);
 
+/* A memo of mod-4 products of pairs of basis elements of the whole of A (not a profile's: keys
+ * are (degree, index) pairs), shared by threads: d2 and the secondary products meet the same
+ * Sq(R)·Sq(S) in many cells (at stem 80, s <= 35, each of 1.6M distinct pairs about 6 times), and
+ * a product has few terms (about 6) against a search of thousands of steps. budget_bytes bounds
+ * what it holds (its tables and products); past it, products not held are computed each time.
+ * NULL out of memory. */
+typedef struct pair_m4_memo pair_m4_memo;
+pair_m4_memo *pair_m4_memo_new(size_t budget_bytes);
+void pair_m4_memo_free(pair_m4_memo *m);
+/* Products held, lookups that found one, lookups that did not, bytes held (m NULL: zeros). */
+void pair_m4_memo_stats(pair_m4_memo *m, uint64_t *products, uint64_t *hits, uint64_t *misses, size_t *bytes);
+/* pair_mul_mod4_batch through memo (NULL: none): the same bits. */
+void pair_mul_mod4_batch_memo(const milnor_basis *A, pair_m4_memo *memo, const milnor_row_job *jobs, size_t njobs,
+                              const milnor_term *terms, uint64_t *rows, size_t stride_words, size_t twos_at);
+
 typedef struct pair_elt {
     deg_t degree;
     int nk;

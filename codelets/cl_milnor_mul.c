@@ -231,9 +231,9 @@ static void pair_mul_cpu(void *buffers[], void *cl_arg)
     const uint32_t *flat = (const uint32_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
     const milnor_basis *A = basis_view(flat, STARPU_VECTOR_GET_NX(buffers[0]));
     if (!A) return;
-    pair_mul_mod4_batch(A, (const milnor_row_job *)STARPU_VECTOR_GET_PTR(buffers[1]) + a->job0, a->njobs,
-                        (const milnor_term *)STARPU_VECTOR_GET_PTR(buffers[2]),
-                        (uint64_t *)STARPU_VECTOR_GET_PTR(buffers[3]), 0, a->twos_at);
+    pair_mul_mod4_batch_memo(A, a->memo, (const milnor_row_job *)STARPU_VECTOR_GET_PTR(buffers[1]) + a->job0,
+                             a->njobs, (const milnor_term *)STARPU_VECTOR_GET_PTR(buffers[2]),
+                             (uint64_t *)STARPU_VECTOR_GET_PTR(buffers[3]), 0, a->twos_at);
     mod4_on_cpu += a->pairs;
 }
 

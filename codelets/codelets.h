@@ -85,6 +85,7 @@ struct cl_pair_mul_args {
     uint32_t njobs;
     uint64_t twos_at;           /* words from the row's ones planes to its twos planes */
     uint64_t pairs;             /* (job x term) pairs: the perfmodel's size */
+    struct pair_m4_memo *memo;  /* the batch's memo of products (CPU only), or NULL */
 };
 extern struct starpu_codelet cl_pair_mul;
 /* Mod-4 pairs multiplied so far by the CPU and by the CUDA implementation of cl_pair_mul. */

@@ -346,7 +346,7 @@ int rt_mul_submit_mod4(rt_mul *m, sec_batch *b, int prio, rt_chunks *out, char *
                                 sizeof *b->terms);
     for (uint32_t k = 0; k < b->nchunks; k++) {
         uint32_t j0 = b->gen_job[b->chunk_gen[k]], j1 = b->gen_job[b->chunk_gen[k + 1]];
-        struct cl_pair_mul_args args = { j0, j1 - j0, b->twos_at[k], b->chunk_pairs[k] };
+        struct cl_pair_mul_args args = { j0, j1 - j0, b->twos_at[k], b->chunk_pairs[k], b->memo };
         if (insert_chunk(&cl_pair_mul, m->basis, out, k, b->rows + b->row_at[k], (uint32_t)(2 * b->twos_at[k]),
                          sizeof *b->rows, STARPU_RW, &args, sizeof args, prio, where, err, errlen) != 0)
             return -1;

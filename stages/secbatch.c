@@ -494,7 +494,8 @@ int sec_batch_multiply(sec_batch *b)
     if (sec_batch_cut(b, UINT64_MAX) != 0) return -1;
     for (uint32_t k = 0; k < b->nchunks; k++) {
         uint32_t j0 = b->gen_job[b->chunk_gen[k]], j1 = b->gen_job[b->chunk_gen[k + 1]];
-        pair_mul_mod4_batch(b->A, b->jobs + j0, j1 - j0, b->terms, b->rows + b->row_at[k], 0, b->twos_at[k]);
+        pair_mul_mod4_batch_memo(b->A, b->memo, b->jobs + j0, j1 - j0, b->terms, b->rows + b->row_at[k], 0,
+                                 b->twos_at[k]);
         b->chunk_row[k] = b->rows + b->row_at[k];
     }
     return 0;

@@ -65,6 +65,8 @@ typedef struct sec_batch {
     pair_elt **ye;              /* per generator: its targets' pair elements with the Y terms
                                  * added (sec_batch_y), or NULL until then */
     int y_planned;              /* the Y terms are in the batch (sec_batch_plan_y) */
+    pair_m4_memo *memo;         /* set by the planner: the memo the CPU multiply reads and fills
+                                 * (pair_mul_mod4_batch_memo), or NULL */
     /* sec_batch_cut: chunk k is generators chunk_gen[k] .. chunk_gen[k + 1] (jobs likewise), its
      * row rows + row_at[k], twos_at[k] words after it */
     uint32_t nchunks;

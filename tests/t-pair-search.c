@@ -3,8 +3,11 @@
  * of basis elements up to a degree and for random pairs; split parts that together make the
  * whole; and the kernel's work items (pm4_item) run one after the other on random batches with
  * random starting rows, against pair_mul_mod4_batch, which in turn is checked against
- * pair_sigma_mul_add's ones and twos. Runs everywhere (no GPU).
+ * pair_sigma_mul_add's ones and twos; and the memo of products (pair_mul_mod4_batch_memo):
+ * the same rows when it fills, when it recalls, when its budget leaves it nearly empty and
+ * when two threads share it. Runs everywhere (no GPU).
  * Env: SEED (random cases; default time). */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,25 @@ typedef struct emits {
 } emits;
 
 static const milnor_basis *the_basis;
+
+/* One pass of a batch through a memo, from start, into a fresh copy (a thread's work). */
+typedef struct memo_pass {
+    const milnor_basis *A;
+    pair_m4_memo *memo;
+    const batch *b;
+    const uint64_t *start;
+    uint64_t *rows;
+} memo_pass;
+
+static void *memo_run(void *vp)
+{
+    memo_pass *p = vp;
+    p->rows = rows_alloc(p->b->words);
+    memcpy(p->rows, p->start, p->b->words * sizeof *p->rows);
+    pair_mul_mod4_batch_memo(p->A, p->memo, p->b->jobs, p->b->njobs, p->b->terms, p->rows, p->b->stride,
+                             p->b->twos_at);
+    return NULL;
+}
 
 static void push(emits *e, uint64_t x)
 {
@@ -160,6 +182,48 @@ int main(void)
             batch_free(&b);
         }
     free(flat);
+
+    /* the memo: filled, recalled, partly filled (a budget of 1 MB), shared by two threads */
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; ++sh) {
+        batch b;
+        batch_random_mod4(&A, &b, shapes[sh][0], shapes[sh][1], (deg_t)shapes[sh][2], (deg_t)shapes[sh][3], 0, 48, 2);
+        uint64_t *start, *ref = batch_mod4_rows(&A, &b, 1, &start);
+        pair_m4_memo *big = pair_m4_memo_new((size_t)64 << 20), *tiny = pair_m4_memo_new((size_t)1 << 20);
+        if (!big || !tiny) bail("out of memory");
+        int good = 1;
+        memo_pass p[4] = { { &A, big, &b, start, NULL }, { &A, big, &b, start, NULL }, { &A, tiny, &b, start, NULL },
+                           { &A, tiny, &b, start, NULL } };
+        for (int k = 0; k < 4; k++) {           /* one after the other: k = 1, 3 recall what they can */
+            memo_run(&p[k]);
+            good &= !memcmp(ref, p[k].rows, b.words * sizeof *ref);
+            free(p[k].rows);
+        }
+        uint64_t held, hits, misses, tiny_held;
+        size_t bytes;
+        pair_m4_memo_stats(tiny, &tiny_held, &hits, &misses, &bytes);
+        pair_m4_memo_stats(big, &held, &hits, &misses, &bytes);
+        good &= hits >= misses && held == misses && tiny_held <= held;
+        pthread_t th[2];
+        pair_m4_memo *fresh = pair_m4_memo_new((size_t)64 << 20);
+        memo_pass q[2] = { { &A, fresh, &b, start, NULL }, { &A, fresh, &b, start, NULL } };
+        for (int k = 0; k < 2; k++)
+            if (pthread_create(&th[k], NULL, memo_run, &q[k]) != 0) bail("pthread_create");
+        for (int k = 0; k < 2; k++) {
+            pthread_join(th[k], NULL);
+            good &= !memcmp(ref, q[k].rows, b.words * sizeof *ref);
+            free(q[k].rows);
+        }
+        ok(good, "the memo = pair_mul_mod4_batch: %u jobs x <= %u terms, |R| <= %u, |S| <= %u: filling, recalling "
+           "(%llu of %llu pairs), a 1 MB budget (%llu held), two threads at once", b.njobs, shapes[sh][1],
+           shapes[sh][2], shapes[sh][3], (unsigned long long)hits, (unsigned long long)(hits + misses),
+           (unsigned long long)tiny_held);
+        pair_m4_memo_free(big);
+        pair_m4_memo_free(tiny);
+        pair_m4_memo_free(fresh);
+        free(ref);
+        free(start);
+        batch_free(&b);
+    }
 
     {   /* pair_mul_mod4_batch is what pair_sigma_mul_add adds to ones and twos */
         int good = 1;

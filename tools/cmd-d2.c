@@ -175,6 +175,18 @@ static int d2_share_composites(secondary *sec, const char *dir, const chain_poli
 }
 
 
+/* EXTFLOW_D2_MEMO (checked by cli_check_env): the memo's budget, instead of secondary_init's.
+ * 0, or -1 (out of memory: error says so). */
+static int memo_from_env(secondary *sec, char *error, size_t errlen)
+{
+    const char *mw = getenv("EXTFLOW_D2_MEMO");
+    uint64_t bytes = 0;
+    if (!mw || (strcmp(mw, "0") && runpolicy_parse_size(mw, &bytes) != 0)) return 0;
+    if (secondary_set_memo(sec, (size_t)bytes) == 0) return 0;
+    snprintf(error, errlen, "out of memory setting up d2's memo (EXTFLOW_D2_MEMO=%s)", mw);
+    return -1;
+}
+
 /* The homotopy (secondary_run) on this process: 0, 1, 2 (a module whose first homotopy cannot
  * be zero) or 3, after one line. */
 static int homotopy(secondary *sec, const opened_dir *d, const char *dir, const chain_policy *limits)
@@ -223,11 +235,16 @@ static void report(const secondary *sec, const char *dir, double seconds)
                             break;
                         }
                 }
+    uint64_t held, hits, misses;
+    size_t bytes;
+    pair_m4_memo_stats(sec->m4memo, &held, &hits, &misses, &bytes);
     fprintf(stderr, "extflow: d2 of %ld classes over %s (%ld non-zero): %ld composites (%.1fM mod-4 products, "
-            "%.0f%% on CUDA workers), %ld homotopy bidegrees computed and %ld loaded; %.1f s in all; table "
-            "%s/d2.csv\n", classes, dir, nonzero, sec->composites, 1e-6 * (double)sec->mod4_pairs,
-            sec->mod4_pairs ? 100.0 * (double)sec->mod4_pairs_cuda / (double)sec->mod4_pairs : 0.0, sec->set.computed,
-            sec->set.loaded, seconds, dir);
+            "%.0f%% on CUDA workers, %.0f%% recalled from a %.0f MB memo), %ld homotopy bidegrees computed and %ld "
+            "loaded; %.1f s in all; table %s/d2.csv\n", classes, dir, nonzero, sec->composites,
+            1e-6 * (double)sec->mod4_pairs,
+            sec->mod4_pairs ? 100.0 * (double)sec->mod4_pairs_cuda / (double)sec->mod4_pairs : 0.0,
+            sec->mod4_pairs ? 100.0 * (double)hits / (double)sec->mod4_pairs : 0.0, 1e-6 * (double)bytes,
+            sec->set.computed, sec->set.loaded, seconds, dir);
 }
 
 static int run(const char **operands, int n)
@@ -262,6 +279,7 @@ static int run(const char **operands, int n)
     static secondary sec, usec;
     /* several ranks: the others only compute composites (d2_share_composites), no stage file */
     int rank = rt_mpi_rank(), nranks = rt_mpi_size(), sr = secondary_init(&sec, res, rank ? NULL : dir, err, sizeof err);
+    if (!sr) sr = memo_from_env(&sec, err, sizeof err);
     if (rt_mpi_max(sr == -1) && !sr) sr = -1, snprintf(err, sizeof err, "another rank ran out of memory setting up d2");
     int rc = 0, have_usec = 0;
     if (sr == -2) rc = cli_usage_error("d2: %s holds %s: %s", dir, d.man.module, err);
@@ -282,6 +300,7 @@ static int run(const char **operands, int n)
     if (!rc && rank == 0 && have_unit) {    /* the unit's d2, on this process alone */
         const char *udir = opts[UNIT].arg;
         sr = secondary_init(&usec, &u.res, udir, err, sizeof err);
+        if (!sr) sr = memo_from_env(&usec, err, sizeof err);
         have_usec = 1;
         if (sr) fprintf(stderr, "extflow: %s\n", err), rc = 1;
         else {

@@ -46,7 +46,7 @@ int secondary_init(secondary *sec, const resolution *res, const char *outdir, ch
     }
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     sec->comp = calloc(cells, sizeof *sec->comp);
-    if (!sec->comp || pair_ay_cache_init(&sec->cache) != 0)
+    if (!sec->comp || pair_ay_cache_init(&sec->cache) != 0 || secondary_set_memo(sec, SECONDARY_MEMO_BYTES) != 0)
         goto oom;
     uint8_t none = 0;
     if (lift_add_map(&sec->set, 2, 1, &none, 0, "d2", d2_extra, sec) != 0) goto oom;
@@ -60,11 +60,19 @@ void secondary_clear(secondary *sec)
 {
     sec_composites_free_all(sec->comp, sec->res);      /* rows 0 and 1: none */
     pair_ay_cache_clear(&sec->cache);
+    pair_m4_memo_free(sec->m4memo);
     lift_set_clear(&sec->set);
     pthread_mutex_destroy(&sec->lock);
     latch_destroy(&sec->fail);
     pthread_mutex_destroy(&sec->late_lock);
     memset(sec, 0, sizeof *sec);
+}
+
+int secondary_set_memo(secondary *sec, size_t bytes)
+{
+    pair_m4_memo_free(sec->m4memo);
+    sec->m4memo = bytes ? pair_m4_memo_new(bytes) : NULL;
+    return bytes && !sec->m4memo ? -1 : 0;
 }
 
 int secondary_needs_composite(const secondary *sec, int s, deg_t T)
@@ -116,6 +124,7 @@ sec_batch *secondary_composite_plan(secondary *sec, int s, deg_t T)
     if (!n || secondary_failed(sec)) return NULL;
     sec_batch *b = malloc(sizeof *b);
     int rc = b ? sec_batch_init(b, &res->A, s, T, n) : -1;
+    if (!rc) b->memo = sec->m4memo;
     for (uint32_t g = 0; g < n && !rc; g++) {
         rc = plan_generator(sec, b, s, T, g);
         if (!rc && sec->y_in_batch) rc = sec_batch_plan_y(b, g);      /* the Y terms go to the multiply too */

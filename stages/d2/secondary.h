@@ -68,7 +68,14 @@ typedef struct secondary {
                                  * homotopy steps are in the stage files (a secondary product reads
                                  * them) */
     uint64_t mod4_pairs, mod4_pairs_cuda;         /* the composites' mod-4 products, those on CUDA workers */
+    pair_m4_memo *m4memo;       /* the mod-4 products of basis pairs met so far (CPU multiplies), shared
+                                 * by every composite planned over this secondary (d2's, a secondary
+                                 * product's or Massey product's); NULL: none */
 } secondary;
+
+/* The memo's default budget (secondary_init): 1 GiB; d2 through stem 80, s <= 35 holds 1.6M
+ * products in about 90 MB. */
+#define SECONDARY_MEMO_BYTES ((size_t)1 << 30)
 
 /* Sets up d2 over res (a complete resolution of S_2 or of a module, over the whole of A):
  * outdir non-empty keeps the homotopy's stage files there. 0; -1 out of memory; -2 when d2 is
@@ -77,6 +84,8 @@ typedef struct secondary {
  * error says why. */
 int secondary_init(secondary *sec, const resolution *res, const char *outdir, char *error, size_t errlen);
 void secondary_clear(secondary *sec);
+/* The memo's budget in bytes (0: no memo; what it holds is dropped). 0, or -1 out of memory. */
+int secondary_set_memo(secondary *sec, size_t bytes);
 /* Does the composite of cell (s, T) have to be computed (some homotopy step reads it)? */
 int secondary_needs_composite(const secondary *sec, int s, deg_t T);
 /* The plan of the composites at (s, T), s >= 2 (a batch, see above; NULL when the cell has no

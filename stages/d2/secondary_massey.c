@@ -189,6 +189,7 @@ static sec_batch *plan(void *ctx, int s, deg_t T)
     const freemod *Y = &res->F[lv];
     sec_batch *bt = malloc(sizeof *bt);
     int rc = bt ? sec_batch_init(bt, &res->A, s, T, n) : -1;
+    if (!rc) bt->memo = m->sec->m4memo;
     img_ctx cfb = { m, lv }, ch = { m, lv };
     for (uint32_t g = 0; g < n && !rc; g++) {
         uint32_t bits = 0;

@@ -58,6 +58,7 @@ sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T)
     const freemod *Y = &p->unit->res->F[s - s0 - 1];
     sec_batch *bt = malloc(sizeof *bt);
     int rc = bt ? sec_batch_init(bt, &res->A, s, T, n) : -1;
+    if (!rc) bt->memo = p->sec->m4memo;
     for (uint32_t g = 0; g < n && !rc; g++) {
         rc = sec_batch_gen_begin(bt, g, Y, top);
         /* -σ(a)σ(b): a·g1 in d g (over F_{s-1}), b·g2 in f_{s-1}(g1) */
