@@ -51,7 +51,7 @@ int admission_stopped(const admission *a) { return a->stopped; }
 static int time_is_up(admission *a, const admission_ticket *k)
 {
     if (a->time_limit > 0 && !a->stopped && clock_now() - a->start >= a->time_limit) a->stopped = 1;
-    if (progress_stop_signal()) a->stopped = 1;
+    if (progress_stop_signal() || progress_refused()) a->stopped = 1;
     if (k && a->stopped_elsewhere && *a->stopped_elsewhere) a->stopped = 1;
     return a->stopped;
 }

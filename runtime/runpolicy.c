@@ -143,6 +143,7 @@ int runpolicy_start_all(const char *cmd)
 const char *runpolicy_stop_cause(void)
 {
     int sig = progress_stop_signal();
+    if (!sig && progress_refused()) return "by --strict (the predicted cost is more than the run has)";
     return !sig ? "at the time limit" : sig == SIGINT ? "by SIGINT" : sig == SIGTERM ? "by SIGTERM" : "by a signal";
 }
 
@@ -220,7 +221,7 @@ int runpolicy_resolve_outcome(resolution *res, int rc, const chain_policy *limit
     int failed = rt_mpi_agree_failure(res);
     if (!failed && rt_mpi_max(rc == 1)) {
         resolve_stopped(res, limits, loaded, computed, seconds, work_done, work_left);
-        return 3;
+        return progress_refused() && !progress_stop_signal() ? 2 : 3;
     }
     if (failed || rc != 0) {
         if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: %s (finished bidegrees are kept; rerun to resume)\n", res->error);

@@ -65,6 +65,25 @@ void progress_stop(int sig)
 
 int progress_stop_signal(void) { return stop_signal; }
 
+static volatile sig_atomic_t refused;
+void progress_refuse(void) { refused = 1; }
+int progress_refused(void) { return refused; }
+
+double progress_rate_locked(void)
+{
+    double per = eta_seconds(&P.eta, clock_now() - P.start, 1);
+    return per > 0 ? 1 / per : -1;
+}
+
+void progress_say_locked(const char *text)
+{
+    if (P.show && line_shown) draw("");
+    fprintf(stderr, "%s%s\n", P.show && line_shown ? "\r" : "", text);
+    fflush(stderr);
+    line_shown = 0;
+    P.last_draw = 0;            /* the line comes back at the next item */
+}
+
 void progress_clear_line(void)
 {
     char buf[LINE_COLS + 2];

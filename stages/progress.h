@@ -39,6 +39,16 @@ double progress_finish(void);
  * at once. All three are async-signal-safe. */
 void progress_stop(int sig);
 int progress_stop_signal(void);         /* the signal, or 0 */
+/* The run refuses to go on (resolve --strict, stages/resolve/forecast.h): from now on no step
+ * starts, as at a stop asked by a signal; the command then exits 2. */
+void progress_refuse(void);
+int progress_refused(void);
+/* One line of text on stderr, the progress line erased first (it comes back at the next
+ * redraw); for a counter's mark(ctx, arg), which runs with the line's lock held. */
+void progress_say_locked(const char *text);
+/* The rate of the items done since the start in work a second, once the ETA can be said
+ * (stages/eta.h), else -1; with the line's lock held, like progress_say_locked. */
+double progress_rate_locked(void);
 void progress_clear_line(void);
 
 #endif

@@ -11,9 +11,12 @@
  * stem100-fresh slowed after its first quarter, which no rate measured before could know, and
  * the estimates there run low by up to 2.4x); it gives one at 80% or more of the points after
  * the run's first fifth; it is unknown before ETA_MIN_SECONDS and for a resumed run's first
- * steps. The old rule (elapsed x work left / work
- * done, shown from 1 s) is replayed beside it as a diagnostic. */
+ * steps. The old rule (elapsed x work left / work done, shown from 1 s) is replayed beside it
+ * as a diagnostic. Also resolve's forecast (stages/resolve/forecast.h): the recorded stem-110
+ * run's stems 30-50 extrapolated to its stems 51-110, against their real work and largest
+ * step. */
 #include "stages/eta.h"
+#include "stages/resolve/forecast.h"
 #include "tests/tap.h"
 
 #include <math.h>
@@ -124,7 +127,7 @@ int main(void)
     const char *logs[] = { "tests/ref/eta/stem90-fresh.log", "tests/ref/eta/stem100-fresh.log",
                            "tests/ref/eta/stem100-resumed.log", "tests/ref/eta/stem110-resumed.log" };
     int n = sizeof logs / sizeof *logs;
-    plan(4 * n + 2);
+    plan(4 * n + 2 + 2);
     for (int i = 0; i < n; i++) {
         int rc = load(logs[i]);
         ok(rc == 0, "%s: %d steps (%d loaded at the start) over %.1f s", logs[i], R.nev, R.loaded, R.nev ? R.ev[R.nev - 1].t : 0);
@@ -144,6 +147,34 @@ int main(void)
            "%s: unknown before %.0f s and %d steps%s", logs[i], ETA_MIN_SECONDS, ETA_MIN_STEPS,
            resumed ? ", and at the resumed run's start" : "");
         free(R.ev);
+    }
+    /* the forecast (stages/resolve/forecast.h) on the recorded stem-110 run: its stems 30-50
+     * extrapolated to 110 against the run's real work, per stem as forecast.h counts it */
+    if (load("tests/ref/eta/stem110-resumed.log") == 0) {
+        for (int k = 0; k < R.nev; k++) R.g[R.ev[k].s][R.ev[k].t_] = R.ev[k].g;
+        double W[111] = { 0 }, M[111] = { 0 }, real_after = 0;
+        for (int s = 0; s < MAXS; s++)
+            for (int t = s; t <= R.max_t; t++) {
+                int n = t - s;
+                if (n > 110 || (R.g[s][t] < 0 && !R.pending[s][t])) continue;
+                double w = work(s, t);
+                if (n > FORECAST_AT) real_after += w;
+                if (s > n / 2 + 3) continue;
+                W[n] += w;
+                if (w > M[n]) M[n] = w;
+            }
+        forecast f;
+        int rc = forecast_fit(W, M, FORECAST_FROM, FORECAST_AT, 110, &f);
+        double rw = f.work_after / real_after, rm = f.largest / M[110];
+        ok(rc == 0 && rw >= 1 && rw <= 2.5, "forecast from stems %d-%d: the work of stems %d-110 %.3g against the real "
+           "%.3g (x%.2f: an upper estimate, within 2.5)", FORECAST_FROM, FORECAST_AT, FORECAST_AT + 1, f.work_after,
+           real_after, rw);
+        ok(rc == 0 && rm >= 0.5 && rm <= 2.5, "and the largest step at stem 110 (rows x cols) %.3g against the real %.3g "
+           "(x%.2f)", f.largest, M[110], rm);
+        free(R.ev);
+    } else {
+        ok(0, "stem110-resumed.log not read");
+        ok(0, "stem110-resumed.log not read");
     }
     /* the rule itself on made-up finishes */
     eta e;

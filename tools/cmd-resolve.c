@@ -13,6 +13,7 @@
 #include "stages/resolve/keepstages.h"
 #include "stages/out/outdir.h"
 #include "stages/resolve/stepprogress.h"
+#include "stages/resolve/step.h"
 #include "stages/resolve/report.h"
 #include "stages/store/stagefile.h"
 #include "tools/modulearg.h"
@@ -21,7 +22,7 @@
 #define MAX_STEM 1000
 
 enum { MODULE, STEM, MAX_S, MAX_T, ALGORITHM, UNSTABLE, OUT, SSEQ, QUIET, VERBOSE, FORCE, KEEP, MEMORY, TIME_LIMIT,
-       NOPTS };
+       STRICT, NOPTS };
 static cli_option opts[NOPTS + 1] = {
     [MODULE] = { "module", "NAME|FILE",
                  "module to resolve: S_2 (default, the sphere), a module of the modules/ folder (C2, Ceta, Cnu, "
@@ -59,6 +60,10 @@ static cli_option opts[NOPTS + 1] = {
     [TIME_LIMIT] = { "time-limit", "SEC", "SEC seconds after the start (the start-up counts, and stops there too) "
                      "start no more bidegrees: those running finish, the stage files are flushed, and the exit "
                      "status is 3 (rerun to resume)", NULL, NULL },
+    [STRICT] = { "strict", NULL, "a stem region to stem 70 or more predicts its cost once stems 30-50 are done (the "
+                 "growth of their work and of the largest step's memory); where that is more than --time-limit or "
+                 "the machine's memory, one line says so and the run goes on; with --strict it stops there instead "
+                 "(running steps finish, finished bidegrees are kept, exit 2)", NULL, NULL },
 };
 
 /* What a run resolves and how, once the options are read. */
@@ -196,6 +201,12 @@ static void say_partial_tables(const resolution *res, const char *out)
             "export mark them partial)\n", l.text, where);
 }
 
+/* A step's predicted bytes, as the budget admits it (for the forecast). */
+static uint64_t step_footprint(const resolution *res, int s, deg_t t)
+{
+    return step_algo_for(res, s)->footprint((void *)res, s, t);
+}
+
 /* The run on a set-up resolution: load what is done, start StarPU, resolve, agree on the
  * outcome, write the tables. */
 static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
@@ -220,6 +231,9 @@ static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
     chain_policy policy = runpolicy_resolve(&a->limits, a->verbose);
     /* under mpirun a rank's stderr is a pipe, but its stdout is a terminal when mpirun's is */
     progress_start(res, !a->quiet && (isatty(2) || (nranks > 1 && isatty(1))));
+    if (rank == 0)
+        progress_forecast_arm(res, a->limits.time_limit, a->limits.start, runpolicy_memory_total(), opts[STRICT].arg != NULL,
+                              step_footprint);
     int rc = rt_resolve(res, &policy);
     double work_done, work_left;
     progress_work(&work_done, &work_left);

@@ -28,6 +28,14 @@
  * draws the line only if show_line. progress_finish ends it, progress_work gives its two
  * terms. */
 void progress_start(resolution *res, int show_line);
+/* After progress_start: once the run's stems <= FORECAST_AT are done, predict the rest
+ * (stages/resolve/forecast.h) and, when it is more than the time limit (seconds from
+ * cmd_start; 0: none) or the machine's memory (bytes) allow, say so in one line; strict: then
+ * stop the run (progress_refuse). footprint: a step's predicted bytes (its kind's, from the
+ * caller: the steps report here, so this file does not call them). Only for stem regions
+ * reaching FORECAST_AT + 20. */
+void progress_forecast_arm(const resolution *res, double time_limit, double cmd_start, uint64_t machine, int strict,
+                           uint64_t (*footprint)(const resolution *res, int s, deg_t t));
 /* A step (s, t) of the region has finished (called by the runtime). */
 void progress_step_done(int s, deg_t t);
 /* Estimated work of (s, t) from the generators published so far (racy reads are benign:
