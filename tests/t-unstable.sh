@@ -13,7 +13,7 @@
 #   unstable directory; verify's d∘d over free unstable modules (and a flipped bit found);
 #   resume, --memory and export as for a stable resolution.
 . tests/lib.sh
-plan 33
+plan 36
 REFPY="python3 tests/unstable_ref.py"
 res() { $EXTFLOW resolve --quiet --unstable "$@"; }
 
@@ -41,6 +41,13 @@ print(json.dumps({"p": 2, "type": "finite dimensional module", "gens": gens, "ac
 res --module "$TMP/rp26.json" --max-t 22 --max-s 6 --out "$TMP/rp26" 2>"$TMP/err" &&
     $REFPY ext rp:2:6 6 22 | cmp -s - "$TMP/rp26/ext.csv"
 ok $? "RP_2^6 from a module file (t <= 22, s <= 6) equals the Python resolver's ext.csv $(cat "$TMP/err")"
+
+# RP^inf = RP_1^inf, known by its truncations (docs/modules.md): a stem region against the
+# Python resolver on RP_1^19, which has the same Ext there
+echo '{ "p": 2, "type": "real projective space", "min": 1 }' > "$TMP/RPinf.json"
+res --module "$TMP/RPinf.json" --stem 12 --max-s 6 --out "$TMP/rpinf" 2>"$TMP/err" &&
+    $REFPY ext rp:1:19 6 19 | awk -F, 'NR == 1 || $2 <= 12' | cmp -s - "$TMP/rpinf/ext.csv"
+ok $? "RP^inf through stem 12 (s <= 6) equals the Python resolver's RP_1^19 there $(cat "$TMP/err")"
 
 # the stable range
 for n in 3 5 8; do
@@ -106,7 +113,7 @@ for n in 2 6; do
 done
 
 # refusals, one line each
-for bad in "C2" "Joker[1]" "S_2[-1]" "S_3" "ko"; do
+for bad in "C2" "Joker[1]" "S_2[-1]" "S_3" "ko" "RP_-4_inf" "$TMP/RPinf.json[-1]"; do
     res --module "$bad" --stem 10 --out "$TMP/bad" 2>"$TMP/err"
     is_usage_error $? "$TMP/err" && [ ! -e "$TMP/bad" ]
     ok $? "--unstable --module $bad refused in one line: $(head -1 "$TMP/err")"

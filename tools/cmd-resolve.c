@@ -38,8 +38,9 @@ static cli_option opts[NOPTS + 1] = {
     [ALGORITHM] = { "algorithm", "NAME", "nassau (Nassau's algorithm: the default for S_2 and finite modules "
                     "without a profile) or standard (the default for the others)", NULL, NULL },
     [UNSTABLE] = { "unstable", NULL, "Ext over the unstable Steenrod algebra: resolve an unstable module (S_2[n] is "
-                   "the sphere S^n; Sq^i x = 0 for i > |x|, else refused) by free unstable modules, the standard "
-                   "algorithm at p = 2 (docs/unstable.md); default DIR out/NAME-unstable", NULL, NULL },
+                   "the sphere S^n; a finite module with Sq^i x = 0 for i > |x|, else refused; RP_n^inf for n >= 0) "
+                   "by free unstable modules, the standard algorithm at p = 2 (docs/unstable.md); default DIR "
+                   "out/NAME-unstable. products --map between two such resolutions gives the suspension maps", NULL, NULL },
     [OUT] = { "out", "DIR", "output directory (default out/NAME); an existing one must be empty or hold an "
               "extflow resolution", NULL, NULL },
     [SSEQ] = { "sseq-formats", NULL, "also write differentials.txt, num_gens.txt, resolution_size.txt (a later "
@@ -319,10 +320,15 @@ static int unstable_refusal(const fd_module *m, const char *module)
 {
     char why[256];
     if (fdm_prime(m) != 2) return cli_usage_error("--unstable: at p = 2 only so far, not %s (p = %u)", module, fdm_prime(m));
-    if (m->has_profile || m->fp || m->rp_open || m->has_cofiber)
-        return cli_usage_error("--unstable: finite modules over A only so far, not %s (a profile, a presentation or a "
-                               "cofiber)", module);
-    if (!res_module_is_unstable(m, why, sizeof why))
+    if (m->has_profile || m->fp || m->has_cofiber)
+        return cli_usage_error("--unstable: finite modules and projective spaces over A only so far, not %s (a "
+                               "profile, a presentation or a cofiber)", module);
+    /* RP_n^inf moved up k: Sq^i x^e = binom(e, i) x^(e+i), 0 for i > e >= 0; but Sq^e x^e = x^2e != 0
+     * though e > e + k when k < 0, and a negative e has Sq^i x^e != 0 for some i > |x^e| */
+    if (m->rp_open && (m->rp_min < 0 || m->rp_offset < 0))
+        return cli_usage_error("--unstable: %s is not an unstable module: a projective space RP_n^inf is one for n >= 0 "
+                               "and no downward shift", module);
+    if (!m->rp_open && !res_module_is_unstable(m, why, sizeof why))
         return cli_usage_error("--unstable: %s is not an unstable module: %s", module, why);
     return 0;
 }
