@@ -82,10 +82,28 @@ static void y_adem(const yoneda *E, int k, deg_t T, uint64_t p, const milnor_elt
 }
 
 /* out (over F_{k-1}(T), E's coordinates) ^= d(basis element p of F_k(T)). */
-static void y_d(const yoneda *E, int k, deg_t T, uint64_t p, uint64_t *out)
+static void y_d_direct(const yoneda *E, int k, deg_t T, uint64_t p, uint64_t *out)
 {
     if (E->adem) y_adem(E, k, T, p, NULL, out);
     else fmb_d(E->res, k, T, p, out);
+}
+
+/* The same through the matrix of d_k in degree T, made on first use (the reduction asks for d
+ * of the same basis elements again and again); directly where it cannot be allocated. */
+static void y_d(const yoneda *E, int k, deg_t T, uint64_t p, uint64_t *out)
+{
+    size_t c = yoneda_cell(E, k, T);
+    f2mat *M = &E->dcache[c];
+    if (!E->dcache_have[c]) {
+        uint32_t rows = fmb_dim(E->res, k, T), cols = fmb_dim(E->res, k - 1, T);
+        if (f2mat_init(M, rows, cols) != 0) {
+            y_d_direct(E, k, T, p, out);
+            return;
+        }
+        for (uint32_t q = 0; q < rows; q++) y_d_direct(E, k, T, q, f2mat_row(M, q));
+        E->dcache_have[c] = 1;
+    }
+    f2vec_xor(out, f2mat_row(M, (uint32_t)p), f2vec_words(M->cols));
 }
 
 /* out (over F_k(T + |R|), E's coordinates) ^= Sq(R)·(basis element p of F_k(T)). */
@@ -141,6 +159,10 @@ void yoneda_clear(yoneda *E)
         for (size_t c = 0; c < cells * ((size_t)E->t + 1); c++) f2mat_clear(&E->act[c]);
     if (E->dmat)
         for (size_t c = 0; c < cells; c++) f2mat_clear(&E->dmat[c]);
+    if (E->dcache)
+        for (size_t c = 0; c < cells; c++) f2mat_clear(&E->dcache[c]);
+    free(E->dcache);
+    free(E->dcache_have);
     for (size_t c = 0; E->W && c < cells; c++) yoneda_sub_clear(&E->W[c]);
     for (size_t c = 0; E->basis && c < cells; c++) free(E->basis[c]);
     free(E->act);
@@ -480,7 +502,10 @@ int yoneda_build(yoneda *E, const resolution *res, const adem_basis *adem, int n
 {
     memset(E, 0, sizeof *E);
     *E = (yoneda){ .res = res, .adem = adem, .n = n, .s = s, .t = n + s, .len = len };
-    if (!(E->x = malloc((size_t)len + 1))) return -1;
+    size_t cells = (size_t)(s + 1) * ((size_t)E->t + 1);
+    if (!(E->x = malloc((size_t)len + 1)) || !(E->dcache = calloc(cells, sizeof *E->dcache)) ||
+        !(E->dcache_have = calloc(cells, 1)))
+        return -1;
     if (adem) {   /* room for a vector of any F_k(u), k <= s, u <= t */
         E->swords = 1;
         for (int k = 0; k <= s; k++)

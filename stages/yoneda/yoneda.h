@@ -55,6 +55,9 @@ typedef struct yoneda {
     uint32_t **basis;           /* [cell], k < s: the columns of F_k(u) that are E's basis */
     f2mat *act;                 /* [cell * (t + 1) + d] */
     f2mat *dmat;                /* [cell], k >= 1 */
+    f2mat *dcache;              /* [cell], k >= 1: d_k on F_k(u)'s basis (E's coordinates), made on first
+                                 * use by the reduction, when dcache_have[cell] */
+    uint8_t *dcache_have;
 } yoneda;
 
 /* Are the rows 0..s of res resolved through degree t = n + s (all E needs)? */
