@@ -8,9 +8,10 @@
 #   - the table against a brute force over the two induced maps of every RP_-k_inf
 #     (module-products.csv): each class detected at the smallest k where its image is non-zero,
 #     its coset every y of the bottom cell's preimage, no class missing;
-#   - a rerun only loads and writes the same; --sphere reuses a resolution; bad input refused.
+#   - a rerun only loads and writes the same; --time-limit stops (exit 3, no table) and a rerun
+#     resumes; --sphere reuses a resolution; bad input refused.
 . tests/lib.sh
-plan 12
+plan 13
 K=25
 O=$TMP/mh
 $EXTFLOW mahowald --max-k $K --out "$O" --sseq-formats 2>"$TMP/err"
@@ -126,6 +127,13 @@ $EXTFLOW mahowald --max-k 9 --out "$TMP/reuse" --sphere "$O/S_2" --quiet &&
     awk -F, 'NR == 1 || $4 <= 9' "$O/mahowald.csv" | cmp -s - "$TMP/reuse/mahowald.csv" && [ ! -e "$TMP/reuse/S_2" ]
 ok $? "--sphere: K = 9 over the K = $K resolution of S_2 gives the rows of k <= 9"
 
+$EXTFLOW mahowald --max-k 12 --out "$TMP/tl" --time-limit 1 2>"$TMP/e"
+rc=$?
+[ $rc -eq 3 ] && grep -q "stopped at --time-limit" "$TMP/e" && [ ! -e "$TMP/tl/mahowald.csv" ] &&
+    $EXTFLOW mahowald --max-k 12 --out "$TMP/tl" --quiet &&
+    awk -F, 'NR == 1 || $4 <= 12' "$O/mahowald.csv" | cmp -s - "$TMP/tl/mahowald.csv"
+ok $? "--time-limit 1: exit $rc, no table ($(tail -1 "$TMP/e" | cut -c1-60)...); a rerun finishes with the rows of k <= 12"
+
 $EXTFLOW resolve --module C2 --stem 4 --out "$TMP/c2" --quiet
 $EXTFLOW mahowald --max-k 3 --out "$TMP/x" --sphere "$TMP/c2" 2>"$TMP/e"
 is_usage_error $? "$TMP/e" && grep -q "holds C2, not S_2" "$TMP/e"
@@ -133,7 +141,8 @@ ok $? "a --sphere that is not S_2 refused: $(head -1 "$TMP/e")"
 
 fails=""
 for args in "" "--max-k 0 --out $TMP/b" "--max-k 65 --out $TMP/b" "--max-k x --out $TMP/b" "--max-k 3" \
-            "--max-k 3 --out $TMP/b $TMP/c" "--max-k 3 --max-k 4 --out $TMP/b"; do
+            "--max-k 3 --out $TMP/b $TMP/c" "--max-k 3 --max-k 4 --out $TMP/b" "--max-k 3 --out $TMP/b --time-limit 0" \
+            "--max-k 3 --out $TMP/b --memory 12Q"; do
     $EXTFLOW mahowald $args 2>"$TMP/e"
     is_usage_error $? "$TMP/e" && [ ! -e "$TMP/b" ] || fails="$fails [$args]"
 done

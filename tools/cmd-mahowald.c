@@ -2,7 +2,8 @@
  * docs/mahowald.md). The work is other commands' run inside this process (cli_run): resolve
  * S_2 and each RP_{-k}^∞, k = 1..K, then products over RP_{-k}^∞ with S_2 as unit lifting the
  * classes of its (-1)-cell and bottom cell (chain maps as StarPU tasks, stage files, resume);
- * then the invariants read off the two induced maps. */
+ * then the invariants read off the two induced maps. --memory goes to each inner run, and
+ * --time-limit as what is left of it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,9 @@
 #include "stages/mahowald/mahowald.h"
 #include "stages/out/manifest.h"
 #include "stages/store/stagefile.h"
-#include "tools/cli.h"
+#include "tools/resolved.h"
 
-enum { MAX_K, OUT, SPHERE, SSEQ, QUIET, NOPTS };
+enum { MAX_K, OUT, SPHERE, SSEQ, MEMORY, TIME_LIMIT, QUIET, NOPTS };
 static cli_option opts[NOPTS + 1] = {
     [MAX_K] = { "max-k", "K", "(required) try RP_{-k}^inf for k = 1..K (1 to 64): the classes of stems n <= K - 1 "
                 "whose invariant is detected by k <= K, the resolutions of S_2 through stem 2K - 2 and of each "
@@ -27,16 +28,32 @@ static cli_option opts[NOPTS + 1] = {
                  NULL },
     [SSEQ] = { "sseq-formats", NULL, "also write DIR/mahowald_invariant.txt, what sseq's mahowald_invariant example "
                "prints for Max k = K", NULL, NULL },
+    [MEMORY] = { "memory", "SIZE", "as for resolve, given to each inner resolve and products run", NULL, NULL },
+    [TIME_LIMIT] = { "time-limit", "SEC", "after SEC seconds in all no further step starts; exit 3 with no table "
+                     "written; a rerun resumes from the stage files", NULL, NULL },
     [QUIET] = { "quiet", NULL, "no progress lines and no closing summary", NULL, NULL },
 };
 
-/* cmd over the argument list (NULL-terminated), in this process. */
+static chain_policy limits;     /* --memory, --time-limit (from the start of the command) */
+
+/* cmd over the argument list (NULL-terminated), in this process, with --memory as given and
+ * --time-limit as what is left of ours: its status (3 when no time is left). */
 static int sub(const cli_command *cmd, const char **args)
 {
-    char *argv[24];
+    char *argv[28], left[48], mem[80];
     int argc = 0;
     argv[argc++] = (char *)cmd->name;
     while (*args && argc < 23) argv[argc++] = (char *)*args++;
+    if (opts[MEMORY].arg) {
+        snprintf(mem, sizeof mem, "--memory=%.60s", opts[MEMORY].arg);
+        argv[argc++] = mem;
+    }
+    if (limits.time_limit > 0) {
+        double rest = limits.time_limit - (clock_now() - limits.start);
+        if (rest <= 0) return CLI_STOPPED;
+        snprintf(left, sizeof left, "--time-limit=%ld", (long)rest + 1);      /* whole seconds, >= 1 */
+        argv[argc++] = left;
+    }
     argv[argc] = NULL;
     return cli_run(cmd, argc, argv);
 }
@@ -110,6 +127,8 @@ static int run(const char **operands, int n)
     if (strlen(out) > 4000) return cli_usage_error("mahowald: --out: path too long");
     if (opts[SPHERE].arg && strlen(opts[SPHERE].arg) > 4000) return cli_usage_error("mahowald: --sphere: path too long");
     int quiet = opts[QUIET].arg != NULL, want_txt = opts[SSEQ].arg != NULL;
+    int lrc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits);
+    if (lrc) return lrc;
     if (cli_check_env(0)) return CLI_USAGE;
     char s2dir[4200], stem[24], maxs[24], path[4400], tmp[4400], txt[4400], ttmp[4400], err[600];
     if (opts[SPHERE].arg) snprintf(s2dir, sizeof s2dir, "%s", opts[SPHERE].arg);
@@ -135,6 +154,8 @@ static int run(const char **operands, int n)
     }
     const char *s2_args[] = { "--stem", stem, "--max-s", maxs, "--algorithm", alg, "--out", s2dir, "--quiet", NULL };
     int rc = sub(&cmd_resolve, s2_args);
+    if (rc == CLI_STOPPED) fprintf(stderr, "extflow: mahowald: stopped at --time-limit resolving %s; no table written "
+                                   "(rerun to resume)\n", s2dir);
     if (rc) return rc;
     mahowald_ext s2;
     snprintf(path, sizeof path, "%s/ext.csv", s2dir);
@@ -155,11 +176,12 @@ static int run(const char **operands, int n)
                 (o.txt && fputs("M({basis element}) = {mahowald_invariant}[ mod {indeterminacy}]\n", o.txt) < 0)))
         rc = CLI_FAILED;
     long total = 0;
+    int k_done = 0;
     for (int k = 1; k <= K && !rc; k++) {
         double t0 = clock_now();
         long c = one_k(out, s2dir, &s2, k, &o, &rc);
         if (c < 0) break;
-        total += c;
+        total += c, k_done = k;
         if (!quiet)
             fprintf(stderr, "extflow: mahowald: k = %d: %ld invariant%s detected (%.1f s)\n", k, c, c == 1 ? "" : "s",
                     clock_now() - t0);
@@ -170,6 +192,9 @@ static int run(const char **operands, int n)
         fprintf(stderr, "extflow: mahowald: cannot write %s: %s\n", path, strerror(errno));
         rc = CLI_FAILED;
     }
+    if (rc == CLI_STOPPED)
+        fprintf(stderr, "extflow: mahowald: stopped at --time-limit before k = %d was done; no table written (rerun to "
+                "resume from the stage files)\n", k_done + 1);
     if (rc) remove(tmp), remove(ttmp);
     mahowald_ext_clear(&s2);
     if (!rc && !quiet)
