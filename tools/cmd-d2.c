@@ -175,18 +175,6 @@ static int d2_share_composites(secondary *sec, const char *dir, const chain_poli
 }
 
 
-/* EXTFLOW_D2_MEMO (checked by cli_check_env): the memo's budget, instead of secondary_init's.
- * 0, or -1 (out of memory: error says so). */
-static int memo_from_env(secondary *sec, char *error, size_t errlen)
-{
-    const char *mw = getenv("EXTFLOW_D2_MEMO");
-    uint64_t bytes = 0;
-    if (!mw || (strcmp(mw, "0") && runpolicy_parse_size(mw, &bytes) != 0)) return 0;
-    if (secondary_set_memo(sec, (size_t)bytes) == 0) return 0;
-    snprintf(error, errlen, "out of memory setting up d2's memo (EXTFLOW_D2_MEMO=%s)", mw);
-    return -1;
-}
-
 /* The homotopy (secondary_run) on this process: 0, 1, 2 (a module whose first homotopy cannot
  * be zero) or 3, after one line. */
 static int homotopy(secondary *sec, const opened_dir *d, const char *dir, const chain_policy *limits)
@@ -279,7 +267,7 @@ static int run(const char **operands, int n)
     static secondary sec, usec;
     /* several ranks: the others only compute composites (d2_share_composites), no stage file */
     int rank = rt_mpi_rank(), nranks = rt_mpi_size(), sr = secondary_init(&sec, res, rank ? NULL : dir, err, sizeof err);
-    if (!sr) sr = memo_from_env(&sec, err, sizeof err);
+    if (!sr) sr = resolved_d2_memo(&sec, &limits, err, sizeof err);
     if (rt_mpi_max(sr == -1) && !sr) sr = -1, snprintf(err, sizeof err, "another rank ran out of memory setting up d2");
     int rc = 0, have_usec = 0;
     if (sr == -2) rc = cli_usage_error("d2: %s holds %s: %s", dir, d.man.module, err);
@@ -300,7 +288,7 @@ static int run(const char **operands, int n)
     if (!rc && rank == 0 && have_unit) {    /* the unit's d2, on this process alone */
         const char *udir = opts[UNIT].arg;
         sr = secondary_init(&usec, &u.res, udir, err, sizeof err);
-        if (!sr) sr = memo_from_env(&usec, err, sizeof err);
+        if (!sr) sr = resolved_d2_memo(&usec, &limits, err, sizeof err);
         have_usec = 1;
         if (sr) fprintf(stderr, "extflow: %s\n", err), rc = 1;
         else {

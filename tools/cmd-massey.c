@@ -134,6 +134,7 @@ static int run_secondary(const char *dir, const chain_policy *limits)
     static sec_massey m;
     char err[800];
     int sr = rc ? 0 : secondary_init(&sec, &d.res, dir, err, sizeof err);
+    if (!rc && !sr) sr = resolved_d2_memo(&sec, limits, err, sizeof err);
     if (!rc && sr) rc = sr == -2 ? cli_usage_error("massey: %s", err) : (fprintf(stderr, "extflow: %s\n", err), 1);
     if (!rc && rt_init_local(0, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: %s\n", err);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
+#include "stages/d2/secondary.h"
 #include "stages/out/chart.h"
 #include "stages/resolve/report.h"
 #include "stages/store/stagefile.h"
@@ -27,6 +28,18 @@ int resolved_limits(const cli_option *memory, const cli_option *time_limit, doub
         fprintf(stderr, "extflow: --memory %s is more than the %.1f GiB available now: the run may run out of memory "
                 "before it reaches its budget\n", memory->arg, avail / 1073741824.0);
     return 0;
+}
+
+int resolved_d2_memo(secondary *sec, const chain_policy *limits, char *error, size_t errlen)
+{
+    const char *mw = getenv("EXTFLOW_D2_MEMO");
+    uint64_t bytes = SECONDARY_MEMO_BYTES;
+    if (mw && strcmp(mw, "0") && runpolicy_parse_size(mw, &bytes) != 0) return 0;
+    if (mw && !strcmp(mw, "0")) bytes = 0;
+    else if (!mw && limits->memory_budget && limits->memory_budget / 4 < bytes) bytes = limits->memory_budget / 4;
+    if (secondary_set_memo(sec, (size_t)bytes) == 0) return 0;
+    snprintf(error, errlen, "out of memory setting up the memo of mod-4 products");
+    return -1;
 }
 
 int resolved_open(const char *cmd, const char *dir, opened_dir *d, int flags)

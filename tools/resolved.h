@@ -19,6 +19,11 @@ typedef struct opened_dir {
 
 /* --memory and --time-limit (options that may be absent) counting from began, into *limits. */
 int resolved_limits(const cli_option *memory, const cli_option *time_limit, double began, chain_policy *limits);
+/* The budget of sec's memo of mod-4 products (stages/d2/secondary.h): EXTFLOW_D2_MEMO's (checked
+ * by cli_check_env) if set; else, under a --memory budget, a quarter of it at most. 0, or -1 (out
+ * of memory: error says so). */
+struct secondary;
+int resolved_d2_memo(struct secondary *sec, const chain_policy *limits, char *error, size_t errlen);
 /* The environment checked, DIR locked (rank 0, for all ranks) and its complete region loaded.
  * flags: RESOLVED_ODD_OK (1) takes a resolution at an odd prime, RESOLVED_UNSTABLE_OK one over
  * the unstable algebra (docs/unstable.md: maps of modules only so far); without them such a

@@ -73,8 +73,9 @@ typedef struct secondary {
                                  * product's or Massey product's); NULL: none */
 } secondary;
 
-/* The memo's default budget (secondary_init): 1 GiB; d2 through stem 80, s <= 35 holds 1.6M
- * products in about 90 MB. */
+/* The memo's default budget (secondary_init; the commands lower it to a quarter of a --memory
+ * budget, tools/resolved.h): 1 GiB; d2 through stem 80, s <= 35 holds its 1.6M distinct products
+ * in 168 MB. */
 #define SECONDARY_MEMO_BYTES ((size_t)1 << 30)
 
 /* Sets up d2 over res (a complete resolution of S_2 or of a module, over the whole of A):
