@@ -100,7 +100,12 @@ static long one_k(const char *out, const char *s2dir, const mahowald_ext *s2, in
     long count = -1;
     if (mahowald_read_map(path, "m", &phi, err, sizeof err) == 0) {
         if (mahowald_read_map(path, k > 1 ? "b" : "m", &psi, err, sizeof err) == 0) {
-            count = mahowald_detect(k, k - 1, k / 2 + 1, s2, &pk, &phi, &psi, found, o, err, sizeof err);
+            long early = 0;
+            count = mahowald_detect(k, k - 1, k / 2 + 1, s2, &pk, &phi, &psi, found, o, &early, err, sizeof err);
+            if (early)
+                fprintf(stderr, "extflow: mahowald: warning: at k = %d, %ld class%s of the region's edge map%s to a "
+                        "non-zero class not from the bottom cell: detected at a smaller k than the region covers, "
+                        "not reported\n", k, early, early == 1 ? "" : "es", early == 1 ? "s" : "");
             mahowald_map_clear(&psi);
         }
         mahowald_map_clear(&phi);

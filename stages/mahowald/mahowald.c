@@ -135,7 +135,8 @@ static uint32_t rref(uint8_t *a, uint32_t rows, uint32_t cols, uint32_t *piv)
 
 long mahowald_detect(int k, int max_n, int max_s, const mahowald_ext *s2, const mahowald_ext *pk,
                      const mahowald_map *phi, const mahowald_map *psi,
-                     int (*found)(void *ctx, const mahowald_result *r), void *ctx, char *err, size_t errlen)
+                     int (*found)(void *ctx, const mahowald_result *r), void *ctx, long *early, char *err,
+                     size_t errlen)
 {
     long count = 0;
     uint8_t *a = NULL;
@@ -146,28 +147,31 @@ long mahowald_detect(int k, int max_n, int max_s, const mahowald_ext *s2, const 
         for (int s = 0; s <= max_s; s++) {
             uint32_t nb = mahowald_ext_dim(s2, n + k - 1, s), nx = mahowald_ext_dim(s2, n, s);
             uint32_t np = mahowald_ext_dim(pk, n - 1, s);
-            if (!nb || !nx || !np) continue;
+            if (!nx || !np) continue;
             if (nb > MAHOWALD_MAX_DIM || nx > MAHOWALD_MAX_DIM || np > MAHOWALD_MAX_DIM) {
                 free(a);
                 return ERR("mahowald: more than %d classes at a bidegree near (%d, %d)", MAHOWALD_MAX_DIM, n, s);
             }
-            uint32_t cols = np + nb;            /* [ψ | I]: row j = ψ*(x_(n+k-1, s, j)), then e_j */
-            uint8_t *na = realloc(a, (size_t)nb * cols);
-            if (!na) {
-                free(a);
-                return ERR("mahowald: out of memory");
+            uint32_t cols = np + nb, rank = 0, image = 0;  /* [ψ | I]: row j = ψ*(x_(n+k-1, s, j)), then e_j */
+            if (nb) {
+                uint8_t *na = realloc(a, (size_t)nb * cols);
+                if (!na) {
+                    free(a);
+                    return ERR("mahowald: out of memory");
+                }
+                a = na;
+                memset(a, 0, (size_t)nb * cols);
+                for (uint32_t j = 0; j < nb; j++) {
+                    mahowald_map_image(psi, n + k - 1, s, j, a + (size_t)j * cols, np);
+                    a[(size_t)j * cols + np + j] = 1;
+                }
+                rank = rref(a, nb, cols, piv);
+                while (image < rank && piv[image] < np) image++;     /* rows whose pivot is in ψ's part */
             }
-            a = na;
-            memset(a, 0, (size_t)nb * cols);
-            for (uint32_t j = 0; j < nb; j++) {
-                mahowald_map_image(psi, n + k - 1, s, j, a + (size_t)j * cols, np);
-                a[(size_t)j * cols + np + j] = 1;
-            }
-            uint32_t rank = rref(a, nb, cols, piv), image = 0;
-            while (image < rank && piv[image] < np) image++;     /* rows whose pivot is in ψ's part */
-            if (!image) continue;
             for (uint32_t c = 0; c < np; c++) pos[c] = UINT32_MAX;
             for (uint32_t q = 0; q < image; q++) pos[piv[q]] = q;
+            /* the first k whose region holds x: n <= k - 1 and s <= k/2 + 1 */
+            int first = n + 1 > 2 * s - 2 ? n + 1 : 2 * s - 2;
             for (uint32_t i = 0; i < nx; i++) {
                 mahowald_map_image(phi, n, s, i, v, np);
                 int nonzero = 0, inside = 1;
@@ -182,6 +186,7 @@ long mahowald_detect(int k, int max_n, int max_s, const mahowald_ext *s2, const 
                     for (uint32_t q = c; q < np; q++) w[q] ^= row[q];
                     for (uint32_t q = 0; q < nb; q++) r.inv[q] ^= row[np + q];
                 }
+                if (nonzero && !inside && k <= (first > 1 ? first : 1) && early) (*early)++;
                 if (!nonzero || !inside) continue;
                 r.n = n, r.s = s, r.k = k, r.i = i, r.dim = nb, r.nker = nb - image;
                 r.ker = r.nker ? malloc((size_t)r.nker * nb) : NULL;

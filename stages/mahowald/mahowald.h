@@ -68,10 +68,14 @@ typedef struct mahowald_result {
  * of P_k's resolution read through the stem n - 1 <= k - 2), every class x_(n, s, i) of S_2
  * (dimensions in s2) with phi(x) != 0 inside ψ's image; phi and psi the maps of P_k (dims in pk).
  * Calls found(ctx, r) for each in order (n, then s, then i); returns how many, or -1 when a
- * bidegree is larger than MAHOWALD_MAX_DIM or found failed (err says why). */
+ * bidegree is larger than MAHOWALD_MAX_DIM or found failed (err says why). *early (when not
+ * NULL) counts the classes whose image is non-zero but not from the bottom cell at the first k
+ * whose region holds them (k = max(1, n + 1, 2s - 2)): detected at a smaller k than the region
+ * looks at, so never reported (none is expected: sseq's bounds). */
 long mahowald_detect(int k, int max_n, int max_s, const mahowald_ext *s2, const mahowald_ext *pk,
                      const mahowald_map *phi, const mahowald_map *psi,
-                     int (*found)(void *ctx, const mahowald_result *r), void *ctx, char *err, size_t errlen);
+                     int (*found)(void *ctx, const mahowald_result *r), void *ctx, long *early, char *err,
+                     size_t errlen);
 
 /* sseq's line for r: "M(x_(s, t, i)) = x_(s, T, j) + ...[ mod <...>]" (t = n + s, T = t + k - 1). */
 int mahowald_write_sseq_line(FILE *out, const mahowald_result *r);
