@@ -11,7 +11,7 @@
 #   - a rerun only loads and writes the same; --time-limit stops (exit 3, no table) and a rerun
 #     resumes; --sphere reuses a resolution; bad input refused.
 . tests/lib.sh
-plan 13
+plan 14
 K=25
 O=$TMP/mh
 $EXTFLOW mahowald --max-k $K --out "$O" --sseq-formats 2>"$TMP/err" && ! grep -q warning "$TMP/err"
@@ -127,6 +127,11 @@ $EXTFLOW mahowald --max-k 9 --out "$TMP/reuse" --sphere "$O/S_2" --quiet &&
     awk -F, 'NR == 1 || $4 <= 9' "$O/mahowald.csv" | cmp -s - "$TMP/reuse/mahowald.csv" && [ ! -e "$TMP/reuse/S_2" ]
 ok $? "--sphere: K = 9 over the K = $K resolution of S_2 gives the rows of k <= 9"
 
+$EXTFLOW mahowald --max-k 12 --stem 5 --out "$TMP/st" --sphere "$O/S_2" --quiet &&
+    awk -F, 'NR == 1 || ($4 <= 12 && $1 <= 5)' "$O/mahowald.csv" | cmp -s - "$TMP/st/mahowald.csv" &&
+    [ "$(sed -n 's/.*"stem": \([0-9]*\).*/\1/p' "$TMP/st/RP_-12_inf/run.json")" -le 16 ]
+ok $? "--stem 5: the rows of stems <= 5, RP_-12_inf resolved through stem 4 only"
+
 $EXTFLOW mahowald --max-k 12 --out "$TMP/tl" --time-limit 1 2>"$TMP/e"
 rc=$?
 [ $rc -eq 3 ] && grep -q "stopped at --time-limit" "$TMP/e" && [ ! -e "$TMP/tl/mahowald.csv" ] &&
@@ -142,7 +147,7 @@ ok $? "a --sphere that is not S_2 refused: $(head -1 "$TMP/e")"
 fails=""
 for args in "" "--max-k 0 --out $TMP/b" "--max-k 65 --out $TMP/b" "--max-k x --out $TMP/b" "--max-k 3" \
             "--max-k 3 --out $TMP/b $TMP/c" "--max-k 3 --max-k 4 --out $TMP/b" "--max-k 3 --out $TMP/b --time-limit 0" \
-            "--max-k 3 --out $TMP/b --memory 12Q"; do
+            "--max-k 3 --out $TMP/b --memory 12Q" "--max-k 3 --stem 3 --out $TMP/b"; do
     $EXTFLOW mahowald $args 2>"$TMP/e"
     is_usage_error $? "$TMP/e" && [ ! -e "$TMP/b" ] || fails="$fails [$args]"
 done

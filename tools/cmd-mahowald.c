@@ -14,11 +14,13 @@
 #include "stages/store/stagefile.h"
 #include "tools/resolved.h"
 
-enum { MAX_K, OUT, SPHERE, SSEQ, MEMORY, TIME_LIMIT, QUIET, NOPTS };
+enum { MAX_K, STEM, OUT, SPHERE, SSEQ, MEMORY, TIME_LIMIT, QUIET, NOPTS };
 static cli_option opts[NOPTS + 1] = {
     [MAX_K] = { "max-k", "K", "(required) try RP_{-k}^inf for k = 1..K (1 to 64): the classes of stems n <= K - 1 "
                 "whose invariant is detected by k <= K, the resolutions of S_2 through stem 2K - 2 and of each "
-                "RP_{-k}^inf through stem k - 2, both for s <= k/2 + 1", NULL, NULL },
+                "RP_{-k}^inf through stem k - 2, both for s <= k/2 + 1 (s <= K/2 + 1 for S_2)", NULL, NULL },
+    [STEM] = { "stem", "N", "only the classes of stems n <= N (default and at most K - 1): S_2 through stem N + K - 1 "
+               "and each RP_{-k}^inf through stem min(k - 2, N - 1) suffice", NULL, NULL },
     [OUT] = { "out", "DIR", "(required) where the resolutions go (DIR/RP_-k_inf/, DIR/S_2/ unless --sphere) and the "
               "table DIR/mahowald.csv: n,s,i,k,mn,ms,invariant,indeterminacy (M(x_(n,s,i)) detected at k is the sum "
               "of the classes x_(mn,ms,j) listed in invariant, modulo the span of the ';'-separated vectors of "
@@ -35,6 +37,7 @@ static cli_option opts[NOPTS + 1] = {
 };
 
 static chain_policy limits;     /* --memory, --time-limit (from the start of the command) */
+static long max_stem;           /* --stem N (K - 1 by default) */
 
 /* cmd over the argument list (NULL-terminated), in this process, with --memory as given and
  * --time-limit as what is left of ours: its status (3 when no time is left). */
@@ -79,7 +82,8 @@ static long one_k(const char *out, const char *s2dir, const mahowald_ext *s2, in
         *rc = 1;
         return -1;
     }
-    snprintf(stem, sizeof stem, "%d", k >= 2 ? k - 2 : 0);     /* --stem counts from 0 */
+    int top = k - 2 < max_stem - 1 ? k - 2 : (int)max_stem - 1;
+    snprintf(stem, sizeof stem, "%d", top > 0 ? top : 0);     /* --stem counts from 0 */
     snprintf(maxs, sizeof maxs, "%d", k / 2 + 1);
     snprintf(bot, sizeof bot, "b=%d,0", -k);
     const char *res_args[] = { "--module", file, "--stem", stem, "--max-s", maxs, "--out", dir, "--quiet", NULL };
@@ -101,7 +105,8 @@ static long one_k(const char *out, const char *s2dir, const mahowald_ext *s2, in
     if (mahowald_read_map(path, "m", &phi, err, sizeof err) == 0) {
         if (mahowald_read_map(path, k > 1 ? "b" : "m", &psi, err, sizeof err) == 0) {
             long early = 0;
-            count = mahowald_detect(k, k - 1, k / 2 + 1, s2, &pk, &phi, &psi, found, o, &early, err, sizeof err);
+            int max_n = k - 1 < max_stem ? k - 1 : (int)max_stem;
+            count = mahowald_detect(k, max_n, k / 2 + 1, s2, &pk, &phi, &psi, found, o, &early, err, sizeof err);
             if (early)
                 fprintf(stderr, "extflow: mahowald: warning: at k = %d, %ld class%s of the region's edge map%s to a "
                         "non-zero class not from the bottom cell: detected at a smaller k than the region covers, "
@@ -127,6 +132,10 @@ static int run(const char **operands, int n)
     if (!opts[MAX_K].arg) return cli_usage_error("mahowald: --max-k K is required");
     if (cli_parse_count(opts[MAX_K].arg, 64, &K) || K < 1)
         return cli_usage_error("mahowald: --max-k wants an integer from 1 to 64, not '%s'", opts[MAX_K].arg);
+    max_stem = K - 1;
+    if (opts[STEM].arg && cli_parse_count(opts[STEM].arg, K - 1, &max_stem))
+        return cli_usage_error("mahowald: --stem wants an integer from 0 to K - 1 = %ld, not '%s'", K - 1,
+                               opts[STEM].arg);
     if (!opts[OUT].arg || !*opts[OUT].arg) return cli_usage_error("mahowald: --out DIR is required");
     const char *out = opts[OUT].arg;
     if (strlen(out) > 4000) return cli_usage_error("mahowald: --out: path too long");
@@ -138,8 +147,8 @@ static int run(const char **operands, int n)
     char s2dir[4200], stem[24], maxs[24], path[4400], tmp[4400], txt[4400], ttmp[4400], err[600];
     if (opts[SPHERE].arg) snprintf(s2dir, sizeof s2dir, "%s", opts[SPHERE].arg);
     else snprintf(s2dir, sizeof s2dir, "%s/S_2", out);
-    /* S_2 through stem 2K - 2 (and 1: P_1 is resolved through stem 0, its bottom cell reaching 1) */
-    snprintf(stem, sizeof stem, "%ld", 2 * K - 2 > 1 ? 2 * K - 2 : 1);
+    /* S_2 through stem N + K - 1 (and 1: P_1 is resolved through stem 0, its bottom cell reaching 1) */
+    snprintf(stem, sizeof stem, "%ld", max_stem + K - 1 > 1 ? max_stem + K - 1 : 1);
     snprintf(maxs, sizeof maxs, "%ld", K / 2 + 1);
     /* an existing S_2 directory keeps its algorithm (resolve refuses to change it); a new one is
      * standard, whose bases are sseq's (Nassau's can differ where a bidegree has several classes) */
