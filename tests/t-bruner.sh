@@ -5,8 +5,14 @@
 # spells, printed in sseq's differentials format, equal sseq's differentials-S_2-milnor (10, 5)
 # byte for byte and, through stem 30 (s <= 8), extflow's own differentials.txt; dim A_D in every
 # line is sseq's algebra_dim. Refusals: a module's DIR, a missing OUTDIR, another subcommand.
+# extflow bruner compare: our resolution against R. R. Bruner's own (tests/ref/bruner/hDiff.s,
+# t <= 30, s <= 4: another basis) agrees; a copy damaged in one Sq(2^i) entry is reported at
+# that entry's bidegree (exit 1), one damaged in its syntax at its file and line (exit 2);
+# bruner save's files of the standard algorithm compare equal to that resolution and to
+# Nassau's (other generators), and the same files with the top row's last generator dropped differ
+# at that generator's bidegree.
 . tests/lib.sh
-plan 9
+plan 18
 
 # Diff.0 .. Diff.S in $1 back to sseq's differentials text for stems <= $2 (exit 1 on any
 # departure from the layout); dim A_D checked against sseq's algebra_dim
@@ -86,11 +92,61 @@ $EXTFLOW resolve --algorithm standard --stem 30 --max-s 8 --out "$D" --quiet --s
 ok $? "stem 30, s <= 8: read back, they are differentials.txt ($(wc -l < "$TMP/diff30.txt") generators)"
 
 refused "no OUTDIR" bruner save "$TMP/d"
-refused "another subcommand" bruner compare "$TMP/d" "$TMP/x"
+refused "another subcommand" bruner frobnicate "$TMP/d" "$TMP/x"
+refused "compare: no BRUNERDIR there" bruner compare "$TMP/d" "$TMP/x"
 : > "$TMP/file"
 refused "OUTDIR a file" bruner save "$TMP/d" "$TMP/file"
 $EXTFLOW resolve --module C2 --stem 10 --out "$TMP/C2" --quiet
 refused "a module's DIR" bruner save "$TMP/C2" "$TMP/bc"
 $EXTFLOW bruner --help > "$TMP/out" 2>"$TMP/err" && grep -q "^  bruner " "$TMP/out" && [ ! -s "$TMP/err" ]
 ok $? "bruner --help: the help on stdout, exit 0"
+
+# bruner compare against Bruner's files: rows s <= 4, through t = 30 (their header's TMAX)
+BR="$REF/bruner"
+$EXTFLOW resolve --stem 30 --max-s 4 --out "$TMP/n30" --quiet
+$EXTFLOW bruner compare "$TMP/n30" "$BR" > "$TMP/out"
+ok $? "Bruner's resolution (s <= 4, t <= 30) agrees with ours: $(cat "$TMP/out")"
+# the one Sq(4) on h = 3 (degree 8, h_2^2) of row 3's generator of degree 12 (n = 9) made Sq(1,1):
+# h_2 from (6, 2) to (9, 3) loses its rank
+mkdir "$TMP/bd" && cp "$BR"/hDiff.* "$TMP/bd/" &&
+    awk '/^12 $/ { b = 1 } b && $0 == "3 4 2 i(4)." { $0 = "3 4 2 i(1,1)."; b = 0; n++ } { print } END { exit n != 1 }' \
+        "$BR/hDiff.3" > "$TMP/bd/hDiff.3"
+$EXTFLOW bruner compare "$TMP/n30" "$TMP/bd" > "$TMP/out"
+[ $? -eq 1 ] && grep -q "differ: (n, s) = (9, 3), t = 12: h_2 from (6, 2) has rank 1 in .*, 0 in " "$TMP/out"
+ok $? "one entry damaged: exit 1 at its bidegree: $(cat "$TMP/out")"
+cp "$BR/hDiff.3" "$TMP/bd/hDiff.3"
+L=$(grep -n '^4 9 5 i(6,1)(3,2)(0,3)(2,0,1)\.$' "$BR/hDiff.4" | cut -d: -f1)
+sed "${L}s/(2,0,1)/(2,0,2)/" "$BR/hDiff.4" > "$TMP/bd/hDiff.4"
+$EXTFLOW bruner compare "$TMP/n30" "$TMP/bd" > /dev/null 2> "$TMP/err"
+[ $? -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "^extflow: bruner compare: $TMP/bd/hDiff.4:$L: a Milnor element of degree 16 " "$TMP/err"
+ok $? "a Milnor element of the wrong degree: exit 2 at hDiff.4:$L: $(cat "$TMP/err")"
+head -c 400 "$BR/hDiff.3" > "$TMP/bd/hDiff.3" && cp "$BR/hDiff.4" "$TMP/bd/hDiff.4"
+$EXTFLOW bruner compare "$TMP/n30" "$TMP/bd" > /dev/null 2> "$TMP/err"
+[ $? -eq 2 ] && grep -q "^extflow: bruner compare: $TMP/bd/hDiff.3:[0-9]*: " "$TMP/err"
+ok $? "a file cut short: exit 2 with its line: $(cat "$TMP/err")"
+
+# round trips through bruner save (the standard algorithm's generators, sseq's)
+S="$TMP/s20"
+$EXTFLOW resolve --algorithm standard --stem 20 --max-s 6 --out "$S" --quiet && $EXTFLOW bruner save "$S" "$TMP/bs" --quiet &&
+    $EXTFLOW bruner compare "$S" "$TMP/bs" --quiet > "$TMP/out" && [ ! -s "$TMP/out" ]
+ok $? "bruner save's files compare equal to their own resolution (--quiet: no line)"
+$EXTFLOW resolve --stem 20 --max-s 6 --out "$TMP/n20" --quiet && $EXTFLOW bruner save "$TMP/n20" "$TMP/bn" --quiet &&
+    ! cmp -s "$TMP/bs/Diff.3" "$TMP/bn/Diff.3" && $EXTFLOW bruner compare "$TMP/n20" "$TMP/bs" > "$TMP/out"
+ok $? "Nassau's resolution (other generators: Diff.3 differs) agrees with the standard one's files: $(cat "$TMP/out")"
+$EXTFLOW bruner compare "$S" "$BR" --stem 12 > "$TMP/out"
+ok $? "--stem 12: $(cat "$TMP/out")"
+# Diff.6 (the top row: no row above refers to it) without its last generator, the header one
+# less: a generator fewer at its bidegree
+cat > "$TMP/cut.py" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+n = int(re.match(r"s=6  n=(\d+)\n\n", text).group(1))
+cut = text.index("\n%d : " % (n - 1)) + 1
+open(sys.argv[2], "w").write("s=6  n=%d\n\n" % (n - 1) + text[text.index("\n\n") + 2:cut])
+print(re.search(r"^%d : (\d+)$" % (n - 1), text, re.M).group(1))
+PY
+mkdir "$TMP/bt" && cp "$TMP/bs"/Diff.* "$TMP/bt/" && T=$(python3 "$TMP/cut.py" "$TMP/bs/Diff.6" "$TMP/bt/Diff.6")
+$EXTFLOW bruner compare "$S" "$TMP/bt" > "$TMP/out"
+[ $? -eq 1 ] && grep -q "differ: (n, s) = ($((T - 6)), 6), t = $T: [0-9]* generators in " "$TMP/out"
+ok $? "Diff.6's last generator (t = $T) dropped: $(cat "$TMP/out")"
 done_testing

@@ -17,6 +17,23 @@
  *     then two empty lines after the block.
  * Diff.0 has the one generator of degree 0 with the block "1", "0 0 1 i(0).". Generators are
  * those of DIR's complete region, row by row.
+ *
+ * Reading (bruner compare). Bruner's own files, hDiff.s, differ only in their headers: line 1
+ * is "N TMAX" (spaces before and after; the row is complete through t = TMAX), a block opens with its degree "T " alone; sseq's
+ * Diff.s copies of them put a space after T. bruner_read takes both layouts and any number of
+ * empty lines between the lines that carry something.
+ *
+ * Comparing. Two minimal resolutions of F2 are isomorphic, but their generators and the
+ * coefficients of their differentials depend on the bases chosen. What does not: the number
+ * of generators in each bidegree (s, t) (dim Ext^{s,t}), and, for each i, the rank of the
+ * matrix of coefficients of Sq(2^i) in d(g) on h, g of degree t in row s, h of degree t - 2^i
+ * in row s - 1. Sq(2^i) is the only Milnor basis element not in I(A)^2 in its degree (it is
+ * dual to the primitive xi_1^{2^i}), so over a minimal resolution that matrix is the matrix of
+ * h_i: Ext^{s-1,t-2^i} -> Ext^{s,t} in the two dual bases: its rank is the rank of h_i
+ * multiplication, a change of basis leaves it alone. bruner_compare checks both.
+ *
+ * bruner_res holds what the comparison reads: per row s, each generator's degree and its
+ * Sq(2^i) entries (h, i) in CSR form (hit_h/hit_i[first[g] .. first[g+1])).
  */
 #ifndef EXTFLOW_BRUNER_H
 #define EXTFLOW_BRUNER_H
@@ -25,5 +42,35 @@
 
 /* Diff.s of res (S_2, p = 2) to f: 0, or -1 on a write error. */
 int bruner_write_diff(FILE *f, const resolution *res, int s);
+
+typedef struct bruner_row {
+    uint32_t n;             /* generators, numbered 0 .. n-1 as in the file */
+    deg_t tmax;             /* hDiff.s's TMAX: the row holds every generator of degree <= tmax;
+                             * -1 when the file does not say (Diff.s) */
+    deg_t *deg;             /* deg[g] */
+    uint32_t *first;        /* n + 1 offsets into hit_h, hit_i */
+    uint32_t *hit_h;        /* h: a generator of row s - 1 whose coefficient holds Sq(2^i) */
+    uint8_t *hit_i;         /* that i */
+    uint32_t nhits, cap;
+} bruner_row;
+typedef struct bruner_res {
+    int nrows;              /* rows s = 0 .. nrows - 1 */
+    bruner_row *rows;
+} bruner_res;
+
+/* BRUNERDIR's Diff.0, Diff.1, ... (or hDiff.0, ... when there is no Diff.0), read up to the
+ * first one missing, each checked: the header, the blocks' count, every line's H (a generator
+ * of the row below), D = T - |h| > 0 (a minimal resolution), M = dim A_D, each Milnor element
+ * of degree D. 0; or -1 with "FILE:LINE: what" in err (FILE a path under dir). */
+int bruner_read(const char *dir, bruner_res *b, char *err, size_t errlen);
+/* The same data taken from res (S_2, p = 2): its complete region, numbered as
+ * bruner_write_diff numbers it. 0, or -1 out of memory. */
+int bruner_from_resolution(const resolution *res, bruner_res *b);
+void bruner_free(bruner_res *b);
+/* a and b compared in rows 0 .. nrows - 1 (at most both's rows), row s through stem
+ * last_stem[s], bidegrees by stem, then s: 0 when they agree (*nbideg bidegrees compared);
+ * 1 with the first difference as one line in msg ("(n, s) = ...: ..."); -1 out of memory. */
+int bruner_compare(const bruner_res *a, const bruner_res *b, int nrows, const int *last_stem, const char *aname,
+                   const char *bname, char *msg, size_t msglen, uint64_t *nbideg);
 
 #endif
