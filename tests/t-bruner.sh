@@ -6,13 +6,15 @@
 # byte for byte and, through stem 30 (s <= 8), extflow's own differentials.txt; dim A_D in every
 # line is sseq's algebra_dim. Refusals: a module's DIR, a missing OUTDIR, another subcommand.
 # extflow bruner compare: our resolution against R. R. Bruner's own (tests/ref/bruner/hDiff.s,
-# t <= 30, s <= 4: another basis) agrees; a copy damaged in one Sq(2^i) entry is reported at
-# that entry's bidegree (exit 1), one damaged in its syntax at its file and line (exit 2);
+# t <= 30, s <= 4: another basis) agrees, and its complex is a minimal resolution; a copy
+# damaged in one entry is reported at that entry's bidegree (exit 1): a Sq(2^i) entry by h_i's
+# rank, a decomposable one by d(d(g)) != 0, a cycle's differential made 0 by exactness; one
+# damaged in its syntax at its file and line (exit 2);
 # bruner save's files of the standard algorithm compare equal to that resolution and to
 # Nassau's (other generators), and the same files with the top row's last generator dropped differ
 # at that generator's bidegree.
 . tests/lib.sh
-plan 18
+plan 20
 
 # Diff.0 .. Diff.S in $1 back to sseq's differentials text for stems <= $2 (exit 1 on any
 # departure from the layout); dim A_D checked against sseq's algebra_dim
@@ -114,6 +116,24 @@ mkdir "$TMP/bd" && cp "$BR"/hDiff.* "$TMP/bd/" &&
 $EXTFLOW bruner compare "$TMP/n30" "$TMP/bd" > "$TMP/out"
 [ $? -eq 1 ] && grep -q "differ: (n, s) = (9, 3), t = 12: h_2 from (6, 2) has rank 1 in .*, 0 in " "$TMP/out"
 ok $? "one entry damaged: exit 1 at its bidegree: $(cat "$TMP/out")"
+# a decomposable entry changed (Sq(10) made Sq(7,1) in the same place): the h_i ranks stay, but
+# d(d(g)) of that generator (row 3, degree 12: n = 9) is no longer 0
+sed 's/^0 10 6 i(10)\.$/0 10 6 i(7,1)./' "$BR/hDiff.3" > "$TMP/bd/hDiff.3"
+$EXTFLOW bruner compare "$TMP/n30" "$TMP/bd" > "$TMP/out"
+[ $? -eq 1 ] && grep -q "differ: (n, s) = (9, 3), t = 12: .*'s d(d(g)) is not 0 for its generator 4 of row 3" "$TMP/out"
+ok $? "a decomposable entry damaged: d(d(g)) != 0 at its bidegree: $(cat "$TMP/out")"
+# c0's differential (row 3, degree 11, no Sq(2^i) in it) made 0: counts, ranks and d(d) = 0
+# stay, but F_3 is no longer exact at (8, 3): a cycle more in the kernel of d_3
+python3 - "$BR/hDiff.3" "$TMP/bd/hDiff.3" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+block = "11 \n\n4\n0 9 5 i(9)(3,2).\n1 7 4 i(0,0,1).\n2 6 3 i(6).\n3 3 2 i(3)(0,1).\n"
+assert text.count(block) == 1
+open(sys.argv[2], "w").write(text.replace(block, "11 \n\n0\n"))
+PY
+$EXTFLOW bruner compare "$TMP/n30" "$TMP/bd" > "$TMP/out"
+[ $? -eq 1 ] && grep -q "differ: (n, s) = (8, 3), t = 11: .*'s complex is not exact at F_3: rank d_4 = 3, but the kernel of d_3 has dimension 4" "$TMP/out"
+ok $? "a cycle's differential made 0: not exact at its bidegree: $(cat "$TMP/out")"
 cp "$BR/hDiff.3" "$TMP/bd/hDiff.3"
 L=$(grep -n '^4 9 5 i(6,1)(3,2)(0,3)(2,0,1)\.$' "$BR/hDiff.4" | cut -d: -f1)
 sed "${L}s/(2,0,1)/(2,0,2)/" "$BR/hDiff.4" > "$TMP/bd/hDiff.4"

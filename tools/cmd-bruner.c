@@ -1,7 +1,8 @@
 /* extflow bruner save DIR OUTDIR: the sphere's resolution in DIR as Bruner's Diff.s files
  * (stages/out/bruner.h), one per row, into OUTDIR. extflow bruner compare DIR BRUNERDIR: DIR's
  * resolution against the one in BRUNERDIR's Diff.s (or Bruner's hDiff.s) files, by what a
- * change of basis keeps (bruner.h "Comparing"): exit 0 when they agree, 1 at the first
+ * change of basis keeps (bruner.h "Comparing"), then that BRUNERDIR's complex is a minimal
+ * resolution (bruner_check_exact): exit 0 when they agree, 1 at the first
  * bidegree that differs, 2 for a file that does not read (FILE:LINE). */
 #include <errno.h>
 #include <stdio.h>
@@ -45,11 +46,13 @@ static int compare(const char *dir, const char *bdir)
         if (b.rows[s].tmax >= 0 && last[s] > b.rows[s].tmax - s) last[s] = b.rows[s].tmax - s;
     }
     if (!rc) rc = bruner_compare(&a, &b, nrows, last, dir, bdir, err, sizeof err, &nbideg);
+    if (!rc) rc = bruner_check_exact(&b, nrows, last, bdir, err, sizeof err);
     if (rc < 0) fprintf(stderr, "extflow: bruner compare: out of memory\n"), rc = 1;
     else if (rc) printf("%s and %s differ: %s\n", dir, bdir, err);
     else if (!opts[QUIET].arg)
-        printf("%s and %s agree: dim Ext and the ranks of h_i on %llu bidegrees (s <= %d)\n", dir, bdir,
-               (unsigned long long)nbideg, nrows - 1);
+        printf("%s and %s agree: dim Ext and the ranks of h_i on %llu bidegrees (s <= %d), and %s's complex is a "
+               "minimal resolution there\n", dir, bdir,
+               (unsigned long long)nbideg, nrows - 1, bdir);
     free(last);
     bruner_free(&a), bruner_free(&b);
     resolved_close(&d);
@@ -110,7 +113,8 @@ const cli_command cmd_bruner = {
     "compare DIR BRUNERDIR: DIR's resolution of S_2 against the one in BRUNERDIR's Diff.s files (this layout, "
     "or Bruner's own hDiff.s: \"N TMAX\" headers, blocks opened by T alone), which may use other bases: "
     "in each bidegree (s, t) of DIR's complete region (and BRUNERDIR's rows, through t = TMAX in hDiff.s), by stem then s, the number of "
-    "generators (dim Ext) and the rank of each h_i into it (the coefficients of Sq(2^i)) must agree. One line on "
+    "generators (dim Ext) and the rank of each h_i into it (the coefficients of Sq(2^i)) must agree, and BRUNERDIR's complex must be a minimal resolution "
+    "there (d(d(g)) = 0, exact by ranks): then the two are one resolution up to a change of basis. One line on "
     "stdout; exit 0 when they agree, 1 at the first bidegree that differs, 2 for a file that does not read "
     "(FILE:LINE: why)",
     opts, 3, CLI_ONE_PROCESS, run,

@@ -64,6 +64,7 @@ void bruner_free(bruner_res *b)
     for (int s = 0; s < b->nrows; s++) {
         bruner_row *r = &b->rows[s];
         free(r->deg), free(r->first), free(r->hit_h), free(r->hit_i);
+        free(r->tfirst), free(r->term_h), free(r->term_e);
     }
     free(b->rows);
     b->rows = NULL, b->nrows = 0;
@@ -148,6 +149,24 @@ int bruner_from_resolution(const resolution *res, bruner_res *b)
     return 0;
 }
 
+/* Appends the term Sq(r[0..len)) on h to the generator begun last: 0, or -1. */
+static int term_add(bruner_row *r, uint32_t h, const uint32_t *rr, int len)
+{
+    if (r->nterms == r->tcap) {
+        uint32_t cap = r->tcap ? 2 * r->tcap : 64;
+        uint32_t *h2 = realloc(r->term_h, cap * sizeof *h2);
+        if (!h2) return -1;
+        r->term_h = h2;
+        milnor_elt *e2 = realloc(r->term_e, cap * sizeof *e2);
+        if (!e2) return -1;
+        r->term_e = e2, r->tcap = cap;
+    }
+    r->term_h[r->nterms] = h;
+    milnor_elt_set(&r->term_e[r->nterms], rr, len);
+    r->nterms++;
+    return 0;
+}
+
 /* One file's reader: lines numbered from 1, empty ones (after trimming) skipped. */
 typedef struct lines {
     FILE *f;
@@ -217,11 +236,12 @@ static int read_row(lines *L, int s, bruner_res *b, const uint32_t *dimA)
         if (number(&p, BRUNER_MAX_DEG, &v) || *p) return fail(L, "header \"N TMAX\" or \"s=%d  n=N\" expected", s);
     }
     bruner_row *r = &b->rows[s];
-    if (row_init(r, (uint32_t)n)) return fail(L, "out of memory");
+    if (s == 0 && n != 1) return fail(L, "row 0 has one generator, the unit");
+    if (row_init(r, (uint32_t)n) || !(r->tfirst = calloc(n + 1, sizeof *r->tfirst))) return fail(L, "out of memory");
     r->tmax = sseq ? -1 : (deg_t)v;
     const bruner_row *below = s ? &b->rows[s - 1] : NULL;
     for (uint32_t g = 0; g < n; g++) {
-        r->first[g] = r->nhits;
+        r->first[g] = r->nhits, r->tfirst[g] = r->nterms;
         int k = next_line(L);
         if (k <= 0) return k < 0 ? -1 : fail(L, "the file ends after %u of its %lu generators", g, n);
         p = L->buf;
@@ -259,9 +279,12 @@ static int read_row(lines *L, int s, bruner_res *b, const uint32_t *dimA)
             while (*p == '(') {
                 p++;
                 unsigned long deg = 0, first = 0, nz = 0;
+                uint32_t rr[MILNOR_MAX_LEN];
+                int slots = 0;
                 for (int slot = 0;; slot++) {
                     if (slot >= MILNOR_MAX_LEN || number(&p, BRUNER_MAX_DEG, &v))
                         return fail(L, "a Milnor element \"(r1,...,rk)\" expected");
+                    rr[slot] = (uint32_t)v, slots = slot + 1;
                     if (slot == 0) first = v;
                     else nz |= v;
                     deg += v * milnor_xi_degree[slot];
@@ -271,13 +294,14 @@ static int read_row(lines *L, int s, bruner_res *b, const uint32_t *dimA)
                     break;
                 }
                 if (deg != d) return fail(L, "a Milnor element of degree %lu in a coefficient of degree %lu", deg, d);
+                if (term_add(r, (uint32_t)h, rr, slots)) return fail(L, "out of memory");
                 if (e >= 0 && !nz && first == d && row_toggle(r, g, (uint32_t)h, (uint8_t)e))
                     return fail(L, "out of memory");
             }
             if (strcmp(p, ".")) return fail(L, "the line does not end in \").\"");
         }
     }
-    r->first[n] = r->nhits;
+    r->first[n] = r->nhits, r->tfirst[n] = r->nterms;
     int k = next_line(L);
     return k < 0 ? -1 : k ? fail(L, "more than the header's %lu generators", n) : 0;
 }
@@ -429,5 +453,131 @@ int bruner_compare(const bruner_res *a, const bruner_res *b, int nrows, const in
             }
         }
     free_places(pa, nrows), free_places(pb, nrows);
+    return rc;
+}
+
+/* ---- exactness of a file's complex (bruner_check_exact) ---- */
+
+/* off[g]: g's first column in F_s's basis in degree t (dim A_{t - |g|} columns each, the
+ * generators in file order); returns dim F_{s,t}. */
+static uint64_t row_offsets(const bruner_row *r, const milnor_basis *A, deg_t t, uint64_t *off)
+{
+    uint64_t o = 0;
+    for (uint32_t g = 0; g < r->n; g++) {
+        off[g] = o;
+        if (r->deg[g] <= t) o += A->dim[t - r->deg[g]];
+    }
+    return o;
+}
+
+typedef struct exact_ctx {
+    const bruner_res *b;
+    milnor_basis A;
+    uint64_t *off_lo, *off_hi;   /* scratch: offsets of rows s - 1 and s */
+    long *rank;                  /* rank[s * (tmax + 1) + t] of d_s in degree t; -1 unknown */
+    deg_t tmax;
+} exact_ctx;
+
+/* D_s in degree t (s >= 1): a row per basis element a g of F_{s,t}, a d(g) over F_{s-1,t}'s
+ * basis. *m initialised here. 0, or -1. */
+static int build_d(exact_ctx *x, int s, deg_t t, f2mat *m)
+{
+    const bruner_row *r = &x->b->rows[s], *q = &x->b->rows[s - 1];
+    uint64_t rows = row_offsets(r, &x->A, t, x->off_hi), cols = row_offsets(q, &x->A, t, x->off_lo);
+    if (rows > UINT32_MAX || cols > UINT32_MAX || f2mat_init(m, (uint32_t)rows, (uint32_t)cols)) return -1;
+    for (uint32_t g = 0; g < r->n; g++) {
+        if (r->deg[g] > t) continue;
+        deg_t a = t - r->deg[g];
+        for (uint32_t j = 0; j < x->A.dim[a]; j++) {
+            uint64_t *row = f2mat_row(m, (uint32_t)(x->off_hi[g] + j));
+            for (uint32_t k = r->tfirst[g]; k < r->tfirst[g + 1]; k++)
+                milnor_mul_into(&x->A, &x->A.elts[a][j], &r->term_e[k], row, x->off_lo[r->term_h[k]]);
+        }
+    }
+    return 0;
+}
+/* rank of d_s in degree t (d_0 the augmentation): >= 0, or -1. */
+static long rank_d(exact_ctx *x, int s, deg_t t)
+{
+    long *c = &x->rank[(size_t)s * (x->tmax + 1) + t];
+    if (*c >= 0) return *c;
+    if (s == 0) return *c = t == 0;
+    f2mat m;
+    if (build_d(x, s, t, &m)) return -1;
+    int rk = f2mat_rref(&m, NULL);
+    f2mat_clear(&m);
+    return rk < 0 ? -1 : (*c = rk);
+}
+
+int bruner_check_exact(const bruner_res *b, int nrows, const int *last_stem, const char *bname, char *msg,
+                       size_t msglen)
+{
+    if (nrows > b->nrows) nrows = b->nrows;
+    exact_ctx x = { .b = b, .tmax = 0 };
+    int top = -1;
+    uint32_t most = 1;
+    for (int s = 0; s < nrows; s++) {
+        top = last_stem[s] > top ? last_stem[s] : top;
+        if (last_stem[s] + s > x.tmax) x.tmax = last_stem[s] + s;
+        most = b->rows[s].n > most ? b->rows[s].n : most;
+    }
+    if (x.tmax > MILNOR_MAX_DEGREE / 2) x.tmax = MILNOR_MAX_DEGREE / 2;
+    x.off_lo = malloc(((size_t)most + 1) * sizeof *x.off_lo);
+    x.off_hi = malloc(((size_t)most + 1) * sizeof *x.off_hi);
+    x.rank = malloc((size_t)nrows * (x.tmax + 1) * sizeof *x.rank);
+    int rc = x.off_lo && x.off_hi && x.rank && !milnor_basis_init(&x.A, x.tmax, NULL) ? 0 : -1;
+    for (size_t k = 0; !rc && k < (size_t)nrows * (x.tmax + 1); k++) x.rank[k] = -1;
+    uint64_t *v = NULL;
+    f2mat m = { 0 };
+    for (int n = 0; n <= top && !rc; n++)
+        for (int s = 0; s < nrows && !rc; s++) {
+            if (n > last_stem[s]) continue;
+            deg_t t = n + s;
+            if (t > x.tmax) continue;
+            const bruner_row *r = &b->rows[s];
+            /* d(d(g)) = 0 for row s's generators of degree t (s >= 2; below, D > 0 sees to it) */
+            if (s >= 2) {
+                if (build_d(&x, s - 1, t, &m)) { rc = -1; break; }
+                const bruner_row *q = &b->rows[s - 1];
+                row_offsets(q, &x.A, t, x.off_hi);
+                free(v);
+                if (!(v = calloc(m.stride ? m.stride : 1, sizeof *v))) { rc = -1; break; }
+                for (uint32_t g = 0; g < r->n && !rc; g++) {
+                    if (r->deg[g] != t) continue;
+                    memset(v, 0, m.stride * sizeof *v);
+                    for (uint32_t k = r->tfirst[g]; k < r->tfirst[g + 1]; k++) {
+                        const milnor_elt *e = &r->term_e[k];
+                        uint64_t row = x.off_hi[r->term_h[k]] + milnor_index(&x.A, e);
+                        const uint64_t *src = f2mat_row(&m, (uint32_t)row);
+                        for (uint32_t w = 0; w < m.stride; w++) v[w] ^= src[w];
+                    }
+                    uint64_t any = 0;
+                    for (uint32_t w = 0; w < m.stride; w++) any |= v[w];
+                    if (any) {
+                        snprintf(msg, msglen, "(n, s) = (%d, %d), t = %d: %s's d(d(g)) is not 0 for its generator %u of row %d",
+                                 n, s, t, bname, g, s);
+                        rc = 1;
+                    }
+                }
+                f2mat_clear(&m);
+                if (rc) break;
+            }
+            /* exactness at F_s in degree t, where row s + 1 reaches t */
+            if (s + 1 >= nrows || t - (s + 1) > last_stem[s + 1]) continue;
+            long rs = rank_d(&x, s, t), rs1 = rank_d(&x, s + 1, t);
+            if (rs < 0 || rs1 < 0) { rc = -1; break; }
+            uint64_t dim = row_offsets(r, &x.A, t, x.off_hi);
+            if ((uint64_t)(rs + rs1) != dim) {
+                snprintf(msg, msglen,
+                         "(n, s) = (%d, %d), t = %d: %s's complex is not exact at F_%d: rank d_%d = %ld, but the kernel "
+                         "of d_%d has dimension %llu",
+                         n, s, t, bname, s, s + 1, rs1, s, (unsigned long long)(dim - (uint64_t)rs));
+                rc = 1;
+            }
+        }
+    free(v);
+    f2mat_clear(&m);
+    if (x.A.dim) milnor_basis_clear(&x.A);
+    free(x.off_lo), free(x.off_hi), free(x.rank);
     return rc;
 }

@@ -30,7 +30,10 @@
  * in row s - 1. Sq(2^i) is the only Milnor basis element not in I(A)^2 in its degree (it is
  * dual to the primitive xi_1^{2^i}), so over a minimal resolution that matrix is the matrix of
  * h_i: Ext^{s-1,t-2^i} -> Ext^{s,t} in the two dual bases: its rank is the rank of h_i
- * multiplication, a change of basis leaves it alone. bruner_compare checks both.
+ * multiplication, a change of basis leaves it alone. bruner_compare checks both. And
+ * bruner_check_exact checks that the file's complex is a minimal resolution at all (d∘d = 0,
+ * exact): two minimal resolutions of F2 are isomorphic through the region they both cover, so
+ * with the counts equal the two are the same resolution up to a change of basis.
  *
  * bruner_res holds what the comparison reads: per row s, each generator's degree and its
  * Sq(2^i) entries (h, i) in CSR form (hit_h/hit_i[first[g] .. first[g+1])).
@@ -52,6 +55,11 @@ typedef struct bruner_row {
     uint32_t *hit_h;        /* h: a generator of row s - 1 whose coefficient holds Sq(2^i) */
     uint8_t *hit_i;         /* that i */
     uint32_t nhits, cap;
+    /* read from a file only (bruner_read): every term a Sq(R) on h of each d(g), in CSR form */
+    uint32_t *tfirst;       /* n + 1 offsets into term_h, term_e */
+    uint32_t *term_h;
+    milnor_elt *term_e;
+    uint32_t nterms, tcap;
 } bruner_row;
 typedef struct bruner_res {
     int nrows;              /* rows s = 0 .. nrows - 1 */
@@ -67,6 +75,15 @@ int bruner_read(const char *dir, bruner_res *b, char *err, size_t errlen);
  * bruner_write_diff numbers it. 0, or -1 out of memory. */
 int bruner_from_resolution(const resolution *res, bruner_res *b);
 void bruner_free(bruner_res *b);
+/* That b (read by bruner_read) is a minimal resolution of F2 in rows 0 .. nrows - 1, row s
+ * through stem last_stem[s]: d(d(g)) = 0 for each generator g, and exactness at F_s in each
+ * degree t where row s + 1 is complete: rank d_{s+1} + rank d_s = dim F_{s,t} (rank d_1 =
+ * dim A_t for t > 0 at s = 0), the ranks over the Milnor basis of F_s in degree t (sums of
+ * dim A_{t - |g|}), products by milnor_mul_into. Checked bidegree by bidegree in
+ * bruner_compare's order: 0 when it is; 1 with the first failure as one line in msg
+ * (naming bname); -1 out of memory. */
+int bruner_check_exact(const bruner_res *b, int nrows, const int *last_stem, const char *bname, char *msg,
+                       size_t msglen);
 /* a and b compared in rows 0 .. nrows - 1 (at most both's rows), row s through stem
  * last_stem[s], bidegrees by stem, then s: 0 when they agree (*nbideg bidegrees compared);
  * 1 with the first difference as one line in msg ("(n, s) = ...: ..."); -1 out of memory. */
