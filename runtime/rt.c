@@ -45,6 +45,11 @@ static int rt_start(int verbose, int mpi, int cuda, char *err, size_t errlen)
     /* (under StarPU-MPI each rank's CPUs are its binding's, rt_mpi.c: left to it) */
     int ncpus = mpi ? -1 : rt_default_ncpus(cuda, getenv("STARPU_NCPU"), rt_usable_cpus());
     if (ncpus > 0) conf.ncpus = ncpus;     /* else what starpu_conf_init read (STARPU_NCPU) */
+    /* SIGINT is ours (tools/extflow.c). StarPU's catcher saves the handler it finds and puts it
+     * back only when the signal comes: a command that starts StarPU twice in one process
+     * (mahowald's inner runs) found StarPU's own catcher the second time, and a Ctrl-C then
+     * re-raised itself for ever (100% CPU, no line). */
+    if (!getenv("STARPU_CATCH_SIGNALS")) conf.catch_signals = 0;
     int ret = mpi ? rt_mpi_starpu_init(&conf) : starpu_init(&conf);
     if (ret != 0) {
         snprintf(err, errlen, "StarPU failed to start: %s", strerror(-ret));

@@ -11,7 +11,7 @@
 #   - a rerun only loads and writes the same; --time-limit stops (exit 3, no table) and a rerun
 #     resumes; --sphere reuses a resolution; bad input refused.
 . tests/lib.sh
-plan 14
+plan 15
 K=25
 O=$TMP/mh
 $EXTFLOW mahowald --max-k $K --out "$O" --sseq-formats 2>"$TMP/err" && ! grep -q warning "$TMP/err"
@@ -138,6 +138,22 @@ rc=$?
     $EXTFLOW mahowald --max-k 12 --out "$TMP/tl" --quiet &&
     awk -F, 'NR == 1 || $4 <= 12' "$O/mahowald.csv" | cmp -s - "$TMP/tl/mahowald.csv"
 ok $? "--time-limit 1: exit $rc, no table ($(tail -1 "$TMP/e" | cut -c1-60)...); a rerun finishes with the rows of k <= 12"
+
+# Ctrl-C mid-run: mahowald starts StarPU once per inner run; StarPU's own SIGINT catcher, saved
+# as "the old handler" by the second start, used to re-raise the signal for ever (no line, 100% CPU)
+$EXTFLOW mahowald --max-k 24 --out "$TMP/int" 2>"$TMP/e" &
+pid=$!
+i=0
+while ! grep -q "k = 3:" "$TMP/e" && kill -0 $pid 2>/dev/null && [ $i -lt 3000 ]; do sleep 0.02; i=$((i + 1)); done
+kill -INT $pid
+( sleep 60; kill -KILL $pid 2>/dev/null ) &
+dog=$!
+wait $pid
+rc=$?
+kill $dog 2>/dev/null
+last=$(tail -1 "$TMP/e")
+[ $rc -eq 130 ] && echo "$last" | grep -q "SIGINT" && ! echo "$last" | grep -q "time-limit" && [ ! -e "$TMP/int/mahowald.csv" ]
+ok $? "SIGINT after k = 3: exit $rc (130), no table, the last line names it: $(echo "$last" | cut -c1-90)"
 
 $EXTFLOW resolve --module C2 --stem 4 --out "$TMP/c2" --quiet
 $EXTFLOW mahowald --max-k 3 --out "$TMP/x" --sphere "$TMP/c2" 2>"$TMP/e"

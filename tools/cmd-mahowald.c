@@ -5,12 +5,14 @@
  * then the invariants read off the two induced maps. --memory goes to each inner run, and
  * --time-limit as what is left of it. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "algebra/clock.h"
 #include "stages/mahowald/mahowald.h"
 #include "stages/out/manifest.h"
+#include "stages/progress.h"
 #include "stages/store/stagefile.h"
 #include "tools/resolved.h"
 
@@ -123,6 +125,13 @@ static long one_k(const char *out, const char *s2dir, const mahowald_ext *s2, in
     return count;
 }
 
+/* What stopped an inner run (status 3): a signal (tools/extflow.c) or the time limit. */
+static const char *stopped_by(void)
+{
+    int sig = progress_stop_signal();
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "--time-limit";
+}
+
 static int run(const char **operands, int n)
 {
     (void)operands;
@@ -168,8 +177,8 @@ static int run(const char **operands, int n)
     }
     const char *s2_args[] = { "--stem", stem, "--max-s", maxs, "--algorithm", alg, "--out", s2dir, "--quiet", NULL };
     int rc = sub(&cmd_resolve, s2_args);
-    if (rc == CLI_STOPPED) fprintf(stderr, "extflow: mahowald: stopped at --time-limit resolving %s; no table written "
-                                   "(rerun to resume)\n", s2dir);
+    if (rc == CLI_STOPPED) fprintf(stderr, "extflow: mahowald: stopped at %s resolving %s; no table written "
+                                   "(rerun to resume)\n", stopped_by(), s2dir);
     if (rc) return rc;
     mahowald_ext s2;
     snprintf(path, sizeof path, "%s/ext.csv", s2dir);
@@ -207,8 +216,8 @@ static int run(const char **operands, int n)
         rc = CLI_FAILED;
     }
     if (rc == CLI_STOPPED)
-        fprintf(stderr, "extflow: mahowald: stopped at --time-limit before k = %d was done; no table written (rerun to "
-                "resume from the stage files)\n", k_done + 1);
+        fprintf(stderr, "extflow: mahowald: stopped at %s before k = %d was done; no table written (rerun to "
+                "resume from the stage files)\n", stopped_by(), k_done + 1);
     if (rc) remove(tmp), remove(ttmp);
     mahowald_ext_clear(&s2);
     if (!rc && !quiet)
