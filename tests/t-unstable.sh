@@ -13,7 +13,7 @@
 #   unstable directory; verify's d∘d over free unstable modules (and a flipped bit found);
 #   resume, --memory and export as for a stable resolution.
 . tests/lib.sh
-plan 36
+plan 37
 REFPY="python3 tests/unstable_ref.py"
 res() { $EXTFLOW resolve --quiet --unstable "$@"; }
 
@@ -230,6 +230,9 @@ ok $? "E: S^3 -> S^5 (degree -2) is E: S^4 -> S^5 after E: S^3 -> S^4 ($(cat "$T
 $EXTFLOW products "$TMP/E3" --map E=$TMP/e1.json --target "$TMP/st3s" 2>"$TMP/err"
 is_usage_error $? "$TMP/err"
 ok $? "--map from an unstable to a stable resolution is refused in one line"
+$EXTFLOW products "$TMP/st3s" --map E=$TMP/e1.json --target "$TMP/E2" 2>"$TMP/err"
+is_usage_error $? "$TMP/err" && grep -q "E2 is unstable and .*st3s is not: both or neither" "$TMP/err"
+ok $? "--map from a stable to an unstable resolution is refused, saying so: $(head -1 "$TMP/err")"
 
 # resume, --memory, export
 res --module "S_2[4]" --stem 10 --max-s 5 --out "$TMP/grow" 2>"$TMP/err" &&

@@ -212,13 +212,16 @@ int resolved_open_map_target(const char *dir, opened_dir *d, const char *target,
 {
     *have_unit = 0;
     if (target && !same_directory(dir, target)) {
-        int rc = resolved_open("products", target, u, d->res.unstable ? RESOLVED_UNSTABLE_OK : 0);
+        /* (opened either way, so that a stable source with an unstable target is told what is
+         * wrong, not that products reads no unstable directory) */
+        int rc = resolved_open("products", target, u, RESOLVED_UNSTABLE_OK);
         if (rc) return rc;
         *have_unit = 1;
-        if (u->res.unstable != d->res.unstable) {   /* a stable target with an unstable source */
+        if (u->res.unstable != d->res.unstable) {
             resolved_close(u);
             *have_unit = 0;
-            return cli_usage_error("products: --map: %s is unstable and %s is not: both or neither", dir, target);
+            return cli_usage_error("products: --map: %s is %s and %s is not: both or neither",
+                                   d->res.unstable ? dir : target, "unstable", d->res.unstable ? target : dir);
         }
     }
     const opened_dir *t = *have_unit ? u : d;
