@@ -3,7 +3,7 @@
 # directory, one clear
 # line on stderr, the algebra table, and one writer per output directory.
 . tests/lib.sh
-plan 41
+plan 42
 $EXTFLOW --help | grep -q "usage: extflow"
 ok $? "--help prints usage and exits 0"
 for cmd in resolve algebra inspect verify export pack help; do
@@ -124,4 +124,12 @@ else
     echo "ok 15 # SKIP script(1) not installed"; echo "ok 16 # SKIP script(1) not installed"
     echo "ok 17 # SKIP script(1) not installed"
 fi
+# EXTFLOW_STEP_LOG (stages/resolve/stepprogress.h): a step line per computed bidegree; a path
+# that cannot be written is said in one line and the run still finishes
+EXTFLOW_STEP_LOG="$TMP/steps.log" $EXTFLOW resolve --stem 6 --out "$TMP/sl" --quiet &&
+    [ "$(grep -c '^S ' "$TMP/steps.log")" -eq "$(grep -c '^P ' "$TMP/steps.log")" ] && grep -q '^S ' "$TMP/steps.log" &&
+    EXTFLOW_STEP_LOG="$TMP/no/such/steps.log" $EXTFLOW resolve --stem 6 --out "$TMP/sl2" --quiet 2>"$TMP/err" &&
+    [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "EXTFLOW_STEP_LOG: cannot write $TMP/no/such/steps.log" "$TMP/err" &&
+    cmp -s "$TMP/sl/ext.csv" "$TMP/sl2/ext.csv"
+ok $? "EXTFLOW_STEP_LOG: one S line per pending bidegree; an unwritable path said in one line: $(cat "$TMP/err")"
 done_testing

@@ -2,7 +2,9 @@
 #include "stages/resolve/stepprogress.h"
 #include "algebra/clock.h"
 #include "stages/resolve/forecast.h"
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 static uint8_t *finished;       /* per (s, t) of the resolution being counted, set when its step reports */
@@ -59,7 +61,11 @@ static void end(void *ctx)
 static void log_begin(const resolution *res)
 {
     const char *path = getenv("EXTFLOW_STEP_LOG");
-    if (!path || !*path || !(step_log = fopen(path, "w"))) return;
+    if (!path || !*path) return;
+    if (!(step_log = fopen(path, "w"))) {     /* the run goes on; the log asked for is not there */
+        fprintf(stderr, "extflow: EXTFLOW_STEP_LOG: cannot write %s: %s (no step log)\n", path, strerror(errno));
+        return;
+    }
     log_start = clock_now();
     fprintf(step_log, "# extflow step log: max_s %d, max_t %d\n", res->max_s, (int)res->max_t);
     for (deg_t k = 0; k <= res->max_t; k++) fprintf(step_log, "A %d %u\n", (int)k, res->F[0].dim[k]);
