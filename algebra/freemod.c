@@ -2,6 +2,7 @@
 #include "algebra/freemod.h"
 #include "algebra/memacct.h"
 #include <stdlib.h>
+#include <string.h>
 
 int freemod_init(freemod *F, const milnor_basis *A, deg_t max_t)
 {
@@ -83,6 +84,7 @@ int freemod_narrow(const freemod *F, deg_t t, deg_t below, f2mat *D)
         free(to);
         return -1;
     }
+    memset(to, 0xff, sizeof *to * ((size_t)wcols + 1));   /* columns past the generators' blocks: dropped, never read unset */
     uint64_t wbase = 0;
     if (below > t + 1) below = t + 1;
     for (deg_t v = freemod_first(F, t); v < below && v <= F->max_t; v++)
