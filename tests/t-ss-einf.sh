@@ -59,7 +59,7 @@ grep -n '"Add' "$H" | awk -F: 'NR % 12 == 1 { print $1 }' > "$TMP/sample"
 fail=0
 while read -r no; do
     sed "${no}d" "$H" > "$TMP/less.jsonl"
-    $EXTFLOW ss "$D" --history "$TMP/less.jsonl" --quiet
+    $EXTFLOW ss "$D" --history "$TMP/less.jsonl" --quiet || { fail=1; diag "ss failed without line $no of $H"; continue; }
     cmp -s "$D/ss/pages.csv" "$TMP/pages-full" && { fail=1; diag "line $no of $H is not needed"; }
 done < "$TMP/sample"
 [ $fail -eq 0 ]
