@@ -202,7 +202,9 @@ static void resolve_stopped(const resolution *res, const chain_policy *limits, l
     char stems[64], rate[160];
     if (through >= 0) snprintf(stems, sizeof stems, "complete through stem %d", through + (int)res->shift);
     else snprintf(stems, sizeof stems, "no stem complete yet");
-    if (work_done > 0)
+    if (progress_refused() && !progress_stop_signal())   /* --strict: the forecast line said what is left */
+        snprintf(rate, sizeof rate, "the line above has the forecast; rerun without --strict to resume");
+    else if (work_done > 0)
         snprintf(rate, sizeof rate, "about %.0f s more at this run's rate (estimated work left %.3g, done %.3g; "
                  "rerun to resume)", seconds * work_left / work_done, work_left, work_done);
     else snprintf(rate, sizeof rate, "no estimate of the time left, as this run computed nothing (start-up "
