@@ -8,6 +8,7 @@
 #include <string.h>
 #include "algebra/f2mat.h"
 #include "algebra/fpmat.h"
+#include "algebra/fieldmat.h"
 #include "algebra/fdmodule_p.h"
 #include "algebra/fpmodule.h"
 
@@ -68,10 +69,8 @@ void fdm_clear(fd_module *m)
     free(m->names);
     free(m->act);
     free(m->dim);
-    for (uint32_t k = 0; m->cofiber_rows && k < m->cofiber_nrows; k++) f2mat_clear(&m->cofiber_rows[k]);
+    for (uint32_t k = 0; m->cofiber_rows && k < m->cofiber_nrows; k++) fieldmat_clear(&m->cofiber_rows[k]);
     free(m->cofiber_rows);
-    for (uint32_t k = 0; m->cofiber_prows && k < m->cofiber_nrows; k++) fpmat_clear(&m->cofiber_prows[k]);
-    free(m->cofiber_prows);
     fdm_p_clear(m);
     free(m->canonical);
     free(m->source);

@@ -27,7 +27,7 @@
  * action given by β ("b x0 = x1") and the P^(p^k) ("P1 x1 = x5"), worked out and checked by
  * fdmodule_p.h (no actions: the trivial module, as the spheres S_3, S_5 and C3's file); then p
  * and pprofile are set, the mod-2 tables (A, act) stay empty, the action is in pA, pB, pact
- * (fdm_act_p), and stages/resolve/standard_p.c resolves it; a "cofiber" as at p = 2 (cofiber_prows).
+ * (fdm_act_p), and stages/resolve/standard_p.c resolves it; a "cofiber" as at p = 2.
  * Finitely presented modules and projective spaces at odd p are refused, naming the key. */
 #ifndef EXTFLOW_FDMODULE_H
 #define EXTFLOW_FDMODULE_H
@@ -69,8 +69,7 @@ typedef struct fd_module {
     int cofiber_s;
     deg_t cofiber_t;
     uint32_t cofiber_idx;
-    struct f2mat *cofiber_rows;
-    struct fpmat *cofiber_prows;/* odd p: the same over F_p (cofiber_nrows of them) */
+    struct fieldmat *cofiber_rows;  /* over M's field (algebra/fieldmat.h) */
     uint32_t cofiber_nrows;
     /* odd p (algebra/fdmodule_p.h): A_p through the span, the profile's B over it, and the
      * action: pact[(u - min_deg) * (span + 1) + d] holds X·x for x = class i of M_u and X = element

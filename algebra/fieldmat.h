@@ -62,6 +62,16 @@ static inline void fieldmat_set(fieldmat *m, uint32_t i, uint32_t c, uint32_t v)
     if (m->p == 2) f2mat_set(&m->f2, i, c, (int)(v & 1));
     else fpmat_set(&m->fp, i, c, v);
 }
+/* dst = a copy of src (dst uninitialised on entry). 0, or -1 out of memory (dst zeroed then). */
+static inline int fieldmat_copy(fieldmat *dst, const fieldmat *src)
+{
+    memset(dst, 0, sizeof *dst);
+    if (!src->p) return 0;
+    int rc = src->p == 2 ? f2mat_copy(&dst->f2, &src->f2) : fpmat_copy(&dst->fp, &src->fp);
+    if (rc == 0) dst->p = src->p;
+    else memset(dst, 0, sizeof *dst);
+    return rc;
+}
 /* Same p, shape and entries. */
 static inline int fieldmat_equal(const fieldmat *a, const fieldmat *b)
 {
@@ -136,6 +146,22 @@ static inline void fieldvec_addmul(uint32_t p, void *dst, const void *src, uint3
 }
 static inline uint32_t fieldvec_get(uint32_t p, const void *v, uint32_t i)
 { return p == 2 ? (uint32_t)f2vec_get(v, i) : ((const uint8_t *)v)[i]; }
+/* Entry i = v mod p. */
+static inline void fieldvec_set(uint32_t p, void *v, uint32_t i, uint32_t val)
+{
+    if (p != 2) ((uint8_t *)v)[i] = (uint8_t)(val % p);
+    else if (((uint32_t)f2vec_get(v, i) ^ val) & 1) f2vec_flip(v, i);
+}
+/* The index of the first non-zero entry among the first n (at p = 2 a scan of whole words, as
+ * f2vec_first_bit: bits past n must be zero), or -1: none. */
+static inline int64_t fieldvec_first(uint32_t p, const void *v, uint32_t n)
+{
+    if (p == 2) return f2vec_first_bit(v, n);
+    const uint8_t *b = v;
+    for (uint32_t i = 0; i < n; i++)
+        if (b[i]) return i;
+    return -1;
+}
 static inline int fieldvec_is_zero(uint32_t p, const void *v, uint32_t n)
 {
     if (p == 2) return f2vec_is_zero(v, f2vec_words(n));

@@ -2,7 +2,8 @@
  * random matrices of several shapes and densities: each call gives what f2mat.h or fpmat.h
  * gives on the same entries (the RREF and its pivots, the kernel and the quasi-inverse of
  * [A | 0 | I], entries, equality), the row helpers agree with entry-wise arithmetic mod p, and
- * the quasi-inverse really inverts: QI(x·A)·A = x·A, K·A = 0. Env: SEED (default time). */
+ * the quasi-inverse really inverts: QI(x·A)·A = x·A, K·A = 0; a copy, an entry set and the
+ * first non-zero entry of a row agree with entry-wise reads. Env: SEED (default time). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,24 @@ int main(void)
                 g = g && fieldvec_is_zero(p, w, cols) == zero;
             }
             ok(g, "p = %u, %u x %u: row + c·row and the zero test, entry by entry", p, rows, cols);
+
+            /* a copy, an entry set, the first non-zero entry of each row against a scan */
+            fieldmat C;
+            g = fieldmat_copy(&C, &A) == 0 && fieldmat_equal(&C, &A);
+            for (uint32_t i = 0; g && i < rows; i++) {
+                int64_t first = -1;
+                for (uint32_t k = 0; first < 0 && k < cols; k++)
+                    if (fieldmat_get(&A, i, k)) first = k;
+                g = fieldvec_first(p, fieldmat_row(&A, i), cols) == first;
+                if (cols) {
+                    uint32_t k = (uint32_t)(next_rand() % cols), v = (uint32_t)(next_rand() % (2 * p));
+                    fieldvec_set(p, fieldmat_row(&C, i), k, v);
+                    for (uint32_t j = 0; g && j < cols; j++)
+                        g = fieldmat_get(&C, i, j) == (j == k ? v % p : fieldmat_get(&A, i, j));
+                }
+            }
+            ok(g, "p = %u, %u x %u: copy, entry set and first non-zero entry, entry by entry", p, rows, cols);
+            fieldmat_clear(&C);
 
             free(prod), free(x), free(y), free(z), free(w), free(u), free(pv), free(pw), free(pa), free(pb);
             fieldqi_clear(&qi);

@@ -21,7 +21,9 @@
  * an RREF basis of d(K)_τ, and rank [φ | d] = rank d says that ker d ⊆ ker φ there.
  *
  * Layout. m->cofiber_rows[k] (k = τ - t, internal degrees) is that basis, over the basis of
- * F_{s-1,τ} (generators of degree < τ): the width of the kernel vectors the step reads. */
+ * F_{s-1,τ} (generators of degree < τ): the width of the kernel vectors the step reads; a
+ * fieldmat (algebra/fieldmat.h) over M's field, so that this file and the step's finish are one
+ * code at every prime (only the module's action table is read per prime, fdm_act or fdm_act_p). */
 #ifndef EXTFLOW_COFIBER_H
 #define EXTFLOW_COFIBER_H
 #include <stddef.h>

@@ -1,5 +1,6 @@
 /* resolution.c — the resolution's core: state, publish, stage files (queue, flush, load), d∘d check (see resolution.h). */
 #include "stages/resolve/resolution.h"
+#include "algebra/fieldmat.h"
 #include "algebra/memacct.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -321,8 +322,9 @@ int res_kernel_wanted(const resolution *res, int s, deg_t t)
     return s + 1 <= res->max_s && t >= s + 1 && res_in_region(res, s + 1, t);
 }
 
-/* res_queue_stage of an F2 matrix m or (odd p) an F_p matrix mp. */
-static int queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, const f2mat *m, const fpmat *mp)
+/* res_queue_stage of a matrix over the resolution's field (format version 2, a byte an entry,
+ * at odd p: stagefile.h). */
+static int queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, const fieldmat *m)
 {
     char path[4200], err[600];
     stage_header h = { .kind = (uint16_t)kind, .s = s, .t = t, .aux = aux, .algorithm = (uint16_t)res->algorithm,
@@ -331,8 +333,8 @@ static int queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, 
     size_t len = 0;
     int rc = stage_path(path, sizeof path, res->outdir, kind, s, t);
     if (rc != STAGE_OK) snprintf(err, sizeof err, "%.500s: output path too long", res->outdir);
-    if (rc == STAGE_OK) rc = mp ? stage_encode_p(&h, mp, &buf, &len, err, sizeof err)
-                                : stage_encode(&h, m, &buf, &len, err, sizeof err);
+    if (rc == STAGE_OK) rc = m->p == 2 ? stage_encode(&h, &m->f2, &buf, &len, err, sizeof err)
+                                       : stage_encode_p(&h, &m->fp, &buf, &len, err, sizeof err);
     if (rc == STAGE_OK && stage_committer_add(res->committer, path, buf, len) != 0) {
         snprintf(err, sizeof err, "%.500s: out of memory queueing the file", path);
         rc = STAGE_ENOMEM;
@@ -346,7 +348,8 @@ static int queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, 
 
 int res_queue_stage(resolution *res, int kind, int s, deg_t t, uint32_t aux, const f2mat *m)
 {
-    return queue_stage(res, kind, s, t, aux, m, NULL);
+    fieldmat v = { .p = 2, .f2 = *m };     /* a view: m stays the caller's */
+    return queue_stage(res, kind, s, t, aux, &v);
 }
 
 int res_keep_stage(resolution *res, int kind, int s, deg_t t, const f2mat *m)
@@ -370,25 +373,15 @@ static int save_differential(resolution *res, int s, deg_t t, uint32_t n, const 
         }
         return 0;
     }
-    if (res->prime != 2) {      /* a byte per entry, format version 2 */
-        fpmat mp;
-        if (res_p_gens_to_matrix(res->prime, n, gens, width, &mp) != 0) {
-            res_fail(res, "out of memory encoding the stage file of (%d,%d)", s, t);
-            return -1;
-        }
-        int rc = queue_stage(res, STAGE_DIFFERENTIAL, s, t, width, NULL, &mp);
-        fpmat_clear(&mp);
-        return rc;
-    }
-    f2mat m;
-    if (f2mat_init(&m, n, width) != 0) {
+    fieldmat m;     /* the images as rows, in their own storage (freemod.h) */
+    if (fieldmat_init(&m, res->prime, n, width) != 0) {
         res_fail(res, "out of memory encoding the stage file of (%d,%d)", s, t);
         return -1;
     }
     for (uint32_t k = 0; k < n; k++)
-        memcpy(f2mat_row(&m, k), gens[k].img, f2vec_words(width) * 8);
-    int rc = res_queue_stage(res, STAGE_DIFFERENTIAL, s, t, width, &m);
-    f2mat_clear(&m);
+        memcpy(fieldmat_row(&m, k), gens[k].img, fieldvec_bytes(res->prime, width));
+    int rc = queue_stage(res, STAGE_DIFFERENTIAL, s, t, width, &m);
+    fieldmat_clear(&m);
     return rc;
 }
 
@@ -414,9 +407,9 @@ static void load_problem(resolution *res, long *problems, const char *msg, int s
 
 /* Out of memory while loading (s, t): the run fails (exit 1); nothing of (s, t) is published,
  * and no later bidegree is loaded. */
-static int load_oom(resolution *res, int s, deg_t t, f2mat *m)
+static int load_oom(resolution *res, int s, deg_t t, fieldmat *m)
 {
-    if (m) f2mat_clear(m);
+    if (m) fieldmat_clear(m);
     res_fail(res, "out of memory loading the stage file of (%d,%d)", s, t);
     return 0;
 }
@@ -427,10 +420,10 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
 {
     char path[4200], err[600], msg[4900];
     stage_header h;
-    f2mat m = { 0 };
-    fpmat mp = { 0 };
+    uint32_t p = res->prime;
+    fieldmat m = { .p = p };    /* read into the field's own matrix (format version 2 at odd p) */
     stage_path(path, sizeof path, res->outdir, STAGE_DIFFERENTIAL, s, t);
-    int rc = res->prime == 2 ? stage_read(path, &h, &m, err, sizeof err) : stage_read_p(path, &h, &mp, err, sizeof err);
+    int rc = p == 2 ? stage_read(path, &h, &m.f2, err, sizeof err) : stage_read_p(path, &h, &m.fp, err, sizeof err);
     if (rc == STAGE_ENOENT) {   /* no file: done if the journal says it had no generator */
         if (!publish || !res->empty_done[res_cell(res, s, t)]) return 0;
         fm_gen *none = calloc(1, sizeof *none);
@@ -445,49 +438,38 @@ static int load_one(resolution *res, int s, deg_t t, int publish, long *problems
         return 0;
     }
     rc = stage_expect(&h, STAGE_DIFFERENTIAL, s, t, res->module_id, res->algorithm, err, sizeof err);
-    if (rc == STAGE_OK && res->prime != 2 && h.prime != res->prime) {
-        snprintf(err, sizeof err, "prime %u, this resolution's is %u", h.prime, res->prime);
+    if (rc == STAGE_OK && p != 2 && h.prime != p) {
+        snprintf(err, sizeof err, "prime %u, this resolution's is %u", h.prime, p);
         rc = STAGE_EMISMATCH;
     }
     uint32_t width = s == 0 ? res_module_dim(res, t) : (uint32_t)freemod_dim(&res->F[s - 1], t, t);
-    if (rc == STAGE_OK && publish && (res->prime == 2 ? m.cols : mp.cols) != width) {
-        snprintf(err, sizeof err, "width %u disagrees with the resolution (%u)", res->prime == 2 ? m.cols : mp.cols,
-                 width);
+    if (rc == STAGE_OK && publish && fieldmat_cols(&m) != width) {
+        snprintf(err, sizeof err, "width %u disagrees with the resolution (%u)", fieldmat_cols(&m), width);
         rc = STAGE_EMISMATCH;
     }
     if (rc != STAGE_OK || !publish) {
         snprintf(msg, sizeof msg, "%s: %s", path, err);
         if (rc != STAGE_OK) load_problem(res, problems, msg, s, t);
-        f2mat_clear(&m);
-        fpmat_clear(&mp);
+        fieldmat_clear(&m);
         return 0;
     }
-    if (res->prime != 2) {
-        fm_gen *pg;
-        if (res_p_gens_from_matrix(&mp, &pg) != 0) {
-            fpmat_clear(&mp);
-            return load_oom(res, s, t, NULL);
-        }
-        freemod_set_gens(&res->F[s], t, mp.rows, pg);
-        *res_done(res, s, t) = 1;
-        fpmat_clear(&mp);
-        return 1;
-    }
-    fm_gen *gens = calloc(m.rows ? m.rows : 1, sizeof *gens);
+    uint32_t rows = fieldmat_rows(&m);
+    size_t bytes = fieldvec_bytes(p, width);
+    fm_gen *gens = calloc(rows ? rows : 1, sizeof *gens);
     if (!gens) return load_oom(res, s, t, &m);
-    for (uint32_t k = 0; k < m.rows; k++) {
+    for (uint32_t k = 0; k < rows; k++) {
         gens[k].bits = width;
-        gens[k].img = malloc(f2vec_words(width) * 8 + 8);
+        gens[k].img = malloc(bytes + 8);
         if (!gens[k].img) {     /* nothing of (s, t) is published */
             for (uint32_t j = 0; j < k; j++) free(gens[j].img);
             free(gens);
             return load_oom(res, s, t, &m);
         }
-        memcpy(gens[k].img, f2mat_row(&m, k), f2vec_words(width) * 8);
+        memcpy(gens[k].img, fieldmat_row(&m, k), bytes);
     }
-    freemod_set_gens(&res->F[s], t, m.rows, gens);
+    freemod_set_gens(&res->F[s], t, rows, gens);
     *res_done(res, s, t) = 1;
-    f2mat_clear(&m);
+    fieldmat_clear(&m);
     return 1;
 }
 

@@ -219,8 +219,8 @@ int res_check_writes(resolution *res);
  * into res_kernel_slot, except on row s >= 1 under Nassau, whose next rows read none.) */
 int res_kernel_wanted(const resolution *res, int s, deg_t t);
 /* A cofiber (module key "cofiber", stages/resolve/cofiber.h): at (s, t) of row s0 in the degrees t0 ..
- * t0 + top of M, the index k of the subspace of the kernel (the module's cofiber_rows[k], or
- * cofiber_prows[k] at odd p) the step takes its new generators from; -1 elsewhere. */
+ * t0 + top of M, the index k of the subspace of the kernel (the module's cofiber_rows[k], a
+ * matrix over its field) the step takes its new generators from; -1 elsewhere. */
 int res_cofiber_row(const resolution *res, int s, deg_t t);
 /* Publishes n generators at (s, t) and writes their stage file (takes gens). */
 int res_publish(resolution *res, int s, deg_t t, uint32_t n, fm_gen *gens, uint32_t width);

@@ -79,30 +79,6 @@ void res_p_row0_add(const resolution *res, deg_t u, const fm_gen *h, deg_t t, ui
     }
 }
 
-int res_p_gens_to_matrix(uint32_t p, uint32_t n, const fm_gen *gens, uint32_t width, fpmat *out)
-{
-    if (fpmat_init(out, p, n, width) != 0) return -1;
-    for (uint32_t k = 0; k < n; k++) memcpy(fpmat_row(out, k), gens[k].img, width);
-    return 0;
-}
-
-int res_p_gens_from_matrix(const fpmat *m, fm_gen **gens)
-{
-    fm_gen *g = calloc(m->rows ? m->rows : 1, sizeof *g);
-    if (!g) return -1;
-    for (uint32_t k = 0; k < m->rows; k++) {
-        g[k].bits = m->cols;
-        if (!(g[k].img = malloc((size_t)m->cols + 8))) {
-            for (uint32_t j = 0; j < k; j++) free(g[j].img);
-            free(g);
-            return -1;
-        }
-        memcpy(g[k].img, fpmat_row(m, k), m->cols);
-    }
-    *gens = g;
-    return 0;
-}
-
 int res_check_dd_p(const resolution *res, int s, deg_t t)
 {
     uint32_t n = res->F[s].ngens[t], p = res->prime;

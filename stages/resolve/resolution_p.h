@@ -62,10 +62,6 @@ int res_p_row_add(const resolution *res, const res_p_term *terms, size_t n, cons
  * (row over M_t; c in 0..p-1). */
 void res_p_row0_add(const resolution *res, deg_t u, const fm_gen *h, deg_t t, uint32_t r, uint32_t c, uint8_t *row);
 
-/* The generators' images as an n x width fpmat (stage file) and back (images of width bytes,
- * malloc'ed, owned by the caller). 0, or -1 out of memory. */
-int res_p_gens_to_matrix(uint32_t p, uint32_t n, const fm_gen *gens, uint32_t width, fpmat *out);
-int res_p_gens_from_matrix(const fpmat *m, fm_gen **gens);
 /* d_{s-1} ∘ d_s on the generators of (s, t), s >= 1 (s = 1: d_0 ∘ d_1 into M, by the module's
  * action), by one-by-one Milnor products: 1 if zero, 0 if not, -1 out of memory. */
 int res_check_dd_p(const resolution *res, int s, deg_t t);

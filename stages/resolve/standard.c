@@ -243,70 +243,44 @@ oom:
     return -1;
 }
 
-/* The kernel of d_{s-1} at (s-1, t), handed over in memory or computed now: into *K at p = 2,
- * *Kp at odd p (the caller frees it: drop_kernel). 0, or -1 after res_fail. */
-static int take_kernel(resolution *res, int s, deg_t t, f2mat **K, fpmat **Kp)
+/* The kernel of d_{s-1} at (s-1, t), handed over in memory or computed now (res_compute_kernel),
+ * moved into *K (the caller clears it). The slots keep the kernels per prime, an f2mat at p = 2
+ * and an fpmat at odd p, each with its own memory account (res_kernel_slot, res_kernel_slot_p):
+ * the branch here is on that storage only. 0, or -1 after res_fail. */
+static int take_kernel(resolution *res, int s, deg_t t, fieldmat *K)
 {
+    memset(K, 0, sizeof *K);
+    K->p = res->prime;
     if (res->odd) {
         fpmat **slot = res_kernel_slot_p(res, s, t);
-        if (!*slot && res_compute_kernel_p(res, s, t) != 0) return -1;
-        *Kp = *slot;
+        if (!*slot && res_compute_kernel(res, s, t) != 0) return -1;
+        K->fp = **slot;
+        memacct_add(MEM_KERNELS, -(int64_t)fpmat_bytes(&K->fp));   /* fpmat_init counts nothing itself */
+        free(*slot);
         *slot = NULL;
-        memacct_add(MEM_KERNELS, -(int64_t)fpmat_bytes(*Kp));   /* fpmat_init counts nothing itself */
-        return 0;
+    } else {
+        f2mat **slot = res_kernel_slot(res, s, t);
+        if (!*slot && res_compute_kernel(res, s, t) != 0) return -1;
+        K->f2 = **slot;
+        memacct_move(MEM_KERNELS, MEM_INFLIGHT, (int64_t)f2mat_bytes(&K->f2));
+        free(*slot);
+        *slot = NULL;
     }
-    f2mat **slot = res_kernel_slot(res, s, t);
-    if (!*slot && res_compute_kernel(res, s, t) != 0) return -1;
-    *K = *slot;
-    *slot = NULL;
-    memacct_move(MEM_KERNELS, MEM_INFLIGHT, (int64_t)f2mat_bytes(*K));
     return 0;
 }
 
-static void drop_kernel(f2mat *K, fpmat *Kp)
-{
-    if (K) f2mat_clear(K);
-    if (Kp) fpmat_clear(Kp);
-    free(K);
-    free(Kp);
-}
-
-/* The rows the finish picks new generators from, at either prime: row r at data + r * stride,
- * cols entries packed 64 to a word (p = 2: f2mat) or a byte each (odd p: fpmat), as a
- * generator's image is (freemod.h). */
-typedef struct kernel_rows {
-    const uint8_t *data;
-    size_t stride;
-    uint32_t rows, cols;
-} kernel_rows;
-
-static kernel_rows rows_f2(const f2mat *m)
-{
-    return (kernel_rows){ (const uint8_t *)m->data, (size_t)m->stride * 8, m->rows, m->cols };
-}
-static kernel_rows rows_fp(const fpmat *m) { return (kernel_rows){ m->data, m->stride, m->rows, m->cols }; }
-
-/* Bytes of a vector of `bits` entries, and its first non-zero entry (-1: none). */
-static size_t vec_bytes(uint32_t bits, int odd) { return odd ? bits : f2vec_words(bits) * 8; }
-static int64_t first_entry(const uint8_t *row, uint32_t bits, int odd)
-{
-    if (!odd) return f2vec_first_bit((const uint64_t *)row, bits);
-    for (uint32_t j = 0; j < bits; j++)
-        if (row[j]) return j;
-    return -1;
-}
-
-/* A generator's image of `bits` entries, zeroed, with a spare word past them. */
-static uint64_t *new_image(uint32_t bits, int odd) { return calloc(vec_bytes(bits, odd) / 8 + 2, 8); }
+/* A generator's image of n entries over F_p (freemod.h: 64 to a word at p = 2, a byte each at
+ * odd p), zeroed, with a spare word past them. */
+static uint64_t *new_image(uint32_t p, uint32_t n) { return calloc(fieldvec_bytes(p, n) / 8 + 2, 8); }
 
 int res_step_finish(step_ctx *c)
 {
     resolution *res = c->res;
-    int s = c->ch.s, odd = res->odd != NULL;
+    int s = c->ch.s;
+    uint32_t p = res->prime;
     deg_t t = c->ch.t;
     fm_gen *gens = NULL;
-    f2mat *K = NULL;
-    fpmat *Kp = NULL;
+    fieldmat K = { 0 };
     uint32_t n = 0, width;
     if (s == 0) {       /* extend d_0 to a surjection onto M_t: one generator per basis vector
                          * of M_t that is not an image pivot (for S_2: the unit at t = 0) */
@@ -314,10 +288,9 @@ int res_step_finish(step_ctx *c)
         if (!(gens = calloc(width ? width : 1, sizeof *gens))) goto oom;
         for (uint32_t j = 0; j < width; j++) {
             if (c->is_image_pivot[j]) continue;
-            if (!(gens[n].img = new_image(width, odd))) goto oom;
+            if (!(gens[n].img = new_image(p, width))) goto oom;
             gens[n].bits = width;
-            if (odd) ((uint8_t *)gens[n].img)[j] = 1;
-            else f2vec_flip(gens[n].img, j);
+            fieldvec_set(p, gens[n].img, j, 1);
             n++;
         }
         return res_publish(res, s, t, n, gens, width);
@@ -325,28 +298,28 @@ int res_step_finish(step_ctx *c)
     /* the kernel vectors of d_{s-1} (RREF) whose pivot is no image pivot; a cofiber
      * (stages/resolve/cofiber.h): in degrees t0 .. t0 + top of M, row s0 hits a given subspace of the
      * kernel, not all of it */
-    if (take_kernel(res, s - 1, t, &K, &Kp) != 0) return -1;
-    width = odd ? Kp->cols : K->cols;
+    if (take_kernel(res, s - 1, t, &K) != 0) return -1;
+    width = fieldmat_cols(&K);
     int k = res_cofiber_row(res, s, t);
-    kernel_rows src = k < 0 ? (odd ? rows_fp(Kp) : rows_f2(K))
-                            : odd ? rows_fp(&res->module->cofiber_prows[k]) : rows_f2(&res->module->cofiber_rows[k]);
-    if (src.cols != width) {
+    const fieldmat *src = k < 0 ? &K : &res->module->cofiber_rows[k];
+    uint32_t rows = fieldmat_rows(src);
+    if (fieldmat_cols(src) != width) {
         res_fail(res, "internal error: the cofiber's subspace at (%d,%d) has %u columns, the kernel %u", s, t,
-                 src.cols, width);
+                 fieldmat_cols(src), width);
         goto fail;
     }
-    if (!(gens = calloc((size_t)src.rows + 1, sizeof *gens))) goto oom;
-    for (uint32_t r = 0; r < src.rows; r++) {
-        const uint8_t *row = src.data + r * src.stride;
-        int64_t pv = first_entry(row, width, odd);
+    if (!(gens = calloc((size_t)rows + 1, sizeof *gens))) goto oom;
+    for (uint32_t r = 0; r < rows; r++) {
+        const void *row = fieldmat_row(src, r);
+        int64_t pv = fieldvec_first(p, row, width);
         if (pv < 0 || ((uint64_t)pv < c->build.ncols && c->is_image_pivot[pv])) continue;
-        if (!(gens[n].img = new_image(width, odd))) goto oom;
-        memcpy(gens[n].img, row, vec_bytes(width, odd));
+        if (!(gens[n].img = new_image(p, width))) goto oom;
+        memcpy(gens[n].img, row, fieldvec_bytes(p, width));
         gens[n].bits = width;
         n++;
     }
-    drop_kernel(K, Kp);
-    if (n < src.rows) {     /* the table stays as long as the run: no room for the kernel's other rows */
+    fieldmat_clear(&K);
+    if (n < rows) {     /* the table stays as long as the run: no room for the kernel's other rows */
         fm_gen *fit = realloc(gens, (size_t)(n ? n : 1) * sizeof *gens);
         if (fit) gens = fit;
     }
@@ -356,12 +329,13 @@ oom:
 fail:
     for (uint32_t j = 0; gens && j < n; j++) free(gens[j].img);
     free(gens);
-    drop_kernel(K, Kp);
+    fieldmat_clear(&K);
     return -1;
 }
 
 void res_step_free(step_ctx *c)
 {
+    res_step_free_p(c);     /* odd p's matrix and jobs (zeroed at p = 2) */
     res_prereduced_free(c->pre);
     rb_clear(&c->build);
     free(c->is_image_pivot);
@@ -370,14 +344,27 @@ void res_step_free(step_ctx *c)
     memset(c, 0, sizeof *c);
 }
 
+int res_step_here(step_ctx *c, fieldmat *D)
+{
+    resolution *res = c->res;
+    int odd = res->prime != 2;
+    int rc = odd ? res_step_plan_p(c) : res_step_plan(c);
+    if (rc != 0) return rc;
+    if (odd) res_step_multiply_p(c);    /* the rows the plan left as jobs (none over a profile) */
+    else rb_multiply(&c->build, &res->A, 0, c->build.nrows);
+    if (D) {
+        fieldmat built = { .p = res->prime };
+        if (odd) built.fp = c->Dp;
+        else built.f2 = c->build.D;
+        if (fieldmat_copy(D, &built) != 0) return -1;
+    }
+    return odd ? res_step_reduce_p(c) : res_step_reduce(c);
+}
+
 int res_compute_kernel(resolution *res, int s, deg_t t)
 {
     step_ctx c = { .ch = { .s = s, .t = t }, .res = res, .kernel_only = 1 };
-    int rc = res_step_plan(&c);
-    if (rc == 0) {
-        rb_multiply(&c.build, &res->A, 0, c.build.nrows);
-        rc = res_step_reduce(&c);
-    }
+    int rc = res_step_here(&c, NULL);
     res_step_free(&c);
     return rc;
 }

@@ -48,18 +48,20 @@
  */
 #ifndef EXTFLOW_STANDARD_H
 #define EXTFLOW_STANDARD_H
+#include "algebra/fieldmat.h"
 #include "stages/resolve/resolution.h"
 
 /* The pieces of a step. Each returns 0 or -1 (after res_fail). */
 int res_step_plan(step_ctx *c);                 /* jobs, terms, zeroed D */
 int res_step_reduce(step_ctx *c);               /* RREF; image pivots; kernel if wanted */
-/* New gens, publish, stage file: at every prime (odd p: the kernel of res_compute_kernel_p,
- * the images a byte an entry). */
+/* New gens, publish, stage file: one function at every prime (algebra/fieldmat.h: the kernel
+ * and a cofiber's subspace as matrices over F_p, the images a byte an entry at odd p). */
 int res_step_finish(step_ctx *c);
 /* Predicted peak bytes of the standard step at (s, t) (D, the augmented RREF matrix, the
  * kernel, the jobs), from the dimensions, which are known once its prerequisites are done. */
 uint64_t res_step_footprint(const resolution *res, int s, deg_t t);
-/* Frees what the standard pieces allocated in c (not c->ns: step_free in step.h frees all). */
+/* Frees what the standard pieces allocated in c, at either prime (not c->ns: step_free in
+ * step.h frees all). */
 void res_step_free(step_ctx *c);
 /* Lookahead: the j of the step at (s, t) (0: none; only rows s >= 1 at p = 2 over the whole of
  * A, stems from RES_LOOKAHEAD_MIN_STEM, where (s, t-j) is in the region, not under
@@ -70,7 +72,12 @@ int res_lookahead_at(const resolution *res, int s, deg_t t);
 int res_pre_plan(step_ctx *c);
 int res_pre_reduce(step_ctx *c);
 uint64_t res_pre_footprint(const resolution *res, int s, deg_t t);
-/* Kernel of d_s at (s, t) computed on the spot (stem edge, resume). */
+/* The step's plan, multiply and reduce on this thread at the resolution's prime (standard.c
+ * at p = 2, standard_p.c at odd p), outside the runner: a cofiber's resolution of M, a kernel
+ * computed on the spot. D, when not NULL, receives a copy of the step's matrix as multiplied
+ * (initialised here). 0, or -1 (after res_fail; a failed copy of D records nothing). */
+int res_step_here(step_ctx *c, fieldmat *D);
+/* Kernel of d_s at (s, t) computed on the spot (stem edge, resume), at either prime. */
 int res_compute_kernel(resolution *res, int s, deg_t t);
 
 #endif

@@ -171,16 +171,3 @@ void res_step_free_p(step_ctx *c)
     if (c->Dp.data) account(&c->Dp, -1);
     fpmat_clear(&c->Dp);
 }
-
-int res_compute_kernel_p(resolution *res, int s, deg_t t)
-{
-    step_ctx c = { .ch = { .s = s, .t = t }, .res = res, .kernel_only = 1 };
-    int rc = res_step_plan_p(&c);
-    if (rc == 0) {
-        res_step_multiply_p(&c);
-        rc = res_step_reduce_p(&c);
-    }
-    res_step_free_p(&c);
-    free(c.is_image_pivot);
-    return rc;
-}

@@ -56,12 +56,7 @@ static int pre_reduce(chain *c) { return res_pre_reduce(ctx_of(c)) == 0 ? CHAIN_
 static int standard_plan_p(chain *c) { return res_step_plan_p(begin(c)); }
 static int standard_reduce_p(chain *c) { return res_step_reduce_p(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
 static void multiply_here_p(chain *c) { res_step_multiply_p(ctx_of(c)); }
-static void clear_p(chain *c)
-{
-    res_step_free_p(ctx_of(c));
-    step_free(ctx_of(c));
-}
-static void clear(chain *c) { step_free(ctx_of(c)); }
+static void clear(chain *c) { step_free(ctx_of(c)); }     /* at every prime (res_step_free) */
 
 static void add_dep(chain_deps *out, int family, int s, deg_t t, const chain_kind *make)
 {
@@ -192,7 +187,7 @@ const chain_kind step_edge_kernel = STEP_KIND("edge-kernel", CHAIN_EDGE, standar
 /* odd p: the rows go to multiply tasks, or a small step's to its plan's worker (multiply_here) */
 #define STEP_KIND_P(NAME, FAMILY, FINISH, DEPS)                                                       \
     { .name = NAME, .family = FAMILY, .size = sizeof(step_ctx), .plan = standard_plan_p,              \
-      .reduce = standard_reduce_p, .finish = FINISH, .clear = clear_p, .deps = DEPS,                  \
+      .reduce = standard_reduce_p, .finish = FINISH, .clear = clear, .deps = DEPS,                  \
       .footprint = standard_footprint_p, .multiply_here = multiply_here_p, .reads = standard_reads }
 const chain_kind step_standard_p = STEP_KIND_P("standard-p", CHAIN_STEP, standard_finish, standard_deps_p);
 const chain_kind step_edge_kernel_p = STEP_KIND_P("edge-kernel-p", CHAIN_EDGE, edge_finish, edge_deps);
