@@ -30,6 +30,9 @@
  * reduction of E is serial), (m, T) computes the quasi-inverse of d on (E (x) E)_m in degree T
  * and every Delta_j(k, T) with j + k = m; it waits for (m - 1, T) and (m, T - 1). Nothing is
  * kept between runs: a run stopped at its time limit gives no square.
+ *
+ * Files: sq0.c (Sq^0), tensor.h/tensor.c (E (x) E), delta.c (which Delta_i a class needs, the
+ * result), squares.c (Sq^k as chains, the writers).
  */
 #ifndef EXTFLOW_STEENROD_H
 #define EXTFLOW_STEENROD_H
@@ -107,5 +110,7 @@ int steenrod_write_sseq(FILE *f, const steenrod_result *r);
  * x_(n, s, j) in Sq^k name, (n, s) = (2 name_n + name_s - k, name_s + k). */
 #define STEENROD_CSV_HEADER "name,name_n,name_s,k,n,s,j"
 int steenrod_write_csv_rows(FILE *f, const steenrod_result *r, const char *name);
+/* "[v_0, v_1, ...]": a result vector as sseq prints it (both writers' rows; sq0.c). */
+int steenrod_print_vector(FILE *f, const uint8_t *v, uint32_t dim);
 
 #endif
