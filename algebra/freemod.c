@@ -73,17 +73,12 @@ static uint64_t dim_below(const freemod *F, deg_t t, deg_t below, int wide)
 uint64_t freemod_dim(const freemod *F, deg_t t, deg_t below) { return dim_below(F, t, below, 0); }
 uint64_t freemod_dim_wide(const freemod *F, deg_t t, deg_t below) { return dim_below(F, t, below, 1); }
 
-int freemod_narrow(const freemod *F, deg_t t, deg_t below, f2mat *D)
+/* to[w], w < wcols: the narrow column of wide column w of F's basis in degree t, generators below
+ * `below`, UINT32_MAX for those dropped; *ncols the narrow count. NULL out of memory. */
+static uint32_t *narrow_map(const freemod *F, deg_t t, deg_t below, uint32_t wcols)
 {
-    if (!F->ex) return 0;
-    uint32_t ncols = (uint32_t)freemod_dim(F, t, below), wcols = D->cols, nc = 0;
-    /* to[w]: the narrow column of wide column w, UINT32_MAX for those dropped */
-    uint32_t *to = malloc(sizeof *to * ((size_t)wcols + 1));
-    f2mat N = { 0 };
-    if (!to || f2mat_init(&N, D->rows, ncols) != 0) {
-        free(to);
-        return -1;
-    }
+    uint32_t *to = malloc(sizeof *to * ((size_t)wcols + 1)), nc = 0;
+    if (!to) return NULL;
     memset(to, 0xff, sizeof *to * ((size_t)wcols + 1));   /* columns past the generators' blocks: dropped, never read unset */
     uint64_t wbase = 0;
     if (below > t + 1) below = t + 1;
@@ -97,6 +92,19 @@ int freemod_narrow(const freemod *F, deg_t t, deg_t below, f2mat *D)
             nc += nb;
             wbase += F->dim[t - v];
         }
+    return to;
+}
+
+int freemod_narrow(const freemod *F, deg_t t, deg_t below, f2mat *D)
+{
+    if (!F->ex) return 0;
+    uint32_t ncols = (uint32_t)freemod_dim(F, t, below), wcols = D->cols;
+    uint32_t *to = narrow_map(F, t, below, wcols);
+    f2mat N = { 0 };
+    if (!to || f2mat_init(&N, D->rows, ncols) != 0) {
+        free(to);
+        return -1;
+    }
     /* by the set bits of each row: D is sparse, and most of its bits are kept */
     size_t words = f2vec_words(wcols);
     for (uint32_t r = 0; r < N.rows; r++) {
@@ -113,4 +121,37 @@ int freemod_narrow(const freemod *F, deg_t t, deg_t below, f2mat *D)
     f2mat_clear(D);
     *D = N;
     return 0;
+}
+
+int freemod_narrow_p(const freemod *F, deg_t t, deg_t below, fpmat *D)
+{
+    if (!F->ex) return 0;
+    uint32_t ncols = (uint32_t)freemod_dim(F, t, below), wcols = D->cols;
+    uint32_t *to = narrow_map(F, t, below, wcols);
+    fpmat N = { 0 };
+    if (!to || fpmat_init(&N, D->p, D->rows, ncols) != 0) {
+        free(to);
+        return -1;
+    }
+    for (uint32_t r = 0; r < N.rows; r++) {
+        const uint8_t *src = fpmat_row(D, r);
+        uint8_t *dst = fpmat_row(&N, r);
+        for (uint32_t c = 0; c < wcols; c++)
+            if (src[c] && to[c] != UINT32_MAX) dst[to[c]] = src[c];
+    }
+    free(to);
+    fpmat_clear(D);
+    *D = N;
+    return 0;
+}
+
+uint8_t *freemod_kept(const freemod *F, deg_t t, deg_t below)
+{
+    if (!F->ex) return NULL;
+    uint32_t wcols = (uint32_t)freemod_dim_wide(F, t, below);
+    uint32_t *to = narrow_map(F, t, below, wcols);
+    uint8_t *kept = to ? malloc((size_t)wcols + 1) : NULL;
+    for (uint32_t c = 0; kept && c < wcols; c++) kept[c] = to[c] != UINT32_MAX;
+    free(to);
+    return kept;
 }

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include "algebra/excess.h"
 #include "algebra/f2mat.h"
+#include "algebra/fpmat.h"
 #include "algebra/milnor.h"
 
 typedef struct fm_gen {
@@ -63,6 +64,11 @@ uint64_t freemod_dim_wide(const freemod *F, deg_t t, deg_t below);
  * blocks (freemod_dim(F, t, below) columns): the products' terms of larger excess are zero in a
  * free unstable module. Nothing to do for a stable F. 0, or -1 out of memory (D unchanged). */
 int freemod_narrow(const freemod *F, deg_t t, deg_t below, f2mat *D);
+/* The same at an odd prime (D's entries bytes, fpmat.h). */
+int freemod_narrow_p(const freemod *F, deg_t t, deg_t below, fpmat *D);
+/* Unstable: kept[w] = 1 for the wide columns freemod_narrow keeps, 0 for the others
+ * (freemod_dim_wide(F, t, below) bytes, malloc'ed). NULL for a stable F, or out of memory. */
+uint8_t *freemod_kept(const freemod *F, deg_t t, deg_t below);
 /* Length of the block of a generator of degree u in degree u + d. */
 static inline uint32_t freemod_block(const freemod *F, deg_t d, deg_t u)
 { return F->ex ? excess_block(F->ex, d, u) : F->dim[d]; }

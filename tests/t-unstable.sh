@@ -8,9 +8,9 @@
 #   at k = n - 1 exceeds it by at most one, from s = 2 on (docs/unstable.md says why);
 # - the free unstable module F(n) = F_0 of S^n: its dimensions (resolution_size.txt's row s = 0)
 #   against a count of the Milnor basis by excess in the Python reference;
-# - what is refused in one line (exit 2): a module that is not unstable, Nassau's algorithm, an
-#   odd prime, a profile, a stable run into an unstable directory and back, products on an
-#   unstable directory; verify's d∘d over free unstable modules (and a flipped bit found);
+# - what is refused in one line (exit 2): a module that is not unstable, Nassau's algorithm, a
+#   profile (C3 at p = 3; odd primes otherwise: t-unstable-p.sh), a stable run into an unstable
+#   directory and back, products on an unstable directory; verify's d∘d over free unstable modules (and a flipped bit found);
 #   resume, --memory and export as for a stable resolution.
 . tests/lib.sh
 plan 37
@@ -113,7 +113,7 @@ for n in 2 6; do
 done
 
 # refusals, one line each
-for bad in "C2" "Joker[1]" "S_2[-1]" "S_3" "ko" "RP_-4_inf" "$TMP/RPinf.json[-1]"; do
+for bad in "C2" "Joker[1]" "S_2[-1]" "C3" "ko" "RP_-4_inf" "$TMP/RPinf.json[-1]"; do
     res --module "$bad" --stem 10 --out "$TMP/bad" 2>"$TMP/err"
     is_usage_error $? "$TMP/err" && [ ! -e "$TMP/bad" ]
     ok $? "--unstable --module $bad refused in one line: $(head -1 "$TMP/err")"

@@ -39,11 +39,14 @@ static cli_option opts[NOPTS + 1] = {
                     "without a profile) or standard (the default for the others)", NULL, NULL },
     [UNSTABLE] = { "unstable", NULL, "Ext over the unstable Steenrod algebra: resolve an unstable module (S_2[n] is "
                    "the sphere S^n; a finite module with Sq^i x = 0 for i > |x|, else refused; RP_n^inf for n >= 0) "
-                   "by free unstable modules, the standard algorithm at p = 2 (docs/unstable.md); default DIR "
-                   "out/NAME-unstable. products --map between two such resolutions gives the suspension maps", NULL, NULL },
+                   "by free unstable modules, the standard algorithm (docs/unstable.md); at an odd prime (S_3[n] is "
+                   "S^n at p = 3) a finite module with b^e P^i x = 0 for 2i + e > |x|; default DIR "
+                   "out/NAME-unstable. products --map between two such resolutions (p = 2) gives the suspension maps",
+                   NULL, NULL },
     [OUT] = { "out", "DIR", "output directory (default out/NAME); an existing one must be empty or hold an "
               "extflow resolution", NULL, NULL },
-    [SSEQ] = { "sseq-formats", NULL, "also write differentials.txt, num_gens.txt, resolution_size.txt (a later "
+    [SSEQ] = { "sseq-formats", NULL, "also write differentials.txt, num_gens.txt, resolution_size.txt and, with "
+               "--unstable, resolve_unstable.txt (sseq's resolve_unstable chart, from the module's bottom stem; a later "
                "run without it rewrites those that are there, so they stay current)", NULL, NULL },
     [QUIET] = { "quiet", NULL, "no progress line and no closing summary", NULL, NULL },
     [VERBOSE] = { "verbose", NULL, "also show StarPU's own messages (calibration, warnings), which workers and "
@@ -155,6 +158,7 @@ static int write_tables(const resolution *res, const char *out, int sseq_formats
         { "differentials.txt", report_differentials, 1 },
         { "num_gens.txt", report_num_gens, 1 },
         { "resolution_size.txt", report_resolution_size, 1 },
+        { "resolve_unstable.txt", report_resolve_unstable, 1 },     /* --unstable only */
         { "ext.csv", report_ext_csv, 0 },
     };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
@@ -164,6 +168,7 @@ static int write_tables(const resolution *res, const char *out, int sseq_formats
             outdir_remove(out, files[i].name);
             continue;
         }
+        if (files[i].write == report_resolve_unstable && !res->unstable) continue;
         if (files[i].sseq && !sseq_formats && !resolved_has(out, files[i].name)) continue;
         if (report_write_file(out, files[i].name, res, files[i].write) != 0) {
             fprintf(stderr, "extflow: cannot write %s/%s: %s\n", out, files[i].name, strerror(errno));
@@ -319,10 +324,9 @@ static int resolve_with(resolve_args *a, long stem, long max_s, long max_t)
 static int unstable_refusal(const fd_module *m, const char *module)
 {
     char why[256];
-    if (fdm_prime(m) != 2) return cli_usage_error("--unstable: at p = 2 only so far, not %s (p = %u)", module, fdm_prime(m));
-    if (m->has_profile || m->fp || m->has_cofiber)
-        return cli_usage_error("--unstable: finite modules and projective spaces over A only so far, not %s (a "
-                               "profile, a presentation or a cofiber)", module);
+    if (m->has_profile || m->fp || m->has_cofiber || (fdm_prime(m) != 2 && !milnor_p_profile_is_full(&m->pprofile)))
+        return cli_usage_error("--unstable: finite modules and projective spaces over A (A_p at odd p) only so far, "
+                               "not %s (a profile, a presentation or a cofiber)", module);
     /* RP_n^inf moved up k: Sq^i x^e = binom(e, i) x^(e+i), 0 for i > e >= 0; but Sq^e x^e = x^2e != 0
      * though e > e + k when k < 0, and a negative e has Sq^i x^e != 0 for some i > |x^e| */
     if (m->rp_open && (m->rp_min < 0 || m->rp_offset < 0))

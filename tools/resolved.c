@@ -64,6 +64,11 @@ int resolved_open(const char *cmd, const char *dir, opened_dir *d, int flags)
         resolved_close(d);
         return cli_usage_error("%s: %s holds an unstable resolution: only resolve, export, verify and products --map "
                                "read one so far", cmd, dir);
+    } else if (d->res.unstable && d->res.prime != 2 && strcmp(cmd, "products") == 0) {   /* lift_p: not narrowed */
+        uint32_t p = d->res.prime;
+        resolved_close(d);
+        return cli_usage_error("%s: %s holds an unstable resolution at p = %u: products --map reads those at p = 2 "
+                               "only so far", cmd, dir, p);
     }
     return rc;
 }

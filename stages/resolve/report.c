@@ -27,21 +27,31 @@ int report_ext_csv(FILE *out, const resolution *res)
 static const char *const chart_sym[] = { " ", "·", ":", "∴", "⁘", "⁙", "⠿", "⡿", "⣿", "9" };
 static const char *mark(uint32_t d) { return d < 10 ? chart_sym[d] : "*"; }
 
-int report_chart_txt(FILE *out, const resolution *res)
+/* The chart from internal stem n0 on: rows s from the top down, the empty rows above the first
+ * class left out, then the empty line of sseq's println. */
+static int chart_from(FILE *out, const resolution *res, int n0)
 {
     int started = 0;
     for (int s = res->max_s; s >= 0; s--) {
         int last = report_row_last_stem(res, s), any = 0;
-        for (int n = 0; n <= last; n++) any |= res_ngens(res, s, n + s) != 0;
+        for (int n = n0; n <= last; n++) any |= res_ngens(res, s, n + s) != 0;
         if (!any && !started) continue;
         started = 1;
-        for (int n = 0; n <= last; n++) {
+        for (int n = n0; n <= last; n++) {
             fprintf(out, "%s ", mark(res_ngens(res, s, n + s)));
         }
         fputc('\n', out);
     }
     fputc('\n', out);
     return ferror(out) ? -1 : 0;
+}
+
+int report_chart_txt(FILE *out, const resolution *res) { return chart_from(out, res, 0); }
+
+int report_resolve_unstable(FILE *out, const resolution *res)
+{
+    /* sseq's stems start at the module's bottom degree (min_degree): S^n's chart at stem n */
+    return chart_from(out, res, res->module ? (int)(res->module->min_deg - res->shift) : 0);
 }
 
 #define PANEL_STEMS 35      /* 2 columns a stem after the 5 of the s labels: 75 columns */

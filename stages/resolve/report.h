@@ -13,6 +13,10 @@
 
 int report_ext_csv(FILE *out, const resolution *res);
 int report_chart_txt(FILE *out, const resolution *res);
+/* resolve --unstable --sseq-formats: resolve_unstable.txt, what sseq's resolve_unstable example
+ * prints: the chart of chart.txt from the module's bottom degree on (S^n's from stem n), as
+ * sseq's stems start at the module's min_degree. */
+int report_resolve_unstable(FILE *out, const resolution *res);
 /* The same chart for a reader (export --text): a legend, then panels of 35 stems, each with
  * its s labels and a stem axis, at most 80 columns whatever the region. */
 int report_chart_panels(FILE *out, const resolution *res);

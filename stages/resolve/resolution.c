@@ -118,8 +118,15 @@ int res_set_unstable(resolution *res)
 {
     res->unstable = 1;
     if (!res->F) return 0;
-    if (excess_init(&res->ex, &res->A) != 0) return -1;
-    memacct_add(MEM_MILNOR, (int64_t)excess_bytes(res->A.max_degree, res->A.dim));
+    return res_use_excess(res, &res->A, NULL);      /* odd p: again from res_odd_init, over A_p */
+}
+
+int res_use_excess(resolution *res, const milnor_basis *A, const milnor_p_basis *Ap)
+{
+    memacct_add(MEM_MILNOR, -(int64_t)res->ex.bytes);   /* (none yet at p = 2; at odd p those of */
+    excess_clear(&res->ex);                             /* res_set_unstable's degree-0 mod 2 A) */
+    if ((Ap ? excess_init_p(&res->ex, Ap) : excess_init(&res->ex, A)) != 0) return -1;
+    memacct_add(MEM_MILNOR, (int64_t)res->ex.bytes);
     for (int s = 0; s <= res->max_s; s++) res->F[s].ex = &res->ex;
     return 0;
 }
@@ -127,12 +134,33 @@ int res_set_unstable(resolution *res)
 int res_module_is_unstable(const fd_module *m, char *why, size_t size)
 {
     if (!m || fdm_is_sphere(m)) return 1;
-    if (fdm_prime(m) != 2 || m->fp || m->rp_open || m->has_profile) return 1;   /* refused apart */
+    if (m->fp || m->rp_open || m->has_profile || m->has_cofiber) return 1;   /* refused apart */
+    if (fdm_prime(m) != 2 && !milnor_p_profile_is_full(&m->pprofile)) return 1;
     for (deg_t u = m->min_deg; u <= m->max_deg; u++)
         for (uint32_t i = 0; i < fdm_dim(m, u); i++) {
-            if (u < 0) {        /* Sq^0 x = x */
+            if (u < 0) {        /* Sq^0 x = x (P^0 at odd p) */
                 snprintf(why, size, "class %s has degree %d < 0", m->names[u - m->min_deg][i], (int)u);
                 return 0;
+            }
+            if (fdm_prime(m) != 2) {    /* β^e P^k x for 2k + e > |x|: Q_0^e P(k) in the Milnor basis */
+                uint32_t p = m->p, q = 2 * (p - 1);
+                for (uint32_t e = 0; e <= 1; e++)
+                    for (uint32_t k = 0; u + (deg_t)(e + q * k) <= m->max_deg; k++) {
+                        if (2 * k + e <= (uint32_t)u) continue;
+                        milnor_p_elt X;
+                        milnor_p_elt_set(&X, p, e, &k, 1);
+                        deg_t d = X.degree;
+                        const uint8_t *y = fdm_act_p(m, u, i, d, milnor_p_index(m->pA, &X));
+                        for (uint32_t j = 0; y && j < fdm_dim(m, u + d); j++)
+                            if (y[j]) {
+                                char op[24];
+                                snprintf(op, sizeof op, "%s%s%.0u", e ? "b" : "", k ? "P" : "", k);
+                                snprintf(why, size, "%s %s != 0 though 2i + e = %u > |%s| = %d", op,
+                                         m->names[u - m->min_deg][i], 2 * k + e, m->names[u - m->min_deg][i], (int)u);
+                                return 0;
+                            }
+                    }
+                continue;
             }
             for (deg_t k = u + 1; u + k <= m->max_deg; k++) {
                 uint32_t sq[1] = { (uint32_t)k };
@@ -166,6 +194,7 @@ int res_set_module(resolution *res, fd_module *m, const char *name)
     if (fdm_truncate(m, res->max_n + res->shift, err, sizeof err) != 0) return -1;  /* presented: M_{<=max_n} */
     if (fdm_prime(m) != 2) {    /* A_p or its profile's B (resolution_p.h) through the same degree */
         int rc = res_odd_init(res, m);
+        if (rc == 0 && res->unstable) rc = res_use_excess(res, NULL, &res->odd->A);    /* free unstable A_p-modules */
         if (rc != 0 || res->A.max_degree == 0) return rc;
         return res_use_basis(res, 0, NULL);     /* the mod 2 tables shrink to degree 0 (the runner's handle) */
     }
@@ -275,7 +304,7 @@ void res_clear(resolution *res)
     free(res->empty_done);
     free(res->kernel);
     free(res->pre);
-    if (res->ex.first) memacct_add(MEM_MILNOR, -(int64_t)excess_bytes(res->ex.max_degree, res->ex.dim));
+    memacct_add(MEM_MILNOR, -(int64_t)res->ex.bytes);
     excess_clear(&res->ex);
     if (res->A.dim) memacct_add(MEM_MILNOR, -(int64_t)milnor_basis_bytes(res->A.max_degree, &res->A.profile));
     milnor_basis_clear(&res->A);

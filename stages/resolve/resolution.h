@@ -163,12 +163,16 @@ int res_set_module(resolution *res, fd_module *m, const char *name);
  * module id then says "unstable"); on a resolution without free modules (a probe for the id)
  * only the flag. 0, or -1 out of memory. */
 int res_set_unstable(resolution *res);
+/* The excess order of the free modules' algebra (A at p = 2; Ap at odd p, from res_set_module
+ * once A_p is built), replacing any there: 0, or -1 out of memory. */
+int res_use_excess(resolution *res, const milnor_basis *A, const milnor_p_basis *Ap);
 /* The module id res_set_module gives m (NULL: S_2), of a stable or an unstable resolution. */
 uint64_t res_module_id(const fd_module *m, int unstable);
 /* Is the module m (NULL: S_2) unstable, Sq^i x = 0 for every class x and i > |x|? 1 yes; 0 no,
  * with the first class at fault named in why. Read off the action table: for a finite module
  * (a projective space RP_n^inf, known by truncations, is judged by resolve apart; 1 here, as for
- * odd primes, profiles, presentations and cofibers, which resolve --unstable refuses). */
+ * profiles, presentations and cofibers, which resolve --unstable refuses). At an odd prime:
+ * β^e P^i x = 0 for 2i + e > |x| (Q_0^e P(i) on every class). */
 int res_module_is_unstable(const fd_module *m, char *why, size_t size);
 /* The shift res_set_module gives a resolution of m (NULL: the sphere): internal degree 0 is
  * m's bottom degree when that is negative. A region given in m's degrees (stems n, or t <= T)

@@ -49,9 +49,14 @@ size_t res_p_terms(const resolution *res, int s, deg_t u, uint32_t i, deg_t t, r
     const deg_t first = freemod_first(F, t);
     for (deg_t v = 0; v < u && off < h->bits; v++) {
         for (uint32_t q = 0; q < F->ngens[v] && off < h->bits; q++) {
-            uint64_t col = base + (uint64_t)q * F->dim[t - v];      /* freemod_offset, summed as we go */
-            for (uint32_t j = 0; j < B->dim[u - v] && off < h->bits; j++, off++)
-                if (img[off]) out[n++] = (res_p_term){ col, milnor_p_sub_elt(B, u - v, j), img[off] };
+            /* freemod_offset, summed as we go; unstable: the offset over the whole of A_p's blocks,
+             * and the block of v in degree u is the excess order's prefix (resolution_p.h) */
+            uint64_t col = base + (uint64_t)q * F->dim[t - v];
+            const uint32_t blen = freemod_block(F, u - v, v);
+            for (uint32_t j = 0; j < blen && off < h->bits; j++, off++)
+                if (img[off])
+                    out[n++] = (res_p_term){ col, milnor_p_sub_elt(B, u - v, F->ex ? excess_index(F->ex, u - v, j) : j),
+                                             img[off] };
         }
         if (v >= first && F->ngens[v]) base += (uint64_t)F->ngens[v] * F->dim[t - v];
     }
@@ -85,8 +90,14 @@ int res_check_dd_p(const resolution *res, int s, deg_t t)
     if (s < 1 || !n) return 1;
     const milnor_p_sub *B = &res->odd->B;
     const freemod *F1 = &res->F[s - 1];
-    size_t width = s == 1 ? res_module_dim(res, t) : (size_t)freemod_dim(&res->F[s - 2], t, t);
-    uint8_t *acc = calloc(width + 1, 1);
+    /* unstable: the products land over the whole of A_p's blocks (res_p_terms), and the terms of
+     * too large an excess are zero in F_{s-2}: only the kept columns must vanish */
+    size_t width = s == 1 ? res_module_dim(res, t) : (size_t)freemod_dim_wide(&res->F[s - 2], t, t);
+    uint8_t *acc = calloc(width + 1, 1), *kept = s >= 2 ? freemod_kept(&res->F[s - 2], t, t) : NULL;
+    if (s >= 2 && res->F[s - 2].ex && !kept) {
+        free(acc);
+        return -1;
+    }
     res_p_term *terms = NULL;
     size_t cap = 0;
     int rc = acc ? 1 : -1;
@@ -108,17 +119,19 @@ int res_check_dd_p(const resolution *res, int s, deg_t t)
                     }
                     nterms = res_p_terms(res, s - 1, u, k, t, terms);
                 }
-                for (uint32_t r = 0; rc == 1 && r < B->dim[t - u] && off < g->bits; r++, off++) {
+                for (uint32_t r = 0; rc == 1 && r < freemod_block(F1, t - u, u) && off < g->bits; r++, off++) {
                     if (!img[off]) continue;
-                    if (s == 1) res_p_row0_add(res, u, h, t, r, img[off], acc);     /* d_0 into M */
-                    else if (res_p_row_add(res, terms, nterms, milnor_p_sub_elt(B, t - u, r), img[off], acc) != 0)
+                    uint32_t x = F1->ex ? excess_index(F1->ex, t - u, r) : r;
+                    if (s == 1) res_p_row0_add(res, u, h, t, x, img[off], acc);     /* d_0 into M */
+                    else if (res_p_row_add(res, terms, nterms, milnor_p_sub_elt(B, t - u, x), img[off], acc) != 0)
                         rc = 0;     /* a product outside B: not a resolution over B */
                 }
             }
         for (size_t c = 0; rc == 1 && c < width; c++)
-            if (acc[c] % p) rc = 0;
+            if (acc[c] % p && (!kept || kept[c])) rc = 0;
     }
     free(terms);
     free(acc);
+    free(kept);
     return rc;
 }

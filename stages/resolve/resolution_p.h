@@ -44,7 +44,9 @@ static inline fpmat **res_kernel_slot_p(resolution *res, int s, deg_t t)
 { return &res->odd->kernel[res_cell(res, s, t)]; }
 
 /* One term c·y·g' of d(h): col is the offset of g''s block in F_{s-1} in degree t, y is an
- * element of B (of degree |h| - |g'|), c in 1..p-1. */
+ * element of B (of degree |h| - |g'|), c in 1..p-1. Unstable (resolution.h): col is the offset
+ * over the whole of A_p's blocks (freemod_dim_wide), where the products land before the step
+ * narrows them, and d(h)'s entries are read in the excess order (algebra/excess.h). */
 typedef struct res_p_term {
     uint64_t col;
     const milnor_p_elt *y;

@@ -31,8 +31,10 @@ static int plan_rows(row_build_p *b, const resolution *res, int s, deg_t t, fpma
                 b->terms[b->nterms++] = (milnor_p_term){ (uint32_t)y->degree, (uint32_t)(y - B->A->elts[y->degree]),
                                                          (uint32_t)scratch[k].col, scratch[k].c };
             }
-            for (uint32_t r = 0; r < B->dim[t - u]; r++)
-                b->jobs[b->nrows++] = (milnor_row_job){ (uint32_t)(t - u), r, first, n };
+            const uint32_t blen = freemod_block(F, t - u, u);            /* unstable: the excess order's prefix */
+            for (uint32_t r = 0; r < blen; r++)
+                b->jobs[b->nrows++] = (milnor_row_job){ (uint32_t)(t - u), F->ex ? excess_index(F->ex, t - u, r) : r,
+                                                        first, n };
         }
     free(scratch);
     return 0;
@@ -54,7 +56,9 @@ int res_step_plan_p(step_ctx *c)
     deg_t t = c->ch.t;
     const milnor_p_sub *B = &res->odd->B;
     uint32_t nrows = (uint32_t)freemod_dim(&res->F[s], t, t);
-    uint32_t ncols = s == 0 ? res_module_dim(res, t) : (uint32_t)freemod_dim(&res->F[s - 1], t, t - 1);
+    /* unstable: the products land in the blocks over all of A_p, narrowed before the reduction */
+    uint32_t ncols = s == 0 ? res_module_dim(res, t)
+                            : (uint32_t)(res->unstable ? freemod_dim_wide : freemod_dim)(&res->F[s - 1], t, t - 1);
     c->build.nrows = nrows;
     c->build.ncols = ncols;
     if (fpmat_init(&c->Dp, res->prime, nrows, ncols) != 0) goto oom;
@@ -70,9 +74,11 @@ int res_step_plan_p(step_ctx *c)
     uint32_t row = 0;
     for (deg_t u = s; u < t; u++)           /* F_s has generators in degrees >= s only */
         for (uint32_t i = 0; i < res->F[s].ngens[u]; i++) {
+            const freemod *F = &res->F[s];
             if (s == 0) {                   /* row 0: x·d(h) = the action of x on d(h) in M */
-                for (uint32_t r = 0; r < B->dim[t - u]; r++, row++)
-                    res_p_row0_add(res, u, &res->F[0].gens[u][i], t, r, 1, fpmat_row(&c->Dp, row));
+                for (uint32_t r = 0; r < freemod_block(F, t - u, u); r++, row++)
+                    res_p_row0_add(res, u, &F->gens[u][i], t, F->ex ? excess_index(F->ex, t - u, r) : r, 1,
+                                   fpmat_row(&c->Dp, row));
                 continue;
             }
             uint32_t bits = res->F[s].gens[u][i].bits;
@@ -106,7 +112,8 @@ uint64_t res_step_footprint_p(const resolution *res, int s, deg_t t)
     uint64_t rows = freemod_dim(&res->F[s], t, t);
     uint64_t cols = s == 0 ? res_module_dim(res, t) : freemod_dim(&res->F[s - 1], t, t - 1);
     uint64_t seg = (cols + 63) & ~(uint64_t)63;
-    return fp_bytes_for(rows, cols) + fp_bytes_for(rows, seg + rows) + fp_bytes_for(rows, rows);
+    uint64_t wide = res->unstable && s > 0 ? fp_bytes_for(rows, freemod_dim_wide(&res->F[s - 1], t, t - 1)) : 0;
+    return fp_bytes_for(rows, cols) + fp_bytes_for(rows, seg + rows) + fp_bytes_for(rows, rows) + wide;
 }
 
 void res_step_multiply_p(step_ctx *c)
@@ -119,10 +126,17 @@ int res_step_reduce_p(step_ctx *c)
     resolution *res = c->res;
     rbp_clear(&c->build_p);                 /* D's rows are multiplied: the jobs are done */
     int want_kernel = c->kernel_only || res_kernel_wanted(res, c->ch.s, c->ch.t);
-    uint32_t ncols = c->build.ncols;
     fpmat aug = { 0 };
     int32_t *pivots = NULL;
     fpmat *kernel = NULL;
+    if (res->unstable && c->ch.s > 0) {     /* unstable: D's columns of excess <= their generator's degree */
+        account(&c->Dp, -1);
+        int nrc = freemod_narrow_p(&res->F[c->ch.s - 1], c->ch.t, c->ch.t - 1, &c->Dp);
+        account(&c->Dp, 1);
+        if (nrc != 0) goto oom;
+        c->build.ncols = c->Dp.cols;
+    }
+    uint32_t ncols = c->build.ncols;
     c->is_image_pivot = calloc(ncols ? ncols : 1, 1);
     if (!c->is_image_pivot) goto oom;
     if (c->build.nrows == 0) {
