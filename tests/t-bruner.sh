@@ -13,8 +13,15 @@
 # bruner save's files of the standard algorithm compare equal to that resolution and to
 # Nassau's (other generators), and the same files with the top row's last generator dropped differ
 # at that generator's bidegree.
+# bruner compare --sseq-formats: DIR/bruner.txt against sseq's own copy of Bruner's files
+# (tests/ref/bruner/sseq/Diff.0-7, stem 20) is sseq's bruner example output byte for byte;
+# against Bruner's hDiff.0-4 (no sseq output exists for them) it is read back and checked by
+# identities (tests/bruner_change.py: one row per class of ext.csv, every matrix invertible, h_i
+# carried from our Sq(2^i) coefficients to Bruner's), over the standard and Nassau's
+# resolutions; our own files give identity matrices; where they differ (exit 1) no bruner.txt is
+# left. save into a missing parent, or with --sseq-formats: a usage error (exit 2).
 . tests/lib.sh
-plan 20
+plan 30
 
 # Diff.0 .. Diff.S in $1 back to sseq's differentials text for stems <= $2 (exit 1 on any
 # departure from the layout); dim A_D checked against sseq's algebra_dim
@@ -169,4 +176,38 @@ mkdir "$TMP/bt" && cp "$TMP/bs"/Diff.* "$TMP/bt/" && T=$(python3 "$TMP/cut.py" "
 $EXTFLOW bruner compare "$S" "$TMP/bt" > "$TMP/out"
 [ $? -eq 1 ] && grep -q "differ: (n, s) = ($((T - 6)), 6), t = $T: [0-9]* generators in " "$TMP/out"
 ok $? "Diff.6's last generator (t = $T) dropped: $(cat "$TMP/out")"
+
+# --sseq-formats: the change of basis, as sseq's bruner example prints it
+D="$TMP/sseq20"
+$EXTFLOW resolve --algorithm standard --stem 20 --max-s 7 --out "$D" --quiet &&
+    $EXTFLOW bruner compare "$D" "$BR/sseq" --sseq-formats --quiet > "$TMP/out" && [ ! -s "$TMP/out" ] &&
+    tail -n +2 "$BR/bruner-20" | cmp -s - "$D/bruner.txt"
+ok $? "against sseq's Diff.0-7 (Diff.3's header one block short, read as sseq reads it): bruner.txt is sseq's bruner output (stem 20, s <= 7) byte for byte"
+tail -n +2 "$BR/bruner-20" > "$TMP/b20" && $EXTFLOW bruner save "$D" "$TMP/s20b" --quiet &&
+    python3 tests/bruner_change.py "$TMP/b20" "$TMP/s20b" "$BR/sseq" "$D/ext.csv" > "$TMP/out"
+ok $? "sseq's output passes the identity checks (the checks' own check): $(cat "$TMP/out")"
+D="$TMP/h30"
+$EXTFLOW resolve --algorithm standard --stem 30 --max-s 4 --out "$D" --quiet &&
+    $EXTFLOW bruner compare "$D" "$BR" --sseq-formats --quiet && $EXTFLOW bruner save "$D" "$TMP/h30b" --quiet &&
+    python3 tests/bruner_change.py "$D/bruner.txt" "$TMP/h30b" "$BR" "$D/ext.csv" > "$TMP/out"
+ok $? "against Bruner's hDiff.0-4 (no sseq output exists): a row per class, invertible, h_i carried: $(cat "$TMP/out")"
+$EXTFLOW bruner compare "$TMP/n30" "$BR" --sseq-formats --quiet && $EXTFLOW bruner save "$TMP/n30" "$TMP/n30b" --quiet &&
+    python3 tests/bruner_change.py "$TMP/n30/bruner.txt" "$TMP/n30b" "$BR" "$TMP/n30/ext.csv" > "$TMP/out"
+ok $? "the same over Nassau's resolution: $(cat "$TMP/out")"
+$EXTFLOW bruner compare "$D" "$TMP/h30b" --quiet &&
+    awk -F' = ' 'NR > 1 { split($1, x, /[(),]/); n = split(substr($2, 2, length($2) - 2), c, ", ");
+                          for (j = 1; j <= n; j++) if (c[j] != (j - 1 == x[4])) bad++; rows++ }
+                 END { exit bad || !rows }' "$D/bruner.txt"
+ok $? "bruner save's own files (an earlier bruner.txt kept current without --sseq-formats): every matrix the identity"
+mkdir "$TMP/bd2" && cp "$BR"/hDiff.* "$TMP/bd2/" &&
+    awk '/^12 $/ { b = 1 } b && $0 == "3 4 2 i(4)." { $0 = "3 4 2 i(1,1)."; b = 0 } { print }' "$BR/hDiff.3" > "$TMP/bd2/hDiff.3"
+$EXTFLOW bruner compare "$D" "$TMP/bd2" --sseq-formats > "$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q " differ: " "$TMP/out" && [ ! -e "$D/bruner.txt" ]
+ok $? "files that differ: exit 1 (as verify's), and the earlier bruner.txt removed"
+refused "save with --sseq-formats" bruner save "$D" "$TMP/bx" --sseq-formats
+refused "save into a missing parent" bruner save "$D" "$TMP/no/such/out"
+[ ! -e "$TMP/no" ]
+ok $? "nothing created for the missing parent"
+$EXTFLOW bruner --help | grep -q "sseq-formats"
+ok $? "--help names --sseq-formats"
 done_testing

@@ -110,45 +110,6 @@ static int log2_exact(deg_t d)
     return i;
 }
 
-int bruner_from_resolution(const resolution *res, bruner_res *b)
-{
-    b->nrows = res->max_s + 1;
-    b->rows = calloc(b->nrows, sizeof *b->rows);
-    if (!b->rows) return b->nrows = 0, -1;
-    for (int s = 0; s <= res->max_s; s++) {
-        deg_t top = row_top(res, s);
-        uint32_t n = 0;
-        for (deg_t t = 0; t <= top; t++) n += res_is_done(res, s, t) ? res_ngens(res, s, t) : 0;
-        bruner_row *r = &b->rows[s];
-        if (row_init(r, n)) return -1;
-        uint32_t g = 0;
-        for (deg_t t = 0; t <= top; t++) {
-            if (!res_is_done(res, s, t)) continue;
-            for (uint32_t i = 0; i < res_ngens(res, s, t); i++, g++) {
-                r->deg[g] = t, r->first[g] = r->nhits;
-                if (s == 0) continue;
-                const fm_gen *z = &res->F[s].gens[t][i];
-                const freemod *G = &res->F[s - 1];
-                uint32_t h = 0;
-                for (deg_t u = 0; u < t; u++) {
-                    if (!G->ngens[u]) continue;  /* (A is built only as far as a generator needs) */
-                    int e = log2_exact(t - u);
-                    uint32_t idx = 0, dim = res->A.dim[t - u];
-                    if (e >= 0)  /* Sq(2^e)'s index in degree 2^e */
-                        while (idx < dim && !(res->A.elts[t - u][idx].len == 1)) idx++;
-                    for (uint32_t k = 0; k < G->ngens[u]; k++, h++) {
-                        if (e < 0 || idx == dim) continue;
-                        uint64_t off = freemod_offset(G, t, u, k) + idx;
-                        if (off < z->bits && f2vec_get(z->img, off) && row_toggle(r, g, h, (uint8_t)e)) return -1;
-                    }
-                }
-            }
-        }
-        r->first[n] = r->nhits;
-    }
-    return 0;
-}
-
 /* Appends the term Sq(r[0..len)) on h to the generator begun last: 0, or -1. */
 static int term_add(bruner_row *r, uint32_t h, const uint32_t *rr, int len)
 {
@@ -164,6 +125,53 @@ static int term_add(bruner_row *r, uint32_t h, const uint32_t *rr, int len)
     r->term_h[r->nterms] = h;
     milnor_elt_set(&r->term_e[r->nterms], rr, len);
     r->nterms++;
+    return 0;
+}
+
+int bruner_from_resolution(const resolution *res, bruner_res *b, int with_terms)
+{
+    b->nrows = res->max_s + 1;
+    b->rows = calloc(b->nrows, sizeof *b->rows);
+    if (!b->rows) return b->nrows = 0, -1;
+    for (int s = 0; s <= res->max_s; s++) {
+        deg_t top = row_top(res, s);
+        uint32_t n = 0;
+        for (deg_t t = 0; t <= top; t++) n += res_is_done(res, s, t) ? res_ngens(res, s, t) : 0;
+        bruner_row *r = &b->rows[s];
+        if (row_init(r, n) || (with_terms && !(r->tfirst = calloc(n + 1, sizeof *r->tfirst)))) return -1;
+        uint32_t g = 0;
+        for (deg_t t = 0; t <= top; t++) {
+            if (!res_is_done(res, s, t)) continue;
+            for (uint32_t i = 0; i < res_ngens(res, s, t); i++, g++) {
+                r->deg[g] = t, r->first[g] = r->nhits;
+                if (with_terms) r->tfirst[g] = r->nterms;
+                if (s == 0) continue;
+                const fm_gen *z = &res->F[s].gens[t][i];
+                const freemod *G = &res->F[s - 1];
+                uint32_t h = 0;
+                for (deg_t u = 0; u < t; u++) {
+                    if (!G->ngens[u]) continue;  /* (A is built only as far as a generator needs) */
+                    int e = log2_exact(t - u);
+                    uint32_t idx = 0, dim = res->A.dim[t - u];
+                    if (e >= 0)  /* Sq(2^e)'s index in degree 2^e */
+                        while (idx < dim && !(res->A.elts[t - u][idx].len == 1)) idx++;
+                    for (uint32_t k = 0; k < G->ngens[u]; k++, h++) {
+                        uint64_t off = freemod_offset(G, t, u, k);
+                        for (uint32_t j = 0; with_terms && j < dim; j++)
+                            if (off + j < z->bits && f2vec_get(z->img, off + j)) {
+                                const milnor_elt *R = &res->A.elts[t - u][j];
+                                if (term_add(r, h, R->r, (int)R->len)) return -1;
+                            }
+                        if (e < 0 || idx == dim) continue;
+                        if (off + idx < z->bits && f2vec_get(z->img, off + idx) && row_toggle(r, g, h, (uint8_t)e))
+                            return -1;
+                    }
+                }
+            }
+        }
+        r->first[n] = r->nhits;
+        if (with_terms) r->tfirst[n] = r->nterms;
+    }
     return 0;
 }
 
@@ -240,10 +248,24 @@ static int read_row(lines *L, int s, bruner_res *b, const uint32_t *dimA)
     if (row_init(r, (uint32_t)n) || !(r->tfirst = calloc(n + 1, sizeof *r->tfirst))) return fail(L, "out of memory");
     r->tmax = sseq ? -1 : (deg_t)v;
     const bruner_row *below = s ? &b->rows[s - 1] : NULL;
-    for (uint32_t g = 0; g < n; g++) {
-        r->first[g] = r->nhits, r->tfirst[g] = r->nterms;
+    for (uint32_t g = 0;; g++) {
         int k = next_line(L);
-        if (k <= 0) return k < 0 ? -1 : fail(L, "the file ends after %u of its %lu generators", g, n);
+        if (k < 0) return -1;
+        if (g == n) {  /* the blocks the header counts are read */
+            if (!k) break;
+            /* sseq's reader skips the header, and its copy of Bruner's Diff.3 counts one block
+             * too few: in that layout (numbered blocks) the blocks count, not the header */
+            if (!sseq) return fail(L, "more than the header's %lu generators", n);
+            deg_t *d2 = realloc(r->deg, (n + 2) * sizeof *d2);
+            if (d2) r->deg = d2;
+            uint32_t *f2 = d2 ? realloc(r->first, (n + 2) * sizeof *f2) : NULL;
+            if (f2) r->first = f2;
+            uint32_t *t2 = f2 ? realloc(r->tfirst, (n + 2) * sizeof *t2) : NULL;
+            if (!t2) return fail(L, "out of memory");
+            r->tfirst = t2, r->n = (uint32_t)++n;
+        }
+        if (!k) return fail(L, "the file ends after %u of its %lu generators", g, n);
+        r->first[g] = r->nhits, r->tfirst[g] = r->nterms;
         p = L->buf;
         if (sseq) {
             if (number(&p, 1u << 30, &v) || v != g || strncmp(p, " : ", 3))
@@ -302,8 +324,7 @@ static int read_row(lines *L, int s, bruner_res *b, const uint32_t *dimA)
         }
     }
     r->first[n] = r->nhits, r->tfirst[n] = r->nterms;
-    int k = next_line(L);
-    return k < 0 ? -1 : k ? fail(L, "more than the header's %lu generators", n) : 0;
+    return 0;
 }
 
 int bruner_read(const char *dir, bruner_res *b, char *err, size_t errlen)
@@ -579,5 +600,144 @@ int bruner_check_exact(const bruner_res *b, int nrows, const int *last_stem, con
     f2mat_clear(&m);
     if (x.A.dim) milnor_basis_clear(&x.A);
     free(x.off_lo), free(x.off_hi), free(x.rank);
+    return rc;
+}
+
+/* ---- the change of basis (bruner compare --sseq-formats) ---- */
+
+/* v (a vector of a's F_{s-1} in degree u, laid out as row_offsets lays it) times Sq(e), added
+ * into y (a's F_{s-1} in degree u + |e|, offsets off_t); off_u: the offsets in degree u. */
+static void act_on(const bruner_row *q, const milnor_basis *A, const milnor_elt *e, const uint64_t *v, deg_t u,
+                   const uint64_t *off_u, const uint64_t *off_t, uint64_t *y)
+{
+    for (uint32_t g = 0; g < q->n && q->deg[g] <= u; g++) {
+        deg_t d = u - q->deg[g];
+        for (uint32_t j = 0; j < A->dim[d]; j++)
+            if (f2vec_get(v, off_u[g] + j)) milnor_mul_into(A, e, &A->elts[d][j], y, off_t[g]);
+    }
+}
+
+int bruner_basis_change(const bruner_res *a, const bruner_res *b, int nrows, const int *last_stem, const char *bname,
+                        FILE *out, char *msg, size_t msglen)
+{
+    if (nrows > a->nrows) nrows = a->nrows;
+    if (nrows > b->nrows) nrows = b->nrows;
+    if (nrows < 1) return fprintf(out, "sseq_basis | bruner_basis\n") < 0 ? -1 : 0;
+    /* the degrees lifted per row: the region's, and below each row what its differentials reach */
+    deg_t *need = malloc(nrows * sizeof *need), tmax = 0;
+    uint32_t most = 1;
+    if (!need) return -1;
+    for (int s = 0; s < nrows; s++) need[s] = last_stem[s] + s;
+    for (int s = nrows - 1; s > 0; s--)
+        if (need[s] - 1 > need[s - 1]) need[s - 1] = need[s] - 1;
+    for (int s = 0; s < nrows; s++) {
+        tmax = need[s] > tmax ? need[s] : tmax;
+        most = a->rows[s].n > most ? a->rows[s].n : most;
+    }
+    if (tmax > MILNOR_MAX_DEGREE / 2) {
+        free(need);
+        snprintf(msg, msglen, "degrees up to %d: the change of basis is computed through degree %d", (int)tmax,
+                 MILNOR_MAX_DEGREE / 2);
+        return 1;
+    }
+    exact_ctx x = { .b = a, .tmax = tmax };
+    uint64_t *off_u = malloc(((size_t)most + 1) * sizeof *off_u);
+    x.off_lo = malloc(((size_t)most + 1) * sizeof *x.off_lo);
+    x.off_hi = malloc(((size_t)most + 1) * sizeof *x.off_hi);
+    uint64_t ***lift = calloc(nrows, sizeof *lift);
+    int rc = off_u && x.off_lo && x.off_hi && lift && !milnor_basis_init(&x.A, tmax, NULL) ? 0 : -1;
+    for (int s = 0; !rc && s < nrows; s++)
+        if (!(lift[s] = calloc(b->rows[s].n + 1, sizeof **lift))) rc = -1;
+    /* row 0: the unit goes to the unit */
+    if (!rc && (a->rows[0].n < 1 || b->rows[0].n < 1)) {
+        snprintf(msg, msglen, "row 0 is empty");
+        rc = 1;
+    }
+    if (!rc && !(lift[0][0] = calloc(1, sizeof ***lift))) rc = -1;
+    if (!rc) lift[0][0][0] = 1;
+    /* row s, degree by degree: f_s(g) with d f_s(g) = f_{s-1}(d g), by a quasi-inverse of a's d_s */
+    for (int s = 1; s < nrows && !rc; s++) {
+        const bruner_row *r = &b->rows[s], *q = &a->rows[s - 1];
+        for (deg_t t = s; t <= need[s] && !rc; t++) {
+            if (!count_deg(r, t)) continue;
+            f2mat D = { 0 }, aug = { 0 };
+            int32_t *piv = NULL;
+            f2qi qi = { 0 };
+            if (build_d(&x, s, t, &D)) { rc = -1; break; }
+            uint64_t rows = D.rows, cols = D.cols;
+            int rank = f2mat_rref_augmented(&D, &aug, &piv);
+            if (rank < 0 || f2mat_quasi_inverse_from_rref(&aug, D.cols, (uint32_t)rank, piv, &qi)) rc = -1;
+            row_offsets(q, &x.A, t, x.off_lo);
+            size_t words = (D.stride > f2vec_words((uint32_t)cols) ? D.stride : f2vec_words((uint32_t)cols)) + 1;
+            uint64_t *y = calloc(words, 8), *z = calloc(words, 8);
+            if (!y || !z) rc = -1;
+            for (uint32_t g = 0; g < r->n && !rc; g++) {
+                if (r->deg[g] != t) continue;
+                memset(y, 0, words * 8);
+                for (uint32_t k = r->tfirst[g]; k < r->tfirst[g + 1]; k++) {
+                    uint32_t h = r->term_h[k];
+                    const uint64_t *v = lift[s - 1][h];
+                    deg_t u = b->rows[s - 1].deg[h];
+                    if (!v) {
+                        snprintf(msg, msglen, "(s, t) = (%d, %d): generator %u of %s's row %d is not lifted", s, t, h,
+                                 bname, s - 1);
+                        rc = 1;
+                        break;
+                    }
+                    row_offsets(q, &x.A, u, off_u);
+                    act_on(q, &x.A, &r->term_e[k], v, u, off_u, x.off_lo, y);
+                }
+                uint64_t *f = rc ? NULL : calloc(f2vec_words((uint32_t)rows) + 1, 8);
+                if (!rc && !f) rc = -1;
+                if (rc) break;
+                f2qi_apply(&qi, y, f);
+                memset(z, 0, words * 8);  /* f D = y, checked */
+                for (uint64_t i = 0; i < rows; i++)
+                    if (f2vec_get(f, i)) f2vec_xor(z, f2mat_row(&D, (uint32_t)i), D.stride);
+                if (memcmp(y, z, words * 8)) {
+                    snprintf(msg, msglen, "(n, s) = (%d, %d), t = %d: the image of %s's generator %u of row %d is not "
+                             "a boundary in ours", (int)(t - s), s, (int)t, bname, g, s);
+                    free(f);
+                    rc = 1;
+                    break;
+                }
+                lift[s][g] = f;
+            }
+            free(y), free(z), free(piv);
+            f2qi_clear(&qi);
+            f2mat_clear(&aug), f2mat_clear(&D);
+        }
+    }
+    /* what sseq's bruner example prints: per bidegree by stem then s, per generator of ours, the
+     * coefficient of that generator in f_s of each of b's generators there */
+    int top = -1;
+    for (int s = 0; s < nrows; s++) top = last_stem[s] > top ? last_stem[s] : top;
+    if (!rc && fprintf(out, "sseq_basis | bruner_basis\n") < 0) rc = -1;
+    for (int n = 0; n <= top && !rc; n++)
+        for (int s = 0; s < nrows && !rc; s++) {
+            if (n > last_stem[s]) continue;
+            deg_t t = n + s;
+            const bruner_row *ra = &a->rows[s], *rb = &b->rows[s];
+            row_offsets(ra, &x.A, t, x.off_hi);
+            uint32_t i = 0;
+            for (uint32_t g = 0; g < ra->n && !rc; g++) {
+                if (ra->deg[g] != t) continue;
+                fprintf(out, "x_(%d,%d,%u) = [", n, s, i++);
+                int first = 1;
+                for (uint32_t j = 0; j < rb->n; j++) {
+                    if (rb->deg[j] != t) continue;
+                    fprintf(out, first ? "%d" : ", %d", lift[s][j] ? f2vec_get(lift[s][j], x.off_hi[g]) : 0);
+                    first = 0;
+                }
+                if (fprintf(out, "]\n") < 0) rc = -1;
+            }
+        }
+    for (int s = 0; lift && s < nrows; s++) {
+        for (uint32_t g = 0; lift[s] && g < b->rows[s].n; g++) free(lift[s][g]);
+        free(lift[s]);
+    }
+    free(lift), free(need), free(off_u);
+    if (x.A.dim) milnor_basis_clear(&x.A);
+    free(x.off_lo), free(x.off_hi);
     return rc;
 }

@@ -35,6 +35,18 @@
  * exact): two minimal resolutions of F2 are isomorphic through the region they both cover, so
  * with the counts equal the two are the same resolution up to a change of basis.
  *
+ * Change of basis (bruner compare --sseq-formats). Over two minimal resolutions F' (the file's)
+ * and F (ours) of F2, the identity of F2 lifts to a chain map f: F' -> F, row by row: f_0 the
+ * identity of A, and for a generator g of F'_s, f_s(g) any z in F_s of degree |g| with
+ * d(z) = f_{s-1}(d g) (it exists: f_{s-1}(d g) is a cycle, as d f_{s-1} = f_{s-2} d, and F is
+ * exact). Two choices of z differ by a cycle, a boundary, which lies in I(A) F_s as F is
+ * minimal: so the coefficient of each generator x of F_s of degree |g| in f_s(g) does not
+ * depend on the choices. These coefficients form the matrix of Hom(f, F2) on Ext^{s,t}
+ * (invertible: f is an isomorphism of complexes up to homotopy, and minimal resolutions have
+ * zero differentials on Hom(-, F2)): the dual basis x^* of our classes written in the file's
+ * dual basis. z is found by a quasi-inverse of d_s on F_{s,t} over the Milnor basis, and d(z)
+ * is checked.
+ *
  * bruner_res holds what the comparison reads: per row s, each generator's degree and its
  * Sq(2^i) entries (h, i) in CSR form (hit_h/hit_i[first[g] .. first[g+1])).
  */
@@ -72,8 +84,9 @@ typedef struct bruner_res {
  * of degree D. 0; or -1 with "FILE:LINE: what" in err (FILE a path under dir). */
 int bruner_read(const char *dir, bruner_res *b, char *err, size_t errlen);
 /* The same data taken from res (S_2, p = 2): its complete region, numbered as
- * bruner_write_diff numbers it. 0, or -1 out of memory. */
-int bruner_from_resolution(const resolution *res, bruner_res *b);
+ * bruner_write_diff numbers it; with_terms: also every term of each d(g), as bruner_read keeps
+ * them (for bruner_basis_change). 0, or -1 out of memory. */
+int bruner_from_resolution(const resolution *res, bruner_res *b, int with_terms);
 void bruner_free(bruner_res *b);
 /* That b (read by bruner_read) is a minimal resolution of F2 in rows 0 .. nrows - 1, row s
  * through stem last_stem[s]: d(d(g)) = 0 for each generator g, and exactness at F_s in each
@@ -89,5 +102,16 @@ int bruner_check_exact(const bruner_res *b, int nrows, const int *last_stem, con
  * 1 with the first difference as one line in msg ("(n, s) = ...: ..."); -1 out of memory. */
 int bruner_compare(const bruner_res *a, const bruner_res *b, int nrows, const int *last_stem, const char *aname,
                    const char *bname, char *msg, size_t msglen, uint64_t *nbideg);
+
+/* The change of basis between b (read by bruner_read) and a (bruner_from_resolution with its
+ * terms), both minimal resolutions that agree (bruner_compare, bruner_check_exact) in rows
+ * 0 .. nrows - 1, row s through stem last_stem[s]: the chain map f: b -> a lifting the identity
+ * of F2 ("Change of basis" above), and on out what sseq's bruner example prints of it: the line
+ * "sseq_basis | bruner_basis", then per bidegree by stem, then s, per generator x_i of a there,
+ * "x_(n,s,i) = [c_0, c_1, ...]": c_j the coefficient of x_i in f(b_j), b_j the j-th generator
+ * of b there (file order). 0; 1 with one line in msg (naming bname) when b's differential of a
+ * generator has no lift (not a resolution there); -1 out of memory or a write error. */
+int bruner_basis_change(const bruner_res *a, const bruner_res *b, int nrows, const int *last_stem, const char *bname,
+                        FILE *out, char *msg, size_t msglen);
 
 #endif
