@@ -147,16 +147,27 @@ const char *runpolicy_stop_cause(void)
     return !sig ? "at the time limit" : sig == SIGINT ? "by SIGINT" : sig == SIGTERM ? "by SIGTERM" : "by a signal";
 }
 
+static const char *stop_note;
+void runpolicy_stop_note(const char *note) { stop_note = note; }
+const char *runpolicy_stop_suffix(void)
+{
+    static char buf[600];
+    if (!stop_note || !*stop_note) return "";
+    snprintf(buf, sizeof buf, "; %s", stop_note);
+    return buf;
+}
+
 int runpolicy_stopped(const char *cmd, const char *dir, const chain_policy *limits, long done)
 {
     if (done != 0)
         fprintf(stderr, "extflow: %s stopped %s after %.1f s; its finished steps%s are kept under "
-                "%s/stages/lift (rerun to resume); no table was written\n", cmd, runpolicy_stop_cause(),
-                clock_now() - limits->start, done > 0 ? "" : " (of its stored lifts)", dir);
+                "%s/stages/lift (rerun to resume); no table was written%s\n", cmd, runpolicy_stop_cause(),
+                clock_now() - limits->start, done > 0 ? "" : " (of its stored lifts)", dir, runpolicy_stop_suffix());
     else
-        fprintf(stderr, "extflow: %s stopped %s after %.1f s with no step finished%s; no table was written\n", cmd,
+        fprintf(stderr, "extflow: %s stopped %s after %.1f s with no step finished%s; no table was written%s\n", cmd,
                 runpolicy_stop_cause(), clock_now() - limits->start,
-                progress_stop_signal() ? "" : " (reading DIR and the start-up took the time: give a larger --time-limit)");
+                progress_stop_signal() ? "" : " (reading DIR and the start-up took the time: give a larger --time-limit)",
+                runpolicy_stop_suffix());
     return 3;
 }
 
@@ -211,8 +222,8 @@ static void resolve_stopped(const resolution *res, const chain_policy *limits, l
                   "%.1f s; rerun to resume%s)", clock_now() - limits->start - seconds,
                   progress_stop_signal() ? "" : ", with a larger --time-limit");
     if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: stopped %s after %.1f s: %ld of %ld bidegrees "
-            "done, %s; %s\n", runpolicy_stop_cause(), clock_now() - limits->start, loaded + computed - left,
-            loaded + computed, stems, rate);
+            "done, %s; %s%s\n", runpolicy_stop_cause(), clock_now() - limits->start, loaded + computed - left,
+            loaded + computed, stems, rate, runpolicy_stop_suffix());
 }
 
 int runpolicy_resolve_outcome(resolution *res, int rc, const chain_policy *limits, long loaded, long computed,

@@ -45,6 +45,11 @@ int runpolicy_start_all(const char *cmd);
  * (progress_stop, stages/progress.h). A command stopped by a signal exits 128 + the signal
  * (tools/extflow.c maps its 3). */
 const char *runpolicy_stop_cause(void);
+/* What a command run inside another (mahowald's resolve and products runs, cli_run) adds to its
+ * stop line, so that one line says both: "; NOTE" at the end of the line runpolicy_stopped or
+ * a resolution's stop prints (NULL or "": nothing). The string is kept, not copied. */
+void runpolicy_stop_note(const char *note);
+const char *runpolicy_stop_suffix(void);     /* "; NOTE", or "" */
 /* A command stopped at --time-limit after finishing `done` steps (-1: not counted): one line,
  * returns 3; its tables are not written. */
 int runpolicy_stopped(const char *cmd, const char *dir, const chain_policy *limits, long done);

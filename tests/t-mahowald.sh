@@ -9,7 +9,8 @@
 #     (module-products.csv): each class detected at the smallest k where its image is non-zero,
 #     its coset every y of the bottom cell's preimage, no class missing;
 #   - a rerun only loads and writes the same; --time-limit stops (exit 3, no table) and a rerun
-#     resumes; --sphere reuses a resolution; bad input refused.
+#     resumes; a stop (--time-limit, SIGINT) says so in one line (an inner run's stop line ends
+#     with mahowald's note) and leaves no temporary; --sphere reuses a resolution; bad input refused.
 . tests/lib.sh
 plan 15
 K=25
@@ -135,10 +136,13 @@ ok $? "--stem 5: the rows of stems <= 5, RP_-12_inf resolved through stem 4 only
 # (K = 30: 4 s on an idle 2-core VM; K = 12 took 0.6 s there, under the limit, and the test failed)
 $EXTFLOW mahowald --max-k 30 --out "$TMP/tl" --time-limit 1 2>"$TMP/e"
 rc=$?
-[ $rc -eq 3 ] && grep -q "stopped at --time-limit" "$TMP/e" && [ ! -e "$TMP/tl/mahowald.csv" ] &&
+stops=$(grep -c "stopped" "$TMP/e")
+[ $rc -eq 3 ] && [ "$stops" -eq 1 ] && grep "stopped" "$TMP/e" | grep -q "mahowald: stopped .*no table written" &&
+    grep "stopped" "$TMP/e" | grep -q "time.limit" && [ ! -e "$TMP/tl/mahowald.csv" ] &&
+    [ -z "$(find "$TMP/tl" -name '*.tmp')" ] &&
     $EXTFLOW mahowald --max-k 30 --out "$TMP/tl" --quiet &&
     awk -F, -v K=$K 'NR == 1 || $4 <= K' "$TMP/tl/mahowald.csv" | cmp -s - "$O/mahowald.csv"
-ok $? "--time-limit 1: exit $rc, no table ($(tail -1 "$TMP/e" | cut -c1-60)...); a rerun finishes, its rows of k <= $K the table above"
+ok $? "--time-limit 1: exit $rc, one line ($stops: $(grep stopped "$TMP/e" | cut -c1-60)...), no table, no temporary; a rerun finishes, its rows of k <= $K the table above"
 
 # Ctrl-C mid-run: mahowald starts StarPU once per inner run; StarPU's own SIGINT catcher, saved
 # as "the old handler" by the second start, used to re-raise the signal for ever (no line, 100% CPU)
@@ -153,8 +157,10 @@ wait $pid
 rc=$?
 kill $dog 2>/dev/null
 last=$(tail -1 "$TMP/e")
-[ $rc -eq 130 ] && echo "$last" | grep -q "SIGINT" && ! echo "$last" | grep -q "time-limit" && [ ! -e "$TMP/int/mahowald.csv" ]
-ok $? "SIGINT after k = 3: exit $rc (130), no table, the last line names it: $(echo "$last" | cut -c1-90)"
+stops=$(grep -c "stopped" "$TMP/e")
+[ $rc -eq 130 ] && echo "$last" | grep -q "SIGINT" && ! echo "$last" | grep -q "time-limit" && [ ! -e "$TMP/int/mahowald.csv" ] &&
+    [ "$stops" -eq 1 ] && [ -z "$(find "$TMP/int" -name '*.tmp')" ]
+ok $? "SIGINT after k = 3: exit $rc (130), no table, no temporary, one line naming it (inside an inner run's steps with mahowald's note, else 'stopped at once'): $(echo "$last" | cut -c1-90)"
 
 $EXTFLOW resolve --module C2 --stem 4 --out "$TMP/c2" --quiet
 $EXTFLOW mahowald --max-k 3 --out "$TMP/x" --sphere "$TMP/c2" 2>"$TMP/e"

@@ -27,13 +27,6 @@ static cli_option opts[NOPTS + 1] = {
                "bidegree (sseq's own generators when DIR is standard)", NULL, NULL },
 };
 
-struct text { const char *p; size_t len; };
-static int write_text(FILE *f, void *ctx)
-{
-    const struct text *t = ctx;
-    return fwrite(t->p, 1, t->len, f) == t->len ? 0 : -1;
-}
-
 static int compare(const char *dir, const char *bdir)
 {
     long stem = -1;
@@ -71,8 +64,7 @@ static int compare(const char *dir, const char *bdir)
         FILE *m = open_memstream(&text, &len);
         rc = m ? bruner_basis_change(&a, &b, nrows, last, bdir, m, err, sizeof err) : -1;
         if (m && fclose(m) && !rc) rc = -1;
-        struct text t = { text, len };
-        if (!rc && resolved_write(dir, "bruner.txt", write_text, &t)) rc = 2;     /* its line is out */
+        if (!rc && resolved_write_bytes(dir, "bruner.txt", text, len)) rc = 2;     /* its line is out */
         free(text);
     } else if (rc == 1 && resolved_has(dir, "bruner.txt")) {
         char path[4200];

@@ -13,6 +13,7 @@
 #include "stages/mahowald/mahowald.h"
 #include "stages/out/manifest.h"
 #include "stages/progress.h"
+#include "runtime/runpolicy.h"
 #include "stages/store/stagefile.h"
 #include "tools/resolved.h"
 
@@ -40,11 +41,15 @@ static cli_option opts[NOPTS + 1] = {
 
 static chain_policy limits;     /* --memory, --time-limit (from the start of the command) */
 static long max_stem;           /* --stem N (K - 1 by default) */
+static int inner_said;          /* the last inner run stopped and said so, our note in its line */
+static char stop_note[4400];    /* runpolicy_stop_note's: what mahowald was doing, no table written */
 
 /* cmd over the argument list (NULL-terminated), in this process, with --memory as given and
- * --time-limit as what is left of ours: its status (3 when no time is left). */
+ * --time-limit as what is left of ours: its status (3 when no time is left). A stopped inner
+ * run's one line ends with stop_note (runpolicy_stop_note): one line says both. */
 static int sub(const cli_command *cmd, const char **args)
 {
+    inner_said = 0;
     char *argv[28], left[48], mem[80];
     int argc = 0;
     argv[argc++] = (char *)cmd->name;
@@ -60,7 +65,11 @@ static int sub(const cli_command *cmd, const char **args)
         argv[argc++] = left;
     }
     argv[argc] = NULL;
-    return cli_run(cmd, argc, argv);
+    runpolicy_stop_note(stop_note);
+    int rc = cli_run(cmd, argc, argv);
+    runpolicy_stop_note(NULL);
+    inner_said = rc == CLI_STOPPED;
+    return rc;
 }
 
 struct outputs { FILE *csv, *txt; };
@@ -77,6 +86,8 @@ static long one_k(const char *out, const char *s2dir, const mahowald_ext *s2, in
 {
     char dir[4200], file[4300], stem[16], maxs[16], bot[32], path[4400], err[600];
     snprintf(dir, sizeof dir, "%s/RP_-%d_inf", out, k);
+    snprintf(stop_note, sizeof stop_note, "mahowald: stopped at k = %d, no table written (rerun to resume from the "
+             "stage files)", k);
     snprintf(file, sizeof file, "%s/RP_-%d_inf.json", out, k);
     FILE *f = fopen(file, "w");
     if (!f || fprintf(f, "{ \"p\": 2, \"type\": \"real projective space\", \"min\": %d }\n", -k) < 0 || fclose(f)) {
@@ -153,7 +164,7 @@ static int run(const char **operands, int n)
     int lrc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &limits);
     if (lrc) return lrc;
     if (cli_check_env(0)) return CLI_USAGE;
-    char s2dir[4200], stem[24], maxs[24], path[4400], tmp[4400], txt[4400], ttmp[4400], err[600];
+    char s2dir[4200], stem[24], maxs[24], path[4400], err[600];
     if (opts[SPHERE].arg) snprintf(s2dir, sizeof s2dir, "%s", opts[SPHERE].arg);
     else snprintf(s2dir, sizeof s2dir, "%s/S_2", out);
     /* S_2 through stem N + K - 1 (and 1: P_1 is resolved through stem 0, its bottom cell reaching 1) */
@@ -176,9 +187,11 @@ static int run(const char **operands, int n)
         return CLI_FAILED;
     }
     const char *s2_args[] = { "--stem", stem, "--max-s", maxs, "--algorithm", alg, "--out", s2dir, "--quiet", NULL };
+    snprintf(stop_note, sizeof stop_note, "mahowald: stopped resolving %s, no table written", s2dir);
     int rc = sub(&cmd_resolve, s2_args);
-    if (rc == CLI_STOPPED) fprintf(stderr, "extflow: mahowald: stopped at %s resolving %s; no table written "
-                                   "(rerun to resume)\n", stopped_by(), s2dir);
+    if (rc == CLI_STOPPED && !inner_said)
+        fprintf(stderr, "extflow: mahowald: stopped at %s resolving %s; no table written (rerun to resume)\n",
+                stopped_by(), s2dir);
     if (rc) return rc;
     mahowald_ext s2;
     snprintf(path, sizeof path, "%s/ext.csv", s2dir);
@@ -187,12 +200,13 @@ static int run(const char **operands, int n)
         return CLI_FAILED;
     }
     snprintf(path, sizeof path, "%s/mahowald.csv", out);
-    snprintf(tmp, sizeof tmp, "%s/.mahowald.csv.tmp", out);
-    snprintf(txt, sizeof txt, "%s/mahowald_invariant.txt", out);
-    snprintf(ttmp, sizeof ttmp, "%s/.mahowald_invariant.txt.tmp", out);
-    struct outputs o = { fopen(tmp, "w"), want_txt ? fopen(ttmp, "w") : NULL };
+    /* the tables are made in memory and written at the end (durably, resolved_write): a stop
+     * or a kill before leaves no temporary behind */
+    char *csv_buf = NULL, *txt_buf = NULL;
+    size_t csv_len = 0, txt_len = 0;
+    struct outputs o = { open_memstream(&csv_buf, &csv_len), want_txt ? open_memstream(&txt_buf, &txt_len) : NULL };
     if (!o.csv || (want_txt && !o.txt)) {
-        fprintf(stderr, "extflow: mahowald: cannot write in %s: %s\n", out, strerror(errno));
+        fprintf(stderr, "extflow: mahowald: out of memory\n");
         rc = CLI_FAILED;
     }
     if (!rc && (fprintf(o.csv, "%s\n", MAHOWALD_CSV_HEADER) < 0 ||
@@ -211,14 +225,13 @@ static int run(const char **operands, int n)
     }
     if (o.csv && fclose(o.csv) && !rc) rc = CLI_FAILED;
     if (o.txt && fclose(o.txt) && !rc) rc = CLI_FAILED;
-    if (!rc && (rename(tmp, path) || (want_txt && rename(ttmp, txt)))) {
-        fprintf(stderr, "extflow: mahowald: cannot write %s: %s\n", path, strerror(errno));
+    if (!rc && (resolved_write_bytes(out, "mahowald.csv", csv_buf, csv_len) ||
+                (want_txt && resolved_write_bytes(out, "mahowald_invariant.txt", txt_buf, txt_len))))
         rc = CLI_FAILED;
-    }
-    if (rc == CLI_STOPPED)
+    free(csv_buf), free(txt_buf);
+    if (rc == CLI_STOPPED && !inner_said)
         fprintf(stderr, "extflow: mahowald: stopped at %s before k = %d was done; no table written (rerun to "
                 "resume from the stage files)\n", stopped_by(), k_done + 1);
-    if (rc) remove(tmp), remove(ttmp);
     mahowald_ext_clear(&s2);
     if (!rc && !quiet)
         fprintf(stderr, "extflow: mahowald: %ld invariants through k = %ld in %.1f s; table %s\n", total, K,

@@ -270,8 +270,8 @@ static int resolve_run(resolve_args *a, outdir *dir)
     if (rc == 0) rc = res_set_module(&res, a->fdm, a->module_name);
     if (rc == MILNOR_STOPPED)
         fprintf(stderr, "extflow: stopped at the time limit after %.1f s, still building the Milnor tables: no "
-                "bidegree computed (the start-up alone takes longer: give a larger --time-limit)\n",
-                clock_now() - a->limits.start);
+                "bidegree computed (the start-up alone takes longer: give a larger --time-limit)%s\n",
+                clock_now() - a->limits.start, runpolicy_stop_suffix());
     else if (rc != 0) fprintf(stderr, "extflow: out of memory setting up the resolution\n");
     rc = rc == MILNOR_STOPPED ? 3 : rc != 0 ? 1 : resolve_compute(a, dir, &res);
     res_clear(&res);

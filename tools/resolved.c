@@ -269,6 +269,18 @@ int resolved_write(const char *dir, const char *name, int (*write_fn)(FILE *, vo
     return 1;
 }
 
+struct bytes { const char *p; size_t len; };
+static int write_bytes(FILE *f, void *ctx)
+{
+    const struct bytes *b = ctx;
+    return fwrite(b->p, 1, b->len, f) == b->len ? 0 : -1;
+}
+int resolved_write_bytes(const char *dir, const char *name, const char *p, size_t len)
+{
+    struct bytes b = { p, len };
+    return resolved_write(dir, name, write_bytes, &b);
+}
+
 int resolved_write_table(const char *dir, const char *name, const opened_dir *d, int merged,
                          int (*write_fn)(FILE *, void *), void *ctx)
 {

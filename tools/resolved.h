@@ -68,6 +68,8 @@ int resolved_check_class(const char *cmd, const product_class *c, const resoluti
                          const char *dir);
 /* DIR/name from write_fn (outdir_write): 0, or 1 after a line. */
 int resolved_write(const char *dir, const char *name, int (*write_fn)(FILE *, void *), void *ctx);
+/* DIR/name holding the len bytes at p (a text made in memory first), as resolved_write. */
+int resolved_write_bytes(const char *dir, const char *name, const char *p, size_t len);
 /* A table derived from DIR's resolution (products.csv, d2.csv, ...) written (resolved_write)
  * and its region recorded in DIR/tables.json: DIR's complete region, or, for a table merged
  * with an earlier run's rows (merged), the record already there (that run's region, the
