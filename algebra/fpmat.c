@@ -160,12 +160,12 @@ int fpmat_augment_identity(fpmat *aug, const fpmat *a)
 int fpmat_kernel_from_rref(const fpmat *aug, uint32_t a_cols, uint32_t rank, const int32_t *pivots,
                            fpmat *kernel)
 {
-    uint32_t seg = fpmat_segment_start(a_cols), src = aug->cols - seg, image = 0;
-    for (uint32_t c = 0; c < a_cols; ++c) image += pivots[c] >= 0;
-    /* pivot rows are sorted by column: those with a pivot in A first, then the kernel's */
-    if (fpmat_init(kernel, aug->p, rank - image, src) < 0) return -1;
-    for (uint32_t k = 0; k < rank - image; ++k)
-        memcpy(fpmat_row(kernel, k), fpmat_row(aug, image + k) + seg, src);
+    (void)rank;
+    uint32_t seg = fpmat_segment_start(a_cols), src = aug->cols - seg, nullity = 0;
+    for (uint32_t c = seg; c < aug->cols; ++c) nullity += pivots[c] >= 0;
+    if (fpmat_init(kernel, aug->p, nullity, src) < 0) return -1;
+    for (uint32_t c = seg, k = 0; c < aug->cols; ++c)
+        if (pivots[c] >= 0) memcpy(fpmat_row(kernel, k++), fpmat_row(aug, (uint32_t)pivots[c]) + seg, src);
     return 0;
 }
 

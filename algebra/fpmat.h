@@ -76,11 +76,18 @@ int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k);
  * quasi-inverse). split >= cols: the pivots alone, the rows in echelon form. Returns the rank,
  * or -1 when out of memory (m untouched then). */
 int fpmat_rref_split(fpmat *m, uint32_t split, int32_t *pivots);
+/* The same with the rows left where the elimination leaves them (no pass over the matrix to
+ * sort them): pivot_rows[c] is the row whose pivot is column c, or -1; each such row holds what
+ * fpmat_rref_split's row pivots[c] holds (the kernel's rows byte for byte), the other rows are
+ * zero. fpmat_kernel_from_rref reads either. */
+int fpmat_rref_split_unsorted(fpmat *m, uint32_t split, int32_t *pivot_rows);
 
 /* [A | 0 | I_rows]: aug is initialised here, with cols = segment_start(A.cols) + A.rows. */
 int fpmat_augment_identity(fpmat *aug, const fpmat *a);
 /* From an RREF'd [A | 0 | I] (a_cols = columns of A): the kernel of A (rows whose pivot lies in
- * I, restricted to I), in RREF; kernel is initialised here (rows = nullity, cols = rows of A). */
+ * I, restricted to I, read through pivots, in the order of their pivot columns), in RREF; kernel
+ * is initialised here (rows = nullity, cols = rows of A). pivots may be fpmat_rref_split's or
+ * fpmat_rref_split_unsorted's; rank is unused. */
 int fpmat_kernel_from_rref(const fpmat *aug, uint32_t a_cols, uint32_t rank, const int32_t *pivots,
                            fpmat *kernel);
 

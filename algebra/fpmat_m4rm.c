@@ -146,13 +146,17 @@ static int default_k(uint32_t p, uint32_t rows)
  * below each panel only (an echelon form), those from split on out of every row whose pivot
  * lies at or right of split (the rows above, with their pivots left of split, keep whatever
  * they hold there). split = 0 is the RREF. */
-static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split);
+static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split, int sort);
 
-int fpmat_rref_m4rm(fpmat *m, int32_t *pivots) { return m4rm(m, pivots, 0, 0); }
-int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k) { return m4rm(m, pivots, k, 0); }
+int fpmat_rref_m4rm(fpmat *m, int32_t *pivots) { return m4rm(m, pivots, 0, 0, 1); }
+int fpmat_rref_m4rm_tuned(fpmat *m, int32_t *pivots, int k) { return m4rm(m, pivots, k, 0, 1); }
 int fpmat_rref_split(fpmat *m, uint32_t split, int32_t *pivots)
 {
-    return m4rm(m, pivots, 0, split < m->cols ? split : m->cols);
+    return m4rm(m, pivots, 0, split < m->cols ? split : m->cols, 1);
+}
+int fpmat_rref_split_unsorted(fpmat *m, uint32_t split, int32_t *pivot_rows)
+{
+    return m4rm(m, pivot_rows, 0, split < m->cols ? split : m->cols, 0);
 }
 
 /* Row i's index in the panel's table: b = sum_q x[pc_q] p^q (the table's index is -b's). */
@@ -192,7 +196,7 @@ static void permute_rows(fpmat *m, uint32_t *dest, uint8_t *spare)
     }
 }
 
-static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
+static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split, int sort)
 {
     const uint32_t p = m->p, rows = m->rows, cols = m->cols;
     const size_t stride = m->stride;
@@ -382,16 +386,18 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split)
             }
         }
         if (pivots)
-            for (int q = 0; q < j; ++q) pivots[pc[q]] = (int32_t)(rank + (uint32_t)q);
+            for (int q = 0; q < j; ++q) pivots[pc[q]] = (int32_t)(sort ? rank + (uint32_t)q : prow[rank + (uint32_t)q]);
         rank += (uint32_t)j;
     }
-    /* the pivot rows first, in the order of their pivots, then the others (zero) as they were */
-    uint32_t *dest = idx;
-    for (uint32_t i = 0; i < rows; ++i) dest[i] = UINT32_MAX;
-    for (uint32_t q = 0; q < rank; ++q) dest[prow[q]] = q;
-    for (uint32_t i = 0, q = rank; i < rows; ++i)
-        if (dest[i] == UINT32_MAX) dest[i] = q++;
-    if (rows) permute_rows(m, dest, tmp);
+    if (sort && rows) {
+        /* the pivot rows first, in the order of their pivots, then the others (zero) as they were */
+        uint32_t *dest = idx;
+        for (uint32_t i = 0; i < rows; ++i) dest[i] = UINT32_MAX;
+        for (uint32_t q = 0; q < rank; ++q) dest[prow[q]] = q;
+        for (uint32_t i = 0, q = rank; i < rows; ++i)
+            if (dest[i] == UINT32_MAX) dest[i] = q++;
+        permute_rows(m, dest, tmp);
+    }
     free(digits);
     free(negidx);
     free(runs);

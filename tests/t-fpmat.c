@@ -5,7 +5,8 @@
  * quasi-inverse (QI(x·A)·A = x·A); and the table method (fpmat_rref_m4rm, what fpmat_rref runs)
  * against the Gauss-Jordan (fpmat_rref_naive) at every panel width, on the edge sizes and on
  * staircase-like sparse matrices as a resolution reduces, up to 700 rows; and
- * fpmat_rref_split (the kernel's part only) against the same RREF. Env: SEED (default
+ * fpmat_rref_split (the kernel's part only) and fpmat_rref_split_unsorted (the same, rows left in
+ * place) against the same RREF. Env: SEED (default
  * time). */
 #include <stdint.h>
 #include <stdio.h>
@@ -266,6 +267,31 @@ static int split_differs(const fpmat *a, uint32_t split)
     }
     for (uint32_t i = (uint32_t)(rank > 0 ? rank : 0); !bad && i < a->rows; ++i)
         for (uint32_t c = 0; c < a->stride; ++c) bad |= fpmat_row(&w, i)[c] != 0;
+    /* the unsorted form: the same rows where pivot_rows points, zero rows elsewhere, and the
+     * same kernel read through either (split a multiple of 64: I's first column of some A) */
+    fpmat u;
+    fpmat_copy(&u, a);
+    int32_t *uv = malloc((a->cols + 1) * sizeof *uv);
+    char *pointed = calloc(a->rows + 1, 1);
+    bad |= fpmat_rref_split_unsorted(&u, split, uv) != rank;
+    for (uint32_t c = 0; !bad && c < a->cols; ++c) {
+        bad |= (uv[c] >= 0) != (pv[c] >= 0);
+        if (uv[c] < 0 || bad) continue;
+        bad |= pointed[uv[c]] || memcmp(fpmat_row(&u, (uint32_t)uv[c]), fpmat_row(&w, (uint32_t)pv[c]), u.stride) != 0;
+        pointed[uv[c]] = 1;
+    }
+    for (uint32_t i = 0; !bad && i < a->rows; ++i)
+        for (uint32_t c = 0; !pointed[i] && c < a->stride; ++c) bad |= fpmat_row(&u, i)[c] != 0;
+    if (!bad && split % 64 == 0 && split <= a->cols) {
+        fpmat ks = { 0 }, ku = { 0 };
+        bad |= fpmat_kernel_from_rref(&w, split, (uint32_t)rank, pv, &ks) != 0 ||
+               fpmat_kernel_from_rref(&u, split, (uint32_t)rank, uv, &ku) != 0 || !fpmat_equal(&ks, &ku);
+        fpmat_clear(&ks);
+        fpmat_clear(&ku);
+    }
+    free(pointed);
+    free(uv);
+    fpmat_clear(&u);
     fpmat_rref_naive(&w, NULL);
     bad |= !fpmat_equal(&w, &ref);
     free(rp);
@@ -335,7 +361,8 @@ int main(void)
         ok(bad == 0, "p=%u: the table method (k = 1..8 and the default) gives the Gauss-Jordan's RREF and pivots "
            "byte for byte on %ld matrices (%ld differ)", p, cases, bad);
         ok(sbad == 0, "p=%u: fpmat_rref_split (split at I's start, at the end, anywhere): the RREF's rank, pivots "
-           "and rows from split on, echelon rows above, the row space kept, on %ld matrices (%ld differ)", p, scases,
+           "and rows from split on, echelon rows above, the row space kept; fpmat_rref_split_unsorted: the same rows "
+           "through its pivot rows, the same kernel, on %ld matrices (%ld differ)", p, scases,
            sbad);
     }
     fpmat m;

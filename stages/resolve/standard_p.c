@@ -144,13 +144,13 @@ int res_step_reduce_p(step_ctx *c)
             goto oom;
     } else if (!want_kernel) {      /* the image pivots alone: an echelon form of D */
         if (!(pivots = malloc(sizeof *pivots * ((size_t)ncols + 1)))) goto oom;
-        if (fpmat_rref_split(&c->Dp, ncols, pivots) < 0) goto oom;
+        if (fpmat_rref_split_unsorted(&c->Dp, ncols, pivots) < 0) goto oom;
         for (uint32_t col = 0; col < ncols; col++) c->is_image_pivot[col] = pivots[col] >= 0;
     } else {                        /* [D | 0 | I]: image pivots in D, the kernel's RREF in I */
         if (fpmat_augment_identity(&aug, &c->Dp) != 0) goto oom;
         account(&aug, 1);
         if (!(pivots = malloc(sizeof *pivots * ((size_t)aug.cols + 1)))) goto oom;
-        int rank = fpmat_rref_split(&aug, fpmat_segment_start(ncols), pivots);
+        int rank = fpmat_rref_split_unsorted(&aug, fpmat_segment_start(ncols), pivots);
         if (rank < 0) goto oom;
         for (uint32_t col = 0; col < ncols; col++) c->is_image_pivot[col] = pivots[col] >= 0;
         if (!(kernel = calloc(1, sizeof *kernel)) ||
