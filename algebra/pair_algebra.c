@@ -1090,6 +1090,42 @@ int pair_a_mul_add_many(const milnor_basis *A, pair_ay_cache *cache, const milno
     return rc;
 }
 
+int pair_a_mul_add_sets(const milnor_basis *A, pair_ay_cache *cache, const pair_a_set *sets, uint32_t nsets,
+                        uint64_t *out)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    size_t nrel = 0;
+    for (uint32_t s = 0; s < nsets; s++) {
+        const pair_a_set *x = &sets[s];
+        if (!x->n || !x->ne || x->a[0].degree == 0) continue;
+        nrel += x->ne;
+        for (uint32_t i = 0; i < x->ne; i++) {
+            uint64_t end = x->col_offset[i] + (uint64_t)A->dim[x->a[0].degree + x->e[i]->degree - 1];
+            if (x->col_offset[i] < lo) lo = x->col_offset[i];
+            if (end > hi) hi = end;
+        }
+    }
+    if (!nrel) return 0;
+    lo &= ~(uint64_t)63;
+    if (hi - lo > UINT32_MAX) return -1;
+    uint64_t *rel = malloc(nrel * sizeof *rel);
+    if (!rel) return -1;
+    mul_batch b = { 0 };
+    milnor_sink sink = { &b, batch_nterms, batch_term, batch_job };
+    int rc = 0;
+    for (uint32_t s = 0, at = 0; s < nsets && !rc; s++) {
+        const pair_a_set *x = &sets[s];
+        if (!x->n || !x->ne || x->a[0].degree == 0) continue;
+        for (uint32_t i = 0; i < x->ne; i++) rel[at + i] = x->col_offset[i] - lo;
+        rc = pair_a_mul_plan(A, cache, x->a, x->n, x->e, rel + at, x->ne, &sink);
+        at += x->ne;
+    }
+    if (rc == 0) milnor_mul_batch(A, b.jobs, b.njobs, b.terms, out + (lo >> 6), 0);
+    free(rel);
+    mul_batch_clear(&b);
+    return rc;
+}
+
 int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
                    const pair_elt *e, uint64_t *out, uint64_t col_offset)
 {

@@ -161,6 +161,20 @@ int pair_a_mul_add(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt
  * share them). The offsets lie within 2^32 bits of each other. 0, or -1 out of memory. */
 int pair_a_mul_add_many(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
                         const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, uint64_t *out);
+/* One set of pair_a_mul_add_sets: A(a, e[i]) at col_offset[i] for i < ne, a = the sum of the n
+ * basis elements a[0..n) of one degree. */
+typedef struct pair_a_set {
+    const milnor_elt *a;
+    uint32_t n, ne;
+    const pair_elt *const *e;
+    const uint64_t *col_offset;
+} pair_a_set;
+/* out ^= A(s.a, s.e[i]) at s.col_offset[i] for every set s of sets[0..nsets) and i < s.ne: the
+ * products of all the sets in one milnor_mul_batch call (an intermediate's sum over the terms
+ * a·g' of d z of A(a, C(g')): one set per g'). The offsets lie within 2^32 bits of each other.
+ * 0, or -1 out of memory. */
+int pair_a_mul_add_sets(const milnor_basis *A, pair_ay_cache *cache, const pair_a_set *sets, uint32_t nsets,
+                        uint64_t *out);
 /* The products of pair_a_mul_add_many as jobs and terms into sink (every job XORs into one row;
  * a term's column is col_offset[i] plus the product's index), for a multiply elsewhere (the
  * codelet: d2's homotopy). The offsets and the products' widths must fit in 32 bits. 0, or -1

@@ -343,7 +343,8 @@ static int ts_job(void *ctx, milnor_row_job j)
     return 0;
 }
 
-/* pair_a_mul_add_many (one milnor_mul_batch for several pair elements), and pair_a_mul_plan's
+/* pair_a_mul_add_many (one milnor_mul_batch for several pair elements), pair_a_mul_add_sets (two
+ * sums a in one batch), and pair_a_mul_plan's
  * jobs multiplied into one row by the reference search (the codelet's grouped row), against
  * pair_a_mul_add_pairwise on each, on random pair elements (random twos and Y vectors of
  * random degrees) and random sums a, at random column offsets. */
@@ -351,7 +352,7 @@ static void test_a_mul_batched(void)
 {
     static test_sink sink;
     milnor_sink to = { &sink, ts_nterms, ts_term, ts_job };
-    int planned_bad = 0;
+    int planned_bad = 0, sets_bad = 0;
     pair_ay_cache cache;
     if (pair_ay_cache_init(&cache) != 0) bail("out of memory");
     int bad = 0, nonzero = 0, trials = 300;
@@ -378,6 +379,18 @@ static void test_a_mul_batched(void)
         int rc = pair_a_mul_add_many(&A, &cache, a, n, pe, off, ne, fast);
         for (uint32_t i = 0; i < ne; i++) rc |= pair_a_mul_add_pairwise(&A, &cache, a, n, &P[i], slow, off[i]);
         if (rc || memcmp(fast, slow, sizeof fast)) bad++;
+        /* two sets in one batch (pair_a_mul_add_sets): a on the e_i at off, a2 at off2 */
+        deg_t da2 = (deg_t)(1 + rng_next() % 24);
+        milnor_elt a2[4];
+        uint32_t n2 = 1 + (uint32_t)(rng_next() % 4);
+        for (uint32_t i = 0; i < n2; i++) a2[i] = A.elts[da2][rng_next() % A.dim[da2]];
+        uint64_t off2[3], sets_out[VW + 8] = { 0 }, sets_slow[VW + 8];
+        for (uint32_t i = 0; i < ne; i++) off2[i] = rng_next() % 300;
+        pair_a_set sets[2] = { { a, n, ne, pe, off }, { a2, n2, ne, pe, off2 } };
+        memcpy(sets_slow, slow, sizeof slow);
+        for (uint32_t i = 0; i < ne; i++) rc |= pair_a_mul_add_pairwise(&A, &cache, a2, n2, &P[i], sets_slow, off2[i]);
+        rc |= pair_a_mul_add_sets(&A, &cache, sets, 2, sets_out);
+        if (rc || memcmp(sets_out, sets_slow, sizeof sets_out)) sets_bad++;
         uint64_t planned[VW + 8] = { 0 };
         sink.njobs = sink.nterms = 0;
         if (pair_a_mul_plan(&A, &cache, a, n, pe, off, ne, &to) != 0) planned_bad++;
@@ -394,6 +407,8 @@ static void test_a_mul_batched(void)
     }
     ok(bad == 0 && nonzero > trials / 2, "batched A(a, e) equals the pairwise one on %d random cases of 1-3 pair "
        "elements (%d non-zero, %d differ)", trials, nonzero, bad);
+    ok(sets_bad == 0, "two sums a, a2 on the same pair elements at other offsets in one batch (pair_a_mul_add_sets) "
+       "equal the pairwise ones on the same %d cases (%d differ)", trials, sets_bad);
     ok(planned_bad == 0, "A(a, e) planned as jobs (pair_a_mul_plan) and multiplied into one row by the reference "
        "search equals the pairwise one on the same %d cases (%d differ)", trials, planned_bad);
     pair_ay_cache_clear(&cache);

@@ -88,34 +88,64 @@ int sec_add_actions(secondary *sec, sec_composite **comp, const resolution *cres
                     uint64_t *y)
 {
     const milnor_basis *A = &sec->res->A;
-    uint32_t amax = 1;
-    for (deg_t u = 0; u < D; u++)
-        if (X->ngens[u] && A->dim[D - u] > amax) amax = A->dim[D - u];
-    milnor_elt *a = malloc((size_t)amax * sizeof *a);
-    if (!a) return -1;
-    uint64_t off = 0;
+    /* one set per g1 (the terms a of v on g1, every term of C(g1)), all multiplied at once:
+     * first the sizes, then the sets */
+    uint64_t na_all = 0, ne_all = 0, off = 0;
+    uint32_t nsets = 0;
+    milnor_elt *a = NULL;
+    const pair_elt **es = NULL;
+    uint64_t *eoff = NULL;
+    pair_a_set *sets = NULL;
     int rc = 0;
-    for (deg_t u = 0; u < D && !rc && off < vbits; u++) {
-        if (!X->ngens[u]) continue;
-        uint32_t blen = A->dim[D - u];
-        for (uint32_t g1 = 0; g1 < X->ngens[u] && !rc; g1++, off += blen) {
-            uint32_t na = 0;
-            for (uint32_t e = 0; e < blen; e++)
-                if (off + e < vbits && f2vec_get(v, off + e)) a[na++] = A->elts[D - u][e];
-            if (!na) continue;
-            const sec_composite *cells = comp[res_cell(cres, s_comp, u)];
-            if (!cells && zs0 >= 0 && u - zt0 < s_comp - zs0) continue;   /* the map is 0 there: so is C */
-            if (!cells) {
-                rc = -2;
+    for (int pass = 0; pass < 2 && !rc; pass++) {
+        if (pass == 1) {
+            if (!nsets) return 0;
+            a = malloc(na_all * sizeof *a);
+            es = malloc(ne_all * sizeof *es);
+            eoff = malloc(ne_all * sizeof *eoff);
+            sets = malloc(nsets * sizeof *sets);
+            if (!a || !es || !eoff || !sets) {
+                rc = -1;
                 break;
             }
-            const sec_composite *c = &cells[g1];
-            for (uint32_t m = 0; m < c->n && !rc; m++)
-                rc = pair_a_mul_add(A, &sec->cache, a, na, &c->terms[m].e, y,
-                                    freemod_offset(Yt, ydeg, c->terms[m].w, c->terms[m].index));
         }
+        uint64_t at_a = 0, at_e = 0;
+        uint32_t ns = 0;
+        off = 0;
+        for (deg_t u = 0; u < D && !rc && off < vbits; u++) {
+            if (!X->ngens[u]) continue;
+            uint32_t blen = A->dim[D - u];
+            for (uint32_t g1 = 0; g1 < X->ngens[u] && !rc; g1++, off += blen) {
+                uint32_t na = 0;
+                for (uint32_t e = 0; e < blen; e++)
+                    if (off + e < vbits && f2vec_get(v, off + e)) {
+                        if (pass) a[at_a + na] = A->elts[D - u][e];
+                        na++;
+                    }
+                if (!pass) na_all += na;    /* room for every g1's, also those skipped below */
+                if (!na) continue;
+                const sec_composite *cells = comp[res_cell(cres, s_comp, u)];
+                if (!cells && zs0 >= 0 && u - zt0 < s_comp - zs0) continue;   /* the map is 0 there: so is C */
+                if (!cells) {
+                    rc = -2;
+                    break;
+                }
+                const sec_composite *c = &cells[g1];
+                if (!c->n) continue;
+                if (pass) {
+                    for (uint32_t m = 0; m < c->n; m++) {
+                        es[at_e + m] = &c->terms[m].e;
+                        eoff[at_e + m] = freemod_offset(Yt, ydeg, c->terms[m].w, c->terms[m].index);
+                    }
+                    sets[ns] = (pair_a_set){ a + at_a, na, c->n, es + at_e, eoff + at_e };
+                }
+                ns++, at_a += na, at_e += c->n;
+            }
+        }
+        ne_all = at_e, nsets = ns;
     }
-    free(a);
+    if (!rc) rc = pair_a_mul_add_sets(A, &sec->cache, sets, nsets, y);
+    free(a), free(es), free(eoff), free(sets);
     return rc;
 }
 
