@@ -8,8 +8,9 @@
  *   - the StarPU DAG (rt_chain_runner over lift_chain_set) gives the same maps bit for bit as a serial run, by default and
  *     with every step's f(d z) through the multiply codelet's tasks or inline (the knob
  *     EXTFLOW_LIFT_INLINE_PAIRS);
- *   - preimage_solve against the full quasi-inverse and the matrix of d itself, and the preimages
- *     through Nassau's signature blocks (preimage_by_signature) against the matrix of d. */
+ *   - preimage_solve against the full quasi-inverse and the matrix of d itself, preimage_solve_cached
+ *     (the kept quasi-inverses) against preimage_solve bit for bit, and the preimages through
+ *     Nassau's signature blocks (preimage_by_signature) against the matrix of d. */
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/rt.h"
@@ -118,10 +119,13 @@ static void add_all(lift_set *set, const resolution *res)
  * through stem 20, s <= 6: for y = d(b_0), d(b_0) + d(b_last) (in the image) the solution x
  * satisfies x·D = y; for y = the first basis vector, preimage_solve says "not in the image"
  * exactly when the quasi-inverse leaves a remainder. The same for preimage_by_signature (where it
- * answers: *sig_cases; its disagreements in *sig_bad). Returns preimage_solve's disagreements. */
-static long check_solve(const resolution *res, long *cases, long *sig_cases, long *sig_bad)
+ * answers: *sig_cases; its disagreements in *sig_bad), and preimage_solve_cached's bits and answers
+ * against preimage_solve's (its disagreements in *qi_bad). Returns preimage_solve's disagreements. */
+static long check_solve(const resolution *res, long *cases, long *sig_cases, long *sig_bad, long *qi_bad)
 {
     long bad = 0;
+    preimage_cache *qc = preimage_cache_new(res);
+    if (!qc || preimage_cache_keep_qis(qc, (uint64_t)1 << 30) != 0) bail("preimage_cache_keep_qis");
     for (int i = 1; i <= 6; i++)
         for (deg_t t = i; t - i <= 20; t++) {
             row_build b = { 0 };
@@ -151,6 +155,11 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             uint32_t which = 99;
             Y.rows = 2;
             int rc = preimage_solve(res, i, t, &Y, &X, &which);
+            f2mat Xq;                   /* the kept quasi-inverse's answer: the same bits */
+            uint32_t qwhich = 99;
+            int qrc = preimage_solve_cached(res, qc, i, t, &Y, &Xq, &qwhich);
+            *qi_bad += qrc != rc || (rc == 0 && !f2mat_equal(&X, &Xq));
+            if (qrc == 0) f2mat_clear(&Xq);
             for (uint32_t j = 0; rc == 0 && j < 2; j++) {   /* x_j · D = y_j */
                 uint64_t acc[f2vec_words(cols)];
                 memset(acc, 0, sizeof acc);
@@ -176,6 +185,9 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             one.data = f2mat_row(&Y, 2);
             rc = preimage_solve(res, i, t, &one, &X, &which);
             bad += (rc == 0) != e0_in_image || (rc == -2 && which != 0);
+            qrc = preimage_solve_cached(res, qc, i, t, &one, &Xq, &qwhich);
+            *qi_bad += qrc != rc || (rc == -2 && qwhich != 0) || (rc == 0 && !f2mat_equal(&X, &Xq));
+            if (qrc == 0) f2mat_clear(&Xq);
             if (rc == 0) f2mat_clear(&X);
             rc = preimage_by_signature(res, NULL, i, t, &one, &X);   /* never claims a y off the image */
             *sig_bad += rc < 0 || (rc == 0 && !e0_in_image);
@@ -185,6 +197,10 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             rb_clear(&b);
             *cases += 3;
         }
+    uint64_t built, used, over, bytes;
+    preimage_cache_qi_stats(qc, &built, &used, &over, &bytes);
+    *qi_bad += built == 0 || used != 2 * built;   /* each (i, t) built once, applied by both solves */
+    preimage_cache_free(qc);
     return bad;
 }
 
@@ -258,9 +274,12 @@ static void check(int algorithm, const char *name)
        name, dag.pairs ? 100.0 * (double)dag.pairs_inline / (double)dag.pairs : 0.0);
     lift_set_clear(&chain);
     lift_set_clear(&inl);
-    long cases = 0, sig_cases = 0, sig_bad = 0, solve_bad = check_solve(&res, &cases, &sig_cases, &sig_bad);
+    long cases = 0, sig_cases = 0, sig_bad = 0, qi_bad = 0,
+         solve_bad = check_solve(&res, &cases, &sig_cases, &sig_bad, &qi_bad);
     ok(solve_bad == 0 && cases > 100, "%s: preimage_solve: x·D = y for y in the image, 'not in the image' exactly when "
        "the quasi-inverse says so (%ld cases)", name, cases);
+    ok(qi_bad == 0, "%s: preimage_solve_cached (the kept quasi-inverse of each d_i) gives preimage_solve's bits "
+       "and its 'not in the image' on the same cases", name);
     ok(sig_bad == 0 && sig_cases > 50, "%s: preimage_by_signature: x·D = y for y in the image (%ld bidegrees by "
        "signature blocks), never an answer for a y off it", name, sig_cases);
     ok(rc == 0 && differ == 0 && cells > 0, "%s: the StarPU DAG gives the serial run's maps bit for bit (%ld cells)",

@@ -513,6 +513,12 @@ static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sin
     return d2_intermediate(ctx, i, t, k, NULL, sink);
 }
 
+void secondary_sseq_preimages(secondary *sec)
+{
+    sec->set.any_preimage = 0;
+    if (sec->set.preimage_cache) preimage_cache_keep_qis(sec->set.preimage_cache, SECONDARY_QI_BYTES);
+}
+
 int secondary_in_range(const secondary *sec, int s, deg_t t)
 {
     return s >= 1 && lift_map_in_region(&sec->set, 0, s, t) && sec->set.maps[0].have[lift_cell(&sec->set, s, t)] == 1;

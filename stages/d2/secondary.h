@@ -78,6 +78,14 @@ typedef struct secondary {
  * in 168 MB. */
 #define SECONDARY_MEMO_BYTES ((size_t)1 << 30)
 
+/* The homotopy over sseq's preimages (any_preimage off), with the full quasi-inverse of each
+ * d_i it solves kept (preimage_cache_keep_qis, up to SECONDARY_QI_BYTES) for the lifts of a
+ * secondary product or Massey product, which share sec->set's preimage cache and solve the
+ * same d_i again: one quasi-inverse then serves every lift, where each solve rebuilt d_i's
+ * matrix and reduced it (out of memory: none kept, the solves as before). */
+void secondary_sseq_preimages(secondary *sec);
+#define SECONDARY_QI_BYTES ((uint64_t)512 << 20)
+
 /* Sets up d2 over res (a complete resolution of S_2 or of a module, over the whole of A):
  * outdir non-empty keeps the homotopy's stage files there. 0; -1 out of memory; -2 when d2 is
  * not for this resolution (a profile's; a finite module for which h_2 = 0 is not valid, by the

@@ -336,6 +336,9 @@ int sec_massey_init(sec_massey *m, secondary *sec, const sec_mclass *a, const se
     lift_set_init(&m->lam, res, res, outdir);
     lift_set_init(&m->hs, res, res, "");
     lift_set_init(&m->Hs, res, res, "");
+    lift_set_share_preimages(&m->lam, &sec->set);     /* F's d_i: one cache (its quasi-inverses) */
+    lift_set_share_preimages(&m->hs, &sec->set);
+    lift_set_share_preimages(&m->Hs, &sec->set);
     m->comp = calloc((size_t)(res->max_s + 1) * ((size_t)res->max_n + 1), sizeof *m->comp);
     uint32_t na = ngens(m, m->sa, m->ta), nb = ngens(m, m->sb, m->tb);
     uint8_t *za = calloc(na + 1, 1), *zb = calloc(nb + 1, 1);

@@ -238,6 +238,8 @@ int sec_product_init(sec_product *p, secondary *sec, secondary *unit, int s0, de
     const resolution *res = sec->res, *ures = unit->res;
     lift_set_init(&p->prim, res, ures, outdir);
     lift_set_init(&p->hom, res, ures, outdir);
+    lift_set_share_preimages(&p->prim, &unit->set);   /* G's d_i: one cache (its quasi-inverses) */
+    lift_set_share_preimages(&p->hom, &unit->set);
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     p->comp = calloc(cells, sizeof *p->comp);
     /* f under a key of its own ("d2f-<class>"): homotopies read f off the generators' units, so

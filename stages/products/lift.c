@@ -685,7 +685,8 @@ static int solve_2(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t nonzero
     uint32_t bad = 0;
     double t1 = clock_now(), c1 = cpu_now(set);
     int sr = rc ? -1 : !set->any_preimage || i == 0 || set->tgt->unstable ? 1 : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
-    if (sr == 1) sr = preimage_solve(set->tgt, i, t, &all, &X, &bad);
+    if (sr == 1) sr = i ? preimage_solve_cached(set->tgt, set->preimage_cache, i, t, &all, &X, &bad)
+                        : preimage_solve(set->tgt, i, t, &all, &X, &bad);
     pthread_mutex_lock(&set->lock);
     set->qis += sr == 0;
     set->qis_by_signature += by_signature;

@@ -208,6 +208,9 @@ struct preimage_cache {
     int refs;                           /* lift sets sharing it */
     size_t ncells;
     nassau_zqi **cell;                  /* res_cell(i, t2) */
+    preimage_qi **qi;                   /* preimage_cache_keep_qis: res_cell(i, t), or NULL */
+    uint64_t qi_budget, qi_bytes;       /* qi_bytes: those held */
+    uint64_t qi_built, qi_used, qi_over;   /* built, applied (a step), refused by the budget */
 };
 
 static void zqi_free(nassau_zqi *z)
@@ -254,9 +257,93 @@ void preimage_cache_free(preimage_cache *c)
             n = z->next;
             zqi_free(z);
         }
+    for (size_t k = 0; c->qi && k < c->ncells; k++)
+        if (c->qi[k]) {
+            preimage_qi_clear(c->qi[k]);
+            free(c->qi[k]);
+        }
+    free(c->qi);
     free(c->cell);
     pthread_mutex_destroy(&c->lock);
     free(c);
+}
+
+int preimage_cache_keep_qis(preimage_cache *c, uint64_t budget)
+{
+    pthread_mutex_lock(&c->lock);
+    if (!c->qi) c->qi = calloc(c->ncells, sizeof *c->qi);
+    if (c->qi) c->qi_budget = budget;
+    pthread_mutex_unlock(&c->lock);
+    return c->qi ? 0 : -1;
+}
+
+void preimage_cache_qi_stats(preimage_cache *c, uint64_t *built, uint64_t *used, uint64_t *over, uint64_t *bytes)
+{
+    pthread_mutex_lock(&c->lock);
+    *built = c->qi_built, *used = c->qi_used, *over = c->qi_over, *bytes = c->qi_bytes;
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* The kept quasi-inverse of d_i at (i, t), built now if it is not there and the budget allows:
+ * NULL when it is not kept (no QIs, over the budget, out of memory). */
+static const preimage_qi *qi_get(preimage_cache *c, const resolution *res, int i, deg_t t)
+{
+    if (!c || !c->qi || i < 1 || i > res->max_s || t - i > res->max_n || t < i) return NULL;
+    size_t cell = res_cell(res, i, t);
+    pthread_mutex_lock(&c->lock);
+    const preimage_qi *q = c->qi[cell];
+    int room = c->qi_bytes < c->qi_budget;
+    pthread_mutex_unlock(&c->lock);
+    if (q || !room) return q;
+    preimage_qi *n = malloc(sizeof *n);
+    if (!n || preimage_qi_compute(res, i, t, n) != 0) {
+        free(n);
+        return NULL;
+    }
+    uint64_t bytes = f2mat_bytes(&n->aug) + ((uint64_t)n->tgt_dim + 1) * sizeof *n->pivot;
+    pthread_mutex_lock(&c->lock);
+    if (!c->qi[cell] && c->qi_bytes + bytes <= c->qi_budget) {
+        c->qi[cell] = n, n = NULL;
+        c->qi_bytes += bytes;
+        c->qi_built++;
+    } else if (!c->qi[cell]) c->qi_over++;
+    q = c->qi[cell];
+    pthread_mutex_unlock(&c->lock);
+    if (n) {                            /* another thread's is kept, or none fits */
+        preimage_qi_clear(n);
+        free(n);
+    }
+    return q;
+}
+
+int preimage_solve_cached(const resolution *res, preimage_cache *c, int i, deg_t t, const f2mat *Y, f2mat *X,
+                          uint32_t *bad)
+{
+    const preimage_qi *q = qi_get(c, res, i, t);
+    if (!q) return preimage_solve(res, i, t, Y, X, bad);
+    size_t yw = f2vec_words(q->tgt_dim);
+    uint64_t *y = malloc((yw + 1) * sizeof *y);
+    if (!y || f2mat_init(X, Y->rows, q->src_dim) != 0) {
+        free(y);
+        return -1;
+    }
+    int rc = 0;
+    for (uint32_t j = 0; j < Y->rows && !rc; j++) {
+        memset(y, 0, (yw + 1) * sizeof *y);
+        uint32_t bits = Y->cols < q->tgt_dim ? Y->cols : q->tgt_dim;
+        memcpy(y, f2mat_row(Y, j), f2vec_words(bits) * sizeof *y);
+        if (bits & 63) y[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
+        if (preimage_qi_apply(q, y, f2mat_row(X, j)) != 0) {
+            *bad = j;
+            rc = -2;
+        }
+    }
+    free(y);
+    if (rc) f2mat_clear(X);
+    pthread_mutex_lock(&c->lock);
+    c->qi_used++;
+    pthread_mutex_unlock(&c->lock);
+    return rc;
 }
 
 static int same_profile(const milnor_profile *a, const milnor_profile *b)

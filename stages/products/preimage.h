@@ -48,6 +48,19 @@ preimage_cache *preimage_cache_new(const resolution *res);   /* NULL: out of mem
 preimage_cache *preimage_cache_ref(preimage_cache *cache);
 /* Drops one holder; the last frees it. */
 void preimage_cache_free(preimage_cache *cache);
+/* Keep the full quasi-inverse of each d_i (i >= 1) that preimage_solve_cached solves, up to
+ * budget bytes in all, for the lift sets that share cache (a secondary product's or Massey
+ * product's several lifts into one resolution solve each d_i several times). 0, or -1 out of
+ * memory. */
+int preimage_cache_keep_qis(preimage_cache *cache, uint64_t budget);
+/* The kept quasi-inverses: how many were built, how many steps applied one, how many were
+ * not kept (the budget), the bytes held. */
+void preimage_cache_qi_stats(preimage_cache *cache, uint64_t *built, uint64_t *used, uint64_t *over, uint64_t *bytes);
+/* preimage_solve's X (the same bits: the preimage zero where the kernel of d_i has its leading
+ * entries, which the fully reduced [D | 0 | I] gives too), through the kept quasi-inverse of
+ * d_i (built now within the budget) where cache keeps them; else preimage_solve. */
+int preimage_solve_cached(const resolution *res, preimage_cache *cache, int i, deg_t t, const f2mat *Y, f2mat *X,
+                          uint32_t *bad);
 /* X (initialised here, Y->rows x dim F_{i,t}) gets a preimage of each row of Y through Nassau's
  * signature blocks (cache: NULL, or the set's). Returns 0 (d x_j = y_j for all j); 1 when this
  * does not apply (a module Nassau does not handle, B trivial) or some residual is left (X not
