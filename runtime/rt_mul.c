@@ -80,6 +80,8 @@ int rt_mul_init(rt_mul *m, const milnor_basis *A, char *err, size_t errlen)
                *every = getenv("EXTFLOW_CAPTURE_EVERY");
     m->gpu_verify = gv && *gv && strcmp(gv, "0") != 0;
     m->capture = cap && *cap ? fopen(cap, "ab") : NULL;
+    if (cap && *cap && !m->capture)    /* the run goes on; the capture asked for is not made */
+        fprintf(stderr, "extflow: EXTFLOW_CAPTURE_MUL: cannot write %s: %s (no capture)\n", cap, strerror(errno));
     m->capture_every = every && atol(every) > 0 ? (unsigned long)atol(every) : 1;
     pthread_mutex_init(&m->capture_lock, NULL);
     return 0;

@@ -2,10 +2,11 @@
 # How a step's rows are cut into multiply tasks changes the tasks, never an output byte: one row
 # per chunk, the default, and one chunk per step give identical ext.csv and stage files. And a
 # run's chunks captured with EXTFLOW_CAPTURE_MUL replay in milnor_bench --jobs, whose product
-# paths (search, batch, and batch through its AVX2 and AVX-512 tests) must agree on them.
+# paths (search, batch, and batch through its AVX2 and AVX-512 tests) must agree on them; a
+# capture file that cannot be opened is one line and the run goes on to the same outputs.
 # EXTFLOW_STATS=1 accounts for every task of every step.
 . tests/lib.sh
-plan 7
+plan 8
 MILNOR_BENCH=${MILNOR_BENCH:-build/bench/milnor_bench}
 $EXTFLOW resolve --stem 30 --out "$TMP/default" --quiet
 ok $? "baseline run through stem 30"
@@ -17,6 +18,10 @@ done
 EXTFLOW_CAPTURE_MUL="$TMP/cap.bin" EXTFLOW_CAPTURE_EVERY=3 $EXTFLOW resolve --stem 20 --out "$TMP/cap" --quiet &&
     [ -s "$TMP/cap.bin" ]
 ok $? "EXTFLOW_CAPTURE_MUL writes the chunks of a run"
+EXTFLOW_CAPTURE_MUL="$TMP/no/such/cap.bin" $EXTFLOW resolve --stem 30 --out "$TMP/nocap" --quiet 2>"$TMP/e" &&
+    [ "$(wc -l < "$TMP/e")" -eq 1 ] && grep -q "^extflow: EXTFLOW_CAPTURE_MUL: cannot write $TMP/no/such/cap.bin: No such file or directory (no capture)$" "$TMP/e" &&
+    same_outputs "$TMP/default" "$TMP/nocap"
+ok $? "a capture file that cannot be opened: one line ($(cat "$TMP/e" | cut -c1-70)), the same outputs"
 MILNOR_BENCH_PATHS=batch,avx2,avx512 "$MILNOR_BENCH" --jobs "$TMP/cap.bin" >"$TMP/bench" 2>&1 &&
     grep -q "batches" "$TMP/bench" && ! grep -q DIFFER "$TMP/bench" && grep -q "^avx2 .*identical" "$TMP/bench"
 ok $? "milnor_bench replays them; search, batch and its AVX2 path agree ($(head -1 "$TMP/bench" | cut -c1-80))"
