@@ -4,7 +4,7 @@
 # extflow's is refused, products.csv keeping earlier rows is t-products.sh's, the help fits in 80
 # columns, and a --memory budget below what one bidegree needs is refused.
 . tests/lib.sh
-plan 16
+plan 17
 export STARPU_NCPU=1
 now() { date +%s.%N; }
 # (a) stem 400: seconds of Milnor tables and their flat copy before the first bidegree (25 s
@@ -96,6 +96,12 @@ rc=$?
 [ $rc -eq 3 ] && grep -q "^extflow: stem 130 predicted from stems 30-50 (x[0-9.]* per 10 stems there; it errs high): .*more than the time limit; going on (--strict stops here)$" "$TMP/f130.err" &&
     grep -q '^extflow: stopped at the time limit' "$TMP/f130.err"
 ok $? "stem 130, --time-limit 8: the forecast says it is more than the time limit and the run goes on to the limit (exit $rc: $(grep predicted "$TMP/f130.err" | cut -c1-150))"
+# resumed from a finished stem-70 run, the forecast fits the last 21 stems it loaded (their lower
+# parts all there), not stems 30-50 again: its window ends at stem 60 or later
+$EXTFLOW resolve --stem 70 --out "$TMP/r130" --quiet && $EXTFLOW resolve --stem 130 --time-limit 8 --out "$TMP/r130" 2>"$TMP/r130.err"
+win=$(sed -n 's/^extflow: stem 130 predicted from stems \([0-9]*\)-\([0-9]*\) .*more than the time limit.*/\1 \2/p' "$TMP/r130.err")
+[ -n "$win" ] && [ "${win#* }" -ge 60 ] && [ $((${win#* } - ${win% *})) -eq 20 ]
+ok $? "resumed at stem 70: the forecast fits stems ${win:-?} (21 stems, the last loaded ones): $(grep predicted "$TMP/r130.err" | cut -c1-90)"
 # stem 200 under a minute: its forecast (hours on any machine of this kind) is surely more, so
 # --strict stops it whatever the load (stem 130 under 300 s went either way with the machine's speed)
 $EXTFLOW resolve --stem 200 --time-limit 60 --strict --out "$TMP/s130" 2>"$TMP/s130.err"

@@ -10,7 +10,12 @@
  * growth of the number of Milnor basis elements. Once every stem up to FORECAST_AT is done (the
  * run's lowest degrees come first, so a few seconds into a large run), a and b are fitted by
  * least squares of log W and of log M on sqrt(n) over stems FORECAST_FROM..FORECAST_AT, and
- * extrapolated: the work of stems FORECAST_AT + 1..N and the largest step at stem N. The time
+ * extrapolated: the work of stems FORECAST_AT + 1..N and the largest step at stem N. A resumed
+ * run whose lower parts are loaded through a stem L > FORECAST_AT fits the 21 stems L - 20..L
+ * at its start instead, and extrapolates from L: fitted on stems 30-50 again, its prediction
+ * of every later stem, loaded ones included, kept the fit's excess (x1.8), which grew against
+ * what was left as the run went on (stem 100 stopped and resumed three times: 85, 76, then 90 s
+ * more, when 8 s were left). The time
  * left is that work less what is done, over the progress line's rate once it is honest
  * (stages/eta.h; without one FORECAST_WAIT seconds after the fit, no time is said). The fit
  * runs high: from stems 30-50 it predicts 1.8 times the real work of the sphere's stems <= 110

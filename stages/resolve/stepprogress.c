@@ -15,6 +15,7 @@ static double loaded_work;      /* the exact work of the bidegrees loaded at the
 /* The forecast (forecast.h): armed by progress_forecast_arm, said once. */
 static struct {
     int armed, strict, through;     /* every stem <= through has its lower part done */
+    int hi;                         /* the fit's last stem: FORECAST_AT, or a resumed run's last loaded one */
     int fitted;                     /* f holds the fit */
     forecast f;
     double low, done, fitted_at;    /* the work of stems <= FORECAST_AT; of the steps computed */
@@ -96,23 +97,27 @@ void progress_start(resolution *res, int show_line)
 
 typedef struct step_at { int s; deg_t t; } step_at;
 
-/* Fits the forecast once the stems <= FORECAST_AT are done (one pass over the region). */
+/* Fits the forecast over stems fc.hi - (FORECAST_AT - FORECAST_FROM) .. fc.hi once their
+ * lower parts are done (one pass over the region). */
 static void forecast_fit_run(const resolution *res)
 {
-    double W[FORECAST_AT + 1] = { 0 }, M[FORECAST_AT + 1] = { 0 };
+    int hi = fc.hi, lo = hi - (FORECAST_AT - FORECAST_FROM);
+    double *W = calloc((size_t)hi + 1, sizeof *W), *M = calloc((size_t)hi + 1, sizeof *M);
     fc.low = 0;
-    for (deg_t t = 0; t <= res->max_t; t++)
+    for (deg_t t = 0; W && M && t <= res->max_t; t++)
         for (int s = 0; s <= res->max_s && s <= t; s++) {
             deg_t n = t - s;
-            if (n > FORECAST_AT || !res_in_region(res, s, t)) continue;
+            if (n > hi || !res_in_region(res, s, t)) continue;
             double w = progress_estimate(res, s, t);
             fc.low += w;
-            if (n < FORECAST_FROM || !lower(s, n)) continue;
+            if (n < lo || !lower(s, n)) continue;
             W[n] += w;
             double m = (double)fc.footprint(res, s, t);
             if (m > M[n]) M[n] = m;
         }
-    fc.fitted = forecast_fit(W, M, FORECAST_FROM, FORECAST_AT, res->stem, &fc.f) == 0;
+    /* (out of memory: no forecast, which is optional) */
+    fc.fitted = W && M && forecast_fit(W, M, lo, hi, res->stem, &fc.f) == 0;
+    free(W), free(M);
     if (!fc.fitted) fc.armed = 0;
     fc.fitted_at = clock_now();
 }
@@ -136,7 +141,8 @@ static void forecast_say(const resolution *res)
     else snprintf(when, sizeof when, "about %.2g years more", secs / (365.25 * 86400));
     snprintf(line, sizeof line, "extflow: stem %d predicted from stems %d-%d (x%.1f per 10 stems there; it errs high): %s, "
              "%.3g GB for its largest step: more than %s%s%s; %s", res->stem + (int)res->shift,
-             FORECAST_FROM + (int)res->shift, FORECAST_AT + (int)res->shift, fc.f.growth10, when, fc.f.largest / 1e9,
+             fc.hi - (FORECAST_AT - FORECAST_FROM) + (int)res->shift, fc.hi + (int)res->shift, fc.f.growth10, when,
+             fc.f.largest / 1e9,
              over_time ? "the time limit" : "", over_time && over_memory ? " and " : "",
              over_memory ? "this machine's memory" : "",
              fc.strict ? "stopping (--strict): running steps finish, finished bidegrees are kept"
@@ -174,6 +180,21 @@ void progress_forecast_arm(const resolution *res, double time_limit, double cmd_
             fc.left[n] += lower(s, n) && res_in_region(res, s, s + n) && !res_is_done(res, s, s + n);
     }
     fc.armed = 1;
+    /* a resumed run whose lower parts are loaded beyond FORECAST_AT fits its last loaded stems
+     * now: those data are the run's own, and the nearer the fit to the top stem the less its
+     * error (from stems 30-50, the work of every later stem counted about x1.8, loaded or not,
+     * so the time left of a run resumed at stem 60 of 100 came out above a fresh run's) */
+    int loaded = -1;
+    for (int n = 0, full = 1; full && n < res->stem; n++) {
+        for (int s = 0; s <= res->max_s && full; s++)
+            full = !lower(s, n) || !res_in_region(res, s, s + n) || res_is_done(res, s, s + n);
+        if (full) loaded = n;
+    }
+    fc.hi = loaded > FORECAST_AT ? loaded : FORECAST_AT;
+    if (loaded > FORECAST_AT) {
+        fc.through = FORECAST_AT;
+        forecast_fit_run(res);
+    }
 }
 
 /* The line's mark(ctx, arg): the step's exact work, now that F_s below t is known. */
