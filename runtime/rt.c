@@ -13,6 +13,7 @@
 #include "codelets/codelets.h"
 #include "runtime/rt_chain.h"
 #include "runtime/rt_mpi.h"
+#include "stages/resolve/nassau_p.h"
 #include "stages/resolve/step.h"
 #ifdef STARPU_USE_CUDA
 #include "algebra/milnor_cuda.h"
@@ -124,7 +125,7 @@ static double path_to(dag_walk *w, int s, deg_t t, int layer, int edge)
     const resolution *res = w->res;
     long k = job_of(w, s, t, layer);
     if (w->seen[k]) return w->L[k];
-    const chain_kind *algo = layer ? &step_standard_pre : edge ? &step_edge_kernel : step_algo_for(res, s);
+    const chain_kind *algo = layer ? &step_standard_pre : edge ? &step_edge_kernel : step_algo_for(res, s, t);
     chain_deps need;
     algo->deps((resolution *)res, s, t, &need);
     double span = job_span(w, k), best = 0;
@@ -276,6 +277,11 @@ int rt_resolve(resolution *res, const chain_policy *progress)
         cl_milnor_mul_stats(&cpu, &cuda);
         fprintf(stderr, "extflow: Milnor products: %llu (job x term) pairs, %.1f%% on CUDA workers\n",
                 (unsigned long long)(cpu + cuda), cpu + cuda ? 100.0 * (double)cuda / (double)(cpu + cuda) : 0.0);
+        uint64_t nsteps, ncorrected, ndim;
+        res_nassau_p_stats(&nsteps, &ncorrected, &ndim);
+        if (nsteps)
+            fprintf(stderr, "extflow: Nassau steps at odd p: %llu (%llu corrected), subalgebras up to dimension %llu\n",
+                    (unsigned long long)nsteps, (unsigned long long)ncorrected, (unsigned long long)ndim);
         cl_profile_report(stderr, ended - began,
                           starpu_worker_get_count());
         uint64_t members, helped, items;

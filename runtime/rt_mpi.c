@@ -394,7 +394,7 @@ static void find_readers(rt_dist *d)
     for (int s = 0; s <= res->max_s; s++) {
         d->reader[(size_t)s * d->size] = 1;
         for (deg_t t = s; t <= res->max_t; t++)
-            if (pending(d, s, t)) mark_reads(d, step_algo_for(res, s), s, t, owner_of(d, s));
+            if (pending(d, s, t)) mark_reads(d, step_algo_for(res, s, t), s, t, owner_of(d, s));
     }
 }
 

@@ -8,8 +8,11 @@
 # the coproduct of A_*), and its run must really have used Nassau's step: several subalgebras,
 # exterior and polynomial parts, and corrections. Using each B one degree past the range where
 # its Tor vanishes makes the run fail (exit 1): the comparison can see a wrong step.
+# Then extflow's own step (stages/resolve/nassau_p.c, `resolve --algorithm nassau` at odd p): the same
+# ext.csv as the standard algorithm for every odd-prime module file it applies to (over A_p, no
+# cofiber), sseq's table for S_3, d∘d = 0 by verify, Nassau steps counted by EXTFLOW_STATS.
 . tests/lib.sh
-plan 7
+plan 16
 NP="python3 tests/nassau_p.py"
 $NP check-algebra 3 36 > "$TMP/alg3" && $NP check-algebra 5 80 > "$TMP/alg5" &&
     grep -q ', 0 differ$' "$TMP/alg3" && grep -q ', 0 differ$' "$TMP/alg5"
@@ -38,4 +41,27 @@ $NP resolve 3 40 --relax 1 > "$TMP/relax.csv" 2>"$TMP/relax.err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "not in its block's image" "$TMP/relax.err"
 ok $? "each B used one degree outside its range: exit $rc, $(tail -1 "$TMP/relax.err")"
+
+# extflow's step: --algorithm nassau against --algorithm standard, ext.csv line for line
+c_same() {   # c_same MODULE STEM [MAX_S]
+    set -- "$1" "$2" ${3:+--max-s $3}
+    m=$1 n=$2
+    shift 2
+    $EXTFLOW resolve --quiet --module "$m" --stem "$n" "$@" --algorithm standard --out "$TMP/cs-$m" 2>"$TMP/err" &&
+        EXTFLOW_STATS=1 $EXTFLOW resolve --quiet --module "$m" --stem "$n" "$@" --algorithm nassau \
+            --out "$TMP/cn-$m" 2>"$TMP/cstats-$m" && cmp -s "$TMP/cs-$m/ext.csv" "$TMP/cn-$m/ext.csv"
+    ok $? "$m through stem $n $*: resolve --algorithm nassau's ext.csv equals the standard one's ($(grep -c . "$TMP/cn-$m/ext.csv") lines; $(grep -o 'Nassau steps.*' "$TMP/cstats-$m")) $(head -1 "$TMP/err")"
+}
+c_same S_3 100 40
+c_same S_5 150 25
+c_same S_7 150
+c_same Calpha 50
+c_same X3 50
+c_same C3v1 50
+c_same C5v1 80
+grep -q '^extflow: Nassau steps at odd p: [1-9][0-9]* ([1-9][0-9]* corrected), subalgebras up to dimension \(1[2-9]\|[2-9][0-9]\|[0-9][0-9][0-9]\)' \
+    "$TMP/cstats-S_3" && grep -q '"algorithm": "nassau"' "$TMP/cn-S_3/run.json"
+ok $? "S_3's run went through Nassau's step, corrections and subalgebras of dimension >= 12 included ($(grep -o 'Nassau steps.*' "$TMP/cstats-S_3"))"
+$EXTFLOW verify --quiet "$TMP/cn-S_3" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q " 0 problems: ok$"
+ok $? "verify: d∘d = 0 on every generator of the Nassau resolution of S_3 ($(tail -1 "$TMP/vout" | cut -c1-90))"
 done_testing

@@ -128,9 +128,9 @@ $EXTFLOW verify --quiet "$TMP/S_3-killed" >"$TMP/vout" 2>&1 && tail -1 "$TMP/vou
 ok $? "verify of an unfinished one (no run.json: the prime and module from its stage files) ($(tail -1 "$TMP/vout" | cut -c1-80))"
 refused "d2 over it" "p = 2 only" $EXTFLOW d2 "$TMP/S_3"
 refused "S_2 into its directory" "another\|S_2" $EXTFLOW resolve --quiet --stem 20 --out "$TMP/S_3"
-$EXTFLOW resolve --quiet --module S_3 --stem 10 --algorithm nassau --out "$TMP/n" 2>"$TMP/err"
+$EXTFLOW resolve --quiet --module C3 --stem 10 --algorithm nassau --out "$TMP/n" 2>"$TMP/err"
 is_usage_error $? "$TMP/err" && [ ! -e "$TMP/n" ]
-ok $? "--algorithm nassau at p = 3: refused, nothing created ($(head -1 "$TMP/err"))"
+ok $? "--algorithm nassau for C3 (a profile's B at p = 3): refused, nothing created ($(head -1 "$TMP/err"))"
 $EXTFLOW resolve --quiet --module S_3 --stem 10 --keep-stages matrix --out "$TMP/k" 2>"$TMP/err"
 [ $? -eq 2 ] && head -1 "$TMP/err" | grep -q "keep-stages" && [ ! -e "$TMP/k" ]
 ok $? "--keep-stages at p = 3: refused, nothing created ($(head -1 "$TMP/err"))"

@@ -36,7 +36,8 @@ static cli_option opts[NOPTS + 1] = {
     [MAX_S] = { "max-s", "S", "and s <= S (default (N - c)/2 + 2, c the module's bottom degree)", NULL, NULL },
     [MAX_T] = { "max-t", "T", "instead: every bidegree with t <= T (and s <= S)", NULL, NULL },
     [ALGORITHM] = { "algorithm", "NAME", "nassau (Nassau's algorithm: the default for S_2 and finite modules "
-                    "without a profile) or standard (the default for the others)", NULL, NULL },
+                    "without a profile at p = 2; at odd p for modules over A_p, when asked) or standard "
+                    "(the default for the others)", NULL, NULL },
     [UNSTABLE] = { "unstable", NULL, "Ext over the unstable Steenrod algebra: resolve an unstable module (S_2[n] is "
                    "the sphere S^n; a finite module with Sq^i x = 0 for i > |x|, else refused; RP_n^inf for n >= 0) "
                    "by free unstable modules, the standard algorithm (docs/unstable.md); at an odd prime (S_3[n] is "
@@ -210,7 +211,7 @@ static void say_partial_tables(const resolution *res, const char *out)
 /* A step's predicted bytes, as the budget admits it (for the forecast). */
 static uint64_t step_footprint(const resolution *res, int s, deg_t t)
 {
-    return step_algo_for(res, s)->footprint((void *)res, s, t);
+    return step_algo_for(res, s, t)->footprint((void *)res, s, t);
 }
 
 /* The run on a set-up resolution: load what is done, start StarPU, resolve, agree on the
@@ -365,9 +366,9 @@ static int run(const char **operands, int n)
         a.fdm = &fdm;
         if (fdm_is_sphere(&fdm)) {          /* the sphere from a file: the built-in S_2 */
             a.fdm = NULL;
-        } else if (a.alg == ALG_NASSAU && !res_nassau_applies(&fdm)) {
+        } else if (a.alg == ALG_NASSAU && !res_nassau_applies(&fdm) && !res_nassau_p_applies(&fdm)) {
             prc = cli_usage_error("--algorithm nassau resolves S_2 and finite modules without a profile or a "
-                                  "cofiber, at p = 2, not %s (use --algorithm standard, its default)", module);
+                                  "cofiber, not %s (use --algorithm standard, its default)", module);
         } else if (fdm_prime(&fdm) != 2 && a.keep) {
             prc = cli_usage_error("--keep-stages: not at p = %u yet (%s)", fdm_prime(&fdm), module);
         } else if (a.unstable) {

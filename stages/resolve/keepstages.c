@@ -66,7 +66,7 @@ static int reads_loaded(resolution *res, const chain_kind *algo, int s, deg_t t)
 
 int keep_stages_check(resolution *res, int kind, int s, deg_t t)
 {
-    const chain_kind *algo = step_algo_for(res, s);
+    const chain_kind *algo = step_algo_for(res, s, t);
     if (!reads_loaded(res, algo, s, t)) {
         snprintf(res->keep_error, sizeof res->keep_error, "the differentials step (%d,%d) is computed "
                  "from are missing or bad", s, t);

@@ -218,6 +218,12 @@ int res_nassau_applies(const fd_module *m)
     return !m || fdm_is_sphere(m) || (fdm_prime(m) == 2 && !m->has_profile && !m->fp && !m->rp_open && !m->has_cofiber);
 }
 
+int res_nassau_p_applies(const fd_module *m)
+{
+    return m && fdm_prime(m) != 2 && !m->has_profile && milnor_p_profile_is_full(&m->pprofile) && !m->fp && !m->rp_open &&
+           !m->has_cofiber;
+}
+
 int res_algebra_is_whole(const resolution *res)
 {
     return res->odd ? res->odd->B.full : res->A.seq_g != NULL;
@@ -347,7 +353,8 @@ int res_check_writes(resolution *res)
 
 int res_kernel_wanted(const resolution *res, int s, deg_t t)
 {
-    if (res->algorithm == ALG_NASSAU && s >= 1) return 0;   /* rows >= 2 need no kernel */
+    if (res->odd && res_p_nassau_row(res, s + 1, t)) return 0;     /* Nassau's step there reads none */
+    if (!res->odd && res->algorithm == ALG_NASSAU && s >= 1) return 0;   /* rows >= 2 need no kernel */
     return s + 1 <= res->max_s && t >= s + 1 && res_in_region(res, s + 1, t);
 }
 

@@ -134,6 +134,7 @@ typedef struct step_ctx {
     struct res_prereduced *pre; /* standard, lookahead: the early reduction of D's first rows */
     uint8_t *is_image_pivot;    /* build.ncols flags after reduction */
     struct nassau_state *ns;    /* Nassau's signature bookkeeping between tasks */
+    struct nassau_p_state *nsp; /* the same at odd p (stages/resolve/nassau_p.h) */
     fm_gen *new_gens;           /* Nassau: the new generators, published by finish */
     uint32_t n_new;
     fpmat Dp;                   /* odd p: the matrix of d_s in degree t (build's shape, no jobs) */
@@ -183,6 +184,9 @@ deg_t res_module_top(const resolution *res);
 /* Does Nassau's algorithm apply to m (NULL: S_2)? Finite modules without a profile: yes;
  * modules over a sub-Hopf-algebra and finitely presented (infinite) ones: no. */
 int res_nassau_applies(const fd_module *m);
+/* At an odd prime (stages/resolve/nassau_p.h, only when asked for): modules over A_p itself, finite,
+ * without a cofiber. */
+int res_nassau_p_applies(const fd_module *m);
 /* Is the algebra the free modules are over the whole Steenrod algebra (A, or A_p), no profile's B? */
 int res_algebra_is_whole(const resolution *res);
 /* dim M_t of the module resolved (t internal); inline, so resolution_p.c reads it without

@@ -40,6 +40,13 @@ typedef struct res_odd {
  * step fails, naming it.) */
 int res_odd_init(resolution *res, const fd_module *m);
 void res_odd_clear(resolution *res);
+/* Does Nassau's step (stages/resolve/nassau_p.h) take (s, t)? Under --algorithm nassau over A_p
+ * itself, where some sub-Hopf-algebra B may be used: exactly where E(Q_0) may (slope 1, top
+ * degree 1: t > s + c, c the module's top degree), since every B has slope and top degree >= 1. */
+static inline int res_p_nassau_row(const resolution *res, int s, deg_t t)
+{
+    return res->odd && res->odd->B.full && res->algorithm == ALG_NASSAU && s >= 2 && t > s + res_module_top(res);
+}
 static inline fpmat **res_kernel_slot_p(resolution *res, int s, deg_t t)
 { return &res->odd->kernel[res_cell(res, s, t)]; }
 

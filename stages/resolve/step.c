@@ -2,6 +2,7 @@
  * Nassau's (nassau.c) and the stem-edge kernel job, with the dependencies of each. */
 #include "stages/resolve/step.h"
 #include "stages/resolve/nassau.h"
+#include "stages/resolve/nassau_p.h"
 #include "stages/resolve/stepprogress.h"
 #include "stages/resolve/standard.h"
 #include "stages/resolve/resolution_p.h"
@@ -18,7 +19,8 @@ void step_init(step_ctx *c, resolution *res, const chain_kind *kind, int s, deg_
     c->ch.build = &c->build;
     c->res = res;
     c->kernel_only = kind == &step_edge_kernel || kind == &step_edge_kernel_p;
-    if (kind == &step_standard_p || kind == &step_edge_kernel_p) c->ch.build = NULL;   /* products in plan */
+    if (kind == &step_standard_p || kind == &step_edge_kernel_p || kind == &step_nassau_p)
+        c->ch.build = NULL;     /* products in plan */
 }
 
 /* Every piece's context is set up by the first one (the runner zeroed it and set the chain). */
@@ -42,6 +44,14 @@ static int nassau_reduce(chain *c) { return res_nassau_reduce0(ctx_of(c)); }
 static int nassau_finish(chain *c)
 {
     int rc = res_nassau_finish(ctx_of(c));
+    if (rc == 0) progress_step_done(c->s, c->t);
+    return rc;
+}
+static int nassau_plan_p(chain *c) { return res_nassau_p_plan(begin(c)); }
+static int nassau_reduce_p(chain *c) { return res_nassau_p_reduce(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
+static int nassau_finish_p(chain *c)
+{
+    int rc = res_nassau_p_finish(ctx_of(c));
     if (rc == 0) progress_step_done(c->s, c->t);
     return rc;
 }
@@ -120,6 +130,7 @@ static uint64_t standard_footprint(void *owner, int s, deg_t t) { return res_ste
 static uint64_t standard_footprint_p(void *owner, int s, deg_t t) { return res_step_footprint_p(owner, s, t); }
 static uint64_t pre_footprint(void *owner, int s, deg_t t) { return res_pre_footprint(owner, s, t); }
 static uint64_t nassau_footprint(void *owner, int s, deg_t t) { return res_nassau_footprint(owner, s, t); }
+static uint64_t nassau_footprint_p(void *owner, int s, deg_t t) { return res_nassau_p_footprint(owner, s, t); }
 /* Priorities of the standard steps' reduces (chain_kind.priority): 1 + log2 of the predicted
  * MiB, 0 under 1 MiB. The large reductions of the low rows near the top degree make the
  * critical path (docs/perf.md); a scheduler that reads priorities then starts them before the
@@ -192,9 +203,13 @@ const chain_kind step_edge_kernel = STEP_KIND("edge-kernel", CHAIN_EDGE, standar
 const chain_kind step_standard_p = STEP_KIND_P("standard-p", CHAIN_STEP, standard_finish, standard_deps_p);
 const chain_kind step_edge_kernel_p = STEP_KIND_P("edge-kernel-p", CHAIN_EDGE, edge_finish, edge_deps);
 
-const chain_kind *step_algo_for(const resolution *res, int s)
+const chain_kind step_nassau_p = STEP_KIND("nassau-p", CHAIN_STEP, nassau_plan_p, nassau_reduce_p, nassau_finish_p,
+                                           clear, nassau_deps, nassau_footprint_p, nassau_reads, NULL);
+
+const chain_kind *step_algo_for(const resolution *res, int s, deg_t t)
 {
-    if (res->prime != 2) return &step_standard_p;
+    if (res->prime != 2)
+        return res_p_nassau_row(res, s, t) ? &step_nassau_p : &step_standard_p;
     return res->algorithm == ALG_NASSAU && s >= 2 ? &step_nassau : &step_standard;
 }
 
@@ -202,7 +217,7 @@ static chain_at step_at(void *owner, int s, deg_t t, int layer)
 {
     resolution *res = owner;
     (void)layer;
-    return (chain_at){ res_in_region(res, s, t) && !*res_done(res, s, t) ? step_algo_for(res, s) : NULL, res };
+    return (chain_at){ res_in_region(res, s, t) && !*res_done(res, s, t) ? step_algo_for(res, s, t) : NULL, res };
 }
 
 static int step_done(void *owner, int family, int s, deg_t t)
@@ -220,5 +235,6 @@ chain_set step_chain_set(resolution *res)
 void step_free(step_ctx *c)
 {
     res_nassau_free(c);
+    res_nassau_p_free(c);
     res_step_free(c);
 }

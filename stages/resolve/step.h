@@ -30,9 +30,13 @@ extern const chain_kind step_standard_pre;
  * cl_milnor_mul_p, or the plan's worker for a small step), over a profile's B the plan
  * multiplies them itself. */
 extern const chain_kind step_standard_p, step_edge_kernel_p;
+/* At an odd prime under --algorithm nassau (stages/resolve/nassau_p.h): the steps (s, t), s >= 2, where
+ * a subalgebra B may be used; the others are step_standard_p. Its plan multiplies its rows
+ * itself (c->build is NULL); deps and reads as step_nassau's. */
+extern const chain_kind step_nassau_p;
 
-/* The algorithm of the step at row s (the edge kernel job is asked for by name). */
-const chain_kind *step_algo_for(const resolution *res, int s);
+/* The algorithm of the step at (s, t) (the edge kernel job is asked for by name). */
+const chain_kind *step_algo_for(const resolution *res, int s, deg_t t);
 /* The resolution's chains: every step of the region not done yet (to run with a chain_runner;
  * the memory budget predicts each from its kind's footprint). */
 chain_set step_chain_set(resolution *res);

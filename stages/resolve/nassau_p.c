@@ -1,0 +1,479 @@
+/* nassau_p.c — Nassau's step at an odd prime (nassau_p.h; docs/algorithms.md §11.1). */
+#include "stages/resolve/nassau_p.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "algebra/memacct.h"
+#include "stages/resolve/resolution_p.h"
+
+#define SUB_MAX_Q 4         /* B's Q_k among Q_0..Q_3 */
+#define SUB_MAX_LEN 3       /* and h_1..h_3 (h_1, h_2 <= 3, h_3 <= 2): the prototype's candidates */
+
+typedef struct sub_p {
+    uint32_t qb;            /* bit k: Q_k in B */
+    int len;
+    uint32_t h[SUB_MAX_LEN];
+    uint32_t pw[SUB_MAX_LEN];   /* p^{h_i} */
+    uint64_t dim, slope, top;
+} sub_p;
+
+typedef struct nassau_p_state {
+    sub_p b;
+    uint32_t ncodes;
+    uint32_t nrows, ncols;          /* dim F_{s-1,t} (generators < t), dim F_{s-2,t} (< t - 1) */
+    uint32_t *row_start, *row_idx;  /* bucket code -> row_idx[row_start[c] .. row_start[c+1]) */
+    uint32_t *col_start, *col_idx;
+    fpmat R1;                       /* nrows x ncols: the rows of d_{s-1} (zero signature first) */
+    uint8_t *dx;                    /* n_new x ncols: d of the new generators */
+} nassau_p_state;
+
+static _Atomic uint64_t stat_steps, stat_corrected, stat_dim;
+
+void res_nassau_p_stats(uint64_t *steps, uint64_t *corrected, uint64_t *largest_dim)
+{
+    *steps = stat_steps;
+    *corrected = stat_corrected;
+    *largest_dim = stat_dim;
+}
+
+static uint64_t ipow(uint64_t p, uint32_t e)
+{
+    uint64_t r = 1;
+    while (e--) r *= p;
+    return r;
+}
+
+/* (P) h_m <= h_{m+1} + 1 and (E) k not in QB => h_m <= k - m for m <= k (nassau_p.h). */
+static int sub_valid(uint32_t qb, const uint32_t *h, int len)
+{
+    int hh[16] = { 0 };
+    for (int i = 0; i < len; i++) hh[i + 1] = (int)h[i];
+    for (int m = 1; m < 15; m++)
+        if (hh[m] > hh[m + 1] + 1) return 0;
+    for (int k = 0; k < 14; k++)
+        if (!(qb >> k & 1))
+            for (int m = 1; m <= k; m++)
+                if (hh[m] > k - m) return 0;
+    return 1;
+}
+
+static int sub_make(uint32_t p, uint32_t qb, const uint32_t *h, int len, sub_p *b)
+{
+    memset(b, 0, sizeof *b);
+    b->qb = qb;
+    while (len > 0 && h[len - 1] == 0) len--;
+    b->len = len;
+    b->dim = (uint64_t)1 << __builtin_popcount(qb);
+    for (int k = 0; k < SUB_MAX_Q; k++)
+        if (qb >> k & 1) {
+            uint64_t d = 2 * ipow(p, (uint32_t)k) - 1;
+            b->top += d;
+            if (d > b->slope) b->slope = d;
+        }
+    for (int i = 0; i < len; i++) {
+        b->h[i] = h[i];
+        b->pw[i] = (uint32_t)ipow(p, h[i]);
+        uint64_t xi = 2 * (ipow(p, (uint32_t)i + 1) - 1);       /* |xi_{i+1}| */
+        if (h[i] && (uint64_t)b->pw[i] * (xi / 2) > b->slope) b->slope = (uint64_t)b->pw[i] * (xi / 2);
+        b->top += (uint64_t)(b->pw[i] - 1) * xi;
+        b->dim *= b->pw[i];
+    }
+    return sub_valid(qb, h, len);
+}
+
+/* (C) t > slope·s + c and (L) t - top(B) > slope·(s - 2) + c. */
+static int sub_usable(const sub_p *b, int s, int64_t t, int64_t c)
+{
+    return t > (int64_t)b->slope * s + c && t - (int64_t)b->top > (int64_t)b->slope * (s - 2) + c;
+}
+
+/* A usable B of largest dimension (then smallest top degree, QB, h): 1, or 0 when none. */
+static int choose(const resolution *res, int s, deg_t t, sub_p *out)
+{
+    uint32_t p = res->prime;
+    int64_t c = res_module_top(res);
+    int found = 0;
+    if (s < 2) return 0;
+    for (uint32_t qb = 1; qb < 1u << SUB_MAX_Q; qb++)
+        for (uint32_t h1 = 0; h1 <= 3; h1++)
+            for (uint32_t h2 = 0; h2 <= 3; h2++)
+                for (uint32_t h3 = 0; h3 <= 2; h3++) {
+                    uint32_t h[3] = { h1, h2, h3 };
+                    if (ipow(p, h1) * (p - 1) > 4096 || ipow(p, h2) * (p * p - 1) > 4096 ||
+                        ipow(p, h3) * (p * p * p - 1) > 4096 * 8)
+                        continue;       /* slope past any degree the tables reach */
+                    sub_p b;
+                    if (!sub_make(p, qb, h, 3, &b) || !sub_usable(&b, s, t, c)) continue;
+                    if (found && (b.dim < out->dim || (b.dim == out->dim && b.top >= out->top))) continue;
+                    *out = b;
+                    found = 1;
+                }
+    return found;
+}
+
+/* The signature code of x (mixed radix: the bits of E ∩ QB, then r_i mod p^{h_i}). */
+static uint32_t sig_code(const sub_p *b, const milnor_p_elt *x)
+{
+    uint32_t code = 0, mult = 1;
+    for (int k = 0; k < SUB_MAX_Q; k++)
+        if (b->qb >> k & 1) {
+            if (x->q >> k & 1) code += mult;
+            mult *= 2;
+        }
+    for (int i = 0; i < b->len; i++) {
+        uint32_t r = (uint32_t)i < x->len ? x->r[i] : 0;
+        code += (r % b->pw[i]) * mult;
+        mult *= b->pw[i];
+    }
+    return code;
+}
+
+/* The degree of the signature with this code. */
+static uint64_t sig_degree(const sub_p *b, uint32_t p, uint32_t code)
+{
+    uint64_t d = 0;
+    for (int k = 0; k < SUB_MAX_Q; k++)
+        if (b->qb >> k & 1) {
+            if (code & 1) d += 2 * ipow(p, (uint32_t)k) - 1;
+            code >>= 1;
+        }
+    for (int i = 0; i < b->len; i++) {
+        d += (uint64_t)(code % b->pw[i]) * 2 * (ipow(p, (uint32_t)i + 1) - 1);
+        code /= b->pw[i];
+    }
+    return d;
+}
+
+/* Buckets the basis of F_{src,t} (generators of degree < bound) by signature code (stable: each
+ * bucket in increasing basis order). 0, or -1 out of memory. */
+static int bucket(const resolution *res, int src, deg_t t, deg_t bound, nassau_p_state *ns, uint32_t **start,
+                  uint32_t **idx, uint32_t *n)
+{
+    const freemod *F = &res->F[src];
+    const milnor_p_sub *B = &res->odd->B;
+    *n = (uint32_t)freemod_dim(F, t, bound);
+    uint32_t *code = malloc(((size_t)*n + 1) * sizeof *code), *fill = malloc(((size_t)ns->ncodes + 1) * sizeof *fill);
+    *start = calloc((size_t)ns->ncodes + 1, sizeof **start);
+    *idx = malloc(((size_t)*n + 1) * sizeof **idx);
+    if (!code || !fill || !*start || !*idx) {
+        free(code);
+        free(fill);
+        return -1;
+    }
+    uint32_t k = 0;
+    for (deg_t u = freemod_first(F, t); u < bound && u <= t; u++)
+        for (uint32_t i = 0; i < F->ngens[u]; i++)
+            for (uint32_t r = 0; r < B->dim[t - u]; r++) code[k++] = sig_code(&ns->b, milnor_p_sub_elt(B, t - u, r));
+    for (uint32_t j = 0; j < *n; j++) (*start)[code[j] + 1]++;
+    for (uint32_t c = 0; c < ns->ncodes; c++) (*start)[c + 1] += (*start)[c];
+    memcpy(fill, *start, ns->ncodes * sizeof *fill);
+    for (uint32_t j = 0; j < *n; j++) (*idx)[fill[code[j]]++] = j;
+    free(fill);
+    free(code);
+    return 0;
+}
+
+/* Rows sel[0..n) (increasing basis indices of F_{src,t}, generators < t) of d_src into the rows
+ * dst[k] of out: row = x·d(h). 0, -1 out of memory, -2 a product left B. */
+static int build_rows(const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t n, fpmat *out,
+                      const uint32_t *dst)
+{
+    const freemod *F = &res->F[src];
+    const milnor_p_sub *B = &res->odd->B;
+    res_p_term *terms = NULL;
+    size_t cap = 0;
+    uint32_t k = 0;
+    uint64_t off = 0;
+    for (deg_t u = freemod_first(F, t); u < t && k < n; u++)
+        for (uint32_t i = 0; i < F->ngens[u] && k < n; i++) {
+            uint32_t bl = B->dim[t - u];
+            if (sel[k] >= off + bl) {
+                off += bl;
+                continue;
+            }
+            uint32_t bits = F->gens[u][i].bits;
+            if (bits + 1 > cap) {
+                res_p_term *nt = realloc(terms, ((size_t)bits + 1) * sizeof *nt);
+                if (!nt) {
+                    free(terms);
+                    return -1;
+                }
+                terms = nt;
+                cap = (size_t)bits + 1;
+            }
+            size_t nt = res_p_terms(res, src, u, i, t, terms);
+            for (; k < n && sel[k] < off + bl; k++)
+                if (res_p_row_add(res, terms, nt, milnor_p_sub_elt(B, t - u, (uint32_t)(sel[k] - off)), 1,
+                                  fpmat_row(out, dst ? dst[k] : k)) != 0) {
+                    free(terms);
+                    return -2;
+                }
+            off += bl;
+        }
+    free(terms);
+    return 0;
+}
+
+/* out (rows x cols, initialised here) = the entries cols[] of the rows rows[] of m. */
+static int gather(fpmat *out, const fpmat *m, const uint32_t *rows, uint32_t nr, const uint32_t *cols, uint32_t nc)
+{
+    if (fpmat_init(out, m->p, nr, nc) != 0) return -1;
+    for (uint32_t i = 0; i < nr; i++) {
+        const uint8_t *a = fpmat_row(m, rows[i]);
+        uint8_t *o = fpmat_row(out, i);
+        for (uint32_t j = 0; j < nc; j++) o[j] = a[cols[j]];
+    }
+    return 0;
+}
+
+int res_nassau_p_plan(step_ctx *c)
+{
+    resolution *res = c->res;
+    int s = c->ch.s, rc;
+    deg_t t = c->ch.t;
+    nassau_p_state *ns = c->nsp = calloc(1, sizeof *ns);
+    if (!ns) goto oom;
+    if (!choose(res, s, t, &ns->b)) {
+        res_fail(res, "Nassau step (%d,%d): no subalgebra may be used here; this is a bug", s, t);
+        return -1;
+    }
+    ns->ncodes = (uint32_t)ns->b.dim;
+    if (bucket(res, s - 1, t, t, ns, &ns->row_start, &ns->row_idx, &ns->nrows) ||
+        bucket(res, s - 2, t, t - 1, ns, &ns->col_start, &ns->col_idx, &ns->ncols) ||
+        fpmat_init(&ns->R1, res->prime, ns->nrows, ns->ncols) != 0)
+        goto oom;
+    memacct_add(MEM_INFLIGHT, (int64_t)fpmat_bytes(&ns->R1));
+    rc = build_rows(res, s - 1, t, ns->row_idx, ns->row_start[1], &ns->R1, ns->row_idx);
+    if (rc == -1) goto oom;
+    if (rc == -2) goto outside;
+    return 0;
+oom:
+    res_fail(res, "out of memory planning Nassau step (%d,%d)", s, t);
+    return -1;
+outside:
+    res_fail(res, "Nassau step (%d,%d): a product left the algebra; this is a bug", s, t);
+    return -1;
+}
+
+int res_nassau_p_reduce(step_ctx *c)
+{
+    resolution *res = c->res;
+    nassau_p_state *ns = c->nsp;
+    int s = c->ch.s;
+    deg_t t = c->ch.t;
+    uint32_t p = res->prime, nz0 = ns->row_start[1], nc0 = ns->col_start[1];
+    uint32_t *src_start = NULL, *src_idx = NULL, nsrc = 0;
+    fpmat Z = { 0 }, aug = { 0 }, K = { 0 }, S = { 0 }, img = { 0 };
+    int32_t *piv = NULL, *ipiv = NULL;
+    int rank, rc = -1;
+    /* zero-signature cycles of d_{s-1}: the kernel of Z, RREF */
+    if (gather(&Z, &ns->R1, ns->row_idx, nz0, ns->col_idx, nc0) != 0 || fpmat_augment_identity(&aug, &Z) != 0 ||
+        !(piv = malloc(sizeof *piv * ((size_t)aug.cols + 1))))
+        goto out;
+    if ((rank = fpmat_rref_split(&aug, fpmat_segment_start(nc0), piv)) < 0 ||
+        fpmat_kernel_from_rref(&aug, nc0, (uint32_t)rank, piv, &K) != 0)
+        goto out;
+    fpmat_clear(&aug);
+    /* the zero-signature image of d_s, in the coordinates of Z's rows */
+    if (bucket(res, s, t, t, ns, &src_start, &src_idx, &nsrc) != 0 ||
+        fpmat_init(&S, p, src_start[1], ns->nrows) != 0)
+        goto out;
+    int b = build_rows(res, s, t, src_idx, src_start[1], &S, NULL);
+    if (b == -2) {
+        res_fail(res, "Nassau step (%d,%d): a product left the algebra; this is a bug", s, t);
+        rc = -2;
+        goto out;
+    }
+    uint32_t *all = malloc(((size_t)src_start[1] + 1) * sizeof *all);
+    if (b != 0 || !all) {
+        free(all);
+        goto out;
+    }
+    for (uint32_t k = 0; k < src_start[1]; k++) all[k] = k;
+    rc = gather(&img, &S, all, src_start[1], ns->row_idx, nz0);
+    free(all);
+    fpmat_clear(&S);
+    if (rc != 0 || !(ipiv = malloc(sizeof *ipiv * ((size_t)nz0 + 1))) || fpmat_rref_split(&img, nz0, ipiv) < 0) {
+        rc = -1;
+        goto out;
+    }
+    rc = -1;
+    /* new generators: the kernel vectors whose pivot is not an image pivot */
+    uint32_t width = (uint32_t)freemod_dim(&res->F[s - 1], t, t);
+    c->new_gens = calloc((size_t)K.rows + 1, sizeof *c->new_gens);
+    ns->dx = calloc(((size_t)K.rows + 1) * (ns->ncols + 1), 1);
+    if (!c->new_gens || !ns->dx) goto out;
+    for (uint32_t r = 0; r < K.rows; r++) {
+        const uint8_t *row = fpmat_row(&K, r);
+        uint32_t kp = 0;
+        while (kp < nz0 && !row[kp]) kp++;
+        if (kp == nz0 || ipiv[kp] >= 0) continue;
+        fm_gen *g = &c->new_gens[c->n_new];
+        g->bits = width;
+        if (!(g->img = calloc((size_t)width / 8 + 2, 8))) goto out;
+        uint8_t *x = (uint8_t *)g->img, *dx = ns->dx + (size_t)c->n_new * (ns->ncols + 1);
+        for (uint32_t i = 0; i < nz0; i++)
+            if (row[i]) {
+                x[ns->row_idx[i]] = row[i];
+                fpvec_addmul(dx, fpmat_row(&ns->R1, ns->row_idx[i]), row[i], ns->ncols, p);
+            }
+        c->n_new++;
+    }
+    rc = 0;
+out:
+    free(src_start);
+    free(src_idx);
+    free(piv);
+    free(ipiv);
+    fpmat_clear(&Z);
+    fpmat_clear(&aug);
+    fpmat_clear(&K);
+    fpmat_clear(&S);
+    fpmat_clear(&img);
+    if (rc == -1) res_fail(res, "out of memory in Nassau step (%d,%d)", s, t);
+    return rc == 0 ? 0 : -1;
+}
+
+typedef struct code_deg {
+    uint64_t degree;
+    uint32_t code;
+} code_deg;
+
+static int by_degree(const void *a, const void *b)
+{
+    const code_deg *x = a, *y = b;
+    if (x->degree != y->degree) return x->degree < y->degree ? -1 : 1;
+    return x->code < y->code ? -1 : x->code > y->code;
+}
+
+/* One signature's correction: the quasi-inverse of its block of d_{s-1} lifts the part of each
+ * d(x) in its columns; x -= lift, d(x) -= d(lift). 0, or -1 out of memory. */
+static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint8_t *lift)
+{
+    nassau_p_state *ns = c->nsp;
+    uint32_t p = c->res->prime;
+    uint32_t nr = ns->row_start[code + 1] - ns->row_start[code], nc = ns->col_start[code + 1] - ns->col_start[code];
+    const uint32_t *ridx = ns->row_idx + ns->row_start[code], *cidx = ns->col_idx + ns->col_start[code];
+    if (nc == 0 || nr == 0) return 0;      /* no columns: nothing to lift; no rows: the check at the end */
+    fpmat block = { 0 }, aug = { 0 };
+    fpqi qi = { 0 };
+    int32_t *piv = NULL;
+    int rank, rc = -1;
+    if (gather(&block, &ns->R1, ridx, nr, cidx, nc) != 0 || fpmat_augment_identity(&aug, &block) != 0 ||
+        !(piv = malloc(sizeof *piv * ((size_t)aug.cols + 1))) || (rank = fpmat_rref(&aug, piv)) < 0 ||
+        fpmat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, &qi) != 0)
+        goto out;
+    for (uint32_t a = 0; a < c->n_new; a++) {
+        uint8_t *dx = ns->dx + (size_t)a * (ns->ncols + 1), *x = (uint8_t *)c->new_gens[a].img;
+        int any = 0;
+        for (uint32_t j = 0; j < nc; j++) any |= (y[j] = dx[cidx[j]]) != 0;
+        if (!any) continue;
+        memset(lift, 0, nr);
+        fpqi_apply(&qi, y, lift);
+        for (uint32_t i = 0; i < nr; i++)
+            if (lift[i]) {
+                uint32_t neg = p - lift[i];
+                x[ridx[i]] = (uint8_t)((x[ridx[i]] + neg) % p);
+                fpvec_addmul(dx, fpmat_row(&ns->R1, ridx[i]), neg, ns->ncols, p);
+            }
+    }
+    rc = 0;
+out:
+    fpmat_clear(&block);
+    fpmat_clear(&aug);
+    fpqi_clear(&qi);
+    free(piv);
+    return rc;
+}
+
+int res_nassau_p_finish(step_ctx *c)
+{
+    resolution *res = c->res;
+    nassau_p_state *ns = c->nsp;
+    int s = c->ch.s;
+    deg_t t = c->ch.t;
+    uint32_t width = (uint32_t)freemod_dim(&res->F[s - 1], t, t);
+    if (c->n_new) {
+        /* the other rows of d_{s-1}, in their places */
+        uint32_t nz0 = ns->row_start[1], nother = ns->nrows - nz0;
+        uint32_t *sel = malloc(((size_t)nother + 1) * sizeof *sel);
+        code_deg *order = malloc(((size_t)ns->ncodes + 1) * sizeof *order);
+        uint8_t *buf = malloc((size_t)ns->ncols + ns->nrows + 2);
+        int rc = sel && order && buf ? 0 : -1;
+        if (rc == 0) {
+            uint8_t *zero = calloc((size_t)ns->nrows + 1, 1);
+            uint32_t k = 0;
+            if (!zero) rc = -1;
+            for (uint32_t i = 0; rc == 0 && i < nz0; i++) zero[ns->row_idx[i]] = 1;
+            for (uint32_t j = 0; rc == 0 && j < ns->nrows; j++)
+                if (!zero[j]) sel[k++] = j;
+            free(zero);
+            if (rc == 0) rc = build_rows(res, s - 1, t, sel, nother, &ns->R1, sel);
+        }
+        /* signatures by increasing degree (ties by code) */
+        for (uint32_t code = 0; rc == 0 && code < ns->ncodes; code++)
+            order[code] = (code_deg){ sig_degree(&ns->b, res->prime, code), code };
+        if (rc == 0) qsort(order, ns->ncodes, sizeof *order, by_degree);
+        for (uint32_t k = 0; rc == 0 && k < ns->ncodes; k++)
+            if (order[k].code != 0 && order[k].degree <= (uint64_t)t)
+                rc = correct_signature(c, order[k].code, buf, buf + ns->ncols + 1);
+        free(sel);
+        free(order);
+        free(buf);
+        if (rc == -2) {
+            res_fail(res, "Nassau step (%d,%d): a product left the algebra; this is a bug", s, t);
+            return -1;
+        }
+        if (rc != 0) {
+            res_fail(res, "out of memory in Nassau step (%d,%d)", s, t);
+            return -1;
+        }
+        for (uint32_t a = 0; a < c->n_new; a++)
+            for (uint32_t j = 0; j < ns->ncols; j++)
+                if (ns->dx[(size_t)a * (ns->ncols + 1) + j]) {
+                    res_fail(res, "Nassau step (%d,%d): d(x) != 0 after all corrections (B is used outside its "
+                             "range); this is a bug", s, t);
+                    return -1;
+                }
+    }
+    stat_steps++;
+    if (c->n_new) stat_corrected++;
+    for (uint64_t d = stat_dim; d < ns->b.dim && !atomic_compare_exchange_weak(&stat_dim, &d, ns->b.dim);) {}
+    fm_gen *gens = c->new_gens;
+    uint32_t n = c->n_new;
+    c->new_gens = NULL;
+    c->n_new = 0;
+    if (!gens && !(gens = calloc(1, sizeof *gens))) {
+        res_fail(res, "out of memory finishing step (%d,%d)", s, t);
+        return -1;
+    }
+    if (n) {
+        fm_gen *fit = realloc(gens, (size_t)n * sizeof *gens);
+        if (fit) gens = fit;
+    }
+    return res_publish(res, s, t, n, gens, width);
+}
+
+void res_nassau_p_free(step_ctx *c)
+{
+    nassau_p_state *ns = c->nsp;
+    if (!ns) return;
+    free(ns->row_start);
+    free(ns->row_idx);
+    free(ns->col_start);
+    free(ns->col_idx);
+    if (ns->R1.data) memacct_add(MEM_INFLIGHT, -(int64_t)fpmat_bytes(&ns->R1));
+    fpmat_clear(&ns->R1);
+    free(ns->dx);
+    free(ns);
+    c->nsp = NULL;
+}
+
+uint64_t res_nassau_p_footprint(const resolution *res, int s, deg_t t)
+{
+    uint64_t nrows = freemod_dim(&res->F[s - 1], t, t), ncols = freemod_dim(&res->F[s - 2], t, t - 1);
+    uint64_t nsrc = freemod_dim(&res->F[s], t, t);
+    /* every row of d_{s-1} (kept to the end), the zero-signature rows of d_s and the buckets */
+    return nrows * ((ncols + 63) & ~(uint64_t)63) + nsrc * ((nrows + 63) & ~(uint64_t)63) / 2 +
+           (nrows + ncols + nsrc) * 2 * sizeof(uint32_t);
+}

@@ -1,0 +1,39 @@
+/* nassau_p.h — Nassau's step (s, t), s >= 2, at an odd prime p (docs/algorithms.md §11.1;
+ * the prototype it follows is tests/nassau_p.py), for a module over A_p itself without a
+ * cofiber, selected by `resolve --algorithm nassau` (step_nassau_p in stages/resolve/step.h).
+ *
+ * Maths. A sub-Hopf-algebra B(QB; h) of A_p is spanned by the Q(E)P(R) with E ⊂ QB and
+ * r_i < p^{h_i}; we use those with (P) h_m <= h_{m+1} + 1 and (E) k ∉ QB => h_m <= k - m (m <= k).
+ * The signature of Q(E)P(R) is (E ∩ QB, (r_i mod p^{h_i})_i); the zero-signature coordinates of
+ * F are F_p ⊗_B F, and in d's matrix a row of signature σ meets only columns of signature σ or
+ * of a signature of larger degree, the σ → σ block being the zero-signature block of degree
+ * t - |σ| up to signs. With slope(B) = max(2p^k - 1 (k ∈ QB), p^{h_i}(p^i - 1)) and c the module's
+ * top degree, step (s, t) may use B when t > slope·s + c and t - top(B) > slope·(s - 2) + c; it
+ * takes one of largest dimension (none: the standard step). Plan multiplies the zero-signature
+ * rows of d_{s-1} and d_s; reduce counts the new generators there (kernel of the zero-signature
+ * block of d_{s-1} modulo the zero-signature image of d_s); finish, when there are any,
+ * multiplies the other rows of d_{s-1} and corrects each generator x signature by signature in
+ * increasing degree by the quasi-inverse of that signature's block, x -= lift, until d(x) = 0
+ * (checked), then publishes them.
+ *
+ * Layout. State lives in c->nsp (struct nassau_p_state, private to nassau_p.c): the chosen B, the
+ * signature code of each basis element of F_{s-1,t} (generators < t) and F_{s-2,t} (< t - 1),
+ * bucketed by code (mixed radix: the bits of E ∩ QB, then r_i mod p^{h_i}), the rows of d_{s-1}
+ * (an fpmat over F_{s-2,t}; the zero-signature ones from plan, the others from finish). The rows
+ * are multiplied on the step's own worker (res_p_row_add), not in multiply tasks.
+ */
+#ifndef EXTFLOW_NASSAU_P_H
+#define EXTFLOW_NASSAU_P_H
+#include "stages/resolve/resolution.h"
+
+/* The steps it takes: res_p_nassau_row (stages/resolve/resolution_p.h). */
+int res_nassau_p_plan(step_ctx *c);         /* 0, or -1 after res_fail */
+int res_nassau_p_reduce(step_ctx *c);       /* 0, or -1 after res_fail */
+int res_nassau_p_finish(step_ctx *c);       /* correct the new generators, publish; 0 or -1 */
+void res_nassau_p_free(step_ctx *c);
+uint64_t res_nassau_p_footprint(const resolution *res, int s, deg_t t);
+/* Since the process started: Nassau steps at odd p finished, and those with new generators
+ * (corrected); the subalgebras' largest dimension used (for EXTFLOW_STATS). */
+void res_nassau_p_stats(uint64_t *steps, uint64_t *corrected, uint64_t *largest_dim);
+
+#endif
