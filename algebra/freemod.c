@@ -127,19 +127,24 @@ int freemod_narrow_p(const freemod *F, deg_t t, deg_t below, fpmat *D)
 {
     if (!F->ex) return 0;
     uint32_t ncols = (uint32_t)freemod_dim(F, t, below), wcols = D->cols;
-    uint32_t *to = narrow_map(F, t, below, wcols);
+    uint32_t *to = narrow_map(F, t, below, wcols), *from = malloc(sizeof *from * ((size_t)ncols + 1));
     fpmat N = { 0 };
-    if (!to || fpmat_init(&N, D->p, D->rows, ncols) != 0) {
+    if (!to || !from || fpmat_init(&N, D->p, D->rows, ncols) != 0) {
         free(to);
+        free(from);
         return -1;
     }
+    /* a gather by the kept columns (from[k]: the wide column of narrow column k): a row costs
+     * its narrow width, not its wide one (a byte an entry: no set bits to jump between) */
+    for (uint32_t c = 0; c < wcols; c++)
+        if (to[c] != UINT32_MAX) from[to[c]] = c;
     for (uint32_t r = 0; r < N.rows; r++) {
         const uint8_t *src = fpmat_row(D, r);
         uint8_t *dst = fpmat_row(&N, r);
-        for (uint32_t c = 0; c < wcols; c++)
-            if (src[c] && to[c] != UINT32_MAX) dst[to[c]] = src[c];
+        for (uint32_t k = 0; k < ncols; k++) dst[k] = src[from[k]];
     }
     free(to);
+    free(from);
     fpmat_clear(D);
     *D = N;
     return 0;

@@ -5,7 +5,7 @@
 #   tests/unstable_p_ref.py kraines (admissible monomials of excess > n span the Milnor elements of
 #   excess > n, a left ideal whose quotient is unstable, its own product), and F(n)'s dimensions
 #   (resolution_size.txt's row 0) against the Python count;
-# - S^n = S_3[n], S_5[n] and module files (the Moore space, the cone of alpha_1) against
+# - S^n = S_3[n], S_5[n], S_7[n] and module files (the Moore space, the cone of alpha_1) against
 #   tests/unstable_p_ref.py ext, a resolver over F_p written apart in Python;
 # - the stable range: Ext_U^{s,t}(S^n) equals the stable Ext of S_3 moved up n for t < n + f(n), f(n)
 #   the lowest degree of an element of excess > n (the free modules agree below it), and differs at
@@ -15,10 +15,10 @@
 #   the chart rebuilt from ext.csv outside it;
 # - refusals in one line (exit 2): a module that is not unstable (b and P^1 too early), a profile, a
 #   negative degree, products --map on an odd-prime unstable directory; verify passes (its d∘d
-#   summed over the wide blocks, tested on the kept columns). (`pack` writes mod 2 stage files only,
+#   summed over the wide blocks, tested on the kept columns); resume under --memory and export. (`pack` writes mod 2 stage files only,
 #   so no changed odd-p differential is tried here.)
 . tests/lib.sh
-plan 31
+plan 34
 REFPY="python3 tests/unstable_p_ref.py"
 res() { $EXTFLOW resolve --quiet --unstable "$@"; }
 
@@ -36,6 +36,9 @@ done
 res --module "S_5[4]" --max-t 60 --max-s 4 --out "$TMP/p5" 2>"$TMP/err" &&
     $REFPY ext 5 sphere:4 4 60 | cmp -s - "$TMP/p5/ext.csv"
 ok $? "S^4 at p = 5 (t <= 60, s <= 4) equals the Python resolver's ext.csv $(cat "$TMP/err")"
+res --module "S_7[3]" --max-t 64 --max-s 4 --out "$TMP/p7" 2>"$TMP/err" &&
+    $REFPY ext 7 sphere:3 4 64 | cmp -s - "$TMP/p7/ext.csv"
+ok $? "S^3 at p = 7 (t <= 64, s <= 4) equals the Python resolver's ext.csv $(cat "$TMP/err")"
 
 # module files: the Moore space (b x = y) and the cone of alpha_1 (P^1 x = y), moved up
 mod() {  # mod NAME N: a module file at p = 3 with its bottom class in degree N
@@ -127,6 +130,15 @@ echo '{"degree": -1, "images": {"x0": "x0"}}' > "$TMP/e1.json"
 $EXTFLOW products "$TMP/s4" --map E="$TMP/e1.json" --target "$TMP/s3" >/dev/null 2>"$TMP/err"
 is_usage_error $? "$TMP/err"
 ok $? "products --map on an unstable directory at p = 3 refused in one line: $(head -1 "$TMP/err")"
+
+# resume: a larger region from a smaller one's stage files, under --memory, equals a fresh run
+res --module "S_3[4]" --stem 20 --max-s 6 --out "$TMP/grow" 2>"$TMP/err" &&
+    $EXTFLOW resolve --unstable --module "S_3[4]" --stem 40 --max-s 8 --memory 64M --out "$TMP/grow" 2>"$TMP/gerr" </dev/null &&
+    res --module "S_3[4]" --stem 40 --max-s 8 --out "$TMP/fresh" 2>>"$TMP/err" && same_outputs "$TMP/fresh" "$TMP/grow" &&
+    grep -q "resumed" "$TMP/gerr"
+ok $? "S^4 at p = 3 through stem 20 extended to 40 under --memory 64M reuses its stage files, equal to a fresh run $(cat "$TMP/err")"
+$EXTFLOW export "$TMP/grow" --text > "$TMP/text" && grep -q "over the unstable algebra" "$TMP/text"
+ok $? "export reads an unstable directory at p = 3"
 
 # verify: d∘d over the free unstable modules (the products' terms of too large excess dropped)
 for d in s5 moore2 calpha3; do
