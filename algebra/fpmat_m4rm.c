@@ -10,8 +10,10 @@
  * T[a] = sum_i a_i P_i for every a in F_p^j (index sum_i a_i p^i, p^j rows) is built, and every
  * other row x becomes x + T[a] with a_i = -x[pc_i]: one row addition per row and panel, where
  * Gauss-Jordan does up to j. A table costs p^j row additions; a panel whose rows to clear are
- * few (sparse matrices, early on) is cleared pivot by pivot instead, whichever is fewer
- * additions.
+ * few (sparse matrices, early on) is cleared pivot by pivot instead, whichever adds fewer bytes:
+ * pivot by pivot, each addition of a multiple of P_q runs over P_q's own non-zero blocks, not
+ * the whole panel's (in the sparse [D | 0 | I] the panel's rows are non-zero in different
+ * places, and most panels are cleared this way).
  *
  * Rows at or below the rank are zero left of the panel's first column, so every addition runs
  * from that column's 32-byte block on, and only over the runs of 32-byte blocks where one of
@@ -215,11 +217,12 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split, int sort)
     uint32_t *idx = malloc(nr * sizeof *idx), *lead = malloc(nr * sizeof *lead);
     uint32_t *prow = malloc(nr * sizeof *prow), *cand = malloc(nr * sizeof *cand);
     int32_t *next = malloc(nr * sizeof *next), *head = malloc(((size_t)cols + 1) * sizeof *head);
-    struct run *runs = malloc((tstride / 32 + 1) * sizeof *runs);
+    const size_t maxruns = tstride / 32 + 1;
+    struct run *runs = malloc((size_t)(k + 1) * maxruns * sizeof *runs);   /* the union's, then each row's */
     uint16_t *negidx = malloc(pk * sizeof *negidx);
-    uint8_t *digits = malloc(pk);
-    if (!table || !tmp || !idx || !lead || !prow || !cand || !next || !head || !runs || !negidx || !digits) {
-        free(digits);
+    uint8_t *dmask = malloc(pk);
+    if (!table || !tmp || !idx || !lead || !prow || !cand || !next || !head || !runs || !negidx || !dmask) {
+        free(dmask);
         free(negidx);
         free(runs);
         free(head);
@@ -240,16 +243,17 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split, int sort)
     uint32_t pw[M4RM_MAX_K + 1];
     pw[0] = 1;
     for (int i = 1; i <= k; ++i) pw[i] = pw[i - 1] * p;
-    /* for b = sum_q b_q p^q < p^k: negidx[b] = sum_q (-b_q mod p) p^q, digits[b] = its non-zero b_q */
+    /* for b = sum_q b_q p^q < p^k: negidx[b] = sum_q (-b_q mod p) p^q, dmask[b] = the set of q
+     * with b_q non-zero (bit q) */
     for (uint32_t b = 0; b < pk; ++b) {
-        uint32_t a = 0, nz = 0;
+        uint32_t a = 0, mask = 0;
         for (int q = 0; q < k; ++q) {
             uint32_t d = b / pw[q] % p;
             a += neg[d] * pw[q];
-            nz += d != 0;
+            mask |= (uint32_t)(d != 0) << q;
         }
         negidx[b] = (uint16_t)a;
-        digits[b] = (uint8_t)nz;
+        dmask[b] = (uint8_t)mask;
     }
 
     /* Rows stay where they are until the end. prow[q] is the row of the q-th pivot; every other
@@ -313,24 +317,39 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split, int sort)
         }
         if (j == 0) continue;          /* no pivot left of end: c = end, go on past split */
         /* the columns the panel's rows can change: the runs of 32-byte blocks from c0 on where
-         * one of them is non-zero */
-        uint32_t nruns = 0;
+         * one of them is non-zero (the table's), and each row's own (clearing pivot by pivot) */
+        uint32_t nruns = 0, nrq[M4RM_MAX_K];
+        uint64_t ulen = 0, lenq[M4RM_MAX_K], masklen[1u << M4RM_MAX_K];
+        struct run *runq[M4RM_MAX_K];
+        for (int q = 0; q < j; ++q) {
+            runq[q] = runs + (size_t)(q + 1) * maxruns;
+            nrq[q] = 0;
+            lenq[q] = 0;
+        }
         for (size_t b = c0; b < stride; b += 32) {
             int nz = 0;
-            for (int q = 0; q < j && !nz; ++q) {
+            for (int q = 0; q < j; ++q) {
                 const uint64_t *w = (const uint64_t *)(pr[q] + b);
-                nz = (w[0] | w[1] | w[2] | w[3]) != 0;
+                if (!(w[0] | w[1] | w[2] | w[3])) continue;
+                nz = 1;
+                lenq[q] += 32;
+                if (nrq[q] && runq[q][nrq[q] - 1].end == b) runq[q][nrq[q] - 1].end = b + 32;
+                else runq[q][nrq[q]++] = (struct run){ b, b + 32 };
             }
             if (!nz) continue;
+            ulen += 32;
             if (nruns && runs[nruns - 1].end == b) runs[nruns - 1].end = b + 32;
             else runs[nruns++] = (struct run){ b, b + 32 };
         }
+        masklen[0] = 0;                 /* masklen[S] = the bytes of the rows q in S */
+        for (uint32_t S = 1; S < 1u << j; ++S)
+            masklen[S] = masklen[S & (S - 1)] + lenq[__builtin_ctz(S)];
         /* the rows to clear: the candidates (below: every row with an entry in the panel's
          * columns), and from split on the pivot rows from top on; a row's index a (a_q =
          * -x[pc_q]), read in one multiply-add of 16 bytes where the panel's columns lie within
          * 16 and its weights p^q fit a signed byte, else entry by entry */
         const uint32_t lo = rank, first = pc[0] < split ? lo : top, nabove = lo - first;
-        uint64_t direct = 0, touched = 0;
+        uint64_t direct = 0, touched = 0;        /* bytes added pivot by pivot, rows touched */
         int wide = pc[j - 1] - pc[0] >= 16 || pc[0] + 16 > stride || pw[j - 1] > 127;
 #ifdef __AVX2__
         int8_t wt[16] = { 0 };
@@ -350,18 +369,21 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split, int sort)
 #endif
                 b = panel_digits(row, pc, pw, j);
             idx[v] = negidx[b];
-            direct += digits[b];
+            direct += masklen[dmask[b]];
             touched += b != 0;
         }
         if (nruns && touched) {
-            /* T[a] for a < p^(q+1) from T[a - p^q] + P_q, T[0] = 0; pivot by pivot needs only
-             * the multiples T[a p^q] = a P_q */
-            int full = touched + pw[j] < direct + (uint64_t)j * (p - 1);
+            /* T[a] for a < p^(q+1) from T[a - p^q] + P_q, T[0] = 0, over the table's runs, then
+             * one addition per row; or pivot by pivot, over each row's own runs, with only the
+             * multiples T[a p^q] = a P_q: whichever adds fewer bytes */
+            uint64_t multiples = 0;
+            for (int q = 0; q < j; ++q) multiples += (uint64_t)(p - 1) * lenq[q];
+            int full = (touched + pw[j]) * ulen < direct + multiples;
             for (uint32_t u = 0; u < nruns; ++u) memset(table + runs[u].start, 0, runs[u].end - runs[u].start);
             for (int q = 0; q < j; ++q)
                 for (uint32_t a = pw[q]; a < pw[q + 1]; a += full ? 1 : pw[q])
-                    add_runs(table + (size_t)a * tstride, table + (size_t)(a - pw[q]) * tstride, pr[q], runs,
-                             nruns, p);
+                    add_runs(table + (size_t)a * tstride, table + (size_t)(a - pw[q]) * tstride, pr[q],
+                             full ? runs : runq[q], full ? nruns : nrq[q], p);
             for (uint32_t v = 0; v < nabove + ncand; ++v) {
                 if (!idx[v]) continue;
                 uint8_t *row = fpmat_row(m, v < nabove ? prow[first + v] : cand[v - nabove]);
@@ -371,7 +393,7 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split, int sort)
                 }
                 for (int q = 0; q < j; ++q) {
                     uint32_t a = idx[v] / pw[q] % p;
-                    if (a) add_runs(row, row, table + (size_t)a * pw[q] * tstride, runs, nruns, p);
+                    if (a) add_runs(row, row, table + (size_t)a * pw[q] * tstride, runq[q], nrq[q], p);
                 }
             }
         }
@@ -398,7 +420,7 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split, int sort)
             if (dest[i] == UINT32_MAX) dest[i] = q++;
         permute_rows(m, dest, tmp);
     }
-    free(digits);
+    free(dmask);
     free(negidx);
     free(runs);
     free(head);
