@@ -18,6 +18,8 @@ DIR/chart.html.
                                   as a user gives them; JSON: the history's length after each
                                   step, the console errors, and the pages shown at the end
     chart_browser.py legend CHART.HTML  JSON: the legend's labels, in order, and the console errors
+    chart_browser.py heading CHART.HTML JSON: the window's title, the heading and the line beside it,
+                                  and the console errors
     chart_browser.py pages CHART.HTML   JSON: for each entry of the page selector (E2, E3, ..., E∞,
                                   chosen as a user does), the filled dots per bidegree "n,s";
                                   and the console errors
@@ -460,6 +462,17 @@ def main():
             b.wait_for("typeof window.extflowChart === 'object'")
             labels = b.eval("[...document.querySelectorAll('#legend label')].map(l => l.textContent)")
             print(json.dumps({"labels": labels, "errors": b.errors()}))
+        finally:
+            b.close()
+        return 0
+    if len(sys.argv) == 3 and sys.argv[1] == "heading":
+        b = Browser()
+        try:
+            b.open(sys.argv[2])
+            b.wait_for("typeof window.extflowChart === 'object'")
+            got = b.eval("[document.title, document.getElementById('heading').textContent, "
+                         "document.getElementById('meta').textContent]")
+            print(json.dumps({"title": got[0], "heading": got[1], "meta": got[2], "errors": b.errors()}))
         finally:
             b.close()
         return 0

@@ -1,13 +1,13 @@
 #!/bin/sh
 # chart.html in a real browser (Debian's chromium, headless, driven over the DevTools protocol
 # by tests/chart_browser.py): no console error, one dot per class, hover, layers, find, zoom,
-# pan, export, and the page of a real stem-160 run (how fast it draws is bench/chart's, not a
-# test's: docs/perf.md, "Operations on Ext"). Without chromium it skips,
-# unless EXTFLOW_REQUIRE_BROWSER=1 (as .ci/run sets, after scripts/install-browser): then
-# a missing browser fails.
+# pan, export, an unstable run's heading (S^5's name), and the page of a real stem-160 run
+# (how fast it draws is bench/chart's, not a test's: docs/perf.md, "Operations on Ext").
+# Without chromium it skips, unless EXTFLOW_REQUIRE_BROWSER=1 (as .ci/run sets, after
+# scripts/install-browser): then a missing browser fails.
 . tests/lib.sh
 need_browser
-plan 17
+plan 18
 mkdir -p "$TMP/r"    # optional layers: h3 · h3 and d2(h4) = h0 h3^2
 printf 'name,name_n,name_s,n,s,i,k\nh3,7,1,7,1,0,0\n' > "$TMP/r/products.csv"
 printf 'n,s,i,k\n15,1,0,0\n' > "$TMP/r/d2.csv"
@@ -55,4 +55,16 @@ python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); sys.exit(not (p[
 ok $? "the stem-160 page loads and draws its 8225 classes with no console error ($(cat "$TMP/perf.json" "$TMP/err" | cut -c1-200))"
 python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); sys.exit(not (abs(p["pannedBy"][0] - 200) < 1 and abs(p["pannedBy"][1] - 60) < 1))' "$TMP/perf.json"
 ok $? "and a drag of (200, 60) in 20 steps pans it by (200, 60)"
+# an unstable run's page is S^n's unstable chart by its heading, title and line (a stable one's
+# is the Adams chart of its module)
+$EXTFLOW resolve --quiet --unstable --module "S_2[5]" --stem 12 --max-s 5 --out "$TMP/u5" 2>"$TMP/err" &&
+    python3 tests/chart_browser.py heading "$TMP/u5/chart.html" > "$TMP/u5.json" 2>>"$TMP/err" &&
+    python3 tests/chart_browser.py heading "$TMP/r/chart.html" > "$TMP/r.json" 2>>"$TMP/err"
+python3 -c 'import json, sys
+u, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert u["heading"] == "Unstable Adams chart of S^5 (S_2[5])" and u["title"].startswith(u["heading"]), u
+assert u["meta"].startswith("Ext_U(S^5 (S_2[5])) over the unstable Steenrod algebra"), u
+assert r["heading"] == "Adams chart" and r["meta"].startswith("Ext_A(S_2) ") and not u["errors"] + r["errors"], r' \
+    "$TMP/u5.json" "$TMP/r.json" 2>>"$TMP/err"
+ok $? "chart.html of S_2[5] --unstable: 'Unstable Adams chart of S^5', Ext_U; a stable one's unchanged $(cat "$TMP/err" | cut -c1-300)"
 done_testing

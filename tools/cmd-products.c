@@ -88,7 +88,9 @@ static cli_option opts[NOPTS + 1] = {
                          "unit (S_2, ko, tmf2, S_3, ...); over a module's DIR (p = 2, no --unit) the h_j products on "
                          "Ext(M) read off DIR's differentials, nothing lifted", NULL, NULL },
     [SSEQ] = { "sseq-formats", NULL, "also write DIR/lift_hom-NAME.txt per class: sseq's lift_hom output; with "
-               "--filtration-one at p = 2 also DIR/filtration_one.txt: sseq's filtration_one output", NULL, NULL },
+               "--map from S^k to S^(k-1) (unstable, degree -1) also DIR/unstable_suspension.txt: sseq's "
+               "unstable_suspension lines for shift k (S^1's with S^0's block first; S^1's, S^2's, ... in turn are "
+               "its whole output); with --filtration-one at p = 2 also DIR/filtration_one.txt: sseq's filtration_one output", NULL, NULL },
     [CHART] = { "chart-products", "L", "the product lines DIR/chart.svg draws (rewritten, with chart.html): h0, h1, "
                 "h2 and classes of this run, comma-separated (default h0,h1,h2); chart.html has every layer, and "
                 "names a class c0, Ph1, ... where a lifted class's bidegree holds only it", NULL, NULL },
@@ -146,6 +148,23 @@ static int write_lift_hom(FILE *f, void *ctx)
 {
     struct products_out *o = ctx;
     return products_write_lift_hom(f, o->set, o->m, names[o->m]);
+}
+
+/* A map S^k -> S^(k-1) between unstable resolutions of spheres at p = 2, of degree -1 (the
+ * suspension of docs/unstable.md): sseq's unstable_suspension block is written for it. */
+static int suspension_pair(const lift_set *set)
+{
+    const resolution *a = set->src, *b = set->tgt;
+    int ka = a->module ? (int)a->module->min_deg : 0, kb = b->module ? (int)b->module->min_deg : 0;
+    return a->unstable && b->unstable && a->prime == 2 && !strncmp(a->module_name, "S_2", 3) &&
+           !strncmp(b->module_name, "S_2", 3) && ka == kb + 1 && set->maps[0].s0 == 0 &&
+           set->maps[0].t0 == (deg_t)(1 + b->shift - a->shift);
+}
+
+static int write_suspension(FILE *f, void *ctx)
+{
+    struct products_out *o = ctx;
+    return products_write_unstable_suspension(f, o->set, 0);
 }
 
 /* --chart-products: h0, h1, h2 or classes of this run, comma-separated, into chart. */
@@ -387,6 +406,8 @@ static int run_products(const char **operands, int n)
             out.m = k;
             rc = resolved_write_sseq(dir, name, opts[SSEQ].arg != NULL, write_lift_hom, &out);
         }
+        if (!rc && nmap == 1 && suspension_pair(&set))
+            rc = resolved_write_sseq(dir, "unstable_suspension.txt", opts[SSEQ].arg != NULL, write_suspension, &out);
         if (!rc && opts[FILTRATION_ONE].arg && res->prime == 2)
             rc = resolved_write_sseq(dir, "filtration_one.txt", opts[SSEQ].arg != NULL, write_filtration_one, &out);
         if (!rc) report(&set, res, dir, table, clock_now() - t0);

@@ -47,8 +47,8 @@ static cli_option opts[NOPTS + 1] = {
     [OUT] = { "out", "DIR", "output directory (default out/NAME); an existing one must be empty or hold an "
               "extflow resolution", NULL, NULL },
     [SSEQ] = { "sseq-formats", NULL, "also write differentials.txt, num_gens.txt, resolution_size.txt and, with "
-               "--unstable, resolve_unstable.txt (sseq's resolve_unstable chart, from the module's bottom stem; a later "
-               "run without it rewrites those that are there, so they stay current)", NULL, NULL },
+               "--unstable, resolve_unstable.txt (sseq's resolve_unstable chart, from the module's bottom stem) and "
+               "unstable_chart.txt (this module's TikZ figure of sseq's unstable_chart); a later run without it rewrites those that are there, so they stay current)", NULL, NULL },
     [QUIET] = { "quiet", NULL, "no progress line and no closing summary", NULL, NULL },
     [VERBOSE] = { "verbose", NULL, "also show StarPU's own messages (calibration, warnings), which workers and "
                   "scheduler it started, and at the end the memory account (MB by kind: docs/perf.md)", NULL, NULL },
@@ -160,6 +160,7 @@ static int write_tables(const resolution *res, const char *out, int sseq_formats
         { "num_gens.txt", report_num_gens, 1 },
         { "resolution_size.txt", report_resolution_size, 1 },
         { "resolve_unstable.txt", report_resolve_unstable, 1 },     /* --unstable only */
+        { "unstable_chart.txt", report_unstable_chart, 1 },         /* --unstable only */
         { "ext.csv", report_ext_csv, 0 },
     };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
@@ -169,7 +170,8 @@ static int write_tables(const resolution *res, const char *out, int sseq_formats
             outdir_remove(out, files[i].name);
             continue;
         }
-        if (files[i].write == report_resolve_unstable && !res->unstable) continue;
+        if ((files[i].write == report_resolve_unstable || files[i].write == report_unstable_chart) && !res->unstable)
+            continue;
         if (files[i].sseq && !sseq_formats && !resolved_has(out, files[i].name)) continue;
         if (report_write_file(out, files[i].name, res, files[i].write) != 0) {
             fprintf(stderr, "extflow: cannot write %s/%s: %s\n", out, files[i].name, strerror(errno));

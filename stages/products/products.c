@@ -152,6 +152,53 @@ int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *n
     return ferror(out) ? -1 : 0;
 }
 
+/* The bottom degree of a resolution's module (the sphere's 0). */
+static int bottom_degree(const resolution *res)
+{
+    return res->module ? (int)res->module->min_deg : 0;
+}
+
+/* dim Ext^s of res in absolute stem n (0 outside its region). */
+static uint32_t dim_at(const resolution *res, int n, int s)
+{
+    int ni = n - (int)res->shift;
+    if (s > res->max_s || ni < 0 || ni > report_row_last_stem(res, s)) return 0;
+    return res_ngens(res, s, ni + s);
+}
+
+int products_write_unstable_suspension(FILE *out, const lift_set *set, int m)
+{
+    const resolution *src = set->src, *tgt = set->tgt;
+    int k = bottom_degree(src), maxs = src->max_s;
+    int maxn = report_max_stem(src) + (int)src->shift - k;     /* the stems above the bottom class */
+    if (k == 1)                 /* sseq's first block: S^0's dimensions */
+        for (int n = 0; n <= maxn; n++)
+            for (int s = 0; s <= maxs; s++) fprintf(out, "%d %d 0: %u\n", n, s, dim_at(tgt, n, s));
+    for (int n = 2 * (k - 1) > k ? 2 * (k - 1) - k : 0; n <= maxn; n++)
+        for (int s = 0; s <= maxs; s++) {
+            /* S^k's stem n + k and S^(k-1)'s stem n + k - 1, t internal to the target */
+            deg_t t = n + k - 1 - (int)tgt->shift + s;
+            uint32_t nsrc = dim_at(src, n + k, s), ntgt = dim_at(tgt, n + k - 1, s);
+            fprintf(out, "%d %d %d: %u", n, s, k, nsrc);
+            int ident = nsrc == ntgt;
+            for (uint32_t j = 0; j < ntgt && ident; j++)
+                for (uint32_t i = 0; i < nsrc && ident; i++)
+                    ident = lift_product_coef(set, m, s, t, j, i) == (i == j);
+            if (nsrc && ntgt && !ident) {
+                fputs(" - [", out);
+                for (uint32_t j = 0; j < ntgt; j++) {
+                    fputs(j ? ", [" : "[", out);
+                    for (uint32_t i = 0; i < nsrc; i++)
+                        fprintf(out, "%s%u", i ? ", " : "", lift_product_coef(set, m, s, t, j, i));
+                    fputc(']', out);
+                }
+                fputc(']', out);
+            }
+            fputc('\n', out);
+        }
+    return ferror(out) ? -1 : 0;
+}
+
 int products_write_filtration_one(FILE *out, const resolution *res, int nh, const products_hj *hj)
 {
     for (int n = 0; n <= res->max_n; n++)

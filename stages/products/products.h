@@ -66,6 +66,14 @@ int products_read_kept(const char *path, uint32_t prime, const char *const *name
                        size_t *keptlen, char *err, size_t errlen);
 /* sseq's lift_hom output (without its command line) for map m named name; 0 or -1. */
 int products_write_lift_hom(FILE *out, const lift_set *set, int m, const char *name);
+/* products --map --sseq-formats from S^k to S^(k-1) (both unstable spheres, map m of degree
+ * -1): the block of sseq's unstable_suspension output for shift k, lines "n s k: dim - matrix"
+ * for the stems n + k of S^k from max(2(k-1), k) to its top, each s <= S (n the stem above the
+ * bottom class, dim that of Ext^s of S^k there, the matrix's row j the image of the j-th class
+ * of S^(k-1) in stem n + k - 1, over S^k's classes; left out when either side is 0 or it is the
+ * identity); preceded by the shift-0 block ("n s 0: dim" of S^0, every n and s) when k = 1.
+ * The files of S^1, S^2, ... in turn are sseq's whole output. 0, or -1. */
+int products_write_unstable_suspension(FILE *out, const lift_set *set, int m);
 /* h_j-multiplication on the classes of a region, h_j at (2^j - 1, 1), however it is known: dim
  * gives the generators at the product's bidegree of x_(n,s,*) (0 when that bidegree is outside
  * the region or zero), coef the coefficient of its generator k in h_j x_(n,s,i). */

@@ -54,6 +54,102 @@ int report_resolve_unstable(FILE *out, const resolution *res)
     return chart_from(out, res, res->module ? (int)(res->module->min_deg - res->shift) : 0);
 }
 
+/* sseq's dot patterns for k classes at one bidegree: offsets in 1/20 of a grid unit, and the
+ * radius. Numbers, not code: the layout a reader of sseq's charts knows. */
+static const struct { float r; int n; float xy[12][2]; } dot_pat[] = {
+    { 2.0f, 1, { { 0, 0 } } },
+    { 2.0f, 2, { { -3, 0 }, { 3, 0 } } },
+    { 2.0f, 3, { { -3, 2.58f }, { 3, 2.58f }, { 0, -2.58f } } },
+    { 2.0f, 4, { { -3, 3 }, { 3, 3 }, { -3, -3 }, { 3, -3 } } },
+    { 1.5f, 5, { { -3, 3 }, { 3, 3 }, { 0, 0 }, { -3, -3 }, { 3, -3 } } },
+    { 1.5f, 6, { { -2, 4 }, { 2, 4 }, { -2, 0 }, { 2, 0 }, { -2, -4 }, { 2, -4 } } },
+    { 1.5f, 7, { { -2, 4 }, { 2, 4 }, { -4, 0 }, { 0, 0 }, { 4, 0 }, { -2, -4 }, { 2, -4 } } },
+    { 1.5f, 8, { { -4, 4 }, { 0, 4 }, { 4, 4 }, { -4, 0 }, { 0, 0 }, { 4, 0 }, { -2, -4 }, { 2, -4 } } },
+    { 1.5f, 9, { { -4, 4 }, { 0, 4 }, { 4, 4 }, { -4, 0 }, { 0, 0 }, { 4, 0 }, { -4, -4 }, { 0, -4 }, { 4, -4 } } },
+    { 1.5f, 10, { { -4, 4 }, { 0, 4 }, { 4, 4 }, { -4, 0 }, { -1.3f, 0 }, { 1.3f, 0 }, { 4, 0 }, { -4, -4 }, { 0, -4 },
+                  { 4, -4 } } },
+    { 1.5f, 11, { { -4, 4 }, { -1.3f, 4 }, { 1.3f, 4 }, { 4, 4 }, { -4, 0 }, { -1.3f, 0 }, { 1.3f, 0 }, { 4, 0 },
+                  { -4, -4 }, { 0, -4 }, { 4, -4 } } },
+    { 1.5f, 12, { { -4, 4 }, { -1.3f, 4 }, { 1.3f, 4 }, { 4, 4 }, { -4, 0 }, { -1.3f, 0 }, { 1.3f, 0 }, { 4, 0 },
+                  { -4, -4 }, { -1.3f, -4 }, { 1.3f, -4 }, { 4, -4 } } },
+};
+
+/* A single-precision number as its fewest decimals that read back to it, never with an
+ * exponent (sseq prints f32 so: 2.85, 3, 10, 0.075). */
+static void put_f32(FILE *out, float v)
+{
+    char buf[64];
+    for (int prec = 0; prec <= 9; prec++) {
+        snprintf(buf, sizeof buf, "%.*f", prec, (double)v);
+        if (strtof(buf, NULL) == v) break;
+    }
+    fputs(buf, out);
+}
+
+/* Dot i of the k classes at grid point (x, y). */
+static void tikz_point(FILE *out, int x, int y, uint32_t k, uint32_t i)
+{
+    const float *o = dot_pat[k - 1].xy[i];
+    fputc('(', out);
+    put_f32(out, (float)x + o[0] / 20.0f);
+    fputs(", ", out);
+    put_f32(out, (float)y - o[1] / 20.0f);
+    fputc(')', out);
+}
+
+int report_unstable_chart(FILE *out, const resolution *res)
+{
+    int n0 = res->module ? (int)(res->module->min_deg - res->shift) : 0, bottom = n0 + (int)res->shift;
+    int maxx = report_max_stem(res) - n0, maxy = res->max_s;
+    fprintf(out, "\\begin{figure}[p]\\centering\n\\begin{tikzpicture}[\n  major-grid/.style={ opacity = 0.2 },\n"
+                 "  grid/.style={ opacity = 0.1 },\n  d2/.style={ blue },\n]\n");
+    for (int x = 0; x <= maxx; x++) {
+        fprintf(out, "\\draw [%s] (%d, 0) -- (%d, %d);\n", x % 4 ? "grid" : "major-grid", x, x, maxy);
+        if (x % 4 == 0) fprintf(out, "\\node [below] at (%d, 0) {%d};\n", x, x);
+    }
+    for (int y = 0; y <= maxy; y++) {
+        fprintf(out, "\\draw [%s] (0, %d) -- (%d, %d);\n", y % 4 ? "grid" : "major-grid", y, maxx, y);
+        if (y % 4 == 0) fprintf(out, "\\node [left] at (0, %d) {%d};\n", y, y);
+    }
+    int sphere = strncmp(res->module_name, "S_", 2) == 0;
+    if (sphere) fprintf(out, "\\node [right] at (1, %d) {$S^%d$};\n", maxy - 1, bottom);
+    else fprintf(out, "\\node [right] at (1, %d) {$\\Sigma^{%d} %s$};\n", maxy - 1, bottom, res->module_name);
+    for (int x = 0; x <= maxx; x++)
+        for (int s = 0; s <= maxy; s++) {
+            int n = x + n0;
+            if (n > report_row_last_stem(res, s)) continue;
+            uint32_t d = res_ngens(res, s, n + s);
+            if (d > 12) {       /* sseq has no pattern past 12 classes */
+                errno = ERANGE;
+                return -1;
+            }
+            for (uint32_t k = 0; k < d; k++) {
+                fputs("\\draw [fill] ", out);
+                tikz_point(out, x, s, d, k);
+                fputs(" circle (", out);
+                put_f32(out, dot_pat[d - 1].r / 20.0f);
+                fputs(");\n", out);
+            }
+            if (s == 0 || !d) continue;
+            for (int j = 0; j < 3; j++) {       /* h_j from x_(n - 2^j + 1, s - 1, i) to x_(n, s, k) */
+                int nb = n - (1 << j) + 1;
+                if (nb < n0) continue;
+                uint32_t db = res_ngens(res, s - 1, nb + s - 1);
+                for (uint32_t i = 0; i < db; i++)
+                    for (uint32_t k = 0; k < d; k++)
+                        if (report_hj(res, j, s - 1, nb + s - 1, i, k)) {
+                            fputs("\\draw [] ", out);
+                            tikz_point(out, x, s, d, k);
+                            fputs(" -- ", out);
+                            tikz_point(out, nb - n0, s - 1, db, i);
+                            fputs(";\n", out);
+                        }
+            }
+        }
+    fprintf(out, "\\end{tikzpicture}\n\\end{figure}\n");
+    return ferror(out) ? -1 : 0;
+}
+
 #define PANEL_STEMS 35      /* 2 columns a stem after the 5 of the s labels: 75 columns */
 
 int report_chart_panels(FILE *out, const resolution *res)
