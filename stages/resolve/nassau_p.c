@@ -1,5 +1,6 @@
 /* nassau_p.c — Nassau's step at an odd prime (nassau_p.h; docs/algorithms.md §11.1). */
 #include "stages/resolve/nassau_p.h"
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ typedef struct nassau_p_state {
     uint32_t nrows, ncols;          /* dim F_{s-1,t} (generators < t), dim F_{s-2,t} (< t - 1) */
     uint32_t *row_start, *row_idx;  /* bucket code -> row_idx[row_start[c] .. row_start[c+1]) */
     uint32_t *col_start, *col_idx;
-    fpmat R1;                       /* nrows x ncols: the rows of d_{s-1} (zero signature first) */
+    fpmat R1;                       /* the zero-signature rows of d_{s-1}, in bucket order, over F_{s-2,t} */
     uint8_t *dx;                    /* n_new x ncols: d of the new generators */
 } nassau_p_state;
 
@@ -87,28 +88,57 @@ static int sub_usable(const sub_p *b, int s, int64_t t, int64_t c)
     return t > (int64_t)b->slope * s + c && t - (int64_t)b->top > (int64_t)b->slope * (s - 2) + c;
 }
 
-/* A usable B of largest dimension (then smallest top degree, QB, h): 1, or 0 when none. */
+typedef struct sub_list {
+    uint32_t n;
+    sub_p *subs;            /* every valid candidate, by dimension (largest first), then top degree */
+} sub_list;
+
+static int by_size(const void *a, const void *b)
+{
+    const sub_p *x = a, *y = b;
+    if (x->dim != y->dim) return x->dim > y->dim ? -1 : 1;
+    if (x->top != y->top) return x->top < y->top ? -1 : 1;
+    if (x->qb != y->qb) return x->qb < y->qb ? -1 : 1;
+    return memcmp(x->h, y->h, sizeof x->h);
+}
+
+/* The candidates at p, made once per prime (QB in Q_0..Q_3, h_1, h_2 <= 3, h_3 <= 2, slope within
+ * the degrees the tables reach). NULL out of memory. */
+static const sub_list *candidates(uint32_t p)
+{
+    static sub_list lists[MILNOR_P_MAX_PRIME + 1];
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    sub_list *l = &lists[p];
+    pthread_mutex_lock(&lock);
+    if (!l->subs && (l->subs = malloc(sizeof *l->subs * ((1u << SUB_MAX_Q) * 4 * 4 * 3)))) {
+        for (uint32_t qb = 1; qb < 1u << SUB_MAX_Q; qb++)
+            for (uint32_t h1 = 0; h1 <= 3; h1++)
+                for (uint32_t h2 = 0; h2 <= 3; h2++)
+                    for (uint32_t h3 = 0; h3 <= 2; h3++) {
+                        uint32_t h[3] = { h1, h2, h3 };
+                        if (ipow(p, h1) * (p - 1) > 4096 || ipow(p, h2) * (p * p - 1) > 4096 ||
+                            ipow(p, h3) * (p * p * p - 1) > 4096 * 8)
+                            continue;       /* slope past any degree the tables reach */
+                        if (sub_make(p, qb, h, 3, &l->subs[l->n])) l->n++;
+                    }
+        qsort(l->subs, l->n, sizeof *l->subs, by_size);
+    }
+    pthread_mutex_unlock(&lock);
+    return l->subs ? l : NULL;
+}
+
+/* A usable B of largest dimension (then smallest top degree, QB, h): 1, 0 when none, -1 out of
+ * memory. */
 static int choose(const resolution *res, int s, deg_t t, sub_p *out)
 {
-    uint32_t p = res->prime;
-    int64_t c = res_module_top(res);
-    int found = 0;
-    if (s < 2) return 0;
-    for (uint32_t qb = 1; qb < 1u << SUB_MAX_Q; qb++)
-        for (uint32_t h1 = 0; h1 <= 3; h1++)
-            for (uint32_t h2 = 0; h2 <= 3; h2++)
-                for (uint32_t h3 = 0; h3 <= 2; h3++) {
-                    uint32_t h[3] = { h1, h2, h3 };
-                    if (ipow(p, h1) * (p - 1) > 4096 || ipow(p, h2) * (p * p - 1) > 4096 ||
-                        ipow(p, h3) * (p * p * p - 1) > 4096 * 8)
-                        continue;       /* slope past any degree the tables reach */
-                    sub_p b;
-                    if (!sub_make(p, qb, h, 3, &b) || !sub_usable(&b, s, t, c)) continue;
-                    if (found && (b.dim < out->dim || (b.dim == out->dim && b.top >= out->top))) continue;
-                    *out = b;
-                    found = 1;
-                }
-    return found;
+    const sub_list *l = s >= 2 ? candidates(res->prime) : NULL;
+    if (s >= 2 && !l) return -1;
+    for (uint32_t k = 0; l && k < l->n; k++)
+        if (sub_usable(&l->subs[k], s, t, res_module_top(res))) {
+            *out = l->subs[k];
+            return 1;
+        }
+    return 0;
 }
 
 /* The signature code of x (mixed radix: the bits of E ∩ QB, then r_i mod p^{h_i}). */
@@ -233,17 +263,19 @@ int res_nassau_p_plan(step_ctx *c)
     deg_t t = c->ch.t;
     nassau_p_state *ns = c->nsp = calloc(1, sizeof *ns);
     if (!ns) goto oom;
-    if (!choose(res, s, t, &ns->b)) {
+    int found = choose(res, s, t, &ns->b);
+    if (found < 0) goto oom;
+    if (!found) {
         res_fail(res, "Nassau step (%d,%d): no subalgebra may be used here; this is a bug", s, t);
         return -1;
     }
     ns->ncodes = (uint32_t)ns->b.dim;
     if (bucket(res, s - 1, t, t, ns, &ns->row_start, &ns->row_idx, &ns->nrows) ||
         bucket(res, s - 2, t, t - 1, ns, &ns->col_start, &ns->col_idx, &ns->ncols) ||
-        fpmat_init(&ns->R1, res->prime, ns->nrows, ns->ncols) != 0)
+        fpmat_init(&ns->R1, res->prime, ns->row_start[1], ns->ncols) != 0)
         goto oom;
     memacct_add(MEM_INFLIGHT, (int64_t)fpmat_bytes(&ns->R1));
-    rc = build_rows(res, s - 1, t, ns->row_idx, ns->row_start[1], &ns->R1, ns->row_idx);
+    rc = build_rows(res, s - 1, t, ns->row_idx, ns->row_start[1], &ns->R1, NULL);
     if (rc == -1) goto oom;
     if (rc == -2) goto outside;
     return 0;
@@ -262,12 +294,13 @@ int res_nassau_p_reduce(step_ctx *c)
     int s = c->ch.s;
     deg_t t = c->ch.t;
     uint32_t p = res->prime, nz0 = ns->row_start[1], nc0 = ns->col_start[1];
-    uint32_t *src_start = NULL, *src_idx = NULL, nsrc = 0;
+    uint32_t *src_start = NULL, *src_idx = NULL, nsrc = 0, *ident = malloc(((size_t)nz0 + 1) * sizeof *ident);
     fpmat Z = { 0 }, aug = { 0 }, K = { 0 }, S = { 0 }, img = { 0 };
     int32_t *piv = NULL, *ipiv = NULL;
     int rank, rc = -1;
     /* zero-signature cycles of d_{s-1}: the kernel of Z, RREF */
-    if (gather(&Z, &ns->R1, ns->row_idx, nz0, ns->col_idx, nc0) != 0 || fpmat_augment_identity(&aug, &Z) != 0 ||
+    for (uint32_t k = 0; ident && k < nz0; k++) ident[k] = k;
+    if (!ident || gather(&Z, &ns->R1, ident, nz0, ns->col_idx, nc0) != 0 || fpmat_augment_identity(&aug, &Z) != 0 ||
         !(piv = malloc(sizeof *piv * ((size_t)aug.cols + 1))))
         goto out;
     if ((rank = fpmat_rref_split(&aug, fpmat_segment_start(nc0), piv)) < 0 ||
@@ -315,12 +348,13 @@ int res_nassau_p_reduce(step_ctx *c)
         for (uint32_t i = 0; i < nz0; i++)
             if (row[i]) {
                 x[ns->row_idx[i]] = row[i];
-                fpvec_addmul(dx, fpmat_row(&ns->R1, ns->row_idx[i]), row[i], ns->ncols, p);
+                fpvec_addmul(dx, fpmat_row(&ns->R1, i), row[i], ns->ncols, p);
             }
         c->n_new++;
     }
     rc = 0;
 out:
+    free(ident);
     free(src_start);
     free(src_idx);
     free(piv);
@@ -355,11 +389,22 @@ static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint8_t *li
     uint32_t nr = ns->row_start[code + 1] - ns->row_start[code], nc = ns->col_start[code + 1] - ns->col_start[code];
     const uint32_t *ridx = ns->row_idx + ns->row_start[code], *cidx = ns->col_idx + ns->col_start[code];
     if (nc == 0 || nr == 0) return 0;      /* no columns: nothing to lift; no rows: the check at the end */
-    fpmat block = { 0 }, aug = { 0 };
+    int wanted = 0;     /* does any d(x) have a part here? (most signatures: none, and no row is built) */
+    for (uint32_t a = 0; a < c->n_new && !wanted; a++) {
+        const uint8_t *dx = ns->dx + (size_t)a * (ns->ncols + 1);
+        for (uint32_t j = 0; j < nc && !wanted; j++) wanted = dx[cidx[j]] != 0;
+    }
+    if (!wanted) return 0;
+    fpmat rows = { 0 }, block = { 0 }, aug = { 0 };
     fpqi qi = { 0 };
     int32_t *piv = NULL;
+    uint32_t *ident = malloc(((size_t)nr + 1) * sizeof *ident);
     int rank, rc = -1;
-    if (gather(&block, &ns->R1, ridx, nr, cidx, nc) != 0 || fpmat_augment_identity(&aug, &block) != 0 ||
+    if (!ident || fpmat_init(&rows, p, nr, ns->ncols) != 0) goto out;
+    if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, ridx, nr, &rows, NULL)) != 0) goto out;    /* its rows */
+    rc = -1;
+    for (uint32_t k = 0; k < nr; k++) ident[k] = k;
+    if (gather(&block, &rows, ident, nr, cidx, nc) != 0 || fpmat_augment_identity(&aug, &block) != 0 ||
         !(piv = malloc(sizeof *piv * ((size_t)aug.cols + 1))) || (rank = fpmat_rref(&aug, piv)) < 0 ||
         fpmat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, &qi) != 0)
         goto out;
@@ -374,11 +419,13 @@ static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint8_t *li
             if (lift[i]) {
                 uint32_t neg = p - lift[i];
                 x[ridx[i]] = (uint8_t)((x[ridx[i]] + neg) % p);
-                fpvec_addmul(dx, fpmat_row(&ns->R1, ridx[i]), neg, ns->ncols, p);
+                fpvec_addmul(dx, fpmat_row(&rows, i), neg, ns->ncols, p);
             }
     }
     rc = 0;
 out:
+    free(ident);
+    fpmat_clear(&rows);
     fpmat_clear(&block);
     fpmat_clear(&aug);
     fpqi_clear(&qi);
@@ -394,30 +441,17 @@ int res_nassau_p_finish(step_ctx *c)
     deg_t t = c->ch.t;
     uint32_t width = (uint32_t)freemod_dim(&res->F[s - 1], t, t);
     if (c->n_new) {
-        /* the other rows of d_{s-1}, in their places */
-        uint32_t nz0 = ns->row_start[1], nother = ns->nrows - nz0;
-        uint32_t *sel = malloc(((size_t)nother + 1) * sizeof *sel);
+        /* signatures by increasing degree (ties by code); each builds its rows of d_{s-1} when
+         * some d(x) has a part in its columns */
         code_deg *order = malloc(((size_t)ns->ncodes + 1) * sizeof *order);
         uint8_t *buf = malloc((size_t)ns->ncols + ns->nrows + 2);
-        int rc = sel && order && buf ? 0 : -1;
-        if (rc == 0) {
-            uint8_t *zero = calloc((size_t)ns->nrows + 1, 1);
-            uint32_t k = 0;
-            if (!zero) rc = -1;
-            for (uint32_t i = 0; rc == 0 && i < nz0; i++) zero[ns->row_idx[i]] = 1;
-            for (uint32_t j = 0; rc == 0 && j < ns->nrows; j++)
-                if (!zero[j]) sel[k++] = j;
-            free(zero);
-            if (rc == 0) rc = build_rows(res, s - 1, t, sel, nother, &ns->R1, sel);
-        }
-        /* signatures by increasing degree (ties by code) */
+        int rc = order && buf ? 0 : -1;
         for (uint32_t code = 0; rc == 0 && code < ns->ncodes; code++)
             order[code] = (code_deg){ sig_degree(&ns->b, res->prime, code), code };
         if (rc == 0) qsort(order, ns->ncodes, sizeof *order, by_degree);
         for (uint32_t k = 0; rc == 0 && k < ns->ncodes; k++)
             if (order[k].code != 0 && order[k].degree <= (uint64_t)t)
                 rc = correct_signature(c, order[k].code, buf, buf + ns->ncols + 1);
-        free(sel);
         free(order);
         free(buf);
         if (rc == -2) {

@@ -12,15 +12,17 @@
  * takes one of largest dimension (none: the standard step). Plan multiplies the zero-signature
  * rows of d_{s-1} and d_s; reduce counts the new generators there (kernel of the zero-signature
  * block of d_{s-1} modulo the zero-signature image of d_s); finish, when there are any,
- * multiplies the other rows of d_{s-1} and corrects each generator x signature by signature in
+ * corrects each generator x signature by signature in
  * increasing degree by the quasi-inverse of that signature's block, x -= lift, until d(x) = 0
- * (checked), then publishes them.
+ * (checked), then publishes them; a signature's rows are multiplied only when some d(x) has a
+ * part in its columns.
  *
  * Layout. State lives in c->nsp (struct nassau_p_state, private to nassau_p.c): the chosen B, the
  * signature code of each basis element of F_{s-1,t} (generators < t) and F_{s-2,t} (< t - 1),
- * bucketed by code (mixed radix: the bits of E ∩ QB, then r_i mod p^{h_i}), the rows of d_{s-1}
- * (an fpmat over F_{s-2,t}; the zero-signature ones from plan, the others from finish). The rows
- * are multiplied on the step's own worker (res_p_row_add), not in multiply tasks.
+ * bucketed by code (mixed radix: the bits of E ∩ QB, then r_i mod p^{h_i}), and the
+ * zero-signature rows of d_{s-1} (an fpmat over F_{s-2,t}, in bucket order; finish makes each
+ * other signature's rows in turn). The candidate B's are listed once per prime. The rows are
+ * multiplied on the step's own worker (res_p_row_add), not in multiply tasks.
  */
 #ifndef EXTFLOW_NASSAU_P_H
 #define EXTFLOW_NASSAU_P_H
