@@ -12,10 +12,11 @@
 #   stable Ext of tests/ref/ext_S_2_stem60.csv, and E onto at n = k - 2 (its rows span);
 #   E: S^3 -> S^5 (degree -2) is the composite E: S^4 -> S^5 after E: S^3 -> S^4;
 # - the one line that differs: S^11 in stem 21 (n = 10), s = 3, where sseq prints one class and
-#   we none; tests/unstable_ref.py (the Python resolver) finds none too. The test pins it, so a
-#   change either way is seen.
+#   we none; tests/unstable_ref.py (the Python resolver) finds none too, and so does the homology
+#   of the Lambda algebra's Lambda(11) (tests/lambda_ref.py, no resolution at all), which gives
+#   every S^k's ext.csv here. The test pins the line, so a change either way is seen.
 . tests/lib.sh
-plan 9
+plan 10
 REF=${EXTFLOW_TEST_REF:-tests/ref}/unstable
 res() { $EXTFLOW resolve --quiet --unstable --sseq-formats "$@"; }
 
@@ -71,6 +72,16 @@ printf '693c693\n< 10 3 11: 0\n---\n> 10 3 11: 1\n' | cmp -s - "$TMP/diff"
 ok $? "shifts 11, 12: sseq's but for S^11's stem 21, s = 3 (sseq 1 class, we 0)"
 python3 tests/unstable_ref.py ext sphere:11 3 24 | grep -q '^3,21,'
 ok $(( ! $? )) "the Python resolver has no class of S^11 in stem 21, s = 3 either"
+# the Lambda algebra: its stable part is Ext_A (s <= 4, stem <= 15), and Lambda(k) is S^k's
+# ext.csv through 10 stems above the bottom class, S^11 in stem 21, s = 3 (no class) included
+ok=0
+python3 tests/lambda_ref.py 1000000000 4 15 > "$TMP/lam" &&
+    awk -F, 'NR > 1 && $1 <= 4 && $2 <= 15' "${EXTFLOW_TEST_REF:-tests/ref}/ext_S_2_stem60.csv" | cmp -s - "$TMP/lam" || ok=1
+for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
+    python3 tests/lambda_ref.py $k 7 10 | sort > "$TMP/lam" &&
+        awk -F, 'NR > 1 && $2 - '$k' <= 10' "$TMP/s$k/ext.csv" | sort | cmp -s - "$TMP/lam" || { ok=1; echo "S^$k" >> "$TMP/lamerr"; }
+done
+ok $ok "the Lambda algebra (tests/lambda_ref.py): Ext_A, and Lambda(k) = S^k's ext.csv for k = 1 .. 12 $(cat "$TMP/lamerr" 2>/dev/null)"
 
 python3 - "$TMP" "${EXTFLOW_TEST_REF:-tests/ref}/ext_S_2_stem60.csv" <<'EOF' 2>"$TMP/err"
 import re, sys
