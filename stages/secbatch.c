@@ -290,12 +290,22 @@ static pair_elt *gen_y(sec_batch *b, uint32_t g)
         }
         if (rc) break;
         for (uint32_t i = j; i < j1; i++) bs[i - j] = A->elts[b->jobs[i].r_deg][b->jobs[i].r_idx];
-        for (uint32_t c = 0; c < nc; c++) {
+        /* a term repeated (a product taken 3 = -1 times: sec_batch_group) adds its Y terms, which
+         * are mod 2, once for an odd count and not at all for an even one */
+        uint32_t n = 0;
+        for (uint32_t c = 0; c < nc;) {
             const milnor_term *tm = &b->terms[first + c];
-            cs[c] = A->elts[tm->s_deg][tm->s_idx];
-            pt[c] = &e[b->term_tg[first + c] - t0];
+            uint32_t c1 = c + 1;
+            while (c1 < nc && b->terms[first + c1].s_deg == tm->s_deg && b->terms[first + c1].s_idx == tm->s_idx &&
+                   b->term_tg[first + c1] == b->term_tg[first + c])
+                c1++;
+            if ((c1 - c) % 2) {
+                cs[n] = A->elts[tm->s_deg][tm->s_idx];
+                pt[n++] = &e[b->term_tg[first + c] - t0];
+            }
+            c = c1;
         }
-        rc = pair_sigma_y_add_all(A, bs, j1 - j, cs, pt, nc);
+        rc = pair_sigma_y_add_all(A, bs, j1 - j, cs, pt, n);
         j = j1;
     }
     free(bs);

@@ -107,7 +107,8 @@ int sec_batch_cut(sec_batch *b, uint64_t max_pairs);
  * out of memory. */
 int sec_batch_plan_y(sec_batch *b, uint32_t g);
 /* The Y terms (mod-2 products) of generators g0 .. g1 - 1 into b->ye, which no multiply reads:
- * they may be computed beside it, in parts over the generators. 0, or -1 out of memory. */
+ * they may be computed beside it, in parts over the generators. A term a group holds 3 times
+ * (a product taken -1 times) gives its Y terms once: they are mod 2. 0, or -1 out of memory. */
 int sec_batch_y(sec_batch *b, uint32_t g0, uint32_t g1);
 /* Multiplies the whole batch on this thread (one chunk) and points chunk_row at its rows. 0, or -1
  * out of memory. */
