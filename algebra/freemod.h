@@ -10,7 +10,8 @@
  *
  * At an odd prime p (stages/resolve/standard_p.h) the blocks are those of the basis of A_p (or of its
  * sub-Hopf-algebra B), whose dims freemod_use_dims installs, and an image holds `bits` entries
- * of one byte each (0..p-1) in the same order instead of bits (img is then read as uint8_t).
+ * of one byte each (0..p-1) in the same order instead of bits: fm_gen's img_p, where p = 2
+ * reads img (one storage, the field's layout, algebra/f2mat.h and algebra/fpmat.h).
  *
  * Unstable (resolve --unstable, docs/unstable.md): with ex set, F_s is a sum of free unstable
  * modules, and the block of g in degree t holds only the Sq(R) of excess <= |g|, listed in the
@@ -30,9 +31,15 @@
 #include "algebra/fpmat.h"
 #include "algebra/milnor.h"
 
+/* A generator's image d(g): `bits` entries over the resolution's field, stored as that
+ * field's vectors are (the freemod's `bytewise` says which member is live; whoever allocates
+ * leaves a spare word past the entries). */
 typedef struct fm_gen {
-    uint32_t bits;          /* length of img in bits */
-    uint64_t *img;          /* d(g), packed, ceil(bits/64) words */
+    uint32_t bits;          /* entries of d(g) */
+    union {
+        uint64_t *img;      /* p = 2: packed bits, ceil(bits/64) words (algebra/f2vec.h) */
+        uint8_t *img_p;     /* odd p: a byte an entry, 0..p-1 (algebra/fpmat.h's rows) */
+    };
 } fm_gen;
 
 typedef struct freemod {

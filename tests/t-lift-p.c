@@ -135,7 +135,7 @@ static long filtration_one(const resolution *res, const lift_set *set, int nx, c
                 int e = sign(lifted[mx], y);
                 uint64_t col = freemod_offset(&res->F[s], T, ty, j) + tidx;
                 for (uint32_t k = 0; k < res_ngens(res, s + 1, T); k++) {
-                    const uint8_t *dz = (const uint8_t *)res->F[s + 1].gens[T][k].img;
+                    const uint8_t *dz = res->F[s + 1].gens[T][k].img_p;
                     uint32_t want = col < res->F[s + 1].gens[T][k].bits ? dz[col] : 0;
                     nonzero_want += want != 0;
                     if (my >= 0) bad += lift_product_coef(set, my, 1, nx + 1, 0, k) != want;

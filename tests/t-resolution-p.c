@@ -96,7 +96,7 @@ static void identities(const char *name, fd_module *m, resolution *res, int stem
             ddbad += res_check_dd_p(res, s, t) != 1;
             for (uint32_t i = 0; i < res_ngens(res, s, t); i++) {
                 fm_gen *g = &res->F[s].gens[t][i];
-                uint8_t *img = (uint8_t *)g->img;
+                uint8_t *img = g->img_p;
                 uint32_t nz = 0;
                 for (uint32_t k = 0; k < g->bits; k++) nz += img[k] != 0;
                 zero += nz == 0;
@@ -123,7 +123,7 @@ static void identities(const char *name, fd_module *m, resolution *res, int stem
             differ |= n != res_ngens(&rt, s, t);
             for (uint32_t i = 0; i < n && !differ; i++)
                 differ |= res->F[s].gens[t][i].bits != rt.F[s].gens[t][i].bits ||
-                          memcmp(res->F[s].gens[t][i].img, rt.F[s].gens[t][i].img, res->F[s].gens[t][i].bits) != 0;
+                          memcmp(res->F[s].gens[t][i].img_p, rt.F[s].gens[t][i].img_p, res->F[s].gens[t][i].bits) != 0;
         }
     ok(!differ, "%s: the StarPU runner gives the same generators, byte for byte", name);
     res_clear(&rt);

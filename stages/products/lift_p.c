@@ -120,7 +120,7 @@ int lift_products_p(lift_set *set, const lift_map *f, int i, deg_t t, fpmat *Y)
     for (uint32_t k = 0; k < Y->rows && !rc; k++) {
         const fm_gen *z = &set->src->F[s].gens[T][k];
         uint8_t *y = fpmat_row(Y, k);
-        rc = apply_p(set, f, i - 1, T, (const uint8_t *)z->img, z->bits < width ? z->bits : width, y, &tb);
+        rc = apply_p(set, f, i - 1, T, z->img_p, z->bits < width ? z->bits : width, y, &tb);
         if (rc || !f->extra_p) continue;
         for (uint32_t c = 0; c < Y->cols; c++) y[c] = (uint8_t)((set->prime - y[c]) % set->prime);
         if ((rc = f->extra_p(f->extra_ctx, i, t, k, y)) != 0 && !latch_is_set(&set->fail))

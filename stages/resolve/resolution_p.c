@@ -43,7 +43,7 @@ size_t res_p_terms(const resolution *res, int s, deg_t u, uint32_t i, deg_t t, r
     const milnor_p_sub *B = &res->odd->B;
     const freemod *F = &res->F[s - 1];
     const fm_gen *h = &res->F[s].gens[u][i];
-    const uint8_t *img = (const uint8_t *)h->img;
+    const uint8_t *img = h->img_p;
     size_t n = 0;
     uint64_t off = 0, base = 0;         /* base = freemod_dim(F, t, v): generator (v, 0)'s offset */
     const deg_t first = freemod_first(F, t);
@@ -77,7 +77,7 @@ void res_p_row0_add(const resolution *res, deg_t u, const fm_gen *h, deg_t t, ui
 {
     const fd_module *m = res->module;
     uint32_t p = res->prime, width = res_module_dim(res, t);
-    const uint8_t *img = (const uint8_t *)h->img;
+    const uint8_t *img = h->img_p;
     for (uint32_t j = 0; m && j < h->bits; j++) {
         const uint8_t *a = img[j] ? fdm_act_p(m, u + res->shift, j, t - u, r) : NULL;
         if (a) fpvec_addmul(row, a, img[j] * c % p, width, p);
@@ -103,7 +103,7 @@ int res_check_dd_p(const resolution *res, int s, deg_t t)
     int rc = acc ? 1 : -1;
     for (uint32_t i = 0; rc == 1 && i < n; i++) {   /* d(d(g)) = sum over d(g)'s terms c·x·h of c·x·d(h) */
         const fm_gen *g = &res->F[s].gens[t][i];
-        const uint8_t *img = (const uint8_t *)g->img;
+        const uint8_t *img = g->img_p;
         memset(acc, 0, width);
         uint64_t off = 0;
         for (deg_t u = 0; rc == 1 && u < t && off < g->bits; u++)
