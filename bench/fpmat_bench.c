@@ -200,7 +200,7 @@ static int step_matrix(resolution *res, int s, deg_t t, fpmat *d)
     step_init(&c, res, &step_standard_p, s, t);
     int rc = res_step_plan_p(&c);
     if (rc == 0) {
-        if (c.ch.build_p) res_step_multiply_p(&c);
+        if (c.ch.rows.kind == CHAIN_ROWS_FP) res_step_multiply_p(&c);
         rc = fpmat_copy(d, &c.Dp);
     }
     res_step_free_p(&c);

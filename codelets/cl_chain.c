@@ -52,7 +52,7 @@ const char *cl_rows_check(void *buffers[], unsigned n, const f2mat *D)
 }
 
 /* The task's buffers are the multiply chunks (R), made valid in main memory by StarPU: for mod-2
- * rows, consecutive row slices of c->build->D, which the piece works on, so they must tile D
+ * rows, consecutive row slices of c->rows.f2->D, which the piece works on, so they must tile D
  * exactly (what StarPU handed it is what it uses); for a mod-4 batch, one row per chunk, which
  * the batch is pointed at. A failed multiply or a mismatch fails the run. */
 static void take_rows(chain *c, void *buffers[])
@@ -62,19 +62,19 @@ static void take_rows(chain *c, void *buffers[])
     c->nparts = 0;
     if (why) fail(c, "%s (%d, %d): %s", why);
     if (chain_void(c)) return;
-    if (c->batch) {
-        sec_batch *b = c->batch;
+    if (c->rows.kind == CHAIN_ROWS_MOD4) {
+        sec_batch *b = c->rows.mod4;
         if (n != b->nchunks)
             fail(c, "internal error: %s (%d, %d) was given %s", "not one row per chunk");
         else
             for (uint32_t k = 0; k < b->nchunks; k++) b->chunk_row[k] = (const uint64_t *)STARPU_VECTOR_GET_PTR(buffers[k]);
-    } else if (c->build && (why = cl_rows_check(buffers, n, &c->build->D)))
+    } else if (c->rows.kind == CHAIN_ROWS_F2 && (why = cl_rows_check(buffers, n, &c->rows.f2->D)))
         fail(c, "internal error: %s (%d, %d) was given %s", why);
 }
 
 /* One part of a chain (chain_kind.part, or finish_part): cl_arg {c, k, n, finish}; its last
  * buffer (W, void) tells the next piece that it is done. A finish part's first a->rows buffers
- * are the multiply's chunks (R), c->build's rows, checked as take_rows does: a mismatch fails
+ * are the multiply's chunks (R), c->rows' mod-2 rows, checked as take_rows does: a mismatch fails
  * the run; after a failed multiply the part does nothing (finish reports the failure). */
 static void chain_part_cpu(void *buffers[], void *cl_arg)
 {
@@ -85,7 +85,7 @@ static void chain_part_cpu(void *buffers[], void *cl_arg)
     uint64_t t0 = cl_profile_start();
     if (!a->finish) {
         if (!chain_void(c)) c->kind->part(c, a->k, a->n);
-    } else if (c->build && (why = cl_rows_check(buffers, a->rows, &c->build->D)))
+    } else if (c->rows.kind == CHAIN_ROWS_F2 && (why = cl_rows_check(buffers, a->rows, &c->rows.f2->D)))
         fail(c, "internal error: a finish part of %s (%d, %d) was given %s", why);
     else if (!chain_void(c) && !cl_milnor_mul_failed())
         c->kind->finish_part(c, a->k, a->n);

@@ -107,7 +107,7 @@ struct cl_chain_part_args {
     struct chain *c;
     uint32_t k, n;
     int finish;                 /* a part of the finish (chain_kind.finish_part) */
-    uint32_t rows;              /* its first buffers: the multiply's chunks (of c->build) */
+    uint32_t rows;              /* its first buffers: the multiply's chunks (of c->rows) */
 };
 extern struct starpu_codelet cl_chain_part;
 extern struct starpu_codelet cl_chain_member;

@@ -101,9 +101,13 @@ static void submit_multiply(chain *c, rt_chunks *k)
     char err[160];
     rt_chain_run *run = rt_of(c)->run;
     int layer = cl_chain_layer(c);
-    int rc = c->batch ? rt_mul_submit_mod4(run->mul, c->batch, (int)c->t, k, err, sizeof err)
-           : c->build ? rt_mul_submit(run->mul, c->build, c->s, (int)c->t, layer, k, err, sizeof err)
-           : c->build_p ? rt_mul_submit_p(run->mul, c->build_p, c->s, (int)c->t, layer, k, err, sizeof err) : 0;
+    int rc = 0;
+    switch (c->rows.kind) {
+    case CHAIN_ROWS_NONE: break;
+    case CHAIN_ROWS_F2: rc = rt_mul_submit(run->mul, c->rows.f2, c->s, (int)c->t, layer, k, err, sizeof err); break;
+    case CHAIN_ROWS_MOD4: rc = rt_mul_submit_mod4(run->mul, c->rows.mod4, (int)c->t, k, err, sizeof err); break;
+    case CHAIN_ROWS_FP: rc = rt_mul_submit_p(run->mul, c->rows.fp, c->s, (int)c->t, layer, k, err, sizeof err); break;
+    }
     if (rc != 0) {
         char msg[400];
         snprintf(msg, sizeof msg, "%s (%d, %d): %s", c->kind->name, c->s, (int)c->t, err);
@@ -139,13 +143,21 @@ static void submit_finish(chain *c, rt_chunks *k)
 /* Does c multiply in its plan's task (rt_chain.h, "Small chains")? */
 static int multiply_inline(const rt_chain_run *run, chain *c)
 {
-    if (!c->kind->multiply_here || c->batch) return 0;
+    if (!c->kind->multiply_here || c->rows.kind == CHAIN_ROWS_MOD4) return 0;
     if (c->kind->parts && c->kind->parts(c) >= 2) return 0;     /* worth their own workers */
-    if (!c->build && (!c->build_p || !run->mul->pbasis_words)) return 1;
-    if (c->build && (c->build->nterms == 0 || c->build->ncols == 0)) return 1;     /* nothing to multiply */
     uint64_t pairs;
-    rt_chunking k = c->build ? rt_mul_chunking(run->mul, c->build, &pairs)
-                             : rt_mul_chunking_p(run->mul, c->build_p, &pairs);
+    rt_chunking k;
+    switch (c->rows.kind) {
+    case CHAIN_ROWS_F2:
+        if (c->rows.f2->nterms == 0 || c->rows.f2->ncols == 0) return 1;    /* nothing to multiply */
+        k = rt_mul_chunking(run->mul, c->rows.f2, &pairs);
+        break;
+    case CHAIN_ROWS_FP:
+        if (!run->mul->pbasis_words) return 1;
+        k = rt_mul_chunking_p(run->mul, c->rows.fp, &pairs);
+        break;
+    default: return 1;
+    }
     if (pairs == 0) return 1;
     if (run->inline_given) return pairs < run->inline_pairs;
     return !(run->mul->ncuda && (k.where & STARPU_CUDA)) && pairs <= k.pairs;

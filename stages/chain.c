@@ -7,7 +7,7 @@ int chain_void(const chain *c) { return c->set->failed(c->set->owner) || c->next
 
 static void multiply_here(chain *c)
 {
-    if ((c->build || c->batch || c->build_p) && c->kind->multiply_here) c->kind->multiply_here(c);
+    if (c->rows.kind != CHAIN_ROWS_NONE && c->kind->multiply_here) c->kind->multiply_here(c);
 }
 
 /* parts, multiply, reduce, finish parts: CHAIN_FINISH after a success, -1 after a failure (the owner's) or

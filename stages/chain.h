@@ -7,9 +7,9 @@
  *
  *     plan → [multiply ∥ parts] → [reduce → [multiply → [reduce → multiply → ...]]] [finish parts] finish
  *
- * plan fills the chain's build: Milnor products mod 2 (c->build, rows of a row_build),
- * mod 4 (c->batch, d2's composites) or mod an odd prime (c->build_p, a standard step's rows); the multiply codelet fills their rows, on CPU or GPU
- * workers; reduce (optional) row-reduces and may plan more rows; finish publishes, after its
+ * plan fills the chain's rows (c->rows, one payload tagged by its ring: Milnor products mod 2,
+ * rows of a row_build; mod 4, d2's composites; or mod an odd prime, a standard step's rows);
+ * the multiply codelet fills them, on CPU or GPU workers; reduce (optional) row-reduces and may plan more rows; finish publishes, after its
  * optional parts (a large finish's independent work, on workers of their own). A kind also
  * declares what it waits for (deps: chains of its own or other kinds at smaller degrees,
  * declared before anything runs), what else it reads (reads: rows of finished chains) and its
@@ -46,6 +46,28 @@ enum chain_family { CHAIN_STEP = 0, CHAIN_EDGE = 1, CHAIN_LIFT = 2, CHAIN_COMPOS
 
 typedef struct chain_kind chain_kind;
 struct sec_batch;
+struct row_build_p;
+
+/* The rows a chain's next multiply fills, one payload tagged by the ring its products are in:
+ * the runner dispatches on kind (runtime/rt_chain.c), never on which pointer is set. */
+enum chain_rows_kind {
+    CHAIN_ROWS_NONE = 0,        /* nothing to multiply */
+    CHAIN_ROWS_F2 = 1,          /* mod 2: f2, a row_build (stages/rowbuild.h) */
+    CHAIN_ROWS_MOD4 = 2,        /* mod 4: mod4, d2's composites (stages/secbatch.h) */
+    CHAIN_ROWS_FP = 3           /* mod an odd prime: fp, a standard step's rows (stages/rowbuild_p.h) */
+};
+typedef struct chain_rows {
+    enum chain_rows_kind kind;
+    union {
+        row_build *f2;
+        struct sec_batch *mod4;
+        struct row_build_p *fp;
+    };
+} chain_rows;
+#define CHAIN_NO_ROWS ((chain_rows){ .kind = CHAIN_ROWS_NONE })
+static inline chain_rows chain_rows_f2(row_build *b) { return (chain_rows){ .kind = CHAIN_ROWS_F2, .f2 = b }; }
+static inline chain_rows chain_rows_mod4(struct sec_batch *b) { return (chain_rows){ .kind = CHAIN_ROWS_MOD4, .mod4 = b }; }
+static inline chain_rows chain_rows_fp(struct row_build_p *b) { return (chain_rows){ .kind = CHAIN_ROWS_FP, .fp = b }; }
 
 typedef struct chain {
     const chain_kind *kind;
@@ -53,9 +75,7 @@ typedef struct chain {
     void *owner;                /* what its pieces work on (resolution, lift_set, ...: chain_at) */
     int s;
     deg_t t;
-    row_build *build;           /* the mod-2 rows the next multiply fills (NULL: none) */
-    struct sec_batch *batch;    /* or the mod-4 rows (stages/secbatch.h: d2's composites; NULL: none) */
-    struct row_build_p *build_p;    /* or the mod-p rows, p odd (stages/rowbuild_p.h; NULL: none) */
+    chain_rows rows;            /* what the next multiply fills (kind CHAIN_ROWS_NONE: nothing) */
     const struct chain_next *next;  /* what the runner does after each piece */
     void *runtime;              /* the runner's own state of the chain */
     uint32_t nparts;            /* set by the runner: the parts the next piece waits for (their
@@ -105,7 +125,7 @@ struct chain_kind {
     uint64_t (*footprint)(void *owner, int s, deg_t t);
     /* Where the rows planned are a small job (at most one CPU chunk, no GPU would take them),
      * multiply them on the plan's worker and run the rest of the chain there: NULL, never (the
-     * rows always go through the multiply tasks); else how (it fills c->build's rows). */
+     * rows always go through the multiply tasks); else how (it fills c->rows). */
     void (*multiply_here)(chain *c);
     int finish_priority;        /* of the task after a multiply (plans run at -t) */
     /* Optional parallel parts (a large chain's independent work, split so that its critical
@@ -124,7 +144,7 @@ struct chain_kind {
      * piece before finish has run (reduce, or plan for a kind without reduce),
      * finish_parts(c) says how many (0 or 1: none, finish does it all), and finish_part(c, k,
      * n) does part k of n, each on a worker of its own, after the multiply that piece asked
-     * for (so they may read its rows, c->build's, read-only); finish runs once they are all
+     * for (so they may read its rows, c->rows, read-only); finish runs once they are all
      * done. Called once per chain. NULL: none. */
     uint32_t (*finish_parts)(chain *c);
     void (*finish_part)(chain *c, uint32_t k, uint32_t n);
@@ -172,7 +192,7 @@ typedef struct chain_set chain_set;
 struct chain_set {
     void *owner;
     const milnor_basis *A;      /* the algebra of every multiply of the set */
-    const struct milnor_p_basis *Ap;    /* odd p: the algebra of its build_p multiplies (or NULL) */
+    const struct milnor_p_basis *Ap;    /* odd p: the algebra of its mod-p multiplies (CHAIN_ROWS_FP; or NULL) */
     int max_s;                  /* the box: s = 0..max_s, t = 0..max_t, visited by t, then layer, */
     deg_t max_t;                /* then s up */
     int layers;                 /* chains per (s, t), at most (0: 1) */

@@ -247,25 +247,29 @@ typedef struct composite_ctx {
     chain ch;
 } composite_ctx;
 
+/* The cell's mod-4 batch (NULL: none planned, or handed to the finish). */
+static sec_batch *batch_of(const chain *c) { return c->rows.kind == CHAIN_ROWS_MOD4 ? c->rows.mod4 : NULL; }
+
 static int composite_plan(chain *c)
 {
     composite_ops *ops = c->owner;
-    c->batch = ops->plan(ops->ctx, c->s, c->t);
-    if (c->batch) atomic_fetch_add(&ops->pairs, c->batch->pairs);
-    return c->batch || !ops->failed(ops->ctx) ? 0 : -1;
+    sec_batch *b = ops->plan(ops->ctx, c->s, c->t);
+    c->rows = b ? chain_rows_mod4(b) : CHAIN_NO_ROWS;
+    if (b) atomic_fetch_add(&ops->pairs, b->pairs);
+    return b || !ops->failed(ops->ctx) ? 0 : -1;
 }
 
 static void composite_multiply(chain *c)
 {
     composite_ops *ops = c->owner;
-    if (sec_batch_multiply(c->batch) != 0) ops->fail(ops->ctx, "out of memory multiplying composites");
+    if (sec_batch_multiply(batch_of(c)) != 0) ops->fail(ops->ctx, "out of memory multiplying composites");
 }
 
 static int composite_finish(chain *c)
 {
     composite_ops *ops = c->owner;
-    sec_batch *b = c->batch;
-    c->batch = NULL;                /* the finish frees it */
+    sec_batch *b = batch_of(c);
+    c->rows = CHAIN_NO_ROWS;        /* the finish frees it */
     return b ? ops->finish(ops->ctx, b, NULL) : 0;
 }
 
@@ -275,7 +279,7 @@ static int composite_finish(chain *c)
 
 static uint32_t composite_parts(chain *c)
 {
-    const sec_batch *b = c->batch;
+    const sec_batch *b = batch_of(c);
     if (!b || b->y_planned || b->ngens < 4 || b->pairs < COMPOSITE_SPLIT_PAIRS) return 0;
     return b->ngens / 2 < COMPOSITE_MAX_PARTS ? b->ngens / 2 : COMPOSITE_MAX_PARTS;
 }
@@ -283,16 +287,17 @@ static uint32_t composite_parts(chain *c)
 static void composite_part(chain *c, uint32_t k, uint32_t n)
 {
     composite_ops *ops = c->owner;
-    sec_batch *b = c->batch;
+    sec_batch *b = batch_of(c);
     uint32_t g0 = (uint32_t)((uint64_t)b->ngens * k / n), g1 = (uint32_t)((uint64_t)b->ngens * (k + 1) / n);
     if (sec_batch_y(b, g0, g1) != 0) ops->fail(ops->ctx, "out of memory adding the composites' Y terms");
 }
 
 static void composite_clear(chain *c)
 {
-    if (c->batch) sec_batch_clear(c->batch);
-    free(c->batch);
-    c->batch = NULL;
+    sec_batch *b = batch_of(c);
+    if (b) sec_batch_clear(b);
+    free(b);
+    c->rows = CHAIN_NO_ROWS;
 }
 
 static void composite_deps(void *owner, int s, deg_t t, chain_deps *out)

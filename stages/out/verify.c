@@ -293,13 +293,13 @@ static int dd_plan(chain *c)
     dd_ctx *x = (dd_ctx *)c;
     if (c->s >= 2 && k->res->prime == 2 && res_dd_begin(k->res, c->s, c->t, &x->d) != 0)
         k->dd[cell(k->v, c->s, c->t)] = -1;
-    c->build = x->d.b.nrows ? &x->d.b : NULL;
+    c->rows = x->d.b.nrows ? chain_rows_f2(&x->d.b) : CHAIN_NO_ROWS;
     return 0;
 }
 static void dd_multiply(chain *c)
 {
     dd_checks *k = c->owner;
-    rb_multiply(c->build, &k->res->A, 0, c->build->nrows);
+    rb_multiply(c->rows.f2, &k->res->A, 0, c->rows.f2->nrows);
 }
 static int dd_reduce(chain *c)
 {
@@ -308,7 +308,7 @@ static int dd_reduce(chain *c)
     if (c->s < 2 || k->res->prime != 2 || k->dd[cell(k->v, c->s, c->t)] == -1) return CHAIN_FINISH;
     int r = res_dd_next(k->res, c->s, c->t, &x->d);
     if (r < 0) k->dd[cell(k->v, c->s, c->t)] = -1;
-    c->build = r == 1 ? &x->d.b : NULL;
+    c->rows = r == 1 ? chain_rows_f2(&x->d.b) : CHAIN_NO_ROWS;
     return r == 1 ? CHAIN_REDUCE_AGAIN : CHAIN_FINISH;
 }
 static int dd_finish(chain *c)

@@ -11,7 +11,7 @@ static int kind_plan(chain *c)
 {
     lift_step_ctx *x = ctx_of(c);
     int rc = lift_step_plan(c->owner, c->s, c->t, &x->plan);
-    c->build = &x->plan.b;
+    c->rows = chain_rows_f2(&x->plan.b);
     return rc;
 }
 static void kind_multiply(chain *c) { lift_plan_multiply(c->owner, &ctx_of(c)->plan); }
@@ -30,7 +30,7 @@ static uint64_t kind_footprint(void *owner, int i, deg_t t) { return lift_step_f
 static int kind_plan_p(chain *c)
 {
     int rc = lift_step_plan(c->owner, c->s, c->t, &ctx_of(c)->plan);
-    c->build = NULL;                /* no multiply tasks: f(d z) is in the y already */
+    c->rows = CHAIN_NO_ROWS;        /* no multiply tasks: f(d z) is in the y already */
     return rc;
 }
 

@@ -66,7 +66,7 @@ int res_step_plan_p(step_ctx *c)
     if (ncols == 0) return 0;
     if (s > 0 && B->full) {                 /* the rows as jobs of the multiply codelet */
         if (plan_rows(&c->build_p, res, s, t, &c->Dp) != 0) goto oom;
-        c->ch.build_p = &c->build_p;
+        c->ch.rows = chain_rows_fp(&c->build_p);
         return 0;
     }
     res_p_term *terms = NULL;

@@ -18,7 +18,7 @@
  *
  * Layout. c->Dp: dim F_{s,t} (generators < t) rows x dim F_{s-1,t} (generators <= t-2)
  * columns, as c->build.D at p = 2 (c->build keeps its shape). Over A_p itself, plan writes
- * the rows as jobs (c->build_p, stages/rowbuild_p.h; c->ch.build_p points to it) and the
+ * the rows as jobs (c->build_p, stages/rowbuild_p.h; c->ch.rows points to it, tagged CHAIN_ROWS_FP) and the
  * runner multiplies them as at p = 2: multiply tasks (cl_milnor_mul_p, on CPU or CUDA
  * workers: runtime/rt_mul.h) or, for a small step, on the plan's worker
  * (res_step_multiply_p, the kind's multiply_here). Over a profile's B the plan multiplies the

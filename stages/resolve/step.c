@@ -16,11 +16,11 @@ void step_init(step_ctx *c, resolution *res, const chain_kind *kind, int s, deg_
     c->ch.owner = res;
     c->ch.s = s;
     c->ch.t = t;
-    c->ch.build = &c->build;
+    c->ch.rows = chain_rows_f2(&c->build);
     c->res = res;
     c->kernel_only = kind == &step_edge_kernel || kind == &step_edge_kernel_p;
     if (kind == &step_standard_p || kind == &step_edge_kernel_p || kind == &step_nassau_p)
-        c->ch.build = NULL;     /* products in plan */
+        c->ch.rows = CHAIN_NO_ROWS;     /* products in plan */
 }
 
 /* Every piece's context is set up by the first one (the runner zeroed it and set the chain). */

@@ -2,8 +2,8 @@
  * algorithm, chosen per bidegree.
  *
  * A step (s, t) runs as   plan → multiply → reduce → [multiply → ] finish
- * where plan fills c->build (the rows to compute as Milnor products), multiply is done by the
- * multiply codelet over c->build, reduce row-reduces and may plan more rows (then one more
+ * where plan fills c->build (the rows to compute as Milnor products; the chain's rows,
+ * c->ch.rows, point to it), multiply is done by the multiply codelet over them, reduce row-reduces and may plan more rows (then one more
  * multiply runs before finish), and finish publishes the new generators of F_s in degree t and
  * their stage file. The context of each piece is a step_ctx (stages/resolve/resolution.h), whose
  * chain's owner is the resolution.
@@ -26,9 +26,9 @@ extern const chain_kind step_standard, step_nassau, step_edge_kernel;
  * CHAIN_PRE, made by the runner for the step at the same (s, t). */
 extern const chain_kind step_standard_pre;
 /* At an odd prime (res->prime != 2; stages/resolve/standard_p.h): every row, and the stem-edge kernel
- * job; c->build is NULL: over A_p their rows are c->build_p (multiply tasks of
+ * job; over A_p their chain's rows are c->build_p, tagged CHAIN_ROWS_FP (multiply tasks of
  * cl_milnor_mul_p, or the plan's worker for a small step), over a profile's B the plan
- * multiplies them itself. */
+ * multiplies them itself (the chain has no rows). */
 extern const chain_kind step_standard_p, step_edge_kernel_p;
 /* At an odd prime under --algorithm nassau (stages/resolve/nassau_p.h): the steps (s, t), s >= 2, where
  * a subalgebra B may be used; the others are step_standard_p. Its plan multiplies its rows

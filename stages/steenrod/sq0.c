@@ -117,7 +117,7 @@ oom:
 static int sq0_plan(chain *c)
 {
     steenrod_sq0 *q = c->owner;
-    c->build = NULL;
+    c->rows = CHAIN_NO_ROWS;
     return latch_is_set(&q->fail) ? -1 : sq0_step(q, c->s, c->t);
 }
 static int sq0_finish(chain *c) { (void)c; return 0; }

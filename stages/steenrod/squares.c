@@ -155,7 +155,7 @@ static int sq_cell(sq_job *J, int m, deg_t T)
 static int sq_plan(chain *c)
 {
     sq_job *J = c->owner;
-    c->build = NULL;
+    c->rows = CHAIN_NO_ROWS;
     if (latch_is_set(&J->set->fail)) return -1;
     deg_t T = c->t - J->base;
     if (c->s == 0 && T == 0 && sq_build(J) != 0) return -1;
