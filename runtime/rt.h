@@ -1,16 +1,11 @@
-/* rt.h — the runtime layer: StarPU start/stop and the resolution's task DAG.
- *
- * DAG. The resolution's steps are a chain set (stages/resolve/step.h: step_chain_set) run by the chain
- * runner (runtime/rt_chain.h): each step (s, t) a chain of StarPU tasks plan (tag PLAN) →
- * multiply chunks → reduce → [multiply chunks →] finish (tag DONE, or EDGE for a stem-edge
- * kernel job), whatever the step's algorithm, which also names the steps it needs: the standard
- * step (s, t-1) and (s-1, t) or the edge kernel job there; Nassau's rows s >= 2 (s, t-1) and
- * (s-1, t-1) only.
+/* rt.h — the runtime layer's start and stop: StarPU with its CPU and CUDA workers (and
+ * StarPU-MPI under mpirun). What runs on it is a chain set (stages/chain.h), run by
+ * runtime/rt_chain.h; a resolution's DAG is its steps' set (stages/resolve/step.h: res_run),
+ * whose chains name the steps they need.
  */
 #ifndef EXTFLOW_RT_H
 #define EXTFLOW_RT_H
-#include "stages/chain.h"
-#include "stages/resolve/resolution.h"
+#include <stddef.h>
 
 /* Starts StarPU: CPU workers, and CUDA workers where StarPU was built with CUDA and a device
  * exists (then eager unless STARPU_SCHED is set). verbose: one line saying what started. */
@@ -35,9 +30,7 @@ void rt_shutdown(void);
  * which no StarPU-MPI barrier at its shutdown ties to the other ranks'. */
 int rt_init_local(int verbose, char *err, size_t errlen);
 void rt_shutdown_local(void);
-/* Runs every step of the region not already done under the policy (stages/chain.h: memory
- * budget, time limit, verbose reports); returns 0, 1 when it stopped at the time limit (what
- * finished is in the stage files: a rerun resumes), or -1 (see res->error). */
-int rt_resolve(resolution *res, const chain_policy *progress);
+/* The CPU workers StarPU started (after rt_init). */
+int rt_cpu_workers(void);
 
 #endif

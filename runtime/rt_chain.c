@@ -1,6 +1,7 @@
 /* rt_chain.c — the StarPU runner of chain sets (see rt_chain.h). */
 #include "runtime/rt_chain.h"
 #include <errno.h>
+#include "algebra/clock.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "codelets/codelets.h"
 #include "runtime/admission.h"
 #include "runtime/rt_mul.h"
+#include "runtime/rt_stats.h"
 #include "runtime/rt_tags.h"
 #include "stages/progress.h"
 
@@ -409,6 +411,8 @@ int rt_chains(const chain_set *set, const chain_policy *policy, rt_mul *mul, rt_
         set->fail(set->owner, "out of memory starting a run");
         return -1;
     }
+    double began = clock_now();
+    rt_stats_begin(set, policy);
     run->set = set;
     run->dist = dist;
     run->mul = mul ? mul : &run->own;
@@ -474,12 +478,13 @@ int rt_chains(const chain_set *set, const chain_policy *policy, rt_mul *mul, rt_
     pthread_mutex_destroy(&run->tags_lock);
     free(run->tags);
     free(run);
+    rt_stats_end(set, policy, clock_now() - began, dist != NULL);
     return set->failed(set->owner) ? -1 : stopped ? 1 : 0;
 }
 
 static int run_chains(const chain_runner *r, const chain_set *set)
 {
-    return rt_chains(set, &r->policy, NULL, NULL);
+    return rt_chains(set, &r->policy, NULL, r->ctx);
 }
 
 const chain_runner rt_chain_runner = { run_chains, { 0 }, NULL };

@@ -36,12 +36,20 @@ struct rt_mul;
  * is kept), or -1 (the owner says why: the runner's own failures go to set->fail). mul: the caller's flat basis of set->A, kept (NULL: the run makes
  * its own). dist: NULL unless a distributed resolution. */
 int rt_chains(const chain_set *set, const chain_policy *policy, struct rt_mul *mul, rt_dist *dist);
-/* chain_runner over rt_chains with the runner's policy (no basis, not distributed). */
+/* chain_runner over rt_chains with the runner's policy (no basis; ctx: the rt_dist, NULL: not
+ * distributed). */
 extern const chain_runner rt_chain_runner;
 /* (job x term) pairs multiplied so far in this process on CUDA workers: mod 2 (cl_milnor_mul)
  * and mod 4 (cl_pair_mul). */
 void rt_chain_cuda_pairs(uint64_t *mod2, uint64_t *mod4);
 /* rt_chain_runner with a policy. */
 static inline chain_runner rt_chain_runner_with(chain_policy p) { chain_runner r = rt_chain_runner; r.policy = p; return r; }
+/* The same over the ranks of dist (a distributed resolution: rt_dist_new; NULL: one process). */
+static inline chain_runner rt_chain_runner_dist(chain_policy p, rt_dist *dist)
+{
+    chain_runner r = rt_chain_runner_with(p);
+    r.ctx = dist;
+    return r;
+}
 
 #endif

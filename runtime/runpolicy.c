@@ -12,9 +12,7 @@
 #include "runtime/rt.h"
 #include "runtime/rt_chain.h"
 #include "runtime/rt_mpi.h"
-#include "stages/out/manifest.h"
 #include "stages/progress.h"
-#include "stages/store/stagefile.h"
 
 int runpolicy_parse_size(const char *s, uint64_t *out)
 {
@@ -194,62 +192,4 @@ chain_policy runpolicy_resolve(const chain_policy *limits, int verbose)
         fprintf(stderr, "extflow: memory budget %.0f MB%s\n", (double)p.memory_budget / 1048576.0,
                 limits->memory_budget ? "" : " (80% of the memory available)");
     return p;
-}
-
-/* The stop at the time limit: how many bidegrees are done, through which stem, and the time
- * left at this run's rate. */
-static void resolve_stopped(const resolution *res, const chain_policy *limits, long loaded, long computed,
-                            double seconds, double work_done, double work_left)
-{
-    long left = 0;
-    int through = -1;   /* every bidegree of stem <= through is done */
-    for (deg_t t = 0; t <= res->max_t; t++)
-        for (int s = 0; s <= res->max_s && s <= t; s++) left += res_in_region(res, s, t) && !res_is_done(res, s, t);
-    for (int n = 0, full = 1; full && n <= res->max_n; n++) {
-        for (int s = 0; s <= res->max_s && full; s++) full = !res_in_region(res, s, s + n) || res_is_done(res, s, s + n);
-        if (full) through = n;
-    }
-    /* nothing complete or nothing computed yet: say so, never a stem -1 or -1 s */
-    char stems[64], rate[160];
-    if (through >= 0) snprintf(stems, sizeof stems, "complete through stem %d", through + (int)res->shift);
-    else snprintf(stems, sizeof stems, "no stem complete yet");
-    if (progress_refused() && !progress_stop_signal())   /* --strict: the forecast line said what is left */
-        snprintf(rate, sizeof rate, "the line above has the forecast; rerun without --strict to resume");
-    else if (work_done > 0)
-        snprintf(rate, sizeof rate, "about %.0f s more at this run's rate (estimated work left %.3g, done %.3g; "
-                 "rerun to resume)", seconds * work_left / work_done, work_left, work_done);
-    else snprintf(rate, sizeof rate, "no estimate of the time left, as this run computed nothing (start-up "
-                  "%.1f s; rerun to resume%s)", clock_now() - limits->start - seconds,
-                  progress_stop_signal() ? "" : ", with a larger --time-limit");
-    if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: stopped %s after %.1f s: %ld of %ld bidegrees "
-            "done, %s; %s%s\n", runpolicy_stop_cause(), clock_now() - limits->start, loaded + computed - left,
-            loaded + computed, stems, rate, runpolicy_stop_suffix());
-}
-
-int runpolicy_resolve_outcome(resolution *res, int rc, const chain_policy *limits, long loaded, long computed,
-                              double seconds, double work_done, double work_left)
-{
-    /* a failure on any rank, else a stop on any rank (ranks count their time limits apart; one
-     * may have finished its last step in time) */
-    int failed = rt_mpi_agree_failure(res);
-    if (!failed && rt_mpi_max(rc == 1)) {
-        resolve_stopped(res, limits, loaded, computed, seconds, work_done, work_left);
-        return progress_refused() && !progress_stop_signal() ? 2 : 3;
-    }
-    if (failed || rc != 0) {
-        if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: %s (finished bidegrees are kept; rerun to resume)\n", res->error);
-        return 1;
-    }
-    return 0;
-}
-
-void runpolicy_resolve_report(const resolution *res, const char *out, long bidegrees, long computed, double seconds)
-{
-    char where[64];
-    run_region r = region_of(res);
-    region_describe(where, sizeof where, &r, res->shift);
-    char loaded[48] = "";
-    if (bidegrees > computed) snprintf(loaded, sizeof loaded, " (%ld loaded)", bidegrees - computed);
-    fprintf(stderr, "extflow: %s to %s, %s: %ld bidegrees%s in %.1f s; table %s/ext.csv\n", res->module_name, where,
-            stage_algorithm_name(res->algorithm), bidegrees, loaded, seconds, out);
 }

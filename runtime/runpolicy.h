@@ -19,7 +19,6 @@
 #define EXTFLOW_RUNPOLICY_H
 #include <stdint.h>
 #include "stages/chain.h"
-#include "stages/resolve/resolution.h"
 
 /* A size: digits, then optionally K, M, G or T (powers of 1024); > 0. 0, or -1. */
 int runpolicy_parse_size(const char *s, uint64_t *out);
@@ -54,7 +53,7 @@ const char *runpolicy_stop_suffix(void);     /* "; NOTE", or "" */
  * returns 3; its tables are not written. */
 int runpolicy_stopped(const char *cmd, const char *dir, const chain_policy *limits, long done);
 
-/* resolve: the policy rt_resolve runs under (budget, EXTFLOW_STATS, admission report under
+/* resolve: the policy its steps run under (budget, EXTFLOW_STATS, admission report under
  * verbose, with a line naming the budget on rank 0), and glibc's mmap threshold (above). */
 chain_policy runpolicy_resolve(const chain_policy *limits, int verbose);
 /* glibc's largest mmap threshold (HEAP_MAX_SIZE / 2 on 64 bits): the default without --memory. */
@@ -64,16 +63,4 @@ chain_policy runpolicy_resolve(const chain_policy *limits, int verbose);
  * GLIBC_TUNABLES) alone; more than RUNPOLICY_MMAP_SPEED counts as that (extflow's environment
  * check refuses it first). Returns the mmap threshold set, 0 for none. */
 uint64_t runpolicy_malloc(int explicit_budget, const char *env);
-/* resolve's outcome, agreed over the ranks: 0 done, 1 failed (res's error, one line from rank 0,
- * finished bidegrees kept), 3 stopped at the time limit (one line from rank 0 with where the
- * run stands and an estimate of the time left). rc is rt_resolve's; loaded and computed count
- * the bidegrees loaded and left to compute at the start, seconds the run's time, work_done and
- * work_left the progress line's estimate (progress_work). */
-int runpolicy_resolve_outcome(resolution *res, int rc, const chain_policy *limits, long loaded, long computed,
-                              double seconds, double work_done, double work_left);
-/* resolve's closing line (stderr): the region, the algorithm, how many bidegrees (loaded) and
- * how long; the table. */
-void runpolicy_resolve_report(const resolution *res, const char *out, long bidegrees, long computed,
-                              double seconds);
-
 #endif

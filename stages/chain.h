@@ -31,6 +31,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "algebra/milnor.h"
 #include "algebra/team.h"
 #include "stages/rowbuild.h"
@@ -207,6 +208,9 @@ struct chain_set {
     void (*fail)(void *owner, const char *msg);     /* records the run's failure (the first) */
     int (*failed)(void *owner);     /* has it failed? */
     _Atomic int *stopped_elsewhere; /* distributed resolution: another rank stopped (or NULL) */
+    /* NULL, or EXTFLOW_STATS's lines of the set's own (chain_policy.verbose), after the runner's
+     * count of Milnor products (runtime/rt_stats.h) */
+    void (*stats)(void *owner, FILE *out);
 };
 
 /* How a run goes beyond its results (0: no limit). memory_budget: bytes the run keeps to; a

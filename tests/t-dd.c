@@ -11,6 +11,8 @@
 #include <string.h>
 #include "algebra/memacct.h"
 #include "runtime/rt.h"
+#include "runtime/rt_chain.h"
+#include "stages/resolve/step.h"
 #include "tests/tap.h"
 
 static void check(int algorithm, const char *name)
@@ -19,8 +21,7 @@ static void check(int algorithm, const char *name)
     char err[256];
     if (res_init(&res, REGION_STEM, 30, 17, 0, "", 0, algorithm) != 0) bail("res_init");
     if (rt_init(0, err, sizeof err) != 0) bail(err);
-    chain_policy quiet = { 0 };
-    int rc = rt_resolve(&res, &quiet);
+    int rc = res_run(&res, &rt_chain_runner);
     rt_shutdown();
     ok(rc == 0, "%s: resolution through stem 30, s <= 17", name);
     long bidegrees = 0, gens = 0, bad = 0;
@@ -80,8 +81,7 @@ static void resolve_tmf2(resolution *res, fd_module *m, int whole, int64_t *miln
     *milnor_bytes = memacct_current(MEM_MILNOR);
     char err[256];
     if (rt_init_cpu(0, err, sizeof err) != 0) bail(err);
-    chain_policy quiet = { 0 };
-    rc = rt_resolve(res, &quiet);
+    rc = res_run(res, &rt_chain_runner);
     rt_shutdown();
     if (rc != 0) bail(res->error);
 }

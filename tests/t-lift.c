@@ -18,6 +18,7 @@
 #include "stages/products/preimage.h"
 #include "stages/products/products.h"
 #include "stages/resolve/report.h"
+#include "stages/resolve/step.h"
 #include "tests/ref_products.h"
 #include "tests/tap.h"
 
@@ -244,8 +245,7 @@ static void check(int algorithm, const char *name)
     char err[256];
     if (res_init(&res, REGION_STEM, STEM, MAXS, 0, "", 0, algorithm) != 0) bail("res_init");
     if (rt_init(0, err, sizeof err) != 0) bail(err);
-    chain_policy quiet = { 0 };
-    if (rt_resolve(&res, &quiet) != 0) bail("rt_resolve");
+    if (res_run(&res, &rt_chain_runner) != 0) bail("res_run");
     lift_set set, dag;
     if (lift_set_init(&set, &res, &res, "") != 0 || lift_set_init(&dag, &res, &res, "") != 0) bail("lift_set_init");
     add_all(&set, &res);

@@ -16,6 +16,7 @@
 #include "runtime/rt.h"
 #include "runtime/rt_chain.h"
 #include "stages/products/massey.h"
+#include "stages/resolve/step.h"
 #include "tests/ref_products.h"
 #include "tests/tap.h"
 
@@ -149,8 +150,7 @@ static void check(int algorithm, const char *alg)
     char err[700];
     if (res_init(&res, REGION_STEM, STEM, MAXS, 0, "", 0, algorithm) != 0) bail("res_init");
     if (rt_init(0, err, sizeof err) != 0) bail(err);
-    chain_policy quiet = { 0 };
-    if (rt_resolve(&res, &quiet) != 0) bail("rt_resolve");
+    if (res_run(&res, &rt_chain_runner) != 0) bail("res_run");
 
     product_class h3 = h(3), h0_4 = cls("h0_4=0,4");
     massey_table serial, dag;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include "algebra/fpmat.h"
 #include "runtime/rt.h"
+#include "runtime/rt_chain.h"
 #include "stages/resolve/cofiber.h"
 #include "stages/resolve/resolution_p.h"
 #include "stages/resolve/step.h"
@@ -73,8 +74,7 @@ static int resolve(resolution *res, fd_module *m, int stem, int max_s, int starp
     }
     char err[256];
     if (rt_init(0, err, sizeof err) != 0) bail(err);
-    chain_policy quiet = { 0 };
-    int rc = rt_resolve(res, &quiet);
+    int rc = res_run(res, &rt_chain_runner);
     rt_shutdown();
     return rc;
 }

@@ -19,6 +19,7 @@
 #include "runtime/rt_chain.h"
 #include "stages/products/products.h"
 #include "stages/steenrod/steenrod.h"
+#include "stages/resolve/step.h"
 #include "tests/tap.h"
 
 #define STEM 30
@@ -88,8 +89,7 @@ static void check(int algorithm, const char *name)
     char err[256];
     if (res_init(&res, REGION_STEM, STEM, MAXS, 0, "", 0, algorithm) != 0) bail("res_init");
     if (rt_init(0, err, sizeof err) != 0) bail(err);
-    chain_policy quiet = { 0 };
-    if (rt_resolve(&res, &quiet) != 0) bail("rt_resolve");
+    if (res_run(&res, &rt_chain_runner) != 0) bail("res_run");
     steenrod_sq0 q, qdag;   /* serially, and as StarPU tasks */
     int dag = steenrod_sq0_compute(&res, &qdag, &rt_chain_runner);
     /* the cup-i squares of every basis class with one in range, in one set on StarPU */

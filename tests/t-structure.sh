@@ -7,13 +7,15 @@
 #     tools/, ss/) depend on one another one way only: no circle among folders, in either graph.
 #   - The top of stages/ (the chain interface and the rows it multiplies) includes no header of
 #     a folder of stages/, and stages/store/ none but algebra/'s; runtime/ and codelets/ include
-#     stages/ headers from its top only, but for the files listed in RESOLVE_RUNNER below.
+#     stages/ headers from its top only, but for the files listed in RESOLVE_RUNNER below; read
+#     off the #include lines themselves too, for runtime/: a run's settings and outcome are its
+#     caller's (tools/), never a stage's header read from runtime/.
 #   - No circle of modules (by calls) in algebra/, stages/ or tools/.
 #   - Inside stages/resolve/: Nassau's step calls the resolution's core only; the core calls no
 #     step and not --keep-stages (the steps reach it through res->keep), and keepstages.c is
 #     reached from verify.c only.
 . tests/lib.sh
-plan 11
+plan 12
 B=build
 [ "${SAN:-}" = 1 ] && B=build-san
 DIRS="algebra codelets runtime stages tools ss"
@@ -64,14 +66,19 @@ bad=$(awk '$3 == "stages/store" && $4 != "algebra"' "$TMP/crossing" | awk '{ pri
 [ -z "$bad" ]
 ok $? "the store (stages/store/: durable writes, stage files, their commit) knows no resolution: it reaches algebra/ alone${bad:+: $bad}"
 
-# runtime/ and codelets/ see stages/ through its top; the resolution's own runner (rt_resolve,
-# its distributed form, the run policy's closing line, the exchange codelets) still includes
-# stages/resolve/, stages/store/ or stages/out/ headers: these files, no others
-RESOLVE_RUNNER="runtime/rt runtime/rt_mpi runtime/runpolicy codelets/cl_exchange"
+# runtime/ and codelets/ see stages/ through its top; the exchanges of a resolution over ranks
+# (rt_mpi's rt_dist, the exchange codelets) still include stages/resolve/ headers: these
+# files, no others
+RESOLVE_RUNNER="runtime/rt_mpi codelets/cl_exchange"
 bad=$(awk '($3 == "runtime" || $3 == "codelets") && $4 ~ /^stages\//' "$TMP/crossing" |
       awk -v ok=" $RESOLVE_RUNNER " 'index(ok, " " $1 " ") == 0 { print $1 " -> " $2 }' | sort -u | tr '\n' ' ')
 [ -z "$bad" ]
 ok $? "runtime/ and codelets/ include stages/ headers from its top only (but $RESOLVE_RUNNER)${bad:+: $bad}"
+bad=$(grep -lE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"stages/[^/"]+/' runtime/*.c runtime/*.h |
+      while read -r f; do case " $RESOLVE_RUNNER " in *" ${f%.*} "*) ;; *) echo "$f";; esac; done | tr '\n' ' ')
+n=$(ls runtime/*.c runtime/*.h | wc -l)
+[ -z "$bad" ] && [ "$n" -gt 0 ]
+ok $? "no file of runtime/ ($n) includes a header of a stages/ folder, by its #include lines (but $RESOLVE_RUNNER)${bad:+: $bad}"
 
 grep -E '^(algebra|stages|tools)/' "$TMP/calls" | grep -E ' (algebra|stages|tools)/' > "$TMP/inner"
 circles "$TMP/inner" > "$TMP/circles"

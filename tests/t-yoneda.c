@@ -17,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/rt.h"
+#include "runtime/rt_chain.h"
 #include "stages/steenrod/steenrod.h"
 #include "stages/yoneda/adem.h"
 #include "stages/yoneda/yoneda.h"
+#include "stages/resolve/step.h"
 #include "tests/tap.h"
 
 #define STEM 24
@@ -79,8 +81,7 @@ static void check(int algorithm, const char *name)
     char err[300];
     if (res_init(&res, REGION_STEM, STEM, MAXS, 0, "", 0, algorithm) != 0) bail("res_init");
     if (rt_init(0, err, sizeof err) != 0) bail(err);
-    chain_policy quiet = { 0 };
-    if (rt_resolve(&res, &quiet) != 0) bail("rt_resolve");
+    if (res_run(&res, &rt_chain_runner) != 0) bail("res_run");
     rt_shutdown();
 
     every_class(&res, NULL, name);
@@ -181,8 +182,7 @@ static void check_adem(void)
         bail("res_init");
     int rc = adem_resolve(&res, &B, err, sizeof err);
     if (rt_init(0, err, sizeof err) != 0) bail(err);
-    chain_policy quiet = { 0 };
-    if (rt_resolve(&mil, &quiet) != 0) bail("rt_resolve");
+    if (res_run(&mil, &rt_chain_runner) != 0) bail("res_run");
     rt_shutdown();
     long cells = 0, differ = 0, dd = 0, dd_bad = 0;
     for (int s = 0; s <= MAXS; s++)

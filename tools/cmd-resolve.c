@@ -7,9 +7,11 @@
 #include "algebra/memacct.h"
 #include "runtime/admission.h"
 #include "runtime/rt.h"
+#include "runtime/rt_chain.h"
 #include "runtime/rt_mpi.h"
 #include "runtime/runpolicy.h"
 #include "stages/out/chart.h"
+#include "stages/out/manifest.h"
 #include "stages/resolve/keepstages.h"
 #include "stages/out/outdir.h"
 #include "stages/resolve/stepprogress.h"
@@ -216,6 +218,89 @@ static uint64_t step_footprint(const resolution *res, int s, deg_t t)
     return step_algo_for(res, s, t)->footprint((void *)res, s, t);
 }
 
+/* The stop at the time limit: how many bidegrees are done, through which stem, and the time
+ * left at this run's rate. */
+static void resolve_stopped(const resolution *res, const chain_policy *limits, long loaded, long computed,
+                            double seconds, double work_done, double work_left)
+{
+    long left = 0;
+    int through = -1;   /* every bidegree of stem <= through is done */
+    for (deg_t t = 0; t <= res->max_t; t++)
+        for (int s = 0; s <= res->max_s && s <= t; s++) left += res_in_region(res, s, t) && !res_is_done(res, s, t);
+    for (int n = 0, full = 1; full && n <= res->max_n; n++) {
+        for (int s = 0; s <= res->max_s && full; s++) full = !res_in_region(res, s, s + n) || res_is_done(res, s, s + n);
+        if (full) through = n;
+    }
+    /* nothing complete or nothing computed yet: say so, never a stem -1 or -1 s */
+    char stems[64], rate[160];
+    if (through >= 0) snprintf(stems, sizeof stems, "complete through stem %d", through + (int)res->shift);
+    else snprintf(stems, sizeof stems, "no stem complete yet");
+    if (progress_refused() && !progress_stop_signal())   /* --strict: the forecast line said what is left */
+        snprintf(rate, sizeof rate, "the line above has the forecast; rerun without --strict to resume");
+    else if (work_done > 0)
+        snprintf(rate, sizeof rate, "about %.0f s more at this run's rate (estimated work left %.3g, done %.3g; "
+                 "rerun to resume)", seconds * work_left / work_done, work_left, work_done);
+    else snprintf(rate, sizeof rate, "no estimate of the time left, as this run computed nothing (start-up "
+                  "%.1f s; rerun to resume%s)", clock_now() - limits->start - seconds,
+                  progress_stop_signal() ? "" : ", with a larger --time-limit");
+    if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: stopped %s after %.1f s: %ld of %ld bidegrees "
+            "done, %s; %s%s\n", runpolicy_stop_cause(), clock_now() - limits->start, loaded + computed - left,
+            loaded + computed, stems, rate, runpolicy_stop_suffix());
+}
+
+/* resolve's outcome, agreed over the ranks: 0 done, 1 failed (res's error, one line from rank 0,
+ * finished bidegrees kept), 3 stopped at the time limit (one line from rank 0 with where the
+ * run stands and an estimate of the time left). rc is res_run's; loaded and computed count
+ * the bidegrees loaded and left to compute at the start, seconds the run's time, work_done and
+ * work_left the progress line's estimate (progress_work). */
+static int resolve_outcome(resolution *res, int rc, const chain_policy *limits, long loaded, long computed,
+                              double seconds, double work_done, double work_left)
+{
+    /* a failure on any rank, else a stop on any rank (ranks count their time limits apart; one
+     * may have finished its last step in time) */
+    int failed = rt_mpi_agree_failure(res);
+    if (!failed && rt_mpi_max(rc == 1)) {
+        resolve_stopped(res, limits, loaded, computed, seconds, work_done, work_left);
+        return progress_refused() && !progress_stop_signal() ? 2 : 3;
+    }
+    if (failed || rc != 0) {
+        if (rt_mpi_rank() == 0) fprintf(stderr, "extflow: %s (finished bidegrees are kept; rerun to resume)\n", res->error);
+        return 1;
+    }
+    return 0;
+}
+
+/* resolve's closing line (stderr): the region, the algorithm, how many bidegrees (loaded) and
+ * how long; the table. */
+static void resolve_report(const resolution *res, const char *out, long bidegrees, long computed, double seconds)
+{
+    char where[64];
+    run_region r = region_of(res);
+    region_describe(where, sizeof where, &r, res->shift);
+    char loaded[48] = "";
+    if (bidegrees > computed) snprintf(loaded, sizeof loaded, " (%ld loaded)", bidegrees - computed);
+    fprintf(stderr, "extflow: %s to %s, %s: %ld bidegrees%s in %.1f s; table %s/ext.csv\n", res->module_name, where,
+            stage_algorithm_name(res->algorithm), bidegrees, loaded, seconds, out);
+}
+
+/* The standard step's lookahead (stages/resolve/standard.h): EXTFLOW_LOOKAHEAD (0 or 2..64,
+ * tools/env.c refuses the rest), else 4 where many CPU workers wait on the chain of reductions
+ * along t (one process: ranks must agree on the DAG). */
+static int lookahead_of(int distributed)
+{
+    const char *e = getenv("EXTFLOW_LOOKAHEAD");
+    if (e && *e) return atoi(e) >= 2 ? atoi(e) : 0;
+    return !distributed && rt_cpu_workers() >= 8 ? 4 : 0;
+}
+
+/* Nassau's finish in parts (stages/resolve/nassau.h): EXTFLOW_FINISH_SPLIT block entries a
+ * part, else res_init's RES_FINISH_SPLIT. */
+static uint64_t finish_split_of(void)
+{
+    const char *e = getenv("EXTFLOW_FINISH_SPLIT");
+    return e && *e ? strtoull(e, NULL, 10) : RES_FINISH_SPLIT;
+}
+
 /* The run on a set-up resolution: load what is done, start StarPU, resolve, agree on the
  * outcome, write the tables. */
 static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
@@ -243,17 +328,21 @@ static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
     if (rank == 0)
         progress_forecast_arm(res, a->limits.time_limit, a->limits.start, runpolicy_memory_total(), opts[STRICT].arg != NULL,
                               step_footprint);
-    int rc = rt_resolve(res, &policy);
+    rt_dist *dist = rt_dist_new(res);   /* before any task: it takes the done set all ranks share */
+    res->lookahead = lookahead_of(dist != NULL);
+    res->finish_split = finish_split_of();
+    chain_runner runner = rt_chain_runner_dist(policy, dist);
+    int rc = res_run(res, &runner);
     double work_done, work_left;
     progress_work(&work_done, &work_left);
     double seconds = progress_finish();
     rt_shutdown();
     if (a->verbose && rank == 0) memacct_print(stderr);
-    /* every rank's stage files are durable (rt_resolve flushed them) before this returns */
-    rc = runpolicy_resolve_outcome(res, rc, &a->limits, loaded, total, seconds, work_done, work_left);
+    /* every rank's stage files are durable (res_run flushed them) before this returns */
+    rc = resolve_outcome(res, rc, &a->limits, loaded, total, seconds, work_done, work_left);
     if (rc == 0 && rank == 0) {        /* rank 0 writes the reports: it received every bidegree */
         rc = write_tables(res, a->out, opts[SSEQ].arg != NULL);
-        if (!rc && !a->quiet) runpolicy_resolve_report(res, a->out, loaded + total, total, seconds);
+        if (!rc && !a->quiet) resolve_report(res, a->out, loaded + total, total, seconds);
         if (!rc && !a->quiet) say_partial_tables(res, a->out);
     }
     return rc;

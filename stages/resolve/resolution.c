@@ -68,6 +68,7 @@ int res_init_module(resolution *res, int region, int stem, int max_s, deg_t rect
 {
     memset(res, 0, sizeof *res);
     res->algorithm = algorithm;
+    res->finish_split = RES_FINISH_SPLIT;
     res->load_action = "recomputing";
     res->region = region;
     res->stem = stem;

@@ -72,7 +72,8 @@ typedef struct resolution {
     int lookahead;              /* j >= 2: standard steps reduce their rows from generators of
                                  * degree <= t-j early (stages/resolve/standard.h); 0: never */
     uint64_t finish_split;      /* > 0: a Nassau finish makes its quasi-inverses in parts of about
-                                 * this many block entries (stages/resolve/nassau.h); 0: never */
+                                 * this many block entries (stages/resolve/nassau.h); 0: never;
+                                 * RES_FINISH_SPLIT from res_init (docs/perf.md, "The tail") */
     char outdir[4096];
     uint64_t module_id;
     const fd_module *module;    /* the module resolved; NULL: the sphere S_2 (res_set_module) */
@@ -141,6 +142,9 @@ typedef struct step_ctx {
     row_build_p build_p;        /* odd p over A_p: Dp's rows as multiply jobs (rowbuild_p.h) */
 } step_ctx;
 
+/* res_init's finish_split: block entries a part of a Nassau finish makes (docs/perf.md, "The
+ * tail"; resolve takes EXTFLOW_FINISH_SPLIT instead). */
+#define RES_FINISH_SPLIT (1u << 22)
 /* 0, -1 out of memory, or MILNOR_STOPPED when the Milnor basis stopped at its deadline
  * (milnor_set_deadline); res_clear either way. */
 int res_init(resolution *res, int region, int stem, int max_s, deg_t rect_t,

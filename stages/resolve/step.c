@@ -225,11 +225,23 @@ static int step_done(void *owner, int family, int s, deg_t t)
     return family == CHAIN_STEP && res_is_done(owner, s, t);
 }
 
+/* EXTFLOW_STATS: the Nassau steps at odd p (stages/resolve/nassau_p.h), when there were any. */
+static void step_stats(void *owner, FILE *out)
+{
+    (void)owner;
+    uint64_t nsteps, ncorrected, ndim;
+    res_nassau_p_stats(&nsteps, &ncorrected, &ndim);
+    if (nsteps)
+        fprintf(out, "extflow: Nassau steps at odd p: %llu (%llu corrected), subalgebras up to dimension %llu\n",
+                (unsigned long long)nsteps, (unsigned long long)ncorrected, (unsigned long long)ndim);
+}
+
 chain_set step_chain_set(resolution *res)
 {
     const milnor_p_basis *Ap = res->odd && res->odd->B.full ? &res->odd->A : NULL;  /* standard_p.h */
     return (chain_set){ .owner = res, .A = &res->A, .Ap = Ap, .max_s = res->max_s, .max_t = res->max_t, .at = step_at,
-                        .done = step_done, .fail = fail, .failed = failed, .stopped_elsewhere = &res->stopped_elsewhere };
+                        .done = step_done, .fail = fail, .failed = failed, .stopped_elsewhere = &res->stopped_elsewhere,
+                        .stats = step_stats };
 }
 
 void step_free(step_ctx *c)
@@ -237,4 +249,12 @@ void step_free(step_ctx *c)
     res_nassau_free(c);
     res_nassau_p_free(c);
     res_step_free(c);
+}
+
+int res_run(resolution *res, const chain_runner *r)
+{
+    chain_set set = step_chain_set(res);
+    int rc = chain_run(r, &set);
+    res_flush_stages(res);
+    return res_failed(res) ? -1 : rc;
 }

@@ -40,6 +40,11 @@ const chain_kind *step_algo_for(const resolution *res, int s, deg_t t);
 /* The resolution's chains: every step of the region not done yet (to run with a chain_runner;
  * the memory budget predicts each from its kind's footprint). */
 chain_set step_chain_set(resolution *res);
+/* Runs them with r (runtime/rt_chain.h's for the StarPU DAG, over ranks or not; chain_serial),
+ * then makes the stage files durable (what finished is kept, even after a failure): 0, 1 when
+ * the run stopped at the time limit (a rerun resumes), or -1 (res->error says why). The
+ * settings of the steps are res's (lookahead, finish_split: the caller's). */
+int res_run(resolution *res, const chain_runner *r);
 /* Sets up c (zeroed, c->ch.kind one of the three) for the step at (s, t) of res: its pieces can
  * then be called directly (keepstages.c, cofiber.c). */
 void step_init(step_ctx *c, resolution *res, const chain_kind *kind, int s, deg_t t);
