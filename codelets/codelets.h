@@ -99,6 +99,7 @@ extern struct starpu_codelet cl_chain_finish;
  * reads multiply chunks is what it works on. */
 const char *cl_rows_check(void *buffers[], unsigned n, const f2mat *D);
 struct chain;
+struct chain_set;
 /* cl_profile's layer of a chain's times (its pieces' and its multiply's): 1 for the standard
  * step's early reduction (CHAIN_PRE), kept apart from the step's; 0 for every other. */
 int cl_chain_layer(const struct chain *c);
@@ -119,7 +120,7 @@ void cl_chain_recruited(int n);
 /* Members that ran so far, those that ran at least one item, and the items they ran. */
 void cl_chain_team_stats(uint64_t *recruited, uint64_t *helped, uint64_t *items);
 struct cl_exchange_args {
-    struct resolution *res;
+    const struct chain_set *set;    /* its exchange (chain_exchange) and owner */
     int s;
     deg_t t;
     int kernel;                 /* publish: EXCHANGE_KERNEL_*; receive: 1 to take the kernel */

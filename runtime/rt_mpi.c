@@ -7,9 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "runtime/rt_tags.h"
-#include "stages/resolve/exchange.h"
-#include "stages/resolve/stepprogress.h"
-#include "stages/resolve/step.h"
 
 /* pairs (the default): floor(s/2) mod N; rows: s mod N; blocks: N bands of consecutive rows
  * (docs/design.md, "Ownership", and docs/perf.md for the measurements behind the choice) */
@@ -208,20 +205,19 @@ int rt_mpi_max(int v)
     return m;
 }
 
-int rt_mpi_agree_failure(resolution *res)
+int rt_mpi_agree_failure(int failed, char *error, size_t size)
 {
-    if (mpi_size <= 1) return res_failed(res);
+    if (mpi_size <= 1) return failed;
     /* first-hand failures rank before those caused by another rank's (exchange.c's message) */
-    int failed = res_failed(res), secondary = failed && strstr(res->error, "another rank failed") != NULL;
+    int secondary = failed && strstr(error, "another rank failed") != NULL;
     int mine = !failed ? 2 * mpi_size : secondary ? mpi_size + mpi_rank : mpi_rank, first;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first == 2 * mpi_size) return 0;
     int from = first % mpi_size;
-    char msg[sizeof res->error];
-    if (mpi_rank == from) snprintf(msg, sizeof msg, "rank %d: %.480s", from, res->error);
+    char msg[RT_MPI_ERROR_BYTES];
+    if (mpi_rank == from) snprintf(msg, sizeof msg, "rank %d: %.480s", from, error);
     MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, from, MPI_COMM_WORLD);
-    res_fail(res, "%s", msg);
-    snprintf(res->error, sizeof res->error, "%s", msg);
+    snprintf(error, size, "%s", msg);
     return 1;
 }
 
@@ -279,21 +275,22 @@ int rt_mpi_starpu_init(struct starpu_conf *conf)
 void rt_mpi_starpu_shutdown(void) { starpu_mpi_shutdown(); }
 
 struct rt_dist {
-    resolution *res;
+    chain_set set;                  /* the run's (a copy): its owner, box, kinds, exchange */
+    const chain_kind **pending;     /* the kind of each chain at (s, t - s) before anything ran
+                                     * (NULL: none; the same on every rank) */
     int rank, size, rule;           /* enum owner_rule */
     unsigned long long bytes_sent;  /* blob bytes times the readers on other ranks, this rank */
-    uint8_t *done;                  /* res->done before anything ran: the same on every rank */
     uint8_t *reader;                /* (max_s + 1) x size: 1 when rank k reads row s (find_readers) */
     struct cl_exchange_lat lat;     /* this rank's receives (EXTFLOW_STATS) */
     double submit_s;                /* time rt_dist_submit_exchanges took */
     unsigned inserted;              /* starpu_mpi_task_insert calls it made */
 };
 
-static int owner_of(const rt_dist *d, int s) { return rt_mpi_owner(d->rule, s, d->size, d->res->max_s); }
+static int owner_of(const rt_dist *d, int s) { return rt_mpi_owner(d->rule, s, d->size, d->set.max_s); }
 
 static void rt_dist_finish_free(rt_dist *d)
 {
-    free(d->done);
+    free(d->pending);
     free(d->reader);
     free(d->lat.us);
     free(d);
@@ -301,32 +298,36 @@ static void rt_dist_finish_free(rt_dist *d)
 
 static void find_readers(rt_dist *d);
 
-rt_dist *rt_dist_new(resolution *res)
+static size_t cell_of(const rt_dist *d, int s, deg_t t) { return (size_t)s * ((size_t)d->set.max_t + 1) + (size_t)(t - s); }
+
+rt_dist *rt_dist_new(const chain_set *set)
 {
     if (mpi_size <= 1) return NULL;
     rt_dist *d = calloc(1, sizeof *d);
     if (!d) {
-        res_fail(res, "out of memory starting the run");
+        set->fail(set->owner, "out of memory starting the run");
         return NULL;
     }
     const char *o = getenv("EXTFLOW_MPI_OWNER");
-    size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
-    if (!(d->done = malloc(cells))) {
+    d->set = *set;
+    size_t cells = (size_t)(set->max_s + 1) * ((size_t)set->max_t + 1), pending = 0;
+    if (!(d->pending = calloc(cells, sizeof *d->pending))) {
         free(d);
-        res_fail(res, "out of memory starting the run");
+        set->fail(set->owner, "out of memory starting the run");
         return NULL;
     }
-    memcpy(d->done, res->done, cells);
-    d->lat.cap = (unsigned)(cells < 1u << 24 ? cells : 1u << 24);  /* at most one receive per bidegree */
-    d->lat.us = malloc(d->lat.cap * sizeof *d->lat.us);
+    for (int s = 0; s <= set->max_s; s++)
+        for (deg_t t = s; t <= set->max_t; t++)
+            pending += (d->pending[cell_of(d, s, t)] = set->at(set->owner, s, t, 0).kind) != NULL;
+    d->lat.cap = (unsigned)(pending < 1u << 24 ? pending : 1u << 24);  /* at most one receive per chain */
+    d->lat.us = malloc((d->lat.cap ? d->lat.cap : 1) * sizeof *d->lat.us);
     if (!d->lat.us) d->lat.cap = 0;
-    d->res = res;
     d->rank = mpi_rank;
     d->size = mpi_size;
     d->rule = !o ? OWNER_PAIRS : !strcmp(o, "rows") ? OWNER_ROWS : !strcmp(o, "blocks") ? OWNER_BLOCKS : OWNER_PAIRS;
-    if (!(d->reader = calloc((size_t)(res->max_s + 1) * (size_t)d->size, 1))) {
+    if (!set->exchange || !(d->reader = calloc((size_t)(set->max_s + 1) * (size_t)d->size, 1))) {
         rt_dist_finish_free(d);
-        res_fail(res, "out of memory starting the run");
+        set->fail(set->owner, set->exchange ? "out of memory starting the run" : "this run cannot be distributed over ranks");
         return NULL;
     }
     find_readers(d);
@@ -347,7 +348,7 @@ starpu_tag_t rt_dist_ready_tag(const rt_dist *d, int s, deg_t t)
 /* (s, t) has a task that fires its ready tag in this run. */
 static int pending(const rt_dist *d, int s, deg_t t)
 {
-    return s >= 0 && res_in_region(d->res, s, t) && !d->done[res_cell(d->res, s, t)];
+    return s >= 0 && s <= d->set.max_s && t >= s && t <= d->set.max_t && d->pending[cell_of(d, s, t)];
 }
 
 int rt_dist_read_deps(const rt_dist *d, const chain_reads *reads, starpu_tag_t *deps, int n)
@@ -374,8 +375,8 @@ static void mark_reads(rt_dist *d, const chain_kind *kind, int s, deg_t t, int r
 {
     chain_reads reads = { 0 };
     chain_deps deps = { 0 };
-    if (kind->reads) kind->reads(d->res, s, t, &reads);
-    kind->deps(d->res, s, t, &deps);
+    if (kind->reads) kind->reads(d->set.owner, s, t, &reads);
+    kind->deps(d->set.owner, s, t, &deps);
     for (int k = 0; k < reads.n; k++)
         if (reads.r[k].family == CHAIN_STEP) d->reader[(size_t)reads.r[k].s * d->size + rank] = 1;
     for (int k = 0; k < deps.n; k++) {
@@ -390,11 +391,10 @@ static void mark_reads(rt_dist *d, const chain_kind *kind, int s, deg_t t, int r
  * reports). */
 static void find_readers(rt_dist *d)
 {
-    resolution *res = d->res;
-    for (int s = 0; s <= res->max_s; s++) {
+    for (int s = 0; s <= d->set.max_s; s++) {
         d->reader[(size_t)s * d->size] = 1;
-        for (deg_t t = s; t <= res->max_t; t++)
-            if (pending(d, s, t)) mark_reads(d, step_algo_for(res, s, t), s, t, owner_of(d, s));
+        for (deg_t t = s; t <= d->set.max_t; t++)
+            if (pending(d, s, t)) mark_reads(d, d->pending[cell_of(d, s, t)], s, t, owner_of(d, s));
     }
 }
 
@@ -407,52 +407,46 @@ static int readers_of(const rt_dist *d, int s, int *r)
     return n;
 }
 
-static void received(void *arg)
+static void submit_failed(const chain_set *set, int ret, const char *what)
 {
-    uint64_t st = (uint64_t)(uintptr_t)arg;
-    progress_step_done((int)(st >> 32), (deg_t)(uint32_t)st);
-}
-
-static void submit_failed(resolution *res, int ret, const char *what)
-{
-    if (ret != 0) res_fail(res, "StarPU-MPI refused a %s task: %s", what, strerror(-ret));
+    char msg[160];
+    snprintf(msg, sizeof msg, "StarPU-MPI refused a %s task: %s", what, strerror(-ret));
+    if (ret != 0) set->fail(set->owner, msg);
 }
 
 /* (s, t)'s blob: publish on the owner, receive on each reader; the same calls on every rank. */
 static void submit_exchange(rt_dist *d, int s, deg_t t)
 {
-    resolution *res = d->res;
+    const chain_set *set = &d->set;
     int readers[d->size], nr = readers_of(d, s, readers), own = owner_of(d, s);
     if (nr == 0) return;
     /* the kernel goes with it when the standard step of row s+1 is elsewhere, except at row 0:
      * d_0 has no Milnor products, so the reader recomputes that kernel on the spot
      * (res_compute_kernel) for less than sending it (dim A_t squared bits; docs/perf.md) */
-    int kernel = !res_kernel_wanted(res, s, t) || owner_of(d, s + 1) == own ? EXCHANGE_KERNEL_KEEP
-                 : s >= 1 ? EXCHANGE_KERNEL_SEND : EXCHANGE_KERNEL_DROP;
+    int kernel = !set->exchange->kernel_wanted(set->owner, s, t) || owner_of(d, s + 1) == own ? CHAIN_EXCHANGE_KEEP
+                 : s >= 1 ? CHAIN_EXCHANGE_SEND : CHAIN_EXCHANGE_DROP;
     starpu_data_handle_t blob;
     blob_register_empty(&blob);
     starpu_mpi_data_register(blob, (starpu_mpi_tag_t)tag_of(TAG_BLOB, s, t), own);
-    struct cl_exchange_args a = { res, s, t, kernel, &d->bytes_sent, nr, &d->lat };
+    struct cl_exchange_args a = { set, s, t, kernel, &d->bytes_sent, nr, &d->lat };
     starpu_tag_t done = tag_of(TAG_DONE, s, t), pub = tag_of(TAG_PUBLISH, s, t);
     if (own == d->rank) starpu_tag_declare_deps(pub, 1, done);
     d->inserted += 1 + (unsigned)nr;
-    submit_failed(res, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl_publish, STARPU_W, blob, STARPU_TAG, pub,
+    submit_failed(set, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl_publish, STARPU_W, blob, STARPU_TAG, pub,
                                               STARPU_VALUE, &a, sizeof a, STARPU_PRIORITY, STARPU_MAX_PRIO,
                                               STARPU_NAME, "publish", 0),
                   "publish");
     for (int k = 0; k < nr; k++) {
         int r = readers[k];
-        a.kernel = kernel == EXCHANGE_KERNEL_SEND && r == owner_of(d, s + 1);
+        a.kernel = kernel == CHAIN_EXCHANGE_SEND && r == owner_of(d, s + 1);
         starpu_tag_t got = tag_of(TAG_RECEIVED, s, t);
         if (r == d->rank && pending(d, s, t - 1)) {   /* a row arrives in order of degree */
             starpu_tag_t prev = tag_of(TAG_RECEIVED, s, t - 1);
             starpu_tag_declare_deps(got, 1, prev);
         }
-        submit_failed(res, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl_receive, STARPU_R, blob,
+        submit_failed(set, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl_receive, STARPU_R, blob,
                                                   STARPU_EXECUTE_ON_NODE, r, STARPU_TAG, got,
                                                   STARPU_VALUE, &a, sizeof a, STARPU_PRIORITY, STARPU_MAX_PRIO,
-                                                  STARPU_CALLBACK_WITH_ARG_NFREE, received,
-                                                  (void *)(uintptr_t)((uint64_t)(uint32_t)s << 32 | (uint32_t)t),
                                                   STARPU_NAME, "receive", 0),
                       "receive");
     }
@@ -461,11 +455,10 @@ static void submit_exchange(rt_dist *d, int s, deg_t t)
 
 void rt_dist_submit_exchanges(rt_dist *d)
 {
-    resolution *res = d->res;
     d->bytes_sent = 0;
     double t0 = MPI_Wtime();
-    for (deg_t t = 0; t <= res->max_t; t++)
-        for (int s = 0; s <= res->max_s && s <= t; s++)
+    for (deg_t t = 0; t <= d->set.max_t; t++)
+        for (int s = 0; s <= d->set.max_s && s <= t; s++)
             if (pending(d, s, t)) submit_exchange(d, s, t);
     d->submit_s = MPI_Wtime() - t0;
 }
@@ -575,7 +568,7 @@ int rt_mpi_size(void) { return 1; }
 void rt_mpi_bcast(void *buf, size_t len) { (void)buf; (void)len; }
 void rt_mpi_barrier(void) {}
 int rt_mpi_max(int v) { return v; }
-int rt_mpi_agree_failure(resolution *res) { return res_failed(res); }
+int rt_mpi_agree_failure(int failed, char *error, size_t size) { (void)error, (void)size; return failed; }
 void rt_mpi_gather_bytes(unsigned long long mine, unsigned long long *per_rank) { per_rank[0] = mine; }
 int rt_mpi_gatherv(const void *buf, size_t len, void **all, size_t **at) { return gather_copy(buf, len, all, at); }
 static int gather_bytes(const void *buf, size_t len, void **all, size_t **at, int to_all)
@@ -585,7 +578,7 @@ static int gather_bytes(const void *buf, size_t len, void **all, size_t **at, in
 }
 int rt_mpi_starpu_init(struct starpu_conf *conf) { return starpu_init(conf); }
 void rt_mpi_starpu_shutdown(void) { starpu_shutdown(); }
-rt_dist *rt_dist_new(resolution *res) { (void)res; return NULL; }
+rt_dist *rt_dist_new(const chain_set *set) { (void)set; return NULL; }
 int rt_dist_owns(const rt_dist *d, int s, deg_t t) { (void)d; (void)s; (void)t; return 1; }
 starpu_tag_t rt_dist_ready_tag(const rt_dist *d, int s, deg_t t) { (void)d; return tag_of(TAG_DONE, s, t); }
 int rt_dist_read_deps(const rt_dist *d, const chain_reads *reads, starpu_tag_t *deps, int n)

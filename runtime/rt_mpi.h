@@ -5,7 +5,7 @@
  * Distribution (docs/design.md "Distributed runs"). Row s of the resolution belongs to rank
  * owner(s) (EXTFLOW_MPI_OWNER: pairs, floor(s/2) mod N, the default; rows, s mod N; blocks,
  * N bands of consecutive rows), which runs
- * every task of the bidegrees of that row (the chains of rt.c, unchanged and rank-local) and
+ * every task of the bidegrees of that row (the chains of its set, unchanged and rank-local) and
  * writes their stage files. Each bidegree (s, t) that another rank reads gets one StarPU-MPI
  * handle, a blob (codelets/blob.h), registered on every rank with the same data tag and owner:
  * a publish task on the owner (after DONE(s, t)) packs the new generators (and the kernel the
@@ -25,7 +25,6 @@
 #include <stddef.h>
 #include <starpu.h>
 #include "stages/chain.h"
-#include "stages/resolve/resolution.h"
 
 /* Initialises MPI when the process was started by an MPI launcher (mpirun, srun); call
  * before anything else. 0, or -1 with a message on stderr. */
@@ -44,9 +43,12 @@ int rt_mpi_max(int v);                           /* the largest v over all ranks
 /* Every rank's len bytes at mine to every rank: *all (malloc'd, *alllen bytes) holds the ranks'
  * buffers in rank order. 0, or -1 on every rank (one is out of memory, or over 2 GiB in all). */
 int rt_mpi_allgather(const void *mine, size_t len, void **all, size_t *alllen);
-/* After a run: every rank gets res's failure from the lowest rank that failed first-hand
- * (else the lowest that failed because another did), with "rank R: " in front; 1 if any failed. */
-int rt_mpi_agree_failure(resolution *res);
+/* After a run: every rank gets in error (size bytes) the failure of the lowest rank that
+ * failed first-hand (its error; failed: this rank's run failed), else of the lowest that failed
+ * because another did ("another rank failed" in its error), with "rank R: " in front; 1 if any
+ * failed (error unchanged when none did, or with one rank). */
+#define RT_MPI_ERROR_BYTES 512
+int rt_mpi_agree_failure(int failed, char *error, size_t size);
 /* Every rank's len bytes at buf, gathered on rank 0 (MPI_Gatherv; every rank calls it): there
  * *all (malloc'd) holds rank r's bytes from (*at)[r] to (*at)[r + 1] (*at: size + 1 offsets,
  * malloc'd); elsewhere both NULL. One rank: a copy. The same answer on every rank: 0, or -1
@@ -61,11 +63,15 @@ void rt_mpi_gather_bytes(unsigned long long mine, unsigned long long *per_rank);
 enum owner_rule { OWNER_ROWS, OWNER_PAIRS, OWNER_BLOCKS };
 int rt_mpi_owner(int rule, int s, int ranks, int max_s);
 
-/* Runtime hooks (rt.c). NULL / no-ops for one rank. */
+/* Runtime hooks (rt.c, rt_chain.c; the caller makes the rt_dist). NULL / no-ops for one rank. */
 typedef struct rt_dist rt_dist;
 int rt_mpi_starpu_init(struct starpu_conf *conf);   /* starpu_mpi_init_conf */
 void rt_mpi_starpu_shutdown(void);
-rt_dist *rt_dist_new(resolution *res);           /* NULL when one rank, or out of memory (res_fail) */
+/* The run of set over the ranks (its chains at (s, t) by row s's owner; its exchange moves
+ * what rows other ranks read): NULL when one rank, or after set->fail (out of memory, or a set
+ * without an exchange). Call before any task: it takes the chains pending then, the same on
+ * every rank. */
+rt_dist *rt_dist_new(const chain_set *set);
 int rt_dist_owns(const rt_dist *d, int s, deg_t t);
 /* The tag that says (s, t) is available on this rank (DONE here, RECEIVED from its owner). */
 starpu_tag_t rt_dist_ready_tag(const rt_dist *d, int s, deg_t t);

@@ -189,6 +189,25 @@ typedef struct chain_at {
     void *owner;
 } chain_at;
 
+/* What a set's chains of family CHAIN_STEP hand to the other ranks of a distributed run
+ * (runtime/rt_mpi.h: a resolution's rows), the owner's own code behind the runner's exchange
+ * tasks: the finished (s, t) packed on the rank that computed it, unpacked on each rank that
+ * reads it. With it may go what the chain at (s + 1, t) takes of (s, t) beyond its rows (a
+ * resolution's kernel of d_s): kept where that chain runs on the same rank, else sent, or, at
+ * s = 0, dropped for the reader to recompute. */
+enum { CHAIN_EXCHANGE_KEEP = 0, CHAIN_EXCHANGE_SEND = 1, CHAIN_EXCHANGE_DROP = 2 };
+typedef struct chain_exchange {
+    /* Does (s, t) have that for the chain at (s + 1, t)? */
+    int (*kernel_wanted)(void *owner, int s, deg_t t);
+    /* (s, t)'s bytes (*out malloc'ed), with the kernel as `kernel` (CHAIN_EXCHANGE_*) says: 0,
+     * or -1 after the owner's failure was recorded */
+    int (*pack)(void *owner, int s, deg_t t, int kernel, void **out, size_t *len);
+    /* publishes what pack made in this rank's owner (and the kernel when take_kernel): 0 or -1 */
+    int (*unpack)(void *owner, int s, deg_t t, int take_kernel, const void *buf, size_t len);
+    /* after unpack: (s, t) is finished here too (the progress line) */
+    void (*received)(void *owner, int s, deg_t t);
+} chain_exchange;
+
 typedef struct chain_set chain_set;
 struct chain_set {
     void *owner;
@@ -211,6 +230,7 @@ struct chain_set {
     /* NULL, or EXTFLOW_STATS's lines of the set's own (chain_policy.verbose), after the runner's
      * count of Milnor products (runtime/rt_stats.h) */
     void (*stats)(void *owner, FILE *out);
+    const chain_exchange *exchange; /* how it runs over ranks (NULL: in one process only) */
 };
 
 /* How a run goes beyond its results (0: no limit). memory_budget: bytes the run keeps to; a

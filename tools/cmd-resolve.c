@@ -258,7 +258,13 @@ static int resolve_outcome(resolution *res, int rc, const chain_policy *limits, 
 {
     /* a failure on any rank, else a stop on any rank (ranks count their time limits apart; one
      * may have finished its last step in time) */
-    int failed = rt_mpi_agree_failure(res);
+    char agreed[sizeof res->error];
+    snprintf(agreed, sizeof agreed, "%s", res->error);
+    int failed = rt_mpi_agree_failure(res_failed(res), agreed, sizeof agreed);
+    if (failed) {       /* the same failure on every rank */
+        res_fail(res, "%s", agreed);
+        snprintf(res->error, sizeof res->error, "%s", agreed);
+    }
     if (!failed && rt_mpi_max(rc == 1)) {
         resolve_stopped(res, limits, loaded, computed, seconds, work_done, work_left);
         return progress_refused() && !progress_stop_signal() ? 2 : 3;
@@ -328,7 +334,8 @@ static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
     if (rank == 0)
         progress_forecast_arm(res, a->limits.time_limit, a->limits.start, runpolicy_memory_total(), opts[STRICT].arg != NULL,
                               step_footprint);
-    rt_dist *dist = rt_dist_new(res);   /* before any task: it takes the done set all ranks share */
+    chain_set steps = step_chain_set(res);
+    rt_dist *dist = rt_dist_new(&steps);    /* before any task: it takes the pending set all ranks share */
     res->lookahead = lookahead_of(dist != NULL);
     res->finish_split = finish_split_of();
     chain_runner runner = rt_chain_runner_dist(policy, dist);

@@ -2,6 +2,7 @@
 #include "stages/resolve/exchange.h"
 #include <stdlib.h>
 #include <string.h>
+#include "stages/resolve/stepprogress.h"
 
 #define EXCHANGE_MAGIC 0x31465845u   /* "EXF1" */
 enum { H_MAGIC, H_S, H_T, H_FLAGS, H_N, H_WIDTH, H_KROWS, H_KCOLS, H_WORDS };
@@ -97,3 +98,19 @@ oom:
     res_fail(res, "out of memory receiving (%d,%d) from another rank", s, t);
     return -1;
 }
+
+static int kernel_wanted(void *owner, int s, deg_t t) { return res_kernel_wanted(owner, s, t); }
+static int pack(void *owner, int s, deg_t t, int kernel, void **out, size_t *len)
+{
+    return exchange_pack(owner, s, t, kernel, out, len);
+}
+static int unpack(void *owner, int s, deg_t t, int take_kernel, const void *buf, size_t len)
+{
+    return exchange_unpack(owner, s, t, take_kernel, buf, len);
+}
+static void received(void *owner, int s, deg_t t)
+{
+    (void)owner;
+    progress_step_done(s, t);
+}
+const chain_exchange res_exchange = { kernel_wanted, pack, unpack, received };

@@ -6,7 +6,8 @@
  * under the standard algorithm the owner of row s+1 also needs the kernel of d_s at (s, t),
  * which its finish turns into new generators. exchange_pack writes both into one byte buffer,
  * exchange_unpack publishes them in another rank's resolution, exactly as the owner holds them
- * (no stage file is written there: the owner writes it).
+ * (no stage file is written there: the owner writes it). The runner reaches them through the
+ * chain interface: res_exchange, the resolution's chain_exchange (stages/chain.h).
  *
  * Layout, little-endian words of the machine (all ranks run the same binary on the same
  * architecture):
@@ -19,6 +20,7 @@
 #ifndef EXTFLOW_EXCHANGE_H
 #define EXTFLOW_EXCHANGE_H
 #include <stddef.h>
+#include "stages/chain.h"
 #include "stages/resolve/resolution.h"
 
 #define EXCHANGE_FAILED 1u
@@ -28,7 +30,8 @@
 /* What exchange_pack does with the kernel of d_s at (s, t) in its slot: leave it (no kernel,
  * or the step that takes it is on this rank), take it out and pack it, or take it out and
  * free it (the reader recomputes it). */
-enum { EXCHANGE_KERNEL_KEEP = 0, EXCHANGE_KERNEL_SEND = 1, EXCHANGE_KERNEL_DROP = 2 };
+enum { EXCHANGE_KERNEL_KEEP = CHAIN_EXCHANGE_KEEP, EXCHANGE_KERNEL_SEND = CHAIN_EXCHANGE_SEND,
+       EXCHANGE_KERNEL_DROP = CHAIN_EXCHANGE_DROP };
 /* Bytes of (s, t) as published in res, and the kernel as kernel says. *out is malloc'ed; a
  * failed run packs a header only, with EXCHANGE_FAILED, and so does a step that was cancelled
  * (not done in res), with EXCHANGE_CANCELLED. 0, or -1 after res_fail (out of memory). */
@@ -38,5 +41,8 @@ int exchange_pack(resolution *res, int s, deg_t t, int kernel, void **out, size_
  * res->stopped_elsewhere, so that no step that reads (s, t) runs here. 0, or -1 after
  * res_fail. */
 int exchange_unpack(resolution *res, int s, deg_t t, int take_kernel, const void *buf, size_t len);
+/* The two above, res_kernel_wanted and the progress line's count of a received step, as the
+ * resolution's chain set hands them to a distributed runner (owner: the resolution). */
+extern const chain_exchange res_exchange;
 
 #endif

@@ -7,6 +7,7 @@
 #include "stages/resolve/standard.h"
 #include "stages/resolve/resolution_p.h"
 #include "stages/resolve/standard_p.h"
+#include "stages/resolve/exchange.h"
 
 static step_ctx *ctx_of(chain *c) { return (step_ctx *)c; }
 
@@ -241,7 +242,7 @@ chain_set step_chain_set(resolution *res)
     const milnor_p_basis *Ap = res->odd && res->odd->B.full ? &res->odd->A : NULL;  /* standard_p.h */
     return (chain_set){ .owner = res, .A = &res->A, .Ap = Ap, .max_s = res->max_s, .max_t = res->max_t, .at = step_at,
                         .done = step_done, .fail = fail, .failed = failed, .stopped_elsewhere = &res->stopped_elsewhere,
-                        .stats = step_stats };
+                        .stats = step_stats, .exchange = &res_exchange };
 }
 
 void step_free(step_ctx *c)
