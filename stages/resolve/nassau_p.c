@@ -343,8 +343,8 @@ int res_nassau_p_reduce(step_ctx *c)
         if (kp == nz0 || ipiv[kp] >= 0) continue;
         fm_gen *g = &c->new_gens[c->n_new];
         g->bits = width;
-        if (!(g->img = calloc((size_t)width / 8 + 2, 8))) goto out;
-        uint8_t *x = (uint8_t *)g->img, *dx = ns->dx + (size_t)c->n_new * (ns->ncols + 1);
+        if (!(g->img_p = calloc((size_t)width / 8 + 2, 8))) goto out;
+        uint8_t *x = g->img_p, *dx = ns->dx + (size_t)c->n_new * (ns->ncols + 1);
         for (uint32_t i = 0; i < nz0; i++)
             if (row[i]) {
                 x[ns->row_idx[i]] = row[i];
@@ -409,7 +409,7 @@ static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint8_t *li
         fpmat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, &qi) != 0)
         goto out;
     for (uint32_t a = 0; a < c->n_new; a++) {
-        uint8_t *dx = ns->dx + (size_t)a * (ns->ncols + 1), *x = (uint8_t *)c->new_gens[a].img;
+        uint8_t *dx = ns->dx + (size_t)a * (ns->ncols + 1), *x = c->new_gens[a].img_p;
         int any = 0;
         for (uint32_t j = 0; j < nc; j++) any |= (y[j] = dx[cidx[j]]) != 0;
         if (!any) continue;

@@ -32,7 +32,7 @@ extern const chain_kind step_standard_pre;
 extern const chain_kind step_standard_p, step_edge_kernel_p;
 /* At an odd prime under --algorithm nassau (stages/resolve/nassau_p.h): the steps (s, t), s >= 2, where
  * a subalgebra B may be used; the others are step_standard_p. Its plan multiplies its rows
- * itself (c->build is NULL); deps and reads as step_nassau's. */
+ * itself (the chain has no rows); deps and reads as step_nassau's. */
 extern const chain_kind step_nassau_p;
 
 /* The algorithm of the step at (s, t) (the edge kernel job is asked for by name). */
