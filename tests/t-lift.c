@@ -378,7 +378,7 @@ static void check(int algorithm, const char *name)
 int main(void)
 {
     setenv("STARPU_SILENT", "1", 0);
-    plan(2 * 24);
+    plan(2 * 25);
     check(ALG_STANDARD, "standard");
     check(ALG_NASSAU, "nassau");
     return done_testing();
