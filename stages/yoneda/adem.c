@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "stages/resolve/standard.h"
 #include "stages/yoneda/fmbasis.h"
 
 /* ---- the basis in sseq's order ---------------------------------------------------------- */
@@ -133,52 +134,48 @@ void adem_expand(const adem_basis *B, const freemod *F, deg_t T, uint64_t p, uin
         if (f2vec_get(row, c)) f2vec_flip(out, off + c);
 }
 
-/* ---- the standard algorithm in those coordinates ---------------------------------------- */
+/* ---- the standard step, its matrix in those coordinates ----------------------------------- */
 
-/* The matrix of d_k on F_k(t) (generators of degree < t) over the admissible bases, into D
- * (initialised here), k >= 1: row p is d of p's Milnor expansion, converted back. 0 or -1. */
-static int d_matrix(const resolution *res, const adem_basis *B, int k, deg_t t, f2mat *D, uint64_t *mil,
-                    uint64_t *img, size_t words)
+/* D, the standard step's matrix of d_s at (s, t), s >= 1 (rows over the Milnor basis of F_s(t),
+ * columns over that of F_{s-1}(t)'s generators of degree <= t - 2, a prefix of whole blocks),
+ * rewritten over the admissible bases: row p is the sum of D's rows at p's Milnor expansion, its
+ * columns changed block by block. mil, img: scratch for vectors over F_s(t) and F_{s-1}(t)
+ * (generators of degree <= t). 0 or -1. */
+static int to_admissible(const resolution *res, const adem_basis *B, int s, deg_t t, f2mat *D, uint64_t *mil,
+                         uint64_t *img)
 {
-    const freemod *F = &res->F[k];
-    uint32_t rows = (uint32_t)freemod_dim(F, t, t), cols = (uint32_t)freemod_dim(&res->F[k - 1], t, t);
-    if (f2mat_init(D, rows, cols) != 0) return -1;
-    for (uint32_t p = 0; p < rows; p++) {
-        memset(mil, 0, words * sizeof *mil);
-        memset(img, 0, words * sizeof *img);
-        adem_expand(B, F, t, p, mil);
-        for (uint32_t b = 0; b < rows; b++)
-            if (f2vec_get(mil, b)) fmb_d(res, k, t, b, img);
-        adem_convert(B, &res->F[k - 1], t, img, f2mat_row(D, p), 0);
+    f2mat A;
+    if (f2mat_init(&A, D->rows, D->cols) != 0) return -1;
+    size_t rw = f2vec_words(D->rows), cw = f2vec_words((uint32_t)freemod_dim(&res->F[s - 1], t, t + 1));
+    for (uint32_t p = 0; p < D->rows; p++) {
+        memset(mil, 0, rw * sizeof *mil);
+        memset(img, 0, cw * sizeof *img);
+        adem_expand(B, &res->F[s], t, p, mil);
+        for (size_t w = 0; w < f2vec_words(D->rows); w++)
+            for (uint64_t bits = mil[w]; bits; bits &= bits - 1)
+                f2vec_xor(img, f2mat_row(D, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits))), f2vec_words(D->cols));
+        adem_convert(B, &res->F[s - 1], t, img, f2mat_row(&A, p), 0);   /* within D's blocks */
     }
+    f2mat_clear(D);
+    *D = A;
     return 0;
 }
 
-/* The kernel of d_s on F_s(t) (generators of degree < t), in RREF, into K, and the pivot
- * columns of d_s's image into is_pivot (NULL: not wanted; F_{s-1}(t)'s columns). For s = 0 the
- * augmentation onto F2: its kernel is all of F_0(t) for t > 0, nothing at t = 0. 0 or -1. */
-static int kernel_image(const resolution *res, const adem_basis *B, int s, deg_t t, f2mat *K, uint8_t *is_pivot,
-                        uint64_t *mil, uint64_t *img, size_t words)
+/* The images the finish just published at (s, t), s >= 1 (rows of the kernel at (s - 1, t):
+ * admissible coordinates), into Milnor coordinates, in place. */
+static void images_to_milnor(resolution *res, const adem_basis *B, int s, deg_t t, uint64_t *mil, uint64_t *img,
+                             size_t words)
 {
-    if (s == 0) {
-        uint32_t n = t ? (uint32_t)freemod_dim(&res->F[0], t, t) : 0;
-        if (f2mat_init(K, n, n) != 0) return -1;
-        for (uint32_t r = 0; r < n; r++) f2mat_set(K, r, r, 1);
-        return 0;
+    const freemod *F = &res->F[s];
+    for (uint32_t i = 0; i < F->ngens[t]; i++) {
+        fm_gen *g = &F->gens[t][i];
+        size_t w = f2vec_words(g->bits);
+        memset(mil, 0, words * sizeof *mil);
+        memset(img, 0, words * sizeof *img);
+        memcpy(mil, g->img, w * sizeof *mil);
+        adem_convert(B, &res->F[s - 1], t, mil, img, 1);
+        memcpy(g->img, img, w * sizeof *img);
     }
-    f2mat D = { 0 }, aug = { 0 };
-    int32_t *piv = NULL;
-    int rc = -1;
-    if (d_matrix(res, B, s, t, &D, mil, img, words) != 0) goto out;
-    int rank = f2mat_rref_augmented(&D, &aug, &piv);
-    if (rank < 0 || f2mat_kernel_from_rref(&aug, D.cols, (uint32_t)rank, piv, K) != 0) goto out;
-    for (uint32_t c = 0; is_pivot && c < D.cols; c++) is_pivot[c] = piv[c] >= 0;
-    rc = 0;
-out:
-    f2mat_clear(&D);
-    f2mat_clear(&aug);
-    free(piv);
-    return rc;
 }
 
 int adem_resolve(resolution *res, const adem_basis *B, char *err, size_t errlen)
@@ -188,12 +185,9 @@ int adem_resolve(resolution *res, const adem_basis *B, char *err, size_t errlen)
         snprintf(err, errlen, "the admissible basis reaches degree %d, the region %d", (int)B->max, (int)top);
         return -2;
     }
-    int rc = -1, S = res->max_s;
+    int S = res->max_s;
     size_t words = 0;
     uint64_t *mil = NULL, *img = NULL;
-    uint8_t *is_pivot = NULL;
-    f2mat *K = calloc((size_t)S + 2, sizeof *K);   /* K[s]: the kernel of d_s in the degree at hand */
-    if (!K) goto oom;
     for (deg_t t = 0; t <= top; t++) {
         size_t w = 1;   /* vectors over F_k(t), generators of degree <= t */
         for (int k = 0; k <= S; k++)
@@ -205,49 +199,29 @@ int adem_resolve(resolution *res, const adem_basis *B, char *err, size_t errlen)
             img = mil + words;
         }
         for (int s = 0; s <= S && s <= t; s++) {
-            int in = t - s <= res->stem, next = s < S && t - s - 1 <= res->stem;   /* (s + 1, t) reads K[s] */
+            int in = t - s <= res->stem, next = s < S && t - s - 1 <= res->stem;   /* (s + 1, t) reads its kernel */
             if (!in && !next) continue;
-            uint32_t width = s ? (uint32_t)freemod_dim(&res->F[s - 1], t, t) : t == 0;
-            free(is_pivot);
-            if (!(is_pivot = calloc((size_t)width + 1, 1))) goto oom;
-            f2mat_clear(&K[s]);
-            if (kernel_image(res, B, s, t, &K[s], s ? is_pivot : NULL, mil, img, words) != 0) goto oom;
-            if (!in) continue;
-            /* new generators: the rows of K[s - 1] (RREF) whose pivot is no image pivot; at s = 0
-             * the unit in degree 0 */
-            const f2mat *Kp = s ? &K[s - 1] : NULL;
-            uint32_t n = 0, nmax = s ? Kp->rows : t == 0;
-            fm_gen *gens = calloc((size_t)nmax + 1, sizeof *gens);
-            if (!gens) goto oom;
-            for (uint32_t r = 0; r < nmax; r++) {
-                int64_t pv = s ? f2vec_first_bit(f2mat_row(Kp, r), width) : 0;
-                if (pv < 0 || (s && is_pivot[pv])) continue;
-                if (!(gens[n].img = calloc(f2vec_words(width) + 1, sizeof(uint64_t)))) {
-                    for (uint32_t q = 0; q < n; q++) free(gens[q].img);
-                    free(gens);
-                    goto oom;
-                }
-                if (s) adem_convert(B, &res->F[s - 1], t, f2mat_row(Kp, r), gens[n].img, 1);   /* in Milnor coordinates */
-                else gens[n].img[0] = 1;
-                gens[n++].bits = width;
-            }
-            if (res_publish(res, s, t, n, gens, width) != 0) {
-                snprintf(err, errlen, "%s", res->error);
-                rc = -2;
-                goto out;
-            }
+            /* the standard step (standard.h), D over the admissible bases: its image pivots, its
+             * kernel (in RREF, in the slot for (s + 1, t)) and so its new generators, the rows of
+             * the kernel at (s - 1, t) whose pivot is no image pivot, are sseq's @adem ones
+             * (row 0 maps onto F2 and needs no change) */
+            step_ctx c = { .ch = { .s = s, .t = t }, .res = res, .kernel_only = !in };
+            int rc = res_step_plan(&c);
+            if (rc == 0) rb_multiply(&c.build, &res->A, 0, c.build.nrows);
+            if (rc == 0 && s > 0 && to_admissible(res, B, s, t, &c.build.D, mil, img) != 0) rc = -1;
+            if (rc == 0) rc = res_step_reduce(&c);
+            if (rc == 0 && in) rc = res_step_finish(&c);
+            if (rc == 0 && in && s > 0) images_to_milnor(res, B, s, t, mil, img, words);   /* stored in Milnor's */
+            res_step_free(&c);
+            if (rc != 0) goto oom;
         }
     }
-    rc = 0;
-    goto out;
+    free(mil);
+    return 0;
 oom:
     snprintf(err, errlen, "out of memory resolving S_2 over the admissible basis");
-out:
-    for (int s = 0; K && s <= S + 1; s++) f2mat_clear(&K[s]);
-    free(K);
     free(mil);
-    free(is_pivot);
-    return rc;
+    return -1;
 }
 
 int adem_resolution_init(adem_resolution *a, int stem, int max_s, const resolution *ref, char *err, size_t errlen)

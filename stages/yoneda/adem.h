@@ -12,13 +12,17 @@
  * admissible order, admissible.h's, is lexicographic; sseq's is not.) A monomial is rated, for
  * the Yoneda reduction's preference, by the sum of the popcounts of its exponents.
  *
- * adem_resolve is the standard algorithm (docs/algorithms.md §4.2) on S_2 in these coordinates:
- * at (s, t) the matrix of d_s over the admissible bases of F_s and F_{s-1} (generators of degree
- * < t), the RREF of [D | 0 | I], its kernel kept for (s + 1, t) (also at the stem's edge, where
- * (s, t) is outside the region but (s + 1, t) is not), and one new generator for each row of the kernel at (s - 1, t)
- * (in RREF) whose pivot is no pivot of D's image, its image that row. The generators' images
- * are stored in Milnor coordinates, so the result is an ordinary resolution (resolution.h) that
- * everything else reads as usual; only its choice of generators is sseq's @adem one.
+ * adem_resolve is the standard step (stages/resolve/standard.h, docs/algorithms.md §4.2) on S_2
+ * with one change of basis: at (s, t) the step's matrix D of d_s, built over the Milnor bases,
+ * is rewritten over the admissible bases of F_s and F_{s-1} (a row per admissible monomial
+ * times a generator: the sum of D's rows at its Milnor expansion, the columns changed block by
+ * block) before the step reduces it. The step's reduction and finish are then sseq's in these
+ * coordinates: the RREF of [D | 0 | I], its kernel kept for (s + 1, t) (also at the stem's edge,
+ * where (s, t) is outside the region but (s + 1, t) is not), and one new generator for each row
+ * of the kernel at (s - 1, t) (in RREF) whose pivot is no pivot of D's image, its image that
+ * row. The images the finish publishes are changed back to Milnor coordinates at once, so the
+ * result is an ordinary resolution (resolution.h) that everything else, the next steps' plans
+ * included, reads as usual; only its choice of generators is sseq's @adem one.
  *
  * Layout. Per degree d <= max: to_milnor[d] (row i: the Milnor expansion of sseq's i-th
  * monomial), from_milnor[d] (row j: Milnor element j over sseq's monomials), rating[d][i].
