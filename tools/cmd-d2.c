@@ -282,7 +282,7 @@ static int run(const char **operands, int n)
          * chain map, whose values have no unit coefficient in a minimal resolution:
          * docs/secondary.md), so any preimage will do; a secondary product reads the homotopy
          * itself, and matches sseq's only over sseq's preimages */
-        if (product && !have_unit) secondary_sseq_preimages(&sec);   /* the product's lifts solve its d_i again */
+        if (product && !have_unit) secondary_sseq_preimages(&sec, resolved_qi_budget(&limits));   /* the product's lifts solve its d_i again */
         else sec.set.any_preimage = !product;
         if (!rc && rank == 0) rc = homotopy(&sec, &d, dir, &limits);
     }
@@ -294,7 +294,7 @@ static int run(const char **operands, int n)
         if (sr) fprintf(stderr, "extflow: %s\n", err), rc = 1;
         else {
             usec.all_composites = 1;
-            secondary_sseq_preimages(&usec);   /* the product's lifts solve its d_i again */
+            secondary_sseq_preimages(&usec, resolved_qi_budget(&limits));   /* the product's lifts solve its d_i again */
             rc = homotopy(&usec, &u, udir, &limits);
         }
     }

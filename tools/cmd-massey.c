@@ -142,7 +142,7 @@ static int run_secondary(const char *dir, const chain_policy *limits)
     } else if (!rc) {
         sec.all_composites = 1;             /* the products read every composite, */
         /* and the homotopy itself: sseq's preimages, d_i's quasi-inverses kept for every lift */
-        secondary_sseq_preimages(&sec);
+        secondary_sseq_preimages(&sec, resolved_qi_budget(limits));
         chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL, "secondary Massey steps");
         int r = secondary_run(&sec, &runner);
         if (r < 0) snprintf(err, sizeof err, "%s", sec.fail.set ? sec.fail.msg : sec.set.fail.msg);

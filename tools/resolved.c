@@ -42,6 +42,12 @@ int resolved_d2_memo(secondary *sec, const chain_policy *limits, char *error, si
     return -1;
 }
 
+uint64_t resolved_qi_budget(const chain_policy *limits)
+{
+    uint64_t bytes = SECONDARY_QI_BYTES;
+    return limits->memory_budget && limits->memory_budget / 4 < bytes ? limits->memory_budget / 4 : bytes;
+}
+
 int resolved_open(const char *cmd, const char *dir, opened_dir *d, int flags)
 {
     int odd_ok = flags & RESOLVED_ODD_OK;

@@ -24,6 +24,9 @@ int resolved_limits(const cli_option *memory, const cli_option *time_limit, doub
  * of memory: error says so). */
 struct secondary;
 int resolved_d2_memo(struct secondary *sec, const chain_policy *limits, char *error, size_t errlen);
+/* The budget of the quasi-inverses a secondary product's or Massey product's lifts share
+ * (secondary_sseq_preimages): SECONDARY_QI_BYTES, at most a quarter of a --memory budget. */
+uint64_t resolved_qi_budget(const chain_policy *limits);
 /* The environment checked, DIR locked (rank 0, for all ranks) and its complete region loaded.
  * flags: RESOLVED_ODD_OK (1) takes a resolution at an odd prime, RESOLVED_UNSTABLE_OK one over
  * the unstable algebra (docs/unstable.md: maps of modules only so far); without them such a

@@ -518,10 +518,10 @@ static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sin
     return d2_intermediate(ctx, i, t, k, NULL, sink);
 }
 
-void secondary_sseq_preimages(secondary *sec)
+void secondary_sseq_preimages(secondary *sec, uint64_t qi_bytes)
 {
     sec->set.any_preimage = 0;
-    if (sec->set.preimage_cache) preimage_cache_keep_qis(sec->set.preimage_cache, SECONDARY_QI_BYTES);
+    if (sec->set.preimage_cache && qi_bytes) preimage_cache_keep_qis(sec->set.preimage_cache, qi_bytes);
 }
 
 int secondary_in_range(const secondary *sec, int s, deg_t t)

@@ -82,8 +82,11 @@ typedef struct secondary {
  * d_i it solves kept (preimage_cache_keep_qis, up to SECONDARY_QI_BYTES) for the lifts of a
  * secondary product or Massey product, which share sec->set's preimage cache and solve the
  * same d_i again: one quasi-inverse then serves every lift, where each solve rebuilt d_i's
- * matrix and reduced it (out of memory: none kept, the solves as before). */
-void secondary_sseq_preimages(secondary *sec);
+ * matrix and reduced it; qi_bytes the budget (0: none kept; out of memory: none kept, the solves
+ * as before). */
+void secondary_sseq_preimages(secondary *sec, uint64_t qi_bytes);
+/* The quasi-inverses' default budget (the commands lower it to a quarter of a --memory budget,
+ * tools/resolved.h): 512 MiB; massey --secondary through stem 70, s <= 12 keeps about 150 MB. */
 #define SECONDARY_QI_BYTES ((uint64_t)512 << 20)
 
 /* Sets up d2 over res (a complete resolution of S_2 or of a module, over the whole of A):
