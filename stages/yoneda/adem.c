@@ -110,6 +110,7 @@ void adem_convert(const adem_basis *B, const freemod *F, deg_t T, const uint64_t
 {
     uint64_t off = 0;   /* generator (u, g)'s block, as freemod_offset counts it */
     for (deg_t u = freemod_first(F, T); u <= T && u <= F->max_t; u++) {
+        if (!F->ngens[u]) continue;     /* (A's dims past the tables' degree are not read) */
         uint32_t block = F->dim[T - u];
         const f2mat *tab = to_milnor ? &B->to_milnor[T - u] : &B->from_milnor[T - u];
         for (uint32_t g = 0; g < F->ngens[u]; g++, off += block) {
@@ -189,8 +190,8 @@ int adem_resolve(resolution *res, const adem_basis *B, char *err, size_t errlen)
     size_t words = 0;
     uint64_t *mil = NULL, *img = NULL;
     for (deg_t t = 0; t <= top; t++) {
-        size_t w = 1;   /* vectors over F_k(t), generators of degree <= t */
-        for (int k = 0; k <= S; k++)
+        size_t w = 1;   /* vectors over F_k(t), generators of degree <= t, for the steps at (k + 1, t) */
+        for (int k = t - res->stem - 2 > 0 ? t - res->stem - 2 : 0; k <= S; k++)
             if (f2vec_words(freemod_dim(&res->F[k], t, t + 1)) + 1 > w) w = f2vec_words(freemod_dim(&res->F[k], t, t + 1)) + 1;
         if (w > words) {
             free(mil);
