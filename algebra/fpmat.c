@@ -16,7 +16,8 @@ static int prime_ok(uint32_t p)
     return 1;
 }
 
-int fpmat_init(fpmat *m, uint32_t p, uint32_t rows, uint32_t cols)
+/* fpmat_init's shape and storage, the entries left unset (the caller writes every byte). */
+static int init_unset(fpmat *m, uint32_t p, uint32_t rows, uint32_t cols)
 {
     memset(m, 0, sizeof *m);
     if (!prime_ok(p)) return -1;
@@ -31,7 +32,13 @@ int fpmat_init(fpmat *m, uint32_t p, uint32_t rows, uint32_t cols)
         memset(m, 0, sizeof *m);
         return -1;
     }
-    memset(m->data, 0, bytes);
+    return 0;
+}
+
+int fpmat_init(fpmat *m, uint32_t p, uint32_t rows, uint32_t cols)
+{
+    if (init_unset(m, p, rows, cols) != 0) return -1;
+    memset(m->data, 0, (size_t)rows * m->stride);
     return 0;
 }
 
@@ -149,10 +156,12 @@ int fpmat_rref_naive(fpmat *m, int32_t *pivots)
 int fpmat_augment_identity(fpmat *aug, const fpmat *a)
 {
     uint32_t seg = fpmat_segment_start(a->cols);
-    if (fpmat_init(aug, a->p, a->rows, seg + a->rows) < 0) return -1;
-    for (uint32_t i = 0; i < a->rows; ++i) {
-        memcpy(fpmat_row(aug, i), fpmat_row(a, i), a->cols);
-        fpmat_row(aug, i)[seg + i] = 1;
+    if (init_unset(aug, a->p, a->rows, seg + a->rows) < 0) return -1;
+    for (uint32_t i = 0; i < a->rows; ++i) {            /* each byte written once */
+        uint8_t *row = fpmat_row(aug, i);
+        memcpy(row, fpmat_row(a, i), a->cols);
+        memset(row + a->cols, 0, aug->stride - a->cols);
+        row[seg + i] = 1;
     }
     return 0;
 }
