@@ -111,9 +111,8 @@ int report_unstable_chart(FILE *out, const resolution *res)
         fprintf(out, "\\draw [%s] (0, %d) -- (%d, %d);\n", y % 4 ? "grid" : "major-grid", y, maxx, y);
         if (y % 4 == 0) fprintf(out, "\\node [left] at (0, %d) {%d};\n", y, y);
     }
-    int sphere = strncmp(res->module_name, "S_", 2) == 0;
-    if (sphere) fprintf(out, "\\node [right] at (1, %d) {$S^%d$};\n", maxy - 1, bottom);
-    else fprintf(out, "\\node [right] at (1, %d) {$\\Sigma^{%d} %s$};\n", maxy - 1, bottom, res->module_name);
+    if (strncmp(res->module_name, "S_", 2) == 0) fprintf(out, "\\node [right] at (1, %d) {$S^{%d}$};\n", maxy - 1, bottom);
+    else fprintf(out, "\\node [right] at (1, %d) {%s};\n", maxy - 1, res->module_name);
     for (int x = 0; x <= maxx; x++)
         for (int s = 0; s <= maxy; s++) {
             int n = x + n0;
@@ -138,10 +137,10 @@ int report_unstable_chart(FILE *out, const resolution *res)
                 for (uint32_t i = 0; i < db; i++)
                     for (uint32_t k = 0; k < d; k++)
                         if (report_hj(res, j, s - 1, nb + s - 1, i, k)) {
-                            fputs("\\draw [] ", out);
-                            tikz_point(out, x, s, d, k);
-                            fputs(" -- ", out);
+                            fprintf(out, "\\draw [h_%d] ", j);
                             tikz_point(out, nb - n0, s - 1, db, i);
+                            fputs(" -- ", out);
+                            tikz_point(out, x, s, d, k);
                             fputs(";\n", out);
                         }
             }

@@ -20,9 +20,9 @@ int report_resolve_unstable(FILE *out, const resolution *res);
 /* resolve --unstable --sseq-formats: unstable_chart.txt, the figure sseq's unstable_chart example
  * prints for this module (one per suspension there: the files of S^0, S^1, ... in turn are its
  * whole output): a TikZ picture of stems 0 .. N - n across (n the bottom degree, N the top stem)
- * and s = 0 .. S up, grid lines (major every 4), the label "$S^n$" (a sphere) or
- * "$\Sigma^{n} NAME$" at (1, S - 1), a dot per class (several at one bidegree spread by sseq's
- * patterns) and the h0, h1, h2 lines (report_hj), bidegrees by stem then s. */
+ * and s = 0 .. S up, grid lines (major every 4), the label "$S^{n}$" (a sphere; another module:
+ * its name) at (1, S - 1), a dot per class (several at one bidegree spread by sseq's patterns)
+ * and the h0, h1, h2 lines into it ("[h_j] from -- to", report_hj), bidegrees by stem then s. */
 int report_unstable_chart(FILE *out, const resolution *res);
 /* The same chart for a reader (export --text): a legend, then panels of 35 stems, each with
  * its s labels and a stem axis, at most 80 columns whatever the region. */
