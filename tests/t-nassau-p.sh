@@ -10,9 +10,10 @@
 # its Tor vanishes makes the run fail (exit 1): the comparison can see a wrong step.
 # Then extflow's own step (stages/resolve/nassau_p.c, `resolve --algorithm nassau` at odd p): the same
 # ext.csv as the standard algorithm for every odd-prime module file it applies to (over A_p, no
-# cofiber), sseq's table for S_3, d∘d = 0 by verify, Nassau steps counted by EXTFLOW_STATS.
+# cofiber), d∘d = 0 by verify, Nassau steps counted by EXTFLOW_STATS, a run stopped by
+# --time-limit and resumed.
 . tests/lib.sh
-plan 16
+plan 17
 NP="python3 tests/nassau_p.py"
 $NP check-algebra 3 36 > "$TMP/alg3" && $NP check-algebra 5 80 > "$TMP/alg5" &&
     grep -q ', 0 differ$' "$TMP/alg3" && grep -q ', 0 differ$' "$TMP/alg5"
@@ -64,4 +65,9 @@ grep -q '^extflow: Nassau steps at odd p: [1-9][0-9]* ([1-9][0-9]* corrected), s
 ok $? "S_3's run went through Nassau's step, corrections and subalgebras of dimension >= 12 included ($(grep -o 'Nassau steps.*' "$TMP/cstats-S_3"))"
 $EXTFLOW verify --quiet "$TMP/cn-S_3" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q " 0 problems: ok$"
 ok $? "verify: d∘d = 0 on every generator of the Nassau resolution of S_3 ($(tail -1 "$TMP/vout" | cut -c1-90))"
+# resumed: stopped by --time-limit and rerun until done, the same table as the standard algorithm
+$EXTFLOW resolve --quiet --module S_3 --stem 160 --max-s 50 --algorithm standard --out "$TMP/rs" 2>/dev/null
+rerun_until_done $EXTFLOW resolve --quiet --module S_3 --stem 160 --max-s 50 --algorithm nassau --out "$TMP/rn"
+[ "$rc" -eq 0 ] && cmp -s "$TMP/rs/ext.csv" "$TMP/rn/ext.csv"
+ok $? "S_3 through stem 160, s <= 50, by Nassau's step stopped and resumed ($tries runs, last exit $rc): the standard ext.csv"
 done_testing
