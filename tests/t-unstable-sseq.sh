@@ -2,7 +2,8 @@
 # sseq's unstable_chart and unstable_suspension examples (docs/unstable.md, "sseq's texts"):
 # - unstable_chart.txt of resolve --unstable --sseq-formats: the files of S^0 .. S^8 (stem 6 + n,
 #   s <= 4) in turn against sseq's output for S_2 with max n 6, max s 4 (tests/ref/unstable),
-#   byte for byte; S^5 to stem 25 read back: a dot per class of ext.csv, a line per h0/h1/h2
+#   byte for byte, and Σ^k RP^∞ (k = 0 .. 7, with sseq's label through --sseq-name) against its
+#   output for RP_inf the same way; S^5 to stem 30 read back: a dot per class of ext.csv, a line per h0/h1/h2
 #   line of chart.svg; a stable run writes none;
 # - unstable_suspension.txt of products --map --sseq-formats (E: S^(k-1) -> S^k, the map of
 #   degree -1): the files of S^1 .. S^12 (stem 10 + k, s <= 7) in turn against sseq's output for
@@ -18,7 +19,7 @@
 #   of the Lambda algebra's Lambda(11) (tests/lambda_ref.py, no resolution at all), which gives
 #   every S^k's ext.csv here. The test pins the line, so a change either way is seen.
 . tests/lib.sh
-plan 11
+plan 12
 REF=${EXTFLOW_TEST_REF:-tests/ref}/unstable
 res() { $EXTFLOW resolve --quiet --unstable --sseq-formats "$@"; }
 
@@ -51,8 +52,22 @@ assert "{$S^{5}$}" in tex
 EOF
 ok $? "unstable_chart of S^5 (stem 30, s <= 8) read back: ext.csv's classes, chart.svg's h0/h1/h2 lines $(cat "$TMP/err")"
 
-$EXTFLOW resolve --quiet --sseq-formats --stem 10 --out "$TMP/stable" && [ ! -e "$TMP/stable/unstable_chart.txt" ]
-ok $? "a stable run writes no unstable_chart.txt"
+# RP^inf = RP_1^inf and its suspensions RP_inf[k], labelled by sseq's template through --sseq-name
+echo '{ "p": 2, "type": "real projective space", "min": 1 }' > "$TMP/RP_inf.json"
+ok=0
+: > "$TMP/err"
+for k in 0 1 2 3 4 5 6 7; do
+    res --module "$TMP/RP_inf.json[$k]" --stem $((6 + k)) --max-s 4 --sseq-name '$\Sigma^{%} \mathbb{R}P^\infty$' \
+        --out "$TMP/rp$k" 2>>"$TMP/err" || ok=1
+done
+{ echo "unstable_chart -- RP_inf \"\" 6 4 '\$\\Sigma^{%} \\mathbb{R}P^\\infty\$'"; for k in 0 1 2 3 4 5 6 7; do cat "$TMP/rp$k/unstable_chart.txt"; done; } \
+    > "$TMP/rpchart.txt" && cmp -s "$TMP/rpchart.txt" "$REF/unstable_chart-RPinf"
+ok $(( ok | $? )) "unstable_chart: Σ^k RP^∞ for k = 0 .. 7 (--sseq-name) are sseq's output byte for byte $(head -c 300 "$TMP/err")"
+
+$EXTFLOW resolve --quiet --sseq-formats --stem 10 --out "$TMP/stable" && [ ! -e "$TMP/stable/unstable_chart.txt" ] &&
+    $EXTFLOW resolve --sseq-name x --stem 10 --out "$TMP/stable2" 2>"$TMP/err"
+is_usage_error $? "$TMP/err"
+ok $? "a stable run writes no unstable_chart.txt, and --sseq-name without --unstable --sseq-formats is refused"
 
 echo '{"degree": -1, "images": {"x0": "x0"}}' > "$TMP/E.json"
 ok=0

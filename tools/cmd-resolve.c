@@ -23,7 +23,7 @@
 
 #define MAX_STEM 1000
 
-enum { MODULE, STEM, MAX_S, MAX_T, ALGORITHM, UNSTABLE, OUT, SSEQ, QUIET, VERBOSE, FORCE, KEEP, MEMORY, TIME_LIMIT,
+enum { MODULE, STEM, MAX_S, MAX_T, ALGORITHM, UNSTABLE, OUT, SSEQ, SSEQ_NAME, QUIET, VERBOSE, FORCE, KEEP, MEMORY, TIME_LIMIT,
        STRICT, NOPTS };
 static cli_option opts[NOPTS + 1] = {
     [MODULE] = { "module", "NAME|FILE",
@@ -51,6 +51,9 @@ static cli_option opts[NOPTS + 1] = {
     [SSEQ] = { "sseq-formats", NULL, "also write differentials.txt, num_gens.txt, resolution_size.txt and, with "
                "--unstable, resolve_unstable.txt (sseq's resolve_unstable chart, from the module's bottom stem) and "
                "unstable_chart.txt (this module's TikZ figure of sseq's unstable_chart); a later run without it rewrites those that are there, so they stay current)", NULL, NULL },
+    [SSEQ_NAME] = { "sseq-name", "TEMPLATE", "(with --unstable --sseq-formats) unstable_chart.txt's label, % replaced "
+                    "by k for a module NAME[k] (0 without [k]), as sseq's unstable_chart takes it; default $S^{%}$ for a "
+                    "sphere, the module's name otherwise", NULL, NULL },
     [QUIET] = { "quiet", NULL, "no progress line and no closing summary", NULL, NULL },
     [VERBOSE] = { "verbose", NULL, "also show StarPU's own messages (calibration, warnings), which workers and "
                   "scheduler it started, and at the end the memory account (MB by kind: docs/perf.md)", NULL, NULL },
@@ -445,6 +448,11 @@ static int run(const char **operands, int n)
     resolve_args a = { .quiet = opts[QUIET].arg != NULL, .verbose = opts[VERBOSE].arg != NULL,
                        .unstable = opts[UNSTABLE].arg != NULL };
     int prc;
+    if (opts[SSEQ_NAME].arg && (!opts[UNSTABLE].arg || !opts[SSEQ].arg))
+        return cli_usage_error("resolve: --sseq-name is the label of unstable_chart.txt: give it with --unstable "
+                               "--sseq-formats");
+    if (opts[SSEQ_NAME].arg && report_set_chart_name(opts[SSEQ_NAME].arg) != 0)
+        return cli_usage_error("resolve: --sseq-name: at most 200 characters");
     if ((prc = cli_opt_count(&opts[STEM], MAX_STEM, &stem)) || (prc = cli_opt_count(&opts[MAX_S], MAX_STEM, &max_s)) ||
         (prc = cli_opt_count(&opts[MAX_T], MAX_STEM, &max_t)) ||
         (prc = resolved_limits(&opts[MEMORY], &opts[TIME_LIMIT], began, &a.limits)))

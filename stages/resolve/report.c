@@ -97,9 +97,40 @@ static void tikz_point(FILE *out, int x, int y, uint32_t k, uint32_t i)
     fputc(')', out);
 }
 
+static char chart_name[201];    /* resolve --sseq-name; "" : the default label */
+
+int report_set_chart_name(const char *tmpl)
+{
+    if (tmpl && strlen(tmpl) >= sizeof chart_name) return -1;
+    snprintf(chart_name, sizeof chart_name, "%s", tmpl ? tmpl : "");
+    return 0;
+}
+
+/* k of a module named NAME[k] (sseq's suspension count), 0 without [k]. */
+static long name_shift(const char *name)
+{
+    size_t len = strlen(name);
+    const char *open = strrchr(name, '[');
+    if (!open || len < 3 || name[len - 1] != ']') return 0;
+    return strtol(open + 1, NULL, 10);
+}
+
+/* The label: the template with each '%' replaced by k, or the default. */
+static void chart_label(FILE *out, const resolution *res)
+{
+    const char *t = chart_name[0] ? chart_name : strncmp(res->module_name, "S_", 2) == 0 ? "$S^{%}$" : NULL;
+    if (!t) {
+        fputs(res->module_name, out);
+        return;
+    }
+    for (; *t; t++)
+        if (*t == '%') fprintf(out, "%ld", name_shift(res->module_name));
+        else fputc(*t, out);
+}
+
 int report_unstable_chart(FILE *out, const resolution *res)
 {
-    int n0 = res->module ? (int)(res->module->min_deg - res->shift) : 0, bottom = n0 + (int)res->shift;
+    int n0 = res->module ? (int)(res->module->min_deg - res->shift) : 0;
     int maxx = report_max_stem(res) - n0, maxy = res->max_s;
     fprintf(out, "\\begin{figure}[p]\\centering\n\\begin{tikzpicture}[\n  major-grid/.style={ opacity = 0.2 },\n"
                  "  grid/.style={ opacity = 0.1 },\n  d2/.style={ blue },\n]\n");
@@ -111,8 +142,9 @@ int report_unstable_chart(FILE *out, const resolution *res)
         fprintf(out, "\\draw [%s] (0, %d) -- (%d, %d);\n", y % 4 ? "grid" : "major-grid", y, maxx, y);
         if (y % 4 == 0) fprintf(out, "\\node [left] at (0, %d) {%d};\n", y, y);
     }
-    if (strncmp(res->module_name, "S_", 2) == 0) fprintf(out, "\\node [right] at (1, %d) {$S^{%d}$};\n", maxy - 1, bottom);
-    else fprintf(out, "\\node [right] at (1, %d) {%s};\n", maxy - 1, res->module_name);
+    fprintf(out, "\\node [right] at (1, %d) {", maxy - 1);
+    chart_label(out, res);
+    fputs("};\n", out);
     for (int x = 0; x <= maxx; x++)
         for (int s = 0; s <= maxy; s++) {
             int n = x + n0;

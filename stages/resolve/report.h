@@ -24,6 +24,9 @@ int report_resolve_unstable(FILE *out, const resolution *res);
  * its name) at (1, S - 1), a dot per class (several at one bidegree spread by sseq's patterns)
  * and the h0, h1, h2 lines into it ("[h_j] from -- to", report_hj), bidegrees by stem then s. */
 int report_unstable_chart(FILE *out, const resolution *res);
+/* The label template of unstable_chart.txt (resolve --sseq-name): '%' becomes k for a module
+ * NAME[k] (0 without [k]); NULL or "" restores the default. 0, or -1 when it is too long. */
+int report_set_chart_name(const char *tmpl);
 /* The same chart for a reader (export --text): a legend, then panels of 35 stems, each with
  * its s labels and a stem axis, at most 80 columns whatever the region. */
 int report_chart_panels(FILE *out, const resolution *res);
