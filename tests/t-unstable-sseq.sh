@@ -19,7 +19,7 @@
 #   of the Lambda algebra's Lambda(11) (tests/lambda_ref.py, no resolution at all), which gives
 #   every S^k's ext.csv here. The test pins the line, so a change either way is seen.
 . tests/lib.sh
-plan 12
+plan 13
 REF=${EXTFLOW_TEST_REF:-tests/ref}/unstable
 res() { $EXTFLOW resolve --quiet --unstable --sseq-formats "$@"; }
 
@@ -51,6 +51,30 @@ assert lines == svg_lines, (lines, svg_lines)
 assert "{$S^{5}$}" in tex
 EOF
 ok $? "unstable_chart of S^5 (stem 30, s <= 8) read back: ext.csv's classes, chart.svg's h0/h1/h2 lines $(cat "$TMP/err")"
+
+# past sseq's 12 dot patterns: 13 classes in degree 2 (no action), each bidegree 13 classes or none;
+# the run completes (it stopped with exit 1 and no ext.csv), each bidegree is its count as a node,
+# and the lines are chart.svg's, ending at the grid points
+python3 -c 'import json; print(json.dumps({"p": 2, "type": "finite dimensional module",
+    "gens": {"x%d" % i: 2 for i in range(13)}, "actions": []}))' > "$TMP/m13.json"
+res --module "$TMP/m13.json" --stem 8 --max-s 3 --out "$TMP/m13" 2>"$TMP/err" &&
+python3 - "$TMP/m13" <<'EOF' 2>>"$TMP/err"
+import re, sys
+d = sys.argv[1]
+tex = open(d + "/unstable_chart.txt").read()
+nodes = {(int(x), int(y)): int(k) for x, y, k in re.findall(r"^\\node at \((\d+), (\d+)\) \{(\d+)\};$", tex, re.M)}
+ext = {}
+for line in open(d + "/ext.csv").read().split()[1:]:
+    s, n, dim = map(int, line.split(","))
+    ext[(n - 2, s)] = dim
+assert ext and set(ext.values()) == {13} and nodes == ext, (nodes, ext)
+assert "circle" not in tex
+ends = re.findall(r"^\\draw \[h_\d\] \(([-0-9.]+), ([-0-9.]+)\) -- \(([-0-9.]+), ([-0-9.]+)\);$", tex, re.M)
+assert ends and all((int(a), int(b)) in ext and (int(c), int(e)) in ext for a, b, c, e in ends), ends
+svg = open(d + "/chart.svg").read()
+assert len(ends) == sum(1 for l in svg.splitlines() if l.startswith("<line ") and "stroke-width" not in l)
+EOF
+ok $? "unstable_chart past 12 classes a bidegree: each its count as a node, the lines to grid points $(cat "$TMP/err")"
 
 # RP^inf = RP_1^inf and its suspensions RP_inf[k], labelled by sseq's template through --sseq-name
 echo '{ "p": 2, "type": "real projective space", "min": 1 }' > "$TMP/RP_inf.json"

@@ -1,7 +1,6 @@
 /* report.c — Ext tables and charts (see report.h). */
 #include "stages/resolve/report.h"
 #include "stages/store/durable.h"
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,10 +85,14 @@ static void put_f32(FILE *out, float v)
     fputs(buf, out);
 }
 
-/* Dot i of the k classes at grid point (x, y). */
+#define DOT_PATTERNS (sizeof dot_pat / sizeof *dot_pat)
+
+/* Dot i of the k classes at grid point (x, y); past sseq's patterns, the grid point itself (the
+ * bidegree is drawn as its count: report_unstable_chart). */
 static void tikz_point(FILE *out, int x, int y, uint32_t k, uint32_t i)
 {
-    const float *o = dot_pat[k - 1].xy[i];
+    static const float centre[2] = { 0, 0 };
+    const float *o = k <= DOT_PATTERNS ? dot_pat[k - 1].xy[i] : centre;
     fputc('(', out);
     put_f32(out, (float)x + o[0] / 20.0f);
     fputs(", ", out);
@@ -150,11 +153,12 @@ int report_unstable_chart(FILE *out, const resolution *res)
             int n = x + n0;
             if (n > report_row_last_stem(res, s)) continue;
             uint32_t d = res_ngens(res, s, n + s);
-            if (d > 12) {       /* sseq has no pattern past 12 classes */
-                errno = ERANGE;
-                return -1;
+            if (d > DOT_PATTERNS) {     /* sseq has no pattern past 12 classes: the count, as a node */
+                fputs("\\node at ", out);
+                tikz_point(out, x, s, d, 0);
+                fprintf(out, " {%u};\n", d);
             }
-            for (uint32_t k = 0; k < d; k++) {
+            for (uint32_t k = 0; k < d && d <= DOT_PATTERNS; k++) {
                 fputs("\\draw [fill] ", out);
                 tikz_point(out, x, s, d, k);
                 fputs(" circle (", out);
