@@ -14,11 +14,11 @@
 #   stable range (S_2[32] against resolve_through_stem-S_2, S_3[25] against resolve-S_3), and to
 #   the chart rebuilt from ext.csv outside it;
 # - refusals in one line (exit 2): a module that is not unstable (b and P^1 too early), a profile, a
-#   negative degree, products --map on an odd-prime unstable directory; verify passes (its d∘d
+#   negative degree (products --map between odd-prime unstable directories: t-maps-p.sh); verify passes (its d∘d
 #   summed over the wide blocks, tested on the kept columns); resume under --memory and export. (`pack` writes mod 2 stage files only,
 #   so no changed odd-p differential is tried here.)
 . tests/lib.sh
-plan 34
+plan 33
 REFPY="python3 tests/unstable_p_ref.py"
 res() { $EXTFLOW resolve --quiet --unstable "$@"; }
 
@@ -126,10 +126,6 @@ for bad in "$TMP/moore0.json" "$TMP/calpha1.json" "C3" "S_3[-1]"; do
     is_usage_error $? "$TMP/err" && [ ! -e "$TMP/bad" ]
     ok $? "--unstable --module $(basename "$bad") refused in one line: $(head -1 "$TMP/err")"
 done
-echo '{"degree": -1, "images": {"x0": "x0"}}' > "$TMP/e1.json"
-$EXTFLOW products "$TMP/s4" --map E="$TMP/e1.json" --target "$TMP/s3" >/dev/null 2>"$TMP/err"
-is_usage_error $? "$TMP/err"
-ok $? "products --map on an unstable directory at p = 3 refused in one line: $(head -1 "$TMP/err")"
 
 # resume: a larger region from a smaller one's stage files, under --memory, equals a fresh run
 res --module "S_3[4]" --stem 20 --max-s 6 --out "$TMP/grow" 2>"$TMP/err" &&

@@ -74,11 +74,12 @@ static cli_option opts[NOPTS + 1] = {
                "refused", NULL, NULL },
     [MAP] = { "map", "NAME=FILE", "instead of classes: the map of modules M -> N of the map file FILE "
               "({\"degree\": d, \"images\": {...}}, docs/modules.md), M DIR's module, N TARGETDIR's, lifted to a "
-              "chain map: the induced map Ext(N, F2) -> Ext(M, F2) into DIR/maps.csv (as products.csv, name_n = -d). "
-              "A map that is not A-linear or not of degree d is refused (exit 2); repeatable", add_map, NULL },
-    [TARGET] = { "target", "TARGETDIR", "(with --map) a resolution of N over A (default DIR); over the unstable "
-                 "algebra when DIR's is (resolve --unstable: the suspension S^n -> S^(n+1) is the map of degree -1 from "
-                 "S_2[n+1] to S_2[n], docs/unstable.md)", NULL, NULL },
+              "chain map: the induced map Ext(N, F_p) -> Ext(M, F_p) into DIR/maps.csv (as products.csv, name_n = -d). "
+              "At an odd prime the images are sums of classes (coefficients 1). A map that is not A-linear (A_p-linear) "
+              "or not of degree d is refused (exit 2); repeatable", add_map, NULL },
+    [TARGET] = { "target", "TARGETDIR", "(with --map) a resolution of N over DIR's algebra at DIR's prime (default "
+                 "DIR); over the unstable algebra when DIR's is (resolve --unstable: the suspension S^n -> S^(n+1) is "
+                 "the map of degree -1 from S_p[n+1] to S_p[n], docs/unstable.md)", NULL, NULL },
     [CLASS] = { "class", "C", "NAME=n,s[,vector]: the class of Ext^{s,n+s} with these coordinates over the "
                 "generators there, as [1,0] or 10 (default [1]); or a bare h0..h7. NAME: letters, digits, _ . ^ + - "
                 "(at most 63); up to 64 classes", add_class, NULL },

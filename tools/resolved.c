@@ -70,11 +70,6 @@ int resolved_open(const char *cmd, const char *dir, opened_dir *d, int flags)
         resolved_close(d);
         return cli_usage_error("%s: %s holds an unstable resolution: only resolve, export, verify and products --map "
                                "read one so far", cmd, dir);
-    } else if (d->res.unstable && d->res.prime != 2 && strcmp(cmd, "products") == 0) {   /* lift_p: not narrowed */
-        uint32_t p = d->res.prime;
-        resolved_close(d);
-        return cli_usage_error("%s: %s holds an unstable resolution at p = %u: products --map reads those at p = 2 "
-                               "only so far", cmd, dir, p);
     }
     return rc;
 }
@@ -225,9 +220,16 @@ int resolved_open_map_target(const char *dir, opened_dir *d, const char *target,
     if (target && !same_directory(dir, target)) {
         /* (opened either way, so that a stable source with an unstable target is told what is
          * wrong, not that products reads no unstable directory) */
-        int rc = resolved_open("products", target, u, RESOLVED_UNSTABLE_OK);
+        int rc = resolved_open("products", target, u, RESOLVED_UNSTABLE_OK | (d->res.prime != 2 ? RESOLVED_ODD_OK : 0));
         if (rc) return rc;
         *have_unit = 1;
+        if (u->res.prime != d->res.prime || !fdm_same_odd_algebra(&u->fdm, &d->fdm)) {
+            uint32_t up = u->res.prime;
+            resolved_close(u);
+            *have_unit = 0;
+            return cli_usage_error("products: --map: %s is at p = %u%s and %s at p = %u: both over the same algebra",
+                                   target, up, up == d->res.prime ? " over another profile" : "", dir, d->res.prime);
+        }
         if (u->res.unstable != d->res.unstable) {
             resolved_close(u);
             *have_unit = 0;

@@ -134,7 +134,7 @@ int lift_add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_
     return add_map(set, s0, t0, coords, n, key, extra, extra_ctx, 0);
 }
 
-int lift_add_module_map(lift_set *set, deg_t t0, const char *key, int (*bottom)(void *, deg_t, uint32_t, uint64_t *),
+int lift_add_module_map(lift_set *set, deg_t t0, const char *key, int (*bottom)(void *, deg_t, uint32_t, fieldmat *),
                         void *bottom_ctx)
 {
     if (!key || !bottom) return -1;
@@ -516,7 +516,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
     memset(p, 0, sizeof *p);
     if (lift_failed(set)) return -1;
     double c0 = cpu_now(set);
-    uint32_t prime = set->prime, cols = cell_cols(set, i, t), tgt_dim = i || prime == 2 ? y_dim(set, i, t) : 0;
+    uint32_t prime = set->prime, cols = cell_cols(set, i, t), tgt_dim = y_dim(set, i, t);
     size_t cell = lift_cell(set, i, t);
     p->maps = calloc((size_t)set->nmaps, sizeof *p->maps);
     int rc = p->maps ? 0 : -1;
@@ -538,7 +538,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
             rc = -1;
         } else if (rows && cols && i == 0 && f->bottom) {   /* a map of modules: y = φ ε(z_k) in N_t */
             for (uint32_t k = 0; k < rows && !rc; k++)
-                if (f->bottom(f->bottom_ctx, t, k, f2mat_row(&pm->Y.f2, k)) != 0) {
+                if (f->bottom(f->bottom_ctx, t, k, &pm->Y) != 0) {
                     lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
                     rc = -1;
                 }
@@ -722,7 +722,7 @@ static int solve_2(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t nonzero
 int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
 {
     int rc = lift_failed(set) || !p->maps ? -1 : 0;
-    uint32_t prime = set->prime, tgt_dim = i || prime == 2 ? y_dim(set, i, t) : 0;
+    uint32_t prime = set->prime, tgt_dim = y_dim(set, i, t);
     uint32_t nonzero = 0;
     double c0 = cpu_now(set);
     if (!rc && prime == 2 && i && set->tgt->unstable && freemod_narrow(&set->tgt->F[i - 1], t, t, &p->b.D) != 0) {

@@ -62,7 +62,10 @@
  * lift_step_kind_p, without multiply tasks), and the finish solves d_i once for all the y by the
  * RREF of [D | 0 | I] over F_p, D the matrix of d_i on the whole of F_{i,t} (lift_solve_p). A
  * null-homotopy (Massey products) is a map with lift_map.extra_p: y = F(z) − h(d z), the sign
- * that makes d h + h d = F over F_p.
+ * that makes d h + h d = F over F_p. A map of modules' bottom row (lift_map.bottom) is solved
+ * there too, D then the augmentation's matrix on F_{0,t} over N_t; over unstable resolutions
+ * (resolve --unstable at odd p) the products land over A_p's whole blocks and are narrowed to
+ * the excess-kept columns, as D is (freemod_narrow_p).
  *
  * Stage files (schema/stage-files.md, kind "lift"): one per map and source bidegree with at
  * least one generator and a non-zero target, DIR/stages/lift/<key>/<s>_<T>.zst, key =
@@ -115,11 +118,12 @@ typedef struct lift_map {
                                  * steps (i, t) of this map (what its extra term reads must exist);
                                  * it must hold at (i-1, t-1) and (i, t-1) where it holds at (i, t) */
     /* NULL for a class; else (lift_add_module_map) s0 = 0 and the bottom row is a cocycle with
-     * values in the target's module N: bottom(bottom_ctx, t, k, y) sets y (res_module_dim(tgt,
-     * t) bits, zeroed by the caller) to its value on the k-th generator of source F_0 in degree
-     * t + t0, and f_0 of that generator is a preimage of y under N's augmentation F_0 -> N (a
-     * map of modules M -> N, composed with M's augmentation). 0, or -1 to fail the step. */
-    int (*bottom)(void *bottom_ctx, deg_t t, uint32_t k, uint64_t *y);
+     * values in the target's module N: bottom(bottom_ctx, t, k, Y) sets row k of Y (over the
+     * set's field, res_module_dim(tgt, t) entries, zeroed by the caller) to its value on the k-th
+     * generator of source F_0 in degree t + t0, and f_0 of that generator is a preimage of it
+     * under N's augmentation F_0 -> N (a map of modules M -> N, composed with M's augmentation;
+     * at every prime). 0, or -1 to fail the step. */
+    int (*bottom)(void *bottom_ctx, deg_t t, uint32_t k, fieldmat *Y);
     void *bottom_ctx;
     fieldmat *val;              /* per target cell, over the set's field (val[c].f2 at p = 2,
                                  * val[c].fp at odd p); no rows until the step has run */
@@ -183,7 +187,7 @@ int lift_add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint32_
 /* A chain map lifting a map of modules M -> N (src resolves M, tgt N) whose bottom row is given
  * by bottom (lift_map.bottom), of internal degree t0 (a generator of source F_i in degree T goes
  * to target degree T - t0); key as for lift_add_map (required). Its index, or -1. */
-int lift_add_module_map(lift_set *set, deg_t t0, const char *key, int (*bottom)(void *, deg_t, uint32_t, uint64_t *),
+int lift_add_module_map(lift_set *set, deg_t t0, const char *key, int (*bottom)(void *, deg_t, uint32_t, fieldmat *),
                         void *bottom_ctx);
 /* FNV-1a 32 of a map's key. */
 uint32_t lift_key_hash(const char *key);

@@ -1,6 +1,7 @@
 /* products.c — products read off lifted chain maps, and class arguments (see products.h). */
 #include "stages/products/products.h"
 #include "stages/resolve/report.h"
+#include "stages/resolve/resolution_p.h"
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -367,13 +368,80 @@ void products_multiply(const lift_set *set, int m, int n, int s, const uint8_t *
 /* ---- maps of modules ------------------------------------------------------------------------- */
 
 /* The bottom of the lift of pm (lift_map.bottom): φ ε(z_k) for the k-th generator z_k of M's F_0
- * in degree t + t0, ε(z_k) a class of M (the generator's image). */
-static int map_bottom(void *ctx, deg_t t, uint32_t k, uint64_t *y)
+ * in degree t + t0, ε(z_k) a class of M (the generator's image), into row k of Y over the
+ * resolutions' field (at an odd prime ε(z_k) has an entry 0..p-1 a class, and φ's matrix 0s
+ * and 1s). */
+static int map_bottom(void *ctx, deg_t t, uint32_t k, fieldmat *Y)
 {
     const products_module_map *pm = ctx;
-    deg_t T = t + pm->t0;
+    deg_t T = t + pm->t0, u = T + pm->src->shift;
     if (T < 0 || T > pm->src->max_t || k >= res_ngens(pm->src, 0, T)) return -1;
-    modops_map_apply(&pm->map, pm->M, T + pm->src->shift, pm->src->F[0].gens[T][k].img, y);
+    const fm_gen *z = &pm->src->F[0].gens[T][k];
+    if (Y->p == 2) {
+        modops_map_apply(&pm->map, pm->M, u, z->img, f2mat_row(&Y->f2, k));
+        return 0;
+    }
+    if (u < pm->map.min_deg || u > pm->map.max_deg) return 0;
+    const f2mat *R = &pm->map.rows[u - pm->map.min_deg];
+    const uint8_t *v = z->img_p;
+    uint8_t *y = fpmat_row(&Y->fp, k);
+    for (uint32_t r = 0; r < R->rows && r < z->bits; r++)
+        for (uint32_t c = 0; v[r] && c < R->cols && c < Y->fp.cols; c++)
+            if (f2mat_get(R, r, c)) y[c] = (uint8_t)((y[c] + v[r]) % Y->p);
+    return 0;
+}
+
+/* "2 x + y" (or "0"): v over N's classes in degree w, n entries. */
+static void format_vec_p(const fd_module *N, deg_t w, const uint8_t *v, uint32_t n, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (uint32_t k = 0; k < n && len + 1 < size; k++)
+        if (v[k])
+            len += (size_t)snprintf(buf + len, size - len, "%s%.0u%s%s", len ? " + " : "", v[k] > 1 ? v[k] : 0,
+                                    v[k] > 1 ? " " : "", N->names[w - N->min_deg][k]);
+    if (!len) snprintf(buf, size, "0");
+}
+
+/* At an odd prime: is φ A_p-linear, φ(a·x) = a·φ(x) for every class x of M and every element a
+ * of the algebra's basis in positive degrees (fdm_act_p, B's elements; the modules are small)?
+ * 0, or -1 with the first failure. */
+static int map_check_p(const products_module_map *pm, const milnor_p_sub *B, char *err, size_t errlen)
+{
+    const fd_module *M = pm->M, *N = pm->N;
+    const module_map *f = &pm->map;
+    uint32_t p = fdm_prime(M);
+    for (deg_t u = M->min_deg; u <= M->max_deg; u++)
+        for (uint32_t x = 0; x < fdm_dim(M, u); x++)
+            for (deg_t d = 1; u + d <= M->max_deg || u + d + f->degree <= N->max_deg; d++)
+                for (uint32_t r = 0; d <= B->max_degree && r < B->dim[d]; r++) {
+                    deg_t v = u + d, w = v + f->degree;
+                    uint32_t nw = w >= N->min_deg && w <= N->max_deg ? fdm_dim(N, w) : 0;
+                    uint8_t lhs[256] = { 0 }, rhs[256] = { 0 };
+                    if (nw > sizeof lhs) {
+                        snprintf(err, errlen, "the target has over %zu classes in degree %d", sizeof lhs, (int)w);
+                        return -1;
+                    }
+                    const uint8_t *ax = v <= M->max_deg ? fdm_act_p(M, u, x, d, r) : NULL;   /* φ(a x) */
+                    const f2mat *Rv = v >= f->min_deg && v <= f->max_deg ? &f->rows[v - f->min_deg] : NULL;
+                    for (uint32_t j = 0; ax && Rv && j < Rv->rows; j++)
+                        for (uint32_t c = 0; ax[j] && c < nw; c++)
+                            if (f2mat_get(Rv, j, c)) lhs[c] = (uint8_t)((lhs[c] + ax[j]) % p);
+                    const f2mat *Ru = u >= f->min_deg && u <= f->max_deg ? &f->rows[u - f->min_deg] : NULL;
+                    for (uint32_t c = 0; Ru && nw && c < Ru->cols; c++) {   /* a φ(x) */
+                        const uint8_t *ay = f2mat_get(Ru, x, c) ? fdm_act_p(N, u + f->degree, c, d, r) : NULL;
+                        for (uint32_t j = 0; ay && j < nw; j++) rhs[j] = (uint8_t)((rhs[j] + ay[j]) % p);
+                    }
+                    if (memcmp(lhs, rhs, nw) != 0) {
+                        char a[160], l[400], rr[400];
+                        milnor_p_elt_format(milnor_p_sub_elt(B, d, r), a, sizeof a);
+                        format_vec_p(N, w, lhs, nw, l, sizeof l);
+                        format_vec_p(N, w, rhs, nw, rr, sizeof rr);
+                        snprintf(err, errlen, "the map is not A-linear: f(%.40s %.40s) = %.150s but %.40s f(%.40s) = %.150s", a,
+                                 M->names[u - M->min_deg][x], l, a, M->names[u - M->min_deg][x], rr);
+                        return -1;
+                    }
+                }
     return 0;
 }
 
@@ -387,8 +455,9 @@ static int map_module(const resolution *res, const fd_module *module, fd_module 
         *out = sphere;
         return 0;
     }
-    if (!modops_finite_over_A(module)) {
-        snprintf(err, errlen, "%s: maps are between finite modules over A at p = 2 (no profile, presentation, "
+    if (res->prime != 2 ? module->has_profile || module->fp || module->rp_open || module->has_cofiber
+                        : !modops_finite_over_A(module)) {
+        snprintf(err, errlen, "%s: maps are between finite modules over A or A_p (no profile, presentation, "
                  "RP_n^inf or cofiber)", res->module_name);
         return -1;
     }
@@ -420,7 +489,8 @@ int products_map_load(const char *path, const resolution *src, const fd_module *
     if (f) fclose(f);
     char why[600];
     int rc = bad ? (f && !buf ? -2 : -1) : modops_map_parse(buf, len, pm->M, pm->N, &pm->map, why, sizeof why);
-    if (!bad && !rc) rc = modops_map_check(&pm->map, pm->M, pm->N, why, sizeof why);
+    if (!bad && !rc)
+        rc = src->prime != 2 ? map_check_p(pm, &src->odd->B, why, sizeof why) : modops_map_check(&pm->map, pm->M, pm->N, why, sizeof why);
     if (!bad && rc) snprintf(err, errlen, "%s: %s", path, why);
     free(buf);
     if (rc) return rc;
