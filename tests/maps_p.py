@@ -12,6 +12,13 @@ products of matrices are taken over F_p here, by plain Gaussian elimination.
                                          in SDIR/maps.csv, degree D): i* q* = 0 and
                                          rank q* + rank i* = dim Ext(M) at every bidegree
   maps_p.py compose P AB BC AC N1 N2 N3  the map A -> C (NAME N3 in AC) induces BC's N2 after AB's N1
+  maps_p.py compat P SDIR MDIR Q I D     phi* commutes with the products of SDIR/products.csv's classes a
+                                         (F_p's Ext, lifted by --class): for the collapse q : M -> F_p
+                                         (NAME Q in MDIR/maps.csv) q*(a y) = (q* y) a, and for the top
+                                         cell's inclusion i of degree D (NAME I in SDIR/maps.csv)
+                                         i*(x a) = (i* x) a, x y_(n,s) read off MDIR/module-products.csv
+                                         (M's classes x_n_s_j lifted into SDIR by --unit --class), up to
+                                         the graded sign (-1)^(s s' + t t') of a y against y a
   maps_p.py stable P N F EN EN1 MAPS     E: Ext(S^N) -> Ext(S^(N+1)) (MAPS, NAME E) is an isomorphism
                                          at relative stem k and filtration s with k + s < F
 """
@@ -120,6 +127,67 @@ def main():
         checked = len(want)
         bad = (comp != want) + (not comp) + (d3 != d1 + d2)
         print("%d nonzero images" % len(comp), end="")
+    elif cmd == "compat":
+        sdir, mdir, qn, iname, d = sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], int(sys.argv[7])
+        prod = {}                                   # name -> ((na, sa), {(n, s, i): {k: c}})
+        for line in open(sdir + "/products.csv").read().split()[1:]:
+            f = line.split(",")
+            na, sa, n, s, i, k, c = map(int, f[1:8])
+            prod.setdefault(f[0], [(na, sa), {}])[1].setdefault((n, s, i), {})[k] = c
+        mp = {}                                     # M's class x_n_s_j -> {(n, s, i) of F_p's Ext: {k: c}}
+        for line in open(mdir + "/module-products.csv").read().split()[1:]:
+            f = line.split(",")
+            n, s, i, k, c = map(int, f[3:8])
+            mp.setdefault(f[0], {}).setdefault((n, s, i), {})[k] = c
+        q, _ = maps(mdir + "/maps.csv", qn)
+        i_, di = maps(sdir + "/maps.csv", iname)
+        bad += di != d
+        es, em = ext(sdir + "/ext.csv"), ext(mdir + "/ext.csv")
+
+        def apply(m, key, vec):                     # sum of c * m's row (key[0], key[1], k)
+            out = {}
+            for k, c in vec.items():
+                for kk, cc in m.get(key, {}).get(k, {}).items():
+                    out[kk] = (out.get(kk, 0) + c * cc) % p
+            return {k: v for k, v in out.items() if v}
+
+        def same(lhs, rhs, sign):
+            return lhs == {k: v * sign % p for k, v in rhs.items() if v * sign % p}
+
+        top_n, top_s = max(n for n, _ in em), max(s for _, s in em)   # M's region (the smaller)
+        nonzero = 0
+        for a, ((na, sa), rows) in prod.items():
+            ta = na + sa
+            for (n, s), dim in es.items():           # q*(a y) = ± (q* y) a, y in F_p's Ext
+                for i in range(dim):
+                    if "x_%d_%d_0" % (n, s) not in mp or (n + na, s + sa) not in em:
+                        continue
+                    sign = -1 if (sa * s + ta * (n + s)) % 2 else 1
+                    lhs = apply(q, (n + na, s + sa), rows.get((n, s, i), {}))
+                    rhs = {}
+                    for j, c in q.get((n, s), {}).get(i, {}).items():
+                        for k, cc in mp["x_%d_%d_%d" % (n, s, j)].get((na, sa, 0), {}).items():
+                            rhs[k] = (rhs.get(k, 0) + c * cc) % p
+                    checked += 1
+                    nonzero += bool(lhs or rhs)
+                    bad += not same(lhs, rhs, sign)
+            for (n, s), dim in em.items():           # i*(x a) = ± (i* x) a, x in Ext(M)
+                for j in range(dim):
+                    xa = mp.get("x_%d_%d_%d" % (n, s, j))
+                    if xa is None or (n + na - d, s + sa) not in es or s + sa > top_s or n + na > top_n:
+                        continue
+                    sign = -1 if (sa * s + ta * (n - d + s)) % 2 else 1
+                    lhs = apply(i_, (n + na, s + sa), {k: c for k, c in xa.get((na, sa, 0), {}).items()})
+                    ix = {k: c for k, c in i_.get((n, s), {}).get(j, {}).items()}
+                    rhs = {}
+                    for k, c in ix.items():
+                        for kk, cc in rows.get((n - d, s, k), {}).items():
+                            rhs[kk] = (rhs.get(kk, 0) + c * cc) % p
+                    checked += 1
+                    nonzero += bool(lhs or rhs)
+                    bad += not same(lhs, rhs, sign)
+        bad += nonzero < 10
+        print("%d products of %s checked, %d nonzero" % (checked, ", ".join(sorted(prod)), nonzero), end="")
     elif cmd == "stable":
         n, f, en, en1, mp = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7]
         a, b = ext(en, n), ext(en1, n + 1)

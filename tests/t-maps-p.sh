@@ -6,13 +6,14 @@
 # - 0 -> S^1 -> M(3) -> S^0 -> 0 (the top cell's inclusion i, degree 1; the collapse q onto the
 #   bottom cell): Ext(S^0) -q*-> Ext(M) -i*-> Ext(S^1) is exact in the middle (i* q* = 0, rank q* +
 #   rank i* = dim Ext(M)) at every bidegree; q* is the lift of M's bottom class into S_3 by
-#   --unit --class (the same table);
+#   --unit --class (the same table); for C(alpha_1) the collapse and the top cell's inclusion
+#   commute with the products by a0, h0, h1 (products.csv; up to the graded sign);
 # - the suspension E: Ext_U(S^n) -> Ext_U(S^(n+1)) at p = 3 is an isomorphism where both are
 #   stable, k + s < f(n) (f(n) = n(p-1)+1, n even; (n+1)(p-1), n odd; docs/unstable.md), and
 #   E: S^3 -> S^5 (degree -2) is E after E;
 # - a map that is not A_p-linear, and maps between resolutions at two primes, are refused in one line.
 . tests/lib.sh
-plan 12
+plan 13
 CHK="python3 tests/maps_p.py"
 res() { $EXTFLOW resolve --quiet "$@"; }
 echo '{"degree": 0, "images": {"x0": "x0"}}' > "$TMP/x0.json"
@@ -44,6 +45,20 @@ ok $? "the collapse M(3) -> S^0 induces what M's bottom class lifted into S_3 gi
 $EXTFLOW products "$TMP/S3" --map i="$TMP/top.json" --target "$TMP/M" 2>"$TMP/err" | tail -1 > /dev/null &&
     grep -q "0 bidegrees computed" "$TMP/err"
 ok $? "a rerun loads its lift files: $(cat "$TMP/err")"
+
+# C(alpha_1) (P^1 x0 = x4): its collapse q and top cell i commute with a0, h0 and h1, up to the
+# graded sign, the classes of C(alpha_1) through stem 18 lifted into S_3 for x a
+echo '{"p": 3, "type": "finite dimensional module", "gens": {"x0": 0, "x4": 4}, "actions": ["P1 x0 = x4"]}' > "$TMP/ca.json"
+echo '{"degree": 4, "images": {"x0": "x4"}}' > "$TMP/top4.json"
+res --module "$TMP/ca.json" --stem 30 --max-s 8 --out "$TMP/CA" 2>"$TMP/err" &&
+    $EXTFLOW products "$TMP/S3" --class a0 --class h0 --class h1 --quiet 2>>"$TMP/err" &&
+    $EXTFLOW products "$TMP/S3" --map i="$TMP/top4.json" --target "$TMP/CA" --quiet 2>>"$TMP/err" &&
+    $EXTFLOW products "$TMP/CA" --map q="$TMP/x0.json" --target "$TMP/S3" --quiet 2>>"$TMP/err" &&
+    $EXTFLOW products "$TMP/CA" --unit "$TMP/S3" $(awk -F, 'NR > 1 && $2 <= 18 { for (i = 0; i < $3; i++) {
+        v = ""; for (j = 0; j < $3; j++) v = v (i == j); printf " --class x_%d_%d_%d=%d,%d,%s", $2, $1, i, $2, $1, v } }' \
+        "$TMP/CA/ext.csv") --quiet 2>>"$TMP/err" &&
+    $CHK compat 3 "$TMP/S3" "$TMP/CA" q i 4 > "$TMP/out"
+ok $? "C(alpha_1): q*(a y) = (q* y) a and i*(x a) = (i* x) a for a = a0, h0, h1: $(cat "$TMP/out" "$TMP/err")"
 
 # the suspension over the unstable algebra
 for n in 3 4 5 6; do
