@@ -12,7 +12,7 @@
 # order (40/15 and stem 60) against plain elimination on d2.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((31 + ROUNDS))
+plan $((32 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -24,6 +24,11 @@ done
 D="$TMP/s2-standard"
 $EXTFLOW d2 "$D" --product h0 --quiet && tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$D/secondary_product-h0.txt"
 ok $? "d2 --product h0 (standard): secondary_product-h0.txt equals sseq's secondary_product-h_0-S_2 byte for byte"
+# the closing line counts the product's mod-4 products with d2's: its memo's hits include the
+# product's, so a share of only d2's read 269% on S_2 24/8 (fresh, every composite computed)
+$EXTFLOW resolve --stem 24 --max-s 8 --out "$TMP/s24" --quiet && $EXTFLOW d2 "$TMP/s24" --product h0 2>"$TMP/line" &&
+    pc=$(sed -n 's/.*, \([0-9]*\)% recalled from a .*/\1/p' "$TMP/line") && [ -n "$pc" ] && [ "$pc" -gt 0 ] && [ "$pc" -le 100 ]
+ok $? "d2 --product h0 over S_2 24/8: the memo's share of the mod-4 products is at most 100%: $(grep -o '[0-9.]*M mod-4.*memo' "$TMP/line")"
 # e3_order.py DIR NAME: the classes y of DIR/secondary_product-NAME.txt, bidegree by bidegree,
 # are sseq's E3 basis in sseq's order, computed here from DIR/secondary.txt by plain elimination:
 # the classes off ker d2's pivots (λ lines), then ker d2 reduced modulo the image Z of the d2

@@ -290,6 +290,7 @@ int sec_product_run(sec_product *p, const chain_runner *runner)
     atomic_init(&ops.pairs, 0);
     chain_set cs = composite_chain_set(&ops);
     rc = chain_run(runner, &cs);
+    p->sec->mod4_pairs += atomic_load(&ops.pairs);     /* d2's line: its memo's hits count these too */
     if (rc != 0 || sec_product_failed(p)) return sec_product_failed(p) ? -1 : rc;
     rc = lift_run(&p->hom, runner);
     return sec_product_failed(p) ? -1 : rc;
