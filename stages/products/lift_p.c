@@ -244,8 +244,10 @@ out:
 
 uint64_t lift_footprint_p(const resolution *tgt, int i, deg_t t, uint64_t rows)
 {
-    uint64_t dim = freemod_dim(&tgt->F[i], t, t + 1), below = i ? freemod_dim(&tgt->F[i - 1], t, t) : 0;
+    uint64_t dim = freemod_dim(&tgt->F[i], t, t + 1), below = i ? freemod_dim(&tgt->F[i - 1], t, t) : res_module_dim(tgt, t);
+    uint64_t wide = i && tgt->unstable ? freemod_dim_wide(&tgt->F[i - 1], t, t) : 0;
     uint64_t seg = (below + 63) & ~(uint64_t)63;
-    /* the y, D and [D | 0 | I], a byte an entry, rows padded to 64 */
-    return 4096 + rows * seg + dim * seg + dim * (((seg + dim) + 63) & ~(uint64_t)63);
+    /* the y, D and [D | 0 | I], a byte an entry, rows padded to 64; unstable: the y and D over
+     * A_p's whole blocks before they are narrowed */
+    return 4096 + rows * seg + dim * seg + dim * (((seg + dim) + 63) & ~(uint64_t)63) + (rows + dim) * wide;
 }
