@@ -4,7 +4,7 @@
 #   s <= 4) in turn against sseq's output for S_2 with max n 6, max s 4 (tests/ref/unstable),
 #   byte for byte, and Σ^k RP^∞ (k = 0 .. 7, with sseq's label through --sseq-name) against its
 #   output for RP_inf the same way; S^5 to stem 30 read back: a dot per class of ext.csv, a line per h0/h1/h2
-#   line of chart.svg; a stable run writes none;
+#   line of chart.svg, no h3 on the bottom class (S^9's has one); a stable run writes none;
 # - unstable_suspension.txt of products --map --sseq-formats (E: S^(k-1) -> S^k, the map of
 #   degree -1): the files of S^1 .. S^12 (stem 10 + k, s <= 7) in turn against sseq's output for
 #   S_2 with max n 10, max s 7: every line but one byte for byte (below), and every line read
@@ -19,7 +19,7 @@
 #   of the Lambda algebra's Lambda(11) (tests/lambda_ref.py, no resolution at all), which gives
 #   every S^k's ext.csv here. The test pins the line, so a change either way is seen.
 . tests/lib.sh
-plan 13
+plan 14
 REF=${EXTFLOW_TEST_REF:-tests/ref}/unstable
 res() { $EXTFLOW resolve --quiet --unstable --sseq-formats "$@"; }
 
@@ -49,6 +49,7 @@ svg = open(d + "/chart.svg").read()
 svg_lines = sum(1 for l in svg.splitlines() if l.startswith("<line ") and "stroke-width" not in l)
 assert lines == svg_lines, (lines, svg_lines)
 assert "{$S^{5}$}" in tex
+assert "\\draw [h_3] (0, 0) -- " not in tex     # h3 on the bottom class is lambda_7, not in Lambda(5)
 EOF
 ok $? "unstable_chart of S^5 (stem 30, s <= 8) read back: ext.csv's classes, chart.svg's h0/h1/h2 lines $(cat "$TMP/err")"
 
@@ -75,6 +76,10 @@ svg = open(d + "/chart.svg").read()
 assert len(ends) == sum(1 for l in svg.splitlines() if l.startswith("<line ") and "stroke-width" not in l)
 EOF
 ok $? "unstable_chart past 12 classes a bidegree: each its count as a node, the lines to grid points $(cat "$TMP/err")"
+
+res --module "S_2[9]" --stem 25 --max-s 5 --out "$TMP/c9" 2>"$TMP/err" &&
+    grep -q '^\\draw \[h_3\] (0, 0) -- (7, 1);$' "$TMP/c9/unstable_chart.txt"
+ok $? "unstable_chart of S^9 draws h3 on its bottom class (sseq draws h0 .. h3; lambda_7 is in Lambda(9)) $(cat "$TMP/err")"
 
 # RP^inf = RP_1^inf and its suspensions RP_inf[k], labelled by sseq's template through --sseq-name
 echo '{ "p": 2, "type": "real projective space", "min": 1 }' > "$TMP/RP_inf.json"

@@ -166,7 +166,7 @@ int report_unstable_chart(FILE *out, const resolution *res)
                 fputs(");\n", out);
             }
             if (s == 0 || !d) continue;
-            for (int j = 0; j < 3; j++) {       /* h_j from x_(n - 2^j + 1, s - 1, i) to x_(n, s, k) */
+            for (int j = 0; j < 4; j++) {       /* h_0 .. h_3 (sseq's): x_(n - 2^j + 1, s - 1, i) to x_(n, s, k) */
                 int nb = n - (1 << j) + 1;
                 if (nb < n0) continue;
                 uint32_t db = res_ngens(res, s - 1, nb + s - 1);

@@ -22,7 +22,7 @@ int report_resolve_unstable(FILE *out, const resolution *res);
  * whole output): a TikZ picture of stems 0 .. N - n across (n the bottom degree, N the top stem)
  * and s = 0 .. S up, grid lines (major every 4), the label "$S^{n}$" (a sphere; another module:
  * its name) at (1, S - 1), a dot per class (several at one bidegree spread by sseq's patterns)
- * and the h0, h1, h2 lines into it ("[h_j] from -- to", report_hj), bidegrees by stem then s. */
+ * and the h0 .. h3 lines into it ("[h_j] from -- to", report_hj), bidegrees by stem then s. */
 int report_unstable_chart(FILE *out, const resolution *res);
 /* The label template of unstable_chart.txt (resolve --sseq-name): '%' becomes k for a module
  * NAME[k] (0 without [k]); NULL or "" restores the default. 0, or -1 when it is too long. */
