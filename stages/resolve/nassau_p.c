@@ -28,13 +28,14 @@ typedef struct nassau_p_state {
     uint8_t *dx;                    /* n_new x ncols: d of the new generators */
 } nassau_p_state;
 
-static _Atomic uint64_t stat_steps, stat_corrected, stat_dim;
+static _Atomic uint64_t stat_steps, stat_corrected, stat_dim, stat_shared;
 
-void res_nassau_p_stats(uint64_t *steps, uint64_t *corrected, uint64_t *largest_dim)
+void res_nassau_p_stats(uint64_t *steps, uint64_t *corrected, uint64_t *largest_dim, uint64_t *shared)
 {
     *steps = stat_steps;
     *corrected = stat_corrected;
     *largest_dim = stat_dim;
+    *shared = stat_shared;
 }
 
 static uint64_t ipow(uint64_t p, uint32_t e)
@@ -244,16 +245,153 @@ static int build_rows(const resolution *res, int src, deg_t t, const uint32_t *s
     return 0;
 }
 
-/* out (rows x cols, initialised here) = the entries cols[] of the rows rows[] of m. */
+/* out (rows x cols, initialised here) = the entries cols[] of the rows rows[] of m (0 past m's
+ * columns: a shared block stops at the generators < t-1). */
 static int gather(fpmat *out, const fpmat *m, const uint32_t *rows, uint32_t nr, const uint32_t *cols, uint32_t nc)
 {
     if (fpmat_init(out, m->p, nr, nc) != 0) return -1;
     for (uint32_t i = 0; i < nr; i++) {
         const uint8_t *a = fpmat_row(m, rows[i]);
         uint8_t *o = fpmat_row(out, i);
-        for (uint32_t j = 0; j < nc; j++) o[j] = a[cols[j]];
+        for (uint32_t j = 0; j < nc; j++) o[j] = cols[j] < m->cols ? a[cols[j]] : 0;
     }
     return 0;
+}
+
+/* The share (nassau_p.h, Sharing). */
+#define SHARE_MAX_BYTES ((uint64_t)256 << 20)
+enum { SHARE_BUILDING, SHARE_READY, SHARE_ABANDONED, SHARE_DROPPED };
+
+typedef struct share_entry {
+    struct share_entry *next;
+    int s;
+    deg_t t;                /* the zero-signature rows of d_s at t */
+    int state;
+    fpmat rows;             /* SHARE_READY: over F_{s-1,t}'s generators < t-1 */
+} share_entry;
+
+typedef struct nassau_p_share {
+    pthread_mutex_t lock;
+    share_entry *head;
+    uint64_t bytes;
+} nassau_p_share;
+
+static pthread_mutex_t share_make_lock = PTHREAD_MUTEX_INITIALIZER;
+static void share_clear(resolution *res);
+
+static nassau_p_share *share_of(resolution *res)
+{
+    pthread_mutex_lock(&share_make_lock);
+    if (!res->odd->share && (res->odd->share = calloc(1, sizeof *res->odd->share))) {
+        pthread_mutex_init(&res->odd->share->lock, NULL);
+        res->odd->share_clear = share_clear;
+    }
+    pthread_mutex_unlock(&share_make_lock);
+    return res->odd->share;
+}
+
+static share_entry **share_find(nassau_p_share *sh, int s, deg_t t)
+{
+    share_entry **e = &sh->head;
+    while (*e && ((*e)->s != s || (*e)->t != t)) e = &(*e)->next;
+    return e;
+}
+
+static void share_unlink(nassau_p_share *sh, share_entry **e)
+{
+    share_entry *x = *e;
+    *e = x->next;
+    if (x->rows.data) {
+        sh->bytes -= fpmat_bytes(&x->rows);
+        memacct_add(MEM_INFLIGHT, -(int64_t)fpmat_bytes(&x->rows));
+    }
+    fpmat_clear(&x->rows);
+    free(x);
+}
+
+static void share_clear(resolution *res)
+{
+    nassau_p_share *sh = res->odd ? res->odd->share : NULL;
+    if (!sh) return;
+    while (sh->head) share_unlink(sh, &sh->head);
+    pthread_mutex_destroy(&sh->lock);
+    free(sh);
+    res->odd->share = NULL;
+}
+
+/* Do steps (s, t) and (s+1, t) both multiply the zero-signature rows of d_s with the same B? Both
+ * conditions of sub_usable only tighten as s grows, so the B's usable at s+1 are among those at
+ * s, and (s+1, t) takes (s, t)'s B exactly when that one is usable at s+1. */
+static int share_pair(const resolution *res, int s, deg_t t, const sub_p *known)
+{
+    sub_p b;
+    if (!res_p_nassau_row(res, s, t) || !res_p_nassau_row(res, s + 1, t) || !res_in_region(res, s, t) ||
+        !res_in_region(res, s + 1, t))
+        return 0;
+    if (known) b = *known;
+    else if (choose(res, s, t, &b) != 1) return 0;
+    return sub_usable(&b, s + 1, t, res_module_top(res));
+}
+
+/* The zero-signature rows of d_src at t (sel[0..n): the zero bucket of F_src's generators < t)
+ * into out, initialised here over F_{src-1,t}'s generators < t-1: taken from the share when the
+ * other step of the pair left them there, else multiplied (and left for it when it is to come;
+ * *kept says so, the caller then hands them over with share_put). 0, -1 out of memory, -2 a
+ * product left B. known: the B of step (src, t), when the caller is that step. */
+static int zero_rows(resolution *res, int src, deg_t t, const sub_p *known, const uint32_t *sel, uint32_t n,
+                     fpmat *out, int *kept)
+{
+    uint32_t width = (uint32_t)freemod_dim(&res->F[src - 1], t, t - 1);
+    nassau_p_share *sh = share_pair(res, src, t, known) ? share_of(res) : NULL;
+    *kept = 0;
+    if (sh) {
+        pthread_mutex_lock(&sh->lock);
+        share_entry **e = share_find(sh, src, t);
+        if (!*e) {
+            share_entry *x = calloc(1, sizeof *x);
+            if (x) {
+                *x = (share_entry){ .next = sh->head, .s = src, .t = t, .state = SHARE_BUILDING };
+                sh->head = x;
+                *kept = 1;
+            }
+        } else if ((*e)->state == SHARE_READY && (*e)->rows.rows == n && (*e)->rows.cols == width) {
+            *out = (*e)->rows;
+            sh->bytes -= fpmat_bytes(out);
+            memacct_add(MEM_INFLIGHT, -(int64_t)fpmat_bytes(out));
+            (*e)->rows = (fpmat){ 0 };
+            share_unlink(sh, e);
+            pthread_mutex_unlock(&sh->lock);
+            stat_shared++;
+            return 0;
+        } else if ((*e)->state == SHARE_BUILDING) {
+            (*e)->state = SHARE_ABANDONED;
+        } else {
+            share_unlink(sh, e);
+        }
+        pthread_mutex_unlock(&sh->lock);
+    }
+    if (fpmat_init(out, res->prime, n, width) != 0) return -1;
+    return build_rows(res, src, t, sel, n, out, NULL);
+}
+
+/* Leaves a copy of the rows zero_rows made (rows NULL: none) for the other step of the pair. */
+static void share_put(resolution *res, int src, deg_t t, const fpmat *rows)
+{
+    nassau_p_share *sh = res->odd->share;
+    pthread_mutex_lock(&sh->lock);
+    share_entry **e = share_find(sh, src, t);
+    if (*e && (*e)->state == SHARE_ABANDONED) {
+        share_unlink(sh, e);
+    } else if (*e) {
+        (*e)->state = SHARE_DROPPED;
+        if (rows && sh->bytes + fpmat_bytes(rows) <= SHARE_MAX_BYTES && fpmat_init(&(*e)->rows, rows->p, rows->rows, rows->cols) == 0) {
+            memcpy((*e)->rows.data, rows->data, fpmat_bytes(rows));
+            sh->bytes += fpmat_bytes(rows);
+            memacct_add(MEM_INFLIGHT, (int64_t)fpmat_bytes(rows));
+            (*e)->state = SHARE_READY;
+        }
+    }
+    pthread_mutex_unlock(&sh->lock);
 }
 
 int res_nassau_p_plan(step_ctx *c)
@@ -271,11 +409,12 @@ int res_nassau_p_plan(step_ctx *c)
     }
     ns->ncodes = (uint32_t)ns->b.dim;
     if (bucket(res, s - 1, t, t, ns, &ns->row_start, &ns->row_idx, &ns->nrows) ||
-        bucket(res, s - 2, t, t - 1, ns, &ns->col_start, &ns->col_idx, &ns->ncols) ||
-        fpmat_init(&ns->R1, res->prime, ns->row_start[1], ns->ncols) != 0)
+        bucket(res, s - 2, t, t - 1, ns, &ns->col_start, &ns->col_idx, &ns->ncols))
         goto oom;
-    memacct_add(MEM_INFLIGHT, (int64_t)fpmat_bytes(&ns->R1));
-    rc = build_rows(res, s - 1, t, ns->row_idx, ns->row_start[1], &ns->R1, NULL);
+    int kept;
+    rc = zero_rows(res, s - 1, t, NULL, ns->row_idx, ns->row_start[1], &ns->R1, &kept);
+    if (kept) share_put(res, s - 1, t, rc == 0 ? &ns->R1 : NULL);
+    if (ns->R1.data) memacct_add(MEM_INFLIGHT, (int64_t)fpmat_bytes(&ns->R1));
     if (rc == -1) goto oom;
     if (rc == -2) goto outside;
     return 0;
@@ -308,10 +447,9 @@ int res_nassau_p_reduce(step_ctx *c)
         goto out;
     fpmat_clear(&aug);
     /* the zero-signature image of d_s, in the coordinates of Z's rows */
-    if (bucket(res, s, t, t, ns, &src_start, &src_idx, &nsrc) != 0 ||
-        fpmat_init(&S, p, src_start[1], ns->nrows) != 0)
-        goto out;
-    int b = build_rows(res, s, t, src_idx, src_start[1], &S, NULL);
+    if (bucket(res, s, t, t, ns, &src_start, &src_idx, &nsrc) != 0) goto out;
+    int kept, b = zero_rows(res, s, t, &ns->b, src_idx, src_start[1], &S, &kept);
+    if (kept) share_put(res, s, t, b == 0 ? &S : NULL);
     if (b == -2) {
         res_fail(res, "Nassau step (%d,%d): a product left the algebra; this is a bug", s, t);
         rc = -2;

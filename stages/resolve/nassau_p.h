@@ -23,6 +23,15 @@
  * zero-signature rows of d_{s-1} (an fpmat over F_{s-2,t}, in bucket order; finish makes each
  * other signature's rows in turn). The candidate B's are listed once per prime. The rows are
  * multiplied on the step's own worker (res_p_row_add), not in multiply tasks.
+ *
+ * Sharing. Step (s, t)'s reduce and step (s+1, t)'s plan both want the zero-signature rows of d_s
+ * at t (generators < t; their entries lie in F_{s-1}'s generators < t-1, by minimality); when
+ * both are Nassau steps in the region with the same B, the first to come multiplies them and
+ * leaves them in res->odd->share (a list under a lock, keyed by (s, t)), the second takes them.
+ * The steps run in either order or at once: the first leaves a placeholder, a second that finds
+ * it still building builds its own and marks it abandoned; a block that would take the share past
+ * SHARE_MAX_BYTES is not kept (marked dropped). What a step never takes (a rerun that resumed
+ * from stage files) is freed with the resolution.
  */
 #ifndef EXTFLOW_NASSAU_P_H
 #define EXTFLOW_NASSAU_P_H
@@ -35,7 +44,8 @@ int res_nassau_p_finish(step_ctx *c);       /* correct the new generators, publi
 void res_nassau_p_free(step_ctx *c);
 uint64_t res_nassau_p_footprint(const resolution *res, int s, deg_t t);
 /* Since the process started: Nassau steps at odd p finished, and those with new generators
- * (corrected); the subalgebras' largest dimension used (for EXTFLOW_STATS). */
-void res_nassau_p_stats(uint64_t *steps, uint64_t *corrected, uint64_t *largest_dim);
+ * (corrected); the subalgebras' largest dimension used; zero-signature row blocks taken from
+ * the share instead of multiplied (for EXTFLOW_STATS). */
+void res_nassau_p_stats(uint64_t *steps, uint64_t *corrected, uint64_t *largest_dim, uint64_t *shared);
 
 #endif

@@ -32,6 +32,7 @@ void res_odd_clear(resolution *res)
             free(o->kernel[i]);
         }
     free(o->kernel);
+    if (o->share_clear) o->share_clear(res);
     milnor_p_sub_clear(&o->B);
     milnor_p_basis_clear(&o->A);
     free(o);

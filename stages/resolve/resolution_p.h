@@ -33,6 +33,8 @@ typedef struct res_odd {
     milnor_p_basis A;           /* A_p through degree res->A.max_degree */
     milnor_p_sub B;             /* the free modules' algebra: A_p, or the module's profile's B */
     fpmat **kernel;             /* kernel of d_s at (s, t), waiting for step (s+1, t) */
+    struct nassau_p_share *share;   /* zero-signature rows of d_s kept between Nassau steps (nassau_p.c) */
+    void (*share_clear)(struct resolution *res);    /* frees share: set by nassau_p.c with it */
 } res_odd;
 
 /* Odd p, from res_set_module: res->prime, res->odd (A_p, B, kernel slots), F's dims. 0, or -1

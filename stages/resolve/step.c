@@ -230,11 +230,14 @@ static int step_done(void *owner, int family, int s, deg_t t)
 static void step_stats(void *owner, FILE *out)
 {
     (void)owner;
-    uint64_t nsteps, ncorrected, ndim;
-    res_nassau_p_stats(&nsteps, &ncorrected, &ndim);
+    uint64_t nsteps, ncorrected, ndim, nshared;
+    res_nassau_p_stats(&nsteps, &ncorrected, &ndim, &nshared);
     if (nsteps)
-        fprintf(out, "extflow: Nassau steps at odd p: %llu (%llu corrected), subalgebras up to dimension %llu\n",
-                (unsigned long long)nsteps, (unsigned long long)ncorrected, (unsigned long long)ndim);
+        fprintf(out,
+                "extflow: Nassau steps at odd p: %llu (%llu corrected), subalgebras up to dimension %llu, "
+                "%llu zero-signature row blocks shared\n",
+                (unsigned long long)nsteps, (unsigned long long)ncorrected, (unsigned long long)ndim,
+                (unsigned long long)nshared);
 }
 
 chain_set step_chain_set(resolution *res)
