@@ -66,7 +66,8 @@ static int compare(const char *dir, const char *bdir)
         if (m && fclose(m) && !rc) rc = -1;
         if (!rc && resolved_write_bytes(dir, "bruner.txt", text, len)) rc = 2;     /* its line is out */
         free(text);
-    } else if (rc == 1 && resolved_has(dir, "bruner.txt")) {
+    }
+    if (rc == 1 && resolved_has(dir, "bruner.txt")) {
         char path[4200];
         snprintf(path, sizeof path, "%s/bruner.txt", dir);
         unlink(path);

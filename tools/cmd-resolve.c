@@ -53,7 +53,8 @@ static cli_option opts[NOPTS + 1] = {
                "unstable_chart.txt (this module's TikZ figure of sseq's unstable_chart); a later run without it rewrites those that are there, so they stay current)", NULL, NULL },
     [SSEQ_NAME] = { "sseq-name", "TEMPLATE", "(with --unstable --sseq-formats) unstable_chart.txt's label, % replaced "
                     "by k for a module NAME[k] (0 without [k]), as sseq's unstable_chart takes it; default $S^{%}$ for a "
-                    "sphere, the module's name otherwise", NULL, NULL },
+                    "sphere, the module's name otherwise; not kept in DIR: a later run that rewrites the file without it "
+                    "writes the default label", NULL, NULL },
     [QUIET] = { "quiet", NULL, "no progress line and no closing summary", NULL, NULL },
     [VERBOSE] = { "verbose", NULL, "also show StarPU's own messages (calibration, warnings), which workers and "
                   "scheduler it started, and at the end the memory account (MB by kind: docs/perf.md)", NULL, NULL },
