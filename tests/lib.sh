@@ -67,6 +67,21 @@ rerun_until_done() {
         rc=$?
     done
 }
+# interrupt_after N SIG DIR ARGS...: `$EXTFLOW ARGS` in the background (stderr to $TMP/err), SIG
+# once the folder DIR holds N files (a run's stages/differential, or stages/lift for products):
+# a stop at a known point, however fast the machine; sets rc (128 + the signal when it stopped)
+interrupt_after() {
+    n=$1 sig=$2 sub=$3; shift 3
+    $EXTFLOW "$@" > /dev/null 2> "$TMP/err" &
+    pid=$!
+    i=0
+    while [ "$(find "$sub" -type f 2>/dev/null | wc -l)" -lt "$n" ] && kill -0 $pid 2>/dev/null && [ $i -lt 1200 ]; do
+        sleep 0.02; i=$((i + 1))
+    done
+    kill -"$sig" $pid 2>/dev/null
+    wait $pid
+    rc=$?
+}
 # two_ranks_same REF WHAT VAR=VALUE ARGS...: one TAP line: `resolve --quiet ARGS --out $TMP/np2`
 # on two MPI ranks, with VAR=VALUE, gives REF's outputs (a skip without mpirun or StarPU-MPI).
 two_ranks_same() {

@@ -11,7 +11,8 @@
 # Then extflow's own step (stages/resolve/nassau_p.c, `resolve --algorithm nassau` at odd p): the same
 # ext.csv as the standard algorithm for every odd-prime module file it applies to (over A_p, no
 # cofiber), d∘d = 0 by verify, Nassau steps (and zero-signature row blocks shared between steps
-# (s, t) and (s+1, t)) counted by EXTFLOW_STATS, a run stopped by --time-limit and resumed.
+# (s, t) and (s+1, t)) counted by EXTFLOW_STATS, a run stopped midway (SIGINT) and resumed from
+# its step files.
 . tests/lib.sh
 plan 17
 NP="python3 tests/nassau_p.py"
@@ -65,9 +66,18 @@ grep -q '^extflow: Nassau steps at odd p: [1-9][0-9]* ([1-9][0-9]* corrected), s
 ok $? "S_3's run went through Nassau's step, corrections, subalgebras of dimension >= 12 and row blocks one step left for the next included ($(grep -o 'Nassau steps.*' "$TMP/cstats-S_3"))"
 $EXTFLOW verify --quiet "$TMP/cn-S_3" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q " 0 problems: ok$"
 ok $? "verify: d∘d = 0 on every generator of the Nassau resolution of S_3 ($(tail -1 "$TMP/vout" | cut -c1-90))"
-# resumed: stopped by --time-limit and rerun until done, the same table as the standard algorithm
+# resumed: SIGINT (which stops a run as --time-limit does) once 600 of the run's ~1800 step files
+# are written, so the run certainly stops midway however fast the machine; the rerun keeps those
+# files and gives the standard algorithm's table
 $EXTFLOW resolve --quiet --module S_3 --stem 160 --max-s 50 --algorithm standard --out "$TMP/rs" 2>/dev/null
-rerun_until_done $EXTFLOW resolve --quiet --module S_3 --stem 160 --max-s 50 --algorithm nassau --out "$TMP/rn"
-[ "$rc" -eq 0 ] && cmp -s "$TMP/rs/ext.csv" "$TMP/rn/ext.csv"
-ok $? "S_3 through stem 160, s <= 50, by Nassau's step stopped and resumed ($tries runs, last exit $rc): the standard ext.csv"
+interrupt_after 600 INT "$TMP/rn/stages/differential" resolve --quiet --module S_3 --stem 160 --max-s 50 --algorithm nassau --out "$TMP/rn"
+stop_rc=$rc
+find "$TMP/rn/stages/differential" -type f -printf '%p %T@\n' | sort > "$TMP/rn.kept"
+$EXTFLOW resolve --quiet --module S_3 --stem 160 --max-s 50 --algorithm nassau --out "$TMP/rn" 2>/dev/null
+rc=$?
+find "$TMP/rn/stages/differential" -type f -printf '%p %T@\n' | sort > "$TMP/rn.all"
+kept=$(grep -c . "$TMP/rn.kept") reused=$(comm -12 "$TMP/rn.kept" "$TMP/rn.all" | grep -c .) all=$(grep -c . "$TMP/rn.all")
+[ "$stop_rc" -eq 130 ] && [ "$kept" -ge 600 ] && [ "$reused" -eq "$kept" ] && [ "$all" -gt "$kept" ] &&
+    [ "$rc" -eq 0 ] && cmp -s "$TMP/rs/ext.csv" "$TMP/rn/ext.csv"
+ok $? "S_3 through stem 160, s <= 50, by Nassau's step: stopped (exit $stop_rc, 130) with $kept step files, the rerun (exit $rc) kept $reused of them, wrote $((all - kept)) more and gives the standard ext.csv"
 done_testing

@@ -7,20 +7,6 @@
 plan 8
 $EXTFLOW resolve --stem 80 --out "$TMP/ref" --quiet
 ok $? "an uninterrupted stem-80 run as the reference"
-# interrupt_after N SIG DIR ARGS...: `extflow ARGS` in the background, SIG once DIR/stages/SUB
-# holds N files (SUB: differential, or lift for products); sets rc
-interrupt_after() {
-    n=$1 sig=$2 sub=$3; shift 3
-    $EXTFLOW "$@" > /dev/null 2> "$TMP/err" &
-    pid=$!
-    i=0
-    while [ "$(find "$sub" -type f 2>/dev/null | wc -l)" -lt "$n" ] && kill -0 $pid 2>/dev/null && [ $i -lt 1200 ]; do
-        sleep 0.02; i=$((i + 1))
-    done
-    kill -"$sig" $pid 2>/dev/null
-    wait $pid
-    rc=$?
-}
 interrupt_after 150 INT "$TMP/i/stages/differential" resolve --stem 80 --out "$TMP/i"
 [ $rc -eq 130 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "^extflow: stopped by SIGINT after .*rerun to resume" "$TMP/err"
 ok $? "SIGINT: exit $rc (130), one line ($(cut -c1-80 "$TMP/err"))"
