@@ -200,7 +200,55 @@ static void permute_rows(fpmat *m, uint32_t *dest, uint8_t *spare)
     }
 }
 
-static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split, int sort)
+/* The elimination's state: the matrix, the buffers (one allocation each, freed by m4rm_free)
+ * and the tables of F_p read per entry. */
+struct m4rm {
+    fpmat *m;
+    uint32_t p, rows, cols, split, pk;
+    size_t stride, tstride, maxruns;
+    int k;
+    uint8_t *table, *tmp;
+    uint32_t *idx, *lead, *prow, *cand;
+    uint32_t *touch;            /* the panels that added to each row */
+    int32_t *next, *head;
+    struct run *runs;           /* the union's, then each row's */
+    uint16_t *negidx;
+    uint8_t *dmask;
+    uint8_t inv[FPMAT_MAX_PRIME + 1], neg[FPMAT_MAX_PRIME + 1];
+    uint32_t pw[M4RM_MAX_K + 1];
+};
+
+/* One panel: its pivots (columns pc, rows pr), the candidates it read, and the columns its
+ * rows can change: the runs of 32-byte blocks from c0 on where one of them is non-zero (the
+ * table's: runs, nruns, ulen bytes) and each row's own (runq[q], nrq[q], lenq[q] bytes). */
+struct panel {
+    size_t c0;
+    int j;
+    uint32_t pc[M4RM_MAX_K], ncand, nruns, nrq[M4RM_MAX_K];
+    uint8_t *pr[M4RM_MAX_K];
+    uint64_t ulen, lenq[M4RM_MAX_K], masklen[1u << M4RM_MAX_K];
+    struct run *runq[M4RM_MAX_K];
+};
+
+static void m4rm_free(struct m4rm *w)
+{
+    free(w->touch);
+    free(w->dmask);
+    free(w->negidx);
+    free(w->runs);
+    free(w->head);
+    free(w->next);
+    free(w->cand);
+    free(w->prow);
+    free(w->lead);
+    free(w->idx);
+    free(w->tmp);
+    free(w->table);
+}
+
+/* k (at most M4RM_MAX_K, p^k at most M4RM_MAX_TABLE), the buffers, the tables, and every
+ * non-zero row in the list of its lead: 0, or -1 out of memory (nothing left allocated). */
+static int m4rm_init(struct m4rm *w, fpmat *m, int k, uint32_t split)
 {
     const uint32_t p = m->p, rows = m->rows, cols = m->cols;
     const size_t stride = m->stride;
@@ -212,233 +260,293 @@ static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split, int sort)
         pk *= p;
     }
     if (k < 1) k = 1;
-    size_t tstride = stride ? stride : 64;
+    *w = (struct m4rm){ .m = m, .p = p, .rows = rows, .cols = cols, .split = split, .pk = pk,
+                        .stride = stride, .tstride = stride ? stride : 64, .k = k };
+    w->maxruns = w->tstride / 32 + 1;
     const size_t nr = (size_t)rows + 1;
-    uint8_t *table = aligned_alloc(64, (size_t)pk * tstride);
-    uint8_t *tmp = aligned_alloc(64, tstride);
-    uint32_t *idx = malloc(nr * sizeof *idx), *lead = malloc(nr * sizeof *lead);
-    uint32_t *prow = malloc(nr * sizeof *prow), *cand = malloc(nr * sizeof *cand);
-    uint32_t *touch = calloc(nr, sizeof *touch);       /* the panels that added to each row */
-    int32_t *next = malloc(nr * sizeof *next), *head = malloc(((size_t)cols + 1) * sizeof *head);
-    const size_t maxruns = tstride / 32 + 1;
-    struct run *runs = malloc((size_t)(k + 1) * maxruns * sizeof *runs);   /* the union's, then each row's */
-    uint16_t *negidx = malloc(pk * sizeof *negidx);
-    uint8_t *dmask = malloc(pk);
-    if (!table || !tmp || !idx || !lead || !prow || !cand || !touch || !next || !head || !runs || !negidx ||
-        !dmask) {
-        free(touch);
-        free(dmask);
-        free(negidx);
-        free(runs);
-        free(head);
-        free(next);
-        free(cand);
-        free(prow);
-        free(lead);
-        free(idx);
-        free(tmp);
-        free(table);
+    w->table = aligned_alloc(64, (size_t)pk * w->tstride);
+    w->tmp = aligned_alloc(64, w->tstride);
+    w->idx = malloc(nr * sizeof *w->idx);
+    w->lead = malloc(nr * sizeof *w->lead);
+    w->prow = malloc(nr * sizeof *w->prow);
+    w->cand = malloc(nr * sizeof *w->cand);
+    w->touch = calloc(nr, sizeof *w->touch);
+    w->next = malloc(nr * sizeof *w->next);
+    w->head = malloc(((size_t)cols + 1) * sizeof *w->head);
+    w->runs = malloc((size_t)(k + 1) * w->maxruns * sizeof *w->runs);
+    w->negidx = malloc(pk * sizeof *w->negidx);
+    w->dmask = malloc(pk);
+    if (!w->table || !w->tmp || !w->idx || !w->lead || !w->prow || !w->cand || !w->touch || !w->next ||
+        !w->head || !w->runs || !w->negidx || !w->dmask) {
+        m4rm_free(w);
         return -1;
     }
-    if (pivots)
-        for (uint32_t c = 0; c < cols; ++c) pivots[c] = -1;
-    uint8_t inv[FPMAT_MAX_PRIME + 1], neg[FPMAT_MAX_PRIME + 1];
-    for (uint32_t a = 1; a < p; ++a) inv[a] = (uint8_t)fp_inverse(a, p);
-    for (uint32_t a = 0; a < p; ++a) neg[a] = (uint8_t)(a ? p - a : 0);
-    uint32_t pw[M4RM_MAX_K + 1];
-    pw[0] = 1;
-    for (int i = 1; i <= k; ++i) pw[i] = pw[i - 1] * p;
+    for (uint32_t a = 1; a < p; ++a) w->inv[a] = (uint8_t)fp_inverse(a, p);
+    for (uint32_t a = 0; a < p; ++a) w->neg[a] = (uint8_t)(a ? p - a : 0);
+    w->pw[0] = 1;
+    for (int i = 1; i <= k; ++i) w->pw[i] = w->pw[i - 1] * p;
     /* for b = sum_q b_q p^q < p^k: negidx[b] = sum_q (-b_q mod p) p^q, dmask[b] = the set of q
      * with b_q non-zero (bit q) */
     for (uint32_t b = 0; b < pk; ++b) {
         uint32_t a = 0, mask = 0;
         for (int q = 0; q < k; ++q) {
-            uint32_t d = b / pw[q] % p;
-            a += neg[d] * pw[q];
+            uint32_t d = b / w->pw[q] % p;
+            a += w->neg[d] * w->pw[q];
             mask |= (uint32_t)(d != 0) << q;
         }
-        negidx[b] = (uint16_t)a;
-        dmask[b] = (uint8_t)mask;
+        w->negidx[b] = (uint16_t)a;
+        w->dmask[b] = (uint8_t)mask;
     }
-
     /* Rows stay where they are until the end. prow[q] is the row of the q-th pivot; every other
      * non-zero row waits in the list of its lead column (head[c], linked by next), so a panel
      * reads only the rows with an entry in its columns: rows whose lead lies right of the
      * panel are zero there. */
-    for (uint32_t c = 0; c <= cols; ++c) head[c] = -1;
+    for (uint32_t c = 0; c <= cols; ++c) w->head[c] = -1;
     for (uint32_t i = rows; i-- > 0;) {
-        lead[i] = scan_lead(fpmat_row(m, i), 0, stride, cols);
-        if (lead[i] < cols) {
-            next[i] = head[lead[i]];
-            head[lead[i]] = (int32_t)i;
+        w->lead[i] = scan_lead(fpmat_row(m, i), 0, stride, cols);
+        if (w->lead[i] < cols) {
+            w->next[i] = w->head[w->lead[i]];
+            w->head[w->lead[i]] = (int32_t)i;
         }
     }
+    return 0;
+}
+
+/* The panel's pivots, from column *c (a lead) up to end, k at most: the rows of the lists it
+ * passes become its candidates; each pivot row is reduced by the earlier ones, normalised, and
+ * cleared out of them. Returns the number of pivots j (0: none left of end); *c ends past the
+ * panel's last column. */
+static int select_panel(struct m4rm *w, struct panel *P, uint32_t *cp, uint32_t end, uint32_t rank)
+{
+    const uint32_t p = w->p, rows = w->rows;
+    const size_t stride = w->stride;
+    uint32_t *const cand = w->cand, *const touch = w->touch;
+    const uint8_t *const neg = w->neg;
+    uint32_t c = *cp, ncand = 0;
+    const size_t c0 = c & ~(size_t)31;      /* the panel's first block */
+    int j = 0;
+    for (; c < end && j < w->k && rank + (uint32_t)j < rows; ++c) {
+        for (int32_t i = w->head[c]; i >= 0; i = w->next[i]) cand[ncand++] = (uint32_t)i;
+        w->head[c] = -1;
+        if (!ncand) continue;
+        /* column c, the panel's pivots so far: pcol[i] = P_i[c]; a candidate's entry as it
+         * would be after reduction by them, x[c] - sum_i x[pc_i] P_i[c] */
+        uint8_t pcol[M4RM_MAX_K];
+        int any = 0;
+        for (int i = 0; i < j; ++i) any |= pcol[i] = P->pr[i][c];
+        uint32_t u = ncand;
+        for (uint32_t v = 0; v < ncand; ++v) {
+            if (u < ncand && (touch[cand[v]] > touch[cand[u]] ||
+                              (touch[cand[v]] == touch[cand[u]] && cand[v] > cand[u])))
+                continue;
+            const uint8_t *row = fpmat_row(w->m, cand[v]);
+            uint32_t x = row[c];
+            if (any) {
+                for (int i = 0; i < j; ++i) x += (uint32_t)neg[row[P->pc[i]]] * pcol[i];
+                x %= p;
+            }
+            if (x) u = v;
+        }
+        if (u == ncand) continue;
+        const uint32_t r = cand[u];
+        cand[u] = cand[--ncand];
+        uint8_t *x = fpmat_row(w->m, r);
+        size_t len = stride - c0;
+        for (int i = 0; i < j; ++i) addmul(x + c0, P->pr[i] + c0, neg[x[P->pc[i]]], len, p, w->tmp);
+        if (x[c] != 1) mulvec(x + c0, x + c0, w->inv[x[c]], len, p);
+        for (int i = 0; i < j; ++i) addmul(P->pr[i] + c0, x + c0, neg[P->pr[i][c]], len, p, w->tmp);
+        P->pc[j] = c;
+        P->pr[j] = x;
+        w->prow[rank + (uint32_t)j] = r;
+        ++j;
+    }
+    *cp = c;
+    P->c0 = c0;
+    P->j = j;
+    P->ncand = ncand;
+    return j;
+}
+
+/* The columns the panel's rows can change (struct panel), and masklen[S] = the bytes of the
+ * rows q in S. */
+static void panel_runs(const struct m4rm *w, struct panel *P)
+{
+    const int j = P->j;
+    const size_t stride = w->stride, maxruns = w->maxruns;
+    struct run *const runs = w->runs;
+    uint32_t nruns = 0;
+    uint64_t ulen = 0;
+    for (int q = 0; q < j; ++q) {
+        P->runq[q] = runs + (size_t)(q + 1) * maxruns;
+        P->nrq[q] = 0;
+        P->lenq[q] = 0;
+    }
+    for (size_t b = P->c0; b < stride; b += 32) {
+        int nz = 0;
+        for (int q = 0; q < j; ++q) {
+            const uint64_t *x = (const uint64_t *)(P->pr[q] + b);
+            if (!(x[0] | x[1] | x[2] | x[3])) continue;
+            nz = 1;
+            P->lenq[q] += 32;
+            if (P->nrq[q] && P->runq[q][P->nrq[q] - 1].end == b) P->runq[q][P->nrq[q] - 1].end = b + 32;
+            else P->runq[q][P->nrq[q]++] = (struct run){ b, b + 32 };
+        }
+        if (!nz) continue;
+        ulen += 32;
+        if (nruns && runs[nruns - 1].end == b) runs[nruns - 1].end = b + 32;
+        else runs[nruns++] = (struct run){ b, b + 32 };
+    }
+    P->nruns = nruns;
+    P->ulen = ulen;
+    P->masklen[0] = 0;
+    for (uint32_t S = 1; S < 1u << j; ++S)
+        P->masklen[S] = P->masklen[S & (S - 1)] + P->lenq[__builtin_ctz(S)];
+}
+
+/* The row to clear number v: the pivot rows prow[first ..] (nabove of them), then the
+ * candidates. */
+static inline uint8_t *clear_row(const struct m4rm *w, uint32_t first, uint32_t nabove, uint32_t v)
+{
+    return fpmat_row(w->m, v < nabove ? w->prow[first + v] : w->cand[v - nabove]);
+}
+
+/* Each row to clear's table index idx[v] (a_q = -x[pc_q]), read in one multiply-add of 16
+ * bytes where the panel's columns lie within 16 and its weights p^q fit a signed byte, else
+ * entry by entry; *direct = the bytes clearing pivot by pivot would add, *touched = the rows
+ * with a non-zero index. */
+static void panel_indices(const struct m4rm *w, const struct panel *P, uint32_t first, uint32_t nabove,
+                          uint64_t *direct_out, uint64_t *touched_out)
+{
+    const int j = P->j;
+    const uint32_t *const pc = P->pc, *const pw = w->pw;
+    uint32_t *const idx = w->idx;
+    uint64_t direct = 0, touched = 0;
+    int wide = pc[j - 1] - pc[0] >= 16 || pc[0] + 16 > w->stride || pw[j - 1] > 127;
+#ifdef __AVX2__
+    int8_t wt[16] = { 0 };
+    for (int q = 0; q < j && !wide; ++q) wt[pc[q] - pc[0]] = (int8_t)pw[q];
+    const __m128i wv = _mm_loadu_si128((const __m128i *)wt), ones = _mm_set1_epi16(1);
+#endif
+    for (uint32_t v = 0; v < nabove + P->ncand; ++v) {
+        const uint8_t *row = clear_row(w, first, nabove, v);
+        uint32_t b;
+#ifdef __AVX2__
+        if (!wide) {
+            __m128i s = _mm_madd_epi16(_mm_maddubs_epi16(_mm_loadu_si128((const __m128i *)(row + pc[0])), wv), ones);
+            s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+            s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+            b = (uint32_t)_mm_cvtsi128_si32(s);
+        } else
+#endif
+            b = panel_digits(row, pc, pw, j);
+        idx[v] = w->negidx[b];
+        direct += P->masklen[w->dmask[b]];
+        touched += b != 0;
+    }
+    *direct_out = direct;
+    *touched_out = touched;
+}
+
+/* The table T[a] for a < p^(q+1) from T[a - p^q] + P_q, T[0] = 0, over the table's runs (full),
+ * or only the multiples T[a p^q] = a P_q over each row's own runs. */
+static void build_table(const struct m4rm *w, const struct panel *P, int full)
+{
+    const size_t tstride = w->tstride;
+    uint8_t *const table = w->table;
+    const uint32_t *const pw = w->pw;
+    for (uint32_t u = 0; u < P->nruns; ++u)
+        memset(table + w->runs[u].start, 0, w->runs[u].end - w->runs[u].start);
+    for (int q = 0; q < P->j; ++q)
+        for (uint32_t a = pw[q]; a < pw[q + 1]; a += full ? 1 : pw[q])
+            add_runs(table + (size_t)a * tstride, table + (size_t)(a - pw[q]) * tstride, P->pr[q],
+                     full ? w->runs : P->runq[q], full ? P->nruns : P->nrq[q], w->p);
+}
+
+/* Every row to clear x becomes x + T[idx]: one addition over the table's runs (full), or one
+ * per non-zero digit, over that pivot row's runs. */
+static void update_rows(const struct m4rm *w, const struct panel *P, uint32_t first, uint32_t nabove, int full)
+{
+    const uint32_t p = w->p, *const pw = w->pw, *const idx = w->idx;
+    const size_t tstride = w->tstride;
+    for (uint32_t v = 0; v < nabove + P->ncand; ++v) {
+        if (!idx[v]) continue;
+        uint8_t *row = clear_row(w, first, nabove, v);
+        if (full) {
+            add_runs(row, row, w->table + (size_t)idx[v] * tstride, w->runs, P->nruns, p);
+            continue;
+        }
+        for (int q = 0; q < P->j; ++q) {
+            uint32_t a = idx[v] / pw[q] % p;
+            if (a) add_runs(row, row, w->table + (size_t)a * pw[q] * tstride, P->runq[q], P->nrq[q], p);
+        }
+    }
+}
+
+/* The candidates, cleared, wait in the list of their new lead (zero rows in none). */
+static void requeue(struct m4rm *w, const struct panel *P, uint32_t nabove)
+{
+    for (uint32_t u = 0; u < P->ncand; ++u) {
+        const uint32_t i = w->cand[u], a = w->idx[nabove + u];
+        w->touch[i] += a != 0;
+        uint32_t l = a ? scan_lead(fpmat_row(w->m, i), P->pc[0], w->stride, w->cols) : w->lead[i];
+        w->lead[i] = l;
+        if (l < w->cols) {
+            w->next[i] = w->head[l];
+            w->head[l] = (int32_t)i;
+        }
+    }
+}
+
+static int m4rm(fpmat *m, int32_t *pivots, int k, uint32_t split, int sort)
+{
+    struct m4rm w;
+    if (m4rm_init(&w, m, k, split) < 0) return -1;
+    const uint32_t p = w.p, rows = w.rows, cols = w.cols;
+    if (pivots)
+        for (uint32_t c = 0; c < cols; ++c) pivots[c] = -1;
     uint32_t rank = 0, c = 0, top = 0;  /* from split on, the pivot rows from top on are cleared */
     int past = 0;
+    struct panel P;
     while (c < cols && rank < rows) {
         const uint32_t end = c < split ? split : cols;  /* a panel lies on one side of split */
         if (c >= split && !past) {
             past = 1;
             top = rank;
         }
-        while (c < end && head[c] < 0) ++c;            /* no row has its lead here */
+        while (c < end && w.head[c] < 0) ++c;          /* no row has its lead here */
         if (c >= end) continue;
-        const size_t c0 = c & ~(size_t)31;      /* the panel's first block */
-        uint32_t pc[M4RM_MAX_K], ncand = 0;
-        uint8_t *pr[M4RM_MAX_K];
-        int j = 0;
-        for (; c < end && j < k && rank + (uint32_t)j < rows; ++c) {
-            for (int32_t i = head[c]; i >= 0; i = next[i]) cand[ncand++] = (uint32_t)i;
-            head[c] = -1;
-            if (!ncand) continue;
-            /* column c, the panel's pivots so far: pcol[i] = P_i[c]; a candidate's entry as it
-             * would be after reduction by them, x[c] - sum_i x[pc_i] P_i[c] */
-            uint8_t pcol[M4RM_MAX_K];
-            int any = 0;
-            for (int i = 0; i < j; ++i) any |= pcol[i] = pr[i][c];
-            uint32_t u = ncand;
-            for (uint32_t w = 0; w < ncand; ++w) {
-                if (u < ncand && (touch[cand[w]] > touch[cand[u]] ||
-                                  (touch[cand[w]] == touch[cand[u]] && cand[w] > cand[u])))
-                    continue;
-                const uint8_t *row = fpmat_row(m, cand[w]);
-                uint32_t v = row[c];
-                if (any) {
-                    for (int i = 0; i < j; ++i) v += (uint32_t)neg[row[pc[i]]] * pcol[i];
-                    v %= p;
-                }
-                if (v) u = w;
-            }
-            if (u == ncand) continue;
-            const uint32_t r = cand[u];
-            cand[u] = cand[--ncand];
-            uint8_t *x = fpmat_row(m, r);
-            size_t len = stride - c0;
-            for (int i = 0; i < j; ++i) addmul(x + c0, pr[i] + c0, neg[x[pc[i]]], len, p, tmp);
-            if (x[c] != 1) mulvec(x + c0, x + c0, inv[x[c]], len, p);
-            for (int i = 0; i < j; ++i) addmul(pr[i] + c0, x + c0, neg[pr[i][c]], len, p, tmp);
-            pc[j] = c;
-            pr[j] = x;
-            prow[rank + (uint32_t)j] = r;
-            ++j;
-        }
+        const int j = select_panel(&w, &P, &c, end, rank);
         if (j == 0) continue;          /* no pivot left of end: c = end, go on past split */
-        /* the columns the panel's rows can change: the runs of 32-byte blocks from c0 on where
-         * one of them is non-zero (the table's), and each row's own (clearing pivot by pivot) */
-        uint32_t nruns = 0, nrq[M4RM_MAX_K];
-        uint64_t ulen = 0, lenq[M4RM_MAX_K], masklen[1u << M4RM_MAX_K];
-        struct run *runq[M4RM_MAX_K];
-        for (int q = 0; q < j; ++q) {
-            runq[q] = runs + (size_t)(q + 1) * maxruns;
-            nrq[q] = 0;
-            lenq[q] = 0;
-        }
-        for (size_t b = c0; b < stride; b += 32) {
-            int nz = 0;
-            for (int q = 0; q < j; ++q) {
-                const uint64_t *w = (const uint64_t *)(pr[q] + b);
-                if (!(w[0] | w[1] | w[2] | w[3])) continue;
-                nz = 1;
-                lenq[q] += 32;
-                if (nrq[q] && runq[q][nrq[q] - 1].end == b) runq[q][nrq[q] - 1].end = b + 32;
-                else runq[q][nrq[q]++] = (struct run){ b, b + 32 };
-            }
-            if (!nz) continue;
-            ulen += 32;
-            if (nruns && runs[nruns - 1].end == b) runs[nruns - 1].end = b + 32;
-            else runs[nruns++] = (struct run){ b, b + 32 };
-        }
-        masklen[0] = 0;                 /* masklen[S] = the bytes of the rows q in S */
-        for (uint32_t S = 1; S < 1u << j; ++S)
-            masklen[S] = masklen[S & (S - 1)] + lenq[__builtin_ctz(S)];
-        /* the rows to clear: the candidates (below: every row with an entry in the panel's
-         * columns), and from split on the pivot rows from top on; a row's index a (a_q =
-         * -x[pc_q]), read in one multiply-add of 16 bytes where the panel's columns lie within
-         * 16 and its weights p^q fit a signed byte, else entry by entry */
-        const uint32_t lo = rank, first = pc[0] < split ? lo : top, nabove = lo - first;
-        uint64_t direct = 0, touched = 0;        /* bytes added pivot by pivot, rows touched */
-        int wide = pc[j - 1] - pc[0] >= 16 || pc[0] + 16 > stride || pw[j - 1] > 127;
-#ifdef __AVX2__
-        int8_t wt[16] = { 0 };
-        for (int q = 0; q < j && !wide; ++q) wt[pc[q] - pc[0]] = (int8_t)pw[q];
-        const __m128i wv = _mm_loadu_si128((const __m128i *)wt), ones = _mm_set1_epi16(1);
-#endif
-        for (uint32_t v = 0; v < nabove + ncand; ++v) {
-            const uint8_t *row = fpmat_row(m, v < nabove ? prow[first + v] : cand[v - nabove]);
-            uint32_t b;
-#ifdef __AVX2__
-            if (!wide) {
-                __m128i s = _mm_madd_epi16(_mm_maddubs_epi16(_mm_loadu_si128((const __m128i *)(row + pc[0])), wv), ones);
-                s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
-                s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
-                b = (uint32_t)_mm_cvtsi128_si32(s);
-            } else
-#endif
-                b = panel_digits(row, pc, pw, j);
-            idx[v] = negidx[b];
-            direct += masklen[dmask[b]];
-            touched += b != 0;
-        }
-        if (nruns && touched) {
-            /* T[a] for a < p^(q+1) from T[a - p^q] + P_q, T[0] = 0, over the table's runs, then
-             * one addition per row; or pivot by pivot, over each row's own runs, with only the
-             * multiples T[a p^q] = a P_q: whichever adds fewer bytes */
+        panel_runs(&w, &P);
+        /* the rows to clear: the candidates (every row with an entry in the panel's columns),
+         * and from split on the pivot rows from top on */
+        const uint32_t first = P.pc[0] < split ? rank : top, nabove = rank - first;
+        uint64_t direct, touched;
+        panel_indices(&w, &P, first, nabove, &direct, &touched);
+        if (P.nruns && touched) {
+            /* the table then one addition per row, or pivot by pivot: whichever adds fewer
+             * bytes */
             uint64_t multiples = 0;
-            for (int q = 0; q < j; ++q) multiples += (uint64_t)(p - 1) * lenq[q];
-            int full = (touched + pw[j]) * ulen < direct + multiples;
-            for (uint32_t u = 0; u < nruns; ++u) memset(table + runs[u].start, 0, runs[u].end - runs[u].start);
-            for (int q = 0; q < j; ++q)
-                for (uint32_t a = pw[q]; a < pw[q + 1]; a += full ? 1 : pw[q])
-                    add_runs(table + (size_t)a * tstride, table + (size_t)(a - pw[q]) * tstride, pr[q],
-                             full ? runs : runq[q], full ? nruns : nrq[q], p);
-            for (uint32_t v = 0; v < nabove + ncand; ++v) {
-                if (!idx[v]) continue;
-                uint8_t *row = fpmat_row(m, v < nabove ? prow[first + v] : cand[v - nabove]);
-                if (full) {
-                    add_runs(row, row, table + (size_t)idx[v] * tstride, runs, nruns, p);
-                    continue;
-                }
-                for (int q = 0; q < j; ++q) {
-                    uint32_t a = idx[v] / pw[q] % p;
-                    if (a) add_runs(row, row, table + (size_t)a * pw[q] * tstride, runq[q], nrq[q], p);
-                }
-            }
+            for (int q = 0; q < j; ++q) multiples += (uint64_t)(p - 1) * P.lenq[q];
+            int full = (touched + w.pw[j]) * P.ulen < direct + multiples;
+            build_table(&w, &P, full);
+            update_rows(&w, &P, first, nabove, full);
         }
-        /* the candidates, cleared, wait in the list of their new lead (zero rows in none) */
-        for (uint32_t u = 0; u < ncand; ++u) {
-            const uint32_t i = cand[u];
-            touch[i] += idx[nabove + u] != 0;
-            uint32_t l = idx[nabove + u] ? scan_lead(fpmat_row(m, i), pc[0], stride, cols) : lead[i];
-            lead[i] = l;
-            if (l < cols) {
-                next[i] = head[l];
-                head[l] = (int32_t)i;
-            }
-        }
+        requeue(&w, &P, nabove);
         if (pivots)
-            for (int q = 0; q < j; ++q) pivots[pc[q]] = (int32_t)(sort ? rank + (uint32_t)q : prow[rank + (uint32_t)q]);
+            for (int q = 0; q < j; ++q)
+                pivots[P.pc[q]] = (int32_t)(sort ? rank + (uint32_t)q : w.prow[rank + (uint32_t)q]);
         rank += (uint32_t)j;
     }
     if (sort && rows) {
         /* the pivot rows first, in the order of their pivots, then the others (zero) as they were */
-        uint32_t *dest = idx;
+        uint32_t *dest = w.idx;
         for (uint32_t i = 0; i < rows; ++i) dest[i] = UINT32_MAX;
-        for (uint32_t q = 0; q < rank; ++q) dest[prow[q]] = q;
+        for (uint32_t q = 0; q < rank; ++q) dest[w.prow[q]] = q;
         for (uint32_t i = 0, q = rank; i < rows; ++i)
             if (dest[i] == UINT32_MAX) dest[i] = q++;
-        permute_rows(m, dest, tmp);
+        permute_rows(m, dest, w.tmp);
     }
-    free(touch);
-    free(dmask);
-    free(negidx);
-    free(runs);
-    free(head);
-    free(next);
-    free(cand);
-    free(prow);
-    free(lead);
-    free(idx);
-    free(tmp);
-    free(table);
+    m4rm_free(&w);
     return (int)rank;
 }
