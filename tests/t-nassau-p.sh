@@ -14,7 +14,7 @@
 # (s, t) and (s+1, t)) counted by EXTFLOW_STATS, a run stopped midway (SIGINT) and resumed from
 # its step files.
 . tests/lib.sh
-plan 17
+plan 18
 NP="python3 tests/nassau_p.py"
 $NP check-algebra 3 36 > "$TMP/alg3" && $NP check-algebra 5 80 > "$TMP/alg5" &&
     grep -q ', 0 differ$' "$TMP/alg3" && grep -q ', 0 differ$' "$TMP/alg5"
@@ -61,6 +61,14 @@ c_same Calpha 50
 c_same X3 50
 c_same C3v1 50
 c_same C5v1 80
+# a large prime: the candidates' slope caps test only the terms with h_i > 0 (at p >= 37 the
+# h_3 = 0 term p^3 - 1 once dropped every candidate, and Nassau's step ran standard steps only)
+printf '{ "p": 37, "type": "finite dimensional module", "gens": { "x0": 0 }, "actions": [] }\n' > "$TMP/S_37.json"
+$EXTFLOW resolve --quiet --module "$TMP/S_37.json" --stem 400 --max-s 6 --algorithm standard --out "$TMP/cs-37" 2>"$TMP/err" &&
+    EXTFLOW_STATS=1 $EXTFLOW resolve --quiet --module "$TMP/S_37.json" --stem 400 --max-s 6 --algorithm nassau \
+        --out "$TMP/cn-37" 2>"$TMP/cstats-37" && cmp -s "$TMP/cs-37/ext.csv" "$TMP/cn-37/ext.csv" &&
+    grep -q '^extflow: Nassau steps at odd p: [1-9][0-9]* ([1-9][0-9]* corrected)' "$TMP/cstats-37"
+ok $? "S_37 through stem 400, s <= 6: Nassau's steps run at p = 37 and give the standard ext.csv ($(grep -o 'Nassau steps.*' "$TMP/cstats-37")) $(head -1 "$TMP/err")"
 grep -q '^extflow: Nassau steps at odd p: [1-9][0-9]* ([1-9][0-9]* corrected), subalgebras up to dimension \(1[2-9]\|[2-9][0-9]\|[0-9][0-9][0-9]\), [1-9][0-9]* zero-signature row blocks shared' \
     "$TMP/cstats-S_3" && grep -q '"algorithm": "nassau"' "$TMP/cn-S_3/run.json"
 ok $? "S_3's run went through Nassau's step, corrections, subalgebras of dimension >= 12 and row blocks one step left for the next included ($(grep -o 'Nassau steps.*' "$TMP/cstats-S_3"))"

@@ -105,13 +105,12 @@ static int by_size(const void *a, const void *b)
 
 /* Pruning the candidates by slope. A B with slope(B) > MILNOR_P_MAX_DEGREE (4095, the largest t
  * the A_p tables reach) fails (C) t > slope·s + c at every s >= 1 (c >= 0), so it is never used;
- * candidates() drops a profile once a term p^{h_i}·(p^i - 1) passes SLOPE_CAP (h_1, h_2) or
- * SLOPE_CAP_XI3 (h_3). The test is made for h_i = 0 too, where the term p^i - 1 is no part of the
- * slope: with SLOPE_CAP for ξ_3 as well, p^3 - 1 > 4096 would drop every candidate from p = 17
- * on, and 8·4096 keeps p <= 31 (31^3 - 1 = 29790); the ξ_3 profiles between the two caps stay
- * but are never usable. So at p <= 31 the caps change no step's choice of B, while at p >= 37
- * (p^3 - 1 > 32768; from p = 67 p^2 - 1 > 4096 as well) every candidate is dropped and every
- * step is standard (docs/algorithms.md §11.1). */
+ * candidates() drops a profile once a term p^{h_i}·(p^i - 1) of its slope, h_i > 0, passes
+ * SLOPE_CAP (h_1, h_2) or SLOPE_CAP_XI3 (h_3); the ξ_3 profiles between the two caps stay but are
+ * never usable. A term with h_i = 0 is no part of the slope and is not tested (it was, and from
+ * p = 37 on, p^3 - 1 > 32768, dropped every candidate: --algorithm nassau then ran standard
+ * steps only). At p <= 31 no h_i = 0 term passes its cap, so the choice of B there is as before
+ * (docs/algorithms.md §11.1). */
 #define SLOPE_CAP 4096
 #define SLOPE_CAP_XI3 (8 * SLOPE_CAP)
 
@@ -129,8 +128,9 @@ static const sub_list *candidates(uint32_t p)
                 for (uint32_t h2 = 0; h2 <= 3; h2++)
                     for (uint32_t h3 = 0; h3 <= 2; h3++) {
                         uint32_t h[3] = { h1, h2, h3 };
-                        if (ipow(p, h1) * (p - 1) > SLOPE_CAP || ipow(p, h2) * (p * p - 1) > SLOPE_CAP ||
-                            ipow(p, h3) * (p * p * p - 1) > SLOPE_CAP_XI3)
+                        if ((h1 && ipow(p, h1) * (p - 1) > SLOPE_CAP) ||
+                            (h2 && ipow(p, h2) * (p * p - 1) > SLOPE_CAP) ||
+                            (h3 && ipow(p, h3) * (p * p * p - 1) > SLOPE_CAP_XI3))
                             continue;       /* slope past any degree the tables reach */
                         if (sub_make(p, qb, h, 3, &l->subs[l->n])) l->n++;
                     }
