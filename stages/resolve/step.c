@@ -32,30 +32,21 @@ static step_ctx *begin(chain *ch)
     return c;
 }
 
+/* A step's finish, rc its algorithm's: a finished step moves the progress line on. */
+static int finished(chain *c, int rc)
+{
+    if (rc == 0) progress_step_done(c->s, c->t);
+    return rc;
+}
 static int standard_plan(chain *c) { return res_step_plan(begin(c)); }
 static int standard_reduce(chain *c) { return res_step_reduce(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
-static int standard_finish(chain *c)
-{
-    int rc = res_step_finish(ctx_of(c));
-    if (rc == 0) progress_step_done(c->s, c->t);
-    return rc;
-}
+static int standard_finish(chain *c) { return finished(c, res_step_finish(ctx_of(c))); }
 static int nassau_plan(chain *c) { return res_nassau_plan(begin(c)); }
 static int nassau_reduce(chain *c) { return res_nassau_reduce0(ctx_of(c)); }
-static int nassau_finish(chain *c)
-{
-    int rc = res_nassau_finish(ctx_of(c));
-    if (rc == 0) progress_step_done(c->s, c->t);
-    return rc;
-}
+static int nassau_finish(chain *c) { return finished(c, res_nassau_finish(ctx_of(c))); }
 static int nassau_plan_p(chain *c) { return res_nassau_p_plan(begin(c)); }
 static int nassau_reduce_p(chain *c) { return res_nassau_p_reduce(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
-static int nassau_finish_p(chain *c)
-{
-    int rc = res_nassau_p_finish(ctx_of(c));
-    if (rc == 0) progress_step_done(c->s, c->t);
-    return rc;
-}
+static int nassau_finish_p(chain *c) { return finished(c, res_nassau_p_finish(ctx_of(c))); }
 static uint32_t nassau_finish_parts(chain *c) { return res_nassau_finish_parts(ctx_of(c)); }
 static void nassau_finish_part(chain *c, uint32_t k, uint32_t n) { res_nassau_finish_part(ctx_of(c), k, n); }
 static int edge_finish(chain *c) { (void)c; return 0; }
