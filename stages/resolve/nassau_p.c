@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "algebra/memacct.h"
+#include "algebra/milnor_p_cache.h"
 #include "stages/resolve/resolution_p.h"
 
 #define SUB_MAX_Q 4         /* B's Q_k among Q_0..Q_3 */
@@ -18,6 +19,25 @@ typedef struct sub_p {
     uint64_t dim, slope, top;
 } sub_p;
 
+/* The terms (res_p_terms) of d(h) for the generators h of F_src below t, in generator order (k
+ * counts them from degree freemod_first), each made once: finish reads every signature's rows
+ * off the same generators. */
+typedef struct term_cache {
+    uint32_t ngens;
+    uint64_t *start;        /* generator k: terms[start[k] .. start[k] + count[k]); UINT64_MAX unmade */
+    uint32_t *count;
+    res_p_term *terms;
+    uint64_t n, cap;
+} term_cache;
+
+static void term_cache_clear(term_cache *tc)
+{
+    free(tc->start);
+    free(tc->count);
+    free(tc->terms);
+    *tc = (term_cache){ 0 };
+}
+
 typedef struct nassau_p_state {
     sub_p b;
     uint32_t ncodes;
@@ -26,6 +46,7 @@ typedef struct nassau_p_state {
     uint32_t *col_start, *col_idx;
     fpmat R1;                       /* the zero-signature rows of d_{s-1}, in bucket order, over F_{s-2,t} */
     uint8_t *dx;                    /* n_new x ncols: d of the new generators */
+    term_cache tc;                  /* finish: the terms of d on F_{s-1}'s generators < t */
 } nassau_p_state;
 
 static _Atomic uint64_t stat_steps, stat_corrected, stat_dim, stat_shared;
@@ -216,44 +237,83 @@ static int bucket(const resolution *res, int src, deg_t t, deg_t bound, nassau_p
     return 0;
 }
 
+/* The terms of d(h), h the generator (u, i) of F_src and g-th below t: from tc when it has them
+ * (made there first when tc is not NULL), else into *buf (grown as needed). n set; NULL out of
+ * memory. */
+static const res_p_term *gen_terms(const resolution *res, int src, deg_t u, uint32_t i, deg_t t, uint32_t g,
+                                   term_cache *tc, res_p_term **buf, size_t *cap, size_t *n)
+{
+    uint32_t bits = res->F[src].gens[u][i].bits;
+    if (tc && tc->start[g] != UINT64_MAX) {
+        *n = tc->count[g];
+        return tc->terms + tc->start[g];
+    }
+    if (tc) {
+        if (tc->n + bits + 1 > tc->cap) {
+            uint64_t nc = tc->cap * 2 > tc->n + bits + 1 ? tc->cap * 2 : tc->n + bits + 1;
+            res_p_term *nt = realloc(tc->terms, nc * sizeof *nt);
+            if (!nt) return NULL;
+            tc->terms = nt;
+            tc->cap = nc;
+        }
+        *n = res_p_terms(res, src, u, i, t, tc->terms + tc->n);
+        tc->start[g] = tc->n;
+        tc->count[g] = (uint32_t)*n;
+        tc->n += *n;
+        return tc->terms + tc->start[g];
+    }
+    if (bits + 1 > *cap) {
+        free(*buf);
+        *cap = (size_t)bits + 1 > 2 * *cap ? (size_t)bits + 1 : 2 * *cap;
+        if (!(*buf = malloc(*cap * sizeof **buf))) {
+            *cap = 0;
+            return NULL;
+        }
+    }
+    *n = res_p_terms(res, src, u, i, t, *buf);
+    return *buf;
+}
+
 /* Rows sel[0..n) (increasing basis indices of F_{src,t}, generators < t) of d_src into the rows
- * dst[k] of out: row = x·d(h). 0, -1 out of memory, -2 a product left B. */
+ * dst[k] of out: row = x·d(h). tc: F_src's terms, kept (NULL: made for this call only); pc: the
+ * kept products (NULL: each product computed). 0, -1 out of memory, -2 a product left B. */
 static int build_rows(const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t n, fpmat *out,
-                      const uint32_t *dst)
+                      const uint32_t *dst, term_cache *tc, milnor_p_cache *pc)
 {
     const freemod *F = &res->F[src];
     const milnor_p_sub *B = &res->odd->B;
-    res_p_term *terms = NULL;
+    res_p_term *buf = NULL;
     size_t cap = 0;
-    uint32_t k = 0;
+    uint32_t k = 0, g = 0;
     uint64_t off = 0;
     for (deg_t u = freemod_first(F, t); u < t && k < n; u++)
-        for (uint32_t i = 0; i < F->ngens[u] && k < n; i++) {
+        for (uint32_t i = 0; i < F->ngens[u] && k < n; i++, g++) {
             uint32_t bl = B->dim[t - u];
             if (sel[k] >= off + bl) {
                 off += bl;
                 continue;
             }
-            uint32_t bits = F->gens[u][i].bits;
-            if (bits + 1 > cap) {
-                res_p_term *nt = realloc(terms, ((size_t)bits + 1) * sizeof *nt);
-                if (!nt) {
-                    free(terms);
-                    return -1;
-                }
-                terms = nt;
-                cap = (size_t)bits + 1;
+            size_t nt;
+            const res_p_term *terms = gen_terms(res, src, u, i, t, g, tc, &buf, &cap, &nt);
+            if (!terms) {
+                free(buf);
+                return -1;
             }
-            size_t nt = res_p_terms(res, src, u, i, t, terms);
-            for (; k < n && sel[k] < off + bl; k++)
-                if (res_p_row_add(res, terms, nt, milnor_p_sub_elt(B, t - u, (uint32_t)(sel[k] - off)), 1,
-                                  fpmat_row(out, dst ? dst[k] : k)) != 0) {
-                    free(terms);
+            for (; k < n && sel[k] < off + bl; k++) {
+                const milnor_p_elt *x = milnor_p_sub_elt(B, t - u, (uint32_t)(sel[k] - off));
+                uint8_t *row = fpmat_row(out, dst ? dst[k] : k);
+                int bad = 0;
+                if (!pc) bad = res_p_row_add(res, terms, nt, x, 1, row);
+                for (size_t q = 0; pc && q < nt && !bad; q++)
+                    bad = milnor_p_cache_mul_into(pc, x, terms[q].y, terms[q].c, row + terms[q].col);
+                if (bad) {
+                    free(buf);
                     return -2;
                 }
+            }
             off += bl;
         }
-    free(terms);
+    free(buf);
     return 0;
 }
 
@@ -286,8 +346,11 @@ typedef struct nassau_p_share {
     pthread_mutex_t lock;
     share_entry *head;
     uint64_t bytes;
+    milnor_p_cache *products;   /* the products kept (milnor_p_cache.h), made with the share */
 } nassau_p_share;
 
+/* The products kept for all steps of a resolution stay below this (nassau_p.h, Products kept). */
+#define PRODUCTS_MAX_BYTES ((uint64_t)64 << 20)
 static pthread_mutex_t share_make_lock = PTHREAD_MUTEX_INITIALIZER;
 static void share_clear(resolution *res);
 
@@ -296,6 +359,7 @@ static nassau_p_share *share_of(resolution *res)
     pthread_mutex_lock(&share_make_lock);
     if (!res->odd->share && (res->odd->share = calloc(1, sizeof *res->odd->share))) {
         pthread_mutex_init(&res->odd->share->lock, NULL);
+        res->odd->share->products = milnor_p_cache_new(&res->odd->B, PRODUCTS_MAX_BYTES);
         res->odd->share_clear = share_clear;
     }
     pthread_mutex_unlock(&share_make_lock);
@@ -326,9 +390,16 @@ static void share_clear(resolution *res)
     nassau_p_share *sh = res->odd ? res->odd->share : NULL;
     if (!sh) return;
     while (sh->head) share_unlink(sh, &sh->head);
+    milnor_p_cache_free(sh->products);
     pthread_mutex_destroy(&sh->lock);
     free(sh);
     res->odd->share = NULL;
+}
+
+void res_nassau_p_product_stats(const resolution *res, uint64_t *kept, uint64_t *computed, uint64_t *bytes)
+{
+    const nassau_p_share *sh = res->odd ? res->odd->share : NULL;
+    milnor_p_cache_stats(sh ? sh->products : NULL, kept, computed, bytes);
 }
 
 /* Do steps (s, t) and (s+1, t) both multiply the zero-signature rows of d_s with the same B? Both
@@ -383,7 +454,8 @@ static int zero_rows(resolution *res, int src, deg_t t, const sub_p *known, cons
         pthread_mutex_unlock(&sh->lock);
     }
     if (fpmat_init(out, res->prime, n, width) != 0) return -1;
-    return build_rows(res, src, t, sel, n, out, NULL);
+    nassau_p_share *kept_products = share_of(res);
+    return build_rows(res, src, t, sel, n, out, NULL, NULL, kept_products ? kept_products->products : NULL);
 }
 
 /* Leaves a copy of the rows zero_rows made (rows NULL: none) for the other step of the pair. */
@@ -551,7 +623,9 @@ static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint8_t *li
     uint32_t *ident = malloc(((size_t)nr + 1) * sizeof *ident);
     int rank, rc = -1;
     if (!ident || fpmat_init(&rows, p, nr, ns->ncols) != 0) goto out;
-    if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, ridx, nr, &rows, NULL)) != 0) goto out;    /* its rows */
+    nassau_p_share *sh = share_of(c->res);
+    if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, ridx, nr, &rows, NULL, &ns->tc, sh ? sh->products : NULL)) != 0)
+        goto out;    /* its rows */
     rc = -1;
     for (uint32_t k = 0; k < nr; k++) ident[k] = k;
     if (gather(&block, &rows, ident, nr, cidx, nc) != 0 || fpmat_augment_identity(&aug, &block) != 0 ||
@@ -595,7 +669,12 @@ int res_nassau_p_finish(step_ctx *c)
          * some d(x) has a part in its columns */
         code_deg *order = malloc(((size_t)ns->ncodes + 1) * sizeof *order);
         uint8_t *buf = malloc((size_t)ns->ncols + ns->nrows + 2);
-        int rc = order && buf ? 0 : -1;
+        const freemod *F = &res->F[s - 1];
+        for (deg_t u = freemod_first(F, t); u < t; u++) ns->tc.ngens += F->ngens[u];
+        ns->tc.start = malloc(((size_t)ns->tc.ngens + 1) * sizeof *ns->tc.start);
+        ns->tc.count = malloc(((size_t)ns->tc.ngens + 1) * sizeof *ns->tc.count);
+        int rc = order && buf && ns->tc.start && ns->tc.count ? 0 : -1;
+        for (uint32_t g = 0; rc == 0 && g < ns->tc.ngens; g++) ns->tc.start[g] = UINT64_MAX;
         for (uint32_t code = 0; rc == 0 && code < ns->ncodes; code++)
             order[code] = (code_deg){ sig_degree(&ns->b, res->prime, code), code };
         if (rc == 0) qsort(order, ns->ncodes, sizeof *order, by_degree);
@@ -649,6 +728,7 @@ void res_nassau_p_free(step_ctx *c)
     if (ns->R1.data) memacct_add(MEM_INFLIGHT, -(int64_t)fpmat_bytes(&ns->R1));
     fpmat_clear(&ns->R1);
     free(ns->dx);
+    term_cache_clear(&ns->tc);
     free(ns);
     c->nsp = NULL;
 }

@@ -22,7 +22,10 @@
  * bucketed by code (mixed radix: the bits of E ∩ QB, then r_i mod p^{h_i}), and the
  * zero-signature rows of d_{s-1} (an fpmat over F_{s-2,t}, in bucket order; finish makes each
  * other signature's rows in turn). The candidate B's are listed once per prime. The rows are
- * multiplied on the step's own worker (res_p_row_add), not in multiply tasks.
+ * multiplied on the step's own worker, not in multiply tasks: each product x·y through the
+ * resolution's product cache (algebra/milnor_p_cache.h, made with the share below, at most
+ * PRODUCTS_MAX_BYTES), since the same pairs come back across generators and steps; finish keeps
+ * the terms of d on F_{s-1}'s generators (res_p_terms) for all its signatures.
  *
  * Sharing. Step (s, t)'s reduce and step (s+1, t)'s plan both want the zero-signature rows of d_s
  * at t (generators < t; their entries lie in F_{s-1}'s generators < t-1, by minimality); when
@@ -47,5 +50,7 @@ uint64_t res_nassau_p_footprint(const resolution *res, int s, deg_t t);
  * (corrected); the subalgebras' largest dimension used; zero-signature row blocks taken from
  * the share instead of multiplied (for EXTFLOW_STATS). */
 void res_nassau_p_stats(uint64_t *steps, uint64_t *corrected, uint64_t *largest_dim, uint64_t *shared);
+/* res's product cache (Layout above): products kept, computed, bytes held (all 0 without one). */
+void res_nassau_p_product_stats(const resolution *res, uint64_t *kept, uint64_t *computed, uint64_t *bytes);
 
 #endif

@@ -220,15 +220,15 @@ static int step_done(void *owner, int family, int s, deg_t t)
 /* EXTFLOW_STATS: the Nassau steps at odd p (stages/resolve/nassau_p.h), when there were any. */
 static void step_stats(void *owner, FILE *out)
 {
-    (void)owner;
-    uint64_t nsteps, ncorrected, ndim, nshared;
+    uint64_t nsteps, ncorrected, ndim, nshared, kept, computed, bytes;
     res_nassau_p_stats(&nsteps, &ncorrected, &ndim, &nshared);
+    res_nassau_p_product_stats(owner, &kept, &computed, &bytes);
     if (nsteps)
         fprintf(out,
                 "extflow: Nassau steps at odd p: %llu (%llu corrected), subalgebras up to dimension %llu, "
-                "%llu zero-signature row blocks shared\n",
+                "%llu zero-signature row blocks shared; products: %llu computed, %llu kept (%.1f MB)\n",
                 (unsigned long long)nsteps, (unsigned long long)ncorrected, (unsigned long long)ndim,
-                (unsigned long long)nshared);
+                (unsigned long long)nshared, (unsigned long long)computed, (unsigned long long)kept, bytes / 1e6);
 }
 
 chain_set step_chain_set(resolution *res)

@@ -1,0 +1,207 @@
+/* milnor_p_cache.c — odd-p Milnor products kept for reuse (milnor_p_cache.h). */
+#include "algebra/milnor_p_cache.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "algebra/memacct.h"
+
+#define MPC_ARENA_BYTES ((size_t)1 << 16)
+#define MPC_LOCAL 4096                  /* a target degree this wide or less: scratch on the stack */
+
+typedef struct mpc_slot {
+    _Atomic uint64_t key;               /* 0: empty; stored last (release), read first (acquire) */
+    const uint32_t *v;                  /* v[0] = n, v[1..n] = index << 8 | coefficient */
+} mpc_slot;
+
+typedef struct mpc_table {
+    struct mpc_table *older;            /* the tables it replaced: readers may still hold them */
+    uint32_t cap;                       /* a power of two */
+    mpc_slot slot[];
+} mpc_table;
+
+typedef struct mpc_arena {
+    struct mpc_arena *next;
+    size_t used, size;
+    uint32_t data[];
+} mpc_arena;
+
+struct milnor_p_cache {
+    const milnor_p_sub *B;
+    uint64_t max_bytes;
+    _Atomic(mpc_table *) table;         /* readers: no lock */
+    pthread_mutex_t lock;               /* writers: inserting, growing, the arena, the counts */
+    uint32_t n;                         /* keys in table, <= 3/4 of cap */
+    uint64_t bytes, misses;
+    mpc_arena *arena;
+};
+
+milnor_p_cache *milnor_p_cache_new(const milnor_p_sub *B, uint64_t max_bytes)
+{
+    milnor_p_cache *pc = calloc(1, sizeof *pc);
+    if (!pc) return NULL;
+    pc->B = B;
+    pc->max_bytes = max_bytes;
+    pthread_mutex_init(&pc->lock, NULL);
+    return pc;
+}
+
+void milnor_p_cache_free(milnor_p_cache *pc)
+{
+    if (!pc) return;
+    for (mpc_table *t = atomic_load(&pc->table), *older; t; t = older) {
+        older = t->older;
+        free(t);
+    }
+    for (mpc_arena *a = pc->arena, *next; a; a = next) {
+        next = a->next;
+        free(a);
+    }
+    pthread_mutex_destroy(&pc->lock);
+    memacct_add(MEM_MILNOR, -(int64_t)pc->bytes);
+    free(pc);
+}
+
+void milnor_p_cache_stats(const milnor_p_cache *pc, uint64_t *kept, uint64_t *misses, uint64_t *bytes)
+{
+    *kept = pc ? pc->n : 0;
+    *misses = pc ? pc->misses : 0;
+    *bytes = pc ? pc->bytes : 0;
+}
+
+/* The key of (x, y): each as (degree + 1, index in its degree), 12 + 20 bits (never 0); 0 when an
+ * index does not fit (such a pair is not kept). */
+static uint64_t pair_key(const milnor_p_basis *A, const milnor_p_elt *x, const milnor_p_elt *y)
+{
+    uint64_t ix = (uint64_t)(x - A->elts[x->degree]), iy = (uint64_t)(y - A->elts[y->degree]);
+    if (ix >= 1u << 20 || iy >= 1u << 20 || x->degree >= 4095 || y->degree >= 4095) return 0;
+    return ((uint64_t)x->degree + 1) << 52 | ix << 32 | ((uint64_t)y->degree + 1) << 20 | iy;
+}
+
+static uint32_t key_hash(uint64_t key)       /* splitmix64's finaliser */
+{
+    key ^= key >> 30;
+    key *= 0xBF58476D1CE4E5B9ull;
+    key ^= key >> 27;
+    key *= 0x94D049BB133111EBull;
+    return (uint32_t)(key ^ key >> 31);
+}
+
+/* The value of key in t, or NULL (t NULL: none). Lock-free: a slot's v is written before its key
+ * is released. */
+static const uint32_t *lookup(const mpc_table *t, uint64_t key)
+{
+    if (!t) return NULL;
+    uint32_t mask = t->cap - 1;
+    for (uint32_t i = key_hash(key) & mask;; i = (i + 1) & mask) {
+        uint64_t k = atomic_load_explicit(&t->slot[i].key, memory_order_acquire);
+        if (k == key) return t->slot[i].v;
+        if (!k) return NULL;
+    }
+}
+
+/* Puts key -> v into t where it is absent (writer, under the lock; room checked). */
+static void insert(mpc_table *t, uint64_t key, const uint32_t *v)
+{
+    uint32_t mask = t->cap - 1, i = key_hash(key) & mask;
+    while (atomic_load_explicit(&t->slot[i].key, memory_order_relaxed)) i = (i + 1) & mask;
+    t->slot[i].v = v;
+    atomic_store_explicit(&t->slot[i].key, key, memory_order_release);
+}
+
+/* Room for one more key: 0, or -1 (out of memory or past the budget; nothing changed). A larger
+ * table is filled, then published; the old one stays readable until the cache is freed. */
+static int grow(milnor_p_cache *pc)
+{
+    mpc_table *old = atomic_load_explicit(&pc->table, memory_order_relaxed);
+    if (old && 4 * ((uint64_t)pc->n + 1) <= 3 * (uint64_t)old->cap) return 0;
+    uint32_t ncap = old ? 2 * old->cap : 1024;
+    uint64_t add = sizeof(mpc_table) + (uint64_t)ncap * sizeof(mpc_slot);
+    if (pc->bytes + add > pc->max_bytes) return -1;
+    mpc_table *t = calloc(1, add);
+    if (!t) return -1;
+    t->cap = ncap;
+    t->older = old;
+    for (uint32_t i = 0; old && i < old->cap; i++) {
+        uint64_t key = atomic_load_explicit(&old->slot[i].key, memory_order_relaxed);
+        if (key) insert(t, key, old->slot[i].v);
+    }
+    atomic_store_explicit(&pc->table, t, memory_order_release);
+    pc->bytes += add;
+    memacct_add(MEM_MILNOR, (int64_t)add);
+    return 0;
+}
+
+/* n words from the arena; NULL out of memory or past the budget. */
+static uint32_t *arena_take(milnor_p_cache *pc, size_t words)
+{
+    mpc_arena *a = pc->arena;
+    if (!a || a->used + words > a->size) {
+        size_t size = (MPC_ARENA_BYTES - sizeof *a) / sizeof(uint32_t);
+        if (size < words) size = words;
+        uint64_t add = sizeof *a + size * sizeof(uint32_t);
+        if (pc->bytes + add > pc->max_bytes || !(a = malloc(add))) return NULL;
+        a->next = pc->arena;
+        a->used = 0;
+        a->size = size;
+        pc->arena = a;
+        pc->bytes += add;
+        memacct_add(MEM_MILNOR, (int64_t)add);
+    }
+    uint32_t *w = a->data + a->used;
+    a->used += words;
+    return w;
+}
+
+static void apply(const milnor_p_basis *A, const uint32_t *v, uint32_t c, uint8_t *out)
+{
+    uint32_t p = A->p;
+    uint64_t pdiv = A->pdiv;
+    for (uint32_t k = 1; k <= v[0]; k++) {
+        uint32_t j = v[k] >> 8, x = out[j] + c * (v[k] & 0xff);
+        out[j] = (uint8_t)(((unsigned __int128)(pdiv * x) * p) >> 64);
+    }
+}
+
+int milnor_p_cache_mul_into(milnor_p_cache *pc, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
+                            uint8_t *out)
+{
+    const milnor_p_sub *B = pc->B;
+    c %= B->A->p;
+    if (!c) return 0;
+    uint64_t key = pair_key(B->A, X, Y);
+    const uint32_t *v = key ? lookup(atomic_load_explicit(&pc->table, memory_order_acquire), key) : NULL;
+    if (v) {
+        apply(B->A, v, c, out);
+        return 0;
+    }
+    /* the product once with coefficient 1, into a zeroed scratch vector of the target degree */
+    uint8_t local[MPC_LOCAL], *scratch = local;
+    uint32_t dim = B->dim[X->degree + Y->degree];
+    if (dim > MPC_LOCAL && !(scratch = calloc(dim, 1))) return milnor_p_sub_mul_into(B, X, Y, c, out);
+    if (dim <= MPC_LOCAL) memset(scratch, 0, dim);
+    int rc = milnor_p_sub_mul_into(B, X, Y, 1, scratch);
+    if (rc != 0) {
+        if (scratch != local) free(scratch);
+        return -1;
+    }
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < dim; j++) n += scratch[j] != 0;
+    pthread_mutex_lock(&pc->lock);
+    pc->misses++;
+    uint32_t *w;
+    mpc_table *t = atomic_load_explicit(&pc->table, memory_order_relaxed);
+    if (key && dim < 1u << 24 && !lookup(t, key) && grow(pc) == 0 && (w = arena_take(pc, (size_t)n + 1))) {
+        w[0] = 0;           /* an index must fit 24 bits to be packed */
+        for (uint32_t j = 0; j < dim; j++)
+            if (scratch[j]) w[++w[0]] = j << 8 | scratch[j];
+        insert(atomic_load_explicit(&pc->table, memory_order_relaxed), key, w);
+        pc->n++;
+    }
+    pthread_mutex_unlock(&pc->lock);
+    uint32_t p = B->A->p;
+    for (uint32_t j = 0; j < dim; j++)
+        if (scratch[j]) out[j] = (uint8_t)((out[j] + c * scratch[j]) % p);
+    if (scratch != local) free(scratch);
+    return 0;
+}
