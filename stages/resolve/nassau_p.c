@@ -10,8 +10,10 @@
 
 #define SUB_MAX_Q 4         /* B's Q_k among Q_0..Q_3 */
 #define SUB_MAX_LEN 3       /* and h_1..h_3 (h_1, h_2 <= 3, h_3 <= 2): the prototype's candidates */
+#define SUB_MAX_CANDS ((1u << SUB_MAX_Q) * 4 * 4 * 3)
 
 typedef struct sub_p {
+    uint32_t id;            /* its place in candidates()' list */
     uint32_t qb;            /* bit k: Q_k in B */
     int len;
     uint32_t h[SUB_MAX_LEN];
@@ -47,6 +49,7 @@ typedef struct nassau_p_state {
     fpmat R1;                       /* the zero-signature rows of d_{s-1}, in bucket order, over F_{s-2,t} */
     uint8_t *dx;                    /* n_new x ncols: d of the new generators */
     term_cache tc;                  /* finish: the terms of d on F_{s-1}'s generators < t */
+    _Atomic(uint32_t *) *codes;     /* B's signature codes by degree (codes_table) */
 } nassau_p_state;
 
 static _Atomic uint64_t stat_steps, stat_corrected, stat_dim, stat_shared;
@@ -143,7 +146,7 @@ static const sub_list *candidates(uint32_t p)
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     sub_list *l = &lists[p];
     pthread_mutex_lock(&lock);
-    if (!l->subs && (l->subs = malloc(sizeof *l->subs * ((1u << SUB_MAX_Q) * 4 * 4 * 3)))) {
+    if (!l->subs && (l->subs = malloc(sizeof *l->subs * SUB_MAX_CANDS))) {
         for (uint32_t qb = 1; qb < 1u << SUB_MAX_Q; qb++)
             for (uint32_t h1 = 0; h1 <= 3; h1++)
                 for (uint32_t h2 = 0; h2 <= 3; h2++)
@@ -156,6 +159,7 @@ static const sub_list *candidates(uint32_t p)
                         if (sub_make(p, qb, h, 3, &l->subs[l->n])) l->n++;
                     }
         qsort(l->subs, l->n, sizeof *l->subs, by_size);
+        for (uint32_t k = 0; k < l->n; k++) l->subs[k].id = k;
     }
     pthread_mutex_unlock(&lock);
     return l->subs ? l : NULL;
@@ -208,32 +212,127 @@ static uint64_t sig_degree(const sub_p *b, uint32_t p, uint32_t code)
     return d;
 }
 
+/* The share (nassau_p.h, Sharing). */
+#define SHARE_MAX_BYTES ((uint64_t)256 << 20)
+enum { SHARE_BUILDING, SHARE_READY, SHARE_ABANDONED, SHARE_DROPPED };
+
+typedef struct share_entry {
+    struct share_entry *next;
+    int s;
+    deg_t t;                /* the zero-signature rows of d_s at t */
+    int state;
+    fpmat rows;             /* SHARE_READY: over F_{s-1,t}'s generators < t-1 */
+} share_entry;
+
+typedef struct nassau_p_share {
+    pthread_mutex_t lock;
+    share_entry *head;
+    uint64_t bytes;
+    milnor_p_cache *products;   /* the products kept (milnor_p_cache.h), made with the share */
+    /* codes[id][d]: the signature codes of A_p's basis in degree d for candidate id, made once */
+    _Atomic(_Atomic(uint32_t *) *) codes[SUB_MAX_CANDS];
+    uint64_t codes_bytes;
+} nassau_p_share;
+
+/* The products kept for all steps of a resolution stay below this (nassau_p.h, Products kept). */
+#define PRODUCTS_MAX_BYTES ((uint64_t)64 << 20)
+static pthread_mutex_t share_make_lock = PTHREAD_MUTEX_INITIALIZER;
+static void share_clear(resolution *res);
+
+static nassau_p_share *share_of(resolution *res)
+{
+    pthread_mutex_lock(&share_make_lock);
+    if (!res->odd->share && (res->odd->share = calloc(1, sizeof *res->odd->share))) {
+        pthread_mutex_init(&res->odd->share->lock, NULL);
+        res->odd->share->products = milnor_p_cache_new(&res->odd->B, PRODUCTS_MAX_BYTES);
+        res->odd->share_clear = share_clear;
+    }
+    pthread_mutex_unlock(&share_make_lock);
+    return res->odd->share;
+}
+
+/* Candidate b's table of signature codes by degree (below), kept in the share and made on first
+ * use (lock-free: the first to publish wins). NULL out of memory. */
+static _Atomic(uint32_t *) *codes_table(resolution *res, const sub_p *b)
+{
+    nassau_p_share *sh = share_of(res);
+    if (!sh) return NULL;
+    _Atomic(uint32_t *) *row = atomic_load_explicit(&sh->codes[b->id], memory_order_acquire);
+    if (!row) {
+        _Atomic(uint32_t *) *fresh = calloc((size_t)res->odd->A.max_degree + 1, sizeof *fresh), *none = NULL;
+        if (!fresh) return NULL;
+        if (atomic_compare_exchange_strong(&sh->codes[b->id], &none, fresh)) row = fresh;
+        else {
+            free(fresh);
+            row = none;
+        }
+    }
+    return row;
+}
+
+/* The signature codes of A_p's basis in degree d relative to the step's B, made once per
+ * resolution in the table ns->codes. NULL out of memory. */
+static const uint32_t *degree_codes(resolution *res, nassau_p_state *ns, deg_t d)
+{
+    uint32_t *c = atomic_load_explicit(&ns->codes[d], memory_order_acquire);
+    if (!c) {
+        const milnor_p_sub *B = &res->odd->B;
+        nassau_p_share *sh = res->odd->share;
+        uint32_t *fresh = malloc(((size_t)B->dim[d] + 1) * sizeof *fresh), *none = NULL;
+        if (!fresh) return NULL;
+        for (uint32_t r = 0; r < B->dim[d]; r++) fresh[r] = sig_code(&ns->b, milnor_p_sub_elt(B, d, r));
+        if (atomic_compare_exchange_strong(&ns->codes[d], &none, fresh)) {
+            c = fresh;
+            pthread_mutex_lock(&sh->lock);
+            sh->codes_bytes += ((size_t)B->dim[d] + 1) * sizeof *fresh;
+            pthread_mutex_unlock(&sh->lock);
+            memacct_add(MEM_MILNOR, (int64_t)(((size_t)B->dim[d] + 1) * sizeof *fresh));
+        } else {
+            free(fresh);
+            c = none;
+        }
+    }
+    return c;
+}
+
 /* Buckets the basis of F_{src,t} (generators of degree < bound) by signature code (stable: each
- * bucket in increasing basis order). 0, or -1 out of memory. */
-static int bucket(const resolution *res, int src, deg_t t, deg_t bound, nassau_p_state *ns, uint32_t **start,
+ * bucket in increasing basis order); the generators of one degree share their codes. 0, or -1
+ * out of memory. */
+static int bucket(resolution *res, int src, deg_t t, deg_t bound, nassau_p_state *ns, uint32_t **start,
                   uint32_t **idx, uint32_t *n)
 {
     const freemod *F = &res->F[src];
     const milnor_p_sub *B = &res->odd->B;
     *n = (uint32_t)freemod_dim(F, t, bound);
-    uint32_t *code = malloc(((size_t)*n + 1) * sizeof *code), *fill = malloc(((size_t)ns->ncodes + 1) * sizeof *fill);
+    uint32_t *fill = malloc(((size_t)ns->ncodes + 1) * sizeof *fill);
     *start = calloc((size_t)ns->ncodes + 1, sizeof **start);
     *idx = malloc(((size_t)*n + 1) * sizeof **idx);
-    if (!code || !fill || !*start || !*idx) {
-        free(code);
+    if (!fill || !*start || !*idx) {
         free(fill);
         return -1;
     }
-    uint32_t k = 0;
-    for (deg_t u = freemod_first(F, t); u < bound && u <= t; u++)
-        for (uint32_t i = 0; i < F->ngens[u]; i++)
-            for (uint32_t r = 0; r < B->dim[t - u]; r++) code[k++] = sig_code(&ns->b, milnor_p_sub_elt(B, t - u, r));
-    for (uint32_t j = 0; j < *n; j++) (*start)[code[j] + 1]++;
-    for (uint32_t c = 0; c < ns->ncodes; c++) (*start)[c + 1] += (*start)[c];
-    memcpy(fill, *start, ns->ncodes * sizeof *fill);
-    for (uint32_t j = 0; j < *n; j++) (*idx)[fill[code[j]]++] = j;
+    uint32_t *st = *start, *ix = *idx;
+    for (deg_t u = freemod_first(F, t); u < bound && u <= t; u++) {
+        uint32_t g = F->ngens[u], dim = B->dim[t - u];
+        if (!g) continue;
+        const uint32_t *dc = degree_codes(res, ns, t - u);
+        if (!dc) {
+            free(fill);
+            return -1;
+        }
+        for (uint32_t r = 0; r < dim; r++) st[dc[r] + 1] += g;
+    }
+    for (uint32_t c = 0; c < ns->ncodes; c++) st[c + 1] += st[c];
+    memcpy(fill, st, ns->ncodes * sizeof *fill);
+    uint32_t j = 0;
+    for (deg_t u = freemod_first(F, t); u < bound && u <= t; u++) {
+        uint32_t g = F->ngens[u], dim = B->dim[t - u];
+        if (!g) continue;
+        const uint32_t *dc = degree_codes(res, ns, t - u);
+        for (uint32_t i = 0; i < g; i++)
+            for (uint32_t r = 0; r < dim; r++) ix[fill[dc[r]]++] = j++;
+    }
     free(fill);
-    free(code);
     return 0;
 }
 
@@ -330,42 +429,6 @@ static int gather(fpmat *out, const fpmat *m, const uint32_t *rows, uint32_t nr,
     return 0;
 }
 
-/* The share (nassau_p.h, Sharing). */
-#define SHARE_MAX_BYTES ((uint64_t)256 << 20)
-enum { SHARE_BUILDING, SHARE_READY, SHARE_ABANDONED, SHARE_DROPPED };
-
-typedef struct share_entry {
-    struct share_entry *next;
-    int s;
-    deg_t t;                /* the zero-signature rows of d_s at t */
-    int state;
-    fpmat rows;             /* SHARE_READY: over F_{s-1,t}'s generators < t-1 */
-} share_entry;
-
-typedef struct nassau_p_share {
-    pthread_mutex_t lock;
-    share_entry *head;
-    uint64_t bytes;
-    milnor_p_cache *products;   /* the products kept (milnor_p_cache.h), made with the share */
-} nassau_p_share;
-
-/* The products kept for all steps of a resolution stay below this (nassau_p.h, Products kept). */
-#define PRODUCTS_MAX_BYTES ((uint64_t)64 << 20)
-static pthread_mutex_t share_make_lock = PTHREAD_MUTEX_INITIALIZER;
-static void share_clear(resolution *res);
-
-static nassau_p_share *share_of(resolution *res)
-{
-    pthread_mutex_lock(&share_make_lock);
-    if (!res->odd->share && (res->odd->share = calloc(1, sizeof *res->odd->share))) {
-        pthread_mutex_init(&res->odd->share->lock, NULL);
-        res->odd->share->products = milnor_p_cache_new(&res->odd->B, PRODUCTS_MAX_BYTES);
-        res->odd->share_clear = share_clear;
-    }
-    pthread_mutex_unlock(&share_make_lock);
-    return res->odd->share;
-}
-
 static share_entry **share_find(nassau_p_share *sh, int s, deg_t t)
 {
     share_entry **e = &sh->head;
@@ -391,6 +454,12 @@ static void share_clear(resolution *res)
     if (!sh) return;
     while (sh->head) share_unlink(sh, &sh->head);
     milnor_p_cache_free(sh->products);
+    for (uint32_t k = 0; k < SUB_MAX_CANDS; k++) {
+        _Atomic(uint32_t *) *row = atomic_load(&sh->codes[k]);
+        for (deg_t d = 0; row && d <= res->odd->A.max_degree; d++) free(atomic_load(&row[d]));
+        free(row);
+    }
+    memacct_add(MEM_MILNOR, -(int64_t)sh->codes_bytes);
     pthread_mutex_destroy(&sh->lock);
     free(sh);
     res->odd->share = NULL;
@@ -492,6 +561,7 @@ int res_nassau_p_plan(step_ctx *c)
         return -1;
     }
     ns->ncodes = (uint32_t)ns->b.dim;
+    if (!(ns->codes = codes_table(res, &ns->b))) goto oom;
     if (bucket(res, s - 1, t, t, ns, &ns->row_start, &ns->row_idx, &ns->nrows) ||
         bucket(res, s - 2, t, t - 1, ns, &ns->col_start, &ns->col_idx, &ns->ncols))
         goto oom;
