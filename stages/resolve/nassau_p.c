@@ -21,25 +21,6 @@ typedef struct sub_p {
     uint64_t dim, slope, top;
 } sub_p;
 
-/* The terms (res_p_terms) of d(h) for the generators h of F_src below t, in generator order (k
- * counts them from degree freemod_first), each made once: finish reads every signature's rows
- * off the same generators. */
-typedef struct term_cache {
-    uint32_t ngens;
-    uint64_t *start;        /* generator k: terms[start[k] .. start[k] + count[k]); UINT64_MAX unmade */
-    uint32_t *count;
-    res_p_term *terms;
-    uint64_t n, cap;
-} term_cache;
-
-static void term_cache_clear(term_cache *tc)
-{
-    free(tc->start);
-    free(tc->count);
-    free(tc->terms);
-    *tc = (term_cache){ 0 };
-}
-
 typedef struct nassau_p_state {
     sub_p b;
     uint32_t ncodes;
@@ -48,7 +29,6 @@ typedef struct nassau_p_state {
     uint32_t *col_start, *col_idx;
     fpmat R1;                       /* the zero-signature rows of d_{s-1}, in bucket order, over F_{s-2,t} */
     uint8_t *dx;                    /* n_new x ncols: d of the new generators */
-    term_cache tc;                  /* finish: the terms of d on F_{s-1}'s generators < t */
     _Atomic(uint32_t *) *codes;     /* B's signature codes by degree (codes_table) */
 } nassau_p_state;
 
@@ -224,6 +204,20 @@ typedef struct share_entry {
     fpmat rows;             /* SHARE_READY: over F_{s-1,t}'s generators < t-1 */
 } share_entry;
 
+/* The terms of d(h) for one generator h of F_s over F_{s-1}, independent of the degree t a row
+ * is made in: target generator (v, q), basis element y of degree |h| - v, coefficient c. At t the
+ * column is the offset of generator (v, 0) in F_{s-1,t} plus q·dim A_{t-v} (res_p_terms). */
+typedef struct sp_term {
+    deg_t v;
+    uint32_t q, c;
+    const milnor_p_elt *y;
+} sp_term;
+
+typedef struct sp_terms {
+    uint64_t n;
+    sp_term t[];
+} sp_terms;
+
 typedef struct nassau_p_share {
     pthread_mutex_t lock;
     share_entry *head;
@@ -232,10 +226,15 @@ typedef struct nassau_p_share {
     /* codes[id][d]: the signature codes of A_p's basis in degree d for candidate id, made once */
     _Atomic(_Atomic(uint32_t *) *) codes[SUB_MAX_CANDS];
     uint64_t codes_bytes;
+    /* dterms[s·(max_t+1) + u][i]: the terms of d on generator (u, i) of F_s (sp_terms), made once */
+    _Atomic(_Atomic(sp_terms *) *) *dterms;
+    _Atomic uint64_t dterms_bytes;
 } nassau_p_share;
 
 /* The products kept for all steps of a resolution stay below this (nassau_p.h, Products kept). */
 #define PRODUCTS_MAX_BYTES ((uint64_t)64 << 20)
+/* The terms of d kept for all steps (dterms_of) stay below this. */
+#define DTERMS_MAX_BYTES ((uint64_t)128 << 20)
 static pthread_mutex_t share_make_lock = PTHREAD_MUTEX_INITIALIZER;
 static void share_clear(resolution *res);
 
@@ -245,6 +244,7 @@ static nassau_p_share *share_of(resolution *res)
     if (!res->odd->share && (res->odd->share = calloc(1, sizeof *res->odd->share))) {
         pthread_mutex_init(&res->odd->share->lock, NULL);
         res->odd->share->products = milnor_p_cache_new(&res->odd->B, PRODUCTS_MAX_BYTES);
+        res->odd->share->dterms = calloc(((size_t)res->max_s + 2) * ((size_t)res->max_t + 1), sizeof *res->odd->share->dterms);
         res->odd->share_clear = share_clear;
     }
     pthread_mutex_unlock(&share_make_lock);
@@ -336,48 +336,85 @@ static int bucket(resolution *res, int src, deg_t t, deg_t bound, nassau_p_state
     return 0;
 }
 
-/* The terms of d(h), h the generator (u, i) of F_src and g-th below t: from tc when it has them
- * (made there first when tc is not NULL), else into *buf (grown as needed). n set; NULL out of
- * memory. */
-static const res_p_term *gen_terms(const resolution *res, int src, deg_t u, uint32_t i, deg_t t, uint32_t g,
-                                   term_cache *tc, res_p_term **buf, size_t *cap, size_t *n)
+/* The terms of d on generator (u, i) of F_src, made on first use and kept in the share
+ * (published lock-free; past DTERMS_MAX_BYTES not kept). NULL: not kept (out of memory or over
+ * the budget), *mine then the caller's to free. */
+static const sp_terms *dterms_of(resolution *res, int src, deg_t u, uint32_t i, sp_terms **mine)
 {
-    uint32_t bits = res->F[src].gens[u][i].bits;
-    if (tc && tc->start[g] != UINT64_MAX) {
-        *n = tc->count[g];
-        return tc->terms + tc->start[g];
-    }
-    if (tc) {
-        if (tc->n + bits + 1 > tc->cap) {
-            uint64_t nc = tc->cap * 2 > tc->n + bits + 1 ? tc->cap * 2 : tc->n + bits + 1;
-            res_p_term *nt = realloc(tc->terms, nc * sizeof *nt);
-            if (!nt) return NULL;
-            tc->terms = nt;
-            tc->cap = nc;
+    nassau_p_share *sh = share_of(res);
+    const freemod *F = &res->F[src - 1];
+    const fm_gen *h = &res->F[src].gens[u][i];
+    const milnor_p_sub *B = &res->odd->B;
+    *mine = NULL;
+    _Atomic(_Atomic(sp_terms *) *) *slot = sh && sh->dterms ? &sh->dterms[(size_t)src * (res->max_t + 1) + u] : NULL;
+    _Atomic(sp_terms *) *gens = slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
+    if (slot && !gens) {
+        _Atomic(sp_terms *) *fresh = calloc((size_t)res->F[src].ngens[u] + 1, sizeof *fresh), *none = NULL;
+        if (fresh && atomic_compare_exchange_strong(slot, &none, fresh)) gens = fresh;
+        else {
+            free(fresh);
+            gens = none;
         }
-        *n = res_p_terms(res, src, u, i, t, tc->terms + tc->n);
-        tc->start[g] = tc->n;
-        tc->count[g] = (uint32_t)*n;
-        tc->n += *n;
-        return tc->terms + tc->start[g];
     }
-    if (bits + 1 > *cap) {
+    const sp_terms *kept = gens ? atomic_load_explicit(&gens[i], memory_order_acquire) : NULL;
+    if (kept) return kept;
+    uint64_t n = 0;
+    for (uint32_t b = 0; b < h->bits; b++) n += h->img_p[b] != 0;
+    sp_terms *x = malloc(sizeof *x + (n + 1) * sizeof *x->t);
+    if (!x) return NULL;
+    x->n = 0;
+    uint64_t off = 0;
+    for (deg_t v = 0; v < u && off < h->bits; v++)
+        for (uint32_t q = 0; q < F->ngens[v] && off < h->bits; q++) {
+            const uint32_t blen = freemod_block(F, u - v, v);
+            for (uint32_t j = 0; j < blen && off < h->bits; j++, off++)
+                if (h->img_p[off])
+                    x->t[x->n++] = (sp_term){ v, q, h->img_p[off],
+                                              milnor_p_sub_elt(B, u - v, F->ex ? excess_index(F->ex, u - v, j) : j) };
+        }
+    uint64_t bytes = sizeof *x + (n + 1) * sizeof *x->t;
+    sp_terms *none = NULL;
+    if (gens && atomic_load(&sh->dterms_bytes) + bytes <= DTERMS_MAX_BYTES &&
+        atomic_compare_exchange_strong(&gens[i], &none, x)) {
+        atomic_fetch_add(&sh->dterms_bytes, bytes);
+        memacct_add(MEM_DIFFERENTIALS, (int64_t)bytes);
+        return x;
+    }
+    *mine = x;
+    return x;
+}
+
+/* The terms of d(h), h the generator (u, i) of F_src, with their columns in degree t (base[v]:
+ * the offset of generator (v, 0) in F_{src-1,t}), into *buf (grown as needed); n set. NULL out of
+ * memory. */
+static const res_p_term *gen_terms(resolution *res, int src, deg_t u, uint32_t i, deg_t t, const uint64_t *base,
+                                   res_p_term **buf, size_t *cap, size_t *n)
+{
+    sp_terms *mine;
+    const sp_terms *x = dterms_of(res, src, u, i, &mine);
+    if (!x) return NULL;
+    if (x->n + 1 > *cap) {
         free(*buf);
-        *cap = (size_t)bits + 1 > 2 * *cap ? (size_t)bits + 1 : 2 * *cap;
+        *cap = x->n + 1 > 2 * *cap ? x->n + 1 : 2 * *cap;
         if (!(*buf = malloc(*cap * sizeof **buf))) {
             *cap = 0;
+            free(mine);
             return NULL;
         }
     }
-    *n = res_p_terms(res, src, u, i, t, *buf);
+    const freemod *F = &res->F[src - 1];
+    for (uint64_t k = 0; k < x->n; k++)
+        (*buf)[k] = (res_p_term){ base[x->t[k].v] + (uint64_t)x->t[k].q * F->dim[t - x->t[k].v], x->t[k].y, x->t[k].c };
+    *n = x->n;
+    free(mine);
     return *buf;
 }
 
 /* Rows sel[0..n) (increasing basis indices of F_{src,t}, generators < t) of d_src into the rows
- * dst[k] of out: row = x·d(h). tc: F_src's terms, kept (NULL: made for this call only); pc: the
- * kept products (NULL: each product computed). 0, -1 out of memory, -2 a product left B. */
-static int build_rows(const resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t n, fpmat *out,
-                      const uint32_t *dst, term_cache *tc, milnor_p_cache *pc)
+ * dst[k] of out: row = x·d(h), d(h)'s terms kept in the share (dterms_of); pc: the kept products
+ * (NULL: each product computed). 0, -1 out of memory, -2 a product left B. */
+static int build_rows(resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t n, fpmat *out,
+                      const uint32_t *dst, milnor_p_cache *pc)
 {
     const freemod *F = &res->F[src];
     const milnor_p_sub *B = &res->odd->B;
@@ -385,6 +422,14 @@ static int build_rows(const resolution *res, int src, deg_t t, const uint32_t *s
     size_t cap = 0;
     uint32_t k = 0, g = 0;
     uint64_t off = 0;
+    /* base[v]: generator (v, 0)'s column offset in F_{src-1,t}, summed as res_p_terms does */
+    const freemod *T = &res->F[src - 1];
+    uint64_t *base = malloc(((size_t)t + 1) * sizeof *base), acc = 0;
+    if (!base) return -1;
+    for (deg_t v = 0; v < t; v++) {
+        base[v] = acc;
+        if (v >= freemod_first(T, t) && T->ngens[v]) acc += (uint64_t)T->ngens[v] * T->dim[t - v];
+    }
     for (deg_t u = freemod_first(F, t); u < t && k < n; u++)
         for (uint32_t i = 0; i < F->ngens[u] && k < n; i++, g++) {
             uint32_t bl = B->dim[t - u];
@@ -393,9 +438,10 @@ static int build_rows(const resolution *res, int src, deg_t t, const uint32_t *s
                 continue;
             }
             size_t nt;
-            const res_p_term *terms = gen_terms(res, src, u, i, t, g, tc, &buf, &cap, &nt);
+            const res_p_term *terms = gen_terms(res, src, u, i, t, base, &buf, &cap, &nt);
             if (!terms) {
                 free(buf);
+                free(base);
                 return -1;
             }
             for (; k < n && sel[k] < off + bl; k++) {
@@ -407,12 +453,14 @@ static int build_rows(const resolution *res, int src, deg_t t, const uint32_t *s
                     bad = milnor_p_cache_mul_into(pc, x, terms[q].y, terms[q].c, row + terms[q].col);
                 if (bad) {
                     free(buf);
+                    free(base);
                     return -2;
                 }
             }
             off += bl;
         }
     free(buf);
+    free(base);
     return 0;
 }
 
@@ -460,6 +508,15 @@ static void share_clear(resolution *res)
         free(row);
     }
     memacct_add(MEM_MILNOR, -(int64_t)sh->codes_bytes);
+    for (size_t k = 0; sh->dterms && k < ((size_t)res->max_s + 2) * ((size_t)res->max_t + 1); k++) {
+        _Atomic(sp_terms *) *gens = atomic_load(&sh->dterms[k]);
+        int s = (int)(k / ((size_t)res->max_t + 1));
+        deg_t u = (deg_t)(k % ((size_t)res->max_t + 1));
+        for (uint32_t i = 0; gens && s <= res->max_s && i < res->F[s].ngens[u]; i++) free(atomic_load(&gens[i]));
+        free(gens);
+    }
+    free(sh->dterms);
+    memacct_add(MEM_DIFFERENTIALS, -(int64_t)sh->dterms_bytes);
     pthread_mutex_destroy(&sh->lock);
     free(sh);
     res->odd->share = NULL;
@@ -524,7 +581,7 @@ static int zero_rows(resolution *res, int src, deg_t t, const sub_p *known, cons
     }
     if (fpmat_init(out, res->prime, n, width) != 0) return -1;
     nassau_p_share *kept_products = share_of(res);
-    return build_rows(res, src, t, sel, n, out, NULL, NULL, kept_products ? kept_products->products : NULL);
+    return build_rows(res, src, t, sel, n, out, NULL, kept_products ? kept_products->products : NULL);
 }
 
 /* Leaves a copy of the rows zero_rows made (rows NULL: none) for the other step of the pair. */
@@ -694,7 +751,7 @@ static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint8_t *li
     int rank, rc = -1;
     if (!ident || fpmat_init(&rows, p, nr, ns->ncols) != 0) goto out;
     nassau_p_share *sh = share_of(c->res);
-    if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, ridx, nr, &rows, NULL, &ns->tc, sh ? sh->products : NULL)) != 0)
+    if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, ridx, nr, &rows, NULL, sh ? sh->products : NULL)) != 0)
         goto out;    /* its rows */
     rc = -1;
     for (uint32_t k = 0; k < nr; k++) ident[k] = k;
@@ -739,12 +796,7 @@ int res_nassau_p_finish(step_ctx *c)
          * some d(x) has a part in its columns */
         code_deg *order = malloc(((size_t)ns->ncodes + 1) * sizeof *order);
         uint8_t *buf = malloc((size_t)ns->ncols + ns->nrows + 2);
-        const freemod *F = &res->F[s - 1];
-        for (deg_t u = freemod_first(F, t); u < t; u++) ns->tc.ngens += F->ngens[u];
-        ns->tc.start = malloc(((size_t)ns->tc.ngens + 1) * sizeof *ns->tc.start);
-        ns->tc.count = malloc(((size_t)ns->tc.ngens + 1) * sizeof *ns->tc.count);
-        int rc = order && buf && ns->tc.start && ns->tc.count ? 0 : -1;
-        for (uint32_t g = 0; rc == 0 && g < ns->tc.ngens; g++) ns->tc.start[g] = UINT64_MAX;
+        int rc = order && buf ? 0 : -1;
         for (uint32_t code = 0; rc == 0 && code < ns->ncodes; code++)
             order[code] = (code_deg){ sig_degree(&ns->b, res->prime, code), code };
         if (rc == 0) qsort(order, ns->ncodes, sizeof *order, by_degree);
@@ -798,7 +850,6 @@ void res_nassau_p_free(step_ctx *c)
     if (ns->R1.data) memacct_add(MEM_INFLIGHT, -(int64_t)fpmat_bytes(&ns->R1));
     fpmat_clear(&ns->R1);
     free(ns->dx);
-    term_cache_clear(&ns->tc);
     free(ns);
     c->nsp = NULL;
 }

@@ -24,8 +24,10 @@
  * other signature's rows in turn). The candidate B's are listed once per prime. The rows are
  * multiplied on the step's own worker, not in multiply tasks: each product x·y through the
  * resolution's product cache (algebra/milnor_p_cache.h, made with the share below, at most
- * PRODUCTS_MAX_BYTES), since the same pairs come back across generators and steps; finish keeps
- * the terms of d on F_{s-1}'s generators (res_p_terms) for all its signatures.
+ * PRODUCTS_MAX_BYTES), since the same pairs come back across generators and steps. The terms of
+ * d on each generator (its non-zero entries as target generator, basis element, coefficient,
+ * independent of t) are also kept in the share, made once per generator (at most
+ * DTERMS_MAX_BYTES), and the signature codes of each degree once per candidate B.
  *
  * Sharing. Step (s, t)'s reduce and step (s+1, t)'s plan both want the zero-signature rows of d_s
  * at t (generators < t; their entries lie in F_{s-1}'s generators < t-1, by minimality); when
