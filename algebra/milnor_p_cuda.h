@@ -31,7 +31,7 @@ extern "C" {
 typedef struct milnor_p_cuda_cfg {
     uint32_t threads_per_job, nparts;
 } milnor_p_cuda_cfg;
-#define MILNOR_P_CUDA_THREADS_PER_JOB 64   /* not yet measured on a GPU (bench/gpu oddp) */
+#define MILNOR_P_CUDA_THREADS_PER_JOB 64   /* not yet measured on a GPU (bench/plans/gpu-oddp.plan) */
 #define MILNOR_P_CUDA_PARTS 4
 
 /* Launches the products of jobs[0..njobs) into rows on stream (a cudaStream_t; NULL = the

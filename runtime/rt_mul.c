@@ -27,7 +27,7 @@
 #define GPU_STEP_PAIRS (1u << 18)
 /* An odd-p pair costs ~1.4 µs on one core (S_3 at stem 200: 19.3M pairs, 26.7 s), some 15x a
  * mod-2 one: its builds go to the GPUs from GPU_P_STEP_PAIRS pairs on (EXTFLOW_GPU_P_STEP_PAIRS;
- * scaled from the mod-2 threshold by that ratio, not yet measured on a GPU: bench/gpu oddp). */
+ * scaled from the mod-2 threshold by that ratio, not yet measured on a GPU: bench/plans/gpu-oddp.plan). */
 #define GPU_P_STEP_PAIRS (1u << 14)
 #define GPU_CHUNK_PAIRS (1u << 26)
 #define GPU_CHUNK_MAX_ROWS (1u << 20)
