@@ -469,10 +469,12 @@ static int build_rows(resolution *res, int src, deg_t t, const uint32_t *sel, ui
 static int gather(fpmat *out, const fpmat *m, const uint32_t *rows, uint32_t nr, const uint32_t *cols, uint32_t nc)
 {
     if (fpmat_init(out, m->p, nr, nc) != 0) return -1;
+    uint32_t inside = 0;        /* cols[0..inside) lie in m: the columns are increasing */
+    while (inside < nc && cols[inside] < m->cols) inside++;
     for (uint32_t i = 0; i < nr; i++) {
         const uint8_t *a = fpmat_row(m, rows[i]);
         uint8_t *o = fpmat_row(out, i);
-        for (uint32_t j = 0; j < nc; j++) o[j] = cols[j] < m->cols ? a[cols[j]] : 0;
+        for (uint32_t j = 0; j < inside; j++) o[j] = a[cols[j]];
     }
     return 0;
 }
