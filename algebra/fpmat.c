@@ -87,7 +87,21 @@ void fpvec_addmul(uint8_t *dst, const uint8_t *src, uint32_t c, size_t n, uint32
 {
     if (c == 0) return;
     if (c == 1) { fpvec_add(dst, src, n, p); return; }
-    for (size_t k = 0; k < n; ++k) dst[k] = (uint8_t)((dst[k] + c * src[k]) % p);
+    size_t k = 0;
+#ifdef __AVX2__
+    if (p <= 16) {      /* c·y read from a 16-entry table by a byte shuffle (entries < p), then added */
+        uint8_t t[16] = { 0 };
+        for (uint32_t y = 0; y < p; ++y) t[y] = (uint8_t)(c * y % p);
+        const __m256i tv = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t));
+        const __m256i pv = _mm256_set1_epi8((char)p);
+        for (; k + 32 <= n; k += 32) {
+            __m256i m = _mm256_shuffle_epi8(tv, _mm256_loadu_si256((const __m256i *)(src + k)));
+            __m256i u = _mm256_add_epi8(_mm256_loadu_si256((const __m256i *)(dst + k)), m);
+            _mm256_storeu_si256((__m256i *)(dst + k), _mm256_min_epu8(u, _mm256_sub_epi8(u, pv)));
+        }
+    }
+#endif
+    for (; k < n; ++k) dst[k] = (uint8_t)((dst[k] + c * src[k]) % p);
 }
 
 /* ---------------------------------------------------------------- RREF */
