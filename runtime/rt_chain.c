@@ -146,6 +146,7 @@ static void submit_finish(chain *c, rt_chunks *k)
 static int multiply_inline(const rt_chain_run *run, chain *c)
 {
     if (!c->kind->multiply_here || c->rows.kind == CHAIN_ROWS_MOD4) return 0;
+    if (c->rows.kind == CHAIN_ROWS_FP && !run->mul->pbasis_words) return 1;    /* no A_p for the tasks: over a profile */
     if (c->kind->parts && c->kind->parts(c) >= 2) return 0;     /* worth their own workers */
     uint64_t pairs;
     rt_chunking k;
@@ -155,7 +156,6 @@ static int multiply_inline(const rt_chain_run *run, chain *c)
         k = rt_mul_chunking(run->mul, c->rows.f2, &pairs);
         break;
     case CHAIN_ROWS_FP:
-        if (!run->mul->pbasis_words) return 1;
         k = rt_mul_chunking_p(run->mul, c->rows.fp, &pairs);
         break;
     default: return 1;

@@ -1,5 +1,5 @@
 /* t-lift-p.c — products at an odd prime by lifting classes to chain maps over F_p (stages/products/lift.h,
- * "Odd primes"; stages/products/lift_p.c), on S_3 through stem 40, s <= 12, and S_5 through stem 90, s <= 8.
+ * "Odd primes"; stages/products/lift.c at odd p), on S_3 through stem 40, s <= 12, and S_5 through stem 90, s <= 8.
  * No sseq output at odd p exists here, so the checks are independent answers and identities:
  *   - filtration one, read off the differentials: for x = a0, h0, h1 (dual to the generator g of
  *     F_1 with d g = θ·ι, θ = Q_0, P(1), P(p)) and y dual to the generator w of F_s,
@@ -13,7 +13,8 @@
  *   - 3-primary facts: a0^s ≠ 0 in stem 0; a0·b0 ≠ 0 at (10, 3) (the target of Toda's Adams
  *     differential d2(h1) = a0 b0); h0·b0 ≠ 0 at (13, 3) (α_1 β_1 ≠ 0 in π_13, the only class
  *     of stem 13 in Ext);
- *   - the StarPU DAG gives the same cells byte for byte as a serial run; classes with a
+ *   - the StarPU DAG gives the same cells byte for byte as a serial run, with every step's
+ *     f(d z) through the odd-p multiply tasks and with every one inline; classes with a
  *     coordinate >= p and homotopies (extra terms) are refused at odd p. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,7 +192,7 @@ static int same_cells(const lift_set *a, const lift_set *b)
 
 int main(void)
 {
-    plan(14);
+    plan(16);
     fd_module m3, m5;
     resolution r3, r5;
     load("S_3", &m3);
@@ -255,6 +256,26 @@ int main(void)
             bail("lift_add_class");
     int rc = lift_run(&dag, &rt_chain_runner);
     ok(rc == 0 && same_cells(&set, &dag), "p = 3: the StarPU DAG's maps equal the serial run's byte for byte");
+    /* every step's f(d z) through the odd-p multiply tasks (cl_milnor_mul_p), then every step's
+     * inline in its plan task (EXTFLOW_LIFT_INLINE_PAIRS): the serial run's cells either way */
+    lift_set tasks, inl;
+    if (lift_set_init(&tasks, &r3, &r3, "") != 0 || lift_set_init(&inl, &r3, &r3, "") != 0) bail("lift_set_init");
+    for (int k = 0; k <= nlifted; k++)
+        if (lift_add_class(&tasks, set.maps[k].s0, set.maps[k].t0, set.maps[k].coords, set.maps[k].nclass) != k ||
+            lift_add_class(&inl, set.maps[k].s0, set.maps[k].t0, set.maps[k].coords, set.maps[k].nclass) != k)
+            bail("lift_add_class");
+    setenv("EXTFLOW_LIFT_INLINE_PAIRS", "0", 1);
+    int rc_tasks = lift_run(&tasks, &rt_chain_runner);
+    setenv("EXTFLOW_LIFT_INLINE_PAIRS", "18446744073709551615", 1);
+    int rc_inl = lift_run(&inl, &rt_chain_runner);
+    unsetenv("EXTFLOW_LIFT_INLINE_PAIRS");
+    ok(rc_tasks == 0 && same_cells(&set, &tasks) && tasks.pairs == set.pairs && tasks.pairs > 0 && tasks.pairs_inline == 0,
+       "p = 3: every step's f(d z) through the odd-p multiply tasks: the serial run's cells (%llu pairs, none inline)",
+       (unsigned long long)tasks.pairs);
+    ok(rc_inl == 0 && same_cells(&set, &inl) && inl.pairs_inline == set.pairs,
+       "p = 3: every step's f(d z) inline in its plan task: the same cells");
+    lift_set_clear(&tasks);
+    lift_set_clear(&inl);
     lift_set_clear(&dag);
     rt_shutdown();
 

@@ -168,17 +168,17 @@ int sec_wide_end(f2mat *wide, const freemod *Yt, deg_t t, uint64_t *y, int take)
 
 int sec_apply_row(lift_set *set, int m, int j, deg_t T, const uint64_t *row, uint32_t bits, f2mat *wide)
 {
-    f2mat V, Y;
-    if (f2mat_init(&V, 1, bits) != 0) return -1;
-    memcpy(f2mat_row(&V, 0), row, f2vec_words(bits) * 8);
-    if (f2mat_init(&Y, 1, wide->cols) != 0) {
-        f2mat_clear(&V);
+    fieldmat V, Y;
+    if (fieldmat_init(&V, 2, 1, bits) != 0) return -1;
+    memcpy(f2mat_row(&V.f2, 0), row, f2vec_words(bits) * 8);
+    if (fieldmat_init(&Y, 2, 1, wide->cols) != 0) {
+        fieldmat_clear(&V);
         return -1;
     }
     int rc = lift_apply(set, &set->maps[m], j, T, &V, &Y);
-    if (!rc) f2vec_xor(f2mat_row(wide, 0), f2mat_row(&Y, 0), f2vec_words(wide->cols));
-    f2mat_clear(&V);
-    f2mat_clear(&Y);
+    if (!rc) f2vec_xor(f2mat_row(wide, 0), f2mat_row(&Y.f2, 0), f2vec_words(wide->cols));
+    fieldmat_clear(&V);
+    fieldmat_clear(&Y);
     return rc;
 }
 

@@ -14,7 +14,9 @@
 #include <unistd.h>
 #include "stages/store/durable.h"
 #include "stages/products/preimage.h"
+#include "stages/resolve/resolution_p.h"
 #include "stages/rowbuild.h"
+#include "stages/rowbuild_p.h"
 #include "stages/store/stagefile.h"
 
 void lift_fail(lift_set *set, const char *fmt, ...)
@@ -55,7 +57,7 @@ int lift_set_init(lift_set *set, const resolution *src, const resolution *tgt, c
     latch_init(&set->fail);
     if (outdir && *outdir) snprintf(set->outdir, sizeof set->outdir, "%s", outdir);
     if (src->prime != tgt->prime) return -1;
-    if (set->prime != 2) return 0;      /* odd p solves without signature blocks (lift_p.c) */
+    if (set->prime != 2) return 0;      /* odd p solves without signature blocks (preimage_solve_p) */
     set->preimage_cache = preimage_cache_new(tgt);
     return set->preimage_cache ? 0 : -1;
 }
@@ -335,26 +337,117 @@ static int write_cell(lift_set *set, const lift_map *f, int i, deg_t t)
     return rc == STAGE_OK ? 0 : -1;
 }
 
+/* Where the products of f_j(V's rows) go: the rows of the set's prime, b at p = 2 (milnor.h's
+ * terms, indices of the resolution's A) or bp at odd p (milnor_p.h's terms, with coefficients,
+ * indices of A_p: B's elements are named by A_p's, as the multiply codelet reads them). */
+typedef struct lift_rows {
+    row_build *b;               /* p = 2 */
+    row_build_p *bp;            /* odd p */
+} lift_rows;
+
+static uint32_t rows_njobs(const lift_rows *r) { return r->b ? r->b->nrows : r->bp->nrows; }
+static size_t rows_nterms(const lift_rows *r) { return r->b ? r->b->nterms : r->bp->nterms; }
+
+/* A term c·y (y element idx of degree d of the target's algebra, landing at column col). */
+static int rows_term(const lift_set *set, lift_rows *r, uint32_t d, uint32_t idx, uint32_t col, uint32_t c)
+{
+    if (r->b) return rb_push_term(r->b, (milnor_term){ d, idx, col });
+    const milnor_p_sub *B = &set->tgt->odd->B;
+    uint32_t a = (uint32_t)(milnor_p_sub_elt(B, d, idx) - B->A->elts[d]);
+    return rbp_push_term(r->bp, (milnor_p_term){ d, a, col, c });
+}
+
+static int rows_job(const lift_set *set, lift_rows *r, uint32_t d, uint32_t idx, uint32_t first, uint32_t n)
+{
+    if (r->b) return rb_push_job(r->b, (milnor_row_job){ d, idx, first, n });
+    const milnor_p_sub *B = &set->src->odd->B;
+    uint32_t a = (uint32_t)(milnor_p_sub_elt(B, d, idx) - B->A->elts[d]);
+    return rbp_push_job(r->bp, (milnor_row_job){ d, a, first, n });
+}
+
+/* The rows' matrix, ncols columns, zero (at odd p *Dp, which bp points to). 0, or -1. */
+static int rows_alloc(const lift_set *set, lift_rows *r, fpmat *Dp, uint32_t ncols)
+{
+    if (r->b) return rb_alloc(r->b, ncols);
+    if (fpmat_init(Dp, set->prime, r->bp->nrows, ncols) != 0) return -1;
+    r->bp->D = Dp;
+    r->bp->ncols = ncols;
+    return 0;
+}
+
+/* Fills the rows on this thread: 0, or -1 when a product leaves the profile's algebra (odd p). */
+static int rows_multiply(const lift_set *set, lift_rows *r)
+{
+    if (r->b) {
+        rb_multiply_all(r->b, &set->tgt->A);
+        return 0;
+    }
+    return rbp_multiply_sub(r->bp, &set->tgt->odd->B, 0, r->bp->nrows);
+}
+
+/* The rows over target F_j in degree t narrowed to the excess-kept columns (unstable). 0, -1. */
+static int rows_narrow(const lift_set *set, lift_rows *r, int j, deg_t t)
+{
+    return r->b ? freemod_narrow(&set->tgt->F[j], t, t, &r->b->D) : freemod_narrow_p(&set->tgt->F[j], t, t, r->bp->D);
+}
+
+/* The bits of the entries set in some row of V (at every prime: a non-zero entry). */
+static void used_entries(const fieldmat *V, uint64_t *any)
+{
+    uint32_t width = fieldmat_cols(V);
+    if (V->p == 2) {
+        size_t vw = f2vec_words(width);
+        for (uint32_t k = 0; k < V->f2.rows; k++)
+            for (size_t w = 0; w < vw; w++) any[w] |= f2mat_row(&V->f2, k)[w];
+        return;
+    }
+    for (uint32_t k = 0; k < V->fp.rows; k++) {
+        const uint8_t *v = fpmat_row(&V->fp, k);
+        for (uint32_t e = 0; e < width; e++)
+            if (v[e]) any[e >> 6] |= (uint64_t)1 << (e & 63);
+    }
+}
+
+/* The first non-zero entry of row (over the field of p) at or after e and before end, its value
+ * in *c; end if none. At p = 2 a word at a time. */
+static inline uint64_t next_entry(uint32_t p, const void *row, uint64_t e, uint64_t end, uint32_t *c)
+{
+    *c = 1;
+    if (p == 2) {
+        const uint64_t *w = row;
+        while (e < end) {
+            uint64_t bits = w[e >> 6] >> (e & 63);
+            if (bits) return e + (uint64_t)__builtin_ctzll(bits) < end ? e + (uint64_t)__builtin_ctzll(bits) : end;
+            e = (e | 63) + 1;
+        }
+        return end;
+    }
+    const uint8_t *b = row;
+    while (e < end && !b[e]) e++;
+    if (e < end) *c = b[e];
+    return e < end ? e : end;
+}
+
 /* The jobs of f_j(V's rows) for map f (see lift_apply): each distinct basis element Sq(S)·g'
- * of source F_{s0+j} in degree T set in some row of V becomes one Milnor-multiply job of b,
+ * of source F_{s0+j} in degree T used in some row of V becomes one Milnor-multiply job of r,
  * whose terms are those of f(g') (the row Sq(S)·f(g') of target F_j in degree T - t0, ycols
- * bits); job_of[e] = that job's row of b (-1: none, f(g') = 0), for each of V's columns e. The
- * jobs are appended to b, so several calls share one b. 0, or -1 after lift_fail. */
-static int apply_plan(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V, uint32_t ycols, row_build *b,
-                      int32_t *job_of)
+ * columns; at odd p each term with its coefficient); job_of[e] = that job's row of r (-1: none,
+ * f(g') = 0), for each of V's columns e. The jobs are appended to r, so several calls share
+ * one r. 0, or -1 after lift_fail. */
+static int apply_plan(lift_set *set, const lift_map *f, int j, deg_t T, const fieldmat *V, uint32_t ycols,
+                      lift_rows *r, int32_t *job_of)
 {
     const resolution *src = set->src, *tgt = set->tgt;
     const freemod *S = &src->F[f->s0 + j], *G = &tgt->F[j];
     deg_t t = T - f->t0;
-    uint32_t width = V->cols;
+    uint32_t width = fieldmat_cols(V), prime = set->prime;
     int rc = -1;
     size_t vw = f2vec_words(width);
-    uint64_t *any = calloc(vw + 1, sizeof *any);    /* the bits set in some row of V */
+    uint64_t *any = calloc(vw + 1, sizeof *any);    /* the entries used in some row of V */
     if (!any) goto out;
-    for (uint32_t k = 0; k < V->rows; k++)
-        for (size_t w = 0; w < vw; w++) any[w] |= f2mat_row(V, k)[w];
+    used_entries(V, any);
     for (uint32_t e = 0; e < width; e++) job_of[e] = -1;
-    /* jobs for every set bit of some row of V, terms of f(g') added on first use */
+    /* jobs for every entry used in some row of V, terms of f(g') added on first use */
     uint64_t base = 0;
     for (deg_t u = 0; u <= T && base < width; u++) {
         if (!S->ngens[u]) continue;
@@ -369,36 +462,39 @@ static int apply_plan(lift_set *set, const lift_map *f, int j, deg_t T, const f2
                 lift_fail(set, "lift: a step needs map %s at target (%d, %d) before it has run", f->key, j, (int)v);
                 goto out;
             }
-            const f2mat *fv = &f->val[cell].f2;
-            uint32_t first = (uint32_t)b->nterms;
-            /* terms of f(g'): the set bits of row g of fv, over target F_j in degree v */
+            const fieldmat *fv = &f->val[cell];
+            uint32_t first = (uint32_t)rows_nterms(r);
+            /* terms of f(g'): the non-zero entries of row g of fv, over target F_j in degree v */
             uint64_t off = 0;
-            for (deg_t w = 0; w <= v && fv->rows; w++) {
+            for (deg_t w = 0; w <= v && fieldmat_rows(fv); w++) {
                 if (!G->ngens[w]) continue;
                 uint32_t el = freemod_block(G, v - w, w);
+                const void *frow = fieldmat_row(fv, g);
                 for (uint32_t mm = 0; mm < G->ngens[w]; mm++, off += el) {
                     /* unstable: the products land at the wide offsets (ycols is then wide) */
                     uint64_t col = G->ex ? freemod_dim_wide(G, t, w) + (uint64_t)mm * G->dim[t - w]
                                          : freemod_offset(G, t, w, mm);
-                    for (uint32_t e = 0; e < el; e++) {
-                        if (!f2vec_get(f2mat_row(fv, g), off + e)) continue;
-                        if (col + tgt->A.dim[t - w] > ycols) {
+                    uint32_t c;
+                    for (uint64_t at = next_entry(prime, frow, off, off + el, &c); at < off + el;
+                         at = next_entry(prime, frow, at + 1, off + el, &c)) {
+                        uint32_t e = (uint32_t)(at - off);
+                        if (col + G->dim[t - w] > ycols) {
                             lift_fail(set, "internal error: map %s at target (%d, %d) reaches past its image's "
                                       "columns", f->key, j, (int)t);
                             goto out;
                         }
                         uint32_t idx = G->ex ? excess_index(G->ex, v - w, e) : e;
-                        if (rb_push_term(b, (milnor_term){ (uint32_t)(v - w), idx, (uint32_t)col }) != 0) goto out;
+                        if (rows_term(set, r, (uint32_t)(v - w), idx, (uint32_t)col, c) != 0) goto out;
                     }
                 }
             }
-            uint32_t n = (uint32_t)b->nterms - first;
+            uint32_t n = (uint32_t)(rows_nterms(r) - first);
             if (!n) continue;
             for (uint32_t e = 0; e < blen && base + e < width; e++) {
                 if (!f2vec_get(any, base + e)) continue;
-                job_of[base + e] = (int32_t)b->nrows;
+                job_of[base + e] = (int32_t)rows_njobs(r);
                 uint32_t idx = S->ex ? excess_index(S->ex, T - u, e) : e;
-                if (rb_push_job(b, (milnor_row_job){ (uint32_t)(T - u), idx, first, n }) != 0) goto out;
+                if (rows_job(set, r, (uint32_t)(T - u), idx, first, n) != 0) goto out;
             }
         }
     }
@@ -409,58 +505,84 @@ out:
     return rc;
 }
 
-/* Y's row k ^= the rows of D (filled by the multiply) of the set bits of V's row k. */
-static void apply_combine(const f2mat *V, const int32_t *job_of, const f2mat *D, f2mat *Y)
+/* Y's row k += the rows of r's matrix (filled by the multiply) of the entries of V's row k, each
+ * times its entry (at p = 2 an XOR). */
+static void apply_combine(const fieldmat *V, const int32_t *job_of, const lift_rows *r, fieldmat *Y)
 {
-    size_t vw = f2vec_words(V->cols);
-    for (uint32_t k = 0; k < V->rows; k++)
-        for (size_t w = 0; w < vw; w++)
-            for (uint64_t bits = f2mat_row(V, k)[w]; bits; bits &= bits - 1) {
-                uint32_t e = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(bits);
-                if (job_of[e] >= 0) f2vec_xor(f2mat_row(Y, k), f2mat_row(D, (uint32_t)job_of[e]), f2vec_words(Y->cols));
-            }
+    if (V->p == 2) {
+        const f2mat *D = &r->b->D;
+        size_t vw = f2vec_words(V->f2.cols);
+        for (uint32_t k = 0; k < V->f2.rows; k++)
+            for (size_t w = 0; w < vw; w++)
+                for (uint64_t bits = f2mat_row(&V->f2, k)[w]; bits; bits &= bits - 1) {
+                    uint32_t e = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(bits);
+                    if (job_of[e] >= 0)
+                        f2vec_xor(f2mat_row(&Y->f2, k), f2mat_row(D, (uint32_t)job_of[e]), f2vec_words(Y->f2.cols));
+                }
+        return;
+    }
+    const fpmat *D = r->bp->D;
+    uint32_t p = V->p, n = D->cols < Y->fp.cols ? D->cols : Y->fp.cols;
+    for (uint32_t k = 0; k < V->fp.rows; k++) {
+        const uint8_t *v = fpmat_row(&V->fp, k);
+        for (uint32_t e = 0; e < V->fp.cols; e++)
+            if (v[e] && job_of[e] >= 0) fpvec_addmul(fpmat_row(&Y->fp, k), fpmat_row(D, (uint32_t)job_of[e]), v[e], n, p);
+    }
 }
 
 /* Y's row k = f_j(V's row k): see lift.h. apply_plan's jobs, multiplied on this thread, then
  * apply_combine. */
-int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V, f2mat *Y)
+int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const fieldmat *V, fieldmat *Y)
 {
     row_build b;
+    row_build_p bp;
+    fpmat Dp = { 0 };
     memset(&b, 0, sizeof b);
-    int32_t *job_of = malloc(((size_t)V->cols + 1) * sizeof *job_of);
-    uint32_t wide = y_wide(set, j, T - f->t0, Y->cols);
-    int rc = job_of ? apply_plan(set, f, j, T, V, wide, &b, job_of) : -1;
-    if (!rc && rb_alloc(&b, wide) != 0) rc = -1;
-    if (!rc) {
-        rb_multiply(&b, &set->tgt->A, 0, b.nrows);
-        if (freemod_narrow(&set->tgt->F[j], T - f->t0, T - f->t0, &b.D) != 0) rc = -1;
+    memset(&bp, 0, sizeof bp);
+    lift_rows r = { set->prime == 2 ? &b : NULL, set->prime == 2 ? NULL : &bp };
+    int32_t *job_of = malloc(((size_t)fieldmat_cols(V) + 1) * sizeof *job_of);
+    deg_t t = T - f->t0;
+    uint32_t wide = y_wide(set, j, t, fieldmat_cols(Y));
+    int rc = job_of ? apply_plan(set, f, j, T, V, wide, &r, job_of) : -1;
+    if (!rc && rows_alloc(set, &r, &Dp, wide) != 0) rc = -1;
+    if (!rc && rows_multiply(set, &r) != 0) {
+        lift_fail(set, "lifting %s at target (%d, %d): a product leaves the profile's algebra", f->key, j, (int)t);
+        rc = -1;
     }
+    if (!rc && rows_narrow(set, &r, j, t) != 0) rc = -1;
     if (!rc) {
-        apply_combine(V, job_of, &b.D, Y);
+        apply_combine(V, job_of, &r, Y);
     } else if (!lift_failed(set))
-        lift_fail(set, "out of memory lifting at target (%d, %d)", j, (int)(T - f->t0));
+        lift_fail(set, "out of memory lifting at target (%d, %d)", j, (int)t);
     rb_clear(&b);
+    rbp_clear(&bp);
+    fpmat_clear(&Dp);
     free(job_of);
     return rc;
 }
 
 /* The rows d z_k of the generators z_k of source F_s (s = s0 + i) in degree T = t + t0 into V
- * (initialised here), over F_{s-1} in degree T. 0, or -1 out of memory (after lift_fail). */
-static int boundaries(lift_set *set, const lift_map *f, int i, deg_t t, f2mat *V)
+ * (initialised here, over the set's field), over F_{s-1} in degree T. 0, or -1 out of memory
+ * (after lift_fail). */
+static int boundaries(lift_set *set, const lift_map *f, int i, deg_t t, fieldmat *V)
 {
     const resolution *src = set->src;
     int s = f->s0 + i;
     deg_t T = t + f->t0;
     uint32_t nz = res_ngens(src, s, T), width = (uint32_t)freemod_dim(&src->F[s - 1], T, T);
-    if (f2mat_init(V, nz, width) != 0) {
+    if (fieldmat_init(V, set->prime, nz, width) != 0) {
         lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
         return -1;
     }
     for (uint32_t k = 0; k < nz; k++) {
         const fm_gen *z = &src->F[s].gens[T][k];
         uint32_t bits = z->bits < width ? z->bits : width;
-        memcpy(f2mat_row(V, k), z->img, f2vec_words(bits) * sizeof(uint64_t));
-        if (bits & 63) f2mat_row(V, k)[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
+        if (V->p != 2) {
+            memcpy(fpmat_row(&V->fp, k), z->img_p, bits);
+            continue;
+        }
+        memcpy(f2mat_row(&V->f2, k), z->img, f2vec_words(bits) * sizeof(uint64_t));
+        if (bits & 63) f2mat_row(&V->f2, k)[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
     }
     return 0;
 }
@@ -509,8 +631,28 @@ static int try_load(lift_set *set, lift_map *f, int i, deg_t t, uint32_t rows, u
     return lr;
 }
 
+/* The rows of a step's plan at the set's prime (p->b, or p->bp over p->Dp). */
+static lift_rows plan_rows(const lift_set *set, lift_plan *p)
+{
+    return set->prime == 2 ? (lift_rows){ &p->b, NULL } : (lift_rows){ NULL, &p->bp };
+}
+
+/* Does map m have an extra term (extra at p = 2, extra_p at odd p)? */
+static int has_extra(const lift_set *set, int m)
+{
+    return set->prime == 2 ? set->maps[m].extra != NULL : set->maps[m].extra_p != NULL;
+}
+
+/* Adds map m's extra term of generator k into y (a row over the set's field). 0, or -1. */
+static int call_extra(lift_set *set, int m, int i, deg_t t, uint32_t k, void *y)
+{
+    const lift_map *f = &set->maps[m];
+    return set->prime == 2 ? f->extra(f->extra_ctx, i, t, k, y) : f->extra_p(f->extra_ctx, i, t, k, y);
+}
+
 /* Plan: for every map with a step here, load its file, or set the bottom, or put the jobs of
- * its f(d z) into p->b (the maps' jobs one after the other). */
+ * its f(d z) into the step's rows (p->b at p = 2, p->bp at odd p; the maps' jobs one after the
+ * other). */
 int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
 {
     memset(p, 0, sizeof *p);
@@ -518,6 +660,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
     double c0 = cpu_now(set);
     uint32_t prime = set->prime, cols = cell_cols(set, i, t), tgt_dim = y_dim(set, i, t);
     size_t cell = lift_cell(set, i, t);
+    lift_rows r = plan_rows(set, p);
     p->maps = calloc((size_t)set->nmaps, sizeof *p->maps);
     int rc = p->maps ? 0 : -1;
     if (rc) lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
@@ -545,19 +688,17 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
         } else if (rows && cols && i == 0) {          /* the bottom: f_0(z_k) = x_k ι at t0 */
             for (uint32_t k = 0; k < rows && t == 0; k++)
                 if (k < f->nclass && f->coords[k]) fieldmat_set(&f->val[cell], k, 0, f->coords[k]);
-        } else if (rows && cols && prime != 2) {        /* odd p: f(d z) on this worker */
-            rc = lift_products_p(set, f, i, t, &pm->Y.fp);
-        } else if (rows && cols) {
+        } else if (rows && cols) {                      /* f(d z): jobs of the step's rows */
             rc = boundaries(set, f, i, t, &pm->V);
-            pm->job_of = rc ? NULL : malloc(((size_t)pm->V.cols + 1) * sizeof *pm->job_of);
+            pm->job_of = rc ? NULL : malloc(((size_t)fieldmat_cols(&pm->V) + 1) * sizeof *pm->job_of);
             if (!rc && !pm->job_of) {
                 lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
                 rc = -1;
             }
-            if (!rc) rc = apply_plan(set, f, i - 1, t + f->t0, &pm->V, y_wide(set, i - 1, t, tgt_dim), &p->b, pm->job_of);
+            if (!rc) rc = apply_plan(set, f, i - 1, t + f->t0, &pm->V, y_wide(set, i - 1, t, tgt_dim), &r, pm->job_of);
         }
     }
-    for (int m = 0; m < set->nmaps && !rc; m++) {     /* planned extras: grouped rows, after every single one */
+    for (int m = 0; m < set->nmaps && !rc && prime == 2; m++) {   /* planned extras: grouped rows, after every single one */
         lift_plan_map *pm = &p->maps[m];
         if (!pm->todo || !set->maps[m].extra_plan) continue;
         pm->group0 = p->b.ngroups;
@@ -568,14 +709,14 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
                 rc = -1;
             }
     }
-    if (!rc && prime == 2 && rb_alloc(&p->b, i ? y_wide(set, i - 1, t, tgt_dim) : tgt_dim) != 0) {
+    if (!rc && rows_alloc(set, &r, &p->Dp, i ? y_wide(set, i - 1, t, tgt_dim) : tgt_dim) != 0) {
         lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
         rc = -1;
     }
     for (int m = 0; m < set->nmaps && !rc; m++)
-        if (p->maps[m].todo && set->maps[m].extra && !set->maps[m].extra_plan) p->extra_rows += fieldmat_rows(&p->maps[m].Y);
+        if (p->maps[m].todo && has_extra(set, m) && !set->maps[m].extra_plan) p->extra_rows += fieldmat_rows(&p->maps[m].Y);
     if (!rc) {
-        uint64_t pairs = rb_pairs(&p->b);
+        uint64_t pairs = prime == 2 ? rb_pairs(&p->b) : rbp_pairs(&p->bp);
         pthread_mutex_lock(&set->lock);
         set->pairs += pairs;
         pthread_mutex_unlock(&set->lock);
@@ -591,7 +732,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
 
 uint32_t lift_step_parts(const lift_set *set, lift_plan *p)
 {
-    (void)set;
+    if (set->prime != 2) return 0;      /* odd p's homotopy extras stay in the finish (see lift.h) */
     if (p->extra_rows < LIFT_SPLIT_ROWS) return 0;
     return p->extra_rows / 2 < LIFT_MAX_PARTS ? p->extra_rows / 2 : LIFT_MAX_PARTS;
 }
@@ -604,16 +745,16 @@ int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint
     if (k == 0) p->split = 1;           /* (set before the finish reads it: it waits for every part) */
     for (int m = 0; m < set->nmaps && !rc && at < r1; m++) {
         lift_plan_map *pm = &p->maps[m];
-        if (!pm->todo || !set->maps[m].extra || set->maps[m].extra_plan) continue;
-        uint32_t rows = pm->Y.f2.rows;
+        if (!pm->todo || !has_extra(set, m) || set->maps[m].extra_plan) continue;
+        uint32_t rows = fieldmat_rows(&pm->Y), cols = fieldmat_cols(&pm->Y);
         if (at + rows > r0) {
-            if (!pm->E.data && rows && pm->Y.f2.cols) {   /* the first part of this map allocates it */
+            if (!pm->E.p && rows && cols) {     /* the first part of this map allocates it */
                 pthread_mutex_lock(&set->lock);
-                if (!pm->E.data && f2mat_init(&pm->E, rows, pm->Y.f2.cols) != 0) rc = -1;
+                if (!pm->E.p && fieldmat_init(&pm->E, set->prime, rows, cols) != 0) rc = -1;
                 pthread_mutex_unlock(&set->lock);
             }
-            for (uint32_t r = r0 > at ? r0 - at : 0; !rc && pm->E.data && r < rows && at + r < r1; r++)
-                rc = set->maps[m].extra(set->maps[m].extra_ctx, i, t, r, f2mat_row(&pm->E, r));
+            for (uint32_t r = r0 > at ? r0 - at : 0; !rc && pm->E.p && r < rows && at + r < r1; r++)
+                rc = call_extra(set, m, i, t, r, fieldmat_row(&pm->E, r));
         }
         at += rows;
     }
@@ -621,12 +762,14 @@ int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint
     return rc ? -1 : 0;
 }
 
-void lift_plan_multiply(lift_set *set, lift_plan *p)
+void lift_plan_multiply(lift_set *set, int i, deg_t t, lift_plan *p)
 {
     double c0 = cpu_now(set);
-    rb_multiply_all(&p->b, &set->tgt->A);
+    lift_rows r = plan_rows(set, p);
+    if (rows_multiply(set, &r) != 0)
+        lift_fail(set, "lifting at target (%d, %d): a product leaves the profile's algebra", i, (int)t);
     p->cpu += cpu_now(set) - c0;
-    uint64_t pairs = rb_pairs(&p->b);
+    uint64_t pairs = set->prime == 2 ? rb_pairs(&p->b) : rbp_pairs(&p->bp);
     pthread_mutex_lock(&set->lock);
     set->pairs_inline += pairs;
     pthread_mutex_unlock(&set->lock);
@@ -635,58 +778,67 @@ void lift_plan_multiply(lift_set *set, lift_plan *p)
 void lift_plan_clear(lift_set *set, lift_plan *p)
 {
     for (int m = 0; p->maps && m < set->nmaps; m++) {
-        f2mat_clear(&p->maps[m].V);
+        fieldmat_clear(&p->maps[m].V);
         fieldmat_clear(&p->maps[m].Y);
-        f2mat_clear(&p->maps[m].E);
+        fieldmat_clear(&p->maps[m].E);
         free(p->maps[m].job_of);
     }
     free(p->maps);
     rb_clear(&p->b);
+    rbp_clear(&p->bp);
+    fpmat_clear(&p->Dp);
     memset(p, 0, sizeof *p);
 }
 
 static int publish_cell(lift_set *set, lift_map *f, int i, deg_t t);
 
-/* p = 2: map m's y from the multiplied rows (f(d z): the XOR over the bits of d z) and its
- * extra term. 0, or -1 after lift_fail. */
+/* Map m's y from the multiplied rows (f(d z): the sum over the entries of d z) and its extra
+ * term F(z): y = F(z) − f(d z) (at p = 2 no sign). 0, or -1 after lift_fail. */
 static int finish_y(lift_set *set, int i, deg_t t, lift_plan *p, int m)
 {
     lift_plan_map *pm = &p->maps[m];
-    f2mat *Y = &pm->Y.f2;
-    size_t words = f2vec_words(Y->cols);
-    int rc = 0;
-    apply_combine(&pm->V, pm->job_of, &p->b.D, Y);
-    for (uint32_t k = 0; k < Y->rows && !rc; k++) {
+    fieldmat *Y = &pm->Y;
+    uint32_t prime = set->prime, rows = fieldmat_rows(Y), cols = fieldmat_cols(Y);
+    int extra = has_extra(set, m), rc = 0;
+    lift_rows r = plan_rows(set, p);
+    if (fieldmat_rows(&pm->V)) apply_combine(&pm->V, pm->job_of, &r, Y);
+    for (uint32_t k = 0; k < rows && !rc; k++) {
+        void *y = fieldmat_row(Y, k);
+        if (extra && prime != 2)                    /* −f(d z) */
+            for (uint32_t c = 0; c < cols; c++) ((uint8_t *)y)[c] = (uint8_t)((prime - ((uint8_t *)y)[c]) % prime);
         if (set->maps[m].extra_plan)
-            f2vec_xor(f2mat_row(Y, k), f2mat_row(&p->b.D, p->b.nrows + pm->group0 + k), words);
-        else if (set->maps[m].extra && p->split) {
-            if (pm->E.data) f2vec_xor(f2mat_row(Y, k), f2mat_row(&pm->E, k), words);
-            else if (Y->cols) rc = -1;      /* a part failed before it made E: the run has failed */
-        } else if (set->maps[m].extra)
-            rc = set->maps[m].extra(set->maps[m].extra_ctx, i, t, k, f2mat_row(Y, k));
+            f2vec_xor(y, f2mat_row(&p->b.D, p->b.nrows + pm->group0 + k), f2vec_words(cols));
+        else if (extra && p->split) {
+            if (pm->E.p) fieldvec_addmul(prime, y, fieldmat_row(&pm->E, k), 1, cols);
+            else if (cols) rc = -1;         /* a part failed before it made E: the run has failed */
+        } else if (extra)
+            rc = call_extra(set, m, i, t, k, y);
     }
-    if (rc) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
+    if (rc && !lift_failed(set)) lift_fail(set, "lifting %s at target (%d, %d) failed", set->maps[m].key, i, (int)t);
     return rc;
 }
 
-/* p = 2: the nonzero y of all maps, stacked, solved at once (through signature blocks where
- * set->any_preimage allows, else preimage_solve), each preimage scattered back to its map's
- * cell. 0, or -1 after lift_fail. */
-static int solve_2(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t nonzero)
+/* The nonzero y of all maps, stacked, solved at once (at p = 2 through signature blocks where
+ * set->any_preimage allows, else preimage_solve; at odd p preimage_solve_p), each preimage
+ * scattered back to its map's cell. 0, or -1 after lift_fail. */
+static int solve(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t nonzero)
 {
-    uint32_t cols = cell_cols(set, i, t), tgt_dim = y_dim(set, i, t);
-    size_t cell = lift_cell(set, i, t), words = f2vec_words(tgt_dim);
-    f2mat all, X;
-    int rc = f2mat_init(&all, nonzero, tgt_dim) != 0 ? -1 : 0;
+    uint32_t prime = set->prime, cols = cell_cols(set, i, t), tgt_dim = y_dim(set, i, t);
+    size_t cell = lift_cell(set, i, t), bytes = fieldvec_bytes(prime, tgt_dim);
+    fieldmat all, X = { 0 };
+    int rc = fieldmat_init(&all, prime, nonzero, tgt_dim) != 0 ? -1 : 0;
     for (int m = 0, k = 0; m < set->nmaps && !rc; m++)
-        for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.f2.rows; r++)
-            if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y.f2, r), words))
-                memcpy(f2mat_row(&all, (uint32_t)k++), f2mat_row(&p->maps[m].Y.f2, r), words * 8);
+        for (uint32_t r = 0; p->maps[m].todo && r < fieldmat_rows(&p->maps[m].Y); r++)
+            if (!fieldvec_is_zero(prime, fieldmat_row(&p->maps[m].Y, r), tgt_dim))
+                memcpy(fieldmat_row(&all, (uint32_t)k++), fieldmat_row(&p->maps[m].Y, r), bytes);
     uint32_t bad = 0;
     double t1 = clock_now(), c1 = cpu_now(set);
-    int sr = rc ? -1 : !set->any_preimage || i == 0 || set->tgt->unstable ? 1 : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all, &X), by_signature = sr == 0;
-    if (sr == 1) sr = i ? preimage_solve_cached(set->tgt, set->preimage_cache, i, t, &all, &X, &bad)
-                        : preimage_solve(set->tgt, i, t, &all, &X, &bad);
+    int sr = rc ? -1 : prime != 2 || !set->any_preimage || i == 0 || set->tgt->unstable ? 1
+                     : preimage_by_signature(set->tgt, set->preimage_cache, i, t, &all.f2, &X.f2), by_signature = sr == 0;
+    if (sr == 1 && prime != 2) sr = preimage_solve_p(set->tgt, i, t, &all.fp, &X.fp, &bad);
+    else if (sr == 1) sr = i ? preimage_solve_cached(set->tgt, set->preimage_cache, i, t, &all.f2, &X.f2, &bad)
+                             : preimage_solve(set->tgt, i, t, &all.f2, &X.f2, &bad);
+    if (sr == 0) X.p = prime;
     pthread_mutex_lock(&set->lock);
     set->qis += sr == 0;
     set->qis_by_signature += by_signature;
@@ -697,22 +849,23 @@ static int solve_2(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t nonzero
         int bm = 0;
         uint32_t br = 0;
         for (int m = 0, k = 0; m < set->nmaps; m++)
-            for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.f2.rows; r++)
-                if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y.f2, r), words) && (uint32_t)k++ == bad)
+            for (uint32_t r = 0; p->maps[m].todo && r < fieldmat_rows(&p->maps[m].Y); r++)
+                if (!fieldvec_is_zero(prime, fieldmat_row(&p->maps[m].Y, r), tgt_dim) && (uint32_t)k++ == bad)
                     bm = m, br = r;
         lift_fail(set, "internal error: lifting %s, y = f(d z) for generator %u at source (%d, %d) is not in the "
                   "image of d_%d at (%d, %d)", set->maps[bm].key, br, set->maps[bm].s0 + i,
                   (int)(t + set->maps[bm].t0), i, i, (int)t);
-    }
+    } else if (sr == -3)
+        lift_fail(set, "a product leaves the profile's algebra solving d_%d at (%d, %d)", i, i, (int)t);
     else if (sr < 0)
         lift_fail(set, "out of memory solving d_%d at (%d, %d)", i, i, (int)t);
     rc = sr ? -1 : 0;
     for (int m = 0, k = 0; m < set->nmaps && !rc; m++)   /* scatter back, in the same order */
-        for (uint32_t r = 0; p->maps[m].todo && r < p->maps[m].Y.f2.rows; r++)
-            if (!f2vec_is_zero(f2mat_row(&p->maps[m].Y.f2, r), words))
-                memcpy(f2mat_row(&set->maps[m].val[cell].f2, r), f2mat_row(&X, (uint32_t)k++), f2vec_words(cols) * 8);
-    if (!sr) f2mat_clear(&X);
-    f2mat_clear(&all);
+        for (uint32_t r = 0; p->maps[m].todo && r < fieldmat_rows(&p->maps[m].Y); r++)
+            if (!fieldvec_is_zero(prime, fieldmat_row(&p->maps[m].Y, r), tgt_dim))
+                memcpy(fieldmat_row(&set->maps[m].val[cell], r), fieldmat_row(&X, (uint32_t)k++), fieldvec_bytes(prime, cols));
+    fieldmat_clear(&X);
+    fieldmat_clear(&all);
     return rc;
 }
 
@@ -725,29 +878,23 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p)
     uint32_t prime = set->prime, tgt_dim = y_dim(set, i, t);
     uint32_t nonzero = 0;
     double c0 = cpu_now(set);
-    if (!rc && prime == 2 && i && set->tgt->unstable && freemod_narrow(&set->tgt->F[i - 1], t, t, &p->b.D) != 0) {
+    lift_rows r = plan_rows(set, p);
+    if (!rc && i && set->tgt->unstable && rows_narrow(set, &r, i - 1, t) != 0) {
         lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
         rc = -1;
     }
     for (int m = 0; m < set->nmaps && !rc; m++) {
         lift_plan_map *pm = &p->maps[m];
         if (!pm->todo || !fieldmat_rows(&pm->Y)) continue;
-        if (prime == 2) rc = finish_y(set, i, t, p, m);
+        rc = finish_y(set, i, t, p, m);
         for (uint32_t k = 0; k < fieldmat_rows(&pm->Y) && !rc; k++)
             nonzero += !fieldvec_is_zero(prime, fieldmat_row(&pm->Y, k), tgt_dim);
     }
     rb_clear(&p->b);                /* the products' rows are in the y now: not held through the solve */
+    rbp_clear(&p->bp);
+    fpmat_clear(&p->Dp);
     add_seconds(set, &set->cpu_products, p->cpu + cpu_now(set) - c0);
-    if (!rc && nonzero && prime == 2) rc = solve_2(set, i, t, p, nonzero);
-    else if (!rc && nonzero) {
-        double t1 = clock_now(), c1 = cpu_now(set);
-        rc = lift_solve_p(set, i, t, p);
-        pthread_mutex_lock(&set->lock);
-        set->qis += rc == 0;
-        set->qi_seconds += clock_now() - t1;
-        set->cpu_solves += cpu_now(set) - c1;
-        pthread_mutex_unlock(&set->lock);
-    }
+    if (!rc && nonzero) rc = solve(set, i, t, p, nonzero);
     for (int m = 0; m < set->nmaps && !rc; m++)
         if (p->maps[m].todo) rc = publish_cell(set, &set->maps[m], i, t);
     lift_plan_clear(set, p);
@@ -790,10 +937,11 @@ uint64_t lift_step_footprint(const lift_set *set, int i, deg_t t)
     const resolution *tgt = set->tgt;
     uint64_t dim = freemod_dim(&tgt->F[i], t, t + 1), below = i ? freemod_dim(&tgt->F[i - 1], t, t) : 0;
     uint64_t words = (below + 63) / 64, rows = 0;
-    if (set->prime != 2) {          /* odd p: the y and the solve by [D | 0 | I] */
+    if (set->prime != 2) {          /* odd p: the y and the solve by [D | 0 | I], which outweigh the
+                                     * rows of f(d z) (a few thousand pairs a step at stem 80) */
         for (int m = 0; m < set->nmaps; m++)
             if (lift_map_in_region(set, m, i, t)) rows += res_ngens(set->src, set->maps[m].s0 + i, t + set->maps[m].t0);
-        return lift_footprint_p(tgt, i, t, rows);
+        return preimage_solve_p_bytes(tgt, i, t, rows);
     }
     for (int m = 0; m < set->nmaps; m++) {
         const lift_map *f = &set->maps[m];

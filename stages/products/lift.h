@@ -56,16 +56,17 @@
  * the coefficient (0..p-1) of y_j's unit in f_i(z_k) (lift_product_coef), with no sign: d ∘ f =
  * f ∘ d on the nose. The step is the same one (lift_step_plan, lift_step_finish: the cells and
  * the y are fieldmats, algebra/fieldmat.h, over the set's field; the stage files version 2,
- * entries mod p); two pieces are the prime's own (stages/products/lift_p.c): the plan computes
- * f(d z) by Milnor products mod p on its own worker (lift_products_p; no row_build: the odd-p
- * multiply codelet, cl_milnor_mul_p, is not used here yet, so the chain kind is
- * lift_step_kind_p, without multiply tasks), and the finish solves d_i once for all the y by the
- * RREF of [D | 0 | I] over F_p, D the matrix of d_i on the whole of F_{i,t} (lift_solve_p). A
- * null-homotopy (Massey products) is a map with lift_map.extra_p: y = F(z) − h(d z), the sign
- * that makes d h + h d = F over F_p. A map of modules' bottom row (lift_map.bottom) is solved
- * there too, D then the augmentation's matrix on F_{0,t} over N_t; over unstable resolutions
- * (resolve --unstable at odd p) the products land over A_p's whole blocks and are narrowed to
- * the excess-kept columns, as D is (freemod_narrow_p).
+ * entries mod p), with the same chain kind: the plan's rows of f(d z) are the odd-p multiply's
+ * jobs (stages/rowbuild_p.h, the form a standard step's rows take at odd p), which the multiply
+ * codelet at odd p (cl_milnor_mul_p, on CPU or CUDA workers) fills over A_p, or the plan's
+ * worker over a profile's B (whose elements the codelet cannot index); the finish adds each
+ * map's rows times the entries of d z. Only the solve is the prime's own: preimage_solve_p
+ * (stages/products/preimage.h), the RREF of [D | 0 | I] over F_p, D the matrix of d_i on the
+ * whole of F_{i,t}. A null-homotopy (Massey products) is a map with lift_map.extra_p: y = F(z)
+ * − h(d z), the sign that makes d h + h d = F over F_p. A map of modules' bottom row
+ * (lift_map.bottom) is solved there too, D then the augmentation's matrix on F_{0,t} over N_t;
+ * over unstable resolutions (resolve --unstable at odd p) the products land over A_p's whole
+ * blocks and are narrowed to the excess-kept columns, as D is (freemod_narrow_p).
  *
  * Stage files (schema/stage-files.md, kind "lift"): one per map and source bidegree with at
  * least one generator and a non-zero target, DIR/stages/lift/<key>/<s>_<T>.zst, key =
@@ -85,6 +86,7 @@
 #include "stages/products/preimage.h"
 #include "stages/resolve/resolution.h"
 #include "stages/rowbuild.h"
+#include "stages/rowbuild_p.h"
 
 /* Optional inhomogeneous term of a map: y ^= extra(z) before the QI, for the generator z
  * (index k) of source F_{s0+i} in degree t + t0; y has freemod_dim(F_{i-1}, t, t) bits. 0, or
@@ -105,7 +107,7 @@ typedef struct lift_map {
      * jobs and terms whose products XOR to extra(z_k), columns over y's bits, appended to
      * sink; the step plans them as one grouped row of its row_build per generator
      * (stages/rowbuild.h), so the multiply codelet computes them with f(d z), on CPU or GPU
-     * workers. 0, or -1 to fail the step. */
+     * workers. 0, or -1 to fail the step. p = 2 only (d2's homotopy). */
     int (*extra_plan)(void *extra_ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
     /* odd p: NULL, or the map is a null-homotopy of the chain map F that extra_p adds (set by the
      * caller after lift_add_map, extra_ctx its context): y = F(z) − f_{i-1}(d z) over F_p, so that
@@ -209,21 +211,24 @@ int lift_deps(const lift_set *set, int i, deg_t t, int dep_i[2], deg_t dep_t[2])
 
 /* A step in pieces, as a chain runs it (plan → multiply → finish, like a resolution's step). Plan loads what a previous run left, sets the bottom row, and for every
  * other map computing here puts the Milnor products of f_{i-1}(d z) for all its generators z
- * into one row_build shared by the maps (b.D: one row per distinct basis element Sq(S)·g' of
- * some d z, the row Sq(S)·f(g') over target F_{i-1} in degree t, on generators of degree < t);
- * the multiply fills b.D (lift_plan_multiply here, or the multiply codelet's chunks); finish
- * adds each map's rows of D into its y (the XOR over the bits of d z), adds the extra terms,
- * solves d_i once for all the y, writes the files and frees the plan. */
+ * into one build of rows shared by the maps (b at p = 2, bp at odd p: one row per distinct basis
+ * element Sq(S)·g' of some d z, the row Sq(S)·f(g') over target F_{i-1} in degree t, on
+ * generators of degree < t); the multiply fills them (lift_plan_multiply here, or the multiply
+ * codelet's chunks); finish adds each map's rows into its y (the rows of the entries of d z,
+ * each times its entry: at p = 2 an XOR), adds the extra terms, solves d_i once for all the y,
+ * writes the files and frees the plan. */
 typedef struct lift_plan_map {
     int todo;                   /* computed at this step (not loaded, in region) */
-    f2mat V;                    /* p = 2: rows d z_k over source F_{s0+i-1} in degree t + t0 (i >= 1) */
-    int32_t *job_of;            /* per column of V: its row of b.D, or -1 (f(g') = 0) */
+    fieldmat V;                 /* rows d z_k over source F_{s0+i-1} in degree t + t0 (i >= 1) */
+    int32_t *job_of;            /* per column of V: its row of the step's rows, or -1 (f(g') = 0) */
     fieldmat Y;                 /* rows y_k over the set's field, freemod_dim(F_{i-1}, t, t) entries */
-    f2mat E;                    /* split extras (lift_plan.split): rows extra(z_k), as Y */
+    fieldmat E;                 /* split extras (lift_plan.split): rows extra(z_k), as Y */
     uint32_t group0;            /* extra_plan: extra(z_k) is grouped row group0 + k of b */
 } lift_plan_map;
 typedef struct lift_plan {
-    row_build b;
+    row_build b;                /* p = 2: the rows of f(d z) (and planned extras) */
+    row_build_p bp;             /* odd p: the rows of f(d z), over Dp (bp.D = &Dp) */
+    fpmat Dp;
     lift_plan_map *maps;        /* per map of the set */
     double cpu;                 /* thread CPU seconds of the plan (set->timing) */
     uint32_t extra_rows;        /* generators whose y gets an extra term, over all maps */
@@ -231,12 +236,15 @@ typedef struct lift_plan {
 } lift_plan;
 /* 0, or -1 after lift_fail (finish must still run: it frees p). */
 int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p);
-/* Fills p->b.D on this thread (milnor_mul_batch). */
-void lift_plan_multiply(lift_set *set, lift_plan *p);
+/* Fills the step's rows on this thread (milnor_mul_batch, or at odd p milnor_p_mul_batch over
+ * A_p, milnor_p_sub_mul_into over a profile's B, where a product outside B fails the set). */
+void lift_plan_multiply(lift_set *set, int i, deg_t t, lift_plan *p);
 /* The extra terms in parts, beside the multiply (the kind's chain parts): how many parts a
  * planned step's extras make (0: they are added in the finish, one generator after another:
- * few of them), and part k of n (the generators k n'th of the way along). 0, or -1 after
- * lift_fail. */
+ * few of them, or an odd prime, whose Massey homotopies' extras cost less than their tasks:
+ * massey S_3 --a h0 --b h0 at stem 80, callgrind with STARPU_NCPU=1, 605.6 M instructions
+ * in parts against 567.8 M in the finish), and part k of n (the generators k n'th of the way
+ * along). 0, or -1 after lift_fail. */
 uint32_t lift_step_parts(const lift_set *set, lift_plan *p);
 int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint32_t n);
 /* 0, or -1 after lift_fail; p is cleared either way. */
@@ -244,13 +252,13 @@ int lift_step_finish(lift_set *set, int i, deg_t t, lift_plan *p);
 /* Frees what a plan holds and zeroes it (the kind's clear; finish calls it itself). */
 void lift_plan_clear(lift_set *set, lift_plan *p);
 
-/* The steps as a chain set (stages/chain.h; in stages/products/lift_chain.c, above lift.c and lift_p.c):
- * one chain of kind lift_step_kind (family CHAIN_LIFT; lift_step_kind_p at an odd prime) per
+/* The steps as a chain set (stages/chain.h; in stages/products/lift_chain.c, above lift.c):
+ * one chain of kind lift_step_kind (family CHAIN_LIFT) at every prime per
  * target bidegree where some map has a step, after (i-1, t-1) and (i, t-1) (lift_deps); plan →
  * [multiply] → finish with the pieces above; a small step multiplies and finishes in its plan's
  * task. Its context is a lift_step_ctx. The set is kept by the caller while it runs. */
 typedef struct lift_step_ctx {
-    chain ch;                   /* s = i, t; build = &plan.b */
+    chain ch;                   /* s = i, t; rows = plan.b (p = 2) or plan.bp (odd p) */
     lift_plan plan;
 } lift_step_ctx;
 extern const chain_kind lift_step_kind;
@@ -274,31 +282,12 @@ int lift_flush(lift_set *set);
  * elements (Y initialised by the caller, zero; a term past them fails the set): f_j(Sq(S)·g) =
  * Sq(S)·f_j(g), so the cells of f at target (j, u - t0) for the generators' degrees u <= T must
  * have been computed. 0, or -1 after lift_fail. */
-int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const f2mat *V, f2mat *Y);
+int lift_apply(lift_set *set, const lift_map *f, int j, deg_t T, const fieldmat *V, fieldmat *Y);
 
 /* Coefficient of the unit of target generator j at (i, t) in f_i(source generator k at
  * (s0+i, t+t0)) of map m: <x·y_j, z_k>. The step must have run (0 otherwise). p = 2 only. */
 int lift_product_bit(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k);
 /* The same at any prime: the coefficient 0..p-1. */
 uint32_t lift_product_coef(const lift_set *set, int m, int i, deg_t t, uint32_t j, uint32_t k);
-
-/* ---- odd primes (stages/products/lift_p.c, below lift.c) ---- */
-/* The step's kind at an odd prime: lift_step_kind's plan and finish, no multiply tasks (the
- * products are done in the plan, lift_products_p). Its context is a lift_step_ctx. */
-extern const chain_kind lift_step_kind_p;
-/* Y's row k = f_{i-1}(d z_k) for map f, z_k the k-th generator of source F_{s0+i} in degree
- * t + t0 (i >= 1), less the map's extra_p term where it has one (y = F(z) − f(d z)); Y zeroed,
- * freemod_dim(F_{i-1}, t, t) entries. 0, or -1 after a failure in set->fail. */
-int lift_products_p(lift_set *set, const lift_map *f, int i, deg_t t, fpmat *Y);
-/* For every y of the plan's computing maps (p->maps[m].Y): x with x·D = y into map m's cell
- * (i, t) (initialised, zero), by the RREF of [D | 0 | I]. 0, or -1 after a failure. */
-int lift_solve_p(lift_set *set, int i, deg_t t, const lift_plan *p);
-/* Predicted peak bytes of that solve with rows y in all (lift_step_footprint at odd p). */
-uint64_t lift_footprint_p(const resolution *tgt, int i, deg_t t, uint64_t rows);
-/* y += f_j(v) at an odd prime: v an element of source F_{s0+j} in degree T (entries over its
- * basis there, the first vlen), y over target F_j in degree T - t0 (generators of degree <= that,
- * freemod's order); the cells of f at target (j, u - t0) for the generators' degrees u < T must
- * have been computed. 0, or -1 after a failure in set->fail. */
-int lift_apply_p(lift_set *set, const lift_map *f, int j, deg_t T, const uint8_t *v, uint32_t vlen, uint8_t *y);
 
 #endif

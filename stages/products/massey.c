@@ -52,69 +52,45 @@ static int massey_work_clear(massey_work *w, int rc, massey_table *out);
 static int massey_bracket_start(massey_bracket *br, const resolution *res, massey_pending *c, int ts, deg_t tt);
 
 
-/* y ^= f_b(f_c(z)) for the generator z = k of source F_{s0+i} in degree t + t0 of the homotopy
- * (s0 = sb + sc - 1, t0 = tb + tc): f_c(z) sits in f_c's cell at target (s0 + i - sc, T - tc),
- * and f_b maps it to F_{i-1} in degree t. Its units (generators of degree t) must vanish, since
- * y is a boundary in a minimal resolution: checked. */
-int massey_homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, uint64_t *y)
+/* y += f_b(f_c(z)) for the generator z = k of source F_{s0+i} in degree t + t0 of the homotopy
+ * (s0 = sb + sc - 1, t0 = tb + tc), at every prime (y a row over the field: words at p = 2,
+ * bytes at odd p): f_c(z) sits in f_c's cell at target (s0 + i - sc, T - tc), and f_b maps it to
+ * F_{i-1} in degree t. Its units (generators of degree t) must vanish, since y is a boundary in
+ * a minimal resolution: checked. The lift step makes the homotopy's y = f_b f_c(z) − h(d z)
+ * (at p = 2 no sign), so that d h + h d = f_b f_c. */
+static int homotopy_add(massey_homotopy *h, int i, deg_t t, uint32_t k, void *y)
 {
-    massey_homotopy *h = vctx;
-    const resolution *res = h->home->tgt;
-    deg_t tcdeg;
-    size_t cell;
-    int got = massey_fc_cell(h, i, t, k, &tcdeg, &cell);
-    if (got <= 0) return got;
-    const f2mat *v = &h->set2->maps[h->mc].val[cell].f2;
-    f2mat V, Y;
-    uint32_t below = (uint32_t)freemod_dim(&res->F[i - 1], t, t), all = (uint32_t)freemod_dim(&res->F[i - 1], t, t + 1);
-    if (f2mat_init(&V, 1, v->cols) != 0 || f2mat_init(&Y, 1, all) != 0) {
-        f2mat_clear(&V);
-        lift_fail(h->home, "out of memory in a Massey homotopy at (%d, %d)", i, (int)t);
-        return -1;
-    }
-    memcpy(f2mat_row(&V, 0), f2mat_row(v, k), f2vec_words(v->cols) * sizeof(uint64_t));
-    int rc = lift_apply(h->set1, &h->set1->maps[h->mb], i - 1, tcdeg, &V, &Y);
-    if (rc != 0) lift_fail(h->home, "%s", h->set1->fail.msg);
-    for (uint32_t c = below; c < all && !rc; c++)
-        if (f2mat_get(&Y, 0, c)) {
-            lift_fail(h->home, "internal error: f_b f_c(z) at (%d, %d) has a unit component", i, (int)t);
-            rc = -1;
-        }
-    if (!rc) f2vec_xor(y, f2mat_row(&Y, 0), f2vec_words(below));   /* bits past `below`: zero, checked */
-    f2mat_clear(&V);
-    f2mat_clear(&Y);
-    return rc;
-}
-
-/* The same at an odd prime (lift_map.extra_p): y += f_b(f_c(z)), entries mod p; the lift step
- * makes the homotopy's y = f_b f_c(z) − h(d z), so that d h + h d = f_b f_c. */
-static int homotopy_extra_p(void *vctx, int i, deg_t t, uint32_t k, uint8_t *y)
-{
-    massey_homotopy *h = vctx;
     const resolution *res = h->home->tgt;
     uint32_t p = res->prime;
     deg_t tcdeg;
     size_t cell;
     int got = massey_fc_cell(h, i, t, k, &tcdeg, &cell);
     if (got <= 0) return got;
+    const fieldmat *v = &h->set2->maps[h->mc].val[cell];
+    fieldmat V, Y;
     uint32_t below = (uint32_t)freemod_dim(&res->F[i - 1], t, t), all = (uint32_t)freemod_dim(&res->F[i - 1], t, t + 1);
-    uint8_t *Y = calloc((size_t)all + 1, 1);
-    if (!Y) {
+    if (fieldmat_init(&V, p, 1, fieldmat_cols(v)) != 0 || fieldmat_init(&Y, p, 1, all) != 0) {
+        fieldmat_clear(&V);
         lift_fail(h->home, "out of memory in a Massey homotopy at (%d, %d)", i, (int)t);
         return -1;
     }
-    const fpmat *v = &h->set2->maps[h->mc].val[cell].fp;
-    int rc = lift_apply_p(h->set1, &h->set1->maps[h->mb], i - 1, tcdeg, fpmat_row(v, k), v->cols, Y);
+    memcpy(fieldmat_row(&V, 0), fieldmat_row(v, k), fieldvec_bytes(p, fieldmat_cols(v)));
+    int rc = lift_apply(h->set1, &h->set1->maps[h->mb], i - 1, tcdeg, &V, &Y);
     if (rc != 0) lift_fail(h->home, "%s", h->set1->fail.msg);
     for (uint32_t c = below; c < all && !rc; c++)
-        if (Y[c]) {
+        if (fieldmat_get(&Y, 0, c)) {
             lift_fail(h->home, "internal error: f_b f_c(z) at (%d, %d) has a unit component", i, (int)t);
             rc = -1;
         }
-    for (uint32_t c = 0; c < below && !rc; c++) y[c] = (uint8_t)((y[c] + Y[c]) % p);
-    free(Y);
+    if (!rc) fieldvec_addmul(p, y, fieldmat_row(&Y, 0), 1, below);   /* entries past `below`: zero, checked */
+    fieldmat_clear(&V);
+    fieldmat_clear(&Y);
     return rc;
 }
+
+/* homotopy_add as lift_map.extra (p = 2) and lift_map.extra_p (odd p). */
+int massey_homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, uint64_t *y) { return homotopy_add(vctx, i, t, k, y); }
+static int homotopy_extra_p(void *vctx, int i, deg_t t, uint32_t k, uint8_t *y) { return homotopy_add(vctx, i, t, k, y); }
 
 /* The span of rows's rows in RREF, into *space (initialised here). 0, or -1 out of memory. */
 static int rref_rows(fieldmat *space, const fieldmat *rows)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stages/resolve/nassau.h"
+#include "stages/resolve/resolution_p.h"
 #include "stages/rowbuild.h"
 
 /* ---- one RREF over the whole matrix of d_i, and the full quasi-inverse ------------------------ */
@@ -158,6 +159,98 @@ void preimage_qi_clear(preimage_qi *qi)
     f2mat_clear(&qi->aug);
     free(qi->pivot);
     memset(qi, 0, sizeof *qi);
+}
+
+/* ---- at an odd prime: the RREF of [D | 0 | I] over F_p ------------------------------------ */
+
+/* The matrix of d_i on F_{i,t} (generators of degree <= t) into D, initialised here: a row
+ * x·d(h) per basis element x·h, over F_{i-1} in degree t (generators below t), or at i = 0 the
+ * augmentation's x·ε(h) over the module in degree t. Over an unstable F the rows list each
+ * block's excess order and the products land over A_p's whole blocks, narrowed at the end. 0,
+ * -1 out of memory, -3 a product outside the profile's algebra. */
+static int d_matrix_p(const resolution *res, int i, deg_t t, fpmat *D)
+{
+    const milnor_p_sub *B = &res->odd->B;
+    const freemod *F = &res->F[i], *G = i ? &res->F[i - 1] : NULL;
+    uint32_t nrows = (uint32_t)freemod_dim(F, t, t + 1);
+    uint32_t ncols = i ? (uint32_t)freemod_dim_wide(G, t, t) : res_module_dim(res, t);
+    if (fpmat_init(D, res->prime, nrows, ncols) != 0) return -1;
+    res_p_term *terms = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    uint32_t row = 0;
+    for (deg_t u = i; u <= t && !rc; u++)
+        for (uint32_t h = 0; h < F->ngens[u] && !rc; h++) {
+            const fm_gen *g = &F->gens[u][h];
+            size_t n = 0;
+            if (i && (size_t)g->bits + 1 > cap) {
+                res_p_term *nt = realloc(terms, ((size_t)g->bits + 1) * sizeof *nt);
+                if (!nt) {
+                    rc = -1;
+                    break;
+                }
+                terms = nt;
+                cap = (size_t)g->bits + 1;
+            }
+            if (i) n = res_p_terms(res, i, u, h, t, terms);
+            for (uint32_t r = 0, blen = freemod_block(F, t - u, u); r < blen && !rc; r++, row++) {
+                uint32_t x = F->ex ? excess_index(F->ex, t - u, r) : r;
+                if (!i) res_p_row0_add(res, u, g, t, x, 1, fpmat_row(D, row));
+                else if (res_p_row_add(res, terms, n, milnor_p_sub_elt(B, t - u, x), 1, fpmat_row(D, row)) != 0)
+                    rc = -3;
+            }
+        }
+    free(terms);
+    if (!rc && i && freemod_narrow_p(G, t, t, D) != 0) rc = -1;
+    if (rc) fpmat_clear(D);
+    return rc;
+}
+
+int preimage_solve_p(const resolution *res, int i, deg_t t, const fpmat *Y, fpmat *X, uint32_t *bad)
+{
+    uint32_t p = res->prime;
+    fpmat D = { 0 }, aug = { 0 };
+    int32_t *pivots = NULL;
+    uint8_t *r = NULL;
+    int rc = d_matrix_p(res, i, t, &D);
+    if (rc) return rc;
+    rc = -1;
+    uint32_t ncols = D.cols, seg = fpmat_segment_start(ncols);
+    if (fpmat_augment_identity(&aug, &D) != 0 || !(pivots = malloc(sizeof *pivots * ((size_t)aug.cols + 1))) ||
+        !(r = malloc((size_t)ncols + 1)) || fpmat_rref(&aug, pivots) < 0 || fpmat_init(X, p, Y->rows, D.rows) != 0)
+        goto out;
+    for (uint32_t k = 0; k < Y->rows; k++) {
+        uint8_t *x = fpmat_row(X, k);
+        memcpy(r, fpmat_row(Y, k), ncols);
+        for (uint32_t c = 0; c < ncols; c++) {  /* pivot rows are 1 at their pivot, 0 at the others' */
+            if (!r[c]) continue;
+            if (pivots[c] < 0) {
+                *bad = k;
+                fpmat_clear(X);
+                rc = -2;
+                goto out;
+            }
+            const uint8_t *prow = fpmat_row(&aug, (uint32_t)pivots[c]);
+            uint32_t coef = r[c];
+            fpvec_addmul(r, prow, p - coef, ncols, p);
+            fpvec_addmul(x, prow + seg, coef, D.rows, p);
+        }
+    }
+    rc = 0;
+out:
+    fpmat_clear(&D);
+    fpmat_clear(&aug);
+    free(pivots);
+    free(r);
+    return rc;
+}
+
+uint64_t preimage_solve_p_bytes(const resolution *res, int i, deg_t t, uint64_t rows)
+{
+    uint64_t dim = freemod_dim(&res->F[i], t, t + 1), below = i ? freemod_dim(&res->F[i - 1], t, t) : res_module_dim(res, t);
+    uint64_t wide = i && res->unstable ? freemod_dim_wide(&res->F[i - 1], t, t) : 0;
+    uint64_t seg = (below + 63) & ~(uint64_t)63;
+    return 4096 + rows * seg + dim * seg + dim * (((seg + dim) + 63) & ~(uint64_t)63) + (rows + dim) * wide;
 }
 
 /* ---- through Nassau's signature blocks ------------------------------------------------------- */

@@ -32,6 +32,7 @@
 #define EXTFLOW_PREIMAGE_H
 #include <stdint.h>
 #include "algebra/f2mat.h"
+#include "algebra/fpmat.h"
 #include "stages/resolve/resolution.h"
 
 /* X (initialised here, Y->rows x dim F_{i,t}) gets sseq's preimage of each row of Y, by one RREF
@@ -39,6 +40,17 @@
  * then not initialised). i = 0 solves the augmentation F_{0,t} -> M_t instead (Y over M_t:
  * res_module_dim(res, t) columns), for the bottom of a map of modules (stages/products/lift.h). */
 int preimage_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, uint32_t *bad);
+/* The same at an odd prime, over F_p (the rows bytes, entries 0..p-1): D = the matrix of d_i on
+ * the whole basis of F_{i,t} (rows x·d(h) by Milnor products mod p over the resolution's B,
+ * narrowed to the excess-kept columns when unstable; at i = 0 the augmentation's rows x·ε(h)
+ * over M_t), the RREF of [D | 0 | I], and each y reduced by the pivot rows of D, whose I parts
+ * add up to x with x·D = y. Returns 0, -1 out of memory, -2 when y_{*bad} is not in the image,
+ * -3 when a product leaves B (a profile that is not a sub-Hopf-algebra's); X is initialised
+ * only on 0. */
+int preimage_solve_p(const resolution *res, int i, deg_t t, const fpmat *Y, fpmat *X, uint32_t *bad);
+/* Predicted peak bytes of preimage_solve_p with rows y (the y, D and [D | 0 | I], a byte an
+ * entry, rows padded to 64; unstable: the rows of D before they are narrowed). */
+uint64_t preimage_solve_p_bytes(const resolution *res, int i, deg_t t, uint64_t rows);
 
 /* The quasi-inverses of zero-signature blocks preimage_by_signature builds, kept for the later
  * steps of a set of lifts into one target (mutex-protected; entries immutable once added). */
