@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """lift_p_ref.py EXTFLOW DIR N S NAME=n,s[,digits] ... — products at an odd prime by lifting
-classes to chain maps, naively and apart from stages/products/lift_p.c, printed as products.csv's rows.
+classes to chain maps, naively and apart from stages/products/lift.c, printed as products.csv's rows.
 
 Input: DIR, a resolution at an odd prime p finished through stem >= N, s >= S (its differentials
 are read through `EXTFLOW inspect`, one digit per entry); the algebra A_p and its product come
