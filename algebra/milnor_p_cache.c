@@ -153,18 +153,21 @@ static uint32_t *arena_take(milnor_p_cache *pc, size_t words)
     return w;
 }
 
-static void apply(const milnor_p_basis *A, const uint32_t *v, uint32_t c, uint8_t *out)
+/* out[map[j]] += c·v_j (map NULL: out[j]; map[j] == MILNOR_P_CACHE_DROP: not kept). */
+static inline void add_at(const milnor_p_basis *A, uint8_t *out, const uint32_t *map, uint32_t j, uint32_t v)
 {
-    uint32_t p = A->p;
-    uint64_t pdiv = A->pdiv;
-    for (uint32_t k = 1; k <= v[0]; k++) {
-        uint32_t j = v[k] >> 8, x = out[j] + c * (v[k] & 0xff);
-        out[j] = (uint8_t)(((unsigned __int128)(pdiv * x) * p) >> 64);
-    }
+    if (map && (j = map[j]) == MILNOR_P_CACHE_DROP) return;
+    uint32_t x = out[j] + v;
+    out[j] = (uint8_t)(((unsigned __int128)(A->pdiv * x) * A->p) >> 64);
 }
 
-int milnor_p_cache_mul_into(milnor_p_cache *pc, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
-                            uint8_t *out)
+static void apply(const milnor_p_basis *A, const uint32_t *v, uint32_t c, uint8_t *out, const uint32_t *map)
+{
+    for (uint32_t k = 1; k <= v[0]; k++) add_at(A, out, map, v[k] >> 8, c * (v[k] & 0xff));
+}
+
+int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
+                                uint8_t *out, const uint32_t *map)
 {
     const milnor_p_sub *B = pc->B;
     c %= B->A->p;
@@ -172,13 +175,14 @@ int milnor_p_cache_mul_into(milnor_p_cache *pc, const milnor_p_elt *X, const mil
     uint64_t key = pair_key(B->A, X, Y);
     const uint32_t *v = key ? lookup(atomic_load_explicit(&pc->table, memory_order_acquire), key) : NULL;
     if (v) {
-        apply(B->A, v, c, out);
+        apply(B->A, v, c, out, map);
         return 0;
     }
     /* the product once with coefficient 1, into a zeroed scratch vector of the target degree */
     uint8_t local[MPC_LOCAL], *scratch = local;
     uint32_t dim = B->dim[X->degree + Y->degree];
-    if (dim > MPC_LOCAL && !(scratch = calloc(dim, 1))) return milnor_p_sub_mul_into(B, X, Y, c, out);
+    if (dim > MPC_LOCAL && !(scratch = calloc(dim, 1)))
+        return map ? -2 : milnor_p_sub_mul_into(B, X, Y, c, out);
     if (dim <= MPC_LOCAL) memset(scratch, 0, dim);
     int rc = milnor_p_sub_mul_into(B, X, Y, 1, scratch);
     if (rc != 0) {
@@ -199,9 +203,14 @@ int milnor_p_cache_mul_into(milnor_p_cache *pc, const milnor_p_elt *X, const mil
         pc->n++;
     }
     pthread_mutex_unlock(&pc->lock);
-    uint32_t p = B->A->p;
     for (uint32_t j = 0; j < dim; j++)
-        if (scratch[j]) out[j] = (uint8_t)((out[j] + c * scratch[j]) % p);
+        if (scratch[j]) add_at(B->A, out, map, j, c * scratch[j]);
     if (scratch != local) free(scratch);
     return 0;
+}
+
+int milnor_p_cache_mul_into(milnor_p_cache *pc, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
+                            uint8_t *out)
+{
+    return milnor_p_cache_mul_into_map(pc, X, Y, c, out, NULL);
 }

@@ -33,6 +33,11 @@ void milnor_p_cache_free(milnor_p_cache *pc);
  * -1 when a term lies outside B); thread-safe. */
 int milnor_p_cache_mul_into(milnor_p_cache *pc, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
                             uint8_t *out);
+/* The same with out's entries moved: (X·Y)_j goes to out[map[j]], or nowhere where map[j] is
+ * MILNOR_P_CACHE_DROP (a block of a row's columns). -1 as above, -2 out of memory. */
+#define MILNOR_P_CACHE_DROP UINT32_MAX
+int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
+                                uint8_t *out, const uint32_t *map);
 /* Products kept, products computed (requests not answered from the cache) and bytes held. */
 void milnor_p_cache_stats(const milnor_p_cache *pc, uint64_t *kept, uint64_t *misses, uint64_t *bytes);
 

@@ -412,9 +412,11 @@ static const res_p_term *gen_terms(resolution *res, int src, deg_t u, uint32_t i
 
 /* Rows sel[0..n) (increasing basis indices of F_{src,t}, generators < t) of d_src into the rows
  * dst[k] of out: row = x·d(h), d(h)'s terms kept in the share (dterms_of); pc: the kept products
- * (NULL: each product computed). 0, -1 out of memory, -2 a product left B. */
+ * (NULL: each product computed). colmap (pc not NULL): out holds only some columns, column j of
+ * the row going to colmap[j] (MILNOR_P_CACHE_DROP: none). 0, -1 out of memory, -2 a product left
+ * B. */
 static int build_rows(resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t n, fpmat *out,
-                      const uint32_t *dst, milnor_p_cache *pc)
+                      const uint32_t *dst, milnor_p_cache *pc, const uint32_t *colmap)
 {
     const freemod *F = &res->F[src];
     const milnor_p_sub *B = &res->odd->B;
@@ -450,11 +452,12 @@ static int build_rows(resolution *res, int src, deg_t t, const uint32_t *sel, ui
                 int bad = 0;
                 if (!pc) bad = res_p_row_add(res, terms, nt, x, 1, row);
                 for (size_t q = 0; pc && q < nt && !bad; q++)
-                    bad = milnor_p_cache_mul_into(pc, x, terms[q].y, terms[q].c, row + terms[q].col);
+                    bad = colmap ? milnor_p_cache_mul_into_map(pc, x, terms[q].y, terms[q].c, row, colmap + terms[q].col)
+                                 : milnor_p_cache_mul_into(pc, x, terms[q].y, terms[q].c, row + terms[q].col);
                 if (bad) {
                     free(buf);
                     free(base);
-                    return -2;
+                    return bad == -2 ? -1 : -2;
                 }
             }
             off += bl;
@@ -583,7 +586,7 @@ static int zero_rows(resolution *res, int src, deg_t t, const sub_p *known, cons
     }
     if (fpmat_init(out, res->prime, n, width) != 0) return -1;
     nassau_p_share *kept_products = share_of(res);
-    return build_rows(res, src, t, sel, n, out, NULL, kept_products ? kept_products->products : NULL);
+    return build_rows(res, src, t, sel, n, out, NULL, kept_products ? kept_products->products : NULL, NULL);
 }
 
 /* Leaves a copy of the rows zero_rows made (rows NULL: none) for the other step of the pair. */
@@ -732,8 +735,10 @@ static int by_degree(const void *a, const void *b)
 }
 
 /* One signature's correction: the quasi-inverse of its block of d_{s-1} lifts the part of each
- * d(x) in its columns; x -= lift, d(x) -= d(lift). 0, or -1 out of memory. */
-static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint8_t *lift)
+ * d(x) in its columns; x -= lift, d(x) -= d(lift). The block is made on its own columns (colpos:
+ * column -> place in the block, MILNOR_P_CACHE_DROP elsewhere; restored on return), and only the
+ * rows some lift uses are made full width. 0, -1 out of memory, -2 a product left B. */
+static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint32_t *colpos)
 {
     nassau_p_state *ns = c->nsp;
     uint32_t p = c->res->prime;
@@ -746,38 +751,55 @@ static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint8_t *li
         for (uint32_t j = 0; j < nc && !wanted; j++) wanted = dx[cidx[j]] != 0;
     }
     if (!wanted) return 0;
+    nassau_p_share *sh = share_of(c->res);
+    if (!sh || !sh->products) return -1;
     fpmat rows = { 0 }, block = { 0 }, aug = { 0 };
     fpqi qi = { 0 };
     int32_t *piv = NULL;
-    uint32_t *ident = malloc(((size_t)nr + 1) * sizeof *ident);
+    uint8_t *lifts = calloc((size_t)c->n_new * nr + 1, 1);
+    uint32_t *need = malloc(((size_t)nr + 1) * sizeof *need), *sel = malloc(((size_t)nr + 1) * sizeof *sel), nneed = 0;
     int rank, rc = -1;
-    if (!ident || fpmat_init(&rows, p, nr, ns->ncols) != 0) goto out;
-    nassau_p_share *sh = share_of(c->res);
-    if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, ridx, nr, &rows, NULL, sh ? sh->products : NULL)) != 0)
-        goto out;    /* its rows */
+    for (uint32_t j = 0; j < nc; j++) colpos[cidx[j]] = j;
+    if (!lifts || !need || !sel || fpmat_init(&block, p, nr, nc) != 0) goto out;
+    if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, ridx, nr, &block, NULL, sh->products, colpos)) != 0)
+        goto out;    /* its block */
     rc = -1;
-    for (uint32_t k = 0; k < nr; k++) ident[k] = k;
-    if (gather(&block, &rows, ident, nr, cidx, nc) != 0 || fpmat_augment_identity(&aug, &block) != 0 ||
-        !(piv = malloc(sizeof *piv * ((size_t)aug.cols + 1))) || (rank = fpmat_rref(&aug, piv)) < 0 ||
-        fpmat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, &qi) != 0)
+    if (fpmat_augment_identity(&aug, &block) != 0 || !(piv = malloc(sizeof *piv * ((size_t)aug.cols + 1))) ||
+        (rank = fpmat_rref(&aug, piv)) < 0 || fpmat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, &qi) != 0)
         goto out;
+    /* each d(x)'s lift, then the rows some lift uses, full width */
     for (uint32_t a = 0; a < c->n_new; a++) {
-        uint8_t *dx = ns->dx + (size_t)a * (ns->ncols + 1), *x = c->new_gens[a].img_p;
+        const uint8_t *dx = ns->dx + (size_t)a * (ns->ncols + 1);
         int any = 0;
         for (uint32_t j = 0; j < nc; j++) any |= (y[j] = dx[cidx[j]]) != 0;
-        if (!any) continue;
-        memset(lift, 0, nr);
-        fpqi_apply(&qi, y, lift);
-        for (uint32_t i = 0; i < nr; i++)
-            if (lift[i]) {
-                uint32_t neg = p - lift[i];
+        if (any) fpqi_apply(&qi, y, lifts + (size_t)a * nr);
+    }
+    for (uint32_t i = 0; i < nr; i++) {
+        int used = 0;
+        for (uint32_t a = 0; a < c->n_new && !used; a++) used = lifts[(size_t)a * nr + i] != 0;
+        if (used) {
+            need[nneed] = i;
+            sel[nneed++] = ridx[i];
+        }
+    }
+    if (fpmat_init(&rows, p, nneed, ns->ncols) != 0) goto out;
+    if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, sel, nneed, &rows, NULL, sh->products, NULL)) != 0) goto out;
+    for (uint32_t a = 0; a < c->n_new; a++) {
+        uint8_t *dx = ns->dx + (size_t)a * (ns->ncols + 1), *x = c->new_gens[a].img_p;
+        const uint8_t *lift = lifts + (size_t)a * nr;
+        for (uint32_t k = 0; k < nneed; k++)
+            if (lift[need[k]]) {
+                uint32_t i = need[k], neg = p - lift[i];
                 x[ridx[i]] = (uint8_t)((x[ridx[i]] + neg) % p);
-                fpvec_addmul(dx, fpmat_row(&rows, i), neg, ns->ncols, p);
+                fpvec_addmul(dx, fpmat_row(&rows, k), neg, ns->ncols, p);
             }
     }
     rc = 0;
 out:
-    free(ident);
+    for (uint32_t j = 0; j < nc; j++) colpos[cidx[j]] = MILNOR_P_CACHE_DROP;
+    free(lifts);
+    free(need);
+    free(sel);
     fpmat_clear(&rows);
     fpmat_clear(&block);
     fpmat_clear(&aug);
@@ -797,16 +819,19 @@ int res_nassau_p_finish(step_ctx *c)
         /* signatures by increasing degree (ties by code); each builds its rows of d_{s-1} when
          * some d(x) has a part in its columns */
         code_deg *order = malloc(((size_t)ns->ncodes + 1) * sizeof *order);
-        uint8_t *buf = malloc((size_t)ns->ncols + ns->nrows + 2);
-        int rc = order && buf ? 0 : -1;
+        uint8_t *buf = malloc((size_t)ns->ncols + 1);
+        uint32_t *colpos = malloc(((size_t)ns->ncols + 1) * sizeof *colpos);
+        int rc = order && buf && colpos ? 0 : -1;
+        for (uint32_t j = 0; rc == 0 && j < ns->ncols; j++) colpos[j] = MILNOR_P_CACHE_DROP;
         for (uint32_t code = 0; rc == 0 && code < ns->ncodes; code++)
             order[code] = (code_deg){ sig_degree(&ns->b, res->prime, code), code };
         if (rc == 0) qsort(order, ns->ncodes, sizeof *order, by_degree);
         for (uint32_t k = 0; rc == 0 && k < ns->ncodes; k++)
             if (order[k].code != 0 && order[k].degree <= (uint64_t)t)
-                rc = correct_signature(c, order[k].code, buf, buf + ns->ncols + 1);
+                rc = correct_signature(c, order[k].code, buf, colpos);
         free(order);
         free(buf);
+        free(colpos);
         if (rc == -2) {
             res_fail(res, "Nassau step (%d,%d): a product left the algebra; this is a bug", s, t);
             return -1;

@@ -15,7 +15,8 @@
  * corrects each generator x signature by signature in
  * increasing degree by the quasi-inverse of that signature's block, x -= lift, until d(x) = 0
  * (checked), then publishes them; a signature's rows are multiplied only when some d(x) has a
- * part in its columns.
+ * part in its columns, first into its block alone (the products' entries in the signature's
+ * columns), then full width only for the rows some lift uses.
  *
  * Layout. State lives in c->nsp (struct nassau_p_state, private to nassau_p.c): the chosen B, the
  * signature code of each basis element of F_{s-1,t} (generators < t) and F_{s-2,t} (< t - 1),
