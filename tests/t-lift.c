@@ -207,11 +207,11 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
 
 /* An extra term that pushes y out of the image at row 2: Sq(R)·h0 (the first basis vector of
  * F_{1,t}) is never a cycle, since Sq(n)·Sq(1) != 0. */
-static int off_image(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
+static int off_image(void *ctx, int i, deg_t t, uint32_t k, void *y)
 {
     (void)t, (void)k;
     if (i == 2) {
-        y[0] ^= 1;
+        ((uint64_t *)y)[0] ^= 1;
         ++*(int *)ctx;
     }
     return 0;
@@ -232,7 +232,7 @@ static long maps_differ(const lift_set *a, const lift_set *b, long *cells)
 }
 
 /* The same y with an extra term that adds nothing: the maps must equal the plain lift's. */
-static int add_nothing(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
+static int add_nothing(void *ctx, int i, deg_t t, uint32_t k, void *y)
 {
     (void)i, (void)t, (void)k, (void)y;
     ++*(int *)ctx;

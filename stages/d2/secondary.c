@@ -9,7 +9,7 @@ int secondary_failed(secondary *sec)
     return latch_is_set(&sec->fail) || lift_failed(&sec->set);
 }
 
-static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y);
+static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, void *y);
 static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
 
 int secondary_init(secondary *sec, const resolution *res, const char *outdir, char *error, size_t errlen)
@@ -512,7 +512,7 @@ static int d2_intermediate(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y, c
     return rc;
 }
 
-static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y) { return d2_intermediate(ctx, i, t, k, y, NULL); }
+static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, void *y) { return d2_intermediate(ctx, i, t, k, y, NULL); }
 static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink)
 {
     return d2_intermediate(ctx, i, t, k, NULL, sink);

@@ -267,8 +267,9 @@ static int add_unit_twos(const sec_massey *m, int s, deg_t T, const fm_gen *z, c
 
 /* I(z_k), z_k the k-th generator of F_s, s = sa+sb+i, in degree T = t + ta+tb+1; y over F_{i-1}
  * in degree t, generators below t. */
-static int massey_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
+static int massey_extra(void *ctx, int i, deg_t t, uint32_t k, void *vy)
 {
+    uint64_t *y = vy;             /* p = 2: a row of words */
     sec_massey *m = ctx;
     secondary *sec = m->sec;
     const resolution *res = R(m);

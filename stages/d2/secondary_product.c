@@ -184,8 +184,9 @@ int sec_apply_row(lift_set *set, int m, int j, deg_t T, const uint64_t *row, uin
 
 /* I^f(z_k) for z_k the k-th generator of F_s, s = s0 + 1 + i, in degree T = t + t0 + 1; y over
  * G_{s-s0-2} = G_{i-1} in degree t, generators below t. */
-static int product_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y)
+static int product_extra(void *ctx, int i, deg_t t, uint32_t k, void *vy)
 {
+    uint64_t *y = vy;             /* p = 2: a row of words */
     sec_product *p = ctx;
     secondary *sec = p->sec, *unit = p->unit;
     const resolution *res = sec->res, *ures = unit->res;

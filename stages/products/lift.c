@@ -153,7 +153,6 @@ static int add_map(lift_set *set, int s0, deg_t t0, const uint8_t *coords, uint3
     if (s0 < 0 || s0 > set->src->max_s || (t0 < s0 && n) || (!module_map && n != res_ngens(set->src, s0, t0)))
         return -1;
     if (key && (!*key || strlen(key) >= sizeof set->maps[0].key || strchr(key, '/') || key[0] == '.')) return -1;
-    if (set->prime != 2 && extra) return -1;    /* no homotopies at odd p yet */
     for (uint32_t k = 0; k < n; k++)
         if (coords[k] >= set->prime) return -1;
     lift_map *nm = realloc(set->maps, ((size_t)set->nmaps + 1) * sizeof *nm);
@@ -637,17 +636,16 @@ static lift_rows plan_rows(const lift_set *set, lift_plan *p)
     return set->prime == 2 ? (lift_rows){ &p->b, NULL } : (lift_rows){ NULL, &p->bp };
 }
 
-/* Does map m have an extra term (extra at p = 2, extra_p at odd p)? */
+/* Does map m have an extra term? */
 static int has_extra(const lift_set *set, int m)
 {
-    return set->prime == 2 ? set->maps[m].extra != NULL : set->maps[m].extra_p != NULL;
+    return set->maps[m].extra != NULL;
 }
 
 /* Adds map m's extra term of generator k into y (a row over the set's field). 0, or -1. */
 static int call_extra(lift_set *set, int m, int i, deg_t t, uint32_t k, void *y)
 {
-    const lift_map *f = &set->maps[m];
-    return set->prime == 2 ? f->extra(f->extra_ctx, i, t, k, y) : f->extra_p(f->extra_ctx, i, t, k, y);
+    return set->maps[m].extra(set->maps[m].extra_ctx, i, t, k, y);
 }
 
 /* Plan: for every map with a step here, load its file, or set the bottom, or put the jobs of

@@ -62,8 +62,8 @@
  * worker over a profile's B (whose elements the codelet cannot index); the finish adds each
  * map's rows times the entries of d z. Only the solve is the prime's own: preimage_solve_p
  * (stages/products/preimage.h), the RREF of [D | 0 | I] over F_p, D the matrix of d_i on the
- * whole of F_{i,t}. A null-homotopy (Massey products) is a map with lift_map.extra_p: y = F(z)
- * − h(d z), the sign that makes d h + h d = F over F_p. A map of modules' bottom row
+ * whole of F_{i,t}. A null-homotopy (Massey products) is a map with an extra term, as at
+ * p = 2 (lift_map.extra): y = F(z) − h(d z), the sign that makes d h + h d = F over F_p. A map of modules' bottom row
  * (lift_map.bottom) is solved there too, D then the augmentation's matrix on F_{0,t} over N_t;
  * over unstable resolutions (resolve --unstable at odd p) the products land over A_p's whole
  * blocks and are narrowed to the excess-kept columns, as D is (freemod_narrow_p).
@@ -88,10 +88,13 @@
 #include "stages/rowbuild.h"
 #include "stages/rowbuild_p.h"
 
-/* Optional inhomogeneous term of a map: y ^= extra(z) before the QI, for the generator z
- * (index k) of source F_{s0+i} in degree t + t0; y has freemod_dim(F_{i-1}, t, t) bits. 0, or
- * -1 to fail the step. */
-typedef int (*lift_extra_fn)(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y);
+/* Optional inhomogeneous term of a map, at every prime: the map is a null-homotopy h of the chain
+ * map F that extra adds, y = F(z) − h_{i-1}(d z) before the solve, so that d h + h d = F (at
+ * p = 2 no sign: y ^= F(z)). extra adds F(z) for the generator z (index k) of source F_{s0+i} in
+ * degree t + t0 into y, a row over the set's field (uint64_t words at p = 2, bytes 0..p-1 at odd
+ * p) of freemod_dim(F_{i-1}, t, t) entries (F(z) is a boundary, so it has no component on the
+ * generators of degree t; a callback that can tell checks that). 0, or -1 to fail the step. */
+typedef int (*lift_extra_fn)(void *ctx, int i, deg_t t, uint32_t k, void *y);
 
 typedef struct lift_map {
     int s0;
@@ -109,13 +112,6 @@ typedef struct lift_map {
      * (stages/rowbuild.h), so the multiply codelet computes them with f(d z), on CPU or GPU
      * workers. 0, or -1 to fail the step. p = 2 only (d2's homotopy). */
     int (*extra_plan)(void *extra_ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
-    /* odd p: NULL, or the map is a null-homotopy of the chain map F that extra_p adds (set by the
-     * caller after lift_add_map, extra_ctx its context): y = F(z) − f_{i-1}(d z) over F_p, so that
-     * d h + h d = F (at p = 2 the same with no sign: lift_map.extra). extra_p adds F(z_k), z_k the
-     * k-th generator of source F_{s0+i} in degree t + t0, into y (entries 0..p-1 over
-     * freemod_dim(F_{i-1}, t, t) columns: F(z) is a boundary, so it has no component on the
-     * generators of degree t; the callback checks that). 0, or -1 after lift_fail. */
-    int (*extra_p)(void *extra_ctx, int i, deg_t t, uint32_t k, uint8_t *y);
     int (*in_region)(void *extra_ctx, int i, deg_t t);   /* NULL, or a further condition on the
                                  * steps (i, t) of this map (what its extra term reads must exist);
                                  * it must hold at (i-1, t-1) and (i, t-1) where it holds at (i, t) */

@@ -17,7 +17,7 @@ static int massey_ab_check(const lift_set *set1, int ma, const product_class *a,
 /* Appends c (len coordinates; NULL: zeros) to cs[0..*ncs). 0, or -1 out of memory. */
 static int massey_pending_push(massey_pending **cs, size_t *ncs, int n, int s, uint32_t len, const uint8_t *c);
 /* The homotopy of f_b f_c (f_c = map mc of set2) as a map of set3 with a zero bottom at
- * (sb + sc - 1, tb + tc), its context *ctx (extra_ctx; the caller sets extra or extra_p and
+ * (sb + sc - 1, tb + tc), its context *ctx (extra_ctx; the caller sets extra and
  * max_i). Its index, or -1 out of memory. */
 static int massey_add_homotopy(lift_set *set3, lift_set *set1, lift_set *set2, int mb, int mc, const product_class *b,
                                const massey_pending *c, massey_homotopy *ctx);
@@ -38,7 +38,7 @@ typedef struct massey_work {
 } massey_work;
 /* Every c's f_c from res into set1's target through level sa + sb - 1 (set2), then the homotopy
  * of f_b f_c (f_b map mb of set1) through level sa (set3), whose extra term is
- * massey_homotopy_extra (p = 2) or homotopy_extra_p (odd p); no stage files; the sets share set1's preimages where it has them. Under
+ * massey_homotopy_extra; no stage files; the sets share set1's preimages where it has them. Under
  * share a rank lifts its own c's only (k mod nranks), the others' maps wait (max_i = -1). Adds
  * the f_c to *lifts. As massey_run_set (-1 with err set, out of memory too). */
 static int massey_lift_cs(massey_work *w, const resolution *res, int mb, const product_class *b, int sa,
@@ -88,9 +88,7 @@ static int homotopy_add(massey_homotopy *h, int i, deg_t t, uint32_t k, void *y)
     return rc;
 }
 
-/* homotopy_add as lift_map.extra (p = 2) and lift_map.extra_p (odd p). */
-int massey_homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, uint64_t *y) { return homotopy_add(vctx, i, t, k, y); }
-static int homotopy_extra_p(void *vctx, int i, deg_t t, uint32_t k, uint8_t *y) { return homotopy_add(vctx, i, t, k, y); }
+int massey_homotopy_extra(void *vctx, int i, deg_t t, uint32_t k, void *y) { return homotopy_add(vctx, i, t, k, y); }
 
 /* The span of rows's rows in RREF, into *space (initialised here). 0, or -1 out of memory. */
 static int rref_rows(fieldmat *space, const fieldmat *rows)
@@ -368,7 +366,6 @@ static int massey_lift_cs(massey_work *w, const resolution *res, int mb, const p
         lift_map *h = &w->set3.maps[w->mhs[k]];
         h->max_i = mine(share, w->mhs[k]) ? sa : -1;   /* on f_c's rank (mhs[k] = mcs[k] = k) */
         h->extra = massey_homotopy_extra;
-        h->extra_p = homotopy_extra_p;
     }
     return w->ncs ? massey_run_set(&w->set3, runner, err, errlen) : 0;
 }

@@ -32,7 +32,7 @@
  *
  * Odd primes. The same construction over F_p (coordinates 0..p-1, the matrices fieldmats): the
  * homotopy satisfies d h + h d = f_b f_c, so each of its y is f_b f_c(z) − h(d z) (the lift
- * step's extra_p; at p = 2 the same with no sign), the representative is a ∘ h with no further
+ * step's extra term; at p = 2 the same with no sign), the representative is a ∘ h with no further
  * sign, and the indeterminacy's rows are in RREF with the representative reduced by them.
  */
 #ifndef EXTFLOW_MASSEY_H
@@ -100,10 +100,11 @@ typedef struct massey_homotopy {
     int sb, sc;
     deg_t tb, tc;
 } massey_homotopy;
-/* The extra term of such a homotopy at p = 2 (lift_map.extra, its ctx a massey_homotopy): y ^=
- * f_b(f_c(z)) for the k-th generator z of the source at target (i, t). The maps' cells it reads
- * must have run (checked: the home set fails otherwise). 0, or -1 after lift_fail. */
-int massey_homotopy_extra(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y);
+/* The extra term of such a homotopy at every prime (lift_map.extra, its ctx a massey_homotopy):
+ * y += f_b(f_c(z)) for the k-th generator z of the source at target (i, t), y a row over the
+ * field (lift_extra_fn). The maps' cells it reads must have run (checked: the home set fails
+ * otherwise). 0, or -1 after lift_fail. */
+int massey_homotopy_extra(void *ctx, int i, deg_t t, uint32_t k, void *y);
 
 /* sseq's massey output, one line per bracket that does not contain 0:
  * "<a, b, x_(n, s, [c])> = [rep] + {indeterminacy rows joined by ", "}". 0 or -1. */
