@@ -864,31 +864,49 @@ int pair_sigma_y_visit(const milnor_elt *b, uint32_t nb, const milnor_elt *c, co
         if (c[j].len > lenc) lenc = c[j].len;
     for (uint32_t i = 0; i < nb; i++)
         if (b[i].len > lenb) lenb = b[i].len;
-    for (int k = 0; k < (int)lenc; k++)
-        for (int n = 1; n <= (int)lenb; n++)
-            for (int m = 0; m < n; m++) {
-                int ya = m + k, yb = n + k, terms = 0, jobs = 0;
-                for (uint32_t j = 0; j < nc; j++) {
-                    milnor_elt S1 = c[j];
-                    deg_t d = target_degree[j];
+    if (!lenb || !lenc) return 0;
+    /* per k: the c_j with s_{k+1} >= 1, less e_{k+1} (taken once for every (n, m)) */
+    milnor_elt *s1 = malloc((size_t)nc * sizeof *s1);
+    uint32_t *js = malloc((size_t)nc * sizeof *js);
+    int rc = s1 && js ? 0 : -1;
+    for (int k = 0; k < (int)lenc && !rc; k++) {
+        uint32_t ns = 0;
+        for (uint32_t j = 0; j < nc; j++) {
+            s1[ns] = c[j];
+            if (sub_slot(&s1[ns], k + 1, 0)) js[ns++] = j;
+        }
+        for (int n = 1; n <= (int)lenb && ns && !rc; n++)
+            for (int m = 0; m < n && !rc; m++) {
+                int ya = m + k, yb = n + k, terms = 0, jobs = 0, any = 0;
+                /* a group no left factor meets is skipped before its terms */
+                for (uint32_t i = 0; i < nb && !any; i++) {
+                    milnor_elt R2 = b[i];
+                    any = sub_slot(&R2, n, k) && sub_slot(&R2, m, k);
+                }
+                if (!any) continue;
+                for (uint32_t x = 0; x < ns && !rc; x++) {
+                    deg_t d = target_degree[js[x]];
                     /* the target's ys[ya][yb] exists: ya < nk(d), yb < nl[ya](d) (pair_elt_init) */
-                    if (!sub_slot(&S1, k + 1, 0) || ya > log2_floor((uint32_t)d) ||
-                        d + 1 < (deg_t)(1u << ya) + 1 || yb > log2_floor((uint32_t)d + 1 - (1u << ya)))
+                    if (ya > log2_floor((uint32_t)d) || d + 1 < (deg_t)(1u << ya) + 1 ||
+                        yb > log2_floor((uint32_t)d + 1 - (1u << ya)))
                         continue;
-                    if (v->term(v->ctx, j, ya, yb, &S1) != 0) return -1;
+                    rc = v->term(v->ctx, js[x], ya, yb, &s1[x]);
                     terms++;
                 }
-                if (!terms) continue;
-                for (uint32_t i = 0; i < nb; i++) {
+                if (!terms || rc) continue;
+                for (uint32_t i = 0; i < nb && !rc; i++) {
                     milnor_elt R2 = b[i];
                     if (sub_slot(&R2, n, k) && sub_slot(&R2, m, k)) {
-                        if (v->job(v->ctx, &R2) != 0) return -1;
+                        rc = v->job(v->ctx, &R2);
                         jobs++;
                     }
                 }
-                if (v->end(v->ctx, jobs) != 0) return -1;
+                if (!rc) rc = v->end(v->ctx, jobs);
             }
-    return 0;
+    }
+    free(s1);
+    free(js);
+    return rc ? -1 : 0;
 }
 
 /* pair_sigma_y_add_all's visitor: a mul_batch whose one row is the distinct targets'
@@ -900,6 +918,7 @@ typedef struct y_into_row {
     uint32_t *tj;               /* c_j's target: tg[tj[j]] */
     size_t *tw;                 /* tg[t]'s first word in the row */
     size_t first;               /* the group's first term */
+    uint32_t *sdeg, *sidx;      /* per c_j: the last S met (its degree names k) and its index */
 } y_into_row;
 
 static int y_term(void *ctx, uint32_t j, int ya, int yb, const milnor_elt *S1)
@@ -907,7 +926,8 @@ static int y_term(void *ctx, uint32_t j, int ya, int yb, const milnor_elt *S1)
     y_into_row *y = ctx;
     const pair_elt *t = y->tg[y->tj[j]];
     uint64_t col = 64 * (y->tw[y->tj[j]] + (size_t)(t->ys[ya][yb] - t->mem));
-    return mul_batch_term(&y->mb, S1->degree, milnor_index(y->A, S1), col);
+    if (y->sdeg[j] != (uint32_t)S1->degree) y->sdeg[j] = (uint32_t)S1->degree, y->sidx[j] = milnor_index(y->A, S1);
+    return mul_batch_term(&y->mb, S1->degree, y->sidx[j], col);
 }
 
 static int y_job(void *ctx, const milnor_elt *R2)
@@ -937,11 +957,14 @@ int pair_sigma_y_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb
     y.tj = malloc((size_t)nc * sizeof *y.tj);
     y.tw = malloc((size_t)nc * sizeof *y.tw);
     deg_t *deg = malloc((size_t)nc * sizeof *deg);
+    y.sdeg = malloc((size_t)nc * sizeof *y.sdeg);
+    y.sidx = malloc((size_t)nc * sizeof *y.sidx);
     uint64_t *row = NULL;
     uint32_t nt = 0;
     size_t words = 0;
-    if (!y.tg || !y.tj || !y.tw || !deg) goto done;
+    if (!y.tg || !y.tj || !y.tw || !deg || !y.sdeg || !y.sidx) goto done;
     for (uint32_t j = 0; j < nc; j++) {
+        y.sdeg[j] = UINT32_MAX;     /* (S = c_j less e_{k+1}: its degree is |c_j| + 1 - 2^{k+1}) */
         uint32_t t = 0;
         while (t < nt && y.tg[t] != target[j]) t++;
         if (t == nt) y.tg[nt] = target[j], y.tw[nt++] = words, words += target[j]->words;
@@ -964,6 +987,8 @@ done:
     free(y.tg);
     free(y.tj);
     free(y.tw);
+    free(y.sdeg);
+    free(y.sidx);
     free(deg);
     mul_batch_clear(&y.mb);
     return rc;
