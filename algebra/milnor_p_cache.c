@@ -34,6 +34,8 @@ struct milnor_p_cache {
     uint32_t n;                         /* keys in table, <= 3/4 of cap */
     uint64_t bytes, misses;
     mpc_arena *arena;
+    _Atomic int full;                   /* the budget is spent: products are computed, not kept */
+    _Atomic uint64_t uncached;          /* products computed once full */
 };
 
 milnor_p_cache *milnor_p_cache_new(const milnor_p_sub *B, uint64_t max_bytes)
@@ -65,7 +67,7 @@ void milnor_p_cache_free(milnor_p_cache *pc)
 void milnor_p_cache_stats(const milnor_p_cache *pc, uint64_t *kept, uint64_t *misses, uint64_t *bytes)
 {
     *kept = pc ? pc->n : 0;
-    *misses = pc ? pc->misses : 0;
+    *misses = pc ? pc->misses + pc->uncached : 0;
     *bytes = pc ? pc->bytes : 0;
 }
 
@@ -117,7 +119,10 @@ static int grow(milnor_p_cache *pc)
     if (old && 4 * ((uint64_t)pc->n + 1) <= 3 * (uint64_t)old->cap) return 0;
     uint32_t ncap = old ? 2 * old->cap : 1024;
     uint64_t add = sizeof(mpc_table) + (uint64_t)ncap * sizeof(mpc_slot);
-    if (pc->bytes + add > pc->max_bytes) return -1;
+    if (pc->bytes + add > pc->max_bytes) {
+        atomic_store_explicit(&pc->full, 1, memory_order_relaxed);
+        return -1;
+    }
     mpc_table *t = calloc(1, add);
     if (!t) return -1;
     t->cap = ncap;
@@ -140,6 +145,7 @@ static uint32_t *arena_take(milnor_p_cache *pc, size_t words)
         size_t size = (MPC_ARENA_BYTES - sizeof *a) / sizeof(uint32_t);
         if (size < words) size = words;
         uint64_t add = sizeof *a + size * sizeof(uint32_t);
+        if (pc->bytes + add > pc->max_bytes) atomic_store_explicit(&pc->full, 1, memory_order_relaxed);
         if (pc->bytes + add > pc->max_bytes || !(a = malloc(add))) return NULL;
         a->next = pc->arena;
         a->used = 0;
@@ -178,6 +184,11 @@ int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const
         apply(B->A, v, c, out, map);
         return 0;
     }
+    int full = atomic_load_explicit(&pc->full, memory_order_relaxed);
+    if (full) {
+        atomic_fetch_add_explicit(&pc->uncached, 1, memory_order_relaxed);
+        if (!map) return milnor_p_sub_mul_into(B, X, Y, c, out);     /* as without a cache */
+    }
     /* the product once with coefficient 1, into a zeroed scratch vector of the target degree */
     uint8_t local[MPC_LOCAL], *scratch = local;
     uint32_t dim = B->dim[X->degree + Y->degree];
@@ -190,19 +201,19 @@ int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const
         return -1;
     }
     uint32_t n = 0;
-    for (uint32_t j = 0; j < dim; j++) n += scratch[j] != 0;
-    pthread_mutex_lock(&pc->lock);
-    pc->misses++;
+    for (uint32_t j = 0; !full && j < dim; j++) n += scratch[j] != 0;
+    if (!full) pthread_mutex_lock(&pc->lock);
     uint32_t *w;
     mpc_table *t = atomic_load_explicit(&pc->table, memory_order_relaxed);
-    if (key && dim < 1u << 24 && !lookup(t, key) && grow(pc) == 0 && (w = arena_take(pc, (size_t)n + 1))) {
+    if (!full) pc->misses++;
+    if (!full && key && dim < 1u << 24 && !lookup(t, key) && grow(pc) == 0 && (w = arena_take(pc, (size_t)n + 1))) {
         w[0] = 0;           /* an index must fit 24 bits to be packed */
         for (uint32_t j = 0; j < dim; j++)
             if (scratch[j]) w[++w[0]] = j << 8 | scratch[j];
         insert(atomic_load_explicit(&pc->table, memory_order_relaxed), key, w);
         pc->n++;
     }
-    pthread_mutex_unlock(&pc->lock);
+    if (!full) pthread_mutex_unlock(&pc->lock);
     for (uint32_t j = 0; j < dim; j++)
         if (scratch[j]) add_at(B->A, out, map, j, c * scratch[j]);
     if (scratch != local) free(scratch);

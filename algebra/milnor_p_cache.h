@@ -16,7 +16,8 @@
  * twice larger copy while the old one stays readable until the cache is freed; writers insert
  * under one mutex. Values never change once inserted. The whole cache (tables, the old ones
  * included, and values) stays under the byte budget given at creation: past it, products are
- * computed and not kept.
+ * computed and not kept, and a request the table cannot answer costs the product alone, as
+ * without a cache (no scratch vector, no lock).
  */
 #ifndef EXTFLOW_MILNOR_P_CACHE_H
 #define EXTFLOW_MILNOR_P_CACHE_H
