@@ -65,9 +65,9 @@ int sec_batch_gen_begin(sec_batch *b, uint32_t g, const freemod *Y, deg_t top)
     if (!b->first) return -1;
     for (deg_t w = 1; w <= top; w++) b->first[w] = b->first[w - 1] + (w - 1 <= Y->max_t ? Y->ngens[w - 1] : 0);
     b->ndense = b->first[top];
-    b->dense = malloc(((size_t)b->ndense + 1) * sizeof *b->dense);
+    b->dense = malloc((2 * (size_t)b->ndense + 1) * sizeof *b->dense);     /* targets, then their twins */
     if (!b->dense) return -1;
-    memset(b->dense, 0xff, ((size_t)b->ndense + 1) * sizeof *b->dense);
+    memset(b->dense, 0xff, (2 * (size_t)b->ndense + 1) * sizeof *b->dense);
     return 0;
 }
 
@@ -106,9 +106,10 @@ int sec_batch_group(sec_batch *b, const milnor_elt *bs, uint32_t nb, const milno
                     uint32_t nc, int times)
 {
     size_t first = b->nterms;
-    for (uint32_t j = 0; j < nc; j++)
-        for (int r = 0; r < times; r++)
-            if (push_term(b, &cs[j], ids[j]) != 0) return -1;
+    for (uint32_t j = 0; j < nc; j++) {     /* taken 3 times: once, into the target's twin */
+        if (times == 3) b->dense[b->ndense + ids[j]] = 0;
+        if (push_term(b, &cs[j], times == 3 ? b->ndense + ids[j] : ids[j]) != 0) return -1;
+    }
     for (uint32_t i = 0; i < nb && b->nterms > first; i++)
         if (push_job(b, &bs[i], first) != 0) return -1;
     return 0;
@@ -128,6 +129,7 @@ static int y_plan_term(void *ctx, uint32_t j, int ya, int yb, const milnor_elt *
     y_plan *y = ctx;
     sec_batch *b = y->b;
     uint32_t r = y->real[j];
+    if (b->tg[r].ya == SEC_TWIN) r = (uint32_t)b->tg[r].real;
     int32_t *p = &y->plane[((size_t)(r - y->t0) * PAIR_MAX_K + (size_t)ya) * PAIR_MAX_K + (size_t)yb];
     if (*p < 0) {
         if (b->ntg == b->tgcap && grow((void **)&b->tg, &b->tgcap, sizeof *b->tg) != 0) return -1;
@@ -205,6 +207,14 @@ int sec_batch_gen_end(sec_batch *b, const freemod *Y)
             if (b->ntg == b->tgcap && grow((void **)&b->tg, &b->tgcap, sizeof *b->tg) != 0) return -1;
             b->dense[d] = (uint32_t)b->ntg;
             b->tg[b->ntg++] = (sec_target){ w, i, b->top - w, 0, -1, 0, 0 };
+        }
+    for (deg_t w = 0; w < b->top; w++)                  /* the twins, after every target */
+        for (uint32_t i = 0; i < (w <= Y->max_t ? Y->ngens[w] : 0); i++) {
+            uint32_t d = b->first[w] + i;
+            if (b->dense[b->ndense + d] == UINT32_MAX) continue;
+            if (b->ntg == b->tgcap && grow((void **)&b->tg, &b->tgcap, sizeof *b->tg) != 0) return -1;
+            b->dense[b->ndense + d] = (uint32_t)b->ntg;
+            b->tg[b->ntg++] = (sec_target){ w, i, b->top - w, 0, (int32_t)b->dense[d], SEC_TWIN, 0 };
         }
     for (size_t k = b->term0; k < b->nterms; k++) b->term_tg[k] = b->dense[b->term_tg[k]];
     b->gen_tg[b->cur + 1] = (uint32_t)b->ntg;
@@ -300,8 +310,9 @@ static pair_elt *gen_y(sec_batch *b, uint32_t g)
                    b->term_tg[first + c1] == b->term_tg[first + c])
                 c1++;
             if ((c1 - c) % 2) {
+                const sec_target *to = &b->tg[b->term_tg[first + c]];      /* a twin's into its target */
                 cs[n] = A->elts[tm->s_deg][tm->s_idx];
-                pt[n++] = &e[b->term_tg[first + c] - t0];
+                pt[n++] = &e[(to->ya == SEC_TWIN ? (uint32_t)to->real : b->term_tg[first + c]) - t0];
             }
             c = c1;
         }
@@ -338,7 +349,7 @@ static int planned_y(sec_batch *b, uint32_t g, uint32_t k)
         if (b->tg[t0 + t].real < 0 && pair_elt_init(&e[t], A, b->tg[t0 + t].degree) != 0) return -1;
     for (uint32_t t = 0; t < nt; t++) {
         const sec_target *p = &b->tg[t0 + t];
-        if (p->real < 0) continue;
+        if (p->real < 0 || p->ya == SEC_TWIN) continue;
         pair_elt *into = &e[(uint32_t)p->real - t0];
         const uint64_t *ones = b->chunk_row[k] + p->word;
         for (size_t w = 0; w < words_of(A->dim[p->degree]); w++) into->ys[p->ya][p->yb][w] ^= ones[w];
@@ -349,8 +360,11 @@ static int planned_y(sec_batch *b, uint32_t g, uint32_t k)
 static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
 {
     const milnor_basis *A = b->A;
-    int rc = 0;
-    uint32_t k = 0;                                     /* the chunk of generator g */
+    uint32_t maxnt = 0, k = 0;                          /* k: the chunk of generator g */
+    for (uint32_t g = 0; g < b->ngens; g++)
+        if (b->gen_tg[g + 1] - b->gen_tg[g] > maxnt) maxnt = b->gen_tg[g + 1] - b->gen_tg[g];
+    uint32_t *tw_of = malloc((maxnt + 1) * sizeof *tw_of);     /* a target's twin, or UINT32_MAX */
+    int rc = tw_of ? 0 : -1;
     for (uint32_t g = 0; g < b->ngens && !rc; g++) {
         while (k < b->nchunks && g >= b->chunk_gen[k + 1]) k++;
         uint32_t t0 = b->gen_tg[g], nt = b->gen_tg[g + 1] - t0;
@@ -361,18 +375,26 @@ static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
             break;
         }
         pair_elt *e = b->ye[g];
-        /* ones and twos from the chunk's row: the ones must have cancelled */
+        /* ones and twos from the chunk's row, each twin's x taken as -x = (ones, twos ^ ones) and
+         * added in Z/4: the ones must have cancelled */
+        for (uint32_t t = 0; t < nt; t++) tw_of[t] = UINT32_MAX;
+        for (uint32_t t = 0; t < nt; t++)
+            if (b->tg[t0 + t].ya == SEC_TWIN) tw_of[(uint32_t)b->tg[t0 + t].real - t0] = t;
         for (uint32_t t = 0; t < nt && !rc; t++) {
-            if (b->tg[t0 + t].real >= 0) continue;      /* a Y plane: in its target already */
+            if (b->tg[t0 + t].real >= 0) continue;      /* a Y plane: in its target already; a twin */
             const uint64_t *ones = b->chunk_row[k] + b->tg[t0 + t].word, *twos = ones + b->twos_at[k];
+            const uint64_t *o3 = tw_of[t] == UINT32_MAX ? NULL : b->chunk_row[k] + b->tg[t0 + tw_of[t]].word;
             size_t nw = words_of(A->dim[b->tg[t0 + t].degree]);
-            for (size_t w = 0; w < nw; w++)
-                if (ones[w]) rc = -2;
+            for (size_t w = 0; w < nw; w++) {
+                uint64_t o = ones[w], tw = twos[w];
+                if (o3) tw ^= o3[w + b->twos_at[k]] ^ o3[w] ^ (o & o3[w]), o ^= o3[w];
+                if (o) rc = -2;
+                e[t].twos[w] = tw;
+            }
             if (rc) {
                 *bad_gen = g;
                 break;
             }
-            memcpy(e[t].twos, twos, nw * sizeof *twos);
         }
         for (uint32_t t = 0; t < nt && !rc; t++) {
             if (b->tg[t0 + t].real >= 0 || pair_elt_is_zero(&e[t])) continue;
@@ -386,6 +408,7 @@ static int batch_finish(sec_batch *b, sec_composite *out, uint32_t *bad_gen)
             memset(&e[t], 0, sizeof e[t]);
         }
     }
+    free(tw_of);
     if (rc)
         for (uint32_t g = 0; g < b->ngens; g++) {
             for (uint32_t t = 0; t < out[g].n; t++) pair_elt_clear(&out[g].terms[t].e);

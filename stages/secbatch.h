@@ -15,7 +15,9 @@
  * the ones planes of its generators' targets end to end (target k at word `word`), then the
  * twos planes in the same order, twos_at words after the first; a term's column is 64 times
  * its target's word. The rows start at zero, and every job of a chunk adds into the chunk's one
- * row (stride 0). A product taken 3 times (-1 mod 4, a secondary product) is its term 3 times.
+ * row (stride 0). A product taken 3 times (-1 mod 4, a secondary product) is its term once, into
+ * its target's TWIN (a target of its own, after all of the generator's others): the finish adds
+ * -x = 3x of the twin's x into the target, in Z/4.
  */
 #ifndef EXTFLOW_SECBATCH_H
 #define EXTFLOW_SECBATCH_H
@@ -43,10 +45,12 @@ typedef struct sec_target {
     deg_t degree;               /* of its pair element: top - w (a Y plane: that plane's degree) */
     uint64_t word;              /* its ones plane's first word in its chunk's row (sec_batch_cut) */
     int32_t real;               /* -1; or a Y plane (sec_batch_plan_y): the index in tg of the
-                                 * target whose ys[ya][yb] its ones plane is added into */
+                                 * target whose ys[ya][yb] its ones plane is added into; or a twin
+                                 * (ya = SEC_TWIN): the target it is added into 3 times */
     int8_t ya, yb;
 } sec_target;
 
+#define SEC_TWIN (-1)
 typedef struct sec_batch {
     const milnor_basis *A;
     int s;
