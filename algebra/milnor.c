@@ -563,25 +563,31 @@ void milnor_mul_batch_search(const milnor_basis *A, const milnor_row_job *jobs, 
 #define LANES 16
 typedef uint16_t v16u __attribute__((vector_size(2 * LANES)));
 
-/* One job's terms in lanes: s[c * W + n - 1] = lane vector of s_n for chunk c. */
+/* One job's terms in lanes, built once per term list and read in place by every job of the
+ * list: groups of LGROUP terms (64: one AVX-512 test, four AVX2 chunks), each group W + 1 rows
+ * of LGROUP 16-bit lanes, s[(g * (W + 1) + n) * LGROUP + k] = s_n of term g * LGROUP + k; row 0
+ * and the entries past a term's length (or past the last term) are zero. */
+#define LGROUP (4 * LANES)
 typedef struct lane_terms {
     uint32_t first, count;          /* the term range they were built from */
-    uint32_t nchunks, slen;         /* slen: longest S */
+    uint32_t ngroups, slen;         /* slen: longest S */
     uint32_t smax[MD];
     int64_t maxdeg;
-    v16u *s;
-    uint16_t *valid;                /* per chunk: bit k = lane k holds a term */
-    size_t cap;
+    uint16_t *s;
+    uint64_t *valid;                /* per group: bit k = lane k holds a term */
+    size_t cap;                     /* groups allocated */
 } lane_terms;
+
+#define LT_ROWS(L, g) ((L)->s + (size_t)(g) * (W + 1) * LGROUP)
 
 static int lane_terms_build(lane_terms *L, const milnor_basis *A, const milnor_term *terms,
                             uint32_t first, uint32_t count)
 {
-    uint32_t nch = (count + LANES - 1) / LANES;
-    if (nch > L->cap) {
-        size_t cap = nch * 2;
-        v16u *s = aligned_alloc(sizeof(v16u), cap * W * sizeof *s);
-        uint16_t *valid = malloc(cap * sizeof *valid);
+    uint32_t ng = (count + LGROUP - 1) / LGROUP;
+    if (ng > L->cap) {
+        size_t cap = ng * 2;
+        uint16_t *s = aligned_alloc(64, cap * (W + 1) * LGROUP * sizeof *s);
+        uint64_t *valid = malloc(cap * sizeof *valid);
         if (!s || !valid) { free(s); free(valid); return -1; }
         free(L->s);
         free(L->valid);
@@ -591,21 +597,22 @@ static int lane_terms_build(lane_terms *L, const milnor_basis *A, const milnor_t
     }
     L->first = first;
     L->count = count;
-    L->nchunks = nch;
+    L->ngroups = ng;
     L->slen = 0;
     L->maxdeg = 0;
     memset(L->smax, 0, sizeof L->smax);
-    memset(L->s, 0, (size_t)nch * W * sizeof *L->s);
-    for (uint32_t c = 0; c < nch; ++c) L->valid[c] = 0;
+    memset(L->s, 0, (size_t)ng * (W + 1) * LGROUP * sizeof *L->s);
+    for (uint32_t g = 0; g < ng; ++g) L->valid[g] = 0;
     for (uint32_t k = 0; k < count; ++k) {
         const milnor_term *tm = &terms[first + k];
         const milnor_elt *S = &A->elts[tm->s_deg][tm->s_idx];
-        uint32_t c = k / LANES, lane = k % LANES;
-        L->valid[c] |= (uint16_t)(1u << lane);
+        uint32_t g = k / LGROUP, lane = k % LGROUP;
+        uint16_t *rows = LT_ROWS(L, g) + lane;
+        L->valid[g] |= (uint64_t)1 << lane;
         if (S->len > L->slen) L->slen = S->len;
         if (S->degree > L->maxdeg) L->maxdeg = S->degree;
         for (uint32_t n = 0; n < S->len; ++n) {
-            L->s[c * W + n][lane] = (uint16_t)S->r[n];
+            rows[(n + 1) * LGROUP] = (uint16_t)S->r[n];
             if (S->r[n] > L->smax[n + 1]) L->smax[n + 1] = S->r[n];
         }
     }
@@ -658,8 +665,11 @@ static inline int all_zero(const v16u *v)
  * the most), whose level runs without branches: every candidate is stored, and the count moves
  * on for those that pass. A row's choices depend on i, r_i and the bounds only, and consecutive
  * jobs share their terms (the rows Sq(R)·g of one g), so they are kept per (i, r_i) until the
- * terms change (in stem 110's chunks 28% of the rows, 60% of the choices, are new). A row of
- * more than ROW_CHOICES_MAX choices sends its job to the search.
+ * bounds change (in stem 110's chunks 28% of the rows, 60% of the choices, are new). A new
+ * term list with the bounds of the last keeps them: d2's intermediates come as lists of ~25
+ * terms, a new list every few jobs, and consecutive lists often have the same bounds (over
+ * stem 60, s <= 32, d2's instructions x0.964). A row of more than ROW_CHOICES_MAX choices
+ * sends its job to the search.
  *
  * The set of halves is that of the cell-by-cell search it replaces (docs/perf.md "The
  * R-halves' enumeration, row by row"), only in another order, and the XOR of the hits does
@@ -903,21 +913,24 @@ static inline void half_hits(const milnor_basis *A, const milnor_elt *R, const r
     }
 }
 
-/* row ^= Sq(R)·(its terms) through the halves h[0..nh), 16 terms at a time. */
+/* row ^= Sq(R)·(its terms) through the halves h[0..nh), 16 terms at a time (the list's
+ * vectors read in place). */
 static void job_by_halves(const milnor_basis *A, const milnor_elt *R, const rhalf *h, long nh,
                           const lane_terms *L, const milnor_term *terms, uint64_t *row)
 {
+    static const v16u lane_bit = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768};
     const int slen = (int)L->slen;
-    for (uint32_t c = 0; c < L->nchunks; ++c) {
-        v16u sv[2 * MD], valid;
-        memset(sv, 0, sizeof sv);
-        memcpy(sv + 1, L->s + (size_t)c * W, (size_t)slen * sizeof *sv);
-        for (int k = 0; k < LANES; ++k) valid[k] = (uint16_t)-(L->valid[c] >> k & 1);
+    const uint32_t nchunks = (L->count + LANES - 1) / LANES;
+    for (uint32_t c = 0; c < nchunks; ++c) {
+        const uint16_t *base = LT_ROWS(L, c / 4) + (c % 4) * LANES;
+        const v16u *sv = (const v16u *)base;    /* sv[n * 4]: s_n of the chunk's 16 terms */
+        const uint16_t m = (uint16_t)(L->valid[c / 4] >> (c % 4 * LANES));
+        const v16u valid = (v16u)((((v16u){0} + m) & lane_bit) != 0);
         for (long x = 0; x < nh; ++x) {
             const rhalf *hx = &h[x];
             v16u ok = valid;
             for (int n = 1; n <= RH_ND(hx); ++n) {
-                v16u b = sv[n];
+                v16u b = sv[n * (LGROUP / LANES)];
                 v16u cc = (v16u){0} + RH_CS(hx, n);
                 v16u mm = (v16u){0} + RH_MK(hx, n);
                 ok &= (v16u)(b >= cc);
@@ -925,8 +938,7 @@ static void job_by_halves(const milnor_basis *A, const milnor_elt *R, const rhal
                 if (all_zero(&ok)) break;
             }
             uint32_t bits = lane_bits(&ok);
-            if (bits) half_hits(A, R, hx, (const uint16_t *)sv, LANES, slen, bits,
-                                &terms[L->first + c * LANES], row);
+            if (bits) half_hits(A, R, hx, base, LGROUP, slen, bits, &terms[L->first + c * LANES], row);
         }
     }
 }
@@ -944,21 +956,15 @@ static void job_by_halves(const milnor_basis *A, const milnor_elt *R, const rhal
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_AVX512 1
 #include <immintrin.h>
-#define GROUP (4 * LANES)
+#define GROUP LGROUP
 __attribute__((target("avx2,bmi,bmi2,avx512f,avx512bw")))
 static void job_by_halves_avx512(const milnor_basis *A, const milnor_elt *R, const rhalf *h, long nh,
                                  const lane_terms *L, const milnor_term *terms, uint64_t *row)
 {
     const int slen = (int)L->slen;
-    for (uint32_t c = 0; c < L->nchunks; c += GROUP / LANES) {
-        uint16_t sv[2 * MD][GROUP] __attribute__((aligned(64)));   /* sv[n][k]: s_n of term c * 16 + k */
-        uint64_t valid = 0;
-        memset(sv, 0, sizeof sv);
-        for (uint32_t q = 0; q < GROUP / LANES && c + q < L->nchunks; ++q) {
-            valid |= (uint64_t)L->valid[c + q] << (LANES * q);
-            for (int n = 1; n <= slen; ++n)
-                memcpy(&sv[n][LANES * q], &L->s[(size_t)(c + q) * W + n - 1], sizeof(v16u));
-        }
+    for (uint32_t g = 0; g < L->ngroups; ++g) {
+        const uint16_t(*sv)[GROUP] = (const uint16_t(*)[GROUP])LT_ROWS(L, g);  /* sv[n][k]: s_n of term g * 64 + k */
+        const uint64_t valid = L->valid[g];
         for (long x = 0; x < nh; ++x) {
             const rhalf *hx = &h[x];
             __mmask32 lo = (__mmask32)valid, hi = (__mmask32)(valid >> 32);
@@ -972,7 +978,7 @@ static void job_by_halves_avx512(const milnor_basis *A, const milnor_elt *R, con
                 if (!(lo | hi)) break;
             }
             uint64_t bits = (uint64_t)lo | (uint64_t)hi << 32;
-            if (bits) half_hits(A, R, hx, sv[0], GROUP, slen, bits, &terms[L->first + c * LANES], row);
+            if (bits) half_hits(A, R, hx, sv[0], GROUP, slen, bits, &terms[L->first + g * GROUP], row);
         }
     }
 }
@@ -1023,8 +1029,11 @@ static void batch_dispatch(const milnor_basis *A, const milnor_row_job *jobs, si
         long nh = -1;
         if (job->n_terms >= min_terms && job->n_terms > 0) {
             if (L.first != job->first_term || L.count != job->n_terms) {
-                hrows_clear(&H);                    /* the rows' choices follow the bounds */
+                uint32_t smax[MD];                  /* the rows' choices follow the bounds */
+                const int64_t maxdeg = L.maxdeg;
+                memcpy(smax, L.smax, sizeof smax);
                 if (lane_terms_build(&L, A, terms, job->first_term, job->n_terms) < 0) L.first = UINT32_MAX;
+                if (L.first == UINT32_MAX || maxdeg != L.maxdeg || memcmp(smax, L.smax, sizeof smax)) hrows_clear(&H);
             }
             if (L.first != UINT32_MAX)
                 for (;;) {                          /* grow the scratch up to max_halves */
