@@ -80,11 +80,14 @@ ok $? "bench/oddp-device S_3 40 12 60 --algorithm standard: its log, and its tab
 BIN=$EXTFLOW OUT="$TMP/o2" DEV_WORK="$TMP/w2" bench/secondary-device 30 12 60 >/dev/null 2>&1
 rc=$?
 mkdir "$TMP/h2" && $EXTFLOW resolve --stem 30 --max-s 12 --out "$TMP/h2/r" --quiet && $EXTFLOW d2 "$TMP/h2/r" --quiet &&
-    $EXTFLOW d2 "$TMP/h2/r" --product h0 --quiet && $EXTFLOW massey "$TMP/h2/r" --a h2 --b h3 --secondary --quiet &&
+    cp -r "$TMP/h2/r" "$TMP/h2/p" && $EXTFLOW d2 "$TMP/h2/p" --product h0 --quiet &&
+    cp -r "$TMP/h2/r" "$TMP/h2/m" && $EXTFLOW massey "$TMP/h2/m" --a h2 --b h3 --secondary --quiet &&
     $EXTFLOW massey "$TMP/h2/r" --a h3 --b h0_4=0,4 --secondary --quiet
 [ $rc -eq 0 ] && [ "$(grep -c ': rc 0; wall ' "$TMP/o2/secondary-30.txt")" -eq 5 ] &&
+    diff -r -x .lock -x run.json -x '*.log' "$TMP/h2/p" "$TMP/w2/d2-h0-1" >/dev/null &&
+    diff -r -x .lock -x run.json -x '*.log' "$TMP/h2/m" "$TMP/w2/massey-h2-h3-1" >/dev/null &&
     diff -r -x .lock -x run.json -x '*.log' "$TMP/h2/r" "$TMP/w2/massey-h3-h0_4-1" >/dev/null
-ok $? "bench/secondary-device 30 12 60: five lines timed, the last directory as the five commands leave one"
+ok $? "bench/secondary-device 30 12 60: five lines timed, each operation's directory as the commands on a copy of d2's leave one"
 printf 'reps two\na %s --stem 10\n' "$EXTFLOW" >"$TMP/bad.plan"
 OUT="$TMP/bad" bench/device-plan "$TMP/bad.plan" 2>"$TMP/bad.err"
 [ $? -eq 2 ] && grep -q 'bad.plan:1: reps takes one positive number' "$TMP/bad.err" && [ ! -e "$TMP/bad" ]
