@@ -171,10 +171,11 @@ static const uint64_t *img_h(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
     return sec_map_row(&c->m->hs, 0, c->level, u - c->m->ta - c->m->tb, g1, bits);
 }
 
+/* C at (s, T) is read by H's steps whose source is F_{s+1} (massey_extra): none at the top s. */
 static int needs(const void *ctx, int s, deg_t T)
 {
     const sec_massey *m = ctx;
-    return s >= m->sa + m->sb && s <= R(m)->max_s && done(m, s, T) && ngens(m, s, T) &&
+    return s >= m->sa + m->sb && s + 1 <= R(m)->max_s && done(m, s, T) && ngens(m, s, T) &&
            T - m->ta - m->tb >= s - m->sa - m->sb;
 }
 
