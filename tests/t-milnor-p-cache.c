@@ -1,0 +1,174 @@
+/* t-milnor-p-cache.c — TAP tests of the odd-p product cache (algebra/milnor_p_cache.c) against
+ * the product it keeps (milnor_p_sub_mul_into, itself checked by t-milnor-p): for p = 3 and 5,
+ * over the whole algebra and over a sub-Hopf-algebra (no Q_0, r_1 = 0: y1_3's), random pairs
+ * (X, Y) of B asked for several times each (the first request computes, the others read the kept
+ * vector) with random coefficients added onto random rows (out[j] += c·(X·Y)_j, not a store);
+ * the mapped form (entries moved by a column map, some dropped) against the product then moved;
+ * budgets too small for the table and just past one arena block (products computed, not kept,
+ * the answers the same, the bytes held never past the budget); four threads asking for the same pairs at once while the
+ * table grows. Env: SEED (default time). */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "algebra/milnor_p.h"
+#include "algebra/milnor_p_cache.h"
+#include "tests/tap.h"
+
+#define NPAIRS 1200
+#define ASKS 3
+#define NTHREADS 4
+
+static uint64_t rng;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+typedef struct pair { const milnor_p_elt *x, *y; uint32_t c; } pair;
+
+/* NPAIRS random pairs of B with |X| + |Y| <= max (elements of a non-empty degree). */
+static void random_pairs(const milnor_p_sub *B, deg_t max, pair *out)
+{
+    for (int k = 0; k < NPAIRS;) {
+        deg_t dx = (deg_t)(next_rand() % (uint64_t)(max + 1)), dy = (deg_t)(next_rand() % (uint64_t)(max + 1 - dx));
+        if (!B->dim[dx] || !B->dim[dy]) continue;
+        out[k].x = milnor_p_sub_elt(B, dx, (uint32_t)(next_rand() % B->dim[dx]));
+        out[k].y = milnor_p_sub_elt(B, dy, (uint32_t)(next_rand() % B->dim[dy]));
+        out[k].c = 1 + (uint32_t)(next_rand() % (B->A->p - 1));
+        ++k;
+    }
+}
+
+/* Every pair asked ASKS times from pc (mapped through a random map when mapped), each answer
+ * against milnor_p_sub_mul_into onto the same random start row. Returns the pairs that differed. */
+static int check_pairs(milnor_p_cache *pc, const milnor_p_sub *B, const pair *pairs, int mapped)
+{
+    uint32_t p = B->A->p;
+    int bad = 0;
+    for (int ask = 0; ask < ASKS; ++ask)
+        for (int k = 0; k < NPAIRS; ++k) {
+            deg_t d = pairs[k].x->degree + pairs[k].y->degree;
+            uint32_t n = B->dim[d], width = n + 3;
+            uint8_t *got = malloc(width), *want = malloc(width), *prod = calloc(n ? n : 1, 1);
+            uint32_t *map = malloc((n ? n : 1) * sizeof *map);
+            if (!got || !want || !prod || !map) bail("out of memory");
+            for (uint32_t j = 0; j < width; ++j) got[j] = want[j] = (uint8_t)(next_rand() % p);
+            for (uint32_t j = 0; j < n; ++j) map[j] = next_rand() % 5 == 0 ? MILNOR_P_CACHE_DROP : (uint32_t)(next_rand() % width);
+            int rw = milnor_p_sub_mul_into(B, pairs[k].x, pairs[k].y, pairs[k].c, prod);
+            for (uint32_t j = 0; j < n; ++j) {
+                uint32_t to = mapped ? map[j] : j;
+                if (to != MILNOR_P_CACHE_DROP) want[to] = (uint8_t)((want[to] + prod[j]) % p);
+            }
+            int rg = mapped ? milnor_p_cache_mul_into_map(pc, pairs[k].x, pairs[k].y, pairs[k].c, got, map)
+                            : milnor_p_cache_mul_into(pc, pairs[k].x, pairs[k].y, pairs[k].c, got);
+            bad += rg != rw || memcmp(got, want, width) != 0;
+            free(got), free(want), free(prod), free(map);
+        }
+    return bad;
+}
+
+typedef struct worker { milnor_p_cache *pc; const milnor_p_sub *B; const pair *pairs; uint64_t seed; int bad; } worker;
+
+static void *hammer(void *arg)
+{
+    worker *w = arg;
+    uint32_t p = w->B->A->p;
+    for (int round = 0; round < 4 * NPAIRS; ++round) {
+        w->seed = w->seed * 6364136223846793005ull + 1442695040888963407ull;
+        const pair *q = &w->pairs[(w->seed >> 33) % NPAIRS];
+        uint32_t n = w->B->dim[q->x->degree + q->y->degree];
+        uint8_t *got = calloc(n ? n : 1, 1), *want = calloc(n ? n : 1, 1);
+        if (!got || !want) { w->bad++; free(got), free(want); continue; }
+        int rw = milnor_p_sub_mul_into(w->B, q->x, q->y, q->c, want);
+        int rg = milnor_p_cache_mul_into(w->pc, q->x, q->y, q->c, got);
+        for (uint32_t j = 0; j < n; ++j) want[j] %= p;
+        w->bad += rg != rw || (n && memcmp(got, want, n) != 0);
+        free(got), free(want);
+    }
+    return NULL;
+}
+
+static void check_sub(const milnor_p_basis *A, const milnor_p_profile *pr, const char *name)
+{
+    milnor_p_sub B;
+    if (milnor_p_sub_init(&B, A, pr) != 0) bail("milnor_p_sub_init failed");
+    pair pairs[NPAIRS];
+    random_pairs(&B, A->max_degree, pairs);
+    uint64_t kept, misses, bytes;
+
+    milnor_p_cache *pc = milnor_p_cache_new(&B, (uint64_t)64 << 20);
+    if (!pc) bail("out of memory");
+    int bad = check_pairs(pc, &B, pairs, 0);
+    milnor_p_cache_stats(pc, &kept, &misses, &bytes);
+    ok(bad == 0 && kept > 0 && misses <= NPAIRS && bytes <= (uint64_t)64 << 20,
+       "p = %u, %s: %d pairs asked %d times each, every answer out[j] += c(X.Y)_j as the product gives "
+       "(%d differ); %llu kept, %llu computed", A->p, name, NPAIRS, ASKS, bad, (unsigned long long)kept,
+       (unsigned long long)misses);
+    bad = check_pairs(pc, &B, pairs, 1);
+    ok(bad == 0, "p = %u, %s: the mapped form (entries moved by a column map, a fifth dropped) as the product "
+       "moved (%d differ)", A->p, name, bad);
+    milnor_p_cache_free(pc);
+
+    static const uint64_t BUDGETS[] = { 2048, 96 << 10 };   /* below a table; a table and one arena block */
+    for (int b = 0; b < 2; ++b) {
+        pc = milnor_p_cache_new(&B, BUDGETS[b]);
+        if (!pc) bail("out of memory");
+        bad = check_pairs(pc, &B, pairs, 0) + check_pairs(pc, &B, pairs, 1);
+        milnor_p_cache_stats(pc, &kept, &misses, &bytes);
+        ok(bad == 0 && bytes <= BUDGETS[b] && (b > 0 ? kept > 0 : misses > NPAIRS),
+           "p = %u, %s: a %llu-byte budget: the same answers (%d differ), %llu bytes held, %llu kept, %llu products "
+           "computed", A->p, name, (unsigned long long)BUDGETS[b], bad, (unsigned long long)bytes,
+           (unsigned long long)kept, (unsigned long long)misses);
+        milnor_p_cache_free(pc);
+    }
+
+    pc = milnor_p_cache_new(&B, (uint64_t)64 << 20);
+    if (!pc) bail("out of memory");
+    worker w[NTHREADS];
+    pthread_t th[NTHREADS];
+    for (int i = 0; i < NTHREADS; ++i) {
+        w[i] = (worker){ pc, &B, pairs, next_rand() | 1, 0 };
+        if (pthread_create(&th[i], NULL, hammer, &w[i]) != 0) bail("pthread_create failed");
+    }
+    bad = 0;
+    for (int i = 0; i < NTHREADS; ++i) {
+        pthread_join(th[i], NULL);
+        bad += w[i].bad;
+    }
+    milnor_p_cache_stats(pc, &kept, &misses, &bytes);
+    ok(bad == 0 && kept > 0 && kept <= NPAIRS, "p = %u, %s: %d threads asking for the same pairs at once while the "
+       "table grows: every answer the product's (%d differ), %llu kept", A->p, name, NTHREADS, bad,
+       (unsigned long long)kept);
+    milnor_p_cache_free(pc);
+    milnor_p_sub_clear(&B);
+}
+
+int main(void)
+{
+    const char *seed = getenv("SEED");
+    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
+    if (!rng) rng = 1;
+    diag("seed=%llu", (unsigned long long)rng);
+    plan_lazy();
+    static const struct { uint32_t p; deg_t n; } CASES[] = { { 3, 120 }, { 5, 240 } };
+    for (size_t c = 0; c < sizeof CASES / sizeof *CASES; ++c) {
+        milnor_p_basis A;
+        if (milnor_p_basis_init(&A, CASES[c].p, CASES[c].n) != 0) bail("milnor_p_basis_init failed");
+        milnor_p_profile pr = milnor_p_profile_full();
+        check_sub(&A, &pr, "the whole algebra");
+        pr.qmask = ~1u;
+        pr.len = 1;
+        pr.h[0] = 0;
+        check_sub(&A, &pr, "no Q_0, no P(r_1 > 0)");
+        milnor_p_basis_clear(&A);
+    }
+    done_testing();
+    return tap_failed != 0;
+}
