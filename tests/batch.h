@@ -1,6 +1,6 @@
-/* batch.h — what the Milnor-product tests share: the seeded xorshift generator (env SEED),
- * batches of row jobs and terms (milnor_row_job, milnor_term) with their common builders, the
- * flat basis, and the CPU's reference rows. Header-only (static inline), like tap.h.
+/* batch.h — what the Milnor-product tests share: the seeded generator of tests/rng.h, batches
+ * of row jobs and terms (milnor_row_job, milnor_term) with their common builders, the flat
+ * basis, and the CPU's reference rows. Header-only (static inline), like tap.h.
  * Used by t-milnor.c, t-pair-algebra.c, t-milnor-cuda.c, t-pair-cuda.c, t-pair-search.c and
  * t-milnor-sched.c; each keeps its own batch shapes and checks. */
 #ifndef EXTFLOW_TESTS_BATCH_H
@@ -8,44 +8,17 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algebra/milnor.h"
 #include "algebra/pair_algebra.h"
+#include "tests/rng.h"
 #include "tests/tap.h"
 
-static uint64_t rng;
-
-/* xorshift64: the next state. */
-static inline uint64_t rng_next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-/* A number below n (0 when n is 0; the state advances either way). */
-static inline uint32_t rnd(uint32_t n)
-{
-    rng_next();
-    return n ? (uint32_t)(rng % n) : 0;
-}
-
-/* A random 64-bit row word. */
-static inline uint64_t rnd_word(void)
-{
-    return (uint64_t)rnd(UINT32_MAX) << 32 | rnd(UINT32_MAX);
-}
-
-/* The seed from SEED (default: the time; never 0), a lazy plan, and the seed as a diagnostic. */
+/* The seed from SEED (tests/rng.h) and a lazy plan. */
 static inline void seed_from_env(void)
 {
-    const char *seed = getenv("SEED");
-    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    if (!rng) rng = 1;
+    rng_seed_from_env();
     plan_lazy();
-    diag("SEED=%llu", (unsigned long long)rng);
 }
 
 typedef struct batch {

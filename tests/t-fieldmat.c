@@ -8,19 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algebra/fieldmat.h"
+#include "tests/rng.h"
 #include "tests/tap.h"
-
-static uint64_t rng;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* A random rows x cols matrix over F_p, each entry non-zero with chance 1/dens, as a fieldmat
  * and, entry for entry, as the packed matrix of its own header (f2 or fp). */
@@ -31,7 +22,7 @@ static void random_pair(uint32_t p, uint32_t rows, uint32_t cols, uint32_t dens,
     else fpmat_init(fp, p, rows, cols);
     for (uint32_t i = 0; i < rows; i++)
         for (uint32_t c = 0; c < cols; c++) {
-            uint32_t v = next_rand() % dens ? 0 : 1 + (uint32_t)(next_rand() % (p - 1));
+            uint32_t v = rng_next() % dens ? 0 : 1 + (uint32_t)(rng_next() % (p - 1));
             fieldmat_set(m, i, c, v);
             if (p == 2) f2mat_set(f2, i, c, (int)v);
             else fpmat_set(fp, i, c, v);
@@ -62,10 +53,7 @@ static void times(const fieldmat *A, const void *x, void *out)
 
 int main(void)
 {
-    const char *seed = getenv("SEED");
-    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    if (!rng) rng = 1;
-    printf("# SEED=%llu\n", (unsigned long long)rng);
+    rng_seed_from_env();
     static const uint32_t primes[] = { 2, 3, 5, 127 };
     static const uint32_t shapes[][3] = { { 0, 5, 1 }, { 4, 0, 1 }, { 1, 1, 1 }, { 7, 9, 2 }, { 40, 30, 3 },
                                           { 65, 130, 4 }, { 130, 64, 2 }, { 200, 300, 10 }, { 300, 200, 40 } };
@@ -126,7 +114,7 @@ int main(void)
             for (int trial = 0; g && trial < 5; trial++) {
                 memset(x, 0, fieldvec_bytes(p, rows));
                 for (uint32_t i = 0; i < rows; i++) {
-                    uint32_t v = (uint32_t)(next_rand() % p);
+                    uint32_t v = (uint32_t)(rng_next() % p);
                     if (p == 2) {
                         if (v) f2vec_flip((uint64_t *)x, i);
                     } else
@@ -156,7 +144,7 @@ int main(void)
             /* row helpers: dst += c·src against entry-wise arithmetic */
             g = 1;
             for (uint32_t i = 0; g && i + 1 < rows; i++) {
-                uint32_t c = (uint32_t)(next_rand() % p);
+                uint32_t c = (uint32_t)(rng_next() % p);
                 memcpy(w, fieldmat_row(&A, i), fieldvec_bytes(p, cols));
                 fieldvec_addmul(p, w, fieldmat_row(&A, i + 1), c, cols);
                 for (uint32_t k = 0; g && k < cols; k++)
@@ -176,7 +164,7 @@ int main(void)
                     if (fieldmat_get(&A, i, k)) first = k;
                 g = fieldvec_first(p, fieldmat_row(&A, i), cols) == first;
                 if (cols) {
-                    uint32_t k = (uint32_t)(next_rand() % cols), v = (uint32_t)(next_rand() % (2 * p));
+                    uint32_t k = (uint32_t)(rng_next() % cols), v = (uint32_t)(rng_next() % (2 * p));
                     fieldvec_set(p, fieldmat_row(&C, i), k, v);
                     for (uint32_t j = 0; g && j < cols; j++)
                         g = fieldmat_get(&C, i, j) == (j == k ? v % p : fieldmat_get(&A, i, j));

@@ -12,19 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algebra/fpmat.h"
+#include "tests/rng.h"
 #include "tests/tap.h"
-
-static uint64_t rng;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* ---------------------------------------------------------------- the reference, on ints */
 
@@ -84,10 +75,10 @@ static void fill_random(fpmat *m, int kind)
 {
     uint32_t p = m->p;
     if (kind == 2) {
-        uint32_t k = (uint32_t)(next_rand() % 8 + 1);
+        uint32_t k = (uint32_t)(rng_next() % 8 + 1);
         uint8_t *b = malloc((size_t)m->rows * k + 1), *c = malloc((size_t)k * m->cols + 1);
-        for (size_t i = 0; i < (size_t)m->rows * k; ++i) b[i] = (uint8_t)(next_rand() % p);
-        for (size_t i = 0; i < (size_t)k * m->cols; ++i) c[i] = (uint8_t)(next_rand() % p);
+        for (size_t i = 0; i < (size_t)m->rows * k; ++i) b[i] = (uint8_t)(rng_next() % p);
+        for (size_t i = 0; i < (size_t)k * m->cols; ++i) c[i] = (uint8_t)(rng_next() % p);
         for (uint32_t i = 0; i < m->rows; ++i)
             for (uint32_t j = 0; j < m->cols; ++j) {
                 uint32_t s = 0;
@@ -100,13 +91,13 @@ static void fill_random(fpmat *m, int kind)
     }
     for (uint32_t i = 0; i < m->rows; ++i)
         for (uint32_t j = 0; j < m->cols; ++j)
-            fpmat_set(m, i, j, kind == 1 && next_rand() % 8 ? 0 : (uint32_t)(next_rand() % p));
+            fpmat_set(m, i, j, kind == 1 && rng_next() % 8 ? 0 : (uint32_t)(rng_next() % p));
     if (kind == 3 && m->rows > 2)
         for (uint32_t i = m->rows / 2; i < m->rows; ++i) {
             memset(fpmat_row(m, i), 0, m->cols);
             for (int t = 0; t < 3; ++t)
-                fpvec_addmul(fpmat_row(m, i), fpmat_row(m, (uint32_t)(next_rand() % (m->rows / 2))),
-                             (uint32_t)(next_rand() % p), m->cols, p);
+                fpvec_addmul(fpmat_row(m, i), fpmat_row(m, (uint32_t)(rng_next() % (m->rows / 2))),
+                             (uint32_t)(rng_next() % p), m->cols, p);
         }
 }
 
@@ -182,7 +173,7 @@ static void check_one(uint32_t p, uint32_t rows, uint32_t cols, int kind, tally 
     uint8_t *x = malloc(rows + 1), *x2 = calloc(rows + 1, 1), *y = malloc(cols + 1);
     uint32_t *img2 = malloc((cols + 1) * sizeof *img2);
     for (int trial = 0; qgood && trial < 3; ++trial) {
-        for (uint32_t i = 0; i < rows; ++i) x[i] = (uint8_t)(next_rand() % p);
+        for (uint32_t i = 0; i < rows; ++i) x[i] = (uint8_t)(rng_next() % p);
         vec_times(&a, x, img);
         for (uint32_t c = 0; c < cols; ++c) y[c] = (uint8_t)img[c];
         memset(x2, 0, rows + 1);
@@ -211,14 +202,14 @@ static void fill_staircase(fpmat *m, uint32_t per_row)
         if (!m->cols) break;
         uint32_t at = (uint32_t)((uint64_t)i * m->cols / (m->rows ? m->rows : 1));
         for (uint32_t e = 0; e < per_row; ++e) {
-            uint32_t c = e % 2 ? (uint32_t)(next_rand() % m->cols) : (at + (uint32_t)(next_rand() % 16)) % m->cols;
-            fpmat_set(m, i, c, (uint32_t)(1 + next_rand() % (p - 1)));
+            uint32_t c = e % 2 ? (uint32_t)(rng_next() % m->cols) : (at + (uint32_t)(rng_next() % 16)) % m->cols;
+            fpmat_set(m, i, c, (uint32_t)(1 + rng_next() % (p - 1)));
         }
     }
     for (uint32_t i = m->rows / 2; i < m->rows && i > 1; i += 2) {
         memset(fpmat_row(m, i), 0, m->cols);
         for (int t = 0; t < 2; ++t)
-            fpvec_addmul(fpmat_row(m, i), fpmat_row(m, (uint32_t)(next_rand() % i)), (uint32_t)(1 + next_rand() % (p - 1)),
+            fpvec_addmul(fpmat_row(m, i), fpmat_row(m, (uint32_t)(rng_next() % i)), (uint32_t)(1 + rng_next() % (p - 1)),
                          m->cols, p);
     }
 }
@@ -303,10 +294,7 @@ static int split_differs(const fpmat *a, uint32_t split)
 
 int main(void)
 {
-    const char *seed = getenv("SEED");
-    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    if (!rng) rng = 1;
-    diag("seed=%llu", (unsigned long long)rng);
+    rng_seed_from_env();
     static const uint32_t primes[] = { 3, 5, 7, 11, 127 };
     static const uint32_t sizes[] = { 0, 1, 2, 31, 32, 33, 63, 64, 65, 97, 130 };
     const size_t ns = sizeof sizes / sizeof *sizes;
@@ -318,7 +306,7 @@ int main(void)
             for (size_t j = 0; j < ns; ++j)
                 check_one(p, sizes[i], sizes[j], (int)((i + j) % 4), &t);
         for (int trial = 0; trial < 40; ++trial)                    /* random shapes up to 300 */
-            check_one(p, (uint32_t)(next_rand() % 300), (uint32_t)(next_rand() % 300), trial % 4, &t);
+            check_one(p, (uint32_t)(rng_next() % 300), (uint32_t)(rng_next() % 300), trial % 4, &t);
         ok(t.rref == 0, "p=%u: RREF and pivots equal plain Gauss-Jordan on %ld matrices", p, t.cases);
         ok(t.span == 0 && t.pad == 0, "p=%u: row space kept, zero rows below the rank, padding zero", p);
         ok(t.kernel == 0, "p=%u: kernel from [A | 0 | I]: K·A = 0, K of full rank, rank + nullity = rows", p);
@@ -343,17 +331,17 @@ int main(void)
                 fpmat_clear(&a);
             }
         for (int trial = 0; trial < 12; ++trial) {
-            uint32_t rows = (uint32_t)(next_rand() % 700), cols = (uint32_t)(next_rand() % 700);
+            uint32_t rows = (uint32_t)(rng_next() % 700), cols = (uint32_t)(rng_next() % 700);
             fpmat a, aug;
             fpmat_init(&a, p, rows, cols);
             if (trial % 3 == 2) fill_random(&a, trial % 4);
-            else fill_staircase(&a, 1 + (uint32_t)(next_rand() % 12));
+            else fill_staircase(&a, 1 + (uint32_t)(rng_next() % 12));
             bad += methods_differ(&a) != 0;
             fpmat_augment_identity(&aug, &a);
             bad += methods_differ(&aug) != 0;
             cases += 2;
             sbad += split_differs(&aug, fpmat_segment_start(cols)) + split_differs(&a, cols) +
-                    split_differs(&aug, (uint32_t)(next_rand() % (aug.cols + 1)));
+                    split_differs(&aug, (uint32_t)(rng_next() % (aug.cols + 1)));
             scases += 3;
             fpmat_clear(&aug);
             fpmat_clear(&a);
@@ -384,8 +372,8 @@ int main(void)
             for (size_t n = 0; n < 100; n += 1 + n / 8) {
                 uint8_t src[128], dst[128], want[128];
                 for (size_t k = 0; k < sizeof dst; ++k) {
-                    src[k] = (uint8_t)(next_rand() % vp[pi]);
-                    dst[k] = want[k] = (uint8_t)(next_rand() % vp[pi]);
+                    src[k] = (uint8_t)(rng_next() % vp[pi]);
+                    dst[k] = want[k] = (uint8_t)(rng_next() % vp[pi]);
                 }
                 for (size_t k = 0; k < n; ++k) want[k] = (uint8_t)((want[k] + c * src[k]) % vp[pi]);
                 fpvec_addmul(dst, src, c, n, vp[pi]);

@@ -12,24 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algebra/milnor_p.h"
 #include "algebra/milnor_p_cache.h"
+#include "tests/rng.h"
 #include "tests/tap.h"
 
 #define NPAIRS 1200
 #define ASKS 3
 #define NTHREADS 4
-
-static uint64_t rng;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 typedef struct pair { const milnor_p_elt *x, *y; uint32_t c; } pair;
 
@@ -37,11 +28,11 @@ typedef struct pair { const milnor_p_elt *x, *y; uint32_t c; } pair;
 static void random_pairs(const milnor_p_sub *B, deg_t max, pair *out)
 {
     for (int k = 0; k < NPAIRS;) {
-        deg_t dx = (deg_t)(next_rand() % (uint64_t)(max + 1)), dy = (deg_t)(next_rand() % (uint64_t)(max + 1 - dx));
+        deg_t dx = (deg_t)(rng_next() % (uint64_t)(max + 1)), dy = (deg_t)(rng_next() % (uint64_t)(max + 1 - dx));
         if (!B->dim[dx] || !B->dim[dy]) continue;
-        out[k].x = milnor_p_sub_elt(B, dx, (uint32_t)(next_rand() % B->dim[dx]));
-        out[k].y = milnor_p_sub_elt(B, dy, (uint32_t)(next_rand() % B->dim[dy]));
-        out[k].c = 1 + (uint32_t)(next_rand() % (B->A->p - 1));
+        out[k].x = milnor_p_sub_elt(B, dx, (uint32_t)(rng_next() % B->dim[dx]));
+        out[k].y = milnor_p_sub_elt(B, dy, (uint32_t)(rng_next() % B->dim[dy]));
+        out[k].c = 1 + (uint32_t)(rng_next() % (B->A->p - 1));
         ++k;
     }
 }
@@ -59,8 +50,8 @@ static int check_pairs(milnor_p_cache *pc, const milnor_p_sub *B, const pair *pa
             uint8_t *got = malloc(width), *want = malloc(width), *prod = calloc(n ? n : 1, 1);
             uint32_t *map = malloc((n ? n : 1) * sizeof *map);
             if (!got || !want || !prod || !map) bail("out of memory");
-            for (uint32_t j = 0; j < width; ++j) got[j] = want[j] = (uint8_t)(next_rand() % p);
-            for (uint32_t j = 0; j < n; ++j) map[j] = next_rand() % 5 == 0 ? MILNOR_P_CACHE_DROP : (uint32_t)(next_rand() % width);
+            for (uint32_t j = 0; j < width; ++j) got[j] = want[j] = (uint8_t)(rng_next() % p);
+            for (uint32_t j = 0; j < n; ++j) map[j] = rng_next() % 5 == 0 ? MILNOR_P_CACHE_DROP : (uint32_t)(rng_next() % width);
             int rw = milnor_p_sub_mul_into(B, pairs[k].x, pairs[k].y, pairs[k].c, prod);
             for (uint32_t j = 0; j < n; ++j) {
                 uint32_t to = mapped ? map[j] : j;
@@ -134,7 +125,7 @@ static void check_sub(const milnor_p_basis *A, const milnor_p_profile *pr, const
     worker w[NTHREADS];
     pthread_t th[NTHREADS];
     for (int i = 0; i < NTHREADS; ++i) {
-        w[i] = (worker){ pc, &B, pairs, next_rand() | 1, 0 };
+        w[i] = (worker){ pc, &B, pairs, rng_next() | 1, 0 };
         if (pthread_create(&th[i], NULL, hammer, &w[i]) != 0) bail("pthread_create failed");
     }
     bad = 0;
@@ -152,10 +143,7 @@ static void check_sub(const milnor_p_basis *A, const milnor_p_profile *pr, const
 
 int main(void)
 {
-    const char *seed = getenv("SEED");
-    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    if (!rng) rng = 1;
-    diag("seed=%llu", (unsigned long long)rng);
+    rng_seed_from_env();
     plan_lazy();
     static const struct { uint32_t p; deg_t n; } CASES[] = { { 3, 120 }, { 5, 240 } };
     for (size_t c = 0; c < sizeof CASES / sizeof *CASES; ++c) {

@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "algebra/milnor_p.h"
 #include "algebra/milnor_p_search.h"
+#include "tests/rng.h"
 #include "tests/tap.h"
 
 static const struct { uint32_t p; deg_t ref_n, basis_n, assoc_n; } CASES[] = {
@@ -25,15 +25,6 @@ static const struct { uint32_t p; deg_t ref_n, basis_n, assoc_n; } CASES[] = {
     { 5, 160, 800, 480 },
     { 7, 150, 1200, 700 },
 };
-
-static uint64_t rng;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* "E:r1,r2,..." at *s into X; advances *s past it. */
 static void parse_elt(uint32_t p, char **s, milnor_p_elt *X)
@@ -223,14 +214,14 @@ static void check_assoc(const milnor_p_basis *A, deg_t N, int trials)
     uint8_t *xy = malloc(maxdim), *yz = malloc(maxdim), *l = malloc(maxdim), *r = malloc(maxdim);
     int bad = 0, nonzero = 0, tries = 0;
     while (nonzero < trials && tries < 50 * trials) {
-        deg_t total = (deg_t)(next_rand() % (uint64_t)(N + 1));
-        deg_t a = (deg_t)(next_rand() % (uint64_t)(total + 1));
-        deg_t b = (deg_t)(next_rand() % (uint64_t)(total - a + 1)), c = total - a - b;
+        deg_t total = (deg_t)(rng_next() % (uint64_t)(N + 1));
+        deg_t a = (deg_t)(rng_next() % (uint64_t)(total + 1));
+        deg_t b = (deg_t)(rng_next() % (uint64_t)(total - a + 1)), c = total - a - b;
         if (!A->dim[a] || !A->dim[b] || !A->dim[c]) continue;
         ++tries;
-        const milnor_p_elt *X = &A->elts[a][next_rand() % A->dim[a]];
-        const milnor_p_elt *Y = &A->elts[b][next_rand() % A->dim[b]];
-        const milnor_p_elt *Z = &A->elts[c][next_rand() % A->dim[c]];
+        const milnor_p_elt *X = &A->elts[a][rng_next() % A->dim[a]];
+        const milnor_p_elt *Y = &A->elts[b][rng_next() % A->dim[b]];
+        const milnor_p_elt *Z = &A->elts[c][rng_next() % A->dim[c]];
         memset(xy, 0, A->dim[a + b]);
         memset(yz, 0, A->dim[b + c]);
         memset(l, 0, A->dim[total]);
@@ -369,13 +360,13 @@ static void check_flat_search(const milnor_p_basis *A, deg_t N, int trials)
                     for (uint32_t j = 0; j < A->dim[b]; ++j) {
                         const milnor_p_elt *X = &A->elts[a][i], *Y = &A->elts[b][j];
                         if (k < trials) {       /* one random pair of the whole range */
-                            deg_t total = (deg_t)(next_rand() % (uint64_t)(A->max_degree + 1));
-                            deg_t da = (deg_t)(next_rand() % (uint64_t)(total + 1));
+                            deg_t total = (deg_t)(rng_next() % (uint64_t)(A->max_degree + 1));
+                            deg_t da = (deg_t)(rng_next() % (uint64_t)(total + 1));
                             if (!A->dim[da] || !A->dim[total - da]) goto next;
-                            X = &A->elts[da][next_rand() % A->dim[da]];
-                            Y = &A->elts[total - da][next_rand() % A->dim[total - da]];
+                            X = &A->elts[da][rng_next() % A->dim[da]];
+                            Y = &A->elts[total - da][rng_next() % A->dim[total - da]];
                         }
-                        uint32_t c = 1 + (uint32_t)(next_rand() % (A->p - 1)), dim = A->dim[X->degree + Y->degree];
+                        uint32_t c = 1 + (uint32_t)(rng_next() % (A->p - 1)), dim = A->dim[X->degree + Y->degree];
                         memset(ref, 0, dim);
                         memset(got, 0, dim);
                         memset(got3, 0, dim);
@@ -401,21 +392,21 @@ static void check_flat_search(const milnor_p_basis *A, deg_t N, int trials)
     enum { NJ = 40, NT = 30 };
     milnor_row_job jobs[NJ];
     milnor_p_term terms[NT];
-    deg_t dr = 1 + (deg_t)(next_rand() % (uint64_t)(N / 2)), ds = (deg_t)(next_rand() % (uint64_t)(N / 2));
+    deg_t dr = 1 + (deg_t)(rng_next() % (uint64_t)(N / 2)), ds = (deg_t)(rng_next() % (uint64_t)(N / 2));
     while (!A->dim[dr]) ++dr;
     while (!A->dim[ds]) ++ds;
     uint32_t cols = 0, width = A->dim[dr + ds];
     for (int k = 0; k < NT; ++k) {
-        terms[k] = (milnor_p_term){ (uint32_t)ds, (uint32_t)(next_rand() % A->dim[ds]), cols,
-                                    1 + (uint32_t)(next_rand() % (A->p - 1)) };
-        cols += (uint32_t)(next_rand() % 2) * width;        /* some terms share a block */
+        terms[k] = (milnor_p_term){ (uint32_t)ds, (uint32_t)(rng_next() % A->dim[ds]), cols,
+                                    1 + (uint32_t)(rng_next() % (A->p - 1)) };
+        cols += (uint32_t)(rng_next() % 2) * width;        /* some terms share a block */
     }
     size_t stride = ((cols + width) + 63) & ~(size_t)63;
     uint8_t *rows = calloc((size_t)NJ * stride, 1), *one = calloc((size_t)NJ * stride, 1);
     if (!rows || !one) bail("out of memory");
     for (int i = 0; i < NJ; ++i) {
-        uint32_t f = (uint32_t)(next_rand() % NT);
-        jobs[i] = (milnor_row_job){ (uint32_t)dr, (uint32_t)(next_rand() % A->dim[dr]), f, (uint32_t)(next_rand() % (NT - f + 1)) };
+        uint32_t f = (uint32_t)(rng_next() % NT);
+        jobs[i] = (milnor_row_job){ (uint32_t)dr, (uint32_t)(rng_next() % A->dim[dr]), f, (uint32_t)(rng_next() % (NT - f + 1)) };
         for (uint32_t k = 0; k < jobs[i].n_terms; ++k)
             milnor_p_mul_into(A, &A->elts[dr][jobs[i].r_idx], &A->elts[ds][terms[f + k].s_idx], terms[f + k].coef,
                               one + i * stride + terms[f + k].col_offset);
@@ -433,10 +424,7 @@ static void check_flat_search(const milnor_p_basis *A, deg_t N, int trials)
 
 int main(void)
 {
-    const char *seed = getenv("SEED");
-    rng = seed ? strtoull(seed, NULL, 10) : (uint64_t)time(NULL);
-    if (!rng) rng = 1;
-    diag("seed=%llu", (unsigned long long)rng);
+    rng_seed_from_env();
     plan_lazy();
     check_format();
     for (size_t c = 0; c < sizeof CASES / sizeof *CASES; ++c) {
