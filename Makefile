@@ -196,13 +196,28 @@ $(B)/gen/editor_js.c: ss/editor.js scripts/embed-text
 $(B)/gen/editor_js.o: $(B)/gen/editor_js.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# The commit the binary is built from (extflow_commit, stages/version.h): scripts/commit-id
+# rewrites $(B)/gen/commit.c each time make reads this file, but only when its text changes (a
+# commit, the tree turning dirty or clean), so that only that file recompiles and only the
+# program relinks, after a commit and not on every make. A fresh clone gets it the same way;
+# a tree outside git says "unknown". The unit tests link the library alone (manifest.c's weak
+# "unknown"), so a commit does not relink them.
+COMMIT_C  := $(B)/gen/commit.c
+ifneq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),)
+  $(shell scripts/commit-id $(COMMIT_C))
+endif
+$(COMMIT_C):
+	scripts/commit-id $@
+$(B)/gen/commit.o: $(COMMIT_C) stages/version.h
+	$(CC) $(CFLAGS) -c $< -o $@
+
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN)/extflow: $(TOOL_OBJ) $(LIB) $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ))
+$(BIN)/extflow: $(TOOL_OBJ) $(B)/gen/commit.o $(LIB) $(if $(STARPU_HAS_CUDA),$(CUDA_OBJ))
 	@mkdir -p $(BIN)
-	$(CC) $(TOOL_OBJ) $(LIB) -o $@ $(LDFLAGS) $(PROG_CUDA) $(LDLIBS)
+	$(CC) $(TOOL_OBJ) $(B)/gen/commit.o $(LIB) -o $@ $(LDFLAGS) $(PROG_CUDA) $(LDLIBS)
 
 $(TEST_BIN): $(B)/tests/%: $(B)/tests/%.o $(LIB)
 	$(CC) $< $(LIB) -o $@ $(LDFLAGS) $(LDLIBS)

@@ -24,7 +24,9 @@
 # dev_run and dev_exec set DEV_RC=skip (nothing run) for a missing BINARY or, with DEV_DEADLINE,
 # when less than 30 s are left.
 # BINARY is a path (bin-starpu/extflow and .long-200/extflow find .deps/starpu by their rpath,
-# bin/extflow the system's StarPU); a missing one is logged and skipped.
+# bin/extflow the system's StarPU); a missing one is logged and skipped. The first run of each
+# binary logs its `--version` ("binary BINARY: extflow V (commit C)"), the commit it was built
+# from: the header's commit is the device copy's git head, which can lag the binary carried.
 set -u
 DEV_NAME=${1:?usage: . bench/device-lib.sh NAME}
 export STARPU_SILENT=1
@@ -34,6 +36,12 @@ DEV_LOG=$DEV_R/$DEV_NAME.txt
 mkdir -p "$DEV_R" "$DEV_W"
 echo "$(date -u +%FT%TZ) $DEV_NAME; commit $(git log -1 --format=%h 2>/dev/null); cores $(nproc); $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" | tee -a "$DEV_LOG"
 dev_log() { echo "$*" | tee -a "$DEV_LOG"; }
+DEV_SEEN=" "
+dev_binary() { # BINARY's --version, logged on its first run
+    case $DEV_SEEN in *" $1 "*) return ;; esac
+    DEV_SEEN="$DEV_SEEN$1 "
+    dev_log "binary $1: $("$1" --version 2>&1 | head -1)"
+}
 dev_limit() { # the seconds the next command may take, or nothing when the deadline is too near
     local lim=${DEV_TIMEOUT:-300} left
     if [ -n "${DEV_DEADLINE:-}" ]; then
@@ -68,6 +76,7 @@ dev_run() {
     DEV_RC=skip DEV_WALL_MS= DEV_USER_S= DEV_RSS_KB= DEV_BUSY=
     [ -x "$bin" ] || { dev_log "$label: no $bin, skipped"; return; }
     dev_limit >/dev/null || { dev_log "$label: skipped, $(( DEV_DEADLINE - $(date +%s) )) s left before the deadline"; return; }
+    dev_binary "$bin"
     local d=$DEV_W/$label a args=() src=
     rm -rf "$d"
     for a in "$@"; do

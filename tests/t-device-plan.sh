@@ -3,9 +3,10 @@
 # run); a plan of resolve, d2 and massey runs (a run on a copy of another's directory, @LABEL)
 # runs through bench/device-lib.sh: rounds alternated with each run after its source, peers
 # compared, every line timed, a failing line's status logged and its dependants skipped, a
-# line cut at its time limit, a file kept, the outputs equal to the same commands run by hand;
-# two peers that differ make it exit 1; bench/oddp-device and bench/secondary-device (thin
-# wrappers of plans) give the files the commands give; a plan with a mistake is refused.
+# line cut at its time limit, a file kept, the outputs equal to the same commands run by hand,
+# each binary's --version logged at its first run; two peers that differ make it exit 1;
+# bench/oddp-device and bench/secondary-device (thin wrappers of plans) give the files the
+# commands give; a plan with a mistake is refused.
 . tests/lib.sh
 plan 13
 for p in bench/plans/*.plan; do
@@ -43,8 +44,9 @@ rc=$?
 L=$TMP/out/tiny.txt
 [ $rc -eq 0 ] && grep -q '^a-1 = b-1: identical ([0-9]* files)$' "$L" && grep -q '^a-1 = a-2: identical' "$L" &&
     grep -q '^d-1 = e-1: identical' "$L" && grep -q '^m-1 = m-2: identical' "$L" &&
-    grep -q '^extflow ' "$L" && grep -q '^c-1: no .*, skipped' "$L"
-ok $? "a plan run: exit 0, peers' and rounds' outputs identical, exec's output logged, a missing binary skipped"
+    grep -q '^extflow ' "$L" && grep -q '^c-1: no .*, skipped' "$L" &&
+    [ "$(grep -cxF "binary $EXTFLOW: $($EXTFLOW --version)" "$L")" -eq 1 ] && [ "$(grep -c '^binary ' "$L")" -eq 1 ]
+ok $? "a plan run: exit 0, peers' and rounds' outputs identical, exec's output logged, a missing binary skipped, the binary's --version logged once"
 n=$(grep -Ec '^(a|b|d|e|m)-[12]: .*: rc 0; wall [0-9]+ ms; user [0-9.]+ s; sys [0-9.]+ s; peak RSS [0-9]+ KB; ' "$L")
 [ "$n" -eq 10 ] && grep -q '^v: rc 0; wall [0-9]* ms; user ' "$L" && grep -q '^d-1: .* d2 @a-1 --sseq-formats: rc 0' "$L"
 ok $? "every run and the exec timed: exit status, wall, user and system seconds, peak RSS ($n of 10 runs)"

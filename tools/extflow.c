@@ -71,7 +71,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(name, "--version")) {
-        printf("extflow %s\n", EXTFLOW_VERSION);
+        printf("extflow %s (commit %s)\n", EXTFLOW_VERSION, extflow_commit);
         return 0;
     }
     const cli_command *c = NULL;

@@ -13,6 +13,9 @@
 #include "algebra/milnor_p.h"
 #include "stages/version.h"
 
+/* The commit of a program linked without $(B)/gen/commit.c (stages/version.h): the binary's
+ * own definition takes the place of this weak one. */
+__attribute__((weak)) const char extflow_commit[] = "unknown";
 
 int region_last_stem(const run_region *r, int s)
 {
@@ -48,7 +51,7 @@ static int write_json(FILE *f, const resolution *res)
 {
     run_region r = region_of(res);
     fprintf(f, "{\n  \"format\": \"extflow-run\",\n  \"format_version\": 1,\n");
-    fprintf(f, "  \"program_version\": \"%s\",\n", EXTFLOW_VERSION);
+    fprintf(f, "  \"program_version\": \"%s\",\n  \"program_commit\": \"%s\",\n", EXTFLOW_VERSION, extflow_commit);
     fprintf(f, "  \"module\": \"%s\",\n  \"module_id\": \"0x%016llx\",\n", res->module_name,
             (unsigned long long)res->module_id);
     fprintf(f, "  \"algorithm\": \"%s\",\n  \"prime\": %u,\n", stage_algorithm_name(res->algorithm), res->prime);
