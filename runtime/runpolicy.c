@@ -124,6 +124,7 @@ chain_runner runpolicy_runner(const chain_policy *limits, int quiet, const char 
     p.memory_budget = budget(limits);
     p.progress_noun = quiet ? NULL : noun;
     p.progress_line = isatty(2);
+    p.verbose = getenv("EXTFLOW_STATS") != NULL;
     return rt_chain_runner_with(p);
 }
 

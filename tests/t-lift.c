@@ -121,12 +121,16 @@ static void add_all(lift_set *set, const resolution *res)
  * satisfies x·D = y; for y = the first basis vector, preimage_solve says "not in the image"
  * exactly when the quasi-inverse leaves a remainder. The same for preimage_by_signature (where it
  * answers: *sig_cases; its disagreements in *sig_bad), and preimage_solve_cached's bits and answers
- * against preimage_solve's (its disagreements in *qi_bad). Returns preimage_solve's disagreements. */
-static long check_solve(const resolution *res, long *cases, long *sig_cases, long *sig_bad, long *qi_bad)
+ * against preimage_solve's (its disagreements in *qi_bad), with a budget that keeps every
+ * quasi-inverse and with one of 8 KB, past which each step builds its own and frees it (those
+ * disagreements in *small_bad). Returns preimage_solve's disagreements. */
+static long check_solve(const resolution *res, long *cases, long *sig_cases, long *sig_bad, long *qi_bad,
+                        long *small_bad)
 {
-    long bad = 0;
-    preimage_cache *qc = preimage_cache_new(res);
+    long bad = 0, solves = 0;
+    preimage_cache *qc = preimage_cache_new(res), *small = preimage_cache_new(res);
     if (!qc || preimage_cache_keep_qis(qc, (uint64_t)1 << 30) != 0) bail("preimage_cache_keep_qis");
+    if (!small || preimage_cache_keep_qis(small, 8192) != 0) bail("preimage_cache_keep_qis");
     for (int i = 1; i <= 6; i++)
         for (deg_t t = i; t - i <= 20; t++) {
             row_build b = { 0 };
@@ -161,6 +165,9 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             int qrc = preimage_solve_cached(res, qc, i, t, &Y, &Xq, &qwhich);
             *qi_bad += qrc != rc || (rc == 0 && !f2mat_equal(&X, &Xq));
             if (qrc == 0) f2mat_clear(&Xq);
+            qrc = preimage_solve_cached(res, small, i, t, &Y, &Xq, &qwhich);
+            *small_bad += qrc != rc || (rc == 0 && !f2mat_equal(&X, &Xq));
+            if (qrc == 0) f2mat_clear(&Xq);
             for (uint32_t j = 0; rc == 0 && j < 2; j++) {   /* x_j · D = y_j */
                 uint64_t acc[f2vec_words(cols)];
                 memset(acc, 0, sizeof acc);
@@ -189,6 +196,10 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             qrc = preimage_solve_cached(res, qc, i, t, &one, &Xq, &qwhich);
             *qi_bad += qrc != rc || (rc == -2 && qwhich != 0) || (rc == 0 && !f2mat_equal(&X, &Xq));
             if (qrc == 0) f2mat_clear(&Xq);
+            qrc = preimage_solve_cached(res, small, i, t, &one, &Xq, &qwhich);
+            *small_bad += qrc != rc || (rc == -2 && qwhich != 0) || (rc == 0 && !f2mat_equal(&X, &Xq));
+            if (qrc == 0) f2mat_clear(&Xq);
+            solves += 2;
             if (rc == 0) f2mat_clear(&X);
             rc = preimage_by_signature(res, NULL, i, t, &one, &X);   /* never claims a y off the image */
             *sig_bad += rc < 0 || (rc == 0 && !e0_in_image);
@@ -198,10 +209,14 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             rb_clear(&b);
             *cases += 3;
         }
-    uint64_t built, used, over, bytes;
-    preimage_cache_qi_stats(qc, &built, &used, &over, &bytes);
-    *qi_bad += built == 0 || used != 2 * built;   /* each (i, t) built once, applied by both solves */
+    preimage_qi_stats qs = preimage_cache_qi_stats(qc);
+    *qi_bad += qs.built == 0 || qs.used != 2 * qs.built;   /* each (i, t) built once, applied by both solves */
+    /* 8 KB: the first few kept, the rest each built for its step (none solved without) */
+    preimage_qi_stats ss = preimage_cache_qi_stats(small);
+    *small_bad += ss.built == 0 || ss.over == 0 || ss.bytes > 8192 || ss.used + ss.over + ss.missed != (uint64_t)solves ||
+                  ss.used < 2 * ss.built;
     preimage_cache_free(qc);
+    preimage_cache_free(small);
     return bad;
 }
 
@@ -274,12 +289,14 @@ static void check(int algorithm, const char *name)
        name, dag.pairs ? 100.0 * (double)dag.pairs_inline / (double)dag.pairs : 0.0);
     lift_set_clear(&chain);
     lift_set_clear(&inl);
-    long cases = 0, sig_cases = 0, sig_bad = 0, qi_bad = 0,
-         solve_bad = check_solve(&res, &cases, &sig_cases, &sig_bad, &qi_bad);
+    long cases = 0, sig_cases = 0, sig_bad = 0, qi_bad = 0, small_bad = 0,
+         solve_bad = check_solve(&res, &cases, &sig_cases, &sig_bad, &qi_bad, &small_bad);
     ok(solve_bad == 0 && cases > 100, "%s: preimage_solve: x·D = y for y in the image, 'not in the image' exactly when "
        "the quasi-inverse says so (%ld cases)", name, cases);
     ok(qi_bad == 0, "%s: preimage_solve_cached (the kept quasi-inverse of each d_i) gives preimage_solve's bits "
        "and its 'not in the image' on the same cases", name);
+    ok(small_bad == 0, "%s: the same past an 8 KB budget, each step then building its own quasi-inverse and "
+       "freeing it (the first kept)", name);
     ok(sig_bad == 0 && sig_cases > 50, "%s: preimage_by_signature: x·D = y for y in the image (%ld bidegrees by "
        "signature blocks), never an answer for a y off it", name, sig_cases);
     ok(rc == 0 && differ == 0 && cells > 0, "%s: the StarPU DAG gives the serial run's maps bit for bit (%ld cells)",
@@ -378,7 +395,7 @@ static void check(int algorithm, const char *name)
 int main(void)
 {
     setenv("STARPU_SILENT", "1", 0);
-    plan(2 * 25);
+    plan(2 * 26);
     check(ALG_STANDARD, "standard");
     check(ALG_NASSAU, "nassau");
     return done_testing();

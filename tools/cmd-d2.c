@@ -60,6 +60,10 @@ static int d2_product(const char *dir, secondary *sec, secondary *unit, const pr
     } else {
         int pr = sec_product_run(&p, runner);
         rt_shutdown_local();
+        resolved_lift_report("d2's homotopy", &sec->set);
+        resolved_lift_report("f", &p.prim);
+        resolved_lift_report("H", &p.hom);
+        resolved_qi_report(sec);
         rc = pr == 1 ? runpolicy_stopped("d2 --product", dir, &runner->policy, p.prim.computed + p.hom.computed) : pr != 0;
         if (pr < 0)
             fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n",

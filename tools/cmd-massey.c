@@ -148,6 +148,10 @@ static int run_secondary(const char *dir, const chain_policy *limits)
         if (r < 0) snprintf(err, sizeof err, "%s", sec.fail.set ? sec.fail.msg : sec.set.fail.msg);
         if (!r && (r = sec_massey_init(&m, &sec, &a, &b, dir, err, sizeof err)) == 0) r = sec_massey_run(&m, &runner, err, sizeof err);
         rt_shutdown_local();
+        const char *names[] = { "d2's homotopy", "f of a", "H of a", "f of b", "H of b", "of the λ parts", "h", "H" };
+        const lift_set *sets[] = { &sec.set, &m.pa.prim, &m.pa.hom, &m.pb.prim, &m.pb.hom, &m.lam, &m.hs, &m.Hs };
+        for (int k = 0; k < 8 && m.sec; k++) resolved_lift_report(names[k], sets[k]);
+        resolved_qi_report(&sec);
         if (r == 2) rc = cli_usage_error("massey: %s", m.why);
         else if (r == 1) rc = runpolicy_stopped("massey --secondary", dir, limits, -1);
         else if (r) {

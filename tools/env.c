@@ -65,6 +65,7 @@ static const env_var env_table[] = {
     { "EXTFLOW_D2_Y", ENV_WORD, 0, 0, "batch|cpu", "batch or cpu" },
     { "EXTFLOW_D2_INTERMEDIATE", ENV_WORD, 0, 0, "multiply|cpu", "multiply or cpu" },
     { "EXTFLOW_D2_MEMO", ENV_SIZE, 0, 1e15, NULL, "bytes (K, M, G allowed), 0 for no memo" },
+    { "EXTFLOW_D2_QI", ENV_SIZE, 0, 1e15, NULL, "bytes (K, M, G allowed), 0 to keep none" },
     COUNT("EXTFLOW_LIFT_INLINE_PAIRS", 0, "a number of (job x term) pairs, 0 or more"),
     /* 0 is a word, so that the range 2..64 leaves out 1, which would be no lookahead at all */
     { "EXTFLOW_LOOKAHEAD", ENV_INT, 2, 64, "0", "0 (off), or a number of degrees, 2 to 64 (1 is not a lookahead)" },

@@ -44,8 +44,32 @@ int resolved_d2_memo(secondary *sec, const chain_policy *limits, char *error, si
 
 uint64_t resolved_qi_budget(const chain_policy *limits)
 {
+    const char *qw = getenv("EXTFLOW_D2_QI");   /* checked by cli_check_env */
     uint64_t bytes = SECONDARY_QI_BYTES;
-    return limits->memory_budget && limits->memory_budget / 4 < bytes ? limits->memory_budget / 4 : bytes;
+    if (qw && runpolicy_parse_size(qw, &bytes) == 0) return bytes;
+    if (limits->memory_budget) return limits->memory_budget / 4 < bytes ? limits->memory_budget / 4 : bytes;
+    /* no --memory: a quarter of the run's own budget (80% of the memory available), at least
+     * SECONDARY_QI_BYTES (at stem 100 of S_2 they take ~5 GB in all; each not kept is solved
+     * again by every lift that needs it) */
+    uint64_t quarter = runpolicy_memory_available() / 10 * 8 / 4;
+    return quarter > bytes ? quarter : bytes;
+}
+
+void resolved_qi_report(secondary *sec)
+{
+    if (!getenv("EXTFLOW_STATS") || !sec->set.preimage_cache) return;
+    preimage_qi_stats q = preimage_cache_qi_stats(sec->set.preimage_cache);
+    fprintf(stderr, "extflow: quasi-inverses of d_i kept for the lifts: %llu built (%.1f MB of a %.1f MB budget), "
+            "applied by %llu steps; past the budget %llu built for one step, %llu steps solved without one\n",
+            (unsigned long long)q.built, 1e-6 * (double)q.bytes, 1e-6 * (double)q.budget, (unsigned long long)q.used,
+            (unsigned long long)q.over, (unsigned long long)q.missed);
+}
+
+void resolved_lift_report(const char *name, const lift_set *set)
+{
+    if (getenv("EXTFLOW_STATS"))
+        fprintf(stderr, "extflow: lift %s: %ld bidegrees computed, %ld loaded, %ld solves of d in %.2f s (%ld by "
+                "signature blocks)\n", name, set->computed, set->loaded, set->qis, set->qi_seconds, set->qis_by_signature);
 }
 
 int resolved_open(const char *cmd, const char *dir, opened_dir *d, int flags)

@@ -25,8 +25,16 @@ int resolved_limits(const cli_option *memory, const cli_option *time_limit, doub
 struct secondary;
 int resolved_d2_memo(struct secondary *sec, const chain_policy *limits, char *error, size_t errlen);
 /* The budget of the quasi-inverses a secondary product's or Massey product's lifts share
- * (secondary_sseq_preimages): SECONDARY_QI_BYTES, at most a quarter of a --memory budget. */
+ * (secondary_sseq_preimages): EXTFLOW_D2_QI's (checked by cli_check_env) if set; else a quarter of
+ * a --memory budget, at most SECONDARY_QI_BYTES; else a quarter of 80% of the memory available,
+ * at least SECONDARY_QI_BYTES. */
 uint64_t resolved_qi_budget(const chain_policy *limits);
+/* Under EXTFLOW_STATS, one line on stderr: the quasi-inverses sec's preimage cache kept (built,
+ * bytes against budget, applied), and the steps that solved without one. */
+void resolved_qi_report(struct secondary *sec);
+/* Under EXTFLOW_STATS, one line on stderr: lift set NAME's bidegrees and its solves' count and
+ * wall seconds (summed over the steps). */
+void resolved_lift_report(const char *name, const lift_set *set);
 /* The environment checked, DIR locked (rank 0, for all ranks) and its complete region loaded.
  * flags: RESOLVED_ODD_OK (1) takes a resolution at an odd prime, RESOLVED_UNSTABLE_OK one over
  * the unstable algebra (docs/unstable.md: maps of modules only so far); without them such a

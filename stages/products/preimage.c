@@ -304,6 +304,7 @@ struct preimage_cache {
     preimage_qi **qi;                   /* preimage_cache_keep_qis: res_cell(i, t), or NULL */
     uint64_t qi_budget, qi_bytes;       /* qi_bytes: those held */
     uint64_t qi_built, qi_used, qi_over;   /* built, applied (a step), refused by the budget */
+    uint64_t qi_missed;                 /* steps solved without one (the budget was spent) */
 };
 
 static void zqi_free(nassau_zqi *z)
@@ -370,17 +371,21 @@ int preimage_cache_keep_qis(preimage_cache *c, uint64_t budget)
     return c->qi ? 0 : -1;
 }
 
-void preimage_cache_qi_stats(preimage_cache *c, uint64_t *built, uint64_t *used, uint64_t *over, uint64_t *bytes)
+preimage_qi_stats preimage_cache_qi_stats(preimage_cache *c)
 {
     pthread_mutex_lock(&c->lock);
-    *built = c->qi_built, *used = c->qi_used, *over = c->qi_over, *bytes = c->qi_bytes;
+    preimage_qi_stats s = { c->qi_built, c->qi_used, c->qi_over, c->qi_missed, c->qi_bytes, c->qi_budget };
     pthread_mutex_unlock(&c->lock);
+    return s;
 }
 
-/* The kept quasi-inverse of d_i at (i, t), built now if it is not there and the budget allows:
- * NULL when it is not kept (no QIs, over the budget, out of memory). */
-static const preimage_qi *qi_get(preimage_cache *c, const resolution *res, int i, deg_t t)
+/* The kept quasi-inverse of d_i at (i, t), built now if it is not there and the budget has room:
+ * NULL when there is none (no QIs, the budget spent, out of memory). One built here that does
+ * not fit the budget is still returned, with *own set: the caller applies it and frees it (it
+ * would otherwise solve d_i again). */
+static const preimage_qi *qi_get(preimage_cache *c, const resolution *res, int i, deg_t t, preimage_qi **own)
 {
+    *own = NULL;
     if (!c || !c->qi || i < 1 || i > res->max_s || t - i > res->max_n || t < i) return NULL;
     size_t cell = res_cell(res, i, t);
     pthread_mutex_lock(&c->lock);
@@ -402,25 +407,30 @@ static const preimage_qi *qi_get(preimage_cache *c, const resolution *res, int i
     } else if (!c->qi[cell]) c->qi_over++;
     q = c->qi[cell];
     pthread_mutex_unlock(&c->lock);
-    if (n) {                            /* another thread's is kept, or none fits */
+    if (n && q) {                       /* another thread's is kept */
         preimage_qi_clear(n);
         free(n);
-    }
+    } else if (n)                       /* none fits: this step's alone */
+        q = *own = n;
     return q;
 }
 
 int preimage_solve_cached(const resolution *res, preimage_cache *c, int i, deg_t t, const f2mat *Y, f2mat *X,
                           uint32_t *bad)
 {
-    const preimage_qi *q = qi_get(c, res, i, t);
-    if (!q) return preimage_solve(res, i, t, Y, X, bad);
+    preimage_qi *own;
+    const preimage_qi *q = qi_get(c, res, i, t, &own);
+    if (!q) {
+        if (c && c->qi) {
+            pthread_mutex_lock(&c->lock);
+            c->qi_missed++;
+            pthread_mutex_unlock(&c->lock);
+        }
+        return preimage_solve(res, i, t, Y, X, bad);
+    }
     size_t yw = f2vec_words(q->tgt_dim);
     uint64_t *y = malloc((yw + 1) * sizeof *y);
-    if (!y || f2mat_init(X, Y->rows, q->src_dim) != 0) {
-        free(y);
-        return -1;
-    }
-    int rc = 0;
+    int rc = !y || f2mat_init(X, Y->rows, q->src_dim) != 0 ? -1 : 0;
     for (uint32_t j = 0; j < Y->rows && !rc; j++) {
         memset(y, 0, (yw + 1) * sizeof *y);
         uint32_t bits = Y->cols < q->tgt_dim ? Y->cols : q->tgt_dim;
@@ -432,9 +442,13 @@ int preimage_solve_cached(const resolution *res, preimage_cache *c, int i, deg_t
         }
     }
     free(y);
-    if (rc) f2mat_clear(X);
+    if (rc == -2) f2mat_clear(X);
+    if (own) {
+        preimage_qi_clear(own);
+        free(own);
+    }
     pthread_mutex_lock(&c->lock);
-    c->qi_used++;
+    c->qi_used += !own;
     pthread_mutex_unlock(&c->lock);
     return rc;
 }

@@ -65,9 +65,15 @@ void preimage_cache_free(preimage_cache *cache);
  * product's several lifts into one resolution solve each d_i several times). 0, or -1 out of
  * memory. */
 int preimage_cache_keep_qis(preimage_cache *cache, uint64_t budget);
-/* The kept quasi-inverses: how many were built, how many steps applied one, how many were
- * not kept (the budget), the bytes held. */
-void preimage_cache_qi_stats(preimage_cache *cache, uint64_t *built, uint64_t *used, uint64_t *over, uint64_t *bytes);
+/* The kept quasi-inverses' counts. */
+typedef struct preimage_qi_stats {
+    uint64_t built;             /* built and kept */
+    uint64_t used;              /* steps that applied a kept one */
+    uint64_t over;              /* built for one step, then freed: past the budget */
+    uint64_t missed;            /* steps that solved d_i without one: the budget was spent */
+    uint64_t bytes, budget;     /* held, and the most that may be */
+} preimage_qi_stats;
+preimage_qi_stats preimage_cache_qi_stats(preimage_cache *cache);
 /* preimage_solve's X (the same bits: the preimage zero where the kernel of d_i has its leading
  * entries, which the fully reduced [D | 0 | I] gives too), through the kept quasi-inverse of
  * d_i (built now within the budget) where cache keeps them; else preimage_solve. */
