@@ -14,7 +14,7 @@
 # (s, t) and (s+1, t)) counted by EXTFLOW_STATS, a run stopped midway (SIGINT) and resumed from
 # its step files.
 . tests/lib.sh
-plan 18
+plan 19
 NP="python3 tests/nassau_p.py"
 $NP check-algebra 3 36 > "$TMP/alg3" && $NP check-algebra 5 80 > "$TMP/alg5" &&
     grep -q ', 0 differ$' "$TMP/alg3" && grep -q ', 0 differ$' "$TMP/alg5"
@@ -72,6 +72,15 @@ ok $? "S_37 through stem 400, s <= 6: Nassau's steps run at p = 37 and give the 
 grep -q '^extflow: Nassau steps at odd p: [1-9][0-9]* ([1-9][0-9]* corrected), subalgebras up to dimension \(1[2-9]\|[2-9][0-9]\|[0-9][0-9][0-9]\), [1-9][0-9]* zero-signature row blocks shared' \
     "$TMP/cstats-S_3" && grep -q '"algorithm": "nassau"' "$TMP/cn-S_3/run.json"
 ok $? "S_3's run went through Nassau's step, corrections, subalgebras of dimension >= 12 and row blocks one step left for the next included ($(grep -o 'Nassau steps.*' "$TMP/cstats-S_3"))"
+# the products' table under a budget it outgrows at once (EXTFLOW_P_PRODUCTS=64K: most products
+# computed again at each request) writes the same stage files as the default budget, which keeps them all
+EXTFLOW_STATS=1 EXTFLOW_P_PRODUCTS=64K $EXTFLOW resolve --quiet --module S_3 --stem 100 --max-s 40 --algorithm nassau \
+    --out "$TMP/cn-small" 2>"$TMP/cstats-small" && diff -r -x empty.log "$TMP/cn-S_3/stages" "$TMP/cn-small/stages" >/dev/null &&
+    cmp -s "$TMP/cn-S_3/ext.csv" "$TMP/cn-small/ext.csv" &&
+    small=$(sed -n 's/.*products: \([0-9]*\) computed, \([0-9]*\) kept.*/\1 \2/p' "$TMP/cstats-small") &&
+    big=$(sed -n 's/.*products: \([0-9]*\) computed, \([0-9]*\) kept.*/\1 \2/p' "$TMP/cstats-S_3") &&
+    set -- $small $big && [ "$1" -gt $((4 * $2)) ] && [ "$3" -eq "$4" ]
+ok $? "S_3 through stem 100, s <= 40: the products' table at 64K (computed, kept: $small) and at its default ($big) give the same stage files"
 $EXTFLOW verify --quiet "$TMP/cn-S_3" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q " 0 problems: ok$"
 ok $? "verify: d∘d = 0 on every generator of the Nassau resolution of S_3 ($(tail -1 "$TMP/vout" | cut -c1-90))"
 # resumed: SIGINT (which stops a run as --time-limit does) once 600 of the run's ~1800 step files

@@ -17,6 +17,8 @@
 #include "stages/resolve/stepprogress.h"
 #include "stages/resolve/step.h"
 #include "stages/resolve/report.h"
+#include "stages/resolve/nassau_p.h"
+#include "stages/resolve/resolution_p.h"
 #include "stages/store/stagefile.h"
 #include "tools/modulearg.h"
 #include "tools/resolved.h"
@@ -311,6 +313,19 @@ static uint64_t finish_split_of(void)
     return e && *e ? strtoull(e, NULL, 10) : RES_FINISH_SPLIT;
 }
 
+/* The budget of the odd-p products Nassau's steps keep (stages/resolve/nassau_p.h): EXTFLOW_P_PRODUCTS
+ * bytes; else a quarter of a --memory budget, or a sixteenth of the machine's memory (at least
+ * NASSAU_P_PRODUCTS_BYTES): the table grows only as far as the run asks. */
+static uint64_t products_budget_of(const chain_policy *policy)
+{
+    const char *e = getenv("EXTFLOW_P_PRODUCTS");
+    uint64_t bytes;
+    if (e && *e && runpolicy_parse_size(e, &bytes) == 0) return bytes;
+    if (policy->memory_budget) return policy->memory_budget / 4;
+    bytes = runpolicy_memory_total() / 16;
+    return bytes > NASSAU_P_PRODUCTS_BYTES ? bytes : NASSAU_P_PRODUCTS_BYTES;
+}
+
 /* The run on a set-up resolution: load what is done, start StarPU, resolve, agree on the
  * outcome, write the tables. */
 static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
@@ -342,6 +357,7 @@ static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
     rt_dist *dist = rt_dist_new(&steps);    /* before any task: it takes the pending set all ranks share */
     res->lookahead = lookahead_of(dist != NULL);
     res->finish_split = finish_split_of();
+    if (res->odd) res->odd->products_bytes = products_budget_of(&policy);
     chain_runner runner = rt_chain_runner_dist(policy, dist);
     int rc = res_run(res, &runner);
     double work_done, work_left;

@@ -231,8 +231,6 @@ typedef struct nassau_p_share {
     _Atomic uint64_t dterms_bytes;
 } nassau_p_share;
 
-/* The products kept for all steps of a resolution stay below this (nassau_p.h, Products kept). */
-#define PRODUCTS_MAX_BYTES ((uint64_t)64 << 20)
 /* The terms of d kept for all steps (dterms_of) stay below this. */
 #define DTERMS_MAX_BYTES ((uint64_t)128 << 20)
 static pthread_mutex_t share_make_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -243,7 +241,7 @@ static nassau_p_share *share_of(resolution *res)
     pthread_mutex_lock(&share_make_lock);
     if (!res->odd->share && (res->odd->share = calloc(1, sizeof *res->odd->share))) {
         pthread_mutex_init(&res->odd->share->lock, NULL);
-        res->odd->share->products = milnor_p_cache_new(&res->odd->B, PRODUCTS_MAX_BYTES);
+        res->odd->share->products = milnor_p_cache_new(&res->odd->B, res->odd->products_bytes ? res->odd->products_bytes : NASSAU_P_PRODUCTS_BYTES);
         res->odd->share->dterms = calloc(((size_t)res->max_s + 2) * ((size_t)res->max_t + 1), sizeof *res->odd->share->dterms);
         res->odd->share_clear = share_clear;
     }

@@ -25,7 +25,7 @@
  * other signature's rows in turn). The candidate B's are listed once per prime. The rows are
  * multiplied on the step's own worker, not in multiply tasks: each product x·y through the
  * resolution's product cache (algebra/milnor_p_cache.h, made with the share below, at most
- * PRODUCTS_MAX_BYTES), since the same pairs come back across generators and steps. The terms of
+ * res->odd->products_bytes, else NASSAU_P_PRODUCTS_BYTES), since the same pairs come back across generators and steps. The terms of
  * d on each generator (its non-zero entries as target generator, basis element, coefficient,
  * independent of t) are also kept in the share, made once per generator (at most
  * DTERMS_MAX_BYTES), and the signature codes of each degree once per candidate B.
@@ -42,6 +42,13 @@
 #ifndef EXTFLOW_NASSAU_P_H
 #define EXTFLOW_NASSAU_P_H
 #include "stages/resolve/resolution.h"
+
+/* The products kept for all steps of a resolution stay below res->odd->products_bytes, else this
+ * (resolve: EXTFLOW_P_PRODUCTS, a quarter of --memory, or a sixteenth of the machine's memory and
+ * at least this). 64 MB held 786,432 of
+ * the products S_3 asks for through stem 250, s <= 70 (3.2 M distinct; 302 MB hold them all) and
+ * left 5.6 G requests to be computed again through stem 386, s <= 100 (docs/perf.md). */
+#define NASSAU_P_PRODUCTS_BYTES ((uint64_t)256 << 20)
 
 /* The steps it takes: res_p_nassau_row (stages/resolve/resolution_p.h). */
 int res_nassau_p_plan(step_ctx *c);         /* 0, or -1 after res_fail */

@@ -35,6 +35,7 @@ typedef struct res_odd {
     fpmat **kernel;             /* kernel of d_s at (s, t), waiting for step (s+1, t) */
     struct nassau_p_share *share;   /* zero-signature rows of d_s kept between Nassau steps (nassau_p.c) */
     void (*share_clear)(struct resolution *res);    /* frees share: set by nassau_p.c with it */
+    uint64_t products_bytes;    /* the budget of Nassau's kept products (nassau_p.h); 0: its default */
 } res_odd;
 
 /* Odd p, from res_set_module: res->prime, res->odd (A_p, B, kernel slots), F's dims. 0, or -1
