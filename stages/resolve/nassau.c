@@ -335,45 +335,31 @@ static int nassau_correct(step_ctx *c)
 }
 
 /* The work of signature code's quasi-inverse, for the split: its block's entries. */
-static uint64_t block_entries(const nassau_state *ns, uint32_t code)
+static uint64_t block_entries(const void *state, uint32_t code)
 {
+    const nassau_state *ns = state;
     return (uint64_t)(ns->row_start[code + 1] - ns->row_start[code]) * (ns->col_start[code + 1] - ns->col_start[code]);
 }
 
 uint32_t res_nassau_finish_parts(step_ctx *c)
 {
     nassau_state *ns = c->ns;
-    uint64_t per = c->res->finish_split, total = 0;
-    if (!ns || !c->n_new || per == 0) return 0;
+    if (!ns || !c->n_new || c->res->finish_split == 0) return 0;
     if (ns->part_code) return ns->nparts;
-    uint32_t blocks = 0;
-    for (uint32_t code = 1; code < ns->ncodes; code++)
-        if (block_entries(ns, code)) total += block_entries(ns, code), blocks++;
-    uint64_t n = total / per;
-    if (n > blocks) n = blocks;
-    if (n > RES_NASSAU_MAX_FINISH_PARTS) n = RES_NASSAU_MAX_FINISH_PARTS;
+    /* contiguous runs of codes, each about total / n entries */
+    uint32_t n = res_cut_runs(1, ns->ncodes, block_entries, ns, c->res->finish_split, RES_NASSAU_MAX_FINISH_PARTS,
+                              &ns->part_code);
     if (n < 2) return 0;
-    ns->part_code = malloc((n + 1) * sizeof *ns->part_code);
     ns->qi = calloc(ns->ncodes, sizeof *ns->qi);
     ns->made = calloc(ns->ncodes, sizeof *ns->made);
-    if (!ns->part_code || !ns->qi || !ns->made) {   /* finish makes them all itself */
+    if (!ns->qi || !ns->made) {   /* finish makes them all itself */
         free(ns->part_code);
         free(ns->qi);
         free((void *)ns->made);
         ns->part_code = NULL, ns->qi = NULL, ns->made = NULL;
         return 0;
     }
-    /* contiguous runs of codes, each about total / n entries: part k ends where the running
-     * sum reaches (k + 1) total / n */
-    uint64_t sum = 0;
-    uint32_t k = 0;
-    ns->part_code[0] = 1;
-    for (uint32_t code = 1; code < ns->ncodes && k + 1 < n; code++) {
-        sum += block_entries(ns, code);
-        if (sum * n >= (k + 1) * total) ns->part_code[++k] = code + 1;
-    }
-    while (k < n) ns->part_code[++k] = ns->ncodes;
-    return ns->nparts = (uint32_t)n;
+    return ns->nparts = n;
 }
 
 void res_nassau_finish_part(step_ctx *c, uint32_t k, uint32_t n)

@@ -30,6 +30,15 @@ typedef struct nassau_p_state {
     fpmat R1;                       /* the zero-signature rows of d_{s-1}, in bucket order, over F_{s-2,t} */
     uint8_t *dx;                    /* n_new x ncols: d of the new generators */
     _Atomic(uint32_t *) *codes;     /* B's signature codes by degree (codes_table) */
+    /* the finish's signatures in its order (by degree, then code; code 0 and degrees past t
+     * left out), made by finish_parts or finish, whichever comes first */
+    struct code_deg *order;
+    uint32_t norder;
+    /* a split finish (res_nassau_p_finish_parts): part k makes order[part[k] .. part[k+1]) into
+     * made[code] (kept rows and quasi-inverse; .ok once made), which finish applies and frees */
+    uint32_t nparts;
+    uint32_t *part;
+    struct sig_made *made;
 } nassau_p_state;
 
 static _Atomic uint64_t stat_steps, stat_corrected, stat_dim, stat_shared;
@@ -732,11 +741,53 @@ static int by_degree(const void *a, const void *b)
     return x->code < y->code ? -1 : x->code > y->code;
 }
 
+/* What a finish part makes for one signature (nassau_p.h, Finish in parts): the quasi-inverse
+ * of its block, and full width the rows of d_{s-1} of that signature that a lift may use (those
+ * where some preimage row is not zero: every lift is a combination of preimage rows). */
+typedef struct sig_made {
+    fpqi qi;
+    fpmat rows;             /* the rows kept, full width, in bucket order */
+    uint32_t *at;           /* nr entries: row i of the signature is rows' row at[i], or
+                             * UINT32_MAX (not kept) */
+    int ok;                 /* made (else finish makes the signature's rows itself) */
+} sig_made;
+
+static uint64_t made_bytes(const sig_made *m)
+{
+    return fpmat_bytes(&m->rows) + fpmat_bytes(&m->qi.preimage);
+}
+
+static void made_clear(sig_made *m)
+{
+    if (m->ok) memacct_add(MEM_INFLIGHT, -(int64_t)made_bytes(m));
+    fpmat_clear(&m->rows);
+    fpqi_clear(&m->qi);
+    free(m->at);
+    m->at = NULL;
+    m->ok = 0;
+}
+
+/* The quasi-inverse of block (RREF of [block | 0 | I]). 0, or -1 out of memory. */
+static int block_qi(const fpmat *block, fpqi *qi)
+{
+    fpmat aug = { 0 };
+    int32_t *piv = NULL;
+    int rank, rc = -1;
+    if (fpmat_augment_identity(&aug, block) == 0 && (piv = malloc(sizeof *piv * ((size_t)aug.cols + 1))) &&
+        (rank = fpmat_rref(&aug, piv)) >= 0 && fpmat_quasi_inverse_from_rref(&aug, block->cols, (uint32_t)rank, piv, qi) == 0)
+        rc = 0;
+    fpmat_clear(&aug);
+    free(piv);
+    return rc;
+}
+
 /* One signature's correction: the quasi-inverse of its block of d_{s-1} lifts the part of each
- * d(x) in its columns; x -= lift, d(x) -= d(lift). The block is made on its own columns (colpos:
- * column -> place in the block, MILNOR_P_CACHE_DROP elsewhere; restored on return), and only the
- * rows some lift uses are made full width. 0, -1 out of memory, -2 a product left B. */
-static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint32_t *colpos)
+ * d(x) in its columns; x -= lift, d(x) -= d(lift). Made here (made NULL): the block on its own
+ * columns (colpos: column -> place in the block, MILNOR_P_CACHE_DROP elsewhere; restored on
+ * return), then full width only the rows some lift uses; or taken from a finish part (made:
+ * the quasi-inverse and, full width, the rows a lift may use). The same bytes either way. 0, -1 out of memory,
+ * -2 a product left B. */
+static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint32_t *colpos, const sig_made *made)
 {
     nassau_p_state *ns = c->nsp;
     uint32_t p = c->res->prime;
@@ -751,26 +802,28 @@ static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint32_t *c
     if (!wanted) return 0;
     nassau_p_share *sh = share_of(c->res);
     if (!sh || !sh->products) return -1;
-    fpmat rows = { 0 }, block = { 0 }, aug = { 0 };
-    fpqi qi = { 0 };
-    int32_t *piv = NULL;
+    fpmat rows = { 0 }, block = { 0 };
+    fpqi own = { 0 };
+    const fpqi *qi = made ? &made->qi : &own;
     uint8_t *lifts = calloc((size_t)c->n_new * nr + 1, 1);
     uint32_t *need = malloc(((size_t)nr + 1) * sizeof *need), *sel = malloc(((size_t)nr + 1) * sizeof *sel), nneed = 0;
-    int rank, rc = -1;
-    for (uint32_t j = 0; j < nc; j++) colpos[cidx[j]] = j;
-    if (!lifts || !need || !sel || fpmat_init(&block, p, nr, nc) != 0) goto out;
-    if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, ridx, nr, &block, NULL, sh->products, colpos)) != 0)
-        goto out;    /* its block */
-    rc = -1;
-    if (fpmat_augment_identity(&aug, &block) != 0 || !(piv = malloc(sizeof *piv * ((size_t)aug.cols + 1))) ||
-        (rank = fpmat_rref(&aug, piv)) < 0 || fpmat_quasi_inverse_from_rref(&aug, nc, (uint32_t)rank, piv, &qi) != 0)
-        goto out;
+    int rc = -1;
+    if (!made)
+        for (uint32_t j = 0; j < nc; j++) colpos[cidx[j]] = j;
+    if (!lifts || !need || !sel) goto out;
+    if (!made) {
+        if (fpmat_init(&block, p, nr, nc) != 0) goto out;
+        if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, ridx, nr, &block, NULL, sh->products, colpos)) != 0)
+            goto out;    /* its block */
+        rc = -1;
+        if (block_qi(&block, &own) != 0) goto out;
+    }
     /* each d(x)'s lift, then the rows some lift uses, full width */
     for (uint32_t a = 0; a < c->n_new; a++) {
         const uint8_t *dx = ns->dx + (size_t)a * (ns->ncols + 1);
         int any = 0;
         for (uint32_t j = 0; j < nc; j++) any |= (y[j] = dx[cidx[j]]) != 0;
-        if (any) fpqi_apply(&qi, y, lifts + (size_t)a * nr);
+        if (any) fpqi_apply(qi, y, lifts + (size_t)a * nr);
     }
     for (uint32_t i = 0; i < nr; i++) {
         int used = 0;
@@ -780,8 +833,12 @@ static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint32_t *c
             sel[nneed++] = ridx[i];
         }
     }
-    if (fpmat_init(&rows, p, nneed, ns->ncols) != 0) goto out;
-    if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, sel, nneed, &rows, NULL, sh->products, NULL)) != 0) goto out;
+    int kept = made != NULL;    /* every row needed was kept (always: a lift lies in the preimages' span) */
+    for (uint32_t k = 0; kept && k < nneed; k++) kept = made->at[need[k]] != UINT32_MAX;
+    if (!kept) {
+        if (fpmat_init(&rows, p, nneed, ns->ncols) != 0) goto out;
+        if ((rc = build_rows(c->res, c->ch.s - 1, c->ch.t, sel, nneed, &rows, NULL, sh->products, NULL)) != 0) goto out;
+    }
     for (uint32_t a = 0; a < c->n_new; a++) {
         uint8_t *dx = ns->dx + (size_t)a * (ns->ncols + 1), *x = c->new_gens[a].img_p;
         const uint8_t *lift = lifts + (size_t)a * nr;
@@ -789,21 +846,128 @@ static int correct_signature(step_ctx *c, uint32_t code, uint8_t *y, uint32_t *c
             if (lift[need[k]]) {
                 uint32_t i = need[k], neg = p - lift[i];
                 x[ridx[i]] = (uint8_t)((x[ridx[i]] + neg) % p);
-                fpvec_addmul(dx, fpmat_row(&rows, k), neg, ns->ncols, p);
+                fpvec_addmul(dx, kept ? fpmat_row(&made->rows, made->at[i]) : fpmat_row(&rows, k), neg, ns->ncols, p);
             }
     }
     rc = 0;
 out:
-    for (uint32_t j = 0; j < nc; j++) colpos[cidx[j]] = MILNOR_P_CACHE_DROP;
+    if (!made)
+        for (uint32_t j = 0; j < nc; j++) colpos[cidx[j]] = MILNOR_P_CACHE_DROP;
     free(lifts);
     free(need);
     free(sel);
     fpmat_clear(&rows);
     fpmat_clear(&block);
-    fpmat_clear(&aug);
-    fpqi_clear(&qi);
-    free(piv);
+    fpqi_clear(&own);
     return rc;
+}
+
+/* The finish's signatures in its order, once (ns->order). 0, or -1 out of memory. */
+static int make_order(step_ctx *c)
+{
+    nassau_p_state *ns = c->nsp;
+    if (ns->order) return 0;
+    code_deg *order = malloc(((size_t)ns->ncodes + 1) * sizeof *order);
+    if (!order) return -1;
+    uint32_t n = 0;
+    for (uint32_t code = 1; code < ns->ncodes; code++) {
+        uint64_t d = sig_degree(&ns->b, c->res->prime, code);
+        if (d <= (uint64_t)c->ch.t) order[n++] = (code_deg){ d, code };
+    }
+    qsort(order, n, sizeof *order, by_degree);
+    ns->order = order;
+    ns->norder = n;
+    return 0;
+}
+
+/* The entries of d_{s-1} a part builds for a signature: its rows times the width (0 where its
+ * block is empty: finish never builds those). */
+static uint64_t sig_entries(const nassau_p_state *ns, uint32_t code)
+{
+    uint64_t nr = ns->row_start[code + 1] - ns->row_start[code], nc = ns->col_start[code + 1] - ns->col_start[code];
+    return nr && nc ? nr * ns->ncols : 0;
+}
+
+/* The same for the i-th signature of the finish's order (res_cut_runs' weight). */
+static uint64_t entries_at(const void *state, uint32_t i)
+{
+    const nassau_p_state *ns = state;
+    return sig_entries(ns, ns->order[i].code);
+}
+
+uint32_t res_nassau_p_finish_parts(step_ctx *c)
+{
+    nassau_p_state *ns = c->nsp;
+    if (!ns || !c->n_new || c->res->finish_split == 0) return 0;
+    if (ns->part) return ns->nparts;
+    if (make_order(c) != 0) return 0;       /* finish makes them all itself */
+    /* runs of the order, each about total / n entries */
+    uint32_t n = res_cut_runs(0, ns->norder, entries_at, ns, c->res->finish_split, RES_NASSAU_P_MAX_FINISH_PARTS,
+                              &ns->part);
+    if (n < 2) return 0;
+    if (!(ns->made = calloc(ns->ncodes, sizeof *ns->made))) {
+        free(ns->part);
+        ns->part = NULL;
+        return 0;
+    }
+    return ns->nparts = n;
+}
+
+/* Signature code's part of a split finish into *m: its rows full width into all (nr rows at
+ * least, zeroed here), its block gathered from them, the block's quasi-inverse, and a copy of
+ * the rows a lift may use. 0, or -1 (out of memory, or a product left B: finish then makes it
+ * itself, and fails there if it must). */
+static int make_signature(step_ctx *c, uint32_t code, fpmat *all, milnor_p_cache *products, sig_made *m)
+{
+    const nassau_p_state *ns = c->nsp;
+    uint32_t nr = ns->row_start[code + 1] - ns->row_start[code], nc = ns->col_start[code + 1] - ns->col_start[code];
+    const uint32_t *ridx = ns->row_idx + ns->row_start[code], *cidx = ns->col_idx + ns->col_start[code];
+    fpmat block = { 0 };
+    memset(all->data, 0, (size_t)nr * all->stride);
+    if (build_rows(c->res, c->ch.s - 1, c->ch.t, ridx, nr, all, NULL, products, NULL) != 0 ||
+        fpmat_init(&block, all->p, nr, nc) != 0)
+        return -1;
+    for (uint32_t r = 0; r < nr; r++) {
+        const uint8_t *a = fpmat_row(all, r);
+        uint8_t *o = fpmat_row(&block, r);
+        for (uint32_t j = 0; j < nc; j++) o[j] = a[cidx[j]];
+    }
+    int rc = block_qi(&block, &m->qi);
+    fpmat_clear(&block);
+    if (rc != 0 || !(m->at = malloc(((size_t)nr + 1) * sizeof *m->at))) return -1;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < nr; i++) {
+        int used = 0;
+        for (uint32_t r = 0; r < m->qi.preimage.rows && !used; r++) used = fpmat_row(&m->qi.preimage, r)[i] != 0;
+        m->at[i] = used ? keep++ : UINT32_MAX;
+    }
+    if (fpmat_init(&m->rows, all->p, keep, ns->ncols) != 0) return -1;
+    for (uint32_t i = 0; i < nr; i++)
+        if (m->at[i] != UINT32_MAX) memcpy(fpmat_row(&m->rows, m->at[i]), fpmat_row(all, i), all->stride);
+    return 0;
+}
+
+void res_nassau_p_finish_part(step_ctx *c, uint32_t k, uint32_t n)
+{
+    nassau_p_state *ns = c->nsp;
+    if (!ns || !ns->part || n != ns->nparts || k >= n) return;
+    nassau_p_share *sh = share_of(c->res);
+    if (!sh || !sh->products) return;
+    uint32_t most = 0;
+    for (uint32_t i = ns->part[k]; i < ns->part[k + 1]; i++) {
+        uint32_t code = ns->order[i].code, nr = ns->row_start[code + 1] - ns->row_start[code];
+        if (sig_entries(ns, code) && nr > most) most = nr;
+    }
+    fpmat all = { 0 };      /* one signature's rows at a time */
+    if (fpmat_init(&all, c->res->prime, most, ns->ncols) != 0) return;
+    for (uint32_t i = ns->part[k]; i < ns->part[k + 1]; i++) {
+        sig_made *m = &ns->made[ns->order[i].code];
+        if (!sig_entries(ns, ns->order[i].code)) continue;
+        m->ok = make_signature(c, ns->order[i].code, &all, sh->products, m) == 0;
+        if (m->ok) memacct_add(MEM_INFLIGHT, (int64_t)made_bytes(m));
+        else made_clear(m);
+    }
+    fpmat_clear(&all);
 }
 
 int res_nassau_p_finish(step_ctx *c)
@@ -815,19 +979,17 @@ int res_nassau_p_finish(step_ctx *c)
     uint32_t width = (uint32_t)freemod_dim(&res->F[s - 1], t, t);
     if (c->n_new) {
         /* signatures by increasing degree (ties by code); each builds its rows of d_{s-1} when
-         * some d(x) has a part in its columns */
-        code_deg *order = malloc(((size_t)ns->ncodes + 1) * sizeof *order);
+         * some d(x) has a part in its columns, or takes what a finish part made */
         uint8_t *buf = malloc((size_t)ns->ncols + 1);
         uint32_t *colpos = malloc(((size_t)ns->ncols + 1) * sizeof *colpos);
-        int rc = order && buf && colpos ? 0 : -1;
+        int rc = buf && colpos && make_order(c) == 0 ? 0 : -1;
         for (uint32_t j = 0; rc == 0 && j < ns->ncols; j++) colpos[j] = MILNOR_P_CACHE_DROP;
-        for (uint32_t code = 0; rc == 0 && code < ns->ncodes; code++)
-            order[code] = (code_deg){ sig_degree(&ns->b, res->prime, code), code };
-        if (rc == 0) qsort(order, ns->ncodes, sizeof *order, by_degree);
-        for (uint32_t k = 0; rc == 0 && k < ns->ncodes; k++)
-            if (order[k].code != 0 && order[k].degree <= (uint64_t)t)
-                rc = correct_signature(c, order[k].code, buf, colpos);
-        free(order);
+        for (uint32_t k = 0; rc == 0 && k < ns->norder; k++) {
+            uint32_t code = ns->order[k].code;
+            sig_made *m = ns->made && ns->made[code].ok ? &ns->made[code] : NULL;
+            rc = correct_signature(c, code, buf, colpos, m);
+            if (m) made_clear(m);
+        }
         free(buf);
         free(colpos);
         if (rc == -2) {
@@ -875,6 +1037,10 @@ void res_nassau_p_free(step_ctx *c)
     if (ns->R1.data) memacct_add(MEM_INFLIGHT, -(int64_t)fpmat_bytes(&ns->R1));
     fpmat_clear(&ns->R1);
     free(ns->dx);
+    for (uint32_t code = 0; ns->made && code < ns->ncodes; code++) made_clear(&ns->made[code]);
+    free(ns->made);
+    free(ns->part);
+    free(ns->order);
     free(ns);
     c->nsp = NULL;
 }

@@ -38,6 +38,22 @@
  * it still building builds its own and marks it abandoned; a block that would take the share past
  * SHARE_MAX_BYTES is not kept (marked dropped). What a step never takes (a rerun that resumed
  * from stage files) is freed with the resolution.
+ *
+ * Finish in parts. Of a large finish nearly all the time goes into multiplying each signature's
+ * rows of d_{s-1} (its block, then the rows some lift uses) and the block's quasi-inverse; they
+ * read d_{s-1} alone, so the signatures are independent, and only applying the quasi-inverses
+ * is a forward substitution (a lift changes d(x) in the columns of signatures of larger degree).
+ * Where the signatures' rows hold at least 2N entries (rows x the width of d_{s-1}; N =
+ * res->finish_split, EXTFLOW_FINISH_SPLIT), runs of the finish's order of about N entries each
+ * become finish parts (tasks of their own, stages/chain.h): a part multiplies every row of its
+ * signatures full width (the products are the same as for the block alone), gathers the block
+ * from them, and keeps its quasi-inverse and the rows a lift may use (those where a preimage
+ * row is not zero: about half) in the step's state (the footprint counts every row of d_{s-1}
+ * already). Finish then goes through the signatures in the same order as unsplit: one no d(x)
+ * reaches is dropped, one it reaches takes the kept quasi-inverse and rows, so every byte is the
+ * unsplit finish's. The parts make signatures the unsplit finish skips (about 2% of the rows at
+ * S_3 stem 250) and every row once, where the unsplit finish multiplies a block's rows and then
+ * again those a lift uses; a signature a part could not make (out of memory) finish makes itself.
  */
 #ifndef EXTFLOW_NASSAU_P_H
 #define EXTFLOW_NASSAU_P_H
@@ -54,6 +70,12 @@
 int res_nassau_p_plan(step_ctx *c);         /* 0, or -1 after res_fail */
 int res_nassau_p_reduce(step_ctx *c);       /* 0, or -1 after res_fail */
 int res_nassau_p_finish(step_ctx *c);       /* correct the new generators, publish; 0 or -1 */
+/* A large finish split (the chain kind's finish parts, after reduce; Finish in parts above):
+ * finish_parts says how many (0: no split: no new generator, res->finish_split 0, or fewer
+ * than 2 parts' worth; at most RES_NASSAU_P_MAX_FINISH_PARTS); finish_part makes part k of n. */
+#define RES_NASSAU_P_MAX_FINISH_PARTS 256
+uint32_t res_nassau_p_finish_parts(step_ctx *c);
+void res_nassau_p_finish_part(step_ctx *c, uint32_t k, uint32_t n);
 void res_nassau_p_free(step_ctx *c);
 uint64_t res_nassau_p_footprint(const resolution *res, int s, deg_t t);
 /* Since the process started: Nassau steps at odd p finished, and those with new generators

@@ -765,3 +765,25 @@ int res_rref_augmented(step_ctx *c, const f2mat *a, f2mat *aug, int32_t **pivots
     team_end(tm);
     return rank;
 }
+
+uint32_t res_cut_runs(uint32_t first, uint32_t end, uint64_t (*weight)(const void *ctx, uint32_t i), const void *ctx,
+                      uint64_t per, uint32_t most, uint32_t **bounds)
+{
+    uint64_t total = 0, n, sum = 0;
+    uint32_t items = 0, k = 0;
+    *bounds = NULL;
+    if (per == 0) return 0;
+    for (uint32_t i = first; i < end; i++)
+        if (weight(ctx, i)) total += weight(ctx, i), items++;
+    n = total / per;
+    if (n > items) n = items;
+    if (n > most) n = most;
+    if (n < 2 || !(*bounds = malloc((n + 1) * sizeof **bounds))) return 0;
+    (*bounds)[0] = first;
+    for (uint32_t i = first; i < end && k + 1 < n; i++) {
+        sum += weight(ctx, i);
+        if (sum * n >= (k + 1) * total) (*bounds)[++k] = i + 1;
+    }
+    while (k < n) (*bounds)[++k] = end;
+    return (uint32_t)n;
+}

@@ -251,6 +251,13 @@ int res_keep_stage(resolution *res, int kind, int s, deg_t t, const f2mat *m);
  * Whoever joins, the result is the same. */
 int res_rref(step_ctx *c, f2mat *m, int32_t *pivots);
 int res_rref_augmented(step_ctx *c, const f2mat *a, f2mat *aug, int32_t **pivots);
+/* A Nassau finish's parts (nassau.h, nassau_p.h): items first .. end-1 of weights weight(ctx, i)
+ * cut into n runs of consecutive items, run k ending where the running sum first reaches
+ * (k + 1)/n of the total; n = total / per, at most the items of non-zero weight and most.
+ * Returns n with (*bounds)[0..n] (first, ..., end; allocated here), or 0 (fewer than 2 runs'
+ * worth, per 0, or out of memory; *bounds NULL). */
+uint32_t res_cut_runs(uint32_t first, uint32_t end, uint64_t (*weight)(const void *ctx, uint32_t i), const void *ctx,
+                      uint64_t per, uint32_t most, uint32_t **bounds);
 
 /* Makes every stage file written so far durable and visible; 0, or -1 (after res_fail). */
 int res_flush_stages(resolution *res);

@@ -47,6 +47,8 @@ static int nassau_finish(chain *c) { return finished(c, res_nassau_finish(ctx_of
 static int nassau_plan_p(chain *c) { return res_nassau_p_plan(begin(c)); }
 static int nassau_reduce_p(chain *c) { return res_nassau_p_reduce(ctx_of(c)) == 0 ? CHAIN_FINISH : -1; }
 static int nassau_finish_p(chain *c) { return finished(c, res_nassau_p_finish(ctx_of(c))); }
+static uint32_t nassau_finish_parts_p(chain *c) { return res_nassau_p_finish_parts(ctx_of(c)); }
+static void nassau_finish_part_p(chain *c, uint32_t k, uint32_t n) { res_nassau_p_finish_part(ctx_of(c), k, n); }
 static uint32_t nassau_finish_parts(chain *c) { return res_nassau_finish_parts(ctx_of(c)); }
 static void nassau_finish_part(chain *c, uint32_t k, uint32_t n) { res_nassau_finish_part(ctx_of(c), k, n); }
 static int edge_finish(chain *c) { (void)c; return 0; }
@@ -195,8 +197,12 @@ const chain_kind step_edge_kernel = STEP_KIND("edge-kernel", CHAIN_EDGE, standar
 const chain_kind step_standard_p = STEP_KIND_P("standard-p", CHAIN_STEP, standard_finish, standard_deps_p);
 const chain_kind step_edge_kernel_p = STEP_KIND_P("edge-kernel-p", CHAIN_EDGE, edge_finish, edge_deps);
 
-const chain_kind step_nassau_p = STEP_KIND("nassau-p", CHAIN_STEP, nassau_plan_p, nassau_reduce_p, nassau_finish_p,
-                                           clear, nassau_deps, nassau_footprint_p, nassau_reads, NULL);
+/* Nassau's at odd p, with its finish in parts where it is large (nassau_p.h) */
+const chain_kind step_nassau_p = { .name = "nassau-p", .family = CHAIN_STEP, .size = sizeof(step_ctx),
+                                   .plan = nassau_plan_p, .reduce = nassau_reduce_p, .finish = nassau_finish_p,
+                                   .clear = clear, .deps = nassau_deps, .footprint = nassau_footprint_p,
+                                   .reads = nassau_reads, .finish_parts = nassau_finish_parts_p,
+                                   .finish_part = nassau_finish_part_p };
 
 const chain_kind *step_algo_for(const resolution *res, int s, deg_t t)
 {
