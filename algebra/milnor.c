@@ -193,6 +193,14 @@ static int build_seqno(milnor_basis *A)
         }
     }
     free(n);
+    /* seq_d (milnor.h): the index's differences regrouped by the prefix degree they are read at */
+    A->seq_d = malloc(rows * W * sizeof *A->seq_d);
+    if (!A->seq_d) return -1;
+    for (size_t e = 0; e < rows; ++e) {
+        const uint32_t *ge = A->seq_g + e * W;
+        for (int h = 0; h < W; ++h)
+            A->seq_d[h * rows + e] = (h ? ge[h] : 0) - (h + 1 < W ? ge[h + 1] : 0);
+    }
     return 0;
 }
 
@@ -288,6 +296,7 @@ void milnor_basis_clear(milnor_basis *A)
     free(A->elts);
     free(A->dim);
     free(A->seq_g);
+    free(A->seq_d);
     free(A->hash);
     free(A->hash_first);
     memset(A, 0, sizeof *A);
@@ -297,7 +306,7 @@ void milnor_basis_clear(milnor_basis *A)
  * offsets and the profile (MILNOR_MAX_LEN + 2 words). */
 static size_t flat_index_words(const milnor_basis *A)
 {
-    if (A->seq_g) return ((size_t)A->max_degree + 1) * W;
+    if (A->seq_g) return 2 * ((size_t)A->max_degree + 1) * W;       /* seq_g, seq_d */
     return (size_t)A->max_degree + 2 + A->hash_first[A->max_degree + 1] + W + 2;
 }
 
@@ -324,9 +333,10 @@ int milnor_flat_write(const milnor_basis *A, uint32_t *buf, size_t words)
     }
     first[md + 1] = total;
     uint32_t *index = buf + MILNOR_FLAT_SEQNO_AT(md, total);
-    if (A->seq_g)
+    if (A->seq_g) {
         memcpy(index, A->seq_g, ((size_t)md + 1) * W * sizeof *buf);
-    else {
+        memcpy(index + ((size_t)md + 1) * W, A->seq_d, ((size_t)md + 1) * W * sizeof *buf);
+    } else {
         uint32_t slots = A->hash_first[md + 1], *prof = index + md + 2 + slots;
         memcpy(index, A->hash_first, ((size_t)md + 2) * sizeof *buf);
         memcpy(index + md + 2, A->hash, (size_t)slots * sizeof *buf);
@@ -354,7 +364,7 @@ int milnor_flat_view(const uint32_t *buf, size_t words, milnor_basis *view, miln
     size_t at = MILNOR_FLAT_SEQNO_AT(md, total);
     if (at > words || first[md + 1] != total) return -1;
     const uint32_t *index = buf + at;
-    if (!profile && at + ((size_t)md + 1) * W != words) return -1;
+    if (!profile && at + 2 * ((size_t)md + 1) * W != words) return -1;
     if (profile && (at + md + 2 > words || index[0] != 0 || at + md + 2 + (size_t)index[md + 1] + W + 2 != words))
         return -1;
     milnor_elt *elts = (milnor_elt *)(buf + MILNOR_FLAT_ELTS_AT(md));
@@ -373,6 +383,7 @@ int milnor_flat_view(const uint32_t *buf, size_t words, milnor_basis *view, miln
     view->elts = elts_scratch;
     if (!profile) {
         view->seq_g = (uint32_t *)index;
+        view->seq_d = (uint32_t *)index + ((size_t)md + 1) * W;
         return 0;
     }
     const uint32_t *prof = index + md + 2 + index[md + 1];
@@ -468,7 +479,7 @@ uint64_t milnor_basis_bytes(deg_t max_degree, const milnor_profile *profile)
         bytes += (uint64_t)(dim[d] ? dim[d] : 1) * sizeof(milnor_elt);
         if (!full) bytes += ((uint64_t)hash_slots(dim[d]) + 1) * sizeof(uint32_t);   /* index table */
     }
-    if (full) bytes += 2 * n * W * sizeof(uint32_t);     /* seq_g and its scratch */
+    if (full) bytes += 3 * n * W * sizeof(uint32_t);     /* seq_g, its scratch and seq_d */
     return bytes;
 }
 
@@ -482,6 +493,17 @@ static inline uint32_t index_of(const milnor_basis *A, deg_t d, const uint32_t *
 uint32_t milnor_index(const milnor_basis *A, const milnor_elt *R)
 {
     return index_of(A, R->degree, R->r, R->len);
+}
+
+uint32_t milnor_index_by_slots(const milnor_basis *A, const milnor_elt *R)
+{
+    const size_t rows = (size_t)A->max_degree + 1;
+    uint32_t idx = 0, p = 0;
+    for (int h = 0; h < W; ++h) {
+        p += R->r[h] * milnor_xi_degree[h];     /* entries past len are 0 */
+        idx += A->seq_d[h * rows + p];
+    }
+    return idx;
 }
 
 /* ---------------------------------------------------------------- product (docs/algorithms.md §2) */
@@ -568,6 +590,23 @@ typedef uint16_t v16u __attribute__((vector_size(2 * LANES)));
  * of LGROUP 16-bit lanes, s[(g * (W + 1) + n) * LGROUP + k] = s_n of term g * LGROUP + k; row 0
  * and the entries past a term's length (or past the last term) are zero. */
 #define LGROUP (4 * LANES)
+
+/* A term's part of its hits' indices (whole algebra). A hit of half h against Sq(S) is
+ * Sq(T) with t_n = (s_n - cs_n) | mk_n = s_n + (mk_n - cs_n) (the test made the bits disjoint),
+ * so the prefix degree P_h = sum_{n <= h+1} t_n |xi_n| of its slots 1..h+1 is S's prefix degree
+ * plus the half's, and index(T) = sum_h seq_d[h * rows + P_h] (milnor.h, rows = max_degree + 1).
+ * q[h] = h * rows + S's prefix degree (h = 0..9, below 2^16: 9 x 2047 + 2046), so that
+ * q + the half's prefix degrees (half_prefix, mod 2^16) are the 10 table positions; col: the
+ * term's column offset. One 32-byte record per term, read whole by each hit. */
+typedef union term_slots {
+    struct {
+        uint16_t q[W];
+        uint32_t col;
+        uint16_t pad[4];
+    } t;
+    v16u v;
+} term_slots;
+
 typedef struct lane_terms {
     uint32_t first, count;          /* the term range they were built from */
     uint32_t ngroups, slen;         /* slen: longest S */
@@ -576,6 +615,7 @@ typedef struct lane_terms {
     uint16_t *s;
     uint64_t *valid;                /* per group: bit k = lane k holds a term */
     size_t cap;                     /* groups allocated */
+    term_slots *slots;              /* per term; filled for the whole algebra only (seq_d) */
 } lane_terms;
 
 #define LT_ROWS(L, g) ((L)->s + (size_t)(g) * (W + 1) * LGROUP)
@@ -588,11 +628,14 @@ static int lane_terms_build(lane_terms *L, const milnor_basis *A, const milnor_t
         size_t cap = ng * 2;
         uint16_t *s = aligned_alloc(64, cap * (W + 1) * LGROUP * sizeof *s);
         uint64_t *valid = malloc(cap * sizeof *valid);
-        if (!s || !valid) { free(s); free(valid); return -1; }
+        term_slots *slots = aligned_alloc(64, cap * LGROUP * sizeof *slots);
+        if (!s || !valid || !slots) { free(s); free(valid); free(slots); return -1; }
         free(L->s);
         free(L->valid);
+        free(L->slots);
         L->s = s;
         L->valid = valid;
+        L->slots = slots;
         L->cap = cap;
     }
     L->first = first;
@@ -603,6 +646,8 @@ static int lane_terms_build(lane_terms *L, const milnor_basis *A, const milnor_t
     memset(L->smax, 0, sizeof L->smax);
     memset(L->s, 0, (size_t)ng * (W + 1) * LGROUP * sizeof *L->s);
     for (uint32_t g = 0; g < ng; ++g) L->valid[g] = 0;
+    v16u base = {0};                                /* lane h: h * rows, the start of seq_d's row h */
+    for (int h = 0; h < W; ++h) base[h] = (uint16_t)(h * ((uint32_t)A->max_degree + 1));
     for (uint32_t k = 0; k < count; ++k) {
         const milnor_term *tm = &terms[first + k];
         const milnor_elt *S = &A->elts[tm->s_deg][tm->s_idx];
@@ -614,6 +659,16 @@ static int lane_terms_build(lane_terms *L, const milnor_basis *A, const milnor_t
         for (uint32_t n = 0; n < S->len; ++n) {
             rows[(n + 1) * LGROUP] = (uint16_t)S->r[n];
             if (S->r[n] > L->smax[n + 1]) L->smax[n + 1] = S->r[n];
+        }
+        if (A->seq_d) {                             /* whole algebra: the hits' index by slots */
+            term_slots *ts = &L->slots[k];
+            ts->v = base + (uint16_t)S->degree;     /* the prefix degree from slot len - 1 on */
+            uint32_t p = 0;
+            for (uint32_t h = 0; h + 1 < S->len; ++h) {
+                p += S->r[h] * milnor_xi_degree[h];
+                ts->t.q[h] = (uint16_t)(base[h] + p);
+            }
+            ts->t.col = tm->col_offset;
         }
     }
     return 0;
@@ -875,15 +930,57 @@ static long rhalves(hrows *H, const milnor_elt *R, const uint32_t *smax, int64_t
     return J.over ? -1 : (long)J.cnt;
 }
 
-/* row ^= Sq(R)·S for the terms S of the lanes set in bits, through half hx: s[n * lanes + k]
- * = s_n of lane k (n = 1..slen, 0 beyond), lane k being the term first[k]. Every T is taken to
- * length max(nd, slen): the t_n past its own length are 0 and add nothing to the index (stopping
- * at each term's own length does a quarter fewer steps but measured no faster: the loop's trip
- * count becomes less predictable). */
+/* The half's part of its hits' prefix degrees (term_slots): lane h (0..9) = sum_{n <= h+1}
+ * (mk_n - cs_n) |xi_n| mod 2^16 (negative where the half takes more from S than it adds);
+ * lanes 10..15 are not used. One vector multiply and a prefix sum over the lanes. */
+static inline v16u half_prefix(const rhalf *hx)
+{
+    static const v16u xi = {1, 3, 7, 15, 31, 63, 127, 255, 511, 1023};
+    v16u cs, mk;
+    memcpy(&cs, &hx->w[1], sizeof cs);            /* lanes 0..9: cs_1..cs_10 */
+    memcpy(&mk, &hx->w[W + 1], sizeof mk);        /* lanes 0..9: mk_1..mk_10 */
+    v16u e = (mk - cs) * xi;
+#ifdef __AVX2__
+    __m256i x = (__m256i)e;
+    x = _mm256_add_epi16(x, _mm256_slli_si256(x, 2));     /* prefix sums inside each 128-bit half */
+    x = _mm256_add_epi16(x, _mm256_slli_si256(x, 4));
+    x = _mm256_add_epi16(x, _mm256_slli_si256(x, 8));
+    __m256i lo = _mm256_permute2x128_si256(x, x, 0x08);   /* the low half's sums, moved up */
+    lo = _mm256_shufflehi_epi16(lo, 0xff);
+    lo = _mm256_unpackhi_epi64(lo, lo);                   /* its lane 7 in every lane above */
+    return (v16u)_mm256_add_epi16(x, lo);
+#else
+    v16u p = {0};
+    uint16_t acc = 0;
+    for (int h = 0; h < W; ++h) p[h] = acc = (uint16_t)(acc + e[h]);
+    return p;
+#endif
+}
+
+/* row ^= Sq(R)·S for the terms S of the lanes set in bits, through half hx (whole algebra):
+ * ts[k] is lane k's term_slots; each hit's index is the sum of 10 entries of seq_d at its
+ * term's positions plus the half's prefix degrees. */
+static inline void half_hits_slots(const uint32_t *D, const rhalf *hx, const term_slots *ts, uint64_t bits,
+                                   uint64_t *row)
+{
+    const v16u hp = half_prefix(hx);
+    while (bits) {
+        const int lane = __builtin_ctzll(bits);
+        bits &= bits - 1;
+        const term_slots *t = &ts[lane];
+        const term_slots q = {.v = t->v + hp};
+        const uint16_t *qq = q.t.q;
+        uint32_t idx = D[qq[0]] + D[qq[1]] + D[qq[2]] + D[qq[3]] + D[qq[4]];
+        idx += D[qq[5]] + D[qq[6]] + D[qq[7]] + D[qq[8]] + D[qq[9]];
+        flip_bit(row, t->t.col + idx);
+    }
+}
+
+/* The same for a profile's basis (no seq_d): T's entries, then its hash index. s[n * lanes + k]
+ * = s_n of lane k (n = 1..slen, 0 beyond), lane k being the term first[k]. */
 static inline void half_hits(const milnor_basis *A, const milnor_elt *R, const rhalf *hx, const uint16_t *s,
                              int lanes, int slen, uint64_t bits, const milnor_term *first, uint64_t *row)
 {
-    const uint32_t *g = A->seq_g;
     int top = RH_ND(hx) > slen ? RH_ND(hx) : slen;
     if (top > W) top = W;                         /* t_n = 0 beyond: |T| <= 2046 */
     while (bits) {
@@ -891,25 +988,11 @@ static inline void half_hits(const milnor_basis *A, const milnor_elt *R, const r
         bits &= bits - 1;
         const milnor_term *tm = &first[lane];
         const uint16_t *sl = s + lane;
-        uint32_t idx;
-        if (g) {
-            /* index_of bottom up: cur = sum_{h' <= h} t_h' |xi_h'| is a prefix sum, so
-             * the table loads do not wait on each other */
-            uint32_t cur = (uint32_t)((sl[lanes] - RH_CS(hx, 1)) | RH_MK(hx, 1));
-            idx = 0;
-            for (int n = 2; n <= top; ++n) {
-                uint32_t t = (uint32_t)((sl[n * lanes] - RH_CS(hx, n)) | RH_MK(hx, n)), below = cur;
-                cur += t * milnor_xi_degree[n - 1];
-                idx += g[cur * W + n - 1] - g[below * W + n - 1];
-            }
-        } else {
-            uint32_t t[2 * MD];
-            int len = 0;
-            for (int n = 1; n <= top; ++n)
-                if ((t[n - 1] = (uint32_t)((sl[n * lanes] - RH_CS(hx, n)) | RH_MK(hx, n)))) len = n;
-            idx = index_of(A, R->degree + (deg_t)tm->s_deg, t, (uint32_t)len);
-        }
-        flip_bit(row, tm->col_offset + idx);
+        uint32_t t[2 * MD];
+        int len = 0;
+        for (int n = 1; n <= top; ++n)
+            if ((t[n - 1] = (uint32_t)((sl[n * lanes] - RH_CS(hx, n)) | RH_MK(hx, n)))) len = n;
+        flip_bit(row, tm->col_offset + index_of(A, R->degree + (deg_t)tm->s_deg, t, (uint32_t)len));
     }
 }
 
@@ -938,7 +1021,11 @@ static void job_by_halves(const milnor_basis *A, const milnor_elt *R, const rhal
                 if (all_zero(&ok)) break;
             }
             uint32_t bits = lane_bits(&ok);
-            if (bits) half_hits(A, R, hx, base, LGROUP, slen, bits, &terms[L->first + c * LANES], row);
+            if (!bits) continue;
+            if (A->seq_d)
+                half_hits_slots(A->seq_d, hx, L->slots + c * LANES, bits, row);
+            else
+                half_hits(A, R, hx, base, LGROUP, slen, bits, &terms[L->first + c * LANES], row);
         }
     }
 }
@@ -978,7 +1065,11 @@ static void job_by_halves_avx512(const milnor_basis *A, const milnor_elt *R, con
                 if (!(lo | hi)) break;
             }
             uint64_t bits = (uint64_t)lo | (uint64_t)hi << 32;
-            if (bits) half_hits(A, R, hx, sv[0], GROUP, slen, bits, &terms[L->first + g * GROUP], row);
+            if (!bits) continue;
+            if (A->seq_d)
+                half_hits_slots(A->seq_d, hx, L->slots + g * GROUP, bits, row);
+            else
+                half_hits(A, R, hx, sv[0], GROUP, slen, bits, &terms[L->first + g * GROUP], row);
         }
     }
 }
@@ -1066,6 +1157,7 @@ static void batch_dispatch(const milnor_basis *A, const milnor_row_job *jobs, si
     free(H.pool);
     free(L.s);
     free(L.valid);
+    free(L.slots);
 }
 
 void milnor_mul_batch_halves(const milnor_basis *A, const milnor_row_job *jobs, size_t njobs,

@@ -62,6 +62,11 @@ typedef struct milnor_basis {
     milnor_elt **elts;              /* elts[d][i], i < dim[d], in index order */
     /* seqno tables (whole algebra only): g[e * MILNOR_MAX_LEN + h] */
     uint32_t *seq_g;
+    /* the same index slot by slot (whole algebra only; docs/algorithms.md §1.3): with P_h =
+     * sum_{n <= h} t_n |xi_{n+1}| the degree of T's slots 0..h, index(T) = sum over h = 0..9 of
+     * seq_d[h * (max_degree + 1) + P_h] (mod 2^32); seq_d[h][e] = g[e][h] - g[e][h+1] for
+     * h = 1..8, -g[e][1] for h = 0, g[e][9] for h = 9 (the differences of g telescoped) */
+    uint32_t *seq_d;
     /* profile bases only (seq_g NULL): open-addressing index tables, slot = index + 1, those
      * of all degrees end to end in one array; degree d's is hash[hash_first[d] ..
      * hash_first[d+1]), a power of two >= 2 dim[d] slots (max_degree + 2 offsets) */
@@ -94,6 +99,10 @@ uint64_t milnor_basis_bytes(deg_t max_degree, const milnor_profile *profile);
 /* Index of Sq(R) in its degree (R must be a basis element of A within max_degree). The
  * whole algebra uses the seqno tables, no hashing; a profile basis uses a small hash. */
 uint32_t milnor_index(const milnor_basis *A, const milnor_elt *R);
+/* The same index of Sq(R) by seq_d, slot by slot (whole algebra only): what the batched
+ * product computes for each of its terms, its prefix degrees split into a part of S and a
+ * part of the R-half (algebra/milnor.c). */
+uint32_t milnor_index_by_slots(const milnor_basis *A, const milnor_elt *R);
 
 /* Sets R from an array of n entries (trailing zeros trimmed, degree computed). */
 void milnor_elt_set(milnor_elt *R, const uint32_t *r, int n);
@@ -171,7 +180,8 @@ int milnor_mul_batch_simd(const milnor_basis *A, const milnor_row_job *jobs, siz
  *   [MILNOR_FLAT_ELTS_AT(max_degree)..] the elements as milnor_elt records (12 words each),
  *                                       degree by degree in index order
  *   [MILNOR_FLAT_SEQNO_AT(...) ..]      whole algebra: the seqno table seq_g,
- *                                       (max_degree+1) x MILNOR_MAX_LEN;
+ *                                       (max_degree+1) x MILNOR_MAX_LEN, then seq_d,
+ *                                       MILNOR_MAX_LEN x (max_degree+1);
  *                                       profile: hash_first (max_degree + 2 offsets), then the
  *                                       index tables (hash_first[max_degree+1] words),
  *                                       then the profile: truncated, len, h[0..9]
