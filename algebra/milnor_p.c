@@ -616,6 +616,7 @@ typedef struct sub_into_ctx {
     uint32_t c;
     uint8_t *out;
     int outside;
+    const uint32_t *map;        /* milnor_p_sub_mul_into_map's, else NULL */
 } sub_into_ctx;
 
 static void add_into_sub(uint32_t c, const milnor_p_elt *T, void *ctx)
@@ -629,6 +630,25 @@ static void add_into_sub(uint32_t c, const milnor_p_elt *T, void *ctx)
     x->out[j] = (uint8_t)p_mod(x->B->A->pdiv, p, x->out[j] + c * x->c);
 }
 
+static void add_into_map(uint32_t c, const milnor_p_elt *T, void *ctx)
+{
+    sub_into_ctx *x = ctx;
+    uint32_t j = milnor_p_index(x->B->A, T), p = x->B->A->p;
+    if (x->a2b && (j = x->a2b[j]) == UINT32_MAX) {
+        x->outside = 1;
+        return;
+    }
+    if ((j = x->map[j]) != MILNOR_P_MAP_DROP) x->out[j] = (uint8_t)p_mod(x->B->A->pdiv, p, x->out[j] + c * x->c);
+}
+
+int milnor_p_sub_mul_into_map(const milnor_p_sub *B, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
+                              uint8_t *out, const uint32_t *map)
+{
+    sub_into_ctx x = { B, B->full ? NULL : B->a2b[X->degree + Y->degree], c % B->A->p, out, 0, map };
+    if (x.c) milnor_p_mul_each(B->A, X, Y, add_into_map, &x);
+    return x.outside ? -1 : 0;
+}
+
 int milnor_p_sub_mul_into(const milnor_p_sub *B, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
                           uint8_t *out)
 {
@@ -636,7 +656,7 @@ int milnor_p_sub_mul_into(const milnor_p_sub *B, const milnor_p_elt *X, const mi
         milnor_p_mul_into(B->A, X, Y, c, out);
         return 0;
     }
-    sub_into_ctx x = { B, B->a2b[X->degree + Y->degree], c % B->A->p, out, 0 };
+    sub_into_ctx x = { B, B->a2b[X->degree + Y->degree], c % B->A->p, out, 0, NULL };
     if (x.c) milnor_p_mul_each(B->A, X, Y, add_into_sub, &x);
     return x.outside ? -1 : 0;
 }

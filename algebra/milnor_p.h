@@ -176,6 +176,11 @@ static inline const milnor_p_elt *milnor_p_sub_elt(const milnor_p_sub *B, deg_t 
  * term lies outside B (the profile is not a sub-Hopf-algebra's). */
 int milnor_p_sub_mul_into(const milnor_p_sub *B, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
                           uint8_t *out);
+/* The same with out's entries moved: (X·Y)_j goes to out[map[j]], or nowhere where map[j] is
+ * MILNOR_P_MAP_DROP (a row's columns of one block, milnor_p_cache.h). */
+#define MILNOR_P_MAP_DROP UINT32_MAX
+int milnor_p_sub_mul_into_map(const milnor_p_sub *B, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
+                              uint8_t *out, const uint32_t *map);
 
 #ifdef __cplusplus
 }

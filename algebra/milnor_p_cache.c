@@ -4,9 +4,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "algebra/memacct.h"
 
-#define MPC_ARENA_BYTES ((size_t)1 << 16)
+#define MPC_ARENA_BYTES ((size_t)1 << 16)     /* the first arena block; each next one twice as large, */
+#define MPC_ARENA_MAX ((size_t)2 << 20)       /* up to one huge page */
+#define MPC_HUGE ((size_t)2 << 20)            /* a table or block this large: on huge pages (mpc_alloc) */
 #define MPC_LOCAL 4096                  /* a target degree this wide or less: scratch on the stack */
 
 typedef struct mpc_slot {
@@ -17,7 +20,7 @@ typedef struct mpc_slot {
 typedef struct mpc_table {
     struct mpc_table *older;            /* the tables it replaced: readers may still hold them */
     uint32_t cap;                       /* a power of two */
-    mpc_slot slot[];
+    mpc_slot *slot;                     /* cap slots (mpc_alloc) */
 } mpc_table;
 
 typedef struct mpc_arena {
@@ -38,6 +41,22 @@ struct milnor_p_cache {
     _Atomic uint64_t uncached;          /* products computed once full */
 };
 
+/* bytes for a table or an arena block, zeroed when zero is set: from MPC_HUGE on aligned to and
+ * asked on huge pages (madvise), as every request reads a random slot and a random kept vector
+ * of a table and arena of tens of MB, and with 4 KB pages each is also a TLB miss. */
+static void *mpc_alloc(size_t bytes, int zero)
+{
+    if (bytes < MPC_HUGE) return zero ? calloc(1, bytes) : malloc(bytes);
+    size_t size = (bytes + MPC_HUGE - 1) & ~(MPC_HUGE - 1);
+    void *m = aligned_alloc(MPC_HUGE, size);
+    if (!m) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(m, size, MADV_HUGEPAGE);
+#endif
+    if (zero) memset(m, 0, bytes);
+    return m;
+}
+
 milnor_p_cache *milnor_p_cache_new(const milnor_p_sub *B, uint64_t max_bytes)
 {
     milnor_p_cache *pc = calloc(1, sizeof *pc);
@@ -53,6 +72,7 @@ void milnor_p_cache_free(milnor_p_cache *pc)
     if (!pc) return;
     for (mpc_table *t = atomic_load(&pc->table), *older; t; t = older) {
         older = t->older;
+        free(t->slot);
         free(t);
     }
     for (mpc_arena *a = pc->arena, *next; a; a = next) {
@@ -123,8 +143,11 @@ static int grow(milnor_p_cache *pc)
         atomic_store_explicit(&pc->full, 1, memory_order_relaxed);
         return -1;
     }
-    mpc_table *t = calloc(1, add);
-    if (!t) return -1;
+    mpc_table *t = malloc(sizeof *t);
+    if (!t || !(t->slot = mpc_alloc((size_t)ncap * sizeof(mpc_slot), 1))) {
+        free(t);
+        return -1;
+    }
     t->cap = ncap;
     t->older = old;
     for (uint32_t i = 0; old && i < old->cap; i++) {
@@ -142,11 +165,13 @@ static uint32_t *arena_take(milnor_p_cache *pc, size_t words)
 {
     mpc_arena *a = pc->arena;
     if (!a || a->used + words > a->size) {
-        size_t size = (MPC_ARENA_BYTES - sizeof *a) / sizeof(uint32_t);
+        size_t block = a ? (a->size * sizeof(uint32_t) + sizeof *a) * 2 : MPC_ARENA_BYTES;
+        if (block > MPC_ARENA_MAX) block = MPC_ARENA_MAX;
+        size_t size = (block - sizeof *a) / sizeof(uint32_t);
         if (size < words) size = words;
         uint64_t add = sizeof *a + size * sizeof(uint32_t);
         if (pc->bytes + add > pc->max_bytes) atomic_store_explicit(&pc->full, 1, memory_order_relaxed);
-        if (pc->bytes + add > pc->max_bytes || !(a = malloc(add))) return NULL;
+        if (pc->bytes + add > pc->max_bytes || !(a = mpc_alloc(add, 0))) return NULL;
         a->next = pc->arena;
         a->used = 0;
         a->size = size;
@@ -187,7 +212,8 @@ int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const
     int full = atomic_load_explicit(&pc->full, memory_order_relaxed);
     if (full) {
         atomic_fetch_add_explicit(&pc->uncached, 1, memory_order_relaxed);
-        if (!map) return milnor_p_sub_mul_into(B, X, Y, c, out);     /* as without a cache */
+        return map ? milnor_p_sub_mul_into_map(B, X, Y, c, out, map)     /* as without a cache */
+                   : milnor_p_sub_mul_into(B, X, Y, c, out);
     }
     /* the product once with coefficient 1, into a zeroed scratch vector of the target degree */
     uint8_t local[MPC_LOCAL], *scratch = local;
@@ -217,6 +243,43 @@ int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const
     for (uint32_t j = 0; j < dim; j++)
         if (scratch[j]) add_at(B->A, out, map, j, c * scratch[j]);
     if (scratch != local) free(scratch);
+    return 0;
+}
+
+/* Terms fetched ahead at once: their slots, then their kept vectors, are asked of memory
+ * together, so the misses overlap instead of coming one after the other. */
+#define MPC_AHEAD 16
+
+int milnor_p_cache_mul_terms(milnor_p_cache *pc, const milnor_p_elt *X, const milnor_p_cache_term *terms, size_t n,
+                             uint8_t *out, const uint32_t *map)
+{
+    const milnor_p_basis *A = pc->B->A;
+    for (size_t k0 = 0; k0 < n; k0 += MPC_AHEAD) {
+        const size_t m = n - k0 < MPC_AHEAD ? n - k0 : MPC_AHEAD;
+        const mpc_table *t = atomic_load_explicit(&pc->table, memory_order_acquire);
+        uint64_t key[MPC_AHEAD];
+        const uint32_t *v[MPC_AHEAD];
+        for (size_t k = 0; k < m; k++) {
+            key[k] = pair_key(A, X, terms[k0 + k].y);
+            if (t && key[k]) __builtin_prefetch(&t->slot[key_hash(key[k]) & (t->cap - 1)]);
+        }
+        for (size_t k = 0; k < m; k++) {
+            v[k] = key[k] && terms[k0 + k].c % A->p ? lookup(t, key[k]) : NULL;
+            if (v[k]) __builtin_prefetch(v[k]);
+        }
+        for (size_t k = 0; k < m; k++) {
+            const milnor_p_cache_term *tm = &terms[k0 + k];
+            uint32_t c = tm->c % A->p;
+            if (!c) continue;
+            if (v[k]) {
+                apply(A, v[k], c, map ? out : out + tm->col, map ? map + tm->col : NULL);
+                continue;
+            }
+            int rc = map ? milnor_p_cache_mul_into_map(pc, X, tm->y, c, out, map + tm->col)
+                         : milnor_p_cache_mul_into(pc, X, tm->y, c, out + tm->col);
+            if (rc) return rc;
+        }
+    }
     return 0;
 }
 

@@ -11,7 +11,11 @@
  * Layout. One open-addressing table (linear probing, at most 3/4 full) of 16-byte slots: a key
  * packing both elements as (degree + 1, index in that degree), 12 + 20 bits each, and a pointer
  * to the value, the product's non-zero entries, one uint32 each (index << 8 | coefficient) after
- * their count, in 64 KB arena blocks freed with the cache. Readers take no lock: a slot's value
+ * their count, in arena blocks (64 KB, each next one twice as large up to 2 MB) freed with the
+ * cache; tables and blocks of 2 MB and more are asked on huge pages (madvise), since every request
+ * reads a random slot and a random vector of tens of MB and with 4 KB pages each is a TLB miss too.
+ * A row's terms are asked together (milnor_p_cache_mul_terms): their slots and vectors are
+ * prefetched, so that the misses to memory overlap. Readers take no lock: a slot's value
  * is written before its key is published (release/acquire), and a full table is replaced by a
  * twice larger copy while the old one stays readable until the cache is freed; writers insert
  * under one mutex. Values never change once inserted. The whole cache (tables, the old ones
@@ -36,9 +40,22 @@ int milnor_p_cache_mul_into(milnor_p_cache *pc, const milnor_p_elt *X, const mil
                             uint8_t *out);
 /* The same with out's entries moved: (X·Y)_j goes to out[map[j]], or nowhere where map[j] is
  * MILNOR_P_CACHE_DROP (a block of a row's columns). -1 as above, -2 out of memory. */
-#define MILNOR_P_CACHE_DROP UINT32_MAX
+#define MILNOR_P_CACHE_DROP MILNOR_P_MAP_DROP
 int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
                                 uint8_t *out, const uint32_t *map);
+/* A row's sum out += sum_k c_k·(X·Y_k) at once, term k's product entry j landing at
+ * out[col_k + j] (map NULL) or at out[map[col_k + j]] (MILNOR_P_CACHE_DROP: nowhere): what
+ * milnor_p_cache_mul_into (_map) does term by term, the same bytes, with the table's slots and
+ * kept vectors of a run of terms fetched from memory before the first is read (each request is
+ * a miss to memory once the table outgrows the caches). 0, -1 a term outside B, -2 out of
+ * memory. */
+typedef struct milnor_p_cache_term {
+    uint64_t col;
+    const milnor_p_elt *y;
+    uint32_t c;
+} milnor_p_cache_term;
+int milnor_p_cache_mul_terms(milnor_p_cache *pc, const milnor_p_elt *X, const milnor_p_cache_term *terms, size_t n,
+                             uint8_t *out, const uint32_t *map);
 /* Products kept, products computed (requests not answered from the cache) and bytes held. */
 void milnor_p_cache_stats(const milnor_p_cache *pc, uint64_t *kept, uint64_t *misses, uint64_t *bytes);
 

@@ -4,6 +4,8 @@
  * (X, Y) of B asked for several times each (the first request computes, the others read the kept
  * vector) with random coefficients added onto random rows (out[j] += c·(X·Y)_j, not a store);
  * the mapped form (entries moved by a column map, some dropped) against the product then moved;
+ * rows of terms asked at once (milnor_p_cache_mul_terms, plain and mapped) against the terms one
+ * by one;
  * budgets too small for the table and just past one arena block (products computed, not kept,
  * the answers the same, the bytes held never past the budget); four threads asking for the same pairs at once while the
  * table grows. Env: SEED (default time). */
@@ -65,6 +67,51 @@ static int check_pairs(milnor_p_cache *pc, const milnor_p_sub *B, const pair *pa
     return bad;
 }
 
+/* Rows of random terms (X fixed, 1 to 40 terms c·Y at random columns of one row, some of them
+ * repeated pairs, some with c = 0 or c >= p) asked at once (milnor_p_cache_mul_terms), plain and
+ * mapped, against the terms' products one by one (milnor_p_sub_mul_into) added onto the same random
+ * start row. Returns the rows that differed. */
+static int check_terms(milnor_p_cache *pc, const milnor_p_sub *B, const pair *pairs, int mapped)
+{
+    uint32_t p = B->A->p;
+    int bad = 0;
+    for (int r = 0; r < NPAIRS / 4; ++r) {
+        const milnor_p_elt *x = pairs[rng_next() % NPAIRS].x;
+        size_t n = 1 + rng_next() % 40, width = 8;
+        milnor_p_cache_term terms[40];
+        for (size_t k = 0; k < n; ++k) {
+            const milnor_p_elt *y;
+            do y = pairs[rng_next() % NPAIRS].y;
+            while (x->degree + y->degree > B->max_degree ||
+                   (B->dim[x->degree + y->degree] == 0 && rng_next() % 8));      /* a few empty targets too */
+            uint32_t c = rng_next() % 7 == 0 ? (uint32_t)(rng_next() % 3) * p : (uint32_t)(rng_next() % (2 * p));
+            terms[k] = (milnor_p_cache_term){ width, y, c };
+            width += B->dim[x->degree + y->degree] + rng_next() % 3;
+        }
+        uint8_t *got = malloc(width), *want = malloc(width), *prod = malloc(width);
+        uint32_t *map = malloc(width * sizeof *map);
+        if (!got || !want || !prod || !map) bail("out of memory");
+        for (size_t j = 0; j < width; ++j) {
+            got[j] = want[j] = (uint8_t)(rng_next() % p);
+            map[j] = rng_next() % 5 == 0 ? MILNOR_P_CACHE_DROP : (uint32_t)(rng_next() % width);
+        }
+        int rw = 0;
+        for (size_t k = 0; k < n && !rw; ++k) {
+            uint32_t dim = B->dim[x->degree + terms[k].y->degree];
+            memset(prod, 0, dim);
+            rw = milnor_p_sub_mul_into(B, x, terms[k].y, terms[k].c % p, prod);
+            for (uint32_t j = 0; j < dim; ++j) {
+                uint64_t to = mapped ? map[terms[k].col + j] : terms[k].col + j;
+                if (to != MILNOR_P_CACHE_DROP) want[to] = (uint8_t)((want[to] + prod[j]) % p);
+            }
+        }
+        int rg = milnor_p_cache_mul_terms(pc, x, terms, n, got, mapped ? map : NULL);
+        bad += rg != rw || (!rw && memcmp(got, want, width) != 0);
+        free(got), free(want), free(prod), free(map);
+    }
+    return bad;
+}
+
 typedef struct worker { milnor_p_cache *pc; const milnor_p_sub *B; const pair *pairs; uint64_t seed; int bad; } worker;
 
 static void *hammer(void *arg)
@@ -105,13 +152,19 @@ static void check_sub(const milnor_p_basis *A, const milnor_p_profile *pr, const
     bad = check_pairs(pc, &B, pairs, 1);
     ok(bad == 0, "p = %u, %s: the mapped form (entries moved by a column map, a fifth dropped) as the product "
        "moved (%d differ)", A->p, name, bad);
+    bad = check_terms(pc, &B, pairs, 0);
+    ok(bad == 0, "p = %u, %s: %d rows of 1-40 terms asked at once (milnor_p_cache_mul_terms) as their products "
+       "one by one (%d differ)", A->p, name, NPAIRS / 4, bad);
+    bad = check_terms(pc, &B, pairs, 1);
+    ok(bad == 0, "p = %u, %s: the same rows mapped (%d differ)", A->p, name, bad);
     milnor_p_cache_free(pc);
 
     static const uint64_t BUDGETS[] = { 2048, 96 << 10 };   /* below a table; a table and one arena block */
     for (int b = 0; b < 2; ++b) {
         pc = milnor_p_cache_new(&B, BUDGETS[b]);
         if (!pc) bail("out of memory");
-        bad = check_pairs(pc, &B, pairs, 0) + check_pairs(pc, &B, pairs, 1);
+        bad = check_pairs(pc, &B, pairs, 0) + check_pairs(pc, &B, pairs, 1) + check_terms(pc, &B, pairs, 0) +
+              check_terms(pc, &B, pairs, 1);
         milnor_p_cache_stats(pc, &kept, &misses, &bytes);
         ok(bad == 0 && bytes <= BUDGETS[b] && (b > 0 ? kept > 0 : misses > NPAIRS),
            "p = %u, %s: a %llu-byte budget: the same answers (%d differ), %llu bytes held, %llu kept, %llu products "

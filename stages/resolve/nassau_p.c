@@ -394,8 +394,8 @@ static const sp_terms *dterms_of(resolution *res, int src, deg_t u, uint32_t i, 
 /* The terms of d(h), h the generator (u, i) of F_src, with their columns in degree t (base[v]:
  * the offset of generator (v, 0) in F_{src-1,t}), into *buf (grown as needed); n set. NULL out of
  * memory. */
-static const res_p_term *gen_terms(resolution *res, int src, deg_t u, uint32_t i, deg_t t, const uint64_t *base,
-                                   res_p_term **buf, size_t *cap, size_t *n)
+static const milnor_p_cache_term *gen_terms(resolution *res, int src, deg_t u, uint32_t i, deg_t t, const uint64_t *base,
+                                           milnor_p_cache_term **buf, size_t *cap, size_t *n)
 {
     sp_terms *mine;
     const sp_terms *x = dterms_of(res, src, u, i, &mine);
@@ -411,26 +411,27 @@ static const res_p_term *gen_terms(resolution *res, int src, deg_t u, uint32_t i
     }
     const freemod *F = &res->F[src - 1];
     for (uint64_t k = 0; k < x->n; k++)
-        (*buf)[k] = (res_p_term){ base[x->t[k].v] + (uint64_t)x->t[k].q * F->dim[t - x->t[k].v], x->t[k].y, x->t[k].c };
+        (*buf)[k] = (milnor_p_cache_term){ base[x->t[k].v] + (uint64_t)x->t[k].q * F->dim[t - x->t[k].v], x->t[k].y,
+                                           x->t[k].c };
     *n = x->n;
     free(mine);
     return *buf;
 }
 
 /* Rows sel[0..n) (increasing basis indices of F_{src,t}, generators < t) of d_src into the rows
- * dst[k] of out: row = x·d(h), d(h)'s terms kept in the share (dterms_of); pc: the kept products
- * (NULL: each product computed). colmap (pc not NULL): out holds only some columns, column j of
- * the row going to colmap[j] (MILNOR_P_CACHE_DROP: none). 0, -1 out of memory, -2 a product left
- * B. */
+ * dst[k] of out: row = x·d(h), d(h)'s terms kept in the share (dterms_of), the products through
+ * pc (milnor_p_cache_mul_terms). colmap: out holds only some columns, column j of the row going
+ * to colmap[j] (MILNOR_P_CACHE_DROP: none). 0, -1 out of memory, -2 a product left B. */
 static int build_rows(resolution *res, int src, deg_t t, const uint32_t *sel, uint32_t n, fpmat *out,
                       const uint32_t *dst, milnor_p_cache *pc, const uint32_t *colmap)
 {
     const freemod *F = &res->F[src];
     const milnor_p_sub *B = &res->odd->B;
-    res_p_term *buf = NULL;
+    milnor_p_cache_term *buf = NULL;
     size_t cap = 0;
     uint32_t k = 0, g = 0;
     uint64_t off = 0;
+    if (!pc) return -1;
     /* base[v]: generator (v, 0)'s column offset in F_{src-1,t}, summed as res_p_terms does */
     const freemod *T = &res->F[src - 1];
     uint64_t *base = malloc(((size_t)t + 1) * sizeof *base), acc = 0;
@@ -447,7 +448,7 @@ static int build_rows(resolution *res, int src, deg_t t, const uint32_t *sel, ui
                 continue;
             }
             size_t nt;
-            const res_p_term *terms = gen_terms(res, src, u, i, t, base, &buf, &cap, &nt);
+            const milnor_p_cache_term *terms = gen_terms(res, src, u, i, t, base, &buf, &cap, &nt);
             if (!terms) {
                 free(buf);
                 free(base);
@@ -455,12 +456,7 @@ static int build_rows(resolution *res, int src, deg_t t, const uint32_t *sel, ui
             }
             for (; k < n && sel[k] < off + bl; k++) {
                 const milnor_p_elt *x = milnor_p_sub_elt(B, t - u, (uint32_t)(sel[k] - off));
-                uint8_t *row = fpmat_row(out, dst ? dst[k] : k);
-                int bad = 0;
-                if (!pc) bad = res_p_row_add(res, terms, nt, x, 1, row);
-                for (size_t q = 0; pc && q < nt && !bad; q++)
-                    bad = colmap ? milnor_p_cache_mul_into_map(pc, x, terms[q].y, terms[q].c, row, colmap + terms[q].col)
-                                 : milnor_p_cache_mul_into(pc, x, terms[q].y, terms[q].c, row + terms[q].col);
+                int bad = milnor_p_cache_mul_terms(pc, x, terms, nt, fpmat_row(out, dst ? dst[k] : k), colmap);
                 if (bad) {
                     free(buf);
                     free(base);
