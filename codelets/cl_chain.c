@@ -41,14 +41,25 @@ static void chain_plan_cpu(void *buffers[], void *cl_arg)
     busy--;
 }
 
-const char *cl_rows_check(void *buffers[], unsigned n, const f2mat *D)
+/* From row r of b's D, past the empty grouped rows (those with no jobs). */
+static size_t past_empty_groups(const row_build *b, size_t r)
 {
-    const uint64_t *next = D->data;
+    while (r >= b->nrows && r < (size_t)b->nrows + b->ngroups && b->group_job[r - b->nrows + 1] == b->group_job[r - b->nrows])
+        r++;
+    return r;
+}
+
+const char *cl_rows_check(void *buffers[], unsigned n, const row_build *b)
+{
+    const f2mat *D = &b->D;
+    size_t row = 0;
     for (unsigned k = 0; k < n; k++) {
-        if ((const uint64_t *)STARPU_VECTOR_GET_PTR(buffers[k]) != next) return "rows that are not its matrix's";
-        next += STARPU_VECTOR_GET_NX(buffers[k]);
+        row = past_empty_groups(b, row);
+        if (!D->stride || (const uint64_t *)STARPU_VECTOR_GET_PTR(buffers[k]) != D->data + row * D->stride)
+            return "rows that are not its matrix's";
+        row += STARPU_VECTOR_GET_NX(buffers[k]) / D->stride;
     }
-    return n && next != D->data + (size_t)D->rows * D->stride ? "part of its matrix" : NULL;
+    return n && past_empty_groups(b, row) != D->rows ? "part of its matrix" : NULL;
 }
 
 /* The task's buffers are the multiply chunks (R), made valid in main memory by StarPU: for mod-2
@@ -68,7 +79,7 @@ static void take_rows(chain *c, void *buffers[])
             fail(c, "internal error: %s (%d, %d) was given %s", "not one row per chunk");
         else
             for (uint32_t k = 0; k < b->nchunks; k++) b->chunk_row[k] = (const uint64_t *)STARPU_VECTOR_GET_PTR(buffers[k]);
-    } else if (c->rows.kind == CHAIN_ROWS_F2 && (why = cl_rows_check(buffers, n, &c->rows.f2->D)))
+    } else if (c->rows.kind == CHAIN_ROWS_F2 && (why = cl_rows_check(buffers, n, c->rows.f2)))
         fail(c, "internal error: %s (%d, %d) was given %s", why);
 }
 
@@ -85,7 +96,7 @@ static void chain_part_cpu(void *buffers[], void *cl_arg)
     uint64_t t0 = cl_profile_start();
     if (!a->finish) {
         if (!chain_void(c)) c->kind->part(c, a->k, a->n);
-    } else if (c->rows.kind == CHAIN_ROWS_F2 && (why = cl_rows_check(buffers, a->rows, &c->rows.f2->D)))
+    } else if (c->rows.kind == CHAIN_ROWS_F2 && (why = cl_rows_check(buffers, a->rows, c->rows.f2)))
         fail(c, "internal error: a finish part of %s (%d, %d) was given %s", why);
     else if (!chain_void(c) && !cl_milnor_mul_failed())
         c->kind->finish_part(c, a->k, a->n);

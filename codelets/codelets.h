@@ -94,10 +94,12 @@ extern struct starpu_codelet cl_chain_plan;
 extern struct starpu_codelet cl_chain_reduce;
 extern struct starpu_codelet cl_chain_finish;
 
-/* NULL when the task's first n buffers (vector handles) are consecutive row slices tiling D exactly,
- * else what is wrong with them (for an "internal error" line): what StarPU handed a task that
- * reads multiply chunks is what it works on. */
-const char *cl_rows_check(void *buffers[], unsigned n, const f2mat *D);
+/* NULL when the task's first n buffers (vector handles) are consecutive row slices tiling b's D
+ * exactly, less its empty grouped rows (no jobs: rt_mul_submit gives them no chunk, they stay
+ * zero), else what is wrong with them (for an "internal error" line): what StarPU handed a task
+ * that reads multiply chunks is what it works on. */
+struct row_build;
+const char *cl_rows_check(void *buffers[], unsigned n, const struct row_build *b);
 struct chain;
 struct chain_set;
 /* cl_profile's layer of a chain's times (its pieces' and its multiply's): 1 for the standard

@@ -12,7 +12,7 @@
 # order (40/15 and stem 60) against plain elimination on d2.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((32 + ROUNDS))
+plan $((33 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -109,6 +109,11 @@ $EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$C" --quiet &&
     EXTFLOW_LIFT_INLINE_PAIRS=0 $EXTFLOW d2 "$C" --product h0 --quiet &&
     tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$C/secondary_product-h0.txt"
 ok $? "EXTFLOW_LIFT_INLINE_PAIRS=0 (lift products in multiply tasks): the same d2.csv, secondary.txt and secondary_product-h0.txt"
+# the product's intermediates: by default their actions A(a, C(g')) are rows of H's multiply
+# tasks (the rest on the step's workers); EXTFLOW_D2_INTERMEDIATE=cpu adds them all there
+EXTFLOW_D2_INTERMEDIATE=cpu $EXTFLOW d2 "$C" --product h0 --quiet &&
+    tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$C/secondary_product-h0.txt"
+ok $? "EXTFLOW_D2_INTERMEDIATE=cpu (the product's intermediates in its steps' own tasks): the same secondary_product-h0.txt"
 $EXTFLOW d2 "$D" --product h4 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "supports a non-zero d2" "$TMP/err"
 ok $? "d2 --product h4: refused, h4 supports a d2 ($(head -1 "$TMP/err"))"

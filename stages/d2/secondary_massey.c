@@ -266,48 +266,66 @@ static int add_unit_twos(const sec_massey *m, int s, deg_t T, const fm_gen *z, c
     return 0;
 }
 
-/* I(z_k), z_k the k-th generator of F_s, s = sa+sb+i, in degree T = t + ta+tb+1; y over F_{i-1}
- * in degree t, generators below t. */
-static int massey_extra(void *ctx, int i, deg_t t, uint32_t k, void *vy)
+/* The terms `what` (SEC_TERMS_*) of I(z_k), z_k the k-th generator of F_s, s = sa+sb+i, in
+ * degree T = t + ta+tb+1: into y over F_{i-1} in degree t, generators below t, or (the actions
+ * alone) planned into sink. */
+static int massey_terms(sec_massey *m, int i, deg_t t, uint32_t k, uint64_t *y, const milnor_sink *sink, int what)
 {
-    uint64_t *y = vy;             /* p = 2: a row of words */
-    sec_massey *m = ctx;
     secondary *sec = m->sec;
     const resolution *res = R(m);
     int sa = m->sa, sb = m->sb, s = sa + sb + i, la = m->la, lb = m->lb;
     deg_t ta = m->ta, tb = m->tb, T = t + ta + tb + 1;
     const freemod *Yt = &res->F[i - 1];
-    f2mat wide;
-    if (sec_wide_init(&wide, Yt, t) != 0) return -1;
-    uint64_t *w = f2mat_row(&wide, 0);
+    f2mat wide = { 0 };
+    if (!sink && sec_wide_init(&wide, Yt, t) != 0) return -1;
+    uint64_t *w = sink ? NULL : f2mat_row(&wide, 0);
     const fm_gen *z = &res->F[s].gens[T][k];
-    uint32_t b = 0;
-    /* A(a, C(g')) over d z, with C's degree-0 part */
-    int rc = sec_add_actions(sec, m->comp, res, s - 1, sa + sb, ta + tb, &res->F[s - 1], T, z->img, z->bits, Yt, t, w);
-    if (!rc) rc = add_unit_twos(m, s, T, z, Yt, t, w);
-    /* [A(-, C^F) + h^F](h z) */
-    const uint64_t *hz = sec_map_row(&m->hs, 0, i + 1, t + 1, k, &b);
-    if (!rc && hz) rc = sec_add_actions(sec, sec->comp, res, i + 1, -1, 0, &res->F[i + 1], t + 1, hz, b, Yt, t, w);
-    if (!rc && hz) rc = sec_apply_row(&sec->set, 0, i - 1, t + 1, hz, b, &wide);
-    /* h(h^F z) */
-    const uint64_t *hf = sec_map_row(&sec->set, 0, s - 2, T - 1, k, &b);
-    if (!rc && hf) rc = sec_apply_row(&m->hs, 0, i - 1, T - 1, hf, b, &wide);
-    /* [A(-, C^b) + H^b + b_λ](f_a z) */
-    const uint64_t *fa = sec_map_row(&m->pa.prim, 0, s - sa, T - ta, k, &b);
-    if (!rc && fa) rc = sec_add_actions(sec, m->pb.comp, res, s - sa, sb, tb, &res->F[s - sa], T - ta, fa, b, Yt, t, w);
-    if (!rc && fa) rc = sec_apply_row(&m->pb.hom, 0, i - 1, T - ta, fa, b, &wide);
-    if (!rc && fa && lb >= 0) rc = sec_apply_row(&m->lam, lb, i - 1, T - ta, fa, b, &wide);
-    /* f_b(H^a z + a_λ z) */
-    const uint64_t *ha = sec_map_row(&m->pa.hom, 0, s - sa - 1, T - ta - 1, k, &b);
-    if (!rc && ha) rc = sec_apply_row(&m->pb.prim, 0, i - 1, T - ta - 1, ha, b, &wide);
-    const uint64_t *al = la >= 0 ? sec_map_row(&m->lam, la, s - sa - 1, T - ta - 1, k, &b) : NULL;
-    if (!rc && al) rc = sec_apply_row(&m->pb.prim, 0, i - 1, T - ta - 1, al, b, &wide);
-    if (sec_wide_end(&wide, Yt, t, y, !rc)) rc = -4;
+    uint32_t hzb = 0, fab = 0, b = 0;
+    const uint64_t *hz = sec_map_row(&m->hs, 0, i + 1, t + 1, k, &hzb);
+    const uint64_t *fa = sec_map_row(&m->pa.prim, 0, s - sa, T - ta, k, &fab);
+    int rc = 0;
+    if (what & SEC_TERMS_ACTIONS) {
+        /* A(a, C(g')) over d z; A(-, C^F)(h z); A(-, C^b)(f_a z) */
+        rc = sec_add_actions(sec, m->comp, res, s - 1, sa + sb, ta + tb, &res->F[s - 1], T, z->img, z->bits, Yt, t, w,
+                             sink);
+        if (!rc && hz) rc = sec_add_actions(sec, sec->comp, res, i + 1, -1, 0, &res->F[i + 1], t + 1, hz, hzb, Yt, t, w, sink);
+        if (!rc && fa)
+            rc = sec_add_actions(sec, m->pb.comp, res, s - sa, sb, tb, &res->F[s - sa], T - ta, fa, fab, Yt, t, w, sink);
+    }
+    if (what & SEC_TERMS_REST) {
+        /* C's degree-0 part over d z; h^F(h z); h(h^F z) */
+        if (!rc) rc = add_unit_twos(m, s, T, z, Yt, t, w);
+        if (!rc && hz) rc = sec_apply_row(&sec->set, 0, i - 1, t + 1, hz, hzb, &wide);
+        const uint64_t *hf = sec_map_row(&sec->set, 0, s - 2, T - 1, k, &b);
+        if (!rc && hf) rc = sec_apply_row(&m->hs, 0, i - 1, T - 1, hf, b, &wide);
+        /* [H^b + b_λ](f_a z) */
+        if (!rc && fa) rc = sec_apply_row(&m->pb.hom, 0, i - 1, T - ta, fa, fab, &wide);
+        if (!rc && fa && lb >= 0) rc = sec_apply_row(&m->lam, lb, i - 1, T - ta, fa, fab, &wide);
+        /* f_b(H^a z + a_λ z) */
+        const uint64_t *ha = sec_map_row(&m->pa.hom, 0, s - sa - 1, T - ta - 1, k, &b);
+        if (!rc && ha) rc = sec_apply_row(&m->pb.prim, 0, i - 1, T - ta - 1, ha, b, &wide);
+        const uint64_t *al = la >= 0 ? sec_map_row(&m->lam, la, s - sa - 1, T - ta - 1, k, &b) : NULL;
+        if (!rc && al) rc = sec_apply_row(&m->pb.prim, 0, i - 1, T - ta - 1, al, b, &wide);
+    }
+    if (!sink && sec_wide_end(&wide, Yt, t, y, !rc)) rc = -4;
     if (rc == -2) lift_fail(&m->Hs, "internal error: the Massey homotopy needs composites not computed (at s=%d, t=%d)", s, (int)T);
     else if (rc == -3) lift_fail(&m->Hs, "internal error: f_b f_a has an odd unit count at (s=%d, t=%d): a·b is not 0", s, (int)T);
     else if (rc == -4) lift_fail(&m->Hs, "internal error: the Massey intermediate at (s=%d, t=%d) meets a generator", s, (int)T);
     else if (rc == -1 && !lift_failed(&m->Hs)) lift_fail(&m->Hs, "out of memory in the Massey intermediate at (s=%d, t=%d)", s, (int)T);
     return rc ? -1 : 0;
+}
+
+static int massey_extra(void *ctx, int i, deg_t t, uint32_t k, void *y)
+{
+    return massey_terms(ctx, i, t, k, y, NULL, SEC_TERMS_ALL);
+}
+static int massey_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink)
+{
+    return massey_terms(ctx, i, t, k, NULL, sink, SEC_TERMS_ACTIONS);
+}
+static int massey_extra_rest(void *ctx, int i, deg_t t, uint32_t k, void *y)
+{
+    return massey_terms(ctx, i, t, k, y, NULL, SEC_TERMS_REST);
 }
 
 /* H's step at target (i, t) reads the cells below; each must have run. */
@@ -446,6 +464,10 @@ int sec_massey_run(sec_massey *m, const chain_runner *runner, char *err, size_t 
         return -1;
     }
     m->Hs.maps[0].in_region = massey_in_region;
+    if (!m->sec->intermediates_cpu) {   /* the actions as rows of the step's multiply tasks */
+        m->Hs.maps[0].extra_plan = massey_extra_plan;
+        m->Hs.maps[0].extra_rest = massey_extra_rest;
+    }
     return run_set(&m->Hs, runner, err, errlen);
 }
 

@@ -85,7 +85,7 @@ int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why)
 
 int sec_add_actions(secondary *sec, sec_composite **comp, const resolution *cres, int s_comp, int zs0, deg_t zt0,
                     const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, const freemod *Yt, deg_t ydeg,
-                    uint64_t *y)
+                    uint64_t *y, const milnor_sink *sink)
 {
     const milnor_basis *A = &sec->res->A;
     /* one set per g1 (the terms a of v on g1, every term of C(g1)), all multiplied at once:
@@ -144,7 +144,10 @@ int sec_add_actions(secondary *sec, sec_composite **comp, const resolution *cres
         }
         ne_all = at_e, nsets = ns;
     }
-    if (!rc) rc = pair_a_mul_add_sets(A, &sec->cache, sets, nsets, y);
+    if (!rc && sink)
+        for (uint32_t k = 0; k < nsets && !rc; k++)
+            rc = pair_a_mul_plan(A, &sec->cache, sets[k].a, sets[k].n, sets[k].e, sets[k].col_offset, sets[k].ne, sink);
+    else if (!rc) rc = pair_a_mul_add_sets(A, &sec->cache, sets, nsets, y);
     free(a), free(es), free(eoff), free(sets);
     return rc;
 }
@@ -182,39 +185,55 @@ int sec_apply_row(lift_set *set, int m, int j, deg_t T, const uint64_t *row, uin
     return rc;
 }
 
-/* I^f(z_k) for z_k the k-th generator of F_s, s = s0 + 1 + i, in degree T = t + t0 + 1; y over
- * G_{s-s0-2} = G_{i-1} in degree t, generators below t. */
-static int product_extra(void *ctx, int i, deg_t t, uint32_t k, void *vy)
+/* The terms `what` (SEC_TERMS_*) of I^f(z_k) for z_k the k-th generator of F_s, s = s0 + 1 + i,
+ * in degree T = t + t0 + 1: into y over G_{s-s0-2} = G_{i-1} in degree t, generators below t,
+ * or (the actions alone) planned into sink. */
+static int product_terms(sec_product *p, int i, deg_t t, uint32_t k, uint64_t *y, const milnor_sink *sink, int what)
 {
-    uint64_t *y = vy;             /* p = 2: a row of words */
-    sec_product *p = ctx;
     secondary *sec = p->sec, *unit = p->unit;
     const resolution *res = sec->res, *ures = unit->res;
     int s0 = p->s0, s = s0 + 1 + i;
     deg_t t0 = p->t0, T = t + t0 + 1, D = T - t0;
     const freemod *Yt = &ures->F[i - 1];
-    f2mat wide;
-    if (sec_wide_init(&wide, Yt, t) != 0) return -1;
-    uint64_t *w = f2mat_row(&wide, 0);
-    /* A(a, C^f(g1)) over the terms of d z */
-    const fm_gen *z = &res->F[s].gens[T][k];
-    int rc = sec_add_actions(sec, p->comp, res, s - 1, s0, t0, &res->F[s - 1], T, z->img, z->bits, Yt, t, w);
-    /* A(a, C^G(g1)) over the terms of f_s(z), and h^G(f_s(z)) */
-    uint32_t fb = 0;
+    f2mat wide = { 0 };
+    if (!sink && sec_wide_init(&wide, Yt, t) != 0) return -1;
+    uint64_t *w = sink ? NULL : f2mat_row(&wide, 0);
+    uint32_t fb = 0, hb = 0;
     const uint64_t *fz = map_row(&p->prim, s - s0, D, k, &fb);
-    if (!rc && fz) rc = sec_add_actions(sec, unit->comp, ures, s - s0, -1, 0, &ures->F[s - s0], D, fz, fb, Yt, t, w);
-    if (!rc && fz) rc = sec_apply_row(&unit->set, 0, s - s0 - 2, D, fz, fb, &wide);
-    /* f(h^F(z)) */
-    uint32_t hb = 0;
-    const uint64_t *hz = map_row(&sec->set, s - 2, T - 1, k, &hb);
-    if (!rc && hz) rc = sec_apply_row(&p->prim, 0, s - 2 - s0, T - 1, hz, hb, &wide);
-    if (sec_wide_end(&wide, Yt, t, y, !rc)) rc = -3;
+    int rc = 0;
+    if (what & SEC_TERMS_ACTIONS) {
+        /* A(a, C^f(g1)) over the terms of d z, A(a, C^G(g1)) over the terms of f_s(z) */
+        const fm_gen *z = &res->F[s].gens[T][k];
+        rc = sec_add_actions(sec, p->comp, res, s - 1, s0, t0, &res->F[s - 1], T, z->img, z->bits, Yt, t, w, sink);
+        if (!rc && fz)
+            rc = sec_add_actions(sec, unit->comp, ures, s - s0, -1, 0, &ures->F[s - s0], D, fz, fb, Yt, t, w, sink);
+    }
+    if (what & SEC_TERMS_REST) {
+        /* h^G(f_s(z)), f(h^F(z)) */
+        if (!rc && fz) rc = sec_apply_row(&unit->set, 0, s - s0 - 2, D, fz, fb, &wide);
+        const uint64_t *hz = map_row(&sec->set, s - 2, T - 1, k, &hb);
+        if (!rc && hz) rc = sec_apply_row(&p->prim, 0, s - 2 - s0, T - 1, hz, hb, &wide);
+    }
+    if (!sink && sec_wide_end(&wide, Yt, t, y, !rc)) rc = -3;
     if (rc == -2)
         latch_set(&p->fail, "internal error: the product needs composites not computed (at s=%d, t=%d)", s, (int)T);
     else if (rc == -3)
         latch_set(&p->fail, "internal error: the product's intermediate at (s=%d, t=%d) meets a generator", s, (int)T);
     else if (rc) latch_set(&p->fail, "out of memory in the product's intermediate at (s=%d, t=%d)", s, (int)T);
     return rc ? -1 : 0;
+}
+
+static int product_extra(void *ctx, int i, deg_t t, uint32_t k, void *y)
+{
+    return product_terms(ctx, i, t, k, y, NULL, SEC_TERMS_ALL);
+}
+static int product_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink)
+{
+    return product_terms(ctx, i, t, k, NULL, sink, SEC_TERMS_ACTIONS);
+}
+static int product_extra_rest(void *ctx, int i, deg_t t, uint32_t k, void *y)
+{
+    return product_terms(ctx, i, t, k, y, NULL, SEC_TERMS_REST);
 }
 
 /* H's step at target (i, t) also needs h^F at (s-2, T-1) and h^G at (i-1, t) = (s-s0-2, D-1). */
@@ -263,6 +282,10 @@ int sec_product_init(sec_product *p, secondary *sec, secondary *unit, int s0, de
         return -1;
     }
     p->hom.maps[0].in_region = product_in_region;
+    if (!sec->intermediates_cpu) {   /* the actions as rows of the step's multiply tasks */
+        p->hom.maps[0].extra_plan = product_extra_plan;
+        p->hom.maps[0].extra_rest = product_extra_rest;
+    }
     return 0;
 }
 

@@ -642,10 +642,19 @@ static int has_extra(const lift_set *set, int m)
     return set->maps[m].extra != NULL;
 }
 
-/* Adds map m's extra term of generator k into y (a row over the set's field). 0, or -1. */
+/* The part of map m's extra term that is added on a CPU (NULL: none): extra, or beside
+ * extra_plan's products its extra_rest. */
+static lift_extra_fn cpu_extra(const lift_set *set, int m)
+{
+    const lift_map *f = &set->maps[m];
+    return !f->extra ? NULL : f->extra_plan ? f->extra_rest : f->extra;
+}
+
+/* Adds map m's CPU extra term (cpu_extra) of generator k into y (a row over the set's field).
+ * 0, or -1. */
 static int call_extra(lift_set *set, int m, int i, deg_t t, uint32_t k, void *y)
 {
-    return set->maps[m].extra(set->maps[m].extra_ctx, i, t, k, y);
+    return cpu_extra(set, m)(set->maps[m].extra_ctx, i, t, k, y);
 }
 
 /* Plan: for every map with a step here, load its file, or set the bottom, or put the jobs of
@@ -712,7 +721,7 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
         rc = -1;
     }
     for (int m = 0; m < set->nmaps && !rc; m++)
-        if (p->maps[m].todo && has_extra(set, m) && !set->maps[m].extra_plan) p->extra_rows += fieldmat_rows(&p->maps[m].Y);
+        if (p->maps[m].todo && cpu_extra(set, m)) p->extra_rows += fieldmat_rows(&p->maps[m].Y);
     if (!rc) {
         uint64_t pairs = prime == 2 ? rb_pairs(&p->b) : rbp_pairs(&p->bp);
         pthread_mutex_lock(&set->lock);
@@ -743,7 +752,7 @@ int lift_step_part(lift_set *set, int i, deg_t t, lift_plan *p, uint32_t k, uint
     if (k == 0) p->split = 1;           /* (set before the finish reads it: it waits for every part) */
     for (int m = 0; m < set->nmaps && !rc && at < r1; m++) {
         lift_plan_map *pm = &p->maps[m];
-        if (!pm->todo || !has_extra(set, m) || set->maps[m].extra_plan) continue;
+        if (!pm->todo || !cpu_extra(set, m)) continue;
         uint32_t rows = fieldmat_rows(&pm->Y), cols = fieldmat_cols(&pm->Y);
         if (at + rows > r0) {
             if (!pm->E.p && rows && cols) {     /* the first part of this map allocates it */
@@ -797,7 +806,7 @@ static int finish_y(lift_set *set, int i, deg_t t, lift_plan *p, int m)
     lift_plan_map *pm = &p->maps[m];
     fieldmat *Y = &pm->Y;
     uint32_t prime = set->prime, rows = fieldmat_rows(Y), cols = fieldmat_cols(Y);
-    int extra = has_extra(set, m), rc = 0;
+    int extra = has_extra(set, m), on_cpu = cpu_extra(set, m) != NULL, rc = 0;
     lift_rows r = plan_rows(set, p);
     if (fieldmat_rows(&pm->V)) apply_combine(&pm->V, pm->job_of, &r, Y);
     for (uint32_t k = 0; k < rows && !rc; k++) {
@@ -806,10 +815,11 @@ static int finish_y(lift_set *set, int i, deg_t t, lift_plan *p, int m)
             for (uint32_t c = 0; c < cols; c++) ((uint8_t *)y)[c] = (uint8_t)((prime - ((uint8_t *)y)[c]) % prime);
         if (set->maps[m].extra_plan)
             f2vec_xor(y, f2mat_row(&p->b.D, p->b.nrows + pm->group0 + k), f2vec_words(cols));
-        else if (extra && p->split) {
+        if (!on_cpu) continue;
+        if (p->split) {
             if (pm->E.p) fieldvec_addmul(prime, y, fieldmat_row(&pm->E, k), 1, cols);
             else if (cols) rc = -1;         /* a part failed before it made E: the run has failed */
-        } else if (extra)
+        } else
             rc = call_extra(set, m, i, t, k, y);
     }
     if (rc && !lift_failed(set)) lift_fail(set, "lifting %s at target (%d, %d) failed", set->maps[m].key, i, (int)t);

@@ -110,8 +110,13 @@ typedef struct lift_map {
      * jobs and terms whose products XOR to extra(z_k), columns over y's bits, appended to
      * sink; the step plans them as one grouped row of its row_build per generator
      * (stages/rowbuild.h), so the multiply codelet computes them with f(d z), on CPU or GPU
-     * workers. 0, or -1 to fail the step. p = 2 only (d2's homotopy). */
+     * workers. 0, or -1 to fail the step. p = 2 only (d2's homotopy; with extra_rest, the
+     * intermediates of secondary products and Massey products). */
     int (*extra_plan)(void *extra_ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
+    /* NULL: extra_plan is the whole extra term (extra is then not called). Else, with
+     * extra_plan, the rest of it, added into y as extra would be (the step's parallel parts,
+     * or its finish): the extra term is extra_plan's products plus extra_rest's. */
+    lift_extra_fn extra_rest;
     int (*in_region)(void *extra_ctx, int i, deg_t t);   /* NULL, or a further condition on the
                                  * steps (i, t) of this map (what its extra term reads must exist);
                                  * it must hold at (i-1, t-1) and (i, t-1) where it holds at (i, t) */
