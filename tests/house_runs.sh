@@ -34,14 +34,14 @@ $X export "$D/S_3" --sqlite "$D/S_3.db"
 cd "$D"
 # what is in a run's order or its machine is left as a set: the journal of empty bidegrees
 # (records in the order the steps ended) sorted, the SQLite file as its sorted SQL text less
-# run.json's memory figures (the manifest table copies run.json)
+# run.json's memory figures and the commit the binary was built from (the manifest table copies run.json)
 find . -type f ! -path '*/stages/*' ! -name run.json ! -name '.lock' ! -name '*.db' | sort |
     while read -r f; do sha256sum "$f"; done
 for f in $(find . -name '*.db' | sort); do
     python3 - "$f" <<'PY' | sort | sha256sum | sed "s|-\$|$f (SQL, sorted, less memory.*)|"
 import sqlite3, sys
 for line in sqlite3.connect(sys.argv[1]).iterdump():
-    if not line.startswith('INSERT INTO "manifest" VALUES(\'memory.'):
+    if not line.startswith(('INSERT INTO "manifest" VALUES(\'memory.', 'INSERT INTO "manifest" VALUES(\'program_commit\'')):
         print(line)
 PY
 done
