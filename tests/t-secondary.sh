@@ -12,7 +12,7 @@
 # order (40/15 and stem 60) against plain elimination on d2.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((33 + ROUNDS))
+plan $((34 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -114,6 +114,9 @@ ok $? "EXTFLOW_LIFT_INLINE_PAIRS=0 (lift products in multiply tasks): the same d
 EXTFLOW_D2_INTERMEDIATE=cpu $EXTFLOW d2 "$C" --product h0 --quiet &&
     tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$C/secondary_product-h0.txt"
 ok $? "EXTFLOW_D2_INTERMEDIATE=cpu (the product's intermediates in its steps' own tasks): the same secondary_product-h0.txt"
+EXTFLOW_D2_Y=batch $EXTFLOW d2 "$C" --product h0 --quiet &&
+    tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$C/secondary_product-h0.txt" && cmp -s "$D/d2.csv" "$C/d2.csv"
+ok $? "EXTFLOW_D2_Y=batch (the composites' Y terms, the product's too, as mod-4 products in the multiply): the same secondary_product-h0.txt and d2.csv"
 $EXTFLOW d2 "$D" --product h4 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "supports a non-zero d2" "$TMP/err"
 ok $? "d2 --product h4: refused, h4 supports a d2 ($(head -1 "$TMP/err"))"

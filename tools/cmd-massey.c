@@ -141,8 +141,9 @@ static int run_secondary(const char *dir, const chain_policy *limits)
         rc = 1;
     } else if (!rc) {
         sec.all_composites = 1;             /* the products read every composite, */
-        const char *iw = getenv("EXTFLOW_D2_INTERMEDIATE");   /* checked by cli_check_env */
+        const char *iw = getenv("EXTFLOW_D2_INTERMEDIATE"), *yw = getenv("EXTFLOW_D2_Y");  /* checked by cli_check_env */
         sec.intermediates_cpu = iw && !strcmp(iw, "cpu");
+        sec.y_in_batch = yw && !strcmp(yw, "batch");
         /* and the homotopy itself: sseq's preimages, d_i's quasi-inverses kept for every lift */
         secondary_sseq_preimages(&sec, resolved_qi_budget(limits));
         chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL, "secondary Massey steps");

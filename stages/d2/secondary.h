@@ -55,7 +55,8 @@ typedef struct secondary {
     pthread_mutex_t late_lock;  /* composites computed late, by a homotopy step (secondary.c) */
     fail_latch fail;            /* the first failure: fail.msg says why */
     long composites;            /* generators whose composite was computed */
-    int y_in_batch;             /* set by the caller: the composites' Y terms go into their batches
+    int y_in_batch;             /* set by the caller: the composites' Y terms (also those of the
+                                 * secondary products and Massey products over sec) go into their batches
                                  * (sec_batch_plan_y: mod-4 products, seven times as many pairs as
                                  * the σ terms at stem 80, for the GPU); 0 (the default, the faster
                                  * on CPUs and no slower on the H200): batched mod-2 products in

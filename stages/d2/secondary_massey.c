@@ -206,6 +206,7 @@ static sec_batch *plan(void *ctx, int s, deg_t T)
         const fm_gen *z = &res->F[s].gens[T][g];
         if (!rc && s >= 1) rc = sec_add_products(bt, &res->F[s - 1], T, z->img, z->bits, m->ta + m->tb, img_h, &ch, 1, 0);
         if (!rc) rc = sec_batch_gen_end(bt, Y);
+        if (!rc && m->sec->y_in_batch) rc = sec_batch_plan_y(bt, g);    /* the Y terms go to the multiply too */
     }
     return rc ? sec_plan_failed(bt, rc, &m->fail, "a Massey composite", s, T) : bt;
 }

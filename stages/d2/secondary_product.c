@@ -71,6 +71,7 @@ sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T)
         const freemod *G = &p->unit->res->F[s - s0];
         if (!rc && fg) rc = sec_add_products(bt, G, top, fg, fb, 0, sec_image_of_gen, (void *)G, 1, 0);
         if (!rc) rc = sec_batch_gen_end(bt, Y);
+        if (!rc && p->sec->y_in_batch) rc = sec_batch_plan_y(bt, g);    /* the Y terms go to the multiply too */
     }
     return rc ? sec_plan_failed(bt, rc, &p->fail, "the product's composite", s, T) : bt;
 }
