@@ -958,22 +958,48 @@ static inline v16u half_prefix(const rhalf *hx)
 }
 
 /* row ^= Sq(R)·S for the terms S of the lanes set in bits, through half hx (whole algebra):
- * ts[k] is lane k's term_slots; each hit's index is the sum of 10 entries of seq_d at its
- * term's positions plus the half's prefix degrees. */
-static inline void half_hits_slots(const uint32_t *D, const rhalf *hx, const term_slots *ts, uint64_t bits,
-                                   uint64_t *row)
+ * ts[k] is lane k's term_slots. A hit's index is the sum over h of seq_d at its term's
+ * positions plus the half's prefix degrees; past slot top - 1 (top >= 2, at least the last
+ * slot of every hit's T) every prefix degree is |T|, and those entries add up to
+ * G[|T|][top - 1] (the seqno table): one read for them. The AVX2 path inlines it with top = 10
+ * (the ten reads of seq_d, folded at compile time); the AVX-512 path passes
+ * top = max(the half's last diagonal, the list's longest S) to its out-of-line copy
+ * (half_hits_slots_out). Measured (docs/perf-log.md, "The hits' index by slots"): on d2's
+ * captured batches the AVX-512 path x0.95 of the old index out of line against x1.00 inlined
+ * into the test loop (whose registers it crowds), the AVX2 path x0.94-0.96 inlined. */
+static inline void half_hits_slots(const milnor_basis *A, const rhalf *hx, const term_slots *ts, uint64_t bits,
+                                   int top, uint64_t *row)
 {
+    const uint32_t *D = A->seq_d, rows = (uint32_t)A->max_degree + 1;
+    const uint32_t *tail = A->seq_g + top - 1, tail_at = (uint32_t)(top - 1) * rows;
     const v16u hp = half_prefix(hx);
     while (bits) {
         const int lane = __builtin_ctzll(bits);
         bits &= bits - 1;
         const term_slots *t = &ts[lane];
         const term_slots q = {.v = t->v + hp};
-        const uint16_t *qq = q.t.q;
-        uint32_t idx = D[qq[0]] + D[qq[1]] + D[qq[2]] + D[qq[3]] + D[qq[4]];
-        idx += D[qq[5]] + D[qq[6]] + D[qq[7]] + D[qq[8]] + D[qq[9]];
+        uint32_t idx = top == W ? D[q.t.q[W - 1]]                  /* seq_d's row 9 is G's column 9 */
+                                : tail[(uint32_t)(q.t.q[top - 1] - tail_at) * W];
+        switch (top) {
+        case 10: idx += D[q.t.q[8]]; /* fall through */
+        case 9: idx += D[q.t.q[7]]; /* fall through */
+        case 8: idx += D[q.t.q[6]]; /* fall through */
+        case 7: idx += D[q.t.q[5]]; /* fall through */
+        case 6: idx += D[q.t.q[4]]; /* fall through */
+        case 5: idx += D[q.t.q[3]]; /* fall through */
+        case 4: idx += D[q.t.q[2]]; /* fall through */
+        case 3: idx += D[q.t.q[1]]; /* fall through */
+        default: idx += D[q.t.q[0]];
+        }
         flip_bit(row, t->t.col + idx);
     }
+}
+
+static __attribute__((noinline)) void half_hits_slots_out(const milnor_basis *A, const rhalf *hx,
+                                                          const term_slots *ts, uint64_t bits, int top,
+                                                          uint64_t *row)
+{
+    half_hits_slots(A, hx, ts, bits, top, row);
 }
 
 /* The same for a profile's basis (no seq_d): T's entries, then its hash index. s[n * lanes + k]
@@ -1023,7 +1049,7 @@ static void job_by_halves(const milnor_basis *A, const milnor_elt *R, const rhal
             uint32_t bits = lane_bits(&ok);
             if (!bits) continue;
             if (A->seq_d)
-                half_hits_slots(A->seq_d, hx, L->slots + c * LANES, bits, row);
+                half_hits_slots(A, hx, L->slots + c * LANES, bits, W, row);
             else
                 half_hits(A, R, hx, base, LGROUP, slen, bits, &terms[L->first + c * LANES], row);
         }
@@ -1066,9 +1092,10 @@ static void job_by_halves_avx512(const milnor_basis *A, const milnor_elt *R, con
             }
             uint64_t bits = (uint64_t)lo | (uint64_t)hi << 32;
             if (!bits) continue;
-            if (A->seq_d)
-                half_hits_slots(A->seq_d, hx, L->slots + g * GROUP, bits, row);
-            else
+            if (A->seq_d) {
+                const int top = RH_ND(hx) > slen ? RH_ND(hx) : slen;
+                half_hits_slots_out(A, hx, L->slots + g * GROUP, bits, top < 2 ? 2 : top, row);
+            } else
                 half_hits(A, R, hx, sv[0], GROUP, slen, bits, &terms[L->first + g * GROUP], row);
         }
     }

@@ -4,7 +4,8 @@
  * 1. Every element of every degree <= DEG: milnor_index_by_slots and milnor_index equal its
  *    position in the basis.
  * 2. The flat buffer carries seq_d: its view holds the same table and indexes alike.
- * 3. Random batches (long term lists: several 16-lane chunks and 64-lane groups), through the
+ * 3. Random batches (long term lists: several 16-lane chunks and 64-lane groups; lists of long
+ *    and of short S, so that the AVX-512 path's reads past the last slot are exercised), through the
  *    batch's AVX2 and AVX-512 paths (the latter where the CPU has it), against a reference that
  *    shares nothing with them: each product's terms from milnor_mul_each, each term's index
  *    found by binary search among its degree's elements sorted by their entries.
@@ -18,7 +19,8 @@
 #include "tests/tap.h"
 
 #define DEG 200                     /* the basis: 648k elements */
-#define NJOBS 1500
+#define NJOBS 1500                  /* random jobs */
+#define NALL (NJOBS + 200)          /* and the sweep's */
 
 static milnor_basis A;
 static uint32_t *sorted[DEG + 1];   /* per degree: its indices sorted by entries (built on demand) */
@@ -110,10 +112,10 @@ static uint32_t long_elt(deg_t d)
 
 static void test_random_batches(void)
 {
-    milnor_row_job *jobs = malloc(NJOBS * sizeof *jobs);
-    milnor_term *terms = malloc((size_t)NJOBS * 160 * sizeof *terms);
+    milnor_row_job *jobs = malloc(NALL * sizeof *jobs);
+    milnor_term *terms = malloc((size_t)NALL * 160 * sizeof *terms);
     const size_t stride = (4096 + 15499 + 63) / 64;     /* offsets < 4096, dims <= 15499 */
-    uint64_t *want = calloc((size_t)NJOBS * stride, sizeof *want), *got = malloc((size_t)NJOBS * stride * 8);
+    uint64_t *want = calloc((size_t)NALL * stride, sizeof *want), *got = malloc((size_t)NALL * stride * 8);
     if (!jobs || !terms || !want || !got) bail("out of memory");
     uint32_t nt = 0, first = 0, count = 0;
     deg_t rdeg = 0;
@@ -123,17 +125,29 @@ static void test_random_batches(void)
             const deg_t lo = (deg_t)rnd((uint32_t)(DEG - 24 - rdeg) + 1);    /* R's halves stay few */
             first = nt;
             count = 4 + rnd(rnd(4) ? 40 : 150);     /* some past 64: several AVX-512 groups */
+            const int short_s = rnd(3) == 0;        /* S short: T as long as its half (the tail) */
             for (uint32_t k = 0; k < count; ++k) {
                 const deg_t sd = lo + (deg_t)rnd(25);
-                terms[nt++] = (milnor_term){ (uint32_t)sd, long_elt(sd), rnd(4096) };
+                const uint32_t si = short_s ? rnd(1 + A.dim[sd] / 16) : long_elt(sd);
+                terms[nt++] = (milnor_term){ (uint32_t)sd, si, rnd(4096) };
             }
         }
         const deg_t rd = rnd(3) ? rdeg : (deg_t)rnd((uint32_t)rdeg + 1);
         jobs[i] = (milnor_row_job){ (uint32_t)rd, long_elt(rd), first, count };
     }
+    uint32_t nj = NJOBS;            /* then a sweep: the longest R of degrees 20, 27, .., 139, each */
+    for (deg_t rd = 20; rd < 140; rd += 7)      /* with its own list of short S */
+        for (uint32_t r = A.dim[rd] - 1 - A.dim[rd] / 16; r < A.dim[rd] && nj < NALL; r += 1 + A.dim[rd] / 64) {
+            const deg_t lo = (deg_t)rnd((uint32_t)(DEG - 24 - rd) + 1);
+            jobs[nj++] = (milnor_row_job){ (uint32_t)rd, r, nt, count = 8 + rnd(30) };
+            for (uint32_t k = 0; k < count; ++k) {
+                const deg_t sd = lo + (deg_t)rnd(25);
+                terms[nt++] = (milnor_term){ (uint32_t)sd, rnd(1 + A.dim[sd] / 16), rnd(4096) };
+            }
+        }
     ref_ctx c = { NULL, 0, 0, 0 };
     uint64_t products = 0;
-    for (uint32_t i = 0; i < NJOBS; ++i) {
+    for (uint32_t i = 0; i < nj; ++i) {
         c.row = want + i * stride;
         for (uint32_t k = 0; k < jobs[i].n_terms; ++k, ++products) {
             const milnor_term *tm = &terms[jobs[i].first_term + k];
@@ -149,14 +163,14 @@ static void test_random_batches(void)
             skip("this CPU has no AVX-512BW");
             continue;
         }
-        memset(got, 0, (size_t)NJOBS * stride * 8);
-        milnor_mul_batch_simd(&A, jobs, NJOBS, terms, got, stride, paths[p]);
-        ok(!memcmp(got, want, (size_t)NJOBS * stride * 8), "%s path = the reference on %u random jobs (%u terms)",
-           p ? "AVX-512" : "AVX2", NJOBS, nt);
+        memset(got, 0, (size_t)nj * stride * 8);
+        milnor_mul_batch_simd(&A, jobs, nj, terms, got, stride, paths[p]);
+        ok(!memcmp(got, want, (size_t)nj * stride * 8), "%s path = the reference on %u jobs (%u terms)",
+           p ? "AVX-512" : "AVX2", nj, nt);
     }
-    memset(got, 0, (size_t)NJOBS * stride * 8);
-    milnor_mul_batch_halves(&A, jobs, NJOBS, terms, got, stride);   /* every job by its halves */
-    ok(!memcmp(got, want, (size_t)NJOBS * stride * 8), "every job by its R-halves (%s path) = the reference",
+    memset(got, 0, (size_t)nj * stride * 8);
+    milnor_mul_batch_halves(&A, jobs, nj, terms, got, stride);   /* every job by its halves */
+    ok(!memcmp(got, want, (size_t)nj * stride * 8), "every job by its R-halves (%s path) = the reference",
        milnor_simd_default() == MILNOR_SIMD_AVX512 ? "AVX-512" : "AVX2");
     free(jobs);
     free(terms);
