@@ -50,7 +50,7 @@ void fpmat_clear(fpmat *m)
 
 int fpmat_copy(fpmat *dst, const fpmat *src)
 {
-    if (fpmat_init(dst, src->p, src->rows, src->cols) < 0) return -1;
+    if (init_unset(dst, src->p, src->rows, src->cols) < 0) return -1;     /* every byte copied */
     memcpy(dst->data, src->data, (size_t)src->rows * src->stride);
     return 0;
 }
@@ -186,9 +186,13 @@ int fpmat_kernel_from_rref(const fpmat *aug, uint32_t a_cols, uint32_t rank, con
     (void)rank;
     uint32_t seg = fpmat_segment_start(a_cols), src = aug->cols - seg, nullity = 0;
     for (uint32_t c = seg; c < aug->cols; ++c) nullity += pivots[c] >= 0;
-    if (fpmat_init(kernel, aug->p, nullity, src) < 0) return -1;
+    if (init_unset(kernel, aug->p, nullity, src) < 0) return -1;
     for (uint32_t c = seg, k = 0; c < aug->cols; ++c)
-        if (pivots[c] >= 0) memcpy(fpmat_row(kernel, k++), fpmat_row(aug, (uint32_t)pivots[c]) + seg, src);
+        if (pivots[c] >= 0) {       /* each byte written once */
+            uint8_t *row = fpmat_row(kernel, k++);
+            memcpy(row, fpmat_row(aug, (uint32_t)pivots[c]) + seg, src);
+            memset(row + src, 0, kernel->stride - src);
+        }
     return 0;
 }
 
@@ -202,7 +206,7 @@ int fpmat_quasi_inverse_from_rref(const fpmat *aug, uint32_t a_cols, uint32_t ra
     qi->src_dim = aug->cols - seg;
     qi->tgt_dim = a_cols;
     qi->pivot_cols = malloc((image ? image : 1) * sizeof *qi->pivot_cols);
-    if (!qi->pivot_cols || fpmat_init(&qi->preimage, aug->p, image, qi->src_dim) < 0) {
+    if (!qi->pivot_cols || init_unset(&qi->preimage, aug->p, image, qi->src_dim) < 0) {
         fpqi_clear(qi);
         return -1;
     }
@@ -210,7 +214,9 @@ int fpmat_quasi_inverse_from_rref(const fpmat *aug, uint32_t a_cols, uint32_t ra
     for (uint32_t c = 0; c < a_cols; ++c) {
         if (pivots[c] < 0) continue;
         qi->pivot_cols[k] = (int32_t)c;
-        memcpy(fpmat_row(&qi->preimage, k), fpmat_row(aug, (uint32_t)pivots[c]) + seg, qi->src_dim);
+        uint8_t *row = fpmat_row(&qi->preimage, k);     /* each byte written once */
+        memcpy(row, fpmat_row(aug, (uint32_t)pivots[c]) + seg, qi->src_dim);
+        memset(row + qi->src_dim, 0, qi->preimage.stride - qi->src_dim);
         ++k;
     }
     return 0;

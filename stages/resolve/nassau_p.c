@@ -429,7 +429,7 @@ static int build_rows(resolution *res, int src, deg_t t, const uint32_t *sel, ui
     const milnor_p_sub *B = &res->odd->B;
     milnor_p_cache_term *buf = NULL;
     size_t cap = 0;
-    uint32_t k = 0, g = 0;
+    uint32_t k = 0;
     uint64_t off = 0;
     if (!pc) return -1;
     /* base[v]: generator (v, 0)'s column offset in F_{src-1,t}, summed as res_p_terms does */
@@ -441,7 +441,7 @@ static int build_rows(resolution *res, int src, deg_t t, const uint32_t *sel, ui
         if (v >= freemod_first(T, t) && T->ngens[v]) acc += (uint64_t)T->ngens[v] * T->dim[t - v];
     }
     for (deg_t u = freemod_first(F, t); u < t && k < n; u++)
-        for (uint32_t i = 0; i < F->ngens[u] && k < n; i++, g++) {
+        for (uint32_t i = 0; i < F->ngens[u] && k < n; i++) {
             uint32_t bl = B->dim[t - u];
             if (sel[k] >= off + bl) {
                 off += bl;
@@ -602,8 +602,7 @@ static void share_put(resolution *res, int src, deg_t t, const fpmat *rows)
         share_unlink(sh, e);
     } else if (*e) {
         (*e)->state = SHARE_DROPPED;
-        if (rows && sh->bytes + fpmat_bytes(rows) <= SHARE_MAX_BYTES && fpmat_init(&(*e)->rows, rows->p, rows->rows, rows->cols) == 0) {
-            memcpy((*e)->rows.data, rows->data, fpmat_bytes(rows));
+        if (rows && sh->bytes + fpmat_bytes(rows) <= SHARE_MAX_BYTES && fpmat_copy(&(*e)->rows, rows) == 0) {
             sh->bytes += fpmat_bytes(rows);
             memacct_add(MEM_INFLIGHT, (int64_t)fpmat_bytes(rows));
             (*e)->state = SHARE_READY;
