@@ -6,7 +6,7 @@
 # value is a usage error, and so is an EXTFLOW_ name it lacks (a typo). A resolve whose StarPU does not start leaves DIR as it found it.
 # StarPU's own messages stay silent unless --verbose or STARPU_SILENT asks for them.
 . tests/lib.sh
-plan 58
+plan 60
 bad_env() {   # bad_env VAR=VALUE: exit 2, one line naming VAR and the hint, nothing created
     env "$1" $EXTFLOW resolve --stem 4 --out "$TMP/bad/out" --quiet >/dev/null 2>"$TMP/err"
     rc=$?
@@ -32,7 +32,7 @@ for e in STARPU_SILENT=abc STARPU_SILENT=-1 STARPU_CALIBRATE=abc STARPU_CALIBRAT
          EXTFLOW_LIFT_INLINE_PAIRS=many EXTFLOW_GPU_STEP_PAIRS=on EXTFLOW_GPU_CHUNK_PAIRS=0 EXTFLOW_GPU_PAIR_STEP_PAIRS=-5 \
          EXTFLOW_GPU_VERIFY=yes EXTFLOW_GPU_SPLIT=3,4 EXTFLOW_GPU_KERNEL=global EXTFLOW_MPI_BIND=maybe EXTFLOW_CHUNK_PAIRS=x \
          EXTFLOW_GPU_P_SPLIT=96,2 EXTFLOW_GPU_P_STEP_PAIRS=0 EXTFLOW_MILNOR_SIMD=sse EXTFLOW_HUGEPAGES=yes \
-         EXTFLOW_MMAP_THRESHOLD=64M; do
+         EXTFLOW_MMAP_THRESHOLD=64M EXTFLOW_P_PRODUCTS=lots EXTFLOW_D2_QI=-1; do
     bad_env "$e"
 done
 # an EXTFLOW_ name the table lacks (a typo, or one since removed) is refused like a bad value
@@ -65,6 +65,7 @@ done
 env STARPU_CALIBRATE=0 "STARPU_WORKERS_CPUID=0 1" EXTFLOW_GPU_CPU_SHARE=0.5 EXTFLOW_MPI_OWNER=rows \
     EXTFLOW_MMAP_THRESHOLD=4M EXTFLOW_GPU_STEP_PAIRS=off EXTFLOW_GPU_PAIR_STEP_PAIRS=off STARPU_SCHED_ALPHA=2.5 EXTFLOW_GPU_SPLIT=4,128 EXTFLOW_GPU_KERNEL=atomic \
     EXTFLOW_GPU_P_SPLIT=32,2 EXTFLOW_GPU_P_STEP_PAIRS=1 EXTFLOW_LIFT_INLINE_PAIRS=0 EXTFLOW_GPU_VERIFY=1 STARPU_LIMIT_CPU_MEM=4096 EXTFLOW_HUGEPAGES=0 \
+    EXTFLOW_P_PRODUCTS=0 EXTFLOW_D2_QI=64M \
     $EXTFLOW resolve --stem 8 --out "$TMP/good" --quiet 2>"$TMP/err" && cmp -s "$TMP/good/ext.csv" "$TMP/s8/ext.csv"
 ok $? "good values are accepted and change no result ($(head -1 "$TMP/err"))"
 # StarPU that does not start (every CPU reserved): exit 1, one line, DIR as it was found

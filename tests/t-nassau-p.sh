@@ -14,7 +14,7 @@
 # (s, t) and (s+1, t)) counted by EXTFLOW_STATS, a run stopped midway (SIGINT) and resumed from
 # its step files.
 . tests/lib.sh
-plan 19
+plan 20
 NP="python3 tests/nassau_p.py"
 $NP check-algebra 3 36 > "$TMP/alg3" && $NP check-algebra 5 80 > "$TMP/alg5" &&
     grep -q ', 0 differ$' "$TMP/alg3" && grep -q ', 0 differ$' "$TMP/alg5"
@@ -81,6 +81,11 @@ EXTFLOW_STATS=1 EXTFLOW_P_PRODUCTS=64K $EXTFLOW resolve --quiet --module S_3 --s
     big=$(sed -n 's/.*products: \([0-9]*\) computed, \([0-9]*\) kept.*/\1 \2/p' "$TMP/cstats-S_3") &&
     set -- $small $big && [ "$1" -gt $((4 * $2)) ] && [ "$3" -eq "$4" ]
 ok $? "S_3 through stem 100, s <= 40: the products' table at 64K (computed, kept: $small) and at its default ($big) give the same stage files"
+# EXTFLOW_P_PRODUCTS=0 keeps none (not the default budget): every product computed, the same files
+EXTFLOW_STATS=1 EXTFLOW_P_PRODUCTS=0 $EXTFLOW resolve --quiet --module S_3 --stem 100 --max-s 40 --algorithm nassau \
+    --out "$TMP/cn-none" 2>"$TMP/cstats-none" && diff -r -x empty.log "$TMP/cn-S_3/stages" "$TMP/cn-none/stages" >/dev/null &&
+    grep -q 'products: [1-9][0-9]* computed, 0 kept (0.0 MB)' "$TMP/cstats-none"
+ok $? "S_3 through stem 100, s <= 40: EXTFLOW_P_PRODUCTS=0 keeps no product and gives the same stage files ($(grep -o 'products: [0-9].*' "$TMP/cstats-none"))"
 $EXTFLOW verify --quiet "$TMP/cn-S_3" > "$TMP/vout" 2>&1 && tail -1 "$TMP/vout" | grep -q " 0 problems: ok$"
 ok $? "verify: d∘d = 0 on every generator of the Nassau resolution of S_3 ($(tail -1 "$TMP/vout" | cut -c1-90))"
 # resumed: SIGINT (which stops a run as --time-limit does) once 600 of the run's ~1800 step files

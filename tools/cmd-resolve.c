@@ -314,14 +314,16 @@ static uint64_t finish_split_of(void)
 }
 
 /* The budget of the odd-p products Nassau's steps keep (stages/resolve/nassau_p.h): EXTFLOW_P_PRODUCTS
- * bytes; else a quarter of a --memory budget, or a sixteenth of the machine's memory (at least
- * NASSAU_P_PRODUCTS_BYTES): the table grows only as far as the run asks. */
-static uint64_t products_budget_of(const chain_policy *policy)
+ * bytes (0: none kept); else a quarter of a --memory budget (limits: the user's, 0 without
+ * --memory), or a sixteenth of the machine's memory, at least NASSAU_P_PRODUCTS_BYTES: the table
+ * grows only as far as the run asks. */
+static uint64_t products_budget_of(const chain_policy *limits)
 {
-    const char *e = getenv("EXTFLOW_P_PRODUCTS");
+    const char *e = getenv("EXTFLOW_P_PRODUCTS");   /* checked by cli_check_env */
     uint64_t bytes;
-    if (e && *e && runpolicy_parse_size(e, &bytes) == 0) return bytes;
-    if (policy->memory_budget) return policy->memory_budget / 4;
+    if (e && !strcmp(e, "0")) return 1;     /* res_odd's 0 is the default; one byte holds not even a table */
+    if (e && runpolicy_parse_size(e, &bytes) == 0) return bytes;
+    if (limits->memory_budget) return limits->memory_budget / 4;
     bytes = runpolicy_memory_total() / 16;
     return bytes > NASSAU_P_PRODUCTS_BYTES ? bytes : NASSAU_P_PRODUCTS_BYTES;
 }
@@ -357,7 +359,8 @@ static int resolve_compute(resolve_args *a, outdir *dir, resolution *res)
     rt_dist *dist = rt_dist_new(&steps);    /* before any task: it takes the pending set all ranks share */
     res->lookahead = lookahead_of(dist != NULL);
     res->finish_split = finish_split_of();
-    if (res->odd) res->odd->products_bytes = products_budget_of(&policy);
+    /* the user's limits, not policy: policy's budget is never 0 (80% of the memory available) */
+    if (res->odd) res->odd->products_bytes = products_budget_of(&a->limits);
     chain_runner runner = rt_chain_runner_dist(policy, dist);
     int rc = res_run(res, &runner);
     double work_done, work_left;

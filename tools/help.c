@@ -95,7 +95,7 @@ static const char *const tail =
     "  EXTFLOW_P_PRODUCTS  bytes (K, M, G allowed) that Nassau's steps at an odd\n"
     "                 prime may hold of the products of basis pairs met so far\n"
     "                 (default a sixteenth of the machine's memory, at least 256M;\n"
-    "                 a quarter of a --memory budget; same results)\n"
+    "                 with --memory a quarter of it; 0: none; same results)\n"
     "  EXTFLOW_D2_MEMO  bytes (K, M, G allowed) that d2 and the secondary products\n"
     "                 may hold of the mod-4 products of basis pairs met so far, to\n"
     "                 recall them instead of computing them again on CPUs\n"

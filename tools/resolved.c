@@ -46,6 +46,7 @@ uint64_t resolved_qi_budget(const chain_policy *limits)
 {
     const char *qw = getenv("EXTFLOW_D2_QI");   /* checked by cli_check_env */
     uint64_t bytes = SECONDARY_QI_BYTES;
+    if (qw && !strcmp(qw, "0")) return 0;     /* runpolicy_parse_size takes no 0 */
     if (qw && runpolicy_parse_size(qw, &bytes) == 0) return bytes;
     if (limits->memory_budget) return limits->memory_budget / 4 < bytes ? limits->memory_budget / 4 : bytes;
     /* no --memory: a quarter of the run's own budget (80% of the memory available), at least
