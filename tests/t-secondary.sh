@@ -110,12 +110,20 @@ $EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$C" --quiet &&
     tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$C/secondary_product-h0.txt"
 ok $? "EXTFLOW_LIFT_INLINE_PAIRS=0 (lift products in multiply tasks): the same d2.csv, secondary.txt and secondary_product-h0.txt"
 # the product's intermediates: by default their actions A(a, C(g')) are rows of H's multiply
-# tasks (the rest on the step's workers); EXTFLOW_D2_INTERMEDIATE=cpu adds them all there
-EXTFLOW_D2_INTERMEDIATE=cpu $EXTFLOW d2 "$C" --product h0 --quiet &&
-    tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$C/secondary_product-h0.txt"
+# tasks (the rest on the step's workers); EXTFLOW_D2_INTERMEDIATE=cpu adds them all there.
+# Each on a fresh resolution: a rerun on C would load every lift step C keeps and compute none.
+fresh_d2() {    # fresh_d2 NAME ENV: resolve 30/7, d2, d2 --product h0 under ENV; H's steps computed there
+    $EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$TMP/$1" --quiet &&
+        env "$2" $EXTFLOW d2 "$TMP/$1" --quiet &&
+        env "$2" EXTFLOW_STATS=1 $EXTFLOW d2 "$TMP/$1" --product h0 --quiet 2>"$TMP/$1.stats" &&
+        grep -q "^extflow: lift H: [1-9][0-9]* bidegrees computed, 0 loaded" "$TMP/$1.stats"
+}
+fresh_d2 s2-icpu EXTFLOW_D2_INTERMEDIATE=cpu &&
+    tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$TMP/s2-icpu/secondary_product-h0.txt"
 ok $? "EXTFLOW_D2_INTERMEDIATE=cpu (the product's intermediates in its steps' own tasks): the same secondary_product-h0.txt"
-EXTFLOW_D2_Y=batch $EXTFLOW d2 "$C" --product h0 --quiet &&
-    tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$C/secondary_product-h0.txt" && cmp -s "$D/d2.csv" "$C/d2.csv"
+fresh_d2 s2-ybatch EXTFLOW_D2_Y=batch &&
+    tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$TMP/s2-ybatch/secondary_product-h0.txt" &&
+    cmp -s "$D/d2.csv" "$TMP/s2-ybatch/d2.csv"
 ok $? "EXTFLOW_D2_Y=batch (the composites' Y terms, the product's too, as mod-4 products in the multiply): the same secondary_product-h0.txt and d2.csv"
 $EXTFLOW d2 "$D" --product h4 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "supports a non-zero d2" "$TMP/err"
