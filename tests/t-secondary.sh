@@ -12,7 +12,7 @@
 # order (40/15 and stem 60) against plain elimination on d2.
 . tests/lib.sh
 ROUNDS=${D2_TEST_ROUNDS:-3}
-plan $((34 + ROUNDS))
+plan $((35 + ROUNDS))
 R="$REF/secondary"
 
 for alg in standard nassau; do
@@ -125,6 +125,11 @@ fresh_d2 s2-ybatch EXTFLOW_D2_Y=batch &&
     tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$TMP/s2-ybatch/secondary_product-h0.txt" &&
     cmp -s "$D/d2.csv" "$TMP/s2-ybatch/d2.csv"
 ok $? "EXTFLOW_D2_Y=batch (the composites' Y terms, the product's too, as mod-4 products in the multiply): the same secondary_product-h0.txt and d2.csv"
+fresh_d2 s2-noqi EXTFLOW_D2_QI=0 &&
+    tail -n +2 "$R/secondary_product-h_0-S_2" | cmp -s - "$TMP/s2-noqi/secondary_product-h0.txt" &&
+    grep -q "quasi-inverses of d_i kept for the lifts: 0 built (0.0 MB of a 0.0 MB budget), applied by 0 steps" "$TMP/s2-noqi.stats" &&
+    grep -q "quasi-inverses of d_i kept for the lifts: [1-9][0-9]* built" "$TMP/s2-icpu.stats"
+ok $? "EXTFLOW_D2_QI=0 (no quasi-inverse kept: every lift solves each d_i): the same secondary_product-h0.txt"
 $EXTFLOW d2 "$D" --product h4 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "supports a non-zero d2" "$TMP/err"
 ok $? "d2 --product h4: refused, h4 supports a d2 ($(head -1 "$TMP/err"))"
