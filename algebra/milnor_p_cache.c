@@ -197,6 +197,39 @@ static void apply(const milnor_p_basis *A, const uint32_t *v, uint32_t c, uint8_
     for (uint32_t k = 1; k <= v[0]; k++) add_at(A, out, map, v[k] >> 8, c * (v[k] & 0xff));
 }
 
+/* A product's terms as they are emitted: acc[j] (bit 15: j listed) sums the coefficients of B's
+ * basis element j, idx[0..n) the j's in the order first met. A product has a few terms among
+ * the hundreds or thousands of its degree, so the list, not a scan of the degree, reads them
+ * back, and only the listed entries are cleared after. */
+typedef struct mpc_list {
+    const milnor_p_sub *B;
+    const uint32_t *a2b;        /* B's index of A's (NULL: B is A) */
+    uint16_t *acc;
+    uint32_t *idx, n;
+    int outside;                /* a term outside B */
+} mpc_list;
+
+/* Each thread's scratch for degrees up to MPC_LOCAL, zero between products. */
+static _Thread_local uint16_t list_acc[MPC_LOCAL];
+static _Thread_local uint32_t list_idx[MPC_LOCAL];
+
+static void list_add(uint32_t c, const milnor_p_elt *T, void *ctx)
+{
+    mpc_list *l = ctx;
+    uint32_t j = milnor_p_index(l->B->A, T), p = l->B->A->p;
+    if (l->a2b && (j = l->a2b[j]) == UINT32_MAX) {
+        l->outside = 1;
+        return;
+    }
+    uint32_t a = l->acc[j];
+    if (!(a & 0x8000)) {
+        l->idx[l->n++] = j;
+        a = 0x8000;
+    }
+    uint32_t v = (a & 0xff) + c;
+    l->acc[j] = (uint16_t)(0x8000 | (v >= p ? v - p : v));
+}
+
 int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const milnor_p_elt *Y, uint32_t c,
                                 uint8_t *out, const uint32_t *map)
 {
@@ -215,35 +248,38 @@ int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const
         return map ? milnor_p_sub_mul_into_map(B, X, Y, c, out, map)     /* as without a cache */
                    : milnor_p_sub_mul_into(B, X, Y, c, out);
     }
-    /* the product once with coefficient 1, into a zeroed scratch vector of the target degree */
-    uint8_t local[MPC_LOCAL], *scratch = local;
+    /* the product once with coefficient 1, its terms listed as they come (mpc_list) */
     uint32_t dim = B->dim[X->degree + Y->degree];
-    if (dim > MPC_LOCAL && !(scratch = calloc(dim, 1)))
+    mpc_list l = { B, B->full ? NULL : B->a2b[X->degree + Y->degree], list_acc, list_idx, 0, 0 };
+    if (dim > MPC_LOCAL && (!(l.acc = calloc(dim, sizeof *l.acc)) || !(l.idx = malloc(dim * sizeof *l.idx)))) {
+        free(l.acc);
         return map ? -2 : milnor_p_sub_mul_into(B, X, Y, c, out);
-    if (dim <= MPC_LOCAL) memset(scratch, 0, dim);
-    int rc = milnor_p_sub_mul_into(B, X, Y, 1, scratch);
-    if (rc != 0) {
-        if (scratch != local) free(scratch);
-        return -1;
     }
+    milnor_p_mul_each(B->A, X, Y, list_add, &l);
     uint32_t n = 0;
-    for (uint32_t j = 0; !full && j < dim; j++) n += scratch[j] != 0;
-    if (!full) pthread_mutex_lock(&pc->lock);
-    uint32_t *w;
-    mpc_table *t = atomic_load_explicit(&pc->table, memory_order_relaxed);
-    if (!full) pc->misses++;
-    if (!full && key && dim < 1u << 24 && !lookup(t, key) && grow(pc) == 0 && (w = arena_take(pc, (size_t)n + 1))) {
-        w[0] = 0;           /* an index must fit 24 bits to be packed */
-        for (uint32_t j = 0; j < dim; j++)
-            if (scratch[j]) w[++w[0]] = j << 8 | scratch[j];
-        insert(atomic_load_explicit(&pc->table, memory_order_relaxed), key, w);
-        pc->n++;
+    for (uint32_t k = 0; k < l.n; k++) n += (l.acc[l.idx[k]] & 0xff) != 0;
+    if (!l.outside) {
+        pthread_mutex_lock(&pc->lock);
+        uint32_t *w;
+        mpc_table *t = atomic_load_explicit(&pc->table, memory_order_relaxed);
+        pc->misses++;
+        if (key && dim < 1u << 24 && !lookup(t, key) && grow(pc) == 0 && (w = arena_take(pc, (size_t)n + 1))) {
+            w[0] = 0;           /* an index must fit 24 bits to be packed */
+            for (uint32_t k = 0; k < l.n; k++)
+                if (l.acc[l.idx[k]] & 0xff) w[++w[0]] = l.idx[k] << 8 | (l.acc[l.idx[k]] & 0xff);
+            insert(atomic_load_explicit(&pc->table, memory_order_relaxed), key, w);
+            pc->n++;
+        }
+        pthread_mutex_unlock(&pc->lock);
+        for (uint32_t k = 0; k < l.n; k++)
+            if (l.acc[l.idx[k]] & 0xff) add_at(B->A, out, map, l.idx[k], c * (l.acc[l.idx[k]] & 0xff));
     }
-    if (!full) pthread_mutex_unlock(&pc->lock);
-    for (uint32_t j = 0; j < dim; j++)
-        if (scratch[j]) add_at(B->A, out, map, j, c * scratch[j]);
-    if (scratch != local) free(scratch);
-    return 0;
+    if (dim > MPC_LOCAL) {
+        free(l.acc);
+        free(l.idx);
+    } else
+        for (uint32_t k = 0; k < l.n; k++) l.acc[l.idx[k]] = 0;     /* the thread's scratch left zero */
+    return l.outside ? -1 : 0;
 }
 
 /* Terms fetched ahead at once: their slots, then their kept vectors, are asked of memory

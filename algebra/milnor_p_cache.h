@@ -14,6 +14,8 @@
  * their count, in arena blocks (64 KB, each next one twice as large up to 2 MB) freed with the
  * cache; tables and blocks of 2 MB and more are asked on huge pages (madvise), since every request
  * reads a random slot and a random vector of tens of MB and with 4 KB pages each is a TLB miss too.
+ * A product not kept yet is computed once into a list of its terms (each thread's scratch, cleared
+ * entry by entry), not into a zeroed vector of its whole degree read back in full.
  * A row's terms are asked together (milnor_p_cache_mul_terms): their slots and vectors are
  * prefetched, so that the misses to memory overlap. Readers take no lock: a slot's value
  * is written before its key is published (release/acquire), and a full table is replaced by a
