@@ -91,13 +91,23 @@ void milnor_p_cache_stats(const milnor_p_cache *pc, uint64_t *kept, uint64_t *mi
     *bytes = pc ? pc->bytes : 0;
 }
 
+/* One element's half of a key: (degree + 1, index in its degree), 12 + 20 bits; 0 when it does not
+ * fit. */
+static inline uint32_t elt_key(const milnor_p_basis *A, const milnor_p_elt *x)
+{
+    uint64_t ix = (uint64_t)(x - A->elts[x->degree]);
+    if (ix >= 1u << 20 || x->degree >= 4095) return 0;
+    return ((uint32_t)x->degree + 1) << 20 | (uint32_t)ix;
+}
+
+/* The key of the halves kx, ky; 0 when either is (such a pair is not kept). */
+static inline uint64_t halves_key(uint32_t kx, uint32_t ky) { return kx && ky ? (uint64_t)kx << 32 | ky : 0; }
+
 /* The key of (x, y): each as (degree + 1, index in its degree), 12 + 20 bits (never 0); 0 when an
  * index does not fit (such a pair is not kept). */
 static uint64_t pair_key(const milnor_p_basis *A, const milnor_p_elt *x, const milnor_p_elt *y)
 {
-    uint64_t ix = (uint64_t)(x - A->elts[x->degree]), iy = (uint64_t)(y - A->elts[y->degree]);
-    if (ix >= 1u << 20 || iy >= 1u << 20 || x->degree >= 4095 || y->degree >= 4095) return 0;
-    return ((uint64_t)x->degree + 1) << 52 | ix << 32 | ((uint64_t)y->degree + 1) << 20 | iy;
+    return halves_key(elt_key(A, x), elt_key(A, y));
 }
 
 static uint32_t key_hash(uint64_t key)       /* splitmix64's finaliser */
@@ -290,13 +300,14 @@ int milnor_p_cache_mul_terms(milnor_p_cache *pc, const milnor_p_elt *X, const mi
                              uint8_t *out, const uint32_t *map)
 {
     const milnor_p_basis *A = pc->B->A;
+    const uint32_t kx = elt_key(A, X);      /* X's half of every key */
     for (size_t k0 = 0; k0 < n; k0 += MPC_AHEAD) {
         const size_t m = n - k0 < MPC_AHEAD ? n - k0 : MPC_AHEAD;
         const mpc_table *t = atomic_load_explicit(&pc->table, memory_order_acquire);
         uint64_t key[MPC_AHEAD];
         const uint32_t *v[MPC_AHEAD];
         for (size_t k = 0; k < m; k++) {
-            key[k] = pair_key(A, X, terms[k0 + k].y);
+            key[k] = halves_key(kx, elt_key(A, terms[k0 + k].y));
             if (t && key[k]) __builtin_prefetch(&t->slot[key_hash(key[k]) & (t->cap - 1)]);
         }
         for (size_t k = 0; k < m; k++) {
