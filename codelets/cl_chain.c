@@ -141,8 +141,19 @@ static void chain_member_cpu(void *buffers[], void *cl_arg)
     busy--;
 }
 
+/* A chain's prepare (chain_kind.prepare), with no dependency: cl_arg a struct cl_chain_prep. */
+static void chain_prepare_cpu(void *buffers[], void *cl_arg)
+{
+    (void)buffers;
+    const struct cl_chain_prep *a = cl_arg;
+    uint64_t t0 = cl_profile_start();
+    a->kind->prepare(a->owner, a->s, a->t);
+    cl_profile_stop(PIECE_PREPARE, t0, a->s, a->t, 0);
+}
+
 struct starpu_codelet cl_chain_member = { CL_CPU(chain_member_cpu).name = "chain_member", .nbuffers = 0 };
 
+CL_CODELET(cl_chain_prepare, chain_prepare_cpu, "chain_prepare", (.symbol = "extflow_chain_prepare_v1"), .nbuffers = 0);
 CL_CODELET(cl_chain_plan, chain_plan_cpu, "chain_plan", (.symbol = "extflow_chain_plan_v1"), .nbuffers = 0);
 CL_CODELET(cl_chain_reduce, chain_reduce_cpu, "chain_reduce", (.symbol = "extflow_chain_reduce_v1"),
            .nbuffers = STARPU_VARIABLE_NBUFFERS);

@@ -9,7 +9,7 @@ static _Atomic int enabled;
 static _Atomic uint64_t tasks[PIECE_COUNT], total_ns[PIECE_COUNT], max_ns[PIECE_COUNT];
 static _Atomic uint64_t max_at[PIECE_COUNT];    /* (s << 32) | t of the largest task */
 static const char *const piece_name[PIECE_COUNT] = { "plan", "multiply (CPU)", "multiply (CUDA launch)", "reduce",
-                                                     "finish", "part", "finish part" };
+                                                     "finish", "part", "finish part", "prepare" };
 
 /* per bidegree: work (all its tasks), serial (plan, reduce, finish), longest multiply chunk,
  * longest part, finish, longest finish part */
@@ -78,6 +78,7 @@ void cl_profile_stop(enum cl_piece piece, uint64_t t0, int s, int t, int layer)
     case PIECE_MUL_CUDA: raise_to(&cell[CELL_MUL][k], ns); break;
     case PIECE_PART: raise_to(&cell[CELL_PART][k], ns); break;
     case PIECE_FINISH_PART: raise_to(&cell[CELL_FPART][k], ns); break;
+    case PIECE_PREPARE: break;          /* needs nothing of the chain: off its path */
     case PIECE_FINISH: cell[CELL_FINISH][k] += ns; /* fall through */
     default: cell[CELL_SERIAL][k] += ns;
     }

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 enum cl_piece { PIECE_PLAN, PIECE_MUL_CPU, PIECE_MUL_CUDA, PIECE_REDUCE, PIECE_FINISH, PIECE_PART, PIECE_FINISH_PART,
-                PIECE_COUNT };
+                PIECE_PREPARE, PIECE_COUNT };
 
 void cl_profile_enable(int on);
 /* Start of a codelet body: a timestamp (0 when profiling is off). */

@@ -25,6 +25,9 @@
  *   cl_chain_reduce a chain's reduce (RREF of [D | I] for a step). Buffers: the row chunks (R).
  *   cl_chain_finish a chain's finish (publication, stage files, the lift's solve); buffers: the
  *                  row chunks (R); its tag marks the chain done.
+ *   cl_chain_prepare a chain's prepare (chain_kind.prepare: work that needs none of its deps,
+ *                  a lift step's quasi-inverse), submitted with the chain, no buffers;
+ *                  cl_arg: struct cl_chain_prep.
  *   cl_chain_member a member of a team (algebra/team.h) that a piece formed for one large row
  *                  reduction: team_join, then team_release; no buffers; cl_arg: the team.
  *   cl_pair_mul    the mod-4 products of a chunk of a bidegree's composites (d2's, a secondary
@@ -114,6 +117,12 @@ struct cl_chain_part_args {
 };
 extern struct starpu_codelet cl_chain_part;
 extern struct starpu_codelet cl_chain_member;
+struct cl_chain_prep {          /* cl_chain_prepare's cl_arg (malloc'd; freed with the task) */
+    const struct chain_kind *kind;
+    void *owner;
+    int s, t;
+};
+extern struct starpu_codelet cl_chain_prepare;
 /* CPU workers busy with a chain's piece or recruited as a team's members (running or queued),
  * so that a runner recruits only idle ones. cl_chain_recruited(n): n members submitted (each
  * counts until its task ends; -1 for one whose submission failed). */

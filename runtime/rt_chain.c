@@ -383,6 +383,13 @@ static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, void *ow
         kind->reads(owner, s, t, &reads);
         n += rt_dist_read_deps(run->dist, &reads, deps, n);
     }
+    if (kind->prepare && (!kind->to_prepare || kind->to_prepare(owner, s, t))) {    /* beside the chain, needing nothing; first, to be ready before it */
+        struct cl_chain_prep *a = malloc(sizeof *a);   /* StarPU frees it with the task */
+        if (a) *a = (struct cl_chain_prep){ kind, owner, s, (int)t };
+        if (a && starpu_task_insert(&cl_chain_prepare, STARPU_CL_ARGS, a, sizeof *a, STARPU_PRIORITY,
+                                    plan_priority(run, t), STARPU_NAME, "chain_prepare", 0) != 0)
+            free(a);    /* refused: the chain does without it */
+    }
     submit_chain(run, kind, owner, s, t, deps, n);
 }
 

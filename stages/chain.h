@@ -153,6 +153,14 @@ struct chain_kind {
      * place of finish_priority, once its deps are done: a chain's cost, so that a scheduler that
      * reads priorities starts the longest ones first (they make the critical path). */
     int (*priority)(void *owner, int s, deg_t t);
+    /* NULL, or work of chain (s, t) that needs none of its deps, only what was loaded before
+     * the run (a lift step's quasi-inverse of d_s): the runner submits prepare(owner, s, t) as a
+     * task of its own with the chain, at the plans' priority, so that it has run by the time
+     * the chain needs it; the chain must not count on it (it may run before, beside or after). */
+    void (*prepare)(void *owner, int s, deg_t t);
+    /* With prepare: does chain (s, t) have any? Asked in the submitting thread just before the
+     * chain is submitted (NULL: always). */
+    int (*to_prepare)(void *owner, int s, deg_t t);
 };
 
 /* What the runner does after each piece (set in c->next; chain_run_serial and the StarPU

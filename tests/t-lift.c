@@ -11,6 +11,7 @@
  *   - preimage_solve against the full quasi-inverse and the matrix of d itself, preimage_solve_cached
  *     (the kept quasi-inverses) against preimage_solve bit for bit, and the preimages through
  *     Nassau's signature blocks (preimage_by_signature) against the matrix of d. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "runtime/rt.h"
@@ -116,20 +117,37 @@ static void add_all(lift_set *set, const resolution *res)
     (void)res;
 }
 
+/* preimage_cache_prepare on its own thread, racing the step's preimage_solve_cached at the same
+ * (i, t): either builds the quasi-inverse, the other waits for it or finds it. */
+typedef struct prep_arg {
+    preimage_cache *cache;
+    const resolution *res;
+    int i;
+    deg_t t;
+} prep_arg;
+static void *prep_thread(void *p)
+{
+    prep_arg *a = p;
+    preimage_cache_prepare(a->cache, a->res, a->i, a->t);
+    return NULL;
+}
+
 /* preimage_solve against the full quasi-inverse and the matrix itself, on every (i, t), i >= 1,
  * through stem 20, s <= 6: for y = d(b_0), d(b_0) + d(b_last) (in the image) the solution x
  * satisfies x·D = y; for y = the first basis vector, preimage_solve says "not in the image"
  * exactly when the quasi-inverse leaves a remainder. The same for preimage_by_signature (where it
  * answers: *sig_cases; its disagreements in *sig_bad), and preimage_solve_cached's bits and answers
  * against preimage_solve's (its disagreements in *qi_bad), with a budget that keeps every
- * quasi-inverse and with one of 8 KB, past which each step builds its own and frees it (those
- * disagreements in *small_bad). Returns preimage_solve's disagreements. */
+ * quasi-inverse, the same with each built ahead by preimage_cache_prepare on another thread at
+ * the same time (also in *qi_bad), and with one of 8 KB, past which each step builds its own
+ * and frees it (those disagreements in *small_bad). Returns preimage_solve's disagreements. */
 static long check_solve(const resolution *res, long *cases, long *sig_cases, long *sig_bad, long *qi_bad,
                         long *small_bad)
 {
     long bad = 0, solves = 0;
-    preimage_cache *qc = preimage_cache_new(res), *small = preimage_cache_new(res);
+    preimage_cache *qc = preimage_cache_new(res), *small = preimage_cache_new(res), *ahead = preimage_cache_new(res);
     if (!qc || preimage_cache_keep_qis(qc, (uint64_t)1 << 30) != 0) bail("preimage_cache_keep_qis");
+    if (!ahead || preimage_cache_keep_qis(ahead, (uint64_t)1 << 30) != 0) bail("preimage_cache_keep_qis");
     if (!small || preimage_cache_keep_qis(small, 8192) != 0) bail("preimage_cache_keep_qis");
     for (int i = 1; i <= 6; i++)
         for (deg_t t = i; t - i <= 20; t++) {
@@ -167,6 +185,14 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             if (qrc == 0) f2mat_clear(&Xq);
             qrc = preimage_solve_cached(res, small, i, t, &Y, &Xq, &qwhich);
             *small_bad += qrc != rc || (rc == 0 && !f2mat_equal(&X, &Xq));
+            if (qrc == 0) f2mat_clear(&Xq);
+            prep_arg pa = { ahead, res, i, t };
+            pthread_t th;
+            if (pthread_create(&th, NULL, prep_thread, &pa) != 0) bail("pthread_create");
+            qrc = preimage_solve_cached(res, ahead, i, t, &Y, &Xq, &qwhich);
+            pthread_join(th, NULL);
+            preimage_cache_prepare(ahead, res, i, t);   /* built already: nothing */
+            *qi_bad += qrc != rc || (rc == 0 && !f2mat_equal(&X, &Xq));
             if (qrc == 0) f2mat_clear(&Xq);
             for (uint32_t j = 0; rc == 0 && j < 2; j++) {   /* x_j · D = y_j */
                 uint64_t acc[f2vec_words(cols)];
@@ -211,12 +237,15 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
         }
     preimage_qi_stats qs = preimage_cache_qi_stats(qc);
     *qi_bad += qs.built == 0 || qs.used != 2 * qs.built;   /* each (i, t) built once, applied by both solves */
+    preimage_qi_stats as = preimage_cache_qi_stats(ahead);   /* the same, whoever built it: once */
+    *qi_bad += as.built != qs.built || as.used != qs.built || as.over != 0 || as.bytes != qs.bytes;
     /* 8 KB: the first few kept, the rest each built for its step (none solved without) */
     preimage_qi_stats ss = preimage_cache_qi_stats(small);
     *small_bad += ss.built == 0 || ss.over == 0 || ss.bytes > 8192 || ss.used + ss.over + ss.missed != (uint64_t)solves ||
                   ss.used < 2 * ss.built;
     preimage_cache_free(qc);
     preimage_cache_free(small);
+    preimage_cache_free(ahead);
     return bad;
 }
 
@@ -294,7 +323,8 @@ static void check(int algorithm, const char *name)
     ok(solve_bad == 0 && cases > 100, "%s: preimage_solve: x·D = y for y in the image, 'not in the image' exactly when "
        "the quasi-inverse says so (%ld cases)", name, cases);
     ok(qi_bad == 0, "%s: preimage_solve_cached (the kept quasi-inverse of each d_i) gives preimage_solve's bits "
-       "and its 'not in the image' on the same cases", name);
+       "and its 'not in the image' on the same cases, also with each built ahead (preimage_cache_prepare) on "
+       "another thread at the same time: built once", name);
     ok(small_bad == 0, "%s: the same past an 8 KB budget, each step then building its own quasi-inverse and "
        "freeing it (the first kept)", name);
     ok(sig_bad == 0 && sig_cases > 50, "%s: preimage_by_signature: x·D = y for y in the image (%ld bidegrees by "

@@ -318,7 +318,7 @@ static uint64_t composite_footprint(void *owner, int s, deg_t T)
 
 const chain_kind composite_kind = { "composite", CHAIN_COMPOSITE, sizeof(composite_ctx), composite_plan, NULL,
                                     composite_finish, composite_clear, composite_deps, composite_footprint,
-                                    composite_multiply, 0, composite_parts, composite_part, NULL, NULL, NULL, NULL };
+                                    composite_multiply, 0, composite_parts, composite_part, NULL, NULL, NULL, NULL, NULL, NULL };
 
 static chain_at composite_at(void *owner, int s, deg_t T, int layer)
 {

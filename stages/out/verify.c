@@ -335,7 +335,7 @@ static uint64_t dd_footprint(void *owner, int s, deg_t t)
     return 4096 + 8 * words * (res_ngens(res, s, t) + (rows < chunk ? rows : chunk));
 }
 static const chain_kind dd_kind = { "dd_check", CHAIN_CHECK, sizeof(dd_ctx), dd_plan, dd_reduce, dd_finish, dd_clear,
-                                    dd_deps, dd_footprint, dd_multiply, 0, NULL, NULL, NULL, NULL, NULL, NULL };
+                                    dd_deps, dd_footprint, dd_multiply, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
 
 static chain_at dd_at(void *owner, int s, deg_t t, int layer)
 {

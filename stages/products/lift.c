@@ -940,6 +940,17 @@ int lift_step_pending(const lift_set *set, int i, deg_t t)
     return 0;
 }
 
+int lift_step_to_prepare(const lift_set *set, int i, deg_t t)
+{
+    return i >= 1 && set->prime == 2 && !set->any_preimage && !set->tgt->unstable &&
+           preimage_cache_keeps_qis(set->preimage_cache) && lift_step_pending(set, i, t);
+}
+
+void lift_step_prepare(lift_set *set, int i, deg_t t)
+{
+    if (!lift_failed(set)) preimage_cache_prepare(set->preimage_cache, set->tgt, i, t);
+}
+
 uint64_t lift_step_footprint(const lift_set *set, int i, deg_t t)
 {
     const resolution *tgt = set->tgt;

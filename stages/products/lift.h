@@ -270,6 +270,12 @@ int lift_run(lift_set *set, const chain_runner *runner);
 /* Before a run: does step (i, t) have a map to compute (a generator, a non-zero target, no stage
  * file to load)? */
 int lift_step_pending(const lift_set *set, int i, deg_t t);
+/* Where the set's cache keeps d_i's quasi-inverses (preimage_cache_keep_qis): does step (i, t)
+ * solve through one (a pending step at p = 2, i >= 1, sseq's preimage)? Then
+ * lift_step_prepare builds it ahead, in a task of its own (lift_step_kind.prepare), so that
+ * the step's finish finds it ready instead of building it on the critical path. */
+int lift_step_to_prepare(const lift_set *set, int i, deg_t t);
+void lift_step_prepare(lift_set *set, int i, deg_t t);
 /* Predicted peak bytes of step (i, t) (the rows of f(d z), the y, the solve) for --memory. */
 uint64_t lift_step_footprint(const lift_set *set, int i, deg_t t);
 void lift_fail(lift_set *set, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

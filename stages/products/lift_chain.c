@@ -28,12 +28,15 @@ static void kind_deps(void *owner, int i, deg_t t, chain_deps *out)
     for (int k = 0; k < out->n; k++) out->d[k] = (chain_dep){ .family = CHAIN_LIFT, .s = di[k], .t = dt[k] };
 }
 static uint64_t kind_footprint(void *owner, int i, deg_t t) { return lift_step_footprint(owner, i, t); }
+static void kind_prepare(void *owner, int i, deg_t t) { lift_step_prepare(owner, i, t); }
+static int kind_to_prepare(void *owner, int i, deg_t t) { return lift_step_to_prepare(owner, i, t); }
 /* priority 1 after a multiply, above every plan (-t) and chunk (0): a step whose rows are
  * multiplied finishes, freeing them, before more steps are planned (peak RSS of products at
- * stem 100: 254 MB against 302 MB at -t; docs/perf.md) */
+ * stem 100: 254 MB against 302 MB at -t; docs/perf.md). Prepare: the kept quasi-inverse of
+ * d_i, built beside the step's deps (lift_step_prepare). */
 const chain_kind lift_step_kind = { "lift", CHAIN_LIFT, sizeof(lift_step_ctx), kind_plan, NULL, kind_finish, kind_clear,
                                     kind_deps, kind_footprint, kind_multiply, 1, kind_parts, kind_part, NULL,
-                                    NULL, NULL, NULL };
+                                    NULL, NULL, NULL, kind_prepare, kind_to_prepare };
 
 static chain_at step_at(void *owner, int i, deg_t t, int layer)
 {

@@ -302,10 +302,14 @@ struct preimage_cache {
     size_t ncells;
     nassau_zqi **cell;                  /* res_cell(i, t2) */
     preimage_qi **qi;                   /* preimage_cache_keep_qis: res_cell(i, t), or NULL */
+    uint8_t *qi_state;                  /* the same cells: QI_NONE, QI_BUILDING (by one thread), QI_SETTLED */
+    pthread_cond_t qi_settled;          /* broadcast when a cell leaves QI_BUILDING */
     uint64_t qi_budget, qi_bytes;       /* qi_bytes: those held */
     uint64_t qi_built, qi_used, qi_over;   /* built, applied (a step), refused by the budget */
     uint64_t qi_missed;                 /* steps solved without one (the budget was spent) */
 };
+
+enum { QI_NONE, QI_BUILDING, QI_SETTLED };
 
 static void zqi_free(nassau_zqi *z)
 {
@@ -327,6 +331,7 @@ preimage_cache *preimage_cache_new(const resolution *res)
         return NULL;
     }
     pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->qi_settled, NULL);
     c->refs = 1;
     return c;
 }
@@ -357,7 +362,9 @@ void preimage_cache_free(preimage_cache *c)
             free(c->qi[k]);
         }
     free(c->qi);
+    free(c->qi_state);
     free(c->cell);
+    pthread_cond_destroy(&c->qi_settled);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -365,10 +372,12 @@ void preimage_cache_free(preimage_cache *c)
 int preimage_cache_keep_qis(preimage_cache *c, uint64_t budget)
 {
     pthread_mutex_lock(&c->lock);
-    if (!c->qi) c->qi = calloc(c->ncells, sizeof *c->qi);
+    if (!c->qi_state) c->qi_state = calloc(c->ncells, sizeof *c->qi_state);
+    if (!c->qi && c->qi_state) c->qi = calloc(c->ncells, sizeof *c->qi);
     if (c->qi) c->qi_budget = budget;
+    int rc = c->qi ? 0 : -1;
     pthread_mutex_unlock(&c->lock);
-    return c->qi ? 0 : -1;
+    return rc;
 }
 
 preimage_qi_stats preimage_cache_qi_stats(preimage_cache *c)
@@ -382,44 +391,68 @@ preimage_qi_stats preimage_cache_qi_stats(preimage_cache *c)
 /* The kept quasi-inverse of d_i at (i, t), built now if it is not there and the budget has room:
  * NULL when there is none (no QIs, the budget spent, out of memory). One built here that does
  * not fit the budget is still returned, with *own set: the caller applies it and frees it (it
- * would otherwise solve d_i again). */
-static const preimage_qi *qi_get(preimage_cache *c, const resolution *res, int i, deg_t t, preimage_qi **own)
+ * would otherwise solve d_i again). One thread builds a cell's (QI_BUILDING) while the others
+ * that need it wait for it. ahead (preimage_cache_prepare): build it only if no one has, and
+ * return NULL unless kept. */
+static const preimage_qi *qi_get(preimage_cache *c, const resolution *res, int i, deg_t t, preimage_qi **own,
+                                 int ahead)
 {
     *own = NULL;
     if (!c || !c->qi || i < 1 || i > res->max_s || t - i > res->max_n || t < i) return NULL;
     size_t cell = res_cell(res, i, t);
     pthread_mutex_lock(&c->lock);
+    while (!ahead && !c->qi[cell] && c->qi_state[cell] == QI_BUILDING) pthread_cond_wait(&c->qi_settled, &c->lock);
     const preimage_qi *q = c->qi[cell];
-    int room = c->qi_bytes < c->qi_budget;
+    int room = c->qi_bytes < c->qi_budget, claim = !q && room && c->qi_state[cell] == QI_NONE;
+    if (claim) c->qi_state[cell] = QI_BUILDING;
     pthread_mutex_unlock(&c->lock);
-    if (q || !room) return q;
+    if (q || !room || (ahead && !claim)) return ahead ? NULL : q;
     preimage_qi *n = malloc(sizeof *n);
     if (!n || preimage_qi_compute(res, i, t, n) != 0) {
         free(n);
-        return NULL;
+        n = NULL;
     }
-    uint64_t bytes = f2mat_bytes(&n->aug) + ((uint64_t)n->tgt_dim + 1) * sizeof *n->pivot;
+    uint64_t bytes = n ? f2mat_bytes(&n->aug) + ((uint64_t)n->tgt_dim + 1) * sizeof *n->pivot : 0;
     pthread_mutex_lock(&c->lock);
-    if (!c->qi[cell] && c->qi_bytes + bytes <= c->qi_budget) {
+    if (n && !c->qi[cell] && c->qi_bytes + bytes <= c->qi_budget) {
         c->qi[cell] = n, n = NULL;
         c->qi_bytes += bytes;
         c->qi_built++;
-    } else if (!c->qi[cell]) c->qi_over++;
+    } else if (n && !c->qi[cell]) c->qi_over++;
     q = c->qi[cell];
+    if (claim) {                        /* settled (a failed build may be tried again) */
+        c->qi_state[cell] = q ? QI_SETTLED : QI_NONE;
+        pthread_cond_broadcast(&c->qi_settled);
+    }
     pthread_mutex_unlock(&c->lock);
-    if (n && q) {                       /* another thread's is kept */
+    if (n && (q || ahead)) {            /* another thread's is kept, or ahead of no step */
         preimage_qi_clear(n);
         free(n);
     } else if (n)                       /* none fits: this step's alone */
         q = *own = n;
-    return q;
+    return ahead ? NULL : q;
+}
+
+int preimage_cache_keeps_qis(preimage_cache *c)
+{
+    if (!c) return 0;
+    pthread_mutex_lock(&c->lock);
+    int keeps = c->qi != NULL && c->qi_budget > 0;
+    pthread_mutex_unlock(&c->lock);
+    return keeps;
+}
+
+void preimage_cache_prepare(preimage_cache *c, const resolution *res, int i, deg_t t)
+{
+    preimage_qi *own;
+    qi_get(c, res, i, t, &own, 1);
 }
 
 int preimage_solve_cached(const resolution *res, preimage_cache *c, int i, deg_t t, const f2mat *Y, f2mat *X,
                           uint32_t *bad)
 {
     preimage_qi *own;
-    const preimage_qi *q = qi_get(c, res, i, t, &own);
+    const preimage_qi *q = qi_get(c, res, i, t, &own, 0);
     if (!q) {
         if (c && c->qi) {
             pthread_mutex_lock(&c->lock);

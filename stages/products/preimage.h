@@ -65,6 +65,13 @@ void preimage_cache_free(preimage_cache *cache);
  * product's several lifts into one resolution solve each d_i several times). 0, or -1 out of
  * memory. */
 int preimage_cache_keep_qis(preimage_cache *cache, uint64_t budget);
+/* Builds and keeps the quasi-inverse of d_i at (i, t) ahead of the steps that will solve d_i
+ * there (a task of its own: lift.h's lift_step_prepare), where cache keeps them, the budget
+ * has room and no thread has built it or is building it; a step that needs it while it is
+ * being built waits for it instead of building it twice. */
+void preimage_cache_prepare(preimage_cache *cache, const resolution *res, int i, deg_t t);
+/* Does cache keep quasi-inverses (preimage_cache_keep_qis)? */
+int preimage_cache_keeps_qis(preimage_cache *cache);
 /* The kept quasi-inverses' counts. */
 typedef struct preimage_qi_stats {
     uint64_t built;             /* built and kept */

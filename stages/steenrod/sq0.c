@@ -137,7 +137,7 @@ static uint64_t sq0_footprint(void *owner, int s, deg_t T)
     return 4096 + 3 * f2mat_bytes_for(rows + 64, cols + res_ngens(q->res, s, T) + 64);
 }
 const chain_kind sq0_step_kind = { "sq0", CHAIN_LIFT, sizeof(chain), sq0_plan, NULL, sq0_finish, NULL,
-                                   sq0_deps, sq0_footprint, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL };
+                                   sq0_deps, sq0_footprint, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
 
 static chain_at sq0_at(void *owner, int s, deg_t T, int layer)
 {

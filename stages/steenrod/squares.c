@@ -189,7 +189,7 @@ static uint64_t sq_footprint(void *owner, int m, deg_t tt)
     return 4096 + 3 * f2mat_bytes_for(d + 64, d + d1 + 64) + 16 * J->words;
 }
 static const chain_kind sq_step_kind = { "steenrod", CHAIN_LIFT, sizeof(chain), sq_plan, NULL, sq_finish, NULL,
-                                         sq_deps, sq_footprint, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL };
+                                         sq_deps, sq_footprint, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
 
 /* The class whose block holds degree tt (the last with base <= tt: bases grow with the class),
  * when it has a chain at (m, tt - base): m <= 2s, m <= T <= 2t. */
