@@ -9,7 +9,7 @@
 #include "algebra/team.h"
 #include <stdatomic.h>
 
-int cl_chain_layer(const chain *c) { return c->kind->family == CHAIN_PRE; }
+int cl_chain_layer(const chain *c) { return c->kind->family == CHAIN_PRE || c->layer > 0; }
 
 /* Pieces running and members recruited (cl_chain_busy); members' counts for EXTFLOW_STATS. */
 static _Atomic int busy;

@@ -106,7 +106,8 @@ const char *cl_rows_check(void *buffers[], unsigned n, const struct row_build *b
 struct chain;
 struct chain_set;
 /* cl_profile's layer of a chain's times (its pieces' and its multiply's): 1 for the standard
- * step's early reduction (CHAIN_PRE), kept apart from the step's; 0 for every other. */
+ * step's early reduction (CHAIN_PRE), kept apart from the step's, and for a chain of a set's
+ * second layer (d2's homotopy beside its composites); 0 for every other. */
 int cl_chain_layer(const struct chain *c);
 /* A part of a chain (stages/chain.h, chain_kind.part), beside its multiply. */
 struct cl_chain_part_args {

@@ -325,8 +325,8 @@ static void submit_plan(chain *c)
 }
 
 /* Submits the plan task of chain (kind, s, t) with its tag dependencies. */
-static void submit_chain(rt_chain_run *run, const chain_kind *kind, void *owner, int s, deg_t t, starpu_tag_t *deps,
-                         int ndeps)
+static void submit_chain(rt_chain_run *run, const chain_kind *kind, void *owner, int s, deg_t t, int layer,
+                         starpu_tag_t *deps, int ndeps)
 {
     const chain_set *set = run->set;
     chain *c = calloc(1, kind->size);
@@ -341,7 +341,8 @@ static void submit_chain(rt_chain_run *run, const chain_kind *kind, void *owner,
         starpu_tag_notify_from_apps(done);
         return;
     }
-    *c = (chain){ .kind = kind, .set = set, .owner = owner, .s = s, .t = t, .next = &rt_next, .runtime = st };
+    *c = (chain){ .kind = kind, .set = set, .owner = owner, .s = s, .t = t, .next = &rt_next, .runtime = st,
+                  .layer = layer };
     st->run = run;
     st->work = run->progress ? (double)kind->footprint(owner, s, t) : 0;
     st->ticket.c = c;
@@ -356,9 +357,9 @@ static void submit_chain(rt_chain_run *run, const chain_kind *kind, void *owner,
     }
 }
 
-/* Submits chain (kind, s, t) with tag dependencies on the chains its kind names that are not
- * done; one the kind asks to be made is submitted here first. */
-static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, void *owner, int s, deg_t t)
+/* Submits chain (kind, s, t), found at the set's layer, with tag dependencies on the chains its
+ * kind names that are not done; one the kind asks to be made is submitted here first. */
+static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, void *owner, int s, deg_t t, int layer)
 {
     const chain_set *set = run->set;
     chain_deps need;
@@ -369,7 +370,7 @@ static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, void *ow
         const chain_dep *d = &need.d[k];
         starpu_tag_t tag;
         if (d->make) {
-            submit_with_deps(run, d->make, owner, d->s, d->t);
+            submit_with_deps(run, d->make, owner, d->s, d->t, 0);
             tag = tag_of(done_tag[d->family], d->s, (int)d->t);
         } else if (!set->done || !set->done(set->owner, d->family, d->s, d->t))
             tag = run->dist && d->family == CHAIN_STEP ? rt_dist_ready_tag(run->dist, d->s, d->t)
@@ -390,7 +391,7 @@ static void submit_with_deps(rt_chain_run *run, const chain_kind *kind, void *ow
                                     plan_priority(run, t), STARPU_NAME, "chain_prepare", 0) != 0)
             free(a);    /* refused: the chain does without it */
     }
-    submit_chain(run, kind, owner, s, t, deps, n);
+    submit_chain(run, kind, owner, s, t, layer, deps, n);
 }
 
 /* The progress line over the chains of the set (stages/progress.h; a resolution counts its steps
@@ -465,7 +466,7 @@ int rt_chains(const chain_set *set, const chain_policy *policy, rt_mul *mul, rt_
                     if (set->throttle) starpu_task_wait_for_n_submitted(most);
                     else if (!dist && starpu_task_nsubmitted() >= RT_PENDING_HIGH)
                         starpu_task_wait_for_n_submitted(RT_PENDING_LOW);
-                    submit_with_deps(run, a.kind, a.owner, s, t);
+                    submit_with_deps(run, a.kind, a.owner, s, t, l);
                 }
             }
     }

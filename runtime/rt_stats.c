@@ -15,13 +15,28 @@
  * them (chain_dep.make: the stem edge's kernel jobs) and those of family CHAIN_PRE (layer 1:
  * a standard step's early reduction under the lookahead, a job of its own, which waits for
  * (s, t-j), not for the step before). A chain finished before the run is no job. */
-/* The set's chains before the run (a chain's kind and owner per (s, t - s); kind NULL: none,
- * or finished before): the run finishes them all, after which the set names none. */
+/* The set's chains before the run (a chain's kind and owner per layer and (s, t - s); kind
+ * NULL: none, or finished before): the run finishes them all, after which the set names none.
+ * A set of two layers (d2: composites, then the homotopy's steps) has its second layer's
+ * chains as jobs of layer 1, as cl_chain_layer keeps their times. */
 static chain_at *before;
+static int before_layers;
 
-static chain_at chain_before(const chain_set *set, int s, deg_t t)
+static chain_at chain_before(const chain_set *set, int s, deg_t t, int layer)
 {
-    return before ? before[(size_t)s * ((size_t)set->max_t + 1) + (size_t)(t - s)] : (chain_at){ NULL, NULL };
+    size_t n = (size_t)set->max_t + 1, cells = (size_t)(set->max_s + 1) * n;
+    return before && layer < before_layers ? before[(size_t)layer * cells + (size_t)s * n + (size_t)(t - s)]
+                                           : (chain_at){ NULL, NULL };
+}
+
+/* The layer of the set's chain of that family at (s, t) before the run; -1: none. */
+static int layer_of(const chain_set *set, int family, int s, deg_t t)
+{
+    for (int l = 0; l < before_layers; l++) {
+        chain_at a = chain_before(set, s, t, l);
+        if (a.kind && a.kind->family == family) return l;
+    }
+    return -1;
 }
 
 typedef struct dag_walk {
@@ -58,8 +73,10 @@ static double path_to(dag_walk *w, const chain_kind *kind, void *owner, int s, d
     for (int i = 0; i < need.n; i++) {
         const chain_dep *d = &need.d[i];
         if (d->s < 0 || d->s > set->max_s || d->t < d->s || d->t > set->max_t) continue;
-        int dl = d->family == CHAIN_PRE;
-        chain_at a = d->make ? (chain_at){ d->make, owner } : chain_before(set, d->s, d->t);
+        int pre = d->family == CHAIN_PRE;   /* a job of layer 1 (made, or the step's own) */
+        int dl = d->make || pre || before_layers == 1 ? pre : layer_of(set, d->family, d->s, d->t);
+        if (dl < 0) continue;       /* finished before the run */
+        chain_at a = d->make ? (chain_at){ d->make, owner } : chain_before(set, d->s, d->t, pre ? 0 : dl);
         if (!a.kind) continue;      /* finished before the run */
         double l = path_to(w, a.kind, a.owner, d->s, d->t, dl);
         if (l > best || from < 0) best = l, from = job_of(w, d->s, d->t, dl);
@@ -94,15 +111,17 @@ static void report_dag(const chain_set *set)
     for (deg_t stem = 0; stem <= set->max_t; stem++)
         for (int s = 0; s <= max_s && stem + s <= set->max_t; s++) {
             const deg_t t = stem + s;
-            chain_at a = chain_before(set, s, t);
-            if (a.kind && path_to(&w, a.kind, a.owner, s, t, 0) > (end < 0 ? -1 : w.L[end]))
-                end = job_of(&w, s, t, 0);
+            for (int l = 0; l < before_layers; l++) {
+                chain_at a = chain_before(set, s, t, l);
+                if (a.kind && path_to(&w, a.kind, a.owner, s, t, l) > (end < 0 ? -1 : w.L[end]))
+                    end = job_of(&w, s, t, l);
+            }
             for (int layer = 0; layer < CL_PROFILE_LAYERS; layer++) {
                 uint64_t work, span, fin;
                 cl_profile_cell(s, (int)t, layer, &work, &span, &fin);
                 double sec = 1e-9 * (double)work;
                 total += sec;
-                for (int i = 0; i < TOP_FINISHES && layer == 0; i++)     /* the largest finishes, largest first */
+                for (int i = 0; i < TOP_FINISHES && (layer == 0 || before_layers > 1); i++)   /* the largest finishes */
                     if (fin > top[i].ns) {
                         memmove(top + i + 1, top + i, (TOP_FINISHES - 1 - i) * sizeof *top);
                         top[i] = (struct top_finish){ fin, s, t };
@@ -144,14 +163,17 @@ static void report_dag(const chain_set *set)
             "%.2f s over %d jobs (%.2f s of it in rows 0 and 1), row %d to row %d (at (%d,%d)); rank changes along it with "
             "2 ranks: %d (pairs), %d (rows)\n", w.L[end], steps, low, s_start, s_end, s_end,
             s_end + (int)(end % n), hops_pairs, hops_rows);
-    if (early_jobs)
+    if (before_layers > 1)
+        fprintf(stderr, "extflow: (two layers of chains: %d of those jobs are the second layer's, %d the first's)\n",
+                early, steps - early);
+    else if (early_jobs)
         fprintf(stderr, "extflow: (lookahead: %d of those jobs are early reductions, each a job of its own after "
                 "(s, t-j))\n", early);
     fprintf(stderr, "extflow: largest jobs on the path:");
     for (int i = 0; i < TOP_ON_PATH && big[i].sec > 0; i++) {
         long cell = big[i].job % (long)cells;
         fprintf(stderr, " (%d,%d)%s %.2f s", (int)(cell / n), (int)(cell / n + cell % n),
-                big[i].job >= (long)cells ? " early" : "", big[i].sec);
+                big[i].job < (long)cells ? "" : before_layers > 1 ? " layer 1" : " early", big[i].sec);
     }
     fprintf(stderr, "\n");
     fprintf(stderr, "extflow: of that path, in finishes (each its finish task and its longest finish part): "
@@ -179,9 +201,13 @@ void rt_stats_begin(const chain_set *set, const chain_policy *policy)
     cl_profile_cells(set->max_s, (int)set->max_t);
     size_t n = (size_t)set->max_t + 1;
     free(before);
-    if (!(before = calloc((size_t)(set->max_s + 1) * n, sizeof *before))) return;     /* no path, then */
-    for (int s = 0; s <= set->max_s; s++)
-        for (deg_t t = s; t <= set->max_t; t++) before[(size_t)s * n + (size_t)(t - s)] = set->at(set->owner, s, t, 0);
+    size_t cells = (size_t)(set->max_s + 1) * n;
+    before_layers = set->layers > 1 ? (set->layers < CL_PROFILE_LAYERS ? set->layers : CL_PROFILE_LAYERS) : 1;
+    if (!(before = calloc((size_t)before_layers * cells, sizeof *before))) return;     /* no path, then */
+    for (int l = 0; l < before_layers; l++)
+        for (int s = 0; s <= set->max_s; s++)
+            for (deg_t t = s; t <= set->max_t; t++)
+                before[(size_t)l * cells + (size_t)s * n + (size_t)(t - s)] = set->at(set->owner, s, t, l);
 }
 
 void rt_stats_end(const chain_set *set, const chain_policy *policy, double seconds, int distributed)

@@ -81,6 +81,8 @@ typedef struct chain {
     void *runtime;              /* the runner's own state of the chain */
     uint32_t nparts;            /* set by the runner: the parts the next piece waits for (their
                                  * handles follow the rows among its buffers) */
+    int layer;                  /* set by the runner: the set's layer it was found at (chain_set.layers;
+                                 * 0 for a chain made for another), which its profile keeps apart */
 } chain;
 
 typedef struct chain_dep {
