@@ -7,27 +7,18 @@
 #include <sys/mman.h>
 #include "algebra/memacct.h"
 
-#define MPC_ARENA_BYTES ((size_t)1 << 16)     /* the first arena block; each next one twice as large, */
-#define MPC_ARENA_MAX ((size_t)2 << 20)       /* up to one huge page */
-#define MPC_HUGE ((size_t)2 << 20)            /* a table or block this large: on huge pages (mpc_alloc) */
+#define MPC_HUGE ((size_t)2 << 20)            /* a table this large: on huge pages (mpc_map) */
 #define MPC_LOCAL 4096                  /* a target degree this wide or less: scratch on the stack */
+#define MPC_ARENA_MAX ((uint64_t)16 << 30) /* the values' reservation at most (32-bit offsets of words) */
 
-typedef struct mpc_slot {
-    _Atomic uint64_t key;               /* 0: empty; stored last (release), read first (acquire) */
-    const uint32_t *v;                  /* v[0] = n, v[1..n] = index << 8 | coefficient */
-} mpc_slot;
-
+/* A slot: 0 empty, else the key's hash's high half << 32 | the value's offset in the arena (in
+ * words, never 0); one atomic word, so a reader sees a whole slot or none. */
 typedef struct mpc_table {
-    struct mpc_table *older;            /* the tables it replaced: readers may still hold them */
+    struct mpc_table *older;            /* the tables it replaced: their pages given back */
     uint32_t cap;                       /* a power of two */
-    mpc_slot *slot;                     /* cap slots (mpc_alloc) */
+    size_t size;                        /* bytes mapped */
+    _Atomic uint64_t *slot;             /* cap slots (mpc_map) */
 } mpc_table;
-
-typedef struct mpc_arena {
-    struct mpc_arena *next;
-    size_t used, size;
-    uint32_t data[];
-} mpc_arena;
 
 struct milnor_p_cache {
     const milnor_p_sub *B;
@@ -36,24 +27,22 @@ struct milnor_p_cache {
     pthread_mutex_t lock;               /* writers: inserting, growing, the arena, the counts */
     uint32_t n;                         /* keys in table, <= 3/4 of cap */
     uint64_t bytes, misses;
-    mpc_arena *arena;
+    uint32_t *arena;                    /* the values, one reservation (touched pages only count) */
+    uint64_t arena_words, arena_used;   /* reserved, taken (word 0 unused: offset 0 is "empty") */
     _Atomic int full;                   /* the budget is spent: products are computed, not kept */
     _Atomic uint64_t uncached;          /* products computed once full */
 };
 
-/* bytes for a table or an arena block, zeroed when zero is set: from MPC_HUGE on aligned to and
- * asked on huge pages (madvise), as every request reads a random slot and a random kept vector
- * of a table and arena of tens of MB, and with 4 KB pages each is also a TLB miss. */
-static void *mpc_alloc(size_t bytes, int zero)
+/* bytes of fresh zero pages, on huge pages (madvise) from MPC_HUGE on, as every request reads a
+ * random slot and a random kept vector of a table and arena of tens of MB, and with 4 KB pages
+ * each is also a TLB miss. NULL out of memory. */
+static void *mpc_map(size_t bytes)
 {
-    if (bytes < MPC_HUGE) return zero ? calloc(1, bytes) : malloc(bytes);
-    size_t size = (bytes + MPC_HUGE - 1) & ~(MPC_HUGE - 1);
-    void *m = aligned_alloc(MPC_HUGE, size);
-    if (!m) return NULL;
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return NULL;
 #ifdef MADV_HUGEPAGE
-    madvise(m, size, MADV_HUGEPAGE);
+    if (bytes >= MPC_HUGE) madvise(m, bytes, MADV_HUGEPAGE);
 #endif
-    if (zero) memset(m, 0, bytes);
     return m;
 }
 
@@ -72,13 +61,10 @@ void milnor_p_cache_free(milnor_p_cache *pc)
     if (!pc) return;
     for (mpc_table *t = atomic_load(&pc->table), *older; t; t = older) {
         older = t->older;
-        free(t->slot);
+        munmap((void *)t->slot, t->size);
         free(t);
     }
-    for (mpc_arena *a = pc->arena, *next; a; a = next) {
-        next = a->next;
-        free(a);
-    }
+    if (pc->arena) munmap(pc->arena, pc->arena_words * sizeof(uint32_t));
     pthread_mutex_destroy(&pc->lock);
     memacct_add(MEM_MILNOR, -(int64_t)pc->bytes);
     free(pc);
@@ -110,88 +96,117 @@ static uint64_t pair_key(const milnor_p_basis *A, const milnor_p_elt *x, const m
     return halves_key(elt_key(A, x), elt_key(A, y));
 }
 
-static uint32_t key_hash(uint64_t key)       /* splitmix64's finaliser */
+/* splitmix64's finaliser: a bijection of 64-bit words, so its two halves name the key exactly;
+ * the slot keeps the high half, the value the low one. */
+static inline uint64_t key_hash(uint64_t key)
 {
     key ^= key >> 30;
     key *= 0xBF58476D1CE4E5B9ull;
     key ^= key >> 27;
     key *= 0x94D049BB133111EBull;
-    return (uint32_t)(key ^ key >> 31);
+    return key ^ key >> 31;
 }
 
-/* The value of key in t, or NULL (t NULL: none). Lock-free: a slot's v is written before its key
- * is released. */
-static const uint32_t *lookup(const mpc_table *t, uint64_t key)
+/* The value of hash h in t, or NULL (t NULL: none). Lock-free: a value is written before its
+ * slot is released; a slot of a table given back reads 0 (not kept: the product is computed). */
+static const uint32_t *lookup(const milnor_p_cache *pc, const mpc_table *t, uint64_t h)
 {
     if (!t) return NULL;
-    uint32_t mask = t->cap - 1;
-    for (uint32_t i = key_hash(key) & mask;; i = (i + 1) & mask) {
-        uint64_t k = atomic_load_explicit(&t->slot[i].key, memory_order_acquire);
-        if (k == key) return t->slot[i].v;
-        if (!k) return NULL;
+    uint32_t mask = t->cap - 1, hi = (uint32_t)(h >> 32), lo = (uint32_t)h;
+    for (uint32_t i = lo & mask;; i = (i + 1) & mask) {
+        uint64_t s = atomic_load_explicit(&t->slot[i], memory_order_acquire);
+        if (!s) return NULL;
+        if ((uint32_t)(s >> 32) == hi && pc->arena[(uint32_t)s] == lo) return pc->arena + (uint32_t)s + 1;
     }
 }
 
-/* Puts key -> v into t where it is absent (writer, under the lock; room checked). */
-static void insert(mpc_table *t, uint64_t key, const uint32_t *v)
+/* Puts slot s (hash's high half, offset) at hash low half lo into t (writer, under the lock). */
+static void insert(mpc_table *t, uint32_t lo, uint64_t s)
 {
-    uint32_t mask = t->cap - 1, i = key_hash(key) & mask;
-    while (atomic_load_explicit(&t->slot[i].key, memory_order_relaxed)) i = (i + 1) & mask;
-    t->slot[i].v = v;
-    atomic_store_explicit(&t->slot[i].key, key, memory_order_release);
+    uint32_t mask = t->cap - 1, i = lo & mask;
+    while (atomic_load_explicit(&t->slot[i], memory_order_relaxed)) i = (i + 1) & mask;
+    atomic_store_explicit(&t->slot[i], s, memory_order_release);
 }
 
 /* Room for one more key: 0, or -1 (out of memory or past the budget; nothing changed). A larger
- * table is filled, then published; the old one stays readable until the cache is freed. */
+ * table is filled, then published; the old one stays mapped until the cache is freed but its
+ * pages are given back (a reader still in it reads zeros: a miss, never a wrong value). */
 static int grow(milnor_p_cache *pc)
 {
     mpc_table *old = atomic_load_explicit(&pc->table, memory_order_relaxed);
     if (old && 4 * ((uint64_t)pc->n + 1) <= 3 * (uint64_t)old->cap) return 0;
     uint32_t ncap = old ? 2 * old->cap : 1024;
-    uint64_t add = sizeof(mpc_table) + (uint64_t)ncap * sizeof(mpc_slot);
-    if (pc->bytes + add > pc->max_bytes) {
+    uint64_t add = sizeof(mpc_table) + (uint64_t)ncap * sizeof(uint64_t);
+    uint64_t drop = old ? sizeof(mpc_table) + (uint64_t)old->cap * sizeof(uint64_t) : 0;
+    if (pc->bytes + add - drop > pc->max_bytes) {
         atomic_store_explicit(&pc->full, 1, memory_order_relaxed);
         return -1;
     }
     mpc_table *t = malloc(sizeof *t);
-    if (!t || !(t->slot = mpc_alloc((size_t)ncap * sizeof(mpc_slot), 1))) {
+    if (!t || !(t->slot = mpc_map(t->size = (size_t)ncap * sizeof(uint64_t)))) {
         free(t);
         return -1;
     }
     t->cap = ncap;
     t->older = old;
     for (uint32_t i = 0; old && i < old->cap; i++) {
-        uint64_t key = atomic_load_explicit(&old->slot[i].key, memory_order_relaxed);
-        if (key) insert(t, key, old->slot[i].v);
+        uint64_t s = atomic_load_explicit(&old->slot[i], memory_order_relaxed);
+        if (s) insert(t, pc->arena[(uint32_t)s], s);
     }
     atomic_store_explicit(&pc->table, t, memory_order_release);
-    pc->bytes += add;
-    memacct_add(MEM_MILNOR, (int64_t)add);
+    if (old) madvise((void *)old->slot, old->size, MADV_DONTNEED);
+    pc->bytes += add - drop;
+    memacct_add(MEM_MILNOR, (int64_t)add - (int64_t)drop);
     return 0;
 }
 
-/* n words from the arena; NULL out of memory or past the budget. */
-static uint32_t *arena_take(milnor_p_cache *pc, size_t words)
+/* words from the arena, as an offset (0: out of memory or past the budget). */
+static uint32_t arena_take(milnor_p_cache *pc, size_t words)
 {
-    mpc_arena *a = pc->arena;
-    if (!a || a->used + words > a->size) {
-        size_t block = a ? (a->size * sizeof(uint32_t) + sizeof *a) * 2 : MPC_ARENA_BYTES;
-        if (block > MPC_ARENA_MAX) block = MPC_ARENA_MAX;
-        size_t size = (block - sizeof *a) / sizeof(uint32_t);
-        if (size < words) size = words;
-        uint64_t add = sizeof *a + size * sizeof(uint32_t);
-        if (pc->bytes + add > pc->max_bytes) atomic_store_explicit(&pc->full, 1, memory_order_relaxed);
-        if (pc->bytes + add > pc->max_bytes || !(a = mpc_alloc(add, 0))) return NULL;
-        a->next = pc->arena;
-        a->used = 0;
-        a->size = size;
-        pc->arena = a;
-        pc->bytes += add;
-        memacct_add(MEM_MILNOR, (int64_t)add);
+    if (!pc->arena) {
+        uint64_t w = pc->max_bytes / sizeof(uint32_t) + 1;
+        if (w > MPC_ARENA_MAX / sizeof(uint32_t)) w = MPC_ARENA_MAX / sizeof(uint32_t);
+        if (!(pc->arena = mpc_map(w * sizeof(uint32_t)))) return 0;
+        pc->arena_words = w;
+        pc->arena_used = 1;
     }
-    uint32_t *w = a->data + a->used;
-    a->used += words;
-    return w;
+    uint64_t add = words * sizeof(uint32_t);
+    if (pc->bytes + add > pc->max_bytes || pc->arena_used + words > pc->arena_words) {
+        atomic_store_explicit(&pc->full, 1, memory_order_relaxed);
+        return 0;
+    }
+    uint32_t off = (uint32_t)pc->arena_used;
+    pc->arena_used += words;
+    pc->bytes += add;
+    memacct_add(MEM_MILNOR, (int64_t)add);
+    return off;
+}
+
+static inline uint32_t coef_bits(uint32_t p) { return 32 - (uint32_t)__builtin_clz(p - 1); }
+
+uint32_t milnor_p_cache_packed_words(uint32_t p, uint32_t n, uint32_t max_index)
+{
+    return max_index < 1u << (16 - coef_bits(p)) ? 1 + (n + 1) / 2 : 1 + n;
+}
+
+/* Entry k of a packed value w (its header w[0] written apart): narrow, a 16-bit index << cb |
+ * coefficient; wide, a 32-bit index << 8 | coefficient. */
+static inline void put_entry(uint32_t *w, int narrow, uint32_t cb, uint32_t k, uint32_t idx, uint32_t coef)
+{
+    if (narrow)
+        ((uint16_t *)(w + 1))[k] = (uint16_t)(idx << cb | coef);
+    else
+        w[1 + k] = idx << 8 | coef;
+}
+
+void milnor_p_cache_pack(uint32_t p, uint32_t n, const uint32_t *idx, const uint8_t *coef, uint32_t max_index,
+                         uint32_t *w)
+{
+    uint32_t cb = coef_bits(p);
+    int narrow = max_index < 1u << (16 - cb);
+    w[0] = n << 1 | !narrow;
+    for (uint32_t k = 0; k < n; k++) put_entry(w, narrow, cb, k, idx[k], coef[k]);
+    if (narrow && (n & 1)) ((uint16_t *)(w + 1))[n] = 0;
 }
 
 /* out[map[j]] += c·v_j (map NULL: out[j]; map[j] == MILNOR_P_CACHE_DROP: not kept). */
@@ -204,7 +219,19 @@ static inline void add_at(const milnor_p_basis *A, uint8_t *out, const uint32_t 
 
 static void apply(const milnor_p_basis *A, const uint32_t *v, uint32_t c, uint8_t *out, const uint32_t *map)
 {
-    for (uint32_t k = 1; k <= v[0]; k++) add_at(A, out, map, v[k] >> 8, c * (v[k] & 0xff));
+    uint32_t n = v[0] >> 1;
+    if (v[0] & 1) {
+        for (uint32_t k = 1; k <= n; k++) add_at(A, out, map, v[k] >> 8, c * (v[k] & 0xff));
+        return;
+    }
+    const uint16_t *h = (const uint16_t *)(v + 1);
+    uint32_t cb = coef_bits(A->p), cm = (1u << cb) - 1;
+    for (uint32_t k = 0; k < n; k++) add_at(A, out, map, (uint32_t)h[k] >> cb, c * (h[k] & cm));
+}
+
+void milnor_p_cache_unpack_into(const milnor_p_basis *A, const uint32_t *w, uint32_t c, uint8_t *out)
+{
+    apply(A, w, c, out, NULL);
 }
 
 /* A product's terms as they are emitted: acc[j] (bit 15: j listed) sums the coefficients of B's
@@ -246,8 +273,8 @@ int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const
     const milnor_p_sub *B = pc->B;
     c %= B->A->p;
     if (!c) return 0;
-    uint64_t key = pair_key(B->A, X, Y);
-    const uint32_t *v = key ? lookup(atomic_load_explicit(&pc->table, memory_order_acquire), key) : NULL;
+    uint64_t key = pair_key(B->A, X, Y), h = key_hash(key);
+    const uint32_t *v = key ? lookup(pc, atomic_load_explicit(&pc->table, memory_order_acquire), h) : NULL;
     if (v) {
         apply(B->A, v, c, out, map);
         return 0;
@@ -266,18 +293,27 @@ int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const
         return map ? -2 : milnor_p_sub_mul_into(B, X, Y, c, out);
     }
     milnor_p_mul_each(B->A, X, Y, list_add, &l);
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < l.n; k++) n += (l.acc[l.idx[k]] & 0xff) != 0;
+    uint32_t n = 0, top = 0;
+    for (uint32_t k = 0; k < l.n; k++)
+        if (l.acc[l.idx[k]] & 0xff) {
+            n++;
+            top = l.idx[k] > top ? l.idx[k] : top;
+        }
     if (!l.outside) {
         pthread_mutex_lock(&pc->lock);
-        uint32_t *w;
+        uint32_t off;
         mpc_table *t = atomic_load_explicit(&pc->table, memory_order_relaxed);
         pc->misses++;
-        if (key && dim < 1u << 24 && !lookup(t, key) && grow(pc) == 0 && (w = arena_take(pc, (size_t)n + 1))) {
-            w[0] = 0;           /* an index must fit 24 bits to be packed */
+        if (key && dim < 1u << 24 && n < 1u << 30 && !lookup(pc, t, h) && grow(pc) == 0 &&
+            (off = arena_take(pc, 1 + milnor_p_cache_packed_words(B->A->p, n, top)))) {
+            uint32_t *w = pc->arena + off + 1, cb = coef_bits(B->A->p), m = 0;
+            int narrow = top < 1u << (16 - cb);     /* else wide: an index must fit 24 bits (dim) */
+            pc->arena[off] = (uint32_t)h;
+            w[0] = n << 1 | !narrow;
             for (uint32_t k = 0; k < l.n; k++)
-                if (l.acc[l.idx[k]] & 0xff) w[++w[0]] = l.idx[k] << 8 | (l.acc[l.idx[k]] & 0xff);
-            insert(atomic_load_explicit(&pc->table, memory_order_relaxed), key, w);
+                if (l.acc[l.idx[k]] & 0xff) put_entry(w, narrow, cb, m++, l.idx[k], l.acc[l.idx[k]] & 0xff);
+            if (narrow && (n & 1)) ((uint16_t *)(w + 1))[n] = 0;
+            insert(atomic_load_explicit(&pc->table, memory_order_relaxed), (uint32_t)h, (h >> 32) << 32 | off);
             pc->n++;
         }
         pthread_mutex_unlock(&pc->lock);
@@ -304,16 +340,33 @@ int milnor_p_cache_mul_terms(milnor_p_cache *pc, const milnor_p_elt *X, const mi
     for (size_t k0 = 0; k0 < n; k0 += MPC_AHEAD) {
         const size_t m = n - k0 < MPC_AHEAD ? n - k0 : MPC_AHEAD;
         const mpc_table *t = atomic_load_explicit(&pc->table, memory_order_acquire);
-        uint64_t key[MPC_AHEAD];
+        uint64_t h[MPC_AHEAD];
+        uint32_t cand[MPC_AHEAD];
         const uint32_t *v[MPC_AHEAD];
         for (size_t k = 0; k < m; k++) {
-            key[k] = halves_key(kx, elt_key(A, terms[k0 + k].y));
-            if (t && key[k]) __builtin_prefetch(&t->slot[key_hash(key[k]) & (t->cap - 1)]);
+            uint64_t key = halves_key(kx, elt_key(A, terms[k0 + k].y));
+            h[k] = key && terms[k0 + k].c % A->p ? key_hash(key) : 0;
+            if (t && h[k]) __builtin_prefetch(&t->slot[(uint32_t)h[k] & (t->cap - 1)]);
         }
+        /* the slots read (now in cache), the value their tag names fetched; a pair whose key
+         * hashes to 0 is not kept (never: the hash is a bijection and 0 is no key) */
         for (size_t k = 0; k < m; k++) {
-            v[k] = key[k] && terms[k0 + k].c % A->p ? lookup(t, key[k]) : NULL;
-            if (v[k]) __builtin_prefetch(v[k]);
+            cand[k] = 0;
+            if (!t || !h[k]) continue;
+            uint32_t mask = t->cap - 1, hi = (uint32_t)(h[k] >> 32);
+            for (uint32_t i = (uint32_t)h[k] & mask;; i = (i + 1) & mask) {
+                uint64_t s = atomic_load_explicit(&t->slot[i], memory_order_acquire);
+                if (!s) break;
+                if ((uint32_t)(s >> 32) == hi) {
+                    cand[k] = (uint32_t)s;
+                    __builtin_prefetch(pc->arena + (uint32_t)s);
+                    break;
+                }
+            }
         }
+        for (size_t k = 0; k < m; k++)
+            v[k] = !cand[k] ? NULL : pc->arena[cand[k]] == (uint32_t)h[k] ? pc->arena + cand[k] + 1
+                                                                            : lookup(pc, t, h[k]);
         for (size_t k = 0; k < m; k++) {
             const milnor_p_cache_term *tm = &terms[k0 + k];
             uint32_t c = tm->c % A->p;

@@ -6,9 +6,12 @@
  * the mapped form (entries moved by a column map, some dropped) against the product then moved;
  * rows of terms asked at once (milnor_p_cache_mul_terms, plain and mapped) against the terms one
  * by one;
- * budgets too small for the table and just past one arena block (products computed, not kept,
+ * budgets too small for the table and just past it (products computed, not kept,
  * the answers the same, the bytes held never past the budget); four threads asking for the same pairs at once while the
- * table grows. Env: SEED (default time). */
+ * table grows; the kept values' packing (milnor_p_cache_pack) at p = 3, 5, 7, 11, 13 either side of
+ * the 16-bit width's bound 2^(16 - b) (b the bits of p - 1: an index there is packed in 32 bits)
+ * and at 2^24 - 1, odd and even counts, the words written and the entries read back against
+ * the entries added one by one. Env: SEED (default time). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -159,7 +162,7 @@ static void check_sub(const milnor_p_basis *A, const milnor_p_profile *pr, const
     ok(bad == 0, "p = %u, %s: the same rows mapped (%d differ)", A->p, name, bad);
     milnor_p_cache_free(pc);
 
-    static const uint64_t BUDGETS[] = { 2048, 96 << 10 };   /* below a table; a table and one arena block */
+    static const uint64_t BUDGETS[] = { 2048, 96 << 10 };   /* below a table; a table and a few values */
     for (int b = 0; b < 2; ++b) {
         pc = milnor_p_cache_new(&B, BUDGETS[b]);
         if (!pc) bail("out of memory");
@@ -194,6 +197,32 @@ static void check_sub(const milnor_p_basis *A, const milnor_p_profile *pr, const
     milnor_p_sub_clear(&B);
 }
 
+/* Packs n entries with largest index top (top itself, 0 and random others, random non-zero
+ * coefficients) at p and reads them back onto a random row; 0 when the words written (a guard
+ * after them untouched) and the row equal the naive sum. */
+static int check_pack(const milnor_p_basis *A, uint32_t n, uint32_t top)
+{
+    uint32_t p = A->p, b = 0, *idx = malloc(n * sizeof *idx), *w = malloc((n + 3) * sizeof *w);
+    uint8_t *coef = malloc(n), *got = malloc((size_t)top + 1), *want = malloc((size_t)top + 1);
+    if (!idx || !w || !coef || !got || !want) bail("out of memory");
+    while ((1u << b) < p) b++;          /* the bits of a coefficient 1..p-1 */
+    uint32_t words = top < (1u << 16) >> b ? 1 + (n + 1) / 2 : 1 + n, c = 1 + (uint32_t)(rng_next() % (p - 1));
+    for (uint32_t k = 0; k < n; k++) {
+        idx[k] = k == 0 ? top : k == 1 ? 0 : (uint32_t)(rng_next() % ((uint64_t)top + 1));
+        coef[k] = (uint8_t)(k == 0 ? p - 1 : 1 + rng_next() % (p - 1));
+    }
+    for (uint32_t j = 0; j <= top; j++) got[j] = want[j] = (uint8_t)(rng_next() % p);
+    for (uint32_t k = 0; k < n; k++) want[idx[k]] = (uint8_t)((want[idx[k]] + c * coef[k]) % p);
+    for (uint32_t k = 0; k < n + 3; k++) w[k] = 0xdeadbeef;
+    milnor_p_cache_pack(p, n, idx, coef, top, w);
+    milnor_p_cache_unpack_into(A, w, c, got);
+    int bad = milnor_p_cache_packed_words(p, n, top) != words || w[words] != 0xdeadbeef ||
+              (w[0] >> 1) != n || (w[0] & 1) != (words == 1 + n && top >= (1u << 16) >> b) ||
+              memcmp(got, want, (size_t)top + 1) != 0;
+    free(idx), free(w), free(coef), free(got), free(want);
+    return bad;
+}
+
 int main(void)
 {
     rng_seed_from_env();
@@ -208,6 +237,21 @@ int main(void)
         pr.len = 1;
         pr.h[0] = 0;
         check_sub(&A, &pr, "no Q_0, no P(r_1 > 0)");
+        milnor_p_basis_clear(&A);
+    }
+    static const uint32_t PRIMES[] = { 3, 5, 7, 11, 13 };
+    for (size_t i = 0; i < sizeof PRIMES / sizeof *PRIMES; ++i) {
+        milnor_p_basis A;
+        if (milnor_p_basis_init(&A, PRIMES[i], 4) != 0) bail("milnor_p_basis_init failed");
+        uint32_t b = 0, bad = 0, cases = 0;
+        while ((1u << b) < PRIMES[i]) b++;
+        const uint32_t lim = (1u << 16) >> b, TOPS[] = { 1, lim - 1, lim, lim + 1, (1u << 24) - 1 },
+                       NS[] = { 2, 3, 7, 50, 1000 };
+        for (size_t t = 0; t < sizeof TOPS / sizeof *TOPS; ++t)
+            for (size_t k = 0; k < sizeof NS / sizeof *NS; ++k, ++cases) bad += check_pack(&A, NS[k], TOPS[t]);
+        ok(bad == 0, "p = %u: values packed with largest index 1, 2^%u - 1 (16-bit entries), 2^%u, 2^%u + 1, "
+           "2^24 - 1 (32-bit), 2-1000 entries: words and entries read back as added one by one (%u of %u differ)",
+           PRIMES[i], 16 - b, 16 - b, 16 - b, bad, cases);
         milnor_p_basis_clear(&A);
     }
     done_testing();

@@ -62,7 +62,8 @@
 /* The products kept for all steps of a resolution stay below res->odd->products_bytes, else this
  * (resolve: EXTFLOW_P_PRODUCTS, a quarter of --memory, or a sixteenth of the machine's memory and
  * at least this). 64 MB held 786,432 of
- * the products S_3 asks for through stem 250, s <= 70 (3.4 M distinct; 304 MB hold them all) and
+ * the products S_3 asks for through stem 250, s <= 70 (3.4 M distinct; 304 MB held them all in the
+ * first layout, 107 MB in the compact one, algebra/milnor_p_cache.h) and
  * left 5.6 G requests to be computed again through stem 386, s <= 100 (docs/perf.md). */
 #define NASSAU_P_PRODUCTS_BYTES ((uint64_t)256 << 20)
 
