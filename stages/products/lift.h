@@ -224,7 +224,9 @@ typedef struct lift_plan_map {
     int32_t *job_of;            /* per column of V: its row of the step's rows, or -1 (f(g') = 0) */
     fieldmat Y;                 /* rows y_k over the set's field, freemod_dim(F_{i-1}, t, t) entries */
     fieldmat E;                 /* split extras (lift_plan.split): rows extra(z_k), as Y */
-    uint32_t group0;            /* extra_plan: extra(z_k) is grouped row group0 + k of b */
+    uint32_t *groups;           /* extra_plan: extra(z_k) is the XOR of b's grouped rows groups[k] ..
+                                 * groups[k + 1] - 1 (rows + 1 entries: one generator's jobs cut
+                                 * every LIFT_GROUP_PAIRS pairs, so no one multiply chunk is large) */
 } lift_plan_map;
 typedef struct lift_plan {
     row_build b;                /* p = 2: the rows of f(d z) (and planned extras) */
