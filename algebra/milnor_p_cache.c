@@ -217,7 +217,9 @@ static inline void add_at(const milnor_p_basis *A, uint8_t *out, const uint32_t 
     out[j] = (uint8_t)(((unsigned __int128)(A->pdiv * x) * A->p) >> 64);
 }
 
-static void apply(const milnor_p_basis *A, const uint32_t *v, uint32_t c, uint8_t *out, const uint32_t *map)
+/* A kept value v added: out[map[j]] += c·(X·Y)_j; cb = coef_bits(p), worked out once by the caller. */
+static inline void apply(const milnor_p_basis *A, uint32_t cb, const uint32_t *v, uint32_t c, uint8_t *out,
+                         const uint32_t *map)
 {
     uint32_t n = v[0] >> 1;
     if (v[0] & 1) {
@@ -225,13 +227,13 @@ static void apply(const milnor_p_basis *A, const uint32_t *v, uint32_t c, uint8_
         return;
     }
     const uint16_t *h = (const uint16_t *)(v + 1);
-    uint32_t cb = coef_bits(A->p), cm = (1u << cb) - 1;
+    uint32_t cm = (1u << cb) - 1;
     for (uint32_t k = 0; k < n; k++) add_at(A, out, map, (uint32_t)h[k] >> cb, c * (h[k] & cm));
 }
 
 void milnor_p_cache_unpack_into(const milnor_p_basis *A, const uint32_t *w, uint32_t c, uint8_t *out)
 {
-    apply(A, w, c, out, NULL);
+    apply(A, coef_bits(A->p), w, c, out, NULL);
 }
 
 /* A product's terms as they are emitted: acc[j] (bit 15: j listed) sums the coefficients of B's
@@ -276,7 +278,7 @@ int milnor_p_cache_mul_into_map(milnor_p_cache *pc, const milnor_p_elt *X, const
     uint64_t key = pair_key(B->A, X, Y), h = key_hash(key);
     const uint32_t *v = key ? lookup(pc, atomic_load_explicit(&pc->table, memory_order_acquire), h) : NULL;
     if (v) {
-        apply(B->A, v, c, out, map);
+        apply(B->A, coef_bits(B->A->p), v, c, out, map);
         return 0;
     }
     int full = atomic_load_explicit(&pc->full, memory_order_relaxed);
@@ -336,7 +338,7 @@ int milnor_p_cache_mul_terms(milnor_p_cache *pc, const milnor_p_elt *X, const mi
                              uint8_t *out, const uint32_t *map)
 {
     const milnor_p_basis *A = pc->B->A;
-    const uint32_t kx = elt_key(A, X);      /* X's half of every key */
+    const uint32_t kx = elt_key(A, X), cb = coef_bits(A->p);      /* X's half of every key */
     for (size_t k0 = 0; k0 < n; k0 += MPC_AHEAD) {
         const size_t m = n - k0 < MPC_AHEAD ? n - k0 : MPC_AHEAD;
         const mpc_table *t = atomic_load_explicit(&pc->table, memory_order_acquire);
@@ -372,7 +374,7 @@ int milnor_p_cache_mul_terms(milnor_p_cache *pc, const milnor_p_elt *X, const mi
             uint32_t c = tm->c % A->p;
             if (!c) continue;
             if (v[k]) {
-                apply(A, v[k], c, map ? out : out + tm->col, map ? map + tm->col : NULL);
+                apply(A, cb, v[k], c, map ? out : out + tm->col, map ? map + tm->col : NULL);
                 continue;
             }
             int rc = map ? milnor_p_cache_mul_into_map(pc, X, tm->y, c, out, map + tm->col)
