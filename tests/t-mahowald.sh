@@ -133,16 +133,27 @@ $EXTFLOW mahowald --max-k 12 --stem 5 --out "$TMP/st" --sphere "$O/S_2" --quiet 
     [ "$(sed -n 's/.*"stem": \([0-9]*\).*/\1/p' "$TMP/st/RP_-12_inf/run.json")" -le 16 ]
 ok $? "--stem 5: the rows of stems <= 5, RP_-12_inf resolved through stem 4 only"
 
-# (K = 30: 4 s on an idle 2-core VM; K = 12 took 0.6 s there, under the limit, and the test failed)
+# (K = 30: 4 s on an idle 2-core VM; K = 12 took 0.6 s there, under the limit, and the test failed;
+# a machine a few times faster may finish K = 30 inside the second too: then it must say so, no
+# stop line, and its table be the one the rerun below writes)
 $EXTFLOW mahowald --max-k 30 --out "$TMP/tl" --time-limit 1 2>"$TMP/e"
 rc=$?
 stops=$(grep -c "stopped" "$TMP/e")
-[ $rc -eq 3 ] && [ "$stops" -eq 1 ] && grep "stopped" "$TMP/e" | grep -q "mahowald: stopped .*no table written" &&
-    grep "stopped" "$TMP/e" | grep -q "time.limit" && [ ! -e "$TMP/tl/mahowald.csv" ] &&
-    [ -z "$(find "$TMP/tl" -name '*.tmp')" ] &&
-    $EXTFLOW mahowald --max-k 30 --out "$TMP/tl" --quiet &&
-    awk -F, -v K=$K 'NR == 1 || $4 <= K' "$TMP/tl/mahowald.csv" | cmp -s - "$O/mahowald.csv"
-ok $? "--time-limit 1: exit $rc, one line ($stops: $(grep stopped "$TMP/e" | cut -c1-60)...), no table, no temporary; a rerun finishes, its rows of k <= $K the table above"
+if [ $rc -eq 3 ]; then
+    [ "$stops" -eq 1 ] && grep "stopped" "$TMP/e" | grep -q "mahowald: stopped .*no table written" &&
+        grep "stopped" "$TMP/e" | grep -q "time.limit" && [ ! -e "$TMP/tl/mahowald.csv" ] &&
+        [ -z "$(find "$TMP/tl" -name '*.tmp')" ]
+    said=$?
+    what="one line ($stops: $(grep stopped "$TMP/e" | cut -c1-60)...), no table, no temporary"
+else
+    [ $rc -eq 0 ] && [ "$stops" -eq 0 ] && [ -s "$TMP/tl/mahowald.csv" ] && cp "$TMP/tl/mahowald.csv" "$TMP/tl-first.csv"
+    said=$?
+    what="finished inside the limit (a fast machine), no stop line, a table"
+fi
+[ $said -eq 0 ] && $EXTFLOW mahowald --max-k 30 --out "$TMP/tl" --quiet &&
+    awk -F, -v K=$K 'NR == 1 || $4 <= K' "$TMP/tl/mahowald.csv" | cmp -s - "$O/mahowald.csv" &&
+    { [ $rc -eq 3 ] || cmp -s "$TMP/tl-first.csv" "$TMP/tl/mahowald.csv"; }
+ok $? "--time-limit 1: exit $rc, $what; a rerun finishes, its rows of k <= $K the table above"
 
 # Ctrl-C mid-run: mahowald starts StarPU once per inner run; StarPU's own SIGINT catcher, saved
 # as "the old handler" by the second start, used to re-raise the signal for ever (no line, 100% CPU)

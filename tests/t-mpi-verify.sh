@@ -101,6 +101,12 @@ ok $? "rank 1 out of memory at 4 points of its $count allocations: one line from
 $EXTFLOW resolve --stem ${MPI_VERIFY_STOP_STEM:-100} --out "$TMP/big" --quiet
 mpi 2 -q $EXTFLOW verify "$TMP/big" --time-limit 1 > "$TMP/o" 2> "$TMP/e"
 rc=$?
-[ $rc -eq 3 ] && [ ! -s "$TMP/o" ] && [ "$(wc -l < "$TMP/e")" -eq 1 ] && grep -q "^extflow: verify stopped at the time limit" "$TMP/e"
-ok $? "2 ranks, --time-limit 1 at stem ${MPI_VERIFY_STOP_STEM:-100}: exit 3, one line from rank 0, no report (exit $rc)"
+# (stem 100 is ~4 s of CPU here; a machine a few times faster checks it inside the second: then
+# exit 0 only with the whole report from rank 0, no stop line)
+if [ $rc -eq 3 ]; then
+    [ ! -s "$TMP/o" ] && [ "$(wc -l < "$TMP/e")" -eq 1 ] && grep -q "^extflow: verify stopped at the time limit" "$TMP/e"
+else
+    [ $rc -eq 0 ] && ! grep -q stopped "$TMP/e" && [ "$(grep -c "0 problems: ok" "$TMP/o")" -eq 1 ]
+fi
+ok $? "2 ranks, --time-limit 1 at stem ${MPI_VERIFY_STOP_STEM:-100}: exit 3, one line from rank 0, no report, or (a fast machine) exit 0 and one whole report (exit $rc)"
 done_testing

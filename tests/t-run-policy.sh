@@ -69,10 +69,15 @@ ok $? "verify --memory 40M: the same report ($(sed 's/.*; //' "$TMP/verify-full"
 $EXTFLOW resolve --stem ${POLICY_VERIFY_STEM:-100} --out "$TMP/res100" --quiet
 $EXTFLOW verify "$TMP/res100" --quiet --time-limit 1 > "$TMP/verify-tl" 2> "$TMP/err"
 rc=$?
-[ $rc -eq 3 ] && [ ! -s "$TMP/verify-tl" ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] &&
-    grep -q "^extflow: verify stopped at the time limit" "$TMP/err" &&
+# (stem 100 is ~4 s of CPU here; a machine a few times faster checks it inside the second: then
+# exit 0 only with the whole report, no stop line)
+if [ $rc -eq 3 ]; then
+    [ ! -s "$TMP/verify-tl" ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "^extflow: verify stopped at the time limit" "$TMP/err"
+else
+    [ $rc -eq 0 ] && ! grep -q stopped "$TMP/err" && grep -q "0 problems: ok" "$TMP/verify-tl"
+fi &&
     $EXTFLOW verify "$TMP/res100" --quiet --time-limit 100000 > "$TMP/verify-tl" && grep -q "0 problems: ok" "$TMP/verify-tl"
-ok $? "verify --time-limit 1 at stem ${POLICY_VERIFY_STEM:-100}: exit 3, one line, no report (exit $rc; $(cut -c1-60 "$TMP/err")); with time enough: ok"
+ok $? "verify --time-limit 1 at stem ${POLICY_VERIFY_STEM:-100}: exit 3, one line, no report, or (a fast machine) exit 0 and the whole report (exit $rc; $(cut -c1-60 "$TMP/err")); with time enough: ok"
 $EXTFLOW verify "$TMP/res100" --quiet > /dev/null &
 pid=$!
 sleep 1
