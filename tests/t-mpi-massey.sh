@@ -58,7 +58,9 @@ ok $? "a·b != 0 on 2 ranks: exit $rc, one line ($(grep -m1 '^extflow:' "$TMP/re
 
 # --time-limit 1 on 2 ranks, rerun until it ends (massey keeps nothing between runs, so the
 # limit grows with the tries, 1 + tries²/4 s, for a loaded machine): every stop
-# exits 3 with one line and no table
+# exits 3 with one line and no table. Stem 70 is ~3 s of CPU here: a quiet or faster machine
+# may finish it inside the first second (exit 0, one process's files; the stop's line is then
+# not seen, a skip)
 $EXTFLOW resolve --stem $STOP_STEM --out "$TMP/S_2-stop" --quiet
 massey 1 "$TMP/S_2-stop" stop --a h3 --b h0_4=0,4
 d="$TMP/stop-2"
@@ -74,8 +76,12 @@ while [ $tries -lt 15 ]; do
     [ $stops -eq 1 ] && cp "$d.err" "$TMP/first-stop.err"
     if [ $rc -ne 3 ] || [ "$(grep -c '^extflow:' "$d.err")" -ne 1 ] || [ -e "$d/massey-h3-h0_4.csv" ]; then bad=1; fi
 done
-[ $bad -eq 0 ] && [ $rc -eq 0 ] && [ $stops -ge 1 ] && same_massey stop 2
+[ $bad -eq 0 ] && [ $rc -eq 0 ] && same_massey stop 2
 ok $? "2 ranks, stem $STOP_STEM: stopped by --time-limit $stops times (exit 3, one line, no table), rerun: one process's files"
-grep -q "^extflow: massey stopped at the time limit after .* no table was written$" "$TMP/first-stop.err"
-ok $? "the stop's line ($(grep -m1 '^extflow:' "$TMP/first-stop.err" | cut -c1-60))"
+if [ $stops -ge 1 ]; then
+    grep -q "^extflow: massey stopped at the time limit after .* no table was written$" "$TMP/first-stop.err"
+    ok $? "the stop's line ($(grep -m1 '^extflow:' "$TMP/first-stop.err" | cut -c1-60))"
+else
+    ok 0 "the stop's line # SKIP the first run finished inside --time-limit 1 (a fast machine)"
+fi
 done_testing
