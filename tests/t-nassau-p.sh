@@ -74,13 +74,14 @@ grep -q '^extflow: Nassau steps at odd p: [1-9][0-9]* ([1-9][0-9]* corrected), s
 ok $? "S_3's run went through Nassau's step, corrections, subalgebras of dimension >= 12 and row blocks one step left for the next included ($(grep -o 'Nassau steps.*' "$TMP/cstats-S_3"))"
 # the products' table under a budget it outgrows at once (EXTFLOW_P_PRODUCTS=64K: most products
 # computed again at each request) writes the same stage files as the default budget, which keeps them all
+# (but for a product two workers miss at once: computed twice, kept once)
 EXTFLOW_STATS=1 EXTFLOW_P_PRODUCTS=64K $EXTFLOW resolve --quiet --module S_3 --stem 100 --max-s 40 --algorithm nassau \
     --out "$TMP/cn-small" 2>"$TMP/cstats-small" && diff -r -x empty.log "$TMP/cn-S_3/stages" "$TMP/cn-small/stages" >/dev/null &&
     cmp -s "$TMP/cn-S_3/ext.csv" "$TMP/cn-small/ext.csv" &&
     small=$(sed -n 's/.*products: \([0-9]*\) computed, \([0-9]*\) kept.*/\1 \2/p' "$TMP/cstats-small") &&
     big=$(sed -n 's/.*products: \([0-9]*\) computed, \([0-9]*\) kept.*/\1 \2/p' "$TMP/cstats-S_3") &&
-    set -- $small $big && [ "$1" -gt $((4 * $2)) ] && [ "$3" -eq "$4" ]
-ok $? "S_3 through stem 100, s <= 40: the products' table at 64K (computed, kept: $small) and at its default ($big) give the same stage files"
+    set -- $small $big && [ "$1" -gt $((2 * $3)) ] && [ "$4" -gt $((4 * $2)) ] && [ $((100 * $4)) -ge $((95 * $3)) ]
+ok $? "S_3 through stem 100, s <= 40: the products' table at 64K (computed, kept: $small) and at its default ($big) give the same stage files; the small one computes over twice as many, the default keeps over 4x as many and nearly all it computes (two workers missing one product at once compute it twice, keep it once)"
 # EXTFLOW_P_PRODUCTS=0 keeps none (not the default budget): every product computed, the same files
 EXTFLOW_STATS=1 EXTFLOW_P_PRODUCTS=0 $EXTFLOW resolve --quiet --module S_3 --stem 100 --max-s 40 --algorithm nassau \
     --out "$TMP/cn-none" 2>"$TMP/cstats-none" && diff -r -x empty.log "$TMP/cn-S_3/stages" "$TMP/cn-none/stages" >/dev/null &&
