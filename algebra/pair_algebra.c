@@ -857,7 +857,7 @@ static int mul_batch_job(mul_batch *b, deg_t d, uint32_t idx, size_t first)
 }
 
 int pair_sigma_y_visit(const milnor_elt *b, uint32_t nb, const milnor_elt *c, const deg_t *target_degree, uint32_t nc,
-                       const pair_y_visitor *v)
+                       deg_t reach, const pair_y_visitor *v)
 {
     uint32_t lenb = 0, lenc = 0;
     for (uint32_t j = 0; j < nc; j++)
@@ -878,6 +878,7 @@ int pair_sigma_y_visit(const milnor_elt *b, uint32_t nb, const milnor_elt *c, co
         for (int n = 1; n <= (int)lenb && ns && !rc; n++)
             for (int m = 0; m < n && !rc; m++) {
                 int ya = m + k, yb = n + k, terms = 0, jobs = 0, any = 0;
+                if ((1 << yb) - (1 << ya) > reach) continue;      /* a plane no action reads */
                 /* a group no left factor meets is skipped before its terms */
                 for (uint32_t i = 0; i < nb && !any; i++) {
                     milnor_elt R2 = b[i];
@@ -948,7 +949,7 @@ static int y_end(void *ctx, int jobs)
  * one batch whose row is a scratch copy of the distinct targets' allocations end to end, XORed
  * back at the end. */
 int pair_sigma_y_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
-                         pair_elt *const *target, uint32_t nc)
+                         pair_elt *const *target, uint32_t nc, deg_t reach)
 {
     if (!nb || !nc) return 0;
     int rc = -1;
@@ -973,7 +974,7 @@ int pair_sigma_y_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb
     }
     if (((uint64_t)words << 6) > UINT32_MAX) goto done;         /* columns are 32-bit */
     pair_y_visitor v = { y_term, y_job, y_end, &y };
-    if (pair_sigma_y_visit(b, nb, c, deg, nc, &v) != 0) goto done;
+    if (pair_sigma_y_visit(b, nb, c, deg, nc, reach, &v) != 0) goto done;
     if (y.mb.njobs) {
         row = calloc(words + 1, sizeof *row);
         if (!row) goto done;
@@ -998,7 +999,7 @@ int pair_sigma_mul_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t 
                            pair_elt *const *target, uint32_t nc)
 {
     if (!nb || !nc) return 0;
-    if (pair_sigma_y_add_all(A, b, nb, c, target, nc) != 0) return -1;
+    if (pair_sigma_y_add_all(A, b, nb, c, target, nc, PAIR_REACH_ALL) != 0) return -1;
     for (uint32_t j = 0; j < nc; j++) {
         mod4_acc acc = { A, target[j] };
         for (uint32_t i = 0; i < nb; i++) milnor_mul_mod4_each(&b[i], &c[j], add_mod4, &acc);

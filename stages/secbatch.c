@@ -183,7 +183,7 @@ int sec_batch_plan_y(sec_batch *b, uint32_t g)
         }
         y.real = real;
         y.first = b->nterms;
-        rc = pair_sigma_y_visit(bs, je - j, cs, deg, nc, &v);
+        rc = pair_sigma_y_visit(bs, je - j, cs, deg, nc, b->reach ? b->reach[g] : PAIR_REACH_ALL, &v);
         j = je;
     }
     b->gen_tg[g + 1] = (uint32_t)b->ntg;
@@ -316,7 +316,7 @@ static pair_elt *gen_y(sec_batch *b, uint32_t g)
             }
             c = c1;
         }
-        rc = pair_sigma_y_add_all(A, bs, j1 - j, cs, pt, n);
+        rc = pair_sigma_y_add_all(A, bs, j1 - j, cs, pt, n, b->reach ? b->reach[g] : PAIR_REACH_ALL);
         j = j1;
     }
     free(bs);

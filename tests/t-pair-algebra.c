@@ -275,6 +275,32 @@ static void test_a_y(void)
     }
 }
 
+/* The reach rule (pair_sigma_y_visit): A(Sq R, Y_{k,l}) = 0 for every R of degree below
+ * 2^l - 2^k, and not for every R of that degree (the bound is met). */
+static void test_a_y_reach(void)
+{
+    int below = 0, zero = 0, met = 0, pairs = 0;
+    for (int l = 1; l < 7; l++)
+        for (int k = 0; k < l; k++) {
+            deg_t span = (deg_t)((1 << l) - (1 << k));
+            if (span + (1 << k) + (1 << l) - 2 > MAXDEG) continue;
+            pairs++;
+            int hit = 0;
+            for (deg_t d = 0; d <= span; d++)
+                for (uint32_t x = 0; x < A.dim[d]; x++) {
+                    uint64_t v[VW] = { 0 };
+                    pair_a_y(&A, &A.elts[d][x], k, l, v, 0);
+                    int nz = 0;
+                    for (int w = 0; w < VW; w++) nz |= v[w] != 0;
+                    if (d < span) below++, zero += !nz;
+                    else hit |= nz;
+                }
+            met += hit;
+        }
+    ok(below > 1000 && zero == below && met == pairs, "A(Sq R, Y_{k,l}) = 0 for all %d Sq R of degree < 2^l - 2^k "
+       "(%d are 0), and not for some of degree 2^l - 2^k at %d of %d (k, l)", below, zero, met, pairs);
+}
+
 /* Y part of A(a, σ(b)σ(c)): the pair element of σ(b)σ(c) with its twos and ones dropped. */
 static void test_a_sigma_y(void)
 {
@@ -418,7 +444,7 @@ static void test_a_mul_batched(void)
  * degree, right factors of random degrees into 1-3 targets. */
 static void test_sigma_batched(void)
 {
-    int bad = 0, ys = 0, trials = 300;
+    int bad = 0, ys = 0, trials = 300, reach_bad = 0, reach_out = 0;
     for (int t = 0; t < trials; t++) {
         deg_t db = (deg_t)(1 + rng_next() % 30);
         uint32_t nb = 1 + (uint32_t)(rng_next() % 5), nt = 1 + (uint32_t)(rng_next() % 3), nc = 0;
@@ -436,6 +462,25 @@ static void test_sigma_batched(void)
             }
         }
         if (pair_sigma_mul_add_all(&A, b, nb, c, target, nc) != 0) bad++;
+        /* the Y terms alone up to a reach: fast's planes Y_{k,l} with 2^l - 2^k <= reach, no other */
+        deg_t reach = (deg_t)(rng_next() % 40);
+        pair_elt cut[3], *ctarget[12];
+        for (uint32_t k = 0; k < nt; k++)
+            if (pair_elt_init(&cut[k], &A, fast[k].degree) != 0) bail("out of memory");
+        for (uint32_t j = 0; j < nc; j++) ctarget[j] = &cut[target[j] - fast];
+        if (pair_sigma_y_add_all(&A, b, nb, c, ctarget, nc, reach) != 0) reach_bad++;
+        for (uint32_t k = 0; k < nt; k++) {
+            for (int ya = 0; ya < fast[k].nk; ya++)
+                for (int yb = ya + 1; yb < fast[k].nl[ya]; yb++) {
+                    size_t w = (fast[k].ys_dim[ya][yb] + 63) / 64;
+                    int in = (1 << yb) - (1 << ya) <= reach;
+                    for (size_t i = 0; i < w; i++) {
+                        if (cut[k].ys[ya][yb][i] != (in ? fast[k].ys[ya][yb][i] : 0)) reach_bad++;
+                        reach_out += !in && fast[k].ys[ya][yb][i];
+                    }
+                }
+            pair_elt_clear(&cut[k]);
+        }
         for (uint32_t k = 0; k < nt; k++) {
             if (memcmp(fast[k].mem, slow[k].mem, fast[k].words * sizeof *fast[k].mem)) bad++;
             size_t w0 = (size_t)(fast[k].ys[0][0] - fast[k].mem);
@@ -450,6 +495,9 @@ static void test_sigma_batched(void)
     }
     ok(bad == 0 && ys > trials / 2, "batched σ-products equal pair_sigma_mul_add pair by pair on %d random cases "
        "(%d targets with Y terms, %d differ)", trials, ys, bad);
+    ok(reach_bad == 0 && reach_out > 0, "their Y terms alone up to a random reach (pair_sigma_y_add_all) are the "
+       "planes Y_{k,l} with 2^l - 2^k <= reach of the whole, the others zero (%d words left out non-zero, %d differ)",
+       reach_out, reach_bad);
 }
 
 /* σ(b)σ(c) + σ(b')σ(c') with bc + b'c' = 0 mod 2 has no odd part: finalize accepts it; a lone
@@ -489,6 +537,7 @@ int main(void)
     test_mod4_product();
     test_mod4_pruned();
     test_a_y();
+    test_a_y_reach();
     test_a_sigma_y();
     test_a_mul_batched();
     test_sigma_batched();

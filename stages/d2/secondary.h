@@ -33,7 +33,9 @@
  * a batch (stages/secbatch.h: its mod-4 products as milnor.h's jobs and terms); the MULTIPLY adds
  * those products into Z/4 rows (pair_mul_mod4_batch, or its GPU kernel, algebra/pair_cuda.h);
  * the FINISH (sec_batch_finish) adds the Y terms (mod-2 products, pair_sigma_y_add_all), takes
- * ones and twos from the rows and keeps the non-zero pair elements.
+ * ones and twos from the rows and keeps the non-zero pair elements. Unless all_composites, a
+ * generator's composite has only what the homotopy reads (reach, below): no Y plane that no
+ * action A(a, -) of its reading steps can see, nothing when no step reads it.
  */
 #ifndef EXTFLOW_SECONDARY_H
 #define EXTFLOW_SECONDARY_H
@@ -67,7 +69,12 @@ typedef struct secondary {
                                  * (lift_map.extra_plan), on CPU or GPU workers */
     int all_composites;         /* set by the caller: compute every composite, also those whose
                                  * homotopy steps are in the stage files (a secondary product reads
-                                 * them) */
+                                 * them), each whole */
+    deg_t **reach;              /* per cell res_cell(s, T), s >= 2, per generator g: the largest
+                                 * |a| over the terms a·g of d z for the z of every homotopy step
+                                 * in the region, -1 for none (secondary_init). Unless
+                                 * all_composites, g's composite leaves out the Y planes no such a
+                                 * reads, and is empty for -1 (no step reads it) */
     uint64_t mod4_pairs, mod4_pairs_cuda;         /* the composites' mod-4 products, those on CUDA workers */
     pair_m4_memo *m4memo;       /* the mod-4 products of basis pairs met so far (CPU multiplies), shared
                                  * by every composite planned over this secondary (d2's, a secondary
@@ -99,7 +106,8 @@ int secondary_init(secondary *sec, const resolution *res, const char *outdir, ch
 void secondary_clear(secondary *sec);
 /* The memo's budget in bytes (0: no memo; what it holds is dropped). 0, or -1 out of memory. */
 int secondary_set_memo(secondary *sec, size_t bytes);
-/* Does the composite of cell (s, T) have to be computed (some homotopy step reads it)? */
+/* Does the composite of cell (s, T) have to be computed (some homotopy step reads it; under
+ * all_composites, any step in the stage files too)? */
 int secondary_needs_composite(const secondary *sec, int s, deg_t T);
 /* The plan of the composites at (s, T), s >= 2 (a batch, see above; NULL when the cell has no
  * generator or on failure: sec->fail.msg says why). */
