@@ -671,6 +671,16 @@ void pair_a_y(const milnor_basis *A, const milnor_elt *R, int k, int l, uint64_t
     }
 }
 
+void pair_y_seen(const milnor_elt *R, int8_t lmax[PAIR_MAX_K])
+{
+    for (int k = 0; k < PAIR_MAX_K; k++)
+        for (int i = (int)R->len; i >= 1; i--)
+            if (R->r[i - 1] >= (1u << k)) {
+                if (lmax[k] < k + i) lmax[k] = (int8_t)(k + i);
+                break;
+            }
+}
+
 /* ---- the A(R, Y) cache ----------------------------------------------------------------------- */
 
 typedef struct pair_ay_entry {
@@ -857,7 +867,7 @@ static int mul_batch_job(mul_batch *b, deg_t d, uint32_t idx, size_t first)
 }
 
 int pair_sigma_y_visit(const milnor_elt *b, uint32_t nb, const milnor_elt *c, const deg_t *target_degree, uint32_t nc,
-                       deg_t reach, const pair_y_visitor *v)
+                       const int8_t *lmax, const pair_y_visitor *v)
 {
     uint32_t lenb = 0, lenc = 0;
     for (uint32_t j = 0; j < nc; j++)
@@ -878,7 +888,7 @@ int pair_sigma_y_visit(const milnor_elt *b, uint32_t nb, const milnor_elt *c, co
         for (int n = 1; n <= (int)lenb && ns && !rc; n++)
             for (int m = 0; m < n && !rc; m++) {
                 int ya = m + k, yb = n + k, terms = 0, jobs = 0, any = 0;
-                if ((1 << yb) - (1 << ya) > reach) continue;      /* a plane no action reads */
+                if (lmax && yb > lmax[ya]) continue;      /* a plane no action sees */
                 /* a group no left factor meets is skipped before its terms */
                 for (uint32_t i = 0; i < nb && !any; i++) {
                     milnor_elt R2 = b[i];
@@ -949,7 +959,7 @@ static int y_end(void *ctx, int jobs)
  * one batch whose row is a scratch copy of the distinct targets' allocations end to end, XORed
  * back at the end. */
 int pair_sigma_y_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
-                         pair_elt *const *target, uint32_t nc, deg_t reach)
+                         pair_elt *const *target, uint32_t nc, const int8_t *lmax)
 {
     if (!nb || !nc) return 0;
     int rc = -1;
@@ -974,7 +984,7 @@ int pair_sigma_y_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb
     }
     if (((uint64_t)words << 6) > UINT32_MAX) goto done;         /* columns are 32-bit */
     pair_y_visitor v = { y_term, y_job, y_end, &y };
-    if (pair_sigma_y_visit(b, nb, c, deg, nc, reach, &v) != 0) goto done;
+    if (pair_sigma_y_visit(b, nb, c, deg, nc, lmax, &v) != 0) goto done;
     if (y.mb.njobs) {
         row = calloc(words + 1, sizeof *row);
         if (!row) goto done;
@@ -999,7 +1009,7 @@ int pair_sigma_mul_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t 
                            pair_elt *const *target, uint32_t nc)
 {
     if (!nb || !nc) return 0;
-    if (pair_sigma_y_add_all(A, b, nb, c, target, nc, PAIR_REACH_ALL) != 0) return -1;
+    if (pair_sigma_y_add_all(A, b, nb, c, target, nc, NULL) != 0) return -1;
     for (uint32_t j = 0; j < nc; j++) {
         mod4_acc acc = { A, target[j] };
         for (uint32_t i = 0; i < nb; i++) milnor_mul_mod4_each(&b[i], &c[j], add_mod4, &acc);

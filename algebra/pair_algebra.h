@@ -119,24 +119,27 @@ int pair_sigma_mul_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t 
  * ys[ya][yb] (target_degree[j]: the degree of c_j's target pair element) as Sq(R)·S, then
  * job(ctx, R) for each left factor R of the group, then end(ctx, number of jobs >= 1); a group
  * that no left factor meets is not visited (at stem 60 a third of the terms were in such).
- * Only the planes Y_{k,l} with 2^l - 2^k <= reach are visited: A(Sq R, Y_{k,l}) is 0 for
- * |R| < 2^l - 2^k (pair_a_y), so a caller that knows every element acting on the result has
- * degree at most reach may leave the others out (PAIR_REACH_ALL: every plane).
- * Callbacks return 0, or -1 to stop (returned). -1 also out of memory. */
+ * Only the planes Y_{k,l} with l <= lmax[k] are visited (lmax NULL: every plane): a caller
+ * that knows which elements will act on the result may leave out the planes none of them sees
+ * (pair_y_seen). Callbacks return 0, or -1 to stop (returned). -1 also out of memory. */
 typedef struct pair_y_visitor {
     int (*term)(void *ctx, uint32_t j, int ya, int yb, const milnor_elt *S);
     int (*job)(void *ctx, const milnor_elt *R);
     int (*end)(void *ctx, int jobs);
     void *ctx;
 } pair_y_visitor;
-#define PAIR_REACH_ALL INT32_MAX
 int pair_sigma_y_visit(const milnor_elt *b, uint32_t nb, const milnor_elt *c, const deg_t *target_degree, uint32_t nc,
-                       deg_t reach, const pair_y_visitor *v);
+                       const int8_t *lmax, const pair_y_visitor *v);
 /* The Y terms of pair_sigma_mul_add_all alone (its mod-2 part; the mod-4 part, into ones and
- * twos, can then go through pair_mul_mod4_batch or its GPU kernel), in the planes that reach
- * names (pair_sigma_y_visit). 0, or -1 out of memory. */
+ * twos, can then go through pair_mul_mod4_batch or its GPU kernel), in the planes lmax names
+ * (pair_sigma_y_visit). 0, or -1 out of memory. */
 int pair_sigma_y_add_all(const milnor_basis *A, const milnor_elt *b, uint32_t nb, const milnor_elt *c,
-                         pair_elt *const *target, uint32_t nc, deg_t reach);
+                         pair_elt *const *target, uint32_t nc, const int8_t *lmax);
+/* The planes Sq R sees: A(Sq R, Y_{k,l}) is 0 unless r_i >= 2^k for some i >= l - k (each term
+ * of its formula, pair_a_y, takes 2^k from such an r_i), so for each k it sees at most the
+ * planes l <= k + i, i the largest with r_i >= 2^k. Raises lmax[k] (k < PAIR_MAX_K) to that
+ * where it is lower. */
+void pair_y_seen(const milnor_elt *R, int8_t lmax[PAIR_MAX_K]);
 /* The odd part must have cancelled: 0 and ones cleared, or -1 (ones not zero: d∘d != 0). */
 int pair_finalize(pair_elt *e);
 

@@ -183,7 +183,7 @@ int sec_batch_plan_y(sec_batch *b, uint32_t g)
         }
         y.real = real;
         y.first = b->nterms;
-        rc = pair_sigma_y_visit(bs, je - j, cs, deg, nc, b->reach ? b->reach[g] : PAIR_REACH_ALL, &v);
+        rc = pair_sigma_y_visit(bs, je - j, cs, deg, nc, b->planes ? b->planes + (size_t)g * PAIR_MAX_K : NULL, &v);
         j = je;
     }
     b->gen_tg[g + 1] = (uint32_t)b->ntg;
@@ -278,25 +278,78 @@ int sec_batch_finish(sec_batch *b, sec_composite **out, uint32_t *bad_gen)
     return rc;
 }
 
-/* Generator g's targets as pair elements with its Y terms added, group by group (a group's
- * jobs share their terms). NULL out of memory. */
+/* gen_y's batch: every group's Y terms (pair_sigma_y_visit) as milnor.h's jobs and terms of one
+ * row, the generator's targets' allocations end to end (target t from word tw[t] on). */
+typedef struct y_gen {
+    const milnor_basis *A;
+    const pair_elt *e;          /* the generator's targets */
+    const size_t *tw;
+    pair_elt *const *pt;        /* per right factor of the group being visited: its target */
+    uint32_t *sdeg, *sidx;      /* per right factor: the last S met (its degree names k), its index */
+    milnor_term *terms;
+    milnor_row_job *jobs;
+    size_t nterms, tcap, njobs, jcap, first;
+} y_gen;
+
+static int yg_term(void *ctx, uint32_t j, int ya, int yb, const milnor_elt *S)
+{
+    y_gen *y = ctx;
+    const pair_elt *t = y->pt[j];
+    if (y->nterms == y->tcap && grow((void **)&y->terms, &y->tcap, sizeof *y->terms) != 0) return -1;
+    if (y->sdeg[j] != (uint32_t)S->degree) y->sdeg[j] = (uint32_t)S->degree, y->sidx[j] = milnor_index(y->A, S);
+    y->terms[y->nterms++] =
+        (milnor_term){ (uint32_t)S->degree, y->sidx[j], (uint32_t)(64 * (y->tw[t - y->e] + (size_t)(t->ys[ya][yb] - t->mem))) };
+    return 0;
+}
+
+static int yg_job(void *ctx, const milnor_elt *R)
+{
+    y_gen *y = ctx;
+    if (y->njobs == y->jcap && grow((void **)&y->jobs, &y->jcap, sizeof *y->jobs) != 0) return -1;
+    y->jobs[y->njobs++] = (milnor_row_job){ (uint32_t)R->degree, milnor_index(y->A, R), (uint32_t)y->first,
+                                            (uint32_t)(y->nterms - y->first) };
+    return 0;
+}
+
+static int yg_end(void *ctx, int jobs)
+{
+    y_gen *y = ctx;
+    if (!jobs) y->nterms = y->first;            /* no left factor: drop the terms */
+    y->first = y->nterms;
+    return 0;
+}
+
+/* Generator g's targets as pair elements with its Y terms added: every group's (its jobs share
+ * their terms) in one batch (y_gen). NULL out of memory. */
 static pair_elt *gen_y(sec_batch *b, uint32_t g)
 {
     const milnor_basis *A = b->A;
     uint32_t t0 = b->gen_tg[g], nt = b->gen_tg[g + 1] - t0;
     pair_elt *e = calloc(nt + 1, sizeof *e);
+    size_t *tw = malloc((nt + 1) * sizeof *tw), words = 0;
     milnor_elt *bs = NULL, *cs = NULL;
     pair_elt **pt = NULL;
+    deg_t *deg = NULL;
+    uint64_t *row = NULL;
     size_t bcap = 0, ccap = 0;
-    int rc = e ? 0 : -1;
-    for (uint32_t t = 0; t < nt && !rc; t++) rc = pair_elt_init(&e[t], A, b->tg[t0 + t].degree);
+    y_gen y = { .A = A, .e = e, .tw = tw };
+    int rc = e && tw ? 0 : -1;
+    for (uint32_t t = 0; t < nt && !rc; t++) {
+        rc = pair_elt_init(&e[t], A, b->tg[t0 + t].degree);
+        tw[t] = words, words += e[t].words;
+    }
+    if (!rc && (words << 6) > UINT32_MAX) rc = -1;          /* columns are 32-bit */
+    pair_y_visitor v = { yg_term, yg_job, yg_end, &y };
     for (uint32_t j = b->gen_job[g]; j < b->gen_job[g + 1] && !rc;) {
         uint32_t j1 = j, first = b->jobs[j].first_term, nc = b->jobs[j].n_terms;
         while (j1 < b->gen_job[g + 1] && b->jobs[j1].first_term == first) j1++;
         while (!rc && j1 - j > bcap) rc = grow((void **)&bs, &bcap, sizeof *bs);
         while (!rc && nc > ccap) {
-            size_t cap = ccap;
-            if (grow((void **)&cs, &ccap, sizeof *cs) != 0 || grow((void **)&pt, &cap, sizeof *pt) != 0) rc = -1;
+            size_t c1 = ccap, c2 = ccap, c3 = ccap, c4 = ccap;
+            if (grow((void **)&cs, &ccap, sizeof *cs) != 0 || grow((void **)&pt, &c1, sizeof *pt) != 0 ||
+                grow((void **)&deg, &c2, sizeof *deg) != 0 || grow((void **)&y.sdeg, &c3, sizeof *y.sdeg) != 0 ||
+                grow((void **)&y.sidx, &c4, sizeof *y.sidx) != 0)
+                rc = -1;
         }
         if (rc) break;
         for (uint32_t i = j; i < j1; i++) bs[i - j] = A->elts[b->jobs[i].r_deg][b->jobs[i].r_idx];
@@ -312,13 +365,32 @@ static pair_elt *gen_y(sec_batch *b, uint32_t g)
             if ((c1 - c) % 2) {
                 const sec_target *to = &b->tg[b->term_tg[first + c]];      /* a twin's into its target */
                 cs[n] = A->elts[tm->s_deg][tm->s_idx];
-                pt[n++] = &e[(to->ya == SEC_TWIN ? (uint32_t)to->real : b->term_tg[first + c]) - t0];
+                pt[n] = &e[(to->ya == SEC_TWIN ? (uint32_t)to->real : b->term_tg[first + c]) - t0];
+                deg[n] = pt[n]->degree;
+                y.sdeg[n++] = UINT32_MAX;
             }
             c = c1;
         }
-        rc = pair_sigma_y_add_all(A, bs, j1 - j, cs, pt, n, b->reach ? b->reach[g] : PAIR_REACH_ALL);
+        y.pt = pt;
+        rc = pair_sigma_y_visit(bs, j1 - j, cs, deg, n, b->planes ? b->planes + (size_t)g * PAIR_MAX_K : NULL, &v);
         j = j1;
     }
+    if (!rc && y.njobs) {
+        row = calloc(words + 1, sizeof *row);
+        if (!row) rc = -1;
+        else {
+            milnor_mul_batch(A, y.jobs, y.njobs, y.terms, row, 0);
+            for (uint32_t t = 0; t < nt; t++)
+                for (size_t w = 0; w < e[t].words; w++) e[t].mem[w] ^= row[tw[t] + w];
+        }
+    }
+    free(row);
+    free(y.terms);
+    free(y.jobs);
+    free(y.sdeg);
+    free(y.sidx);
+    free(tw);
+    free(deg);
     free(bs);
     free(cs);
     free(pt);

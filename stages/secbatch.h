@@ -71,10 +71,10 @@ typedef struct sec_batch {
     int y_planned;              /* the Y terms are in the batch (sec_batch_plan_y) */
     pair_m4_memo *memo;         /* set by the planner: the memo the CPU multiply reads and fills
                                  * (pair_mul_mod4_batch_memo), or NULL */
-    const deg_t *reach;         /* set by the planner, kept by it: per generator, the largest
-                                 * degree of an element that will act on its composite (its Y
-                                 * planes past that are left out: pair_sigma_y_visit), or NULL:
-                                 * every plane */
+    const int8_t *planes;       /* set by the planner, kept by it: per generator g, from
+                                 * planes[g * PAIR_MAX_K] on, the Y planes its composite keeps
+                                 * (pair_sigma_y_visit's lmax: those the elements that will act
+                                 * on it see, pair_y_seen), or NULL: every plane */
     /* sec_batch_cut: chunk k is generators chunk_gen[k] .. chunk_gen[k + 1] (jobs likewise), its
      * row rows + row_at[k], twos_at[k] words after it */
     uint32_t nchunks;

@@ -12,21 +12,21 @@ int secondary_failed(secondary *sec)
 static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, void *y);
 static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
 
-/* sec->reach (secondary.h): the homotopy step at target (i, t), i >= 1, in the region reads
+/* sec->planes (secondary.h): the homotopy step at target (i, t), i >= 1, in the region reads
  * the composite of g at (i + 1, u) for each term a·g of d z, z a generator of F_{i+2} in degree
- * t + 1, with |a| = t + 1 - u (d2_intermediate). 0, or -1 out of memory. */
-static int reach_init(secondary *sec)
+ * t + 1 (d2_intermediate), through A(a, -). 0, or -1 out of memory. */
+static int planes_init(secondary *sec)
 {
     const resolution *res = sec->res;
     const milnor_basis *A = &res->A;
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
-    if (!(sec->reach = calloc(cells, sizeof *sec->reach))) return -1;
+    if (!(sec->planes = calloc(cells, sizeof *sec->planes))) return -1;
     for (int s = 2; s <= res->max_s; s++)
         for (deg_t T = s; T - s <= res->max_n; T++) {
-            uint32_t n = res_ngens(res, s, T);
-            deg_t **r = &sec->reach[res_cell(res, s, T)];
-            if (n && !(*r = malloc(n * sizeof **r))) return -1;
-            for (uint32_t g = 0; g < n; g++) (*r)[g] = -1;
+            size_t n = (size_t)res_ngens(res, s, T) * PAIR_MAX_K;
+            int8_t **p = &sec->planes[res_cell(res, s, T)];
+            if (n && !(*p = malloc(n))) return -1;
+            if (n) memset(*p, -1, n);
         }
     for (int i = 1; i + 2 <= res->max_s; i++)
         for (deg_t t = i; t - i <= res->max_n + 2; t++) {
@@ -42,9 +42,9 @@ static int reach_init(secondary *sec)
                     for (uint32_t g1 = 0; g1 < F1->ngens[u]; g1++, off += blen)
                         for (uint32_t e = 0; e < blen && off + e < z->bits; e++)
                             if (f2vec_get(z->img, off + e)) {
-                                deg_t *r = &sec->reach[res_cell(res, i + 1, u)][g1];
-                                if (*r < T - u) *r = T - u;
-                                break;
+                                int8_t *p = sec->planes[res_cell(res, i + 1, u)] + (size_t)g1 * PAIR_MAX_K;
+                                if (p[0] < 0) p[0] = 0;                 /* read */
+                                pair_y_seen(&A->elts[T - u][e], p);
                             }
                 }
             }
@@ -89,7 +89,7 @@ int secondary_init(secondary *sec, const resolution *res, const char *outdir, ch
     if (!sec->comp || pair_ay_cache_init(&sec->cache) != 0 || secondary_set_memo(sec, SECONDARY_MEMO_BYTES) != 0)
         goto oom;
     uint8_t none = 0;
-    if (lift_add_map(&sec->set, 2, 1, &none, 0, "d2", d2_extra, sec) != 0 || reach_init(sec) != 0) goto oom;
+    if (lift_add_map(&sec->set, 2, 1, &none, 0, "d2", d2_extra, sec) != 0 || planes_init(sec) != 0) goto oom;
     return 0;
 oom:
     snprintf(error, errlen, "out of memory setting up d2");
@@ -99,9 +99,9 @@ oom:
 void secondary_clear(secondary *sec)
 {
     sec_composites_free_all(sec->comp, sec->res);      /* rows 0 and 1: none */
-    for (size_t c = 0; sec->reach && c < (size_t)(sec->res->max_s + 1) * ((size_t)sec->res->max_n + 1); c++)
-        free(sec->reach[c]);
-    free(sec->reach);
+    for (size_t c = 0; sec->planes && c < (size_t)(sec->res->max_s + 1) * ((size_t)sec->res->max_n + 1); c++)
+        free(sec->planes[c]);
+    free(sec->planes);
     pair_ay_cache_clear(&sec->cache);
     pair_m4_memo_free(sec->m4memo);
     lift_set_clear(&sec->set);
@@ -123,10 +123,10 @@ int secondary_needs_composite(const secondary *sec, int s, deg_t T)
     /* read by I(z) for z in F_{s+1} of degree > T, i.e. by homotopy steps at target row s - 1 */
     const resolution *res = sec->res;
     uint32_t n = s >= 2 && s + 1 <= res->max_s && res_is_done(res, s, T) ? res_ngens(res, s, T) : 0;
-    const deg_t *r = n && !sec->all_composites ? sec->reach[res_cell(res, s, T)] : NULL;
-    for (uint32_t g = 0; r && g < n; g++)
-        if (r[g] >= 0) return 1;
-    return n && !r;
+    const int8_t *p = n && !sec->all_composites ? sec->planes[res_cell(res, s, T)] : NULL;
+    for (uint32_t g = 0; p && g < n; g++)
+        if (p[(size_t)g * PAIR_MAX_K] >= 0) return 1;
+    return n && !p;
 }
 
 void secondary_needed(const secondary *sec, uint8_t *need)
@@ -159,7 +159,7 @@ static int plan_generator(secondary *sec, sec_batch *bt, int s, deg_t T, uint32_
     const resolution *res = sec->res;
     const fm_gen *g = &res->F[s].gens[T][gi];
     int rc = sec_batch_gen_begin(bt, gi, &res->F[s - 2], T);
-    if (!rc && (!bt->reach || bt->reach[gi] >= 0))         /* (else no step reads it: empty) */
+    if (!rc && (!bt->planes || bt->planes[(size_t)gi * PAIR_MAX_K] >= 0))   /* (else no step reads it: empty) */
         rc = sec_add_products(bt, &res->F[s - 1], T, g->img, g->bits, 0, sec_image_of_gen, (void *)&res->F[s - 1],
                                    1, 0);
     if (!rc) rc = sec_batch_gen_end(bt, &res->F[s - 2]);
@@ -173,7 +173,7 @@ sec_batch *secondary_composite_plan(secondary *sec, int s, deg_t T)
     if (!n || secondary_failed(sec)) return NULL;
     sec_batch *b = malloc(sizeof *b);
     int rc = b ? sec_batch_init(b, &res->A, s, T, n) : -1;
-    if (!rc) b->memo = sec->m4memo, b->reach = sec->all_composites ? NULL : sec->reach[res_cell(res, s, T)];
+    if (!rc) b->memo = sec->m4memo, b->planes = sec->all_composites ? NULL : sec->planes[res_cell(res, s, T)];
     for (uint32_t g = 0; g < n && !rc; g++) {
         rc = plan_generator(sec, b, s, T, g);
         if (!rc && sec->y_in_batch) rc = sec_batch_plan_y(b, g);      /* the Y terms go to the multiply too */

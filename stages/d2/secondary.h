@@ -32,9 +32,9 @@
  * (secondary_composite_plan) reads the differentials and writes every σ(b)σ(c) of the cell as
  * a batch (stages/secbatch.h: its mod-4 products as milnor.h's jobs and terms); the MULTIPLY adds
  * those products into Z/4 rows (pair_mul_mod4_batch, or its GPU kernel, algebra/pair_cuda.h);
- * the FINISH (sec_batch_finish) adds the Y terms (mod-2 products, pair_sigma_y_add_all), takes
+ * the FINISH (sec_batch_finish) adds the Y terms (mod-2 products, one batch per generator), takes
  * ones and twos from the rows and keeps the non-zero pair elements. Unless all_composites, a
- * generator's composite has only what the homotopy reads (reach, below): no Y plane that no
+ * generator's composite has only what the homotopy reads (planes, below): no Y plane that no
  * action A(a, -) of its reading steps can see, nothing when no step reads it.
  */
 #ifndef EXTFLOW_SECONDARY_H
@@ -70,11 +70,12 @@ typedef struct secondary {
     int all_composites;         /* set by the caller: compute every composite, also those whose
                                  * homotopy steps are in the stage files (a secondary product reads
                                  * them), each whole */
-    deg_t **reach;              /* per cell res_cell(s, T), s >= 2, per generator g: the largest
-                                 * |a| over the terms a·g of d z for the z of every homotopy step
-                                 * in the region, -1 for none (secondary_init). Unless
-                                 * all_composites, g's composite leaves out the Y planes no such a
-                                 * reads, and is empty for -1 (no step reads it) */
+    int8_t **planes;            /* per cell res_cell(s, T), s >= 2, per generator g, from
+                                 * [g * PAIR_MAX_K] on: the Y planes that the terms a·g of d z
+                                 * see (pair_y_seen), over the z of every homotopy step in the
+                                 * region; [g * PAIR_MAX_K] < 0: no such term (secondary_init).
+                                 * Unless all_composites, g's composite keeps only those planes,
+                                 * and is empty when no step reads it */
     uint64_t mod4_pairs, mod4_pairs_cuda;         /* the composites' mod-4 products, those on CUDA workers */
     pair_m4_memo *m4memo;       /* the mod-4 products of basis pairs met so far (CPU multiplies), shared
                                  * by every composite planned over this secondary (d2's, a secondary
