@@ -83,8 +83,8 @@ typedef struct secondary {
 } secondary;
 
 /* The memo's default budget (secondary_init; the commands lower it to a quarter of a --memory
- * budget, tools/resolved.h): 1 GiB; d2 through stem 80, s <= 35 holds its 1.6M distinct products
- * in 168 MB. */
+ * budget, tools/resolved.h): 1 GiB; d2 through stem 80, s <= 35 holds its ~1.5M distinct products
+ * in 102 MB. */
 #define SECONDARY_MEMO_BYTES ((size_t)1 << 30)
 
 /* The homotopy over sseq's preimages (any_preimage off), with the full quasi-inverse of each
