@@ -1045,36 +1045,48 @@ static int sink_job(const milnor_sink *k, deg_t d, uint32_t idx, size_t first)
     return k->job(k->ctx, (milnor_row_job){ (uint32_t)d, idx, (uint32_t)first, (uint32_t)(k->nterms(k->ctx) - first) });
 }
 
+static int vector_nonzero(const uint64_t *v, size_t words)
+{
+    for (size_t w = 0; w < words; w++)
+        if (v[w]) return 1;
+    return 0;
+}
+
 /* A(a, e_i) for all i: the left factors Sq(R - e_1) (R in a) meet every e_i's twos, and the
- * basis elements of sum_R A(Sq R, Y_{k,l}) every e_i's ys[k][l]; one job per left factor and
- * term list (twos, then each (k, l)), the terms of all e_i in it. */
-int pair_a_mul_plan(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
-                    const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, const milnor_sink *sink)
+ * basis elements of sum_R A(Sq R, Y_{k,l}) every e_i's ys[k][l]; one term list per kind (twos,
+ * then each (k, l)) that some e_i has, the terms of all e_i in it, and its left factors. */
+int pair_a_plan_lists(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                      const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, const pair_a_lists *to)
 {
     if (!n || !ne || a[0].degree == 0) return 0;
     deg_t da = a[0].degree;
     uint64_t *sum = NULL;
-    int rc = -1;
+    int rc = -1, have = 0;
     /* twos: Sq(R - e_1)·twos */
-    size_t first = sink->nterms(sink->ctx);
-    for (uint32_t i = 0; i < ne; i++)
-        if (sink_vector(sink, A, e[i]->twos, e[i]->degree, col_offset[i]) != 0) goto done;
-    if (sink->nterms(sink->ctx) > first)
-        for (uint32_t r = 0; r < n; r++) {
-            milnor_elt R1 = a[r];
-            if (sub_slot(&R1, 1, 0) && sink_job(sink, R1.degree, milnor_index(A, &R1), first) != 0) goto done;
-        }
+    for (uint32_t i = 0; i < ne && !have; i++) have = vector_nonzero(e[i]->twos, words_of(A->dim[e[i]->degree]));
+    int known = have ? to->list(to->ctx, 0) : 0;
+    if (known < 0) goto done;
+    for (uint32_t i = 0; have && !known && i < ne; i++)
+        if (sink_vector(&to->terms, A, e[i]->twos, e[i]->degree, col_offset[i]) != 0) goto done;
+    for (uint32_t r = 0; have && r < n; r++) {
+        milnor_elt R1 = a[r];
+        if (sub_slot(&R1, 1, 0) && to->job(to->ctx, (uint32_t)R1.degree, milnor_index(A, &R1)) != 0) goto done;
+    }
     /* Y terms: (sum over a's terms of A(Sq R, Y_{k,l}))·ys[k][l] */
     size_t sumw = 0;
     for (int k = 0; k < PAIR_MAX_K; k++)
         for (int l = k + 1; l < PAIR_MAX_K; l++) {
             deg_t day = da + (1 << k) + (1 << l) - 2;
-            first = sink->nterms(sink->ctx);
-            for (uint32_t i = 0; i < ne; i++)
+            have = 0;
+            for (uint32_t i = 0; i < ne && !have; i++)
+                if (k < e[i]->nk && l < e[i]->nl[k]) have = vector_nonzero(e[i]->ys[k][l], words_of(e[i]->ys_dim[k][l]));
+            if (!have) continue;
+            known = to->list(to->ctx, 1 + k * PAIR_MAX_K + l);
+            if (known < 0) goto done;
+            for (uint32_t i = 0; !known && i < ne; i++)
                 if (k < e[i]->nk && l < e[i]->nl[k] &&
-                    sink_vector(sink, A, e[i]->ys[k][l], e[i]->degree + 1 - (1 << k) - (1 << l), col_offset[i]) != 0)
+                    sink_vector(&to->terms, A, e[i]->ys[k][l], e[i]->degree + 1 - (1 << k) - (1 << l), col_offset[i]) != 0)
                     goto done;
-            if (sink->nterms(sink->ctx) == first) continue;
             size_t aw = words_of(A->dim[day]);
             if (aw > sumw) {
                 uint64_t *ns = realloc(sum, (aw + 1) * sizeof *ns);
@@ -1089,12 +1101,38 @@ int pair_a_mul_plan(const milnor_basis *A, pair_ay_cache *cache, const milnor_el
             }
             for (size_t w = 0; w < aw; w++)
                 for (uint64_t bits = sum[w]; bits; bits &= bits - 1)
-                    if (sink_job(sink, day, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits)), first) != 0) goto done;
+                    if (to->job(to->ctx, (uint32_t)day, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits))) != 0) goto done;
         }
     rc = 0;
 done:
     free(sum);
     return rc;
+}
+
+/* pair_a_plan_lists into one sink: each list's terms appended, its jobs over them. */
+typedef struct list_to_sink {
+    const milnor_sink *sink;
+    size_t first;               /* the current list's first term */
+} list_to_sink;
+static int lts_list(void *ctx, int kind)
+{
+    (void)kind;
+    list_to_sink *l = ctx;
+    l->first = l->sink->nterms(l->sink->ctx);
+    return 0;
+}
+static int lts_job(void *ctx, uint32_t r_deg, uint32_t r_idx)
+{
+    list_to_sink *l = ctx;
+    return sink_job(l->sink, (deg_t)r_deg, r_idx, l->first);
+}
+
+int pair_a_mul_plan(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                    const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, const milnor_sink *sink)
+{
+    list_to_sink l = { sink, 0 };
+    pair_a_lists to = { &l, *sink, lts_list, lts_job };
+    return pair_a_plan_lists(A, cache, a, n, e, col_offset, ne, &to);
 }
 
 /* pair_a_mul_plan into a batch whose columns start at the word of the lowest offset, multiplied

@@ -190,6 +190,22 @@ int pair_a_mul_add_sets(const milnor_basis *A, pair_ay_cache *cache, const pair_
  * out of memory. */
 int pair_a_mul_plan(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
                     const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, const milnor_sink *sink);
+/* pair_a_mul_plan by term lists, for a planner that keeps each list once (a lift step's
+ * shared extras, stages/products/lift.h): A(a, e) is a sum over kinds (0: the twos, whose left
+ * factors are the Sq(R - e_1); 1 + k PAIR_MAX_K + l: the ys[k][l], whose left factors are the
+ * basis elements of sum_R A(Sq R, Y_{k,l})) of products of left factors with one list of terms
+ * (every e_i's of that kind, at col_offset[i]), which depends on e and the offsets alone. For
+ * each kind some e_i has, list(ctx, kind) opens it: 0, then its terms follow through terms; 1,
+ * the caller has them already (none follow); -1 fails. Then job(ctx, degree, index) once per
+ * left factor, a product with the open list's terms. 0, or -1 (out of memory, a callback's). */
+typedef struct pair_a_lists {
+    void *ctx;
+    milnor_sink terms;          /* only term() is called */
+    int (*list)(void *ctx, int kind);
+    int (*job)(void *ctx, uint32_t r_deg, uint32_t r_idx);
+} pair_a_lists;
+int pair_a_plan_lists(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,
+                      const pair_elt *const *e, const uint64_t *col_offset, uint32_t ne, const pair_a_lists *to);
 /* The same bits as pair_a_mul_add, one milnor_mul_into per pair of basis elements: the
  * reference path for the tests. */
 int pair_a_mul_add_pairwise(const milnor_basis *A, pair_ay_cache *cache, const milnor_elt *a, uint32_t n,

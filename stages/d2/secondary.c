@@ -10,7 +10,7 @@ int secondary_failed(secondary *sec)
 }
 
 static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, void *y);
-static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
+static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, lift_share *share);
 
 /* sec->planes (secondary.h): the homotopy step at target (i, t), i >= 1, in the region reads
  * the composite of g at (i + 1, u) for each term a·g of d z, z a generator of F_{i+2} in degree
@@ -494,10 +494,49 @@ static const sec_composite *composite_now(secondary *sec, int s, deg_t T)
     return sec->comp[cell];
 }
 
+/* pair_a_plan_lists into a lift step's share: C's lists named by (C, kind, Yt, ydeg). */
+typedef struct action_lists {
+    lift_share *share;
+    uint64_t key[LIFT_SHARE_KEY];
+    uint32_t list;              /* the open one */
+} action_lists;
+static int al_list(void *ctx, int kind)
+{
+    action_lists *l = ctx;
+    l->key[1] = (uint64_t)kind;
+    return lift_share_list(l->share, l->key, &l->list);
+}
+static int al_job(void *ctx, uint32_t r_deg, uint32_t r_idx)
+{
+    action_lists *l = ctx;
+    return lift_share_job(l->share, l->list, r_deg, r_idx);
+}
+
+int sec_plan_action(secondary *sec, const sec_composite *c, const milnor_elt *a, uint32_t na, const freemod *Yt,
+                    deg_t ydeg, const pair_elt ***es, uint64_t **eoff, uint32_t *ecap, lift_share *share)
+{
+    if (!c->n || !na) return 0;
+    if (c->n > *ecap) {
+        const pair_elt **ne = realloc(*es, c->n * sizeof *ne);
+        if (ne) *es = ne;
+        uint64_t *no = ne ? realloc(*eoff, c->n * sizeof *no) : NULL;
+        if (!no) return -1;
+        *eoff = no, *ecap = c->n;
+    }
+    for (uint32_t m = 0; m < c->n; m++) {
+        (*es)[m] = &c->terms[m].e;
+        (*eoff)[m] = freemod_offset(Yt, ydeg, c->terms[m].w, c->terms[m].index);
+    }
+    action_lists l = { share, { (uint64_t)(uintptr_t)c, 0, (uint64_t)(uintptr_t)Yt, (uint64_t)ydeg }, 0 };
+    pair_a_lists to = { &l, *lift_share_terms(share), al_list, al_job };
+    return pair_a_plan_lists(&sec->res->A, &sec->cache, a, na, *es, *eoff, c->n, &to);
+}
+
 /* The extra term of the homotopy at target (i, t): I(z_k), z_k the k-th generator of F_s,
- * s = i + 2, in degree T = t + 1, over F_{s-3} in degree t: XORed into y (sink NULL), or its
- * products planned into sink (pair_a_mul_plan: the multiply codelet's grouped row). */
-static int d2_intermediate(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y, const milnor_sink *sink)
+ * s = i + 2, in degree T = t + 1, over F_{s-3} in degree t: XORed into y (share NULL), or its
+ * products planned into share, A(a, C(g1)) for the terms a·g1 of d z_k on each g1 (sec_plan_action:
+ * the step's grouped rows, each job once per step). */
+static int d2_intermediate(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y, lift_share *share)
 {
     secondary *sec = ctx;
     const resolution *res = sec->res;
@@ -513,7 +552,7 @@ static int d2_intermediate(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y, c
     if (!a) return -1;
     const pair_elt **es = NULL;                 /* the composite's terms and their columns in y */
     uint64_t *eoff = NULL;
-    size_t ecap = 0;
+    uint32_t ecap = 0;
     uint64_t off = 0;
     int rc = 0;
     for (deg_t u = 0; u < T && !rc; u++) {
@@ -534,6 +573,10 @@ static int d2_intermediate(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y, c
                 break;
             }
             const sec_composite *c = &cells[g1];
+            if (share) {
+                rc = sec_plan_action(sec, c, a, na, F3, t, &es, &eoff, &ecap, share);
+                continue;
+            }
             if (c->n > ecap) {
                 free(es);
                 free(eoff);
@@ -549,8 +592,7 @@ static int d2_intermediate(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y, c
                 es[m] = &c->terms[m].e;
                 eoff[m] = freemod_offset(F3, t, c->terms[m].w, c->terms[m].index);
             }
-            rc = sink ? pair_a_mul_plan(A, &sec->cache, a, na, es, eoff, c->n, sink)
-                      : pair_a_mul_add_many(A, &sec->cache, a, na, es, eoff, c->n, y);
+            rc = pair_a_mul_add_many(A, &sec->cache, a, na, es, eoff, c->n, y);
         }
     }
     free(a);
@@ -562,9 +604,9 @@ static int d2_intermediate(void *ctx, int i, deg_t t, uint32_t k, uint64_t *y, c
 }
 
 static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, void *y) { return d2_intermediate(ctx, i, t, k, y, NULL); }
-static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink)
+static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, lift_share *share)
 {
-    return d2_intermediate(ctx, i, t, k, NULL, sink);
+    return d2_intermediate(ctx, i, t, k, NULL, share);
 }
 
 void secondary_sseq_preimages(secondary *sec, uint64_t qi_bytes)

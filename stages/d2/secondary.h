@@ -118,6 +118,12 @@ sec_batch *secondary_composite_plan(secondary *sec, int s, deg_t T);
  * (sec->fail.msg says why). */
 int secondary_composite_finish(secondary *sec, sec_batch *b, const char *why);
 int secondary_failed(secondary *sec);
+/* A planned intermediate's A(a, C) (a the sum of the basis elements a[0..na) of one degree, C a
+ * composite over Yt in degree ydeg) into a lift step's share (stages/products/lift.h): C's term
+ * lists named by (C, kind, Yt, ydeg), each kept once per step; es, eoff, ecap: scratch arrays
+ * the caller frees. 0, or -1 out of memory. */
+int sec_plan_action(secondary *sec, const sec_composite *c, const milnor_elt *a, uint32_t na, const freemod *Yt,
+                    deg_t ydeg, const pair_elt ***es, uint64_t **eoff, uint32_t *ecap, lift_share *share);
 
 /* The composites of a run (d2's, or a secondary product's) as a chain set (stages/chain.h): one
  * chain of kind composite_kind (family CHAIN_COMPOSITE) per cell (s, T) that needs them, plan

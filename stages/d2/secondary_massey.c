@@ -270,7 +270,7 @@ static int add_unit_twos(const sec_massey *m, int s, deg_t T, const fm_gen *z, c
 /* The terms `what` (SEC_TERMS_*) of I(z_k), z_k the k-th generator of F_s, s = sa+sb+i, in
  * degree T = t + ta+tb+1: into y over F_{i-1} in degree t, generators below t, or (the actions
  * alone) planned into sink. */
-static int massey_terms(sec_massey *m, int i, deg_t t, uint32_t k, uint64_t *y, const milnor_sink *sink, int what)
+static int massey_terms(sec_massey *m, int i, deg_t t, uint32_t k, uint64_t *y, lift_share *sink, int what)
 {
     secondary *sec = m->sec;
     const resolution *res = R(m);
@@ -320,7 +320,7 @@ static int massey_extra(void *ctx, int i, deg_t t, uint32_t k, void *y)
 {
     return massey_terms(ctx, i, t, k, y, NULL, SEC_TERMS_ALL);
 }
-static int massey_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink)
+static int massey_extra_plan(void *ctx, int i, deg_t t, uint32_t k, lift_share *sink)
 {
     return massey_terms(ctx, i, t, k, NULL, sink, SEC_TERMS_ACTIONS);
 }

@@ -84,72 +84,113 @@ int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why)
 
 /* ---- the homotopy H ------------------------------------------------------------------------------ */
 
-int sec_add_actions(secondary *sec, sec_composite **comp, const resolution *cres, int s_comp, int zs0, deg_t zt0,
-                    const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, const freemod *Yt, deg_t ydeg,
-                    uint64_t *y, const milnor_sink *sink)
+/* fn(ctx, C(g1), a, na) for every g1 of X on which v (over X in degree D) has terms, a[0..na)
+ * those terms, C(g1) non-zero (sec_add_actions' arguments). 0, fn's failure, -1 out of memory,
+ * -2 a missing cell. */
+static int each_action(const secondary *sec, sec_composite **comp, const resolution *cres, int s_comp, int zs0,
+                       deg_t zt0, const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits,
+                       int (*fn)(void *, const sec_composite *, const milnor_elt *, uint32_t), void *ctx)
 {
     const milnor_basis *A = &sec->res->A;
-    /* one set per g1 (the terms a of v on g1, every term of C(g1)), all multiplied at once:
-     * first the sizes, then the sets */
-    uint64_t na_all = 0, ne_all = 0, off = 0;
-    uint32_t nsets = 0;
-    milnor_elt *a = NULL;
-    const pair_elt **es = NULL;
-    uint64_t *eoff = NULL;
-    pair_a_set *sets = NULL;
-    int rc = 0;
-    for (int pass = 0; pass < 2 && !rc; pass++) {
-        if (pass == 1) {
-            if (!nsets) return 0;
-            a = malloc(na_all * sizeof *a);
-            es = malloc(ne_all * sizeof *es);
-            eoff = malloc(ne_all * sizeof *eoff);
-            sets = malloc(nsets * sizeof *sets);
-            if (!a || !es || !eoff || !sets) {
-                rc = -1;
-                break;
-            }
+    uint32_t amax = 1;
+    uint64_t off = 0;
+    for (deg_t u = 0; u < D; u++)
+        if (X->ngens[u] && A->dim[D - u] > amax) amax = A->dim[D - u];
+    milnor_elt *a = malloc((size_t)amax * sizeof *a);
+    int rc = a ? 0 : -1;
+    for (deg_t u = 0; u < D && !rc && off < vbits; u++) {
+        if (!X->ngens[u]) continue;
+        uint32_t blen = A->dim[D - u];
+        for (uint32_t g1 = 0; g1 < X->ngens[u] && !rc; g1++, off += blen) {
+            uint32_t na = 0;
+            for (uint32_t e = 0; e < blen; e++)
+                if (off + e < vbits && f2vec_get(v, off + e)) a[na++] = A->elts[D - u][e];
+            if (!na) continue;
+            const sec_composite *cells = comp[res_cell(cres, s_comp, u)];
+            if (!cells && zs0 >= 0 && u - zt0 < s_comp - zs0) continue;   /* the map is 0 there: so is C */
+            rc = !cells ? -2 : cells[g1].n ? fn(ctx, &cells[g1], a, na) : 0;
         }
-        uint64_t at_a = 0, at_e = 0;
-        uint32_t ns = 0;
-        off = 0;
-        for (deg_t u = 0; u < D && !rc && off < vbits; u++) {
-            if (!X->ngens[u]) continue;
-            uint32_t blen = A->dim[D - u];
-            for (uint32_t g1 = 0; g1 < X->ngens[u] && !rc; g1++, off += blen) {
-                uint32_t na = 0;
-                for (uint32_t e = 0; e < blen; e++)
-                    if (off + e < vbits && f2vec_get(v, off + e)) {
-                        if (pass) a[at_a + na] = A->elts[D - u][e];
-                        na++;
-                    }
-                if (!pass) na_all += na;    /* room for every g1's, also those skipped below */
-                if (!na) continue;
-                const sec_composite *cells = comp[res_cell(cres, s_comp, u)];
-                if (!cells && zs0 >= 0 && u - zt0 < s_comp - zs0) continue;   /* the map is 0 there: so is C */
-                if (!cells) {
-                    rc = -2;
-                    break;
-                }
-                const sec_composite *c = &cells[g1];
-                if (!c->n) continue;
-                if (pass) {
-                    for (uint32_t m = 0; m < c->n; m++) {
-                        es[at_e + m] = &c->terms[m].e;
-                        eoff[at_e + m] = freemod_offset(Yt, ydeg, c->terms[m].w, c->terms[m].index);
-                    }
-                    sets[ns] = (pair_a_set){ a + at_a, na, c->n, es + at_e, eoff + at_e };
-                }
-                ns++, at_a += na, at_e += c->n;
-            }
-        }
-        ne_all = at_e, nsets = ns;
     }
-    if (!rc && sink)
-        for (uint32_t k = 0; k < nsets && !rc; k++)
-            rc = pair_a_mul_plan(A, &sec->cache, sets[k].a, sets[k].n, sets[k].e, sets[k].col_offset, sets[k].ne, sink);
-    else if (!rc) rc = pair_a_mul_add_sets(A, &sec->cache, sets, nsets, y);
-    free(a), free(es), free(eoff), free(sets);
+    free(a);
+    return rc;
+}
+
+/* Into a lift step's share (sec_plan_action). */
+typedef struct plan_ctx {
+    secondary *sec;
+    const freemod *Yt;
+    deg_t ydeg;
+    lift_share *share;
+    const pair_elt **es;
+    uint64_t *eoff;
+    uint32_t ecap;
+} plan_ctx;
+static int plan_one(void *ctx, const sec_composite *c, const milnor_elt *a, uint32_t na)
+{
+    plan_ctx *p = ctx;
+    return sec_plan_action(p->sec, c, a, na, p->Yt, p->ydeg, &p->es, &p->eoff, &p->ecap, p->share);
+}
+
+/* Into one batch: a set per g1 (its terms a, every term of C(g1)), the arrays grown as they come
+ * (the sets' pointers set once they are all there). */
+typedef struct sets_ctx {
+    const freemod *Yt;
+    deg_t ydeg;
+    milnor_elt *a;
+    const pair_elt **es;
+    uint64_t *eoff;
+    pair_a_set *sets;
+    size_t *at;                 /* per set: its first a and its first e */
+    size_t na, acap, ne, escap, eoffcap, nsets, scap, atcap;
+} sets_ctx;
+static int grow_to(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q) return -1;
+    *p = q, *cap = c;
+    return 0;
+}
+static int add_set(void *ctx, const sec_composite *c, const milnor_elt *a, uint32_t na)
+{
+    sets_ctx *x = ctx;
+    if (grow_to((void **)&x->a, &x->acap, x->na + na, sizeof *x->a) != 0 ||
+        grow_to((void **)&x->es, &x->escap, x->ne + c->n, sizeof *x->es) != 0 ||
+        grow_to((void **)&x->eoff, &x->eoffcap, x->ne + c->n, sizeof *x->eoff) != 0 ||
+        grow_to((void **)&x->sets, &x->scap, x->nsets + 1, sizeof *x->sets) != 0 ||
+        grow_to((void **)&x->at, &x->atcap, 2 * (x->nsets + 1), sizeof *x->at) != 0)
+        return -1;
+    memcpy(x->a + x->na, a, na * sizeof *a);
+    for (uint32_t m = 0; m < c->n; m++) {
+        x->es[x->ne + m] = &c->terms[m].e;
+        x->eoff[x->ne + m] = freemod_offset(x->Yt, x->ydeg, c->terms[m].w, c->terms[m].index);
+    }
+    x->sets[x->nsets] = (pair_a_set){ NULL, na, c->n, NULL, NULL };     /* pointers set at the end */
+    x->at[2 * x->nsets] = x->na, x->at[2 * x->nsets + 1] = x->ne;
+    x->nsets++, x->na += na, x->ne += c->n;
+    return 0;
+}
+
+int sec_add_actions(secondary *sec, sec_composite **comp, const resolution *cres, int s_comp, int zs0, deg_t zt0,
+                    const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, const freemod *Yt, deg_t ydeg,
+                    uint64_t *y, lift_share *share)
+{
+    if (share) {
+        plan_ctx p = { sec, Yt, ydeg, share, NULL, NULL, 0 };
+        int rc = each_action(sec, comp, cres, s_comp, zs0, zt0, X, D, v, vbits, plan_one, &p);
+        free(p.es), free(p.eoff);
+        return rc;
+    }
+    sets_ctx x = { .Yt = Yt, .ydeg = ydeg };
+    int rc = each_action(sec, comp, cres, s_comp, zs0, zt0, X, D, v, vbits, add_set, &x);
+    for (size_t k = 0; k < x.nsets && !rc; k++) {
+        pair_a_set *t = &x.sets[k];
+        t->a = x.a + x.at[2 * k], t->e = x.es + x.at[2 * k + 1], t->col_offset = x.eoff + x.at[2 * k + 1];
+    }
+    if (!rc && x.nsets) rc = pair_a_mul_add_sets(&sec->res->A, &sec->cache, x.sets, (uint32_t)x.nsets, y);
+    free(x.a), free(x.es), free(x.eoff), free(x.sets), free(x.at);
     return rc;
 }
 
@@ -189,7 +230,7 @@ int sec_apply_row(lift_set *set, int m, int j, deg_t T, const uint64_t *row, uin
 /* The terms `what` (SEC_TERMS_*) of I^f(z_k) for z_k the k-th generator of F_s, s = s0 + 1 + i,
  * in degree T = t + t0 + 1: into y over G_{s-s0-2} = G_{i-1} in degree t, generators below t,
  * or (the actions alone) planned into sink. */
-static int product_terms(sec_product *p, int i, deg_t t, uint32_t k, uint64_t *y, const milnor_sink *sink, int what)
+static int product_terms(sec_product *p, int i, deg_t t, uint32_t k, uint64_t *y, lift_share *sink, int what)
 {
     secondary *sec = p->sec, *unit = p->unit;
     const resolution *res = sec->res, *ures = unit->res;
@@ -228,7 +269,7 @@ static int product_extra(void *ctx, int i, deg_t t, uint32_t k, void *y)
 {
     return product_terms(ctx, i, t, k, y, NULL, SEC_TERMS_ALL);
 }
-static int product_extra_plan(void *ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink)
+static int product_extra_plan(void *ctx, int i, deg_t t, uint32_t k, lift_share *sink)
 {
     return product_terms(ctx, i, t, k, NULL, sink, SEC_TERMS_ACTIONS);
 }

@@ -82,14 +82,14 @@ const uint64_t *sec_map_row(const lift_set *set, int m, int i, deg_t t, uint32_t
  * A(a, comp(g1)), comp a map's composites at level s_comp, kept per cell of cres (the
  * resolution X belongs to: F for a product's own C^f, G for the unit's C^G), into y over the
  * composites' target module Yt in degree ydeg (pair elements at generators (w, index) of Yt);
- * sec gives the algebra and its product cache. With sink (y unused) the same products are
- * planned there instead (pair_a_mul_plan: a lift step's grouped row, for the multiply tasks; its
+ * sec gives the algebra and its product cache. With share (y unused) the same products are
+ * planned there instead, one piece per term a·g1 (sec_plan_action: the lift step's grouped rows, for the multiply tasks; its
  * columns are y's, below Yt's generators of degree ydeg, where every A(a, e) lands since
  * |a|, |e| >= 1). A missing cell is an error (-2) unless zs0 >= 0 and u - zt0 < s_comp - zs0
  * (the map, of shift (zs0, zt0), is 0 there); -1 out of memory. */
 int sec_add_actions(secondary *sec, sec_composite **comp, const resolution *cres, int s_comp, int zs0, deg_t zt0,
                     const freemod *X, deg_t D, const uint64_t *v, uint64_t vbits, const freemod *Yt, deg_t ydeg,
-                    uint64_t *y, const milnor_sink *sink);
+                    uint64_t *y, lift_share *share);
 /* Which terms of an intermediate (a secondary product's or Massey product's extra term) a call
  * adds: the actions A(a, C(g')) (sec_add_actions), the rest (the maps applied, the unit twos),
  * or all. */

@@ -660,29 +660,6 @@ static int call_extra(lift_set *set, int m, int i, deg_t t, uint32_t k, void *y)
 /* Plan: for every map with a step here, load its file, or set the bottom, or put the jobs of
  * its f(d z) into the step's rows (p->b at p = 2, p->bp at odd p; the maps' jobs one after the
  * other). */
-/* A generator's planned extra as several grouped rows of b: its jobs go to the open group,
- * which is closed once it holds LIFT_GROUP_PAIRS (job x term) pairs, so that a generator with
- * many actions is multiplied in several tasks (each grouped row is one multiply task) rather
- * than one long task on the H lifts' critical path; the finish XORs them back together (the
- * same bits). 4 CPU chunks' worth: at 12288 the extra tasks' overhead cost more than the path
- * gained (docs/perf-log.md, 2026-12-07). */
-#define LIFT_GROUP_PAIRS 49152
-typedef struct cut_sink {
-    row_build *b;
-    milnor_sink to;             /* rb_group_sink(b) */
-    uint64_t pairs;             /* in the open group */
-} cut_sink;
-static size_t cut_nterms(void *ctx) { return ((cut_sink *)ctx)->to.nterms(((cut_sink *)ctx)->to.ctx); }
-static int cut_term(void *ctx, milnor_term t) { return ((cut_sink *)ctx)->to.term(((cut_sink *)ctx)->to.ctx, t); }
-static int cut_job(void *ctx, milnor_row_job j)
-{
-    cut_sink *c = ctx;
-    if (c->to.job(c->to.ctx, j) != 0) return -1;
-    if ((c->pairs += j.n_terms) < LIFT_GROUP_PAIRS) return 0;
-    c->pairs = 0;
-    return rb_group_end(c->b);
-}
-
 int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
 {
     memset(p, 0, sizeof *p);
@@ -732,19 +709,19 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
         lift_plan_map *pm = &p->maps[m];
         if (!pm->todo || !set->maps[m].extra_plan) continue;
         uint32_t rows = pm->Y.f2.rows;
-        pm->groups = malloc(((size_t)rows + 1) * sizeof *pm->groups);
-        cut_sink cut = { &p->b, rb_group_sink(&p->b), 0 };
-        milnor_sink sink = { &cut, cut_nterms, cut_term, cut_job };
+        uint64_t read = 0, kept = 0;
+        lift_share *share = lift_share_new();
+        rc = share ? 0 : -1;
         for (uint32_t k = 0; k < rows && !rc; k++) {
-            if (pm->groups) pm->groups[k] = p->b.ngroups;
-            cut.pairs = 0;
-            if (!pm->groups || set->maps[m].extra_plan(set->maps[m].extra_ctx, i, t, k, &sink) != 0 ||
-                rb_group_end(&p->b) != 0) {
-                if (!lift_failed(set)) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
-                rc = -1;
-            }
+            lift_share_gen(share, k);
+            rc = set->maps[m].extra_plan(set->maps[m].extra_ctx, i, t, k, share);
         }
-        if (!rc) pm->groups[rows] = p->b.ngroups;
+        if (!rc) rc = lift_share_emit(share, &p->b, rows, &pm->groups, &pm->glist, &read, &kept);
+        lift_share_free(share);
+        if (rc && !lift_failed(set)) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
+        pthread_mutex_lock(&set->lock);
+        set->extra_read += read, set->extra_kept += kept;
+        pthread_mutex_unlock(&set->lock);
     }
     if (!rc && rows_alloc(set, &r, &p->Dp, i ? y_wide(set, i - 1, t, tgt_dim) : tgt_dim) != 0) {
         lift_fail(set, "out of memory lifting at target (%d, %d)", i, (int)t);
@@ -820,6 +797,7 @@ void lift_plan_clear(lift_set *set, lift_plan *p)
         fieldmat_clear(&p->maps[m].E);
         free(p->maps[m].job_of);
         free(p->maps[m].groups);
+        free(p->maps[m].glist);
     }
     free(p->maps);
     rb_clear(&p->b);
@@ -846,7 +824,7 @@ static int finish_y(lift_set *set, int i, deg_t t, lift_plan *p, int m)
             for (uint32_t c = 0; c < cols; c++) ((uint8_t *)y)[c] = (uint8_t)((prime - ((uint8_t *)y)[c]) % prime);
         if (set->maps[m].extra_plan)
             for (uint32_t g = pm->groups[k]; g < pm->groups[k + 1]; g++)
-                f2vec_xor(y, f2mat_row(&p->b.D, p->b.nrows + g), f2vec_words(cols));
+                f2vec_xor(y, f2mat_row(&p->b.D, p->b.nrows + pm->glist[g]), f2vec_words(cols));
         if (!on_cpu) continue;
         if (p->split) {
             if (pm->E.p) fieldvec_addmul(prime, y, fieldmat_row(&pm->E, k), 1, cols);
@@ -1001,7 +979,7 @@ uint64_t lift_step_footprint(const lift_set *set, int i, deg_t t)
         deg_t T = t + f->t0;
         uint64_t z = res_ngens(set->src, s, T);
         rows += z + (i ? freemod_dim(&set->src->F[s - 1], T, T) : 0);   /* y, and the rows of f(d z) */
-        if (f->extra_plan) rows += z;                                       /* and of the extras */
+        if (f->extra_plan) rows += 2 * z;       /* and of the extras (shared rows: at most z more) */
     }
     /* the solve: [D^T | Y^T], dim F_{i-1} rows of dim F_i + y columns */
     return 4096 + 8 * (rows * words + below * ((dim + rows + 63) / 64));

@@ -96,6 +96,40 @@
  * generators of degree t; a callback that can tell checks that). 0, or -1 to fail the step. */
 typedef int (*lift_extra_fn)(void *ctx, int i, deg_t t, uint32_t k, void *y);
 
+/* Shared extras (lift_share.c). A planned extra term (lift_map.extra_plan) is a sum of jobs,
+ * each the products of a left factor Sq(R) with a list of terms (algebra/milnor.h's jobs and
+ * terms); d2's A(a, C(g')) is such a sum (algebra/pair_algebra.h, pair_a_plan_lists), with
+ * one list per kind of term of C(g'). The generators of one step repeat jobs (the h z terms of
+ * a Massey homotopy's extra), so the step keeps each list once and each job once: a list is
+ * named by a key (d2: the composite, the kind, the target module and degree), and
+ * lift_share_list says whether the step has it (else its terms follow through
+ * lift_share_terms); lift_share_job adds a job over it to the current generator's extra. After
+ * every generator, lift_share_emit puts the jobs into b's grouped rows: each generator's own
+ * (the jobs only it uses), and one row for each set of two or more generators that use the
+ * same jobs (where it pays, at most one such row per generator; the others' jobs go to each
+ * user's own), a list's terms copied once into each row that reads it; a job a generator uses
+ * twice cancels (the sum is mod 2). Each generator's extra is then the XOR of its grouped
+ * rows: the same bits as one row per generator. */
+#define LIFT_SHARE_KEY 4
+typedef struct lift_share lift_share;
+lift_share *lift_share_new(void);
+void lift_share_free(lift_share *share);
+/* The generator (of the step's rows) whose jobs come next. */
+void lift_share_gen(lift_share *share, uint32_t k);
+/* The list named key[0..LIFT_SHARE_KEY): *list its number; 1 the step has it, 0 its terms are
+ * to follow now (lift_share_terms, before the next list), -1 out of memory. */
+int lift_share_list(lift_share *share, const uint64_t key[LIFT_SHARE_KEY], uint32_t *list);
+const milnor_sink *lift_share_terms(lift_share *share);
+/* Sq(R) (degree r_deg, index r_idx) times list's terms: a summand of the current generator's
+ * extra. 0, or -1 out of memory. */
+int lift_share_job(lift_share *share, uint32_t list, uint32_t r_deg, uint32_t r_idx);
+/* The jobs as grouped rows of b (after its single rows), cut every LIFT_GROUP_PAIRS pairs;
+ * generator k's extra is the XOR of b's grouped rows list[offs[k] .. offs[k+1]) (both
+ * malloc'd, offs ngen + 2 entries). *read += the pairs of every use, *kept += the pairs planned.
+ * 0, or -1 out of memory. */
+int lift_share_emit(lift_share *share, row_build *b, uint32_t ngen, uint32_t **offs, uint32_t **list,
+                    uint64_t *read, uint64_t *kept);
+
 typedef struct lift_map {
     int s0;
     deg_t t0;                   /* f_i : F_{s0+i} -> F_i raises no degree: internal shift t0 */
@@ -107,12 +141,12 @@ typedef struct lift_map {
     lift_extra_fn extra;        /* NULL for a plain lift */
     void *extra_ctx;
     /* NULL, or the extra term as Milnor products (set by the caller after lift_add_map): the
-     * jobs and terms whose products XOR to extra(z_k), columns over y's bits, appended to
-     * sink; the step plans them as one grouped row of its row_build per generator
-     * (stages/rowbuild.h), so the multiply codelet computes them with f(d z), on CPU or GPU
-     * workers. 0, or -1 to fail the step. p = 2 only (d2's homotopy; with extra_rest, the
-     * intermediates of secondary products and Massey products). */
-    int (*extra_plan)(void *extra_ctx, int i, deg_t t, uint32_t k, const milnor_sink *sink);
+     * jobs whose products XOR to extra(z_k), columns over y's bits, given to share (above:
+     * each list and job kept once per step); the step plans them as grouped rows of its
+     * row_build (stages/rowbuild.h), so the multiply codelet computes them with f(d z), on CPU
+     * or GPU workers. 0, or -1 to fail the step. p = 2 only (d2's homotopy; with extra_rest,
+     * the intermediates of secondary products and Massey products). */
+    int (*extra_plan)(void *extra_ctx, int i, deg_t t, uint32_t k, lift_share *share);
     /* NULL: extra_plan is the whole extra term (extra is then not called). Else, with
      * extra_plan, the rest of it, added into y as extra would be (the step's parallel parts,
      * or its finish): the extra term is extra_plan's products plus extra_rest's. */
@@ -161,6 +195,8 @@ typedef struct lift_set {
                                          * not the multiply codelet's chunks */
     uint64_t pairs, pairs_inline;       /* (job x term) pairs of f(d z), and those multiplied
                                          * inside the step's own task (lift_plan_multiply) */
+    uint64_t extra_read, extra_kept;    /* planned extras' pairs: as every generator uses them,
+                                         * and as planned once per step (lift_share) */
     uint64_t pairs_cuda;                /* those the multiply codelet did on CUDA workers (set
                                          * by the products command; the rest went to CPU workers) */
 } lift_set;
@@ -224,9 +260,9 @@ typedef struct lift_plan_map {
     int32_t *job_of;            /* per column of V: its row of the step's rows, or -1 (f(g') = 0) */
     fieldmat Y;                 /* rows y_k over the set's field, freemod_dim(F_{i-1}, t, t) entries */
     fieldmat E;                 /* split extras (lift_plan.split): rows extra(z_k), as Y */
-    uint32_t *groups;           /* extra_plan: extra(z_k) is the XOR of b's grouped rows groups[k] ..
-                                 * groups[k + 1] - 1 (rows + 1 entries: one generator's jobs cut
-                                 * every LIFT_GROUP_PAIRS pairs, so no one multiply chunk is large) */
+    uint32_t *groups;           /* extra_plan: extra(z_k) is the XOR of b's grouped rows
+                                 * glist[groups[k] .. groups[k + 1]) (lift_share_emit) */
+    uint32_t *glist;
 } lift_plan_map;
 typedef struct lift_plan {
     row_build b;                /* p = 2: the rows of f(d z) (and planned extras) */
