@@ -57,7 +57,8 @@ static int one_step(const milnor_basis *A, uint32_t ngen, uint32_t nlists, uint3
         jobs[j].list = rnd(nlists);
         random_elt(A, 8, &jobs[j].r_deg, &jobs[j].r_idx);
     }
-    lift_share *x = lift_share_new();
+    row_build b = { 0 };
+    lift_share *x = lift_share_new(&b, ngen);
     uint32_t *pick = malloc(((size_t)ngen * uses + 1) * sizeof *pick);
     int good = x && pick;
     for (uint32_t k = 0; k < ngen && good; k++) {
@@ -74,9 +75,8 @@ static int one_step(const milnor_basis *A, uint32_t ngen, uint32_t nlists, uint3
             good = good && have >= 0 && lift_share_job(x, id, jobs[j].r_deg, jobs[j].r_idx) == 0;
         }
     }
-    row_build b = { 0 };
     uint32_t *offs = NULL, *glist = NULL;
-    good = good && lift_share_emit(x, &b, ngen, &offs, &glist, read, kept) == 0 && rb_alloc(&b, NCOLS) == 0;
+    good = good && lift_share_emit(x, &offs, &glist, read, kept) == 0 && rb_alloc(&b, NCOLS) == 0;
     lift_share_free(x);
     if (good) rb_multiply_all(&b, A);
     *ngroups = b.ngroups;

@@ -311,6 +311,7 @@ static int run(const char **operands, int n)
         if (!rc) rc = resolved_write_sseq(dir, "secondary.txt", opts[SSEQ].arg != NULL, write_d2_sseq, &sec);
         if (!rc) rc = resolved_write_charts(dir, res);    /* they draw d2.csv */
         if (!rc && !opts[QUIET].arg) report(&sec, dir, clock_now() - t0);
+        if (!rc && !product) resolved_lift_report("d2's homotopy", &sec.set);   /* (--product: with its own) */
     }
     if (have_usec) secondary_clear(&usec);
     secondary_clear(&sec);

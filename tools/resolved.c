@@ -74,7 +74,7 @@ void resolved_lift_report(const char *name, const lift_set *set)
                 "signature blocks)\n", name, set->computed, set->loaded, set->qis, set->qi_seconds, set->qis_by_signature);
     if (getenv("EXTFLOW_STATS") && set->extra_read)
         fprintf(stderr, "extflow: lift %s: extra terms' products %llu (job x term) pairs planned, %llu without "
-                "sharing their pieces within a step (x%.2f)\n", name, (unsigned long long)set->extra_kept,
+                "sharing jobs between a step's generators (x%.2f)\n", name, (unsigned long long)set->extra_kept,
                 (unsigned long long)set->extra_read, (double)set->extra_read / (double)(set->extra_kept ? set->extra_kept : 1));
 }
 

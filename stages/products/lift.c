@@ -710,13 +710,13 @@ int lift_step_plan(lift_set *set, int i, deg_t t, lift_plan *p)
         if (!pm->todo || !set->maps[m].extra_plan) continue;
         uint32_t rows = pm->Y.f2.rows;
         uint64_t read = 0, kept = 0;
-        lift_share *share = lift_share_new();
+        lift_share *share = lift_share_new(&p->b, rows);
         rc = share ? 0 : -1;
         for (uint32_t k = 0; k < rows && !rc; k++) {
             lift_share_gen(share, k);
             rc = set->maps[m].extra_plan(set->maps[m].extra_ctx, i, t, k, share);
         }
-        if (!rc) rc = lift_share_emit(share, &p->b, rows, &pm->groups, &pm->glist, &read, &kept);
+        if (!rc) rc = lift_share_emit(share, &pm->groups, &pm->glist, &read, &kept);
         lift_share_free(share);
         if (rc && !lift_failed(set)) lift_fail(set, "lifting at target (%d, %d) failed", i, (int)t);
         pthread_mutex_lock(&set->lock);

@@ -103,16 +103,18 @@ typedef int (*lift_extra_fn)(void *ctx, int i, deg_t t, uint32_t k, void *y);
  * a Massey homotopy's extra), so the step keeps each list once and each job once: a list is
  * named by a key (d2: the composite, the kind, the target module and degree), and
  * lift_share_list says whether the step has it (else its terms follow through
- * lift_share_terms); lift_share_job adds a job over it to the current generator's extra. After
- * every generator, lift_share_emit puts the jobs into b's grouped rows: each generator's own
- * (the jobs only it uses), and one row for each set of two or more generators that use the
- * same jobs (where it pays, at most one such row per generator; the others' jobs go to each
- * user's own), a list's terms copied once into each row that reads it; a job a generator uses
- * twice cancels (the sum is mod 2). Each generator's extra is then the XOR of its grouped
- * rows: the same bits as one row per generator. */
+ * lift_share_terms, straight into the step's row_build); lift_share_job adds a job over it to
+ * the current generator's extra. After every generator, lift_share_emit puts the jobs into the
+ * build's grouped rows: each generator's own (the jobs only it uses), and one row for each set
+ * of two or more generators that use the same jobs (where it pays, at most one such row per
+ * generator; the others' jobs go to each user's own), every row's jobs reading the one copy of
+ * their lists' terms; a job a generator uses twice cancels (the sum is mod 2). Each generator's
+ * extra is then the XOR of its grouped rows: the same bits as one row per generator. A step of
+ * one generator shares nothing: its jobs go straight into its rows. */
 #define LIFT_SHARE_KEY 4
 typedef struct lift_share lift_share;
-lift_share *lift_share_new(void);
+/* For a step of ngen generators with extras, whose rows b holds (its single rows all there). */
+lift_share *lift_share_new(row_build *b, uint32_t ngen);
 void lift_share_free(lift_share *share);
 /* The generator (of the step's rows) whose jobs come next. */
 void lift_share_gen(lift_share *share, uint32_t k);
@@ -127,8 +129,7 @@ int lift_share_job(lift_share *share, uint32_t list, uint32_t r_deg, uint32_t r_
  * generator k's extra is the XOR of b's grouped rows list[offs[k] .. offs[k+1]) (both
  * malloc'd, offs ngen + 2 entries). *read += the pairs of every use, *kept += the pairs planned.
  * 0, or -1 out of memory. */
-int lift_share_emit(lift_share *share, row_build *b, uint32_t ngen, uint32_t **offs, uint32_t **list,
-                    uint64_t *read, uint64_t *kept);
+int lift_share_emit(lift_share *share, uint32_t **offs, uint32_t **list, uint64_t *read, uint64_t *kept);
 
 typedef struct lift_map {
     int s0;

@@ -60,106 +60,6 @@ static int keytab_put(keytab *t, const uint64_t *key, uint32_t *id, int *added)
 
 static void keytab_clear(keytab *t) { free(t->keys), free(t->slot); }
 
-struct lift_share {
-    milnor_term *terms;         /* the lists' terms, one list after another */
-    size_t nterms, tcap;
-    keytab lists;               /* the term lists met in this step */
-    size_t *lterm0;             /* per list its first term (lists.n + 1 entries once closed) */
-    size_t lcap;
-    keytab jobs;                /* the pieces: (list, left factor) */
-    uint32_t *job_list, *job_deg, *job_idx;
-    size_t jcap;
-    uint32_t *use_piece, *use_gen;  /* (piece, generator) uses, in the generators' order */
-    size_t nuses, ucap;
-    uint32_t gen;               /* the generator being planned */
-    milnor_sink sink;           /* terms into the open list */
-};
-
-static size_t share_nterms(void *ctx) { return ((lift_share *)ctx)->nterms; }
-static int share_term(void *ctx, milnor_term t)
-{
-    lift_share *x = ctx;
-    if (x->nterms == x->tcap) {
-        size_t cap = x->tcap ? 2 * x->tcap : 1024;
-        milnor_term *n = realloc(x->terms, cap * sizeof *n);
-        if (!n) return -1;
-        x->terms = n, x->tcap = cap;
-    }
-    x->terms[x->nterms++] = t;
-    return 0;
-}
-static int share_job(void *ctx, milnor_row_job j)
-{
-    (void)ctx, (void)j;
-    return -1;                  /* jobs go through lift_share_job */
-}
-
-lift_share *lift_share_new(void)
-{
-    lift_share *x = calloc(1, sizeof *x);
-    if (x) x->sink = (milnor_sink){ x, share_nterms, share_term, share_job };
-    return x;
-}
-
-void lift_share_free(lift_share *x)
-{
-    if (!x) return;
-    keytab_clear(&x->lists), keytab_clear(&x->jobs);
-    free(x->terms), free(x->lterm0), free(x->job_list), free(x->job_deg), free(x->job_idx);
-    free(x->use_piece), free(x->use_gen);
-    free(x);
-}
-
-void lift_share_gen(lift_share *x, uint32_t k) { x->gen = k; }
-
-const milnor_sink *lift_share_terms(lift_share *x) { return &x->sink; }
-
-int lift_share_list(lift_share *x, const uint64_t key[LIFT_SHARE_KEY], uint32_t *list)
-{
-    int added;
-    if (keytab_put(&x->lists, key, list, &added) != 0) return -1;
-    if (!added) return 1;
-    if ((size_t)x->lists.n + 1 > x->lcap) {
-        size_t cap = x->lcap ? 2 * x->lcap : 256;
-        size_t *n = realloc(x->lterm0, cap * sizeof *n);
-        if (!n) return -1;
-        x->lterm0 = n, x->lcap = cap;
-    }
-    x->lterm0[*list] = x->nterms;   /* its terms follow; the next list's start ends them */
-    return 0;
-}
-
-int lift_share_job(lift_share *x, uint32_t list, uint32_t r_deg, uint32_t r_idx)
-{
-    uint64_t key[LIFT_SHARE_KEY] = { list, (uint64_t)r_deg << 32 | r_idx, 0, 0 };
-    uint32_t p;
-    int added;
-    if (keytab_put(&x->jobs, key, &p, &added) != 0) return -1;
-    if (added && x->jobs.n > x->jcap) {
-        size_t cap = x->jcap ? 2 * x->jcap : 1024;
-        uint32_t *a = realloc(x->job_list, cap * sizeof *a);
-        if (a) x->job_list = a;
-        uint32_t *b = a ? realloc(x->job_deg, cap * sizeof *b) : NULL;
-        if (b) x->job_deg = b;
-        uint32_t *c = b ? realloc(x->job_idx, cap * sizeof *c) : NULL;
-        if (!c) return -1;
-        x->job_idx = c, x->jcap = cap;
-    }
-    if (added) x->job_list[p] = list, x->job_deg[p] = r_deg, x->job_idx[p] = r_idx;
-    if (x->nuses == x->ucap) {
-        size_t cap = x->ucap ? 2 * x->ucap : 1024;
-        uint32_t *up = realloc(x->use_piece, cap * sizeof *up);
-        if (up) x->use_piece = up;
-        uint32_t *ug = up ? realloc(x->use_gen, cap * sizeof *ug) : NULL;
-        if (!ug) return -1;
-        x->use_gen = ug, x->ucap = cap;
-    }
-    x->use_piece[x->nuses] = p, x->use_gen[x->nuses++] = x->gen;
-    return 0;
-}
-
-/* ---- the rows ------------------------------------------------------------------------------ */
-
 /* The open grouped row of b is closed once it holds this many (job x term) pairs, so that no one
  * multiply task is long (each grouped row is one task): 4 CPU chunks' worth; at 12288 the extra
  * tasks' overhead cost more than the H lifts' critical paths gained (docs/perf-log.md,
@@ -169,31 +69,17 @@ int lift_share_job(lift_share *x, uint32_t list, uint32_t r_deg, uint32_t r_idx)
  * saves at least this many pairs (a task's overhead is worth a few hundred products). */
 #define SHARE_MIN_SAVED 1024
 
+/* Jobs into b's open grouped row, closed every LIFT_GROUP_PAIRS pairs. */
 typedef struct emitter {
     row_build *b;
     milnor_sink to;             /* rb_group_sink(b) */
     uint64_t pairs;             /* in the open group */
-    uint32_t row;               /* the row being emitted (from 1) */
-    uint32_t *lrow, *loff;      /* per list: the last row that copied its terms, and where */
 } emitter;
 
-static int open_jobs(const row_build *b)
+static int emit_job(emitter *e, milnor_row_job j)
 {
-    return b->group_job && b->group_job[b->ngroups + 1] > b->group_job[b->ngroups];
-}
-
-/* Piece p (a job) appended to b's open group, its list's terms copied once per row (closed
- * every LIFT_GROUP_PAIRS pairs). */
-static int emit_piece(const lift_share *x, emitter *e, uint32_t p)
-{
-    uint32_t l = x->job_list[p], n = (uint32_t)(x->lterm0[l + 1] - x->lterm0[l]);
-    if (e->lrow[l] != e->row) {
-        e->lrow[l] = e->row, e->loff[l] = (uint32_t)e->to.nterms(e->to.ctx);
-        for (size_t t = x->lterm0[l]; t < x->lterm0[l + 1]; t++)
-            if (e->to.term(e->to.ctx, x->terms[t]) != 0) return -1;
-    }
-    if (e->to.job(e->to.ctx, (milnor_row_job){ x->job_deg[p], x->job_idx[p], e->loff[l], n }) != 0) return -1;
-    if ((e->pairs += n) < LIFT_GROUP_PAIRS) return 0;
+    if (e->to.job(e->to.ctx, j) != 0) return -1;
+    if ((e->pairs += j.n_terms) < LIFT_GROUP_PAIRS) return 0;
     e->pairs = 0;
     return rb_group_end(e->b);
 }
@@ -201,8 +87,141 @@ static int emit_piece(const lift_share *x, emitter *e, uint32_t p)
 static int close_row(emitter *e)
 {
     e->pairs = 0;
-    e->row++;
-    return open_jobs(e->b) ? rb_group_end(e->b) : 0;
+    return e->b->group_job && e->b->group_job[e->b->ngroups + 1] > e->b->group_job[e->b->ngroups]
+               ? rb_group_end(e->b) : 0;
+}
+
+/* The jobs met, keyed by (list, left factor): open addressing, the keys in the slots. */
+typedef struct jslot {
+    uint64_t k;                 /* list << 32 | degree */
+    uint32_t idx, id;           /* the left factor's index; the job's number + 1 (0: empty) */
+} jslot;
+
+struct lift_share {
+    row_build *b;               /* the step's rows: the lists' terms go straight into b->terms */
+    uint32_t ngen, g0;          /* generators; b's grouped rows before this share's */
+    int direct;                 /* one generator: its jobs straight into its grouped row */
+    emitter e;
+    uint64_t read, kept;        /* pairs (direct) */
+    keytab lists;               /* the term lists met in this step */
+    size_t *lt0, *lt1, lcap;    /* per list its terms in b */
+    uint32_t nlists, open;      /* the list whose terms come now (UINT32_MAX: none) */
+    jslot *slot;
+    uint32_t ssize, njobs, jcap;
+    uint32_t *job_list, *job_deg, *job_idx;
+    uint32_t *use_piece, *use_gen;  /* (job, generator) uses, in the generators' order */
+    size_t nuses, ucap;
+    uint32_t gen;               /* the generator being planned */
+    milnor_sink terms;
+};
+
+lift_share *lift_share_new(row_build *b, uint32_t ngen)
+{
+    lift_share *x = calloc(1, sizeof *x);
+    if (!x) return NULL;
+    x->b = b, x->ngen = ngen, x->g0 = b->ngroups, x->direct = ngen == 1, x->open = UINT32_MAX;
+    x->e = (emitter){ b, rb_group_sink(b), 0 };
+    x->terms = rb_group_sink(b);
+    return x;
+}
+
+void lift_share_free(lift_share *x)
+{
+    if (!x) return;
+    keytab_clear(&x->lists);
+    free(x->lt0), free(x->lt1), free(x->slot), free(x->job_list), free(x->job_deg), free(x->job_idx);
+    free(x->use_piece), free(x->use_gen);
+    free(x);
+}
+
+void lift_share_gen(lift_share *x, uint32_t k) { x->gen = k; }
+
+const milnor_sink *lift_share_terms(lift_share *x) { return &x->terms; }
+
+int lift_share_list(lift_share *x, const uint64_t key[LIFT_SHARE_KEY], uint32_t *list)
+{
+    if (x->open != UINT32_MAX) x->lt1[x->open] = x->b->nterms, x->open = UINT32_MAX;
+    int added = 1;
+    if (x->direct) *list = x->nlists;           /* one generator: nothing to share */
+    else if (keytab_put(&x->lists, key, list, &added) != 0) return -1;
+    if (!added) return 1;
+    if ((size_t)*list + 1 > x->lcap) {
+        size_t cap = x->lcap ? 2 * x->lcap : 256;
+        size_t *a = realloc(x->lt0, cap * sizeof *a);
+        if (a) x->lt0 = a;
+        size_t *b = a ? realloc(x->lt1, cap * sizeof *b) : NULL;
+        if (!b) return -1;
+        x->lt1 = b, x->lcap = cap;
+    }
+    x->nlists = *list + 1;
+    x->lt0[*list] = x->lt1[*list] = x->b->nterms, x->open = *list;      /* its terms follow */
+    return 0;
+}
+
+static uint32_t job_hash(uint64_t k, uint32_t idx, uint32_t size)
+{
+    uint64_t h = (k ^ (uint64_t)idx * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+    return (uint32_t)(h >> 32) & (size - 1);
+}
+
+int lift_share_job(lift_share *x, uint32_t list, uint32_t r_deg, uint32_t r_idx)
+{
+    if (list == x->open) x->lt1[list] = x->b->nterms;
+    uint32_t n = (uint32_t)(x->lt1[list] - x->lt0[list]);
+    if (x->direct) {
+        x->read += n, x->kept += n;
+        return emit_job(&x->e, (milnor_row_job){ r_deg, r_idx, (uint32_t)x->lt0[list], n });
+    }
+    if (2 * (x->njobs + 1) > x->ssize) {
+        uint32_t size = x->ssize ? 2 * x->ssize : 1024;
+        jslot *sl = calloc(size, sizeof *sl);
+        if (!sl) return -1;
+        for (uint32_t h = 0; h < x->ssize; h++)
+            if (x->slot[h].id) {
+                uint32_t g = job_hash(x->slot[h].k, x->slot[h].idx, size);
+                while (sl[g].id) g = (g + 1) & (size - 1);
+                sl[g] = x->slot[h];
+            }
+        free(x->slot);
+        x->slot = sl, x->ssize = size;
+    }
+    uint64_t k = (uint64_t)list << 32 | r_deg;
+    uint32_t h = job_hash(k, r_idx, x->ssize);
+    while (x->slot[h].id && (x->slot[h].k != k || x->slot[h].idx != r_idx)) h = (h + 1) & (x->ssize - 1);
+    if (!x->slot[h].id) {
+        if (x->njobs == x->jcap) {
+            uint32_t cap = x->jcap ? 2 * x->jcap : 1024;
+            uint32_t *a = realloc(x->job_list, cap * sizeof *a);
+            if (a) x->job_list = a;
+            uint32_t *b = a ? realloc(x->job_deg, cap * sizeof *b) : NULL;
+            if (b) x->job_deg = b;
+            uint32_t *c = b ? realloc(x->job_idx, cap * sizeof *c) : NULL;
+            if (!c) return -1;
+            x->job_idx = c, x->jcap = cap;
+        }
+        x->job_list[x->njobs] = list, x->job_deg[x->njobs] = r_deg, x->job_idx[x->njobs] = r_idx;
+        x->slot[h] = (jslot){ k, r_idx, ++x->njobs };
+    }
+    if (x->nuses == x->ucap) {
+        size_t cap = x->ucap ? 2 * x->ucap : 1024;
+        uint32_t *up = realloc(x->use_piece, cap * sizeof *up);
+        if (up) x->use_piece = up;
+        uint32_t *ug = up ? realloc(x->use_gen, cap * sizeof *ug) : NULL;
+        if (!ug) return -1;
+        x->use_gen = ug, x->ucap = cap;
+    }
+    x->use_piece[x->nuses] = x->slot[h].id - 1, x->use_gen[x->nuses++] = x->gen;
+    return 0;
+}
+
+/* ---- the rows ------------------------------------------------------------------------------ */
+
+/* Job p appended to the open grouped row. */
+static int emit_piece(const lift_share *x, emitter *e, uint32_t p)
+{
+    uint32_t l = x->job_list[p];
+    return emit_job(e, (milnor_row_job){ x->job_deg[p], x->job_idx[p], (uint32_t)x->lt0[l],
+                                         (uint32_t)(x->lt1[l] - x->lt0[l]) });
 }
 
 typedef struct srow {
@@ -218,16 +237,23 @@ static int by_saved(const void *a, const void *b)
     return x->saved < y->saved ? 1 : x->saved > y->saved ? -1 : x->first < y->first ? -1 : x->first > y->first;
 }
 
-int lift_share_emit(lift_share *x, row_build *b, uint32_t ngen, uint32_t **offs_out, uint32_t **list_out,
-                    uint64_t *read, uint64_t *kept)
+int lift_share_emit(lift_share *x, uint32_t **offs_out, uint32_t **list_out, uint64_t *read, uint64_t *kept)
 {
-    uint32_t np = x->jobs.n, nl = x->lists.n;
-    if (!np) {                          /* no products: no grouped row */
+    row_build *b = x->b;
+    uint32_t ngen = x->ngen;
+    if (x->open != UINT32_MAX) x->lt1[x->open] = x->b->nterms, x->open = UINT32_MAX;
+    *read += x->read, *kept += x->kept;
+    uint32_t np = x->njobs;
+    if (x->direct || !np) {             /* the rows made already (one generator), or none */
+        int rc = close_row(&x->e);
+        uint32_t n = b->ngroups - x->g0;
         *offs_out = calloc((size_t)ngen + 2, sizeof **offs_out);
-        *list_out = malloc(sizeof **list_out);
-        return *offs_out && *list_out ? 0 : -1;
+        *list_out = malloc(((size_t)n + 1) * sizeof **list_out);
+        if (rc || !*offs_out || !*list_out) return -1;
+        for (uint32_t g = 0; g < n; g++) (*list_out)[g] = x->g0 + g;
+        for (uint32_t k = 0; k < ngen; k++) (*offs_out)[k + 1] = n;     /* (ngen is 1, or no row) */
+        return 0;
     }
-    x->lterm0[nl] = x->nterms;
     uint64_t *pp = calloc((size_t)np + 1, sizeof *pp);           /* pairs per piece */
     uint32_t *uoff = calloc((size_t)np + 2, sizeof *uoff);        /* users per piece (CSR) */
     uint32_t *users = malloc((x->nuses + 1) * sizeof *users), *nusers = calloc((size_t)np + 1, sizeof *nusers);
@@ -237,7 +263,7 @@ int lift_share_emit(lift_share *x, row_build *b, uint32_t ngen, uint32_t **offs_
     uint32_t *rtab = NULL, rsize = 0, nrows = 0;
     int rc = -1;
     if (!pp || !uoff || !users || !nusers || !next || !row_of || !rows || !own_off) goto done;
-    for (uint32_t p = 0; p < np; p++) pp[p] = x->lterm0[x->job_list[p] + 1] - x->lterm0[x->job_list[p]];
+    for (uint32_t p = 0; p < np; p++) pp[p] = x->lt1[x->job_list[p]] - x->lt0[x->job_list[p]];
     /* each piece's users in order, a generator that uses it twice not at all (the sum is mod 2) */
     for (size_t u = 0; u < x->nuses; u++) uoff[x->use_piece[u] + 2]++, *read += pp[x->use_piece[u]];
     for (uint32_t p = 0; p < np; p++) uoff[p + 2] += uoff[p + 1];
@@ -298,9 +324,9 @@ int lift_share_emit(lift_share *x, row_build *b, uint32_t ngen, uint32_t **offs_
         if (row_of[p] == UINT32_MAX && pp[p])
             for (uint32_t a = 0; a < nusers[p]; a++) own[own_off[users[uoff[p] + a] + 1]++] = p;
     /* the rows: each generator's own, then the shared ones */
-    emitter e = { b, rb_group_sink(b), 0, 1, calloc((size_t)nl + 1, sizeof *e.lrow), malloc(((size_t)nl + 1) * sizeof *e.loff) };
+    emitter e = { b, rb_group_sink(b), 0 };
     uint32_t *g0 = malloc(((size_t)ngen + 1) * 2 * sizeof *g0);
-    if (!g0 || !e.lrow || !e.loff) goto fail;
+    if (!g0) goto fail;
     for (uint32_t k = 0; k < ngen; k++) {
         g0[2 * k] = b->ngroups;
         for (uint32_t a = own_off[k]; a < own_off[k + 1]; a++) {
@@ -337,7 +363,7 @@ int lift_share_emit(lift_share *x, row_build *b, uint32_t ngen, uint32_t **offs_
     offs = NULL, list = NULL;
     rc = 0;
 fail:
-    free(g0), free(e.lrow), free(e.loff);
+    free(g0);
 done:
     free(pp), free(uoff), free(users), free(nusers), free(next), free(row_of), free(rows), free(own_off), free(own);
     free(rtab), free(offs), free(list);
