@@ -498,16 +498,28 @@ static void zero_sig_elts(const resolution *res, int src, deg_t t, const milnor_
 {
     const freemod *F = &res->F[src];
     uint32_t j = 0;
-    for (deg_t u = 0; u < t; u++)
-        for (uint32_t g = 0; g < F->ngens[u]; g++)
-            for (uint32_t e = 0; e < res->A.dim[t - u]; e++, j++)
-                if (res_nassau_sig_code(&res->A.elts[t - u][e], h) == 0) {
-                    out[*n] = (zelt){ u, g, e };
-                    basis[(*n)++] = j;
-                }
+    for (deg_t u = 0; u < t; u++) {
+        if (!F->ngens[u]) continue;
+        uint32_t dim = res->A.dim[t - u], first = *n;
+        for (uint32_t e = 0; e < dim; e++)          /* the first generator's block */
+            if (res_nassau_sig_code(&res->A.elts[t - u][e], h) == 0) {
+                out[*n] = (zelt){ u, 0, e };
+                basis[(*n)++] = j + e;
+            }
+        uint32_t per = *n - first;
+        for (uint32_t g = 1; g < F->ngens[u]; g++)  /* the same elements in each other one */
+            for (uint32_t k = first; k < first + per; k++) {
+                out[*n] = (zelt){ u, g, out[k].e };
+                basis[(*n)++] = j + g * dim + out[k].e;
+            }
+        j += F->ngens[u] * dim;
+    }
 }
 
-static nassau_zqi *zqi_build(const resolution *res, int i, deg_t t2, const milnor_profile *h)
+/* rows (NULL, or zeroed by the caller): gets the multiplied rows of d_i at the zero-signature
+ * elements below t2 (row k: basis element row_basis[k], k < the rows' count), which the same
+ * step's first level reads again (apply_lifts), instead of their being freed. */
+static nassau_zqi *zqi_build(const resolution *res, int i, deg_t t2, const milnor_profile *h, row_build *rows_out)
 {
     const freemod *F = &res->F[i];
     uint32_t below = (uint32_t)freemod_dim(F, t2, t2), top = res_ngens(res, i, t2);
@@ -550,6 +562,7 @@ static nassau_zqi *zqi_build(const resolution *res, int i, deg_t t2, const milno
         f2mat_quasi_inverse_from_rref(&aug, z->ncols, (uint32_t)rank, piv, &z->qi) != 0)
         goto out;
     ok = 1;
+    if (rows_out) *rows_out = b, memset(&b, 0, sizeof b);
 out:
     rb_clear(&b);
     f2mat_clear(&block);
@@ -564,19 +577,20 @@ out:
 }
 
 /* Z at (i, t2) under h: from the cache (built and added when missing), or built for the
- * caller alone (*owned = 1) without one. NULL: out of memory. */
+ * caller alone (*owned = 1) without one; rows_out as zqi_build's where it is built here. NULL:
+ * out of memory. */
 static nassau_zqi *zqi_get(preimage_cache *c, const resolution *res, int i, deg_t t2, const milnor_profile *h,
-                           int *owned)
+                           int *owned, row_build *rows_out)
 {
     *owned = !c;
-    if (!c) return zqi_build(res, i, t2, h);
+    if (!c) return zqi_build(res, i, t2, h, rows_out);
     size_t cell = res_cell(res, i, t2);
     pthread_mutex_lock(&c->lock);
     nassau_zqi *z = c->cell[cell];
     while (z && !same_profile(&z->h, h)) z = z->next;
     pthread_mutex_unlock(&c->lock);
     if (z) return z;
-    nassau_zqi *mine = zqi_build(res, i, t2, h);
+    nassau_zqi *mine = zqi_build(res, i, t2, h, rows_out);
     if (!mine) return NULL;
     pthread_mutex_lock(&c->lock);
     for (z = c->cell[cell]; z && !same_profile(&z->h, h); z = z->next) {}
@@ -603,15 +617,60 @@ static uint32_t sig_of_code(uint32_t code, const milnor_profile *h, uint32_t *si
     return deg;
 }
 
-/* Index in F_{src,t} of Sq(R + σ)·g for the element x = Sq(R)·g of degree t2 = t - |σ|. */
-static uint32_t shifted(const resolution *res, int src, deg_t t, deg_t t2, const zelt *x, const uint32_t *sig)
+/* Index in F_{src,t} of Sq(R + σ)·g for the element x = Sq(R)·g of degree t2 = t - |σ|; off[u]
+ * = freemod_dim(F_src, t, u), the first index of the generators of degree u (block_offsets). */
+static uint32_t shifted(const resolution *res, int src, deg_t t, deg_t t2, const zelt *x, const uint32_t *sig,
+                        const uint32_t *off)
 {
     const milnor_elt *R = &res->A.elts[t2 - x->u][x->e];
     uint32_t r[MILNOR_MAX_LEN];
     for (int k = 0; k < MILNOR_MAX_LEN; k++) r[k] = ((uint32_t)k < R->len ? R->r[k] : 0) + sig[k];
     milnor_elt S;
     milnor_elt_set(&S, r, MILNOR_MAX_LEN);
-    return (uint32_t)freemod_offset(&res->F[src], t, x->u, x->g) + milnor_index(&res->A, &S);
+    return off[x->u] + x->g * freemod_block(&res->F[src], t - x->u, x->u) + milnor_index(&res->A, &S);
+}
+
+/* map[k] = shifted(x[k]) for the n elements of a block's row or column list (zero_sig_elts'
+ * order: by generator degree, each generator's block the same elements as the first one's),
+ * each element's index worked out once per degree and moved by whole blocks for the others. */
+static void shift_map(const resolution *res, int src, deg_t t, deg_t t2, const zelt *x, uint32_t n,
+                      const uint32_t *sig, const uint32_t *off, uint32_t *map)
+{
+    uint32_t start = 0, per = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!k || x[k].u != x[k - 1].u) start = k, per = 0;
+        if (!x[k].g || !per) {
+            map[k] = shifted(res, src, t, t2, &x[k], sig, off);
+            per += !x[k].g;
+        } else
+            map[k] = map[start + (k - start) % per] + x[k].g * freemod_block(&res->F[src], t - x[k].u, x[k].u);
+    }
+}
+
+/* off[u] = freemod_dim(F, t, u) for u = 0..t (one pass over the degrees, instead of one per
+ * element shifted looks up). */
+static void block_offsets(const freemod *F, deg_t t, uint32_t *off)
+{
+    uint64_t dim = 0;
+    for (deg_t u = 0; u <= t; u++) {
+        off[u] = (uint32_t)dim;
+        if (u >= freemod_first(F, t) && u <= F->max_t && F->ngens[u])
+            dim += (uint64_t)F->ngens[u] * freemod_block(F, t - u, u);
+    }
+}
+
+/* code[j] = the signature code under h of basis element j of F_{src,t} (generators of degree < t). */
+static void column_codes(const resolution *res, int src, deg_t t, const milnor_profile *h, uint32_t *code)
+{
+    const freemod *F = &res->F[src];
+    uint32_t j = 0;
+    for (deg_t u = 0; u < t; u++) {
+        uint32_t n = res->A.dim[t - u], first = j;
+        for (uint32_t g = 0; g < F->ngens[u]; g++, j += n)
+            if (g) memcpy(code + j, code + first, n * sizeof *code);    /* the same block for each generator */
+            else
+                for (uint32_t e = 0; e < n; e++) code[j + e] = res_nassau_sig_code(&res->A.elts[t - u][e], h);
+    }
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -622,15 +681,18 @@ static int cmp_u32(const void *a, const void *b)
 
 /* R's row j ^= d of the basis element idx of F_{i,t}, for every (j, idx) in pend[0..n) (pairs,
  * j first): the rows at those elements are multiplied once each (the generators of degree t,
- * idx >= below, are their images G). 0, or -1 out of memory. */
+ * idx >= below, are their images G), except those known already: row k of known->D is d of
+ * element known_idx[k] (increasing; nknown of them, 0 for none). 0, or -1 out of memory. */
 static int apply_lifts(const resolution *res, int i, deg_t t, uint32_t below, const f2mat *G, uint32_t *pend,
-                       size_t n, f2mat *R)
+                       size_t n, const row_build *known, const uint32_t *known_idx, uint32_t nknown, f2mat *R)
 {
     uint32_t *sel = malloc((n + 1) * sizeof *sel), nsel = 0;
     row_build b = { 0 };
     if (!sel) return -1;
     for (size_t k = 0; k < n; k++)
-        if (pend[2 * k + 1] < below) sel[nsel++] = pend[2 * k + 1];
+        if (pend[2 * k + 1] < below &&
+            !(nknown && bsearch(&pend[2 * k + 1], known_idx, nknown, sizeof *known_idx, cmp_u32)))
+            sel[nsel++] = pend[2 * k + 1];
     qsort(sel, nsel, sizeof *sel, cmp_u32);
     uint32_t u = 0;
     for (uint32_t k = 0; k < nsel; k++)
@@ -639,8 +701,11 @@ static int apply_lifts(const resolution *res, int i, deg_t t, uint32_t below, co
     int rc = build_rows(res, i, t, sel, nsel, R->cols, &b);
     for (size_t k = 0; k < n && !rc; k++) {
         uint32_t j = pend[2 * k], idx = pend[2 * k + 1];
+        const uint32_t *at;
         const uint64_t *row;
         if (idx >= below) row = f2mat_row(G, idx - below);
+        else if (nknown && (at = bsearch(&idx, known_idx, nknown, sizeof *known_idx, cmp_u32)))
+            row = f2mat_row(&known->D, (uint32_t)(at - known_idx));
         else row = f2mat_row(&b.D, (uint32_t)((uint32_t *)bsearch(&idx, sel, nsel, sizeof *sel, cmp_u32) - sel));
         f2vec_xor(f2mat_row(R, j), row, f2vec_words(R->cols));
     }
@@ -661,13 +726,24 @@ int preimage_by_signature(const resolution *res, preimage_cache *cache, int i, d
     uint32_t ncols = (uint32_t)freemod_dim(&res->F[i - 1], t, t);
     f2mat R = { 0 }, G = { 0 };
     uint32_t *sigdeg = malloc(((size_t)ncodes + 1) * sizeof *sigdeg), sig[MILNOR_MAX_LEN], maxdeg = 0;
-    uint32_t *colmap = NULL, *rowmap = NULL, *pend = NULL;
-    uint64_t *lift = NULL;
+    uint32_t *colmap = NULL, *rowmap = NULL, *pend = NULL, *off = NULL, *off1 = NULL, *colcode = NULL;
+    uint64_t *lift = NULL, *any = NULL;
+    uint8_t *live = NULL;
     size_t npend = 0, pendcap = 0;
     nassau_zqi *z = NULL;
+    row_build zrows = { 0 };           /* level 0's rows where its block is built here */
     int rc = -1, owned = 0;
-    if (!sigdeg || f2mat_copy(&R, Y) != 0 || f2mat_init(X, Y->rows, below + top) != 0 || f2mat_init(&G, top, ncols) != 0)
+    off = malloc(((size_t)t + 1) * sizeof *off);
+    off1 = malloc(((size_t)t + 1) * sizeof *off1);
+    colcode = malloc(((size_t)ncols + 1) * sizeof *colcode);
+    any = malloc((f2vec_words(ncols) + 1) * sizeof *any);
+    live = malloc((size_t)ncodes);
+    if (!sigdeg || !off || !off1 || !colcode || !any || !live || f2mat_copy(&R, Y) != 0 ||
+        f2mat_init(X, Y->rows, below + top) != 0 || f2mat_init(&G, top, ncols) != 0)
         goto out;
+    block_offsets(F, t, off);
+    block_offsets(&res->F[i - 1], t, off1);
+    column_codes(res, i - 1, t, &h, colcode);
     R.cols = ncols;
     for (uint32_t k = 0; k < top; k++) {   /* the generators' images, cut to the columns */
         const fm_gen *g = &F->gens[t][k];
@@ -684,12 +760,30 @@ int preimage_by_signature(const resolution *res, preimage_cache *cache, int i, d
     for (uint32_t d = 0; d <= maxdeg; d++) {
         deg_t t2 = t - (deg_t)d;
         if (t2 < i) break;                 /* F_i is zero there: nothing to lift with */
+        /* the codes the residual meets: a block whose columns it does not meet lifts nothing (its
+         * quasi-inverse is not even looked up), and a zero residual ends the solve */
+        memset(any, 0, f2vec_words(ncols) * sizeof *any);
+        for (uint32_t j = 0; j < R.rows; j++) {
+            const uint64_t *row = f2mat_row(&R, j);
+            for (uint32_t w = 0; w < f2vec_words(ncols); w++) any[w] |= row[w];
+        }
+        if (ncols & 63) any[ncols >> 6] &= ((uint64_t)1 << (ncols & 63)) - 1;
+        memset(live, 0, ncodes);
+        int lives = 0, nonzero = 0;
+        for (uint32_t w = 0; w < f2vec_words(ncols); w++)
+            for (uint64_t bits = any[w]; bits; bits &= bits - 1) {
+                uint32_t c = colcode[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+                nonzero = 1;
+                if (sigdeg[c] == d && !live[c]) live[c] = 1, lives++;
+            }
+        if (!nonzero) break;
+        if (!lives) continue;
         z = NULL;
         owned = 0;
         npend = 0;
         for (uint32_t c = 0; c < ncodes; c++) {
-            if (sigdeg[c] != d) continue;
-            if (!z && !(z = zqi_get(cache, res, i, t2, &h, &owned))) goto out;
+            if (sigdeg[c] != d || !live[c]) continue;
+            if (!z && !(z = zqi_get(cache, res, i, t2, &h, &owned, d ? NULL : &zrows))) goto out;
             if (!z->qi.preimage.rows) break;
             sig_of_code(c, &h, sig);
             free(colmap), free(rowmap), free(lift);
@@ -697,10 +791,13 @@ int preimage_by_signature(const resolution *res, preimage_cache *cache, int i, d
             rowmap = malloc(((size_t)z->nrows + 1) * sizeof *rowmap);
             lift = malloc((f2vec_words(z->nrows) + 1) * sizeof *lift);
             if (!colmap || !rowmap || !lift) goto out;
-            for (uint32_t k = 0; k < z->ncols; k++)
-                colmap[k] = d ? shifted(res, i - 1, t, t2, &z->col[k], sig) : z->col_basis[k];
-            for (uint32_t k = 0; k < z->nrows; k++)
-                rowmap[k] = d ? shifted(res, i, t, t2, &z->row[k], sig) : z->row_basis[k];
+            if (d) {
+                shift_map(res, i - 1, t, t2, z->col, z->ncols, sig, off1, colmap);
+                shift_map(res, i, t, t2, z->row, z->nrows, sig, off, rowmap);
+            } else {
+                memcpy(colmap, z->col_basis, z->ncols * sizeof *colmap);
+                memcpy(rowmap, z->row_basis, z->nrows * sizeof *rowmap);
+            }
             for (uint32_t j = 0; j < R.rows; j++) {
                 memset(lift, 0, f2vec_words(z->nrows) * sizeof *lift);
                 f2qi_apply_gather(&z->qi, f2mat_row(&R, j), colmap, lift);
@@ -718,18 +815,22 @@ int preimage_by_signature(const resolution *res, preimage_cache *cache, int i, d
                     }
             }
         }
+        if (npend && apply_lifts(res, i, t, below, &G, pend, npend, &zrows, z ? z->row_basis : NULL,
+                                 z ? zrows.nrows : 0, &R) != 0)
+            goto out;
+        rb_clear(&zrows);
         if (owned) zqi_free(z);
         z = NULL;
-        if (npend && apply_lifts(res, i, t, below, &G, pend, npend, &R) != 0) goto out;
     }
     rc = 0;
     for (uint32_t j = 0; j < R.rows && !rc; j++)
         if (!f2vec_is_zero(f2mat_row(&R, j), f2vec_words(ncols))) rc = 1;
 out:
     if (owned) zqi_free(z);
+    rb_clear(&zrows);
     if (rc) f2mat_clear(X);
     f2mat_clear(&R);
     f2mat_clear(&G);
-    free(sigdeg), free(colmap), free(rowmap), free(lift), free(pend);
+    free(sigdeg), free(colmap), free(rowmap), free(lift), free(pend), free(off), free(off1), free(colcode), free(any), free(live);
     return rc;
 }
