@@ -8,10 +8,24 @@
 /* (-1)^(number of factors 3 mod 4 in the odd part of m!): 0 for +1, 1 for -1. */
 static unsigned odd_fact_sign(uint32_t m)
 {
-    unsigned e = 0;
-    for (; m; m >>= 1) e += (m + 1) >> 2;
-    return e & 1;
+    /* That number is the sum over i >= 0 of floor((floor(m/2^i) + 1)/4) = floor(m/2^(i+2)) + [bits
+     * i and i+1 of m both set]; the first parts add up to m - popcount(m) - floor(m/2), the second
+     * to popcount(m & m/2). Only its parity matters, and parities add as XOR. */
+    return (m ^ (m >> 1) ^ (uint32_t)__builtin_popcount(m) ^ (uint32_t)__builtin_popcount(m & (m >> 1))) & 1;
 }
+
+/* odd_fact_sign from a table below OFS_TABLE (every entry and diagonal sum of a product inside
+ * MILNOR_MAX_DEGREE): the search asks for it at every step. */
+#define OFS_TABLE 2048
+static uint8_t ofs_table[OFS_TABLE];
+static pthread_once_t ofs_once = PTHREAD_ONCE_INIT;
+
+static void ofs_init(void)
+{
+    for (uint32_t m = 0; m < OFS_TABLE; m++) ofs_table[m] = (uint8_t)odd_fact_sign(m);
+}
+
+static inline unsigned ofs(uint32_t m) { return m < OFS_TABLE ? ofs_table[m] : odd_fact_sign(m); }
 
 unsigned binom_mod4(uint32_t n, uint32_t k)
 {
@@ -144,13 +158,13 @@ static unsigned carries_of(uint32_t p, uint32_t v)
 }
 
 /* Adds x to diagonal n: its carries (0 or 1), or -1 (nothing added) if that makes two. */
-static int m4_place(m4_search *m, int n, uint32_t x)
+static inline __attribute__((always_inline)) int m4_place(m4_search *m, int n, uint32_t x)
 {
     unsigned c = carries_of(m->dsum[n], x);
     if (m->carries + c > 1) return -1;
     m->dsum[n] += x;
     m->carries += c;
-    m->sign ^= odd_fact_sign(x);
+    m->sign ^= ofs(x);
     return (int)c;
 }
 
@@ -165,7 +179,7 @@ static void m4_leaf(m4_search *m)
         if (n > MILNOR_MAX_LEN) return;         /* beyond every degree we hold */
         T.r[n - 1] = t;
         T.len = (uint32_t)n;
-        sign ^= odd_fact_sign(t);
+        sign ^= ofs(t);
     }
     T.degree = m->R->degree + m->S->degree;
     m->emit(&T, m->carries ? 2 : (sign ? 3 : 1), m->ctx);
@@ -181,7 +195,7 @@ static void m4_take(m4_search *m, int k, uint32_t v, unsigned c)
     unsigned carries = m->carries, sign = m->sign;
     m->dsum[n] += v;
     m->carries += c;
-    m->sign ^= odd_fact_sign(v);
+    m->sign ^= ofs(v);
     m->rem[i] -= v << j;
     m->col[j] -= v;
     int ok = 1;
@@ -235,6 +249,7 @@ void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
                           void (*emit)(const milnor_elt *T, unsigned c, void *ctx), void *ctx)
 {
     m4_search m;
+    pthread_once(&ofs_once, ofs_init);
     memset(&m, 0, sizeof m);
     m.R = R, m.S = S, m.emit = emit, m.ctx = ctx;
     int lr = (int)R->len, ls = (int)S->len, last_in_row[MX];
