@@ -2,6 +2,7 @@
 #include "algebra/pair_algebra.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- coefficients mod 4 ------------------------------------------------------------------ */
 
@@ -373,20 +374,33 @@ void pair_mul_mod4_batch(const milnor_basis *A, const milnor_row_job *jobs, size
 }
 
 /* ---- the memo of mod-4 products (pair_algebra.h) ----------------------------------------------
- * Shards by the key's hash, each under its own lock: an open-addressing table (at most 3/4
- * full) of 32-byte slots, each the key, the product's length and, for products of at most
- * M4_INLINE words (two in three at stem 80), the words themselves; longer ones point into
- * blocks that never move. Reuse is far apart (most repeats come 10^5 to 10^7 products later),
- * so a lookup is a miss to memory: the batch prefetches M4_AHEAD lookups ahead. A word is (index of T) << 2 | c, one per Milnor matrix of non-zero coefficient, as
- * milnor_mul_mod4_each emits them (a T met twice is two words: the sum in Z/4 is the same). A
- * product found is added into the planes under its shard's lock (a rehash may move it). A
- * shard past its share of the budget stops taking products; those it lacks are computed each
- * time. */
+ * Shards by the key's hash, each with its own lock for writers: an open-addressing table (at
+ * most 3/4 full) of 32-byte slots, two to a 64-byte line, each the key, the product's length
+ * and, for products of at most M4_INLINE words (two in three at stem 80), the words themselves;
+ * longer ones point into blocks that never move. A word is (index of T) << 2 | c, one per Milnor
+ * matrix of non-zero coefficient, as milnor_mul_mod4_each emits them (a T met twice is two
+ * words: the sum in Z/4 is the same).
+ * Reuse is far apart (most repeats come 10^5 to 10^7 products later), so a lookup is a miss to
+ * memory, and the design is about misses: a key's probe starts at the first slot of a line (the
+ * hash mixes every bit of the key, so most probes end in that line); the batch asks for that
+ * line M4_AHEAD lookups ahead and, M4_AHEAD / 2 ahead, for the words of a long product it finds
+ * there; few shards, so that their tables soon reach the size that goes on huge pages.
+ * Readers take no lock. A writer (under its shard's lock) fills a free slot's length and words
+ * and only then stores its key, with release; a reader loads a key with acquire and reads the
+ * rest only when the key is its own, so it sees whole entries. Growing fills a new table, then
+ * publishes it (release), then gives the old one's pages back (MADV_DONTNEED: they read as
+ * zeros from then on; the mapping stays until the memo is freed). A reader still probing the old
+ * table meets zeros, so it finds nothing (and computes the product: the same words), or it found
+ * its key and copied the slot: it then loads the key again, and a zero means the copy may be
+ * of zeros, so it computes the product too. Hits are counted per batch and added once. A shard
+ * past its share of the budget stops taking products; those it lacks are computed each time. */
 
-#define M4_SHARDS 64
+#define M4_SHARD_BITS 3
+#define M4_SHARDS (1 << M4_SHARD_BITS)         /* few: large tables reach huge pages early */
 #define M4_INLINE 5
 #define M4_BLOCK_WORDS 16384u
-#define M4_AHEAD 8                              /* lookups prefetched ahead */
+#define M4_AHEAD 16                             /* lookups prefetched ahead (their words at half that) */
+#define M4_MIN_CAP 256
 
 typedef struct m4_slot_t {
     uint64_t key;                               /* 0: empty */
@@ -395,27 +409,36 @@ typedef struct m4_slot_t {
 } m4_slot_t;
 _Static_assert(sizeof(m4_slot_t) == 32, "two slots a cache line");
 
+typedef struct m4_table {
+    size_t cap;                                 /* a power of 2, >= M4_MIN_CAP */
+    m4_slot_t *slots;                           /* line-aligned (lines hold slots 2i, 2i + 1), in map */
+    void *map;                                  /* the mapping: the slots, 2 MB-aligned from M4_HUGE on */
+    size_t map_bytes;
+    struct m4_table *older;                     /* the table this one replaced, kept for readers */
+} m4_table;
+
 typedef struct m4_shard {
-    pthread_mutex_t lock;
-    m4_slot_t *slots;
-    size_t n, cap;                              /* cap a power of 2 (or 0) */
+    _Alignas(64) m4_table *tab;                 /* read by every lookup without the lock: a line of its own */
+    _Alignas(64) pthread_mutex_t lock;          /* the writers' (misses') line */
+    size_t n;
     uint32_t **blocks;                          /* the long products' words */
     size_t nblocks, blocks_cap, used;           /* used: words taken in the last block */
     size_t bytes;
-    uint64_t hits, misses;
+    uint64_t misses;
     int full;
-    char pad[64];                               /* shards' locks on lines of their own */
 } m4_shard;
 
 struct pair_m4_memo {
     size_t shard_budget;
+    _Alignas(64) uint64_t hits;                 /* added once per batch */
     m4_shard shard[M4_SHARDS];
 };
 
 pair_m4_memo *pair_m4_memo_new(size_t budget_bytes)
 {
-    pair_m4_memo *m = calloc(1, sizeof *m);
+    pair_m4_memo *m = aligned_alloc(_Alignof(pair_m4_memo), sizeof *m);
     if (!m) return NULL;
+    memset(m, 0, sizeof *m);
     m->shard_budget = budget_bytes / M4_SHARDS;
     for (int i = 0; i < M4_SHARDS; i++) pthread_mutex_init(&m->shard[i].lock, NULL);
     return m;
@@ -428,7 +451,11 @@ void pair_m4_memo_free(pair_m4_memo *m)
         m4_shard *sh = &m->shard[i];
         for (size_t b = 0; b < sh->nblocks; b++) free(sh->blocks[b]);
         free(sh->blocks);
-        free(sh->slots);
+        for (m4_table *t = sh->tab, *older; t; t = older) {
+            older = t->older;
+            munmap(t->map, t->map_bytes);
+            free(t);
+        }
         pthread_mutex_destroy(&sh->lock);
     }
     free(m);
@@ -437,21 +464,44 @@ void pair_m4_memo_free(pair_m4_memo *m)
 void pair_m4_memo_stats(pair_m4_memo *m, uint64_t *products, uint64_t *hits, uint64_t *misses, size_t *bytes)
 {
     *products = *hits = *misses = 0, *bytes = 0;
-    for (int i = 0; m && i < M4_SHARDS; i++) {
+    if (!m) return;
+    *hits = __atomic_load_n(&m->hits, __ATOMIC_RELAXED);
+    for (int i = 0; i < M4_SHARDS; i++) {
         m4_shard *sh = &m->shard[i];
         pthread_mutex_lock(&sh->lock);
-        *products += sh->n, *hits += sh->hits, *misses += sh->misses, *bytes += sh->bytes;
+        *products += sh->n, *misses += sh->misses, *bytes += sh->bytes;
         pthread_mutex_unlock(&sh->lock);
     }
 }
 
-static uint64_t m4_hash(uint64_t key) { return (key ^ key >> 29) * 0x9e3779b97f4a7c15ull; }
-
-static size_t m4_slot(const m4_slot_t *slots, size_t cap, uint64_t key, uint64_t h)
+/* Every bit of the hash depends on every bit of the key (splitmix64's finisher). A key's low bits
+ * are the indices of R and S, its high bits their degrees: a hash whose low bits saw only the
+ * key's low bits (a single multiply) started the products of equal indices in different
+ * degrees at one slot, and probes ran 7 to 10 slots long. */
+static uint64_t m4_hash(uint64_t key)
 {
-    size_t i = (size_t)(h >> 7) & (cap - 1);
-    while (slots[i].key && slots[i].key != key) i = (i + 1) & (cap - 1);
-    return i;
+    key = (key ^ key >> 30) * 0xbf58476d1ce4e5b9ull;
+    key = (key ^ key >> 27) * 0x94d049bb133111ebull;
+    return key ^ key >> 31;
+}
+
+/* The first slot of key's probe (the top M4_SHARD_BITS bits of h pick the shard). */
+static size_t m4_start(uint64_t h, size_t cap) { return (size_t)h & (cap - 2); }
+
+/* The slot holding key in t, or the free slot where its probe ends (then key is not in t; a
+ * writer may fill that slot at any time after: a reader tells the two cases apart by *found,
+ * the key as it read it, never by reading the slot again). */
+static m4_slot_t *m4_probe(m4_table *t, uint64_t key, uint64_t h, int *found)
+{
+    size_t mask = t->cap - 1, i = m4_start(h, t->cap);
+    for (;;) {
+        uint64_t k = __atomic_load_n(&t->slots[i].key, __ATOMIC_ACQUIRE);
+        if (k == key || !k) {
+            *found = k == key;
+            return &t->slots[i];
+        }
+        i = (i + 1) & mask;
+    }
 }
 
 static const uint32_t *m4_words_of(const m4_slot_t *e)
@@ -462,22 +512,43 @@ static const uint32_t *m4_words_of(const m4_slot_t *e)
     return p;
 }
 
+/* A zeroed table of cap slots, or NULL. Tables of M4_HUGE bytes and more go on transparent huge
+ * pages: lookups land anywhere in them, and on 4 KB pages nearly every one also missed the TLB
+ * (perf at 80/35: the stall showed on the prefetch). */
+#define M4_HUGE ((size_t)2 << 20)
+static m4_table *m4_table_new(size_t cap)
+{
+    m4_table *t = malloc(sizeof *t);
+    if (!t) return NULL;
+    size_t bytes = cap * sizeof(m4_slot_t), extra = bytes >= M4_HUGE ? M4_HUGE : 0;
+    void *p = mmap(NULL, bytes + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return free(t), NULL;
+    uintptr_t at = extra ? ((uintptr_t)p + M4_HUGE - 1) & ~(uintptr_t)(M4_HUGE - 1) : (uintptr_t)p;
+#ifdef MADV_HUGEPAGE
+    if (extra) (void)madvise((void *)at, bytes, MADV_HUGEPAGE);
+#endif
+    *t = (m4_table){ cap, (m4_slot_t *)at, p, bytes + extra, NULL };
+    return t;
+}
+
 /* Room for one more product of n words in sh (lock held): 0, or -1 (out of memory or past the
  * budget: the shard is full from then on). */
 static int m4_room(pair_m4_memo *m, m4_shard *sh, uint32_t n)
 {
     if (sh->full) return -1;
-    if (4 * (sh->n + 1) > 3 * sh->cap) {
-        size_t cap = sh->cap ? 2 * sh->cap : 256, size = cap * sizeof(m4_slot_t);
-        m4_slot_t *slots = sh->bytes + size > m->shard_budget ? NULL : aligned_alloc(64, size);
-        if (!slots) return sh->full = 1, -1;
-        memset(slots, 0, size);
-        for (size_t i = 0; i < sh->cap; i++)
-            if (sh->slots[i].key) slots[m4_slot(slots, cap, sh->slots[i].key, m4_hash(sh->slots[i].key))] = sh->slots[i];
-        free(sh->slots);
-        sh->bytes += (cap - sh->cap) * sizeof *slots;
-        __atomic_store_n(&sh->slots, slots, __ATOMIC_RELAXED);     /* read unlocked by m4_prefetch */
-        __atomic_store_n(&sh->cap, cap, __ATOMIC_RELAXED);
+    m4_table *old = sh->tab;
+    if (!old || 4 * (sh->n + 1) > 3 * old->cap) {
+        size_t cap = old ? 2 * old->cap : M4_MIN_CAP, size = cap * sizeof(m4_slot_t);
+        m4_table *t = sh->bytes + size > m->shard_budget ? NULL : m4_table_new(cap);
+        if (!t) return sh->full = 1, -1;
+        int found;
+        for (size_t i = 0; old && i < old->cap; i++)
+            if (old->slots[i].key) *m4_probe(t, old->slots[i].key, m4_hash(old->slots[i].key), &found) = old->slots[i];
+        t->older = old;
+        sh->bytes += size;
+        __atomic_store_n(&sh->tab, t, __ATOMIC_RELEASE);       /* its entries before it */
+        size_t old_size = old ? old->cap * sizeof(m4_slot_t) : 0;  /* its pages back (zeros from now on) */
+        if (old && madvise(old->slots, old_size, MADV_DONTNEED) == 0) sh->bytes -= old_size;
     }
     if (n <= M4_INLINE) return 0;
     if (n > M4_BLOCK_WORDS) return -1;          /* (a product that long is not kept) */
@@ -520,17 +591,16 @@ static void m4_collect(const milnor_elt *T, unsigned c, void *vctx)
     x->w[x->n++] = milnor_index(x->A, T) << 2 | c;
 }
 
-/* The coefficients of words (n of them) added in Z/4 into the planes at bit col. */
+/* The coefficients of words (n of them) added in Z/4 into the planes at bit col: the ones bit o
+ * becomes o ^ c_0, and the twos bit flips by c_1 ^ (o & c_0), the carry. */
 static void m4_apply(const uint32_t *words, uint32_t n, uint64_t *ones, uint64_t *twos, uint64_t col)
 {
     for (uint32_t k = 0; k < n; k++) {
-        uint64_t x = col + (words[k] >> 2), bit = (uint64_t)1 << (x & 63);
-        unsigned c = words[k] & 3, carry = 0;
-        if (c & 1) {
-            carry = (ones[x >> 6] & bit) != 0;
-            ones[x >> 6] ^= bit;
-        }
-        if (carry ^ ((c >> 1) & 1)) twos[x >> 6] ^= bit;
+        uint64_t x = col + (words[k] >> 2), c = words[k] & 3;
+        unsigned b = (unsigned)(x & 63);
+        uint64_t o = ones[x >> 6] >> b;
+        ones[x >> 6] ^= (c & 1) << b;
+        twos[x >> 6] ^= (((o & c) ^ (c >> 1)) & 1) << b;
     }
 }
 
@@ -539,21 +609,32 @@ static uint64_t m4_key(uint32_t rd, uint32_t ri, uint32_t sd, uint32_t si)
     return 1 + ((uint64_t)rd << 53 | (uint64_t)ri << 32 | (uint64_t)sd << 21 | (uint64_t)si);
 }
 
-/* Asks for the line where the lookup of key starts, without the lock (a table being replaced
- * meanwhile only makes the hint useless). */
-static void m4_prefetch(pair_m4_memo *m, uint64_t key)
+/* Asks for the line where the lookup of key starts. */
+static void m4_prefetch(pair_m4_memo *m, uint64_t h)
 {
-    uint64_t h = m4_hash(key);
-    m4_shard *sh = &m->shard[h >> 58];
-    m4_slot_t *slots = __atomic_load_n(&sh->slots, __ATOMIC_RELAXED);
-    size_t cap = __atomic_load_n(&sh->cap, __ATOMIC_RELAXED);
-    if (cap) __builtin_prefetch(&slots[(size_t)(h >> 7) & (cap - 1)]);
+    const m4_table *t = __atomic_load_n(&m->shard[h >> (64 - M4_SHARD_BITS)].tab, __ATOMIC_ACQUIRE);
+    if (t) __builtin_prefetch(&t->slots[m4_start(h, t->cap)]);
+}
+
+/* Asks for the words of a long product whose key sits in the line its lookup starts at (that
+ * line asked for earlier, by m4_prefetch): the second miss of such a lookup. */
+static void m4_prefetch_words(pair_m4_memo *m, uint64_t key, uint64_t h)
+{
+    const m4_table *t = __atomic_load_n(&m->shard[h >> (64 - M4_SHARD_BITS)].tab, __ATOMIC_ACQUIRE);
+    if (!t) return;
+    const m4_slot_t *e = &t->slots[m4_start(h, t->cap)];
+    for (int j = 0; j < 2; j++)
+        if (__atomic_load_n(&e[j].key, __ATOMIC_ACQUIRE) == key) {
+            if (e[j].n > M4_INLINE) __builtin_prefetch(m4_words_of(&e[j]));
+            return;
+        }
 }
 
 /* Sq(R)·Sq(S), R = elts[rd][ri] and S = elts[sd][si], added into the planes at bit col: from the
- * memo, or computed (and kept when there is room). */
+ * memo (counted in *hits), or computed (and kept when there is room). */
 static void m4_product(const milnor_basis *A, pair_m4_memo *m, m4_words *scratch, uint32_t rd, uint32_t ri,
-                       uint32_t sd, uint32_t si, uint64_t *ones, uint64_t *twos, uint64_t col)
+                       uint32_t sd, uint32_t si, uint64_t key, uint64_t h, uint64_t *ones, uint64_t *twos,
+                       uint64_t col, uint64_t *hits)
 {
     const milnor_elt *R = &A->elts[rd][ri], *S = &A->elts[sd][si];
     if (!m || ri >= (1u << 21) || si >= (1u << 21)) {
@@ -561,19 +642,23 @@ static void m4_product(const milnor_basis *A, pair_m4_memo *m, m4_words *scratch
         milnor_mul_mod4_each(R, S, add_planes, &acc);
         return;
     }
-    uint64_t key = m4_key(rd, ri, sd, si), h = m4_hash(key);
-    m4_shard *sh = &m->shard[h >> 58];
-    pthread_mutex_lock(&sh->lock);
-    if (sh->cap) {
-        const m4_slot_t *e = &sh->slots[m4_slot(sh->slots, sh->cap, key, h)];
-        if (e->key) {
-            sh->hits++;
-            m4_apply(m4_words_of(e), e->n, ones, twos, col);
-            pthread_mutex_unlock(&sh->lock);
-            return;
+    m4_shard *sh = &m->shard[h >> (64 - M4_SHARD_BITS)];
+    m4_table *t = __atomic_load_n(&sh->tab, __ATOMIC_ACQUIRE);
+    int found = 0;
+    if (t) {
+        const m4_slot_t *e = m4_probe(t, key, h, &found);
+        if (found) {                            /* (the acquire in m4_probe: its n and words are whole) */
+            m4_slot_t copy;
+            memcpy(&copy, e, sizeof copy);
+            __atomic_thread_fence(__ATOMIC_ACQUIRE);
+            if (__atomic_load_n(&e->key, __ATOMIC_RELAXED) == key) {    /* t not given back meanwhile */
+                ++*hits;
+                m4_apply(m4_words_of(&copy), copy.n, ones, twos, col);
+                return;
+            }
+            found = 0;
         }
     }
-    pthread_mutex_unlock(&sh->lock);
     scratch->n = 0, scratch->oom = 0;
     milnor_mul_mod4_each(R, S, m4_collect, scratch);
     if (scratch->oom) {                         /* no room to collect: straight into the planes */
@@ -586,10 +671,9 @@ static void m4_product(const milnor_basis *A, pair_m4_memo *m, m4_words *scratch
     pthread_mutex_lock(&sh->lock);
     sh->misses++;
     if (m4_room(m, sh, n) == 0) {
-        size_t i = m4_slot(sh->slots, sh->cap, key, h);
-        if (!sh->slots[i].key) {                /* (another thread may have put it there meanwhile) */
-            m4_slot_t *e = &sh->slots[i];
-            e->key = key, e->n = n;
+        m4_slot_t *e = m4_probe(sh->tab, key, h, &found);
+        if (!found) {                           /* (another thread may have put it there meanwhile) */
+            e->n = n;
             if (n <= M4_INLINE) memcpy(e->w, scratch->w, n * sizeof *e->w);
             else {
                 uint32_t *w = sh->blocks[sh->nblocks - 1] + sh->used;
@@ -597,39 +681,52 @@ static void m4_product(const milnor_basis *A, pair_m4_memo *m, m4_words *scratch
                 sh->used += n;
                 memcpy(e->w, &w, sizeof w);
             }
+            __atomic_store_n(&e->key, key, __ATOMIC_RELEASE);  /* published after its words */
             sh->n++;
         }
     }
     pthread_mutex_unlock(&sh->lock);
 }
 
-/* Prefetches the lookup of pair (*pi, *pk) (if any) and moves on to the next pair. */
-static void m4_next(pair_m4_memo *m, const milnor_row_job *jobs, size_t njobs, const milnor_term *terms, size_t *pi,
-                    uint32_t *pk)
+/* A place in a batch's pairs: job i, its term k. */
+typedef struct m4_cursor {
+    size_t i;
+    uint32_t k;
+} m4_cursor;
+
+/* The key of the pair at c (0 past the last), c moved on to the next. */
+static uint64_t m4_step(const milnor_row_job *jobs, size_t njobs, const milnor_term *terms, m4_cursor *c)
 {
-    while (*pi < njobs && *pk >= jobs[*pi].n_terms) ++*pi, *pk = 0;
-    if (*pi == njobs) return;
-    const milnor_term *tm = &terms[jobs[*pi].first_term + *pk];
-    m4_prefetch(m, m4_key(jobs[*pi].r_deg, jobs[*pi].r_idx, tm->s_deg, tm->s_idx));
-    ++*pk;
+    while (c->i < njobs && c->k >= jobs[c->i].n_terms) c->i++, c->k = 0;
+    if (c->i == njobs) return 0;
+    const milnor_term *tm = &terms[jobs[c->i].first_term + c->k++];
+    return m4_key(jobs[c->i].r_deg, jobs[c->i].r_idx, tm->s_deg, tm->s_idx);
 }
 
 void pair_mul_mod4_batch_memo(const milnor_basis *A, pair_m4_memo *memo, const milnor_row_job *jobs, size_t njobs,
                               const milnor_term *terms, uint64_t *rows, size_t stride_words, size_t twos_at)
 {
     m4_words scratch = { A, NULL, 0, 0, 0 };
-    size_t pi = 0;                              /* the pair M4_AHEAD ahead: job pi, its term pk */
-    uint32_t pk = 0;
-    for (int a = 0; memo && a <= M4_AHEAD; a++) m4_next(memo, jobs, njobs, terms, &pi, &pk);
+    uint64_t hits = 0, key[M4_AHEAD] = { 0 }, hash[M4_AHEAD] = { 0 };  /* pair q's at q % M4_AHEAD */
+    m4_cursor far = { 0, 0 };                   /* pair q + M4_AHEAD */
+    for (int a = 0; memo && a < M4_AHEAD; a++)
+        if ((key[a] = m4_step(jobs, njobs, terms, &far))) m4_prefetch(memo, hash[a] = m4_hash(key[a]));
+    size_t q = 0;
     for (size_t i = 0; i < njobs; i++) {
         uint64_t *ones = rows + i * stride_words, *twos = ones + twos_at;
-        for (uint32_t k = 0; k < jobs[i].n_terms; k++) {
+        for (uint32_t k = 0; k < jobs[i].n_terms; k++, q++) {
             const milnor_term *tm = &terms[jobs[i].first_term + k];
-            if (memo) m4_next(memo, jobs, njobs, terms, &pi, &pk);
-            m4_product(A, memo, &scratch, jobs[i].r_deg, jobs[i].r_idx, tm->s_deg, tm->s_idx, ones, twos,
-                       tm->col_offset);
+            size_t at = q % M4_AHEAD, mid = (q + M4_AHEAD / 2) % M4_AHEAD;
+            uint64_t kq = key[at], hq = hash[at];
+            if (memo) {
+                if ((key[at] = m4_step(jobs, njobs, terms, &far))) m4_prefetch(memo, hash[at] = m4_hash(key[at]));
+                if (key[mid]) m4_prefetch_words(memo, key[mid], hash[mid]);
+            }
+            m4_product(A, memo, &scratch, jobs[i].r_deg, jobs[i].r_idx, tm->s_deg, tm->s_idx, kq, hq, ones, twos,
+                       tm->col_offset, &hits);
         }
     }
+    if (hits) __atomic_fetch_add(&memo->hits, hits, __ATOMIC_RELAXED);
     free(scratch.w);
 }
 

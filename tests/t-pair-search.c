@@ -4,13 +4,15 @@
  * whole; and the kernel's work items (pm4_item) run one after the other on random batches with
  * random starting rows, against pair_mul_mod4_batch, which in turn is checked against
  * pair_sigma_mul_add's ones and twos; and the memo of products (pair_mul_mod4_batch_memo):
- * the same rows when it fills, when it recalls, when its budget leaves it nearly empty and
- * when two threads share it. Runs everywhere (no GPU).
+ * the same rows when it fills, when it recalls, when its budget leaves it nearly empty, when
+ * two threads share it, and when readers hit (without a lock) while a writer grows its tables.
+ * Runs everywhere (no GPU).
  * Env: SEED (random cases; default time). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "algebra/milnor.h"
 #include "algebra/pair_algebra.h"
@@ -47,6 +49,81 @@ static void *memo_run(void *vp)
     return NULL;
 }
 
+/* Readers and writers sharing one memo: a reader passes over its batch (whose products the memo
+ * holds) again and again until the writers are done, and at least `min_passes` times, each pass
+ * checked against ref; a writer passes once over each of its `writer` batches of new products
+ * (the second writer from the last batch down, so that the two race to put the same products
+ * in), and the tables grow under the readers (who pause between passes, to leave the writers
+ * the cores). */
+typedef struct memo_share {
+    memo_pass pass;                             /* a writer's: batches pass.b[0 .. writer) */
+    const uint64_t *ref;
+    int writer, backwards, min_passes, writers, *writers_done;
+    int passes, bad;
+    uint64_t **wref, **wstart;                  /* a writer's batches' refs and starts */
+} memo_share;
+
+static void *memo_share_run(void *vp)
+{
+    memo_share *q = vp;
+    for (int x = 0; x < q->writer; x++) {
+        int k = q->backwards ? q->writer - 1 - x : x;
+        memo_pass p = { q->pass.A, q->pass.memo, &q->pass.b[k], q->wstart[k], NULL };
+        memo_run(&p);
+        q->bad += memcmp(q->wref[k], p.rows, p.b->words * sizeof *p.rows) != 0;
+        free(p.rows);
+        q->passes++;
+    }
+    if (q->writer) {
+        __atomic_add_fetch(q->writers_done, 1, __ATOMIC_RELEASE);
+        return NULL;
+    }
+    while (__atomic_load_n(q->writers_done, __ATOMIC_ACQUIRE) < q->writers || q->passes < q->min_passes) {
+        memo_run(&q->pass);
+        q->bad += memcmp(q->ref, q->pass.rows, q->pass.b->words * sizeof *q->ref) != 0;
+        free(q->pass.rows);
+        q->passes++;
+        nanosleep(&(struct timespec){ 0, 200000 }, NULL);
+    }
+    return NULL;
+}
+
+static uint64_t batch_pairs(const batch *b)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < b->njobs; ++i) n += b->jobs[i].n_terms;
+    return n;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Appends the pairs (R, S) of b, as (|R|, index, |S|, index) in one word, to *keys (*n of them). */
+static void batch_keys(const batch *b, uint64_t **keys, size_t *n)
+{
+    *keys = realloc(*keys, (*n + batch_pairs(b) + 1) * sizeof **keys);
+    if (!*keys) bail("out of memory");
+    for (uint32_t i = 0; i < b->njobs; ++i)
+        for (uint32_t k = 0; k < b->jobs[i].n_terms; ++k) {
+            const milnor_term *t = &b->terms[b->jobs[i].first_term + k];
+            (*keys)[(*n)++] = (uint64_t)b->jobs[i].r_deg << 53 | (uint64_t)b->jobs[i].r_idx << 32 |
+                              (uint64_t)t->s_deg << 21 | t->s_idx;
+        }
+}
+
+/* Sorts keys[0..n) and drops repeats: the number left. */
+static size_t distinct(uint64_t *keys, size_t n)
+{
+    qsort(keys, n, sizeof *keys, cmp_u64);
+    size_t m = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (!m || keys[i] != keys[m - 1]) keys[m++] = keys[i];
+    return m;
+}
+
 static void push(emits *e, uint64_t x)
 {
     if (e->n == e->cap) {
@@ -77,12 +154,6 @@ static void gpu_search(const milnor_basis *A, const milnor_elt *R, const milnor_
         milnor_elt_set(&T, t, len);
         push(e, (uint64_t)milnor_index(A, &T) << 2 | c);
     }
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* 1 if the GPU search emits what milnor_mul_mod4_each does, in the same order, and its parts
@@ -223,6 +294,64 @@ int main(void)
         free(ref);
         free(start);
         batch_free(&b);
+    }
+
+    {   /* lock-free hits while the tables grow: two readers of a batch the memo holds, two writers
+         * of the same batches of new products (enough to double the shards' tables), which also
+         * read what the other put in; every lookup counted once, every product the memo lacked
+         * held once */
+        enum { NW = 64 };
+        batch r, w[NW];
+        uint64_t *wstart[NW], *wref[NW], wpairs = 0, *rkeys = NULL, *wkeys = NULL;
+        size_t nr = 0, nwk = 0, fresh = 0;
+        int nw = 0;
+        batch_random_mod4(&A, &r, 40, 20, 30, 30, 0, 8, 2);
+        uint64_t *rstart, *rref = batch_mod4_rows(&A, &r, 1, &rstart);
+        batch_keys(&r, &rkeys, &nr);
+        nr = distinct(rkeys, nr);
+        while (nw < NW && fresh < 64 * 300) {   /* products r lacks: each shard's table doubles 3-4 times */
+            batch_random_mod4(&A, &w[nw], 400, 60, 40, 30, 0, 8, 2);
+            wref[nw] = batch_mod4_rows(&A, &w[nw], 1, &wstart[nw]);
+            wpairs += batch_pairs(&w[nw]);
+            batch_keys(&w[nw++], &wkeys, &nwk);
+            nwk = distinct(wkeys, nwk);
+            fresh = 0;
+            for (size_t i = 0; i < nwk; ++i) fresh += !bsearch(&wkeys[i], rkeys, nr, sizeof *rkeys, cmp_u64);
+        }
+        pair_m4_memo *memo = pair_m4_memo_new((size_t)256 << 20);
+        if (!memo) bail("out of memory");
+        memo_pass warm = { &A, memo, &r, rstart, NULL };
+        memo_run(&warm);
+        int good = !memcmp(rref, warm.rows, r.words * sizeof *rref), done = 0;
+        free(warm.rows);
+        uint64_t held0, hits0, misses0, held, hits, misses;
+        size_t bytes0, bytes;
+        pair_m4_memo_stats(memo, &held0, &hits0, &misses0, &bytes0);
+        memo_share q[4];
+        pthread_t th[4];
+        for (int k = 0; k < 4; k++)
+            q[k] = k < 2 ? (memo_share){ { &A, memo, w, NULL, NULL }, NULL, nw, k, 0, 2, &done, 0, 0, wref, wstart }
+                         : (memo_share){ { &A, memo, &r, rstart, NULL }, rref, 0, 0, 3, 2, &done, 0, 0, NULL, NULL };
+        for (int k = 0; k < 4; k++)
+            if (pthread_create(&th[k], NULL, memo_share_run, &q[k]) != 0) bail("pthread_create");
+        uint64_t reads = 0;
+        for (int k = 0; k < 4; k++) {
+            pthread_join(th[k], NULL);
+            good &= !q[k].bad;
+            if (k >= 2) reads += (uint64_t)q[k].passes * batch_pairs(&r);
+        }
+        pair_m4_memo_stats(memo, &held, &hits, &misses, &bytes);
+        good &= held - held0 == fresh && misses - misses0 >= fresh &&
+                hits + misses - hits0 - misses0 == reads + 2 * wpairs && fresh >= 64 * 300;
+        ok(good, "the memo's hits take no lock: 2 readers (%d, %d passes over %llu pairs held) while 2 writers "
+           "add %llu products to %llu (%.1f MB held, from %.2f; %llu computed again: both writers missed, or a reader "
+           "was in a table given back): the same rows, every lookup counted once, every new product held once",
+           q[2].passes, q[3].passes, (unsigned long long)batch_pairs(&r), (unsigned long long)(held - held0),
+           (unsigned long long)held0, bytes / 1e6, bytes0 / 1e6, (unsigned long long)(misses - misses0 - fresh));
+        pair_m4_memo_free(memo);
+        free(rref), free(rstart), free(rkeys), free(wkeys);
+        batch_free(&r);
+        for (int k = 0; k < nw; k++) free(wref[k]), free(wstart[k]), batch_free(&w[k]);
     }
 
     {   /* pair_mul_mod4_batch is what pair_sigma_mul_add adds to ones and twos */
