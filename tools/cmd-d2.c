@@ -281,7 +281,12 @@ static int run(const char **operands, int n)
     } else {
         /* the product reads every composite of the unit's resolution, none of a module's */
         sec.all_composites = product && !have_unit;
-        if (nranks > 1) rc = d2_share_composites(&sec, dir, &limits, opts[QUIET].arg != NULL);
+        /* read by d, the class's f and the product's own terms: stems >= 0 (secondary.h) */
+        if (sec.all_composites && secondary_bound_composites(&sec) != 0) {
+            fprintf(stderr, "extflow: out of memory setting up d2's composites\n");
+            rc = 1;
+        }
+        if (!rc && nranks > 1) rc = d2_share_composites(&sec, dir, &limits, opts[QUIET].arg != NULL);
         /* d2 read off a homotopy does not depend on which one (two differ by a null-homotopic
          * chain map, whose values have no unit coefficient in a minimal resolution:
          * docs/secondary.md), so any preimage will do; a secondary product reads the homotopy

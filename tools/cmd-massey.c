@@ -141,14 +141,16 @@ static int run_secondary(const char *dir, const chain_policy *limits)
         rc = 1;
     } else if (!rc) {
         sec.all_composites = 1;             /* the products read every composite, */
+        int bound = secondary_bound_composites(&sec);  /* (read by d, f_a, f_b, h: stems >= 0) */
         const char *iw = getenv("EXTFLOW_D2_INTERMEDIATE"), *yw = getenv("EXTFLOW_D2_Y");  /* checked by cli_check_env */
         sec.intermediates_cpu = iw && !strcmp(iw, "cpu");
         sec.y_in_batch = yw && !strcmp(yw, "batch");
         /* and the homotopy itself: sseq's preimages, d_i's quasi-inverses kept for every lift */
         secondary_sseq_preimages(&sec, resolved_qi_budget(limits));
         chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL, "secondary Massey steps");
-        int r = secondary_run(&sec, &runner);
-        if (r < 0) snprintf(err, sizeof err, "%s", sec.fail.set ? sec.fail.msg : sec.set.fail.msg);
+        int r = bound ? -1 : secondary_run(&sec, &runner);
+        if (bound) snprintf(err, sizeof err, "out of memory setting up d2's composites");
+        else if (r < 0) snprintf(err, sizeof err, "%s", sec.fail.set ? sec.fail.msg : sec.set.fail.msg);
         if (!r && (r = sec_massey_init(&m, &sec, &a, &b, dir, err, sizeof err)) == 0) r = sec_massey_run(&m, &runner, err, sizeof err);
         rt_shutdown_local();
         const char *names[] = { "d2's homotopy", "f of a", "H of a", "f of b", "H of b", "of the λ parts", "h", "H" };

@@ -12,29 +12,28 @@ int secondary_failed(secondary *sec)
 static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, void *y);
 static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, lift_share *share);
 
-/* sec->planes (secondary.h): the homotopy step at target (i, t), i >= 1, in the region reads
- * the composite of g at (i + 1, u) for each term a·g of d z, z a generator of F_{i+2} in degree
- * t + 1 (d2_intermediate), through A(a, -). 0, or -1 out of memory. */
-static int planes_init(secondary *sec)
+int8_t **sec_planes_of_d(const resolution *res, int (*reads)(const void *, int, deg_t), const void *ctx)
 {
-    const resolution *res = sec->res;
     const milnor_basis *A = &res->A;
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
-    if (!(sec->planes = calloc(cells, sizeof *sec->planes))) return -1;
-    for (int s = 2; s <= res->max_s; s++)
+    int8_t **planes = calloc(cells, sizeof *planes);
+    if (!planes) return NULL;
+    for (int s = 0; s <= res->max_s; s++)
         for (deg_t T = s; T - s <= res->max_n; T++) {
             size_t n = (size_t)res_ngens(res, s, T) * PAIR_MAX_K;
-            int8_t **p = &sec->planes[res_cell(res, s, T)];
-            if (n && !(*p = malloc(n))) return -1;
+            int8_t **p = &planes[res_cell(res, s, T)];
+            if (n && !(*p = malloc(n))) {
+                sec_planes_free(planes, res);
+                return NULL;
+            }
             if (n) memset(*p, -1, n);
         }
-    for (int i = 1; i + 2 <= res->max_s; i++)
-        for (deg_t t = i; t - i <= res->max_n + 2; t++) {
-            if (!lift_map_in_region(&sec->set, 0, i, t)) continue;
-            const freemod *F1 = &res->F[i + 1];
-            deg_t T = t + 1;
-            for (uint32_t k = 0; k < res_ngens(res, i + 2, T); k++) {
-                const fm_gen *z = &res->F[i + 2].gens[T][k];
+    for (int S = 1; S <= res->max_s; S++)
+        for (deg_t T = S - 1; T - S <= res->max_n + 1; T++) {
+            if (reads && !reads(ctx, S, T)) continue;
+            const freemod *F1 = &res->F[S - 1];
+            for (uint32_t k = 0; k < res_ngens(res, S, T); k++) {
+                const fm_gen *z = &res->F[S].gens[T][k];
                 uint64_t off = 0;
                 for (deg_t u = 0; u < T && off < z->bits; u++) {
                     if (u > F1->max_t || !F1->ngens[u]) continue;
@@ -42,13 +41,56 @@ static int planes_init(secondary *sec)
                     for (uint32_t g1 = 0; g1 < F1->ngens[u]; g1++, off += blen)
                         for (uint32_t e = 0; e < blen && off + e < z->bits; e++)
                             if (f2vec_get(z->img, off + e)) {
-                                int8_t *p = sec->planes[res_cell(res, i + 1, u)] + (size_t)g1 * PAIR_MAX_K;
+                                int8_t *p = planes[res_cell(res, S - 1, u)] + (size_t)g1 * PAIR_MAX_K;
                                 if (p[0] < 0) p[0] = 0;                 /* read */
                                 pair_y_seen(&A->elts[T - u][e], p);
                             }
                 }
             }
         }
+    return planes;
+}
+
+void sec_planes_raise_stem(int8_t **planes, const resolution *res)
+{
+    deg_t top = 0;                                      /* the largest stem of a generator */
+    for (int s = 0; s <= res->max_s; s++)
+        for (deg_t T = s; T <= res->max_t; T++)
+            if (res_ngens(res, s, T) && T - s > top) top = T - s;
+    for (int s = 0; planes && s <= res->max_s; s++)
+        for (deg_t T = s; T - s <= res->max_n; T++) {
+            deg_t reach = top - (T - s);                /* the largest |a| of a stem >= 0 map's term */
+            int8_t *p = planes[res_cell(res, s, T)];
+            for (uint32_t g = 0; p && g < res_ngens(res, s, T); g++)
+                for (int k = 0; k < PAIR_MAX_K; k++) {
+                    int8_t *l = &p[(size_t)g * PAIR_MAX_K + k];
+                    if (k == 0 && *l < 0) *l = 0;       /* read */
+                    for (int m = k + 1; m < PAIR_MAX_K && (1 << m) - (1 << k) <= reach; m++)
+                        if (*l < m) *l = (int8_t)m;
+                }
+        }
+}
+
+void sec_planes_free(int8_t **planes, const resolution *res)
+{
+    for (size_t c = 0; planes && c < (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1); c++) free(planes[c]);
+    free(planes);
+}
+
+/* sec->planes (secondary.h): the homotopy step at target (i, t), i >= 1, in the region reads
+ * the composite of g at (i + 1, u) for each term a·g of d z, z a generator of F_{i+2} in degree
+ * t + 1 (d2_intermediate), through A(a, -). */
+static int d2_reads(const void *ctx, int S, deg_t T)
+{
+    const secondary *sec = ctx;
+    return S >= 3 && lift_map_in_region(&sec->set, 0, S - 2, T - 1);
+}
+
+int secondary_bound_composites(secondary *sec)
+{
+    sec_planes_free(sec->planes_all, sec->res);
+    if (!(sec->planes_all = sec_planes_of_d(sec->res, NULL, NULL))) return -1;
+    sec_planes_raise_stem(sec->planes_all, sec->res);
     return 0;
 }
 
@@ -89,7 +131,9 @@ int secondary_init(secondary *sec, const resolution *res, const char *outdir, ch
     if (!sec->comp || pair_ay_cache_init(&sec->cache) != 0 || secondary_set_memo(sec, SECONDARY_MEMO_BYTES) != 0)
         goto oom;
     uint8_t none = 0;
-    if (lift_add_map(&sec->set, 2, 1, &none, 0, "d2", d2_extra, sec) != 0 || planes_init(sec) != 0) goto oom;
+    if (lift_add_map(&sec->set, 2, 1, &none, 0, "d2", d2_extra, sec) != 0 ||
+        !(sec->planes = sec_planes_of_d(res, d2_reads, sec)))
+        goto oom;
     return 0;
 oom:
     snprintf(error, errlen, "out of memory setting up d2");
@@ -99,9 +143,8 @@ oom:
 void secondary_clear(secondary *sec)
 {
     sec_composites_free_all(sec->comp, sec->res);      /* rows 0 and 1: none */
-    for (size_t c = 0; sec->planes && c < (size_t)(sec->res->max_s + 1) * ((size_t)sec->res->max_n + 1); c++)
-        free(sec->planes[c]);
-    free(sec->planes);
+    sec_planes_free(sec->planes, sec->res);
+    sec_planes_free(sec->planes_all, sec->res);
     pair_ay_cache_clear(&sec->cache);
     pair_m4_memo_free(sec->m4memo);
     lift_set_clear(&sec->set);
@@ -173,7 +216,8 @@ sec_batch *secondary_composite_plan(secondary *sec, int s, deg_t T)
     if (!n || secondary_failed(sec)) return NULL;
     sec_batch *b = malloc(sizeof *b);
     int rc = b ? sec_batch_init(b, &res->A, s, T, n) : -1;
-    if (!rc) b->memo = sec->m4memo, b->planes = sec->all_composites ? NULL : sec->planes[res_cell(res, s, T)];
+    if (!rc) b->memo = sec->m4memo, b->planes = !sec->all_composites ? sec->planes[res_cell(res, s, T)]
+                                                      : sec->planes_all ? sec->planes_all[res_cell(res, s, T)] : NULL;
     for (uint32_t g = 0; g < n && !rc; g++) {
         rc = plan_generator(sec, b, s, T, g);
         if (!rc && sec->y_in_batch) rc = sec_batch_plan_y(b, g);      /* the Y terms go to the multiply too */

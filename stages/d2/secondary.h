@@ -76,6 +76,11 @@ typedef struct secondary {
                                  * region; [g * PAIR_MAX_K] < 0: no such term (secondary_init).
                                  * Unless all_composites, g's composite keeps only those planes,
                                  * and is empty when no step reads it */
+    int8_t **planes_all;        /* the same over every z, raised to every plane that an element of
+                                 * degree up to (the largest stem) - (g's stem) sees: what any chain
+                                 * map of stem >= 0 of the resolution into itself reads
+                                 * (secondary_bound_composites); under all_composites the planes
+                                 * kept where set, else every plane */
     uint64_t mod4_pairs, mod4_pairs_cuda;         /* the composites' mod-4 products, those on CUDA workers */
     pair_m4_memo *m4memo;       /* the mod-4 products of basis pairs met so far (CPU multiplies), shared
                                  * by every composite planned over this secondary (d2's, a secondary
@@ -107,6 +112,22 @@ int secondary_init(secondary *sec, const resolution *res, const char *outdir, ch
 void secondary_clear(secondary *sec);
 /* The memo's budget in bytes (0: no memo; what it holds is dropped). 0, or -1 out of memory. */
 int secondary_set_memo(secondary *sec, size_t bytes);
+/* Under all_composites, when every reader of the composites other than d2's homotopy is a
+ * term a·g' of φ z, z a generator of this resolution and φ a map of it into itself of stem >= 0
+ * (φ: F_S -> F_{S-σ} of degree τ >= σ: a chain map of a class of S_2, or a Massey product's
+ * null-homotopy): their |a| = |z| - τ - |g'| <= (the largest stem) - (g''s stem), so each
+ * composite keeps the Y planes that d's terms and such elements see (planes_all). 0, or -1 out
+ * of memory. */
+int secondary_bound_composites(secondary *sec);
+/* Per cell res_cell(s, T) (all s), per generator g, PAIR_MAX_K bytes from [g * PAIR_MAX_K]: the Y
+ * planes the coefficients a of the terms a·g of d z see (pair_y_seen's lmax; [g * PAIR_MAX_K]
+ * < 0: no term on g), over the generators z of F_S in degree T with reads(ctx, S, T) (reads
+ * NULL: every z). NULL out of memory. */
+int8_t **sec_planes_of_d(const resolution *res, int (*reads)(const void *, int, deg_t), const void *ctx);
+/* Raises every generator's planes to those that an element of degree up to (the largest stem of
+ * a generator) - (g's stem) sees (2^l - 2^k at most that: pair_y_seen's bound), all marked read. */
+void sec_planes_raise_stem(int8_t **planes, const resolution *res);
+void sec_planes_free(int8_t **planes, const resolution *res);
 /* Does the composite of cell (s, T) have to be computed (some homotopy step reads it; under
  * all_composites, any step in the stage files too)? */
 int secondary_needs_composite(const secondary *sec, int s, deg_t T);

@@ -190,11 +190,16 @@ static sec_batch *plan(void *ctx, int s, deg_t T)
     const freemod *Y = &res->F[lv];
     sec_batch *bt = malloc(sizeof *bt);
     int rc = bt ? sec_batch_init(bt, &res->A, s, T, n) : -1;
-    if (!rc) bt->memo = m->sec->m4memo;
+    if (!rc) bt->memo = m->sec->m4memo, bt->planes = m->planes[res_cell(res, s, T)];
     img_ctx cfb = { m, lv }, ch = { m, lv };
     for (uint32_t g = 0; g < n && !rc; g++) {
         uint32_t bits = 0;
         rc = sec_batch_gen_begin(bt, g, Y, top);
+        if (!rc && bt->planes[(size_t)g * PAIR_MAX_K] < 0) {        /* nothing reads it: empty */
+            rc = sec_batch_gen_end(bt, Y);
+            if (!rc && m->sec->y_in_batch) rc = sec_batch_plan_y(bt, g);
+            continue;
+        }
         /* -σσ(f_b f_a): a·g1 in f_a(g), b·g2 in f_b(g1); two units: degree 0, in the intermediate */
         const uint64_t *fa = sec_map_row(&m->pa.prim, 0, s - sa, T - m->ta, g, &bits);
         if (!rc && fa) rc = sec_add_products(bt, &res->F[s - sa], T - m->ta, fa, bits, m->tb, img_fb, &cfb, 3, 1);
@@ -363,9 +368,12 @@ int sec_massey_init(sec_massey *m, secondary *sec, const sec_mclass *a, const se
     m->comp = calloc((size_t)(res->max_s + 1) * ((size_t)res->max_n + 1), sizeof *m->comp);
     uint32_t na = ngens(m, m->sa, m->ta), nb = ngens(m, m->sb, m->tb);
     uint8_t *za = calloc(na + 1, 1), *zb = calloc(nb + 1, 1);
-    int rc = m->comp && za && zb ? 0 : -1;
+    m->planes = m->comp ? sec_planes_of_d(res, NULL, NULL) : NULL;
+    int rc = m->planes && za && zb ? 0 : -1;
     if (!rc) rc = sec_product_init(&m->pa, sec, sec, m->sa, m->ta, a->has_ext ? a->ext : za, na, outdir, err, errlen);
     if (!rc) rc = sec_product_init(&m->pb, sec, sec, m->sb, m->tb, b->has_ext ? b->ext : zb, nb, outdir, err, errlen);
+    /* C^b is also read through f_a z (massey_extra), f_a of stem ta - sa >= 0 */
+    if (!rc) sec_planes_raise_stem(m->pb.planes, res);
     free(za), free(zb);
     if (!rc && a->has_lam && (m->la = lift_add_class(&m->lam, m->sa + 1, m->ta + 1, a->lam, a->nlam)) < 0) rc = -1;
     if (!rc && b->has_lam && (m->lb = lift_add_class(&m->lam, m->sb + 1, m->tb + 1, b->lam, b->nlam)) < 0) rc = -1;
@@ -377,6 +385,7 @@ void sec_massey_clear(sec_massey *m)
 {
     if (!m->sec) return;
     sec_composites_free_all(m->comp, R(m));
+    sec_planes_free(m->planes, R(m));
     free(m->v);
     if (m->pa.sec) sec_product_clear(&m->pa);
     if (m->pb.sec) sec_product_clear(&m->pb);

@@ -65,6 +65,9 @@ typedef struct sec_massey {
     lift_set hs;                /* map 0: h */
     massey_homotopy hctx;
     sec_composite **comp;       /* C per cell res_cell(s, T), s >= sa+sb */
+    int8_t **planes;            /* per cell and generator g (sec_planes_of_d): the Y planes the terms
+                                 * a·g of d z see; C(g) keeps only those (H reads C through d z
+                                 * alone), and is empty when no z has a term on g */
     lift_set Hs;                /* map 0: H */
     fail_latch fail;
     char why[1000];             /* sec_massey_run's refusal */

@@ -58,9 +58,14 @@ sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T)
     const freemod *Y = &p->unit->res->F[s - s0 - 1];
     sec_batch *bt = malloc(sizeof *bt);
     int rc = bt ? sec_batch_init(bt, &res->A, s, T, n) : -1;
-    if (!rc) bt->memo = p->sec->m4memo;
+    if (!rc) bt->memo = p->sec->m4memo, bt->planes = p->planes[res_cell(res, s, T)];
     for (uint32_t g = 0; g < n && !rc; g++) {
         rc = sec_batch_gen_begin(bt, g, Y, top);
+        if (!rc && bt->planes[(size_t)g * PAIR_MAX_K] < 0) {        /* nothing reads it: empty */
+            rc = sec_batch_gen_end(bt, Y);
+            if (!rc && p->sec->y_in_batch) rc = sec_batch_plan_y(bt, g);
+            continue;
+        }
         /* -σ(a)σ(b): a·g1 in d g (over F_{s-1}), b·g2 in f_{s-1}(g1) */
         image_ctx ca = { p, s - 1 - s0 };
         const fm_gen *z = &res->F[s].gens[T][g];
@@ -304,12 +309,13 @@ int sec_product_init(sec_product *p, secondary *sec, secondary *unit, int s0, de
     lift_set_share_preimages(&p->hom, &unit->set);
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     p->comp = calloc(cells, sizeof *p->comp);
+    p->planes = p->comp ? sec_planes_of_d(res, NULL, NULL) : NULL;
     /* f under a key of its own ("d2f-<class>"): homotopies read f off the generators' units, so
      * it must be the lift with sseq's preimages, never a file `products` wrote (another preimage,
      * the same products) */
     lift_set named;             /* only to name the class as lift_add_class does */
     lift_set_init(&named, res, ures, "");
-    int m = p->comp ? lift_add_class(&named, s0, t0, coords, n) : -1;
+    int m = p->planes ? lift_add_class(&named, s0, t0, coords, n) : -1;
     char key[160], fkey[160];
     snprintf(fkey, sizeof fkey, "d2f-%.100s", m == 0 ? named.maps[0].key : "");
     snprintf(key, sizeof key, "d2prod-%.100s", m == 0 ? named.maps[0].key : "");
@@ -335,6 +341,7 @@ void sec_product_clear(sec_product *p)
 {
     if (p->sec) sec_composites_free_all(p->comp, p->sec->res);
     else free(p->comp);
+    if (p->sec) sec_planes_free(p->planes, p->sec->res);
     lift_set_clear(&p->prim);
     lift_set_clear(&p->hom);
     latch_destroy(&p->fail);

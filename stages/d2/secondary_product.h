@@ -43,6 +43,10 @@ typedef struct sec_product {
     lift_set prim;              /* map 0: f, the class's chain map */
     lift_set hom;               /* map 0: H */
     sec_composite **comp;       /* C^f per cell res_cell(s, T), s >= s0 + 1 */
+    int8_t **planes;            /* per cell and generator g of F (sec_planes_of_d): the Y planes that
+                                 * the terms a·g of d z see, z over every generator of F: C^f(g)
+                                 * keeps only those, and is empty for no term (H reads C^f through
+                                 * d z alone); a Massey product raises b's (its f_a reads them too) */
     fail_latch fail;            /* the first failure of the product itself: fail.msg */
 } sec_product;
 
