@@ -144,11 +144,12 @@ int rb_push_job(row_build *b, milnor_row_job job)
     return 0;
 }
 
-/* The grouped row being built: its jobs so far end at group_job[ngroups + 1] (kept there). */
-static int open_group(row_build *b)
+/* Room for group_job[0 .. need). */
+static int group_room(row_build *b, size_t need)
 {
-    if (b->group_job && b->groupcap >= (size_t)b->ngroups + 2) return 0;
+    if (b->group_job && b->groupcap >= need) return 0;
     size_t cap = b->groupcap ? 2 * b->groupcap : 16;
+    while (cap < need) cap *= 2;
     uint32_t *g = realloc(b->group_job, cap * sizeof *g);
     if (!g) return -1;
     if (!b->group_job) g[0] = g[1] = b->nrows;
@@ -156,6 +157,9 @@ static int open_group(row_build *b)
     b->groupcap = cap;
     return 0;
 }
+
+/* The grouped row being built: its jobs so far end at group_job[ngroups + 1] (kept there). */
+static int open_group(row_build *b) { return group_room(b, (size_t)b->ngroups + 2); }
 
 static size_t sink_nterms(void *ctx) { return ((row_build *)ctx)->nterms; }
 static int sink_term(void *ctx, milnor_term t) { return rb_push_term(ctx, t); }
@@ -171,7 +175,8 @@ milnor_sink rb_group_sink(row_build *b) { return (milnor_sink){ b, sink_nterms, 
 
 int rb_group_end(row_build *b)
 {
-    if (open_group(b) != 0) return -1;
+    /* the next group's end goes at group_job[ngroups + 2] (ngroups + 1 after the increment) */
+    if (group_room(b, (size_t)b->ngroups + 3) != 0) return -1;
     b->ngroups++;
     b->group_job[b->ngroups + 1] = b->group_job[b->ngroups];   /* the next group starts empty */
     return 0;

@@ -5,7 +5,8 @@
  * generator's extra, the XOR of its grouped rows, must equal the products of its own jobs
  * multiplied into one row (milnor_mul_batch), with a job used twice cancelled by the sum mod 2.
  * Also: the pairs kept never exceed those read and are fewer where generators share, a step
- * with no job gives no grouped row, and long lists are cut into several grouped rows. */
+ * with no job gives no grouped row, and long lists are cut into several grouped rows; and a
+ * row_build's grouped-row bounds stay right as their array grows. */
 #include <stdlib.h>
 #include <string.h>
 #include "algebra/milnor.h"
@@ -111,11 +112,33 @@ static int one_step(const milnor_basis *A, uint32_t ngen, uint32_t nlists, uint3
     return good;
 }
 
+/* Grouped rows of a row_build (stages/rowbuild.h) made one job each, n of them for every n up to
+ * 70 (the bounds array grows past 16, 32 and 64 entries): group g must span job 3 + g alone.
+ * rb_group_end once wrote the next group's start one entry past the array (16 groups of 16 entries:
+ * ASan's heap-buffer-overflow, and the entry lost when the array moved). */
+static int group_bounds(void)
+{
+    int good = 1;
+    for (uint32_t n = 1; n <= 70 && good; n++) {
+        row_build b = { 0 };
+        for (uint32_t r = 0; r < 3 && good; r++) good = rb_push_job(&b, (milnor_row_job){ 1, 0, 0, 1 }) == 0;
+        good = good && rb_push_term(&b, (milnor_term){ 1, 0, 0 }) == 0;
+        milnor_sink to = rb_group_sink(&b);
+        for (uint32_t g = 0; g < n && good; g++)
+            good = to.job(to.ctx, (milnor_row_job){ 1, 0, 0, 1 }) == 0 && rb_group_end(&b) == 0;
+        good = good && b.ngroups == n && rb_njobs(&b) == 3 + n;
+        for (uint32_t g = 0; g <= n && good; g++) good = b.group_job[g] == 3 + g;
+        if (!good) diag("%u grouped rows: bounds wrong", n);
+        rb_clear(&b);
+    }
+    return good;
+}
+
 int main(void)
 {
     milnor_basis A;
     if (milnor_basis_init(&A, TOP, NULL) < 0) bail("init A");
-    plan(6);
+    plan(7);
     int all = 1;
     uint64_t read = 0, kept = 0;
     uint32_t ng = 0;
@@ -140,6 +163,8 @@ int main(void)
        "most %llu pairs, the same products", (unsigned long long)kept, ng, (unsigned long long)mp);
     read = kept = 0;
     ok(one_step(&A, 1, 5, 30, 40, 25, &read, &kept, &ng, &mp), "one generator alone");
+    ok(group_bounds(), "a row_build's grouped rows, 1 to 70 of them, one job each after 3 single rows: "
+       "group_job[g] = 3 + g for every g <= ngroups");
     milnor_basis_clear(&A);
     return done_testing();
 }
