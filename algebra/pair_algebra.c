@@ -674,7 +674,9 @@ static void m4_product(const milnor_basis *A, pair_m4_memo *m, m4_words *scratch
         m4_slot_t *e = m4_probe(sh->tab, key, h, &found);
         if (!found) {                           /* (another thread may have put it there meanwhile) */
             e->n = n;
-            if (n <= M4_INLINE) memcpy(e->w, scratch->w, n * sizeof *e->w);
+            if (n <= M4_INLINE) {
+                if (n) memcpy(e->w, scratch->w, n * sizeof *e->w);    /* (n = 0: scratch->w may be NULL) */
+            }
             else {
                 uint32_t *w = sh->blocks[sh->nblocks - 1] + sh->used;
                 memcpy(w, scratch->w, n * sizeof *w);

@@ -5,7 +5,8 @@
  * random starting rows, against pair_mul_mod4_batch, which in turn is checked against
  * pair_sigma_mul_add's ones and twos; and the memo of products (pair_mul_mod4_batch_memo):
  * the same rows when it fills, when it recalls, when its budget leaves it nearly empty, when
- * two threads share it, and when readers hit (without a lock) while a writer grows its tables.
+ * two threads share it, when a product is 0 mod 4 (no words), and when readers hit (without a
+ * lock) while a writer grows its tables.
  * Runs everywhere (no GPU).
  * Env: SEED (random cases; default time). */
 #include <pthread.h>
@@ -294,6 +295,43 @@ int main(void)
         free(ref);
         free(start);
         batch_free(&b);
+    }
+
+    {   /* a product that is 0 mod 4 (no words, e.g. Sq(1)·Sq(3) = 4 Sq(4)) as a fresh memo's first
+         * miss, then recalled: no words kept or read (under SAN=1 its empty copy from a scratch
+         * buffer never allocated was undefined behaviour), and the rows stay zero */
+        milnor_row_job job = { 0 };
+        milnor_term term = { 0 };
+        int found = 0;
+        for (deg_t dr = 1; dr <= 12 && !found; ++dr)
+            for (deg_t ds = 1; ds <= 12 && !found; ++ds)
+                for (uint32_t i = 0; i < A.dim[dr] && !found; ++i)
+                    for (uint32_t j = 0; j < A.dim[ds] && !found; ++j) {
+                        emits e = { 0 };
+                        milnor_mul_mod4_each(&A.elts[dr][i], &A.elts[ds][j], collect, &e);
+                        if (!e.n) {
+                            job = (milnor_row_job){ (uint32_t)dr, i, 0, 1 };
+                            term = (milnor_term){ (uint32_t)ds, j, 0 };
+                            found = 1;
+                        }
+                        free(e.v);
+                    }
+        pair_m4_memo *memo = pair_m4_memo_new((size_t)1 << 20);
+        if (!memo) bail("out of memory");
+        size_t words = 2 * ((A.dim[job.r_deg + term.s_deg] + 63) / 64);
+        uint64_t *rows = calloc(words, sizeof *rows);
+        if (!rows) bail("out of memory");
+        pair_mul_mod4_batch_memo(&A, memo, &job, 1, &term, rows, 0, words / 2);    /* a miss */
+        pair_mul_mod4_batch_memo(&A, memo, &job, 1, &term, rows, 0, words / 2);    /* a hit */
+        uint64_t held, hits, misses, any = 0;
+        size_t bytes;
+        pair_m4_memo_stats(memo, &held, &hits, &misses, &bytes);
+        for (size_t w = 0; w < words; ++w) any |= rows[w];
+        ok(found && !any && held == 1 && hits == 1 && misses == 1, "a product that is 0 mod 4 (Sq(%u #%u)·Sq(%u #%u)) "
+           "through a fresh memo, missed then recalled: zero rows, held once", job.r_deg, job.r_idx, term.s_deg,
+           term.s_idx);
+        free(rows);
+        pair_m4_memo_free(memo);
     }
 
     {   /* lock-free hits while the tables grow: two readers of a batch the memo holds, two writers
