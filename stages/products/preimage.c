@@ -665,6 +665,7 @@ static void column_codes(const resolution *res, int src, deg_t t, const milnor_p
     const freemod *F = &res->F[src];
     uint32_t j = 0;
     for (deg_t u = 0; u < t; u++) {
+        if (!F->ngens[u]) continue;     /* (A may not reach degree t - u: u = 0 in F_s, s >= 1) */
         uint32_t n = res->A.dim[t - u], first = j;
         for (uint32_t g = 0; g < F->ngens[u]; g++, j += n)
             if (g) memcpy(code + j, code + first, n * sizeof *code);    /* the same block for each generator */
