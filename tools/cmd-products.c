@@ -307,7 +307,7 @@ static int filtration_one_module(const char *dir, opened_dir *d, const char *cha
 {
     resolution *res = &d->res;
     int nh = products_hj_count(res), rc = 0;
-    char hn[16][8], tpath[4400], err[600];
+    char hn[16][12], tpath[4400], err[600];
     const char *hnames[16];
     char *kept = NULL;
     size_t keptlen = 0;
