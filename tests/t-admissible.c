@@ -110,7 +110,7 @@ static void test_dims(adm_alg *A, deg_t count_n, deg_t table_n)
             const adm_mono *x = &D->mono[i];
             uint32_t r[ADM_MAX_LEN] = { 0 }, qm = 0, idx;
             deg_t ld;
-            for (uint32_t k = 0; k <= x->len; ++k) qm |= (uint32_t)x->e[k] << k;
+            for (uint32_t k = 0; k <= x->len && k <= ADM_MAX_LEN; ++k) qm |= (uint32_t)x->e[k] << k;
             for (uint32_t k = 0; k < x->len; ++k) r[k] = x->s[k] - (k + 1 < x->len ? p * x->s[k + 1] : 0) - (p == 2 ? 0 : x->e[k + 1]);
             if (adm_milnor_find(A, qm, r, (int)x->len, &ld, &idx) != 0 || ld != d || !D->m[(size_t)i * D->dim + idx] ||
                 seen[idx]++) {
