@@ -282,8 +282,12 @@ static int run(const char **operands, int n)
         /* the product reads every composite of the unit's resolution, none of a module's */
         sec.all_composites = product && !have_unit;
         /* read by d, the class's f and the product's own terms: stems >= 0 (secondary.h) */
-        if (sec.all_composites && secondary_bound_composites(&sec) != 0) {
-            fprintf(stderr, "extflow: out of memory setting up d2's composites\n");
+        /* every rank agrees before d2_share_composites' collectives (one rank out of memory
+         * alone would leave the others waiting there) */
+        int bounded = sec.all_composites ? secondary_bound_composites(&sec) : 0;
+        if (rt_mpi_max(bounded != 0)) {
+            if (rank == 0) fprintf(stderr, "extflow: out of memory setting up d2's composites%s\n",
+                                   bounded ? "" : " (on another rank)");
             rc = 1;
         }
         if (!rc && nranks > 1) rc = d2_share_composites(&sec, dir, &limits, opts[QUIET].arg != NULL);

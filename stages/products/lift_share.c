@@ -306,7 +306,8 @@ int lift_share_emit(lift_share *x, uint32_t **offs_out, uint32_t **list_out, uin
     }
     for (uint32_t p = np; p-- > 0;)     /* each row's pieces, in order */
         if (row_of[p] != UINT32_MAX) next[p] = rows[row_of[p]].first, rows[row_of[p]].first = p;
-    /* the rows that pay, at most one per generator (their memory), most saved first; the pieces
+    /* the rows that pay, at most as many as the step has generators (and at least 4; their
+     * memory), most saved first; the pieces
      * of the others are planned into each user's own row, as without sharing */
     qsort(rows, nrows, sizeof *rows, by_saved);
     uint32_t keep = 0;
