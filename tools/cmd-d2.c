@@ -188,9 +188,7 @@ static int homotopy(secondary *sec, const opened_dir *d, const char *dir, const 
         fprintf(stderr, "extflow: %s\n", err);
         return 1;
     }
-    const char *yw = getenv("EXTFLOW_D2_Y"), *iw = getenv("EXTFLOW_D2_INTERMEDIATE");    /* checked by cli_check_env */
-    sec->y_in_batch = yw && !strcmp(yw, "batch");
-    sec->intermediates_cpu = iw && !strcmp(iw, "cpu");
+    resolved_d2_ways(sec);
     uint64_t cuda0, cuda1, mod2;
     rt_chain_cuda_pairs(&mod2, &cuda0);
     chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL, "d2 steps");

@@ -142,9 +142,7 @@ static int run_secondary(const char *dir, const chain_policy *limits)
     } else if (!rc) {
         sec.all_composites = 1;             /* the products read every composite, */
         int bound = secondary_bound_composites(&sec);  /* (read by d, f_a, f_b, h: stems >= 0) */
-        const char *iw = getenv("EXTFLOW_D2_INTERMEDIATE"), *yw = getenv("EXTFLOW_D2_Y");  /* checked by cli_check_env */
-        sec.intermediates_cpu = iw && !strcmp(iw, "cpu");
-        sec.y_in_batch = yw && !strcmp(yw, "batch");
+        resolved_d2_ways(&sec);
         /* and the homotopy itself: sseq's preimages, d_i's quasi-inverses kept for every lift */
         secondary_sseq_preimages(&sec, resolved_qi_budget(limits));
         chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL, "secondary Massey steps");

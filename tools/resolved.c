@@ -42,6 +42,13 @@ int resolved_d2_memo(secondary *sec, const chain_policy *limits, char *error, si
     return -1;
 }
 
+void resolved_d2_ways(secondary *sec)
+{
+    const char *yw = getenv("EXTFLOW_D2_Y"), *iw = getenv("EXTFLOW_D2_INTERMEDIATE");
+    sec->y_in_batch = yw && !strcmp(yw, "batch");
+    sec->intermediates_cpu = iw && !strcmp(iw, "cpu");
+}
+
 uint64_t resolved_qi_budget(const chain_policy *limits)
 {
     const char *qw = getenv("EXTFLOW_D2_QI");   /* checked by cli_check_env */

@@ -24,6 +24,9 @@ int resolved_limits(const cli_option *memory, const cli_option *time_limit, doub
  * of memory: error says so). */
 struct secondary;
 int resolved_d2_memo(struct secondary *sec, const chain_policy *limits, char *error, size_t errlen);
+/* Where sec's Y terms and intermediates are multiplied: EXTFLOW_D2_Y=batch (in the mod-4 batch)
+ * and EXTFLOW_D2_INTERMEDIATE=cpu (on the step's own workers), both checked by cli_check_env. */
+void resolved_d2_ways(struct secondary *sec);
 /* The budget of the quasi-inverses a secondary product's or Massey product's lifts share
  * (secondary_sseq_preimages): EXTFLOW_D2_QI's (checked by cli_check_env) if set; else a quarter of
  * a --memory budget, at most SECONDARY_QI_BYTES; else a quarter of 80% of the memory available,
