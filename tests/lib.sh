@@ -10,7 +10,8 @@ tap_failed=0
 plan() { echo "1..$1"; }
 ok() {   # ok CONDITION-EXIT-STATUS DESCRIPTION
     tap_n=$((tap_n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=1; fi
+    if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=1
+        echo "# failed: $tap_n - $2" >&2; fi     # on stderr too: CI's log (prove, not verbose) keeps it
 }
 diag() { echo "# $*" >&2; }   # on stderr, as Test::More does: prove shows it even when not verbose (CI logs)
 hold_lock() {   # hold_lock DIR: another process holds DIR/.lock (as a run would) until
