@@ -190,7 +190,7 @@ static void m4_cell(m4_search *m, int k);
 
 /* Cell k takes the value v (carries c already checked): place it and its ends, go on; then
  * everything back as it was (carries and sign restored from copies). */
-static void m4_take(m4_search *m, int k, uint32_t v, unsigned c)
+static inline __attribute__((always_inline)) void m4_take(m4_search *m, int k, uint32_t v, unsigned c)
 {
     int i = m->ci[k], j = m->cj[k], n = i + j, ends = m->cends[k];
     unsigned carries = m->carries, sign = m->sign;
@@ -251,7 +251,8 @@ void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
 {
     m4_search m;
     pthread_once(&ofs_once, ofs_init);
-    memset(&m, 0, sizeof m);
+    memset(m.rem, 0, sizeof m.rem), memset(m.col, 0, sizeof m.col), memset(m.dsum, 0, sizeof m.dsum);
+    m.ncells = 0, m.carries = 0, m.sign = 0;    /* (the cells' arrays are written before they are read) */
     m.R = R, m.S = S, m.emit = emit, m.ctx = ctx;
     int lr = (int)R->len, ls = (int)S->len, last_in_row[MX];
     m.ndiag = lr + ls;
@@ -279,6 +280,13 @@ void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
 
 static int log2_floor(uint32_t v) { return 31 - __builtin_clz(v); }
 static size_t words_of(uint32_t bits) { return ((size_t)bits + 63) / 64; }
+
+static int vector_nonzero(const uint64_t *v, size_t words)
+{
+    for (size_t w = 0; w < words; w++)
+        if (v[w]) return 1;
+    return 0;
+}
 
 int pair_elt_init(pair_elt *e, const milnor_basis *A, deg_t d)
 {
@@ -802,6 +810,23 @@ typedef struct pair_ay_entry {
     uint64_t *vec;
 } pair_ay_entry;
 
+/* Every A(Sq R, Y_{k,l}) of one R (k < l, of degree at most A's top): the non-zero ones end to
+ * end in v, (k, l)'s at v + at[k][l]; AY_ZERO for a zero one (pair_y_seen's bound, or computed)
+ * and for the (k, l) not held (k >= l, or beyond the top degree: no pair element has that plane
+ * there). */
+#define AY_ZERO UINT32_MAX
+#define AY_MASK_WORDS ((PAIR_MAX_K * PAIR_MAX_K + 63) / 64)
+typedef struct ay_row {
+    uint64_t nonzero[AY_MASK_WORDS];            /* bit k PAIR_MAX_K + l: at[k][l] != AY_ZERO */
+    uint32_t at[PAIR_MAX_K][PAIR_MAX_K];
+    uint64_t v[];
+} ay_row;
+
+typedef struct pair_ay_row_slot {
+    uint64_t key;                               /* 0: empty */
+    ay_row *row;
+} pair_ay_row_slot;
+
 static uint64_t ay_key(deg_t deg, uint32_t idx, int k, int l)
 {
     return 1 + ((uint64_t)deg << 40 | (uint64_t)idx << 10 | (uint64_t)k << 5 | (uint64_t)l);
@@ -822,6 +847,8 @@ void pair_ay_cache_clear(pair_ay_cache *c)
     if (!c->slots) return;
     for (size_t i = 0; i < c->cap; i++) free(c->slots[i].vec);
     free(c->slots);
+    for (size_t i = 0; i < c->rcap; i++) free(c->rows[i].row);
+    free(c->rows);
     pthread_mutex_destroy(&c->lock);
     memset(c, 0, sizeof *c);
 }
@@ -884,6 +911,94 @@ const uint64_t *pair_ay_cached(pair_ay_cache *c, const milnor_basis *A, const mi
     }
     pthread_mutex_unlock(&c->lock);
     return v;
+}
+
+/* R's row, computed: NULL out of memory. */
+static ay_row *ay_row_new(const milnor_basis *A, const milnor_elt *R)
+{
+    int8_t lmax[PAIR_MAX_K];
+    memset(lmax, -1, sizeof lmax);
+    pair_y_seen(R, lmax);
+    size_t words = 0, most = 0;
+    for (int k = 0; k < PAIR_MAX_K; k++)
+        for (int l = k + 1; l <= lmax[k] && l < PAIR_MAX_K; l++) {
+            deg_t d = R->degree + (1 << k) + (1 << l) - 2;
+            if (d > A->max_degree) break;
+            words += words_of(A->dim[d]);
+            if (words_of(A->dim[d]) > most) most = words_of(A->dim[d]);
+        }
+    ay_row *row = malloc(sizeof *row + (words + most + 1) * sizeof(uint64_t));
+    if (!row) return NULL;
+    uint64_t *scratch = row->v + words;         /* (the last `most + 1` words: one vector's room) */
+    size_t at = 0;
+    memset(row->nonzero, 0, sizeof row->nonzero);
+    for (int k = 0; k < PAIR_MAX_K; k++)
+        for (int l = 0; l < PAIR_MAX_K; l++) {
+            row->at[k][l] = AY_ZERO;
+            deg_t d = R->degree + (1 << k) + (1 << l) - 2;
+            if (l <= k || l > lmax[k] || d > A->max_degree) continue;
+            size_t w = words_of(A->dim[d]);
+            memset(scratch, 0, (w + 1) * sizeof *scratch);
+            pair_a_y(A, R, k, l, scratch, 0);
+            if (!vector_nonzero(scratch, w)) continue;
+            memmove(row->v + at, scratch, w * sizeof *scratch);
+            row->at[k][l] = (uint32_t)at;
+            row->nonzero[(k * PAIR_MAX_K + l) / 64] |= (uint64_t)1 << ((k * PAIR_MAX_K + l) % 64);
+            at += w;
+        }
+    return row;
+}
+
+static size_t ay_row_slot(const pair_ay_cache *c, uint64_t key)
+{
+    uint64_t h = key * 0x9e3779b97f4a7c15ull;
+    size_t i = (size_t)(h >> 20) & (c->rcap - 1);
+    while (c->rows[i].key && c->rows[i].key != key) i = (i + 1) & (c->rcap - 1);
+    return i;
+}
+
+/* R's row (valid until the cache is cleared), or NULL out of memory. */
+static const ay_row *ay_row_cached(pair_ay_cache *c, const milnor_basis *A, const milnor_elt *R)
+{
+    uint64_t key = ay_key(R->degree, milnor_index(A, R), 0, 0);
+    pthread_mutex_lock(&c->lock);
+    if (c->rcap) {
+        size_t i = ay_row_slot(c, key);
+        if (c->rows[i].key) {
+            const ay_row *row = c->rows[i].row;
+            pthread_mutex_unlock(&c->lock);
+            return row;
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    ay_row *row = ay_row_new(A, R);             /* outside the lock; a thread that lost the race frees its own */
+    if (!row) return NULL;
+    pthread_mutex_lock(&c->lock);
+    if (2 * (c->nrows + 1) > c->rcap) {
+        size_t cap = c->rcap ? 2 * c->rcap : 1024;
+        pair_ay_row_slot *old = c->rows, *grown = calloc(cap, sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&c->lock);
+            free(row);
+            return NULL;
+        }
+        size_t old_cap = c->rcap;
+        c->rows = grown, c->rcap = cap;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].key) c->rows[ay_row_slot(c, old[i].key)] = old[i];
+        free(old);
+    }
+    size_t i = ay_row_slot(c, key);
+    if (c->rows[i].key) {
+        free(row);
+        row = c->rows[i].row;
+    } else {
+        c->rows[i].key = key;
+        c->rows[i].row = row;
+        c->nrows++;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return row;
 }
 
 /* ---- the action of A on pair elements, one product per pair (the reference path) ------------- */
@@ -1159,13 +1274,6 @@ static int sink_job(const milnor_sink *k, deg_t d, uint32_t idx, size_t first)
     return k->job(k->ctx, (milnor_row_job){ (uint32_t)d, idx, (uint32_t)first, (uint32_t)(k->nterms(k->ctx) - first) });
 }
 
-static int vector_nonzero(const uint64_t *v, size_t words)
-{
-    for (size_t w = 0; w < words; w++)
-        if (v[w]) return 1;
-    return 0;
-}
-
 /* A(a, e_i) for all i: the left factors Sq(R - e_1) (R in a) meet every e_i's twos, and the
  * basis elements of sum_R A(Sq R, Y_{k,l}) every e_i's ys[k][l]; one term list per kind (twos,
  * then each (k, l)) that some e_i has, the terms of all e_i in it, and its left factors. */
@@ -1175,9 +1283,14 @@ int pair_a_plan_lists(const milnor_basis *A, pair_ay_cache *cache, const milnor_
     if (!n || !ne || a[0].degree == 0) return 0;
     deg_t da = a[0].degree;
     uint64_t *sum = NULL;
+    const ay_row **rows = malloc(n * sizeof *rows);    /* a[r]'s A(Sq R, Y_{k,l}) for every k < l */
     int rc = -1, have = 0;
-    /* twos: Sq(R - e_1)·twos */
-    for (uint32_t i = 0; i < ne && !have; i++) have = vector_nonzero(e[i]->twos, words_of(A->dim[e[i]->degree]));
+    if (!rows) return -1;
+    /* twos: Sq(R - e_1)·twos (a list no left factor meets is left out: its terms would be
+     * multiplied by nothing) */
+    int any = 0;
+    for (uint32_t r = 0; r < n && !any; r++) any = a[r].len && a[r].r[0];
+    for (uint32_t i = 0; any && i < ne && !have; i++) have = vector_nonzero(e[i]->twos, words_of(A->dim[e[i]->degree]));
     int known = have ? to->list(to->ctx, 0) : 0;
     if (known < 0) goto done;
     for (uint32_t i = 0; have && !known && i < ne; i++)
@@ -1188,19 +1301,21 @@ int pair_a_plan_lists(const milnor_basis *A, pair_ay_cache *cache, const milnor_
     }
     /* Y terms: (sum over a's terms of A(Sq R, Y_{k,l}))·ys[k][l] */
     size_t sumw = 0;
-    for (int k = 0; k < PAIR_MAX_K; k++)
-        for (int l = k + 1; l < PAIR_MAX_K; l++) {
+    uint64_t planes[AY_MASK_WORDS] = { 0 };     /* the (k, l) some a[r] sees, as ay_row's bits */
+    for (uint32_t r = 0; r < n; r++) {
+        if (!(rows[r] = ay_row_cached(cache, A, &a[r]))) goto done;
+        for (int w = 0; w < AY_MASK_WORDS; w++) planes[w] |= rows[r]->nonzero[w];
+    }
+    /* (in the order of k, then l; a plane whose left factors sum to 0 is left out, as the twos
+     * are above) */
+    for (int pw = 0; pw < AY_MASK_WORDS; pw++)
+        for (uint64_t pbits = planes[pw]; pbits; pbits &= pbits - 1) {
+            int kl = 64 * pw + __builtin_ctzll(pbits), k = kl / PAIR_MAX_K, l = kl % PAIR_MAX_K;
             deg_t day = da + (1 << k) + (1 << l) - 2;
             have = 0;
             for (uint32_t i = 0; i < ne && !have; i++)
                 if (k < e[i]->nk && l < e[i]->nl[k]) have = vector_nonzero(e[i]->ys[k][l], words_of(e[i]->ys_dim[k][l]));
             if (!have) continue;
-            known = to->list(to->ctx, 1 + k * PAIR_MAX_K + l);
-            if (known < 0) goto done;
-            for (uint32_t i = 0; !known && i < ne; i++)
-                if (k < e[i]->nk && l < e[i]->nl[k] &&
-                    sink_vector(&to->terms, A, e[i]->ys[k][l], e[i]->degree + 1 - (1 << k) - (1 << l), col_offset[i]) != 0)
-                    goto done;
             size_t aw = words_of(A->dim[day]);
             if (aw > sumw) {
                 uint64_t *ns = realloc(sum, (aw + 1) * sizeof *ns);
@@ -1209,10 +1324,17 @@ int pair_a_plan_lists(const milnor_basis *A, pair_ay_cache *cache, const milnor_
             }
             memset(sum, 0, aw * sizeof *sum);
             for (uint32_t r = 0; r < n; r++) {
-                const uint64_t *v = pair_ay_cached(cache, A, &a[r], k, l);
-                if (!v) goto done;
+                if (rows[r]->at[k][l] == AY_ZERO) continue;
+                const uint64_t *v = rows[r]->v + rows[r]->at[k][l];
                 for (size_t w = 0; w < aw; w++) sum[w] ^= v[w];
             }
+            if (!vector_nonzero(sum, aw)) continue;
+            known = to->list(to->ctx, 1 + k * PAIR_MAX_K + l);
+            if (known < 0) goto done;
+            for (uint32_t i = 0; !known && i < ne; i++)
+                if (k < e[i]->nk && l < e[i]->nl[k] &&
+                    sink_vector(&to->terms, A, e[i]->ys[k][l], e[i]->degree + 1 - (1 << k) - (1 << l), col_offset[i]) != 0)
+                    goto done;
             for (size_t w = 0; w < aw; w++)
                 for (uint64_t bits = sum[w]; bits; bits &= bits - 1)
                     if (to->job(to->ctx, (uint32_t)day, (uint32_t)(64 * w + (size_t)__builtin_ctzll(bits))) != 0) goto done;
@@ -1220,6 +1342,7 @@ int pair_a_plan_lists(const milnor_basis *A, pair_ay_cache *cache, const milnor_
     rc = 0;
 done:
     free(sum);
+    free(rows);
     return rc;
 }
 

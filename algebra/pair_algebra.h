@@ -147,12 +147,17 @@ int pair_finalize(pair_elt *e);
  * A_{|R|+2^k+2^l-2}, at bit col_offset. */
 void pair_a_y(const milnor_basis *A, const milnor_elt *R, int k, int l, uint64_t *out, uint64_t col_offset);
 
-/* A cache of A(Sq R, Y_{k,l}) keyed by (|R|, index of R, k, l), shared by threads. */
+/* A cache of A(Sq R, Y_{k,l}) keyed by (|R|, index of R, k, l), shared by threads; and, for
+ * pair_a_plan_lists, by (|R|, index of R) alone: a row of every k < l at once (those of degree
+ * at most A's top), the non-zero vectors end to end in one allocation, so that a planner looks
+ * R up once for all its planes and skips the planes R does not see. */
 typedef struct pair_ay_cache {
     pthread_mutex_t lock;
     size_t n, cap;                              /* open addressing, cap a power of 2 */
     struct pair_ay_entry *slots;
     uint64_t hits, misses;
+    size_t nrows, rcap;                         /* the rows: open addressing, rcap a power of 2 */
+    struct pair_ay_row_slot *rows;
 } pair_ay_cache;
 int pair_ay_cache_init(pair_ay_cache *c);
 void pair_ay_cache_clear(pair_ay_cache *c);
