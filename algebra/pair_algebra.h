@@ -200,7 +200,8 @@ int pair_a_mul_plan(const milnor_basis *A, pair_ay_cache *cache, const milnor_el
  * factors are the Sq(R - e_1); 1 + k PAIR_MAX_K + l: the ys[k][l], whose left factors are the
  * basis elements of sum_R A(Sq R, Y_{k,l})) of products of left factors with one list of terms
  * (every e_i's of that kind, at col_offset[i]), which depends on e and the offsets alone. For
- * each kind some e_i has, list(ctx, kind) opens it: 0, then its terms follow through terms; 1,
+ * each kind some e_i has and some left factor meets (a kind whose left factors sum to zero has
+ * no job, so no list), list(ctx, kind) opens it: 0, then its terms follow through terms; 1,
  * the caller has them already (none follow); -1 fails. Then job(ctx, degree, index) once per
  * left factor, a product with the open list's terms. 0, or -1 (out of memory, a callback's). */
 typedef struct pair_a_lists {
