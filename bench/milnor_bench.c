@@ -3,7 +3,8 @@
  * Usage: milnor_bench [D...]   (default 40 and 80). Prints a plain table.
  *        milnor_bench --jobs FILE...  batches shaped like a resolution's: FILE holds records
  *            (u64 njobs, u64 nterms, u64 stride; njobs milnor_row_job; nterms milnor_term),
- *            e.g. captured from the multiply codelet (first_term relative to the record);
+ *            e.g. captured from the multiply codelet (first_term relative to the record;
+ *            stride 0: every job XORs into one row, a grouped row's record);
  *            --synth [SEED] makes such batches at random: per generator, 20..200 terms of
  *            degrees 1..40 at random column offsets, rows = all R of a degree 5..60.
  *        Both report ns per (job x term) of milnor_mul_batch_search (one matrix search per
@@ -132,6 +133,7 @@ typedef struct rec {
     milnor_row_job *jobs;
     milnor_term *terms;
     size_t njobs, nterms, stride;
+    size_t one_row;                 /* stride 0 (every job XORs into one row): its words */
 } rec;
 
 typedef struct recs {
@@ -210,6 +212,25 @@ static void recs_synth(recs *v, const milnor_basis *A, int ngen)
     }
 }
 
+/* Records of stride 0 (sec_batch_y's, pair_algebra's: every job into one row) get a row as
+ * wide as their widest product's last column. */
+static void recs_one_rows(const milnor_basis *A, recs *v)
+{
+    for (size_t i = 0; i < v->n; ++i) {
+        rec *r = &v->r[i];
+        if (r->stride) continue;
+        uint64_t cols = 0;
+        for (size_t j = 0; j < r->njobs; ++j)
+            for (uint32_t k = 0; k < r->jobs[j].n_terms; ++k) {
+                const milnor_term *t = &r->terms[r->jobs[j].first_term + k];
+                uint64_t end = (uint64_t)t->col_offset + A->dim[r->jobs[j].r_deg + t->s_deg];
+                if (end > cols) cols = end;
+            }
+        r->one_row = words_for((uint32_t)cols);
+        v->rows_words += r->one_row;
+    }
+}
+
 typedef void batch_fn(const milnor_basis *, const milnor_row_job *, size_t, const milnor_term *,
                       uint64_t *, size_t);
 
@@ -234,12 +255,12 @@ static uint64_t recs_pass(const milnor_basis *A, const recs *v, batch_fn *fn, ui
     for (size_t i = 0; i < v->n; ++i) {
         const rec *r = &v->r[i];
         fn(A, r->jobs, r->njobs, r->terms, out, r->stride);
-        out += r->njobs * r->stride;
+        out += r->stride ? r->njobs * r->stride : r->one_row;
     }
     return h;
 }
 
-static int bench_recs(const recs *v, const char *what)
+static int bench_recs(recs *v, const char *what)
 {
     milnor_basis A;
     if (milnor_basis_init(&A, v->maxdeg, NULL) < 0) { fprintf(stderr, "bad degree\n"); return 1; }
@@ -250,15 +271,19 @@ static int bench_recs(const recs *v, const char *what)
         {"avx2", batch_avx2},
         {"avx512", batch_avx512},
     };
+    recs_one_rows(&A, v);
     uint64_t *ref = malloc(v->rows_words * sizeof *ref + 8), *out = malloc(v->rows_words * sizeof *out + 8);
     if (!ref || !out) { fprintf(stderr, "out of memory\n"); return 1; }
     memset(ref, 0, v->rows_words * sizeof *ref);
     memset(out, 0, v->rows_words * sizeof *out);
-    size_t njobs = 0;
-    for (size_t i = 0; i < v->n; ++i) njobs += v->r[i].njobs;
-    printf("%s: %zu batches, %zu jobs, %llu job x term pairs (%.1f per job), degree <= %d\n", what,
-           v->n, njobs, (unsigned long long)v->pairs, (double)v->pairs / (double)(njobs ? njobs : 1),
-           v->maxdeg);
+    size_t njobs = 0, one_row = 0;
+    for (size_t i = 0; i < v->n; ++i) {
+        njobs += v->r[i].njobs;
+        one_row += v->r[i].stride == 0;
+    }
+    printf("%s: %zu batches (%zu of one row), %zu jobs, %llu job x term pairs (%.1f per job), degree <= %d\n",
+           what, v->n, one_row, njobs, (unsigned long long)v->pairs,
+           (double)v->pairs / (double)(njobs ? njobs : 1), v->maxdeg);
     printf("%-8s %12s %10s %s\n", "path", "pairs/s", "ns/pair", "bits (best pass)");
     int bad = 0;
     const char *only = getenv("MILNOR_BENCH_PATHS");     /* e.g. "search,batch" */

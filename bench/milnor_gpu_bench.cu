@@ -1,7 +1,8 @@
 /* milnor_gpu_bench.cu — the Milnor-multiply codelet's two implementations on the same batches:
  * the GPU kernel (algebra/milnor_cuda.cu) against milnor_mul_batch on 1 and on N CPU threads.
  * Usage: milnor_gpu_bench [--threads N] [--quick] --jobs FILE...   batches captured with
- *            EXTFLOW_CAPTURE_MUL=FILE extflow resolve ... (format: milnor.h)
+ *            EXTFLOW_CAPTURE_MUL=FILE extflow resolve ... (format: milnor.h; grouped rows, all
+ *            jobs into one row (stride 0), are skipped and counted)
  *        milnor_gpu_bench [--threads N] [--quick] --synth [SEED]   random resolution-shaped batches
  * Prints ns per (job x term) pair, median of 3 passes, for each kernel K and thread mapping T/P
  * (T threads per job, each product's search split into P parts; milnor_cuda.h; --quick: the
@@ -118,6 +119,7 @@ static double median(std::vector<double> x)
 int main(int argc, char **argv)
 {
     int nthreads = 16, a = 1, quick = 0;
+    size_t one_row = 0;         /* grouped rows skipped (--jobs) */
     std::vector<rec> v;
     if (a + 1 < argc && !strcmp(argv[a], "--threads")) {
         nthreads = atoi(argv[a + 1]);
@@ -133,8 +135,15 @@ int main(int argc, char **argv)
             if (!f) { perror(argv[a]); return 1; }
             rec r = {};
             int got;
-            while ((got = milnor_batch_record_read(f, &r.jobs, &r.njobs, &r.terms, &r.nterms, &r.stride)) == 1)
-                v.push_back(r);
+            while ((got = milnor_batch_record_read(f, &r.jobs, &r.njobs, &r.terms, &r.nterms, &r.stride)) == 1) {
+                if (r.stride) {
+                    v.push_back(r);
+                    continue;
+                }
+                ++one_row;      /* a grouped row (all jobs into one row): not this bench's kernel shape */
+                free(r.jobs);
+                free(r.terms);
+            }
             fclose(f);
             if (got < 0) { fprintf(stderr, "%s: damaged record\n", argv[a]); return 1; }
         }
@@ -148,6 +157,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: milnor_gpu_bench [--threads N] [--quick] --jobs FILE... | --synth [SEED]\n");
         return 2;
     }
+    if (one_row) printf("milnor_gpu_bench: %zu grouped rows (stride 0) skipped\n", one_row);
     if (milnor_cuda_device_count() == 0) {
         printf("milnor_gpu_bench: no CUDA device; nothing measured\n");
         return 0;

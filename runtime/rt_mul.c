@@ -216,7 +216,10 @@ static int submit_chunk(rt_mul *m, row_build *b, uint32_t k, uint32_t row0, uint
                         uint64_t pairs, unsigned where, const int at[3], rt_chunks *out, char *err, size_t errlen)
 {
     struct cl_milnor_mul_args args = { job0, b->D.stride, pairs, m->gpu_verify, at[0], at[1], at[2], njobs };
-    if (m->capture && !njobs) capture_chunk(m, b->jobs + row0, n, b->terms, b->D.stride);
+    if (m->capture) {           /* a grouped row: its jobs into one row (stride 0) */
+        if (njobs) capture_chunk(m, b->jobs + job0, njobs, b->terms, 0);
+        else capture_chunk(m, b->jobs + row0, n, b->terms, b->D.stride);
+    }
     return insert_chunk(&cl_milnor_mul, m->basis, out, k, f2mat_row(&b->D, row0), n * b->D.stride, sizeof(uint64_t),
                         STARPU_W, &args, sizeof args, 0, where, err, errlen);
 }

@@ -16,7 +16,8 @@
  * measurements; EXTFLOW_CHUNK_PAIRS, EXTFLOW_GPU_STEP_PAIRS, EXTFLOW_GPU_CHUNK_PAIRS,
  * EXTFLOW_GPU_CPU_HELP override; EXTFLOW_GPU_CPU_SHARE=f puts the last f of a GPU build's pairs
  * in CPU-only chunks of 65536 pairs; EXTFLOW_GPU_VERIFY rechecks GPU chunks on the CPU;
- * EXTFLOW_CAPTURE_MUL (every EXTFLOW_CAPTURE_EVERY-th chunk) records chunks for the benches.
+ * EXTFLOW_CAPTURE_MUL (every EXTFLOW_CAPTURE_EVERY-th chunk) records chunks for the benches
+ * (a grouped row as a record of stride 0: its jobs XOR into one row).
  * At an odd prime a standard step's rows (rowbuild_p.h) are cut by the same rules into
  * cl_milnor_mul_p tasks over the flat A_p (rt_mul_init_p; whole algebra only), with its own
  * GPU threshold (EXTFLOW_GPU_P_STEP_PAIRS, 16384 pairs: an odd-p pair costs more). */

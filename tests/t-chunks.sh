@@ -6,7 +6,7 @@
 # capture file that cannot be opened is one line and the run goes on to the same outputs.
 # EXTFLOW_STATS=1 accounts for every task of every step.
 . tests/lib.sh
-plan 8
+plan 9
 MILNOR_BENCH=${MILNOR_BENCH:-build/bench/milnor_bench}
 $EXTFLOW resolve --stem 30 --out "$TMP/default" --quiet
 ok $? "baseline run through stem 30"
@@ -31,6 +31,15 @@ else
     grep -q "^avx512 .*identical" "$TMP/bench"
     ok $? "the AVX-512 path agrees with the search on the captured chunks"
 fi
+# grouped rows (massey --secondary's lifts, their multiply forced onto tasks): records of stride
+# 0, every job into one row, which the bench replays into a row of their own
+$EXTFLOW resolve --stem 30 --max-s 7 --out "$TMP/m" --quiet &&
+    EXTFLOW_LIFT_INLINE_PAIRS=0 EXTFLOW_CAPTURE_MUL="$TMP/capm.bin" \
+        $EXTFLOW massey "$TMP/m" --a h3 --b h0_4=0,4 --secondary --quiet &&
+    MILNOR_BENCH_PATHS=batch,avx2,avx512 "$MILNOR_BENCH" --jobs "$TMP/capm.bin" >"$TMP/benchm" 2>&1 &&
+    grep -Eq "batches \([1-9][0-9]* of one row\)" "$TMP/benchm" && ! grep -q DIFFER "$TMP/benchm" &&
+    grep -q "^batch .*identical" "$TMP/benchm"
+ok $? "a massey --secondary run's grouped rows are captured and replay as the search's bits ($(head -1 "$TMP/benchm" | cut -c1-80))"
 # EXTFLOW_STATS: one plan task per step (bidegrees and stem-edge kernel jobs alike), one reduce
 # and one finish for each step not small enough to run whole in its plan (a standard step of at
 # most one CPU chunk: multiply_here; row 1 here), multiply tasks on the CPU, and no CUDA share
