@@ -964,7 +964,8 @@ static inline v16u half_prefix(const rhalf *hx)
  * G[|T|][top - 1] (the seqno table): one read for them. The AVX2 path inlines it with top = 10
  * (the ten reads of seq_d, folded at compile time); the AVX-512 path passes
  * top = max(the half's last diagonal, the list's longest S) to its out-of-line copy
- * (half_hits_slots_out). Measured (docs/perf-log.md, "The hits' index by slots"): on d2's
+ * (half_hits_slots_out), which switches on top once per call into nine copies of the loop, each
+ * with its reads fixed (a switch per hit cost ~5% of massey --secondary's products). Measured (docs/perf-log.md, "The hits' index by slots"): on d2's
  * captured batches the AVX-512 path x0.95 of the old index out of line against x1.00 inlined
  * into the test loop (whose registers it crowds), the AVX2 path x0.94-0.96 inlined. */
 static inline void half_hits_slots(const milnor_basis *A, const rhalf *hx, const term_slots *ts, uint64_t bits,
@@ -999,7 +1000,17 @@ static __attribute__((noinline)) void half_hits_slots_out(const milnor_basis *A,
                                                           const term_slots *ts, uint64_t bits, int top,
                                                           uint64_t *row)
 {
-    half_hits_slots(A, hx, ts, bits, top, row);
+    switch (top) {      /* constant in each loop: no dispatch per hit */
+    case 10: half_hits_slots(A, hx, ts, bits, 10, row); return;
+    case 9: half_hits_slots(A, hx, ts, bits, 9, row); return;
+    case 8: half_hits_slots(A, hx, ts, bits, 8, row); return;
+    case 7: half_hits_slots(A, hx, ts, bits, 7, row); return;
+    case 6: half_hits_slots(A, hx, ts, bits, 6, row); return;
+    case 5: half_hits_slots(A, hx, ts, bits, 5, row); return;
+    case 4: half_hits_slots(A, hx, ts, bits, 4, row); return;
+    case 3: half_hits_slots(A, hx, ts, bits, 3, row); return;
+    default: half_hits_slots(A, hx, ts, bits, 2, row); return;
+    }
 }
 
 /* The same for a profile's basis (no seq_d): T's entries, then its hash index. s[n * lanes + k]
