@@ -169,11 +169,12 @@ static inline __attribute__((always_inline)) int m4_place(m4_search *m, int n, u
     return (int)c;
 }
 
-static void m4_leaf(m4_search *m)
+/* The matrix is complete: T and its coefficient to emit (carries and sign: the matrix's so far,
+ * every entry in; the t_n's signs are added here). */
+static void m4_leaf(m4_search *m, unsigned carries, unsigned sign)
 {
     milnor_elt T;
     memset(&T, 0, sizeof T);
-    unsigned sign = m->sign;
     for (int n = 1; n <= m->ndiag; n++) {
         uint32_t t = m->dsum[n];
         if (!t) continue;
@@ -183,66 +184,66 @@ static void m4_leaf(m4_search *m)
         sign ^= ofs(t);
     }
     T.degree = m->R->degree + m->S->degree;
-    m->emit(&T, m->carries ? 2 : (sign ? 3 : 1), m->ctx);
+    m->emit(&T, carries ? 2 : (sign ? 3 : 1), m->ctx);
 }
 
-static void m4_cell(m4_search *m, int k);
+static void m4_cell(m4_search *m, int k, unsigned carries, unsigned sign);
 
-/* Cell k takes the value v (carries c already checked): place it and its ends, go on; then
- * everything back as it was (carries and sign restored from copies). */
-static inline __attribute__((always_inline)) void m4_take(m4_search *m, int k, uint32_t v, unsigned c)
+/* Cell k takes the value v (carries and sign already with v's): place it and its ends, go on
+ * (the last cell straight to the leaf); then the sums back as they were. Carries and sign
+ * travel as arguments, so nothing of them is restored. */
+static inline __attribute__((always_inline)) void m4_take(m4_search *m, int k, uint32_t v, unsigned carries,
+                                                          unsigned sign)
 {
     int i = m->ci[k], j = m->cj[k], n = i + j, ends = m->cends[k];
-    unsigned carries = m->carries, sign = m->sign;
     m->dsum[n] += v;
-    m->carries += c;
-    m->sign ^= ofs(v);
     m->rem[i] -= v << j;
     m->col[j] -= v;
     int ok = 1;
-    if (ends & M4_ROW_END) {
-        ok = m4_place(m, i, m->rem[i]) >= 0;
+    if (ends & M4_ROW_END) {                    /* x_i0 = what row i has left, on diagonal i */
+        uint32_t x = m->rem[i];
+        unsigned c = carries_of(m->dsum[i], x);
+        ok = carries + c <= 1;
+        if (ok) m->dsum[i] += x, carries += c, sign ^= ofs(x);
     } else {
         uint32_t low = m->rem[i] & ((2u << j) - 1), plow = m->dsum[i] & ((2u << j) - 1);
-        ok = m->carries + carries_of(plow, low) <= 1;
+        ok = carries + carries_of(plow, low) <= 1;
     }
-    if (ok && (ends & M4_COL_END)) {
-        ok = m4_place(m, j, m->col[j]) >= 0;
-        if (ok) {
-            m4_cell(m, k + 1);
-            m->dsum[j] -= m->col[j];
+    if (ok) {
+        uint32_t x = 0;
+        if (ends & M4_COL_END) {                /* x_0j = what column j has left, on diagonal j */
+            x = m->col[j];
+            unsigned c = carries_of(m->dsum[j], x);
+            ok = carries + c <= 1;
+            if (ok) m->dsum[j] += x, carries += c, sign ^= ofs(x);
         }
-        if (ends & M4_ROW_END) m->dsum[i] -= m->rem[i];
-    } else if (ok) {
-        m4_cell(m, k + 1);
+        if (ok) {
+            if (k + 1 == m->ncells) m4_leaf(m, carries, sign);
+            else m4_cell(m, k + 1, carries, sign);
+            m->dsum[j] -= x;
+        }
         if (ends & M4_ROW_END) m->dsum[i] -= m->rem[i];
     }
     m->col[j] += v;
     m->rem[i] += v << j;
-    m->carries = carries;
-    m->sign = sign;
     m->dsum[n] -= v;
 }
 
-static void m4_cell(m4_search *m, int k)
+static void m4_cell(m4_search *m, int k, unsigned carries, unsigned sign)
 {
-    if (k == m->ncells) {
-        m4_leaf(m);
-        return;
-    }
     int i = m->ci[k], j = m->cj[k];
     uint32_t lim = m->rem[i] >> j, P = m->dsum[i + j];
     if (m->col[j] < lim) lim = m->col[j];
     for (uint32_t v = 0; v <= lim; v = ((v | P) + 1) & ~P)       /* no carry */
-        m4_take(m, k, v, 0);
-    if (m->carries) return;
+        m4_take(m, k, v, carries, sign ^ ofs(v));
+    if (carries) return;
     for (uint32_t rest = P; rest; rest &= rest - 1) {            /* one carry, at bit p */
         int p = __builtin_ctz(rest);
         uint32_t bit = 1u << p;
         if (P & (bit << 1) || bit > lim) continue;
         uint32_t F = P | bit | (bit << 1);
         for (uint32_t y = 0; (y | bit) <= lim; y = ((y | F) + 1) & ~F)
-            m4_take(m, k, y | bit, 1);
+            m4_take(m, k, y | bit, 1, sign ^ ofs(y | bit));
     }
 }
 
@@ -273,7 +274,8 @@ void milnor_mul_mod4_each(const milnor_elt *R, const milnor_elt *S,
         if (last_in_row[i] >= 0) m.cends[last_in_row[i]] |= M4_ROW_END;
         else if (m4_place(&m, i, m.rem[i]) < 0) return;
     }
-    m4_cell(&m, 0);
+    if (m.ncells) m4_cell(&m, 0, m.carries, m.sign);
+    else m4_leaf(&m, m.carries, m.sign);
 }
 
 /* ---- pair elements ------------------------------------------------------------------------- */
