@@ -4,12 +4,14 @@
 # <h2 + λ h0h2, h3, -> (a λ part on a), <h3, h0^4, -> and <h3, λ h0h3, -> (b with no Ext part);
 # the same with every lift product in multiply tasks, and with the intermediates' actions
 # A(a, C(g')) in the steps' own tasks (EXTFLOW_D2_INTERMEDIATE=cpu) instead of multiply tasks,
-# and with the composites' Y terms in the multiply (EXTFLOW_D2_Y=batch); and refusals with one line and exit 2
+# and with the composites' Y terms in the multiply (EXTFLOW_D2_Y=batch), and with h lifted after d2
+# (EXTFLOW_MASSEY_H=late: d2's composites bounded by degrees where h's terms would say what is
+# read, as when h's bottom may be non-zero); and refusals with one line and exit 2
 # (no --b, --sseq-formats, whose text --secondary always writes, a λ part outside the region
 # or at the wrong bidegree, an Ext part that supports a d2, a·b not 0 in Ext or in
 # Mod_{Cλ²}, a module's DIR).
 . tests/lib.sh
-plan 14
+plan 15
 R="$REF/secondary_massey"
 D="$TMP/s2"
 $EXTFLOW resolve --algorithm standard --stem 30 --max-s 7 --out "$D" --quiet
@@ -36,6 +38,7 @@ check secondary_massey-h_4-S_2 h3 'λh_0h_3=7,2'
 check secondary_massey-3h_2-h_3-S_2 'h2+λh_0h_2=3,2' h3 EXTFLOW_LIFT_INLINE_PAIRS=0
 check secondary_massey-P-S_2 h3 'h_0^4=0,4' EXTFLOW_D2_INTERMEDIATE=cpu
 check secondary_massey-3h_2-h_3-S_2 'h2+λh_0h_2=3,2' h3 EXTFLOW_D2_Y=batch
+check secondary_massey-P-S_2 h3 'h_0^4=0,4' EXTFLOW_MASSEY_H=late
 
 usage() {   # usage DESCRIPTION ARGS...: exit 2 and one line on stderr before "try"
     what=$1

@@ -140,16 +140,19 @@ static int run_secondary(const char *dir, const chain_policy *limits)
         fprintf(stderr, "extflow: %s\n", err);
         rc = 1;
     } else if (!rc) {
-        sec.all_composites = 1;             /* the products read every composite, */
-        int bound = secondary_bound_composites(&sec);  /* (read by d, f_a, f_b, h: stems >= 0) */
+        sec.all_composites = 1;             /* the products read composites besides d2's steps */
         resolved_d2_ways(&sec);
         /* and the homotopy itself: sseq's preimages, d_i's quasi-inverses kept for every lift */
         secondary_sseq_preimages(&sec, resolved_qi_budget(limits));
         chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL, "secondary Massey steps");
-        int r = bound ? -1 : secondary_run(&sec, &runner);
-        if (bound) snprintf(err, sizeof err, "out of memory setting up d2's composites");
-        else if (r < 0) snprintf(err, sizeof err, "%s", sec.fail.set ? sec.fail.msg : sec.set.fail.msg);
-        if (!r && (r = sec_massey_init(&m, &sec, &a, &b, dir, err, sizeof err)) == 0) r = sec_massey_run(&m, &runner, err, sizeof err);
+        /* f_a, f_b (and h) first: their terms say which planes of d2's composites are read */
+        int r = sec_massey_init(&m, &sec, &a, &b, dir, err, sizeof err);
+        const char *hw = getenv("EXTFLOW_MASSEY_H");    /* checked by cli_check_env */
+        m.h_wait = hw && !strcmp(hw, "late");
+        if (!r) r = sec_massey_plan_d2(&m, &runner, err, sizeof err);
+        if (!r && (r = secondary_run(&sec, &runner)) < 0)
+            snprintf(err, sizeof err, "%s", sec.fail.set ? sec.fail.msg : sec.set.fail.msg);
+        if (!r) r = sec_massey_run(&m, &runner, err, sizeof err);
         rt_shutdown_local();
         const char *names[] = { "d2's homotopy", "f of a", "H of a", "f of b", "H of b", "of the λ parts", "h", "H" };
         const lift_set *sets[] = { &sec.set, &m.pa.prim, &m.pa.hom, &m.pb.prim, &m.pb.hom, &m.lam, &m.hs, &m.Hs };

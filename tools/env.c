@@ -64,6 +64,7 @@ static const env_var env_table[] = {
     { "EXTFLOW_MILNOR_SIMD", ENV_WORD, 0, 0, "auto|avx2", "auto (AVX-512 where the CPU has it) or avx2" },
     { "EXTFLOW_D2_Y", ENV_WORD, 0, 0, "batch|cpu", "batch or cpu" },
     { "EXTFLOW_D2_INTERMEDIATE", ENV_WORD, 0, 0, "multiply|cpu", "multiply or cpu" },
+    { "EXTFLOW_MASSEY_H", ENV_WORD, 0, 0, "first|late", "first or late" },
     { "EXTFLOW_P_PRODUCTS", ENV_SIZE, 0, 1e15, NULL, "bytes (K, M, G allowed), 0 to keep none" },
     { "EXTFLOW_D2_MEMO", ENV_SIZE, 0, 1e15, NULL, "bytes (K, M, G allowed), 0 for no memo" },
     { "EXTFLOW_D2_QI", ENV_SIZE, 0, 1e15, NULL, "bytes (K, M, G allowed), 0 to keep none" },

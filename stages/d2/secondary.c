@@ -12,9 +12,8 @@ int secondary_failed(secondary *sec)
 static int d2_extra(void *ctx, int i, deg_t t, uint32_t k, void *y);
 static int d2_extra_plan(void *ctx, int i, deg_t t, uint32_t k, lift_share *share);
 
-int8_t **sec_planes_of_d(const resolution *res, int (*reads)(const void *, int, deg_t), const void *ctx)
+int8_t **sec_planes_new(const resolution *res)
 {
-    const milnor_basis *A = &res->A;
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     int8_t **planes = calloc(cells, sizeof *planes);
     if (!planes) return NULL;
@@ -28,28 +27,62 @@ int8_t **sec_planes_of_d(const resolution *res, int (*reads)(const void *, int, 
             }
             if (n) memset(*p, -1, n);
         }
-    for (int S = 1; S <= res->max_s; S++)
+    return planes;
+}
+
+void sec_planes_add_row(int8_t **planes, const resolution *res, int j, deg_t D, const uint64_t *v, uint64_t vbits)
+{
+    const milnor_basis *A = &res->A;
+    const freemod *X = &res->F[j];
+    uint64_t off = 0;
+    for (deg_t u = 0; u < D && off < vbits; u++) {
+        if (u > X->max_t || !X->ngens[u]) continue;
+        uint32_t blen = A->dim[D - u];
+        for (uint32_t g1 = 0; g1 < X->ngens[u]; g1++, off += blen)
+            for (uint32_t e = 0; e < blen && off + e < vbits; e++)
+                if (f2vec_get(v, off + e)) {
+                    int8_t *p = planes[res_cell(res, j, u)] + (size_t)g1 * PAIR_MAX_K;
+                    if (p[0] < 0) p[0] = 0;                 /* read */
+                    pair_y_seen(&A->elts[D - u][e], p);
+                }
+    }
+}
+
+int8_t **sec_planes_of_d(const resolution *res, int (*reads)(const void *, int, deg_t), const void *ctx)
+{
+    int8_t **planes = sec_planes_new(res);
+    for (int S = 1; planes && S <= res->max_s; S++)
         for (deg_t T = S - 1; T - S <= res->max_n + 1; T++) {
             if (reads && !reads(ctx, S, T)) continue;
-            const freemod *F1 = &res->F[S - 1];
             for (uint32_t k = 0; k < res_ngens(res, S, T); k++) {
                 const fm_gen *z = &res->F[S].gens[T][k];
-                uint64_t off = 0;
-                for (deg_t u = 0; u < T && off < z->bits; u++) {
-                    if (u > F1->max_t || !F1->ngens[u]) continue;
-                    uint32_t blen = A->dim[T - u];
-                    for (uint32_t g1 = 0; g1 < F1->ngens[u]; g1++, off += blen)
-                        for (uint32_t e = 0; e < blen && off + e < z->bits; e++)
-                            if (f2vec_get(z->img, off + e)) {
-                                int8_t *p = planes[res_cell(res, S - 1, u)] + (size_t)g1 * PAIR_MAX_K;
-                                if (p[0] < 0) p[0] = 0;                 /* read */
-                                pair_y_seen(&A->elts[T - u][e], p);
-                            }
-                }
+                sec_planes_add_row(planes, res, S - 1, T, z->img, z->bits);
             }
         }
     return planes;
 }
+
+/* sec->planes (secondary.h): the homotopy step at target (i, t), i >= 1, in the region reads
+ * the composite of g at (i + 1, u) for each term a·g of d z, z a generator of F_{i+2} in degree
+ * t + 1 (d2_intermediate), through A(a, -). */
+static int d2_reads(const void *ctx, int S, deg_t T)
+{
+    const secondary *sec = ctx;
+    return S >= 3 && lift_map_in_region(&sec->set, 0, S - 2, T - 1);
+}
+
+void sec_planes_raise_reach(int8_t *p, uint32_t n, deg_t reach)
+{
+    for (uint32_t g = 0; p && reach >= 1 && g < n; g++)
+        for (int k = 0; k < PAIR_MAX_K; k++) {
+            int8_t *l = &p[(size_t)g * PAIR_MAX_K + k];
+            if (k == 0 && *l < 0) *l = 0;       /* read */
+            for (int m = k + 1; m < PAIR_MAX_K && (1 << m) - (1 << k) <= reach; m++)
+                if (*l < m) *l = (int8_t)m;
+        }
+}
+
+int secondary_step_reads(const void *sec, int S, deg_t T) { return d2_reads(sec, S, T); }
 
 void sec_planes_raise_stem(int8_t **planes, const resolution *res)
 {
@@ -77,14 +110,6 @@ void sec_planes_free(int8_t **planes, const resolution *res)
     free(planes);
 }
 
-/* sec->planes (secondary.h): the homotopy step at target (i, t), i >= 1, in the region reads
- * the composite of g at (i + 1, u) for each term a·g of d z, z a generator of F_{i+2} in degree
- * t + 1 (d2_intermediate), through A(a, -). */
-static int d2_reads(const void *ctx, int S, deg_t T)
-{
-    const secondary *sec = ctx;
-    return S >= 3 && lift_map_in_region(&sec->set, 0, S - 2, T - 1);
-}
 
 int secondary_bound_composites(secondary *sec)
 {
@@ -166,7 +191,8 @@ int secondary_needs_composite(const secondary *sec, int s, deg_t T)
     /* read by I(z) for z in F_{s+1} of degree > T, i.e. by homotopy steps at target row s - 1 */
     const resolution *res = sec->res;
     uint32_t n = s >= 2 && s + 1 <= res->max_s && res_is_done(res, s, T) ? res_ngens(res, s, T) : 0;
-    const int8_t *p = n && !sec->all_composites ? sec->planes[res_cell(res, s, T)] : NULL;
+    const int8_t *p = !n ? NULL : !sec->all_composites ? sec->planes[res_cell(res, s, T)]
+                                 : sec->planes_all ? sec->planes_all[res_cell(res, s, T)] : NULL;
     for (uint32_t g = 0; p && g < n; g++)
         if (p[(size_t)g * PAIR_MAX_K] >= 0) return 1;
     return n && !p;

@@ -76,11 +76,13 @@ typedef struct secondary {
                                  * region; [g * PAIR_MAX_K] < 0: no such term (secondary_init).
                                  * Unless all_composites, g's composite keeps only those planes,
                                  * and is empty when no step reads it */
-    int8_t **planes_all;        /* the same over every z, raised to every plane that an element of
+    int8_t **planes_all;        /* under all_composites, when set: the planes every reader sees
+                                 * (the same over every z, raised to every plane that an element of
                                  * degree up to (the largest stem) - (g's stem) sees: what any chain
-                                 * map of stem >= 0 of the resolution into itself reads
-                                 * (secondary_bound_composites); under all_composites the planes
-                                 * kept where set, else every plane */
+                                 * map of stem >= 0 of the resolution into itself reads,
+                                 * secondary_bound_composites; or what the readers' own terms see,
+                                 * sec_massey_plan_d2), a generator no reader has a term on left
+                                 * empty; NULL: every plane of every generator */
     uint64_t mod4_pairs, mod4_pairs_cuda;         /* the composites' mod-4 products, those on CUDA workers */
     pair_m4_memo *m4memo;       /* the mod-4 products of basis pairs met so far (CPU multiplies), shared
                                  * by every composite planned over this secondary (d2's, a secondary
@@ -124,12 +126,25 @@ int secondary_bound_composites(secondary *sec);
  * < 0: no term on g), over the generators z of F_S in degree T with reads(ctx, S, T) (reads
  * NULL: every z). NULL out of memory. */
 int8_t **sec_planes_of_d(const resolution *res, int (*reads)(const void *, int, deg_t), const void *ctx);
+/* Such planes with nothing read yet (every byte -1). NULL out of memory. */
+int8_t **sec_planes_new(const resolution *res);
+/* Marks read, and raises to what they see, the generators g1 of F_j on which v (vbits bits over
+ * F_j in degree D: generators below D in basis order, a block of dim A_{D-|g1|} bits each, then
+ * D's own, left out: a unit acts on no composite) has terms: a map's value φ(z) whose terms a·g1
+ * act on the composites at row j. */
+void sec_planes_add_row(int8_t **planes, const resolution *res, int j, deg_t D, const uint64_t *v, uint64_t vbits);
 /* Raises every generator's planes to those that an element of degree up to (the largest stem of
  * a generator) - (g's stem) sees (2^l - 2^k at most that: pair_y_seen's bound), all marked read. */
 void sec_planes_raise_stem(int8_t **planes, const resolution *res);
+/* Raises the n generators' planes at p (a cell's) to those an element of degree up to reach sees,
+ * all marked read (none when reach < 1). */
+void sec_planes_raise_reach(int8_t *p, uint32_t n, deg_t reach);
+/* Does d2's homotopy step on z at (S, T) (target (S - 2, T - 1)) lie in the region: does it read
+ * the composites through d z (sec->planes' z)? */
+int secondary_step_reads(const void *sec, int S, deg_t T);
 void sec_planes_free(int8_t **planes, const resolution *res);
 /* Does the composite of cell (s, T) have to be computed (some homotopy step reads it; under
- * all_composites, any step in the stage files too)? */
+ * all_composites, any step in the stage files too, or any reader planes_all knows of)? */
 int secondary_needs_composite(const secondary *sec, int s, deg_t T);
 /* The plan of the composites at (s, T), s >= 2 (a batch, see above; NULL when the cell has no
  * generator or on failure: sec->fail.msg says why). */

@@ -175,8 +175,12 @@ static const uint64_t *img_h(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
 static int needs(const void *ctx, int s, deg_t T)
 {
     const sec_massey *m = ctx;
-    return s >= m->sa + m->sb && s + 1 <= R(m)->max_s && done(m, s, T) && ngens(m, s, T) &&
-           T - m->ta - m->tb >= s - m->sa - m->sb;
+    uint32_t n = s >= m->sa + m->sb && s + 1 <= R(m)->max_s && done(m, s, T) && T - m->ta - m->tb >= s - m->sa - m->sb
+                     ? ngens(m, s, T) : 0;
+    const int8_t *p = n ? m->planes[res_cell(R(m), s, T)] : NULL;
+    int read = 0;                   /* (a cell none of whose generators H reads: none planned) */
+    for (uint32_t g = 0; p && g < n && !read; g++) read = p[(size_t)g * PAIR_MAX_K] >= 0;
+    return read;
 }
 
 static sec_batch *plan(void *ctx, int s, deg_t T)
@@ -347,6 +351,125 @@ static int massey_in_region(void *ctx, int i, deg_t t)
            (m->la < 0 || ready(&m->lam, m->la, s - m->sa - 1, T - m->ta - 1));
 }
 
+/* Might H's step on z at (S, T) run: every cell it reads that has run by the time C^b is planned
+ * (d2's homotopy, a's f and H) there? A superset of massey_in_region's steps, exact where the
+ * cells of b's H, h and the λ parts are there too (massey_reads). */
+static int massey_may_read(const sec_massey *m, int S, deg_t T)
+{
+    int i = S - m->sa - m->sb;
+    deg_t t = T - m->ta - m->tb - 1;
+    return i >= 1 && t >= i && done(m, i, t) && done(m, S, T) && ready(&m->sec->set, 0, S - 2, T - 1) &&
+           ready(&m->sec->set, 0, i - 1, t) && ready(&m->pa.hom, 0, S - m->sa - 1, T - m->ta - 1) &&
+           ready(&m->pa.prim, 0, S - m->sa, T - m->ta);
+}
+
+/* H's step on z at (S, T) reads C through d z (massey_extra): exact once h and b's H have run. */
+static int massey_reads(const void *ctx, int S, deg_t T)
+{
+    const sec_massey *m = ctx;
+    return massey_may_read(m, S, T) && massey_in_region((void *)ctx, S - m->sa - m->sb, T - m->ta - m->tb - 1);
+}
+
+/* pb.more_planes: C^b also keeps the planes the terms of f_a z see, z over H's steps. */
+static void read_by_fa(void *ctx, sec_product *pb)
+{
+    const sec_massey *m = ctx;
+    const resolution *res = R(m);
+    for (int S = m->sa + m->sb + 1; S <= res->max_s; S++)
+        for (deg_t T = S; T - S <= res->max_n; T++) {
+            if (!massey_may_read(m, S, T)) continue;
+            for (uint32_t k = 0; k < ngens(m, S, T); k++) {
+                uint32_t bits = 0;
+                const uint64_t *fa = sec_map_row(&m->pa.prim, 0, S - m->sa, T - m->ta, k, &bits);
+                if (fa) sec_planes_add_row(pb->planes, res, S - m->sa, T - m->ta, fa, bits);
+            }
+        }
+}
+
+static int run_set(lift_set *set, const chain_runner *runner, char *err, size_t errlen);
+
+/* Might H's step on z at (S, T) run, where d2's homotopy has not run yet (its cells: those it
+ * will compute) and neither have the products' H? A superset of massey_may_read's steps. */
+static int massey_will_read(const sec_massey *m, int S, deg_t T)
+{
+    int i = S - m->sa - m->sb;
+    deg_t t = T - m->ta - m->tb - 1;
+    return i >= 1 && t >= i && done(m, i, t) && done(m, S, T) && lift_map_in_region(&m->sec->set, 0, S - 2, T - 1) &&
+           lift_map_in_region(&m->sec->set, 0, i - 1, t) && ready(&m->pa.prim, 0, S - m->sa, T - m->ta);
+}
+
+/* Is the Ext part of a·b 0 (f_a read at b's generators, as product() reads it)? */
+static int ab_ext_zero(const sec_massey *m)
+{
+    if (!m->b.has_ext) return 1;
+    uint32_t ny = ngens(m, m->sb, m->tb), n1 = ngens(m, m->sb + m->sa, m->tb + m->ta);
+    for (uint32_t z = 0; z < n1; z++) {
+        int sc = 0;
+        for (uint32_t i = 0; i < ny && i < m->b.next; i++) sc += m->b.ext[i] * bit(&m->pa.prim, 0, m->sb, m->tb, i, z);
+        if (sc % 2) return 0;
+    }
+    return 1;
+}
+
+/* h's lift: bottom m->v (nv generators), f_b f_a its extra term. 0, or -1 out of memory. */
+static int add_h(sec_massey *m)
+{
+    m->hctx = (massey_homotopy){ &m->hs, &m->pb.prim, &m->pa.prim, 0, 0, m->sb, m->sa, m->tb, m->ta };
+    return lift_add_map(&m->hs, m->sa + m->sb - 1, m->ta + m->tb, m->v, m->nv, "secondary-massey-h",
+                        massey_homotopy_extra, &m->hctx) != 0 ? -1 : 0;
+}
+
+int sec_massey_plan_d2(sec_massey *m, const chain_runner *runner, char *err, size_t errlen)
+{
+    secondary *sec = m->sec;
+    const resolution *res = R(m);
+    int rc = sec_product_run_prim(&m->pa, runner);
+    if (!rc) rc = sec_product_run_prim(&m->pb, runner);
+    if (rc < 0) snprintf(err, errlen, "%s", m->pa.prim.fail.set ? m->pa.prim.fail.msg : m->pb.prim.fail.msg);
+    /* h now when its bottom v is sure to be 0 (no generator there) and a·b's Ext part is 0 (else
+     * sec_massey_run refuses) */
+    if (!rc && !m->h_wait && !ngens(m, m->sa + m->sb - 1, m->ta + m->tb) && ab_ext_zero(m)) {
+        m->nv = 0;
+        if (!(m->v = calloc(1, 1)) || add_h(m) != 0) {
+            snprintf(err, errlen, "out of memory setting up the Massey homotopy");
+            return -1;
+        }
+        if ((rc = run_set(&m->hs, runner, err, errlen)) == 0) m->h_early = 1;
+    }
+    if (rc) return rc;
+    sec_planes_free(sec->planes_all, res);
+    if (!(sec->planes_all = sec_planes_of_d(res, secondary_step_reads, sec))) goto oom;
+    sec_product_planes_of_f(&m->pa, sec->planes_all);       /* A(-, C^F)(f_a z) in H^a */
+    sec_product_planes_of_f(&m->pb, sec->planes_all);       /* A(-, C^F)(f_b z) in H^b */
+    /* A(-, C^F)(h z) in H, z at (S, T), h z over F_{i+1} in degree t + 1: its terms, or where h
+     * waits for d2, every plane an element of degree t + 1 - u sees at (i + 1, u) */
+    deg_t *reach = m->h_early ? NULL : calloc(((size_t)res->max_s + 1) * ((size_t)res->max_n + 1), sizeof *reach);
+    if (!m->h_early && !reach) goto oom;
+    for (int S = m->sa + m->sb + 1; S <= res->max_s; S++)
+        for (deg_t T = S; T - S <= res->max_n; T++) {
+            int i = S - m->sa - m->sb;
+            deg_t t = T - m->ta - m->tb - 1;
+            if (!ngens(m, S, T) || !massey_will_read(m, S, T) || i + 1 > res->max_s) continue;
+            for (uint32_t k = 0; m->h_early && k < ngens(m, S, T); k++) {
+                uint32_t bits = 0;
+                const uint64_t *hz = sec_map_row(&m->hs, 0, i + 1, t + 1, k, &bits);
+                if (hz) sec_planes_add_row(sec->planes_all, res, i + 1, t + 1, hz, bits);
+            }
+            for (deg_t u = i + 1; !m->h_early && u <= t && u - (i + 1) <= res->max_n; u++) {
+                deg_t *r = &reach[res_cell(res, i + 1, u)];
+                if (t + 1 - u > *r) *r = t + 1 - u;
+            }
+        }
+    for (int s = 0; reach && s <= res->max_s; s++)
+        for (deg_t u = s; u - s <= res->max_n; u++)
+            sec_planes_raise_reach(sec->planes_all[res_cell(res, s, u)], ngens(m, s, u), reach[res_cell(res, s, u)]);
+    free(reach);
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory planning d2's composites");
+    return -1;
+}
+
 /* ---- set-up and run ---------------------------------------------------------------------------- */
 
 int sec_massey_init(sec_massey *m, secondary *sec, const sec_mclass *a, const sec_mclass *b, const char *outdir,
@@ -368,12 +491,11 @@ int sec_massey_init(sec_massey *m, secondary *sec, const sec_mclass *a, const se
     m->comp = calloc((size_t)(res->max_s + 1) * ((size_t)res->max_n + 1), sizeof *m->comp);
     uint32_t na = ngens(m, m->sa, m->ta), nb = ngens(m, m->sb, m->tb);
     uint8_t *za = calloc(na + 1, 1), *zb = calloc(nb + 1, 1);
-    m->planes = m->comp ? sec_planes_of_d(res, NULL, NULL) : NULL;
-    int rc = m->planes && za && zb ? 0 : -1;
+    int rc = m->comp && za && zb ? 0 : -1;
     if (!rc) rc = sec_product_init(&m->pa, sec, sec, m->sa, m->ta, a->has_ext ? a->ext : za, na, outdir, err, errlen);
     if (!rc) rc = sec_product_init(&m->pb, sec, sec, m->sb, m->tb, b->has_ext ? b->ext : zb, nb, outdir, err, errlen);
-    /* C^b is also read through f_a z (massey_extra), f_a of stem ta - sa >= 0 */
-    if (!rc) sec_planes_raise_stem(m->pb.planes, res);
+    /* C^b is also read through f_a z (massey_extra) */
+    m->pb.more_planes = read_by_fa, m->pb.more_ctx = m;
     free(za), free(zb);
     if (!rc && a->has_lam && (m->la = lift_add_class(&m->lam, m->sa + 1, m->ta + 1, a->lam, a->nlam)) < 0) rc = -1;
     if (!rc && b->has_lam && (m->lb = lift_add_class(&m->lam, m->sb + 1, m->tb + 1, b->lam, b->nlam)) < 0) rc = -1;
@@ -427,6 +549,7 @@ int sec_massey_run(sec_massey *m, const chain_runner *runner, char *err, size_t 
     if (rc) return rc;
     /* a·b = 0 in Mod_{Cλ²}, and h's bottom v: d2(v) = the λ part of a·b */
     m->nv = ngens(m, m->sa + m->sb - 1, m->ta + m->tb);
+    free(m->v);
     m->v = calloc(m->nv + 1, 1);
     uint8_t *bl = calloc(ngens(m, m->sb + 1, m->tb + 1) + 1, 1);
     int ext_zero = 1, exact = 1;
@@ -445,15 +568,19 @@ int sec_massey_run(sec_massey *m, const chain_runner *runner, char *err, size_t 
                  m->b.name);
         return 2;
     }
-    /* h, with bottom v and f_b f_a as its extra term */
-    if (lift_add_map(&m->hs, m->sa + m->sb - 1, m->ta + m->tb, m->v, m->nv, "secondary-massey-h", massey_homotopy_extra,
-                     &m->hctx) != 0) {
+    /* h, with bottom v and f_b f_a as its extra term (unless sec_massey_plan_d2 lifted it, v = 0) */
+    if (!m->h_early && add_h(m) != 0) {
         snprintf(err, errlen, "out of memory setting up the Massey homotopy");
         return -1;
     }
-    m->hctx = (massey_homotopy){ &m->hs, &m->pb.prim, &m->pa.prim, 0, 0, m->sb, m->sa, m->tb, m->ta };
-    if ((rc = run_set(&m->hs, runner, err, errlen)) != 0) return rc;
-    /* its composites, then H */
+    if (!m->h_early && (rc = run_set(&m->hs, runner, err, errlen)) != 0) return rc;
+    /* its composites (the planes H's steps read: their z those with every cell H reads there),
+     * then H */
+    sec_planes_free(m->planes, res);
+    if (!(m->planes = sec_planes_of_d(res, massey_reads, m))) {
+        snprintf(err, errlen, "out of memory planning the Massey composites");
+        return -1;
+    }
     composite_ops ops = { .res = res, .ctx = m, .needs = needs, .plan = plan, .finish = finish, .failed = ops_failed,
                           .fail = ops_fail };
     atomic_init(&ops.pairs, 0);

@@ -63,6 +63,9 @@ typedef struct sec_massey {
     uint32_t nv;
     uint8_t *v;                 /* h's bottom: v over the generators at (sa+sb-1, ta+tb) */
     lift_set hs;                /* map 0: h */
+    int h_early;                /* h was lifted by sec_massey_plan_d2 (its bottom v is 0) */
+    int h_wait;                 /* set by the caller: h waits for d2 even where it could go first
+                                 * (d2's composites then keep h's degree bound: same results) */
     massey_homotopy hctx;
     sec_composite **comp;       /* C per cell res_cell(s, T), s >= sa+sb */
     int8_t **planes;            /* per cell and generator g (sec_planes_of_d): the Y planes the terms
@@ -78,6 +81,13 @@ typedef struct sec_massey {
 int sec_massey_init(sec_massey *m, secondary *sec, const sec_mclass *a, const sec_mclass *b, const char *outdir,
                     char *err, size_t errlen);
 void sec_massey_clear(sec_massey *m);
+/* Before sec's own run (secondary_run, every composite: all_composites): lifts f_a and f_b
+ * and, where its bottom v is sure to be 0 (no generator at (sa+sb-1, ta+tb)) and a·b's Ext part
+ * is 0, h; then sets sec->planes_all to the Y planes of d2's composites that their readers see,
+ * so that sec computes no others: d z over d2's steps, f_a z and f_b z over H^a's and H^b's,
+ * h z over H's (h's terms; where h waits for d2, every plane an element of h z's degree sees).
+ * 0, 1 stopped at the time limit, or -1 (err says why). */
+int sec_massey_plan_d2(sec_massey *m, const chain_runner *runner, char *err, size_t errlen);
 /* Every set of chains above with runner: 0; 1 stopped at the time limit; 2 refused (m->why: an
  * Ext part supports a non-zero d2, or a·b is not 0 in Mod_{Cλ²}); -1 failed (err says why). */
 int sec_massey_run(sec_massey *m, const chain_runner *runner, char *err, size_t errlen);

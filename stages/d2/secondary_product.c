@@ -44,8 +44,11 @@ static const uint64_t *image_f(void *vctx, deg_t u, uint32_t g1, uint32_t *bits)
 int sec_product_needs_composite(const sec_product *p, int s, deg_t T)
 {
     const resolution *res = p->sec->res;
-    return s >= p->s0 + 1 && s + 1 <= res->max_s && res_is_done(res, s, T) && res_ngens(res, s, T) &&
-           cell_ready(&p->prim, s - p->s0, T - p->t0);
+    uint32_t n = s >= p->s0 + 1 && s + 1 <= res->max_s && res_is_done(res, s, T) ? res_ngens(res, s, T) : 0;
+    const int8_t *pl = n && p->planes ? p->planes[res_cell(res, s, T)] : NULL;
+    int read = 0;                   /* (a cell none of whose generators is read: none planned) */
+    for (uint32_t g = 0; pl && g < n && !read; g++) read = pl[(size_t)g * PAIR_MAX_K] >= 0;
+    return read && cell_ready(&p->prim, s - p->s0, T - p->t0);
 }
 
 sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T)
@@ -309,13 +312,12 @@ int sec_product_init(sec_product *p, secondary *sec, secondary *unit, int s0, de
     lift_set_share_preimages(&p->hom, &unit->set);
     size_t cells = (size_t)(res->max_s + 1) * ((size_t)res->max_n + 1);
     p->comp = calloc(cells, sizeof *p->comp);
-    p->planes = p->comp ? sec_planes_of_d(res, NULL, NULL) : NULL;
     /* f under a key of its own ("d2f-<class>"): homotopies read f off the generators' units, so
      * it must be the lift with sseq's preimages, never a file `products` wrote (another preimage,
      * the same products) */
     lift_set named;             /* only to name the class as lift_add_class does */
     lift_set_init(&named, res, ures, "");
-    int m = p->planes ? lift_add_class(&named, s0, t0, coords, n) : -1;
+    int m = p->comp ? lift_add_class(&named, s0, t0, coords, n) : -1;
     char key[160], fkey[160];
     snprintf(fkey, sizeof fkey, "d2f-%.100s", m == 0 ? named.maps[0].key : "");
     snprintf(key, sizeof key, "d2prod-%.100s", m == 0 ? named.maps[0].key : "");
@@ -354,10 +356,57 @@ static int ops_finish(void *ctx, sec_batch *b, const char *why) { return sec_pro
 static int ops_failed(void *ctx) { return sec_product_failed(ctx); }
 static void ops_fail(void *ctx, const char *msg) { latch_set(&((sec_product *)ctx)->fail, "%s", msg); }
 
+/* H's step on z at (S, T) (target (S - s0 - 1, T - t0 - 1), i >= 1) reads C^f through d z. Exact
+ * once f, h^F and h^G have run (product_in_region). */
+static int hom_reads(const void *ctx, int S, deg_t T)
+{
+    const sec_product *p = ctx;
+    int i = S - p->s0 - 1;
+    return i >= 1 && lift_map_in_region(&p->hom, 0, i, T - p->t0 - 1);
+}
+
+int sec_product_may_read(const sec_product *p, int S, deg_t T)
+{
+    int i = S - p->s0 - 1;
+    deg_t t = T - p->t0 - 1;
+    return i >= 1 && t >= i && i <= p->hom.maps[0].max_i && res_is_done(p->hom.tgt, i, t) &&
+           res_is_done(p->hom.src, S, T) && lift_map_in_region(&p->sec->set, 0, S - 2, T - 1) &&
+           lift_map_in_region(&p->unit->set, 0, i - 1, t) && cell_ready(&p->prim, S - p->s0, T - p->t0);
+}
+
+void sec_product_planes_of_f(const sec_product *p, int8_t **planes)
+{
+    const resolution *res = p->sec->res;
+    for (int S = p->s0 + 2; S <= res->max_s; S++)
+        for (deg_t T = S; T - S <= res->max_n; T++) {
+            if (!sec_product_may_read(p, S, T)) continue;
+            for (uint32_t k = 0; k < res_ngens(res, S, T); k++) {
+                uint32_t bits = 0;
+                const uint64_t *f = map_row(&p->prim, S - p->s0, T - p->t0, k, &bits);
+                if (f) sec_planes_add_row(planes, p->unit->res, S - p->s0, T - p->t0, f, bits);
+            }
+        }
+}
+
+int sec_product_run_prim(sec_product *p, const chain_runner *runner)
+{
+    int rc = p->prim_done ? 0 : lift_run(&p->prim, runner);
+    p->prim_done = rc == 0;
+    return rc;
+}
+
 int sec_product_run(sec_product *p, const chain_runner *runner)
 {
-    int rc = lift_run(&p->prim, runner);
+    int rc = sec_product_run_prim(p, runner);
     if (rc != 0) return rc;
+    /* C^f keeps the planes H's steps read (their z: those with h^F there, stems below the top) */
+    sec_planes_free(p->planes, p->sec->res);
+    p->planes = sec_planes_of_d(p->sec->res, hom_reads, p);
+    if (p->planes && p->more_planes) p->more_planes(p->more_ctx, p);
+    if (!p->planes) {
+        latch_set(&p->fail, "out of memory planning the product's composites");
+        return -1;
+    }
     composite_ops ops = { .res = p->sec->res, .ctx = p, .needs = ops_needs, .plan = ops_plan, .finish = ops_finish,
                           .failed = ops_failed, .fail = ops_fail };
     atomic_init(&ops.pairs, 0);

@@ -41,12 +41,18 @@ typedef struct sec_product {
     int s0;
     deg_t t0;
     lift_set prim;              /* map 0: f, the class's chain map */
+    int prim_done;              /* prim has run (sec_product_run_prim) */
     lift_set hom;               /* map 0: H */
     sec_composite **comp;       /* C^f per cell res_cell(s, T), s >= s0 + 1 */
     int8_t **planes;            /* per cell and generator g of F (sec_planes_of_d): the Y planes that
                                  * the terms a·g of d z see, z over every generator of F: C^f(g)
                                  * keeps only those, and is empty for no term (H reads C^f through
-                                 * d z alone); a Massey product raises b's (its f_a reads them too) */
+                                 * d z alone), set when the composites start (sec_product_run: z
+                                 * over H's steps, those with h^F there); a Massey product raises
+                                 * b's (its f_a reads them too) through more_planes */
+    void (*more_planes)(void *ctx, struct sec_product *p);   /* or NULL: called after planes is set, before
+                                 * the composites (set it to NULL on out of memory) */
+    void *more_ctx;
     fail_latch fail;            /* the first failure of the product itself: fail.msg */
 } sec_product;
 
@@ -68,9 +74,20 @@ int sec_product_needs_composite(const sec_product *p, int s, deg_t T);
  * the multiply failed, recorded as the run's failure; 0 or -1). */
 sec_batch *sec_product_composite_plan(sec_product *p, int s, deg_t T);
 int sec_product_composite_finish(sec_product *p, sec_batch *bt, const char *why);
+/* The primary lift alone, once (a later call, and sec_product_run, do not run it again): 0, 1
+ * (stopped at the time limit) or -1. */
+int sec_product_run_prim(sec_product *p, const chain_runner *runner);
 /* All of it with runner: the primary lift, the composites (composite_chain_set), H's lift.
  * 0, 1 (stopped at the time limit) or -1 (sec_product_failed). */
 int sec_product_run(sec_product *p, const chain_runner *runner);
+
+/* Might H's step on z at (S, T) read anything, once the two d2 homotopies (sec's and unit's)
+ * have run (f must have: its cells are read)? A superset of the steps H's lift computes, known
+ * before the d2 homotopies run. */
+int sec_product_may_read(const sec_product *p, int S, deg_t T);
+/* Raises planes (sec_planes_of_d's, over unit's resolution) to what the terms of f z see, z over
+ * those steps: the planes of unit's composites that H reads (A(-, C^G)(f z)). */
+void sec_product_planes_of_f(const sec_product *p, int8_t **planes);
 
 /* sseq's secondary_product output for the class named name (x_(n,s,i): the unit's classes y): 0
  * or -1. */
