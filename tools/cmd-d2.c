@@ -42,13 +42,45 @@ static int write_sp(FILE *f, void *ctx)
 /* d2 --product: the class's products in Mod_{Cλ²} (with the classes of unit's resolution, sec's
  * own for S_2) into DIR/secondary_product-NAME.txt; 0, 1 on a
  * failure, 2 after a usage error (a class that supports a d2), 3 stopped at the time limit. */
+static sec_product p;           /* the product (set up by product_first, or by d2_product) */
+static int p_set;
+
+/* Over S_2 in one process: the product's f before d2 (f reads nothing of it), so that d2's
+ * composites keep the planes their readers see, d z over d2's steps and f z over H's
+ * (sec->planes_all), and not a degree bound. 0, or the exit status after one line. */
+static int product_first(secondary *sec, const product_class *c, const char *dir, const chain_policy *limits)
+{
+    char err[300];
+    resolved_d2_ways(sec);              /* (the product's lifts take them at their set-up) */
+    p_set = 1;
+    if (sec_product_init(&p, sec, sec, c->s, c->n + c->s, c->coords, c->len, dir, err, sizeof err) != 0 ||
+        rt_init_local(0, err, sizeof err) != 0) {
+        fprintf(stderr, "extflow: %s\n", err);
+        return 1;
+    }
+    chain_runner runner = runpolicy_runner(limits, opts[QUIET].arg != NULL, "secondary product steps");
+    int pr = sec_product_run_prim(&p, &runner);
+    rt_shutdown_local();
+    if (pr == 1) return runpolicy_stopped("d2 --product", dir, limits, p.prim.computed);
+    if (pr) {
+        fprintf(stderr, "extflow: %s (finished lift bidegrees are kept; rerun to resume)\n", p.prim.fail.msg);
+        return 1;
+    }
+    sec_planes_free(sec->planes_all, sec->res);
+    if (!(sec->planes_all = sec_planes_of_d(sec->res, secondary_step_reads, sec))) {
+        fprintf(stderr, "extflow: out of memory setting up d2's composites\n");
+        return 1;
+    }
+    sec_product_planes_of_f(&p, sec->planes_all);
+    return 0;
+}
+
 static int d2_product(const char *dir, secondary *sec, secondary *unit, const product_class *c,
                       const chain_runner *runner)
 {
-    static sec_product p;
     char err[300];
     int rc = 0;
-    if (sec_product_init(&p, sec, unit, c->s, c->n + c->s, c->coords, c->len, dir, err, sizeof err) != 0) {
+    if (!p_set && sec_product_init(&p, sec, unit, c->s, c->n + c->s, c->coords, c->len, dir, err, sizeof err) != 0) {
         fprintf(stderr, "extflow: %s\n", err);
         sec_product_clear(&p);
         return 1;
@@ -282,7 +314,7 @@ static int run(const char **operands, int n)
         /* read by d, the class's f and the product's own terms: stems >= 0 (secondary.h) */
         /* every rank agrees before d2_share_composites' collectives (one rank out of memory
          * alone would leave the others waiting there) */
-        int bounded = sec.all_composites ? secondary_bound_composites(&sec) : 0;
+        int bounded = sec.all_composites && nranks > 1 ? secondary_bound_composites(&sec) : 0;
         if (rt_mpi_max(bounded != 0)) {
             if (rank == 0) fprintf(stderr, "extflow: out of memory setting up d2's composites%s\n",
                                    bounded ? "" : " (on another rank)");
@@ -295,6 +327,7 @@ static int run(const char **operands, int n)
          * itself, and matches sseq's only over sseq's preimages */
         if (product && !have_unit) secondary_sseq_preimages(&sec, resolved_qi_budget(&limits));   /* the product's lifts solve its d_i again */
         else sec.set.any_preimage = !product;
+        if (!rc && sec.all_composites && nranks == 1) rc = product_first(&sec, &pc, dir, &limits);
         if (!rc && rank == 0) rc = homotopy(&sec, &d, dir, &limits);
     }
     if (!rc && rank == 0 && have_unit) {    /* the unit's d2, on this process alone */
@@ -320,6 +353,7 @@ static int run(const char **operands, int n)
         if (!rc && !opts[QUIET].arg) report(&sec, dir, clock_now() - t0);
         if (!rc && !product) resolved_lift_report("d2's homotopy", &sec.set);   /* (--product: with its own) */
     }
+    if (p.sec) sec_product_clear(&p);      /* (product_first's, when d2_product did not run) */
     if (have_usec) secondary_clear(&usec);
     secondary_clear(&sec);
     resolved_close_both(&d, &u, have_unit);
