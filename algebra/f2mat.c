@@ -3,7 +3,7 @@
  * and kernel / quasi-inverse extraction from an RREF'd [A | 0 | I] (docs/algorithms.md §3). */
 #include "algebra/f2mat.h"
 
-#ifdef __BMI2__
+#if defined(__BMI2__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 #include "algebra/memacct.h"
@@ -594,4 +594,65 @@ naive:
 #endif
     f2mat_gather_naive(out, rows, nrows, cols, ncols, limit);
     return 0;
+}
+
+/* 64 x 64 bit transpose in place: bit c of a[r] goes to bit r of a[c] (columns LSB first), by
+ * swapping the off-diagonal j x j blocks for j = 32, 16, .., 1. With AVX2 four rows a
+ * register: for j >= 4 the rows k and k + j sit in the same lane of two registers; for j = 2, 1
+ * in two lanes of one, brought level by a permute. */
+static void transpose64(uint64_t a[64])
+{
+#ifdef __AVX2__
+    __m256i v[16];
+    for (int q = 0; q < 16; q++) v[q] = _mm256_loadu_si256((const __m256i *)(a + 4 * q));
+    static const uint64_t mask[6] = { 0x5555555555555555ull, 0x3333333333333333ull, 0x0F0F0F0F0F0F0F0Full,
+                                      0x00FF00FF00FF00FFull, 0x0000FFFF0000FFFFull, 0x00000000FFFFFFFFull };
+    for (int lj = 5; lj >= 2; lj--) {
+        const int j = 1 << lj, d = j / 4;
+        const __m256i m = _mm256_set1_epi64x((long long)mask[lj]);
+        for (int q = 0; q < 16; q++) {
+            if (q & d) continue;
+            __m256i x = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64(v[q], j), v[q + d]), m);
+            v[q] = _mm256_xor_si256(v[q], _mm256_slli_epi64(x, j));
+            v[q + d] = _mm256_xor_si256(v[q + d], x);
+        }
+    }
+    const __m256i m2 = _mm256_set1_epi64x((long long)mask[1]), m1 = _mm256_set1_epi64x((long long)mask[0]);
+    const __m256i lo2 = _mm256_set_epi64x(0, 0, -1, -1), lo1 = _mm256_set_epi64x(0, -1, 0, -1);
+    for (int q = 0; q < 16; q++) {
+        __m256i w = v[q];
+        /* j = 2: lanes 0, 1 against 2, 3 */
+        __m256i s = _mm256_permute4x64_epi64(w, 0x4E);
+        __m256i x = _mm256_and_si256(_mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64(w, 2), s), m2), lo2);
+        w = _mm256_xor_si256(w, _mm256_xor_si256(_mm256_slli_epi64(x, 2), _mm256_permute4x64_epi64(x, 0x4E)));
+        /* j = 1: lanes 0, 2 against 1, 3 */
+        s = _mm256_shuffle_epi32(w, 0x4E);
+        x = _mm256_and_si256(_mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64(w, 1), s), m1), lo1);
+        w = _mm256_xor_si256(w, _mm256_xor_si256(_mm256_slli_epi64(x, 1), _mm256_shuffle_epi32(x, 0x4E)));
+        _mm256_storeu_si256((__m256i *)(a + 4 * q), w);
+    }
+#else
+    uint64_t m = 0x00000000FFFFFFFFull;
+    for (int j = 32; j; j >>= 1, m ^= m << j)
+        for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+            uint64_t x = ((a[k] >> j) ^ a[k | j]) & m;
+            a[k] ^= x << j;
+            a[k | j] ^= x;
+        }
+#endif
+}
+
+void f2mat_transpose_into(const f2mat *src, f2mat *dst, uint32_t col0)
+{
+    uint64_t blk[64];
+    for (uint32_t r0 = 0; r0 < src->rows; r0 += 64)
+        for (uint32_t c0 = 0; c0 < src->cols; c0 += 64) {
+            const uint64_t *in = f2mat_row(src, r0) + (c0 >> 6);
+            uint64_t *out = f2mat_row(dst, c0) + ((col0 + r0) >> 6);
+            const uint32_t nr = src->rows - r0 < 64 ? src->rows - r0 : 64, nc = src->cols - c0 < 64 ? src->cols - c0 : 64;
+            for (uint32_t k = 0; k < nr; k++) blk[k] = in[k * src->stride];
+            for (uint32_t k = nr; k < 64; k++) blk[k] = 0;
+            transpose64(blk);
+            for (uint32_t k = 0; k < nc; k++) out[k * dst->stride] = blk[k];
+        }
 }

@@ -75,6 +75,12 @@ int f2mat_rref_m4rm(f2mat *m, int32_t *pivots);
  * listing, table XORs) are loops whose items the team's members share. The same result bit
  * for bit. */
 int f2mat_rref_m4rm_team(f2mat *m, int32_t *pivots, team *tm);
+/* The RREF of m's first pcols columns, the row operations done on whole rows (our M4RM, alone):
+ * rows 0..rank-1 have their pivots in [0, pcols), increasing, each pivot column zero in every
+ * other row; the rows below are zero on [0, pcols) and not reduced further (for [A^T | I]: they
+ * span the left kernel of A^T, with no elimination spent among them). pivots: pcols ints, or
+ * NULL. Returns the rank, or -1 out of memory (m untouched then). */
+int f2mat_rref_prefix(f2mat *m, uint32_t pcols, int32_t *pivots);
 /* f2mat_rref and f2mat_rref_augmented with a team where the dispatch picks our M4RM (the others
  * run alone). F2MAT_TEAM_MIN: the size from which the runner forms a team. Chosen, not a
  * measured crossover: on the VM two threads gained on a 64 MB [D | 0 | I] and a helper's
@@ -152,6 +158,12 @@ int f2mat_gather(f2mat *out, const uint64_t *const *rows, uint32_t nrows, const 
                  uint32_t ncols, uint32_t limit);
 void f2mat_gather_naive(f2mat *out, const uint64_t *const *rows, uint32_t nrows, const uint32_t *cols,
                         uint32_t ncols, uint32_t limit);
+
+/* dst[c][col0 + r] = src[r][c] for every row r and column c of src: src's transpose written
+ * into dst's columns from col0 on (col0 a multiple of 64; dst has src->cols rows and room for
+ * the columns; the words of dst it writes are overwritten whole, bits past src->rows zero), by
+ * 64 x 64 blocks (AVX2 where built with it). */
+void f2mat_transpose_into(const f2mat *src, f2mat *dst, uint32_t col0);
 
 /* Vector helpers on packed words. */
 static inline void f2vec_xor(uint64_t *dst, const uint64_t *src, size_t words)

@@ -179,6 +179,7 @@ typedef struct m4rm {
     uint64_t *data;             /* the matrix: rows of stride words, nw of them in use */
     size_t stride, nw;
     uint32_t rows;
+    uint32_t pcols;             /* pivots are sought in columns [0, pcols) only */
     int k, groups;              /* k pivots per group, G groups: K = k G pivots per panel */
     uint32_t K, RB;             /* RB: rows per block of phase 4 */
     size_t TW, nent;            /* words per column tile of phase 4; 2^k table entries */
@@ -202,6 +203,7 @@ typedef struct m4rm {
 /* One panel: up to K pivots found in the window [c, c + 64). */
 typedef struct m4rm_panel {
     uint32_t c, np, next_c;     /* window, pivots found, where the next panel's window starts */
+    uint64_t lim;               /* the window's bits below pcols */
     uint32_t pc[64];            /* the pivots' columns, increasing */
     size_t w0, he;              /* its XORs span words [w0, he) */
     uint32_t ng;                /* groups in use */
@@ -280,7 +282,8 @@ static void window_chunk(void *arg, uint32_t k)
     const uint32_t c = a->p->c, rank = a->rank;
     const size_t nw = w->nw;
     uint64_t *win = w->win, any = 0;
-    for (uint32_t j = j0; j < j1; j++) any |= win[j] = window(ROW(w, rank + j), c, nw);
+    const uint64_t lim = a->p->lim;
+    for (uint32_t j = j0; j < j1; j++) any |= win[j] = window(ROW(w, rank + j), c, nw) & lim;
     w->chunk_any[k] = any;
 }
 
@@ -293,6 +296,7 @@ static uint32_t find_pivots(m4rm *w, uint32_t rank, m4rm_panel *p)
     uint64_t *win = w->win, any = 0;
     m4rm_scan a = { w, p, rank };
     uint32_t chunks = (nrem + M4RM_SCAN - 1) / M4RM_SCAN;
+    p->lim = w->pcols - c >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (w->pcols - c)) - 1;
     team_for(chunks > 1 ? w->tm : NULL, chunks, window_chunk, &a);
     for (uint32_t k = 0; k < chunks; k++) any |= w->chunk_any[k];
     p->w0 = (c >> 6) & ~(size_t)3;   /* rows >= rank are zero before word c/64 */
@@ -474,9 +478,11 @@ static void apply_tables(m4rm *w, uint32_t rank, const m4rm_panel *p)
     team_for(blocks > 1 ? w->tm : NULL, blocks, apply_block, &a);
 }
 
-static int rref_m4rm(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock, team *tm)
+/* pcols: pivots in columns [0, pcols) only (m->cols for a whole RREF) */
+static int rref_m4rm(f2mat *m, uint32_t pcols, int32_t *pivots, int k, int groups, int tile, int rowblock,
+                     team *tm)
 {
-    const uint32_t rows = m->rows, cols = m->cols;
+    const uint32_t rows = m->rows, cols = pcols < m->cols ? pcols : m->cols;
     if (pivots)
         for (uint32_t c = 0; c < cols; c++) pivots[c] = -1;
     if (!rows || !cols) return 0;
@@ -484,6 +490,7 @@ static int rref_m4rm(f2mat *m, int32_t *pivots, int k, int groups, int tile, int
     m4rm w;
     if (m4rm_setup(&w, m, k, groups, tile, rowblock) != 0) return -1;
     w.tm = tm;
+    w.pcols = cols;
     uint32_t rank = 0, c = 0;
     while (rank < rows && c < cols) {
         m4rm_panel p = { .c = c };
@@ -507,9 +514,17 @@ static int rref_m4rm(f2mat *m, int32_t *pivots, int k, int groups, int tile, int
 
 int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock)
 {
-    return rref_m4rm(m, pivots, k, groups, tile, rowblock, NULL);
+    return rref_m4rm(m, m->cols, pivots, k, groups, tile, rowblock, NULL);
 }
 
-int f2mat_rref_m4rm(f2mat *m, int32_t *pivots) { return rref_m4rm(m, pivots, 0, 0, 0, 0, NULL); }
+int f2mat_rref_m4rm(f2mat *m, int32_t *pivots) { return rref_m4rm(m, m->cols, pivots, 0, 0, 0, 0, NULL); }
 
-int f2mat_rref_m4rm_team(f2mat *m, int32_t *pivots, team *tm) { return rref_m4rm(m, pivots, 0, 0, 0, 0, tm); }
+int f2mat_rref_m4rm_team(f2mat *m, int32_t *pivots, team *tm)
+{
+    return rref_m4rm(m, m->cols, pivots, 0, 0, 0, 0, tm);
+}
+
+int f2mat_rref_prefix(f2mat *m, uint32_t pcols, int32_t *pivots)
+{
+    return rref_m4rm(m, pcols, pivots, 0, 0, 0, 0, NULL);
+}

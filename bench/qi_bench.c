@@ -26,15 +26,13 @@
 /* CPU time: the VM is shared */
 static double now(void) { return clock_seconds(CLOCK_PROCESS_CPUTIME_ID); }
 
-/* Storing the QI: its preimage rows as one stage file (the pivots add 4 bytes a row). Returns
+/* Storing the QI: its matrix q as one stage file (the pivots add 4 bytes a row). Returns
  * the file's bytes; *decode_s gets the CPU time to read it back from memory (stage_decode). */
 static uint64_t stored_bytes(const preimage_qi *qi, double *decode_s)
 {
-    f2mat pre, back;
+    f2mat back;
+    const f2mat pre = qi->q;
     *decode_s = 0;
-    if (f2mat_init(&pre, qi->rank, qi->src_dim) != 0) return 0;
-    for (uint32_t r = 0; r < qi->rank; r++)
-        memcpy(f2mat_row(&pre, r), f2mat_row(&qi->aug, r) + (qi->seg >> 6), f2vec_words(qi->src_dim) * 8);
     stage_header h = { .kind = STAGE_MATRIX }, h2;
     void *buf = NULL;
     size_t len = 0;
@@ -43,7 +41,6 @@ static uint64_t stored_bytes(const preimage_qi *qi, double *decode_s)
     if (bytes && stage_decode("qi", buf, len, &h2, &back, NULL, 0) == STAGE_OK) f2mat_clear(&back);
     *decode_s = now() - a;
     free(buf);
-    f2mat_clear(&pre);
     return bytes;
 }
 

@@ -507,5 +507,68 @@ int main(void)
         ok(good, "f2mat_augment_in_place equals f2mat_augment_identity on 5 shapes");
     }
 
+    /* f2mat_transpose_into: bit (r, c) of src lands at (c, col0 + r), every other bit kept */
+    {
+        static const uint32_t shapes[][3] = { { 1, 1, 0 }, { 64, 64, 0 }, { 65, 63, 64 }, { 200, 130, 128 },
+                                              { 37, 300, 0 }, { 300, 37, 192 }, { 1000, 777, 64 } };
+        int good = 1;
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            uint32_t r = shapes[k][0], c = shapes[k][1], col0 = shapes[k][2];
+            f2mat a, t, before;
+            must(f2mat_init(&a, r, c));
+            must(f2mat_init(&t, c, col0 + r + 64));
+            fill_random(&a, 500);
+            fill_random(&t, 300);
+            for (uint32_t i = 0; i < c; i++)       /* the words the transpose writes: zero first */
+                for (uint32_t j = col0; j < f2mat_segment_start(col0 + r); j++) f2mat_set(&t, i, j, 0);
+            must(f2mat_copy(&before, &t));
+            f2mat_transpose_into(&a, &t, col0);
+            for (uint32_t i = 0; i < c; i++)
+                for (uint32_t j = 0; j < t.cols; j++)
+                    good &= f2mat_get(&t, i, j) ==
+                            (j >= col0 && j < col0 + r ? f2mat_get(&a, j - col0, i) : f2mat_get(&before, i, j));
+            f2mat_clear(&a), f2mat_clear(&t), f2mat_clear(&before);
+        }
+        ok(good, "f2mat_transpose_into equals the bit-by-bit transpose on 7 shapes");
+    }
+    /* f2mat_rref_prefix on [A | I]: the left part is A's RREF (its pivots the same), the rows
+     * below the rank zero there, and the right part M the row operations: M A = the left part */
+    {
+        static const uint32_t shapes[][3] = { { 1, 1, 500 }, { 40, 70, 500 }, { 130, 100, 30 }, { 300, 129, 500 },
+                                              { 200, 700, 100 }, { 700, 200, 500 }, { 1500, 900, 20 } };
+        int good = 1;
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            uint32_t r = shapes[k][0], c = shapes[k][1], seg = f2mat_segment_start(c);
+            f2mat a, aug;
+            must(f2mat_init(&a, r, c));
+            if (k == 6) fill_product(&a, 300, shapes[k][2]);
+            else fill_random(&a, shapes[k][2]);
+            must(f2mat_init(&aug, r, seg + r));
+            for (uint32_t i = 0; i < r; i++) {
+                memcpy(f2mat_row(&aug, i), f2mat_row(&a, i), f2vec_words(c) * 8);
+                f2mat_flip(&aug, i, seg + i);
+            }
+            bmat b = bm_from(&a);
+            int32_t *pr = malloc((c + 1) * sizeof *pr), *po = malloc((c + 1) * sizeof *po);
+            if (!pr || !po) bail("oom");
+            int rr = bm_rref(b, pr), ro = f2mat_rref_prefix(&aug, c, po);
+            good &= rr == ro && !memcmp(pr, po, c * sizeof *pr);
+            for (uint32_t i = 0; i < r; i++) {
+                uint64_t *acc = calloc(f2vec_words(c) + 1, 8);
+                if (!acc) bail("oom");
+                for (uint32_t j = 0; j < r; j++)
+                    if (f2mat_get(&aug, i, seg + j)) f2vec_xor(acc, f2mat_row(&a, j), f2vec_words(c));
+                for (uint32_t j = 0; j < c; j++) {
+                    good &= f2vec_get(acc, j) == f2mat_get(&aug, i, j);
+                    good &= f2mat_get(&aug, i, j) == (i < (uint32_t)rr ? BM(b, i, j) : 0);
+                }
+                free(acc);
+            }
+            free(b.e), free(pr), free(po);
+            f2mat_clear(&a), f2mat_clear(&aug);
+        }
+        ok(good, "f2mat_rref_prefix of [A | I] on 7 shapes: A's RREF and pivots, zero rows below, M A = the left part");
+    }
+
     return done_testing();
 }

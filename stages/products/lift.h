@@ -24,8 +24,10 @@
  * the set's preimage_cache for its later steps; only the rows of d_i at the lifts' bits are
  * multiplied), and where that does not apply (a module Nassau does not handle, the trivial
  * subalgebra at small t, a residual left) by one RREF of [D^T | Y^T] over the whole matrix of
- * d_i (preimage_solve, sseq's preimage). preimage_qi_compute builds the full quasi-inverse
- * instead (RREF of [D | 0 | I]): what storing QIs would take (bench/qi_bench measures both).
+ * d_i (preimage_solve, sseq's preimage). preimage_qi_compute builds a quasi-inverse that gives
+ * the same preimage for any later y (the row operations of [D^T | I] reduced over D^T's
+ * columns: docs/algorithms.md §3.4), which the lift sets over one resolution keep
+ * (preimage_solve_cached; bench/qi_bench measures it against one solve).
  *
  * Products. For y_j dual to the j-th generator of F_i in degree t, x·y_j evaluated on the
  * generator z of F_{s0+i} in degree t + t0 is the coefficient of y_j's unit in f_i(z)

@@ -40,56 +40,53 @@ static int build_differential(const resolution *res, int i, deg_t t, row_build *
     return 0;
 }
 
+/* D's rows in reverse order, in place. */
+static void reverse_rows(f2mat *D)
+{
+    for (uint32_t r = 0, n = D->rows; r < n / 2; r++) {
+        uint64_t *a = f2mat_row(D, r), *c = f2mat_row(D, n - 1 - r);
+        for (size_t w = 0; w < D->stride; w++) {
+            uint64_t tmp = a[w];
+            a[w] = c[w];
+            c[w] = tmp;
+        }
+    }
+}
+
 int preimage_qi_compute(const resolution *res, int i, deg_t t, preimage_qi *qi)
 {
     memset(qi, 0, sizeof *qi);
     row_build b;
-    int rc = -1;
+    f2mat T = { 0 };
     int32_t *pivots = NULL;
-    f2mat *aug = &qi->aug;
+    int rc = -1;
     if (build_differential(res, i, t, &b) != 0) goto out;
-    qi->src_dim = b.D.rows;
-    qi->tgt_dim = b.D.cols;
-    qi->seg = f2mat_segment_start(qi->tgt_dim);
-    if (f2mat_augment_identity(aug, &b.D) != 0) goto out;
+    uint32_t n = b.D.rows, m = b.D.cols, seg = f2mat_segment_start(n);
+    qi->src_dim = n;
+    qi->tgt_dim = m;
+    /* [D_rev^T | I]: row j is column j of D (its rows reversed), then e_j */
+    reverse_rows(&b.D);
+    if (f2mat_init(&T, m, seg + m) != 0) goto out;
+    f2mat_transpose_into(&b.D, &T, 0);
     rb_clear(&b);
-    pivots = malloc(((size_t)aug->cols + 1) * sizeof *pivots);
-    if (!pivots || f2mat_rref(aug, pivots) < 0) goto out;
-    qi->pivot = malloc(((size_t)qi->tgt_dim + 1) * sizeof *qi->pivot);
-    if (!qi->pivot) goto out;
-    for (uint32_t c = 0; c < qi->tgt_dim; c++)
-        if (pivots[c] >= 0) qi->pivot[qi->rank++] = (int32_t)c;   /* row r has the r-th pivot */
+    for (uint32_t j = 0; j < m; j++) f2mat_flip(&T, j, seg + j);
+    pivots = malloc(((size_t)n + 1) * sizeof *pivots);
+    int rank = pivots ? f2mat_rref_prefix(&T, n, pivots) : -1;
+    if (rank < 0) goto out;
+    qi->rank = (uint32_t)rank;
+    qi->pivot = malloc(((size_t)rank + 1) * sizeof *qi->pivot);
+    if (!qi->pivot || f2mat_init(&qi->q, m, m) != 0) goto out;
+    for (uint32_t p = 0; p < n; p++)         /* pivot row r <-> the r-th pivot: x's bit n-1-p */
+        if (pivots[p] >= 0) qi->pivot[pivots[p]] = (int32_t)(n - 1 - p);
+    for (uint32_t j = 0; j < m; j++)            /* T's right part: the row operations */
+        memcpy(f2mat_row(&qi->q, j), f2mat_row(&T, j) + (seg >> 6), f2vec_words(m) * sizeof(uint64_t));
     rc = 0;
 out:
     free(pivots);
     rb_clear(&b);
+    f2mat_clear(&T);
     if (rc) preimage_qi_clear(qi);
     return rc;
-}
-
-/* 64 x 64 bit transpose in place: bit c of a[r] goes to bit r of a[c] (columns LSB first). */
-static void transpose64(uint64_t a[64])
-{
-    uint64_t m = 0x00000000FFFFFFFFull;
-    for (int j = 32; j; j >>= 1, m ^= m << j)
-        for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
-            uint64_t x = ((a[k] >> j) ^ a[k | j]) & m;
-            a[k] ^= x << j;
-            a[k | j] ^= x;
-        }
-}
-
-/* dst[c][col0 + r] = src[r][c] for every row r and column c of src (col0 a multiple of 64;
- * dst has src->cols rows and room for the columns), by 64 x 64 blocks. */
-static void transpose_into(const f2mat *src, f2mat *dst, uint32_t col0)
-{
-    uint64_t blk[64];
-    for (uint32_t r0 = 0; r0 < src->rows; r0 += 64)
-        for (uint32_t c0 = 0; c0 < src->cols; c0 += 64) {
-            for (uint32_t k = 0; k < 64; k++) blk[k] = r0 + k < src->rows ? f2mat_row(src, r0 + k)[c0 >> 6] : 0;
-            transpose64(blk);
-            for (uint32_t k = 0; k < 64 && c0 + k < src->cols; k++) f2mat_row(dst, c0 + k)[(col0 + r0) >> 6] = blk[k];
-        }
 }
 
 int preimage_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat *X, uint32_t *bad)
@@ -104,21 +101,14 @@ int preimage_solve(const resolution *res, int i, deg_t t, const f2mat *Y, f2mat 
      * kernel of d_i has its leading entries: the preimage sseq's quasi-inverse gives (the I part
      * of the fully reduced RREF of [D | I]), and so the same homotopies, whose values off the
      * generators' units secondary products read. */
-    for (uint32_t r = 0; r < n / 2; r++) {
-        uint64_t *a = f2mat_row(&b.D, r), *c = f2mat_row(&b.D, n - 1 - r);
-        for (size_t w = 0; w < b.D.stride; w++) {
-            uint64_t tmp = a[w];
-            a[w] = c[w];
-            c[w] = tmp;
-        }
-    }
+    reverse_rows(&b.D);
     /* [D^T | Y^T]: one row per column of D; the unknowns are the rows of D (reversed) */
     if (f2mat_init(&T, b.D.cols, seg + Y->rows) != 0) goto out;
-    transpose_into(&b.D, &T, 0);
+    f2mat_transpose_into(&b.D, &T, 0);
     rb_clear(&b);
     f2mat y = *Y;
     y.cols = T.rows;                 /* Y's columns are D's (bits beyond are zero) */
-    transpose_into(&y, &T, seg);
+    f2mat_transpose_into(&y, &T, seg);
     pivots = malloc(((size_t)T.cols + 1) * sizeof *pivots);
     int rank = pivots ? f2mat_rref(&T, pivots) : -1;
     if (rank < 0 || f2mat_init(X, Y->rows, n) != 0) goto out;
@@ -142,21 +132,30 @@ out:
     return rc;
 }
 
-int preimage_qi_apply(const preimage_qi *qi, uint64_t *y, uint64_t *x)
+/* The parity of the bits a and b share, over w words. */
+static int dot(const uint64_t *a, const uint64_t *b, size_t w)
 {
-    size_t yw = f2vec_words(qi->tgt_dim), xw = f2vec_words(qi->src_dim);
-    for (uint32_t r = 0; r < qi->rank; r++) {
-        if (!f2vec_get(y, (uint64_t)qi->pivot[r])) continue;
-        const uint64_t *row = f2mat_row(&qi->aug, r);
-        f2vec_xor(y, row, yw);
-        f2vec_xor(x, row + (qi->seg >> 6), xw);
-    }
-    return f2vec_is_zero(y, yw) ? 0 : -1;
+    uint64_t acc = 0;
+    for (size_t k = 0; k < w; k++) acc ^= a[k] & b[k];
+    return __builtin_parityll(acc);
+}
+
+int preimage_qi_apply(const preimage_qi *qi, const uint64_t *y, uint64_t *x)
+{
+    const uint32_t m = qi->tgt_dim;
+    const size_t w = f2vec_words(m);
+    /* (M y)_r for the rows r >= rank, a basis of the left kernel of D^T: y is in the image iff
+     * all are 0 (M's columns past m are zero, so y's bits there are not read) */
+    for (uint32_t r = qi->rank; r < m; r++)
+        if (dot(f2mat_row(&qi->q, r), y, w)) return -1;
+    for (uint32_t r = 0; r < qi->rank; r++)
+        if (dot(f2mat_row(&qi->q, r), y, w)) x[qi->pivot[r] >> 6] ^= (uint64_t)1 << (qi->pivot[r] & 63);
+    return 0;
 }
 
 void preimage_qi_clear(preimage_qi *qi)
 {
-    f2mat_clear(&qi->aug);
+    f2mat_clear(&qi->q);
     free(qi->pivot);
     memset(qi, 0, sizeof *qi);
 }
@@ -412,7 +411,7 @@ static const preimage_qi *qi_get(preimage_cache *c, const resolution *res, int i
         free(n);
         n = NULL;
     }
-    uint64_t bytes = n ? f2mat_bytes(&n->aug) + ((uint64_t)n->tgt_dim + 1) * sizeof *n->pivot : 0;
+    uint64_t bytes = n ? f2mat_bytes(&n->q) + ((uint64_t)n->rank + 1) * sizeof *n->pivot : 0;
     pthread_mutex_lock(&c->lock);
     if (n && !c->qi[cell] && c->qi_bytes + bytes <= c->qi_budget) {
         c->qi[cell] = n, n = NULL;

@@ -10,8 +10,9 @@
  *    F_{i,t} in reverse order; free ones set to 0). That is the preimage which is zero where
  *    the kernel of d_i has its leading entries, the one the fully reduced RREF of [D | I] gives
  *    (sseq's quasi-inverse): products do not depend on the choice, but the values of
- *    homotopies off the generators' units do, and secondary products read them. About a third
- *    of the work of building the quasi-inverse, for the handful of y a step has.
+ *    homotopies off the generators' units do, and secondary products read them. Less work than
+ *    building the quasi-inverse below (its I part is as wide as D^T's rows are many), for the
+ *    handful of y a step has.
  *  - preimage_by_signature (any preimage): through Nassau's signature blocks (stages/resolve/nassau.h).
  *    For the profile B = res_nassau_profile(i + 1, t) (the one Nassau's step (i + 1, t)
  *    corrects its generators with), the rows of d_i of signature σ restricted to the columns of
@@ -20,8 +21,10 @@
  *    through the quasi-inverses of zero-signature blocks at (i, t - |σ|), and only the rows of
  *    d_i at the lifts' bits are multiplied, to carry the residual to the next level. The
  *    residual is kept exactly, so an answer is always a true preimage.
- *  - preimage_qi_compute: the full quasi-inverse, RREF of [D | 0 | I] (what storing QIs would
- *    take; bench/qi_bench measures it against preimage_solve).
+ *  - preimage_qi_compute: a quasi-inverse kept for many y (preimage_solve's preimage for any
+ *    y): the row operations M of preimage_solve's RREF, [D^T | I] -> [E | M] with the pivots
+ *    sought in D^T's columns only, so the y are solved later by x = M y (docs/algorithms.md
+ *    §3.4; bench/qi_bench measures it against preimage_solve).
  *
  * Layout. Y: one row per y, over the basis of F_{i-1,t} on generators of degree < t (bits
  * beyond are zero). X: one row per y, over the basis of F_{i,t} on generators of degree <= t
@@ -93,20 +96,28 @@ int preimage_solve_cached(const resolution *res, preimage_cache *cache, int i, d
 int preimage_by_signature(const resolution *res, preimage_cache *cache, int i, deg_t t, const f2mat *Y,
                           f2mat *X);
 
-/* Quasi-inverse of d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of res, from its stored differentials:
- * the RREF of [D | 0 | I], D over the whole basis of F_{i,t} (generators of degree <= t, in
- * basis order) and the columns of F_{i-1,t} on generators of degree < t. Rows 0..rank-1 of aug
- * have their pivot in D (pivot[r], increasing): the reduced image row in columns [0, tgt_dim)
- * and a preimage of it in columns [seg, seg + src_dim), seg = f2mat_segment_start(tgt_dim). */
+/* Quasi-inverse of d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of res, from its stored differentials.
+ * D (src_dim x tgt_dim) over the whole basis of F_{i,t} (generators of degree <= t, in basis
+ * order) and the columns of F_{i-1,t} on generators of degree < t; D_rev its rows in reverse
+ * order. The RREF of [D_rev^T | I] over D_rev^T's columns alone (f2mat_rref_prefix) is
+ * [E | M] with M invertible (tgt_dim x tgt_dim): pivot rows r < rank, whose pivot columns p
+ * are the rows of D independent of the rows after them (the complement of the leading entries
+ * of ker d_i), and rows r >= rank, E zero there, a basis of the left kernel of D^T. For y
+ * (a row over F_{i-1,t}), x D = y with x zero off those rows of D reads (M y)_r at the pivot
+ * rows, and y is in the image iff (M y)_r = 0 for r >= rank: that x is the one zero at the
+ * leading entries of ker d_i, the preimage_solve's and the fully reduced [D | 0 | I]'s.
+ * Layout: q = M (tgt_dim x tgt_dim; (M y)_r is the parity of row r and y's common bits);
+ * pivot[r] = the basis index in F_{i,t} of the r-th pivot (x's bit). Less work than the RREF
+ * of [D | 0 | I]: no elimination within ker d_i (its dim F_{i,t} - rank pivots in I's columns). */
 typedef struct preimage_qi {
-    uint32_t rank, src_dim, tgt_dim, seg;
-    f2mat aug;
+    uint32_t rank, src_dim, tgt_dim;
+    f2mat q;
     int32_t *pivot;
 } preimage_qi;
 int preimage_qi_compute(const resolution *res, int i, deg_t t, preimage_qi *qi);
-/* x (src_dim bits, zeroed by the caller) ^= a preimage of y (tgt_dim bits, reduced in place to
- * zero); returns 0, or -1 if y is not in the image (y is then not zero). */
-int preimage_qi_apply(const preimage_qi *qi, uint64_t *y, uint64_t *x);
+/* x (src_dim bits, zeroed by the caller) ^= the preimage of y (tgt_dim bits; those beyond are
+ * not read); returns 0, or -1 if y is not in the image (x then untouched). */
+int preimage_qi_apply(const preimage_qi *qi, const uint64_t *y, uint64_t *x);
 void preimage_qi_clear(preimage_qi *qi);
 
 #endif
