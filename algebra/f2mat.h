@@ -81,6 +81,12 @@ int f2mat_rref_m4rm_team(f2mat *m, int32_t *pivots, team *tm);
  * span the left kernel of A^T, with no elimination spent among them). pivots: pcols ints, or
  * NULL. Returns the rank, or -1 out of memory (m untouched then). */
 int f2mat_rref_prefix(f2mat *m, uint32_t pcols, int32_t *pivots);
+/* The same, the rows above each panel of pivots left alone: rows 0..rank-1 a row echelon form
+ * of the first pcols columns (row r zero before its pivot and at every earlier pivot column,
+ * its bits at later pivot columns what they are; the panels of pivots reduced among
+ * themselves), the rows below zero there. About a quarter less work than f2mat_rref_prefix
+ * where the rank is half the rows; for [A^T | I], a solve then ends by back substitution. */
+int f2mat_echelon_prefix(f2mat *m, uint32_t pcols, int32_t *pivots);
 /* f2mat_rref and f2mat_rref_augmented with a team where the dispatch picks our M4RM (the others
  * run alone). F2MAT_TEAM_MIN: the size from which the runner forms a team. Chosen, not a
  * measured crossover: on the VM two threads gained on a 64 MB [D | 0 | I] and a helper's

@@ -180,6 +180,7 @@ typedef struct m4rm {
     size_t stride, nw;
     uint32_t rows;
     uint32_t pcols;             /* pivots are sought in columns [0, pcols) only */
+    int echelon;                /* rows above a panel left alone: a row echelon form, not reduced */
     int k, groups;              /* k pivots per group, G groups: K = k G pivots per panel */
     uint32_t K, RB;             /* RB: rows per block of phase 4 */
     size_t TW, nent;            /* words per column tile of phase 4; 2^k table entries */
@@ -366,7 +367,7 @@ static void list_chunk(void *arg, uint32_t q)
     uint32_t *const hi = w->hi, *const list = w->list + j0;
     uint8_t *const idx = w->idx + (size_t)j0 * groups;
     uint32_t n = 0;
-    for (uint32_t j = j0; j < j1; j++) {
+    for (uint32_t j = w->echelon && j0 < rank + np ? rank + np : j0; j < j1; j++) {
         if (j >= rank && j < rank + np) continue;
         uint64_t x = window(ROW(w, j), p->c, nw);
         if (!(x & allmask)) continue;
@@ -478,9 +479,10 @@ static void apply_tables(m4rm *w, uint32_t rank, const m4rm_panel *p)
     team_for(blocks > 1 ? w->tm : NULL, blocks, apply_block, &a);
 }
 
-/* pcols: pivots in columns [0, pcols) only (m->cols for a whole RREF) */
-static int rref_m4rm(f2mat *m, uint32_t pcols, int32_t *pivots, int k, int groups, int tile, int rowblock,
-                     team *tm)
+/* pcols: pivots in columns [0, pcols) only (m->cols for a whole RREF); echelon: the rows above
+ * each panel are not reduced */
+static int rref_m4rm(f2mat *m, uint32_t pcols, int echelon, int32_t *pivots, int k, int groups, int tile,
+                     int rowblock, team *tm)
 {
     const uint32_t rows = m->rows, cols = pcols < m->cols ? pcols : m->cols;
     if (pivots)
@@ -491,6 +493,7 @@ static int rref_m4rm(f2mat *m, uint32_t pcols, int32_t *pivots, int k, int group
     if (m4rm_setup(&w, m, k, groups, tile, rowblock) != 0) return -1;
     w.tm = tm;
     w.pcols = cols;
+    w.echelon = echelon;
     uint32_t rank = 0, c = 0;
     while (rank < rows && c < cols) {
         m4rm_panel p = { .c = c };
@@ -514,17 +517,22 @@ static int rref_m4rm(f2mat *m, uint32_t pcols, int32_t *pivots, int k, int group
 
 int f2mat_rref_m4rm_tuned(f2mat *m, int32_t *pivots, int k, int groups, int tile, int rowblock)
 {
-    return rref_m4rm(m, m->cols, pivots, k, groups, tile, rowblock, NULL);
+    return rref_m4rm(m, m->cols, 0, pivots, k, groups, tile, rowblock, NULL);
 }
 
-int f2mat_rref_m4rm(f2mat *m, int32_t *pivots) { return rref_m4rm(m, m->cols, pivots, 0, 0, 0, 0, NULL); }
+int f2mat_rref_m4rm(f2mat *m, int32_t *pivots) { return rref_m4rm(m, m->cols, 0, pivots, 0, 0, 0, 0, NULL); }
 
 int f2mat_rref_m4rm_team(f2mat *m, int32_t *pivots, team *tm)
 {
-    return rref_m4rm(m, m->cols, pivots, 0, 0, 0, 0, tm);
+    return rref_m4rm(m, m->cols, 0, pivots, 0, 0, 0, 0, tm);
 }
 
 int f2mat_rref_prefix(f2mat *m, uint32_t pcols, int32_t *pivots)
 {
-    return rref_m4rm(m, pcols, pivots, 0, 0, 0, 0, NULL);
+    return rref_m4rm(m, pcols, 0, pivots, 0, 0, 0, 0, NULL);
+}
+
+int f2mat_echelon_prefix(f2mat *m, uint32_t pcols, int32_t *pivots)
+{
+    return rref_m4rm(m, pcols, 1, pivots, 0, 0, 0, 0, NULL);
 }

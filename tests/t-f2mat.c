@@ -531,15 +531,16 @@ int main(void)
         }
         ok(good, "f2mat_transpose_into equals the bit-by-bit transpose on 7 shapes");
     }
-    /* f2mat_rref_prefix on [A | I]: the left part is A's RREF (its pivots the same), the rows
-     * below the rank zero there, and the right part M the row operations: M A = the left part */
-    {
+    /* f2mat_rref_prefix / f2mat_echelon_prefix on [A | I]: the left part is A's RREF (its pivots
+     * the same) / a row echelon form of A with those pivots whose own RREF is A's, the rows below
+     * the rank zero there, and the right part M the row operations: M A = the left part */
+    for (int ech = 0; ech < 2; ech++) {
         static const uint32_t shapes[][3] = { { 1, 1, 500 }, { 40, 70, 500 }, { 130, 100, 30 }, { 300, 129, 500 },
                                               { 200, 700, 100 }, { 700, 200, 500 }, { 1500, 900, 20 } };
         int good = 1;
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
             uint32_t r = shapes[k][0], c = shapes[k][1], seg = f2mat_segment_start(c);
-            f2mat a, aug;
+            f2mat a, aug, left;
             must(f2mat_init(&a, r, c));
             if (k == 6) fill_product(&a, 300, shapes[k][2]);
             else fill_random(&a, shapes[k][2]);
@@ -551,8 +552,15 @@ int main(void)
             bmat b = bm_from(&a);
             int32_t *pr = malloc((c + 1) * sizeof *pr), *po = malloc((c + 1) * sizeof *po);
             if (!pr || !po) bail("oom");
-            int rr = bm_rref(b, pr), ro = f2mat_rref_prefix(&aug, c, po);
+            int rr = bm_rref(b, pr), ro = ech ? f2mat_echelon_prefix(&aug, c, po) : f2mat_rref_prefix(&aug, c, po);
             good &= rr == ro && !memcmp(pr, po, c * sizeof *pr);
+            must(f2mat_init(&left, r, c));             /* the left part, RREF'd: A's RREF */
+            for (uint32_t i = 0; i < r; i++) memcpy(f2mat_row(&left, i), f2mat_row(&aug, i), f2vec_words(c) * 8);
+            for (uint32_t i = 0; i < r && rr == ro; i++)   /* an echelon form: zero before the pivot and at the others before it */
+                for (uint32_t j = 0; j < c; j++)
+                    if (i < (uint32_t)rr && j <= (uint32_t)f2vec_first_bit(f2mat_row(&left, i), c))
+                        good &= f2mat_get(&left, i, j) == (pr[j] == (int32_t)i);
+            if (f2mat_rref(&left, NULL) != rr) good = 0;
             for (uint32_t i = 0; i < r; i++) {
                 uint64_t *acc = calloc(f2vec_words(c) + 1, 8);
                 if (!acc) bail("oom");
@@ -560,14 +568,17 @@ int main(void)
                     if (f2mat_get(&aug, i, seg + j)) f2vec_xor(acc, f2mat_row(&a, j), f2vec_words(c));
                 for (uint32_t j = 0; j < c; j++) {
                     good &= f2vec_get(acc, j) == f2mat_get(&aug, i, j);
-                    good &= f2mat_get(&aug, i, j) == (i < (uint32_t)rr ? BM(b, i, j) : 0);
+                    good &= f2mat_get(&left, i, j) == (i < (uint32_t)rr ? BM(b, i, j) : 0);
+                    if (i >= (uint32_t)rr) good &= !f2mat_get(&aug, i, j);
                 }
                 free(acc);
             }
             free(b.e), free(pr), free(po);
-            f2mat_clear(&a), f2mat_clear(&aug);
+            f2mat_clear(&a), f2mat_clear(&aug), f2mat_clear(&left);
         }
-        ok(good, "f2mat_rref_prefix of [A | I] on 7 shapes: A's RREF and pivots, zero rows below, M A = the left part");
+        ok(good, "%s of [A | I] on 7 shapes: %s, zero rows below, M A = the left part",
+           ech ? "f2mat_echelon_prefix" : "f2mat_rref_prefix",
+           ech ? "a row echelon form with A's pivots, its RREF A's" : "A's RREF and pivots");
     }
 
     return done_testing();

@@ -170,10 +170,10 @@ static long check_solve(const resolution *res, long *cases, long *sig_cases, lon
             f2mat_flip(&Y, 2, 0);
             preimage_qi qi;
             if (preimage_qi_compute(res, i, t, &qi) != 0) bail("preimage_qi_compute");
-            uint64_t y2[f2vec_words(cols)], x2[f2vec_words(b.nrows)];
+            uint64_t y2[f2vec_words(cols)], x2[f2vec_words(b.nrows)], z2[f2vec_words(b.nrows) + 1];
             memcpy(y2, f2mat_row(&Y, 2), sizeof y2);
             memset(x2, 0, sizeof x2);
-            int e0_in_image = preimage_qi_apply(&qi, y2, x2) == 0;
+            int e0_in_image = preimage_qi_apply(&qi, y2, x2, z2) == 0;
             preimage_qi_clear(&qi);
             uint32_t which = 99;
             Y.rows = 2;

@@ -59,6 +59,8 @@ int preimage_qi_compute(const resolution *res, int i, deg_t t, preimage_qi *qi)
     row_build b;
     f2mat T = { 0 };
     int32_t *pivots = NULL;
+    uint32_t *cols = NULL;
+    const uint64_t **rows = NULL;
     int rc = -1;
     if (build_differential(res, i, t, &b) != 0) goto out;
     uint32_t n = b.D.rows, m = b.D.cols, seg = f2mat_segment_start(n);
@@ -71,18 +73,28 @@ int preimage_qi_compute(const resolution *res, int i, deg_t t, preimage_qi *qi)
     rb_clear(&b);
     for (uint32_t j = 0; j < m; j++) f2mat_flip(&T, j, seg + j);
     pivots = malloc(((size_t)n + 1) * sizeof *pivots);
-    int rank = pivots ? f2mat_rref_prefix(&T, n, pivots) : -1;
+    int rank = pivots ? f2mat_echelon_prefix(&T, n, pivots) : -1;
     if (rank < 0) goto out;
     qi->rank = (uint32_t)rank;
     qi->pivot = malloc(((size_t)rank + 1) * sizeof *qi->pivot);
-    if (!qi->pivot || f2mat_init(&qi->q, m, m) != 0) goto out;
+    cols = malloc(((size_t)rank + 1) * sizeof *cols);
+    rows = malloc(((size_t)rank + 1) * sizeof *rows);
+    if (!qi->pivot || !cols || !rows || f2mat_init(&qi->q, m, m) != 0 || f2mat_init(&qi->u, (uint32_t)rank, (uint32_t)rank) != 0)
+        goto out;
     for (uint32_t p = 0; p < n; p++)         /* pivot row r <-> the r-th pivot: x's bit n-1-p */
-        if (pivots[p] >= 0) qi->pivot[pivots[p]] = (int32_t)(n - 1 - p);
+        if (pivots[p] >= 0) {
+            qi->pivot[pivots[p]] = (int32_t)(n - 1 - p);
+            cols[pivots[p]] = p;
+        }
+    for (int r = 0; r < rank; r++) rows[r] = f2mat_row(&T, (uint32_t)r);
+    if (f2mat_gather(&qi->u, rows, (uint32_t)rank, cols, (uint32_t)rank, n) != 0) goto out;
     for (uint32_t j = 0; j < m; j++)            /* T's right part: the row operations */
         memcpy(f2mat_row(&qi->q, j), f2mat_row(&T, j) + (seg >> 6), f2vec_words(m) * sizeof(uint64_t));
     rc = 0;
 out:
     free(pivots);
+    free(cols);
+    free(rows);
     rb_clear(&b);
     f2mat_clear(&T);
     if (rc) preimage_qi_clear(qi);
@@ -140,22 +152,28 @@ static int dot(const uint64_t *a, const uint64_t *b, size_t w)
     return __builtin_parityll(acc);
 }
 
-int preimage_qi_apply(const preimage_qi *qi, const uint64_t *y, uint64_t *x)
+int preimage_qi_apply(const preimage_qi *qi, const uint64_t *y, uint64_t *x, uint64_t *z)
 {
-    const uint32_t m = qi->tgt_dim;
-    const size_t w = f2vec_words(m);
+    const uint32_t m = qi->tgt_dim, rank = qi->rank;
+    const size_t w = f2vec_words(m), wr = f2vec_words(rank);
     /* (M y)_r for the rows r >= rank, a basis of the left kernel of D^T: y is in the image iff
      * all are 0 (M's columns past m are zero, so y's bits there are not read) */
-    for (uint32_t r = qi->rank; r < m; r++)
+    for (uint32_t r = rank; r < m; r++)
         if (dot(f2mat_row(&qi->q, r), y, w)) return -1;
-    for (uint32_t r = 0; r < qi->rank; r++)
-        if (dot(f2mat_row(&qi->q, r), y, w)) x[qi->pivot[r] >> 6] ^= (uint64_t)1 << (qi->pivot[r] & 63);
+    /* E z = M y on the pivot columns, E's rows there (u) upper unitriangular: back substitution */
+    memset(z, 0, wr * sizeof *z);
+    for (uint32_t r = rank; r-- > 0;)
+        if (dot(f2mat_row(&qi->q, r), y, w) ^ dot(f2mat_row(&qi->u, r), z, wr)) {
+            z[r >> 6] |= (uint64_t)1 << (r & 63);
+            x[qi->pivot[r] >> 6] ^= (uint64_t)1 << (qi->pivot[r] & 63);
+        }
     return 0;
 }
 
 void preimage_qi_clear(preimage_qi *qi)
 {
     f2mat_clear(&qi->q);
+    f2mat_clear(&qi->u);
     free(qi->pivot);
     memset(qi, 0, sizeof *qi);
 }
@@ -411,7 +429,7 @@ static const preimage_qi *qi_get(preimage_cache *c, const resolution *res, int i
         free(n);
         n = NULL;
     }
-    uint64_t bytes = n ? f2mat_bytes(&n->q) + ((uint64_t)n->rank + 1) * sizeof *n->pivot : 0;
+    uint64_t bytes = n ? f2mat_bytes(&n->q) + f2mat_bytes(&n->u) + ((uint64_t)n->rank + 1) * sizeof *n->pivot : 0;
     pthread_mutex_lock(&c->lock);
     if (n && !c->qi[cell] && c->qi_bytes + bytes <= c->qi_budget) {
         c->qi[cell] = n, n = NULL;
@@ -461,14 +479,14 @@ int preimage_solve_cached(const resolution *res, preimage_cache *c, int i, deg_t
         return preimage_solve(res, i, t, Y, X, bad);
     }
     size_t yw = f2vec_words(q->tgt_dim);
-    uint64_t *y = malloc((yw + 1) * sizeof *y);
+    uint64_t *y = malloc((yw + f2vec_words(q->rank) + 1) * sizeof *y);
     int rc = !y || f2mat_init(X, Y->rows, q->src_dim) != 0 ? -1 : 0;
     for (uint32_t j = 0; j < Y->rows && !rc; j++) {
         memset(y, 0, (yw + 1) * sizeof *y);
         uint32_t bits = Y->cols < q->tgt_dim ? Y->cols : q->tgt_dim;
         memcpy(y, f2mat_row(Y, j), f2vec_words(bits) * sizeof *y);
         if (bits & 63) y[bits >> 6] &= ((uint64_t)1 << (bits & 63)) - 1;
-        if (preimage_qi_apply(q, y, f2mat_row(X, j)) != 0) {
+        if (preimage_qi_apply(q, y, f2mat_row(X, j), y + yw) != 0) {
             *bad = j;
             rc = -2;
         }

@@ -22,9 +22,9 @@
  *    d_i at the lifts' bits are multiplied, to carry the residual to the next level. The
  *    residual is kept exactly, so an answer is always a true preimage.
  *  - preimage_qi_compute: a quasi-inverse kept for many y (preimage_solve's preimage for any
- *    y): the row operations M of preimage_solve's RREF, [D^T | I] -> [E | M] with the pivots
- *    sought in D^T's columns only, so the y are solved later by x = M y (docs/algorithms.md
- *    §3.4; bench/qi_bench measures it against preimage_solve).
+ *    y): the row operations M of a row echelon form of [D^T | I] -> [E | M] with the pivots
+ *    sought in D^T's columns only, so the y are solved later from M y by back substitution
+ *    (docs/algorithms.md §3.4; bench/qi_bench measures it against preimage_solve).
  *
  * Layout. Y: one row per y, over the basis of F_{i-1,t} on generators of degree < t (bits
  * beyond are zero). X: one row per y, over the basis of F_{i,t} on generators of degree <= t
@@ -99,25 +99,29 @@ int preimage_by_signature(const resolution *res, preimage_cache *cache, int i, d
 /* Quasi-inverse of d_i : F_{i,t} -> F_{i-1,t} (i >= 1) of res, from its stored differentials.
  * D (src_dim x tgt_dim) over the whole basis of F_{i,t} (generators of degree <= t, in basis
  * order) and the columns of F_{i-1,t} on generators of degree < t; D_rev its rows in reverse
- * order. The RREF of [D_rev^T | I] over D_rev^T's columns alone (f2mat_rref_prefix) is
- * [E | M] with M invertible (tgt_dim x tgt_dim): pivot rows r < rank, whose pivot columns p
- * are the rows of D independent of the rows after them (the complement of the leading entries
- * of ker d_i), and rows r >= rank, E zero there, a basis of the left kernel of D^T. For y
- * (a row over F_{i-1,t}), x D = y with x zero off those rows of D reads (M y)_r at the pivot
- * rows, and y is in the image iff (M y)_r = 0 for r >= rank: that x is the one zero at the
- * leading entries of ker d_i, the preimage_solve's and the fully reduced [D | 0 | I]'s.
- * Layout: q = M (tgt_dim x tgt_dim; (M y)_r is the parity of row r and y's common bits);
- * pivot[r] = the basis index in F_{i,t} of the r-th pivot (x's bit). Less work than the RREF
- * of [D | 0 | I]: no elimination within ker d_i (its dim F_{i,t} - rank pivots in I's columns). */
+ * order. A row echelon form of [D_rev^T | I] over D_rev^T's columns alone
+ * (f2mat_echelon_prefix) is [E | M] with M invertible (tgt_dim x tgt_dim): pivot rows r <
+ * rank, whose pivot columns p_r are the rows of D independent of the rows after them (the
+ * complement of the leading entries of ker d_i), and rows r >= rank, E zero there, a basis of
+ * the left kernel of D^T. For y (a row over F_{i-1,t}), y is in the image iff (M y)_r = 0 for
+ * r >= rank, and x D = y with x zero off those rows of D is E z = M y with z the x at the
+ * pivots: back substitution through U, E at the pivot columns (upper unitriangular). That x
+ * is the one zero at the leading entries of ker d_i, the preimage_solve's and the fully
+ * reduced [D | 0 | I]'s (docs/algorithms.md §3.4).
+ * Layout: q = M (tgt_dim x tgt_dim; (M y)_r is the parity of row r and y's common bits); u = U
+ * (rank x rank, bit r' of row r = E's entry at p_r'); pivot[r] = the basis index in F_{i,t} of
+ * the r-th pivot (x's bit). Less work than the RREF of [D | 0 | I]: no elimination within
+ * ker d_i (its dim F_{i,t} - rank pivots in I's columns), none above each pivot. */
 typedef struct preimage_qi {
     uint32_t rank, src_dim, tgt_dim;
-    f2mat q;
+    f2mat q, u;
     int32_t *pivot;
 } preimage_qi;
 int preimage_qi_compute(const resolution *res, int i, deg_t t, preimage_qi *qi);
 /* x (src_dim bits, zeroed by the caller) ^= the preimage of y (tgt_dim bits; those beyond are
- * not read); returns 0, or -1 if y is not in the image (x then untouched). */
-int preimage_qi_apply(const preimage_qi *qi, const uint64_t *y, uint64_t *x);
+ * not read); returns 0, or -1 if y is not in the image (x then untouched). z: scratch of
+ * f2vec_words(rank) words. */
+int preimage_qi_apply(const preimage_qi *qi, const uint64_t *y, uint64_t *x, uint64_t *z);
 void preimage_qi_clear(preimage_qi *qi);
 
 #endif
