@@ -721,10 +721,13 @@ static inline int all_zero(const v16u *v)
  * on for those that pass. A row's choices depend on i, r_i and the bounds only, and consecutive
  * jobs share their terms (the rows Sq(R)·g of one g), so they are kept per (i, r_i) until the
  * bounds change (in stem 110's chunks 28% of the rows, 60% of the choices, are new). A new
- * term list with the bounds of the last keeps them: d2's intermediates come as lists of ~25
- * terms, a new list every few jobs, and consecutive lists often have the same bounds (over
- * stem 60, s <= 32, d2's instructions x0.964). A row of more than ROW_CHOICES_MAX choices
- * sends its job to the search.
+ * term list whose bounds lie within those the choices were listed under (hrows' smax, maxdeg)
+ * keeps them, as the join tests the list's own bounds on every sum: d2's intermediates come as
+ * lists of ~25 terms, a new list every few jobs, and consecutive lists often have the same
+ * bounds (over stem 60, s <= 32, d2's instructions x0.964); massey --secondary's one-row
+ * batches change bounds at 3 of 4 new lists, often to tighter ones (its batches x0.96 when
+ * those keep the choices). A row of more than ROW_CHOICES_MAX choices sends its job to the
+ * search.
  *
  * The set of halves is that of the cell-by-cell search it replaces (docs/perf.md "The
  * R-halves' enumeration, row by row"), only in another order, and the XOR of the hits does
@@ -749,6 +752,8 @@ typedef struct hrows {
     uint32_t off[ROWS_SLOTS], cnt[ROWS_SLOTS];
     int used;
     size_t stop;                    /* the row being listed gives up past pool[stop] */
+    uint32_t smax[MD];              /* the bounds the choices are listed under */
+    int64_t maxdeg;
 } hrows;
 
 static void hrows_clear(hrows *H)
@@ -901,16 +906,16 @@ static long rhalves(hrows *H, const milnor_elt *R, const uint32_t *smax, int64_t
         return 1;
     }
     if (H->used + J.m > ROWS_SLOTS * 3 / 4 || H->n > ROWS_POOL_KEEP) hrows_clear(H);
-    int lastcol = 0;
+    int lastcol = 0;                                /* the rows listed under H's bounds */
     for (int j = 1; j <= W; ++j)
-        if (smax[j]) lastcol = j;
+        if (H->smax[j]) lastcol = j;
     uint32_t off[MD];
     for (int i = 1; i <= J.m; ++i) {
         const uint32_t r = R->r[i - 1];
         int top = 0;
         while (top < lastcol && (r >> (top + 1))) ++top;
         const int lv = J.m + 1 - i;
-        if (row_lookup(H, i, r, top, smax, (uint32_t)maxdeg, &off[lv], &J.n[lv]) < 0) {
+        if (row_lookup(H, i, r, top, H->smax, (uint32_t)H->maxdeg, &off[lv], &J.n[lv]) < 0) {
             hrows_clear(H);
             return -2;
         }
@@ -1158,11 +1163,15 @@ static void batch_dispatch(const milnor_basis *A, const milnor_row_job *jobs, si
         long nh = -1;
         if (job->n_terms >= min_terms && job->n_terms > 0) {
             if (L.first != job->first_term || L.count != job->n_terms) {
-                uint32_t smax[MD];                  /* the rows' choices follow the bounds */
-                const int64_t maxdeg = L.maxdeg;
-                memcpy(smax, L.smax, sizeof smax);
                 if (lane_terms_build(&L, A, terms, job->first_term, job->n_terms) < 0) L.first = UINT32_MAX;
-                if (L.first == UINT32_MAX || maxdeg != L.maxdeg || memcmp(smax, L.smax, sizeof smax)) hrows_clear(&H);
+                /* the rows' choices listed under bounds that contain the list's are kept */
+                int within = L.first != UINT32_MAX && L.maxdeg <= H.maxdeg;
+                for (int j = 0; j < MD && within; ++j) within = L.smax[j] <= H.smax[j];
+                if (!within) {
+                    hrows_clear(&H);
+                    memcpy(H.smax, L.smax, sizeof H.smax);
+                    H.maxdeg = L.maxdeg;
+                }
             }
             if (L.first != UINT32_MAX)
                 for (;;) {                          /* grow the scratch up to max_halves */

@@ -476,6 +476,62 @@ static int batch_case(const milnor_basis *B, uint32_t nj, deg_t maxr, uint32_t m
     return bad;
 }
 
+/* Term lists whose bounds lie within an earlier list's (subsets of its terms), between lists of
+ * other bounds: a batch keeps the rows' choices listed under the looser bounds for them, and the
+ * join must still hold each list to its own. Every path against the search, each job in its own
+ * row and all jobs in one row (stride 0). */
+static void test_nested_bounds(void)
+{
+    enum { NJ = 300, BIG = 40 };
+    const size_t stride = (4000 + 4096 + 63) / 64;
+    milnor_row_job *jobs = malloc(NJ * sizeof *jobs);
+    milnor_term *terms = malloc((size_t)NJ * BIG * sizeof *terms);
+    uint64_t *want = malloc(NJ * stride * 8), *got = malloc(NJ * stride * 8);
+    if (!jobs || !terms || !want || !got) bail("out of memory");
+    uint32_t nt = 0, big = 0, nbig = 0, first = 0, n = 0, kept = 0;
+    for (uint32_t i = 0; i < NJ; ++i) {
+        if (i % 5 == 0) {                           /* a new list */
+            first = nt;
+            if (i % 60 == 0) {                      /* a full list: the loosest bounds for a while */
+                big = nt;
+                nbig = n = BIG;
+                for (uint32_t k = 0; k < BIG; ++k) {
+                    deg_t ds = (deg_t)(1 + rng_next() % 40);
+                    terms[nt++] = (milnor_term){(uint32_t)ds, (uint32_t)(rng_next() % A.dim[ds]),
+                                                (uint32_t)(rng_next() % 4000)};
+                }
+            } else {                                /* a subset of it: bounds within its */
+                n = 0;
+                for (uint32_t k = 0; k < nbig; ++k)
+                    if (rng_next() % 3 == 0) terms[nt++] = terms[big + k], ++n;
+                kept += n > 0;
+            }
+        }
+        deg_t dr = (deg_t)(20 + rng_next() % 41);   /* long R: several rows */
+        jobs[i] = (milnor_row_job){(uint32_t)dr, (uint32_t)(rng_next() % A.dim[dr]), first, n};
+    }
+    void (*fns[])(const milnor_basis *, const milnor_row_job *, size_t, const milnor_term *, uint64_t *,
+                  size_t) = {milnor_mul_batch, milnor_mul_batch_halves, batch_avx2, batch_avx512};
+    int bad = 0;
+    for (int one = 0; one < 2; ++one) {
+        const size_t st = one ? 0 : stride, words = one ? stride : NJ * stride;
+        memset(want, 0, words * 8);
+        milnor_mul_batch_search(&A, jobs, NJ, terms, want, st);
+        for (int f = 0; f < 4; ++f) {
+            if (f == 3 && !milnor_simd_supported(MILNOR_SIMD_AVX512)) break;
+            memset(got, 0, words * 8);
+            fns[f](&A, jobs, NJ, terms, got, st);
+            bad += memcmp(got, want, words * 8) != 0;
+        }
+    }
+    ok(bad == 0 && kept > 0, "term lists within an earlier list's bounds (%u of them, %u terms): every path = the "
+       "search, a row per job and one row", kept, nt);
+    free(jobs);
+    free(terms);
+    free(want);
+    free(got);
+}
+
 static void test_batch_paths(void)
 {
     uint64_t count = 0;
@@ -833,6 +889,7 @@ int main(void)
     test_mul_each(40);
     test_batch();
     test_batch_paths();
+    test_nested_bounds();
     test_simd_paths();
     test_halves_scratch();
     test_nassau_sequence();
