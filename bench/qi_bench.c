@@ -1,9 +1,10 @@
 /* qi_bench.c — store or recompute the quasi-inverses products need? (issue 11, item 2)
  *
  * Loads a resolved directory (run.json's complete region) and, for every target bidegree
- * (i, t), i >= 1, of the region, builds the quasi-inverse of d_i there as `extflow products`
- * does (preimage_qi_compute: RREF of [D | 0 | I] from the stored differentials), timing it, and
- * measures what storing it would cost: its preimage rows as one zstd stage file, and the CPU
+ * (i, t), i >= 1, of the region, builds the quasi-inverse of d_i there as the lift sets of
+ * `d2 --product` and `massey --secondary` keep it (preimage_qi_compute: a row echelon form of
+ * [D_rev^T | I] from the stored differentials, docs/algorithms.md §3.4), timing it, and
+ * measures what storing it would cost: its matrix q as one zstd stage file, and the CPU
  * time to decode that file from memory (reading it from disk comes on top); and the CPU time of
  * what a lift's step does instead of building the QI, one preimage_solve. Two totals: every QI of the region, and the QIs the lifts of h0..h3,
  * c0, d0 and g need (those (i, t) where a source generator exists at (s0 + i, t + t0)). The

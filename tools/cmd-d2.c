@@ -311,7 +311,8 @@ static int run(const char **operands, int n)
     } else {
         /* the product reads every composite of the unit's resolution, none of a module's */
         sec.all_composites = product && !have_unit;
-        /* read by d, the class's f and the product's own terms: stems >= 0 (secondary.h) */
+        /* read by d, the class's f and the product's own terms: under mpirun bounded by stems
+         * >= 0 (secondary.h); in one process product_first sets them from f's terms */
         /* every rank agrees before d2_share_composites' collectives (one rank out of memory
          * alone would leave the others waiting there) */
         int bounded = sec.all_composites && nranks > 1 ? secondary_bound_composites(&sec) : 0;
