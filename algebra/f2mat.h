@@ -84,8 +84,9 @@ int f2mat_rref_prefix(f2mat *m, uint32_t pcols, int32_t *pivots);
 /* The same, the rows above each panel of pivots left alone: rows 0..rank-1 a row echelon form
  * of the first pcols columns (row r zero before its pivot and at every earlier pivot column,
  * its bits at later pivot columns what they are; the panels of pivots reduced among
- * themselves), the rows below zero there. About a quarter less work than f2mat_rref_prefix
- * where the rank is half the rows; for [A^T | I], a solve then ends by back substitution. */
+ * themselves), the rows below zero there. About a sixth less work than f2mat_rref_prefix on
+ * the kept quasi-inverses' [D_rev^T | I] (callgrind x0.846 over massey 60/12; docs/algorithms.md
+ * §3.4); for [A^T | I], a solve then ends by back substitution. */
 int f2mat_echelon_prefix(f2mat *m, uint32_t pcols, int32_t *pivots);
 /* f2mat_rref and f2mat_rref_augmented with a team where the dispatch picks our M4RM (the others
  * run alone). F2MAT_TEAM_MIN: the size from which the runner forms a team. Chosen, not a
